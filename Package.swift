@@ -1,0 +1,31 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+let package = Package(
+    name: "ChatterBots",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "SQLite", targets: ["SQLite"]),
+        .library(name: "WebSocket", targets: ["WebSocket"]),
+        .library(name: "ChatterBots", targets: ["ChatterBots"]),
+        .executable(name: "chatter-bench", targets: ["ChatterBench"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .systemLibrary(
+            name: "COpenSSL", pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: strict),
+        .target(name: "WebSocket", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "ChatterBots", dependencies: ["WebSocket"], swiftSettings: strict),
+        .executableTarget(name: "ChatterBench", dependencies: ["WebSocket"], swiftSettings: strict),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: strict),
+        .testTarget(name: "WebSocketTests", dependencies: ["WebSocket"], resources: [.copy("Peers")], swiftSettings: strict),
+        .testTarget(name: "ChatterBotsTests", dependencies: ["ChatterBots"], resources: [.copy("Peers")], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+print("usage: chatter-bench <scenario>")
