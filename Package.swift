@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "SQLite", targets: ["SQLite"]),
         .library(name: "WebSocket", targets: ["WebSocket"]),
         .library(name: "ChatterBots", targets: ["ChatterBots"]),
+        .library(name: "BotRuntime", targets: ["BotRuntime"]),
         .executable(name: "chatter-bench", targets: ["ChatterBench"]),
     ],
     targets: [
@@ -22,9 +23,11 @@ let package = Package(
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "WebSocket", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "ChatterBots", dependencies: ["WebSocket"], swiftSettings: strict),
+        .target(name: "BotRuntime", dependencies: ["ChatterBots", "SQLite"], swiftSettings: strict),
         .executableTarget(name: "ChatterBench", dependencies: ["WebSocket"], swiftSettings: strict),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket"], resources: [.copy("Peers")], swiftSettings: strict),
+        .testTarget(name: "BotRuntimeTests", dependencies: ["BotRuntime"], swiftSettings: strict),
         .testTarget(name: "ChatterBotsTests", dependencies: ["ChatterBots"], resources: [.copy("Peers")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
