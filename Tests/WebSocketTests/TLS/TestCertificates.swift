@@ -2,7 +2,7 @@ import Foundation
 import WebSocket
 
 /// A certificate and its private key, as PEM files on disk.
-struct CertificateFiles: Sendable {
+struct TestCertificateFiles: Sendable {
     let certificatePath: String
     let privateKeyPath: String
 
@@ -20,18 +20,18 @@ struct TestCertificates: Sendable {
     /// The temporary directory holding every file.
     let directory: String
     /// The test CA's certificate: trust it to accept the servers below.
-    let certificateAuthority: CertificateFiles
+    let certificateAuthority: TestCertificateFiles
     /// For `localhost`, `127.0.0.1` and `::1`, signed by the test CA.
-    let localhost: CertificateFiles
+    let localhost: TestCertificateFiles
     /// For `wrong.example` only, signed by the test CA.
-    let wrongHost: CertificateFiles
+    let wrongHost: TestCertificateFiles
     /// For `localhost` and `127.0.0.1`, signed by a second CA that nobody trusts.
-    let unknownAuthority: CertificateFiles
+    let unknownAuthority: TestCertificateFiles
     /// For `localhost` and `127.0.0.1`, signed by the test CA, expired since yesterday.
-    let expired: CertificateFiles
+    let expired: TestCertificateFiles
     /// For `localhost` and `127.0.0.1`, signed by an intermediate CA; the certificate file holds the leaf then
     /// the intermediate, as servers send it.
-    let chained: CertificateFiles
+    let chained: TestCertificateFiles
     /// The `localhost` certificate's key encrypted with the passphrase "secret".
     let encryptedLocalhostKeyPath: String
 
@@ -56,11 +56,11 @@ struct TestCertificates: Sendable {
         let config = "\(directory)/openssl.cnf"
         try Self.opensslConfiguration.write(toFile: config, atomically: true, encoding: .utf8)
         func path(_ name: String) -> String { "\(directory)/\(name)" }
-        func files(_ name: String) -> CertificateFiles {
-            CertificateFiles(certificatePath: path("\(name).pem"), privateKeyPath: path("\(name).key"))
+        func files(_ name: String) -> TestCertificateFiles {
+            TestCertificateFiles(certificatePath: path("\(name).pem"), privateKeyPath: path("\(name).key"))
         }
 
-        func makeAuthority(_ name: String, commonName: String) async throws -> CertificateFiles {
+        func makeAuthority(_ name: String, commonName: String) async throws -> TestCertificateFiles {
             let ca = files(name)
             try await openssl(
                 "req", "-x509", "-config", config, "-extensions", "ca", "-newkey", "ec",
@@ -69,8 +69,8 @@ struct TestCertificates: Sendable {
             return ca
         }
         func makeCertificate(
-            _ name: String, commonName: String, extensions: String, issuer: CertificateFiles, days: String = "825"
-        ) async throws -> CertificateFiles {
+            _ name: String, commonName: String, extensions: String, issuer: TestCertificateFiles, days: String = "825"
+        ) async throws -> TestCertificateFiles {
             let leaf = files(name)
             let request = path("\(name).csr")
             try await openssl(
@@ -108,7 +108,7 @@ struct TestCertificates: Sendable {
         return TestCertificates(
             directory: directory, certificateAuthority: ca, localhost: localhost, wrongHost: wrongHost,
             unknownAuthority: unknown, expired: expired,
-            chained: CertificateFiles(certificatePath: path("chained.pem"), privateKeyPath: chainedLeaf.privateKeyPath),
+            chained: TestCertificateFiles(certificatePath: path("chained.pem"), privateKeyPath: chainedLeaf.privateKeyPath),
             encryptedLocalhostKeyPath: encryptedKey)
     }
 
