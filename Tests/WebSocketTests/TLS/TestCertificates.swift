@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import WebSocket
 
 /// A certificate and its private key, as PEM files on disk.
@@ -53,6 +54,7 @@ struct TestCertificates: Sendable {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("chatterbots-tls-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        removeAtExit(directory)
         let config = "\(directory)/openssl.cnf"
         try Self.opensslConfiguration.write(toFile: config, atomically: true, encoding: .utf8)
         func path(_ name: String) -> String { "\(directory)/\(name)" }
@@ -110,6 +112,23 @@ struct TestCertificates: Sendable {
             unknownAuthority: unknown, expired: expired,
             chained: TestCertificateFiles(certificatePath: path("chained.pem"), privateKeyPath: chainedLeaf.privateKeyPath),
             encryptedLocalhostKeyPath: encryptedKey)
+    }
+
+    private static let directoriesToRemove = Mutex<[String]>([])
+
+    /// The PKI lives as long as the test process: it is shared by every test, so it is removed at exit.
+    private static func removeAtExit(_ directory: String) {
+        let isFirst = directoriesToRemove.withLock { directories in
+            directories.append(directory)
+            return directories.count == 1
+        }
+        if isFirst {
+            atexit {
+                for directory in TestCertificates.directoriesToRemove.withLock({ $0 }) {
+                    try? FileManager.default.removeItem(atPath: directory)
+                }
+            }
+        }
     }
 
     /// Runs `openssl` without blocking the calling (cooperative) thread: the exit is awaited through a continuation.
