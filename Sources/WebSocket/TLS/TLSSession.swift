@@ -43,7 +43,7 @@ public final class TLSSession {
     /// Whether this session is the client or the server.
     public let role: Role
     /// Client: the name the server must prove (and the SNI sent unless it is an IP address).
-    /// Server: filled in from the client's SNI once the handshake has read it.
+    /// Server: the name the client asked for with SNI, once the handshake completed (nil without SNI).
     public private(set) var serverName: String?
     /// Whether the handshake completed.
     public private(set) var isHandshakeComplete = false
