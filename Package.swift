@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "WebSocket", targets: ["WebSocket"]),
         .library(name: "ChatterBots", targets: ["ChatterBots"]),
         .library(name: "BotRuntime", targets: ["BotRuntime"]),
+        .library(name: "ChatterSandbox", targets: ["ChatterSandbox"]),
         .executable(name: "chatter-bench", targets: ["ChatterBench"]),
     ],
     targets: [
@@ -24,10 +25,12 @@ let package = Package(
         .target(name: "WebSocket", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "ChatterBots", dependencies: ["WebSocket"], swiftSettings: strict),
         .target(name: "BotRuntime", dependencies: ["ChatterBots", "SQLite"], swiftSettings: strict),
+        .target(name: "ChatterSandbox", dependencies: ["ChatterBots", "SQLite", "WebSocket", "COpenSSL"], swiftSettings: strict),
         .executableTarget(name: "ChatterBench", dependencies: ["WebSocket"], swiftSettings: strict),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket"], resources: [.copy("Peers")], swiftSettings: strict),
         .testTarget(name: "BotRuntimeTests", dependencies: ["BotRuntime"], swiftSettings: strict),
+        .testTarget(name: "ChatterSandboxTests", dependencies: ["ChatterSandbox"], resources: [.copy("Peers")], swiftSettings: strict),
         .testTarget(name: "ChatterBotsTests", dependencies: ["ChatterBots"], resources: [.copy("Peers")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
