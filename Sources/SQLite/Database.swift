@@ -18,6 +18,7 @@ public final class Database {
     public let configuration: DatabaseConfiguration
     let connection: Connection
     private var statementCache: [String: Statement] = [:]
+    private var cacheClock: UInt64 = 0
     var savepointDepth = 0
 
     /// Opens (creating if needed) the database file at `path`.
@@ -65,7 +66,7 @@ public final class Database {
     /// A single statement is compiled once and then reused from the statement cache, so calling this
     /// repeatedly with the same SQL costs no compilation.
     public func execute(sql: String, arguments: StatementArguments = []) throws {
-        if let cached = statementCache[sql], !cached.isRunning {
+        if let cached = cachedStatementIfPresent(sql), !cached.isRunning {
             return try cached.execute(arguments: arguments)
         }
         guard !connection.isClosed else { throw DatabaseError.closed }
@@ -100,7 +101,7 @@ public final class Database {
     /// is being iterated (``Statement/forEachRow(arguments:_:)``): that throws
     /// ``DatabaseError/statementInUse(sql:)``. The fetch and execute methods of `Database` handle that case.
     public func cachedStatement(sql: String) throws -> Statement {
-        if let cached = statementCache[sql] { return cached }
+        if let cached = cachedStatementIfPresent(sql) { return cached }
         let statement = try makeStatement(sql: sql)
         cache(statement, for: sql)
         return statement
@@ -192,17 +193,29 @@ public final class Database {
     /// The cached statement for `sql`, or a fresh one when the cached statement is already running
     /// (a query nested inside an iteration of the same query).
     private func statementToRun(_ sql: String) throws -> Statement {
-        if let cached = statementCache[sql] {
+        if let cached = cachedStatementIfPresent(sql) {
             return cached.isRunning ? try makeStatement(sql: sql) : cached
         }
         return try cachedStatement(sql: sql)
     }
 
+    private func cachedStatementIfPresent(_ sql: String) -> Statement? {
+        guard let statement = statementCache[sql] else { return nil }
+        cacheClock &+= 1
+        statement.lastCacheUse = cacheClock
+        return statement
+    }
+
+    /// Adds `statement` to the cache, evicting the least recently used one when the cache is full.
     private func cache(_ statement: Statement, for sql: String) {
         guard configuration.statementCacheCapacity > 0 else { return }
-        if statementCache[sql] == nil, statementCache.count >= configuration.statementCacheCapacity {
-            statementCache.remove(at: statementCache.startIndex)
+        if statementCache[sql] == nil, statementCache.count >= configuration.statementCacheCapacity,
+            let oldest = statementCache.min(by: { $0.value.lastCacheUse < $1.value.lastCacheUse })?.key
+        {
+            statementCache[oldest] = nil
         }
+        cacheClock &+= 1
+        statement.lastCacheUse = cacheClock
         statementCache[sql] = statement
     }
 

@@ -24,23 +24,24 @@ enum DatabaseFile {
     }
 
     /// The reason a file operation on the database at `path` failed with `errno`, when the file system tells.
+    ///
+    /// `errno` alone can mislead: after a refused create, SQLite retries read-only and reports that
+    /// retry's ENOENT. So the directory and the file are examined as well.
     static func failureReason(path: String, errno code: Int32) -> DatabaseError.OpenFailure? {
         let directory = parentDirectory(of: path)
-        var isDirectory: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue {
+        var status = stat()
+        guard stat(directory, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
             return .missingDirectory(directory)
         }
         switch code {
-        case ENOENT, ENOTDIR:
-            return .missingDirectory(directory)
-        case EACCES, EPERM, EROFS:
+        case ENOENT, ENOTDIR, EACCES, EPERM, EROFS:
             if access(directory, W_OK) != 0 {
                 return .directoryNotWritable(directory)
             }
-            if FileManager.default.fileExists(atPath: path) {
+            if access(path, F_OK) == 0 && access(path, R_OK | W_OK) != 0 {
                 return .fileNotAccessible
             }
-            return .directoryNotWritable(directory)
+            return nil
         case EISDIR:
             return .other("\(path) is a directory: give the path of a file")
         default:

@@ -17,6 +17,8 @@ public final class Statement {
     private var layout: RowLayout
     private var layoutPrepareCount: Int32
     private(set) var isRunning = false
+    /// When the statement cache last handed out this statement, for least-recently-used eviction.
+    var lastCacheUse: UInt64 = 0
 
     init(handle: OpaquePointer, connection: Connection) {
         self.handle = handle

@@ -25,32 +25,52 @@ final class TemporaryDirectory {
     }
 }
 
-/// A directory in which this process cannot create files, undone on deinit.
+/// A directory in which this process cannot create files, or a file it cannot write; undone on deinit.
 ///
-/// Mode 0555 is enough for an ordinary user; root ignores modes, so for root the directory is also made
-/// immutable with `chattr +i` (which binds root too). The initializer checks that creating a file really fails.
-final class ReadOnlyDirectory {
+/// Modes 0555 / 0444 are enough for an ordinary user; root ignores modes, so for root the item is also made
+/// immutable with `chattr +i` (which binds root too). The initializer checks that writing really fails.
+final class WriteProtected {
     let path: String
+    private let isDirectory: Bool
     private var isImmutable = false
 
-    init(_ path: String) throws {
+    /// Protects the existing file at `path`.
+    init(file path: String) throws {
         self.path = path
+        isDirectory = false
+        try protect()
+    }
+
+    /// Protects the directory at `path`, creating it if needed.
+    init(directory path: String) throws {
+        self.path = path
+        isDirectory = true
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        #expect(chmod(path, 0o555) == 0)
-        if Self.canCreateFile(in: path) {
+        try protect()
+    }
+
+    private func protect() throws {
+        #expect(chmod(path, isDirectory ? 0o555 : 0o444) == 0)
+        if canWrite() {
             try Self.chattr("+i", path)
             isImmutable = true
         }
-        try #require(!Self.canCreateFile(in: path), "could not make \(path) read-only for this process")
+        try #require(!canWrite(), "could not write-protect \(path) for this process")
     }
 
     deinit {
         if isImmutable { try? Self.chattr("-i", path) }
-        chmod(path, 0o755)
+        chmod(path, isDirectory ? 0o755 : 0o644)
     }
 
-    private static func canCreateFile(in directory: String) -> Bool {
-        let probe = (directory as NSString).appendingPathComponent("probe-\(UUID().uuidString)")
+    private func canWrite() -> Bool {
+        if !isDirectory {
+            let descriptor = open(path, O_WRONLY)
+            guard descriptor >= 0 else { return false }
+            close(descriptor)
+            return true
+        }
+        let probe = (path as NSString).appendingPathComponent("probe-\(UUID().uuidString)")
         let descriptor = open(probe, O_WRONLY | O_CREAT | O_EXCL, mode_t(0o600))
         guard descriptor >= 0 else { return false }
         close(descriptor)
