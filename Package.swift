@@ -26,11 +26,13 @@ let package = Package(
         .target(name: "ChatterBots", dependencies: ["WebSocket"], swiftSettings: strict),
         .target(name: "BotRuntime", dependencies: ["ChatterBots", "SQLite"], swiftSettings: strict),
         .target(name: "ChatterSandbox", dependencies: ["ChatterBots", "SQLite", "WebSocket", "COpenSSL"], swiftSettings: strict),
+        .target(name: "ExampleBotKinds", dependencies: ["ChatterBots", "BotRuntime"], swiftSettings: strict),
         .executableTarget(name: "ChatterBench", dependencies: ["WebSocket"], swiftSettings: strict),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket"], resources: [.copy("Peers")], swiftSettings: strict),
         .testTarget(name: "BotRuntimeTests", dependencies: ["BotRuntime"], swiftSettings: strict),
         .testTarget(name: "ChatterSandboxTests", dependencies: ["ChatterSandbox"], resources: [.copy("Peers")], swiftSettings: strict),
+        .testTarget(name: "ExampleBotKindsTests", dependencies: ["ExampleBotKinds"], swiftSettings: strict),
         .testTarget(name: "ChatterBotsTests", dependencies: ["ChatterBots"], resources: [.copy("Peers")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
