@@ -6,7 +6,7 @@ import Foundation
 /// Daily and weekly rules follow the wall clock, so a daily 09:00 stays 09:00 local across clock changes.
 /// A local time missing from a spring-forward gap fires at the first valid instant after the gap (02:30 on the
 /// day New York jumps from 02:00 to 03:00 fires at 03:00); a time repeated by a fall-back fires once, at its
-/// first occurrence.
+/// first occurrence. A day missing from the zone's calendar altogether has no daily or weekly occurrence.
 public struct ReminderSchedule: Sendable, Hashable, Codable {
     public let rule: RepeatRule
     /// The zone whose wall clock the rule's local times are read on.
@@ -48,7 +48,8 @@ public struct ReminderSchedule: Sendable, Hashable, Codable {
             let day = today.adding(days: offset)
             guard includes(day) else { continue }
             let candidate = timeZone.firstInstant(on: day, at: time)
-            if candidate > instant { return candidate }
+            // A day the zone skipped entirely (Samoa, 30 December 2011) has no occurrence: its gap ends on the next day.
+            if candidate > instant, timeZone.localDate(at: candidate) == day { return candidate }
         }
         return nil
     }

@@ -32,6 +32,15 @@ enum Fixture {
         return date
     }
 
+    /// The local time hour:minute, recording an issue for an impossible one.
+    static func time(_ hour: Int, _ minute: Int = 0) -> LocalTime {
+        guard let time = LocalTime(hour: hour, minute: minute) else {
+            Issue.record("No such time \(hour):\(minute)")
+            return .midnight
+        }
+        return time
+    }
+
     /// The reminder request in `message`, failing the test when the message is anything else.
     static func request(_ message: String) throws -> ReminderRequest {
         let command = try parser.parse(message)
