@@ -41,6 +41,15 @@ enum Fixture {
         return time
     }
 
+    /// The date year-month-day, recording an issue for an impossible one.
+    static func date(_ year: Int, _ month: Int, _ day: Int) -> LocalDate {
+        guard let date = LocalDate(year: year, month: month, day: day) else {
+            Issue.record("No such date \(year)-\(month)-\(day)")
+            return LocalDate(daysSinceEpoch: 0)
+        }
+        return date
+    }
+
     /// The reminder request in `message`, failing the test when the message is anything else.
     static func request(_ message: String) throws -> ReminderRequest {
         let command = try parser.parse(message)
