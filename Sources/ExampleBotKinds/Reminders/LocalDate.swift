@@ -3,8 +3,11 @@
 /// Pure arithmetic (no `Calendar`, no locale), so dates and weekdays come out the same on every machine.
 /// Encoded in JSON as `"2026-12-24"`.
 public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    /// 1...9999.
     public let year: Int
+    /// 1...12.
     public let month: Int
+    /// 1...31, within the length of the month.
     public let day: Int
 
     /// The date, or nil when it does not exist (month outside 1...12, day beyond the month's length, year outside 1...9999).

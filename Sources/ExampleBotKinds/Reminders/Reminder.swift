@@ -7,10 +7,12 @@ import Foundation
 public struct Reminder: Sendable, Hashable, Codable {
     /// What to remind of, verbatim as the person wrote it ("call Mom").
     public let task: String
+    /// When it fires, in which zone.
     public let schedule: ReminderSchedule
     /// The next time it fires.
     public let due: Date
 
+    /// A reminder as stored; `due` should be an occurrence of `schedule` (the bot reads it back as it wrote it).
     public init(task: String, schedule: ReminderSchedule, due: Date) {
         self.task = task
         self.schedule = schedule

@@ -8,6 +8,7 @@ public struct ReminderDelay: Sendable, Hashable {
     /// Elapsed seconds on top of the days.
     public let seconds: Int
 
+    /// A delay of `days` calendar days plus `seconds` elapsed seconds.
     public init(days: Int = 0, seconds: Int = 0) {
         self.days = days
         self.seconds = seconds

@@ -14,6 +14,7 @@ public struct ReminderList: Sendable, Hashable {
     /// The person's zone: times are shown in each reminder's own zone, named when it differs from this one.
     public let timeZone: TimeZone
 
+    /// The list of `reminders`, numbered in this order, for a person living in `timeZone`.
     public init(_ reminders: [Reminder], timeZone: TimeZone) {
         self.reminders = reminders
         self.timeZone = timeZone

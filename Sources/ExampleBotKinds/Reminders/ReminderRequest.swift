@@ -4,8 +4,10 @@ import Foundation
 public struct ReminderRequest: Sendable, Hashable {
     /// What to remind of, verbatim as written ("call Mom").
     public let task: String
+    /// When, as said (relative to the moment it is said).
     public let timing: ReminderTiming
 
+    /// The request to be reminded of `task` at `timing`.
     public init(task: String, timing: ReminderTiming) {
         self.task = task
         self.timing = timing

@@ -8,10 +8,12 @@ import Foundation
 /// day New York jumps from 02:00 to 03:00 fires at 03:00); a time repeated by a fall-back fires once, at its
 /// first occurrence. A day missing from the zone's calendar altogether has no daily or weekly occurrence.
 public struct ReminderSchedule: Sendable, Hashable, Codable {
+    /// When it fires: once or by a repetition.
     public let rule: RepeatRule
     /// The zone whose wall clock the rule's local times are read on.
     public let timeZone: TimeZone
 
+    /// `rule` with its local times read in `timeZone`.
     public init(rule: RepeatRule, timeZone: TimeZone) {
         self.rule = rule
         self.timeZone = timeZone
@@ -34,7 +36,7 @@ public struct ReminderSchedule: Sendable, Hashable, Codable {
         case .every(let minutes, let start):
             guard minutes >= 1 else { return nil }
             if start > instant { return start }
-            let step = TimeInterval(minutes * 60)
+            let step = TimeInterval(minutes) * 60
             let elapsedSteps = ((instant.timeIntervalSince1970 - start.timeIntervalSince1970) / step).rounded(.down)
             return Date(timeIntervalSince1970: start.timeIntervalSince1970 + (elapsedSteps + 1) * step)
         }

@@ -25,7 +25,9 @@ public enum ReminderTiming: Sendable, Hashable {
         let horizon = ReminderTiming.horizonDays * 86_400
         switch self {
         case .after(let delay):
-            guard delay.days >= 0, delay.seconds >= 0, delay.approximateSeconds <= horizon else { throw .tooFarAhead }
+            // Days are checked alone first so that no delay, however large, can overflow the sum.
+            guard delay.days >= 0, delay.seconds >= 0, delay.days <= ReminderTiming.horizonDays, delay.seconds <= horizon,
+                  delay.approximateSeconds <= horizon else { throw .tooFarAhead }
             var instant = now.wholeSeconds
             if delay.days > 0 {
                 let reading = timeZone.wallClock(at: instant)
@@ -43,7 +45,7 @@ public enum ReminderTiming: Sendable, Hashable {
             return ReminderSchedule(rule: .weekly(on: weekdays, at: time), timeZone: timeZone)
         case .every(let minutes):
             guard minutes >= 1 else { throw .unsupportedRepeat("every \(minutes) minutes") }
-            guard minutes <= horizon / 60 else { throw .tooFarAhead }
+            guard minutes <= RepeatRule.longestIntervalMinutes else { throw .tooFarAhead }
             let first = now.wholeSeconds.addingTimeInterval(TimeInterval(minutes * 60))
             return ReminderSchedule(rule: .every(minutes: minutes, from: first), timeZone: timeZone)
         }

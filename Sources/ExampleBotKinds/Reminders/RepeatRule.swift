@@ -15,6 +15,9 @@ public enum RepeatRule: Sendable, Hashable, Codable {
     /// Every `minutes` minutes (at least 1) of elapsed time, starting at `from`; clock changes do not shift it.
     case every(minutes: Int, from: Date)
 
+    /// The longest interval of `every`: the reminder horizon, about 10 years, in minutes.
+    public static let longestIntervalMinutes = ReminderTiming.horizonDays * 1_440
+
     /// True for every rule except `once`.
     public var repeats: Bool {
         if case .once = self { return false }
@@ -45,9 +48,10 @@ public enum RepeatRule: Sendable, Hashable, Codable {
             self = .weekly(on: Set(weekdays), at: try container.decode(LocalTime.self, forKey: .time))
         case .every:
             let minutes = try container.decode(Int.self, forKey: .minutes)
-            guard minutes >= 1 else {
+            guard (1...RepeatRule.longestIntervalMinutes).contains(minutes) else {
                 throw DecodingError.dataCorruptedError(
-                    forKey: .minutes, in: container, debugDescription: "An interval must be at least 1 minute, got \(minutes)")
+                    forKey: .minutes, in: container,
+                    debugDescription: "An interval must be 1...\(RepeatRule.longestIntervalMinutes) minutes, got \(minutes)")
             }
             self = .every(minutes: minutes, from: try container.decodeUTCText(forKey: .from))
         }

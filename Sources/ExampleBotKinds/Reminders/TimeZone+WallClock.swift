@@ -14,7 +14,10 @@ struct WallClockReading: Hashable {
 extension TimeZone {
     /// What a wall clock in this zone shows at `instant` (fractions of a second dropped).
     func wallClock(at instant: Date) -> WallClockReading {
-        let seconds = Int(instant.timeIntervalSince1970.rounded(.down)) + secondsFromGMT(for: instant)
+        // Clamped to ±30,000 years so no instant (not even a corrupt or infinite one) can trap the conversion to Int.
+        let raw = instant.timeIntervalSince1970
+        let bounded = raw.isNaN ? 0 : min(max(raw, -1e12), 1e12)
+        let seconds = Int(bounded.rounded(.down)) + secondsFromGMT(for: instant)
         let days = Int((Double(seconds) / 86_400).rounded(.down))
         return WallClockReading(date: LocalDate(daysSinceEpoch: days), secondOfDay: seconds - days * 86_400)
     }

@@ -276,6 +276,10 @@ struct TimingGrammar {
                 break
             }
             total = (total.days + term.days, total.seconds + term.seconds)
+            // Stop at once beyond the horizon, so that no run of terms can overflow the sum.
+            if total.days > ReminderTiming.horizonDays || total.seconds > ReminderTiming.horizonDays * 86_400 {
+                throw .firm(.tooFarAhead)
+            }
         }
         guard total.days > 0 || total.seconds > 0 else {
             throw .firm(.unreadableDuration(text(durationStart..<position)))

@@ -157,6 +157,9 @@ enum Vocabulary {
             }
             let value = unit.amount(of: amount)
             total = (total.days + value.days, total.seconds + value.seconds)
+            if total.days > ReminderTiming.horizonDays || total.seconds > ReminderTiming.horizonDays * 86_400 {
+                throw .firm(.tooFarAhead)
+            }
             previousUnit = unit
         }
         return total

@@ -219,3 +219,42 @@ struct ReminderCommandParserTests {
         #expect(error == .tooFarAhead)
     }
 }
+
+/// Hostile or absurd input gets an error or a reply, never a crash or a stall.
+@Suite("ReminderCommandParser on hostile input")
+struct ReminderCommandParserHostileInputTests {
+    @Test func aLongRunOfDurationTermsIsTooFarAheadInsteadOfOverflowing() {
+        let terms = Array(repeating: "999999999.999 hours", count: 300).joined(separator: " and ")
+        let error = Fixture.error { () throws(ReminderCommandError) in try Fixture.parser.parse("remind me in \(terms) to x") }
+        #expect(error == .tooFarAhead)
+        let compact = String(repeating: "999999999.999h", count: 280)
+        let compactError = Fixture.error { () throws(ReminderCommandError) in try Fixture.parser.parse("remind me in \(compact) to x") }
+        #expect(compactError == .tooFarAhead)
+    }
+
+    @Test func aMessageFullOfTimingWordsIsAnsweredWithAnError() {
+        let message = "remind me to " + Array(repeating: "at 9 on friday in", count: 500).joined(separator: " ")
+        // Every candidate timing fails softly; the last one, a bare "in" at the end, says what it lacked.
+        let error = Fixture.error { () throws(ReminderCommandError) in try Fixture.parser.parse(message) }
+        #expect(error == .unreadableDuration(""))
+    }
+
+    @Test func hugeDelaysAndIntervalsMadeInCodeAreTooFarAhead() {
+        let delay = Fixture.error { () throws(ReminderCommandError) in
+            try ReminderTiming.after(ReminderDelay(days: .max, seconds: .max)).schedule(now: Fixture.sunday, timeZone: Fixture.utc)
+        }
+        #expect(delay == .tooFarAhead)
+        let interval = Fixture.error { () throws(ReminderCommandError) in
+            try ReminderTiming.every(minutes: .max).schedule(now: Fixture.sunday, timeZone: Fixture.utc)
+        }
+        #expect(interval == .tooFarAhead)
+    }
+
+    @Test func schedulesAnswerForInstantsFarOutsideAnyCalendar() {
+        let daily = ReminderSchedule(rule: .daily(at: Fixture.time(9)), timeZone: Fixture.lisbon)
+        #expect(daily.nextOccurrence(after: .distantPast) != nil)
+        #expect(daily.nextOccurrence(after: Date(timeIntervalSince1970: .infinity)) == nil)
+        let interval = ReminderSchedule(rule: .every(minutes: .max, from: Fixture.sunday), timeZone: Fixture.utc)
+        #expect(interval.nextOccurrence(after: Fixture.sunday.addingTimeInterval(1)) != nil)
+    }
+}
