@@ -2,14 +2,14 @@
 struct MessageToken: Hashable {
     /// The word exactly as written, a slice of the message.
     let text: Substring
-    /// Lowercased, curly apostrophes made straight, commas and semicolons trimmed from both ends.
+    /// Lowercased, curly apostrophes made straight, commas, semicolons and colons trimmed from both ends.
     let word: String
 
     init(_ text: Substring) {
         self.text = text
         word = text.lowercased()
             .replacingCharacter("\u{2019}", with: "'")
-            .trimmingEnds(of: [",", ";"])
+            .trimmingEnds(of: [",", ";", ":"])
     }
 
     /// The words of `message`, split on any run of whitespace.
@@ -18,11 +18,11 @@ struct MessageToken: Hashable {
     }
 
     /// The message text from the first to the last of `tokens`, as written (inner spacing kept),
-    /// without trailing commas; empty for no tokens.
+    /// without commas, semicolons or colons at its ends; empty for no tokens.
     static func text(of tokens: ArraySlice<MessageToken>) -> String {
         guard let first = tokens.first, let last = tokens.last else { return "" }
         let text = first.text.base[first.text.startIndex..<last.text.endIndex]
-        return String(text).trimmingEnds(of: [",", ";"])
+        return String(text).trimmingEnds(of: [",", ";", ":"])
     }
 }
 

@@ -106,6 +106,13 @@ struct ReminderCommandParserTests {
         #expect(request == ReminderRequest(task: "call mom", timing: .once(at: Fixture.time(18, 30), on: .todayOrTomorrow)))
     }
 
+    @Test func punctuationAroundTheTimingIsIgnored() throws {
+        #expect(try Fixture.request("remind me in 10 minutes: stretch")
+            == ReminderRequest(task: "stretch", timing: .after(ReminderDelay(seconds: 600))))
+        #expect(try Fixture.request("remind me to stretch, at 18:30")
+            == ReminderRequest(task: "stretch", timing: .once(at: Fixture.time(18, 30), on: .todayOrTomorrow)))
+    }
+
     @Test(arguments: [
         ("tomorrow", ReminderTiming.once(at: Fixture.time(9), on: .tomorrow)),
         ("tomorrow at 9", .once(at: Fixture.time(9), on: .tomorrow)),
