@@ -1,0 +1,40 @@
+import Foundation
+
+extension Date {
+    /// This instant as "2025-12-01T14:40:00Z" (UTC, whole seconds), the form reminders store in JSON.
+    var utcText: String {
+        let reading = TimeZone.utc.wallClock(at: self)
+        let time = reading.secondOfDay
+        return "\(reading.date)T\(LocalDate.pad(time / 3_600, to: 2)):\(LocalDate.pad(time % 3_600 / 60, to: 2))"
+            + ":\(LocalDate.pad(time % 60, to: 2))Z"
+    }
+
+    /// Parses exactly the form `utcText` writes; nil for anything else.
+    init?(utcText text: String) {
+        let parts = text.split(separator: "T", omittingEmptySubsequences: false)
+        guard parts.count == 2, let date = LocalDate.parseISO(parts[0]), parts[1].hasSuffix("Z") else { return nil }
+        let clock = parts[1].dropLast().split(separator: ":", omittingEmptySubsequences: false)
+        guard clock.count == 3, clock.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCIIDigit) }),
+              let hour = Int(clock[0]), let minute = Int(clock[1]), let second = Int(clock[2]),
+              hour < 24, minute < 60, second < 60 else { return nil }
+        let seconds = date.daysSinceEpoch * 86_400 + hour * 3_600 + minute * 60 + second
+        self.init(timeIntervalSince1970: TimeInterval(seconds))
+    }
+}
+
+extension TimeZone {
+    /// Coordinated Universal Time.
+    static let utc = TimeZone(secondsFromGMT: 0) ?? .gmt
+}
+
+extension KeyedDecodingContainer {
+    /// Decodes an instant written as `Date.utcText`, failing with a message that shows the bad text.
+    func decodeUTCText(forKey key: Key) throws -> Date {
+        let text = try decode(String.self, forKey: key)
+        guard let date = Date(utcText: text) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self, debugDescription: "Expected a UTC time as \"yyyy-mm-ddTHH:mm:ssZ\", got \"\(text)\"")
+        }
+        return date
+    }
+}
