@@ -24,6 +24,10 @@ final class SocketChannel: EventLoopSelectable {
         var isClosed = false
         var closeError: IOError?
         var closeWhenFlushed = false
+        /// After `closeGracefully`: how long to drain the peer's bytes once our side is shut down.
+        var drainTimeout: Duration?
+        /// Output is shut down; reads are discarded until the peer's end of stream or the drain timer.
+        var isDraining = false
         var readingPaused = false
         var watchingWritable = false
         var queue = WriteQueue()
@@ -129,12 +133,44 @@ final class SocketChannel: EventLoopSelectable {
 
     /// Closes once every accepted byte is written (or at once if none are queued); callable from any thread.
     func closeAfterFlush() {
-        let closeNow = state.withLock { state -> Bool in
+        requestClose(drainTimeout: nil)
+    }
+
+    /// Writes what is queued, shuts down our direction (FIN), then discards the peer's bytes until it closes too
+    /// or `drainTimeout` passes. Closing with unread bytes would make the kernel send a reset, which can destroy
+    /// our last bytes (a WebSocket close frame, an HTTP error response) before the peer reads them.
+    func closeGracefully(drainTimeout: Duration) {
+        requestClose(drainTimeout: drainTimeout)
+    }
+
+    private func requestClose(drainTimeout: Duration?) {
+        let flushed = state.withLock { state -> Bool in
             guard !state.isClosed, !state.closeWhenFlushed else { return false }
             state.closeWhenFlushed = true
+            state.drainTimeout = drainTimeout
             return state.queue.isEmpty
         }
-        if closeNow { close(error: nil) }
+        guard flushed else { return }
+        if loop.inEventLoop {
+            finishFlushedClose()
+        } else {
+            loop.execute { [self] in finishFlushedClose() }
+        }
+    }
+
+    /// Everything is written: close now, or shut down output and drain.
+    private func finishFlushedClose() {
+        let drainTimeout = state.withLock { state -> Duration? in
+            guard !state.isClosed, let timeout = state.drainTimeout, !state.isDraining else { return nil }
+            state.isDraining = true
+            Glibc.shutdown(fd, Int32(SHUT_WR))
+            return timeout
+        }
+        guard let drainTimeout else {
+            if !state.withLock({ $0.isDraining }) { closeNow(error: nil) }
+            return
+        }
+        loop.scheduleTimer(in: drainTimeout) { [self] in closeNow(error: nil) }
     }
 
     /// Closes the socket without flushing; callable from any thread. The handler hears `channelClosed` once.
@@ -166,7 +202,9 @@ final class SocketChannel: EventLoopSelectable {
             for _ in 0..<4 {
                 let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
                 if count > 0 {
-                    guard let handler = state.withLock({ $0.isClosed ? nil : $0.handler }) else { return }
+                    let (handler, draining) = state.withLock { ($0.isClosed ? nil : $0.handler, $0.isDraining) }
+                    if draining { continue }
+                    guard let handler else { return }
                     handler.channelRead(self, UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
                     if count < buffer.count { return }
                 } else if count == 0 {
@@ -213,7 +251,7 @@ final class SocketChannel: EventLoopSelectable {
         if let failure {
             closeNow(error: failure)
         } else if flushedAndClosing {
-            closeNow(error: nil)
+            finishFlushedClose()
         }
     }
 
