@@ -1,0 +1,29 @@
+import COpenSSL
+
+/// A TLS protocol version this module can negotiate; older versions are never offered.
+public enum TLSVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
+    case tls12
+    case tls13
+
+    public var description: String {
+        switch self {
+        case .tls12: "TLSv1.2"
+        case .tls13: "TLSv1.3"
+        }
+    }
+
+    var openSSLValue: Int32 {
+        switch self {
+        case .tls12: TLS1_2_VERSION
+        case .tls13: TLS1_3_VERSION
+        }
+    }
+
+    init?(openSSLValue: Int32) {
+        switch openSSLValue {
+        case TLS1_2_VERSION: self = .tls12
+        case TLS1_3_VERSION: self = .tls13
+        default: return nil
+        }
+    }
+}
