@@ -2,12 +2,13 @@ import CLinuxIO
 import Glibc
 import Synchronization
 
-/// A connected, non-blocking TCP socket owned by one `EventLoop`.
+/// A connected, non-blocking TCP socket owned by one `EventLoop`, optionally carrying TLS.
 ///
-/// Reads happen on the loop thread and go to the `ChannelHandler`. Writes may come from any thread: when nothing
-/// is queued they go straight to the socket under the channel's lock (a non-blocking write never blocks the
-/// caller), and what the kernel does not take waits in a queue flushed on EPOLLOUT. Past `highWatermark` queued
-/// bytes, writers are expected to wait (`waitUntilWritable`) until the queue drains below `lowWatermark`.
+/// Reads happen on the loop thread; with TLS they are decrypted under the channel's lock, and the plaintext goes
+/// to the `ChannelHandler`. Writes may come from any thread: when nothing is queued they go straight to the
+/// socket under the lock (a non-blocking write never blocks the caller), and what the kernel does not take waits
+/// in a queue flushed on EPOLLOUT. Past `highWatermark` queued bytes, writers are expected to wait
+/// (`waitUntilWritable`) until the queue drains below `lowWatermark`.
 final class SocketChannel: EventLoopSelectable {
     let loop: EventLoop
     let remoteAddress: SocketAddress?
@@ -19,10 +20,11 @@ final class SocketChannel: EventLoopSelectable {
 
     private struct State {
         var handler: (any ChannelHandler)?
+        /// The TLS session, used only under the lock (it is not thread-safe).
+        var tls: TLSSession?
         var token: UInt64 = 0
         var isRegistered = false
         var isClosed = false
-        var closeError: IOError?
         var closeWhenFlushed = false
         /// After `closeGracefully`: how long to drain the peer's bytes once our side is shut down.
         var drainTimeout: Duration?
@@ -43,29 +45,36 @@ final class SocketChannel: EventLoopSelectable {
         case closed
     }
 
-    init(fd: Int32, loop: EventLoop, highWatermark: Int = 1 << 20, lowWatermark: Int = 256 << 10) {
+    /// - Parameter tls: a session to run over the socket; a client session starts its handshake in `start`.
+    init(fd: Int32, loop: EventLoop, tls: sending TLSSession? = nil, highWatermark: Int = 1 << 20, lowWatermark: Int = 256 << 10) {
         self.fd = fd
         self.loop = loop
         self.remoteAddress = Socket.remoteAddress(of: fd)
         self.highWatermark = highWatermark
         self.lowWatermark = lowWatermark
-        self.state = Mutex(State())
+        self.state = Mutex(State(tls: tls))
         Socket.setNoDelay(fd)
     }
 
-    /// Starts reading into `handler`; must be called on the loop thread. Closes the socket if it cannot be registered.
+    /// Starts reading into `handler` (and a client's TLS handshake); must be called on the loop thread.
     func start(handler: any ChannelHandler) {
         assert(loop.inEventLoop)
-        let failure = state.withLock { state -> IOError? in
+        let failure = state.withLock { state -> ChannelError? in
             guard !state.isClosed else { return nil }
             state.handler = handler
             do throws(IOError) {
                 state.token = try loop.register(fd: fd, events: interest(state), self)
                 state.isRegistered = true
-                return nil
             } catch {
-                return error
+                return .io(error)
             }
+            guard let tls = state.tls, tls.role == .client else { return nil }
+            do throws(TLSError) {
+                _ = try tls.handshake()
+            } catch {
+                return .tls(error)
+            }
+            return flushTLSOutput(tls, &state)
         }
         if let failure { closeNow(error: failure) }
     }
@@ -75,34 +84,28 @@ final class SocketChannel: EventLoopSelectable {
         state.withLock { $0.handler = handler }
     }
 
+    /// Whether the channel is closed or closing (no more writes accepted).
     var isClosed: Bool { state.withLock { $0.isClosed || $0.closeWhenFlushed } }
 
-    /// Writes or queues `bytes`; callable from any thread. Writes keep the order of the calls.
-    func write(_ bytes: [UInt8]) -> WriteOutcome {
-        bytes.withUnsafeBytes { write($0) }
-    }
+    /// Whether the TLS handshake has completed (always true without TLS).
+    var isTLSHandshakeComplete: Bool { state.withLock { $0.tls?.isHandshakeComplete ?? true } }
 
-    /// Writes or queues `bytes`; callable from any thread. Writes keep the order of the calls.
-    func write(_ bytes: UnsafeRawBufferPointer) -> WriteOutcome {
-        let (outcome, failure) = state.withLock { state -> (WriteOutcome, IOError?) in
+    /// Writes or queues `bytes` (encrypted first with TLS); callable from any thread. Writes keep the order of the calls.
+    func write(_ bytes: [UInt8]) -> WriteOutcome {
+        let (outcome, failure) = state.withLock { state -> (WriteOutcome, ChannelError?) in
             guard !state.isClosed, !state.closeWhenFlushed else { return (.closed, nil) }
-            var pending = bytes
-            if state.queue.isEmpty {
-                while !pending.isEmpty {
-                    let written = Glibc.send(fd, pending.baseAddress, pending.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
-                    if written >= 0 {
-                        pending = UnsafeRawBufferPointer(rebasing: pending[written...])
-                        continue
-                    }
-                    let code = errno
-                    if code == EINTR { continue }
-                    if code == EAGAIN || code == EWOULDBLOCK { break }
-                    return (.closed, IOError(operation: "send", errno: code))
+            let failure: ChannelError?
+            if let tls = state.tls {
+                do throws(TLSError) {
+                    try tls.writePlaintext(bytes)
+                } catch {
+                    return (.closed, .tls(error))
                 }
-                if pending.isEmpty { return (.accepted(mustWait: false), nil) }
+                failure = flushTLSOutput(tls, &state)
+            } else {
+                failure = sendOrQueue(bytes, &state)
             }
-            state.queue.append(pending)
-            watchWritable(true, &state)
+            if failure != nil { return (.closed, failure) }
             return (.accepted(mustWait: state.queue.count > highWatermark), nil)
         }
         if let failure { close(error: failure) }
@@ -136,16 +139,82 @@ final class SocketChannel: EventLoopSelectable {
         requestClose(drainTimeout: nil)
     }
 
-    /// Writes what is queued, shuts down our direction (FIN), then discards the peer's bytes until it closes too
-    /// or `drainTimeout` passes. Closing with unread bytes would make the kernel send a reset, which can destroy
-    /// our last bytes (a WebSocket close frame, an HTTP error response) before the peer reads them.
+    /// Writes what is queued (and a TLS close_notify), shuts down our direction (FIN), then discards the peer's
+    /// bytes until it closes too or `drainTimeout` passes. Closing with unread bytes would make the kernel send a
+    /// reset, which can destroy our last bytes (a WebSocket close frame) before the peer reads them.
     func closeGracefully(drainTimeout: Duration) {
         requestClose(drainTimeout: drainTimeout)
+    }
+
+    /// Closes the socket without flushing; callable from any thread. The handler hears `channelClosed` once.
+    func close(error: ChannelError? = nil) {
+        if loop.inEventLoop {
+            closeNow(error: error)
+        } else {
+            loop.execute { [self] in closeNow(error: error) }
+        }
+    }
+
+    /// Suspends until the socket is closed.
+    func waitUntilClosed() async {
+        await withCheckedContinuation { continuation in
+            let closed = state.withLock { state -> Bool in
+                if state.isClosed { return true }
+                state.closeWaiters.append(continuation)
+                return false
+            }
+            if closed { continuation.resume() }
+        }
+    }
+
+    // MARK: Writing (under the lock)
+
+    /// Sends `bytes` now if nothing is queued, queueing what the kernel does not take; returns a fatal error.
+    private func sendOrQueue(_ bytes: [UInt8], _ state: inout State) -> ChannelError? {
+        var written = 0
+        if state.queue.isEmpty {
+            switch bytes.withUnsafeBytes({ Self.send(fd, $0) }) {
+            case .success(let count): written = count
+            case .failure(let error): return .io(error)
+            }
+            if written == bytes.count { return nil }
+        }
+        state.queue.append(written == 0 ? bytes : Array(bytes[written...]))
+        watchWritable(true, &state)
+        return nil
+    }
+
+    /// Writes as much of `bytes` as the kernel takes without blocking; returns the count written.
+    private static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Result<Int, IOError> {
+        guard let base = bytes.baseAddress else { return .success(0) }
+        var written = 0
+        while written < bytes.count {
+            let result = Glibc.send(fd, base + written, bytes.count - written, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+            if result >= 0 {
+                written += result
+                continue
+            }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EAGAIN || code == EWOULDBLOCK { break }
+            return .failure(IOError(operation: "send", errno: code))
+        }
+        return .success(written)
+    }
+
+    /// Sends the ciphertext the TLS session produced (handshake messages, records, alerts).
+    private func flushTLSOutput(_ tls: TLSSession, _ state: inout State) -> ChannelError? {
+        guard tls.pendingCiphertextCount > 0 else { return nil }
+        return sendOrQueue(tls.drainCiphertext(), &state)
     }
 
     private func requestClose(drainTimeout: Duration?) {
         let flushed = state.withLock { state -> Bool in
             guard !state.isClosed, !state.closeWhenFlushed else { return false }
+            if let tls = state.tls {
+                tls.shutdown()
+                _ = flushTLSOutput(tls, &state)
+            }
             state.closeWhenFlushed = true
             state.drainTimeout = drainTimeout
             return state.queue.isEmpty
@@ -173,27 +242,6 @@ final class SocketChannel: EventLoopSelectable {
         loop.scheduleTimer(in: drainTimeout) { [self] in closeNow(error: nil) }
     }
 
-    /// Closes the socket without flushing; callable from any thread. The handler hears `channelClosed` once.
-    func close(error: IOError? = nil) {
-        if loop.inEventLoop {
-            closeNow(error: error)
-        } else {
-            loop.execute { [self] in closeNow(error: error) }
-        }
-    }
-
-    /// Suspends until the socket is closed.
-    func waitUntilClosed() async {
-        await withCheckedContinuation { continuation in
-            let closed = state.withLock { state -> Bool in
-                if state.isClosed { return true }
-                state.closeWaiters.append(continuation)
-                return false
-            }
-            if closed { continuation.resume() }
-        }
-    }
-
     // MARK: Loop-thread side
 
     func selectableReadable() {
@@ -202,32 +250,95 @@ final class SocketChannel: EventLoopSelectable {
             for _ in 0..<4 {
                 let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
                 if count > 0 {
-                    let (handler, draining) = state.withLock { ($0.isClosed ? nil : $0.handler, $0.isDraining) }
-                    if draining { continue }
-                    guard let handler else { return }
-                    handler.channelRead(self, UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                    guard received(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) else { return }
                     if count < buffer.count { return }
                 } else if count == 0 {
-                    closeNow(error: nil)
+                    endOfStream()
                     return
                 } else {
                     let code = errno
                     if code == EINTR { continue }
                     if code == EAGAIN || code == EWOULDBLOCK { return }
-                    closeNow(error: IOError(operation: "read", errno: code))
+                    closeNow(error: .io(IOError(operation: "read", errno: code)))
                     return
                 }
             }
         }
     }
 
+    /// Hands received bytes (decrypted with TLS) to the handler; false once the channel should stop reading.
+    private func received(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let (handler, plaintext, peerClosed, failure) = state.withLock {
+            state -> ((any ChannelHandler)?, [UInt8]?, Bool, ChannelError?) in
+            if state.isClosed { return (nil, nil, false, nil) }
+            if state.isDraining { return (nil, nil, false, nil) }
+            guard let tls = state.tls else { return (state.handler, nil, false, nil) }
+            tls.feed(ciphertext: Array(bytes))
+            var plaintext: [UInt8] = []
+            var peerClosed = false
+            var failure: ChannelError?
+            do throws(TLSError) {
+                reading: while true {
+                    switch try tls.readPlaintext(into: &plaintext) {
+                    case .bytes: continue
+                    case .wantMore: break reading
+                    case .closed:
+                        peerClosed = true
+                        break reading
+                    }
+                }
+            } catch {
+                failure = .tls(error)
+            }
+            if let flushFailure = flushTLSOutput(tls, &state), failure == nil { failure = flushFailure }
+            return (state.handler, plaintext, peerClosed, failure)
+        }
+        if let handler {
+            if let plaintext {
+                if !plaintext.isEmpty { plaintext.withUnsafeBytes { handler.channelRead(self, $0) } }
+            } else {
+                handler.channelRead(self, bytes)
+            }
+        }
+        if let failure {
+            closeNow(error: failure)
+            return false
+        }
+        if peerClosed {
+            closeNow(error: nil)
+            return false
+        }
+        return !isClosedNow
+    }
+
+    private var isClosedNow: Bool { state.withLock { $0.isClosed } }
+
+    /// read(2) returned 0. With TLS, a stream that ends without close_notify is reported as `unexpectedEOF`.
+    private func endOfStream() {
+        let failure = state.withLock { state -> ChannelError? in
+            guard let tls = state.tls, !state.isClosed, !state.isDraining else { return nil }
+            tls.feedEndOfStream()
+            var plaintext: [UInt8] = []
+            do throws(TLSError) {
+                _ = try tls.readPlaintext(into: &plaintext)
+                return nil
+            } catch {
+                return .tls(error)
+            }
+        }
+        closeNow(error: failure)
+    }
+
     func selectableWritable() {
-        let (waiters, flushedAndClosing, failure) = state.withLock { state -> ([CheckedContinuation<Bool, Never>], Bool, IOError?) in
+        let (waiters, flushedAndClosing, failure) = state.withLock {
+            state -> ([CheckedContinuation<Bool, Never>], Bool, ChannelError?) in
             guard !state.isClosed else { return ([], false, nil) }
             while !state.queue.isEmpty {
                 var code: Int32 = 0
                 let written = state.queue.write { buffers in
-                    var vectors = buffers.map { iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count) }
+                    var vectors = buffers.map {
+                        iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count)
+                    }
                     let result = Glibc.writev(fd, &vectors, Int32(vectors.count))
                     if result < 0 { code = errno }
                     return max(0, result)
@@ -235,7 +346,7 @@ final class SocketChannel: EventLoopSelectable {
                 if written > 0 { continue }
                 if code == EINTR { continue }
                 if code == EAGAIN || code == EWOULDBLOCK { break }
-                return ([], false, IOError(operation: "writev", errno: code))
+                return ([], false, .io(IOError(operation: "writev", errno: code)))
             }
             var waiters: [CheckedContinuation<Bool, Never>] = []
             if state.queue.count <= lowWatermark {
@@ -255,16 +366,20 @@ final class SocketChannel: EventLoopSelectable {
         }
     }
 
-    private func closeNow(error: IOError?) {
+    private func closeNow(error: ChannelError?) {
         assert(loop.inEventLoop)
-        let closed = state.withLock { state -> (handler: (any ChannelHandler)?, writers: [CheckedContinuation<Bool, Never>], closers: [CheckedContinuation<Void, Never>])? in
+        typealias Closed = (
+            handler: (any ChannelHandler)?, writers: [CheckedContinuation<Bool, Never>],
+            closers: [CheckedContinuation<Void, Never>]
+        )
+        let closed = state.withLock { state -> Closed? in
             guard !state.isClosed else { return nil }
             state.isClosed = true
-            state.closeError = error
             if state.isRegistered { loop.deregister(fd: fd, token: state.token) }
             Glibc.close(fd)
             let handler = state.handler
             state.handler = nil
+            state.tls = nil
             defer {
                 state.writabilityWaiters = []
                 state.closeWaiters = []

@@ -13,13 +13,13 @@ struct WriteQueue {
 
     var isEmpty: Bool { count == 0 }
 
-    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    mutating func append(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
         count += bytes.count
         if chunks.count > head, chunks[chunks.count - 1].count + bytes.count <= Self.coalesceLimit {
             chunks[chunks.count - 1].append(contentsOf: bytes)
         } else {
-            chunks.append(Array(bytes))
+            chunks.append(bytes)
         }
     }
 
