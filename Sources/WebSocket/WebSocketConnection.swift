@@ -74,7 +74,7 @@ public final class WebSocketConnection: Sendable {
     public func send(_ message: WebSocketMessage) async throws(WebSocketError) {
         let mustWait = try state.withLock { state throws(WebSocketError) -> Bool in
             let bytes: [UInt8]
-            do {
+            do throws(WebSocketSendError) {
                 bytes = try state.protocolState.send(message)
             } catch {
                 throw WebSocketError(error)
@@ -99,7 +99,7 @@ public final class WebSocketConnection: Sendable {
     public func ping(_ payload: [UInt8] = []) async throws(WebSocketError) {
         let mustWait = try state.withLock { state throws(WebSocketError) -> Bool in
             let bytes: [UInt8]
-            do {
+            do throws(WebSocketSendError) {
                 bytes = try state.protocolState.sendPing(payload)
             } catch {
                 throw WebSocketError(error)
@@ -219,7 +219,7 @@ extension WebSocketConnection: ChannelHandler {
         deliver(effects)
     }
 
-    func channelClosed(_ channel: SocketChannel, error: IOError?) {
+    func channelClosed(_ channel: SocketChannel, error: ChannelError?) {
         let effects = state.withLock { state -> Effects in
             perform(state.protocolState.transportClosed(), &state)
         }

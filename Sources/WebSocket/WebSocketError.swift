@@ -24,6 +24,14 @@ public enum WebSocketError: Error, Sendable, CustomStringConvertible {
     case handshakeRejected(status: Int, headers: HTTPHeaders, body: [UInt8])
     /// The server's 101 response breaks RFC 6455 (e.g. a wrong Sec-WebSocket-Accept): it is not a WebSocket server.
     case invalidHandshakeResponse(reason: String)
+    /// The TLS handshake or session failed; the error says why (untrusted CA, host name mismatch, ...).
+    case tls(TLSError)
+    /// The connection has ended as described (code 1006 when the transport dropped without a close frame).
+    case connectionClosed(WebSocketCloseInfo)
+    /// A close handshake has started: no more messages or pings can be sent. Await `closeInfo`.
+    case closing
+    /// A ping payload was longer than the 125 bytes a control frame can carry.
+    case controlPayloadTooLong(Int)
     /// The task waiting for the operation was cancelled.
     case cancelled
 
@@ -42,8 +50,25 @@ public enum WebSocketError: Error, Sendable, CustomStringConvertible {
                 + (body.isEmpty ? "" : ": \(String(decoding: body.prefix(200), as: UTF8.self))")
         case .invalidHandshakeResponse(let reason):
             "invalid WebSocket handshake response: \(reason)"
+        case .tls(let error):
+            error.description
+        case .connectionClosed(let info):
+            "the WebSocket connection is \(info)"
+        case .closing:
+            "the WebSocket close handshake has started; no more messages can be sent"
+        case .controlPayloadTooLong(let length):
+            "a ping payload of \(length) bytes exceeds the 125 bytes allowed"
         case .cancelled:
             "cancelled"
+        }
+    }
+
+    /// The error `send`/`ping` report when the protocol state refuses to produce a frame.
+    init(_ error: WebSocketSendError) {
+        switch error {
+        case .closing: self = .closing
+        case .closed(let info): self = .connectionClosed(info)
+        case .controlPayloadTooLong(let length): self = .controlPayloadTooLong(length)
         }
     }
 

@@ -275,7 +275,7 @@ struct HTTPMessageParser: Sendable {
         var headers = HTTPHeaders()
         for line in lines.dropFirst() {
             let field = try parseField(line)
-            headers.add(field.name, field.value)
+            headers.add(name: field.name, value: field.value)
         }
         return Head(startLine: startLine, headers: headers)
     }
@@ -342,19 +342,19 @@ struct HTTPMessageParser: Sendable {
 
     private static func framing(of head: Head, bodyless: Bool, limits: HTTPParserLimits) throws(HTTPParseError) -> Framing {
         if case .response(_, let status) = head.startLine, bodyless || status.forbidsBody { return .none }
-        let lengths = head.headers.values(for: "Content-Length")
-        let codings = head.headers.values(for: "Transfer-Encoding")
+        let lengths = head.headers["Content-Length"]
+        let codings = head.headers["Transfer-Encoding"]
         if !codings.isEmpty {
             guard lengths.isEmpty else { throw .invalidContentLength }
-            let items = codings.flatMap { $0.split(separator: ",") }.map { $0.trimmingHTTPWhitespace() }
-            guard items.count == 1, HTTPHeaders.namesMatch(items[0], "chunked") else {
+            let items = codings.flatMap { $0.split(separator: ",") }.map { $0.trimmingOWS() }
+            guard items.count == 1, HTTPHeaders.sameName(items[0], "chunked") else {
                 throw .unsupportedTransferEncoding(codings.joined(separator: ", "))
             }
             return .chunked(.size)
         }
         if !lengths.isEmpty {
             let items = lengths.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
-                .map { $0.trimmingHTTPWhitespace() }
+                .map { $0.trimmingOWS() }
             guard let first = items.first, items.allSatisfy({ $0 == first }),
                   !first.isEmpty, first.utf8.count <= 18, first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
                   let length = Int(first)

@@ -51,8 +51,8 @@ public struct HTTPRequest: Sendable, Hashable {
     /// Whether the client wants the connection kept open after the response (HTTP/1.1 unless `Connection: close`;
     /// HTTP/1.0 only with `Connection: keep-alive`).
     public var keepAlive: Bool {
-        if headers.containsToken("close", in: "Connection") { return false }
-        if version == .http1_0 { return headers.containsToken("keep-alive", in: "Connection") }
+        if headers.contains(token: "close", inHeader: "Connection") { return false }
+        if version == .http1_0 { return headers.contains(token: "keep-alive", inHeader: "Connection") }
         return true
     }
 
@@ -60,7 +60,7 @@ public struct HTTPRequest: Sendable, Hashable {
     public func serialized() -> [UInt8] {
         var text = "\(method.rawValue) \(target) \(version)\r\n"
         for field in headers { text += "\(field.name): \(field.value)\r\n" }
-        if !headers.contains("Content-Length") && !headers.contains("Transfer-Encoding")
+        if !headers.contains(name: "Content-Length") && !headers.contains(name: "Transfer-Encoding")
             && (!body.isEmpty || method == .post || method == .put || method == .patch) {
             text += "Content-Length: \(body.count)\r\n"
         }

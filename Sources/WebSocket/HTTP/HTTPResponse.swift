@@ -21,7 +21,7 @@ public struct HTTPResponse: Sendable, Hashable {
     public func serialized() -> [UInt8] {
         var text = "\(version) \(status.code) \(status.reasonPhrase)\r\n"
         for field in headers { text += "\(field.name): \(field.value)\r\n" }
-        if !status.forbidsBody && !headers.contains("Content-Length") && !headers.contains("Transfer-Encoding") {
+        if !status.forbidsBody && !headers.contains(name: "Content-Length") && !headers.contains(name: "Transfer-Encoding") {
             text += "Content-Length: \(body.count)\r\n"
         }
         text += "\r\n"

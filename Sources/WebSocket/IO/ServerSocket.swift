@@ -8,7 +8,7 @@ final class ServerSocket: EventLoopSelectable {
     private let fd: Int32
     private let loop: EventLoop
     private let group: EventLoopGroup
-    private let onAccept: @Sendable (SocketChannel) -> Void
+    private let onAccept: @Sendable (Int32, EventLoop) -> Void
     private let state = Mutex(State())
 
     private struct State {
@@ -18,9 +18,10 @@ final class ServerSocket: EventLoopSelectable {
         var isBackingOff = false
     }
 
-    /// Binds and listens on `address`; `onAccept` runs on the accepted channel's loop thread, before any read.
+    /// Binds and listens on `address`; `onAccept` receives each accepted descriptor on the loop chosen for it
+    /// (on that loop's thread) and owns it from then on.
     static func listen(
-        on address: SocketAddress, group: EventLoopGroup, onAccept: @escaping @Sendable (SocketChannel) -> Void
+        on address: SocketAddress, group: EventLoopGroup, onAccept: @escaping @Sendable (Int32, EventLoop) -> Void
     ) async throws(IOError) -> ServerSocket {
         let fd = try Socket.listen(on: address)
         guard let local = Socket.localAddress(of: fd) else {
@@ -47,7 +48,7 @@ final class ServerSocket: EventLoopSelectable {
 
     private init(
         fd: Int32, localAddress: SocketAddress, loop: EventLoop, group: EventLoopGroup,
-        onAccept: @escaping @Sendable (SocketChannel) -> Void
+        onAccept: @escaping @Sendable (Int32, EventLoop) -> Void
     ) {
         self.fd = fd
         self.localAddress = localAddress
@@ -78,9 +79,7 @@ final class ServerSocket: EventLoopSelectable {
             if accepted >= 0 {
                 let target = group.next()
                 let handOver = onAccept
-                target.execute {
-                    handOver(SocketChannel(fd: accepted, loop: target))
-                }
+                target.execute { handOver(accepted, target) }
                 continue
             }
             let code = errno

@@ -59,7 +59,7 @@ struct HTTPResponseParserTests {
         parser.append(response.serialized())
         let parsed = try #require(try parser.nextResponse())
         #expect(parsed.status == .created)
-        #expect(parsed.headers["Content-Length"] == "4")
+        #expect(parsed.headers.first(name: "Content-Length") == "4")
         #expect(parsed.body == Array("made".utf8))
     }
 }
