@@ -1,0 +1,29 @@
+import CSQLite
+
+/// Owns an `sqlite3` handle. Statements keep their connection alive, so finalizing a statement never
+/// touches a freed handle; closing uses `sqlite3_close_v2`, which waits for outstanding statements.
+final class Connection {
+    let handle: OpaquePointer
+    private(set) var isClosed = false
+
+    init(handle: OpaquePointer) {
+        self.handle = handle
+    }
+
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        sqlite3_close_v2(handle)
+    }
+
+    func error(resultCode: Int32, sql: String?) -> SQLiteError {
+        SQLiteError(connection: handle, resultCode: resultCode, sql: sql)
+    }
+
+    deinit {
+        close()
+    }
+}
+
+@available(*, unavailable, message: "A connection is used only on its database's queue.")
+extension Connection: Sendable {}

@@ -1,0 +1,311 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection: a file in WAL mode, or an in-memory database.
+///
+/// A `Database` is not `Sendable`: it is used from one thread at a time, normally inside the closures of a
+/// ``DatabaseQueue``, which owns it and serialises every access on its own thread. Use `Database` directly
+/// only from synchronous code that owns it (a command-line tool, a benchmark).
+///
+/// Opening a file sets WAL journaling, the configured `synchronous` level, the busy timeout and foreign
+/// keys, and reads the schema at once, so that a file that is not a database, a damaged one, a missing or
+/// read-only directory fail here with ``DatabaseError/cannotOpen(path:reason:underlying:)`` instead of at
+/// the first query. An existing file is never truncated or rewritten by opening it.
+public final class Database {
+    /// The path of the database file, or `:memory:`.
+    public let path: String
+    /// The configuration the connection was opened with.
+    public let configuration: DatabaseConfiguration
+    let connection: Connection
+    private var statementCache: [String: Statement] = [:]
+    private var cacheClock: UInt64 = 0
+    var savepointDepth = 0
+
+    /// Opens (creating if needed) the database file at `path`.
+    public convenience init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws {
+        let isInMemory = path.isEmpty || path == ":memory:"
+        if configuration.createsOwnerOnlyFile && !isInMemory {
+            try DatabaseFile.createOwnerOnlyIfMissing(at: path)
+        }
+        let connection = try Self.openConnection(path: path)
+        self.init(connection: connection, path: path, configuration: configuration)
+        try setUpConnection()
+    }
+
+    /// Opens a new, empty in-memory database, private to this connection.
+    public static func inMemory(configuration: DatabaseConfiguration = DatabaseConfiguration()) throws -> Database {
+        try Database(path: ":memory:", configuration: configuration)
+    }
+
+    private init(connection: Connection, path: String, configuration: DatabaseConfiguration) {
+        self.connection = connection
+        self.path = path
+        self.configuration = configuration
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Closes the connection. Later uses throw ``DatabaseError/closed``. Closing twice does nothing.
+    public func close() {
+        statementCache.removeAll()
+        connection.close()
+    }
+
+    /// Whether ``close()`` was called.
+    public var isClosed: Bool {
+        connection.isClosed
+    }
+
+    // MARK: - Executing
+
+    /// Runs `sql`: one statement with `arguments`, or, without arguments, several statements separated by
+    /// semicolons (a migration's DDL, for instance).
+    ///
+    /// A single statement is compiled once and then reused from the statement cache, so calling this
+    /// repeatedly with the same SQL costs no compilation.
+    public func execute(sql: String, arguments: StatementArguments = []) throws {
+        if let cached = cachedStatementIfPresent(sql), !cached.isRunning {
+            return try cached.execute(arguments: arguments)
+        }
+        guard !connection.isClosed else { throw DatabaseError.closed }
+        try sql.withCString { start in
+            var cursor = start
+            var isFirst = true
+            while true {
+                var handle: OpaquePointer?
+                var tail: UnsafePointer<CChar>?
+                let resultCode = sqlite3_prepare_v2(connection.handle, cursor, -1, &handle, &tail)
+                guard resultCode == SQLITE_OK else {
+                    throw connection.error(resultCode: resultCode, sql: sql)
+                }
+                guard let handle else { return }  // only whitespace or comments remain
+                let statement = Statement(handle: handle, connection: connection)
+                let rest = tail ?? cursor
+                if isFirst && Self.isBlank(rest) {
+                    cache(statement, for: sql)
+                    return try statement.execute(arguments: arguments)
+                }
+                guard arguments.isEmpty else { throw DatabaseError.multipleStatements(sql: sql) }
+                try statement.execute()
+                isFirst = false
+                cursor = rest
+            }
+        }
+    }
+
+    /// The statement for `sql`, compiled on first use and then kept for this connection.
+    ///
+    /// This is the fast path for statements that run often. Do not start a cached statement again while it
+    /// is being iterated (``Statement/forEachRow(arguments:_:)``): that throws
+    /// ``DatabaseError/statementInUse(sql:)``. The fetch and execute methods of `Database` handle that case.
+    public func cachedStatement(sql: String) throws -> Statement {
+        if let cached = cachedStatementIfPresent(sql) { return cached }
+        let statement = try makeStatement(sql: sql)
+        cache(statement, for: sql)
+        return statement
+    }
+
+    /// A new statement for `sql`, which must hold exactly one statement; not cached.
+    public func makeStatement(sql: String) throws -> Statement {
+        guard !connection.isClosed else { throw DatabaseError.closed }
+        return try sql.withCString { start in
+            var handle: OpaquePointer?
+            var tail: UnsafePointer<CChar>?
+            let resultCode = sqlite3_prepare_v2(connection.handle, start, -1, &handle, &tail)
+            guard resultCode == SQLITE_OK else {
+                throw connection.error(resultCode: resultCode, sql: sql)
+            }
+            guard let handle else { throw DatabaseError.noStatement(sql: sql) }
+            let statement = Statement(handle: handle, connection: connection)
+            if let tail, !Self.isBlank(tail) {
+                throw DatabaseError.multipleStatements(sql: sql)
+            }
+            return statement
+        }
+    }
+
+    // MARK: - Fetching
+
+    /// All rows of the query.
+    public func fetchAll(sql: String, arguments: StatementArguments = []) throws -> [Row] {
+        try statementToRun(sql).fetchAll(arguments: arguments)
+    }
+
+    /// The first row of the query, or nil when there is none.
+    public func fetchOne(sql: String, arguments: StatementArguments = []) throws -> Row? {
+        try statementToRun(sql).fetchOne(arguments: arguments)
+    }
+
+    /// The first column of every row, read as `T`.
+    public func fetchAll<T: DatabaseValueConvertible>(
+        _ type: T.Type, sql: String, arguments: StatementArguments = []
+    ) throws -> [T] {
+        try statementToRun(sql).fetchAll(type, arguments: arguments)
+    }
+
+    /// The first column of the first row read as `T`, or nil when there is no row.
+    public func fetchOne<T: DatabaseValueConvertible>(
+        _ type: T.Type, sql: String, arguments: StatementArguments = []
+    ) throws -> T? {
+        try statementToRun(sql).fetchOne(type, arguments: arguments)
+    }
+
+    /// Every row as a record.
+    public func fetchAll<R: FetchableRecord>(
+        _ type: R.Type, sql: String, arguments: StatementArguments = []
+    ) throws -> [R] {
+        try statementToRun(sql).fetchAll(type, arguments: arguments)
+    }
+
+    /// The first row as a record, or nil when there is none.
+    public func fetchOne<R: FetchableRecord>(
+        _ type: R.Type, sql: String, arguments: StatementArguments = []
+    ) throws -> R? {
+        try statementToRun(sql).fetchOne(type, arguments: arguments)
+    }
+
+    // MARK: - Connection state
+
+    /// The rowid of the latest successful INSERT on this connection (0 when there was none).
+    public var lastInsertRowID: Int64 {
+        connection.isClosed ? 0 : sqlite3_last_insert_rowid(connection.handle)
+    }
+
+    /// The number of rows changed by the latest INSERT, UPDATE or DELETE.
+    public var changes: Int {
+        connection.isClosed ? 0 : Int(sqlite3_changes(connection.handle))
+    }
+
+    /// The number of rows changed since the connection was opened.
+    public var totalChanges: Int {
+        connection.isClosed ? 0 : Int(sqlite3_total_changes(connection.handle))
+    }
+
+    /// Whether a transaction is open.
+    public var isInTransaction: Bool {
+        !connection.isClosed && sqlite3_get_autocommit(connection.handle) == 0
+    }
+
+    // MARK: - Internals
+
+    /// The cached statement for `sql`, or a fresh one when the cached statement is already running
+    /// (a query nested inside an iteration of the same query).
+    private func statementToRun(_ sql: String) throws -> Statement {
+        if let cached = cachedStatementIfPresent(sql) {
+            return cached.isRunning ? try makeStatement(sql: sql) : cached
+        }
+        return try cachedStatement(sql: sql)
+    }
+
+    private func cachedStatementIfPresent(_ sql: String) -> Statement? {
+        guard let statement = statementCache[sql] else { return nil }
+        cacheClock &+= 1
+        statement.lastCacheUse = cacheClock
+        return statement
+    }
+
+    /// Adds `statement` to the cache, evicting the least recently used one when the cache is full.
+    private func cache(_ statement: Statement, for sql: String) {
+        guard configuration.statementCacheCapacity > 0 else { return }
+        if statementCache[sql] == nil, statementCache.count >= configuration.statementCacheCapacity,
+            let oldest = statementCache.min(by: { $0.value.lastCacheUse < $1.value.lastCacheUse })?.key
+        {
+            statementCache[oldest] = nil
+        }
+        cacheClock &+= 1
+        statement.lastCacheUse = cacheClock
+        statementCache[sql] = statement
+    }
+
+    /// Whether the SQL text at `text` holds no statement: only whitespace, semicolons and comments.
+    private static func isBlank(_ text: UnsafePointer<CChar>) -> Bool {
+        var cursor = text
+        while true {
+            switch UInt8(bitPattern: cursor.pointee) {
+            case 0:
+                return true
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), 0x0C, UInt8(ascii: ";"):
+                cursor += 1
+            case UInt8(ascii: "-") where cursor[1] == CChar(UInt8(ascii: "-")):
+                while cursor.pointee != 0 && cursor.pointee != CChar(UInt8(ascii: "\n")) { cursor += 1 }
+            case UInt8(ascii: "/") where cursor[1] == CChar(UInt8(ascii: "*")):
+                cursor += 2
+                while cursor.pointee != 0 && !(cursor[0] == CChar(UInt8(ascii: "*")) && cursor[1] == CChar(UInt8(ascii: "/"))) {
+                    cursor += 1
+                }
+                if cursor.pointee != 0 { cursor += 2 }
+            default:
+                return false
+            }
+        }
+    }
+
+    // MARK: - Opening
+
+    private static func openConnection(path: String) throws -> Connection {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let resultCode = sqlite3_open_v2(path, &handle, flags, nil)
+        guard resultCode == SQLITE_OK, let handle else {
+            guard let handle else {
+                let error = SQLiteError(
+                    extendedCode: ResultCode(rawValue: resultCode),
+                    message: String(cString: sqlite3_errstr(resultCode)))
+                throw openError(path: path, error: error, systemErrno: 0)
+            }
+            let error = SQLiteError(connection: handle, resultCode: resultCode, sql: nil)
+            let systemErrno = sqlite3_system_errno(handle)
+            sqlite3_close_v2(handle)
+            throw openError(path: path, error: error, systemErrno: systemErrno)
+        }
+        return Connection(handle: handle)
+    }
+
+    /// Applies the configuration, and reads the schema so that SQLite's lazy open fails now rather than later.
+    private func setUpConnection() throws {
+        let handle = connection.handle
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, configuration.busyTimeoutMilliseconds)
+        let isFileBacked = sqlite3_db_filename(handle, "main").map { $0.pointee != 0 } ?? false
+        do {
+            _ = try makeStatement(sql: "SELECT count(*) FROM sqlite_master").fetchOne(Int.self)
+            if isFileBacked && sqlite3_db_readonly(handle, "main") == 1 {
+                throw DatabaseError.cannotOpen(
+                    path: path,
+                    reason: DatabaseFile.failureReason(path: path, errno: EACCES) ?? .fileNotAccessible,
+                    underlying: nil)
+            }
+            let journalMode = try makeStatement(sql: "PRAGMA journal_mode = WAL").fetchOne(String.self) ?? ""
+            if isFileBacked && journalMode.lowercased() != "wal" {
+                throw DatabaseError.cannotOpen(path: path, reason: .walUnavailable(journalMode: journalMode), underlying: nil)
+            }
+            try makeStatement(sql: "PRAGMA synchronous = \(configuration.synchronous.rawValue)").execute()
+            try makeStatement(sql: "PRAGMA foreign_keys = \(configuration.foreignKeys ? "ON" : "OFF")").execute()
+        } catch let error as SQLiteError {
+            let systemErrno = sqlite3_system_errno(handle)
+            close()
+            throw Self.openError(path: path, error: error, systemErrno: systemErrno)
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    private static func openError(path: String, error: SQLiteError, systemErrno: Int32) -> DatabaseError {
+        let reason: DatabaseError.OpenFailure
+        switch error.code {
+        case .notADatabase:
+            reason = .notADatabase
+        case .corrupt:
+            reason = .corrupt
+        default:
+            reason = DatabaseFile.failureReason(path: path, errno: systemErrno) ?? .other(error.message)
+        }
+        return .cannotOpen(path: path, reason: reason, underlying: error)
+    }
+}
+
+@available(*, unavailable, message: "Reach a database through its DatabaseQueue, which serialises access.")
+extension Database: Sendable {}

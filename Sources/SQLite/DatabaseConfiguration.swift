@@ -1,0 +1,38 @@
+/// How a database connection is opened and set up.
+public struct DatabaseConfiguration: Sendable, Hashable {
+    /// The durability of commits; see ``SynchronousMode``. Default `.normal`, the usual choice with WAL.
+    public var synchronous: SynchronousMode
+    /// How long a statement waits for another connection's lock before failing with `SQLITE_BUSY`.
+    public var busyTimeout: Duration
+    /// Whether SQLite enforces foreign keys (`PRAGMA foreign_keys`). Default true.
+    public var foreignKeys: Bool
+    /// Whether a database file that does not exist yet is created readable and writable by its owner only
+    /// (mode 0600); SQLite gives its `-wal` and `-shm` files the same mode. An existing file keeps its mode.
+    /// Default true: database files hold credentials and private messages.
+    public var createsOwnerOnlyFile: Bool
+    /// How many statements ``Database/cachedStatement(sql:)`` keeps compiled. Default 64.
+    public var statementCacheCapacity: Int
+
+    public init(
+        synchronous: SynchronousMode = .normal,
+        busyTimeout: Duration = .seconds(5),
+        foreignKeys: Bool = true,
+        createsOwnerOnlyFile: Bool = true,
+        statementCacheCapacity: Int = 64
+    ) {
+        self.synchronous = synchronous
+        self.busyTimeout = busyTimeout
+        self.foreignKeys = foreignKeys
+        self.createsOwnerOnlyFile = createsOwnerOnlyFile
+        self.statementCacheCapacity = statementCacheCapacity
+    }
+
+    /// The busy timeout in whole milliseconds, as `sqlite3_busy_timeout` takes it.
+    var busyTimeoutMilliseconds: Int32 {
+        let (seconds, attoseconds) = busyTimeout.components
+        let milliseconds = seconds.multipliedReportingOverflow(by: 1000)
+        guard !milliseconds.overflow, seconds >= 0 else { return seconds < 0 ? 0 : Int32.max }
+        let total = milliseconds.partialValue + attoseconds / 1_000_000_000_000_000
+        return Int32(clamping: total)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+/// Ordered, named schema migrations, each applied once and recorded in the database itself.
+///
+/// ```swift
+/// var migrator = DatabaseMigrator()
+/// migrator.registerMigration("v1-create-outbox") { db in
+///     try db.execute(sql: "CREATE TABLE outbox (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+/// }
+/// try await migrator.migrate(queue)
+/// ```
+/// Migrations run in registration order, each in its own immediate transaction together with the record
+/// of its name in the table ``tableName``, so a failing migration leaves no trace and the next run tries it
+/// again. Never rename or edit a migration once released: add a new one.
+///
+/// A database that records a migration this migrator does not know was migrated by a newer version of the
+/// program: ``migrate(_:)`` refuses it with ``DatabaseError/newerSchema(unknownMigrations:)``
+/// and writes nothing.
+///
+/// While a migration runs, foreign keys are not enforced (so that tables can be rebuilt, the way SQLite
+/// recommends for schema changes ALTER TABLE cannot make); they are checked before its commit instead.
+public struct DatabaseMigrator: Sendable {
+    /// The table recording applied migrations: `name TEXT PRIMARY KEY, applied_at INTEGER` (milliseconds).
+    public static let tableName = "schema_migrations"
+
+    private var migrations: [(name: String, migrate: @Sendable (Database) throws -> Void)] = []
+
+    public init() {}
+
+    /// Adds a migration after those already registered.
+    public mutating func registerMigration(_ name: String, migrate: @escaping @Sendable (Database) throws -> Void) {
+        migrations.append((name, migrate))
+    }
+
+    /// The registered migration names, in order.
+    public var migrationNames: [String] {
+        migrations.map(\.name)
+    }
+
+    /// Applies the pending migrations on the queue's database.
+    public func migrate(_ queue: DatabaseQueue) async throws {
+        try await queue.writeWithoutTransaction { db in try self.migrate(db) }
+    }
+
+    /// Applies the pending migrations, in order, each in its own transaction.
+    public func migrate(_ db: Database) throws {
+        guard !db.isInTransaction else {
+            throw DatabaseError.transactionInProgress(operation: "DatabaseMigrator.migrate")
+        }
+        var names = Set<String>()
+        for migration in migrations where !names.insert(migration.name).inserted {
+            throw DatabaseError.duplicateMigration(migration.name)
+        }
+        // Checked before any write, so that a newer database is left exactly as it was.
+        let applied = try appliedMigrations(in: db)
+        try refuseUnknown(applied)
+        let appliedSet = Set(applied)
+        for migration in migrations where !appliedSet.contains(migration.name) {
+            try apply(migration, to: db)
+        }
+    }
+
+    /// The names of the migrations applied to `db`, in the order they were applied.
+    public func appliedMigrations(in db: Database) throws -> [String] {
+        let tableExists = try db.fetchOne(
+            Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+            arguments: [Self.tableName]) ?? 0
+        guard tableExists > 0 else { return [] }
+        return try db.fetchAll(String.self, sql: "SELECT name FROM \(Self.tableName) ORDER BY rowid")
+    }
+
+    /// Whether every registered migration has been applied to `db`.
+    public func hasCompletedMigrations(in db: Database) throws -> Bool {
+        Set(try appliedMigrations(in: db)).isSuperset(of: migrationNames)
+    }
+
+    private func refuseUnknown(_ applied: [String]) throws {
+        let known = Set(migrationNames)
+        let unknown = applied.filter { !known.contains($0) }
+        if !unknown.isEmpty {
+            throw DatabaseError.newerSchema(unknownMigrations: unknown)
+        }
+    }
+
+    private func apply(_ migration: (name: String, migrate: @Sendable (Database) throws -> Void), to db: Database) throws {
+        let checksForeignKeys = try db.fetchOne(Bool.self, sql: "PRAGMA foreign_keys") ?? false
+        if checksForeignKeys {
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+        }
+        defer {
+            if checksForeignKeys { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
+        }
+        try db.transaction(.immediate) { db in
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS \(Self.tableName) (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    applied_at INTEGER NOT NULL
+                )
+                """)
+            // Another process may have migrated between the first check and this transaction's lock.
+            let applied = try appliedMigrations(in: db)
+            try refuseUnknown(applied)
+            guard !applied.contains(migration.name) else { return }
+            do {
+                try migration.migrate(db)
+            } catch {
+                throw DatabaseError.migrationFailed(name: migration.name, underlying: error)
+            }
+            if checksForeignKeys, let violation = try db.fetchOne(sql: "PRAGMA foreign_key_check") {
+                throw DatabaseError.foreignKeyViolation(
+                    migration: migration.name,
+                    table: try violation["table"],
+                    rowID: try violation["rowid"],
+                    parent: try violation["parent"])
+            }
+            try db.execute(
+                sql: "INSERT INTO \(Self.tableName) (name, applied_at) VALUES (?, ?)",
+                arguments: [migration.name, Date()])
+        }
+    }
+}
