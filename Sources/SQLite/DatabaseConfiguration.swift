@@ -13,6 +13,7 @@ public struct DatabaseConfiguration: Sendable, Hashable {
     /// How many statements ``Database/cachedStatement(sql:)`` keeps compiled. Default 64.
     public var statementCacheCapacity: Int
 
+    /// A configuration; every parameter has the default documented on its property.
     public init(
         synchronous: SynchronousMode = .normal,
         busyTimeout: Duration = .seconds(5),

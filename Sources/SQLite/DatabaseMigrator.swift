@@ -25,6 +25,7 @@ public struct DatabaseMigrator: Sendable {
 
     private var migrations: [(name: String, migrate: @Sendable (Database) throws -> Void)] = []
 
+    /// A migrator with no migrations yet.
     public init() {}
 
     /// Adds a migration after those already registered.

@@ -4,7 +4,8 @@ import Dispatch
 ///
 /// Every read and write is a closure that runs on that queue, one at a time, never on Swift's cooperative
 /// thread pool, so blocking SQLite calls (disk I/O, busy waits, fsync) never stall other tasks. The caller
-/// suspends until its closure has run. The ``Database`` passed to a closure must not escape it.
+/// suspends until its closure has run; once queued, a closure runs to completion even if the calling task
+/// is cancelled, so a write is never half-done. The ``Database`` passed to a closure must not escape it.
 ///
 /// ```swift
 /// let queue = try await DatabaseQueue(path: path)

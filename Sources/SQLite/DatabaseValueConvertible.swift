@@ -48,6 +48,7 @@ extension Int32: DatabaseValueConvertible {
     }
 }
 
+/// Stored as REAL. SQLite stores NaN as NULL, so a NaN reads back only into an optional, as nil.
 extension Double: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { .real(self) }
 

@@ -11,6 +11,7 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     /// The statement that failed, when the failure concerns one.
     public let sql: String?
 
+    /// An error with this code and message; mostly for tests and fakes, since the wrapper builds its own.
     public init(extendedCode: ResultCode, message: String, sql: String? = nil) {
         self.code = extendedCode.primary
         self.extendedCode = extendedCode

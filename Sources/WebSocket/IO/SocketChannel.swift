@@ -79,6 +79,13 @@ final class SocketChannel: EventLoopSelectable {
         if let failure { closeNow(error: failure) }
     }
 
+    /// Runs a client TLS session over the socket, verifying the server as `serverName`; call before `start`.
+    func enableTLS(client configuration: TLSConfiguration, serverName: String) throws(TLSError) {
+        try state.withLock { (state: inout State) throws(TLSError) in
+            state.tls = try TLSSession(client: configuration, serverName: serverName)
+        }
+    }
+
     /// Replaces the handler that receives reads (e.g. HTTP → WebSocket after an upgrade); call on the loop thread.
     func setHandler(_ handler: any ChannelHandler) {
         state.withLock { $0.handler = handler }
