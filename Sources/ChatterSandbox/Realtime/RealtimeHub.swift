@@ -354,10 +354,10 @@ public actor RealtimeHub: SandboxEventSink {
 
     // MARK: Faults
 
-    /// Performs a socket-level fault on the device: drop or close its sockets now, or arm a lasting fault
-    /// (duplicate, reorder, delayed or lost acks). Token expiry and revocation go through `SandboxAdmin`, which
-    /// asks the service first.
-    public func inject(_ fault: SandboxFault, into deviceId: Device.ID) {
+    /// Carries out the socket side of a fault: drop or close the device's sockets now (4001 for an expired
+    /// token, 4003 for a revoked device), or arm a lasting fault (duplicate, reorder, delayed or lost acks).
+    /// `SandboxAdmin.inject` changes the store first where the fault needs it.
+    func apply(_ fault: SandboxFault, to deviceId: Device.ID) {
         switch fault {
         case .dropSocket:
             for socket in socketsByDevice[deviceId]?.values ?? [:].values { socket.abort() }
