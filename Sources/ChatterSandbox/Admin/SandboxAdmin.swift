@@ -44,7 +44,9 @@ public struct SandboxAdmin: Sendable {
     public func pushes(
         to userId: User.ID? = nil, device deviceId: Device.ID? = nil, after sequence: Int64? = nil
     ) async throws(ChatterErrorBody) -> [RecordedPush] {
-        try await service.recordedPushes(userId: userId, deviceId: deviceId, afterSequence: sequence)
+        try await service.recordedPushes(for: userId).filter { push in
+            (deviceId == nil || push.deviceId == deviceId) && (sequence.map { push.sequence > $0 } ?? true)
+        }
     }
 
     /// Performs `fault` on the device's connection (see `SandboxFault`). Token expiry and revocation change the

@@ -42,29 +42,30 @@ public struct SandboxAdminRouter: Sendable {
     private func route(_ request: HTTPRequest) async throws(ChatterErrorBody) -> HTTPResponse {
         let segments = request.path.dropFirst(Self.pathPrefix.count).split(separator: "/", omittingEmptySubsequences: false)
             .map { String($0).removingPercentEncoding ?? String($0) }
-        switch (request.method, segments) {
-        case (.post, ["users"]):
+        switch (request.method, segments.first, segments.count) {
+        case (.post, "users", 1):
             let seed = try decode(SandboxSeed.self, from: request)
             return try Self.json(status: .created, await admin.createUsers(seed))
-        case (.get, ["pushes"]):
-            let afterSequence = try request.queryValue("afterSequence").map { text throws(ChatterErrorBody) -> Int64 in
+        case (.get, "pushes", 1):
+            var afterSequence: Int64?
+            if let text = request.queryValue("afterSequence") {
                 guard let value = Int64(text) else {
                     throw Self.validation("afterSequence must be an integer.", field: "afterSequence")
                 }
-                return value
+                afterSequence = value
             }
-            let pushes = try await admin.pushes(
-                to: request.queryValue("userId").map(User.ID.init), device: request.queryValue("deviceId").map(Device.ID.init),
-                after: afterSequence)
+            let userId = request.queryValue("userId").map { User.ID($0) }
+            let deviceId = request.queryValue("deviceId").map { Device.ID($0) }
+            let pushes = try await admin.pushes(to: userId, device: deviceId, after: afterSequence)
             return try Self.json(status: .ok, RecordedPushList(pushes: pushes))
-        case (.post, ["devices", let deviceId, "faults"]) where !deviceId.isEmpty:
+        case (.post, "devices", 3) where segments[2] == "faults" && !segments[1].isEmpty:
             let fault = try decode(SandboxFault.self, from: request)
-            try await admin.inject(fault, into: Device.ID(deviceId))
+            try await admin.inject(fault, into: Device.ID(segments[1]))
             return HTTPResponse(status: .noContent)
-        case (.delete, ["devices", let deviceId, "faults"]) where !deviceId.isEmpty:
-            await admin.clearFaults(of: Device.ID(deviceId))
+        case (.delete, "devices", 3) where segments[2] == "faults" && !segments[1].isEmpty:
+            await admin.clearFaults(of: Device.ID(segments[1]))
             return HTTPResponse(status: .noContent)
-        case (.get, ["connections"]):
+        case (.get, "connections", 1):
             let devices = await admin.connectedDevices().sorted()
             return try Self.json(status: .ok, ConnectedDeviceList(deviceIds: devices))
         default:

@@ -176,8 +176,9 @@ public actor RealtimeHub: SandboxEventSink {
         }
     }
 
-    /// `message.send`: store through the service, answer with the ack (or error) unless a fault eats it, and
-    /// deliver `message.new` to the other devices.
+    /// `message.send`: store through the service, deliver `message.new` to the other devices (and record the
+    /// pushes), then answer with the ack (or error) unless a fault eats it. Delivering first means that once the
+    /// sender holds the ack, every other socket has been handed the message and every push is recorded.
     private nonisolated func sendMessage(
         _ send: MessageSend, replyTo: String?, for caller: SandboxCaller, on socket: RealtimeSocket
     ) async {
@@ -190,6 +191,7 @@ public actor RealtimeHub: SandboxEventSink {
         } catch {
             reply = ServerFrame(.error(error), replyTo: replyTo)
         }
+        await deliver(deliveries)
         switch await replyPolicy(for: caller.deviceId) {
         case .drop:
             socket.abort()
@@ -205,7 +207,6 @@ public actor RealtimeHub: SandboxEventSink {
                 socket.send(reply)
             }
         }
-        await deliver(deliveries)
     }
 
     private enum ReplyPolicy { case now, after(Duration), drop }
