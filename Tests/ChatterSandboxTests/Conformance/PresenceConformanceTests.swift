@@ -16,7 +16,7 @@ struct PresenceConformanceTests {
 
             let closedAt = Timestamp(fixture.clock.now)
             await ana.close()
-            try await waitUntilDisconnected(fixture.ana.session.deviceId, in: fixture)
+            try await fixture.waitUntilDisconnected(fixture.ana.session.deviceId)
             await fixture.clock.advance(by: .milliseconds(9_999))
             #expect(await fixture.sandbox.hub.isOnline(fixture.ana.user.id), "still online within the grace period")
             await fixture.clock.advance(by: .milliseconds(1))
@@ -33,7 +33,7 @@ struct PresenceConformanceTests {
             let laptop = try await fixture.connect(try await fixture.signInNewDevice(fixture.ana, name: "laptop"))
             #expect(try await cleo.next().event == .presence(Presence(userId: fixture.ana.user.id, isOnline: true)))
             await phone.close()
-            try await waitUntilDisconnected(fixture.ana.session.deviceId, in: fixture)
+            try await fixture.waitUntilDisconnected(fixture.ana.session.deviceId)
             await fixture.clock.advance(by: .seconds(30))
             // dan (cleo's friend) coming online is the next presence cleo may see; an offline for ana would precede it.
             let dan = try await fixture.connect(fixture.dan)
@@ -51,14 +51,14 @@ struct PresenceConformanceTests {
             let first = try await fixture.connect(fixture.ana)
             _ = try await ben.next { $0.isPresence }
             await first.close()
-            try await waitUntilDisconnected(fixture.ana.session.deviceId, in: fixture)
+            try await fixture.waitUntilDisconnected(fixture.ana.session.deviceId)
             await fixture.clock.advance(by: .seconds(5))
             let second = try await fixture.connect(fixture.ana)
             await fixture.clock.advance(by: .seconds(20))
 
             let closedAt = Timestamp(fixture.clock.now)
             await second.close()
-            try await waitUntilDisconnected(fixture.ana.session.deviceId, in: fixture)
+            try await fixture.waitUntilDisconnected(fixture.ana.session.deviceId)
             await fixture.clock.advance(by: .seconds(10))
             let (next, _) = try await ben.next { $0.isPresence }
             #expect(
@@ -74,9 +74,9 @@ struct PresenceConformanceTests {
             let ben = try await fixture.connect(fixture.ben)
             let benLeftAt = Timestamp(fixture.clock.now)
             await ben.close()
-            try await waitUntilDisconnected(fixture.ben.session.deviceId, in: fixture)
+            try await fixture.waitUntilDisconnected(fixture.ben.session.deviceId)
             await fixture.clock.advance(by: .seconds(10))
-            try await waitUntilOffline(fixture.ben.user.id, in: fixture)
+            try await fixture.waitUntilOffline(fixture.ben.user.id)
 
             let (ana, _, snapshot) = try await RealtimeTestClient.signIn(fixture.ana, to: fixture.sandbox)
             #expect(Set(snapshot) == [
@@ -125,23 +125,5 @@ struct PresenceConformanceTests {
             #expect(skipped.isEmpty)
             for client in [dan, ana, cleo] { await client.close() }
         }
-    }
-
-    /// Waits (in real time) until the hub noticed that the device's socket closed, so the grace period runs
-    /// from a known virtual instant.
-    private func waitUntilDisconnected(_ deviceId: Device.ID, in fixture: SandboxFixture) async throws {
-        for _ in 0..<500 {
-            if await !fixture.sandbox.hub.isConnected(deviceId) { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        throw RealtimeTestClientError(description: "device \(deviceId) still connected")
-    }
-
-    private func waitUntilOffline(_ userId: User.ID, in fixture: SandboxFixture) async throws {
-        for _ in 0..<500 {
-            if await !fixture.sandbox.hub.isOnline(userId), try await fixture.sandbox.service.lastSeen(of: userId) != nil { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        throw RealtimeTestClientError(description: "user \(userId) still online")
     }
 }

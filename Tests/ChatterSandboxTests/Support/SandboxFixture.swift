@@ -121,6 +121,25 @@ struct SandboxFixture {
         return ack
     }
 
+    /// Waits (in real time) until the hub noticed that the device's socket closed, so that what follows (a grace
+    /// period, a push decision) starts from a known state.
+    func waitUntilDisconnected(_ deviceId: Device.ID) async throws {
+        for _ in 0..<500 {
+            if await !sandbox.hub.isConnected(deviceId) { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw RealtimeTestClientError(description: "device \(deviceId) is still connected")
+    }
+
+    /// Waits (in real time) until the user is offline and their last-seen time is stored.
+    func waitUntilOffline(_ userId: User.ID) async throws {
+        for _ in 0..<500 {
+            if await !sandbox.hub.isOnline(userId), try await sandbox.service.lastSeen(of: userId) != nil { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw RealtimeTestClientError(description: "user \(userId) is still online")
+    }
+
     /// A push token in APNs' form: 64 hex characters.
     static func pushToken(_ seed: UInt8) -> String {
         String(repeating: String(format: "%02x", seed), count: 32)
