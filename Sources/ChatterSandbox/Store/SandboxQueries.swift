@@ -186,8 +186,8 @@ extension Database {
     /// A time for `updated_at` that is later than every conversation's, so paging by `updatedSince` never
     /// skips a conversation that changed in the same millisecond as another.
     func nextConversationUpdateTime(_ now: Timestamp) throws -> Timestamp {
-        let latest = try fetchOne(Int64.self, sql: "SELECT max(updated_at) FROM conversations") ?? Int64.min
-        return Timestamp(millisecondsSince1970: max(now.millisecondsSince1970, latest == Int64.min ? now.millisecondsSince1970 : latest + 1))
+        guard let latest = try fetchOne(Int64?.self, sql: "SELECT max(updated_at) FROM conversations") ?? nil else { return now }
+        return Timestamp(millisecondsSince1970: max(now.millisecondsSince1970, latest + 1))
     }
 
     func touchConversation(_ id: Conversation.ID, now: Timestamp) throws {
