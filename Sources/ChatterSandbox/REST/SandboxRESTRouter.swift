@@ -212,7 +212,8 @@ public struct SandboxRESTRouter: Sendable {
 
     static func json<Value: Encodable>(_ value: Value, status: HTTPStatus = .ok) throws(ChatterErrorBody) -> HTTPResponse {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        // Sorted keys: the same value always has the same bytes (a resent message's 200 equals its 201).
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
             return HTTPResponse(
                 status: status, headers: ["Content-Type": "application/json; charset=utf-8"], body: Array(try encoder.encode(value)))

@@ -56,7 +56,7 @@ extension ChatterService {
                     arguments: [digest])
             }
         } catch {
-            throw .invalidToken
+            throw .unavailable(reason: "the sandbox's store failed: \(error)")
         }
         guard let row = found,
             let deviceId: String = try? row["device_id"], let userId: String = try? row["user_id"],

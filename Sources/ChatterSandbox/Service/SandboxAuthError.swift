@@ -14,6 +14,8 @@ public enum SandboxAuthError: Error, Hashable, Sendable, CustomStringConvertible
     case deviceRevoked
     /// The device exceeded its request rate: close 4008 with the reason `"<seconds>"`.
     case rateLimited(seconds: Int)
+    /// The sandbox could not check the credentials (its store failed): close 1011; retry later with backoff.
+    case unavailable(reason: String)
 
     /// The close code the realtime protocol assigns to this reason.
     public var closeCode: WebSocketCloseCode {
@@ -22,6 +24,7 @@ public enum SandboxAuthError: Error, Hashable, Sendable, CustomStringConvertible
         case .invalidToken, .expired: WebSocketCloseCode(4001)
         case .deviceRevoked: WebSocketCloseCode(4003)
         case .rateLimited: WebSocketCloseCode(4008)
+        case .unavailable: .internalServerError
         }
     }
 
@@ -33,6 +36,7 @@ public enum SandboxAuthError: Error, Hashable, Sendable, CustomStringConvertible
         case .expired: "Token expired"
         case .deviceRevoked: "Session revoked"
         case .rateLimited(let seconds): String(seconds)
+        case .unavailable: "Internal error"
         }
     }
 
@@ -51,6 +55,8 @@ public enum SandboxAuthError: Error, Hashable, Sendable, CustomStringConvertible
             ChatterErrorBody(
                 code: .rateLimited, message: "Too many requests. Retry after \(seconds) seconds.",
                 details: ["retryAfter": .number(Double(seconds))])
+        case .unavailable(let reason):
+            ChatterErrorBody(code: .internalError, message: "The credentials could not be checked: \(reason)")
         }
     }
 

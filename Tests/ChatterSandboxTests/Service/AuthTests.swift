@@ -213,6 +213,8 @@ struct AuthTests {
         #expect(SandboxAuthError.rateLimited(seconds: 7).closeReason == "7")
         #expect(SandboxAuthError.invalidClientKey.errorBody.code == .invalidClientKey)
         #expect(SandboxAuthError.deviceRevoked.errorBody.code == .unauthorized)
+        #expect(SandboxAuthError.unavailable(reason: "disk").closeCode == .internalServerError)
+        #expect(SandboxAuthError.unavailable(reason: "disk").errorBody.code == .internalError)
     }
 
     @Test func aDeviceOverItsRateIsRefusedWithTheSecondsToWaitUntilItsBucketRefills() async throws {
