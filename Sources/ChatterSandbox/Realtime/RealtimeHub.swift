@@ -176,8 +176,9 @@ public actor RealtimeHub: SandboxEventSink {
         }
     }
 
-    /// `message.send`: store through the service, answer with the ack (or error) unless a fault eats it, and
-    /// deliver `message.new` to the other devices.
+    /// `message.send`: store through the service, deliver `message.new` to the other devices (and record the
+    /// pushes), then answer with the ack (or error) unless a fault eats it. Delivering first means that once the
+    /// sender holds the ack, every other socket has been handed the message and every push is recorded.
     private nonisolated func sendMessage(
         _ send: MessageSend, replyTo: String?, for caller: SandboxCaller, on socket: RealtimeSocket
     ) async {
@@ -190,6 +191,7 @@ public actor RealtimeHub: SandboxEventSink {
         } catch {
             reply = ServerFrame(.error(error), replyTo: replyTo)
         }
+        await deliver(deliveries)
         switch await replyPolicy(for: caller.deviceId) {
         case .drop:
             socket.abort()
@@ -205,7 +207,6 @@ public actor RealtimeHub: SandboxEventSink {
                 socket.send(reply)
             }
         }
-        await deliver(deliveries)
     }
 
     private enum ReplyPolicy { case now, after(Duration), drop }
@@ -354,10 +355,10 @@ public actor RealtimeHub: SandboxEventSink {
 
     // MARK: Faults
 
-    /// Performs a socket-level fault on the device: drop or close its sockets now, or arm a lasting fault
-    /// (duplicate, reorder, delayed or lost acks). Token expiry and revocation go through `SandboxAdmin`, which
-    /// asks the service first.
-    public func inject(_ fault: SandboxFault, into deviceId: Device.ID) {
+    /// Carries out the socket side of a fault: drop or close the device's sockets now (4001 for an expired
+    /// token, 4003 for a revoked device), or arm a lasting fault (duplicate, reorder, delayed or lost acks).
+    /// `SandboxAdmin.inject` changes the store first where the fault needs it.
+    func apply(_ fault: SandboxFault, to deviceId: Device.ID) {
         switch fault {
         case .dropSocket:
             for socket in socketsByDevice[deviceId]?.values ?? [:].values { socket.abort() }
