@@ -45,11 +45,13 @@ public struct SandboxServiceConfiguration: Sendable {
     public var maxRequestBodyBytes: Int
     /// Largest media upload. Default 10 MiB.
     public var maxMediaBytes: Int
-    /// Default and largest `limit` of a message page. Defaults 100 and 500.
+    /// `limit` of a message page when the request gives none. Default 100.
     public var defaultMessagePageSize: Int
+    /// Largest `limit` of a message page; a larger one is VALIDATION_FAILED. Default 500.
     public var maxMessagePageSize: Int
-    /// Default and largest `limitPerConversation` of a sync. Defaults 100 and 500.
+    /// `limitPerConversation` of a sync when the request gives none. Default 100.
     public var defaultSyncLimit: Int
+    /// Largest `limitPerConversation` of a sync; a larger one is capped to it. Default 500.
     public var maxSyncLimit: Int
     /// Conversations per `GET /conversations` page. Default 100.
     public var conversationPageSize: Int
