@@ -1,0 +1,77 @@
+import ChatterBots
+import WebSocket
+
+/// The sandbox's own controls, in process (the `/sandbox/` routes serve the same over HTTP): create accounts and
+/// friendships in one call, read the pushes that would have gone to APNs, and inject faults into a device's
+/// connection. Domain effects go through the service; socket effects through the hub.
+public struct SandboxAdmin: Sendable {
+    public let service: ChatterService
+    public let hub: RealtimeHub
+
+    public init(service: ChatterService, hub: RealtimeHub) {
+        self.service = service
+        self.hub = hub
+    }
+
+    /// Creates the seed's users, signs each in on one new device, applies their privacy, and makes the listed
+    /// pairs friends. Stops at the first error (accounts created before it remain).
+    public func createUsers(_ seed: SandboxSeed) async throws(ChatterErrorBody) -> SeededAccounts {
+        var accounts: [SeededAccount] = []
+        for spec in seed.users {
+            let user = try await service.createUser(
+                username: spec.username, password: spec.password, displayName: spec.displayName ?? spec.username)
+            let session = try await service.login(
+                LoginBody(
+                    username: spec.username, password: spec.password,
+                    device: spec.device ?? DeviceDescription(name: "sandbox-admin", platform: "sandbox")))
+            let account = SeededAccount(user: user, password: spec.password, session: session)
+            if let lastSeen = spec.lastSeen {
+                _ = try await service.updateMe(account.caller, ProfileUpdateBody(privacy: PrivacySettings(lastSeen: lastSeen)))
+            }
+            accounts.append(account)
+        }
+        let created = SeededAccounts(users: accounts)
+        for friendship in seed.friendships {
+            let first = created[friendship.first]?.user.id ?? User.ID(friendship.first)
+            let second = created[friendship.second]?.user.id ?? User.ID(friendship.second)
+            try await service.makeFriends(first, second)
+        }
+        return created
+    }
+
+    /// The pushes recorded so far, oldest first, optionally only those to `userId` and/or `deviceId`, and only
+    /// those after `sequence` (to wait for new ones).
+    public func pushes(
+        to userId: User.ID? = nil, device deviceId: Device.ID? = nil, after sequence: Int64? = nil
+    ) async throws(ChatterErrorBody) -> [RecordedPush] {
+        try await service.recordedPushes(for: userId).filter { push in
+            (deviceId == nil || push.deviceId == deviceId) && (sequence.map { push.sequence > $0 } ?? true)
+        }
+    }
+
+    /// Performs `fault` on the device's connection (see `SandboxFault`). Token expiry and revocation change the
+    /// store first (an unknown device is `NOT_FOUND`), then close the device's sockets with 4001 / 4003.
+    public func inject(_ fault: SandboxFault, into deviceId: Device.ID) async throws(ChatterErrorBody) {
+        switch fault {
+        case .expireToken:
+            _ = try await service.expireAccessTokens(of: deviceId)
+        case .revokeDevice:
+            guard try await service.revokeDevice(deviceId) else {
+                throw ChatterErrorBody(code: .notFound, message: "No such device.", details: ["field": "deviceId"])
+            }
+        case .dropSocket, .dropBeforeNextAck, .duplicateMessageNew, .reorderMessageNew, .delayAcks, .close:
+            break
+        }
+        await hub.apply(fault, to: deviceId)
+    }
+
+    /// Disarms the device's lasting faults (duplicate, reorder, delayed or lost acks).
+    public func clearFaults(of deviceId: Device.ID) async {
+        await hub.clearFaults(of: deviceId)
+    }
+
+    /// The devices that have an open socket now.
+    public func connectedDevices() async -> Set<Device.ID> {
+        await hub.connectedDevices
+    }
+}

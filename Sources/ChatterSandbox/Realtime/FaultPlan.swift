@@ -1,0 +1,87 @@
+import ChatterBots
+
+/// The lasting faults armed on devices, as a pure value: which frames to duplicate, hold back or delay, and
+/// whether the next `message.send` loses its ack. Immediate faults (drop, close, expire, revoke) are acted on at
+/// once by the hub and never stored here.
+///
+/// Generic over the frame representation so the hub can pass encoded text and tests plain values.
+public struct FaultPlan<Frame: Sendable>: Sendable {
+    private struct DeviceFaults: Sendable {
+        var dropBeforeNextAck = false
+        var duplicateCopies = 0
+        var reorder = false
+        var held: Frame?
+        var ackDelay: Duration?
+
+        var isEmpty: Bool {
+            !dropBeforeNextAck && duplicateCopies == 0 && !reorder && held == nil && ackDelay == nil
+        }
+    }
+
+    private var devices: [Device.ID: DeviceFaults] = [:]
+
+    public init() {}
+
+    /// Whether any lasting fault is armed on `deviceId`.
+    public func hasFaults(_ deviceId: Device.ID) -> Bool { devices[deviceId] != nil }
+
+    /// Arms a lasting fault on a device. Returns false for an immediate fault, which the caller performs itself.
+    public mutating func arm(_ fault: SandboxFault, on deviceId: Device.ID) -> Bool {
+        var faults = devices[deviceId] ?? DeviceFaults()
+        switch fault {
+        case .dropBeforeNextAck: faults.dropBeforeNextAck = true
+        case .duplicateMessageNew(let copies): faults.duplicateCopies = max(0, copies)
+        case .reorderMessageNew: faults.reorder = true
+        case .delayAcks(let delay): faults.ackDelay = delay
+        case .dropSocket, .close, .expireToken, .revokeDevice: return false
+        }
+        devices[deviceId] = faults
+        return true
+    }
+
+    /// Disarms every fault of the device; returns a `message.new` still held back by a reorder, to send now.
+    public mutating func clear(_ deviceId: Device.ID) -> [Frame] {
+        guard let faults = devices.removeValue(forKey: deviceId) else { return [] }
+        return faults.held.map { [$0] } ?? []
+    }
+
+    /// Forgets a held-back frame of a device whose sockets all closed (the client recovers it with a sync, as
+    /// after any lost event); the faults stay armed for its next connection.
+    public mutating func discardHeld(_ deviceId: Device.ID) {
+        devices[deviceId]?.held = nil
+    }
+
+    /// Consumes the one-shot "drop before the next ack": true when this `message.send` must lose its reply.
+    public mutating func takeDropBeforeAck(_ deviceId: Device.ID) -> Bool {
+        guard devices[deviceId]?.dropBeforeNextAck == true else { return false }
+        devices[deviceId]?.dropBeforeNextAck = false
+        if devices[deviceId]?.isEmpty == true { devices[deviceId] = nil }
+        return true
+    }
+
+    /// How long to hold the device's acks; nil to send them at once.
+    public func ackDelay(_ deviceId: Device.ID) -> Duration? { devices[deviceId]?.ackDelay }
+
+    /// The frames to send for one `message.new` to the device, in order: duplicated, held back, or released with
+    /// the frame held before it.
+    public mutating func messageNew(_ frame: Frame, to deviceId: Device.ID) -> [Frame] {
+        guard var faults = devices[deviceId] else { return [frame] }
+        var frames: [Frame]
+        if faults.reorder {
+            if let held = faults.held {
+                faults.held = nil
+                frames = [frame, held]
+            } else {
+                faults.held = frame
+                frames = []
+            }
+        } else {
+            frames = [frame]
+        }
+        if faults.duplicateCopies > 0 {
+            frames = frames.flatMap { Array(repeating: $0, count: 1 + faults.duplicateCopies) }
+        }
+        devices[deviceId] = faults
+        return frames
+    }
+}

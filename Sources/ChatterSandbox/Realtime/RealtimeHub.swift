@@ -1,0 +1,398 @@
+import ChatterBots
+import Foundation
+import WebSocket
+
+/// The sandbox's realtime endpoint (`/v1/ws`): the registry of open sockets per device and user, the delivery of
+/// events to them, presence, typing, the push decision and the injected faults.
+///
+/// Each socket runs `serve(_:)` in its connection's task: authenticate (close 4001/4002/4003/4008 on refusal),
+/// `session.ready`, `presence.snapshot`, then the client's frames one at a time. Storage and domain rules are
+/// the service's; the hub only decides who hears what. Every timer (idle close, typing expiry, presence grace,
+/// delayed acks) sleeps on the injected clock.
+public actor RealtimeHub: SandboxEventSink {
+    public nonisolated let service: ChatterService
+    public nonisolated let clock: any ChatterClock
+    public nonisolated let configuration: RealtimeConfiguration
+
+    private var socketsByDevice: [Device.ID: [Int: RealtimeSocket]] = [:]
+    private var devicesByUser: [User.ID: Set<Device.ID>] = [:]
+    private var presence: PresenceTracker
+    private var typing: TypingTracker
+    private var faults = FaultPlan<String>()
+    private var nextSocketID = 0
+    private var timer: (deadline: Date, generation: Int, task: Task<Void, Never>)?
+    private var timerGeneration = 0
+    private var isShutDown = false
+
+    /// A hub over `service`, with timers on `clock`.
+    public init(service: ChatterService, clock: any ChatterClock, configuration: RealtimeConfiguration = .init()) {
+        self.service = service
+        self.clock = clock
+        self.configuration = configuration
+        self.presence = PresenceTracker(gracePeriod: configuration.presenceGracePeriod)
+        self.typing = TypingTracker(timeout: configuration.typingTimeout)
+    }
+
+    // MARK: Observing
+
+    /// The devices that have at least one open (authenticated) socket.
+    public var connectedDevices: Set<Device.ID> { Set(socketsByDevice.keys) }
+
+    /// Whether `deviceId` has an open socket (so it receives events, not pushes).
+    public func isConnected(_ deviceId: Device.ID) -> Bool { socketsByDevice[deviceId] != nil }
+
+    /// Whether the user counts as online for presence (an open socket, or within the grace period).
+    public func isOnline(_ userId: User.ID) -> Bool { presence.isOnline(userId) }
+
+    // MARK: Serving a socket
+
+    /// Runs one upgraded connection of `/v1/ws?clientKey=&token=` to its end.
+    public nonisolated func serve(_ connection: WebSocketConnection) async {
+        let socket = RealtimeSocket(
+            id: await makeSocketID(), connection: connection,
+            session: RealtimeSession(openedAt: clock.now, configuration: configuration))
+        async let writer: Void = socket.runWriter()
+        let clientKey = connection.handshakeRequest.queryValue("clientKey") ?? ""
+        let token = connection.handshakeRequest.queryValue("token") ?? ""
+        do throws(SandboxAuthError) {
+            let caller = try await service.authenticate(clientKey: clientKey, accessToken: token)
+            if await open(socket, as: caller) {
+                let idleWatch = Task { await watchIdle(socket) }
+                for await message in connection.messages {
+                    for (command, replyTo) in socket.received(message, at: clock.now) {
+                        await execute(command, replyTo: replyTo, for: caller, on: socket)
+                    }
+                }
+                idleWatch.cancel()
+                socket.transportClosed()
+                await closed(socket, of: caller)
+            } else {
+                socket.transportClosed()
+            }
+        } catch {
+            socket.close(code: error.closeCode, reason: error.closeReason)
+        }
+        await writer
+        _ = await connection.closeInfo
+    }
+
+    private func makeSocketID() -> Int {
+        nextSocketID += 1
+        return nextSocketID
+    }
+
+    private nonisolated func watchIdle(_ socket: RealtimeSocket) async {
+        while let deadline = socket.idleDeadline {
+            do {
+                try await clock.sleep(until: deadline)
+            } catch {
+                return
+            }
+            socket.idleTimerFired(at: clock.now)
+        }
+    }
+
+    /// Announces an authenticated socket (`session.ready`, `presence.snapshot`), registers it, and tells the
+    /// user's audience they came online. False when the socket was closed meanwhile.
+    private func open(_ socket: RealtimeSocket, as caller: SandboxCaller) async -> Bool {
+        // Best effort: presence is best effort by contract, so a failed lookup yields an empty snapshot or no
+        // announcement rather than a refused session.
+        let visibleFriends = (try? await service.visibleFriendIDs(for: caller.userId)) ?? []
+        var lastSeen: [User.ID: Timestamp] = [:]
+        for friend in visibleFriends {
+            if let seen = try? await service.lastSeen(of: friend) { lastSeen[friend] = seen }
+        }
+        let audience = (try? await service.presenceAudience(of: caller.userId)) ?? []
+        guard !isShutDown else {
+            socket.close(code: .goingAway, reason: "sandbox shutting down")
+            return false
+        }
+
+        // From here on no suspension: the registration, the snapshot and the online announcement are one step.
+        guard socket.announce(userId: caller.userId, deviceId: caller.deviceId, at: clock.now) else { return false }
+        let snapshot = visibleFriends.map { friend in
+            presence.isOnline(friend)
+                ? Presence(userId: friend, isOnline: true, lastSeenAt: nil)
+                : Presence(userId: friend, isOnline: false, lastSeenAt: lastSeen[friend])
+        }
+        socket.send(ServerFrame(.presenceSnapshot(snapshot)))
+        socketsByDevice[caller.deviceId, default: [:]][socket.id] = socket
+        devicesByUser[caller.userId, default: []].insert(caller.deviceId)
+        if presence.socketOpened(by: caller.userId) {
+            send(ServerFrame(.presence(Presence(userId: caller.userId, isOnline: true, lastSeenAt: nil))), to: audience)
+        }
+        rearmTimer()
+        return true
+    }
+
+    /// Unregisters a socket whose transport ended; its user goes offline after the grace period if it was the last.
+    private func closed(_ socket: RealtimeSocket, of caller: SandboxCaller) {
+        guard socketsByDevice[caller.deviceId]?.removeValue(forKey: socket.id) != nil else { return }
+        if socketsByDevice[caller.deviceId]?.isEmpty == true {
+            socketsByDevice[caller.deviceId] = nil
+            devicesByUser[caller.userId]?.remove(caller.deviceId)
+            if devicesByUser[caller.userId]?.isEmpty == true { devicesByUser[caller.userId] = nil }
+            faults.discardHeld(caller.deviceId)
+        }
+        if presence.socketClosed(by: caller.userId, at: clock.now) != nil {
+            rearmTimer()
+        }
+    }
+
+    // MARK: Client commands
+
+    private nonisolated func execute(
+        _ command: RealtimeCommand, replyTo: String?, for caller: SandboxCaller, on socket: RealtimeSocket
+    ) async {
+        do throws(ChatterErrorBody) {
+            switch command {
+            case .sendMessage(let send):
+                await sendMessage(send, replyTo: replyTo, for: caller, on: socket)
+            case .receiptDelivered(let position):
+                let outcome = try await service.markDelivered(caller, conversationId: position.conversationId, seq: position.seq)
+                await deliver(outcome.deliveries)
+            case .receiptRead(let position):
+                let outcome = try await service.markRead(caller, conversationId: position.conversationId, seq: position.seq)
+                await deliver(outcome.deliveries)
+            case .typingStart(let conversationId):
+                try await requireMembership(caller, conversationId)
+                await typingStarted(caller.userId, in: conversationId)
+            case .typingStop(let conversationId):
+                try await requireMembership(caller, conversationId)
+                await typingStopped(caller.userId, in: conversationId)
+            case .sync(let request):
+                let response = try await service.sync(caller, request)
+                socket.send(ServerFrame(.syncResponse(response), replyTo: replyTo))
+            }
+        } catch {
+            socket.send(ServerFrame(.error(error), replyTo: replyTo))
+        }
+    }
+
+    private nonisolated func requireMembership(_ caller: SandboxCaller, _ conversationId: Conversation.ID) async throws(ChatterErrorBody) {
+        guard try await service.isMember(caller.userId, of: conversationId) else {
+            throw ChatterErrorBody(
+                code: .notFound, message: "No such conversation.", details: ["field": "data.conversationId"])
+        }
+    }
+
+    /// `message.send`: store through the service, deliver `message.new` to the other devices (and record the
+    /// pushes), then answer with the ack (or error) unless a fault eats it. Delivering first means that once the
+    /// sender holds the ack, every other socket has been handed the message and every push is recorded.
+    private nonisolated func sendMessage(
+        _ send: MessageSend, replyTo: String?, for caller: SandboxCaller, on socket: RealtimeSocket
+    ) async {
+        let reply: ServerFrame
+        var deliveries: [SandboxDelivery] = []
+        do throws(ChatterErrorBody) {
+            let outcome = try await service.sendMessage(caller, send)
+            reply = ServerFrame(.messageAck(outcome.value), replyTo: replyTo)
+            deliveries = outcome.deliveries
+        } catch {
+            reply = ServerFrame(.error(error), replyTo: replyTo)
+        }
+        await deliver(deliveries)
+        switch await replyPolicy(for: caller.deviceId) {
+        case .drop:
+            socket.abort()
+        case .now:
+            socket.send(reply)
+        case .after(let delay):
+            socket.spawn { [clock] in
+                do {
+                    try await clock.sleep(for: delay)
+                } catch {
+                    return
+                }
+                socket.send(reply)
+            }
+        }
+    }
+
+    private enum ReplyPolicy { case now, after(Duration), drop }
+
+    private func replyPolicy(for deviceId: Device.ID) -> ReplyPolicy {
+        if faults.takeDropBeforeAck(deviceId) { return .drop }
+        if let delay = faults.ackDelay(deviceId) { return .after(delay) }
+        return .now
+    }
+
+    // MARK: Delivering events (SandboxEventSink)
+
+    /// Sends each event to its recipients' open sockets (except the excluded device) and records pushes for the
+    /// recipients' socketless devices that have a push token; a device never gets both.
+    public func deliver(_ deliveries: [SandboxDelivery]) async {
+        for delivery in deliveries {
+            await deliver(delivery)
+        }
+    }
+
+    private func deliver(_ delivery: SandboxDelivery) async {
+        // Socket fan-out first, without suspending, so events reach each socket in the order they were delivered.
+        var reached: Set<Device.ID> = []
+        if let text = ServerFrame(delivery.event).encodedText {
+            let isMessageNew = if case .messageNew = delivery.event { true } else { false }
+            for deviceId in devices(of: delivery.recipients) where deviceId != delivery.excludedDevice {
+                guard let sockets = socketsByDevice[deviceId] else { continue }
+                let texts = isMessageNew ? faults.messageNew(text, to: deviceId) : [text]
+                for socket in sockets.values { socket.send(encoded: texts) }
+                reached.insert(deviceId)
+            }
+        }
+        guard let trigger = delivery.pushTrigger else { return }
+        let pushRecipients = Self.pushRecipients(of: delivery, trigger: trigger)
+        guard !pushRecipients.isEmpty, let candidates = try? await service.devices(ofUsers: pushRecipients) else { return }
+        let targets = candidates.filter { device in
+            device.pushToken != nil && device.id != delivery.excludedDevice && !reached.contains(device.id)
+                && socketsByDevice[device.id] == nil
+        }
+        guard !targets.isEmpty else { return }
+        // The service records the pushes (muted conversations and revoked devices get none); recording is the
+        // whole effect, so a failure here only means no push, as with a real APNs outage.
+        _ = try? await service.pushes(for: trigger, to: targets.map(\.id))
+    }
+
+    /// Who may get a push for the delivery: its recipients, without the author of a new message (the seed pushes
+    /// a new message to every OTHER member's devices).
+    static func pushRecipients(of delivery: SandboxDelivery, trigger: PushTrigger) -> [User.ID] {
+        var seen: Set<User.ID> = []
+        var recipients = delivery.recipients.filter { seen.insert($0).inserted }
+        if case .newMessage(let message) = trigger {
+            recipients.removeAll { $0 == message.senderId }
+        }
+        return recipients
+    }
+
+    /// The devices with open sockets of `users`, each once.
+    private func devices(of users: [User.ID]) -> [Device.ID] {
+        var seen: Set<Device.ID> = []
+        var result: [Device.ID] = []
+        for user in users {
+            for device in devicesByUser[user] ?? [] where seen.insert(device).inserted {
+                result.append(device)
+            }
+        }
+        return result
+    }
+
+    /// Sends `frame` to every open socket of `users`.
+    private func send(_ frame: ServerFrame, to users: [User.ID], excludingDevice excluded: Device.ID? = nil) {
+        guard let text = frame.encodedText else { return }
+        for deviceId in devices(of: users) where deviceId != excluded {
+            for socket in socketsByDevice[deviceId]?.values ?? [:].values {
+                socket.send(encoded: [text])
+            }
+        }
+    }
+
+    /// The device was logged out or revoked: its sockets close with 4003.
+    public func deviceRevoked(_ deviceId: Device.ID) async {
+        closeSockets(of: deviceId, code: .chatterSessionRevoked, reason: SandboxAuthError.deviceRevoked.closeReason)
+    }
+
+    // MARK: Typing
+
+    private func typingStarted(_ userId: User.ID, in conversationId: Conversation.ID) async {
+        let change = typing.start(userId, in: conversationId, at: clock.now)
+        rearmTimer()
+        if let change { await announce(change) }
+    }
+
+    private func typingStopped(_ userId: User.ID, in conversationId: Conversation.ID) async {
+        let change = typing.stop(userId, in: conversationId)
+        rearmTimer()
+        if let change { await announce(change) }
+    }
+
+    /// Sends a typing change to the conversation's other members.
+    private func announce(_ change: TypingIndicator) async {
+        // Typing is best effort by contract: without the member list nobody hears it.
+        guard let members = try? await service.conversationMemberIDs(change.conversationId) else { return }
+        send(ServerFrame(.typing(change)), to: members.filter { $0 != change.userId })
+    }
+
+    // MARK: Timers (typing expiry, presence grace)
+
+    /// Keeps one task sleeping until the earliest typing or presence deadline.
+    private func rearmTimer() {
+        let next = [presence.nextDeadline, typing.nextDeadline].compactMap { $0 }.min()
+        if let timer, timer.deadline == next { return }
+        timer?.task.cancel()
+        timer = nil
+        guard let next, !isShutDown else { return }
+        timerGeneration += 1
+        let generation = timerGeneration
+        let task = Task { [clock] in
+            do {
+                try await clock.sleep(until: next)
+            } catch {
+                return
+            }
+            await self.timerFired(generation: generation)
+        }
+        timer = (next, generation, task)
+    }
+
+    private func timerFired(generation: Int) async {
+        guard timer?.generation == generation else { return }
+        timer = nil
+        let now = clock.now
+        let wentOffline = presence.expire(at: now)
+        let stoppedTyping = typing.expire(at: now)
+        rearmTimer()
+        for change in stoppedTyping { await announce(change) }
+        for offline in wentOffline { await announceOffline(offline) }
+    }
+
+    private func announceOffline(_ offline: PresenceTracker.WentOffline) async {
+        let lastSeenAt = Timestamp(offline.lastSeenAt)
+        try? await service.setLastSeen(offline.userId, at: lastSeenAt)
+        let audience = (try? await service.presenceAudience(of: offline.userId)) ?? []
+        // Reconnected while the audience was looked up: friends saw no offline, so they must not see one now.
+        guard !presence.isOnline(offline.userId) else { return }
+        send(ServerFrame(.presence(Presence(userId: offline.userId, isOnline: false, lastSeenAt: lastSeenAt))), to: audience)
+    }
+
+    // MARK: Faults
+
+    /// Carries out the socket side of a fault: drop or close the device's sockets now (4001 for an expired
+    /// token, 4003 for a revoked device), or arm a lasting fault (duplicate, reorder, delayed or lost acks).
+    /// `SandboxAdmin.inject` changes the store first where the fault needs it.
+    func apply(_ fault: SandboxFault, to deviceId: Device.ID) {
+        switch fault {
+        case .dropSocket:
+            for socket in socketsByDevice[deviceId]?.values ?? [:].values { socket.abort() }
+        case .close(let code, let reason):
+            closeSockets(of: deviceId, code: WebSocketCloseCode(code), reason: reason)
+        case .expireToken:
+            closeSockets(of: deviceId, code: .chatterTokenInvalid, reason: SandboxAuthError.expired.closeReason)
+        case .revokeDevice:
+            closeSockets(of: deviceId, code: .chatterSessionRevoked, reason: SandboxAuthError.deviceRevoked.closeReason)
+        case .dropBeforeNextAck, .duplicateMessageNew, .reorderMessageNew, .delayAcks:
+            _ = faults.arm(fault, on: deviceId)
+        }
+    }
+
+    /// Disarms the device's lasting faults; a `message.new` held back by a reorder is sent now.
+    public func clearFaults(of deviceId: Device.ID) {
+        let released = faults.clear(deviceId)
+        guard !released.isEmpty else { return }
+        for socket in socketsByDevice[deviceId]?.values ?? [:].values { socket.send(encoded: released) }
+    }
+
+    /// Closes every open socket of the device with `code` and `reason`.
+    public func closeSockets(of deviceId: Device.ID, code: WebSocketCloseCode, reason: String) {
+        for socket in socketsByDevice[deviceId]?.values ?? [:].values {
+            socket.close(code: code, reason: reason)
+        }
+    }
+
+    // MARK: Shutdown
+
+    /// Stops the timers and refuses new sessions; the HTTP server closes the connections themselves (1001).
+    public func shutdown() {
+        isShutDown = true
+        timer?.task.cancel()
+        timer = nil
+    }
+}

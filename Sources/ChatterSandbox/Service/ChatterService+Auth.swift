@@ -1,0 +1,260 @@
+import ChatterBots
+import SQLite
+
+// Accounts, devices, tokens and client credentials.
+extension ChatterService {
+    // MARK: Client credentials
+
+    /// Refuses a missing or unknown client key (`INVALID_CLIENT_KEY`).
+    public func validateClientKey(_ clientKey: String?) throws(ChatterErrorBody) {
+        guard let clientKey, configuration.clients.contains(where: { $0.clientKey == clientKey }) else {
+            throw SandboxAuthError.invalidClientKey.errorBody
+        }
+    }
+
+    /// Checks the developer credentials (`X-Client-Key` + `X-Client-Secret`) and the client key's request rate.
+    public func authorizeDeveloper(clientKey: String?, clientSecret: String?) throws(ChatterErrorBody) {
+        try validateClientKey(clientKey)
+        guard let clientSecret, configuration.clients.contains(where: { $0.clientKey == clientKey && $0.clientSecret == clientSecret })
+        else {
+            throw ChatterErrorBody(code: .unauthorized, message: "The client secret is missing or does not match the client key.")
+        }
+        try admitAnonymousRequest(clientKey: clientKey ?? "")
+    }
+
+    /// Counts a request made without a device (register, login, refresh, developer) against its client key's rate.
+    public func admitAnonymousRequest(clientKey: String) throws(ChatterErrorBody) {
+        let decision = rateLimiter.withLock { $0.admit("client:\(clientKey)", limit: configuration.clientRateLimit, at: clock.now) }
+        if case .limited(let seconds) = decision { throw SandboxAuthError.rateLimited(seconds: seconds).errorBody }
+    }
+
+    // MARK: Access tokens
+
+    /// The caller an access token belongs to, after the client key, token and device checks and the device's
+    /// rate limit; used for every REST user request and every realtime connect.
+    public func authenticate(clientKey: String, accessToken: String) async throws(SandboxAuthError) -> SandboxCaller {
+        guard configuration.clients.contains(where: { $0.clientKey == clientKey }) else { throw .invalidClientKey }
+        let caller = try await resolveAccessToken(accessToken)
+        let decision = rateLimiter.withLock {
+            $0.admit("device:\(caller.deviceId.rawValue)", limit: configuration.deviceRateLimit, at: clock.now)
+        }
+        if case .limited(let seconds) = decision { throw .rateLimited(seconds: seconds) }
+        return caller
+    }
+
+    private func resolveAccessToken(_ accessToken: String) async throws(SandboxAuthError) -> SandboxCaller {
+        guard !accessToken.isEmpty else { throw .invalidToken }
+        let digest = TokenDigest.sha256(accessToken)
+        let found: Row?
+        do {
+            found = try await store.read { db in
+                try db.fetchOne(
+                    sql: """
+                        SELECT t.device_id, t.expires_at, d.user_id, d.revoked_at
+                        FROM access_tokens t JOIN devices d ON d.id = t.device_id WHERE t.token_hash = ?
+                        """,
+                    arguments: [digest])
+            }
+        } catch {
+            throw .unavailable(reason: "the sandbox's store failed: \(error)")
+        }
+        guard let row = found,
+            let deviceId: String = try? row["device_id"], let userId: String = try? row["user_id"],
+            let expiresAt: Int64 = try? row["expires_at"]
+        else { throw .invalidToken }
+        if (try? row["revoked_at"] as Int64?) ?? nil != nil { throw .deviceRevoked }
+        guard expiresAt > now.millisecondsSince1970 else { throw .expired }
+        return SandboxCaller(userId: User.ID(userId), deviceId: Device.ID(deviceId))
+    }
+
+    // MARK: Register, login, refresh, logout
+
+    /// `POST /auth/register`: a new account signed in on a new device.
+    public func register(_ body: RegisterBody) async throws(ChatterErrorBody) -> AuthSession {
+        let username = try validatedUsername(body.username)
+        let displayName = try validatedDisplayName(body.displayName)
+        try validatePassword(body.password)
+        let password = await PasswordHasher.hash(body.password, iterations: configuration.passwordHashIterations)
+        let time = now
+        let userId: User.ID = identifiers.make(at: time)
+        let deviceId: Device.ID = identifiers.make(at: time)
+        let tokens = SessionTokens(accessToken: SecureRandom.token(), refreshToken: SecureRandom.token())
+        return try await write { db in
+            guard try db.storedUser(username: username) == nil else {
+                throw ChatterErrorBody.validation(field: "username", "The username \"\(username)\" is taken. Choose another.")
+            }
+            try db.insertUser(id: userId, username: username, displayName: displayName, password: password, at: time)
+            try db.insertDevice(id: deviceId, userId: userId, name: "Registration", platform: "unknown", at: time)
+            return try self.issueSession(db, tokens: tokens, deviceId: deviceId, userId: userId, at: time)
+        }
+    }
+
+    /// `POST /auth/login`. With the `deviceId` of one of the user's devices, that device signs in again and its
+    /// old tokens die; otherwise a new device is created.
+    public func login(_ body: LoginBody) async throws(ChatterErrorBody) -> AuthSession {
+        let deviceName = try validatedDeviceField(body.device.name, field: "device.name")
+        let platform = try validatedDeviceField(body.device.platform, field: "device.platform")
+        let username = body.username
+        let stored = try await read { db in try db.storedUser(username: username) }
+        guard let stored else {
+            // Spend the same time as a real check, so a response time does not reveal which usernames exist.
+            _ = await PasswordHasher.verify(body.password, against: PasswordHasher.Hash(
+                salt: [0], digest: [], iterations: configuration.passwordHashIterations))
+            throw .invalidCredentials
+        }
+        guard await PasswordHasher.verify(body.password, against: stored.password) else { throw .invalidCredentials }
+        let time = now
+        let newDeviceId: Device.ID = identifiers.make(at: time)
+        let tokens = SessionTokens(accessToken: SecureRandom.token(), refreshToken: SecureRandom.token())
+        let requestedDevice = body.deviceId
+        return try await write { db in
+            var deviceId = newDeviceId
+            if let requestedDevice, let device = try db.storedDevice(requestedDevice), device.userId == stored.id {
+                deviceId = device.id
+                try db.deleteTokens(ofDevice: deviceId)
+                try db.execute(
+                    sql: "UPDATE devices SET name = ?, platform = ?, revoked_at = NULL, signed_in_at = ? WHERE id = ?",
+                    arguments: [deviceName, platform, time.millisecondsSince1970, deviceId.rawValue])
+            } else {
+                try db.insertDevice(id: deviceId, userId: stored.id, name: deviceName, platform: platform, at: time)
+            }
+            return try self.issueSession(db, tokens: tokens, deviceId: deviceId, userId: stored.id, at: time)
+        }
+    }
+
+    /// `POST /auth/refresh`: a new token pair; the refresh token presented works only this once.
+    public func refresh(_ body: RefreshBody) async throws(ChatterErrorBody) -> AuthSession {
+        let digest = TokenDigest.sha256(body.refreshToken)
+        let time = now
+        let tokens = SessionTokens(accessToken: SecureRandom.token(), refreshToken: SecureRandom.token())
+        return try await write { db in
+            guard let row = try db.fetchOne(
+                sql: """
+                    SELECT t.device_id, t.expires_at, t.used_at, d.user_id, d.revoked_at
+                    FROM refresh_tokens t JOIN devices d ON d.id = t.device_id WHERE t.token_hash = ?
+                    """,
+                arguments: [digest])
+            else { throw ChatterErrorBody.invalidRefreshToken }
+            let usedAt: Int64? = try row["used_at"]
+            let revokedAt: Int64? = try row["revoked_at"]
+            let expiresAt: Int64 = try row["expires_at"]
+            guard usedAt == nil, revokedAt == nil, expiresAt > time.millisecondsSince1970 else {
+                throw ChatterErrorBody.invalidRefreshToken
+            }
+            try db.execute(
+                sql: "UPDATE refresh_tokens SET used_at = ? WHERE token_hash = ?", arguments: [time.millisecondsSince1970, digest])
+            let deviceId = Device.ID(try row["device_id"] as String)
+            let userId = User.ID(try row["user_id"] as String)
+            return try self.issueSession(db, tokens: tokens, deviceId: deviceId, userId: userId, at: time)
+        }
+    }
+
+    /// `POST /auth/logout`: revokes the caller's device (its refresh tokens die, its push token is dropped;
+    /// its sockets must close with 4003: the router tells the event sink).
+    public func logout(_ caller: SandboxCaller) async throws(ChatterErrorBody) {
+        _ = try await revokeDevice(caller.deviceId)
+    }
+
+    /// Revokes a device: sign-out without its cooperation (logout, or the sandbox's admin fault). Its access
+    /// tokens then authenticate as `deviceRevoked`. Returns false for an unknown device.
+    public func revokeDevice(_ deviceId: Device.ID) async throws(ChatterErrorBody) -> Bool {
+        let time = now
+        return try await write { db in
+            guard try db.storedDevice(deviceId) != nil else { return false }
+            try db.execute(
+                sql: """
+                    UPDATE devices SET revoked_at = coalesce(revoked_at, ?), push_token = NULL, push_environment = NULL
+                    WHERE id = ?
+                    """,
+                arguments: [time.millisecondsSince1970, deviceId.rawValue])
+            try db.execute(sql: "DELETE FROM refresh_tokens WHERE device_id = ?", arguments: [deviceId.rawValue])
+            return true
+        }
+    }
+
+    /// Makes every access token of the device expired now (the sandbox's "expire a token" fault). Returns how
+    /// many tokens it touched.
+    public func expireAccessTokens(of deviceId: Device.ID) async throws(ChatterErrorBody) -> Int {
+        let time = now
+        return try await write { db in
+            try db.execute(
+                sql: "UPDATE access_tokens SET expires_at = ? WHERE device_id = ? AND expires_at > ?",
+                arguments: [time.millisecondsSince1970, deviceId.rawValue, time.millisecondsSince1970])
+            return db.changes
+        }
+    }
+
+    // MARK: Push tokens
+
+    /// `PUT /me/devices/current/push-token`. A token moves: another device that held it loses it.
+    public func setPushToken(_ caller: SandboxCaller, _ body: PushTokenBody) async throws(ChatterErrorBody) {
+        let token = body.token.trimmingCharacters(in: .whitespaces)
+        guard !token.isEmpty, token.count <= 200 else {
+            throw .validation(field: "token", "The push token must be the device token as a hex string (1 to 200 characters).")
+        }
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE devices SET push_token = NULL, push_environment = NULL WHERE push_token = ? AND id <> ?",
+                arguments: [token, caller.deviceId.rawValue])
+            try db.execute(
+                sql: "UPDATE devices SET push_token = ?, push_environment = ? WHERE id = ?",
+                arguments: [token, body.environment.rawValue, caller.deviceId.rawValue])
+        }
+    }
+
+    /// `DELETE /me/devices/current/push-token`: no more pushes to this device.
+    public func removePushToken(_ caller: SandboxCaller) async throws(ChatterErrorBody) {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE devices SET push_token = NULL, push_environment = NULL WHERE id = ?",
+                arguments: [caller.deviceId.rawValue])
+        }
+    }
+
+    // MARK: Helpers
+
+    func issueSession(_ db: Database, tokens: SessionTokens, deviceId: Device.ID, userId: User.ID, at time: Timestamp) throws -> AuthSession {
+        guard let user = try db.storedUser(userId) else { throw ChatterErrorBody.userNotFound }
+        try db.insertAccessToken(
+            tokens.accessToken, device: deviceId, expiresAt: time.advanced(by: configuration.accessTokenLifetime), at: time)
+        try db.insertRefreshToken(
+            tokens.refreshToken, device: deviceId, expiresAt: time.advanced(by: configuration.refreshTokenLifetime), at: time)
+        return AuthSession(
+            accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,
+            expiresIn: Int(configuration.accessTokenLifetime.components.seconds), deviceId: deviceId, user: user.user)
+    }
+
+    func validatedUsername(_ username: String) throws(ChatterErrorBody) -> String {
+        let allowed = username.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == ".")
+        }
+        guard (3...32).contains(username.count), allowed else {
+            throw .validation(
+                field: "username", "A username has 3 to 32 characters: ASCII letters, digits, \"_\" and \".\".")
+        }
+        return username
+    }
+
+    func validatedDisplayName(_ displayName: String) throws(ChatterErrorBody) -> String {
+        let trimmed = displayName.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...64).contains(trimmed.count) else {
+            throw .validation(field: "displayName", "A display name has 1 to 64 characters, not only spaces.")
+        }
+        return trimmed
+    }
+
+    func validatePassword(_ password: String) throws(ChatterErrorBody) {
+        guard (configuration.minimumPasswordLength...256).contains(password.count) else {
+            throw .validation(
+                field: "password", "A password has \(configuration.minimumPasswordLength) to 256 characters.")
+        }
+    }
+
+    private func validatedDeviceField(_ value: String, field: String) throws(ChatterErrorBody) -> String {
+        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...100).contains(trimmed.count) else {
+            throw .validation(field: field, "\(field) must have 1 to 100 characters.")
+        }
+        return trimmed
+    }
+}

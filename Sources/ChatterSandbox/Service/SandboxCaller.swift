@@ -1,0 +1,15 @@
+import ChatterBots
+
+/// Who performs an operation: the signed-in user and the device (one installation) they act from.
+///
+/// Every user-facing operation of `ChatterService` takes one; the REST router and the realtime sessions make
+/// it from a validated access token, so the service never trusts an identifier the client sent.
+public struct SandboxCaller: Hashable, Sendable {
+    public var userId: User.ID
+    public var deviceId: Device.ID
+
+    public init(userId: User.ID, deviceId: Device.ID) {
+        self.userId = userId
+        self.deviceId = deviceId
+    }
+}

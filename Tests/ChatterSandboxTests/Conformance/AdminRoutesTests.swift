@@ -1,0 +1,87 @@
+import ChatterBots
+import ChatterSandbox
+import Foundation
+import Testing
+import WebSocket
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The `/sandbox/` routes over HTTP: guarded by the client secret, and doing what the in-process admin does.
+@Suite("Sandbox admin routes")
+struct AdminRoutesTests {
+    private func request(
+        _ fixture: SandboxFixture, _ method: String, _ path: String, body: String? = nil, secret: String? = nil
+    ) async throws -> (status: Int, body: Data) {
+        let url = try #require(URL(string: fixture.sandbox.adminURL.absoluteString + "/" + path))
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.setValue(fixture.sandbox.clientKey, forHTTPHeaderField: "X-Client-Key")
+        request.setValue(secret ?? fixture.sandbox.clientSecret, forHTTPHeaderField: "X-Client-Secret")
+        if let body {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    @Test func createsUsersAndFriendshipsInOneCall() async throws {
+        try await SandboxFixture.run { fixture in
+            let seed = #"""
+                {"users":[{"username":"eve","password":"long enough","displayName":"Eve"},
+                          {"username":"finn","password":"long enough","lastSeen":"nobody"}],
+                 "friendships":[["eve","finn"]]}
+                """#
+            let (status, body) = try await request(fixture, "POST", "users", body: seed)
+            #expect(status == 201)
+            let accounts = try JSONDecoder().decode(SeededAccounts.self, from: body)
+            let eve = try #require(accounts["eve"])
+            let finn = try #require(accounts["finn"])
+            #expect(eve.user.displayName == "Eve" && finn.user.displayName == "finn")
+            let friends = try await fixture.rest(eve.session).friends()
+            #expect(friends.map(\.user.id) == [finn.user.id])
+            let (client, ready, _) = try await RealtimeTestClient.signIn(accessToken: eve.session.accessToken, to: fixture.sandbox)
+            #expect(ready.userId == eve.user.id)
+            await client.close()
+        }
+    }
+
+    @Test func theRoutesRequireTheClientSecret() async throws {
+        try await SandboxFixture.run { fixture in
+            let (status, body) = try await request(fixture, "GET", "pushes", secret: "cs_wrong")
+            #expect(status == 401)
+            #expect(try JSONDecoder().decode(ChatterErrorBody.self, from: body).code == .unauthorized)
+        }
+    }
+
+    @Test func listsRecordedPushesAndInjectsFaults() async throws {
+        try await SandboxFixture.run { fixture in
+            let chat = try await fixture.direct(fixture.ana, fixture.ben).id
+            try await fixture.rest(fixture.ben).setPushToken(SandboxFixture.pushToken(7), environment: .production)
+            let ana = try await fixture.connect(fixture.ana)
+            try await fixture.send("ping me", in: chat, over: ana)
+            let (status, body) = try await request(fixture, "GET", "pushes?userId=\(fixture.ben.user.id)")
+            #expect(status == 200)
+            let list = try JSONDecoder().decode(RecordedPushList.self, from: body)
+            #expect(list.pushes.map(\.payload.aps.alert.body) == ["ping me"])
+
+            let (faultStatus, _) = try await request(
+                fixture, "POST", "devices/\(fixture.ana.session.deviceId)/faults", body: #"{"type":"close","code":4321,"reason":"test"}"#)
+            #expect(faultStatus == 204)
+            let info = try await ana.closeInfo()
+            #expect(info.code == WebSocketCloseCode(4321) && info.reason == "test")
+        }
+    }
+
+    @Test func aMalformedFaultIsValidationFailed() async throws {
+        try await SandboxFixture.run { fixture in
+            let (status, body) = try await request(
+                fixture, "POST", "devices/\(fixture.ana.session.deviceId)/faults", body: #"{"type":"meteor"}"#)
+            #expect(status == 400)
+            let error = try JSONDecoder().decode(ChatterErrorBody.self, from: body)
+            #expect(error.code == .validationFailed && error.details?["field"] == "type")
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import ChatterBots
+import ChatterSandbox
+import Foundation
+import Testing
+import WebSocket
+
+/// The close codes of realtime-websocket.txt: the upgrade succeeds, then the socket closes with the code.
+@Suite("Realtime conformance: close codes 4001, 4002, 4003, 4008")
+struct CloseCodeConformanceTests {
+    @Test func anUnknownClientKeyClosesWith4002() async throws {
+        try await SandboxFixture.run { fixture in
+            let url = fixture.sandbox.webSocketURL(accessToken: fixture.ana.session.accessToken, clientKey: "ck_wrong")
+            let client = try await RealtimeTestClient.connect(to: url)
+            let info = try await client.closeInfo()
+            #expect(info.code == .chatterClientKeyInvalid)
+            #expect(await client.frame(within: .zero) == nil, "no session.ready before the close")
+        }
+    }
+
+    @Test func anUnknownTokenClosesWith4001() async throws {
+        try await SandboxFixture.run { fixture in
+            let client = try await RealtimeTestClient.connect(to: fixture.sandbox.webSocketURL(accessToken: "not-a-token"))
+            #expect(try await client.closeInfo().code == .chatterTokenInvalid)
+        }
+    }
+
+    @Test func anExpiredTokenClosesWith4001AndARefreshedOneConnects() async throws {
+        try await SandboxFixture.run { fixture in
+            await fixture.clock.advance(by: .seconds(3601))
+            let stale = try await RealtimeTestClient.connect(to: fixture.sandbox.webSocketURL(accessToken: fixture.ana.session.accessToken))
+            #expect(try await stale.closeInfo().code == .chatterTokenInvalid)
+
+            let rest = fixture.rest(fixture.ana)
+            let fresh = try await rest.refreshTokens()
+            let (client, ready, _) = try await RealtimeTestClient.signIn(accessToken: fresh.accessToken, to: fixture.sandbox)
+            #expect(ready.deviceId == fixture.ana.session.deviceId)
+            await client.close()
+        }
+    }
+
+    @Test func logoutClosesTheDevicesOpenSocketWith4003AndItsTokenThenCloses4003() async throws {
+        try await SandboxFixture.run { fixture in
+            let client = try await fixture.connect(fixture.ana)
+            try await fixture.rest(fixture.ana).logout()
+            #expect(try await client.closeInfo().code == .chatterSessionRevoked)
+
+            let again = try await RealtimeTestClient.connect(to: fixture.sandbox.webSocketURL(accessToken: fixture.ana.session.accessToken))
+            #expect(try await again.closeInfo().code == .chatterSessionRevoked)
+        }
+    }
+
+    @Test func aRateLimitedDeviceIsClosedWith4008AndTheSecondsToWait() async throws {
+        let service = SandboxServiceConfiguration(
+            passwordHashIterations: 1_000, deviceRateLimit: SandboxRateLimit(requests: 2, window: .seconds(60)))
+        try await SandboxFixture.run(service: service) { fixture in
+            for _ in 0..<2 {
+                let client = try await fixture.connect(fixture.ana)
+                await client.close()
+            }
+            let limited = try await RealtimeTestClient.connect(to: fixture.sandbox.webSocketURL(accessToken: fixture.ana.session.accessToken))
+            let info = try await limited.closeInfo()
+            #expect(info.code == .chatterRateLimited)
+            let seconds = try #require(Int(info.reason), "the close reason is the number of seconds: \(info.reason)")
+            #expect((1...60).contains(seconds))
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import ChatterBots
+import Testing
+
+@testable import ChatterSandbox
+
+@Suite("Fault plan: duplicate, reorder, delay and lose acks per device")
+struct FaultPlanTests {
+    let phone: Device.ID = "01JBPHONE00000000000000000"
+    let laptop: Device.ID = "01JBLAPTOP0000000000000000"
+
+    @Test func withoutFaultsFramesPassUnchanged() {
+        var plan = FaultPlan<String>()
+        #expect(plan.messageNew("m1", to: phone) == ["m1"])
+        let dropped = plan.takeDropBeforeAck(phone)
+        #expect(!dropped)
+        #expect(plan.ackDelay(phone) == nil)
+    }
+
+    @Test func duplicateSendsEachMessageNewExtraTimes() {
+        var plan = FaultPlan<String>()
+        let armed = plan.arm(.duplicateMessageNew(copies: 2), on: phone)
+        #expect(armed)
+        #expect(plan.messageNew("m1", to: phone) == ["m1", "m1", "m1"])
+        #expect(plan.messageNew("m1", to: laptop) == ["m1"])
+    }
+
+    @Test func reorderSwapsPairsAndClearingReleasesTheHeldFrame() {
+        var plan = FaultPlan<String>()
+        _ = plan.arm(.reorderMessageNew, on: phone)
+        #expect(plan.messageNew("m1", to: phone) == [])
+        #expect(plan.messageNew("m2", to: phone) == ["m2", "m1"])
+        #expect(plan.messageNew("m3", to: phone) == [])
+        #expect(plan.clear(phone) == ["m3"])
+        #expect(plan.messageNew("m4", to: phone) == ["m4"])
+    }
+
+    @Test func dropBeforeAckIsOneShot() {
+        var plan = FaultPlan<String>()
+        _ = plan.arm(.dropBeforeNextAck, on: phone)
+        let laptopDropped = plan.takeDropBeforeAck(laptop)
+        let firstSend = plan.takeDropBeforeAck(phone)
+        let secondSend = plan.takeDropBeforeAck(phone)
+        #expect(!laptopDropped)
+        #expect(firstSend)
+        #expect(!secondSend)
+        #expect(!plan.hasFaults(phone))
+    }
+
+    @Test func ackDelayLastsUntilCleared() {
+        var plan = FaultPlan<String>()
+        _ = plan.arm(.delayAcks(.seconds(2)), on: phone)
+        #expect(plan.ackDelay(phone) == .seconds(2))
+        #expect(plan.ackDelay(phone) == .seconds(2))
+        _ = plan.clear(phone)
+        #expect(plan.ackDelay(phone) == nil)
+    }
+
+    @Test func immediateFaultsAreNotStored() {
+        var plan = FaultPlan<String>()
+        for fault in [SandboxFault.dropSocket, .close(code: 4001, reason: "x"), .expireToken, .revokeDevice] {
+            let stored = plan.arm(fault, on: phone)
+            #expect(!stored, "\(fault) is immediate")
+        }
+        #expect(!plan.hasFaults(phone))
+    }
+
+    @Test func faultsHaveAStableJSONForm() throws {
+        let faults: [SandboxFault] = [
+            .dropSocket, .dropBeforeNextAck, .duplicateMessageNew(copies: 2), .reorderMessageNew,
+            .delayAcks(.milliseconds(1500)), .close(code: 4008, reason: "30"), .expireToken, .revokeDevice,
+        ]
+        for fault in faults {
+            let data = try JSONEncoder().encode(fault)
+            #expect(try JSONDecoder().decode(SandboxFault.self, from: data) == fault)
+        }
+        let close = try JSONDecoder().decode(SandboxFault.self, from: Data(#"{"type":"close","code":4001,"reason":"bye"}"#.utf8))
+        #expect(close == .close(code: 4001, reason: "bye"))
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(SandboxFault.self, from: Data(#"{"type":"close","code":1006}"#.utf8))
+        }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(SandboxFault.self, from: Data(#"{"type":"meteor"}"#.utf8))
+        }
+    }
+}
