@@ -21,8 +21,10 @@ let package = Package(
         .systemLibrary(
             name: "COpenSSL", pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        // epoll, eventfd and accept4: Linux headers that Swift's Glibc module does not import.
+        .systemLibrary(name: "CLinuxIO"),
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: strict),
-        .target(name: "WebSocket", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "WebSocket", dependencies: ["COpenSSL", "CLinuxIO"], swiftSettings: strict),
         .target(name: "ChatterBots", dependencies: ["WebSocket"], swiftSettings: strict),
         .target(name: "BotRuntime", dependencies: ["ChatterBots", "SQLite"], swiftSettings: strict),
         .target(name: "ChatterSandbox", dependencies: ["ChatterBots", "SQLite", "WebSocket", "COpenSSL"], swiftSettings: strict),

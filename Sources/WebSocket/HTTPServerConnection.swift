@@ -1,0 +1,241 @@
+import Synchronization
+
+/// One accepted connection of an `HTTPServer`: parses requests, asks the responder, writes responses (keep-alive),
+/// and hands the socket to a `WebSocketConnection` when the responder accepts an upgrade.
+final class HTTPServerConnection: ChannelHandler {
+    /// What every connection of a server shares.
+    struct Context: Sendable {
+        var responder: any HTTPResponder
+        var configuration: HTTPServerConfiguration
+        var register: @Sendable (HTTPServerConnection) -> Void
+        var unregister: @Sendable (HTTPServerConnection) -> Void
+    }
+
+    private enum Phase {
+        /// Reading the next request.
+        case waiting
+        /// The responder is working on a request; reading is paused.
+        case responding
+        /// The socket belongs to a WebSocket connection now.
+        case upgraded(WebSocketConnection)
+        case closed
+    }
+
+    private struct State {
+        var parser: HTTPRequestParser
+        var phase = Phase.waiting
+        var lastActivity = MonotonicTime.now()
+        var idleTimer: EventLoopTimer?
+    }
+
+    private let channel: SocketChannel
+    private let context: Context
+    private let state: Mutex<State>
+
+    /// Takes over an accepted descriptor on its loop thread: wraps it (with a TLS server session when configured)
+    /// and starts reading.
+    static func accept(fd: Int32, loop: EventLoop, tls: TLSServerConfiguration?, context: Context) {
+        let session: TLSSession?
+        do throws(TLSError) {
+            session = try tls.map { configuration throws(TLSError) in try TLSSession(server: configuration) }
+        } catch {
+            _ = Glibc.close(fd)
+            return
+        }
+        let connection = HTTPServerConnection(channel: SocketChannel(fd: fd, loop: loop, tls: session), context: context)
+        context.register(connection)
+        connection.channel.start(handler: connection)
+        connection.armIdleTimer(after: context.configuration.idleTimeout)
+    }
+
+    private init(channel: SocketChannel, context: Context) {
+        self.channel = channel
+        self.context = context
+        self.state = Mutex(State(parser: HTTPRequestParser(limits: context.configuration.parserLimits)))
+    }
+
+    /// Server shutdown: WebSocket connections are closed with 1001, others at once.
+    func shutdown() async {
+        let phase = state.withLock { $0.phase }
+        if case .upgraded(let connection) = phase {
+            await connection.close(code: .goingAway, reason: "server shutting down")
+            await channel.waitUntilClosed()
+        } else {
+            channel.close()
+            await channel.waitUntilClosed()
+        }
+    }
+
+    // MARK: Reading requests
+
+    private enum Step {
+        case wait
+        case respond(HTTPRequest)
+        case refuse(HTTPParseError)
+    }
+
+    func channelRead(_ channel: SocketChannel, _ bytes: UnsafeRawBufferPointer) {
+        let step = state.withLock { state -> Step in
+            state.lastActivity = MonotonicTime.now()
+            state.parser.append(bytes)
+            guard case .waiting = state.phase else { return .wait }
+            return nextStep(&state)
+        }
+        carryOut(step)
+    }
+
+    func channelClosed(_ channel: SocketChannel, error: ChannelError?) {
+        state.withLock { state in
+            state.idleTimer?.cancel()
+            state.idleTimer = nil
+            if case .upgraded = state.phase { return }
+            state.phase = .closed
+        }
+        context.unregister(self)
+    }
+
+    private func nextStep(_ state: inout State) -> Step {
+        do throws(HTTPParseError) {
+            guard let request = try state.parser.nextRequest() else { return .wait }
+            state.phase = .responding
+            return .respond(request)
+        } catch {
+            state.phase = .closed
+            return .refuse(error)
+        }
+    }
+
+    private func carryOut(_ step: Step) {
+        switch step {
+        case .wait:
+            return
+        case .respond(let request):
+            channel.setReadingPaused(true)
+            Task { await self.respond(to: request) }
+        case .refuse(let error):
+            var response = HTTPResponse(status: error.status, text: error.description)
+            if case .unsupportedVersion = error { response.version = .http1_1 }
+            send(response, keepAlive: false, isHead: false)
+        }
+    }
+
+    // MARK: Responding
+
+    private func respond(to request: HTTPRequest) async {
+        switch await context.responder.respond(to: request) {
+        case .response(let response):
+            let keepAlive = request.keepAlive && !response.headers.contains(token: "close", inHeader: "Connection")
+            send(response, keepAlive: keepAlive, isHead: request.method == .head)
+            guard keepAlive else { return }
+            let step = state.withLock { state -> Step in
+                guard case .responding = state.phase else { return .wait }
+                state.phase = .waiting
+                state.lastActivity = MonotonicTime.now()
+                return nextStep(&state)
+            }
+            if case .wait = step { channel.setReadingPaused(false) }
+            carryOut(step)
+        case .webSocket(let headers, let handler):
+            upgrade(request, extraHeaders: headers, handler: handler)
+        }
+    }
+
+    /// Writes `response` with the server's headers; closes the connection after it unless `keepAlive`.
+    private func send(_ response: HTTPResponse, keepAlive: Bool, isHead: Bool) {
+        var response = response
+        if let serverName = context.configuration.serverName, !response.headers.contains(name: "Server") {
+            response.headers.add(name: "Server", value: serverName)
+        }
+        if !keepAlive { response.headers.replaceOrAdd(name: "Connection", value: "close") }
+        var bytes = response.serialized()
+        if isHead && !response.status.forbidsBody {
+            bytes.removeLast(min(bytes.count, response.body.count))
+        }
+        _ = channel.write(bytes)
+        if !keepAlive { channel.closeGracefully(drainTimeout: .seconds(2)) }
+    }
+
+    private func upgrade(
+        _ request: HTTPRequest, extraHeaders: HTTPHeaders, handler: @escaping @Sendable (WebSocketConnection) async -> Void
+    ) {
+        let key: String
+        do throws(WebSocketHandshakeError) {
+            key = try WebSocketHandshake.validateRequest(
+                method: request.method.rawValue, httpVersion: request.version.description, headers: request.headers)
+        } catch {
+            var response = HTTPResponse(status: HTTPStatus(code: error.httpStatus), text: error.description)
+            if error.httpStatus == 426 { response.headers.add(name: "Sec-WebSocket-Version", value: WebSocketHandshake.version) }
+            state.withLock { $0.phase = .closed }
+            send(response, keepAlive: false, isHead: false)
+            return
+        }
+        var headers = WebSocketHandshake.responseHeaders(forKey: key)
+        headers.add(contentsOf: extraHeaders)
+        if let serverName = context.configuration.serverName, !headers.contains(name: "Server") {
+            headers.add(name: "Server", value: serverName)
+        }
+        let response = HTTPResponse(status: .switchingProtocols, headers: headers)
+        let connection = WebSocketConnection(
+            channel: channel, role: .server, limits: context.configuration.webSocketLimits,
+            closeTimeout: context.configuration.webSocketCloseTimeout,
+            handshakeRequest: request, handshakeResponse: response)
+        // On the loop thread, so no read slips between the parser and the WebSocket connection.
+        channel.loop.execute { [self] in
+            let leftover = state.withLock { state -> [UInt8]? in
+                guard case .responding = state.phase else { return nil }
+                state.phase = .upgraded(connection)
+                state.idleTimer?.cancel()
+                state.idleTimer = nil
+                return state.parser.takeBufferedBytes()
+            }
+            guard let leftover else { return }
+            _ = channel.write(response.serialized())
+            connection.activate(initialBytes: leftover)
+            channel.setReadingPaused(false)
+            Task {
+                await handler(connection)
+                await connection.close()
+            }
+        }
+    }
+
+    // MARK: Idle timeout
+
+    private func armIdleTimer(after delay: Duration) {
+        let timer = channel.loop.scheduleTimer(in: delay) { [weak self] in self?.idleTimerFired() }
+        let keep = state.withLock { state -> Bool in
+            switch state.phase {
+            case .waiting, .responding:
+                state.idleTimer = timer
+                return true
+            case .upgraded, .closed:
+                return false
+            }
+        }
+        if !keep { timer.cancel() }
+    }
+
+    private func idleTimerFired() {
+        let idle = context.configuration.idleTimeout
+        let remaining = state.withLock { state -> Duration? in
+            state.idleTimer = nil
+            switch state.phase {
+            case .responding:
+                return idle
+            case .waiting:
+                let elapsed = MonotonicTime.now() - state.lastActivity
+                let limit = idle.nanoseconds
+                return elapsed >= limit ? nil : .nanoseconds(Int64(limit - elapsed))
+            case .upgraded, .closed:
+                return .zero
+            }
+        }
+        switch remaining {
+        case nil: channel.close()
+        case .zero?: return
+        case let delay?: armIdleTimer(after: delay)
+        }
+    }
+}
+
+import Glibc

@@ -1,0 +1,304 @@
+import CLinuxIO
+import Foundation
+import Glibc
+import Synchronization
+
+/// Readiness callbacks for a file descriptor registered with an `EventLoop`; always called on the loop's thread.
+protocol EventLoopSelectable: AnyObject, Sendable {
+    /// The descriptor has bytes to read, an end of stream or an error to collect (EPOLLIN, EPOLLRDHUP, EPOLLHUP, EPOLLERR).
+    func selectableReadable()
+    /// The descriptor accepts writes again (EPOLLOUT).
+    func selectableWritable()
+}
+
+/// epoll event bits; Swift does not import the EPOLL* macros as usable constants.
+enum EpollEvents {
+    static let input: UInt32 = 0x001
+    static let output: UInt32 = 0x004
+    static let error: UInt32 = 0x008
+    static let hangup: UInt32 = 0x010
+    static let readHangup: UInt32 = 0x2000
+}
+
+/// One thread that waits on epoll for socket readiness, runs closures submitted from any thread, and fires timers.
+///
+/// Every socket belongs to exactly one loop; its reads, its registration changes and its close happen on that
+/// loop's thread, so a connection needs no thread of its own.
+final class EventLoop: Sendable {
+    /// Size of the buffer each read(2) fills; shared by all the loop's sockets because reads are consumed synchronously.
+    static let readBufferSize = 64 * 1024
+
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private let queue = Mutex(TaskQueue())
+    private let registry = Mutex(Registry())
+    private let timers = Mutex(TimerHeap())
+    private let threadID = Atomic<UInt>(0)
+    private let stopped = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    /// Safe without a lock: only `withReadBuffer` touches the bytes, and it asserts it runs on the loop thread,
+    /// which is the only thread that reads sockets; the pointer itself never changes after init.
+    nonisolated(unsafe) private let readBuffer: UnsafeMutableRawBufferPointer
+
+    private static let wakeToken: UInt64 = 0
+
+    private struct TaskQueue {
+        var tasks: [@Sendable () -> Void] = []
+        var wakePending = false
+    }
+
+    private struct Registry {
+        var nextID: UInt64 = 1
+        var selectables: [UInt64: any EventLoopSelectable] = [:]
+    }
+
+    init(name: String) throws(IOError) {
+        let epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epollFD >= 0 else { throw IOError(operation: "epoll_create1", errno: errno) }
+        let wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        guard wakeFD >= 0 else {
+            let code = errno
+            Glibc.close(epollFD)
+            throw IOError(operation: "eventfd", errno: code)
+        }
+        var event = epoll_event()
+        event.events = EpollEvents.input
+        event.data.u64 = Self.wakeToken
+        guard epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event) == 0 else {
+            let code = errno
+            Glibc.close(wakeFD)
+            Glibc.close(epollFD)
+            throw IOError(operation: "epoll_ctl", errno: code)
+        }
+        self.epollFD = epollFD
+        self.wakeFD = wakeFD
+        self.readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: 16)
+        let thread = Thread { [self] in self.run() }
+        thread.name = name
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    deinit {
+        readBuffer.deallocate()
+    }
+
+    /// Whether the caller runs on this loop's thread.
+    var inEventLoop: Bool {
+        threadID.load(ordering: .acquiring) == UInt(bitPattern: Int(bitPattern: UInt(pthread_self())))
+    }
+
+    /// Runs `task` on the loop thread, after the events being handled now.
+    func execute(_ task: @escaping @Sendable () -> Void) {
+        let mustWake = queue.withLock { queue -> Bool in
+            queue.tasks.append(task)
+            if queue.wakePending { return false }
+            queue.wakePending = true
+            return true
+        }
+        if mustWake && !inEventLoop {
+            var one: UInt64 = 1
+            _ = Glibc.write(wakeFD, &one, 8)
+        }
+    }
+
+    /// Runs `work` on the loop thread once `delay` has passed, unless the returned timer is cancelled first.
+    @discardableResult
+    func scheduleTimer(in delay: Duration, _ work: @escaping @Sendable () -> Void) -> EventLoopTimer {
+        let timer = EventLoopTimer(deadline: MonotonicTime.now() + delay.nanoseconds, work: work)
+        let becameEarliest = timers.withLock { heap -> Bool in
+            heap.insert(timer)
+            return heap.earliest === timer
+        }
+        // epoll_wait must recompute its timeout when the new timer fires before the one it sleeps for.
+        if becameEarliest && !inEventLoop { execute {} }
+        return timer
+    }
+
+    /// Registers `selectable` for `events`; returns the token that identifies it in epoll.
+    func register(fd: Int32, events: UInt32, _ selectable: any EventLoopSelectable) throws(IOError) -> UInt64 {
+        let token = registry.withLock { registry -> UInt64 in
+            let token = registry.nextID
+            registry.nextID += 1
+            registry.selectables[token] = selectable
+            return token
+        }
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = token
+        guard epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0 else {
+            let code = errno
+            registry.withLock { _ = $0.selectables.removeValue(forKey: token) }
+            throw IOError(operation: "epoll_ctl(ADD)", errno: code)
+        }
+        return token
+    }
+
+    /// Changes the events a registered descriptor is watched for; callable from any thread.
+    func reregister(fd: Int32, token: UInt64, events: UInt32) {
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = token
+        _ = epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
+    }
+
+    /// Stops watching `fd`; events already collected for it are dropped.
+    func deregister(fd: Int32, token: UInt64) {
+        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+        _ = registry.withLock { $0.selectables.removeValue(forKey: token) }
+    }
+
+    /// Gives `body` the loop's read buffer; only valid on the loop thread, and only for the duration of `body`.
+    func withReadBuffer<R>(_ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
+        assert(inEventLoop)
+        return try body(readBuffer)
+    }
+
+    /// Asks the thread to finish and waits until it has; sockets still registered are not closed.
+    func stop() {
+        stopped.store(true, ordering: .releasing)
+        if inEventLoop { return }
+        var one: UInt64 = 1
+        _ = Glibc.write(wakeFD, &one, 8)
+        finished.wait()
+        Glibc.close(wakeFD)
+        Glibc.close(epollFD)
+    }
+
+    private func run() {
+        threadID.store(UInt(bitPattern: Int(bitPattern: UInt(pthread_self()))), ordering: .releasing)
+        let capacity = 256
+        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
+        defer {
+            events.deallocate()
+            finished.signal()
+        }
+        while !stopped.load(ordering: .acquiring) {
+            let count = epoll_wait(epollFD, events, Int32(capacity), waitTimeout())
+            if count < 0 && errno != EINTR { break }
+            for index in 0..<max(0, Int(count)) {
+                let event = events[index]
+                let token = event.data.u64
+                if token == Self.wakeToken {
+                    var value: UInt64 = 0
+                    _ = Glibc.read(wakeFD, &value, 8)
+                    continue
+                }
+                guard let selectable = registry.withLock({ $0.selectables[token] }) else { continue }
+                if event.events & (EpollEvents.output) != 0 {
+                    selectable.selectableWritable()
+                }
+                let readMask = EpollEvents.input | EpollEvents.readHangup | EpollEvents.hangup | EpollEvents.error
+                if event.events & readMask != 0 {
+                    selectable.selectableReadable()
+                }
+            }
+            fireDueTimers()
+            runTasks()
+        }
+    }
+
+    /// Milliseconds epoll_wait may sleep: 0 with tasks queued, until the next timer, or forever.
+    private func waitTimeout() -> Int32 {
+        if queue.withLock({ !$0.tasks.isEmpty }) { return 0 }
+        guard let deadline = timers.withLock({ $0.earliestDeadline() }) else { return -1 }
+        let now = MonotonicTime.now()
+        if deadline <= now { return 0 }
+        let milliseconds = (deadline - now + 999_999) / 1_000_000
+        return Int32(clamping: milliseconds)
+    }
+
+    private func fireDueTimers() {
+        let now = MonotonicTime.now()
+        while let timer = timers.withLock({ $0.popDue(now: now) }) {
+            timer.fire()
+        }
+    }
+
+    private func runTasks() {
+        // Tasks queued while these run are handled on the next turn, after I/O, so a busy producer cannot starve sockets.
+        var tasks: [@Sendable () -> Void] = []
+        queue.withLock { queue in
+            queue.wakePending = false
+            swap(&tasks, &queue.tasks)
+        }
+        for task in tasks { task() }
+    }
+}
+
+/// A closure due on an `EventLoop` at a monotonic deadline; cancelling it from any thread stops it from running.
+final class EventLoopTimer: Sendable {
+    let deadline: UInt64
+    private let work: Mutex<(@Sendable () -> Void)?>
+
+    init(deadline: UInt64, work: @escaping @Sendable () -> Void) {
+        self.deadline = deadline
+        self.work = Mutex(work)
+    }
+
+    /// Prevents the work from running if it has not started; releases what the closure captured.
+    func cancel() {
+        _ = work.withLock { work in work.take() }
+    }
+
+    fileprivate func fire() {
+        if let work = work.withLock({ work in work.take() }) { work() }
+    }
+}
+
+/// A binary min-heap of timers by deadline.
+private struct TimerHeap {
+    private var items: [EventLoopTimer] = []
+
+    var earliest: EventLoopTimer? { items.first }
+
+    func earliestDeadline() -> UInt64? { items.first?.deadline }
+
+    mutating func insert(_ timer: EventLoopTimer) {
+        items.append(timer)
+        var child = items.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard items[child].deadline < items[parent].deadline else { break }
+            items.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func popDue(now: UInt64) -> EventLoopTimer? {
+        guard let first = items.first, first.deadline <= now else { return nil }
+        let last = items.removeLast()
+        if !items.isEmpty {
+            items[0] = last
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var smallest = parent
+                if left < items.count && items[left].deadline < items[smallest].deadline { smallest = left }
+                if right < items.count && items[right].deadline < items[smallest].deadline { smallest = right }
+                if smallest == parent { break }
+                items.swapAt(parent, smallest)
+                parent = smallest
+            }
+        }
+        return first
+    }
+}
+
+/// Nanoseconds on CLOCK_MONOTONIC, the clock every I/O timeout is measured with.
+enum MonotonicTime {
+    static func now() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds, clamped at zero.
+    var nanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        if seconds < 0 { return 0 }
+        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,418 @@
+import CLinuxIO
+import Glibc
+import Synchronization
+
+/// A connected, non-blocking TCP socket owned by one `EventLoop`, optionally carrying TLS.
+///
+/// Reads happen on the loop thread; with TLS they are decrypted under the channel's lock, and the plaintext goes
+/// to the `ChannelHandler`. Writes may come from any thread: when nothing is queued they go straight to the
+/// socket under the lock (a non-blocking write never blocks the caller), and what the kernel does not take waits
+/// in a queue flushed on EPOLLOUT. Past `highWatermark` queued bytes, writers are expected to wait
+/// (`waitUntilWritable`) until the queue drains below `lowWatermark`.
+final class SocketChannel: EventLoopSelectable {
+    let loop: EventLoop
+    let remoteAddress: SocketAddress?
+    let highWatermark: Int
+    let lowWatermark: Int
+
+    private let fd: Int32
+    private let state: Mutex<State>
+
+    private struct State {
+        var handler: (any ChannelHandler)?
+        /// The TLS session, used only under the lock (it is not thread-safe).
+        var tls: TLSSession?
+        var token: UInt64 = 0
+        var isRegistered = false
+        var isClosed = false
+        var closeWhenFlushed = false
+        /// After `closeGracefully`: how long to drain the peer's bytes once our side is shut down.
+        var drainTimeout: Duration?
+        /// Output is shut down; reads are discarded until the peer's end of stream or the drain timer.
+        var isDraining = false
+        var readingPaused = false
+        var watchingWritable = false
+        var queue = WriteQueue()
+        var writabilityWaiters: [CheckedContinuation<Bool, Never>] = []
+        var closeWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// What became of bytes handed to `write`.
+    enum WriteOutcome: Equatable {
+        /// Written or queued; `mustWait` when the queue is past the high watermark.
+        case accepted(mustWait: Bool)
+        /// The channel is closed or closing; the bytes were dropped.
+        case closed
+    }
+
+    /// - Parameter tls: a session to run over the socket; a client session starts its handshake in `start`.
+    init(fd: Int32, loop: EventLoop, tls: sending TLSSession? = nil, highWatermark: Int = 1 << 20, lowWatermark: Int = 256 << 10) {
+        self.fd = fd
+        self.loop = loop
+        self.remoteAddress = Socket.remoteAddress(of: fd)
+        self.highWatermark = highWatermark
+        self.lowWatermark = lowWatermark
+        self.state = Mutex(State(tls: tls))
+        Socket.setNoDelay(fd)
+    }
+
+    /// Starts reading into `handler` (and a client's TLS handshake); must be called on the loop thread.
+    func start(handler: any ChannelHandler) {
+        assert(loop.inEventLoop)
+        let failure = state.withLock { state -> ChannelError? in
+            guard !state.isClosed else { return nil }
+            state.handler = handler
+            do throws(IOError) {
+                state.token = try loop.register(fd: fd, events: interest(state), self)
+                state.isRegistered = true
+            } catch {
+                return .io(error)
+            }
+            guard let tls = state.tls, tls.role == .client else { return nil }
+            do throws(TLSError) {
+                _ = try tls.handshake()
+            } catch {
+                return .tls(error)
+            }
+            return flushTLSOutput(tls, &state)
+        }
+        if let failure { closeNow(error: failure) }
+    }
+
+    /// Runs a client TLS session over the socket, verifying the server as `serverName`; call before `start`.
+    func enableTLS(client configuration: TLSConfiguration, serverName: String) throws(TLSError) {
+        try state.withLock { (state: inout State) throws(TLSError) in
+            state.tls = try TLSSession(client: configuration, serverName: serverName)
+        }
+    }
+
+    /// Replaces the handler that receives reads (e.g. HTTP → WebSocket after an upgrade); call on the loop thread.
+    func setHandler(_ handler: any ChannelHandler) {
+        state.withLock { $0.handler = handler }
+    }
+
+    /// Whether the channel is closed or closing (no more writes accepted).
+    var isClosed: Bool { state.withLock { $0.isClosed || $0.closeWhenFlushed } }
+
+    /// Whether the TLS handshake has completed (always true without TLS).
+    var isTLSHandshakeComplete: Bool { state.withLock { $0.tls?.isHandshakeComplete ?? true } }
+
+    /// Writes or queues `bytes` (encrypted first with TLS); callable from any thread. Writes keep the order of the calls.
+    func write(_ bytes: [UInt8]) -> WriteOutcome {
+        let (outcome, failure) = state.withLock { state -> (WriteOutcome, ChannelError?) in
+            guard !state.isClosed, !state.closeWhenFlushed else { return (.closed, nil) }
+            let failure: ChannelError?
+            if let tls = state.tls {
+                do throws(TLSError) {
+                    try tls.writePlaintext(bytes)
+                } catch {
+                    return (.closed, .tls(error))
+                }
+                failure = flushTLSOutput(tls, &state)
+            } else {
+                failure = sendOrQueue(bytes, &state)
+            }
+            if failure != nil { return (.closed, failure) }
+            return (.accepted(mustWait: state.queue.count > highWatermark), nil)
+        }
+        if let failure { close(error: failure) }
+        return outcome
+    }
+
+    /// Suspends until the queue drains below the low watermark; returns false if the channel closed instead.
+    func waitUntilWritable() async -> Bool {
+        await withCheckedContinuation { continuation in
+            let resumeNow: Bool? = state.withLock { state in
+                if state.isClosed { return false }
+                if state.queue.count <= lowWatermark { return true }
+                state.writabilityWaiters.append(continuation)
+                return nil
+            }
+            if let resumeNow { continuation.resume(returning: resumeNow) }
+        }
+    }
+
+    /// Stops or resumes watching for incoming bytes, so a slow consumer pushes back on the peer through TCP.
+    func setReadingPaused(_ paused: Bool) {
+        state.withLock { state in
+            guard state.readingPaused != paused, !state.isClosed else { return }
+            state.readingPaused = paused
+            updateInterest(&state)
+        }
+    }
+
+    /// Closes once every accepted byte is written (or at once if none are queued); callable from any thread.
+    func closeAfterFlush() {
+        requestClose(drainTimeout: nil)
+    }
+
+    /// Writes what is queued (and a TLS close_notify), shuts down our direction (FIN), then discards the peer's
+    /// bytes until it closes too or `drainTimeout` passes. Closing with unread bytes would make the kernel send a
+    /// reset, which can destroy our last bytes (a WebSocket close frame) before the peer reads them.
+    func closeGracefully(drainTimeout: Duration) {
+        requestClose(drainTimeout: drainTimeout)
+    }
+
+    /// Closes the socket without flushing; callable from any thread. The handler hears `channelClosed` once.
+    func close(error: ChannelError? = nil) {
+        if loop.inEventLoop {
+            closeNow(error: error)
+        } else {
+            loop.execute { [self] in closeNow(error: error) }
+        }
+    }
+
+    /// Suspends until the socket is closed.
+    func waitUntilClosed() async {
+        await withCheckedContinuation { continuation in
+            let closed = state.withLock { state -> Bool in
+                if state.isClosed { return true }
+                state.closeWaiters.append(continuation)
+                return false
+            }
+            if closed { continuation.resume() }
+        }
+    }
+
+    // MARK: Writing (under the lock)
+
+    /// Sends `bytes` now if nothing is queued, queueing what the kernel does not take; returns a fatal error.
+    private func sendOrQueue(_ bytes: [UInt8], _ state: inout State) -> ChannelError? {
+        var written = 0
+        if state.queue.isEmpty {
+            switch bytes.withUnsafeBytes({ Self.send(fd, $0) }) {
+            case .success(let count): written = count
+            case .failure(let error): return .io(error)
+            }
+            if written == bytes.count { return nil }
+        }
+        state.queue.append(written == 0 ? bytes : Array(bytes[written...]))
+        watchWritable(true, &state)
+        return nil
+    }
+
+    /// Writes as much of `bytes` as the kernel takes without blocking; returns the count written.
+    private static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Result<Int, IOError> {
+        guard let base = bytes.baseAddress else { return .success(0) }
+        var written = 0
+        while written < bytes.count {
+            let result = Glibc.send(fd, base + written, bytes.count - written, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+            if result >= 0 {
+                written += result
+                continue
+            }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EAGAIN || code == EWOULDBLOCK { break }
+            return .failure(IOError(operation: "send", errno: code))
+        }
+        return .success(written)
+    }
+
+    /// Sends the ciphertext the TLS session produced (handshake messages, records, alerts).
+    private func flushTLSOutput(_ tls: TLSSession, _ state: inout State) -> ChannelError? {
+        guard tls.pendingCiphertextCount > 0 else { return nil }
+        return sendOrQueue(tls.drainCiphertext(), &state)
+    }
+
+    private func requestClose(drainTimeout: Duration?) {
+        let flushed = state.withLock { state -> Bool in
+            guard !state.isClosed, !state.closeWhenFlushed else { return false }
+            if let tls = state.tls {
+                tls.shutdown()
+                _ = flushTLSOutput(tls, &state)
+            }
+            state.closeWhenFlushed = true
+            state.drainTimeout = drainTimeout
+            return state.queue.isEmpty
+        }
+        guard flushed else { return }
+        if loop.inEventLoop {
+            finishFlushedClose()
+        } else {
+            loop.execute { [self] in finishFlushedClose() }
+        }
+    }
+
+    /// Everything is written: close now, or shut down output and drain.
+    private func finishFlushedClose() {
+        let drainTimeout = state.withLock { state -> Duration? in
+            guard !state.isClosed, let timeout = state.drainTimeout, !state.isDraining else { return nil }
+            state.isDraining = true
+            Glibc.shutdown(fd, Int32(SHUT_WR))
+            return timeout
+        }
+        guard let drainTimeout else {
+            if !state.withLock({ $0.isDraining }) { closeNow(error: nil) }
+            return
+        }
+        loop.scheduleTimer(in: drainTimeout) { [self] in closeNow(error: nil) }
+    }
+
+    // MARK: Loop-thread side
+
+    func selectableReadable() {
+        loop.withReadBuffer { buffer in
+            // A few reads per wake-up: enough to drain a burst, few enough to stay fair to the loop's other sockets.
+            for _ in 0..<4 {
+                let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+                if count > 0 {
+                    guard received(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) else { return }
+                    if count < buffer.count { return }
+                } else if count == 0 {
+                    endOfStream()
+                    return
+                } else {
+                    let code = errno
+                    if code == EINTR { continue }
+                    if code == EAGAIN || code == EWOULDBLOCK { return }
+                    closeNow(error: .io(IOError(operation: "read", errno: code)))
+                    return
+                }
+            }
+        }
+    }
+
+    /// Hands received bytes (decrypted with TLS) to the handler; false once the channel should stop reading.
+    private func received(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let (handler, plaintext, peerClosed, failure) = state.withLock {
+            state -> ((any ChannelHandler)?, [UInt8]?, Bool, ChannelError?) in
+            if state.isClosed { return (nil, nil, false, nil) }
+            if state.isDraining { return (nil, nil, false, nil) }
+            guard let tls = state.tls else { return (state.handler, nil, false, nil) }
+            tls.feed(ciphertext: Array(bytes))
+            var plaintext: [UInt8] = []
+            var peerClosed = false
+            var failure: ChannelError?
+            do throws(TLSError) {
+                reading: while true {
+                    switch try tls.readPlaintext(into: &plaintext) {
+                    case .bytes: continue
+                    case .wantMore: break reading
+                    case .closed:
+                        peerClosed = true
+                        break reading
+                    }
+                }
+            } catch {
+                failure = .tls(error)
+            }
+            if let flushFailure = flushTLSOutput(tls, &state), failure == nil { failure = flushFailure }
+            return (state.handler, plaintext, peerClosed, failure)
+        }
+        if let handler {
+            if let plaintext {
+                if !plaintext.isEmpty { plaintext.withUnsafeBytes { handler.channelRead(self, $0) } }
+            } else {
+                handler.channelRead(self, bytes)
+            }
+        }
+        if let failure {
+            closeNow(error: failure)
+            return false
+        }
+        if peerClosed {
+            closeNow(error: nil)
+            return false
+        }
+        return !isClosedNow
+    }
+
+    private var isClosedNow: Bool { state.withLock { $0.isClosed } }
+
+    /// read(2) returned 0. With TLS, a stream that ends without close_notify is reported as `unexpectedEOF`.
+    private func endOfStream() {
+        let failure = state.withLock { state -> ChannelError? in
+            guard let tls = state.tls, !state.isClosed, !state.isDraining else { return nil }
+            tls.feedEndOfStream()
+            var plaintext: [UInt8] = []
+            do throws(TLSError) {
+                _ = try tls.readPlaintext(into: &plaintext)
+                return nil
+            } catch {
+                return .tls(error)
+            }
+        }
+        closeNow(error: failure)
+    }
+
+    func selectableWritable() {
+        let (waiters, flushedAndClosing, failure) = state.withLock {
+            state -> ([CheckedContinuation<Bool, Never>], Bool, ChannelError?) in
+            guard !state.isClosed else { return ([], false, nil) }
+            while !state.queue.isEmpty {
+                var code: Int32 = 0
+                let written = state.queue.write { buffers in
+                    var vectors = buffers.map {
+                        iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count)
+                    }
+                    let result = Glibc.writev(fd, &vectors, Int32(vectors.count))
+                    if result < 0 { code = errno }
+                    return max(0, result)
+                }
+                if written > 0 { continue }
+                if code == EINTR { continue }
+                if code == EAGAIN || code == EWOULDBLOCK { break }
+                return ([], false, .io(IOError(operation: "writev", errno: code)))
+            }
+            var waiters: [CheckedContinuation<Bool, Never>] = []
+            if state.queue.count <= lowWatermark {
+                swap(&waiters, &state.writabilityWaiters)
+            }
+            if state.queue.isEmpty {
+                watchWritable(false, &state)
+                if state.closeWhenFlushed { return (waiters, true, nil) }
+            }
+            return (waiters, false, nil)
+        }
+        for waiter in waiters { waiter.resume(returning: true) }
+        if let failure {
+            closeNow(error: failure)
+        } else if flushedAndClosing {
+            finishFlushedClose()
+        }
+    }
+
+    private func closeNow(error: ChannelError?) {
+        assert(loop.inEventLoop)
+        typealias Closed = (
+            handler: (any ChannelHandler)?, writers: [CheckedContinuation<Bool, Never>],
+            closers: [CheckedContinuation<Void, Never>]
+        )
+        let closed = state.withLock { state -> Closed? in
+            guard !state.isClosed else { return nil }
+            state.isClosed = true
+            if state.isRegistered { loop.deregister(fd: fd, token: state.token) }
+            Glibc.close(fd)
+            let handler = state.handler
+            state.handler = nil
+            state.tls = nil
+            defer {
+                state.writabilityWaiters = []
+                state.closeWaiters = []
+            }
+            return (handler, state.writabilityWaiters, state.closeWaiters)
+        }
+        guard let closed else { return }
+        for waiter in closed.writers { waiter.resume(returning: false) }
+        closed.handler?.channelClosed(self, error: error)
+        for waiter in closed.closers { waiter.resume() }
+    }
+
+    private func watchWritable(_ watch: Bool, _ state: inout State) {
+        guard state.watchingWritable != watch else { return }
+        state.watchingWritable = watch
+        updateInterest(&state)
+    }
+
+    private func updateInterest(_ state: inout State) {
+        guard state.isRegistered else { return }
+        loop.reregister(fd: fd, token: state.token, events: interest(state))
+    }
+
+    private func interest(_ state: State) -> UInt32 {
+        var events: UInt32 = state.readingPaused ? 0 : EpollEvents.input | EpollEvents.readHangup
+        if state.watchingWritable { events |= EpollEvents.output }
+        return events
+    }
+}

@@ -1,0 +1,228 @@
+import Synchronization
+
+/// An open WebSocket connection, client or server side: receive with `messages`, send with `send`, end with `close`.
+///
+/// The RFC 6455 rules live in `WebSocketProtocolState`; this type carries out its actions on a socket owned by an
+/// event loop. Reads happen on the loop thread; `send` writes straight to the socket when nothing is queued and
+/// suspends only when more than the channel's high watermark waits to be written. Pings are answered
+/// automatically. A peer that vanishes without a close frame is reported as 1006 once the socket reports the
+/// end of stream or a reset; `close` returns within the configured close timeout even if the peer never answers.
+public final class WebSocketConnection: Sendable {
+    /// Whether this end is the client or the server.
+    public let role: WebSocketRole
+    /// The peer's address, when the socket could report it.
+    public let remoteAddress: SocketAddress?
+    /// The opening handshake's request: sent by a client, received by a server (path, query, headers).
+    public let handshakeRequest: HTTPRequest
+    /// The opening handshake's 101 response: received by a client, sent by a server.
+    public let handshakeResponse: HTTPResponse
+    /// The messages received, in order; the sequence ends when the connection closes.
+    public let messages: WebSocketInboundStream
+
+    let channel: SocketChannel
+    private let closeTimeout: Duration
+    private let inbound: InboundMessageBuffer
+    private let state: Mutex<State>
+
+    private struct State {
+        var protocolState: WebSocketProtocolState
+        var closeTimer: EventLoopTimer?
+        var closeInfo: WebSocketCloseInfo?
+        var closeWaiters: [CheckedContinuation<WebSocketCloseInfo, Never>] = []
+        var pongHandler: (@Sendable ([UInt8]) -> Void)?
+        /// Reused across reads so decoding allocates no action array per read.
+        var actions: [WebSocketAction] = []
+    }
+
+    /// What to do once the lock is released: hand messages and pongs to the application, wake waiters.
+    private struct Effects {
+        var messages: [WebSocketMessage] = []
+        var pongs: [[UInt8]] = []
+        var pongHandler: (@Sendable ([UInt8]) -> Void)?
+        var finished: WebSocketCloseInfo?
+        var closeWaiters: [CheckedContinuation<WebSocketCloseInfo, Never>] = []
+    }
+
+    init(
+        channel: SocketChannel, role: WebSocketRole, limits: WebSocketLimits, closeTimeout: Duration,
+        handshakeRequest: HTTPRequest, handshakeResponse: HTTPResponse
+    ) {
+        self.channel = channel
+        self.role = role
+        self.remoteAddress = channel.remoteAddress
+        self.handshakeRequest = handshakeRequest
+        self.handshakeResponse = handshakeResponse
+        self.closeTimeout = closeTimeout
+        let inbound = InboundMessageBuffer { [weak channel] paused in channel?.setReadingPaused(paused) }
+        self.inbound = inbound
+        self.messages = WebSocketInboundStream(buffer: inbound)
+        self.state = Mutex(State(protocolState: WebSocketProtocolState(role: role, limits: limits)))
+    }
+
+    /// Takes over the channel's reads, starting with `bytes` already received after the handshake; call on the loop thread.
+    func activate(initialBytes: [UInt8]) {
+        channel.setHandler(self)
+        if !initialBytes.isEmpty {
+            initialBytes.withUnsafeBytes { channelRead(channel, $0) }
+        }
+    }
+
+    // MARK: Sending
+
+    /// Sends a text or binary message as one frame.
+    /// - Throws: `WebSocketError.closing` once a close started, `.connectionClosed` after the connection ended.
+    public func send(_ message: WebSocketMessage) async throws(WebSocketError) {
+        let mustWait = try state.withLock { state throws(WebSocketError) -> Bool in
+            let bytes: [UInt8]
+            do throws(WebSocketSendError) {
+                bytes = try state.protocolState.send(message)
+            } catch {
+                throw WebSocketError(error)
+            }
+            return try write(bytes, state)
+        }
+        if mustWait { _ = await channel.waitUntilWritable() }
+    }
+
+    /// Sends a text message.
+    public func send(text: String) async throws(WebSocketError) {
+        try await send(.text(text))
+    }
+
+    /// Sends a binary message.
+    public func send(binary: [UInt8]) async throws(WebSocketError) {
+        try await send(.binary(binary))
+    }
+
+    /// Sends a ping; the peer's pong reaches the `onPong` handler.
+    /// - Throws: `.controlPayloadTooLong` beyond 125 bytes, `.closing` or `.connectionClosed` after a close.
+    public func ping(_ payload: [UInt8] = []) async throws(WebSocketError) {
+        let mustWait = try state.withLock { state throws(WebSocketError) -> Bool in
+            let bytes: [UInt8]
+            do throws(WebSocketSendError) {
+                bytes = try state.protocolState.sendPing(payload)
+            } catch {
+                throw WebSocketError(error)
+            }
+            return try write(bytes, state)
+        }
+        if mustWait { _ = await channel.waitUntilWritable() }
+    }
+
+    /// Sets the closure called (on the event loop; keep it short) with the payload of every pong received, for
+    /// heartbeats. Replaces any previous handler.
+    public func onPong(_ handler: @escaping @Sendable ([UInt8]) -> Void) {
+        state.withLock { $0.pongHandler = handler }
+    }
+
+    private func write(_ bytes: [UInt8], _ state: borrowing State) throws(WebSocketError) -> Bool {
+        switch channel.write(bytes) {
+        case .accepted(let mustWait):
+            return mustWait
+        case .closed:
+            throw .connectionClosed(state.closeInfo ?? WebSocketCloseInfo(code: .abnormalClosure, initiator: .transport))
+        }
+    }
+
+    // MARK: Closing
+
+    /// Starts the close handshake (if not started) and returns how the connection ended, within the close timeout.
+    @discardableResult
+    public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") async -> WebSocketCloseInfo {
+        let effects = state.withLock { state -> Effects in
+            var actions: [WebSocketAction] = []
+            state.protocolState.close(code: code, reason: reason, into: &actions)
+            return perform(actions, &state)
+        }
+        deliver(effects)
+        return await closeInfo
+    }
+
+    /// How the connection ended; suspends until it has.
+    public var closeInfo: WebSocketCloseInfo {
+        get async {
+            await withCheckedContinuation { continuation in
+                let info = state.withLock { state -> WebSocketCloseInfo? in
+                    if let info = state.closeInfo { return info }
+                    state.closeWaiters.append(continuation)
+                    return nil
+                }
+                if let info { continuation.resume(returning: info) }
+            }
+        }
+    }
+
+    /// Whether no close frame was sent or received yet.
+    public var isOpen: Bool { state.withLock { $0.protocolState.isOpen } }
+
+    private func closeTimerFired() {
+        let effects = state.withLock { state -> Effects in
+            state.closeTimer = nil
+            return perform(state.protocolState.closeTimedOut(), &state)
+        }
+        deliver(effects)
+    }
+
+    // MARK: Carrying out actions
+
+    /// Carries out the state machine's actions in order; writes happen under the lock so frames keep their order.
+    private func perform(_ actions: [WebSocketAction], _ state: inout State) -> Effects {
+        var effects = Effects()
+        for action in actions {
+            switch action {
+            case .write(let bytes):
+                _ = channel.write(bytes)
+            case .deliver(let message):
+                effects.messages.append(message)
+            case .pong(let payload):
+                effects.pongs.append(payload)
+                effects.pongHandler = state.pongHandler
+            case .startCloseTimer:
+                state.closeTimer?.cancel()
+                state.closeTimer = channel.loop.scheduleTimer(in: closeTimeout) { [weak self] in self?.closeTimerFired() }
+            case .closeTransport:
+                channel.closeGracefully(drainTimeout: closeTimeout)
+            case .finished(let info):
+                state.closeTimer?.cancel()
+                state.closeTimer = nil
+                state.closeInfo = info
+                effects.finished = info
+                swap(&effects.closeWaiters, &state.closeWaiters)
+            }
+        }
+        return effects
+    }
+
+    private func deliver(_ effects: Effects) {
+        for message in effects.messages { inbound.push(message) }
+        if let handler = effects.pongHandler {
+            for payload in effects.pongs { handler(payload) }
+        }
+        if let info = effects.finished {
+            inbound.finish()
+            for waiter in effects.closeWaiters { waiter.resume(returning: info) }
+        }
+    }
+}
+
+extension WebSocketConnection: ChannelHandler {
+    func channelRead(_ channel: SocketChannel, _ bytes: UnsafeRawBufferPointer) {
+        let effects = state.withLock { state -> Effects in
+            var actions: [WebSocketAction] = []
+            swap(&actions, &state.actions)
+            state.protocolState.receive(bytes, into: &actions)
+            let effects = perform(actions, &state)
+            actions.removeAll(keepingCapacity: true)
+            swap(&actions, &state.actions)
+            return effects
+        }
+        deliver(effects)
+    }
+
+    func channelClosed(_ channel: SocketChannel, error: ChannelError?) {
+        let effects = state.withLock { state -> Effects in
+            perform(state.protocolState.transportClosed(), &state)
+        }
+        deliver(effects)
+    }
+}

@@ -1,0 +1,156 @@
+import Synchronization
+
+/// The messages a `WebSocketConnection` receives, in order; the sequence ends when the connection closes.
+///
+/// Messages wait in a buffer until read. When more than `highWatermark` bytes wait, the connection stops reading
+/// its socket, so a slow consumer slows the peer down through TCP instead of growing memory without bound.
+/// Meant for one consumer; with several, each message goes to exactly one of them.
+public struct WebSocketInboundStream: AsyncSequence, Sendable {
+    public typealias Element = WebSocketMessage
+    public typealias Failure = Never
+
+    let buffer: InboundMessageBuffer
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(buffer: buffer)
+    }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        let buffer: InboundMessageBuffer
+
+        /// The next message, or nil once the connection has closed and every message was read (or the task was cancelled).
+        public mutating func next() async -> WebSocketMessage? {
+            await buffer.next()
+        }
+
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> WebSocketMessage? {
+            await buffer.next()
+        }
+    }
+}
+
+/// The queue behind `WebSocketInboundStream`: filled on the event loop, drained by the consumer's task.
+final class InboundMessageBuffer: Sendable {
+    private let state = Mutex(State())
+    private let highWatermark: Int
+    private let lowWatermark: Int
+    /// Told `true` to stop reading the socket and `false` to resume; called outside the buffer's lock.
+    private let setReadingPaused: @Sendable (Bool) -> Void
+
+    private struct State {
+        var messages: [WebSocketMessage] = []
+        var head = 0
+        var bufferedBytes = 0
+        var isFinished = false
+        var isPaused = false
+        var nextWaiterID = 0
+        var waiters: [(id: Int, continuation: CheckedContinuation<WebSocketMessage?, Never>)] = []
+
+        mutating func pop() -> WebSocketMessage? {
+            guard head < messages.count else { return nil }
+            let message = messages[head]
+            head += 1
+            bufferedBytes -= message.byteCount
+            if head == messages.count {
+                messages.removeAll(keepingCapacity: messages.count <= 1024)
+                head = 0
+            } else if head >= 1024 && head * 2 >= messages.count {
+                messages.removeFirst(head)
+                head = 0
+            }
+            return message
+        }
+    }
+
+    init(highWatermark: Int = 1 << 20, lowWatermark: Int = 256 << 10, setReadingPaused: @escaping @Sendable (Bool) -> Void) {
+        self.highWatermark = highWatermark
+        self.lowWatermark = lowWatermark
+        self.setReadingPaused = setReadingPaused
+    }
+
+    /// Adds a received message, or hands it straight to a waiting consumer.
+    func push(_ message: WebSocketMessage) {
+        let (waiter, pause) = state.withLock { state -> (CheckedContinuation<WebSocketMessage?, Never>?, Bool) in
+            guard !state.isFinished else { return (nil, false) }
+            if !state.waiters.isEmpty {
+                return (state.waiters.removeFirst().continuation, false)
+            }
+            state.messages.append(message)
+            state.bufferedBytes += message.byteCount
+            if !state.isPaused && state.bufferedBytes > highWatermark {
+                state.isPaused = true
+                return (nil, true)
+            }
+            return (nil, false)
+        }
+        waiter?.resume(returning: message)
+        if pause { setReadingPaused(true) }
+    }
+
+    /// Ends the sequence after the messages already buffered.
+    func finish() {
+        let waiters = state.withLock { state -> [CheckedContinuation<WebSocketMessage?, Never>] in
+            state.isFinished = true
+            defer { state.waiters = [] }
+            return state.waiters.map(\.continuation)
+        }
+        for waiter in waiters { waiter.resume(returning: nil) }
+    }
+
+    func next() async -> WebSocketMessage? {
+        // Fast path: a message is already waiting, no suspension.
+        if let ready = state.withLock({ take(&$0) }) { return deliver(ready) }
+        let id = state.withLock { state in
+            defer { state.nextWaiterID += 1 }
+            return state.nextWaiterID
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Ready? in
+                    // A message may have arrived since the fast path looked.
+                    if let ready = take(&state) { return ready }
+                    if Task.isCancelled { return Ready(message: nil, resumeReading: false) }
+                    state.waiters.append((id, continuation))
+                    return nil
+                }
+                if let ready { continuation.resume(returning: deliver(ready)) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<WebSocketMessage?, Never>? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index).continuation
+            }
+            waiter?.resume(returning: nil)
+        }
+    }
+
+    private struct Ready {
+        var message: WebSocketMessage?
+        var resumeReading: Bool
+    }
+
+    /// A buffered message (or the end), nil when the consumer must wait.
+    private func take(_ state: inout State) -> Ready? {
+        guard let message = state.pop() else { return state.isFinished ? Ready(message: nil, resumeReading: false) : nil }
+        if state.isPaused && state.bufferedBytes <= lowWatermark {
+            state.isPaused = false
+            return Ready(message: message, resumeReading: true)
+        }
+        return Ready(message: message, resumeReading: false)
+    }
+
+    private func deliver(_ ready: Ready) -> WebSocketMessage? {
+        if ready.resumeReading { setReadingPaused(false) }
+        return ready.message
+    }
+}
+
+extension WebSocketMessage {
+    /// Payload size, for buffer accounting.
+    var byteCount: Int {
+        switch self {
+        case .text(let text): text.utf8.count
+        case .binary(let bytes): bytes.count
+        }
+    }
+}
