@@ -1,0 +1,259 @@
+import Foundation
+
+/// The validated configuration the runtime runs with: `bots.json` with its environment references resolved,
+/// relative paths made absolute, and every rule checked.
+///
+/// Loading reports all problems at once, each naming the bot and the field. A plain-text password is an
+/// error unless the server is the sandbox: a real account's password belongs in the environment
+/// (`{"env": "REMINDER_BOT_PASSWORD"}`), never in a file that gets copied, committed and backed up.
+public struct BotsConfiguration: Sendable, Equatable {
+    /// The server the bots talk to, resolved.
+    public enum Server: Sendable, Equatable {
+        /// The embedded local sandbox.
+        case sandbox
+        /// A real Chatter service.
+        case remote(apiURL: URL, webSocketURL: URL, clientKey: String)
+    }
+
+    /// The server the bots talk to.
+    public var server: Server
+    /// The directory holding one SQLite file per bot (absolute).
+    public var dataDirectory: URL
+    /// How much the runtime logs.
+    public var logLevel: LogLevel
+    /// The `/healthz` and `/metrics` port; nil: no HTTP endpoint; 0: a port the OS chooses.
+    public var httpPort: UInt16?
+    /// The bots to run, in file order.
+    public var bots: [BotConfiguration]
+    /// Problems worth a loud log line that do not prevent running (an unencrypted URL to another host).
+    public var warnings: [ConfigurationIssue]
+
+    /// The data directory used when `bots.json` names none, relative to the file's directory.
+    public static let defaultDataDirectory = "data"
+
+    /// Loads and validates the file at `url`; a relative `dataDirectory` is relative to the file's directory.
+    ///
+    /// - Parameters:
+    ///   - environment: where `{"env": …}` values are looked up (the process environment by default).
+    ///   - knownKinds: the registered bot kinds; when given, a bot of another kind is an error.
+    public static func load(
+        contentsOf url: URL,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        knownKinds: Set<String>? = nil
+    ) throws(ConfigurationError) -> BotsConfiguration {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw ConfigurationError(
+                issues: [ConfigurationIssue(field: "", message: "cannot be read: \(error.localizedDescription)")],
+                file: url.path)
+        }
+        do {
+            return try BotsConfiguration(
+                json: data, environment: environment, baseDirectory: url.deletingLastPathComponent(),
+                knownKinds: knownKinds)
+        } catch {
+            throw ConfigurationError(issues: error.issues, file: url.path)
+        }
+    }
+
+    /// Reads and validates `bots.json` text; a relative `dataDirectory` is relative to `baseDirectory`.
+    public init(
+        json data: Data, environment: [String: String], baseDirectory: URL, knownKinds: Set<String>? = nil
+    ) throws(ConfigurationError) {
+        try self.init(
+            file: try BotsFile(json: data), environment: environment, baseDirectory: baseDirectory,
+            knownKinds: knownKinds)
+    }
+
+    /// Resolves and validates `file`.
+    public init(
+        file: BotsFile, environment: [String: String], baseDirectory: URL, knownKinds: Set<String>? = nil
+    ) throws(ConfigurationError) {
+        var validator = BotsConfigurationValidator(environment: environment)
+        let server = validator.server(file.server)
+        let dataDirectory = validator.dataDirectory(file.dataDirectory, baseDirectory: baseDirectory)
+        let bots = validator.bots(file.bots, server: file.server, knownKinds: knownKinds)
+        guard validator.errors.isEmpty, let server, let dataDirectory else {
+            throw ConfigurationError(issues: validator.errors)
+        }
+        self.server = server
+        self.dataDirectory = dataDirectory
+        self.logLevel = file.logLevel ?? .info
+        self.httpPort = file.httpPort.flatMap { UInt16(exactly: $0) }
+        self.bots = bots
+        self.warnings = validator.warnings
+    }
+}
+
+/// One bot, ready to run.
+public struct BotConfiguration: Sendable, Equatable {
+    /// Unique among the bots; names the bot's data file.
+    public var name: String
+    /// The registered bot kind that runs it.
+    public var kind: String
+    /// The bot's Chatter account.
+    public var credentials: BotCredentials
+    /// Which friend requests are accepted without asking the bot's code.
+    public var friendRequests: FriendRequestPolicy
+    /// Kind-specific options, environment references resolved.
+    public var options: BotOptions
+
+    /// Creates a bot's configuration.
+    public init(
+        name: String, kind: String, credentials: BotCredentials, friendRequests: FriendRequestPolicy,
+        options: BotOptions = .empty
+    ) {
+        self.name = name
+        self.kind = kind
+        self.credentials = credentials
+        self.friendRequests = friendRequests
+        self.options = options
+    }
+}
+
+/// A bot's username and password. Its description hides the password, so it can be logged.
+public struct BotCredentials: Sendable, Equatable, CustomStringConvertible {
+    /// The account's username.
+    public var username: String
+    /// The account's password.
+    public var password: String
+
+    /// Creates credentials.
+    public init(username: String, password: String) {
+        self.username = username
+        self.password = password
+    }
+
+    public var description: String { "\(username) (password hidden)" }
+}
+
+/// Resolves environment references and checks the rules that need values, collecting every problem.
+struct BotsConfigurationValidator {
+    let environment: [String: String]
+    private(set) var errors: [ConfigurationIssue] = []
+    private(set) var warnings: [ConfigurationIssue] = []
+
+    /// Bot names become file names: letters, digits, `.`, `_`, `-`; no leading dot; at most 64 characters.
+    private static let nameCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+
+    init(environment: [String: String]) {
+        self.environment = environment
+    }
+
+    private mutating func error(bot: String? = nil, index: Int? = nil, _ field: String, _ message: String) {
+        errors.append(ConfigurationIssue(bot: bot, botIndex: index, field: field, message: message))
+    }
+
+    /// The value of `string`, reporting a missing variable or an empty value.
+    private mutating func resolve(
+        _ string: ConfigurationString, bot: String? = nil, index: Int? = nil, field: String
+    ) -> String? {
+        switch string.resolve(in: environment) {
+        case .failure(let failure):
+            error(bot: bot, index: index, field, failure.description)
+            return nil
+        case .success(let value) where value.isEmpty:
+            if case .environment(let variable) = string {
+                error(bot: bot, index: index, field, "is empty (environment variable \(variable) is set but empty)")
+            } else {
+                error(bot: bot, index: index, field, "is empty")
+            }
+            return nil
+        case .success(let value):
+            return value
+        }
+    }
+
+    mutating func server(_ server: BotsFile.Server) -> BotsConfiguration.Server? {
+        switch server {
+        case .sandbox:
+            return .sandbox
+        case .remote(let apiURL, let webSocketURL, let clientKey):
+            let api = url(apiURL, field: "server.apiURL", schemes: ["https", "http"])
+            let ws = url(webSocketURL, field: "server.webSocketURL", schemes: ["wss", "ws"])
+            let key = resolve(clientKey, field: "server.clientKey")
+            guard let api, let ws, let key else { return nil }
+            return .remote(apiURL: api, webSocketURL: ws, clientKey: key)
+        }
+    }
+
+    private mutating func url(_ string: ConfigurationString, field: String, schemes: [String]) -> URL? {
+        guard let text = resolve(string, field: field) else { return nil }
+        let allowed = schemes.map { "\($0)://" }.joined(separator: " or ")
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), schemes.contains(scheme),
+            let host = url.host, !host.isEmpty
+        else {
+            error(field, "must be a \(allowed) URL with a host, found \"\(text)\"")
+            return nil
+        }
+        if scheme == schemes[1], !["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased()) {
+            warnings.append(ConfigurationIssue(
+                field: field, message: "\(scheme):// to \(host) sends tokens and messages unencrypted; use \(schemes[0])://"))
+        }
+        return url
+    }
+
+    mutating func dataDirectory(_ value: ConfigurationString?, baseDirectory: URL) -> URL? {
+        let path: String?
+        if let value {
+            path = resolve(value, field: "dataDirectory")
+        } else {
+            path = BotsConfiguration.defaultDataDirectory
+        }
+        guard let path else { return nil }
+        let expanded = (path as NSString).expandingTildeInPath
+        if expanded.hasPrefix("/") { return URL(fileURLWithPath: expanded, isDirectory: true).standardizedFileURL }
+        return baseDirectory.appendingPathComponent(expanded, isDirectory: true).standardizedFileURL
+    }
+
+    mutating func bots(
+        _ bots: [BotsFile.Bot], server: BotsFile.Server, knownKinds: Set<String>?
+    ) -> [BotConfiguration] {
+        if bots.isEmpty { error("bots", "is empty; configure at least one bot") }
+        var firstIndexOfName: [String: Int] = [:]
+        var resolved: [BotConfiguration] = []
+        for (index, bot) in bots.enumerated() {
+            let label: String? = bot.name.isEmpty ? nil : bot.name
+            if let first = firstIndexOfName[bot.name], !bot.name.isEmpty {
+                error(bot: label, index: index, "name",
+                      "is also the name of bots[\(first)]; names must be unique because each bot has its own data file")
+            } else {
+                firstIndexOfName[bot.name] = index
+            }
+            if !Self.isValidName(bot.name) {
+                error(bot: label, index: index, "name",
+                      "must be 1 to 64 letters, digits, '.', '_' or '-', not starting with '.', "
+                      + "because it names the bot's data file; found \"\(bot.name)\"")
+            }
+            let kind = bot.kind.trimmingCharacters(in: .whitespaces)
+            if kind.isEmpty {
+                error(bot: label, index: index, "kind", "is empty; name the bot kind to run")
+            } else if let knownKinds, !knownKinds.contains(kind) {
+                error(bot: label, index: index, "kind",
+                      "unknown kind \"\(kind)\"; registered kinds: \(knownKinds.sorted().joined(separator: ", "))")
+            }
+            if case .remote = server, bot.credentials.password.isLiteral {
+                error(bot: label, index: index, "credentials.password",
+                      "is plain text, which is only accepted with the sandbox server; "
+                      + "give it as {\"env\": \"VARIABLE\"} and set that variable")
+            }
+            let username = resolve(bot.credentials.username, bot: label, index: index, field: "credentials.username")
+            let password = resolve(bot.credentials.password, bot: label, index: index, field: "credentials.password")
+            var optionProblems: [(String, String)] = []
+            let options = bot.options.resolved(in: environment) { optionProblems.append(($0, $1)) }
+            for (field, message) in optionProblems { error(bot: label, index: index, field, message) }
+            if let username, let password {
+                resolved.append(BotConfiguration(
+                    name: bot.name, kind: kind, credentials: BotCredentials(username: username, password: password),
+                    friendRequests: bot.friendRequests, options: options))
+            }
+        }
+        return resolved
+    }
+
+    private static func isValidName(_ name: String) -> Bool {
+        (1...64).contains(name.count) && !name.hasPrefix(".") && name.allSatisfy { nameCharacters.contains($0) }
+    }
+}

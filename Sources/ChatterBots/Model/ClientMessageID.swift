@@ -1,0 +1,111 @@
+/// The sender's idempotency key of a message (`clientMessageId`): the service turns every resend with the
+/// same key into the same message, for at least 24 hours.
+public struct ClientMessageID: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    public var description: String { rawValue }
+
+    /// A fresh random key (a lowercase UUID), for sends that are not the effect of a replayable event.
+    public static func random() -> ClientMessageID {
+        ClientMessageID(UUID().uuidString.lowercased())
+    }
+
+    /// The key of the `index`-th send (from 0) that `bot` makes while handling `trigger`: a name-based
+    /// UUID (version 5), so running the same handler again yields the same keys and no second message.
+    ///
+    /// `trigger` names what the handler reacted to, e.g. `message:<id>` or `job:<id>@<due time>`.
+    public static func derived(bot: User.ID, trigger: String, index: Int) -> ClientMessageID {
+        ClientMessageID(nameBasedUUID(namespace: derivedNamespace, name: "\(bot.rawValue)\n\(trigger)\n\(index)"))
+    }
+
+    /// The key of the `index`-th send that `bot` makes while handling the incoming message `message`.
+    public static func derived(bot: User.ID, handling message: Message.ID, index: Int) -> ClientMessageID {
+        derived(bot: bot, trigger: "message:\(message.rawValue)", index: index)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    /// The namespace of derived keys (a random UUID fixed once for ChatterBots; never change it, or
+    /// re-handled messages after an upgrade would be answered twice).
+    static let derivedNamespace: [UInt8] = [
+        0xcf, 0xe2, 0xd9, 0x59, 0x6e, 0x3c, 0x41, 0xfe, 0xaf, 0xca, 0x6d, 0xb7, 0x9a, 0x19, 0xd8, 0xcc,
+    ]
+
+    /// RFC 9562 version 5 UUID of `name` in `namespace`, lowercase.
+    static func nameBasedUUID(namespace: [UInt8], name: String) -> String {
+        var digest = SHA1.hash(namespace + Array(name.utf8))
+        digest[6] = (digest[6] & 0x0f) | 0x50
+        digest[8] = (digest[8] & 0x3f) | 0x80
+        let hex = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (index, byte) in digest.prefix(16).enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(hex[Int(byte >> 4)])
+            text.append(hex[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}
+
+/// SHA-1 (FIPS 180-4), used only to derive name-based UUIDs; not for security.
+enum SHA1 {
+    static func hash(_ message: [UInt8]) -> [UInt8] {
+        var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
+        var padded = message
+        padded.append(0x80)
+        while padded.count % 64 != 56 { padded.append(0) }
+        let bitLength = UInt64(message.count) &* 8
+        for shift in stride(from: 56, through: 0, by: -8) { padded.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+
+        var w = [UInt32](repeating: 0, count: 80)
+        for chunk in stride(from: 0, to: padded.count, by: 64) {
+            for i in 0..<16 {
+                let base = chunk + i * 4
+                w[i] = UInt32(padded[base]) << 24 | UInt32(padded[base + 1]) << 16 | UInt32(padded[base + 2]) << 8
+                    | UInt32(padded[base + 3])
+            }
+            for i in 16..<80 {
+                let x = w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]
+                w[i] = x << 1 | x >> 31
+            }
+            var (a, b, c, d, e) = h
+            for i in 0..<80 {
+                let f: UInt32, k: UInt32
+                switch i {
+                case 0..<20: (f, k) = ((b & c) | (~b & d), 0x5A82_7999)
+                case 20..<40: (f, k) = (b ^ c ^ d, 0x6ED9_EBA1)
+                case 40..<60: (f, k) = ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC)
+                default: (f, k) = (b ^ c ^ d, 0xCA62_C1D6)
+                }
+                let temp = (a << 5 | a >> 27) &+ f &+ e &+ k &+ w[i]
+                e = d
+                d = c
+                c = b << 30 | b >> 2
+                b = a
+                a = temp
+            }
+            h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e)
+        }
+        var digest: [UInt8] = []
+        for word in [h.0, h.1, h.2, h.3, h.4] {
+            digest += [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)]
+        }
+        return digest
+    }
+}

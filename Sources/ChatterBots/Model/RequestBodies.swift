@@ -1,0 +1,198 @@
+// The JSON bodies of REST requests. Keys the contract marks optional (`deviceId?`, PATCH fields) are
+// omitted when nil, so a PATCH changes only what it names; nullable values are written as null.
+
+/// `POST /auth/register`.
+public struct RegisterBody: Hashable, Sendable, Codable {
+    public var username: String
+    public var password: String
+    public var displayName: String
+
+    public init(username: String, password: String, displayName: String) {
+        self.username = username
+        self.password = password
+        self.displayName = displayName
+    }
+}
+
+/// `POST /auth/login`. With the `deviceId` of one of the user's devices that device signs in again
+/// (its old tokens die); without, a new device is created.
+public struct LoginBody: Hashable, Sendable, Codable {
+    public var username: String
+    public var password: String
+    public var deviceId: Device.ID?
+    public var device: DeviceDescription
+
+    public init(username: String, password: String, deviceId: Device.ID? = nil, device: DeviceDescription) {
+        self.username = username
+        self.password = password
+        self.deviceId = deviceId
+        self.device = device
+    }
+}
+
+/// How a device names itself at login, e.g. `{ "name": "reminder-bot", "platform": "linux" }`.
+public struct DeviceDescription: Hashable, Sendable, Codable {
+    public var name: String
+    public var platform: String
+
+    public init(name: String, platform: String) {
+        self.name = name
+        self.platform = platform
+    }
+}
+
+/// `POST /auth/refresh`.
+public struct RefreshBody: Hashable, Sendable, Codable {
+    public var refreshToken: String
+
+    public init(refreshToken: String) { self.refreshToken = refreshToken }
+}
+
+/// `PUT /me/devices/current/push-token`: the APNs device token as a hex string.
+public struct PushTokenBody: Hashable, Sendable, Codable {
+    public var token: String
+    public var environment: PushEnvironment
+
+    public init(token: String, environment: PushEnvironment) {
+        self.token = token
+        self.environment = environment
+    }
+}
+
+/// `PATCH /me`: only the non-nil fields change.
+public struct ProfileUpdateBody: Hashable, Sendable, Codable {
+    public var displayName: String?
+    public var privacy: PrivacySettings?
+
+    public init(displayName: String? = nil, privacy: PrivacySettings? = nil) {
+        self.displayName = displayName
+        self.privacy = privacy
+    }
+}
+
+/// `POST /friend-requests`: the recipient, by id or by username.
+public enum FriendRequestBody: Hashable, Sendable, Codable {
+    case userId(User.ID)
+    case username(String)
+
+    enum CodingKeys: String, CodingKey { case userId, username }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if let userId = try container.decodeIfPresent(User.ID.self, forKey: .userId) {
+            self = .userId(userId)
+        } else {
+            self = .username(try container.decode(String.self, forKey: .username))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .userId(let userId): try container.encode(userId, forKey: .userId)
+        case .username(let username): try container.encode(username, forKey: .username)
+        }
+    }
+}
+
+/// `POST /conversations`: a direct conversation with a friend (the existing one if any), or a group of friends.
+public enum NewConversationBody: Hashable, Sendable, Codable {
+    case direct(userId: User.ID)
+    case group(title: String, memberIds: [User.ID])
+
+    enum CodingKeys: String, CodingKey { case type, userId, title, memberIds }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let type = try container.decode(Conversation.Kind.self, forKey: .type)
+        switch type {
+        case .direct:
+            self = .direct(userId: try container.decode(User.ID.self, forKey: .userId))
+        case .group:
+            self = .group(
+                title: try container.decode(String.self, forKey: .title),
+                memberIds: try container.decode([User.ID].self, forKey: .memberIds))
+        case .unrecognized(let value):
+            throw DecodingError.dataCorruptedError(
+                forKey: .type, in: container, debugDescription: "Unknown conversation type \"\(value)\"")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .direct(let userId):
+            try container.encode(Conversation.Kind.direct, forKey: .type)
+            try container.encode(userId, forKey: .userId)
+        case .group(let title, let memberIds):
+            try container.encode(Conversation.Kind.group, forKey: .type)
+            try container.encode(title, forKey: .title)
+            try container.encode(memberIds, forKey: .memberIds)
+        }
+    }
+}
+
+/// `PATCH /conversations/{id}` (owner or admin): only the non-nil fields change.
+public struct ConversationUpdateBody: Hashable, Sendable, Codable {
+    public var title: String?
+    public var avatarUrl: String?
+
+    public init(title: String? = nil, avatarUrl: String? = nil) {
+        self.title = title
+        self.avatarUrl = avatarUrl
+    }
+}
+
+/// `POST /conversations/{id}/members`.
+public struct MembersBody: Hashable, Sendable, Codable {
+    public var userIds: [User.ID]
+
+    public init(userIds: [User.ID]) { self.userIds = userIds }
+}
+
+/// `PUT /conversations/{id}/settings`.
+public struct ConversationSettingsBody: Hashable, Sendable, Codable {
+    public var muted: Bool
+
+    public init(muted: Bool) { self.muted = muted }
+}
+
+/// `POST /conversations/{id}/messages`, the REST twin of `message.send`: a repeated `clientMessageId`
+/// returns the same message.
+public struct MessagePostBody: Hashable, Sendable, Codable {
+    public var clientMessageId: ClientMessageID
+    public var content: MessageContent
+
+    public init(clientMessageId: ClientMessageID, content: MessageContent) {
+        self.clientMessageId = clientMessageId
+        self.content = content
+    }
+
+    enum CodingKeys: String, CodingKey { case clientMessageId }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        clientMessageId = try container.decode(ClientMessageID.self, forKey: .clientMessageId)
+        content = try MessageContent(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(clientMessageId, forKey: .clientMessageId)
+        try content.encode(to: encoder)
+    }
+}
+
+/// `PATCH /conversations/{id}/messages/{messageId}` (sender only).
+public struct MessageEditBody: Hashable, Sendable, Codable {
+    public var body: String
+
+    public init(body: String) { self.body = body }
+}
+
+/// `POST /developer/test-push`.
+public struct TestPushBody: Hashable, Sendable, Codable {
+    public var userId: User.ID
+
+    public init(userId: User.ID) { self.userId = userId }
+}

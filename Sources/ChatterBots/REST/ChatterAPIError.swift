@@ -1,0 +1,87 @@
+/// An error the Chatter API reported: a REST error response or a WebSocket `error` frame.
+///
+/// `code` says what happened (see `ChatterErrorCode` for what to do); `isTransient` says whether the
+/// same request may succeed later; `retryAfterSeconds` is the `Retry-After` of a `RATE_LIMITED` response.
+public struct ChatterAPIError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var code: ChatterErrorCode
+    public var message: String
+    public var details: JSONValue?
+    /// The HTTP status; nil when the error came in a WebSocket `error` frame.
+    public var httpStatus: Int?
+    /// Seconds to wait before retrying, from `Retry-After`.
+    public var retryAfterSeconds: Int?
+    /// The REST endpoint that failed; nil for WebSocket errors.
+    public var endpoint: ChatterEndpoint?
+
+    public init(
+        code: ChatterErrorCode, message: String, details: JSONValue? = nil, httpStatus: Int? = nil,
+        retryAfterSeconds: Int? = nil, endpoint: ChatterEndpoint? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.details = details
+        self.httpStatus = httpStatus
+        self.retryAfterSeconds = retryAfterSeconds
+        self.endpoint = endpoint
+    }
+
+    public init(_ body: ChatterErrorBody, httpStatus: Int? = nil, retryAfterSeconds: Int? = nil, endpoint: ChatterEndpoint? = nil) {
+        self.init(
+            code: body.code, message: body.message, details: body.details, httpStatus: httpStatus,
+            retryAfterSeconds: retryAfterSeconds, endpoint: endpoint)
+    }
+
+    /// The error object as the API writes it.
+    public var body: ChatterErrorBody { ChatterErrorBody(code: code, message: message, details: details) }
+
+    /// True when retrying the same request later may succeed.
+    public var isTransient: Bool { code.isTransient }
+
+    /// `retryAfterSeconds` as a duration.
+    public var retryAfter: Duration? { retryAfterSeconds.map { .seconds($0) } }
+
+    public var description: String {
+        var text = code.rawValue
+        if let httpStatus { text += " (HTTP \(httpStatus))" }
+        if let endpoint { text += " on \(endpoint.method.rawValue) \(endpoint.pathTemplate)" }
+        text += ": \(message)"
+        if let details { text += " \(details)" }
+        if let retryAfterSeconds { text += "; retry after \(retryAfterSeconds) s" }
+        return text
+    }
+}
+
+/// A REST call that failed without an API error: nothing was sent, no response came, or the response
+/// was not the documented shape.
+public enum ChatterClientError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A user endpoint was called while the token store is empty: sign in (login or register) first.
+    case notSignedIn(ChatterEndpoint)
+    /// A developer endpoint was called on a client made without a client secret.
+    case missingClientSecret(ChatterEndpoint)
+    /// The request could not be built (an unencodable body, a base URL that yields no valid URL).
+    case invalidRequest(ChatterEndpoint, description: String)
+    /// No HTTP response (connection refused, timeout, DNS, TLS): retry later with backoff.
+    case transport(ChatterEndpoint, description: String)
+    /// A success status whose body is not the documented shape; `field` is the coding path at fault.
+    case invalidResponse(ChatterEndpoint, httpStatus: Int, field: String, description: String)
+
+    public var endpoint: ChatterEndpoint {
+        switch self {
+        case .notSignedIn(let endpoint), .missingClientSecret(let endpoint), .invalidRequest(let endpoint, _),
+            .transport(let endpoint, _), .invalidResponse(let endpoint, _, _, _):
+            endpoint
+        }
+    }
+
+    public var description: String {
+        let call = "\(endpoint.method.rawValue) \(endpoint.pathTemplate)"
+        switch self {
+        case .notSignedIn: return "\(call) needs a signed-in device: log in or register first"
+        case .missingClientSecret: return "\(call) is a developer endpoint: create the client with the workspace's client secret"
+        case .invalidRequest(_, let description): return "\(call) could not be sent: \(description)"
+        case .transport(_, let description): return "\(call) got no response: \(description)"
+        case .invalidResponse(_, let status, let field, let description):
+            return "\(call) answered \(status) with an unexpected body at '\(field)': \(description)"
+        }
+    }
+}

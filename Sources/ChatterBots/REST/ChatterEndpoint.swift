@@ -1,0 +1,349 @@
+// THE endpoint table: every REST path, method, authorization and request/response shape of
+// chatter-api.md lives in this file, so the client (and the sandbox's router) can be adjusted to the
+// live service in one place.
+
+/// An HTTP method of the Chatter API.
+public enum HTTPMethod: String, Hashable, Sendable, CaseIterable {
+    case get = "GET"
+    case post = "POST"
+    case put = "PUT"
+    case patch = "PATCH"
+    case delete = "DELETE"
+}
+
+/// Which credentials an endpoint takes besides `X-Client-Key` (which every request carries).
+public enum EndpointAuthorization: Hashable, Sendable {
+    /// Only the client key: register, login, refresh.
+    case clientKey
+    /// `Authorization: Bearer <accessToken>` of a signed-in device.
+    case user
+    /// `X-Client-Secret: <clientSecret>` of the workspace, no bearer token.
+    case developer
+}
+
+/// Every REST endpoint of the Chatter API: method, path template (relative to the API base URL, with
+/// `{name}` for path parameters), authorization and documented success status.
+public enum ChatterEndpoint: String, Hashable, Sendable, CaseIterable {
+    case register, login, refresh, logout
+    case setPushToken, removePushToken
+    case me, updateMe, user, searchUsers
+    case friends, removeFriend
+    case friendRequests, sendFriendRequest, acceptFriendRequest, declineFriendRequest, cancelFriendRequest
+    case conversations, createConversation, conversation, updateConversation
+    case addMembers, removeMember, updateConversationSettings
+    case messages, postMessage, editMessage, deleteMessage, addReaction, removeReaction
+    case uploadMedia
+    case configureAPNs, apnsConfiguration, sendTestPush
+
+    public var method: HTTPMethod {
+        switch self {
+        case .register, .login, .refresh, .logout, .sendFriendRequest, .acceptFriendRequest, .declineFriendRequest,
+            .createConversation, .addMembers, .postMessage, .uploadMedia, .sendTestPush:
+            .post
+        case .setPushToken, .updateConversationSettings, .addReaction, .configureAPNs: .put
+        case .updateMe, .updateConversation, .editMessage: .patch
+        case .removePushToken, .removeFriend, .cancelFriendRequest, .removeMember, .deleteMessage, .removeReaction: .delete
+        case .me, .user, .searchUsers, .friends, .friendRequests, .conversations, .conversation, .messages,
+            .apnsConfiguration:
+            .get
+        }
+    }
+
+    public var pathTemplate: String {
+        switch self {
+        case .register: "/auth/register"
+        case .login: "/auth/login"
+        case .refresh: "/auth/refresh"
+        case .logout: "/auth/logout"
+        case .setPushToken, .removePushToken: "/me/devices/current/push-token"
+        case .me, .updateMe: "/me"
+        case .user: "/users/{userId}"
+        case .searchUsers: "/users"
+        case .friends: "/friends"
+        case .removeFriend: "/friends/{userId}"
+        case .friendRequests, .sendFriendRequest: "/friend-requests"
+        case .acceptFriendRequest: "/friend-requests/{requestId}/accept"
+        case .declineFriendRequest: "/friend-requests/{requestId}/decline"
+        case .cancelFriendRequest: "/friend-requests/{requestId}"
+        case .conversations, .createConversation: "/conversations"
+        case .conversation, .updateConversation: "/conversations/{conversationId}"
+        case .addMembers: "/conversations/{conversationId}/members"
+        case .removeMember: "/conversations/{conversationId}/members/{userId}"
+        case .updateConversationSettings: "/conversations/{conversationId}/settings"
+        case .messages, .postMessage: "/conversations/{conversationId}/messages"
+        case .editMessage, .deleteMessage: "/conversations/{conversationId}/messages/{messageId}"
+        case .addReaction, .removeReaction: "/conversations/{conversationId}/messages/{messageId}/reactions/{emoji}"
+        case .uploadMedia: "/media"
+        case .configureAPNs, .apnsConfiguration: "/developer/apns"
+        case .sendTestPush: "/developer/test-push"
+        }
+    }
+
+    public var authorization: EndpointAuthorization {
+        switch self {
+        case .register, .login, .refresh: .clientKey
+        case .configureAPNs, .apnsConfiguration, .sendTestPush: .developer
+        default: .user
+        }
+    }
+
+    /// The status of a first success. `createConversation` answers 200 for an existing direct
+    /// conversation and `postMessage` 200 for a repeated `clientMessageId`; clients accept any 2xx.
+    public var successStatus: Int {
+        switch self {
+        case .register, .sendFriendRequest, .createConversation, .postMessage, .uploadMedia: 201
+        case .logout, .setPushToken, .removePushToken, .removeFriend, .declineFriendRequest, .cancelFriendRequest,
+            .removeMember, .updateConversationSettings, .configureAPNs:
+            204
+        default: 200
+        }
+    }
+
+    /// The endpoint and path parameters (percent-decoded) of a request path relative to the API base
+    /// URL, e.g. `("DELETE", "/friends/01JC…")` → `(.removeFriend, ["userId": "01JC…"])`.
+    public static func match(method: HTTPMethod, path: String) -> (endpoint: ChatterEndpoint, parameters: [String: String])? {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        candidates: for endpoint in allCases where endpoint.method == method {
+            let template = endpoint.pathTemplate.split(separator: "/", omittingEmptySubsequences: true)
+            guard template.count == segments.count else { continue }
+            var parameters: [String: String] = [:]
+            for (pattern, segment) in zip(template, segments) {
+                if pattern.hasPrefix("{"), pattern.hasSuffix("}") {
+                    guard let value = String(segment).removingPercentEncoding, !value.isEmpty else { continue candidates }
+                    parameters[String(pattern.dropFirst().dropLast())] = value
+                } else if pattern != segment {
+                    continue candidates
+                }
+            }
+            return (endpoint, parameters)
+        }
+        return nil
+    }
+}
+
+/// The body of a REST request.
+public enum ChatterRequestBody: Sendable {
+    case none
+    /// A JSON body (`Content-Type: application/json`).
+    case json(any Encodable & Sendable)
+    /// Raw bytes with their content type (media upload).
+    case raw(Data, contentType: String)
+}
+
+/// One REST call: an endpoint with its path parameters, query and body, typed by its response.
+public struct ChatterRequest<Response: Decodable & Sendable>: Sendable {
+    public var endpoint: ChatterEndpoint
+    public var pathParameters: [String: String]
+    public var query: [URLQueryItem]
+    public var body: ChatterRequestBody
+
+    public init(
+        _ endpoint: ChatterEndpoint, pathParameters: [String: String] = [:], query: [URLQueryItem] = [],
+        body: ChatterRequestBody = .none
+    ) {
+        self.endpoint = endpoint
+        self.pathParameters = pathParameters
+        self.query = query
+        self.body = body
+    }
+
+    /// The path with its parameters filled in and percent-encoded, e.g. `/conversations/01JE…/messages`.
+    public var path: String {
+        var path = endpoint.pathTemplate
+        for (name, value) in pathParameters {
+            path = path.replacingOccurrences(of: "{\(name)}", with: percentEncoded(value))
+        }
+        return path
+    }
+
+    /// The query string without `?`, each name and value percent-encoded; empty when there is none.
+    public var queryString: String {
+        query.map { item in percentEncoded(item.name) + "=" + percentEncoded(item.value ?? "") }.joined(separator: "&")
+    }
+}
+
+private let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+private func percentEncoded(_ text: String) -> String {
+    text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+}
+
+/// The typed requests of every endpoint: what each sends and what it answers.
+public enum ChatterAPI {
+    // MARK: Auth and devices
+
+    /// `POST /auth/register` → 201 `AuthSession`.
+    public static func register(_ body: RegisterBody) -> ChatterRequest<AuthSession> {
+        ChatterRequest(.register, body: .json(body))
+    }
+
+    /// `POST /auth/login` → `AuthSession`.
+    public static func login(_ body: LoginBody) -> ChatterRequest<AuthSession> {
+        ChatterRequest(.login, body: .json(body))
+    }
+
+    /// `POST /auth/refresh` → `AuthSession` (the refresh token rotates).
+    public static func refresh(_ body: RefreshBody) -> ChatterRequest<AuthSession> {
+        ChatterRequest(.refresh, body: .json(body))
+    }
+
+    /// `POST /auth/logout` → 204; revokes the device.
+    public static func logout() -> ChatterRequest<NoContent> { ChatterRequest(.logout) }
+
+    /// `PUT /me/devices/current/push-token` → 204.
+    public static func setPushToken(_ body: PushTokenBody) -> ChatterRequest<NoContent> {
+        ChatterRequest(.setPushToken, body: .json(body))
+    }
+
+    /// `DELETE /me/devices/current/push-token` → 204.
+    public static func removePushToken() -> ChatterRequest<NoContent> { ChatterRequest(.removePushToken) }
+
+    // MARK: Users and friends
+
+    /// `GET /me` → `CurrentUser`.
+    public static func me() -> ChatterRequest<CurrentUser> { ChatterRequest(.me) }
+
+    /// `PATCH /me` → `User`.
+    public static func updateMe(_ body: ProfileUpdateBody) -> ChatterRequest<User> {
+        ChatterRequest(.updateMe, body: .json(body))
+    }
+
+    /// `GET /users/{userId}` → `User`.
+    public static func user(_ id: User.ID) -> ChatterRequest<User> {
+        ChatterRequest(.user, pathParameters: ["userId": id.rawValue])
+    }
+
+    /// `GET /users?username=` → `UserList`.
+    public static func searchUsers(username: String) -> ChatterRequest<UserList> {
+        ChatterRequest(.searchUsers, query: [URLQueryItem(name: "username", value: username)])
+    }
+
+    /// `GET /friends` → `FriendList`.
+    public static func friends() -> ChatterRequest<FriendList> { ChatterRequest(.friends) }
+
+    /// `DELETE /friends/{userId}` → 204.
+    public static func removeFriend(_ id: User.ID) -> ChatterRequest<NoContent> {
+        ChatterRequest(.removeFriend, pathParameters: ["userId": id.rawValue])
+    }
+
+    /// `GET /friend-requests` → `FriendRequestList`.
+    public static func friendRequests() -> ChatterRequest<FriendRequestList> { ChatterRequest(.friendRequests) }
+
+    /// `POST /friend-requests` → 201 `FriendRequest`.
+    public static func sendFriendRequest(_ body: FriendRequestBody) -> ChatterRequest<FriendRequest> {
+        ChatterRequest(.sendFriendRequest, body: .json(body))
+    }
+
+    /// `POST /friend-requests/{requestId}/accept` → `FriendRequestAccepted`.
+    public static func acceptFriendRequest(_ id: FriendRequest.ID) -> ChatterRequest<FriendRequestAccepted> {
+        ChatterRequest(.acceptFriendRequest, pathParameters: ["requestId": id.rawValue])
+    }
+
+    /// `POST /friend-requests/{requestId}/decline` → 204.
+    public static func declineFriendRequest(_ id: FriendRequest.ID) -> ChatterRequest<NoContent> {
+        ChatterRequest(.declineFriendRequest, pathParameters: ["requestId": id.rawValue])
+    }
+
+    /// `DELETE /friend-requests/{requestId}` → 204 (the sender withdraws).
+    public static func cancelFriendRequest(_ id: FriendRequest.ID) -> ChatterRequest<NoContent> {
+        ChatterRequest(.cancelFriendRequest, pathParameters: ["requestId": id.rawValue])
+    }
+
+    // MARK: Conversations and messages
+
+    /// `GET /conversations?updatedSince=` → `ConversationList` (at most 100, oldest `updatedAt` first).
+    public static func conversations(updatedSince: Timestamp?) -> ChatterRequest<ConversationList> {
+        ChatterRequest(.conversations, query: updatedSince.map { [URLQueryItem(name: "updatedSince", value: $0.iso8601)] } ?? [])
+    }
+
+    /// `POST /conversations` → 201 `Conversation` (200 with the existing direct conversation).
+    public static func createConversation(_ body: NewConversationBody) -> ChatterRequest<Conversation> {
+        ChatterRequest(.createConversation, body: .json(body))
+    }
+
+    /// `GET /conversations/{conversationId}` → `Conversation`.
+    public static func conversation(_ id: Conversation.ID) -> ChatterRequest<Conversation> {
+        ChatterRequest(.conversation, pathParameters: ["conversationId": id.rawValue])
+    }
+
+    /// `PATCH /conversations/{conversationId}` → `Conversation` (owner or admin).
+    public static func updateConversation(_ id: Conversation.ID, _ body: ConversationUpdateBody) -> ChatterRequest<Conversation> {
+        ChatterRequest(.updateConversation, pathParameters: ["conversationId": id.rawValue], body: .json(body))
+    }
+
+    /// `POST /conversations/{conversationId}/members` → `Conversation` (the contract leaves the response
+    /// open; this table assumes the updated conversation).
+    public static func addMembers(_ body: MembersBody, to id: Conversation.ID) -> ChatterRequest<Conversation> {
+        ChatterRequest(.addMembers, pathParameters: ["conversationId": id.rawValue], body: .json(body))
+    }
+
+    /// `DELETE /conversations/{conversationId}/members/{userId}` → 204 (owner/admin, or oneself to leave).
+    public static func removeMember(_ userId: User.ID, from id: Conversation.ID) -> ChatterRequest<NoContent> {
+        ChatterRequest(.removeMember, pathParameters: ["conversationId": id.rawValue, "userId": userId.rawValue])
+    }
+
+    /// `PUT /conversations/{conversationId}/settings` → 204.
+    public static func updateConversationSettings(_ id: Conversation.ID, _ body: ConversationSettingsBody) -> ChatterRequest<NoContent> {
+        ChatterRequest(.updateConversationSettings, pathParameters: ["conversationId": id.rawValue], body: .json(body))
+    }
+
+    /// `GET /conversations/{conversationId}/messages?afterSeq=&limit=` → `MessagePage`, ascending.
+    public static func messages(in id: Conversation.ID, afterSeq: Int, limit: Int? = nil) -> ChatterRequest<MessagePage> {
+        var query = [URLQueryItem(name: "afterSeq", value: String(afterSeq))]
+        if let limit { query.append(URLQueryItem(name: "limit", value: String(limit))) }
+        return ChatterRequest(.messages, pathParameters: ["conversationId": id.rawValue], query: query)
+    }
+
+    /// `GET /conversations/{conversationId}/messages?beforeSeq=&limit=` → `MessagePage`, descending (history).
+    public static func messages(in id: Conversation.ID, beforeSeq: Int, limit: Int? = nil) -> ChatterRequest<MessagePage> {
+        var query = [URLQueryItem(name: "beforeSeq", value: String(beforeSeq))]
+        if let limit { query.append(URLQueryItem(name: "limit", value: String(limit))) }
+        return ChatterRequest(.messages, pathParameters: ["conversationId": id.rawValue], query: query)
+    }
+
+    /// `POST /conversations/{conversationId}/messages` → 201 `Message` (200 and the same message for a
+    /// repeated `clientMessageId`).
+    public static func postMessage(_ body: MessagePostBody, in id: Conversation.ID) -> ChatterRequest<Message> {
+        ChatterRequest(.postMessage, pathParameters: ["conversationId": id.rawValue], body: .json(body))
+    }
+
+    /// `PATCH /conversations/{conversationId}/messages/{messageId}` → `Message` (sender only).
+    public static func editMessage(_ messageId: Message.ID, in id: Conversation.ID, _ body: MessageEditBody) -> ChatterRequest<Message> {
+        ChatterRequest(.editMessage, pathParameters: ["conversationId": id.rawValue, "messageId": messageId.rawValue], body: .json(body))
+    }
+
+    /// `DELETE /conversations/{conversationId}/messages/{messageId}` → `Message` (deleted for everyone).
+    public static func deleteMessage(_ messageId: Message.ID, in id: Conversation.ID) -> ChatterRequest<Message> {
+        ChatterRequest(.deleteMessage, pathParameters: ["conversationId": id.rawValue, "messageId": messageId.rawValue])
+    }
+
+    /// `PUT /conversations/{conversationId}/messages/{messageId}/reactions/{emoji}` → `Message`.
+    public static func addReaction(_ emoji: String, to messageId: Message.ID, in id: Conversation.ID) -> ChatterRequest<Message> {
+        ChatterRequest(.addReaction, pathParameters: ["conversationId": id.rawValue, "messageId": messageId.rawValue, "emoji": emoji])
+    }
+
+    /// `DELETE /conversations/{conversationId}/messages/{messageId}/reactions/{emoji}` → `Message`.
+    public static func removeReaction(_ emoji: String, from messageId: Message.ID, in id: Conversation.ID) -> ChatterRequest<Message> {
+        ChatterRequest(.removeReaction, pathParameters: ["conversationId": id.rawValue, "messageId": messageId.rawValue, "emoji": emoji])
+    }
+
+    /// `POST /media` with the raw file (image/*, audio/*, video/*, application/pdf; at most 10 MiB) → 201 `MediaUpload`.
+    public static func uploadMedia(_ data: Data, contentType: String) -> ChatterRequest<MediaUpload> {
+        ChatterRequest(.uploadMedia, body: .raw(data, contentType: contentType))
+    }
+
+    // MARK: Developer (workspace)
+
+    /// `PUT /developer/apns` → 204.
+    public static func configureAPNs(_ body: APNsKeyBody) -> ChatterRequest<NoContent> {
+        ChatterRequest(.configureAPNs, body: .json(body))
+    }
+
+    /// `GET /developer/apns` → `APNsConfiguration`.
+    public static func apnsConfiguration() -> ChatterRequest<APNsConfiguration> { ChatterRequest(.apnsConfiguration) }
+
+    /// `POST /developer/test-push` → `TestPushReport`.
+    public static func sendTestPush(_ body: TestPushBody) -> ChatterRequest<TestPushReport> {
+        ChatterRequest(.sendTestPush, body: .json(body))
+    }
+}

@@ -1,0 +1,49 @@
+/// The token pair of one signed-in device, shared by the REST client and the realtime connection.
+///
+/// Refreshes are single-flight: callers that find the same access token rejected at once share one
+/// `POST /auth/refresh` (refresh tokens work only once, so a second refresh would fail and could cost
+/// the session). Every change is reported to `onChange`, awaited before the new tokens are used, so the
+/// runtime can persist rotated tokens first.
+public actor ChatterTokenStore {
+    /// The current tokens; nil when signed out.
+    public private(set) var tokens: SessionTokens?
+    private let onChange: @Sendable (SessionTokens?) async -> Void
+    private var refreshInFlight: Task<SessionTokens, any Error>?
+
+    public init(tokens: SessionTokens? = nil, onChange: @escaping @Sendable (SessionTokens?) async -> Void = { _ in }) {
+        self.tokens = tokens
+        self.onChange = onChange
+    }
+
+    /// Replaces the tokens (after login, register, logout) and reports the change.
+    public func replace(with tokens: SessionTokens?) async {
+        self.tokens = tokens
+        await onChange(tokens)
+    }
+
+    /// New tokens after `staleAccessToken` was rejected. If the tokens already moved on, the current
+    /// ones are returned without a request; if a refresh is running, its result is shared.
+    ///
+    /// - Parameter staleAccessToken: the access token that failed; nil to refresh unconditionally.
+    /// - Parameter refresh: performs `POST /auth/refresh` with the given refresh token.
+    public func refreshed(
+        replacing staleAccessToken: String?,
+        using refresh: @escaping @Sendable (_ refreshToken: String) async throws -> SessionTokens
+    ) async throws -> SessionTokens? {
+        if let running = refreshInFlight { return try await running.value }
+        guard let current = tokens else { return nil }
+        if let staleAccessToken, current.accessToken != staleAccessToken { return current }
+        let task = Task { try await refresh(current.refreshToken) }
+        refreshInFlight = task
+        do {
+            let fresh = try await task.value
+            tokens = fresh
+            await onChange(fresh)
+            refreshInFlight = nil
+            return fresh
+        } catch {
+            refreshInFlight = nil
+            throw error
+        }
+    }
+}

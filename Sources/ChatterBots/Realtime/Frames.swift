@@ -1,0 +1,116 @@
+/// The keys of the frame envelope `{ id, type, data, replyTo }`.
+enum FrameCodingKeys: String, CodingKey {
+    case id, type, data, replyTo
+}
+
+/// The shared coders of the wire format. The models do not depend on coder settings; these only
+/// avoid creating a coder per frame.
+enum WireCoding {
+    static let decoder = JSONDecoder()
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }()
+}
+
+/// A frame the server sends: the envelope and its event. Decoding reads `type` first, then decodes
+/// `data` directly as that event's type, in one pass.
+public struct ServerFrame: Hashable, Sendable, Codable {
+    /// Set on server frames only if the server wants a reply (the protocol does not use it today).
+    public var id: String?
+    /// The `id` of the client frame this frame answers.
+    public var replyTo: String?
+    public var event: ServerEvent
+
+    public init(_ event: ServerEvent, replyTo: String? = nil, id: String? = nil) {
+        self.event = event
+        self.replyTo = replyTo
+        self.id = id
+    }
+
+    /// Decodes one WebSocket text frame. Throws `FrameDecodingError`, never traps.
+    public init(jsonData: Data) throws(FrameDecodingError) {
+        self = try decodeFrame(ServerFrame.self, from: jsonData)
+    }
+
+    /// The frame as JSON, ready for a WebSocket text frame (`id` and `replyTo` omitted when nil).
+    public func jsonData() throws -> Data { try WireCoding.encoder.encode(self) }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: FrameCodingKeys.self)
+        let type = try decodeType(container)
+        do {
+            id = try container.decodeIfPresent(String.self, forKey: .id)
+            replyTo = try container.decodeIfPresent(String.self, forKey: .replyTo)
+            event = try ServerEvent(type: type, container: container)
+        } catch let error as DecodingError {
+            throw FrameDecodingError(frameType: type, error)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: FrameCodingKeys.self)
+        try container.encodeIfPresent(id, forKey: .id)
+        try container.encode(event.type, forKey: .type)
+        try event.encodeData(into: &container)
+        try container.encodeIfPresent(replyTo, forKey: .replyTo)
+    }
+}
+
+/// A frame the client sends: the envelope and its request. `id` is echoed in the reply's `replyTo`.
+public struct ClientFrame: Hashable, Sendable, Codable {
+    public var id: String?
+    public var request: ClientRequest
+
+    public init(_ request: ClientRequest, id: String? = nil) {
+        self.request = request
+        self.id = id
+    }
+
+    /// Decodes one WebSocket text frame. Throws `FrameDecodingError`, never traps.
+    public init(jsonData: Data) throws(FrameDecodingError) {
+        self = try decodeFrame(ClientFrame.self, from: jsonData)
+    }
+
+    /// The frame as JSON, ready for a WebSocket text frame (`id` omitted when nil).
+    public func jsonData() throws -> Data { try WireCoding.encoder.encode(self) }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: FrameCodingKeys.self)
+        let type = try decodeType(container)
+        do {
+            id = try container.decodeIfPresent(String.self, forKey: .id)
+            request = try ClientRequest(type: type, container: container)
+        } catch let error as DecodingError {
+            throw FrameDecodingError(frameType: type, error)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: FrameCodingKeys.self)
+        try container.encodeIfPresent(id, forKey: .id)
+        try container.encode(request.type, forKey: .type)
+        try request.encodeData(into: &container)
+    }
+}
+
+private func decodeType(_ container: KeyedDecodingContainer<FrameCodingKeys>) throws -> String {
+    do {
+        return try container.decode(String.self, forKey: .type)
+    } catch let error as DecodingError {
+        throw FrameDecodingError(frameType: nil, error)
+    }
+}
+
+private func decodeFrame<Frame: Decodable>(_ type: Frame.Type, from data: Data) throws(FrameDecodingError) -> Frame {
+    do {
+        return try WireCoding.decoder.decode(Frame.self, from: data)
+    } catch let error as FrameDecodingError {
+        throw error
+    } catch let error as DecodingError {
+        throw FrameDecodingError(frameType: nil, error)
+    } catch {
+        throw FrameDecodingError(frameType: nil, field: "", reason: .invalidValue, detail: String(describing: error))
+    }
+}

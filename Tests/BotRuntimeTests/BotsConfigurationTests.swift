@@ -1,0 +1,286 @@
+@testable import BotRuntime
+import Foundation
+import Testing
+
+@Suite("bots.json")
+struct BotsConfigurationTests {
+    let base = URL(fileURLWithPath: "/srv/bots", isDirectory: true)
+
+    func load(_ json: String, environment: [String: String] = [:], knownKinds: Set<String>? = nil)
+        throws(ConfigurationError) -> BotsConfiguration
+    {
+        try BotsConfiguration(json: Data(json.utf8), environment: environment, baseDirectory: base, knownKinds: knownKinds)
+    }
+
+    /// The issues loading `json` reports, as the operator reads them.
+    func problems(_ json: String, environment: [String: String] = [:], knownKinds: Set<String>? = nil) -> [String] {
+        do {
+            _ = try load(json, environment: environment, knownKinds: knownKinds)
+            Issue.record("loaded without problems")
+            return []
+        } catch {
+            return error.issues.map(\.description)
+        }
+    }
+
+    /// A sandbox file with one bot whose fields can be replaced.
+    func sandbox(bot: String = #""name": "echo", "kind": "auto-responder", "credentials": {"username": "echo_bot", "password": "pw"}, "friendRequests": "everyone""#) -> String {
+        #"{"server": "sandbox", "bots": [{\#(bot)}]}"#
+    }
+
+    func remote(bots: String) -> String {
+        #"""
+        {"server": {"apiURL": "https://api.example.com/v1", "webSocketURL": "wss://api.example.com/v1/ws",
+                    "clientKey": {"env": "CK"}},
+         "bots": [\#(bots)]}
+        """#
+    }
+
+    // MARK: Decoding
+
+    @Test func aSandboxFileLoadsWithDefaults() throws {
+        let configuration = try load(sandbox())
+        #expect(configuration.server == .sandbox)
+        #expect(configuration.dataDirectory == URL(fileURLWithPath: "/srv/bots/data", isDirectory: true))
+        #expect(configuration.logLevel == .info)
+        #expect(configuration.httpPort == nil)
+        #expect(configuration.warnings.isEmpty)
+        #expect(configuration.bots == [BotConfiguration(
+            name: "echo", kind: "auto-responder", credentials: BotCredentials(username: "echo_bot", password: "pw"),
+            friendRequests: .everyone)])
+    }
+
+    @Test func aRemoteServerAndEveryTopLevelFieldLoad() throws {
+        let json = #"""
+        {"server": {"apiURL": "https://api.example.com/v1", "webSocketURL": "wss://api.example.com/v1/ws", "clientKey": "ck-123"},
+         "dataDirectory": "/var/lib/bots", "logLevel": "debug", "httpPort": 9090,
+         "bots": [{"name": "r", "kind": "reminder", "credentials": {"username": "u", "password": {"env": "P"}},
+                   "friendRequests": {"allowlist": ["Ben_Tan"]}}]}
+        """#
+        let configuration = try load(json, environment: ["P": "secret"])
+        #expect(configuration.server == .remote(
+            apiURL: URL(string: "https://api.example.com/v1")!, webSocketURL: URL(string: "wss://api.example.com/v1/ws")!,
+            clientKey: "ck-123"))
+        #expect(configuration.dataDirectory.path == "/var/lib/bots")
+        #expect(configuration.logLevel == .debug)
+        #expect(configuration.httpPort == 9090)
+        #expect(configuration.bots.first?.friendRequests == .allowlist(["Ben_Tan"]))
+    }
+
+    @Test func theExampleInTheDocumentationLoadsAndTheSchemaIsJSON() throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs")
+        let markdown = try String(contentsOf: docs.appendingPathComponent("configuration.md"), encoding: .utf8)
+        let example = try #require(markdown.components(separatedBy: "```json\n").dropFirst().first?
+            .components(separatedBy: "```").first)
+        let configuration = try load(example, environment: [
+            "CHATTER_CLIENT_KEY": "ck", "REMINDER_BOT_PASSWORD": "a", "GREETER_BOT_PASSWORD": "b",
+        ], knownKinds: ["reminder", "friend-greeter"])
+        #expect(configuration.bots.map(\.name) == ["reminder", "greeter"])
+        let schema = try Data(contentsOf: docs.appendingPathComponent("bots.schema.json"))
+        #expect(try JSONSerialization.jsonObject(with: schema) is [String: Any])
+    }
+
+    @Test func aRelativeDataDirectoryIsRelativeToTheFile() throws {
+        let configuration = try load(#"{"server": "sandbox", "dataDirectory": "state/../var", "bots": [{"name": "a", "kind": "k", "credentials": {"username": "u", "password": "p"}, "friendRequests": "nobody"}]}"#)
+        #expect(configuration.dataDirectory.path == "/srv/bots/var")
+    }
+
+    @Test func writingAFileAndReadingItBackGivesTheSameFile() throws {
+        let file = BotsFile(
+            server: .remote(apiURL: "https://a.example/v1", webSocketURL: "wss://a.example/v1/ws", clientKey: .environment("CK")),
+            dataDirectory: "d", logLevel: .warning, httpPort: 0,
+            bots: [BotsFile.Bot(
+                name: "x", kind: "reminder",
+                credentials: .init(username: "u", password: .environment("PW")),
+                friendRequests: .allowlist(["a", "b"]), options: try BotOptions(encoding: ["timeZone": "UTC"]))])
+        let data = try JSONEncoder().encode(file)
+        #expect(try JSONDecoder().decode(BotsFile.self, from: data) == file)
+    }
+
+    // MARK: Secrets from the environment
+
+    @Test func environmentReferencesAreReadFromTheInjectedEnvironment() throws {
+        let configuration = try load(
+            remote(bots: #"{"name": "r", "kind": "reminder", "credentials": {"username": {"env": "USER_R"}, "password": {"env": "REMINDER_BOT_PASSWORD"}}, "friendRequests": "everyone"}"#),
+            environment: ["CK": "client-key", "USER_R": "reminder_bot", "REMINDER_BOT_PASSWORD": "s3cret"])
+        #expect(configuration.bots.first?.credentials == BotCredentials(username: "reminder_bot", password: "s3cret"))
+        guard case .remote(_, _, let clientKey) = configuration.server else { Issue.record("not remote"); return }
+        #expect(clientKey == "client-key")
+    }
+
+    @Test func aMissingEnvironmentVariableNamesTheBotTheFieldAndTheVariable() {
+        let found = problems(
+            remote(bots: #"{"name": "reminder", "kind": "reminder", "credentials": {"username": "u", "password": {"env": "REMINDER_BOT_PASSWORD"}}, "friendRequests": "everyone"}"#),
+            environment: ["CK": "k"])
+        #expect(found == [#"bot "reminder", credentials.password: environment variable REMINDER_BOT_PASSWORD is not set"#])
+    }
+
+    @Test func aVariableSetButEmptyIsAnError() {
+        let found = problems(sandbox(bot: #""name": "e", "kind": "k", "credentials": {"username": "u", "password": {"env": "PW"}}, "friendRequests": "everyone""#),
+                             environment: ["PW": ""])
+        #expect(found == [#"bot "e", credentials.password: is empty (environment variable PW is set but empty)"#])
+    }
+
+    @Test func environmentReferencesInsideOptionsAreResolved() throws {
+        struct WeatherOptions: Decodable, Equatable { var apiKey: String; var cities: [String]; var retries: Int }
+        let configuration = try load(
+            sandbox(bot: #""name": "w", "kind": "weather", "credentials": {"username": "u", "password": "p"}, "friendRequests": "everyone", "options": {"apiKey": {"env": "WEATHER_KEY"}, "cities": ["Toronto"], "retries": 3}"#),
+            environment: ["WEATHER_KEY": "abc"])
+        let options = try #require(configuration.bots.first?.options)
+        #expect(try options.decode(as: WeatherOptions.self) == WeatherOptions(apiKey: "abc", cities: ["Toronto"], retries: 3))
+    }
+
+    @Test func aMissingVariableInsideOptionsNamesItsPath() {
+        let found = problems(sandbox(bot: #""name": "w", "kind": "weather", "credentials": {"username": "u", "password": "p"}, "friendRequests": "everyone", "options": {"service": {"key": {"env": "WEATHER_KEY"}}}"#))
+        #expect(found == [#"bot "w", options.service.key: environment variable WEATHER_KEY is not set"#])
+    }
+
+    // MARK: Validation
+
+    @Test func aPlainTextPasswordIsRefusedWithARealServer() {
+        let found = problems(
+            remote(bots: #"{"name": "r", "kind": "reminder", "credentials": {"username": "u", "password": "hunter2"}, "friendRequests": "everyone"}"#),
+            environment: ["CK": "k"])
+        #expect(found == [#"bot "r", credentials.password: is plain text, which is only accepted with the sandbox server; give it as {"env": "VARIABLE"} and set that variable"#])
+    }
+
+    @Test func duplicateNamesAreRefused() {
+        let bot = #"{"name": "twin", "kind": "k", "credentials": {"username": "u", "password": "p"}, "friendRequests": "everyone"}"#
+        let found = problems(#"{"server": "sandbox", "bots": [\#(bot), \#(bot)]}"#)
+        #expect(found == [#"bot "twin", name: is also the name of bots[0]; names must be unique because each bot has its own data file"#])
+    }
+
+    @Test(arguments: ["../etc", ".hidden", "", "has space", String(repeating: "n", count: 65)])
+    func aNameThatCannotNameAFileIsRefused(name: String) {
+        let found = problems(sandbox(bot: #""name": "\#(name)", "kind": "k", "credentials": {"username": "u", "password": "p"}, "friendRequests": "everyone""#))
+        #expect(found.count == 1)
+        #expect(found.first?.contains("name: must be 1 to 64 letters, digits") == true)
+    }
+
+    @Test func anEmptyKindIsRefused() {
+        let found = problems(sandbox(bot: #""name": "e", "kind": " ", "credentials": {"username": "u", "password": "p"}, "friendRequests": "everyone""#))
+        #expect(found == [#"bot "e", kind: is empty; name the bot kind to run"#])
+    }
+
+    @Test func anUnregisteredKindIsRefusedWhenTheKindsAreKnown() {
+        let found = problems(sandbox(), knownKinds: ["reminder", "friend-greeter"])
+        #expect(found == [#"bot "echo", kind: unknown kind "auto-responder"; registered kinds: friend-greeter, reminder"#])
+    }
+
+    @Test func aWrongURLSchemeIsRefused() {
+        let json = #"""
+        {"server": {"apiURL": "ftp://api.example.com", "webSocketURL": "https://api.example.com/ws", "clientKey": "k"},
+         "bots": [{"name": "a", "kind": "k", "credentials": {"username": "u", "password": {"env": "P"}}, "friendRequests": "nobody"}]}
+        """#
+        #expect(problems(json, environment: ["P": "p"]) == [
+            #"server.apiURL: must be a https:// or http:// URL with a host, found "ftp://api.example.com""#,
+            #"server.webSocketURL: must be a wss:// or ws:// URL with a host, found "https://api.example.com/ws""#,
+        ])
+    }
+
+    @Test func anUnencryptedURLToAnotherHostLoadsWithAWarning() throws {
+        let json = #"""
+        {"server": {"apiURL": "http://chat.example.com/v1", "webSocketURL": "ws://127.0.0.1:8080/v1/ws", "clientKey": "k"},
+         "bots": [{"name": "a", "kind": "k", "credentials": {"username": "u", "password": {"env": "P"}}, "friendRequests": "nobody"}]}
+        """#
+        let configuration = try load(json, environment: ["P": "p"])
+        #expect(configuration.warnings.map(\.description) == [
+            "server.apiURL: http:// to chat.example.com sends tokens and messages unencrypted; use https://"
+        ])
+    }
+
+    @Test func anUnknownFriendRequestPolicyIsRefused() {
+        let found = problems(sandbox(bot: #""name": "e", "kind": "k", "credentials": {"username": "u", "password": "p"}, "friendRequests": "friends-of-friends""#))
+        #expect(found == [#"bot "e", friendRequests: unknown policy "friends-of-friends"; use "everyone", "nobody" or {"allowlist": ["username", …]}"#])
+    }
+
+    @Test func aMissingFriendRequestPolicyIsRefused() {
+        let found = problems(sandbox(bot: #""name": "e", "kind": "k", "credentials": {"username": "u", "password": "p"}"#))
+        #expect(found == [#"bot "e", friendRequests: is missing; use "everyone", "nobody" or {"allowlist": ["username", …]}"#])
+    }
+
+    @Test func anUnknownFieldIsRefusedSoTyposAreNotSilentlyIgnored() {
+        let found = problems(sandbox(bot: #""name": "e", "kind": "k", "credentials": {"username": "u", "password": "p"}, "friendRequests": "nobody", "frendRequests": "everyone""#))
+        #expect(found == [#"bot "e", frendRequests: unknown field; expected one of: name, kind, credentials, friendRequests, options"#])
+    }
+
+    @Test func aBotWithoutANameIsNamedByItsPosition() {
+        let found = problems(sandbox(bot: #""kind": "k", "credentials": {"username": "u", "password": "p"}, "friendRequests": "nobody""#))
+        #expect(found == ["bots[0].name: is missing"])
+    }
+
+    @Test func wrongTypesSayWhatWasFound() {
+        let found = problems(#"{"server": "sandbox", "httpPort": "80", "logLevel": "loud", "bots": [{"name": "e", "kind": "k", "credentials": {"username": 7, "password": "p"}, "friendRequests": "nobody", "options": []}]}"#)
+        #expect(found == [
+            "logLevel: must be one of: trace, debug, info, notice, warning, error, critical",
+            "httpPort: must be a whole number from 0 to 65535 (0: any free port)",
+            #"bot "e", credentials.username: must be a string or {"env": "VARIABLE"}, found a number"#,
+            #"bot "e", options: must be an object, found an array"#,
+        ])
+    }
+
+    @Test func anUnknownServerIsRefused() {
+        let found = problems(#"{"server": "production", "bots": []}"#)
+        #expect(found == [#"server: unknown server "production"; use "sandbox" or {"apiURL": …, "webSocketURL": …, "clientKey": …}"#])
+    }
+
+    @Test func anEmptyBotListIsRefused() {
+        #expect(problems(#"{"server": "sandbox", "bots": []}"#) == ["bots: is empty; configure at least one bot"])
+    }
+
+    @Test func invalidJSONIsReportedNotCrashed() {
+        let found = problems(#"{"server": "sandbox", "bots": [}"#)
+        #expect(found.count == 1)
+        #expect(found.first?.hasPrefix("the configuration: is not valid JSON") == true)
+    }
+
+    @Test func everyProblemOfTheFileIsReportedAtOnce() {
+        let bot = #"{"name": "a", "kind": "", "credentials": {"username": "u", "password": "p"}, "friendRequests": "everyone"}"#
+        let found = problems(remote(bots: "\(bot), \(bot)"))
+        #expect(found.count == 6)  // client key variable, then per bot: kind and plain password, plus the duplicate name
+    }
+
+    @Test func loadingAFileNamesTheFileInTheError() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bots-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("bots.json")
+        try Data(sandbox(bot: #""name": "e", "kind": "k", "credentials": {"username": "u", "password": {"env": "NOPE"}}, "friendRequests": "nobody""#).utf8).write(to: url)
+        #expect(throws: ConfigurationError.self) { try BotsConfiguration.load(contentsOf: url, environment: [:]) }
+        do {
+            _ = try BotsConfiguration.load(contentsOf: url, environment: [:])
+        } catch {
+            #expect(error.description == "\(url.path) has 1 problem:\n  - bot \"e\", credentials.password: environment variable NOPE is not set")
+        }
+        let loaded = try BotsConfiguration.load(contentsOf: url, environment: ["NOPE": "yes"])
+        #expect(loaded.dataDirectory.path == directory.appendingPathComponent("data").standardizedFileURL.path)
+    }
+
+    @Test func aMissingFileIsAClearError() {
+        let url = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/bots.json")
+        do {
+            _ = try BotsConfiguration.load(contentsOf: url, environment: [:])
+            Issue.record("loaded a missing file")
+        } catch {
+            #expect(error.file == url.path)
+            #expect(error.issues.first?.message.hasPrefix("cannot be read") == true)
+        }
+    }
+
+    // MARK: Values
+
+    @Test func anAllowlistComparesUsernamesWithoutRegardToCase() {
+        let policy = FriendRequestPolicy.allowlist(["Ben_Tan"])
+        #expect(policy.allows(username: "ben_tan"))
+        #expect(!policy.allows(username: "ana"))
+        #expect(FriendRequestPolicy.everyone.allows(username: "anyone"))
+        #expect(!FriendRequestPolicy.nobody.allows(username: "ben_tan"))
+    }
+
+    @Test func credentialsNeverPrintThePassword() {
+        let credentials = BotCredentials(username: "reminder_bot", password: "s3cret")
+        #expect(!"\(credentials)".contains("s3cret"))
+        #expect(!String(reflecting: credentials).contains("s3cret"))
+    }
+}
