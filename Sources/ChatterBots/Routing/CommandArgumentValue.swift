@@ -76,3 +76,17 @@ extension Duration: CommandArgumentValue {
         return table
     }()
 }
+
+extension TimeOfDay: CommandArgumentValue {
+    /// Reads a 24-hour time `H:MM` or `HH:MM`: `9:05`, `18:30`.
+    public init?(commandArgument text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
+            parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            let hour = Int(parts[0]), let minute = Int(parts[1]), let time = try? TimeOfDay(hour: hour, minute: minute)
+        else { return nil }
+        self = time
+    }
+
+    public static var argumentDescription: String { "a time like 18:30" }
+}
