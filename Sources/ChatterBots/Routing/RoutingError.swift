@@ -11,6 +11,8 @@ public enum RoutingError: Error, Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case .undeclaredArgument(let name, let command, _) where command.isEmpty:
+            "Only commands have arguments, and this route is not one (asked for <\(name)>): read a pattern's groups from message.captures."
         case .undeclaredArgument(let name, let command, let usage):
             "\(command) has no argument <\(name)>: its usage is “\(usage)”. Declare it in the usage or read another name."
         case .unregisteredDialog(let name):

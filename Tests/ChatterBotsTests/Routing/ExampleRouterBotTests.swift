@@ -75,8 +75,9 @@ struct ExampleRouterBotTests {
             friends: [owner, stranger].map { Friend(user: $0, since: Timestamp(millisecondsSince1970: 0)) })
     }
 
-    private func say(_ text: String, from sender: User = User(id: "U1", username: "ana", displayName: "Ana"), _ context: RecordingBotContext) async throws {
-        try await context.deliver(chatMessage(text, from: sender.id).message, to: ReminderRouterBot(owner: "ana"))
+    /// Delivers `text` to a new instance of the bot each time, as after a restart: all it keeps is in the context.
+    private func say(_ text: String, from sender: User.ID = "U1", _ context: RecordingBotContext) async throws {
+        try await context.deliver(chatMessage(text, from: sender).message, to: ReminderRouterBot(owner: "ana"))
     }
 
     @Test func theOwnerSetsUpRemindersByCommandAndByDialog() async throws {
@@ -101,7 +102,7 @@ struct ExampleRouterBotTests {
 
     @Test func strangersAreRefusedAndFloodsAreLimited() async throws {
         let context = makeContext()
-        try await say("/remind 1m hack", from: stranger, context)
+        try await say("/remind 1m hack", from: stranger.id, context)
         #expect(context.replies == ["Sorry, I only talk with people on my list. Ask my owner to add you."])
         for _ in 0..<7 { try await say("hello?", context) }
         #expect(context.replies.dropFirst() == [

@@ -93,6 +93,7 @@ struct MiddlewareTests {
         try await router.route(message, context: context)
         let records = context.logRecords
         #expect(records.map(\.message) == ["message received", "handling ping", "message routed"])
+        #expect(records.map(\.level) == [.debug, .info, .info])
         #expect(records.allSatisfy { $0.fields["trace"] == message.id.rawValue })
         #expect(records[0].fields["sender"] == "U7" && records[0].fields["conversation"] == "C3")
         #expect(records[0].fields["length"] == "5")

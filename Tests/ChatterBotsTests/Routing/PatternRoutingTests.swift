@@ -54,6 +54,28 @@ struct PatternRoutingTests {
         #expect(context.replies == ["city=Lisbon group1=Lisbon"])
     }
 
+    @Test func aPatternHandlerRejectsInputWithACommandArgumentError() async throws {
+        let router = MessageRouter { router in
+            router.pattern(/set volume (\d+)/, name: "volume") { message, match in
+                guard let level = Int(match.1), level <= 10 else {
+                    throw CommandArgumentError(
+                        .invalid(value: String(match.1), parameter: "level", expected: "a level from 0 to 10"),
+                        usage: "usage: set volume <level>")
+                }
+                try await message.reply("volume \(level)")
+            }
+        }
+        #expect(try await context.say("set volume 11", to: router) == .invalidArguments("volume"))
+        #expect(context.replies == ["“11” is not a level from 0 to 10 (for <level>).\nusage: set volume <level>"])
+    }
+
+    @Test func readingArgumentsInAPatternHandlerIsAProgrammingError() async throws {
+        let router = MessageRouter { router in
+            router.pattern(/x/) { message, _ in _ = try message.arguments.value("y", as: String.self) }
+        }
+        await #expect(throws: RoutingError.self) { try await context.say("x", to: router) }
+    }
+
     @Test func unnamedPatternsAreNumberedInOrder() async throws {
         let router = MessageRouter { router in
             router.pattern(/a/) { _, _ in }
