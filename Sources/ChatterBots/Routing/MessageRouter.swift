@@ -30,7 +30,9 @@ import Foundation
 /// 3. the automatic help (`/help`, `/help remind`), unless a registered command has its name;
 /// 4. commands and patterns, in registration order: register `reminders clear` before `reminders`;
 /// 5. a reply that the command does not exist, for text that starts with the prefix;
-/// 6. the fallback. System messages are not routed.
+/// 6. the fallback.
+///
+/// System messages ("Ana joined") are not routed at all, not even through the middleware.
 ///
 /// Command names and plain words match without case. A prefixed command whose arguments do not fit its
 /// usage (or whose handler throws `CommandArgumentError`) is answered with the problem and the usage line;
@@ -185,6 +187,8 @@ public struct MessageRouter: Bot {
     /// handlers propagate, except `CommandArgumentError`, which is answered with the usage.
     @discardableResult
     public func route(_ message: IncomingMessage, context: any BotContext) async throws -> RoutingOutcome {
+        // "Ana joined" must not be rate limited, refused or answered by the fallback.
+        guard message.kind != .system else { return .unhandled }
         let routed = RoutedMessage(message, context: context, registeredDialogs: Set(dialogs.map(\.name)))
         return try await proceed(from: 0, with: routed)
     }
@@ -197,7 +201,6 @@ public struct MessageRouter: Bot {
     }
 
     private func dispatch(_ message: RoutedMessage) async throws -> RoutingOutcome {
-        guard message.kind != .system else { return .unhandled }
         let text = message.text
         let tokens = CommandTokenizer.tokens(in: text)
         if !dialogs.isEmpty, let outcome = try await continueDialog(message, tokens: tokens) {

@@ -1,8 +1,8 @@
 import Synchronization
 
 /// Holds a Swift `Regex`, which is not `Sendable`, behind a lock so that one router can be shared by the
-/// handlers of concurrent conversations. Matching holds the lock for the few microseconds a match takes;
-/// only `Sendable` results (the typed output and captured strings) leave it.
+/// handlers of concurrent conversations. The lock is held only while one match runs (so one pattern matches
+/// one text at a time); only `Sendable` results (the typed output and captured strings) leave it.
 final class RegexMatcher<Output: Sendable>: Sendable {
     private let regex: Mutex<Regex<Output>>
 

@@ -169,8 +169,9 @@ struct CommandRoutingTests {
         #expect(context.sentMessages.isEmpty)
     }
 
-    @Test func systemMessagesAreNotRouted() async throws {
+    @Test func systemMessagesAreNotRoutedNorSeenByMiddleware() async throws {
         var router = makeRouter()
+        router.use(AccessControlMiddleware(allowing: [], refusal: .reply("go away")))
         router.fallback { try await $0.reply("fallback") }
         let outcome = try await router.route(chatMessage("Ana joined", kind: .system), context: context)
         #expect(outcome == .unhandled)
