@@ -53,12 +53,12 @@ final class GroupCommitter: Sendable {
     private let state = Mutex(State())
     private let queue: DatabaseQueue
     private let clock: any ChatterClock
-    private let ledger: DeliveryLedger
+    private let memory: CursorMemory
 
-    init(queue: DatabaseQueue, clock: any ChatterClock, ledger: DeliveryLedger) {
+    init(queue: DatabaseQueue, clock: any ChatterClock, memory: CursorMemory) {
         self.queue = queue
         self.clock = clock
-        self.ledger = ledger
+        self.memory = memory
     }
 
     func submit(_ request: Request) async throws -> Response {
@@ -99,7 +99,7 @@ final class GroupCommitter: Sendable {
             do {
                 var responses: [Response] = []
                 responses.reserveCapacity(batch.count)
-                try CursorWorkspace.run(db, now: clock.now, ledger: ledger) { workspace in
+                try CursorWorkspace.run(db, now: clock.now, memory: memory) { workspace in
                     for waiter in batch {
                         responses.append(try Self.apply(waiter.request, in: workspace))
                     }

@@ -63,26 +63,20 @@ public struct UnitOfWork: Sendable {
     @discardableResult
     public mutating func send(
         _ content: MessageContent, to conversation: Conversation.ID, traceID: String? = nil
-    ) throws(BotStoreError) -> ClientMessageID {
+    ) -> ClientMessageID {
         let id: ClientMessageID
         switch trigger {
         case .message(let message): id = .derived(bot: bot, handling: message.id, index: sends.count)
         case .occurrence(let occurrence): id = occurrence.clientMessageID(bot: bot, index: sends.count)
         case .direct: id = .random()
         }
-        try send(MessageSend(conversationId: conversation, clientMessageId: id, content: content), traceID: traceID)
+        send(MessageSend(conversationId: conversation, clientMessageId: id, content: content), traceID: traceID)
         return id
     }
 
     /// Queues `message` with the clientMessageId it carries.
-    public mutating func send(_ message: MessageSend, traceID: String? = nil) throws(BotStoreError) {
-        let payload: String
-        do {
-            payload = try StoreJSON.text(message)
-        } catch {
-            throw .unencodableValue(key: message.clientMessageId.rawValue, type: "MessageSend", reason: "\(error)")
-        }
-        sends.append(PendingSend(message: message, payload: payload, traceID: traceID ?? self.traceID))
+    public mutating func send(_ message: MessageSend, traceID: String? = nil) {
+        sends.append(PendingSend(message: message, payload: OutboxPayload.json(message), traceID: traceID ?? self.traceID))
     }
 
     /// The messages queued so far, in send order.

@@ -26,9 +26,9 @@ struct UnitOfWorkTests {
         try unit.setValue(Reminder(text: "tea", count: 1), forKey: "reminder", in: .user(Fixture.alice))
         unit.setDialog(DialogState(name: "remind", step: "when"), user: Fixture.alice, conversation: message.conversationId)
         unit.scheduleJob(NewScheduledJob(id: ScheduledJob.ID("job-\(message.id)"), name: "remind", dueAt: Fixture.start.addingTimeInterval(60)))
-        try unit.send(.text("Noted."), to: message.conversationId)
+        unit.send(.text("Noted."), to: message.conversationId)
         if poisonSend {
-            try unit.send(.text("this insert fails"), to: "C_POISON")
+            unit.send(.text("this insert fails"), to: "C_POISON")
         }
         return unit
     }
@@ -165,14 +165,14 @@ struct UnitOfWorkTests {
         let message = Fixture.message(seq: 7)
         var first = UnitOfWork(handling: message, bot: Fixture.bot)
         var second = UnitOfWork(handling: message, bot: Fixture.bot)
-        let ids = [try first.send(.text("a"), to: Fixture.direct), try first.send(.text("b"), to: Fixture.direct)]
-        let rerun = [try second.send(.text("a'"), to: Fixture.direct), try second.send(.text("b'"), to: Fixture.direct)]
+        let ids = [first.send(.text("a"), to: Fixture.direct), first.send(.text("b"), to: Fixture.direct)]
+        let rerun = [second.send(.text("a'"), to: Fixture.direct), second.send(.text("b'"), to: Fixture.direct)]
         #expect(ids == rerun)
         #expect(ids[0] == .derived(bot: Fixture.bot, handling: message.id, index: 0))
         #expect(ids[1] == .derived(bot: Fixture.bot, handling: message.id, index: 1))
         var direct = UnitOfWork(bot: Fixture.bot)
-        let once = try direct.send(.text("x"), to: Fixture.direct)
-        let twice = try direct.send(.text("x"), to: Fixture.direct)
+        let once = direct.send(.text("x"), to: Fixture.direct)
+        let twice = direct.send(.text("x"), to: Fixture.direct)
         #expect(once != twice)
     }
 
@@ -229,7 +229,7 @@ struct UnitOfWorkTests {
                 group.addTask {
                     for seq in 1...8 {
                         var unit = UnitOfWork(handling: Fixture.message(conversation, seq: seq), bot: Fixture.bot)
-                        try unit.send(.text("reply \(seq)"), to: conversation)
+                        unit.send(.text("reply \(seq)"), to: conversation)
                         let receipt = try await store.commit(unit)
                         #expect(receipt.contiguousSeq == seq)
                     }
