@@ -16,7 +16,7 @@ struct ScheduleStoreTests {
 
     func at(_ seconds: TimeInterval) -> Date { Fixture.start.addingTimeInterval(seconds) }
 
-    func reminder(_ id: ScheduledJob.ID, dueIn seconds: TimeInterval, repeating: Bool = false, owner: BotScope = .user(Fixture.alice)) -> NewScheduledJob {
+    func reminder(_ id: ScheduledJob.ID, dueIn seconds: TimeInterval, repeating: Bool = false, owner: StateScope = .user(Fixture.alice)) -> NewScheduledJob {
         NewScheduledJob(
             id: id, name: "reminder", dueAt: at(seconds), payload: ["text": "stretch"],
             repeatRule: repeating ? ["every": "day"] : nil, timeZone: "America/Toronto", owner: owner)
@@ -181,6 +181,20 @@ struct ScheduleStoreTests {
         #expect(try await store.jobs(ownedBy: .user(Fixture.alice)).map(\.id) == ["a", "b"])
         #expect(try await store.jobs(ownedBy: .conversation(Fixture.group)).map(\.id) == ["c"])
         #expect(try await store.jobs().map(\.id) == ["g", "c", "a", "b"])
+    }
+
+    @Test func aJobScheduledThroughTheBotAPIKeepsItsRepeatRuleAndTimeZone() async throws {
+        let store = try await openStore(in: directory, clock: clock)
+        let lisbon = try #require(TimeZone(identifier: "Europe/Lisbon"))
+        let job = ScheduledJob(
+            id: "daily-digest", name: "digest", dueAt: at(3600), repeatRule: .daily(at: try TimeOfDay(hour: 9, minute: 0), timeZone: lisbon),
+            payload: ["topic": "news"])
+        let stored = try await store.addJob(try NewScheduledJob(job, owner: .conversation(Fixture.group)))
+        #expect(stored.timeZone == "Europe/Lisbon")
+        #expect(stored.isRepeating)
+        #expect(try stored.scheduledJob() == job)
+        let occurrence = try #require(try await store.claimDueJobs(at: at(3600)).first)
+        #expect(try occurrence.job.scheduledJob().repeatRule?.nextOccurrence(following: occurrence.dueAt, after: at(3600)) != nil)
     }
 
     @Test func finishedJobsArePrunedAfterTheCutoff() async throws {

@@ -138,7 +138,7 @@ struct UnitOfWorkTests {
         try await store.setValue("gone soon", forKey: "old", in: .conversation(Fixture.direct))
 
         var unit = UnitOfWork(handling: Fixture.message(seq: 1), bot: Fixture.bot)
-        let scope = BotScope.conversation(Fixture.direct)
+        let scope = StateScope.conversation(Fixture.direct)
         let count = try await store.value(Int.self, forKey: "count", in: scope, overlaying: unit) ?? 0
         try unit.setValue(count + 1, forKey: "count", in: scope)
         unit.removeValue(forKey: "old", in: scope)
@@ -188,6 +188,35 @@ struct UnitOfWorkTests {
         }
         #expect(key == "typed" && scope == .global)
         #expect(try await store.value(JSONValue.self, forKey: "typed", in: .global) == "text")
+    }
+
+    @Test func stateDataIsCodedAsTheBotAPICodesIt() async throws {
+        let store = try await openStore(in: directory, clock: clock)
+        struct Note: Codable, Sendable, Equatable {
+            var text: String
+            var at: Date
+        }
+        let note = Note(text: "tea", at: Fixture.start)
+        // Written through the store's typed API, read the way BotContext.state(_:in:) decodes it...
+        try await store.setValue(note, forKey: "note", in: .global)
+        let data = try #require(try await store.stateData(forKey: "note", in: .global))
+        #expect(try JSONDecoder().decode(Note.self, from: data) == note)
+        // ...and written the way BotContext.setState(_:for:in:) encodes it, read through the typed API.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try await store.setStateData(try encoder.encode(note), forKey: "from-context", in: .global)
+        #expect(try await store.value(Note.self, forKey: "from-context", in: .global) == note)
+        try await store.setStateData(nil, forKey: "from-context", in: .global)
+        #expect(try await store.stateData(forKey: "from-context", in: .global) == nil)
+    }
+
+    @Test func stateDataThatIsNotJSONIsRefused() async throws {
+        let store = try await openStore(in: directory, clock: clock)
+        var unit = UnitOfWork(bot: Fixture.bot)
+        #expect(throws: BotStoreError.self) { try unit.setStateData(Data("not json".utf8), forKey: "k", in: .global) }
+        await #expect(throws: BotStoreError.self) { try await store.setStateData(Data([0xff, 0xfe]), forKey: "k", in: .global) }
+        try unit.setStateData(Data("[1,2]".utf8), forKey: "k", in: .global)
+        #expect(try await store.stateData(forKey: "k", in: .global, overlaying: unit) == Data("[1,2]".utf8))
     }
 
     @Test func stateIsScopedGloballyPerUserAndPerConversation() async throws {
