@@ -85,18 +85,29 @@ final class CursorWorkspace {
     // MARK: - Units
 
     /// Runs `body` as one unit: in a savepoint, with cursor changes undone if it throws.
+    ///
+    /// - Throws: the unit's error; or ``TransactionLost`` when SQLite rolled back the whole transaction
+    ///   (some I/O, disk-full and out-of-memory errors do): then no later unit may run, since each of its
+    ///   statements would commit on its own.
     func unit<T>(_ body: () throws -> T) throws -> T {
         undoLog = []
         defer { undoLog = nil }
         do {
             return try db.transaction { _ in try body() }
         } catch {
+            guard db.isInTransaction else { throw TransactionLost(underlying: error) }
             for (conversation, cursor, handedOut) in (undoLog ?? []).reversed() {
                 cursors[conversation] = cursor
                 handedOutChanges[conversation] = handedOut
             }
             throw error
         }
+    }
+
+    /// SQLite rolled back the whole transaction while a unit ran; `underlying` is why.
+    struct TransactionLost: Error, CustomStringConvertible {
+        var underlying: any Error
+        var description: String { "SQLite rolled back the whole transaction: \(underlying)" }
     }
 
     // MARK: - Cursors

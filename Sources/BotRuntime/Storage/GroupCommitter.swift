@@ -145,15 +145,20 @@ final class GroupCommitter: Sendable {
             }
             return .admitted(AdmissionReport(admissions: admissions, released: released))
         case .commit(let units):
-            return .committed(units.map { unit in
+            var results: [Result<CommitReceipt, BotStoreError>] = []
+            results.reserveCapacity(units.count)
+            for unit in units {
                 do {
-                    return .success(try workspace.unit { try UnitCommit.apply(unit, in: workspace) })
+                    results.append(.success(try workspace.unit { try UnitCommit.apply(unit, in: workspace) }))
                 } catch let error as BotStoreError {
-                    return .failure(error)
+                    results.append(.failure(error))
+                } catch let error as CursorWorkspace.TransactionLost {
+                    throw error.underlying
                 } catch {
-                    return .failure(.storage(operation: "commit a unit", underlying: error))
+                    results.append(.failure(.storage(operation: "commit a unit", underlying: error)))
                 }
-            })
+            }
+            return .committed(results)
         case .enqueue(let sends, let origin):
             let (entries, created) = try OutboxWrites.insert(sends, origin: origin, in: workspace)
             return .enqueued(CommitReceipt(outboxEntries: entries, createdEntries: created, contiguousSeq: nil, job: nil, released: []))

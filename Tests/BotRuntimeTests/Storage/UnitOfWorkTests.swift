@@ -33,13 +33,14 @@ struct UnitOfWorkTests {
         return unit
     }
 
-    /// Makes every outbox insert for `C_POISON` fail inside SQLite, to break a unit in the middle of its commit.
-    func installPoison() async throws {
+    /// Makes every outbox insert for `C_POISON` fail inside SQLite, to break a unit in the middle of its commit:
+    /// `ABORT` fails the statement, `ROLLBACK` rolls back the whole transaction as some I/O errors do.
+    func installPoison(_ resolution: String = "ABORT") async throws {
         let queue = try await DatabaseQueue(path: directory.file("bot.sqlite"))
         try await queue.write { db in
             try db.execute(sql: """
                 CREATE TRIGGER poison BEFORE INSERT ON outbox WHEN NEW.conversation_id = 'C_POISON'
-                BEGIN SELECT RAISE(ABORT, 'poisoned insert'); END
+                BEGIN SELECT RAISE(\(resolution), 'poisoned insert'); END
                 """)
         }
         await queue.close()
@@ -96,6 +97,25 @@ struct UnitOfWorkTests {
         #expect(try await store.job(ScheduledJob.ID("job-\(bad.id)")) == nil)
         #expect(try await store.job(ScheduledJob.ID("job-\(good.id)")) != nil)
         #expect(try await store.outboxDepth() == 2)
+    }
+
+    @Test func whenSQLiteRollsBackTheWholeTransactionTheWholeGroupFailsAndNothingIsStored() async throws {
+        let store = try await openStore(in: directory, clock: clock)
+        try await store.recordConversations([Fixture.conversation(Fixture.direct), Fixture.conversation(Fixture.group)])
+        try await installPoison("ROLLBACK")
+        let units = [
+            try fullUnit(for: Fixture.message(Fixture.direct, seq: 1)),
+            try fullUnit(for: Fixture.message(Fixture.group, seq: 1), poisonSend: true),
+            try fullUnit(for: Fixture.message(Fixture.direct, seq: 2)),
+        ]
+        await #expect(throws: BotStoreError.self) { _ = try await store.commit(units) }
+        #expect(try await store.syncPositions() == [Fixture.direct: 0, Fixture.group: 0])
+        #expect(try await store.outboxDepth() == 0)
+        #expect(try await store.jobs().isEmpty)
+        // The store goes on working: the same units, without the poisoned one, commit.
+        let results = try await store.commit([units[0], units[2]])
+        #expect(results.allSatisfy { (try? $0.get()) != nil })
+        #expect(try await store.syncPositions() == [Fixture.direct: 2, Fixture.group: 0])
     }
 
     @Test func handlingAMessageAgainIsRefusedAndAppliesNothing() async throws {
