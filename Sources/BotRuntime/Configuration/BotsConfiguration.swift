@@ -15,12 +15,15 @@ public struct BotsConfiguration: Sendable, Equatable {
         case remote(apiURL: URL, webSocketURL: URL, clientKey: String)
     }
 
+    /// The server the bots talk to.
     public var server: Server
     /// The directory holding one SQLite file per bot (absolute).
     public var dataDirectory: URL
+    /// How much the runtime logs.
     public var logLevel: LogLevel
     /// The `/healthz` and `/metrics` port; nil: no HTTP endpoint; 0: a port the OS chooses.
     public var httpPort: UInt16?
+    /// The bots to run, in file order.
     public var bots: [BotConfiguration]
     /// Problems worth a loud log line that do not prevent running (an unencrypted URL to another host).
     public var warnings: [ConfigurationIssue]
@@ -90,11 +93,14 @@ public struct BotConfiguration: Sendable, Equatable {
     public var name: String
     /// The registered bot kind that runs it.
     public var kind: String
+    /// The bot's Chatter account.
     public var credentials: BotCredentials
+    /// Which friend requests are accepted without asking the bot's code.
     public var friendRequests: FriendRequestPolicy
     /// Kind-specific options, environment references resolved.
     public var options: BotOptions
 
+    /// Creates a bot's configuration.
     public init(
         name: String, kind: String, credentials: BotCredentials, friendRequests: FriendRequestPolicy,
         options: BotOptions = .empty
@@ -109,9 +115,12 @@ public struct BotConfiguration: Sendable, Equatable {
 
 /// A bot's username and password. Its description hides the password, so it can be logged.
 public struct BotCredentials: Sendable, Equatable, CustomStringConvertible {
+    /// The account's username.
     public var username: String
+    /// The account's password.
     public var password: String
 
+    /// Creates credentials.
     public init(username: String, password: String) {
         self.username = username
         self.password = password

@@ -16,9 +16,12 @@ public struct BotsFile: Sendable, Equatable, Codable {
 
     /// A bot's account.
     public struct Credentials: Sendable, Equatable {
+        /// The account's username.
         public var username: ConfigurationString
+        /// The account's password; plain text only with the sandbox.
         public var password: ConfigurationString
 
+        /// Creates credentials.
         public init(username: ConfigurationString, password: ConfigurationString) {
             self.username = username
             self.password = password
@@ -31,11 +34,14 @@ public struct BotsFile: Sendable, Equatable, Codable {
         public var name: String
         /// The registered bot kind that runs it (`"auto-responder"`, `"reminder"`…).
         public var kind: String
+        /// The bot's Chatter account.
         public var credentials: Credentials
+        /// Which friend requests are accepted without asking the bot's code.
         public var friendRequests: FriendRequestPolicy
         /// Kind-specific options (`{}` when absent).
         public var options: BotOptions
 
+        /// Creates a bot entry.
         public init(
             name: String, kind: String, credentials: Credentials, friendRequests: FriendRequestPolicy,
             options: BotOptions = .empty
@@ -48,6 +54,7 @@ public struct BotsFile: Sendable, Equatable, Codable {
         }
     }
 
+    /// The server the bots talk to.
     public var server: Server
     /// Where each bot's SQLite file goes; relative paths are relative to the file's directory. Default `data`.
     public var dataDirectory: ConfigurationString?
@@ -55,8 +62,10 @@ public struct BotsFile: Sendable, Equatable, Codable {
     public var logLevel: LogLevel?
     /// The port of the `/healthz` and `/metrics` endpoint; absent: no HTTP endpoint; 0: a port the OS chooses.
     public var httpPort: Int?
+    /// The bots to run.
     public var bots: [Bot]
 
+    /// Creates a file's content in code (for tests and generated configurations).
     public init(
         server: Server, dataDirectory: ConfigurationString? = nil, logLevel: LogLevel? = nil, httpPort: Int? = nil,
         bots: [Bot]

@@ -54,6 +54,7 @@ public enum ConfigurationString: Sendable, Hashable, Codable, ExpressibleByStrin
     public struct ResolutionFailure: Error, Sendable, Equatable, CustomStringConvertible {
         /// The variable's name.
         public var variable: String
+        /// "environment variable NAME is not set".
         public var description: String { "environment variable \(variable) is not set" }
     }
 

@@ -4,8 +4,8 @@ import Synchronization
 /// A virtual clock for deterministic tests: time moves only when a test calls `advance(by:)` or `advance(to:)`.
 ///
 /// `advance` walks from deadline to deadline: it sets `now` to the earliest pending deadline, resumes that one
-/// sleeper, and lets the resumed task run (yielding to the cooperative pool until no new sleeps are registered)
-/// before it looks at the next deadline. So a task that sleeps again after waking (a periodic timer) is seen
+/// sleeper, waits until its task runs again, then yields to the cooperative pool until no new sleeps are
+/// registered, before it looks at the next deadline. So a task that sleeps again after waking (a periodic timer) is seen
 /// within the same advance: advancing 10 minutes fires a 25 s periodic timer 24 times, each at its own instant.
 /// Sleepers with equal deadlines resume in the order they started sleeping.
 ///
@@ -34,6 +34,10 @@ public final class ManualClock: ChatterClock {
         var waiters: [Waiter] = []
         /// Counts every sleep registered; `settle` watches it to see whether resumed tasks are still busy.
         var registrations: UInt64 = 0
+        /// Sleepers `advance` resumed whose task has not run again yet.
+        var resumedNotWoken: Set<UInt64> = []
+        /// `advance` waiting for a resumed sleeper's task to run again.
+        var wakeWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
 
         mutating func makeID() -> UInt64 {
             nextID += 1
@@ -113,6 +117,12 @@ public final class ManualClock: ChatterClock {
             }
             sleeper?.continuation.resume(throwing: CancellationError())
         }
+        // Running again after a resume by `advance`: tell it, so it can let this task reach its next sleep.
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.resumedNotWoken.remove(id)
+            return state.wakeWaiters.removeValue(forKey: id)
+        }
+        waiter?.resume()
     }
 
     /// Waits until at least `count` tasks sleep on this clock, so a test advances only once the code under test
@@ -161,10 +171,25 @@ public final class ManualClock: ChatterClock {
                 return nil
             }
             if due.deadline > state.now { state.now = due.deadline }
+            state.resumedNotWoken.insert(due.id)
             return due
         }) {
             sleeper.continuation.resume()
+            await waitUntilWoken(sleeper.id)
             await settle()
+        }
+    }
+
+    /// Waits until the task of a sleeper resumed by `advance` runs again (however busy the pool is), so that
+    /// `settle` only has to cover the work between waking and the next sleep.
+    private func waitUntilWoken(_ id: UInt64) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let woken = state.withLock { state -> Bool in
+                guard state.resumedNotWoken.contains(id) else { return true }
+                state.wakeWaiters[id] = continuation
+                return false
+            }
+            if woken { continuation.resume() }
         }
     }
 
