@@ -47,6 +47,37 @@ struct RealtimeConnectionTests {
         await server.shutdown()
     }
 
+    @Test func heartbeatIntervalFallsBackToTheSeedsWhenSessionReadyGivesNone() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            var ready = ScriptedPeer.ready
+            ready.heartbeatIntervalMs = 0
+            try await peer.sendReady(ready)
+            await peer.waitForClose()
+        }
+        let connection = try await server.connect()
+        #expect(connection.sessionReady.heartbeatIntervalMs == 0)
+        #expect(connection.heartbeatInterval == .seconds(25))
+        await connection.close()
+        try await server.scriptOutcome()
+        await server.shutdown()
+    }
+
+    @Test func cancellingConnectWhileWaitingForSessionReadyClosesTheSocket() async throws {
+        let clock = ManualClock()
+        let server = try await ScriptedChatterServer.start { peer in
+            await peer.waitForClose().info
+        }
+        let attempt = Task { await server.connectionError(options: RealtimeConnectionOptions(clock: clock)) }
+        try await clock.waitForSleepers(1)  // the socket is open and the session.ready wait has started
+        attempt.cancel()
+        guard case .cancelled? = await attempt.value else {
+            Issue.record("expected cancelled")
+            return
+        }
+        #expect(try await server.scriptOutcome().code == .normalClosure)
+        await server.shutdown()
+    }
+
     @Test func closeBeforeSessionReadyFailsTheConnectWithTheCloseReason() async throws {
         let server = try await ScriptedChatterServer.start { peer in
             await peer.close(code: 4001, reason: "token expired")
