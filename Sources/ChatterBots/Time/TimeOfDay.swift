@@ -1,6 +1,6 @@
 /// A wall-clock time of day to the minute ("09:00"), with no date and no time zone: what "at 9" means.
 /// Encoded in JSON as `"HH:MM"`.
-public struct TimeOfDay: Hashable, Sendable, Comparable, Codable, CustomStringConvertible {
+public struct TimeOfDay: Hashable, Sendable, Comparable, Codable, LosslessStringConvertible {
     /// 0...23.
     public let hour: Int
     /// 0...59.
@@ -11,6 +11,15 @@ public struct TimeOfDay: Hashable, Sendable, Comparable, Codable, CustomStringCo
         guard (0..<24).contains(hour), (0..<60).contains(minute) else { throw InvalidTimeOfDay(hour: hour, minute: minute) }
         self.hour = hour
         self.minute = minute
+    }
+
+    /// Parses exactly "HH:MM" on a 24-hour clock ("07:30"); nil for anything else.
+    public init?(_ description: String) {
+        let parts = description.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy { ("0"..."9").contains($0) } }),
+              let hour = Int(parts[0]), let minute = Int(parts[1]), let time = try? TimeOfDay(hour: hour, minute: minute)
+        else { return nil }
+        self = time
     }
 
     init(uncheckedHour hour: Int, minute: Int) {
@@ -36,10 +45,7 @@ public struct TimeOfDay: Hashable, Sendable, Comparable, Codable, CustomStringCo
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy { ("0"..."9").contains($0) } }),
-              let hour = Int(parts[0]), let minute = Int(parts[1]), let time = try? TimeOfDay(hour: hour, minute: minute)
-        else {
+        guard let time = TimeOfDay(text) else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "Not a time of day HH:MM: \"\(text)\"")
         }
         self = time
