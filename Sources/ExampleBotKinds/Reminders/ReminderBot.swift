@@ -150,7 +150,7 @@ public struct ReminderBot: ConfigurableBot {
 
     // MARK: Firing
 
-    public func onScheduledJob(_ job: ScheduledJob, context: any BotContext) async throws {
+    public func onScheduledJob(_ job: ChatterBots.ScheduledJob, context: any BotContext) async throws {
         guard job.name == ReminderJobPayload.jobName else { return }
         let payload: ReminderJobPayload
         do {
