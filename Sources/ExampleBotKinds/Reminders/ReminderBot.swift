@@ -8,8 +8,14 @@ import ChatterBots
 /// 18:30 to call mom", "remind me tomorrow at 9 to pay rent", "remind me every day at 9:00 to stand up",
 /// "remind me every monday at 10:00 to …", "list reminders", "cancel 2", "cancel all",
 /// "timezone Europe/Lisbon", "help". It confirms with the exact local time it understood; a mistake gets a
-/// reply saying what was not understood; anything else gets the short usage text. In groups it answers only
-/// messages meant for it: see `ReminderAddressing`.
+/// reply saying what was not understood; anything else gets the short usage text.
+///
+/// In a group the bot answers only messages meant for it, since people there talk to each other. A message
+/// addressed to it, starting with `@name` (its name in `bots.json`, its account's username, or one of the
+/// options' `names`) or with "remind me", is answered as in a direct conversation, usage text included. Any
+/// other message is acted on only when it is exactly one of its commands ("list reminders", "cancel 2",
+/// "cancel all", "timezone Europe/Lisbon", "help"); everything else, near-commands such as "cancel the
+/// meeting" included, is ignored silently. Replies in a group quote the message they answer.
 ///
 /// Storage and scheduling: each person's reminders are kept in the bot's state (`ReminderBook`), each with one
 /// scheduled job (`context.scheduleJob`, repeating by the reminder's `RepeatRule`, payload: reminder id,

@@ -373,3 +373,20 @@ struct ReminderBotTests {
         #expect(try await context.scheduledJobs().first?.dueAt == Chat.instant("2025-12-01T07:15:00Z"))
     }
 }
+
+/// Replies longer than one Chat message are cut at whole lines, saying how many were left out.
+@Suite("ReminderBot reply length")
+struct ReminderBotReplyLengthTests {
+    @Test func aLongListIsCutAtWholeLinesToFitOneMessage() {
+        let lines = (1...60).map { "\($0). " + String(repeating: "x", count: 90) }
+        let text = ReminderBot.fitting(lines.joined(separator: "\n"))
+        #expect(text.count <= MessageTemplate.maximumLength)
+        let kept = text.split(separator: "\n").dropLast()
+        #expect(kept.map(String.init) == Array(lines.prefix(kept.count)))
+        #expect(text.hasSuffix("\n… and \(60 - kept.count) more lines."))
+    }
+
+    @Test func aShortReplyIsLeftAlone() {
+        #expect(ReminderBot.fitting("Okay.") == "Okay.")
+    }
+}
