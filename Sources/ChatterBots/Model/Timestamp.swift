@@ -38,8 +38,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
 
     /// The timestamp `duration` later (earlier when negative), truncated to the millisecond.
     public func advanced(by duration: Duration) -> Timestamp {
-        let (seconds, attoseconds) = duration.components
-        return Timestamp(millisecondsSince1970: millisecondsSince1970 + seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        Timestamp(millisecondsSince1970: millisecondsSince1970 + duration.wholeMilliseconds)
     }
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.millisecondsSince1970 < rhs.millisecondsSince1970 }

@@ -1,0 +1,94 @@
+/// A bot: the handlers the runtime calls for what happens to the bot's account. Every handler has a
+/// default that does nothing, so a bot implements only what it cares about:
+///
+/// ```swift
+/// struct EchoBot: Bot {
+///     func onMessage(_ message: IncomingMessage, context: any BotContext) async throws {
+///         try await context.reply(to: message, "echo: \(message.text)")
+///     }
+/// }
+/// ```
+///
+/// How the runtime calls handlers:
+/// - Messages of one conversation are handled one at a time in `seq` order, each exactly once as far as
+///   the bot can tell: deduplicated by id, and the sends of a handler that runs again after a crash get
+///   the same `clientMessageId`s (see `BotContext.reply(to:with:)`), so they are not sent twice.
+///   Different conversations are handled concurrently (up to a bound); keep in-memory state in an actor
+///   or, better, in `BotContext` state.
+/// - The state changes, sends and schedules a handler makes are committed in one transaction when it
+///   returns. If it throws, they are discarded and the runtime logs the error.
+/// - Every handler must return promptly: a slow handler delays its conversation only, never heartbeats
+///   or other bots, but it does hold up the next message of its conversation.
+/// - The bot's own messages (sent from any of its devices) are not delivered to `onMessage`.
+///
+/// A handler's name must match exactly; a misspelled handler is a new method and the default runs.
+public protocol Bot: Sendable {
+    /// Once per process start, after the bot signed in and before any event; schedule jobs or set up
+    /// state here.
+    func onStart(context: any BotContext) async throws
+
+    /// After every (re)connect, once the session is ready, the presence snapshot is in and the sync is done.
+    func onReady(_ session: SessionReady, context: any BotContext) async throws
+
+    /// A new message from someone else, in `seq` order per conversation.
+    func onMessage(_ message: IncomingMessage, context: any BotContext) async throws
+
+    /// A message was edited, deleted for everyone (`deletedAt` set) or its reactions changed.
+    func onMessageUpdated(_ message: Message, context: any BotContext) async throws
+
+    /// A friend request to the bot. Return what to do; the default defers to the bot's configured policy.
+    func onFriendRequest(_ request: FriendRequest, context: any BotContext) async throws -> FriendRequestDecision
+
+    /// A friendship began (either side accepted a request).
+    func onFriendAdded(_ friend: Friend, context: any BotContext) async throws
+
+    /// A friendship ended.
+    func onFriendRemoved(_ userId: User.ID, context: any BotContext) async throws
+
+    /// The presence of all friends, after every connect.
+    func onPresenceSnapshot(_ presences: [Presence], context: any BotContext) async throws
+
+    /// A friend came online or went offline (best effort: changes can be missed; the next snapshot is whole).
+    func onPresenceChanged(_ presence: Presence, context: any BotContext) async throws
+
+    /// Someone started a conversation with the bot (or added it to a group).
+    func onConversationCreated(_ conversation: Conversation, context: any BotContext) async throws
+
+    /// A conversation's title, avatar, members or roles changed.
+    func onConversationUpdated(_ conversation: Conversation, context: any BotContext) async throws
+
+    /// The bot was removed from a group.
+    func onConversationRemoved(_ conversationId: Conversation.ID, context: any BotContext) async throws
+
+    /// A job the bot scheduled is due (`job.dueAt` is this occurrence). A repeating job is rescheduled
+    /// when the handler returns; a job missed while the bot was down runs once, late.
+    func onScheduledJob(_ job: ScheduledJob, context: any BotContext) async throws
+}
+
+/// What to do with an incoming friend request.
+public enum FriendRequestDecision: Hashable, Sendable {
+    case accept
+    case decline
+    /// Leave the request pending; the bot may accept or decline it later.
+    case ignore
+    /// Do what the bot's configuration says (for example accept everyone, or ignore).
+    case useConfiguredPolicy
+}
+
+extension Bot {
+    public func onStart(context: any BotContext) async throws {}
+    public func onReady(_ session: SessionReady, context: any BotContext) async throws {}
+    public func onMessage(_ message: IncomingMessage, context: any BotContext) async throws {}
+    public func onMessageUpdated(_ message: Message, context: any BotContext) async throws {}
+    public func onFriendRequest(_ request: FriendRequest, context: any BotContext) async throws -> FriendRequestDecision {
+        .useConfiguredPolicy
+    }
+    public func onFriendAdded(_ friend: Friend, context: any BotContext) async throws {}
+    public func onFriendRemoved(_ userId: User.ID, context: any BotContext) async throws {}
+    public func onPresenceSnapshot(_ presences: [Presence], context: any BotContext) async throws {}
+    public func onPresenceChanged(_ presence: Presence, context: any BotContext) async throws {}
+    public func onConversationCreated(_ conversation: Conversation, context: any BotContext) async throws {}
+    public func onConversationUpdated(_ conversation: Conversation, context: any BotContext) async throws {}
+    public func onConversationRemoved(_ conversationId: Conversation.ID, context: any BotContext) async throws {}
+    public func onScheduledJob(_ job: ScheduledJob, context: any BotContext) async throws {}
+}

@@ -1,0 +1,326 @@
+import Synchronization
+
+/// A `BotContext` for unit tests of bot code, with no server and no runtime: it records what the bot
+/// sends, stores and schedules, and simulates friends, conversations and presence from what the test
+/// gives it. The clock stands still until the test advances it.
+///
+/// Drive the bot through `deliver(_:to:)` and `runDueJobs(of:)` to get the `clientMessageId`s the runtime
+/// would derive (the same ids when a message is delivered twice). Unlike the runtime, changes are
+/// recorded at once and not rolled back when a handler throws, and every send is acknowledged at once.
+///
+/// ```swift
+/// let context = RecordingBotContext(bot: BotIdentity(name: "echo", userId: "BOT"))
+/// try await context.deliver(message, to: EchoBot())
+/// #expect(context.sentMessages.map(\.content.body) == ["echo: hi"])
+/// ```
+public final class RecordingBotContext: BotContext {
+    /// A message the bot sent.
+    public struct SentMessage: Hashable, Sendable {
+        public var clientMessageId: ClientMessageID
+        public var conversationId: Conversation.ID
+        public var content: MessageContent
+    }
+
+    /// A typing indicator the bot showed or hid.
+    public struct TypingChange: Hashable, Sendable {
+        public var conversationId: Conversation.ID
+        public var isTyping: Bool
+    }
+
+    /// A friend action the bot took.
+    public enum FriendAction: Hashable, Sendable {
+        case accepted(FriendRequest.ID)
+        case declined(FriendRequest.ID)
+        case requested(FriendRequestBody)
+        case removed(User.ID)
+    }
+
+    private struct Records: Sendable {
+        var now: Date
+        var sent: [SentMessage] = []
+        var acks: [ClientMessageID: MessageAck] = [:]
+        var typing: [TypingChange] = []
+        var friendActions: [FriendAction] = []
+        var logRecords: [BotLogger.Record] = []
+        var state: [String: Data] = [:]
+        var jobs: [ScheduledJob.ID: ScheduledJob] = [:]
+        var friends: [Friend]
+        var incoming: [FriendRequest]
+        var outgoing: [FriendRequest] = []
+        var users: [User]
+        var conversations: [Conversation.ID: Conversation]
+        var presences: [User.ID: Presence]
+        var sendIndex: [String: Int] = [:]
+        var seqs: [Conversation.ID: Int] = [:]
+        var serial = 0
+
+        mutating func nextSerial() -> Int {
+            serial += 1
+            return serial
+        }
+    }
+
+    /// Shared with the logger's sink, which cannot capture `self` during `init`.
+    private final class Storage: Sendable {
+        let records: Mutex<Records>
+        init(_ records: Records) { self.records = Mutex(records) }
+    }
+
+    @TaskLocal private static var trigger: String?
+
+    public let bot: BotIdentity
+    public let logger: BotLogger
+    private let storage: Storage
+
+    /// - Parameters:
+    ///   - users: the accounts the bot can find (friend requests by username, direct conversations).
+    ///   - conversations: the conversations the bot is a member of.
+    public init(
+        bot: BotIdentity = BotIdentity(name: "test-bot", userId: "BOT"),
+        now: Date = Date(timeIntervalSince1970: 1_792_677_791.482),
+        friends: [Friend] = [], friendRequests: [FriendRequest] = [], users: [User] = [],
+        conversations: [Conversation] = [], presences: [Presence] = [], logLevel: BotLogger.Level = .trace
+    ) {
+        self.bot = bot
+        let storage = Storage(Records(
+            now: now, friends: friends, incoming: friendRequests, users: users,
+            conversations: Dictionary(conversations.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last }),
+            presences: Dictionary(presences.map { ($0.userId, $0) }, uniquingKeysWith: { _, last in last })))
+        self.storage = storage
+        self.logger = BotLogger(label: bot.name, minimumLevel: logLevel) { record in
+            storage.records.withLock { $0.logRecords.append(record) }
+        }
+    }
+
+    // MARK: Driving the bot
+
+    /// Delivers `message` to `bot.onMessage` as the runtime would: sends during the call get
+    /// `clientMessageId`s derived from the bot, the message and their index.
+    public func deliver(_ message: Message, to bot: some Bot) async throws {
+        let trigger = "message:\(message.id.rawValue)"
+        storage.records.withLock { $0.sendIndex[trigger] = 0 }
+        try await Self.$trigger.withValue(trigger) {
+            try await bot.onMessage(IncomingMessage(message), context: self)
+        }
+    }
+
+    /// Delivers a friend request to `bot.onFriendRequest`, applies an `accept` or `decline` to the
+    /// simulated friends, and returns the decision.
+    @discardableResult
+    public func deliver(_ request: FriendRequest, to bot: some Bot) async throws -> FriendRequestDecision {
+        storage.records.withLock { records in
+            if !records.incoming.contains(where: { $0.id == request.id }) { records.incoming.append(request) }
+        }
+        let decision = try await bot.onFriendRequest(request, context: self)
+        switch decision {
+        case .accept: _ = try await acceptFriendRequest(request.id)
+        case .decline: try await declineFriendRequest(request.id)
+        case .ignore, .useConfiguredPolicy: break
+        }
+        return decision
+    }
+
+    /// Runs every job due at `now`, soonest first, through `bot.onScheduledJob`; repeating jobs are
+    /// rescheduled, one-off jobs removed. Returns the jobs that ran.
+    @discardableResult
+    public func runDueJobs(of bot: some Bot) async throws -> [ScheduledJob] {
+        let now = self.now
+        let due = storage.records.withLock { records in
+            records.jobs.values.filter { $0.dueAt <= now }.sorted { ($0.dueAt, $0.id) < ($1.dueAt, $1.id) }
+        }
+        for job in due {
+            let trigger = "job:\(job.id.rawValue)@\(Timestamp(job.dueAt).iso8601)"
+            storage.records.withLock { $0.sendIndex[trigger] = 0 }
+            try await Self.$trigger.withValue(trigger) {
+                try await bot.onScheduledJob(job, context: self)
+            }
+            storage.records.withLock { records in
+                guard records.jobs[job.id] == job else { return }  // cancelled or replaced by the handler
+                if let next = job.repeatRule?.nextOccurrence(following: job.dueAt, after: now) {
+                    records.jobs[job.id]?.dueAt = next
+                } else {
+                    records.jobs[job.id] = nil
+                }
+            }
+        }
+        return due
+    }
+
+    /// Moves the clock forward.
+    public func advance(by duration: Duration) {
+        storage.records.withLock { $0.now = Timestamp($0.now).advanced(by: duration).date }
+    }
+
+    /// Records a presence change, as a `presence` event would.
+    public func setPresence(_ presence: Presence) {
+        storage.records.withLock { $0.presences[presence.userId] = presence }
+    }
+
+    // MARK: What the bot did
+
+    public var sentMessages: [SentMessage] { storage.records.withLock { $0.sent } }
+    public var typingChanges: [TypingChange] { storage.records.withLock { $0.typing } }
+    public var friendActions: [FriendAction] { storage.records.withLock { $0.friendActions } }
+    public var logRecords: [BotLogger.Record] { storage.records.withLock { $0.logRecords } }
+
+    // MARK: BotContext
+
+    public var now: Date { storage.records.withLock { $0.now } }
+
+    public func send(_ content: MessageContent, to conversationId: Conversation.ID) async throws -> OutgoingMessage {
+        record(content, to: conversationId, trigger: Self.trigger)
+    }
+
+    public func reply(to message: IncomingMessage, with content: MessageContent) async throws -> OutgoingMessage {
+        record(content, to: message.conversationId, trigger: Self.trigger ?? "message:\(message.id.rawValue)")
+    }
+
+    private func record(_ content: MessageContent, to conversationId: Conversation.ID, trigger: String?) -> OutgoingMessage {
+        let ack = storage.records.withLock { records -> MessageAck in
+            let clientMessageId: ClientMessageID
+            if let trigger {
+                let index = records.sendIndex[trigger, default: 0]
+                records.sendIndex[trigger] = index + 1
+                clientMessageId = .derived(bot: bot.userId, trigger: trigger, index: index)
+            } else {
+                clientMessageId = .random()
+            }
+            if let earlier = records.acks[clientMessageId] { return earlier }  // the service's idempotency
+            records.sent.append(SentMessage(clientMessageId: clientMessageId, conversationId: conversationId, content: content))
+            let seq = records.seqs[conversationId, default: records.conversations[conversationId]?.lastSeq ?? 0] + 1
+            records.seqs[conversationId] = seq
+            let ack = MessageAck(
+                clientMessageId: clientMessageId, messageId: Message.ID("recorded-message-\(records.nextSerial())"),
+                conversationId: conversationId, seq: seq, createdAt: Timestamp(records.now))
+            records.acks[clientMessageId] = ack
+            return ack
+        }
+        return OutgoingMessage(clientMessageId: ack.clientMessageId, conversationId: conversationId, content: content) { ack }
+    }
+
+    public func setTyping(_ isTyping: Bool, in conversationId: Conversation.ID) async throws {
+        storage.records.withLock { $0.typing.append(TypingChange(conversationId: conversationId, isTyping: isTyping)) }
+    }
+
+    public func stateData(for key: String, in scope: StateScope) async throws -> Data? {
+        storage.records.withLock { $0.state[scope.storageKey + "\n" + key] }
+    }
+
+    public func setStateData(_ data: Data?, for key: String, in scope: StateScope) async throws {
+        storage.records.withLock { $0.state[scope.storageKey + "\n" + key] = data }
+    }
+
+    public func scheduleJob(named name: String, at date: Date, repeating rule: RepeatRule?, payload: JSONValue) async throws -> ScheduledJob {
+        storage.records.withLock { records in
+            let job = ScheduledJob(
+                id: ScheduledJob.ID("recorded-job-\(records.nextSerial())"), name: name, dueAt: Timestamp(date).date,
+                repeatRule: rule, payload: payload)
+            records.jobs[job.id] = job
+            return job
+        }
+    }
+
+    public func cancelJob(_ id: ScheduledJob.ID) async throws {
+        storage.records.withLock { $0.jobs[id] = nil }
+    }
+
+    public func scheduledJobs() async throws -> [ScheduledJob] {
+        storage.records.withLock { $0.jobs.values.sorted { ($0.dueAt, $0.id) < ($1.dueAt, $1.id) } }
+    }
+
+    public func friends() async throws -> [Friend] { storage.records.withLock { $0.friends } }
+
+    public func friendRequests() async throws -> FriendRequestList {
+        storage.records.withLock { FriendRequestList(incoming: $0.incoming, outgoing: $0.outgoing) }
+    }
+
+    public func acceptFriendRequest(_ id: FriendRequest.ID) async throws -> Friend {
+        try storage.records.withLock { records in
+            guard let index = records.incoming.firstIndex(where: { $0.id == id }) else {
+                throw ChatterAPIError(code: .notFound, message: "No pending friend request \(id) to the bot.")
+            }
+            let friend = Friend(user: records.incoming.remove(at: index).fromUser, since: Timestamp(records.now))
+            records.friends.append(friend)
+            records.friendActions.append(.accepted(id))
+            return friend
+        }
+    }
+
+    public func declineFriendRequest(_ id: FriendRequest.ID) async throws {
+        try storage.records.withLock { records in
+            guard let index = records.incoming.firstIndex(where: { $0.id == id }) else {
+                throw ChatterAPIError(code: .notFound, message: "No pending friend request \(id) to the bot.")
+            }
+            records.incoming.remove(at: index)
+            records.friendActions.append(.declined(id))
+        }
+    }
+
+    public func sendFriendRequest(to target: FriendRequestBody) async throws -> FriendRequest {
+        try storage.records.withLock { records in
+            let user: User?
+            switch target {
+            case .userId(let id): user = records.users.first { $0.id == id }
+            case .username(let name): user = records.users.first { $0.username == name }
+            }
+            guard let user else { throw ChatterAPIError(code: .notFound, message: "No such user.") }
+            guard !records.friends.contains(where: { $0.user.id == user.id }) else {
+                throw ChatterAPIError(code: .alreadyFriends, message: "Already friends.")
+            }
+            guard !records.outgoing.contains(where: { $0.toUser.id == user.id }),
+                !records.incoming.contains(where: { $0.fromUser.id == user.id })
+            else { throw ChatterAPIError(code: .requestExists, message: "A request is pending.") }
+            let me = records.users.first { $0.id == bot.userId }
+                ?? User(id: bot.userId, username: bot.name, displayName: bot.name)
+            let request = FriendRequest(
+                id: FriendRequest.ID("recorded-request-\(records.nextSerial())"), fromUser: me, toUser: user,
+                createdAt: Timestamp(records.now))
+            records.outgoing.append(request)
+            records.friendActions.append(.requested(target))
+            return request
+        }
+    }
+
+    public func removeFriend(_ userId: User.ID) async throws {
+        try storage.records.withLock { records in
+            guard let index = records.friends.firstIndex(where: { $0.user.id == userId }) else {
+                throw ChatterAPIError(code: .notFound, message: "Not a friend.")
+            }
+            records.friends.remove(at: index)
+            records.friendActions.append(.removed(userId))
+        }
+    }
+
+    public func directConversation(with userId: User.ID) async throws -> Conversation {
+        try storage.records.withLock { records in
+            if let existing = records.conversations.values.first(where: { conversation in
+                conversation.kind == .direct && conversation.members.contains { $0.userId == userId }
+            }) {
+                return existing
+            }
+            guard records.friends.contains(where: { $0.user.id == userId }) else {
+                throw ChatterAPIError(code: .notFriends, message: "You can only message friends.")
+            }
+            let now = Timestamp(records.now)
+            let conversation = Conversation(
+                id: Conversation.ID("recorded-conversation-\(records.nextSerial())"), kind: .direct,
+                members: [Member(userId: bot.userId, role: .member), Member(userId: userId, role: .member)],
+                lastSeq: 0, createdAt: now, updatedAt: now)
+            records.conversations[conversation.id] = conversation
+            return conversation
+        }
+    }
+
+    public func conversation(_ id: Conversation.ID) async throws -> Conversation {
+        try storage.records.withLock { records in
+            guard let conversation = records.conversations[id] else {
+                throw ChatterAPIError(code: .notFound, message: "No conversation \(id).")
+            }
+            return conversation
+        }
+    }
+
+    public func presence(of userId: User.ID) async -> Presence? {
+        storage.records.withLock { $0.presences[userId] }
+    }
+}

@@ -1,0 +1,248 @@
+import Foundation
+import Testing
+
+@testable import ChatterBots
+
+/// The brief's example bot.
+struct EchoBot: Bot {
+    func onMessage(_ message: IncomingMessage, context: any BotContext) async throws {
+        try await context.reply(to: message, "echo: \(message.text)")
+    }
+}
+
+/// Accepts friends whose username ends in `_friend`, counts messages per user, reminds on request.
+struct ReminderBot: Bot {
+    static let messageCount = StateKey<Int>("messageCount")
+    struct Reminder: Codable, Sendable, Equatable {
+        var conversationId: Conversation.ID
+        var text: String
+    }
+
+    func onFriendRequest(_ request: FriendRequest, context: any BotContext) async throws -> FriendRequestDecision {
+        request.fromUser.username.hasSuffix("_friend") ? .accept : .ignore
+    }
+
+    func onMessage(_ message: IncomingMessage, context: any BotContext) async throws {
+        let count = try await context.state(Self.messageCount, in: .user(message.senderId)) ?? 0
+        try await context.setState(count + 1, for: Self.messageCount, in: .user(message.senderId))
+        if message.text.hasPrefix("remind me ") {
+            let text = String(message.text.dropFirst("remind me ".count))
+            try await context.schedule("reminder", after: .seconds(600), payload: Reminder(conversationId: message.conversationId, text: text))
+            try await context.reply(to: message, "OK, in 10 minutes.", quoting: true)
+            context.logger.info("reminder scheduled", ["user": message.senderId.rawValue])
+        }
+    }
+
+    func onScheduledJob(_ job: ScheduledJob, context: any BotContext) async throws {
+        let reminder = try job.payload(as: Reminder.self)
+        try await context.send("⏰ \(reminder.text)", to: reminder.conversationId)
+    }
+}
+
+private func incoming(_ text: String, id: Message.ID = "M1", from sender: User.ID = "U1", in conversation: Conversation.ID = "C1") -> Message {
+    Message(
+        id: id, conversationId: conversation, seq: 7, senderId: sender, clientMessageId: .random(), kind: .text, body: text,
+        createdAt: Timestamp(millisecondsSince1970: 1_792_677_791_482))
+}
+
+@Suite("Bot API with RecordingBotContext")
+struct BotTests {
+    let identity = BotIdentity(name: "echo", userId: "BOT")
+
+    @Test func echoBotRepliesInTheSameConversation() async throws {
+        let context = RecordingBotContext(bot: identity)
+        try await context.deliver(incoming("hi"), to: EchoBot())
+        #expect(context.sentMessages == [RecordingBotContext.SentMessage(
+            clientMessageId: .derived(bot: "BOT", handling: "M1", index: 0), conversationId: "C1", content: .text("echo: hi"))])
+    }
+
+    @Test func redeliveringAMessageDoesNotReplyTwice() async throws {
+        let context = RecordingBotContext(bot: identity)
+        try await context.deliver(incoming("hi"), to: EchoBot())
+        try await context.deliver(incoming("hi"), to: EchoBot())
+        #expect(context.sentMessages.count == 1)
+        try await context.deliver(incoming("again", id: "M2"), to: EchoBot())
+        #expect(context.sentMessages.map(\.content.body) == ["echo: hi", "echo: again"])
+    }
+
+    @Test func sendsReturnAHandleWhoseAckNamesTheMessage() async throws {
+        let context = RecordingBotContext(bot: identity)
+        let outgoing = try await context.send("hello", to: "C1")
+        let ack = try await outgoing.acknowledged()
+        #expect(ack.clientMessageId == outgoing.clientMessageId && ack.conversationId == "C1" && ack.seq == 1)
+        #expect(ack.createdAt == Timestamp(context.now))
+    }
+
+    @Test func friendRequestDecisionIsApplied() async throws {
+        let bot = User(id: "BOT", username: "reminder", displayName: "Reminder")
+        let ana = User(id: "U1", username: "ana_friend", displayName: "Ana")
+        let eve = User(id: "U2", username: "eve", displayName: "Eve")
+        let context = RecordingBotContext(bot: identity)
+        let fromAna = FriendRequest(id: "R1", fromUser: ana, toUser: bot, createdAt: Timestamp(context.now))
+        let fromEve = FriendRequest(id: "R2", fromUser: eve, toUser: bot, createdAt: Timestamp(context.now))
+        #expect(try await context.deliver(fromAna, to: ReminderBot()) == .accept)
+        #expect(try await context.deliver(fromEve, to: ReminderBot()) == .ignore)
+        #expect(try await context.friends().map(\.user) == [ana])
+        #expect(try await context.friendRequests().incoming == [fromEve])
+        #expect(context.friendActions == [.accepted("R1")])
+    }
+
+    @Test func defaultFriendRequestHandlerDefersToThePolicy() async throws {
+        let context = RecordingBotContext(bot: identity)
+        let request = FriendRequest(
+            id: "R1", fromUser: User(id: "U1", username: "a", displayName: "A"), toUser: User(id: "BOT", username: "b", displayName: "B"),
+            createdAt: Timestamp(context.now))
+        #expect(try await context.deliver(request, to: EchoBot()) == .useConfiguredPolicy)
+        #expect(context.friendActions.isEmpty)
+    }
+
+    @Test func typedStateIsScopedPerUser() async throws {
+        let context = RecordingBotContext(bot: identity)
+        try await context.deliver(incoming("one", id: "M1", from: "U1"), to: ReminderBot())
+        try await context.deliver(incoming("two", id: "M2", from: "U1"), to: ReminderBot())
+        try await context.deliver(incoming("three", id: "M3", from: "U2"), to: ReminderBot())
+        #expect(try await context.state(ReminderBot.messageCount, in: .user("U1")) == 2)
+        #expect(try await context.state(ReminderBot.messageCount, in: .user("U2")) == 1)
+        #expect(try await context.state(ReminderBot.messageCount, in: .global) == nil)
+        try await context.removeState(ReminderBot.messageCount, in: .user("U1"))
+        #expect(try await context.state(ReminderBot.messageCount, in: .user("U1")) == nil)
+    }
+
+    @Test func scheduledJobRunsWhenDueAndItsSendIsDerivedFromTheJob() async throws {
+        let context = RecordingBotContext(bot: identity)
+        try await context.deliver(incoming("remind me stretch"), to: ReminderBot())
+        #expect(context.sentMessages.map(\.content) == [.text("OK, in 10 minutes.", replyingTo: "M1")])
+        let job = try #require(try await context.scheduledJobs().first)
+        #expect(job.name == "reminder" && job.dueAt == Timestamp(context.now).advanced(by: .seconds(600)).date)
+
+        context.advance(by: .seconds(599))
+        #expect(try await context.runDueJobs(of: ReminderBot()).isEmpty)
+        context.advance(by: .seconds(1))
+        #expect(try await context.runDueJobs(of: ReminderBot()) == [job])
+        let reminder = try #require(context.sentMessages.last)
+        #expect(reminder.content == .text("⏰ stretch") && reminder.conversationId == "C1")
+        #expect(reminder.clientMessageId == .derived(bot: "BOT", trigger: "job:\(job.id.rawValue)@\(Timestamp(job.dueAt).iso8601)", index: 0))
+        #expect(try await context.scheduledJobs().isEmpty, "a one-off job is done")
+        #expect(context.logRecords.map(\.message) == ["reminder scheduled"])
+        #expect(context.logRecords.first?.fields == ["user": "U1"])
+    }
+
+    @Test func repeatingJobIsRescheduledAfterItRuns() async throws {
+        let context = RecordingBotContext(bot: identity)
+        let job = try await context.schedule("tick", after: .seconds(60), repeating: .every(.seconds(60)))
+        context.advance(by: .seconds(150))
+        #expect(try await context.runDueJobs(of: EchoBot()).map(\.id) == [job.id])
+        #expect(try await context.scheduledJobs().map(\.dueAt) == [job.dueAt.addingTimeInterval(120)])
+        try await context.cancelJob(job.id)
+        #expect(try await context.scheduledJobs().isEmpty)
+    }
+
+    @Test func directConversationNeedsAFriendship() async throws {
+        let ben = User(id: "U2", username: "ben", displayName: "Ben")
+        let context = RecordingBotContext(bot: identity, users: [ben])
+        let refused = await #expect(throws: ChatterAPIError.self) { try await context.directConversation(with: "U2") }
+        #expect(refused?.code == .notFriends)
+        _ = try await context.sendFriendRequest(to: .username("ben"))
+        #expect(context.friendActions == [.requested(.username("ben"))])
+        let friendContext = RecordingBotContext(bot: identity, friends: [Friend(user: ben, since: Timestamp(context.now))])
+        let direct = try await friendContext.directConversation(with: "U2")
+        #expect(direct.kind == .direct && Set(direct.members.map(\.userId)) == ["BOT", "U2"])
+        #expect(try await friendContext.directConversation(with: "U2") == direct, "one direct conversation per pair")
+    }
+
+    @Test func presenceLookUpSeesTheLatestChange() async throws {
+        let context = RecordingBotContext(bot: identity, presences: [Presence(userId: "U1", isOnline: true)])
+        #expect(await context.presence(of: "U1")?.isOnline == true)
+        context.setPresence(Presence(userId: "U1", isOnline: false, lastSeenAt: Timestamp(context.now)))
+        #expect(await context.presence(of: "U1")?.isOnline == false)
+        #expect(await context.presence(of: "U9") == nil)
+    }
+
+    @Test func incomingMessageReadsLikeItsMessage() {
+        let message = IncomingMessage(incoming("hi"))
+        #expect(message.id == "M1" && message.seq == 7 && message.senderId == "U1" && message.text == "hi")
+        var photo = incoming("x")
+        photo.body = nil
+        #expect(IncomingMessage(photo).text == "")
+    }
+}
+
+@Suite("Bot logger")
+struct BotLoggerTests {
+    @Test func recordsBelowTheMinimumLevelAreDroppedWithoutBuildingTheMessage() {
+        let context = RecordingBotContext(logLevel: .warning)
+        var built = false
+        context.logger.info({ built = true; return "quiet" }())
+        context.logger.error("loud")
+        #expect(!built)
+        #expect(context.logRecords.map(\.level) == [.error])
+    }
+
+    @Test func fieldsOfTheLoggerAndTheRecordAreMerged() {
+        let context = RecordingBotContext()
+        context.logger.with(["conversation": "C1", "k": "logger"]).notice("hello", ["k": "record"])
+        #expect(context.logRecords == [BotLogger.Record(label: "test-bot", level: .notice, message: "hello", fields: ["conversation": "C1", "k": "record"])])
+    }
+}
+
+@Suite("Repeat rules")
+struct RepeatRuleTests {
+    let utc = TimeZone(identifier: "UTC")!
+
+    private func date(_ text: String) throws -> Date { try Timestamp(iso8601: text).date }
+
+    @Test func fixedRateKeepsItsRhythmAndSkipsMissedRuns() throws {
+        let rule = RepeatRule.every(.seconds(3600))
+        let due = try date("2026-10-22T09:00:00.000Z")
+        #expect(rule.nextOccurrence(following: due, after: due) == (try date("2026-10-22T10:00:00.000Z")))
+        #expect(rule.nextOccurrence(following: due, after: try date("2026-10-22T12:30:00.000Z")) == (try date("2026-10-22T13:00:00.000Z")))
+        #expect(RepeatRule.every(.zero).nextOccurrence(following: due, after: due) == nil)
+    }
+
+    @Test func dailyStaysAtLocalTimeAcrossTheEndOfSummerTime() throws {
+        let lisbon = try #require(TimeZone(identifier: "Europe/Lisbon"))
+        let rule = RepeatRule.daily(at: try TimeOfDay(hour: 9, minute: 0), timeZone: lisbon)
+        let saturday = try date("2026-10-24T08:00:00.000Z")  // 09:00 WEST
+        #expect(rule.nextOccurrence(following: saturday, after: saturday) == (try date("2026-10-25T09:00:00.000Z")))  // 09:00 WET
+    }
+
+    @Test func dailyTimeInTheSpringGapRunsAtTheNextExistingTime() throws {
+        let newYork = try #require(TimeZone(identifier: "America/New_York"))
+        let rule = RepeatRule.daily(at: try TimeOfDay(hour: 2, minute: 30), timeZone: newYork)
+        let due = try date("2026-03-07T07:30:00.000Z")  // 02:30 EST on the day before the change
+        let next = try #require(rule.nextOccurrence(following: due, after: due))
+        #expect(next == (try date("2026-03-08T07:00:00.000Z")))  // 03:00 EDT: 02:30 does not exist that day
+    }
+
+    @Test func weeklyPicksTheSoonestListedDay() throws {
+        let rule = RepeatRule.weekly(on: [.monday, .thursday], at: try TimeOfDay(hour: 9, minute: 30), timeZone: utc)
+        let thursday = try date("2026-10-22T09:30:00.000Z")
+        #expect(rule.nextOccurrence(following: thursday, after: thursday) == (try date("2026-10-26T09:30:00.000Z")))
+        #expect(RepeatRule.weekly(on: [], at: try TimeOfDay(hour: 9, minute: 30), timeZone: utc).nextOccurrence(following: thursday, after: thursday) == nil)
+    }
+
+    @Test func rulesAndJobsRoundTripThroughJSON() throws {
+        let rules: [RepeatRule] = [
+            .every(.milliseconds(1500)),
+            .daily(at: try TimeOfDay(hour: 7, minute: 5), timeZone: try #require(TimeZone(identifier: "Asia/Tokyo"))),
+            .weekly(on: [.saturday, .sunday], at: try TimeOfDay(hour: 23, minute: 59), timeZone: utc),
+        ]
+        for rule in rules {
+            #expect(try JSONDecoder().decode(RepeatRule.self, from: JSONEncoder().encode(rule)) == rule)
+        }
+        try expectRoundTrip(RepeatRule.self, #"{"kind":"weekly","weekdays":["sunday","saturday"],"time":"23:59","timeZone":"America/Sao_Paulo"}"#)
+        let job = try expectRoundTrip(
+            ScheduledJob.self,
+            #"{"id":"J1","name":"reminder","dueAt":"2026-10-22T09:30:00.123Z","repeatRule":{"kind":"daily","time":"09:30","timeZone":"Europe/Lisbon"},"payload":{"text":"stretch"}}"#)
+        #expect(job.payload == ["text": "stretch"])
+    }
+
+    @Test func invalidTimesAndZonesAreRejected() {
+        #expect(throws: InvalidTimeOfDay(hour: 24, minute: 0)) { try TimeOfDay(hour: 24, minute: 0) }
+        #expect(throws: InvalidTimeOfDay.self) { try TimeOfDay(hour: 9, minute: -1) }
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(TimeOfDay.self, from: Data(#""9:30""#.utf8)) }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(RepeatRule.self, from: Data(#"{"kind":"daily","time":"09:30","timeZone":"Mars/Olympus"}"#.utf8))
+        }
+    }
+}
