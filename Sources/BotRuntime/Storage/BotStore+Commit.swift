@@ -1,0 +1,35 @@
+import ChatterBots
+
+extension BotStore {
+    /// Commits everything `unit` collected in ONE transaction: its trigger marked done (the message handled,
+    /// or the occurrence completed), its state, schedule and dialog changes, and its outbox entries. Either
+    /// all of it is stored or, when it throws, none of it.
+    ///
+    /// Commits that arrive while another transaction runs are grouped into the next one. Commit the units
+    /// of one conversation in seq order; to keep read-your-writes across its messages, run a conversation's
+    /// next handler after the previous commit returned (other conversations run meanwhile and share the
+    /// transactions).
+    ///
+    /// - Throws: ``BotStoreError/alreadyHandled(_:conversation:seq:)``, ``BotStoreError/outOfOrder(_:conversation:seq:expectedSeq:)``,
+    ///   ``BotStoreError/unknownConversation(_:)`` or ``BotStoreError/occurrenceNotClaimed(_:occurrence:)``
+    ///   when the unit is refused; ``BotStoreError/storage(operation:underlying:)`` when SQLite failed.
+    @discardableResult
+    public func commit(_ unit: UnitOfWork) async throws(BotStoreError) -> CommitReceipt {
+        let results = try await commit([unit])
+        guard let result = results.first else {
+            throw .storage(operation: "commit a unit", underlying: GroupCommitterMismatch())
+        }
+        return try result.get()
+    }
+
+    /// Commits `units` in order, each all or nothing, in one transaction (shared with other hot-path writes).
+    /// A refused unit is undone alone and reported in its result; the others commit. Throws only when the
+    /// transaction itself failed, and then none of them is stored.
+    public func commit(_ units: [UnitOfWork]) async throws(BotStoreError) -> [Result<CommitReceipt, BotStoreError>] {
+        guard !units.isEmpty else { return [] }
+        guard case .committed(let results) = try await submit(.commit(units), "commit units") else {
+            throw .storage(operation: "commit units", underlying: GroupCommitterMismatch())
+        }
+        return results
+    }
+}

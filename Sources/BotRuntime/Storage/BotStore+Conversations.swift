@@ -1,0 +1,250 @@
+import ChatterBots
+import Foundation
+import SQLite
+
+extension BotStore {
+    // MARK: - Cursors
+
+    /// Records conversations the service reported (`GET /conversations?updatedSince=`, `conversation.created`,
+    /// `conversation.updated`): new ones get a cursor starting as `newConversationsStart` says, known ones
+    /// their `lastSeq` and `updatedAt` raised (never lowered) and lose their removed mark. The newest
+    /// `updatedAt` becomes ``conversationsUpdatedSince()``. Returns the cursors, in the order given.
+    @discardableResult
+    public func recordConversations(
+        _ conversations: [Conversation], newConversationsStart: ConversationStart = .firstMessage
+    ) async throws(BotStoreError) -> [ConversationCursor] {
+        guard !conversations.isEmpty else { return [] }
+        return try await writeWithCursors("record conversations") { workspace in
+            let db = workspace.db
+            var cursors: [ConversationCursor] = []
+            for conversation in conversations {
+                var contiguous: Int
+                if var cursor = try workspace.cursor(conversation.id) {
+                    cursor.lastSeq = max(cursor.lastSeq, conversation.lastSeq)
+                    workspace.setCursor(cursor, for: conversation.id)
+                    contiguous = cursor.contiguous
+                } else {
+                    let start = newConversationsStart == .firstMessage ? 0 : conversation.lastSeq
+                    try workspace.resetCursor(conversation.id, contiguous: start, lastSeq: conversation.lastSeq)
+                    contiguous = try workspace.cursor(conversation.id)?.contiguous ?? start
+                }
+                try db.execute(
+                    sql: ConversationSQL.record,
+                    arguments: [conversation.id.rawValue, contiguous, conversation.lastSeq, conversation.updatedAt.millisecondsSince1970])
+                if let row = try db.fetchOne(sql: ConversationSQL.selectOne, arguments: [conversation.id.rawValue]) {
+                    cursors.append(try ConversationCursor(row: row))
+                }
+            }
+            if let newest = conversations.map(\.updatedAt).max() {
+                try db.execute(sql: ConversationSQL.raiseUpdatedSince, arguments: [newest.millisecondsSince1970])
+            }
+            return cursors
+        }
+    }
+
+    /// The cursor of `conversation`, or nil when it was never recorded.
+    public func conversationCursor(_ conversation: Conversation.ID) async throws(BotStoreError) -> ConversationCursor? {
+        try await read("read a conversation cursor") { db in
+            try db.fetchOne(sql: ConversationSQL.selectOne, arguments: [conversation.rawValue]).map(ConversationCursor.init(row:))
+        }
+    }
+
+    /// Every cursor, by conversation id; removed conversations only when asked.
+    public func conversationCursors(includingRemoved: Bool = false) async throws(BotStoreError) -> [ConversationCursor] {
+        try await read("read the conversation cursors") { db in
+            try db.fetchAll(sql: includingRemoved ? ConversationSQL.selectAll : ConversationSQL.selectActive)
+                .map(ConversationCursor.init(row:))
+        }
+    }
+
+    /// The `conversations` of `sync.request`: the contiguous seq of every conversation the bot is still in.
+    public func syncPositions() async throws(BotStoreError) -> [Conversation.ID: Int] {
+        try await read("read the sync positions") { db in
+            var positions: [Conversation.ID: Int] = [:]
+            for row in try db.fetchAll(sql: ConversationSQL.selectPositions) {
+                positions[try row.identifier("id")] = try row["contiguous_seq"]
+            }
+            return positions
+        }
+    }
+
+    /// The newest conversation `updatedAt` recorded: the `updatedSince` of the next `GET /conversations`.
+    /// Nil before any conversation was recorded.
+    public func conversationsUpdatedSince() async throws(BotStoreError) -> Timestamp? {
+        try await read("read the conversations marker") { db in
+            try db.fetchOne(Int64.self, sql: ConversationSQL.selectUpdatedSince).map(Timestamp.init(millisecondsSince1970:))
+        }
+    }
+
+    /// Marks `conversation` removed (`conversation.removed`): it leaves ``syncPositions()`` and its parked
+    /// messages are dropped, but its cursor stays, so a later re-add does not handle old messages again.
+    @discardableResult
+    public func removeConversation(_ conversation: Conversation.ID) async throws(BotStoreError) -> Bool {
+        let now = clock.now
+        return try await write("remove a conversation") { db in
+            try db.execute(sql: ConversationSQL.markRemoved, arguments: [now, conversation.rawValue])
+            let changed = db.changes > 0
+            try db.execute(sql: ConversationSQL.deleteParked, arguments: [conversation.rawValue])
+            self.ledger.forget(conversation)
+            return changed
+        }
+    }
+
+    /// Moves the contiguous seq of `conversation` up to `seq` without handling the messages in between (history
+    /// the bot chooses not to answer); never moves it down. Parked messages at or below `seq` are dropped.
+    /// Returns the parked messages that are next afterwards, now handed out.
+    @discardableResult
+    public func skipMessages(in conversation: Conversation.ID, through seq: Int) async throws(BotStoreError) -> [Message] {
+        try await writeWithCursors("skip messages") { workspace in
+            guard let cursor = try workspace.cursor(conversation) else { throw BotStoreError.unknownConversation(conversation) }
+            guard seq > cursor.contiguous else { return [] }
+            try workspace.resetCursor(conversation, contiguous: seq, lastSeq: cursor.lastSeq)
+            return try workspace.release(conversation)
+        }
+    }
+
+    // MARK: - Incoming messages
+
+    /// Decides, durably, what to do with incoming messages (`message.new`, a `sync.response` page, a REST
+    /// page): deliver the next ones, park those ahead of a gap, drop duplicates, pass over the bot's own.
+    ///
+    /// "Next" counts what is handed out but not committed yet, so a message whose predecessor is still being
+    /// handled is delivered rather than parked. A batch is taken per conversation in seq order. Admissions of
+    /// many callers share transactions with the other hot-path writes.
+    ///
+    /// - Parameter bot: the bot's user id: its own messages are never delivered.
+    public func admit(_ messages: [Message], bot: User.ID) async throws(BotStoreError) -> AdmissionReport {
+        guard !messages.isEmpty else { return AdmissionReport(admissions: [], released: []) }
+        guard case .admitted(let report) = try await submit(.admit(messages, bot: bot), "admit messages") else {
+            throw .storage(operation: "admit messages", underlying: GroupCommitterMismatch())
+        }
+        return report
+    }
+
+    /// Admits one message; see ``admit(_:bot:)-([Message],_)``.
+    public func admit(_ message: Message, bot: User.ID) async throws(BotStoreError) -> AdmissionReport {
+        try await admit([message], bot: bot)
+    }
+
+    /// Hands out the parked message that is next in `conversation`, or nil while a gap remains (or nothing is
+    /// parked). Call it after restarting, and whenever a commit or ack did not already release the message.
+    public func nextDeliverable(in conversation: Conversation.ID) async throws(BotStoreError) -> Message? {
+        try await deliverableMessages(in: conversation, limit: 1).first
+    }
+
+    /// Hands out up to `limit` parked messages that are next in `conversation`, in seq order.
+    public func deliverableMessages(in conversation: Conversation.ID, limit: Int = 256) async throws(BotStoreError) -> [Message] {
+        try await writeWithCursors("hand out parked messages") { workspace in
+            try workspace.handOutParked(in: conversation, limit: limit)
+        }
+    }
+
+    /// The conversations whose next message is parked (and not handed out): where ``nextDeliverable(in:)``
+    /// has something, for instance right after a restart.
+    public func conversationsWithDeliverableMessages() async throws(BotStoreError) -> [Conversation.ID] {
+        let candidates = try await read("find deliverable parked messages") { db in
+            try db.fetchAll(sql: ConversationSQL.selectWithDeliverable).map { row -> (Conversation.ID, Int) in
+                (try row.identifier("id"), try row["contiguous_seq"])
+            }
+        }
+        return candidates.filter { conversation, contiguous in
+            (ledger.handedOut(in: conversation) ?? 0) <= contiguous
+        }.map(\.0)
+    }
+
+    /// Forgets that messages of `conversation` (every conversation when nil) were handed out: for a session
+    /// that restarts its handling without restarting the store. Uncommitted messages are then delivered
+    /// again (parked ones by ``nextDeliverable(in:)``, the others through sync).
+    public func abandonDeliveries(in conversation: Conversation.ID? = nil) async throws(BotStoreError) {
+        try await write("abandon deliveries") { _ in self.ledger.forget(conversation) }
+    }
+
+    // MARK: - Dedupe
+
+    /// Whether `message` was already handled or passed over: at or below its conversation's contiguous seq,
+    /// or its id recorded as seen. Parked messages are not seen yet.
+    public func isSeen(_ message: Message) async throws(BotStoreError) -> Bool {
+        try await read("check a message") { db in
+            if let contiguous = try db.fetchOne(Int.self, sql: ConversationSQL.selectContiguous, arguments: [message.conversationId.rawValue]),
+                message.seq <= contiguous
+            {
+                return true
+            }
+            return try db.fetchOne(Int.self, sql: CursorWorkspace.selectSeenExists, arguments: [message.id.rawValue]) != nil
+        }
+    }
+
+    /// Whether a message with this id was handled (recorded as seen and not pruned yet).
+    public func isSeen(messageID: Message.ID) async throws(BotStoreError) -> Bool {
+        try await read("check a message id") { db in
+            try db.fetchOne(Int.self, sql: CursorWorkspace.selectSeenExists, arguments: [messageID.rawValue]) != nil
+        }
+    }
+
+    /// Prunes the seen-message records that the contiguous seq already covers: a record at or below its
+    /// conversation's contiguous seq is deleted unless it is among the `keepingNewest` newest of its
+    /// conversation or was handled within `handledWithin` of now. Records above the contiguous seq are never
+    /// deleted. Returns how many were deleted.
+    ///
+    /// Dedupe stays correct whatever is pruned: a message at or below the contiguous seq is seen by its seq.
+    /// The records kept are a second line for messages the service might deliver again under another seq.
+    @discardableResult
+    public func pruneSeenMessages(
+        keepingNewest: Int = 100, handledWithin: Duration = .seconds(600)
+    ) async throws(BotStoreError) -> Int {
+        let cutoff = clock.now.addingTimeInterval(-handledWithin.timeInterval)
+        return try await write("prune seen messages") { db in
+            try db.execute(sql: ConversationSQL.pruneSeen, arguments: [max(0, keepingNewest), cutoff])
+            return db.changes
+        }
+    }
+}
+
+extension ConversationCursor {
+    init(row: Row) throws {
+        self.init(
+            conversationId: try row.identifier("id"), contiguousSeq: try row["contiguous_seq"], lastSeq: try row["last_seq"],
+            updatedAt: try row.timestamp("updated_at"), isRemoved: (try row["removed_at"] as Date?) != nil)
+    }
+}
+
+enum ConversationSQL {
+    static let columns = "id, contiguous_seq, last_seq, updated_at, removed_at"
+    /// Arguments: id, contiguous seq (for a new row), lastSeq, updatedAt (ms).
+    static let record = """
+        INSERT INTO conversations (id, contiguous_seq, last_seq, updated_at) VALUES (?1, ?2, ?3, ?4)
+        ON CONFLICT (id) DO UPDATE SET
+            last_seq = max(last_seq, excluded.last_seq),
+            updated_at = max(coalesce(updated_at, excluded.updated_at), excluded.updated_at),
+            removed_at = NULL
+        """
+    static let selectOne = "SELECT \(columns) FROM conversations WHERE id = ?"
+    static let selectAll = "SELECT \(columns) FROM conversations ORDER BY id"
+    static let selectActive = "SELECT \(columns) FROM conversations WHERE removed_at IS NULL ORDER BY id"
+    static let selectPositions = "SELECT id, contiguous_seq FROM conversations WHERE removed_at IS NULL"
+    static let selectContiguous = "SELECT contiguous_seq FROM conversations WHERE id = ?"
+    static let markRemoved = "UPDATE conversations SET removed_at = coalesce(removed_at, ?) WHERE id = ?"
+    static let deleteParked = "DELETE FROM parked_messages WHERE conversation_id = ?"
+    static let selectUpdatedSince = "SELECT value FROM store_metadata WHERE key = 'conversations.updatedSince'"
+    static let raiseUpdatedSince = """
+        INSERT INTO store_metadata (key, value) VALUES ('conversations.updatedSince', ?1)
+        ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)
+        """
+    static let selectWithDeliverable = """
+        SELECT c.id, c.contiguous_seq FROM conversations c
+        WHERE c.removed_at IS NULL AND EXISTS (
+            SELECT 1 FROM parked_messages p WHERE p.conversation_id = c.id AND p.seq = c.contiguous_seq + 1 AND p.own = 0)
+        ORDER BY c.id
+        """
+    /// Arguments: how many of the newest to keep per conversation, the handled-at cutoff.
+    static let pruneSeen = """
+        DELETE FROM seen_messages WHERE message_id IN (
+            SELECT ranked.message_id FROM (
+                SELECT message_id, conversation_id, seq, handled_at,
+                    row_number() OVER (PARTITION BY conversation_id ORDER BY seq DESC) AS newness
+                FROM seen_messages
+            ) AS ranked
+            JOIN conversations c ON c.id = ranked.conversation_id
+            WHERE ranked.seq <= c.contiguous_seq AND ranked.newness > ?1 AND ranked.handled_at < ?2)
+        """
+}

@@ -1,0 +1,225 @@
+import ChatterBots
+import Foundation
+import SQLite
+
+extension BotStore {
+    /// Writes `message` to the outbox (durable) so it can be sent and resent until acknowledged.
+    ///
+    /// Idempotent on the clientMessageId: enqueuing the same id again returns the existing entry unchanged
+    /// (whatever its status) and never creates a second one. Sends made while handling a message or running
+    /// a job belong in that run's ``UnitOfWork`` instead, so they commit with the rest of the run.
+    public func enqueue(
+        _ message: MessageSend, origin: OutboxEntry.Origin = .direct, traceID: String? = nil
+    ) async throws(BotStoreError) -> OutboxEntry {
+        let payload: String
+        do {
+            payload = try StoreJSON.text(message)
+        } catch {
+            throw .unencodableValue(key: message.clientMessageId.rawValue, type: "MessageSend", reason: "\(error)")
+        }
+        let send = PendingSend(message: message, payload: payload, traceID: traceID)
+        guard case .enqueued(let receipt) = try await submit(.enqueue([send], origin: origin), "enqueue an outbox entry"),
+            let entry = receipt.outboxEntries.first
+        else { throw .storage(operation: "enqueue an outbox entry", underlying: GroupCommitterMismatch()) }
+        return entry
+    }
+
+    /// The entries still to send, oldest first: resend them with their original clientMessageIds after every
+    /// reconnect and restart.
+    public func pendingOutbox(limit: Int = .max) async throws(BotStoreError) -> [OutboxEntry] {
+        try await read("read the pending outbox") { db in
+            try db.fetchAll(sql: OutboxSQL.selectPending, arguments: [Int64(clamping: limit)]).map(OutboxEntry.init(row:))
+        }
+    }
+
+    /// The entry with this clientMessageId, or nil.
+    public func outboxEntry(_ id: ClientMessageID) async throws(BotStoreError) -> OutboxEntry? {
+        try await read("read an outbox entry") { db in
+            try db.fetchOne(sql: OutboxSQL.selectByClientMessageID, arguments: [id.rawValue]).map(OutboxEntry.init(row:))
+        }
+    }
+
+    /// Records `message.ack`s: each entry becomes acknowledged with the message the service created, and
+    /// each acknowledged seq is passed over by its conversation's cursor (the bot does not receive its own
+    /// messages, so without this the next incoming message would look like a gap).
+    ///
+    /// Acks that arrive together are committed together with other hot-path writes.
+    public func markAcked(_ acks: [MessageAck]) async throws(BotStoreError) -> AckReport {
+        guard !acks.isEmpty else { return AckReport(outcomes: [], released: []) }
+        guard case .acknowledged(let report) = try await submit(.acknowledge(acks), "record acks") else {
+            throw .storage(operation: "record acks", underlying: GroupCommitterMismatch())
+        }
+        return report
+    }
+
+    /// Records one `message.ack`; see ``markAcked(_:)-([MessageAck])``.
+    public func markAcked(_ ack: MessageAck) async throws(BotStoreError) -> AckReport {
+        try await markAcked([ack])
+    }
+
+    /// Fails the pending entry `id` for good with a permanent error code (`NOT_FRIENDS`, `NOT_FOUND`,
+    /// `VALIDATION_FAILED`): it is never resent. Returns false when the entry is not pending (unknown,
+    /// already acknowledged or failed), in which case nothing changes.
+    @discardableResult
+    public func markFailed(_ id: ClientMessageID, code: ChatterErrorCode) async throws(BotStoreError) -> Bool {
+        let now = clock.now
+        return try await write("fail an outbox entry") { db in
+            try db.execute(sql: OutboxSQL.fail, arguments: [code.rawValue, now, id.rawValue])
+            return db.changes > 0
+        }
+    }
+
+    /// Counts one send of each pending entry in `ids`, with the transient error the previous one met, if any.
+    /// For resends after a reconnect, and for metrics; the entries stay pending.
+    public func recordAttempts(_ ids: [ClientMessageID], error: ChatterErrorCode? = nil) async throws(BotStoreError) {
+        guard !ids.isEmpty else { return }
+        let now = clock.now
+        try await write("record send attempts") { db in
+            for id in ids {
+                try db.execute(sql: OutboxSQL.recordAttempt, arguments: [now, error?.rawValue, id.rawValue])
+            }
+        }
+    }
+
+    /// The number of pending entries (the outbox depth metric).
+    public func outboxDepth() async throws(BotStoreError) -> Int {
+        try await read("count the pending outbox") { db in
+            try db.fetchOne(Int.self, sql: OutboxSQL.countPending) ?? 0
+        }
+    }
+
+    /// Deletes entries acknowledged before `date`, and failed entries created before it. Pending entries are
+    /// never pruned. Returns how many were deleted.
+    ///
+    /// Keep acknowledged entries at least as long as a run of the same trigger could be repeated (a power
+    /// loss undoing recent commits): an existing entry is what makes re-enqueuing its id a no-op locally.
+    @discardableResult
+    public func pruneOutbox(settledBefore date: Date) async throws(BotStoreError) -> Int {
+        try await write("prune the outbox") { db in
+            try db.execute(sql: OutboxSQL.prune, arguments: [date, date])
+            return db.changes
+        }
+    }
+}
+
+/// A response of the group committer that does not match its request: a bug, reported instead of trapping.
+struct GroupCommitterMismatch: Error, CustomStringConvertible {
+    var description: String { "internal error: the group committer answered with another kind of response" }
+}
+
+extension OutboxEntry {
+    init(row: Row) throws {
+        let key: String = try row["client_message_id"]
+        let message = try row.decodedJSON(MessageSend.self, "payload", table: "outbox", key: key)
+        let originKind: String = try row["origin_kind"]
+        guard let origin = Origin(kind: originKind, id: try row["origin_id"], occurrence: try row["origin_occurrence"]) else {
+            throw BotStoreError.corruptRecord(table: "outbox", key: key, reason: "unknown origin \"\(originKind)\"")
+        }
+        var acknowledgement: Acknowledgement?
+        if let messageId: Message.ID = try row.optionalIdentifier("message_id"), let seq: Int = try row["seq"],
+            let createdAt = try row.timestamp("message_created_at"), let ackedAt: Date = try row["acked_at"]
+        {
+            acknowledgement = Acknowledgement(messageId: messageId, seq: seq, createdAt: createdAt, ackedAt: ackedAt)
+        }
+        self.init(
+            sequence: try row["id"], message: message, createdAt: try row["created_at"],
+            status: try row.rawEnum(Status.self, "status", table: "outbox", key: key), attempts: try row["attempts"],
+            lastAttemptAt: try row["last_attempt_at"], lastError: (try row["last_error"] as String?).map(ChatterErrorCode.init(rawValue:)),
+            acknowledgement: acknowledgement, origin: origin, traceID: try row["trace_id"])
+    }
+}
+
+/// Outbox writes inside a group-commit transaction.
+enum OutboxWrites {
+    /// Inserts each send unless its clientMessageId exists; returns the entries as stored and the ids created.
+    static func insert(
+        _ sends: [PendingSend], origin: OutboxEntry.Origin, in workspace: CursorWorkspace
+    ) throws -> ([OutboxEntry], Set<ClientMessageID>) {
+        var entries: [OutboxEntry] = []
+        var created: Set<ClientMessageID> = []
+        let (originKind, originID, originOccurrence) = origin.columns
+        for send in sends {
+            let id = send.message.clientMessageId
+            let inserted = try workspace.db.fetchOne(
+                Int64.self, sql: OutboxSQL.insert,
+                arguments: [
+                    id.rawValue, send.message.conversationId.rawValue, send.payload, workspace.now, originKind, originID,
+                    originOccurrence, send.traceID,
+                ])
+            if let sequence = inserted {
+                created.insert(id)
+                entries.append(OutboxEntry(
+                    sequence: sequence, message: send.message, createdAt: workspace.now, status: .pending, attempts: 0,
+                    lastAttemptAt: nil, lastError: nil, acknowledgement: nil, origin: origin, traceID: send.traceID))
+            } else if let row = try workspace.db.fetchOne(sql: OutboxSQL.selectByClientMessageID, arguments: [id.rawValue]) {
+                entries.append(try OutboxEntry(row: row))
+            } else {
+                throw BotStoreError.corruptRecord(table: "outbox", key: id.rawValue, reason: "the entry neither inserts nor exists")
+            }
+        }
+        return (entries, created)
+    }
+
+    /// Applies acks: entries acknowledged, acknowledged seqs passed over, parked messages released.
+    static func acknowledge(_ acks: [MessageAck], in workspace: CursorWorkspace) throws -> AckReport {
+        let db = workspace.db
+        var outcomes: [AckOutcome] = []
+        outcomes.reserveCapacity(acks.count)
+        for ack in acks {
+            let updated = try db.fetchOne(
+                Int64.self, sql: OutboxSQL.acknowledge,
+                arguments: [
+                    ack.messageId.rawValue, ack.seq, ack.createdAt.millisecondsSince1970, workspace.now, ack.clientMessageId.rawValue,
+                ])
+            if updated != nil {
+                outcomes.append(.acknowledged)
+            } else if try db.fetchOne(Int.self, sql: OutboxSQL.selectExists, arguments: [ack.clientMessageId.rawValue]) != nil {
+                outcomes.append(.alreadyAcknowledged)
+            } else {
+                outcomes.append(.unknownEntry)
+            }
+            try workspace.passOwn(ack.conversationId, seq: ack.seq, messageId: ack.messageId)
+        }
+        var released: [Message] = []
+        var conversations: [Conversation.ID] = []
+        for ack in acks where !conversations.contains(ack.conversationId) {
+            conversations.append(ack.conversationId)
+            released += try workspace.release(ack.conversationId)
+        }
+        return AckReport(outcomes: outcomes, released: released)
+    }
+}
+
+enum OutboxSQL {
+    static let columns = """
+        id, client_message_id, conversation_id, payload, created_at, status, attempts, last_attempt_at, last_error, \
+        message_id, seq, message_created_at, acked_at, origin_kind, origin_id, origin_occurrence, trace_id
+        """
+    static let insert = """
+        INSERT INTO outbox (client_message_id, conversation_id, payload, created_at, status, origin_kind, origin_id, origin_occurrence, trace_id)
+        VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?)
+        ON CONFLICT (client_message_id) DO NOTHING
+        RETURNING id
+        """
+    static let selectByClientMessageID = "SELECT \(columns) FROM outbox WHERE client_message_id = ?"
+    static let selectExists = "SELECT 1 FROM outbox WHERE client_message_id = ?"
+    static let selectPending = "SELECT \(columns) FROM outbox WHERE status = 'pending' ORDER BY id LIMIT ?"
+    static let countPending = "SELECT count(*) FROM outbox WHERE status = 'pending'"
+    /// Arguments: message id, seq, message createdAt (ms), acked at, clientMessageId.
+    static let acknowledge = """
+        UPDATE outbox SET status = 'acked', message_id = ?, seq = ?, message_created_at = ?, acked_at = ?
+        WHERE client_message_id = ? AND status <> 'acked'
+        RETURNING id
+        """
+    static let fail = """
+        UPDATE outbox SET status = 'failed', last_error = ?, last_attempt_at = coalesce(last_attempt_at, ?)
+        WHERE client_message_id = ? AND status = 'pending'
+        """
+    static let recordAttempt = """
+        UPDATE outbox SET attempts = attempts + 1, last_attempt_at = ?1, last_error = coalesce(?2, last_error)
+        WHERE client_message_id = ?3 AND status = 'pending'
+        """
+    static let prune = """
+        DELETE FROM outbox WHERE (status = 'acked' AND acked_at < ?) OR (status = 'failed' AND created_at < ?)
+        """
+}

@@ -1,0 +1,83 @@
+import ChatterBots
+import Foundation
+import SQLite
+
+extension BotStore {
+    /// The value of `key` in `scope` decoded as `type`, or nil when absent. With `unit`, the unit's own
+    /// pending write of the key wins (read-your-writes inside a handler).
+    public func value<Value: Decodable & Sendable>(
+        _ type: Value.Type, forKey key: String, in scope: BotScope, overlaying unit: UnitOfWork? = nil
+    ) async throws(BotStoreError) -> Value? {
+        if let pending = unit?.pendingValue(forKey: key, in: scope) {
+            guard let data = pending else { return nil }
+            return try StateValueCoding.decode(type, from: data, key: key, scope: scope)
+        }
+        let text = try await read("read a state value") { db in
+            try db.fetchOne(String.self, sql: StateSQL.select, arguments: [scope.kind, scope.id, key])
+        }
+        guard let text else { return nil }
+        return try StateValueCoding.decode(type, from: Data(text.utf8), key: key, scope: scope)
+    }
+
+    /// Sets `key` in `scope` to `value` (as JSON), in a transaction of its own. Inside a handler, write
+    /// through its ``UnitOfWork`` instead so the change commits with the run.
+    public func setValue<Value: Encodable & Sendable>(
+        _ value: Value, forKey key: String, in scope: BotScope
+    ) async throws(BotStoreError) {
+        let data = try StateValueCoding.encode(value, key: key)
+        let now = clock.now
+        try await write("write a state value") { db in
+            try StateWrites.set(data, forKey: key, in: scope, now: now, db: db)
+        }
+    }
+
+    /// Removes `key` from `scope`; returns whether it was there.
+    @discardableResult
+    public func removeValue(forKey key: String, in scope: BotScope) async throws(BotStoreError) -> Bool {
+        try await write("remove a state value") { db in
+            try db.execute(sql: StateSQL.delete, arguments: [scope.kind, scope.id, key])
+            return db.changes > 0
+        }
+    }
+
+    /// The keys set in `scope`, sorted; with `unit`, as they will be once it commits.
+    public func keys(in scope: BotScope, overlaying unit: UnitOfWork? = nil) async throws(BotStoreError) -> [String] {
+        var keys = Set(try await read("list state keys") { db in
+            try db.fetchAll(String.self, sql: StateSQL.selectKeys, arguments: [scope.kind, scope.id])
+        })
+        for (address, value) in unit?.stateWrites ?? [:] where address.scope == scope {
+            if value == nil { keys.remove(address.key) } else { keys.insert(address.key) }
+        }
+        return keys.sorted()
+    }
+
+    /// Removes every value of `scope` (e.g. when the bot forgets a user); returns how many.
+    @discardableResult
+    public func removeAllValues(in scope: BotScope) async throws(BotStoreError) -> Int {
+        try await write("remove a scope's state") { db in
+            try db.execute(sql: StateSQL.deleteScope, arguments: [scope.kind, scope.id])
+            return db.changes
+        }
+    }
+}
+
+enum StateWrites {
+    static func set(_ data: Data, forKey key: String, in scope: BotScope, now: Date, db: Database) throws {
+        try db.execute(sql: StateSQL.upsert, arguments: [scope.kind, scope.id, key, String(decoding: data, as: UTF8.self), now])
+    }
+
+    static func remove(forKey key: String, in scope: BotScope, db: Database) throws {
+        try db.execute(sql: StateSQL.delete, arguments: [scope.kind, scope.id, key])
+    }
+}
+
+enum StateSQL {
+    static let select = "SELECT value FROM state WHERE scope = ? AND scope_id = ? AND key = ?"
+    static let selectKeys = "SELECT key FROM state WHERE scope = ? AND scope_id = ? ORDER BY key"
+    static let upsert = """
+        INSERT INTO state (scope, scope_id, key, value, updated_at) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT (scope, scope_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
+        """
+    static let delete = "DELETE FROM state WHERE scope = ? AND scope_id = ? AND key = ?"
+    static let deleteScope = "DELETE FROM state WHERE scope = ? AND scope_id = ?"
+}

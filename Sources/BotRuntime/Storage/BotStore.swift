@@ -1,0 +1,140 @@
+import ChatterBots
+import Foundation
+import SQLite
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The durable memory of one bot: its device session, conversation cursors, parked and seen messages, outbox,
+/// state, schedules and dialogs, in one SQLite file of its own (WAL, mode 0600).
+///
+/// Every operation runs on the database's own serial queue and is awaited, so nothing blocks Swift's
+/// cooperative pool. The hot path (admitting incoming messages, committing handler units, recording acks) goes
+/// through a group committer: requests that arrive while a transaction runs are committed together in the
+/// next one, so a single awaited write (~40 µs of thread hand-off) is shared by every message ready at once.
+///
+/// ## Durability: WAL with `synchronous = NORMAL`
+///
+/// A commit appends its pages to the write-ahead log with `write(2)` before `COMMIT` returns; the log is
+/// fsynced only at checkpoints. So:
+/// - A crash of the process (SIGKILL, a trap, the OOM killer) loses NO committed transaction: the log is in the
+///   operating system's page cache and the next open replays it. A transaction in progress is rolled back whole.
+/// - A power loss or kernel crash can lose the newest commits since the last checkpoint, always a suffix in
+///   commit order, each one whole: never half a unit, never a hole before a surviving commit. The file is never
+///   corrupted. What that costs is bounded by the design, not by luck: a lost handler unit means its message is
+///   handled again after the restart and its sends get the same derived clientMessageIds, so the service returns
+///   the replies it already created instead of new ones; a lost ack means the entry is resent with the same
+///   clientMessageId and acknowledged again. `docs/storage.md` lists every case.
+/// `FULL` would fsync the log at every (group) commit to close that window; pass `synchronous: .full` where
+/// a power loss must not even repeat work.
+public final class BotStore: Sendable {
+    /// The path of the store's database file.
+    public let path: String
+    let queue: DatabaseQueue
+    let clock: any ChatterClock
+    let ledger = DeliveryLedger()
+    private let committer: GroupCommitter
+
+    /// The migrations every store file goes through, in order.
+    public static var migrationNames: [String] { BotStoreSchema.migrator.migrationNames }
+
+    /// Opens (creating if needed) the store at `path`, applies pending migrations, makes the file and its
+    /// `-wal`/`-shm` companions readable by the owner only, and puts back on the schedule any job occurrence
+    /// that was running when the process last stopped.
+    ///
+    /// - Parameters:
+    ///   - clock: the time written into records (`createdAt`, `handledAt`, `ackedAt`, …).
+    ///   - synchronous: `.normal` (the default) or `.full`; see the type's documentation.
+    public static func open(
+        path: String, clock: any ChatterClock = SystemClock(), synchronous: SynchronousMode = .normal
+    ) async throws(BotStoreError) -> BotStore {
+        let configuration = DatabaseConfiguration(synchronous: synchronous, createsOwnerOnlyFile: true, statementCacheCapacity: 96)
+        let queue: DatabaseQueue
+        do {
+            queue = try await DatabaseQueue(path: path, configuration: configuration)
+            try await BotStoreSchema.migrator.migrate(queue)
+            try await queue.writeWithoutTransaction { db in
+                // Keep the log from staying large after a burst.
+                try db.execute(sql: "PRAGMA journal_size_limit = 67108864")
+                Self.restrictToOwner(path: path)
+                try db.execute(sql: "UPDATE scheduled_jobs SET status = 'scheduled' WHERE status = 'running'")
+            }
+        } catch {
+            throw BotStoreError(error, during: "open the store at \(path)")
+        }
+        return BotStore(path: path, queue: queue, clock: clock)
+    }
+
+    private init(path: String, queue: DatabaseQueue, clock: any ChatterClock) {
+        self.path = path
+        self.queue = queue
+        self.clock = clock
+        self.committer = GroupCommitter(queue: queue, clock: clock, ledger: ledger)
+    }
+
+    /// Closes the database after the work already queued; later operations fail with a storage error.
+    public func close() async {
+        await queue.close()
+    }
+
+    /// Clears group and other permission bits of the store's files, so that tokens and messages stay private
+    /// even in a file created by an older version or copied in. Runs on the database queue.
+    private static func restrictToOwner(path: String) {
+        for file in [path, path + "-wal", path + "-shm"] {
+            var status = stat()
+            if stat(file, &status) == 0, status.st_mode & 0o077 != 0 {
+                _ = chmod(file, status.st_mode & 0o700)
+            }
+        }
+    }
+
+    // MARK: - Running work on the database queue
+
+    /// Runs `body` in a read-only transaction.
+    func read<T: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws(BotStoreError) -> T {
+        do {
+            return try await queue.read(body)
+        } catch {
+            throw BotStoreError(error, during: operation)
+        }
+    }
+
+    /// Runs `body` in one write transaction.
+    func write<T: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws(BotStoreError) -> T {
+        do {
+            return try await queue.write(body)
+        } catch {
+            throw BotStoreError(error, during: operation)
+        }
+    }
+
+    /// Runs `body` in one write transaction with a cursor workspace: cursors are written before the commit,
+    /// and handed-out marks are published after it.
+    func writeWithCursors<T: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (CursorWorkspace) throws -> T
+    ) async throws(BotStoreError) -> T {
+        do {
+            return try await queue.writeWithoutTransaction { db in
+                try CursorWorkspace.run(db, now: self.clock.now, ledger: self.ledger, body)
+            }
+        } catch {
+            throw BotStoreError(error, during: operation)
+        }
+    }
+
+    /// Submits a hot-path request to the group committer.
+    func submit(_ request: GroupCommitter.Request, _ operation: String) async throws(BotStoreError) -> GroupCommitter.Response {
+        do {
+            return try await committer.submit(request)
+        } catch {
+            throw BotStoreError(error, during: operation)
+        }
+    }
+}

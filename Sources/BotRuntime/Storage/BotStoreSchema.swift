@@ -1,0 +1,157 @@
+import SQLite
+
+/// The tables of a bot's store, as ordered named migrations.
+///
+/// Released migrations are never edited or renamed: a schema change is a new migration appended here.
+/// Dates are INTEGER milliseconds since 1970 (the SQLite module's `Date` storage); JSON is TEXT.
+enum BotStoreSchema {
+    static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-session", migrate: createSession)
+        migrator.registerMigration("v1-conversations", migrate: createConversations)
+        migrator.registerMigration("v1-outbox", migrate: createOutbox)
+        migrator.registerMigration("v1-state", migrate: createState)
+        migrator.registerMigration("v1-schedules", migrate: createSchedules)
+        migrator.registerMigration("v1-dialogs", migrate: createDialogs)
+        return migrator
+    }()
+
+    /// The tables the migrations create, for checks and diagnostics.
+    static let tables = [
+        "session", "devices", "store_metadata", "conversations", "parked_messages", "seen_messages", "outbox",
+        "state", "scheduled_jobs", "dialogs",
+    ]
+
+    @Sendable static func createSession(_ db: Database) throws {
+        try db.execute(sql: """
+            -- The bot's one device session; at most one row.
+            CREATE TABLE session (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                user_id TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                access_token TEXT NOT NULL,
+                refresh_token TEXT NOT NULL,
+                access_token_expires_at INTEGER NOT NULL,
+                saved_at INTEGER NOT NULL
+            );
+            -- Every device the bot has been, and when the service revoked it.
+            CREATE TABLE devices (
+                device_id TEXT PRIMARY KEY NOT NULL,
+                user_id TEXT NOT NULL,
+                first_saved_at INTEGER NOT NULL,
+                revoked_at INTEGER
+            ) WITHOUT ROWID;
+            -- Small named values of the store itself (the conversations' updatedSince marker).
+            CREATE TABLE store_metadata (
+                key TEXT PRIMARY KEY NOT NULL,
+                value
+            ) WITHOUT ROWID;
+            """)
+    }
+
+    @Sendable static func createConversations(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE conversations (
+                id TEXT PRIMARY KEY NOT NULL,
+                contiguous_seq INTEGER NOT NULL CHECK (contiguous_seq >= 0),
+                last_seq INTEGER NOT NULL,
+                updated_at INTEGER,
+                removed_at INTEGER
+            ) WITHOUT ROWID;
+            -- Messages that arrived ahead of a gap (own = 0, with the message JSON), and seqs of the bot's own
+            -- messages ahead of the contiguous seq (own = 1), which the cursor passes over once reached.
+            CREATE TABLE parked_messages (
+                conversation_id TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                message_id TEXT NOT NULL,
+                own INTEGER NOT NULL,
+                message TEXT,
+                parked_at INTEGER NOT NULL,
+                PRIMARY KEY (conversation_id, seq)
+            ) WITHOUT ROWID;
+            -- Durable dedupe by message id; rows at or below the contiguous seq are pruned.
+            CREATE TABLE seen_messages (
+                message_id TEXT PRIMARY KEY NOT NULL,
+                conversation_id TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                handled_at INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            """)
+    }
+
+    @Sendable static func createOutbox(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE outbox (
+                id INTEGER PRIMARY KEY,
+                client_message_id TEXT NOT NULL UNIQUE,
+                conversation_id TEXT NOT NULL,
+                payload TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                status TEXT NOT NULL CHECK (status IN ('pending', 'acked', 'failed')),
+                attempts INTEGER NOT NULL DEFAULT 0,
+                last_attempt_at INTEGER,
+                last_error TEXT,
+                message_id TEXT,
+                seq INTEGER,
+                message_created_at INTEGER,
+                acked_at INTEGER,
+                origin_kind TEXT NOT NULL,
+                origin_id TEXT,
+                origin_occurrence INTEGER,
+                trace_id TEXT
+            );
+            -- Pending entries oldest first, for resending and for the depth metric; small by nature.
+            CREATE INDEX outbox_pending ON outbox (id) WHERE status = 'pending';
+            """)
+    }
+
+    @Sendable static func createState(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE state (
+                scope TEXT NOT NULL,
+                scope_id TEXT NOT NULL,
+                key TEXT NOT NULL,
+                value TEXT NOT NULL,
+                updated_at INTEGER NOT NULL,
+                PRIMARY KEY (scope, scope_id, key)
+            ) WITHOUT ROWID;
+            """)
+    }
+
+    @Sendable static func createSchedules(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE scheduled_jobs (
+                id TEXT PRIMARY KEY NOT NULL,
+                name TEXT NOT NULL,
+                due_at INTEGER NOT NULL,
+                payload TEXT NOT NULL,
+                repeat_rule TEXT,
+                time_zone TEXT,
+                status TEXT NOT NULL CHECK (status IN ('scheduled', 'running', 'done', 'cancelled')),
+                occurrence INTEGER NOT NULL CHECK (occurrence >= 1),
+                last_fired_at INTEGER,
+                created_at INTEGER NOT NULL,
+                finished_at INTEGER,
+                owner_scope TEXT NOT NULL,
+                owner_id TEXT NOT NULL
+            ) WITHOUT ROWID;
+            CREATE INDEX scheduled_jobs_due ON scheduled_jobs (due_at, id) WHERE status = 'scheduled';
+            CREATE INDEX scheduled_jobs_owner ON scheduled_jobs (owner_scope, owner_id);
+            """)
+    }
+
+    @Sendable static func createDialogs(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE dialogs (
+                user_id TEXT NOT NULL,
+                conversation_id TEXT NOT NULL,
+                name TEXT NOT NULL,
+                step TEXT NOT NULL,
+                data TEXT NOT NULL,
+                expires_at INTEGER,
+                updated_at INTEGER NOT NULL,
+                PRIMARY KEY (user_id, conversation_id)
+            ) WITHOUT ROWID;
+            """)
+    }
+}

@@ -1,0 +1,34 @@
+import ChatterBots
+
+/// What committing one ``UnitOfWork`` stored.
+public struct CommitReceipt: Hashable, Sendable {
+    /// The unit's outbox entries in send order, as stored. A send whose clientMessageId was already in the
+    /// outbox is the existing entry, unchanged (possibly already acknowledged: then do not send it again).
+    public var outboxEntries: [OutboxEntry]
+    /// The clientMessageIds of the entries this commit created.
+    public var createdEntries: Set<ClientMessageID>
+    /// For a handled message: its conversation's contiguous seq after the commit (beyond the message when
+    /// the bot's own messages follow it). The seq to report in `receipt.read`.
+    public var contiguousSeq: Int?
+    /// For a job occurrence: the job after completing it.
+    public var job: ScheduledJob?
+    /// Parked messages of the handled message's conversation that are next now: they are handed out to the
+    /// caller, in seq order, to handle after this one.
+    public var released: [Message]
+
+    public init(
+        outboxEntries: [OutboxEntry], createdEntries: Set<ClientMessageID>, contiguousSeq: Int?, job: ScheduledJob?,
+        released: [Message]
+    ) {
+        self.outboxEntries = outboxEntries
+        self.createdEntries = createdEntries
+        self.contiguousSeq = contiguousSeq
+        self.job = job
+        self.released = released
+    }
+
+    /// The entries to send now: those still pending.
+    public var entriesToSend: [OutboxEntry] {
+        outboxEntries.filter { $0.status == .pending }
+    }
+}

@@ -1,0 +1,56 @@
+import ChatterBots
+import Foundation
+import SQLite
+
+/// Applies one ``UnitOfWork`` inside a group-commit transaction (and inside the unit's savepoint).
+///
+/// The trigger goes first, so a unit for a message that is already handled, or an occurrence that is not
+/// claimed, is refused before any of its effects is written.
+enum UnitCommit {
+    static func apply(_ unit: UnitOfWork, in workspace: CursorWorkspace) throws -> CommitReceipt {
+        let db = workspace.db
+        let now = workspace.now
+        var contiguousSeq: Int?
+        var job: ScheduledJob?
+        switch unit.trigger {
+        case .message(let message):
+            contiguousSeq = try workspace.markHandled(message)
+        case .occurrence(let occurrence):
+            job = try ScheduleWrites.complete(occurrence, nextDueAt: unit.nextDueAt, now: now, db: db)
+        case .direct:
+            break
+        }
+        for (address, value) in unit.stateWrites {
+            if let value {
+                try StateWrites.set(value, forKey: address.key, in: address.scope, now: now, db: db)
+            } else {
+                try StateWrites.remove(forKey: address.key, in: address.scope, db: db)
+            }
+        }
+        for change in unit.jobChanges {
+            switch change {
+            case .add(let new): try ScheduleWrites.add(new, now: now, db: db)
+            case .cancel(let id): _ = try ScheduleWrites.cancel(id, now: now, db: db)
+            }
+        }
+        if job != nil, case .occurrence(let occurrence) = unit.trigger,
+            unit.jobChanges.contains(where: { if case .cancel(occurrence.job.id) = $0 { true } else { false } })
+        {
+            job = try ScheduleWrites.job(occurrence.job.id, db: db)
+        }
+        for (address, dialog) in unit.dialogWrites {
+            if let dialog {
+                try DialogWrites.set(dialog, user: address.user, conversation: address.conversation, now: now, db: db)
+            } else {
+                try db.execute(sql: DialogSQL.delete, arguments: [address.user.rawValue, address.conversation.rawValue])
+            }
+        }
+        let (entries, created) = try OutboxWrites.insert(unit.sends, origin: unit.origin, in: workspace)
+        var released: [Message] = []
+        if case .message(let message) = unit.trigger {
+            released = try workspace.release(message.conversationId)
+        }
+        return CommitReceipt(
+            outboxEntries: entries, createdEntries: created, contiguousSeq: contiguousSeq, job: job, released: released)
+    }
+}

@@ -1,0 +1,197 @@
+import ChatterBots
+import Foundation
+import SQLite
+
+/// Everything one handler run (or one job occurrence) changes, collected in memory and committed by
+/// ``BotStore/commit(_:)`` in ONE transaction: the trigger marked done, the state and dialog writes, the
+/// schedule changes and the outbox entries. A crash before the commit leaves no trace of the run; after it,
+/// all of it is there.
+///
+/// Sends get clientMessageIds derived from the trigger and their index, so running the same trigger again
+/// (after a crash, or a power loss that undid the commit) produces the same ids and the service creates no
+/// second message. Reads through ``BotStore`` with `overlaying: unit` see the unit's own pending writes.
+public struct UnitOfWork: Sendable {
+    /// What the unit is the effect of.
+    public enum Trigger: Hashable, Sendable {
+        /// Handling an incoming message: the commit marks it handled (seen, cursor advanced, unparked).
+        case message(Message)
+        /// Running a claimed job occurrence: the commit completes the occurrence.
+        case occurrence(JobOccurrence)
+        /// Bot code outside any handler: sends get random clientMessageIds.
+        case direct
+    }
+
+    /// The bot's user id, the namespace of derived clientMessageIds.
+    public let bot: User.ID
+    public let trigger: Trigger
+    /// For an occurrence: when the job runs next (computed by the caller from the repeat rule); nil ends the job.
+    public var nextDueAt: Date?
+    /// The trace recorded with the unit's sends unless a send names its own.
+    public var traceID: String?
+
+    private(set) var sends: [PendingSend] = []
+    private(set) var stateWrites: [StateAddress: Data?] = [:]
+    private(set) var jobChanges: [JobChange] = []
+    private(set) var dialogWrites: [DialogAddress: DialogState?] = [:]
+
+    /// A unit for handling `message`.
+    public init(handling message: Message, bot: User.ID, traceID: String? = nil) {
+        self.bot = bot
+        self.trigger = .message(message)
+        self.traceID = traceID
+    }
+
+    /// A unit for running `occurrence`; `nextDueAt` is when the job runs again (nil: it is done).
+    public init(running occurrence: JobOccurrence, nextDueAt: Date?, bot: User.ID, traceID: String? = nil) {
+        self.bot = bot
+        self.trigger = .occurrence(occurrence)
+        self.nextDueAt = nextDueAt
+        self.traceID = traceID
+    }
+
+    /// A unit for bot code that runs outside any handler.
+    public init(bot: User.ID, traceID: String? = nil) {
+        self.bot = bot
+        self.trigger = .direct
+        self.traceID = traceID
+    }
+
+    // MARK: - Sending
+
+    /// Queues `content` for `conversation` and returns its clientMessageId: derived from the trigger and
+    /// the index of this send in the unit (random for a direct unit).
+    @discardableResult
+    public mutating func send(
+        _ content: MessageContent, to conversation: Conversation.ID, traceID: String? = nil
+    ) throws(BotStoreError) -> ClientMessageID {
+        let id: ClientMessageID
+        switch trigger {
+        case .message(let message): id = .derived(bot: bot, handling: message.id, index: sends.count)
+        case .occurrence(let occurrence): id = occurrence.clientMessageID(bot: bot, index: sends.count)
+        case .direct: id = .random()
+        }
+        try send(MessageSend(conversationId: conversation, clientMessageId: id, content: content), traceID: traceID)
+        return id
+    }
+
+    /// Queues `message` with the clientMessageId it carries.
+    public mutating func send(_ message: MessageSend, traceID: String? = nil) throws(BotStoreError) {
+        let payload: String
+        do {
+            payload = try StoreJSON.text(message)
+        } catch {
+            throw .unencodableValue(key: message.clientMessageId.rawValue, type: "MessageSend", reason: "\(error)")
+        }
+        sends.append(PendingSend(message: message, payload: payload, traceID: traceID ?? self.traceID))
+    }
+
+    /// The messages queued so far, in send order.
+    public var messages: [MessageSend] { sends.map(\.message) }
+
+    // MARK: - State
+
+    /// Sets the value of `key` in `scope` (encoded as JSON now, so an unencodable value fails here).
+    public mutating func setValue<Value: Encodable>(
+        _ value: Value, forKey key: String, in scope: BotScope
+    ) throws(BotStoreError) {
+        stateWrites[StateAddress(scope: scope, key: key)] = .some(try StateValueCoding.encode(value, key: key))
+    }
+
+    /// Removes `key` from `scope`.
+    public mutating func removeValue(forKey key: String, in scope: BotScope) {
+        stateWrites[StateAddress(scope: scope, key: key)] = .some(nil)
+    }
+
+    /// The unit's own write of `key`: nil when the unit did not touch it, `.some(nil)` when it removed it.
+    func pendingValue(forKey key: String, in scope: BotScope) -> Data?? {
+        stateWrites[StateAddress(scope: scope, key: key)]
+    }
+
+    // MARK: - Schedules
+
+    /// Adds `job` to the schedule (nothing changes if a job with its id exists).
+    public mutating func scheduleJob(_ job: NewScheduledJob) {
+        jobChanges.append(.add(job))
+    }
+
+    /// Cancels the job `id`: no further occurrence runs.
+    public mutating func cancelJob(_ id: ScheduledJob.ID) {
+        jobChanges.append(.cancel(id))
+    }
+
+    // MARK: - Dialogs
+
+    /// Sets the dialog state of `user` in `conversation`.
+    public mutating func setDialog(_ dialog: DialogState, user: User.ID, conversation: Conversation.ID) {
+        dialogWrites[DialogAddress(user: user, conversation: conversation)] = .some(dialog)
+    }
+
+    /// Ends the dialog of `user` in `conversation`.
+    public mutating func endDialog(user: User.ID, conversation: Conversation.ID) {
+        dialogWrites[DialogAddress(user: user, conversation: conversation)] = .some(nil)
+    }
+
+    func pendingDialog(user: User.ID, conversation: Conversation.ID) -> DialogState?? {
+        dialogWrites[DialogAddress(user: user, conversation: conversation)]
+    }
+
+    /// Whether the unit changes nothing beyond its trigger.
+    public var hasNoEffects: Bool {
+        sends.isEmpty && stateWrites.isEmpty && jobChanges.isEmpty && dialogWrites.isEmpty
+    }
+
+    /// The origin recorded with the unit's outbox entries.
+    var origin: OutboxEntry.Origin {
+        switch trigger {
+        case .message(let message): .handler(incoming: message.id)
+        case .occurrence(let occurrence): .schedule(job: occurrence.job.id, occurrence: occurrence.number)
+        case .direct: .direct
+        }
+    }
+}
+
+/// A send queued in a unit, with its payload already encoded (off the database thread).
+struct PendingSend: Sendable {
+    var message: MessageSend
+    var payload: String
+    var traceID: String?
+}
+
+/// A state key in its scope.
+struct StateAddress: Hashable, Sendable {
+    var scope: BotScope
+    var key: String
+}
+
+/// A dialog's (user, conversation).
+struct DialogAddress: Hashable, Sendable {
+    var user: User.ID
+    var conversation: Conversation.ID
+}
+
+/// A schedule change made by a unit, applied in order.
+enum JobChange: Hashable, Sendable {
+    case add(NewScheduledJob)
+    case cancel(ScheduledJob.ID)
+}
+
+/// JSON coding of state values, the same on write and read.
+enum StateValueCoding {
+    static func encode<Value: Encodable>(_ value: Value, key: String) throws(BotStoreError) -> Data {
+        do {
+            return try DatabaseValue.makeJSONEncoder().encode(value)
+        } catch {
+            throw .unencodableValue(key: key, type: "\(Value.self)", reason: "\(error)")
+        }
+    }
+
+    static func decode<Value: Decodable>(
+        _ type: Value.Type, from data: Data, key: String, scope: BotScope
+    ) throws(BotStoreError) -> Value {
+        do {
+            return try DatabaseValue.makeJSONDecoder().decode(Value.self, from: data)
+        } catch {
+            throw .undecodableValue(key: key, scope: scope, type: "\(Value.self)", reason: "\(error)")
+        }
+    }
+}

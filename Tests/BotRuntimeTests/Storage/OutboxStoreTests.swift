@@ -1,0 +1,145 @@
+import BotRuntime
+import ChatterBots
+import Foundation
+import Testing
+
+/// The outbox: durable before sending, idempotent on clientMessageId, resent oldest first until acknowledged.
+@Suite("BotStore outbox")
+struct OutboxStoreTests {
+    let directory: StoreDirectory
+    let clock = ManualClock()
+
+    init() throws {
+        directory = try StoreDirectory()
+    }
+
+    @Test func enqueuingTheSameDerivedIdTwiceKeepsOneEntry() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let id = ClientMessageID.derived(bot: Fixture.bot, handling: "M_X", index: 0)
+        let first = try await store.enqueue(Fixture.send("hello", id: id), origin: .handler(incoming: "M_X"))
+        await clock.advance(by: .seconds(5))
+        let second = try await store.enqueue(Fixture.send("hello again", id: id), origin: .handler(incoming: "M_X"))
+        #expect(second == first)
+        #expect(second.message.content.body == "hello")
+        #expect(try await store.outboxDepth() == 1)
+    }
+
+    @Test func aUnitSendingAnAlreadyEnqueuedIdGetsTheExistingEntryBack() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let incoming = Fixture.message(seq: 1)
+        let derived = ClientMessageID.derived(bot: Fixture.bot, handling: incoming.id, index: 0)
+        let existing = try await store.enqueue(Fixture.send("first run", id: derived), origin: .handler(incoming: incoming.id))
+        _ = try await store.markAcked(Fixture.ack(derived, seq: 2))
+
+        var unit = UnitOfWork(handling: incoming, bot: Fixture.bot)
+        #expect(try unit.send(.text("second run"), to: Fixture.direct) == derived)
+        let receipt = try await store.commit(unit)
+        #expect(receipt.createdEntries.isEmpty)
+        #expect(receipt.outboxEntries.map(\.sequence) == [existing.sequence])
+        #expect(receipt.outboxEntries.first?.status == .acked)
+        #expect(receipt.entriesToSend.isEmpty)
+        #expect(try await store.outboxDepth() == 0)
+    }
+
+    @Test func pendingEntriesComeOldestFirstAfterAReopen() async throws {
+        let store = try await openStore(in: directory, clock: clock)
+        for text in ["one", "two", "three", "four"] {
+            _ = try await store.enqueue(Fixture.send(text), traceID: "trace-\(text)")
+            await clock.advance(by: .seconds(1))
+        }
+        let pending = try await store.pendingOutbox()
+        _ = try await store.markAcked(Fixture.ack(pending[1].id, seq: 1))
+        await store.close()
+
+        let reopened = try await openStore(in: directory, clock: clock)
+        let resend = try await reopened.pendingOutbox()
+        #expect(resend.map(\.message.content.body) == ["one", "three", "four"])
+        #expect(resend.map(\.id) == [pending[0].id, pending[2].id, pending[3].id])
+        #expect(resend.first?.traceID == "trace-one")
+        #expect(resend.first?.createdAt == Fixture.start)
+        #expect(try await reopened.pendingOutbox(limit: 2).count == 2)
+    }
+
+    @Test func anAckRecordsTheCreatedMessageOnce() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let entry = try await store.enqueue(Fixture.send("hi"))
+        await clock.advance(by: .seconds(2))
+        let ack = Fixture.ack(entry.id, seq: 1)
+        #expect(try await store.markAcked(ack).outcomes == [.acknowledged])
+        #expect(try await store.markAcked(ack).outcomes == [.alreadyAcknowledged])
+        #expect(try await store.markAcked(Fixture.ack("unknown-id", seq: 2)).outcomes == [.unknownEntry])
+
+        let stored = try #require(try await store.outboxEntry(entry.id))
+        #expect(stored.status == .acked)
+        #expect(
+            stored.acknowledgement
+                == OutboxEntry.Acknowledgement(
+                    messageId: ack.messageId, seq: 1, createdAt: ack.createdAt, ackedAt: Fixture.start.addingTimeInterval(2)))
+        #expect(try await store.outboxDepth() == 0)
+    }
+
+    @Test func aPermanentErrorFailsTheEntryForGood() async throws {
+        let store = try await openStore(in: directory, clock: clock)
+        let entry = try await store.enqueue(Fixture.send("to a former friend"))
+        #expect(try await store.markFailed(entry.id, code: .notFriends))
+        #expect(try await store.markFailed(entry.id, code: .notFound) == false)
+        let stored = try #require(try await store.outboxEntry(entry.id))
+        #expect(stored.status == .failed)
+        #expect(stored.lastError == .notFriends)
+        #expect(try await store.pendingOutbox().isEmpty)
+    }
+
+    @Test func anAckedEntryCannotFailAndAFailedOneAcceptsALateAck() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let acked = try await store.enqueue(Fixture.send("a"))
+        _ = try await store.markAcked(Fixture.ack(acked.id, seq: 1))
+        #expect(try await store.markFailed(acked.id, code: .validationFailed) == false)
+        #expect(try await store.outboxEntry(acked.id)?.status == .acked)
+
+        let failed = try await store.enqueue(Fixture.send("b"))
+        try await store.markFailed(failed.id, code: .internalError)
+        #expect(try await store.markAcked(Fixture.ack(failed.id, seq: 2)).outcomes == [.acknowledged])
+        #expect(try await store.outboxEntry(failed.id)?.status == .acked)
+    }
+
+    @Test func attemptsAreCountedWithTheLastTransientError() async throws {
+        let store = try await openStore(in: directory, clock: clock)
+        let entry = try await store.enqueue(Fixture.send("retry me"))
+        try await store.recordAttempts([entry.id])
+        await clock.advance(by: .seconds(3))
+        try await store.recordAttempts([entry.id], error: .rateLimited)
+        try await store.recordAttempts([entry.id])
+        let stored = try #require(try await store.outboxEntry(entry.id))
+        #expect(stored.attempts == 3)
+        #expect(stored.lastError == .rateLimited)
+        #expect(stored.lastAttemptAt == Fixture.start.addingTimeInterval(3))
+        #expect(stored.status == .pending)
+    }
+
+    @Test func pruningDeletesOnlySettledEntriesOlderThanTheCutoff() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let old = try await store.enqueue(Fixture.send("old"))
+        let oldFailed = try await store.enqueue(Fixture.send("old failed"))
+        let pending = try await store.enqueue(Fixture.send("pending"))
+        _ = try await store.markAcked(Fixture.ack(old.id, seq: 1))
+        try await store.markFailed(oldFailed.id, code: .notFound)
+        await clock.advance(by: .seconds(3600))
+        let recent = try await store.enqueue(Fixture.send("recent"))
+        _ = try await store.markAcked(Fixture.ack(recent.id, seq: 2))
+
+        #expect(try await store.pruneOutbox(settledBefore: Fixture.start.addingTimeInterval(60)) == 2)
+        #expect(try await store.outboxEntry(old.id) == nil)
+        #expect(try await store.outboxEntry(oldFailed.id) == nil)
+        #expect(try await store.outboxEntry(pending.id)?.status == .pending)
+        #expect(try await store.outboxEntry(recent.id)?.status == .acked)
+    }
+
+    @Test func originsAreStoredAsGiven() async throws {
+        let store = try await openStore(in: directory, clock: clock)
+        let origins: [OutboxEntry.Origin] = [.direct, .handler(incoming: "M_1"), .schedule(job: "job-1", occurrence: 3)]
+        for origin in origins {
+            _ = try await store.enqueue(Fixture.send("x"), origin: origin)
+        }
+        #expect(try await store.pendingOutbox().map(\.origin) == origins)
+    }
+}
