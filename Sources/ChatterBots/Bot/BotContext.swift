@@ -24,8 +24,9 @@ public protocol BotContext: Sendable {
     /// frame goes out when the handler's work is committed.
     func send(_ content: MessageContent, to conversationId: Conversation.ID) async throws -> OutgoingMessage
 
-    /// Sends `content` to the conversation of `message`. Its `clientMessageId` is derived from the bot,
-    /// the message and the index of the send, so re-handling `message` never replies twice.
+    /// Sends `content` to the conversation of `message`. Like every send of a handler run, its
+    /// `clientMessageId` is derived from the bot, the event being handled (outside any handler: `message`)
+    /// and the index of the send, so re-handling `message` never replies twice.
     /// (To quote the message, set `content.replyToId`; `reply(to:_:quoting:)` does it for text.)
     func reply(to message: IncomingMessage, with content: MessageContent) async throws -> OutgoingMessage
 

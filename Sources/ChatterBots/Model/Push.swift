@@ -122,6 +122,7 @@ public struct PushPayload: Hashable, Sendable, Codable {
         }
     }
 
+    /// The banner: title and body.
     public struct Alert: Hashable, Sendable, Codable {
         public var title: String
         public var body: String

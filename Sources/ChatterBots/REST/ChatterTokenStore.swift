@@ -33,17 +33,14 @@ public actor ChatterTokenStore {
         if let running = refreshInFlight { return try await running.value }
         guard let current = tokens else { return nil }
         if let staleAccessToken, current.accessToken != staleAccessToken { return current }
-        let task = Task { try await refresh(current.refreshToken) }
-        refreshInFlight = task
-        do {
-            let fresh = try await task.value
-            tokens = fresh
-            await onChange(fresh)
-            refreshInFlight = nil
+        // The task stores the new tokens (and awaits `onChange`) before anyone waiting on it resumes.
+        let task = Task { () async throws -> SessionTokens in
+            let fresh = try await refresh(current.refreshToken)
+            await self.replace(with: fresh)
             return fresh
-        } catch {
-            refreshInFlight = nil
-            throw error
         }
+        refreshInFlight = task
+        defer { refreshInFlight = nil }
+        return try await task.value
     }
 }
