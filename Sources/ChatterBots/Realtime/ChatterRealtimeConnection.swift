@@ -1,0 +1,198 @@
+import WebSocket
+
+/// One open realtime session with the Chatter service (`seeds/realtime-websocket.txt`): connected with the client
+/// key and an access token, past `session.ready`.
+///
+/// Read server events from `events`; send frames with `send(_:)`, or with `request(_:timeout:)` (and its typed
+/// forms) to await the reply the server correlates by `id`/`replyTo`. The connection does not reconnect, ping on
+/// its own or retry: it is the thin layer a session runtime drives. Once it ends, `events` finishes, every pending
+/// request fails with `RealtimeError.closed`, and `closeReason` says why (e.g. `.tokenInvalid` for 4001).
+///
+/// Replies go to their callers as soon as they are read, so a reply can be seen before events that arrived just
+/// before it are taken from `events`. The connection is not closed when the value is dropped: call `close()`.
+public final class ChatterRealtimeConnection: Sendable {
+    /// The `session.ready` data: the user, the device, the server's clock.
+    public let sessionReady: SessionReady
+    /// The URL the connection was opened with, the access token replaced by `REDACTED`: safe to log.
+    public let redactedURL: String
+    /// The events the server sends after `session.ready`, in order; ends when the connection has closed.
+    public let events: RealtimeEventStream
+
+    private let session: RealtimeSession
+    private let requestTimeout: Duration
+
+    /// The seed's heartbeat interval, used when `session.ready` gives none that is usable.
+    public static let defaultHeartbeatInterval: Duration = .seconds(25)
+
+    private init(sessionReady: SessionReady, redactedURL: String, session: RealtimeSession, requestTimeout: Duration) {
+        self.sessionReady = sessionReady
+        self.redactedURL = redactedURL
+        self.session = session
+        self.events = RealtimeEventStream(buffer: session.events)
+        self.requestTimeout = requestTimeout
+    }
+
+    /// Opens the WebSocket at `configuration.webSocketURL?clientKey=…&token=…` and waits for `session.ready`.
+    ///
+    /// Frames that arrive before `session.ready` (other than it) are kept as the first events.
+    /// - Throws: `.invalidURL`, `.connectionFailed` (the WebSocket could not be opened), `.closed` (e.g.
+    ///   `.tokenInvalid`: the server closed before `session.ready`), `.sessionReadyTimedOut`, `.invalidSessionReady`
+    ///   or `.cancelled`. The socket is closed whenever this throws.
+    public static func connect(
+        configuration: ChatterServerConfiguration, accessToken: String, options: RealtimeConnectionOptions = .init()
+    ) async throws(RealtimeError) -> ChatterRealtimeConnection {
+        let redactedURL =
+            configuration.webSocketURL(accessToken: "REDACTED")?.absoluteString ?? configuration.webSocketURL.absoluteString
+        guard let url = configuration.webSocketURL(accessToken: accessToken) else { throw .invalidURL(redactedURL) }
+        let webSocket: WebSocketConnection
+        do throws(WebSocketError) {
+            webSocket = try await WebSocketClient.connect(to: url, configuration: options.webSocket)
+        } catch {
+            switch error {
+            case .invalidURL: throw .invalidURL(redactedURL)  // its text would carry the token
+            case .cancelled: throw .cancelled
+            default: throw .connectionFailed(error)
+            }
+        }
+
+        let session = RealtimeSession(webSocket: webSocket, clock: options.clock, eventBufferLimit: options.eventBufferLimit)
+        session.start(sessionReadyTimeout: options.sessionReadyTimeout)
+        let failure: RealtimeError
+        switch await session.sessionReady() {
+        case .success(let frame):
+            if case .sessionReady(let ready) = frame.event {
+                return ChatterRealtimeConnection(
+                    sessionReady: ready, redactedURL: redactedURL, session: session, requestTimeout: options.requestTimeout)
+            }
+            failure = .unexpectedReply(requestType: "connect", replyType: frame.event.type)
+        case .failure(let error):
+            failure = error
+        }
+        if failure.closeReason == nil {
+            await webSocket.close(code: .normalClosure, reason: "no usable session.ready")
+        }
+        throw failure
+    }
+
+    /// How often to send `ping`: `session.ready`'s `heartbeatIntervalMs`, or 25 s when that is not positive.
+    public var heartbeatInterval: Duration {
+        sessionReady.heartbeatIntervalMs > 0 ? sessionReady.heartbeatInterval : Self.defaultHeartbeatInterval
+    }
+
+    /// Whether frames can still be sent (no close started or received).
+    public var isOpen: Bool { session.webSocket.isOpen }
+
+    // MARK: Sending
+
+    /// Sends a frame without an `id`, for the requests the server does not answer (receipts, typing).
+    /// - Throws: `.closed` once the connection is closing or closed, `.unencodableRequest`.
+    public func send(_ request: ClientRequest) async throws(RealtimeError) {
+        let text = try Self.encode(ClientFrame(request), type: request.type)
+        do throws(WebSocketError) {
+            try await session.webSocket.send(.text(text))
+        } catch {
+            throw await closedError(error)
+        }
+    }
+
+    /// Sends `request` with a fresh `id` and returns the event of the frame whose `replyTo` carries that id
+    /// (`message.ack`, `sync.response`, `pong`), within `timeout` (default: `RealtimeConnectionOptions.requestTimeout`).
+    ///
+    /// - Throws: `.api` for an `error` reply (its code says what to do), `.replyTimedOut` (a late reply then arrives
+    ///   in `events`), `.closed` when the connection ends first, `.noReplyExpected` for receipts and typing,
+    ///   `.unencodableRequest`, `.cancelled`.
+    public func request(_ request: ClientRequest, timeout: Duration? = nil) async throws(RealtimeError) -> ServerEvent {
+        if !request.expectsReply {
+            guard case .unknown = request else { throw .noReplyExpected(requestType: request.type) }
+        }
+        let session = session
+        let id = session.makeRequestID()
+        let text = try Self.encode(ClientFrame(request, id: RequestID.text(id)), type: request.type)
+        try session.register(id: id, type: request.type, timeout: timeout ?? requestTimeout)
+        let reply = await withTaskCancellationHandler {
+            do throws(WebSocketError) {
+                try await session.webSocket.send(.text(text))
+            } catch {
+                switch error {
+                case .closing, .connectionClosed:
+                    break  // the reader fails every pending request with the close reason once the socket ends
+                default:
+                    session.settle(id, with: .failure(.connectionFailed(error)))
+                }
+            }
+            return await session.reply(to: id)
+        } onCancel: {
+            session.settle(id, with: .failure(.cancelled))
+        }
+        switch reply {
+        case .success(let frame):
+            if case .error(let body) = frame.event { throw .api(ChatterAPIError(body)) }
+            return frame.event
+        case .failure(let error):
+            throw error
+        }
+    }
+
+    /// Sends `message.send` and returns its `message.ack`. Resending the same `clientMessageId` returns the same ack.
+    /// - Throws: as `request(_:timeout:)`; `.api` with e.g. `NOT_FRIENDS` or `NOT_FOUND` when the server refuses it.
+    public func sendMessage(_ message: MessageSend, timeout: Duration? = nil) async throws(RealtimeError) -> MessageAck {
+        let reply = try await request(.sendMessage(message), timeout: timeout)
+        guard case .messageAck(let ack) = reply else {
+            throw .unexpectedReply(requestType: "message.send", replyType: reply.type)
+        }
+        return ack
+    }
+
+    /// Sends `sync.request` and returns its `sync.response`.
+    /// - Throws: as `request(_:timeout:)`.
+    public func sync(_ request: SyncRequest, timeout: Duration? = nil) async throws(RealtimeError) -> SyncResponse {
+        let reply = try await self.request(.syncRequest(request), timeout: timeout)
+        guard case .syncResponse(let response) = reply else {
+            throw .unexpectedReply(requestType: "sync.request", replyType: reply.type)
+        }
+        return response
+    }
+
+    /// Sends `ping` and returns when its `pong` arrives: the heartbeat. A `.replyTimedOut` means the connection is dead.
+    /// - Throws: as `request(_:timeout:)`.
+    public func ping(timeout: Duration? = nil) async throws(RealtimeError) {
+        let reply = try await request(.ping, timeout: timeout)
+        guard case .pong = reply else { throw .unexpectedReply(requestType: "ping", replyType: reply.type) }
+    }
+
+    // MARK: Closing
+
+    /// Closes the connection with 1000 (pending requests fail with `.closed(.normal)`) and returns how it ended
+    /// (another reason when the server closed first).
+    @discardableResult
+    public func close() async -> RealtimeCloseReason {
+        await session.webSocket.close(code: .normalClosure, reason: "")
+        return await session.closeReason
+    }
+
+    /// How the connection ended; suspends until it has.
+    public var closeReason: RealtimeCloseReason {
+        get async { await session.closeReason }
+    }
+
+    /// The number of requests awaiting a reply.
+    var pendingRequestCount: Int { session.pendingCount }
+
+    // MARK: Encoding
+
+    private static func encode(_ frame: ClientFrame, type: String) throws(RealtimeError) -> String {
+        do {
+            return String(decoding: try frame.jsonData(), as: UTF8.self)
+        } catch {
+            throw .unencodableRequest(requestType: type, description: String(describing: error))
+        }
+    }
+
+    /// The error for a send refused because the connection is closing or closed: `.closed` with the reason.
+    private func closedError(_ error: WebSocketError) async -> RealtimeError {
+        switch error {
+        case .closing, .connectionClosed: .closed(await session.closeReason)
+        default: .connectionFailed(error)
+        }
+    }
+}

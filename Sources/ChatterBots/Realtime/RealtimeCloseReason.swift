@@ -1,0 +1,80 @@
+import WebSocket
+
+/// Why a realtime connection ended, read from the WebSocket close code as the seed's close-code table defines it.
+/// The connection never reconnects by itself: the caller decides, per reason, whether and when to connect again.
+public enum RealtimeCloseReason: Sendable, Hashable, CustomStringConvertible {
+    /// 1000: a normal close, by the server or by `close()`.
+    case normal
+    /// 1001: the server is restarting; reconnect with backoff.
+    case serverRestarting
+    /// 1006: the connection dropped without a close handshake (network lost, server vanished); reconnect with
+    /// backoff when the network is back.
+    case networkLost
+    /// 4001: the access token is invalid or expired; refresh it, then reconnect.
+    case tokenInvalid
+    /// 4002: the client key is invalid; do not reconnect, the configuration is wrong.
+    case clientKeyInvalid
+    /// 4003: the session was revoked (logout, account deleted); clear local data and sign in afresh.
+    case sessionRevoked
+    /// 4008: rate limited; reconnect after `seconds` (the close reason), nil when the reason is not a number.
+    case rateLimited(seconds: Int?)
+    /// Any other code, with its close reason (e.g. 1002 after a protocol violation, 1009 for a frame too big).
+    case other(code: UInt16, reason: String)
+
+    /// The reason for a close frame with `code` and `reason` (1006 stands for a transport drop).
+    public init(code: UInt16, reason: String) {
+        switch code {
+        case 1000: self = .normal
+        case 1001: self = .serverRestarting
+        case 1006: self = .networkLost
+        case 4001: self = .tokenInvalid
+        case 4002: self = .clientKeyInvalid
+        case 4003: self = .sessionRevoked
+        case 4008: self = .rateLimited(seconds: Self.seconds(in: reason))
+        default: self = .other(code: code, reason: reason)
+        }
+    }
+
+    /// The reason for how a WebSocket connection ended.
+    public init(_ info: WebSocketCloseInfo) {
+        var reason = info.reason
+        if reason.isEmpty, let error = info.error { reason = error.description }
+        self.init(code: info.code.rawValue, reason: reason)
+    }
+
+    /// The close code this reason stands for.
+    public var code: UInt16 {
+        switch self {
+        case .normal: 1000
+        case .serverRestarting: 1001
+        case .networkLost: 1006
+        case .tokenInvalid: 4001
+        case .clientKeyInvalid: 4002
+        case .sessionRevoked: 4003
+        case .rateLimited: 4008
+        case .other(let code, _): code
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .normal: "normal close (1000)"
+        case .serverRestarting: "server restarting (1001)"
+        case .networkLost: "network lost (1006)"
+        case .tokenInvalid: "access token invalid or expired (4001)"
+        case .clientKeyInvalid: "client key invalid (4002)"
+        case .sessionRevoked: "session revoked (4003)"
+        case .rateLimited(let seconds?): "rate limited for \(seconds) s (4008)"
+        case .rateLimited(nil): "rate limited without a readable delay (4008)"
+        case .other(let code, let reason): reason.isEmpty ? "closed with code \(code)" : "closed with code \(code): \(reason)"
+        }
+    }
+
+    /// The whole seconds of a 4008 close reason (`"30"`, surrounding spaces allowed; a fraction rounds up).
+    private static func seconds(in reason: String) -> Int? {
+        let trimmed = reason.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(trimmed) { return seconds >= 0 ? seconds : nil }
+        guard let seconds = Double(trimmed), seconds.isFinite, seconds >= 0, seconds < Double(Int32.max) else { return nil }
+        return Int(seconds.rounded(.up))
+    }
+}

@@ -1,0 +1,28 @@
+import WebSocket
+
+/// How a `ChatterRealtimeConnection` connects and how long it waits.
+public struct RealtimeConnectionOptions: Sendable {
+    /// How long to wait for `session.ready` once the WebSocket is open.
+    public var sessionReadyTimeout: Duration
+    /// How long a request waits for its reply unless the call gives its own timeout. The seed's heartbeat rule
+    /// (no `pong` within 10 s means the connection is dead) makes 10 s the default.
+    public var requestTimeout: Duration
+    /// How many unread events may wait before the connection stops reading its socket (see `RealtimeEventStream`).
+    public var eventBufferLimit: Int
+    /// The clock of the `session.ready` wait and of the request timeouts (a virtual clock in tests).
+    public var clock: any ChatterClock
+    /// How the WebSocket is opened: connect and handshake timeouts, TLS trust, frame limits, event loops.
+    public var webSocket: WebSocketClientConfiguration
+
+    public init(
+        sessionReadyTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(10),
+        eventBufferLimit: Int = 1024, clock: any ChatterClock = SystemClock(),
+        webSocket: WebSocketClientConfiguration = .init()
+    ) {
+        self.sessionReadyTimeout = sessionReadyTimeout
+        self.requestTimeout = requestTimeout
+        self.eventBufferLimit = eventBufferLimit
+        self.clock = clock
+        self.webSocket = webSocket
+    }
+}

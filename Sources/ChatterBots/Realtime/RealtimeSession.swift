@@ -1,0 +1,279 @@
+import Synchronization
+import WebSocket
+
+/// The machinery behind `ChatterRealtimeConnection`: one reader task decodes every frame once, hands replies to
+/// their requests and everything else to the event buffer; one watchdog task sleeps on the clock until the earliest
+/// deadline (`session.ready` or a reply) and times it out.
+///
+/// State lives under a mutex that is never held across a suspension, so callers on any task (and the reader) only
+/// contend for a few dictionary operations per frame.
+final class RealtimeSession: Sendable {
+    typealias Reply = Result<ServerFrame, RealtimeError>
+    typealias Waiter = CheckedContinuation<Reply, Never>
+
+    /// The table entry of the `session.ready` wait; request ids start at 1.
+    static let sessionReadyID: UInt64 = 0
+
+    let webSocket: WebSocketConnection
+    let events: RealtimeEventBuffer
+    private let clock: any ChatterClock
+    private let state = Mutex(State())
+    private let lastRequestID = Atomic<UInt64>(0)
+
+    private struct State {
+        var requests = PendingRequestTable<Waiter, Reply>()
+        var awaitsSessionReady = true
+        var closeReason: RealtimeCloseReason?
+        var closeWaiters: [CheckedContinuation<RealtimeCloseReason, Never>] = []
+        var watchdog: Task<Void, Never>?
+        /// The deadline the current watchdog sleeps until; nil when no watchdog runs.
+        var watchdogDeadline: Date?
+        /// Bumped whenever a watchdog is replaced, so a superseded one that wakes anyway does nothing.
+        var watchdogGeneration: UInt64 = 0
+    }
+
+    init(webSocket: WebSocketConnection, clock: any ChatterClock, eventBufferLimit: Int) {
+        self.webSocket = webSocket
+        self.clock = clock
+        self.events = RealtimeEventBuffer(limit: eventBufferLimit)
+    }
+
+    /// Starts reading frames, with `session.ready` due within `sessionReadyTimeout`.
+    func start(sessionReadyTimeout: Duration) {
+        let now = clock.now
+        state.withLock { state in
+            let deadline = state.requests.insert(
+                id: Self.sessionReadyID, type: "session.ready", timeout: sessionReadyTimeout, now: now)
+            armWatchdog(&state, deadline: deadline)
+        }
+        Task { await self.readFrames() }
+        // Once the connection has ended, what is left to read is bounded: the reader must not wait for the
+        // consumer any more, so that pending requests learn about the close.
+        Task {
+            _ = await self.webSocket.closeInfo
+            self.events.stopBackpressure()
+        }
+    }
+
+    // MARK: Waiting for replies
+
+    /// The `session.ready` frame, or why it did not come.
+    func sessionReady() async -> Reply {
+        await withTaskCancellationHandler {
+            await reply(to: Self.sessionReadyID)
+        } onCancel: {
+            settle(Self.sessionReadyID, with: .failure(.cancelled))
+        }
+    }
+
+    /// A fresh request id (`c-<n>` on the wire).
+    func makeRequestID() -> UInt64 {
+        lastRequestID.add(1, ordering: .relaxed).newValue
+    }
+
+    /// Starts waiting for the reply to request `id`, due within `timeout`; call before sending its frame.
+    /// - Throws: `.closed` once the connection has ended.
+    func register(id: UInt64, type: String, timeout: Duration) throws(RealtimeError) {
+        let now = clock.now
+        try state.withLock { state throws(RealtimeError) in
+            if let reason = state.closeReason { throw .closed(reason) }
+            let deadline = state.requests.insert(id: id, type: type, timeout: timeout, now: now)
+            armWatchdog(&state, deadline: deadline)
+        }
+    }
+
+    /// Settles request `id` (the first outcome wins). Returns false when it was not pending any more.
+    @discardableResult
+    func settle(_ id: UInt64, with reply: Reply) -> Bool {
+        let resolution = state.withLock { $0.requests.resolve(id, with: reply) }
+        switch resolution {
+        case .notPending: return false
+        case .stored: return true
+        case .resume(let waiter):
+            waiter.resume(returning: reply)
+            return true
+        }
+    }
+
+    /// Forgets request `id` whose frame was never sent.
+    func forget(_ id: UInt64) {
+        state.withLock { $0.requests.remove(id) }
+    }
+
+    /// The outcome of request `id`: its reply, a timeout, the close, or a cancellation.
+    func reply(to id: UInt64) async -> Reply {
+        await withCheckedContinuation { (waiter: Waiter) in
+            let ready = state.withLock { state in
+                state.requests.attach(waiter, to: id, missing: .failure(.closed(state.closeReason ?? .normal)))
+            }
+            if let ready { waiter.resume(returning: ready) }
+        }
+    }
+
+    /// How the connection ended; suspends until it has and every pending request was failed.
+    var closeReason: RealtimeCloseReason {
+        get async {
+            await withCheckedContinuation { continuation in
+                let reason = state.withLock { state -> RealtimeCloseReason? in
+                    if let reason = state.closeReason { return reason }
+                    state.closeWaiters.append(continuation)
+                    return nil
+                }
+                if let reason { continuation.resume(returning: reason) }
+            }
+        }
+    }
+
+    /// The close reason if the connection has ended, without waiting.
+    var currentCloseReason: RealtimeCloseReason? {
+        state.withLock { $0.closeReason }
+    }
+
+    /// The number of requests (and the `session.ready` wait) not settled yet.
+    var pendingCount: Int {
+        state.withLock { $0.requests.count }
+    }
+
+    // MARK: Reading
+
+    private func readFrames() async {
+        for await message in webSocket.messages {
+            let event: RealtimeEvent?
+            switch message {
+            case .text(let text): event = route(text)
+            case .binary(let bytes): event = .diagnostic(.binaryFrame(byteCount: bytes.count))
+            }
+            if let event, events.push(event) {
+                await events.waitForRoom()
+            }
+        }
+        end(RealtimeCloseReason(await webSocket.closeInfo))
+    }
+
+    /// Decodes one text frame and delivers it: to the request it answers, to the `session.ready` wait, or as the
+    /// event returned.
+    private func route(_ text: String) -> RealtimeEvent? {
+        let frame: ServerFrame
+        switch Self.decode(text) {
+        case .success(let decoded):
+            frame = decoded
+        case .failure(let error):
+            if error.frameType == "session.ready", settleSessionReady(with: .failure(.invalidSessionReady(error))) {
+                return nil
+            }
+            return .diagnostic(.malformedFrame(error, excerpt: String(text.prefix(RealtimeDiagnostic.excerptLength))))
+        }
+        if let replyTo = frame.replyTo, let id = RequestID.parse(replyTo), settle(id, with: .success(frame)) {
+            return nil
+        }
+        if case .sessionReady = frame.event, settleSessionReady(with: .success(frame)) {
+            return nil
+        }
+        return .frame(frame)
+    }
+
+    /// Settles the `session.ready` wait if it is still open; returns false when it is not (a repeated frame).
+    private func settleSessionReady(with reply: Reply) -> Bool {
+        let open = state.withLock { state -> Bool in
+            defer { state.awaitsSessionReady = false }
+            return state.awaitsSessionReady
+        }
+        return open && settle(Self.sessionReadyID, with: reply)
+    }
+
+    /// Decodes a frame straight from the string's UTF-8 storage, without copying it into a `Data` buffer.
+    static func decode(_ text: String) -> Result<ServerFrame, FrameDecodingError> {
+        var text = text
+        return text.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress, !utf8.isEmpty else {
+                return Result { () throws(FrameDecodingError) in try ServerFrame(jsonData: Data()) }
+            }
+            // The Data borrows the bytes only for this closure: the decoder reads them during `init(jsonData:)`
+            // and keeps nothing (decoded strings are copies), so no deallocator is needed.
+            let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: utf8.count, deallocator: .none)
+            return Result { () throws(FrameDecodingError) in try ServerFrame(jsonData: data) }
+        }
+    }
+
+    /// The connection ended: fails every pending request, ends the events, wakes `closeReason` waiters.
+    private func end(_ reason: RealtimeCloseReason) {
+        let (failed, closeWaiters) = state.withLock { state in
+            state.closeReason = reason
+            state.awaitsSessionReady = false
+            state.watchdog?.cancel()
+            state.watchdog = nil
+            state.watchdogDeadline = nil
+            state.watchdogGeneration &+= 1
+            let failed = state.requests.resolveAll { _ in .failure(.closed(reason)) }
+            defer { state.closeWaiters = [] }
+            return (failed, state.closeWaiters)
+        }
+        for (waiter, reply) in failed { waiter.resume(returning: reply) }
+        events.finish()
+        for waiter in closeWaiters { waiter.resume(returning: reason) }
+    }
+
+    // MARK: Timeouts
+
+    /// Makes sure a watchdog wakes by `deadline`: starts one, or replaces one that sleeps longer.
+    private func armWatchdog(_ state: inout State, deadline: Date) {
+        if let current = state.watchdogDeadline, current <= deadline { return }
+        state.watchdog?.cancel()
+        state.watchdogGeneration &+= 1
+        let generation = state.watchdogGeneration
+        state.watchdogDeadline = deadline
+        state.watchdog = Task { await self.watch(generation: generation, firstDeadline: deadline) }
+    }
+
+    private func watch(generation: UInt64, firstDeadline: Date) async {
+        var deadline = firstDeadline
+        while true {
+            do {
+                try await clock.sleep(until: deadline)
+            } catch {
+                return  // cancelled: replaced by a watchdog with an earlier deadline, or the connection ended
+            }
+            let now = clock.now
+            let (expired, next) = state.withLock { state -> ([(Waiter, Reply)], Date?) in
+                guard state.watchdogGeneration == generation else { return ([], nil) }
+                let expired = state.requests.expire(now: now) { request in .failure(Self.timeoutError(request)) }
+                let next = state.requests.nextDeadline()
+                state.watchdogDeadline = next
+                if next == nil { state.watchdog = nil }
+                return (expired, next)
+            }
+            for (waiter, reply) in expired { waiter.resume(returning: reply) }
+            guard let next else { return }
+            deadline = next
+        }
+    }
+
+    private static func timeoutError(_ request: PendingRequestTable<Waiter, Reply>.Request) -> RealtimeError {
+        if request.id == sessionReadyID { return .sessionReadyTimedOut(after: request.timeout) }
+        return .replyTimedOut(requestType: request.type, id: RequestID.text(request.id), after: request.timeout)
+    }
+}
+
+/// The wire form of request ids: `c-<n>`, n ≥ 1 in decimal without leading zeros (as in the seed's `c-42`).
+enum RequestID {
+    static func text(_ id: UInt64) -> String {
+        "c-" + String(id)
+    }
+
+    /// The number of an id this connection made; nil for any other text.
+    static func parse(_ text: String) -> UInt64? {
+        var utf8 = text.utf8.makeIterator()
+        guard utf8.next() == UInt8(ascii: "c"), utf8.next() == UInt8(ascii: "-"), let first = utf8.next(),
+            first >= UInt8(ascii: "1") && first <= UInt8(ascii: "9")
+        else { return nil }
+        var value = UInt64(first - UInt8(ascii: "0"))
+        while let byte = utf8.next() {
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+            let (times10, overflowA) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflowB) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            guard !overflowA && !overflowB else { return nil }
+            value = sum
+        }
+        return value
+    }
+}
