@@ -16,7 +16,7 @@ struct ScheduleStoreTests {
 
     func at(_ seconds: TimeInterval) -> Date { Fixture.start.addingTimeInterval(seconds) }
 
-    func reminder(_ id: ScheduledJob.ID, dueIn seconds: TimeInterval, repeating: Bool = false, owner: BotScope = .user(Fixture.alice)) -> NewScheduledJob {
+    func reminder(_ id: BotRuntime.ScheduledJob.ID, dueIn seconds: TimeInterval, repeating: Bool = false, owner: BotScope = .user(Fixture.alice)) -> NewScheduledJob {
         NewScheduledJob(
             id: id, name: "reminder", dueAt: at(seconds), payload: ["text": "stretch"],
             repeatRule: repeating ? ["every": "day"] : nil, timeZone: "America/Toronto", owner: owner)
