@@ -97,6 +97,11 @@ public struct UnitOfWork: Sendable {
         stateWrites[StateAddress(scope: scope, key: key)] = .some(try StateValueCoding.encode(value, key: key))
     }
 
+    /// Sets `key` in `scope` to JSON the caller already encoded (`BotContext.setStateData`), stored as given.
+    mutating func setEncodedValue(_ json: Data, forKey key: String, in scope: BotScope) {
+        stateWrites[StateAddress(scope: scope, key: key)] = .some(json)
+    }
+
     /// Removes `key` from `scope`.
     public mutating func removeValue(forKey key: String, in scope: BotScope) {
         stateWrites[StateAddress(scope: scope, key: key)] = .some(nil)
