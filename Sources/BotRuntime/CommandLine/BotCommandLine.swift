@@ -31,6 +31,16 @@ public struct BotCommandLine: Sendable {
     public var programName: String
     let makeSession: @Sendable (BotLineup.Member, BotHost) -> any SupervisedBot
 
+    /// The command line for `kinds`; `programName` defaults to the executable's file name.
+    public init(kinds: [BotKind], programName: String? = nil) {
+        self.init(kinds: kinds, programName: programName) { member, host in
+            BotSession(
+                configuration: member.configuration, bot: member.bot,
+                environment: BotRuntimeEnvironment(
+                    server: host.server, dataDirectory: host.dataDirectory, clock: host.clock, logSink: host.log))
+        }
+    }
+
     init(
         kinds: [BotKind], programName: String?,
         makeSession: @escaping @Sendable (BotLineup.Member, BotHost) -> any SupervisedBot

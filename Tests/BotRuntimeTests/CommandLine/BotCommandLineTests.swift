@@ -13,7 +13,7 @@ final class CommandHarness: Sendable {
     let errors = CapturedLines()
     let shutdown = ShutdownRequest()
     let hosts = Mutex<[BotHost]>([])
-    let sessions = Mutex<[ScriptedBot]>([])
+    let sessions = Mutex<[StandInSession]>([])
 
     init() throws {
         directory = try TemporaryDirectory("BotCommandLineTests")
@@ -23,18 +23,28 @@ final class CommandHarness: Sendable {
         BotCommandLine(kinds: [GreetingBot.kind], programName: "bots") { [self] member, host in
             self.hosts.withLock { $0.append(host) }
             let name = member.configuration.name
-            let bot: ScriptedBot
+            let bot: StandInSession
             if name.hasPrefix("bad") {
-                bot = ScriptedBot(name, .stop(.credentialsRejected(StopMessages.invalidCredentials), after: .zero))
+                bot = StandInSession(name, .stop(.credentialsRejected(StopMessages.invalidCredentials), after: .zero))
             } else if name.hasPrefix("revoked") {
-                bot = ScriptedBot(name, .stop(.revoked("signed out elsewhere"), after: .zero))
+                bot = StandInSession(name, .stop(.revoked("signed out elsewhere"), after: .zero))
             } else if name.hasPrefix("slow") {
-                bot = ScriptedBot(name, workOnShutdown: .seconds(5))
+                bot = StandInSession(name, workOnShutdown: .seconds(5))
             } else {
-                bot = ScriptedBot(name)
+                bot = StandInSession(name)
             }
             self.sessions.withLock { $0.append(bot) }
             return bot
+        }
+    }
+
+    /// Waits until `count` sessions exist and every one is live (the supervisor runs them).
+    func waitUntilLive(count: Int) async -> Bool {
+        await eventually {
+            let sessions = self.sessions.withLock { $0 }
+            guard sessions.count == count else { return false }
+            for session in sessions where await session.status.state != .live { return false }
+            return true
         }
     }
 
@@ -133,6 +143,7 @@ struct BotCommandLineTests {
         try harness.writeConfiguration(bots: ["echo", "greeter"])
         let run = Task { await harness.run("run", "--sandbox-port", "0") }
         #expect(await eventually { harness.output.text.contains("Ctrl-C stops gracefully") })
+        #expect(await harness.waitUntilLive(count: 2))
 
         let text = harness.output.text
         #expect(text.contains("Running 2 bots from \(harness.directory.url.appendingPathComponent("bots.json").path): "
@@ -194,9 +205,9 @@ struct BotCommandLineTests {
         let harness = try CommandHarness()
         try harness.writeConfiguration(bots: ["slow"])
         let run = Task { await harness.run("run", "--sandbox-port", "0", "--shutdown-timeout", "0.1") }
-        #expect(await eventually { harness.output.text.contains("Ctrl-C") })
+        #expect(await harness.waitUntilLive(count: 1))
         harness.shutdown.request()
-        #expect(await run.value == .failure)
+        #expect(await run.value == .failure, "\(harness.errors.text)")
         #expect(harness.errors.lines(containing: "level=critical", "the shutdown took longer than its timeout").count == 1)
     }
 

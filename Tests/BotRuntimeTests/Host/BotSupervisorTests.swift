@@ -10,8 +10,8 @@ struct BotSupervisorTests {
     @Test func aBotWithRejectedCredentialsStopsWithAClearMessageAndTheOthersKeepRunning() async throws {
         let message = StopMessages.invalidCredentials
         let supervisor = BotSupervisor(bots: [
-            ScriptedBot("echo"), ScriptedBot("bad", .stop(.credentialsRejected(message), after: .milliseconds(10))),
-            ScriptedBot("greeter"),
+            StandInSession("echo"), StandInSession("bad", .stop(.credentialsRejected(message), after: .milliseconds(10))),
+            StandInSession("greeter"),
         ], log: log)
         let run = Task { await supervisor.run() }
 
@@ -33,8 +33,8 @@ struct BotSupervisorTests {
 
     @Test func whenEveryBotStopsByItselfRunReturnsWithoutAShutdown() async {
         let supervisor = BotSupervisor(bots: [
-            ScriptedBot("a", .stop(.configurationError("check the client key"), after: .zero)),
-            ScriptedBot("b", .stop(.revoked("signed out"), after: .milliseconds(5))),
+            StandInSession("a", .stop(.configurationError("check the client key"), after: .zero)),
+            StandInSession("b", .stop(.revoked("signed out"), after: .milliseconds(5))),
         ], log: log)
         let outcome = await supervisor.run()
         #expect(!outcome.wasShutDown)
@@ -43,8 +43,8 @@ struct BotSupervisorTests {
     }
 
     @Test func shutdownWaitsForEveryBotToFinishItsWorkWithTheDeadline() async {
-        let slow = ScriptedBot("slow", workOnShutdown: .milliseconds(200))
-        let quick = ScriptedBot("quick")
+        let slow = StandInSession("slow", workOnShutdown: .milliseconds(200))
+        let quick = StandInSession("quick")
         let supervisor = BotSupervisor(bots: [slow, quick], log: log)
         let run = Task { await supervisor.run() }
         #expect(await eventually { await supervisor.statuses().allSatisfy(\.connected) })
@@ -59,8 +59,8 @@ struct BotSupervisorTests {
     }
 
     @Test func aBotThatAlreadyStoppedIsNotAskedToShutDown() async {
-        let failed = ScriptedBot("failed", .stop(.storageFailed("disk full"), after: .zero))
-        let supervisor = BotSupervisor(bots: [failed, ScriptedBot("ok")], log: log)
+        let failed = StandInSession("failed", .stop(.storageFailed("disk full"), after: .zero))
+        let supervisor = BotSupervisor(bots: [failed, StandInSession("ok")], log: log)
         let run = Task { await supervisor.run() }
         #expect(await eventually { await supervisor.stopReasons["failed"] != nil })
         await supervisor.shutdown(deadline: .seconds(1))
@@ -69,7 +69,7 @@ struct BotSupervisorTests {
     }
 
     @Test func cancellingTheRunShutsTheBotsDown() async {
-        let bot = ScriptedBot("echo")
+        let bot = StandInSession("echo")
         let supervisor = BotSupervisor(bots: [bot], log: log)
         let run = Task { await supervisor.run() }
         #expect(await eventually { await supervisor.statuses().first?.connected == true })
@@ -80,7 +80,7 @@ struct BotSupervisorTests {
     }
 
     @Test func aShutdownBeforeTheRunStartsNoBot() async {
-        let bot = ScriptedBot("echo")
+        let bot = StandInSession("echo")
         let supervisor = BotSupervisor(bots: [bot], log: log)
         await supervisor.shutdown(deadline: .seconds(1))
         let outcome = await supervisor.run()

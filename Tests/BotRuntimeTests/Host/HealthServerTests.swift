@@ -16,7 +16,7 @@ struct HealthServerTests {
     }
 
     @Test func healthzAnswers200WithEveryBotsStatusWhenAllAreConnected() async throws {
-        let (supervisor, server, run) = try await start([ScriptedBot("echo"), ScriptedBot("greeter")])
+        let (supervisor, server, run) = try await start([StandInSession("echo"), StandInSession("greeter")])
         #expect(await eventually { await supervisor.health().isHealthy })
 
         let response = try await HTTPFetch.get(url(server, "/healthz"))
@@ -36,7 +36,7 @@ struct HealthServerTests {
 
     @Test func healthzAnswers503AndSaysWhyWhenABotIsNotConnected() async throws {
         let (supervisor, server, run) = try await start([
-            ScriptedBot("echo"), ScriptedBot("bad", .stop(.credentialsRejected(StopMessages.invalidCredentials), after: .zero)),
+            StandInSession("echo"), StandInSession("bad", .stop(.credentialsRejected(StopMessages.invalidCredentials), after: .zero)),
         ])
         #expect(await eventually { await supervisor.stopReasons["bad"] != nil })
 
@@ -56,7 +56,7 @@ struct HealthServerTests {
     }
 
     @Test func metricsServesPrometheusTextWithHelpAndTypeBeforeEachFamily() async throws {
-        let (supervisor, server, run) = try await start([ScriptedBot("echo")])
+        let (supervisor, server, run) = try await start([StandInSession("echo")])
         #expect(await eventually { await supervisor.health().isHealthy })
 
         let response = try await HTTPFetch.get(url(server, "/metrics"))
@@ -80,7 +80,7 @@ struct HealthServerTests {
     }
 
     @Test func otherPathsAre404AndOtherMethods405() async throws {
-        let (supervisor, server, run) = try await start([ScriptedBot("echo")])
+        let (supervisor, server, run) = try await start([StandInSession("echo")])
         #expect(try await HTTPFetch.get(url(server, "/")).status == 404)
         #expect(try await HTTPFetch.get(url(server, "/metrics"), method: "POST").status == 405)
         await supervisor.shutdown(deadline: .seconds(1))

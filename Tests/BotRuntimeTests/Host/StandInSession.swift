@@ -3,7 +3,7 @@ import Foundation
 
 /// A stand-in for `BotSession` under the supervisor: it runs until shut down, or stops by itself with a reason,
 /// and it can be given work that a shutdown must wait for.
-actor ScriptedBot: SupervisedBot {
+actor StandInSession: SupervisedBot {
     enum Script {
         /// Connects and runs until `shutdown(deadline:)`.
         case runUntilShutdown
