@@ -1,0 +1,84 @@
+import Foundation
+
+/// The options of the scenarios (each reads those it needs; `chatter-bench help` lists them).
+struct BenchOptions: Sendable {
+    var server: ServeOptions.Kind = .sandbox
+    var runtimes: [FleetProcess.Runtime] = FleetProcess.Runtime.allCases
+    var python = "python3"
+    var peerScript: String?
+    var jsonPath: String?
+    var keepFiles = false
+
+    // throughput
+    var messages = 20_000
+    var senders = 8
+    var window = 128
+    var warmup = 2_000
+    // latency
+    var rate = 1_000
+    var seconds = 10.0
+    // bots and storm
+    var bots = [1_000]
+    var idleSeconds = 30.0
+    var heartbeatMilliseconds = 25_000
+    var stormMessages = 2_000
+
+    init(arguments: [String]) throws(BenchUsageError) {
+        var reader = ArgumentReader(arguments)
+        while let option = reader.nextOption() {
+            switch option {
+            case "--server":
+                let value = try reader.value(for: option)
+                guard let kind = ServeOptions.Kind(rawValue: value) else {
+                    throw BenchUsageError("--server is sandbox or load, not \(value)")
+                }
+                server = kind
+            case "--runtimes":
+                let value = try reader.value(for: option)
+                let names = value.split(separator: ",").map(String.init)
+                let parsed = names.compactMap(FleetProcess.Runtime.init(rawValue:))
+                guard !parsed.isEmpty, parsed.count == names.count else {
+                    throw BenchUsageError("--runtimes lists swift and/or python, not \(value)")
+                }
+                runtimes = parsed
+            case "--swift-only": runtimes = [.swift]
+            case "--python": python = try reader.value(for: option)
+            case "--peer": peerScript = try reader.value(for: option)
+            case "--json": jsonPath = try reader.value(for: option)
+            case "--keep": keepFiles = true
+            case "--messages": messages = max(1, try reader.integer(for: option))
+            case "--senders": senders = max(1, try reader.integer(for: option))
+            case "--window": window = max(1, try reader.integer(for: option))
+            case "--warmup": warmup = try reader.integer(for: option)
+            case "--rate": rate = max(1, try reader.integer(for: option))
+            case "--seconds": seconds = try reader.seconds(for: option)
+            case "--bots": bots = try reader.integers(for: option)
+            case "--idle-seconds": idleSeconds = try reader.seconds(for: option)
+            case "--heartbeat-ms": heartbeatMilliseconds = max(1, try reader.integer(for: option))
+            case "--storm-messages": stormMessages = try reader.integer(for: option)
+            default: throw BenchUsageError("unknown option \(option)")
+            }
+        }
+    }
+
+    static let help = """
+        usage: chatter-bench <scenario> [options]      (build with -c release for figures worth reading)
+
+        scenarios
+          throughput   one echo bot, its full durable path; --messages N from --senders S (window --window W each)
+          latency      --rate R messages/s for --seconds T; p50/p99/max from message.send to the reply's message.new
+          bots         --bots N[,N…] bots in one process: time to ready and synced, memory per bot, idle CPU
+                       over --idle-seconds with heartbeats every --heartbeat-ms
+          storm        --bots N connected, the server restarts; time until all are back and synced; replies to
+                       --storm-messages messages sent around the restart checked in the server's store
+          all          throughput, latency, bots and storm with their defaults
+          websocket    the WebSocket module's own benchmark (issue 2)
+
+        options
+          --server sandbox|load   the server under test (default sandbox: ChatterSandbox on SQLite, own process)
+          --runtimes swift,python which fleets run (default both, side by side); --swift-only
+          --python PATH           the Python interpreter of the peer (default python3)
+          --json PATH             where the JSON report goes (default bench/results/<scenario>.json)
+          --keep                  keep the stores and logs (printed) instead of deleting them
+        """
+}
