@@ -19,7 +19,7 @@ struct ServeCommand {
         do {
             switch options.kind {
             case .sandbox: server = try await SandboxBenchServer.start(options)
-            case .load: throw BenchFailure("later")
+            case .load: server = try await LoadBenchServer.start(options)
             }
         } catch {
             FileHandle.standardError.write(Data("chatter-bench serve: \(error)\n".utf8))
