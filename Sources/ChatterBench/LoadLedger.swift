@@ -17,9 +17,14 @@ struct LoadLedger {
         var devices: Set<Device.ID> = []
     }
 
-    struct StoredConversation {
+    /// A conversation and its messages; a class so that appending a message never copies the history.
+    final class StoredConversation {
         var conversation: Conversation
         var messages: [Message] = []
+
+        init(conversation: Conversation) {
+            self.conversation = conversation
+        }
     }
 
     /// An event for the devices of `recipients`, except `excludedDevice` (the sending device).
@@ -154,7 +159,7 @@ struct LoadLedger {
     mutating func send(_ send: MessageSend, from caller: Caller) -> Result<(MessageAck, [Delivery]), ChatterErrorBody> {
         let key = IdempotencyKey(sender: caller.userId, clientMessageId: send.clientMessageId)
         if let ack = acks[key] { return .success((ack, [])) }
-        guard var stored = conversations[send.conversationId],
+        guard let stored = conversations[send.conversationId],
             stored.conversation.members.contains(where: { $0.userId == caller.userId })
         else {
             return .failure(ChatterErrorBody(code: .notFound, message: "No such conversation."))
@@ -172,7 +177,6 @@ struct LoadLedger {
         stored.conversation.lastSeq = message.seq
         stored.conversation.lastMessage = message
         stored.conversation.updatedAt = now
-        conversations[send.conversationId] = stored
         let ack = MessageAck(
             clientMessageId: send.clientMessageId, messageId: message.id, conversationId: message.conversationId,
             seq: message.seq, createdAt: now)
@@ -185,7 +189,7 @@ struct LoadLedger {
 
     /// `receipt.delivered` / `receipt.read`: watermarks only move forward; read implies delivered.
     mutating func receipt(_ position: ReceiptPosition, read: Bool, from caller: Caller) -> [Delivery] {
-        guard var stored = conversations[position.conversationId],
+        guard let stored = conversations[position.conversationId],
             let index = stored.conversation.members.firstIndex(where: { $0.userId == caller.userId })
         else { return [] }
         var member = stored.conversation.members[index]
@@ -196,7 +200,6 @@ struct LoadLedger {
         member.lastDeliveredSeq = delivered
         member.lastReadSeq = readSeq
         stored.conversation.members[index] = member
-        conversations[position.conversationId] = stored
         let update = ReceiptUpdate(
             conversationId: position.conversationId, userId: caller.userId, lastDeliveredSeq: delivered,
             lastReadSeq: readSeq)
