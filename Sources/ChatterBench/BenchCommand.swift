@@ -43,7 +43,7 @@ enum BenchCommand {
         signal(SIGPIPE, SIG_IGN)
         let workDirectory = URL(fileURLWithPath: NSTemporaryDirectory())
             .appendingPathComponent("chatter-bench-\(getpid())", isDirectory: true)
-        let context = BenchContext(options: options, workDirectory: workDirectory)
+        var context = BenchContext(options: options, workDirectory: workDirectory)
         defer {
             if options.keepFiles {
                 print("files kept in \(workDirectory.path)")
@@ -54,6 +54,7 @@ enum BenchCommand {
         let names = name == "all" ? ["throughput", "latency", "bots", "storm"] : [name]
         var status: Int32 = 0
         for name in names {
+            context.options.server = options.serverChoice ?? (["throughput", "latency"].contains(name) ? .load : .sandbox)
             do {
                 let report: BenchReport
                 switch name {

@@ -2,6 +2,10 @@ import Foundation
 
 /// The options of the scenarios (each reads those it needs; `chatter-bench help` lists them).
 struct BenchOptions: Sendable {
+    /// The server under test; nil: the scenario's default (load for throughput and latency, whose figures the
+    /// sandbox would cap; sandbox for bots and storm, which need its durable store and its REST).
+    var serverChoice: ServeOptions.Kind?
+    /// The server of the scenario being run (`serverChoice` or the scenario's default).
     var server: ServeOptions.Kind = .sandbox
     var runtimes: [FleetProcess.Runtime] = FleetProcess.Runtime.allCases
     var python = "python3"
@@ -32,7 +36,7 @@ struct BenchOptions: Sendable {
                 guard let kind = ServeOptions.Kind(rawValue: value) else {
                     throw BenchUsageError("--server is sandbox or load, not \(value)")
                 }
-                server = kind
+                serverChoice = kind
             case "--runtimes":
                 let value = try reader.value(for: option)
                 let names = value.split(separator: ",").map(String.init)
@@ -75,7 +79,9 @@ struct BenchOptions: Sendable {
           websocket    the WebSocket module's own benchmark (issue 2)
 
         options
-          --server sandbox|load   the server under test (default sandbox: ChatterSandbox on SQLite, own process)
+          --server sandbox|load   the server under test, in its own process: ChatterSandbox (SQLite) or LoadServer
+                                  (lean, in memory, virtual senders); default load for throughput and latency,
+                                  sandbox for bots and storm
           --runtimes swift,python which fleets run (default both, side by side); --swift-only
           --python PATH           the Python interpreter of the peer (default python3)
           --json PATH             where the JSON report goes (default bench/results/<scenario>.json)

@@ -51,57 +51,78 @@ struct LatencyScenario {
             throw BenchFailure("the \(runtime) bot did not become live within 60 s")
         }
         let links = world.links.filter { $0.bot == bot }
-        // The window never binds at a fixed rate; it only bounds a bot that stops answering.
-        let pool = try await SenderPool.connect(world: world, links: links, endpoint: server.endpoint, window: 100_000)
-        let senders = pool.senders.count
+        let senders = links.count
         let perSenderRate = Double(options.rate) / Double(senders)
         let warmup = Int(perSenderRate.rounded(.up))
         let measured = max(1, Int((perSenderRate * options.seconds).rounded()))
-        for sender in pool.senders { sender.reserve(warmup + measured) }
-
-        let serverCPU = CPUMeter(pid: server.pid)
-        let fleetCPU = CPUMeter(pid: fleet.pid)
         let interval = Duration.seconds(1 / perSenderRate)
-        let start = ContinuousClock.now
-        await withTaskGroup(of: Void.self) { group in
-            for (index, sender) in pool.senders.enumerated() {
-                // Senders are offset within one interval so that the load is even, not in steps.
-                let offset = interval * (Double(index) / Double(senders))
-                group.addTask {
-                    for number in 0..<(warmup + measured) {
-                        try? await Task.sleep(until: start + offset + interval * number, clock: .continuous)
-                        await sender.send(number)
-                    }
-                }
-            }
-        }
-        let sendingSeconds = (ContinuousClock.now - start).seconds
-        let total = (warmup + measured) * senders
-        _ = await pool.waitForReplies(total, timeout: .seconds(30))
-        let serverShare = serverCPU.coreShare
-        let fleetShare = fleetCPU.coreShare
-
         var samples = LatencySamples()
         var lost = 0
         var duplicates = 0
-        for sender in pool.senders {
-            let log = sender.snapshot
-            duplicates += log.duplicateReplies
-            for number in warmup..<(warmup + measured) {
-                let sent = log.sentAt[number]
-                let replied = log.repliedAt[number]
-                if replied == 0 || sent == 0 {
-                    lost += 1
-                } else {
-                    samples.add(nanoseconds: replied &- sent)
+        let serverCPU: CPUMeter
+        let fleetCPU: CPUMeter
+        let sendingSeconds: Double
+        switch options.server {
+        case .load:
+            let conversations = links.map(\.conversationId)
+            let nanoseconds = UInt64(1e9 / perSenderRate)
+            _ = try await FloodRequest(
+                conversations: conversations, count: warmup, firstNumber: 0, window: 0, intervalNanoseconds: nanoseconds,
+                timeoutSeconds: 30
+            ).run(against: server.endpoint)
+            serverCPU = CPUMeter(pid: server.pid)
+            fleetCPU = CPUMeter(pid: fleet.pid)
+            let result = try await FloodRequest(
+                conversations: conversations, count: measured, firstNumber: warmup, window: 0,
+                intervalNanoseconds: nanoseconds, timeoutSeconds: options.seconds + 30
+            ).run(against: server.endpoint)
+            sendingSeconds = options.seconds
+            duplicates = result.duplicateReplies
+            for latency in result.latencyNanoseconds {
+                if latency == 0 { lost += 1 } else { samples.add(nanoseconds: latency) }
+            }
+        case .sandbox:
+            // The window never binds at a fixed rate; it only bounds a bot that stops answering.
+            let pool = try await SenderPool.connect(world: world, links: links, endpoint: server.endpoint, window: 100_000)
+            for sender in pool.senders { sender.reserve(warmup + measured) }
+            serverCPU = CPUMeter(pid: server.pid)
+            fleetCPU = CPUMeter(pid: fleet.pid)
+            let start = ContinuousClock.now
+            await withTaskGroup(of: Void.self) { group in
+                for (index, sender) in pool.senders.enumerated() {
+                    // Senders are offset within one interval so that the load is even, not in steps.
+                    let offset = interval * (Double(index) / Double(senders))
+                    group.addTask {
+                        for number in 0..<(warmup + measured) {
+                            try? await Task.sleep(until: start + offset + interval * number, clock: .continuous)
+                            await sender.send(number)
+                        }
+                    }
                 }
             }
+            sendingSeconds = (ContinuousClock.now - start).seconds - 1
+            _ = await pool.waitForReplies((warmup + measured) * senders, timeout: .seconds(30))
+            for sender in pool.senders {
+                let log = sender.snapshot
+                duplicates += log.duplicateReplies
+                for number in warmup..<(warmup + measured) {
+                    let sent = log.sentAt[number]
+                    let replied = log.repliedAt[number]
+                    if replied == 0 || sent == 0 {
+                        lost += 1
+                    } else {
+                        samples.add(nanoseconds: replied &- sent)
+                    }
+                }
+            }
+            await pool.close()
         }
-        await pool.close()
+        let serverShare = serverCPU.coreShare
+        let fleetShare = fleetCPU.coreShare
         await fleet.stop()
         return Measurement(
-            samples: samples, achievedRate: Double(total) / sendingSeconds, serverCPU: serverShare, fleetCPU: fleetShare,
-            lost: lost, duplicates: duplicates)
+            samples: samples, achievedRate: Double(measured * senders) / sendingSeconds, serverCPU: serverShare,
+            fleetCPU: fleetShare, lost: lost, duplicates: duplicates)
     }
 
     private func report(
@@ -128,9 +149,13 @@ struct LatencyScenario {
             Figure("duplicate replies", unit: "count", values { Double($0.duplicates) }),
         ]
         let notes = [
-            "Latency = from the sender writing message.send to the sender receiving the bot's reply (message.new): "
-                + "server → bot (dedupe, outbox, send) → server → sender. The bot's own message.ack arrives at the "
-                + "bot at about the same time as that message.new (the server sends both after storing the reply).",
+            context.options.server == .load
+                ? "Latency = in the load server, from sending message.new to the bot until receiving the bot's reply "
+                    + "(message.send) and acknowledging it (message.ack written): the bot's whole path (decode, dedupe "
+                    + "record, handler, outbox entry, send), the network both ways, nothing of other senders."
+                : "Latency = from the sender writing message.send to the sender receiving the bot's reply (message.new): "
+                    + "server → bot (dedupe, outbox, send) → server → sender. The bot's own message.ack arrives at the "
+                    + "bot at about the same time as that message.new (the server sends both after storing the reply).",
             "\(context.options.rate) msg/s over \(context.options.senders) senders for \(context.options.seconds) s after 1 s of warm-up.",
         ]
         return BenchReport(

@@ -19,6 +19,9 @@ final class LoadServer: HTTPResponder, Sendable {
     private let ledger = Mutex(LoadLedger())
     private let sockets = Mutex(SocketRegistry())
     private let parser = ClientFrameParser()
+    private let senders = VirtualSenders()
+    /// The person of each conversation of the world, who sends when the conversation is flooded.
+    private let people = Mutex<[Conversation.ID: LoadLedger.Caller]>([:])
 
     /// Open sockets by device, and the devices of each user.
     private struct SocketRegistry {
@@ -67,6 +70,7 @@ final class LoadServer: HTTPResponder, Sendable {
                     _ = ledger.send(send, from: caller)
                 }
                 links.append(BenchWorld.Link(conversationId: conversation.id, person: link.person, bot: link.bot))
+                self.people.withLock { $0[conversation.id] = caller }
             }
             return BenchWorld(
                 password: spec.password, bots: bots.map { BenchWorld.Bot(username: $0.username, userId: $0.id) },
@@ -78,6 +82,9 @@ final class LoadServer: HTTPResponder, Sendable {
 
     func respond(to request: HTTPRequest) async -> HTTPServerResponse {
         let path = request.path
+        if path == "/bench/flood" && request.method == .post {
+            return .response(await flood(request))
+        }
         guard path.hasPrefix("/v1/") else { return .response(Self.error(.notFound, "No such endpoint.", status: .notFound)) }
         if path == "/v1/ws" {
             guard request.isWebSocketUpgrade else {
@@ -161,6 +168,19 @@ final class LoadServer: HTTPResponder, Sendable {
         }
     }
 
+    // MARK: Virtual senders
+
+    private func flood(_ request: HTTPRequest) async -> HTTPResponse {
+        guard let flood = Self.decode(FloodRequest.self, request) else { return Self.malformed }
+        let callers = people.withLock { $0 }
+        let result = await senders.flood(flood, callers: callers) { [self] message, caller in
+            if case .success(let (_, deliveries)) = ledger.withLock({ $0.send(message, from: caller) }) {
+                await deliver(deliveries)
+            }
+        }
+        return Self.json(result)
+    }
+
     // MARK: Realtime
 
     private func serve(_ connection: WebSocketConnection) async {
@@ -215,6 +235,9 @@ final class LoadServer: HTTPResponder, Sendable {
             switch ledger.withLock({ $0.send(message, from: caller) }) {
             case .success(let (ack, deliveries)):
                 await send(ServerFrame(.messageAck(ack), replyTo: frame.id), to: connection)
+                for delivery in deliveries {
+                    if case .messageNew(let message) = delivery.frame.event { senders.observe(message) }
+                }
                 await deliver(deliveries)
             case .failure(let error):
                 await send(ServerFrame(.error(error), replyTo: frame.id), to: connection)

@@ -55,36 +55,65 @@ struct ThroughputScenario {
             throw BenchFailure("the \(runtime) bot did not become live within 60 s")
         }
         let links = world.links.filter { $0.bot == bot }
-        let pool = try await SenderPool.connect(world: world, links: links, endpoint: server.endpoint, window: options.window)
-        let senders = pool.senders.count
+        let senders = links.count
         let warmup = options.warmup / senders
         let perSender = max(1, options.messages / senders)
-        for sender in pool.senders { sender.reserve(warmup + perSender) }
-
-        // Warm-up: connections, caches and the server's statements, not measured.
-        await pool.flood(0..<warmup)
-        _ = await pool.waitForReplies(warmup * senders, timeout: .seconds(120))
-        _ = await fleet.waitUntilAcked(warmup * senders, timeout: .seconds(60))
-
-        let serverCPU = CPUMeter(pid: server.pid)
-        let fleetCPU = CPUMeter(pid: fleet.pid)
-        let driverCPU = CPUMeter()
-        let start = ContinuousClock.now
-        await pool.flood(warmup..<(warmup + perSender))
         let total = (warmup + perSender) * senders
-        let replied = await pool.waitForReplies(total, timeout: .seconds(600))
+        let serverCPU: CPUMeter
+        let fleetCPU: CPUMeter
+        let driverCPU: CPUMeter
+        let start: ContinuousClock.Instant
+        var replied = false
+        var duplicates = 0
+        var sendErrors = 0
+        var replies = 0
+        switch options.server {
+        case .load:
+            // The load server's virtual senders flood the bot from inside the server process.
+            let conversations = links.map(\.conversationId)
+            _ = try await FloodRequest(
+                conversations: conversations, count: warmup, firstNumber: 0, window: options.window, timeoutSeconds: 120
+            ).run(against: server.endpoint)
+            _ = await fleet.waitUntilAcked(warmup * senders, timeout: .seconds(60))
+            serverCPU = CPUMeter(pid: server.pid)
+            fleetCPU = CPUMeter(pid: fleet.pid)
+            driverCPU = CPUMeter()
+            start = ContinuousClock.now
+            let result = try await FloodRequest(
+                conversations: conversations, count: perSender, firstNumber: warmup, window: options.window,
+                timeoutSeconds: 600
+            ).run(against: server.endpoint)
+            replies = warmup * senders + result.replies
+            replied = result.replies == result.sent
+            duplicates = result.duplicateReplies
+        case .sandbox:
+            let pool = try await SenderPool.connect(world: world, links: links, endpoint: server.endpoint, window: options.window)
+            for sender in pool.senders { sender.reserve(warmup + perSender) }
+            // Warm-up: connections, caches and the server's statements, not measured.
+            await pool.flood(0..<warmup)
+            _ = await pool.waitForReplies(warmup * senders, timeout: .seconds(120))
+            _ = await fleet.waitUntilAcked(warmup * senders, timeout: .seconds(60))
+            serverCPU = CPUMeter(pid: server.pid)
+            fleetCPU = CPUMeter(pid: fleet.pid)
+            driverCPU = CPUMeter()
+            start = ContinuousClock.now
+            await pool.flood(warmup..<(warmup + perSender))
+            replied = await pool.waitForReplies(total, timeout: .seconds(600))
+            replies = pool.replies
+            duplicates = pool.senders.reduce(0) { $0 + $1.snapshot.duplicateReplies }
+            sendErrors = pool.senders.reduce(0) { $0 + $1.snapshot.errors }
+            await pool.close()
+        }
         let acked = await fleet.waitUntilAcked(total, timeout: .seconds(120))
         let seconds = (ContinuousClock.now - start).seconds
         let measurement = Measurement(
             messages: perSender * senders, seconds: seconds, serverCPU: serverCPU.coreShare,
-            fleetCPU: fleetCPU.coreShare, driverCPU: driverCPU.coreShare,
-            duplicateReplies: pool.senders.reduce(0) { $0 + $1.snapshot.duplicateReplies },
-            sendErrors: pool.senders.reduce(0) { $0 + $1.snapshot.errors }, fleetErrors: fleet.errorCount)
-        await pool.close()
+            fleetCPU: fleetCPU.coreShare, driverCPU: driverCPU.coreShare, duplicateReplies: duplicates,
+            sendErrors: sendErrors, fleetErrors: fleet.errorCount)
         await fleet.stop()
         guard replied && acked else {
             throw BenchFailure(
-                "the \(runtime) bot answered \(pool.replies) of \(total) messages (acknowledged: \(acked)); see the errors above")
+                "the \(runtime) bot answered \(replies) of \(total) messages (all acknowledged: \(acked)); see the errors above")
         }
         return measurement
     }
@@ -108,6 +137,8 @@ struct ThroughputScenario {
             Figure("server CPU", unit: "% core", values { $0.serverCPU * 100 }),
             Figure("bot process CPU", unit: "% core", values { $0.fleetCPU * 100 }),
             Figure("driver (senders) CPU", unit: "% core", values { $0.driverCPU * 100 }),
+            Figure("bot CPU per message", unit: "µs", values { $0.fleetCPU * $0.seconds / Double($0.messages) * 1e6 }),
+            Figure("server CPU per message", unit: "µs", values { $0.serverCPU * $0.seconds / Double($0.messages) * 1e6 }),
             Figure("duplicate replies", unit: "count", values { Double($0.duplicateReplies) }),
             Figure("errors", unit: "count", values { Double($0.sendErrors + $0.fleetErrors) }),
         ]
@@ -116,8 +147,13 @@ struct ThroughputScenario {
                 Figure("swift ÷ python", unit: "×", ["swift": swift / python], goal: "≥ 5×", met: swift / python >= 5), at: 1)
         }
         var notes = [
-            "A sender's socket keeps at most \(context.options.window) messages without a reply in flight; "
-                + "\(context.options.warmup) warm-up messages precede the measured ones.",
+            context.options.server == .load
+                ? "Senders: the load server's virtual senders (people inside the server process, one conversation "
+                    + "each, no sockets of their own), each with at most \(context.options.window) messages without a reply."
+                : "Senders: people on realtime sockets of their own in the driver, each with at most "
+                    + "\(context.options.window) messages without a reply.",
+            "\(context.options.warmup) warm-up messages precede the measured ones. The time runs from the first "
+                + "measured send until every reply is stored by the server and marked acknowledged by the bot.",
             "Each process's CPU is its user+system time over the measured interval, as a share of one core "
                 + "(\(machine.cores) cores in all).",
         ]
