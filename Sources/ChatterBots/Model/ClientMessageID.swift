@@ -31,6 +31,17 @@ public struct ClientMessageID: RawRepresentable, Hashable, Sendable, Codable, Ex
         derived(bot: bot, trigger: "message:\(message.rawValue)", index: index)
     }
 
+    /// The key of the `index`-th send that `bot` makes while running occurrence `occurrence` (from 1) of the
+    /// scheduled job `job`. Named by the occurrence, not its due time, so a run retried later sends nothing twice.
+    public static func derived(bot: User.ID, running job: ScheduledJob.ID, occurrence: Int, index: Int) -> ClientMessageID {
+        derived(bot: bot, trigger: jobTrigger(job, occurrence: occurrence), index: index)
+    }
+
+    /// The trigger text of a job occurrence's sends: `job:<id>@<occurrence>`.
+    static func jobTrigger(_ job: ScheduledJob.ID, occurrence: Int) -> String {
+        "job:\(job.rawValue)@\(occurrence)"
+    }
+
     public init(from decoder: any Decoder) throws {
         rawValue = try decoder.singleValueContainer().decode(String.self)
     }
