@@ -34,8 +34,8 @@ final class HandlerRunner: HandlerDispatcher.Runner {
 
         case .job(let occurrence):
             let next = nextDueDate(after: occurrence, trace: trace)
-            let job = ChatterBots.ScheduledJob(
-                id: ChatterBots.ScheduledJob.ID(occurrence.job.id.rawValue), name: occurrence.job.name, dueAt: occurrence.dueAt,
+            let job = ScheduledJob(
+                id: occurrence.job.id, name: occurrence.job.name, dueAt: occurrence.dueAt,
                 repeatRule: repeatRule(of: occurrence, trace: trace), payload: occurrence.job.payload)
             log.debug("onScheduledJob", trace: trace, ["job": job.name, "dueAt": Timestamp(job.dueAt).iso8601])
             let context = RuntimeBotContext(

@@ -178,7 +178,7 @@ final class RuntimeBotContext: BotContext {
     func stateData(for key: String, in scope: StateScope) async throws -> Data? {
         try checkUsable()
         let unit = state.withLock { $0.unit }
-        return try await services.store.stateJSON(forKey: key, in: BotScope(scope), overlaying: unit)
+        return try await services.store.stateData(forKey: key, in: scope, overlaying: unit)
     }
 
     func setStateData(_ data: Data?, for key: String, in scope: StateScope) async throws {
@@ -186,58 +186,39 @@ final class RuntimeBotContext: BotContext {
         guard key != FriendDirectory.storageKey || scope != .global else {
             throw BotContextError.reservedStateKey(key)
         }
-        if let data {
-            do {
-                _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-            } catch {
-                throw BotContextError.invalidStateJSON(key: key, reason: "\(error)")
-            }
-        }
-        state.withLock { state in
-            if let data {
-                state.unit.setEncodedValue(data, forKey: key, in: BotScope(scope))
-            } else {
-                state.unit.removeValue(forKey: key, in: BotScope(scope))
-            }
+        try state.withLock { state throws(BotStoreError) in
+            try state.unit.setStateData(data, forKey: key, in: scope)
         }
         await commitIfFinished()
     }
 
     // MARK: - Schedules
 
-    func scheduleJob(named name: String, at date: Date, repeating rule: RepeatRule?, payload: JSONValue) async throws -> ChatterBots.ScheduledJob {
+    func scheduleJob(named name: String, at date: Date, repeating rule: RepeatRule?, payload: JSONValue) async throws -> ScheduledJob {
         try checkUsable()
-        let ruleJSON = try rule.map { try JSONValue(encoding: $0) }
-        let job = state.withLock { state -> NewScheduledJob in
+        let job = try state.withLock { state throws(BotStoreError) -> ScheduledJob in
             let id = derivationKey.map {
                 ClientMessageID.derived(bot: bot.userId, trigger: $0 + "#job", index: state.jobIndex).rawValue
             } ?? UUID().uuidString.lowercased()
+            let job = ScheduledJob(id: ScheduledJob.ID(id), name: name, dueAt: Timestamp(date).date, repeatRule: rule, payload: payload)
+            state.unit.scheduleJob(try NewScheduledJob(job))
             state.jobIndex += 1
-            let job = NewScheduledJob(
-                id: BotRuntime.ScheduledJob.ID(id), name: name, dueAt: Timestamp(date).date, payload: payload,
-                repeatRule: ruleJSON, timeZone: rule?.timeZone?.identifier)
-            state.unit.scheduleJob(job)
             return job
         }
         await commitIfFinished()
-        return ChatterBots.ScheduledJob(
-            id: ChatterBots.ScheduledJob.ID(job.id.rawValue), name: name, dueAt: job.dueAt, repeatRule: rule, payload: payload)
+        return job
     }
 
-    func cancelJob(_ id: ChatterBots.ScheduledJob.ID) async throws {
+    func cancelJob(_ id: ScheduledJob.ID) async throws {
         try checkUsable()
-        state.withLock { $0.unit.cancelJob(BotRuntime.ScheduledJob.ID(id.rawValue)) }
+        state.withLock { $0.unit.cancelJob(id) }
         await commitIfFinished()
     }
 
-    func scheduledJobs() async throws -> [ChatterBots.ScheduledJob] {
+    func scheduledJobs() async throws -> [ScheduledJob] {
         try checkUsable()
         let unit = state.withLock { $0.unit }
-        return try await services.store.jobs(overlaying: unit).map { job in
-            ChatterBots.ScheduledJob(
-                id: ChatterBots.ScheduledJob.ID(job.id.rawValue), name: job.name, dueAt: job.dueAt,
-                repeatRule: job.repeatRule.flatMap { try? $0.decode(as: RepeatRule.self) }, payload: job.payload)
-        }
+        return try await services.store.jobs(overlaying: unit).map { try $0.scheduledJob() }
     }
 
     // MARK: - Friends and look-ups (REST, at once)
@@ -292,25 +273,12 @@ final class RuntimeBotContext: BotContext {
 
 /// Bot code asked the runtime's context for something it refuses.
 public enum BotContextError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// `setStateData` with bytes that are not JSON.
-    case invalidStateJSON(key: String, reason: String)
     /// The key is the runtime's own (it keeps the friends list there).
     case reservedStateKey(String)
 
     public var description: String {
         switch self {
-        case .invalidStateJSON(let key, let reason): "the state value for \"\(key)\" is not JSON: \(reason)"
         case .reservedStateKey(let key): "the state key \"\(key)\" of the global scope is reserved for the runtime; use another"
-        }
-    }
-}
-
-extension RepeatRule {
-    /// The time zone of a calendar rule.
-    var timeZone: TimeZone? {
-        switch self {
-        case .every: nil
-        case .daily(_, let timeZone), .weekly(_, _, let timeZone): timeZone
         }
     }
 }

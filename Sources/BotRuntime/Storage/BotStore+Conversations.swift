@@ -85,7 +85,7 @@ extension BotStore {
             try db.execute(sql: ConversationSQL.markRemoved, arguments: [now, conversation.rawValue])
             let changed = db.changes > 0
             try db.execute(sql: ConversationSQL.deleteParked, arguments: [conversation.rawValue])
-            self.ledger.forget(conversation)
+            self.memory.forget(conversation)
             return changed
         }
     }
@@ -148,7 +148,7 @@ extension BotStore {
             }
         }
         return candidates.filter { conversation, contiguous in
-            (ledger.handedOut(in: conversation) ?? 0) <= contiguous
+            (memory.handedOut(in: conversation) ?? 0) <= contiguous
         }.map(\.0)
     }
 
@@ -156,7 +156,7 @@ extension BotStore {
     /// that restarts its handling without restarting the store. Uncommitted messages are then delivered
     /// again (parked ones by ``nextDeliverable(in:)``, the others through sync).
     public func abandonDeliveries(in conversation: Conversation.ID? = nil) async throws(BotStoreError) {
-        try await write("abandon deliveries") { _ in self.ledger.forget(conversation) }
+        try await write("abandon deliveries") { _ in self.memory.forgetHandedOut(conversation) }
     }
 
     // MARK: - Dedupe

@@ -11,13 +11,7 @@ extension BotStore {
     public func enqueue(
         _ message: MessageSend, origin: OutboxEntry.Origin = .direct, traceID: String? = nil
     ) async throws(BotStoreError) -> OutboxEntry {
-        let payload: String
-        do {
-            payload = try StoreJSON.text(message)
-        } catch {
-            throw .unencodableValue(key: message.clientMessageId.rawValue, type: "MessageSend", reason: "\(error)")
-        }
-        let send = PendingSend(message: message, payload: payload, traceID: traceID)
+        let send = PendingSend(message: message, payload: OutboxPayload.json(message), traceID: traceID)
         guard case .enqueued(let receipt) = try await submit(.enqueue([send], origin: origin), "enqueue an outbox entry"),
             let entry = receipt.outboxEntries.first
         else { throw .storage(operation: "enqueue an outbox entry", underlying: GroupCommitterMismatch()) }
@@ -110,7 +104,7 @@ struct GroupCommitterMismatch: Error, CustomStringConvertible {
 extension OutboxEntry {
     init(row: Row) throws {
         let key: String = try row["client_message_id"]
-        let message = try row.decodedJSON(MessageSend.self, "payload", table: "outbox", key: key)
+        let message = try OutboxPayload.message(from: try row["payload"], key: key)
         let originKind: String = try row["origin_kind"]
         guard let origin = Origin(kind: originKind, id: try row["origin_id"], occurrence: try row["origin_occurrence"]) else {
             throw BotStoreError.corruptRecord(table: "outbox", key: key, reason: "unknown origin \"\(originKind)\"")
@@ -140,8 +134,8 @@ enum OutboxWrites {
         let (originKind, originID, originOccurrence) = origin.columns
         for send in sends {
             let id = send.message.clientMessageId
-            let inserted = try workspace.db.fetchOne(
-                Int64.self, sql: OutboxSQL.insert,
+            let inserted = try workspace.statement(.insertOutbox).fetchOne(
+                Int64.self,
                 arguments: [
                     id.rawValue, send.message.conversationId.rawValue, send.payload, workspace.now, originKind, originID,
                     originOccurrence, send.traceID,
@@ -162,18 +156,17 @@ enum OutboxWrites {
 
     /// Applies acks: entries acknowledged, acknowledged seqs passed over, parked messages released.
     static func acknowledge(_ acks: [MessageAck], in workspace: CursorWorkspace) throws -> AckReport {
-        let db = workspace.db
         var outcomes: [AckOutcome] = []
         outcomes.reserveCapacity(acks.count)
         for ack in acks {
-            let updated = try db.fetchOne(
-                Int64.self, sql: OutboxSQL.acknowledge,
+            let updated = try workspace.statement(.acknowledgeOutbox).fetchOne(
+                Int64.self,
                 arguments: [
                     ack.messageId.rawValue, ack.seq, ack.createdAt.millisecondsSince1970, workspace.now, ack.clientMessageId.rawValue,
                 ])
             if updated != nil {
                 outcomes.append(.acknowledged)
-            } else if try db.fetchOne(Int.self, sql: OutboxSQL.selectExists, arguments: [ack.clientMessageId.rawValue]) != nil {
+            } else if try workspace.statement(.selectOutboxExists).fetchOne(Int.self, arguments: [ack.clientMessageId.rawValue]) != nil {
                 outcomes.append(.alreadyAcknowledged)
             } else {
                 outcomes.append(.unknownEntry)

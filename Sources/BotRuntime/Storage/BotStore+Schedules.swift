@@ -6,7 +6,7 @@ extension BotStore {
     /// Adds `job` to the schedule and returns it as stored. Idempotent on the id: when a job with this id
     /// exists, it is returned unchanged. Inside a handler, schedule through its ``UnitOfWork`` instead.
     @discardableResult
-    public func addJob(_ job: NewScheduledJob) async throws(BotStoreError) -> ScheduledJob {
+    public func addJob(_ job: NewScheduledJob) async throws(BotStoreError) -> ScheduledJobRecord {
         let now = clock.now
         return try await write("add a scheduled job") { db in
             try ScheduleWrites.add(job, now: now, db: db)
@@ -18,27 +18,27 @@ extension BotStore {
     }
 
     /// The job `id`, or nil.
-    public func job(_ id: ScheduledJob.ID) async throws(BotStoreError) -> ScheduledJob? {
+    public func job(_ id: ScheduledJob.ID) async throws(BotStoreError) -> ScheduledJobRecord? {
         try await read("read a scheduled job") { db in try ScheduleWrites.job(id, db: db) }
     }
 
     /// The jobs of `owner` (every job when nil), soonest first; finished ones (done, cancelled) only when
     /// asked. With `unit`, as they will be once it commits.
     public func jobs(
-        ownedBy owner: BotScope? = nil, includingFinished: Bool = false, overlaying unit: UnitOfWork? = nil
-    ) async throws(BotStoreError) -> [ScheduledJob] {
+        ownedBy owner: StateScope? = nil, includingFinished: Bool = false, overlaying unit: UnitOfWork? = nil
+    ) async throws(BotStoreError) -> [ScheduledJobRecord] {
         let stored = try await read("list scheduled jobs") { db in
             if let owner {
-                return try db.fetchAll(sql: ScheduleSQL.selectByOwner, arguments: [owner.kind, owner.id]).map(ScheduledJob.init(row:))
+                return try db.fetchAll(sql: ScheduleSQL.selectByOwner, arguments: [owner.storageKind, owner.storageID]).map(ScheduledJobRecord.init(row:))
             }
-            return try db.fetchAll(sql: ScheduleSQL.selectAll).map(ScheduledJob.init(row:))
+            return try db.fetchAll(sql: ScheduleSQL.selectAll).map(ScheduledJobRecord.init(row:))
         }
         var jobs = stored
         let now = clock.now
         for change in unit?.jobChanges ?? [] {
             switch change {
             case .add(let new) where !jobs.contains(where: { $0.id == new.id }):
-                jobs.append(ScheduledJob(new, createdAt: now))
+                jobs.append(ScheduledJobRecord(new, createdAt: now))
             case .add:
                 break
             case .cancel(let id):
@@ -53,9 +53,9 @@ extension BotStore {
     }
 
     /// The scheduled jobs due at `now`, oldest due first: after downtime, every job that came due meanwhile.
-    public func dueJobs(at now: Date, limit: Int = 100) async throws(BotStoreError) -> [ScheduledJob] {
+    public func dueJobs(at now: Date, limit: Int = 100) async throws(BotStoreError) -> [ScheduledJobRecord] {
         try await read("list due jobs") { db in
-            try db.fetchAll(sql: ScheduleSQL.selectDue, arguments: [now, limit]).map(ScheduledJob.init(row:))
+            try db.fetchAll(sql: ScheduleSQL.selectDue, arguments: [now, limit]).map(ScheduledJobRecord.init(row:))
         }
     }
 
@@ -71,7 +71,7 @@ extension BotStore {
     public func claim(_ id: ScheduledJob.ID, occurrence: Int) async throws(BotStoreError) -> JobOccurrence? {
         try await write("claim a job occurrence") { db in
             try db.fetchOne(sql: ScheduleSQL.claim, arguments: [id.rawValue, occurrence])
-                .map { row in try JobOccurrence(running: ScheduledJob(row: row)) }
+                .map { row in try JobOccurrence(running: ScheduledJobRecord(row: row)) }
         }
     }
 
@@ -79,7 +79,7 @@ extension BotStore {
     public func claimDueJobs(at now: Date, limit: Int = 100) async throws(BotStoreError) -> [JobOccurrence] {
         try await write("claim due jobs") { db in
             try db.fetchAll(sql: ScheduleSQL.claimDue, arguments: [now, limit])
-                .map { row in try JobOccurrence(running: ScheduledJob(row: row)) }
+                .map { row in try JobOccurrence(running: ScheduledJobRecord(row: row)) }
                 .sorted { ($0.dueAt, $0.job.id) < ($1.dueAt, $1.job.id) }
         }
     }
@@ -97,7 +97,7 @@ extension BotStore {
     /// Completes a claimed occurrence that had no effects to commit: the job is due again at `nextDueAt`
     /// with the next occurrence number, or done when nil. An occurrence with effects completes in its unit.
     @discardableResult
-    public func completeOccurrence(_ occurrence: JobOccurrence, nextDueAt: Date?) async throws(BotStoreError) -> ScheduledJob {
+    public func completeOccurrence(_ occurrence: JobOccurrence, nextDueAt: Date?) async throws(BotStoreError) -> ScheduledJobRecord {
         let now = clock.now
         return try await write("complete a job occurrence") { db in
             try ScheduleWrites.complete(occurrence, nextDueAt: nextDueAt, now: now, db: db)
@@ -123,12 +123,12 @@ extension BotStore {
     }
 }
 
-extension ScheduledJob {
+extension ScheduledJobRecord {
     init(row: Row) throws {
         let key: String = try row["id"]
         let ownerKind: String = try row["owner_scope"]
         let ownerID: String = try row["owner_id"]
-        guard let owner = BotScope(kind: ownerKind, id: ownerID) else {
+        guard let owner = StateScope(storageKind: ownerKind, storageID: ownerID) else {
             throw BotStoreError.corruptRecord(table: "scheduled_jobs", key: key, reason: "unknown owner scope \"\(ownerKind)\"")
         }
         self.init(
@@ -149,15 +149,15 @@ extension ScheduledJob {
 }
 
 extension JobOccurrence {
-    init(running job: ScheduledJob) {
+    init(running job: ScheduledJobRecord) {
         self.init(job: job, number: job.occurrence)
     }
 }
 
 /// Schedule writes shared by the store's own operations and unit commits.
 enum ScheduleWrites {
-    static func job(_ id: ScheduledJob.ID, db: Database) throws -> ScheduledJob? {
-        try db.fetchOne(sql: ScheduleSQL.selectByID, arguments: [id.rawValue]).map(ScheduledJob.init(row:))
+    static func job(_ id: ScheduledJob.ID, db: Database) throws -> ScheduledJobRecord? {
+        try db.fetchOne(sql: ScheduleSQL.selectByID, arguments: [id.rawValue]).map(ScheduledJobRecord.init(row:))
     }
 
     static func add(_ job: NewScheduledJob, now: Date, db: Database) throws {
@@ -165,7 +165,7 @@ enum ScheduleWrites {
             sql: ScheduleSQL.insert,
             arguments: [
                 job.id.rawValue, job.name, job.dueAt, try StoreJSON.text(job.payload), try job.repeatRule.map(StoreJSON.text),
-                job.timeZone, now, job.owner.kind, job.owner.id,
+                job.timeZone, now, job.owner.storageKind, job.owner.storageID,
             ])
     }
 
@@ -176,13 +176,13 @@ enum ScheduleWrites {
 
     /// Completes a claimed occurrence. A job cancelled while the occurrence ran stays cancelled; the
     /// occurrence still completes (its effects commit), since it had already started.
-    static func complete(_ occurrence: JobOccurrence, nextDueAt: Date?, now: Date, db: Database) throws -> ScheduledJob {
+    static func complete(_ occurrence: JobOccurrence, nextDueAt: Date?, now: Date, db: Database) throws -> ScheduledJobRecord {
         guard let row = try db.fetchOne(
             sql: ScheduleSQL.complete, arguments: [nextDueAt, now, occurrence.job.id.rawValue, occurrence.number])
         else {
             throw BotStoreError.occurrenceNotClaimed(occurrence.job.id, occurrence: occurrence.number)
         }
-        return try ScheduledJob(row: row)
+        return try ScheduledJobRecord(row: row)
     }
 }
 

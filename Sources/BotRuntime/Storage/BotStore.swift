@@ -35,7 +35,7 @@ public final class BotStore: Sendable {
     public let path: String
     let queue: DatabaseQueue
     let clock: any ChatterClock
-    let ledger = DeliveryLedger()
+    let memory = CursorMemory()
     private let committer: GroupCommitter
 
     /// The migrations every store file goes through, in order.
@@ -57,7 +57,10 @@ public final class BotStore: Sendable {
             queue = try await DatabaseQueue(path: path, configuration: configuration)
             try await BotStoreSchema.migrator.migrate(queue)
             try await queue.writeWithoutTransaction { db in
-                // Keep the log from staying large after a burst.
+                // Checkpoint every 8192 log pages (32 MiB) rather than SQLite's 1000: a checkpoint copies pages
+                // back and fsyncs twice, and a page rewritten by many commits meanwhile is copied once. After a
+                // checkpoint the log is truncated to 64 MiB at most, so a burst does not leave a large file.
+                _ = try db.fetchOne(Int.self, sql: "PRAGMA wal_autocheckpoint = 8192")
                 try db.execute(sql: "PRAGMA journal_size_limit = 67108864")
                 Self.restrictToOwner(path: path)
                 try db.execute(sql: "UPDATE scheduled_jobs SET status = 'scheduled' WHERE status = 'running'")
@@ -72,7 +75,7 @@ public final class BotStore: Sendable {
         self.path = path
         self.queue = queue
         self.clock = clock
-        self.committer = GroupCommitter(queue: queue, clock: clock, ledger: ledger)
+        self.committer = GroupCommitter(queue: queue, clock: clock, memory: memory)
     }
 
     /// Closes the database after the work already queued; later operations fail with a storage error.
@@ -122,7 +125,7 @@ public final class BotStore: Sendable {
     ) async throws(BotStoreError) -> T {
         do {
             return try await queue.writeWithoutTransaction { db in
-                try CursorWorkspace.run(db, now: self.clock.now, ledger: self.ledger, body)
+                try CursorWorkspace.run(db, now: self.clock.now, memory: self.memory, body)
             }
         } catch {
             throw BotStoreError(error, during: operation)

@@ -26,7 +26,7 @@ public enum BotStoreError: Error, CustomStringConvertible {
     case unencodableValue(key: String, type: String, reason: String)
     /// The stored JSON under `key` in `scope` does not decode as `type`: the type changed since it was
     /// written. Read it as the old type (or as `JSONValue`) and write it back, or remove the key.
-    case undecodableValue(key: String, scope: BotScope, type: String, reason: String)
+    case undecodableValue(key: String, scope: StateScope, type: String, reason: String)
     /// A row holds data this version cannot read (a damaged file, or one written by a newer version).
     case corruptRecord(table: String, key: String, reason: String)
 

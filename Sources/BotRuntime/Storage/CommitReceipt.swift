@@ -11,13 +11,13 @@ public struct CommitReceipt: Hashable, Sendable {
     /// the bot's own messages follow it). The seq to report in `receipt.read`.
     public var contiguousSeq: Int?
     /// For a job occurrence: the job after completing it.
-    public var job: ScheduledJob?
+    public var job: ScheduledJobRecord?
     /// Parked messages of the handled message's conversation that are next now: they are handed out to the
     /// caller, in seq order, to handle after this one.
     public var released: [Message]
 
     public init(
-        outboxEntries: [OutboxEntry], createdEntries: Set<ClientMessageID>, contiguousSeq: Int?, job: ScheduledJob?,
+        outboxEntries: [OutboxEntry], createdEntries: Set<ClientMessageID>, contiguousSeq: Int?, job: ScheduledJobRecord?,
         released: [Message]
     ) {
         self.outboxEntries = outboxEntries

@@ -2,15 +2,16 @@ import ChatterBots
 import Foundation
 import SQLite
 
-/// The conversation cursors of one write transaction: each loaded once, changed in memory, written once
-/// before the commit. Used only on the database queue, inside the transaction.
+/// The conversation cursors of one write transaction: each read once (from the store's memory, else from
+/// SQLite), changed in memory, written once before the commit. Used only on the database queue, inside the
+/// transaction.
 ///
 /// This is where the seq rules live. A conversation's contiguous seq advances over a message only when it
 /// is handled, and over the bot's own messages (seen through an ack or a sync) as soon as it reaches them;
 /// own messages ahead of it are kept as markers in `parked_messages` and passed over when reached ("swept").
 /// A refused unit is undone here too (an undo log alongside the unit's savepoint).
 final class CursorWorkspace {
-    struct Cursor {
+    struct Cursor: Sendable {
         var contiguous: Int
         var lastSeq: Int
         /// The first parked row above `contiguous` (a message or an own marker), if any.
@@ -20,7 +21,7 @@ final class CursorWorkspace {
 
     let db: Database
     let now: Date
-    private let ledger: DeliveryLedger
+    private let memory: CursorMemory
     /// Loaded cursors; a nil value is a conversation known to have no cursor.
     private var cursors: [Conversation.ID: Cursor?] = [:]
     /// Hand-out marks decided in this transaction, published after the commit.
@@ -28,16 +29,16 @@ final class CursorWorkspace {
     /// Values to restore if the running unit is refused; nil outside a unit.
     private var undoLog: [(Conversation.ID, Cursor??, Int?)]?
 
-    init(db: Database, now: Date, ledger: DeliveryLedger) {
+    init(db: Database, now: Date, memory: CursorMemory) {
         self.db = db
         self.now = now
-        self.ledger = ledger
+        self.memory = memory
     }
 
-    /// Runs `body` in an immediate transaction with a workspace, writes the cursors before the commit, and
-    /// publishes hand-out marks after it.
-    static func run<T>(_ db: Database, now: Date, ledger: DeliveryLedger, _ body: (CursorWorkspace) throws -> T) throws -> T {
-        let workspace = CursorWorkspace(db: db, now: now, ledger: ledger)
+    /// Runs `body` in an immediate transaction with a workspace, writes the changed cursors before the commit,
+    /// and publishes the cursors and hand-out marks to the store's memory after it (not when it fails).
+    static func run<T>(_ db: Database, now: Date, memory: CursorMemory, _ body: (CursorWorkspace) throws -> T) throws -> T {
+        let workspace = CursorWorkspace(db: db, now: now, memory: memory)
         let result = try db.transaction(.immediate) { _ in
             let result = try body(workspace)
             try workspace.flush()
@@ -47,15 +48,54 @@ final class CursorWorkspace {
         return result
     }
 
+    // MARK: - Statements
+
+    /// The statements of the hot path, each taken from the connection's cache once per transaction instead of
+    /// being looked up by its SQL text at every row.
+    enum HotStatement: Int, CaseIterable {
+        case selectCursor, upsertCursor, selectFirstParked, selectParkedExists, deleteParked, insertOwnMarker
+        case selectSeenExists, insertSeen, insertOutbox, acknowledgeOutbox, selectOutboxExists
+
+        var sql: String {
+            switch self {
+            case .selectCursor: CursorWorkspace.selectCursor
+            case .upsertCursor: CursorWorkspace.upsertCursor
+            case .selectFirstParked: CursorWorkspace.selectFirstParked
+            case .selectParkedExists: CursorWorkspace.selectParkedExists
+            case .deleteParked: CursorWorkspace.deleteParked
+            case .insertOwnMarker: CursorWorkspace.insertOwnMarker
+            case .selectSeenExists: CursorWorkspace.selectSeenExists
+            case .insertSeen: CursorWorkspace.insertSeen
+            case .insertOutbox: OutboxSQL.insert
+            case .acknowledgeOutbox: OutboxSQL.acknowledge
+            case .selectOutboxExists: OutboxSQL.selectExists
+            }
+        }
+    }
+
+    private var statements = [Statement?](repeating: nil, count: HotStatement.allCases.count)
+
+    func statement(_ hot: HotStatement) throws -> Statement {
+        if let statement = statements[hot.rawValue] { return statement }
+        let statement = try db.cachedStatement(sql: hot.sql)
+        statements[hot.rawValue] = statement
+        return statement
+    }
+
     // MARK: - Units
 
     /// Runs `body` as one unit: in a savepoint, with cursor changes undone if it throws.
+    ///
+    /// - Throws: the unit's error; or ``TransactionLost`` when SQLite rolled back the whole transaction
+    ///   (some I/O, disk-full and out-of-memory errors do): then no later unit may run, since each of its
+    ///   statements would commit on its own.
     func unit<T>(_ body: () throws -> T) throws -> T {
         undoLog = []
         defer { undoLog = nil }
         do {
             return try db.transaction { _ in try body() }
         } catch {
+            guard db.isInTransaction else { throw TransactionLost(underlying: error) }
             for (conversation, cursor, handedOut) in (undoLog ?? []).reversed() {
                 cursors[conversation] = cursor
                 handedOutChanges[conversation] = handedOut
@@ -64,13 +104,23 @@ final class CursorWorkspace {
         }
     }
 
+    /// SQLite rolled back the whole transaction while a unit ran; `underlying` is why.
+    struct TransactionLost: Error, CustomStringConvertible {
+        var underlying: any Error
+        var description: String { "SQLite rolled back the whole transaction: \(underlying)" }
+    }
+
     // MARK: - Cursors
 
     /// The cursor of `conversation`, or nil when it has none.
     func cursor(_ conversation: Conversation.ID) throws -> Cursor? {
         if let known = cursors[conversation] { return known }
+        if let cached = memory.cursor(conversation) {
+            cursors[conversation] = .some(cached)
+            return cached
+        }
         var cursor: Cursor?
-        if let row = try db.fetchOne(sql: Self.selectCursor, arguments: [conversation.rawValue]) {
+        if let row = try statement(.selectCursor).fetchOne(arguments: [conversation.rawValue]) {
             let contiguous: Int = try row[0]
             cursor = Cursor(contiguous: contiguous, lastSeq: try row[1], firstParked: try firstParked(conversation, after: contiguous))
         }
@@ -101,7 +151,7 @@ final class CursorWorkspace {
 
     func handedOut(_ conversation: Conversation.ID) -> Int? {
         if let staged = handedOutChanges[conversation] { return staged }
-        return ledger.handedOut(in: conversation)
+        return memory.handedOut(in: conversation)
     }
 
     func setHandedOut(_ seq: Int, in conversation: Conversation.ID) {
@@ -117,14 +167,14 @@ final class CursorWorkspace {
     /// Passes over the own markers right after the contiguous seq.
     func sweep(_ conversation: Conversation.ID, _ cursor: inout Cursor) throws {
         while let first = cursor.firstParked, first.seq == cursor.contiguous + 1, first.own {
-            try db.execute(sql: Self.deleteParked, arguments: [conversation.rawValue, first.seq])
+            try statement(.deleteParked).execute(arguments: [conversation.rawValue, first.seq])
             cursor.contiguous = first.seq
             cursor.firstParked = try firstParked(conversation, after: first.seq)
         }
     }
 
     private func firstParked(_ conversation: Conversation.ID, after seq: Int) throws -> (seq: Int, own: Bool)? {
-        guard let row = try db.fetchOne(sql: Self.selectFirstParked, arguments: [conversation.rawValue, seq]) else { return nil }
+        guard let row = try statement(.selectFirstParked).fetchOne(arguments: [conversation.rawValue, seq]) else { return nil }
         return (try row[0], try row[1])
     }
 
@@ -141,12 +191,12 @@ final class CursorWorkspace {
         guard message.seq == cursor.contiguous + 1 else {
             throw BotStoreError.outOfOrder(message.id, conversation: conversation, seq: message.seq, expectedSeq: cursor.contiguous + 1)
         }
-        try db.execute(sql: Self.insertSeen, arguments: [message.id.rawValue, conversation.rawValue, message.seq, now])
+        try statement(.insertSeen).execute(arguments: [message.id.rawValue, conversation.rawValue, message.seq, now])
         guard db.changes > 0 else {
             throw BotStoreError.alreadyHandled(message.id, conversation: conversation, seq: message.seq)
         }
         if let first = cursor.firstParked, first.seq == message.seq {
-            try db.execute(sql: Self.deleteParked, arguments: [conversation.rawValue, message.seq])
+            try statement(.deleteParked).execute(arguments: [conversation.rawValue, message.seq])
             cursor.firstParked = try firstParked(conversation, after: message.seq)
         }
         cursor.contiguous = message.seq
@@ -161,7 +211,7 @@ final class CursorWorkspace {
     /// when they are recorded.
     func passOwn(_ conversation: Conversation.ID, seq: Int, messageId: Message.ID) throws {
         guard var cursor = try cursor(conversation) else {
-            try db.execute(sql: Self.insertOwnMarker, arguments: [conversation.rawValue, seq, messageId.rawValue, now])
+            try statement(.insertOwnMarker).execute(arguments: [conversation.rawValue, seq, messageId.rawValue, now])
             return
         }
         cursor.lastSeq = max(cursor.lastSeq, seq)
@@ -170,13 +220,13 @@ final class CursorWorkspace {
             try sweep(conversation, &cursor)
             if seq == cursor.contiguous + 1 {
                 if let first = cursor.firstParked, first.seq == seq {
-                    try db.execute(sql: Self.deleteParked, arguments: [conversation.rawValue, seq])
+                    try statement(.deleteParked).execute(arguments: [conversation.rawValue, seq])
                     cursor.firstParked = try firstParked(conversation, after: seq)
                 }
                 cursor.contiguous = seq
                 try sweep(conversation, &cursor)
             } else {
-                try db.execute(sql: Self.insertOwnMarker, arguments: [conversation.rawValue, seq, messageId.rawValue, now])
+                try statement(.insertOwnMarker).execute(arguments: [conversation.rawValue, seq, messageId.rawValue, now])
                 if cursor.firstParked.map({ seq < $0.seq }) ?? true {
                     cursor.firstParked = (seq, true)
                 }
@@ -205,20 +255,19 @@ final class CursorWorkspace {
         let expected = expectedThrough(conversation, cursor)
         guard message.seq > expected else { return .duplicate }
         if let first = cursor.firstParked, message.seq >= first.seq,
-            try db.fetchOne(Int.self, sql: Self.selectParkedExists, arguments: [conversation.rawValue, message.seq]) != nil
+            try statement(.selectParkedExists).fetchOne(Int.self, arguments: [conversation.rawValue, message.seq]) != nil
         {
             // Parked already. If nothing before it is missing any more, this copy is the one to handle.
             guard message.seq == expected + 1, message.senderId != bot else { return .duplicate }
             setHandedOut(message.seq, in: conversation)
             return .deliver
         }
-        if try db.fetchOne(Int.self, sql: Self.selectSeenExists, arguments: [message.id.rawValue]) != nil {
+        if try statement(.selectSeenExists).fetchOne(Int.self, arguments: [message.id.rawValue]) != nil {
             return .duplicate
         }
         if message.senderId == bot {
             if let clientMessageId = message.clientMessageId {
-                try db.execute(
-                    sql: OutboxSQL.acknowledge,
+                try statement(.acknowledgeOutbox).execute(
                     arguments: [message.id.rawValue, message.seq, message.createdAt.millisecondsSince1970, now, clientMessageId.rawValue])
             }
             try passOwn(conversation, seq: message.seq, messageId: message.id)
@@ -283,18 +332,18 @@ final class CursorWorkspace {
     func flush() throws {
         for (conversation, cursor) in cursors {
             guard let cursor, cursor.isDirty else { continue }
-            try db.execute(sql: Self.upsertCursor, arguments: [conversation.rawValue, cursor.contiguous, cursor.lastSeq])
+            try statement(.upsertCursor).execute(arguments: [conversation.rawValue, cursor.contiguous, cursor.lastSeq])
         }
     }
 
-    /// Publishes the transaction's hand-out marks; called after the commit.
+    /// Publishes the transaction's cursors and hand-out marks to the store's memory; called after the commit.
     func publish() {
-        var contiguous: [Conversation.ID: Int] = [:]
+        var committed: [Conversation.ID: Cursor] = [:]
         for (conversation, cursor) in cursors {
-            if let cursor { contiguous[conversation] = cursor.contiguous }
+            if let cursor { committed[conversation] = cursor }
         }
-        if !handedOutChanges.isEmpty || !contiguous.isEmpty {
-            ledger.apply(handedOutChanges, contiguous: contiguous)
+        if !handedOutChanges.isEmpty || !committed.isEmpty {
+            memory.publish(cursors: committed, handedOut: handedOutChanges)
         }
     }
 

@@ -53,12 +53,12 @@ final class GroupCommitter: Sendable {
     private let state = Mutex(State())
     private let queue: DatabaseQueue
     private let clock: any ChatterClock
-    private let ledger: DeliveryLedger
+    private let memory: CursorMemory
 
-    init(queue: DatabaseQueue, clock: any ChatterClock, ledger: DeliveryLedger) {
+    init(queue: DatabaseQueue, clock: any ChatterClock, memory: CursorMemory) {
         self.queue = queue
         self.clock = clock
-        self.ledger = ledger
+        self.memory = memory
     }
 
     func submit(_ request: Request) async throws -> Response {
@@ -99,7 +99,7 @@ final class GroupCommitter: Sendable {
             do {
                 var responses: [Response] = []
                 responses.reserveCapacity(batch.count)
-                try CursorWorkspace.run(db, now: clock.now, ledger: ledger) { workspace in
+                try CursorWorkspace.run(db, now: clock.now, memory: memory) { workspace in
                     for waiter in batch {
                         responses.append(try Self.apply(waiter.request, in: workspace))
                     }
@@ -145,15 +145,20 @@ final class GroupCommitter: Sendable {
             }
             return .admitted(AdmissionReport(admissions: admissions, released: released))
         case .commit(let units):
-            return .committed(units.map { unit in
+            var results: [Result<CommitReceipt, BotStoreError>] = []
+            results.reserveCapacity(units.count)
+            for unit in units {
                 do {
-                    return .success(try workspace.unit { try UnitCommit.apply(unit, in: workspace) })
+                    results.append(.success(try workspace.unit { try UnitCommit.apply(unit, in: workspace) }))
                 } catch let error as BotStoreError {
-                    return .failure(error)
+                    results.append(.failure(error))
+                } catch let error as CursorWorkspace.TransactionLost {
+                    throw error.underlying
                 } catch {
-                    return .failure(.storage(operation: "commit a unit", underlying: error))
+                    results.append(.failure(.storage(operation: "commit a unit", underlying: error)))
                 }
-            })
+            }
+            return .committed(results)
         case .enqueue(let sends, let origin):
             let (entries, created) = try OutboxWrites.insert(sends, origin: origin, in: workspace)
             return .enqueued(CommitReceipt(outboxEntries: entries, createdEntries: created, contiguousSeq: nil, job: nil, released: []))

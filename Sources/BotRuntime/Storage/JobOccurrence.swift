@@ -7,11 +7,11 @@ import Foundation
 /// from `job:<id>@<occurrence>`, so a run repeated after a crash sends nothing twice.
 public struct JobOccurrence: Hashable, Sendable {
     /// The job, with status `running`.
-    public var job: ScheduledJob
+    public var job: ScheduledJobRecord
     /// The occurrence number, from 1.
     public var number: Int
 
-    public init(job: ScheduledJob, number: Int) {
+    public init(job: ScheduledJobRecord, number: Int) {
         self.job = job
         self.number = number
     }

@@ -11,7 +11,7 @@ enum UnitCommit {
         let db = workspace.db
         let now = workspace.now
         var contiguousSeq: Int?
-        var job: ScheduledJob?
+        var job: ScheduledJobRecord?
         switch unit.trigger {
         case .message(let message):
             contiguousSeq = try workspace.markHandled(message)

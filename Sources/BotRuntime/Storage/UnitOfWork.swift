@@ -63,26 +63,20 @@ public struct UnitOfWork: Sendable {
     @discardableResult
     public mutating func send(
         _ content: MessageContent, to conversation: Conversation.ID, traceID: String? = nil
-    ) throws(BotStoreError) -> ClientMessageID {
+    ) -> ClientMessageID {
         let id: ClientMessageID
         switch trigger {
         case .message(let message): id = .derived(bot: bot, handling: message.id, index: sends.count)
         case .occurrence(let occurrence): id = occurrence.clientMessageID(bot: bot, index: sends.count)
         case .direct: id = .random()
         }
-        try send(MessageSend(conversationId: conversation, clientMessageId: id, content: content), traceID: traceID)
+        send(MessageSend(conversationId: conversation, clientMessageId: id, content: content), traceID: traceID)
         return id
     }
 
     /// Queues `message` with the clientMessageId it carries.
-    public mutating func send(_ message: MessageSend, traceID: String? = nil) throws(BotStoreError) {
-        let payload: String
-        do {
-            payload = try StoreJSON.text(message)
-        } catch {
-            throw .unencodableValue(key: message.clientMessageId.rawValue, type: "MessageSend", reason: "\(error)")
-        }
-        sends.append(PendingSend(message: message, payload: payload, traceID: traceID ?? self.traceID))
+    public mutating func send(_ message: MessageSend, traceID: String? = nil) {
+        sends.append(PendingSend(message: message, payload: OutboxPayload.json(message), traceID: traceID ?? self.traceID))
     }
 
     /// The messages queued so far, in send order.
@@ -92,23 +86,25 @@ public struct UnitOfWork: Sendable {
 
     /// Sets the value of `key` in `scope` (encoded as JSON now, so an unencodable value fails here).
     public mutating func setValue<Value: Encodable>(
-        _ value: Value, forKey key: String, in scope: BotScope
+        _ value: Value, forKey key: String, in scope: StateScope
     ) throws(BotStoreError) {
         stateWrites[StateAddress(scope: scope, key: key)] = .some(try StateValueCoding.encode(value, key: key))
     }
 
-    /// Sets `key` in `scope` to JSON the caller already encoded (`BotContext.setStateData`), stored as given.
-    mutating func setEncodedValue(_ json: Data, forKey key: String, in scope: BotScope) {
-        stateWrites[StateAddress(scope: scope, key: key)] = .some(json)
+    /// Sets `key` in `scope` to the JSON `data`, or removes it when nil: the form `BotContext.setStateData`
+    /// hands over. Data that is not JSON is refused here.
+    public mutating func setStateData(_ data: Data?, forKey key: String, in scope: StateScope) throws(BotStoreError) {
+        if let data { try StateValueCoding.validate(data, key: key) }
+        stateWrites[StateAddress(scope: scope, key: key)] = .some(data)
     }
 
     /// Removes `key` from `scope`.
-    public mutating func removeValue(forKey key: String, in scope: BotScope) {
+    public mutating func removeValue(forKey key: String, in scope: StateScope) {
         stateWrites[StateAddress(scope: scope, key: key)] = .some(nil)
     }
 
     /// The unit's own write of `key`: nil when the unit did not touch it, `.some(nil)` when it removed it.
-    func pendingValue(forKey key: String, in scope: BotScope) -> Data?? {
+    func pendingValue(forKey key: String, in scope: StateScope) -> Data?? {
         stateWrites[StateAddress(scope: scope, key: key)]
     }
 
@@ -164,7 +160,7 @@ struct PendingSend: Sendable {
 
 /// A state key in its scope.
 struct StateAddress: Hashable, Sendable {
-    var scope: BotScope
+    var scope: StateScope
     var key: String
 }
 
@@ -180,23 +176,35 @@ enum JobChange: Hashable, Sendable {
     case cancel(ScheduledJob.ID)
 }
 
-/// JSON coding of state values, the same on write and read.
+/// JSON coding of state values: Foundation's default strategies with sorted keys, exactly as the bot API's
+/// typed state (`BotContext.state(_:in:)`, `setState(_:for:in:)`) codes them, so either side reads the other's.
 enum StateValueCoding {
     static func encode<Value: Encodable>(_ value: Value, key: String) throws(BotStoreError) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
         do {
-            return try DatabaseValue.makeJSONEncoder().encode(value)
+            return try encoder.encode(value)
         } catch {
             throw .unencodableValue(key: key, type: "\(Value.self)", reason: "\(error)")
         }
     }
 
     static func decode<Value: Decodable>(
-        _ type: Value.Type, from data: Data, key: String, scope: BotScope
+        _ type: Value.Type, from data: Data, key: String, scope: StateScope
     ) throws(BotStoreError) -> Value {
         do {
-            return try DatabaseValue.makeJSONDecoder().decode(Value.self, from: data)
+            return try JSONDecoder().decode(Value.self, from: data)
         } catch {
             throw .undecodableValue(key: key, scope: scope, type: "\(Value.self)", reason: "\(error)")
+        }
+    }
+
+    /// Refuses data that is not one JSON value (the column holds JSON text).
+    static func validate(_ data: Data, key: String) throws(BotStoreError) {
+        do {
+            _ = try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch {
+            throw .unencodableValue(key: key, type: "Data", reason: "not JSON: \(error)")
         }
     }
 }

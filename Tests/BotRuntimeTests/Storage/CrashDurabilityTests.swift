@@ -36,7 +36,7 @@ struct CrashDurabilityTests {
         var replies: [ClientMessageID] = []
         for seq in 1...3 {
             var unit = UnitOfWork(handling: Fixture.message(seq: seq), bot: Fixture.bot)
-            replies.append(try unit.send(.text("reply \(seq)"), to: Fixture.direct))
+            replies.append(unit.send(.text("reply \(seq)"), to: Fixture.direct))
             try unit.setValue(seq, forKey: "handled", in: .global)
             try await store.commit(unit)
         }

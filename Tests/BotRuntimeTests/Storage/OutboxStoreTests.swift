@@ -32,7 +32,7 @@ struct OutboxStoreTests {
         _ = try await store.markAcked(Fixture.ack(derived, seq: 2))
 
         var unit = UnitOfWork(handling: incoming, bot: Fixture.bot)
-        #expect(try unit.send(.text("second run"), to: Fixture.direct) == derived)
+        #expect(unit.send(.text("second run"), to: Fixture.direct) == derived)
         let receipt = try await store.commit(unit)
         #expect(receipt.createdEntries.isEmpty)
         #expect(receipt.outboxEntries.map(\.sequence) == [existing.sequence])
@@ -141,5 +141,36 @@ struct OutboxStoreTests {
             _ = try await store.enqueue(Fixture.send("x"), origin: origin)
         }
         #expect(try await store.pendingOutbox().map(\.origin) == origins)
+    }
+}
+
+/// The stored payload of an outbox entry reads back exactly, whatever the text holds.
+@Suite("BotStore outbox payload")
+struct OutboxPayloadTests {
+    @Test(arguments: [
+        "plain", "", "quote \" backslash \\ slash /", "lines\nand\r\ttabs", "control \u{01}\u{1f}\u{7f} chars",
+        "émoji 👋🏽 and 中文", "\u{2028}\u{2029} separators", String(repeating: "long ", count: 900),
+    ])
+    func everyTextSurvivesStorage(_ body: String) async throws {
+        let directory = try StoreDirectory()
+        let store = try await openStore(in: directory)
+        let send = MessageSend(
+            conversationId: Fixture.direct, clientMessageId: ClientMessageID("cm-\(body.utf8.count)"),
+            content: MessageContent(kind: .photo, body: body, mediaId: "MEDIA_1", replyToId: "M_9"))
+        let sequence = try await store.enqueue(send).sequence
+        await store.close()
+        let reopened = try await openStore(in: directory)
+        let stored = try #require(try await reopened.pendingOutbox().first)
+        #expect(stored.sequence == sequence)
+        #expect(stored.message == send)
+    }
+
+    @Test func absentFieldsAndUnknownKindsSurviveStorage() async throws {
+        let directory = try StoreDirectory()
+        let store = try await openStore(in: directory)
+        let send = MessageSend(
+            conversationId: Fixture.direct, clientMessageId: "cm-1", content: MessageContent(kind: .unrecognized("sticker"), body: nil))
+        _ = try await store.enqueue(send)
+        #expect(try await store.pendingOutbox().first?.message == send)
     }
 }

@@ -16,7 +16,7 @@ struct ScheduleStoreTests {
 
     func at(_ seconds: TimeInterval) -> Date { Fixture.start.addingTimeInterval(seconds) }
 
-    func reminder(_ id: BotRuntime.ScheduledJob.ID, dueIn seconds: TimeInterval, repeating: Bool = false, owner: BotScope = .user(Fixture.alice)) -> NewScheduledJob {
+    func reminder(_ id: ScheduledJob.ID, dueIn seconds: TimeInterval, repeating: Bool = false, owner: StateScope = .user(Fixture.alice)) -> NewScheduledJob {
         NewScheduledJob(
             id: id, name: "reminder", dueAt: at(seconds), payload: ["text": "stretch"],
             repeatRule: repeating ? ["every": "day"] : nil, timeZone: "America/Toronto", owner: owner)
@@ -66,7 +66,7 @@ struct ScheduleStoreTests {
         await clock.advance(by: .seconds(5))
         let occurrence = try #require(try await store.claimDueJobs(at: clock.now).first)
         var unit = UnitOfWork(running: occurrence, nextDueAt: nil, bot: Fixture.bot)
-        let id = try unit.send(.text("Time to stretch"), to: Fixture.direct)
+        let id = unit.send(.text("Time to stretch"), to: Fixture.direct)
         try unit.setValue(1, forKey: "remindersSent", in: .user(Fixture.alice))
         let receipt = try await store.commit(unit)
 
@@ -90,7 +90,7 @@ struct ScheduleStoreTests {
             #expect(occurrence.number == day + 1)
             #expect(occurrence.dueAt == now)
             var unit = UnitOfWork(running: occurrence, nextDueAt: now.addingTimeInterval(86_400), bot: Fixture.bot)
-            sent.append(try unit.send(.text("Good morning"), to: Fixture.direct))
+            sent.append(unit.send(.text("Good morning"), to: Fixture.direct))
             let job = try #require(try await store.commit(unit).job)
             #expect(job.status == .scheduled && job.occurrence == day + 2 && job.dueAt == now.addingTimeInterval(86_400))
         }
@@ -105,7 +105,7 @@ struct ScheduleStoreTests {
         let occurrence = try #require(try await store.claim("r1", occurrence: 1))
         try await store.completeOccurrence(occurrence, nextDueAt: at(60))
         var again = UnitOfWork(running: occurrence, nextDueAt: at(60), bot: Fixture.bot)
-        try again.send(.text("twice?"), to: Fixture.direct)
+        again.send(.text("twice?"), to: Fixture.direct)
         let error = await storeError { _ = try await store.commit(again) }
         guard case .occurrenceNotClaimed("r1", 1)? = error else {
             Issue.record("expected occurrenceNotClaimed, got \(String(describing: error))")
@@ -154,7 +154,7 @@ struct ScheduleStoreTests {
         let occurrence = try #require(try await store.claim("r1", occurrence: 1))
         #expect(try await store.cancelJob("r1"))
         var unit = UnitOfWork(running: occurrence, nextDueAt: at(86_400), bot: Fixture.bot)
-        try unit.send(.text("last one"), to: Fixture.direct)
+        unit.send(.text("last one"), to: Fixture.direct)
         let receipt = try await store.commit(unit)
         #expect(receipt.job?.status == .cancelled)
         #expect(try await store.dueJobs(at: at(100_000)).isEmpty)
@@ -181,6 +181,20 @@ struct ScheduleStoreTests {
         #expect(try await store.jobs(ownedBy: .user(Fixture.alice)).map(\.id) == ["a", "b"])
         #expect(try await store.jobs(ownedBy: .conversation(Fixture.group)).map(\.id) == ["c"])
         #expect(try await store.jobs().map(\.id) == ["g", "c", "a", "b"])
+    }
+
+    @Test func aJobScheduledThroughTheBotAPIKeepsItsRepeatRuleAndTimeZone() async throws {
+        let store = try await openStore(in: directory, clock: clock)
+        let lisbon = try #require(TimeZone(identifier: "Europe/Lisbon"))
+        let job = ScheduledJob(
+            id: "daily-digest", name: "digest", dueAt: at(3600), repeatRule: .daily(at: try TimeOfDay(hour: 9, minute: 0), timeZone: lisbon),
+            payload: ["topic": "news"])
+        let stored = try await store.addJob(try NewScheduledJob(job, owner: .conversation(Fixture.group)))
+        #expect(stored.timeZone == "Europe/Lisbon")
+        #expect(stored.isRepeating)
+        #expect(try stored.scheduledJob() == job)
+        let occurrence = try #require(try await store.claimDueJobs(at: at(3600)).first)
+        #expect(try occurrence.job.scheduledJob().repeatRule?.nextOccurrence(following: occurrence.dueAt, after: at(3600)) != nil)
     }
 
     @Test func finishedJobsArePrunedAfterTheCutoff() async throws {

@@ -26,20 +26,21 @@ struct UnitOfWorkTests {
         try unit.setValue(Reminder(text: "tea", count: 1), forKey: "reminder", in: .user(Fixture.alice))
         unit.setDialog(DialogState(name: "remind", step: "when"), user: Fixture.alice, conversation: message.conversationId)
         unit.scheduleJob(NewScheduledJob(id: ScheduledJob.ID("job-\(message.id)"), name: "remind", dueAt: Fixture.start.addingTimeInterval(60)))
-        try unit.send(.text("Noted."), to: message.conversationId)
+        unit.send(.text("Noted."), to: message.conversationId)
         if poisonSend {
-            try unit.send(.text("this insert fails"), to: "C_POISON")
+            unit.send(.text("this insert fails"), to: "C_POISON")
         }
         return unit
     }
 
-    /// Makes every outbox insert for `C_POISON` fail inside SQLite, to break a unit in the middle of its commit.
-    func installPoison() async throws {
+    /// Makes every outbox insert for `C_POISON` fail inside SQLite, to break a unit in the middle of its commit:
+    /// `ABORT` fails the statement, `ROLLBACK` rolls back the whole transaction as some I/O errors do.
+    func installPoison(_ resolution: String = "ABORT") async throws {
         let queue = try await DatabaseQueue(path: directory.file("bot.sqlite"))
         try await queue.write { db in
             try db.execute(sql: """
                 CREATE TRIGGER poison BEFORE INSERT ON outbox WHEN NEW.conversation_id = 'C_POISON'
-                BEGIN SELECT RAISE(ABORT, 'poisoned insert'); END
+                BEGIN SELECT RAISE(\(resolution), 'poisoned insert'); END
                 """)
         }
         await queue.close()
@@ -98,6 +99,25 @@ struct UnitOfWorkTests {
         #expect(try await store.outboxDepth() == 2)
     }
 
+    @Test func whenSQLiteRollsBackTheWholeTransactionTheWholeGroupFailsAndNothingIsStored() async throws {
+        let store = try await openStore(in: directory, clock: clock)
+        try await store.recordConversations([Fixture.conversation(Fixture.direct), Fixture.conversation(Fixture.group)])
+        try await installPoison("ROLLBACK")
+        let units = [
+            try fullUnit(for: Fixture.message(Fixture.direct, seq: 1)),
+            try fullUnit(for: Fixture.message(Fixture.group, seq: 1), poisonSend: true),
+            try fullUnit(for: Fixture.message(Fixture.direct, seq: 2)),
+        ]
+        await #expect(throws: BotStoreError.self) { _ = try await store.commit(units) }
+        #expect(try await store.syncPositions() == [Fixture.direct: 0, Fixture.group: 0])
+        #expect(try await store.outboxDepth() == 0)
+        #expect(try await store.jobs().isEmpty)
+        // The store goes on working: the same units, without the poisoned one, commit.
+        let results = try await store.commit([units[0], units[2]])
+        #expect(results.allSatisfy { (try? $0.get()) != nil })
+        #expect(try await store.syncPositions() == [Fixture.direct: 2, Fixture.group: 0])
+    }
+
     @Test func handlingAMessageAgainIsRefusedAndAppliesNothing() async throws {
         let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
         let message = Fixture.message(seq: 1)
@@ -138,7 +158,7 @@ struct UnitOfWorkTests {
         try await store.setValue("gone soon", forKey: "old", in: .conversation(Fixture.direct))
 
         var unit = UnitOfWork(handling: Fixture.message(seq: 1), bot: Fixture.bot)
-        let scope = BotScope.conversation(Fixture.direct)
+        let scope = StateScope.conversation(Fixture.direct)
         let count = try await store.value(Int.self, forKey: "count", in: scope, overlaying: unit) ?? 0
         try unit.setValue(count + 1, forKey: "count", in: scope)
         unit.removeValue(forKey: "old", in: scope)
@@ -165,14 +185,14 @@ struct UnitOfWorkTests {
         let message = Fixture.message(seq: 7)
         var first = UnitOfWork(handling: message, bot: Fixture.bot)
         var second = UnitOfWork(handling: message, bot: Fixture.bot)
-        let ids = [try first.send(.text("a"), to: Fixture.direct), try first.send(.text("b"), to: Fixture.direct)]
-        let rerun = [try second.send(.text("a'"), to: Fixture.direct), try second.send(.text("b'"), to: Fixture.direct)]
+        let ids = [first.send(.text("a"), to: Fixture.direct), first.send(.text("b"), to: Fixture.direct)]
+        let rerun = [second.send(.text("a'"), to: Fixture.direct), second.send(.text("b'"), to: Fixture.direct)]
         #expect(ids == rerun)
         #expect(ids[0] == .derived(bot: Fixture.bot, handling: message.id, index: 0))
         #expect(ids[1] == .derived(bot: Fixture.bot, handling: message.id, index: 1))
         var direct = UnitOfWork(bot: Fixture.bot)
-        let once = try direct.send(.text("x"), to: Fixture.direct)
-        let twice = try direct.send(.text("x"), to: Fixture.direct)
+        let once = direct.send(.text("x"), to: Fixture.direct)
+        let twice = direct.send(.text("x"), to: Fixture.direct)
         #expect(once != twice)
     }
 
@@ -188,6 +208,35 @@ struct UnitOfWorkTests {
         }
         #expect(key == "typed" && scope == .global)
         #expect(try await store.value(JSONValue.self, forKey: "typed", in: .global) == "text")
+    }
+
+    @Test func stateDataIsCodedAsTheBotAPICodesIt() async throws {
+        let store = try await openStore(in: directory, clock: clock)
+        struct Note: Codable, Sendable, Equatable {
+            var text: String
+            var at: Date
+        }
+        let note = Note(text: "tea", at: Fixture.start)
+        // Written through the store's typed API, read the way BotContext.state(_:in:) decodes it...
+        try await store.setValue(note, forKey: "note", in: .global)
+        let data = try #require(try await store.stateData(forKey: "note", in: .global))
+        #expect(try JSONDecoder().decode(Note.self, from: data) == note)
+        // ...and written the way BotContext.setState(_:for:in:) encodes it, read through the typed API.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try await store.setStateData(try encoder.encode(note), forKey: "from-context", in: .global)
+        #expect(try await store.value(Note.self, forKey: "from-context", in: .global) == note)
+        try await store.setStateData(nil, forKey: "from-context", in: .global)
+        #expect(try await store.stateData(forKey: "from-context", in: .global) == nil)
+    }
+
+    @Test func stateDataThatIsNotJSONIsRefused() async throws {
+        let store = try await openStore(in: directory, clock: clock)
+        var unit = UnitOfWork(bot: Fixture.bot)
+        #expect(throws: BotStoreError.self) { try unit.setStateData(Data("not json".utf8), forKey: "k", in: .global) }
+        await #expect(throws: BotStoreError.self) { try await store.setStateData(Data([0xff, 0xfe]), forKey: "k", in: .global) }
+        try unit.setStateData(Data("[1,2]".utf8), forKey: "k", in: .global)
+        #expect(try await store.stateData(forKey: "k", in: .global, overlaying: unit) == Data("[1,2]".utf8))
     }
 
     @Test func stateIsScopedGloballyPerUserAndPerConversation() async throws {
@@ -229,7 +278,7 @@ struct UnitOfWorkTests {
                 group.addTask {
                     for seq in 1...8 {
                         var unit = UnitOfWork(handling: Fixture.message(conversation, seq: seq), bot: Fixture.bot)
-                        try unit.send(.text("reply \(seq)"), to: conversation)
+                        unit.send(.text("reply \(seq)"), to: conversation)
                         let receipt = try await store.commit(unit)
                         #expect(receipt.contiguousSeq == seq)
                     }
