@@ -97,7 +97,7 @@ public final class RecordingBotContext: BotContext {
     /// Delivers `message` to `bot.onMessage` as the runtime would: sends during the call get
     /// `clientMessageId`s derived from the bot, the message and their index.
     public func deliver(_ message: Message, to bot: some Bot) async throws {
-        let trigger = "message:\(message.id.rawValue)"
+        let trigger = ClientMessageID.messageTrigger(message.id)
         storage.records.withLock { $0.sendIndex[trigger] = 0 }
         try await Self.$trigger.withValue(trigger) {
             try await bot.onMessage(IncomingMessage(message), context: self)
@@ -173,7 +173,7 @@ public final class RecordingBotContext: BotContext {
     }
 
     public func reply(to message: IncomingMessage, with content: MessageContent) async throws -> OutgoingMessage {
-        record(content, to: message.conversationId, trigger: Self.trigger ?? "message:\(message.id.rawValue)")
+        record(content, to: message.conversationId, trigger: Self.trigger ?? ClientMessageID.messageTrigger(message.id))
     }
 
     private func record(_ content: MessageContent, to conversationId: Conversation.ID, trigger: String?) -> OutgoingMessage {

@@ -39,6 +39,15 @@ struct ScheduleStoreTests {
         #expect(try await restarted.nextDueDate() == at(36_000))
     }
 
+    @Test func aStoreWithNoScheduledJobHasNoNextDueDate() async throws {
+        let store = try await openStore(in: directory, clock: clock)
+        #expect(try await store.nextDueDate() == nil)
+        try await store.addJob(reminder("once", dueIn: 60))
+        _ = try await store.cancelJob("once")
+        #expect(try await store.nextDueDate() == nil)
+        await store.close()
+    }
+
     @Test func addingAJobIsIdempotentOnItsId() async throws {
         let store = try await openStore(in: directory, clock: clock)
         let first = try await store.addJob(reminder("r1", dueIn: 60))
