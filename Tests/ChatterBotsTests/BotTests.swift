@@ -121,7 +121,7 @@ struct BotTests {
         #expect(try await context.runDueJobs(of: ReminderBot()) == [job])
         let reminder = try #require(context.sentMessages.last)
         #expect(reminder.content == .text("⏰ stretch") && reminder.conversationId == "C1")
-        #expect(reminder.clientMessageId == .derived(bot: "BOT", trigger: "job:\(job.id.rawValue)@\(Timestamp(job.dueAt).iso8601)", index: 0))
+        #expect(reminder.clientMessageId == .derived(bot: "BOT", running: job.id, occurrence: 1, index: 0))
         #expect(try await context.scheduledJobs().isEmpty, "a one-off job is done")
         #expect(context.logRecords.map(\.message) == ["reminder scheduled"])
         #expect(context.logRecords.first?.fields == ["user": "U1"])

@@ -181,8 +181,9 @@ struct RepeatRuleTests {
         try expectRoundTrip(RepeatRule.self, #"{"kind":"every","milliseconds":7200000}"#)
         let job = try expectRoundTrip(
             ScheduledJob.self,
-            #"{"id":"J1","name":"reminder","dueAt":"2026-10-22T09:30:00.123Z","repeatRule":{"kind":"daily","time":"09:30","timeZone":"Europe/Lisbon"},"payload":{"text":"stretch"}}"#)
+            #"{"id":"J1","name":"reminder","dueAt":"2026-10-22T09:30:00.123Z","repeatRule":{"kind":"daily","time":"09:30","timeZone":"Europe/Lisbon"},"payload":{"text":"stretch"},"occurrence":3}"#)
         #expect(job.payload == ["text": "stretch"])
+        #expect(job.occurrence == 3)
     }
 
     @Test func invalidTimesAndZonesAreRejected() {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A parsed command line of a bot executable (`BotCommandLine`).
 public enum BotCommand: Sendable, Equatable {
     /// `run`: run the bots of a configuration until SIGINT/SIGTERM.
@@ -6,6 +8,8 @@ public enum BotCommand: Sendable, Equatable {
     case check(configuration: String?)
     /// `sandbox`: run the local Chatter sandbox alone until SIGINT/SIGTERM.
     case sandbox(SandboxOptions)
+    /// `say`: send one message as a person and print the reply (to try bots from a terminal).
+    case say(SayOptions)
     /// `help`, `--help`, `-h` (optionally about one command).
     case help(command: String?)
 
@@ -25,6 +29,40 @@ public enum BotCommand: Sendable, Equatable {
             self.configuration = configuration
             self.sandboxPort = sandboxPort
             self.shutdownTimeout = shutdownTimeout
+        }
+    }
+
+    /// Options of `say`.
+    public struct SayOptions: Sendable, Equatable {
+        /// `--as USER`: who sends.
+        public var sender: String
+        /// `--password PASSWORD`; nil: the password of the sandbox test account of that name.
+        public var password: String?
+        /// `--to USER`: who receives, in a direct conversation (they must be friends).
+        public var recipient: String
+        /// The message: the words after the options.
+        public var text: String
+        /// `--server URL`: the REST base URL; nil: the embedded sandbox on its default port.
+        public var server: String?
+        /// `--client-key KEY`; nil: the sandbox's client key.
+        public var clientKey: String?
+        /// `--wait SECONDS`: how long to wait for a reply; 0 sends without waiting.
+        public var wait: Duration
+
+        /// How long `say` waits for a reply by default.
+        public static let defaultWait: Duration = .seconds(15)
+
+        public init(
+            sender: String, password: String? = nil, recipient: String, text: String, server: String? = nil,
+            clientKey: String? = nil, wait: Duration = defaultWait
+        ) {
+            self.sender = sender
+            self.password = password
+            self.recipient = recipient
+            self.text = text
+            self.server = server
+            self.clientKey = clientKey
+            self.wait = wait
         }
     }
 
@@ -59,7 +97,7 @@ public struct CommandLineUsageError: Error, Sendable, Equatable, CustomStringCon
 
 extension BotCommand {
     /// The commands, in the order the usage lists them.
-    public static let names = ["run", "check", "sandbox", "help"]
+    public static let names = ["run", "check", "sandbox", "say", "help"]
 
     /// Parses the arguments after the program name.
     ///
@@ -110,6 +148,33 @@ extension BotCommand {
                 }
             }
             return .sandbox(options)
+        case "say":
+            var sender: String?
+            var recipient: String?
+            var options = SayOptions(sender: "", recipient: "", text: "")
+            var words: [String] = []
+            while let option = try rest.nextOption(collecting: &words) {
+                switch option.name {
+                case "--help", "-h": return .help(command: "say")
+                case "--as": sender = try rest.value(of: option)
+                case "--to": recipient = try rest.value(of: option)
+                case "--password": options.password = try rest.value(of: option)
+                case "--server": options.server = try rest.value(of: option)
+                case "--client-key": options.clientKey = try rest.value(of: option)
+                case "--wait": options.wait = try rest.seconds(of: option)
+                default: throw rest.unknown(option)
+                }
+            }
+            guard let sender else { throw CommandLineUsageError("say needs --as USER: who sends", command: "say") }
+            guard let recipient else { throw CommandLineUsageError("say needs --to USER: who receives", command: "say") }
+            let text = words.joined(separator: " ")
+            guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw CommandLineUsageError("say needs a message after the options", command: "say")
+            }
+            options.sender = sender
+            options.recipient = recipient
+            options.text = text
+            return .say(options)
         default:
             throw CommandLineUsageError(
                 "unknown command \"\(first)\"; the commands are \(names.joined(separator: ", "))")
@@ -132,7 +197,21 @@ private struct OptionReader {
         self.command = command
     }
 
-    /// The next option, or nil at the end; a bare word is an error (no command takes positional arguments).
+    /// The next option, or nil at the end; bare words (and everything after `--`) go to `words`.
+    mutating func nextOption(collecting words: inout [String]) throws(CommandLineUsageError) -> Option? {
+        while let argument = arguments.first {
+            if argument == "--" {
+                words += arguments.dropFirst()
+                arguments = []
+                return nil
+            }
+            guard !argument.hasPrefix("-") || argument == "-" else { return try nextOption() }
+            words.append(arguments.removeFirst())
+        }
+        return nil
+    }
+
+    /// The next option, or nil at the end; a bare word is an error.
     mutating func nextOption() throws(CommandLineUsageError) -> Option? {
         guard !arguments.isEmpty else { return nil }
         let argument = arguments.removeFirst()

@@ -137,7 +137,9 @@ extension BotCommandLine {
             let people = sandbox.testAccounts.map { "\($0.username) (password \($0.password))" }
             lines.append("Test accounts, friends with every bot: \(people.joined(separator: ", "))")
             if let person = sandbox.testAccounts.first, let bot = lineup.members.first?.configuration.credentials.username {
-                lines.append("Talk to the bots: sign in as \(person.username) with a Chatter client on \(api) and message \(bot).")
+                let port = sandbox.sandbox.apiURL.port ?? EmbeddedSandbox.defaultPort
+                let server = port == EmbeddedSandbox.defaultPort ? "" : " --server \(api)"
+                lines.append("Talk to the bots, in another terminal: \(programName) say --as \(person.username) --to \(bot)\(server) hello")
             }
         } else if case .remote(let apiURL, _, _) = configuration.server {
             lines.append("Server: \(apiURL.absoluteString); data in \(configuration.dataDirectory.path)")

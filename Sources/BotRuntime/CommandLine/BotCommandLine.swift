@@ -2,7 +2,7 @@ import ChatterBots
 import ChatterSandbox
 import Foundation
 
-/// The command line of a bot executable: `run`, `check`, `sandbox` and `help`, for the bot kinds the executable
+/// The command line of a bot executable: `run`, `check`, `sandbox`, `say` and `help`, for the bot kinds the executable
 /// registers. A whole `main.swift`:
 ///
 /// ```swift
@@ -78,6 +78,8 @@ public struct BotCommandLine: Sendable {
                 code = await runBots(options, in: environment)
             case .sandbox(let options):
                 code = await runSandbox(options, in: environment)
+            case .say(let options):
+                code = await say(options, in: environment)
             }
         } catch {
             let hint = error.command.map { "\(programName) help \($0)" } ?? "\(programName) --help"

@@ -13,6 +13,7 @@ struct CommandLineHelp {
           run       Run the bots until SIGINT or SIGTERM (the main command)
           check     Validate the configuration and print what would run
           sandbox   Run the local Chatter sandbox server alone
+          say       Send a message as a person and print the reply: say --as alice --to echo_bot hello
           help      Show this help, or one command's: \(program) help run
 
         \(runOptions)
@@ -20,6 +21,8 @@ struct CommandLineHelp {
         \(checkOptions)
 
         \(sandboxOptions)
+
+        \(sayOptions)
 
         \(exitStatus)
 
@@ -64,6 +67,18 @@ struct CommandLineHelp {
 
             \(exitStatus)
             """
+        case "say":
+            """
+            USAGE: \(program) say --as USER --to USER [--password P] [--server URL] [--wait SECONDS] MESSAGE...
+
+            Signs in as USER, sends MESSAGE in the direct conversation with the recipient (they must be friends),
+            prints the first reply, and signs out. Made for trying bots from a terminal while `run` is running:
+            the sandbox test accounts need no password.
+
+            \(sayOptions)
+
+            \(exitStatus)
+            """
         default:
             general
         }
@@ -94,11 +109,23 @@ struct CommandLineHelp {
         """
     }
 
+    private var sayOptions: String {
+        """
+        SAY OPTIONS:
+          --as USER                    Who sends (alice and bob need no --password on the sandbox)
+          --to USER                    Who receives: a bot's account, e.g. echo_bot
+          --password PASSWORD          The sender's password
+          --server URL                 The REST base URL (default http://127.0.0.1:\(EmbeddedSandbox.defaultPort)/v1)
+          --client-key KEY             The client key (default ck_sandbox)
+          --wait SECONDS               How long to wait for the reply (default \(BotCommand.SayOptions.defaultWait.components.seconds); 0: do not wait)
+        """
+    }
+
     private var exitStatus: String {
         """
         EXIT STATUS:
           0  success (stopped on request)
-          1  runtime failure (every bot stopped, a port in use, the shutdown timeout passed)
+          1  runtime failure (every bot stopped, a port in use, the shutdown timeout passed, no reply)
           2  usage or configuration error
           A second SIGINT or SIGTERM exits at once with 128 + the signal number (130, 143).
         """

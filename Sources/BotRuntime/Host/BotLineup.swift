@@ -47,8 +47,7 @@ public struct BotLineup: Sendable {
                     bot: bot.name, botIndex: index, field: path.isEmpty ? "options" : "options.\(path)",
                     message: "\(reason) (kind \"\(bot.kind)\")"))
             } catch {
-                issues.append(ConfigurationIssue(
-                    bot: bot.name, botIndex: index, field: "options", message: "refused by kind \"\(bot.kind)\": \(error)"))
+                issues.append(ConfigurationIssue(bot: bot.name, botIndex: index, field: "options", message: "\(error)"))
             }
         }
         guard issues.isEmpty else { throw ConfigurationError(issues: issues) }

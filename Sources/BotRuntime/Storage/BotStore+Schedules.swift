@@ -201,7 +201,6 @@ enum ScheduleSQL {
     static let selectDue = """
         SELECT \(columns) FROM scheduled_jobs WHERE status = 'scheduled' AND due_at <= ? ORDER BY due_at, id LIMIT ?
         """
-    // ORDER BY … LIMIT 1 rather than min(): an aggregate returns one NULL row when no job waits, a query returns none.
     static let selectNextDue = "SELECT due_at FROM scheduled_jobs WHERE status = 'scheduled' ORDER BY due_at LIMIT 1"
     static let claim = """
         UPDATE scheduled_jobs SET status = 'running' WHERE id = ? AND occurrence = ? AND status = 'scheduled'

@@ -11,13 +11,16 @@ public struct ScheduledJob: Identifiable, Hashable, Sendable, Codable {
     /// How the job repeats after this occurrence; nil for a one-off job.
     public var repeatRule: RepeatRule?
     public var payload: JSONValue
+    /// Which run of the job this is, from 1; the derived clientMessageIds of its sends are named after it.
+    public var occurrence: Int
 
-    public init(id: ID, name: String, dueAt: Date, repeatRule: RepeatRule? = nil, payload: JSONValue = .null) {
+    public init(id: ID, name: String, dueAt: Date, repeatRule: RepeatRule? = nil, payload: JSONValue = .null, occurrence: Int = 1) {
         self.id = id
         self.name = name
         self.dueAt = dueAt
         self.repeatRule = repeatRule
         self.payload = payload
+        self.occurrence = occurrence
     }
 
     /// The payload decoded as `type`.
@@ -25,7 +28,7 @@ public struct ScheduledJob: Identifiable, Hashable, Sendable, Codable {
         try payload.decode(as: type)
     }
 
-    enum CodingKeys: String, CodingKey { case id, name, dueAt, repeatRule, payload }
+    enum CodingKeys: String, CodingKey { case id, name, dueAt, repeatRule, payload, occurrence }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -34,6 +37,7 @@ public struct ScheduledJob: Identifiable, Hashable, Sendable, Codable {
         dueAt = try container.decode(Timestamp.self, forKey: .dueAt).date
         repeatRule = try container.decodeIfPresent(RepeatRule.self, forKey: .repeatRule)
         payload = try container.decodeIfPresent(JSONValue.self, forKey: .payload) ?? .null
+        occurrence = try container.decodeIfPresent(Int.self, forKey: .occurrence) ?? 1
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -43,5 +47,6 @@ public struct ScheduledJob: Identifiable, Hashable, Sendable, Codable {
         try container.encode(Timestamp(dueAt), forKey: .dueAt)
         try container.encode(repeatRule, forKey: .repeatRule)
         try container.encode(payload, forKey: .payload)
+        try container.encode(occurrence, forKey: .occurrence)
     }
 }

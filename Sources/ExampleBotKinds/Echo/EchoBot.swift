@@ -6,7 +6,7 @@ import ChatterBots
 /// (a reply in progress is finished and acknowledged before the process exits).
 ///
 /// `bots.json`: `{"name": "echo", "kind": "echo", …, "options": {"prefix": "echo: ", "typingSeconds": 1}}`.
-public struct EchoBot: Bot {
+public struct EchoBot: ConfigurableBot {
     /// The kind's options; every field is optional.
     public struct Options: Decodable, Sendable, Equatable {
         /// Put before the echoed text. Default `echo: `.
@@ -20,6 +20,7 @@ public struct EchoBot: Bot {
         }
 
         public init(from decoder: any Decoder) throws {
+            try OptionsDecoding.rejectUnknownKeys(in: decoder, known: CodingKeys.allCases.map(\.rawValue))
             let container = try decoder.container(keyedBy: CodingKeys.self)
             prefix = try container.decodeIfPresent(String.self, forKey: .prefix) ?? "echo: "
             typingSeconds = try container.decodeIfPresent(Double.self, forKey: .typingSeconds) ?? 0
@@ -29,20 +30,21 @@ public struct EchoBot: Bot {
             }
         }
 
-        private enum CodingKeys: String, CodingKey {
+        private enum CodingKeys: String, CodingKey, CaseIterable {
             case prefix, typingSeconds
         }
     }
 
-    /// The kind to register: `BotCommandLine(kinds: [EchoBot.kind])`.
-    public static let kind = BotKind("echo") { configuration in
-        EchoBot(options: try configuration.options.decode())
-    }
+    public static let kind = "echo"
 
     public let options: Options
 
     public init(options: Options = Options()) {
         self.options = options
+    }
+
+    public init(configuration: BotConfiguration) throws(BotOptionsError) {
+        self.init(options: try OptionsDecoding.decode(Options.self, from: configuration.options, kind: Self.kind))
     }
 
     public func onMessage(_ message: IncomingMessage, context: any BotContext) async throws {

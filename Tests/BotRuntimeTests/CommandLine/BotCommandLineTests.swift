@@ -15,12 +15,17 @@ final class CommandHarness: Sendable {
     let hosts = Mutex<[BotHost]>([])
     let sessions = Mutex<[StandInSession]>([])
 
-    init() throws {
+    /// Whether the commands run real `BotSession`s (the command line's default) instead of stand-ins.
+    let realSessions: Bool
+
+    init(realSessions: Bool = false) throws {
         directory = try TemporaryDirectory("BotCommandLineTests")
+        self.realSessions = realSessions
     }
 
     var commandLine: BotCommandLine {
-        BotCommandLine(kinds: [GreetingBot.kind], programName: "bots") { [self] member, host in
+        if realSessions { return BotCommandLine(kinds: [GreetingBot.kind], programName: "bots") }
+        return BotCommandLine(kinds: [GreetingBot.kind], programName: "bots") { [self] member, host in
             self.hosts.withLock { $0.append(host) }
             let name = member.configuration.name
             let bot: StandInSession
@@ -209,6 +214,32 @@ struct BotCommandLineTests {
         harness.shutdown.request()
         #expect(await run.value == .failure, "\(harness.errors.text)")
         #expect(harness.errors.lines(containing: "level=critical", "the shutdown took longer than its timeout").count == 1)
+    }
+
+    @Test func theConfiguredBotsRunAsSessionsOnTheEmbeddedSandboxAndAnswerAPersonThroughSay() async throws {
+        let harness = try CommandHarness(realSessions: true)
+        try harness.writeConfiguration(bots: ["echo"])
+        let run = Task { await harness.run("run", "--sandbox-port", "0") }
+        #expect(await eventually { harness.errors.text.contains("bot=echo msg=live") }, "\(harness.errors.text)")
+        let talk = try #require(harness.output.lines(containing: "Talk to the bots").first)
+        let server = try #require(talk.split(separator: " ").drop { $0 != "--server" }.dropFirst().first.map(String.init))
+
+        #expect(await harness.run("say", "--as", "alice", "--to", "echo_bot", "--server", server, "good", "morning") == .success)
+        #expect(harness.output.all.suffix(2) == ["alice: good morning", "echo_bot: hi, good morning"])
+        let store = harness.directory.url.appendingPathComponent("data/echo.sqlite")
+        #expect(FileManager.default.fileExists(atPath: store.path))
+        #expect(!harness.errors.text.contains("password-echo"))
+
+        harness.shutdown.request()
+        #expect(await run.value == .success)
+        #expect(harness.errors.lines(containing: "bot=echo", "msg=\"bot stopped\"").count == 1)
+    }
+
+    @Test func sayWithoutARunningServerExitsWith1AndSaysWhatToStart() async throws {
+        let harness = try CommandHarness()
+        #expect(await harness.run("say", "--as", "alice", "--to", "echo_bot", "--server", "http://127.0.0.1:1/v1", "hi") == .failure)
+        #expect(harness.errors.text.contains("cannot sign in as alice on http://127.0.0.1:1/v1"))
+        #expect(harness.errors.text.contains("is `run` or `sandbox` running"))
     }
 
     @Test func theSandboxCommandServesTheSeededAccountsUntilAShutdownRequest() async throws {

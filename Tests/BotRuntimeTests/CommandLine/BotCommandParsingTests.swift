@@ -18,6 +18,13 @@ struct BotCommandParsingTests {
         #expect(try BotCommand.parse(["sandbox"]) == .sandbox(.init()))
     }
 
+    @Test func sayTakesItsOptionsAndTheWordsAfterThemAsTheMessage() throws {
+        #expect(try BotCommand.parse(["say", "--as", "alice", "--to", "echo_bot", "remind", "me", "--", "-1"])
+            == .say(.init(sender: "alice", recipient: "echo_bot", text: "remind me -1")))
+        #expect(try BotCommand.parse(["say", "hi", "--to=echo_bot", "--as", "bob", "--wait", "0", "--password", "pw"])
+            == .say(.init(sender: "bob", password: "pw", recipient: "echo_bot", text: "hi", wait: .zero)))
+    }
+
     @Test func helpIsAskedForInEveryUsualWay() throws {
         #expect(try BotCommand.parse(["--help"]) == .help(command: nil))
         #expect(try BotCommand.parse(["-h"]) == .help(command: nil))
@@ -27,7 +34,9 @@ struct BotCommandParsingTests {
     }
 
     @Test(arguments: [
-        (["deploy"], #"unknown command "deploy"; the commands are run, check, sandbox, help"#),
+        (["deploy"], #"unknown command "deploy"; the commands are run, check, sandbox, say, help"#),
+        (["say", "--to", "echo_bot", "hi"], "say needs --as USER: who sends"),
+        (["say", "--as", "alice", "--to", "echo_bot"], "say needs a message after the options"),
         ([], "no command given"),
         (["run", "--prot", "1"], "unknown option --prot for run"),
         (["run", "--config"], "--config needs a value"),

@@ -3,6 +3,7 @@ import ChatterBots
 import ChatterSandbox
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 /// The built `example-bots` executable against a sandbox in this test process (so the sandbox survives the bot
@@ -47,6 +48,14 @@ struct ExampleBotsProcessTests {
                 }
                 """, to: "bots.json")
             return Fixture(sandbox: sandbox, directory: directory, alice: alice, bot: bot, conversation: conversation)
+        }
+
+        /// Alice's realtime connection, watching for the bot to start typing: its handler is running then.
+        func watchTyping() async throws -> TypingWatch {
+            let account = try #require(sandbox.seeded["alice"])
+            let connection = try await ChatterRealtimeConnection.connect(
+                configuration: sandbox.serverConfiguration, accessToken: account.session.accessToken)
+            return TypingWatch(connection: connection, typist: bot.user.id)
         }
 
         func launch(_ extra: [String] = [], label: String) throws -> BotProcess {
@@ -97,17 +106,18 @@ struct ExampleBotsProcessTests {
 
     @Test func sigtermLetsTheRunningHandlerFinishAndItsReplyBeAcknowledgedThenExits0() async throws {
         let fixture = try await Fixture.start(typingSeconds: 3)
+        let typing = try await fixture.watchTyping()
         let process = try fixture.launch(label: "graceful")
         #expect(await fixture.waitUntilLive(process), "\(process.errors)")
-        let message = try await fixture.say("hello")
-        #expect(await fixture.waitUntilDelivered(message))
-        try await Task.sleep(for: .milliseconds(800))  // well inside the 3 s the handler takes
+        _ = try await fixture.say("hello")
+        #expect(await eventually(timeout: .seconds(20)) { typing.hasStarted })
 
         process.send(SIGTERM)
         #expect(await process.waitForExit() == .code(0), "\(process.errors)")
         #expect(try await fixture.replies() == ["echo: hello"])
         #expect(try await fixture.pendingOutbox().isEmpty)
         #expect(process.errors.contains("received SIGTERM"))
+        await typing.close()
         await fixture.stop()
     }
 
@@ -154,11 +164,11 @@ struct ExampleBotsProcessTests {
 
     @Test func killedWhileTheHandlerRunsTheRestartedBotRepliesOnce() async throws {
         let fixture = try await Fixture.start(typingSeconds: 3)
+        let typing = try await fixture.watchTyping()
         let first = try fixture.launch(label: "killed-in-handler")
         #expect(await fixture.waitUntilLive(first), "\(first.errors)")
-        let message = try await fixture.say("hello")
-        #expect(await fixture.waitUntilDelivered(message))
-        try await Task.sleep(for: .milliseconds(500))
+        _ = try await fixture.say("hello")
+        #expect(await eventually(timeout: .seconds(20)) { typing.hasStarted })
         first.send(SIGKILL)
         #expect(await first.waitForExit() == .signal(SIGKILL))
         #expect(try await fixture.replies().isEmpty)
@@ -169,6 +179,32 @@ struct ExampleBotsProcessTests {
         second.send(SIGTERM)
         #expect(await second.waitForExit() == .code(0), "\(second.errors)")
         #expect(try await fixture.replies() == ["echo: hello"])
+        await typing.close()
         await fixture.stop()
+    }
+}
+
+/// Reads a realtime connection's events and notes when `typist` starts typing.
+final class TypingWatch: Sendable {
+    private let connection: ChatterRealtimeConnection
+    private let started = Mutex(false)
+
+    init(connection: ChatterRealtimeConnection, typist: User.ID) {
+        self.connection = connection
+        Task { [self] in
+            for await event in connection.events {
+                if case .frame(let frame) = event, case .typing(let indicator) = frame.event,
+                    indicator.userId == typist, indicator.isTyping
+                {
+                    self.started.withLock { $0 = true }
+                }
+            }
+        }
+    }
+
+    var hasStarted: Bool { started.withLock { $0 } }
+
+    func close() async {
+        _ = await connection.close()
     }
 }

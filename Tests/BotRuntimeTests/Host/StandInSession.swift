@@ -73,8 +73,9 @@ actor StandInSession: SupervisedBot {
 }
 
 /// Polls `condition` until it holds or `timeout` passes (then the caller's expectation reports the failure).
+/// The bound is generous: a full parallel test run keeps both cores busy, and sign-in hashes passwords.
 func eventually(
-    timeout: Duration = .seconds(10), _ condition: @Sendable () async -> Bool
+    timeout: Duration = .seconds(30), _ condition: @Sendable () async -> Bool
 ) async -> Bool {
     let clock = ContinuousClock()
     let end = clock.now.advanced(by: timeout)

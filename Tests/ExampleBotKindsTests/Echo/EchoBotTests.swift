@@ -44,14 +44,18 @@ struct EchoBotTests {
     }
 
     @Test func theKindReadsItsOptionsWithDefaultsAndRefusesAnOutOfRangeDelay() throws {
-        let defaults = try #require(try EchoBot.kind.makeBot(for: configuration(options: "{}")) as? EchoBot)
+        let defaults = try #require(try EchoBot.botKind.makeBot(for: configuration(options: "{}")) as? EchoBot)
         #expect(defaults.options == EchoBot.Options(prefix: "echo: ", typingSeconds: 0))
         let custom = try #require(
-            try EchoBot.kind.makeBot(for: configuration(options: #"{"prefix": "re: ", "typingSeconds": 2}"#)) as? EchoBot)
+            try EchoBot.botKind.makeBot(for: configuration(options: #"{"prefix": "re: ", "typingSeconds": 2}"#)) as? EchoBot)
         #expect(custom.options == EchoBot.Options(prefix: "re: ", typingSeconds: 2))
-        #expect(throws: DecodingError.self) {
-            try EchoBot.kind.makeBot(for: configuration(options: #"{"typingSeconds": 60}"#))
+        #expect(throws: BotOptionsError(kind: "echo", option: "typingSeconds", message: "must be from 0 to 20 seconds")) {
+            try EchoBot.botKind.makeBot(for: configuration(options: #"{"typingSeconds": 60}"#))
         }
+        let misspelled = try #require(throws: BotOptionsError.self) {
+            try EchoBot.botKind.makeBot(for: configuration(options: #"{"prefx": "> "}"#))
+        }
+        #expect(misspelled.option == "prefx")
     }
 }
 
@@ -62,7 +66,9 @@ struct RootConfigurationTests {
             .deletingLastPathComponent().deletingLastPathComponent()
         let configuration = try BotsConfiguration.load(contentsOf: root.appendingPathComponent("bots.json"), environment: [:])
         #expect(configuration.server == .sandbox)
-        let lineup = try BotLineup(configuration: configuration, kinds: [EchoBot.kind])
-        #expect(!lineup.members.isEmpty)
+        let lineup = try BotLineup(
+            configuration: configuration,
+            kinds: [EchoBot.botKind, AutoResponderBot.botKind, ReminderBot.botKind, FriendGreeterBot.botKind])
+        #expect(Set(lineup.members.map(\.configuration.kind)) == ["echo", "auto-responder", "reminders", "friend-greeter"])
     }
 }
