@@ -23,7 +23,8 @@ from websockets.exceptions import ConnectionClosed
 def exit_with_parent():
     """Exit as soon as stdin (a pipe from the test process) reaches end of file: the test run is over."""
     def watch():
-        sys.stdin.buffer.read()
+        while os.read(0, 4096):
+            pass
         os._exit(0)
     threading.Thread(target=watch, daemon=True).start()
 
