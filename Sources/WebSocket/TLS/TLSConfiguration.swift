@@ -3,8 +3,9 @@ import Synchronization
 /// How a client verifies TLS servers: which CAs it trusts, the lowest TLS version it accepts and the ALPN
 /// protocols it offers.
 ///
-/// Creating a configuration builds its OpenSSL context (loading the system CA store and any extra CA
-/// certificates), so create it once and reuse it for every connection; copies share the context.
+/// Creating a configuration builds its OpenSSL context (reading and parsing the system CA bundle and any
+/// extra CA certificates, which blocks for tens of milliseconds), so create it once, off the cooperative
+/// pool, and reuse it for every connection; copies share the context.
 public struct TLSConfiguration: Sendable {
     /// Whether the system CA store (`/etc/ssl/certs` on Debian) is trusted.
     public let trustsSystemRoots: Bool
@@ -42,6 +43,9 @@ public struct TLSConfiguration: Sendable {
     }
 
     /// The process-wide configuration that trusts the system CA store only, built on first use.
+    ///
+    /// The first use parses the system CA bundle (tens of milliseconds of file reading and parsing): touch it
+    /// at startup or from a thread that may block, not from the cooperative pool.
     public static var systemDefault: TLSConfiguration {
         get throws(TLSError) {
             try sharedSystemDefault.withLock { (cached: inout TLSConfiguration?) throws(TLSError) -> TLSConfiguration in

@@ -34,13 +34,16 @@ public final class TLSSession {
 
     /// Which side of the handshake this session plays.
     public enum Role: Sendable, Equatable {
+        /// Sends the ClientHello and verifies the server's certificate.
         case client
+        /// Answers a ClientHello with the configured certificate.
         case server
     }
 
+    /// Whether this session is the client or the server.
     public let role: Role
     /// Client: the name the server must prove (and the SNI sent unless it is an IP address).
-    /// Server: filled in from the client's SNI once the handshake has read it.
+    /// Server: the name the client asked for with SNI, once the handshake completed (nil without SNI).
     public private(set) var serverName: String?
     /// Whether the handshake completed.
     public private(set) var isHandshakeComplete = false
@@ -382,3 +385,7 @@ public final class TLSSession {
         }
     }
 }
+
+/// A session holds an OpenSSL `SSL` that must not be used from two threads at once; the owner serializes access.
+@available(*, unavailable)
+extension TLSSession: Sendable {}

@@ -2,7 +2,9 @@ import COpenSSL
 
 /// A TLS protocol version this module can negotiate; older versions are never offered.
 public enum TLSVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// TLS 1.2 (RFC 5246), still common on servers.
     case tls12
+    /// TLS 1.3 (RFC 8446), preferred whenever both sides support it.
     case tls13
 
     public var description: String {

@@ -5,7 +5,7 @@ import WebSocket
 @Suite("TLS certificate verification")
 struct TLSVerificationTests {
     private func connect(
-        serverName: String, presenting files: KeyPath<TestCertificates, CertificateFiles>,
+        serverName: String, presenting files: KeyPath<TestCertificates, TestCertificateFiles>,
         client: TLSConfiguration? = nil
     ) async throws -> InMemoryTLSLink {
         let certificates = try await TestCertificates.shared()
@@ -18,7 +18,7 @@ struct TLSVerificationTests {
 
     /// The client's handshake error, after the server saw the client's alert.
     private func refusal(
-        serverName: String, presenting files: KeyPath<TestCertificates, CertificateFiles>,
+        serverName: String, presenting files: KeyPath<TestCertificates, TestCertificateFiles>,
         client: TLSConfiguration? = nil
     ) async throws -> TLSError? {
         do {

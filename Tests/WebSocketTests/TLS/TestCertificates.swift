@@ -1,8 +1,9 @@
 import Foundation
+import Synchronization
 import WebSocket
 
 /// A certificate and its private key, as PEM files on disk.
-struct CertificateFiles: Sendable {
+struct TestCertificateFiles: Sendable {
     let certificatePath: String
     let privateKeyPath: String
 
@@ -20,18 +21,18 @@ struct TestCertificates: Sendable {
     /// The temporary directory holding every file.
     let directory: String
     /// The test CA's certificate: trust it to accept the servers below.
-    let certificateAuthority: CertificateFiles
+    let certificateAuthority: TestCertificateFiles
     /// For `localhost`, `127.0.0.1` and `::1`, signed by the test CA.
-    let localhost: CertificateFiles
+    let localhost: TestCertificateFiles
     /// For `wrong.example` only, signed by the test CA.
-    let wrongHost: CertificateFiles
+    let wrongHost: TestCertificateFiles
     /// For `localhost` and `127.0.0.1`, signed by a second CA that nobody trusts.
-    let unknownAuthority: CertificateFiles
+    let unknownAuthority: TestCertificateFiles
     /// For `localhost` and `127.0.0.1`, signed by the test CA, expired since yesterday.
-    let expired: CertificateFiles
+    let expired: TestCertificateFiles
     /// For `localhost` and `127.0.0.1`, signed by an intermediate CA; the certificate file holds the leaf then
     /// the intermediate, as servers send it.
-    let chained: CertificateFiles
+    let chained: TestCertificateFiles
     /// The `localhost` certificate's key encrypted with the passphrase "secret".
     let encryptedLocalhostKeyPath: String
 
@@ -53,14 +54,15 @@ struct TestCertificates: Sendable {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("chatterbots-tls-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        removeAtExit(directory)
         let config = "\(directory)/openssl.cnf"
         try Self.opensslConfiguration.write(toFile: config, atomically: true, encoding: .utf8)
         func path(_ name: String) -> String { "\(directory)/\(name)" }
-        func files(_ name: String) -> CertificateFiles {
-            CertificateFiles(certificatePath: path("\(name).pem"), privateKeyPath: path("\(name).key"))
+        func files(_ name: String) -> TestCertificateFiles {
+            TestCertificateFiles(certificatePath: path("\(name).pem"), privateKeyPath: path("\(name).key"))
         }
 
-        func makeAuthority(_ name: String, commonName: String) async throws -> CertificateFiles {
+        func makeAuthority(_ name: String, commonName: String) async throws -> TestCertificateFiles {
             let ca = files(name)
             try await openssl(
                 "req", "-x509", "-config", config, "-extensions", "ca", "-newkey", "ec",
@@ -69,8 +71,8 @@ struct TestCertificates: Sendable {
             return ca
         }
         func makeCertificate(
-            _ name: String, commonName: String, extensions: String, issuer: CertificateFiles, days: String = "825"
-        ) async throws -> CertificateFiles {
+            _ name: String, commonName: String, extensions: String, issuer: TestCertificateFiles, days: String = "825"
+        ) async throws -> TestCertificateFiles {
             let leaf = files(name)
             let request = path("\(name).csr")
             try await openssl(
@@ -108,8 +110,25 @@ struct TestCertificates: Sendable {
         return TestCertificates(
             directory: directory, certificateAuthority: ca, localhost: localhost, wrongHost: wrongHost,
             unknownAuthority: unknown, expired: expired,
-            chained: CertificateFiles(certificatePath: path("chained.pem"), privateKeyPath: chainedLeaf.privateKeyPath),
+            chained: TestCertificateFiles(certificatePath: path("chained.pem"), privateKeyPath: chainedLeaf.privateKeyPath),
             encryptedLocalhostKeyPath: encryptedKey)
+    }
+
+    private static let directoriesToRemove = Mutex<[String]>([])
+
+    /// The PKI lives as long as the test process: it is shared by every test, so it is removed at exit.
+    private static func removeAtExit(_ directory: String) {
+        let isFirst = directoriesToRemove.withLock { directories in
+            directories.append(directory)
+            return directories.count == 1
+        }
+        if isFirst {
+            atexit {
+                for directory in TestCertificates.directoriesToRemove.withLock({ $0 }) {
+                    try? FileManager.default.removeItem(atPath: directory)
+                }
+            }
+        }
     }
 
     /// Runs `openssl` without blocking the calling (cooperative) thread: the exit is awaited through a continuation.
