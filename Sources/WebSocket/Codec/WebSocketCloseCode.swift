@@ -1,7 +1,9 @@
 /// The status code of a close frame (RFC 6455 §7.4), kept as its raw value so application codes (3000-4999) round-trip.
 public struct WebSocketCloseCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The numeric code as sent on the wire.
     public var rawValue: UInt16
 
+    /// Creates a code from its numeric value.
     public init(rawValue: UInt16) { self.rawValue = rawValue }
 
     /// Creates a code from its numeric value.

@@ -21,6 +21,7 @@ public struct WebSocketCloseInfo: Sendable, Hashable, CustomStringConvertible {
     /// The peer's protocol violation when this endpoint failed the connection.
     public var error: WebSocketProtocolError?
 
+    /// Creates close information; `reason` defaults to empty and `error` to none.
     public init(code: WebSocketCloseCode, reason: String = "", initiator: Initiator, error: WebSocketProtocolError? = nil) {
         self.code = code
         self.reason = reason

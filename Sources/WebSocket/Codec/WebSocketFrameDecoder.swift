@@ -17,6 +17,7 @@ public struct WebSocketFrameDecoder: Sendable {
     /// Buffers larger than this are released once empty, so an idle connection does not keep a peak-sized buffer.
     private static let retainedCapacity = 1 << 16
 
+    /// Creates a decoder for frames received by an endpoint in `role`, rejecting payloads over `maxFrameSize` bytes.
     public init(role: WebSocketRole, maxFrameSize: Int = WebSocketLimits.default.maxFrameSize) {
         self.role = role
         self.maxFrameSize = maxFrameSize

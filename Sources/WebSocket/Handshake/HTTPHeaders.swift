@@ -18,6 +18,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields = pairs.map { Field(name: $0.0, value: $0.1) }
     }
 
+    /// Creates headers from a literal list of (name, value) pairs, keeping their order and any repeated names.
     public init(dictionaryLiteral elements: (String, String)...) {
         self.init(elements)
     }
@@ -25,6 +26,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// The number of header fields (a name sent twice counts twice).
     public var count: Int { fields.count }
 
+    /// Whether there are no header fields.
     public var isEmpty: Bool { fields.isEmpty }
 
     /// Appends a field, keeping any earlier fields of the same name.
@@ -86,10 +88,12 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         }
     }
 
+    /// Iterates the fields in order as (name, value) pairs.
     public func makeIterator() -> some IteratorProtocol<Element> {
         fields.lazy.map { (name: $0.name, value: $0.value) }.makeIterator()
     }
 
+    /// The fields as "Name: value" lines, for logs.
     public var description: String {
         fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
     }

@@ -18,62 +18,48 @@ import Testing
     ] as [[UInt8]])
     func rejectsInvalidSequences(bytes: [UInt8]) {
         var validator = UTF8Validator()
-        let accepted1 = validator.validate(bytes)
-        #expect(!accepted1)
+        _ = validator.validate(bytes)
         #expect(!validator.isValid)
+    }
+
+    /// Feeds `pieces` in order to one validator; returns what it answered for each piece and whether it ended complete.
+    func verdicts(_ pieces: [UInt8]...) -> (accepted: [Bool], complete: Bool) {
+        var validator = UTF8Validator()
+        let accepted = pieces.map { validator.validate($0) }
+        return (accepted, validator.isComplete)
     }
 
     @Test func rejectsAtTheFirstInvalidByte() {
         // κόσμε followed by F4 90: the 90 already proves the sequence would exceed U+10FFFF.
-        var validator = UTF8Validator()
-        let accepted2 = validator.validate([0xCE, 0xBA, 0xE1, 0xBD, 0xB9, 0xCF, 0x83, 0xCE, 0xBC, 0xCE, 0xB5] as [UInt8])
-        #expect(accepted2)
-        let accepted3 = validator.validate([0xF4] as [UInt8])
-        #expect(accepted3)
-        let accepted4 = validator.validate([0x90] as [UInt8])
-        #expect(!accepted4)
+        let kosme: [UInt8] = [0xCE, 0xBA, 0xE1, 0xBD, 0xB9, 0xCF, 0x83, 0xCE, 0xBC, 0xCE, 0xB5]
+        #expect(verdicts(kosme, [0xF4], [0x90]).accepted == [true, true, false])
     }
 
     @Test func rejectsSurrogateAtItsSecondByte() {
-        var validator = UTF8Validator()
-        let accepted5 = validator.validate([0xED] as [UInt8])
-        #expect(accepted5)
-        let accepted6 = validator.validate([0xA0] as [UInt8])
-        #expect(!accepted6)
+        #expect(verdicts([0xED], [0xA0]).accepted == [true, false])
     }
 
     @Test func truncatedSequenceIsValidSoFarButIncomplete() {
-        var validator = UTF8Validator()
-        let accepted7 = validator.validate([0xF0, 0x9D, 0x84] as [UInt8])
-        #expect(accepted7)
-        #expect(!validator.isComplete)
-        let accepted8 = validator.validate([0x9E] as [UInt8])
-        #expect(accepted8)
-        #expect(validator.isComplete)
+        #expect(verdicts([0xF0, 0x9D, 0x84]) == ([true], false))
+        #expect(verdicts([0xF0, 0x9D, 0x84], [0x9E]) == ([true, true], true))
         #expect(!UTF8Validator.isValidUTF8([0xE2, 0x82] as [UInt8]))
     }
 
     @Test func everySplitOfValidTextIsAccepted() {
         let bytes = Array("aé€𝄞zκόσμε".utf8)
         for split in 0...bytes.count {
-            var validator = UTF8Validator()
-            let accepted9 = validator.validate(bytes[..<split])
-            #expect(accepted9)
-            let accepted10 = validator.validate(bytes[split...])
-            #expect(accepted10)
-            #expect(validator.isComplete, "split at \(split)")
+            #expect(verdicts(Array(bytes[..<split]), Array(bytes[split...])) == ([true, true], true), "split at \(split)")
         }
     }
 
-    @Test func staysFailedAfterAnInvalidByte() {
+    @Test func staysFailedAfterAnInvalidByteUntilReset() {
         var validator = UTF8Validator()
-        let accepted11 = validator.validate([0xFF] as [UInt8])
-        #expect(!accepted11)
-        let accepted12 = validator.validate(Array("fine".utf8))
-        #expect(!accepted12)
+        _ = validator.validate([0xFF] as [UInt8])
+        _ = validator.validate(Array("fine".utf8))
+        #expect(!validator.isValid)
         validator.reset()
-        let accepted13 = validator.validate(Array("fine".utf8))
-        #expect(accepted13)
+        _ = validator.validate(Array("fine".utf8))
+        #expect(validator.isValid && validator.isComplete)
     }
 
     @Test func invalidByteAfterLongASCIIRunIsFound() {

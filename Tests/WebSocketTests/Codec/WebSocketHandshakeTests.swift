@@ -3,7 +3,7 @@ import Testing
 @testable import WebSocket
 
 /// The opening handshake: key and accept values, request and response validation.
-@Suite struct HandshakeTests {
+@Suite struct WebSocketHandshakeTests {
     let key = "dGhlIHNhbXBsZSBub25jZQ=="
 
     var validRequest: HTTPHeaders {
