@@ -1,6 +1,7 @@
 """A `websockets` client that exercises our WebSocket server.
 
-Usage: ws_client.py URL SCENARIO [ARG...]. Prints one JSON line per result and exits 0 on success.
+Usage: ws_client.py URL SCENARIO [ARG...] [--ca CA_PEM]. Prints one JSON line per result and exits 0 on success.
+With --ca, a wss:// server must present a certificate signed by that CA.
 
   echo                 send text and binary messages up to 1 MiB, check each echo
   fragments            send a text and a binary message as fragments (from iterables), check the echoes
@@ -13,6 +14,7 @@ Usage: ws_client.py URL SCENARIO [ARG...]. Prints one JSON line per result and e
 import asyncio
 import json
 import os
+import ssl
 import sys
 import threading
 
@@ -34,8 +36,14 @@ def report(**event):
 
 
 async def main():
-    url, scenario, *args = sys.argv[1:]
-    async with connect(url, max_size=None, compression=None, ping_interval=None, open_timeout=10) as ws:
+    argv = sys.argv[1:]
+    context = None
+    if "--ca" in argv:
+        index = argv.index("--ca")
+        context = ssl.create_default_context(cafile=argv[index + 1])
+        del argv[index:index + 2]
+    url, scenario, *args = argv
+    async with connect(url, max_size=None, compression=None, ping_interval=None, open_timeout=10, ssl=context) as ws:
         if scenario == "echo":
             for size in (0, 1, 125, 126, 65535, 65536, 1 << 20):
                 text = "é" * (size // 2)
