@@ -30,17 +30,16 @@ final class PeerProcess: Sendable {
     static let peersDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Peers")
 
-    /// Starts `python3 <Peers/script> arguments...`.
-    init(script: String, arguments: [String] = [], currentDirectory: URL? = nil) throws {
+    /// Starts `python3 <Peers/script> arguments...`; with `mergingStandardError`, its stderr lines are read too.
+    init(script: String, arguments: [String] = [], mergingStandardError: Bool = false) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-u", Self.peersDirectory.appendingPathComponent(script).path] + arguments
-        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         let output = Pipe()
         lifeline = Pipe()
         process.standardInput = lifeline
         process.standardOutput = output
-        process.standardError = FileHandle.standardError
+        process.standardError = mergingStandardError ? output : FileHandle.standardError
         output.fileHandleForReading.readabilityHandler = { [lines] handle in
             let data = handle.availableData
             let waiterAndLine = lines.withLock { buffer -> (CheckedContinuation<String?, Never>, String?)? in
