@@ -89,7 +89,7 @@ struct SecureWebSocketTests {
     @Test func ourTLSServerServesHTTPSToCurl() async throws {
         let certificates = try await TestCertificates.shared()
         let server = try await LoopbackWebSocketTests.startEchoServer(tls: certificates.localhost.serverConfiguration())
-        let output = try await Curl.run([
+        let output = try await Curl.request([
             "--cacert", certificates.certificateAuthority.certificatePath, "https://localhost:\(server.port)/missing",
         ])
         #expect(output.status == 404)

@@ -1,30 +1,13 @@
 import Foundation
-import Synchronization
 
-/// A Python test peer run as a subprocess; its stdout is read line by line.
+/// A Python test peer (a script in Peers/) run as a child process; its stdout is read line by line.
+/// Peers exit when their stdin ends, so none outlives the test process.
 final class PeerProcess: Sendable {
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
-    private let process: Process
-    /// The peer's stdin: the peer exits when it reads end of file, i.e. when this process is gone, even if it
-    /// crashed or was killed, so no peer outlives a test run (and holds its output pipes open).
-    private let lifeline: Pipe
-    private let lines = Lines()
-
-    /// The lines read so far, shared with the pipe's readability handler.
-    private final class Lines: Sendable {
-        let buffer = Mutex(LineBuffer())
-        func withLock<R>(_ body: (inout LineBuffer) -> R) -> R { buffer.withLock { body(&$0) } }
-    }
-
-    fileprivate struct LineBuffer {
-        var partial: [UInt8] = []
-        var lines: [String] = []
-        var isClosed = false
-        var waiter: CheckedContinuation<String?, Never>?
-    }
+    private let child: ChildProcess
 
     /// The folder of the Python peers.
     static let peersDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -32,76 +15,20 @@ final class PeerProcess: Sendable {
 
     /// Starts `python3 <Peers/script> arguments...`; with `mergingStandardError`, its stderr lines are read too.
     init(script: String, arguments: [String] = [], mergingStandardError: Bool = false) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-u", Self.peersDirectory.appendingPathComponent(script).path] + arguments
-        let output = Pipe()
-        lifeline = Pipe()
-        process.standardInput = lifeline
-        process.standardOutput = output
-        process.standardError = mergingStandardError ? output : FileHandle.standardError
-        output.fileHandleForReading.readabilityHandler = { [lines] handle in
-            let data = handle.availableData
-            let waiterAndLine = lines.withLock { buffer -> (CheckedContinuation<String?, Never>, String?)? in
-                if data.isEmpty {
-                    buffer.isClosed = true
-                    handle.readabilityHandler = nil
-                } else {
-                    buffer.partial.append(contentsOf: data)
-                    while let newline = buffer.partial.firstIndex(of: 0x0A) {
-                        buffer.lines.append(String(decoding: buffer.partial[..<newline], as: UTF8.self))
-                        buffer.partial.removeSubrange(...newline)
-                    }
-                }
-                guard let waiter = buffer.waiter else { return nil }
-                if !buffer.lines.isEmpty {
-                    buffer.waiter = nil
-                    return (waiter, buffer.lines.removeFirst())
-                }
-                if buffer.isClosed {
-                    buffer.waiter = nil
-                    return (waiter, nil)
-                }
-                return nil
-            }
-            if let (waiter, line) = waiterAndLine { waiter.resume(returning: line) }
-        }
-        try process.run()
+        child = try ChildProcess(
+            ["python3", "-u", Self.peersDirectory.appendingPathComponent(script).path] + arguments,
+            mergingStandardError: mergingStandardError)
     }
 
-    deinit {
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
-        try? lifeline.fileHandleForWriting.close()
-    }
-
-    /// The next line the peer printed; fails if none comes within `timeout` or the peer exits.
+    /// The next line the peer printed; fails if none comes within `timeout` or the peer's output ends.
     func nextLine(timeout: Duration = .seconds(20)) async throws -> String {
-        let timer = DispatchWorkItem { [lines] in
-            let waiter = lines.withLock { buffer -> CheckedContinuation<String?, Never>? in
-                defer { buffer.waiter = nil }
-                return buffer.waiter
-            }
-            waiter?.resume(returning: nil)
+        guard let line = try await child.nextLine(timeout: timeout) else {
+            throw Failure(description: "the peer printed nothing more (it exited)")
         }
-        let line = await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
-            let ready = lines.withLock { buffer -> String?? in
-                if !buffer.lines.isEmpty { return .some(buffer.lines.removeFirst()) }
-                if buffer.isClosed { return .some(nil) }
-                buffer.waiter = continuation
-                return .none
-            }
-            if let ready {
-                continuation.resume(returning: ready)
-            } else {
-                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(timeout.components.seconds) * 1_000_000_000), execute: timer)
-            }
-        }
-        timer.cancel()
-        guard let line else { throw Failure(description: "the peer printed nothing more (exited or timed out)") }
         return line
     }
 
-    /// The next line, decoded as a JSON object.
+    /// The next line, decoded as a JSON object (numbers as Int, everything else as String).
     func nextEvent(timeout: Duration = .seconds(20)) async throws -> [String: any Sendable] {
         let line = try await nextLine(timeout: timeout)
         guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
@@ -126,17 +53,8 @@ final class PeerProcess: Sendable {
     }
 
     /// Kills the peer at once (SIGKILL): its sockets close without any WebSocket close frame.
-    func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-    }
+    func kill() { child.kill() }
 
     /// Waits for the peer to exit and returns its status.
-    func exitStatus() async -> Int32 {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { [process] in
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
-            }
-        }
-    }
+    func exitStatus() async -> Int32 { await child.exitStatus() }
 }
