@@ -227,7 +227,8 @@ final class HandlerDispatcher: Sendable {
         guard !work.isEmpty else { return }
         let start = state.withLock { state -> (HandlerLane, UInt64, WorkerTask)? in
             guard state.isAccepting else { return nil }
-            var current = state.lanes[lane] ?? Lane()
+            // Taken out of the dictionary while changed, so that its array is not copied.
+            var current = state.lanes.removeValue(forKey: lane) ?? Lane()
             let firstBefore = current.first?.seq
             current.append(work)
             if current.isBlocked, current.first?.seq != firstBefore { current.isBlocked = false }
@@ -337,10 +338,12 @@ final class HandlerDispatcher: Sendable {
         var drained: (any Runner, Conversation.ID)?
         var armWatchdog: Date?
         let next = state.withLock { state -> Next? in
-            guard let runner = state.runner, var current = state.lanes[lane] else { return nil }
+            // Taken out of the dictionary while changed (so that its array is not copied), put back unless empty.
+            guard let runner = state.runner, var current = state.lanes.removeValue(forKey: lane) else { return nil }
+            var keepsLane = true
+            defer { if keepsLane { state.lanes[lane] = current } }
             if let timedOut = current.timedOut {
                 current.timedOut = nil
-                state.lanes[lane] = current
                 return .recover(timedOut, runner)
             }
             // Let a waiting lane in after each item: hand it this worker's slot and queue this lane behind it.
@@ -360,26 +363,22 @@ final class HandlerDispatcher: Sendable {
                     _ = current.popFirst()
                     continue
                 case .unknown where !verified, .gap where !verified:
-                    state.lanes[lane] = current
                     return .verify(conversation, runner)
                 case .unknown, .gap:
                     // The message before it is still on its way: wait for it (or for an ack) without a slot.
                     current.isActive = false
                     current.isBlocked = true
-                    state.lanes[lane] = current
                     Self.releaseSlot(&state, spawn: &spawn, waiters: &waiters)
                     return nil
                 }
                 break
             }
             guard let work = current.popFirst() else {
-                current.isActive = false
-                state.lanes[lane] = nil
+                keepsLane = false
                 Self.releaseSlot(&state, spawn: &spawn, waiters: &waiters)
                 if case .conversation(let conversation) = lane { drained = (runner, conversation) }
                 return nil
             }
-            state.lanes[lane] = current
             let run = HandlerRun()
             let deadline = clock.now.addingTimeInterval(timeout.timeInterval)
             state.running[id] = Running(lane: lane, work: work, run: run, deadline: deadline, task: task)
