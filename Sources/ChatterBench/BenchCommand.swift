@@ -61,7 +61,7 @@ enum BenchCommand {
                 case "throughput": report = try await ThroughputScenario(context: context).run()
                 case "latency": report = try await LatencyScenario(context: context).run()
                 case "bots": report = try await BotsScenario(context: context).run()
-                default: throw BenchFailure("later")
+                default: report = try await StormScenario(context: context).run()
                 }
                 var withLimits = report
                 withLimits.parameters["openFileLimit"] = "\(limits.soft)"

@@ -26,6 +26,7 @@ struct BenchOptions: Sendable {
     var idleSeconds = 30.0
     var heartbeatMilliseconds = 25_000
     var stormMessages = 2_000
+    var downSeconds = 3.0
 
     init(arguments: [String]) throws(BenchUsageError) {
         var reader = ArgumentReader(arguments)
@@ -60,6 +61,7 @@ struct BenchOptions: Sendable {
             case "--idle-seconds": idleSeconds = try reader.seconds(for: option)
             case "--heartbeat-ms": heartbeatMilliseconds = max(1, try reader.integer(for: option))
             case "--storm-messages": stormMessages = try reader.integer(for: option)
+            case "--down-seconds": downSeconds = try reader.seconds(for: option)
             default: throw BenchUsageError("unknown option \(option)")
             }
         }
@@ -73,8 +75,9 @@ struct BenchOptions: Sendable {
           latency      --rate R messages/s for --seconds T; p50/p99/max from message.send to the reply's message.new
           bots         --bots N[,N…] bots in one process: time to ready and synced, memory per bot, idle CPU
                        over --idle-seconds with heartbeats every --heartbeat-ms
-          storm        --bots N connected, the server restarts; time until all are back and synced; replies to
-                       --storm-messages messages sent around the restart checked in the server's store
+          storm        --bots N connected, the server restarts (down --down-seconds, default 3); time until all
+                       are back and synced; replies to --storm-messages messages sent around the restart
+                       checked in the server's store
           all          throughput, latency, bots and storm with their defaults
           websocket    the WebSocket module's own benchmark (issue 2)
 
