@@ -19,6 +19,7 @@ struct BotsScenario {
         var openFiles: Int
         var answered: Int
         var errors: Int
+        var memory: FleetProcess.MemoryReport?
 
         var bytesPerBot: Double { Double(residentBytes - baselineBytes) / Double(bots) }
         /// CPU milliseconds per bot per minute while idle.
@@ -76,6 +77,7 @@ struct BotsScenario {
         try await Task.sleep(for: .seconds(2))
         let resident = ProcessProbe.residentBytes(of: fleet.pid) ?? 0
         let openFiles = ProcessProbe.openFileCount(of: fleet.pid) ?? 0
+        let memory = await fleet.memoryReport()
         let idle = CPUMeter(pid: fleet.pid)
         let serverIdle = CPUMeter(pid: server.pid)
         try await Task.sleep(for: .seconds(context.options.idleSeconds))
@@ -88,7 +90,7 @@ struct BotsScenario {
         return Measurement(
             bots: count, readySeconds: ready, live: live, baselineBytes: baseline, residentBytes: resident,
             idleCPUShare: idleShare, idleSeconds: idleSeconds, serverIdleCPUShare: serverShare, openFiles: openFiles,
-            answered: answered, errors: errors)
+            answered: answered, errors: errors, memory: memory)
     }
 
     private func report(
@@ -112,6 +114,8 @@ struct BotsScenario {
                 Figure("\(count) bots: resident per bot", unit: "KiB", values { $0.bytesPerBot / 1024 },
                        goal: "≤ 200 KiB", met: swift.map { $0.bytesPerBot <= 200 * 1024 }),
                 Figure("\(count) bots: process resident", unit: "MiB", values { Double($0.residentBytes) / 1_048_576 }),
+                Figure("\(count) bots: SQLite memory per bot", unit: "KiB",
+                       values { $0.memory.map { Double($0.sqliteBytes) / Double(count) / 1024 } }),
                 Figure("\(count) bots: idle CPU", unit: "% core", values { $0.idleCPUShare * 100 }),
                 Figure("\(count) bots: idle CPU per bot", unit: "ms/min", values { $0.idleCPUPerBotPerMinute }),
                 Figure("\(count) bots: server idle CPU", unit: "% core", values { $0.serverIdleCPUShare * 100 }),

@@ -1,4 +1,5 @@
 import BotRuntime
+import CSQLite
 import ChatterBots
 import Foundation
 import Synchronization
@@ -54,6 +55,9 @@ struct FleetCommand {
                 var total = 0
                 for session in sessions { total += await session.status.messagesOut }
                 reporter.emit(["event": "acked", "total": total])
+            case "memory":
+                // Where the resident memory goes: SQLite's own allocations (page caches, schemas, statements).
+                reporter.emit(["event": "memory", "sqlite": Int(sqlite3_memory_used())])
             default:
                 reporter.emit(["event": "error", "message": "unknown command \(command)"])
             }

@@ -38,6 +38,7 @@ final class FleetProcess: Sendable {
         var connection: Int?
         var total: Int?
         var message: String?
+        var sqlite: Int?
     }
 
     private struct Progress {
@@ -46,6 +47,12 @@ final class FleetProcess: Sendable {
         var acked = 0
         var ackedReports = 0
         var errors = 0
+        var memory: MemoryReport?
+    }
+
+    /// The Swift fleet's account of its memory (`memory` command): what SQLite has allocated.
+    struct MemoryReport: Sendable {
+        var sqliteBytes: Int
     }
 
     let runtime: Runtime
@@ -91,6 +98,8 @@ final class FleetProcess: Sendable {
             case "acked":
                 progress.acked = max(progress.acked, report.total ?? 0)
                 progress.ackedReports += 1
+            case "memory":
+                progress.memory = MemoryReport(sqliteBytes: report.sqlite ?? 0)
             case "error":
                 progress.errors += 1
                 return progress.errors <= 5
@@ -138,6 +147,18 @@ final class FleetProcess: Sendable {
             try? await Task.sleep(for: .microseconds(200))
         }
         return progress.withLock { $0.acked }
+    }
+
+    /// Asks the Swift fleet where its memory goes; nil from the Python peer (it does not know the command).
+    func memoryReport() async -> MemoryReport? {
+        guard runtime == .swift else { return nil }
+        child.send(line: "memory")
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < .seconds(5) {
+            if let memory = progress.withLock({ $0.memory }) { return memory }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return nil
     }
 
     /// Errors the fleet reported.
