@@ -21,9 +21,10 @@ struct BotsScenario {
         var errors: Int
         var memory: FleetProcess.MemoryReport?
 
-        var bytesPerBot: Double { Double(residentBytes - baselineBytes) / Double(bots) }
-        /// CPU milliseconds per bot per minute while idle.
-        var idleCPUPerBotPerMinute: Double { idleCPUShare * 60_000 / Double(bots) }
+        /// Per bot that runs (the live ones: a bot that could not start holds next to nothing).
+        var bytesPerBot: Double? { live > 0 ? Double(residentBytes - baselineBytes) / Double(live) : nil }
+        /// CPU milliseconds per live bot per minute while idle.
+        var idleCPUPerBotPerMinute: Double? { live > 0 ? idleCPUShare * 60_000 / Double(live) : nil }
     }
 
     func run() async throws -> BenchReport {
@@ -111,15 +112,16 @@ struct BotsScenario {
                        goal: "all \(count)", met: swift.map { $0.live == count }),
                 Figure("\(count) bots: time to all live", unit: "s", values { $0.readySeconds },
                        goal: readyGoal, met: readyGoal == nil ? nil : swift.map { ($0.readySeconds ?? .infinity) <= 10 }),
-                Figure("\(count) bots: resident per bot", unit: "KiB", values { $0.bytesPerBot / 1024 },
-                       goal: "≤ 200 KiB", met: swift.map { $0.bytesPerBot <= 200 * 1024 }),
+                Figure("\(count) bots: resident per live bot", unit: "KiB", values { $0.bytesPerBot.map { $0 / 1024 } },
+                       goal: "≤ 200 KiB", met: swift.map { ($0.bytesPerBot ?? .infinity) <= 200 * 1024 }),
                 Figure("\(count) bots: process resident", unit: "MiB", values { Double($0.residentBytes) / 1_048_576 }),
-                Figure("\(count) bots: SQLite memory per bot", unit: "KiB",
-                       values { $0.memory.map { Double($0.sqliteBytes) / Double(count) / 1024 } }),
+                Figure("\(count) bots: SQLite memory per live bot", unit: "KiB",
+                       values { m in m.memory.flatMap { m.live > 0 ? Double($0.sqliteBytes) / Double(m.live) / 1024 : nil } }),
                 Figure("\(count) bots: idle CPU", unit: "% core", values { $0.idleCPUShare * 100 }),
-                Figure("\(count) bots: idle CPU per bot", unit: "ms/min", values { $0.idleCPUPerBotPerMinute }),
+                Figure("\(count) bots: idle CPU per live bot", unit: "ms/min", values { $0.idleCPUPerBotPerMinute }),
                 Figure("\(count) bots: server idle CPU", unit: "% core", values { $0.serverIdleCPUShare * 100 }),
-                Figure("\(count) bots: open files per bot", unit: "fds", values { Double($0.openFiles) / Double($0.bots) }),
+                Figure("\(count) bots: open files per live bot", unit: "fds",
+                       values { $0.live > 0 ? Double($0.openFiles) / Double($0.live) : nil }),
                 Figure("\(count) bots: waiting messages answered", unit: "count", values { Double($0.answered) }),
                 Figure("\(count) bots: errors reported", unit: "count", values { Double($0.errors) }),
             ]

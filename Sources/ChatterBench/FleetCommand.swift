@@ -46,7 +46,8 @@ struct FleetCommand {
                     friendRequests: .nobody),
                 bot: EchoBenchBot(), environment: environment)
         }
-        let supervisor = BotSupervisor(bots: sessions, log: LogSink(minimumLevel: .error))
+        // The sessions report their own errors through the reporter; the supervisor would repeat each one.
+        let supervisor = BotSupervisor(bots: sessions, log: LogSink(minimumLevel: .critical))
         let running = Task { _ = await supervisor.run() }
 
         while let command = await commands.next() {

@@ -127,15 +127,9 @@ class EchoBot:
         self.config = config
         self.fleet = fleet
         self.rest = fleet.rest
-        path = os.path.join(config["dataDirectory"], f"{self.name}.sqlite")
-        self.db = sqlite3.connect(path, isolation_level=None)
-        os.chmod(path, 0o600)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(SCHEMA)
-        row = self.db.execute("SELECT user_id, device_id, access_token, refresh_token FROM session").fetchone()
-        self.user_id, self.device_id, self.access_token, self.refresh_token = row or (None, None, None, None)
-        self.cursors = dict(self.db.execute("SELECT id, last_seq FROM conversations"))
+        self.db = None
+        self.user_id = self.device_id = self.access_token = self.refresh_token = None
+        self.cursors = {}
         self.ahead = {}  # conversation -> seqs handled beyond the contiguous cursor
         self.ws = None
         self.waiting = {}  # request id -> future (sync.request, ping)
@@ -144,6 +138,17 @@ class EchoBot:
         self.connections = 0
         self.stopping = False
         self.request_number = 0
+
+    def open_store(self):
+        path = os.path.join(self.config["dataDirectory"], f"{self.name}.sqlite")
+        self.db = sqlite3.connect(path, isolation_level=None)
+        os.chmod(path, 0o600)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+        row = self.db.execute("SELECT user_id, device_id, access_token, refresh_token FROM session").fetchone()
+        self.user_id, self.device_id, self.access_token, self.refresh_token = row or (None, None, None, None)
+        self.cursors = dict(self.db.execute("SELECT id, last_seq FROM conversations"))
 
     # --- signing in -------------------------------------------------------------------------------------------
 
@@ -173,6 +178,12 @@ class EchoBot:
     # --- the session ------------------------------------------------------------------------------------------
 
     async def run(self):
+        try:
+            self.open_store()
+        except sqlite3.Error as error:
+            # This bot stops (its store is unusable, e.g. out of file descriptors); the others go on.
+            emit({"event": "error", "message": f"{self.name}: cannot open the store: {error}"})
+            return
         attempt = 0
         signed_in = False
         while not self.stopping:
@@ -457,7 +468,8 @@ async def main(path):
     await asyncio.gather(*(bot.stop() for bot in fleet.bots), return_exceptions=True)
     await asyncio.wait(tasks, timeout=10)
     for bot in fleet.bots:
-        bot.db.close()
+        if bot.db is not None:
+            bot.db.close()
 
 
 if __name__ == "__main__":
