@@ -13,6 +13,8 @@ struct BotsScenario {
         var live: Int
         var baselineBytes: Int
         var residentBytes: Int
+        /// VmRSS at the end of the idle interval.
+        var idleResidentBytes: Int
         var idleCPUShare: Double
         var idleSeconds: Double
         var serverIdleCPUShare: Double
@@ -23,6 +25,7 @@ struct BotsScenario {
 
         /// Per bot that runs (the live ones: a bot that could not start holds next to nothing).
         var bytesPerBot: Double? { live > 0 ? Double(residentBytes - baselineBytes) / Double(live) : nil }
+        var idleBytesPerBot: Double? { live > 0 ? Double(idleResidentBytes - baselineBytes) / Double(live) : nil }
         /// CPU milliseconds per live bot per minute while idle.
         var idleCPUPerBotPerMinute: Double? { live > 0 ? idleCPUShare * 60_000 / Double(live) : nil }
     }
@@ -83,6 +86,7 @@ struct BotsScenario {
         let serverIdle = CPUMeter(pid: server.pid)
         try await Task.sleep(for: .seconds(context.options.idleSeconds))
         let idleShare = idle.coreShare
+        let idleResident = ProcessProbe.residentBytes(of: fleet.pid) ?? 0
         let idleSeconds = idle.elapsedSeconds
         let serverShare = serverIdle.coreShare
         let answered = await fleet.ackedCount()
@@ -90,6 +94,7 @@ struct BotsScenario {
         await fleet.stop()
         return Measurement(
             bots: count, readySeconds: ready, live: live, baselineBytes: baseline, residentBytes: resident,
+            idleResidentBytes: idleResident,
             idleCPUShare: idleShare, idleSeconds: idleSeconds, serverIdleCPUShare: serverShare, openFiles: openFiles,
             answered: answered, errors: errors, memory: memory)
     }
@@ -114,6 +119,8 @@ struct BotsScenario {
                        goal: readyGoal, met: readyGoal == nil ? nil : swift.map { ($0.readySeconds ?? .infinity) <= 10 }),
                 Figure("\(count) bots: resident per live bot", unit: "KiB", values { $0.bytesPerBot.map { $0 / 1024 } },
                        goal: "≤ 200 KiB", met: swift.map { ($0.bytesPerBot ?? .infinity) <= 200 * 1024 }),
+                Figure("\(count) bots: resident per live bot after idling", unit: "KiB",
+                       values { $0.idleBytesPerBot.map { $0 / 1024 } }),
                 Figure("\(count) bots: process resident", unit: "MiB", values { Double($0.residentBytes) / 1_048_576 }),
                 Figure("\(count) bots: SQLite memory per live bot", unit: "KiB",
                        values { m in m.memory.flatMap { m.live > 0 ? Double($0.sqliteBytes) / Double(m.live) / 1024 : nil } }),
