@@ -128,7 +128,7 @@ extension ChatScreen {
     // MARK: Messages
 
     mutating func receiveLive(_ message: Message, into update: inout ChatUpdate) {
-        guard receive(message, into: &update) else { return }
+        guard receive(message, into: &update), message.senderId != me?.id else { return }
         sendReceipts(in: message.conversationId, upTo: message.seq, into: &update)
     }
 
