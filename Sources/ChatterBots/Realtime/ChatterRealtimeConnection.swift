@@ -95,6 +95,21 @@ public final class ChatterRealtimeConnection: Sendable {
         }
     }
 
+    /// Sends `request` with the caller's own `id` and returns once the frame is written, without waiting for a
+    /// reply: the reply (e.g. `message.ack`, or an `error`) arrives in `events` with `replyTo` set to `id`.
+    ///
+    /// For callers that correlate replies themselves, such as an outbox keeping thousands of sends in flight: no
+    /// waiter or timeout per frame. Use an `id` that does not start with `c-` (those are this connection's own).
+    /// - Throws: `.closed` once the connection is closing or closed, `.unencodableRequest`.
+    public func send(_ request: ClientRequest, id: String) async throws(RealtimeError) {
+        let text = try Self.encode(ClientFrame(request, id: id), type: request.type)
+        do throws(WebSocketError) {
+            try await session.webSocket.send(.text(text))
+        } catch {
+            throw await closedError(error)
+        }
+    }
+
     /// Sends `request` with a fresh `id` and returns the event of the frame whose `replyTo` carries that id
     /// (`message.ack`, `sync.response`, `pong`), within `timeout` (default: `RealtimeConnectionOptions.requestTimeout`).
     ///
@@ -170,6 +185,12 @@ public final class ChatterRealtimeConnection: Sendable {
     public func close() async -> RealtimeCloseReason {
         await session.webSocket.close(code: .normalClosure, reason: "")
         return await session.closeReason
+    }
+
+    /// Drops the connection at once, without a close handshake: for a peer that stopped answering (no pong), where
+    /// waiting for its close frame would only delay the reconnect. `events` ends and `closeReason` becomes 1006.
+    public func abort() {
+        session.webSocket.abort()
     }
 
     /// How the connection ended; suspends until it has.

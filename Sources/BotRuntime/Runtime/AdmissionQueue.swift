@@ -1,0 +1,302 @@
+import ChatterBots
+import Foundation
+import Synchronization
+
+/// The one ordered path from what the service says to the bot's store and lanes: incoming messages (live, from a
+/// sync, from a REST page), edits, and conversations created, updated or removed, taken in arrival order.
+///
+/// Items that arrive while the store is busy are admitted together in the next transaction (the reader never
+/// waits for the database). Messages the store hands out go to their conversation's lane; their
+/// `receipt.delivered` is sent once they are stored. A message of an unknown conversation makes the queue look the
+/// conversation up first. A conversation whose lane is over `BotRuntimeEnvironment.conversationBacklogLimit`
+/// sheds: its new messages are left on the server, and fetched page by page once the lane has drained.
+final class AdmissionQueue: Sendable {
+    enum Item: Sendable {
+        /// Messages to admit (`message.new`, a sync, a REST page).
+        case messages([Message])
+        /// `message.updated`: to the message's lane, after what came before it.
+        case updated(Message, trace: String)
+        /// Conversations the service reported; `isLive` for `conversation.created`/`updated` events (announced as
+        /// such), false for the REST refresh (announced when new or changed).
+        case conversations([Conversation], isLive: Bool, trace: String)
+        /// `conversation.removed`, or a conversation the sync no longer returns.
+        case removed(Conversation.ID, trace: String)
+        /// Runs once everything before it was processed.
+        case barrier(@Sendable () -> Void)
+    }
+
+    private struct State {
+        var items: [Item] = []
+        var isDraining = false
+        /// Conversations whose new messages are left on the server until their lane drains.
+        var shedding: Set<Conversation.ID> = []
+        /// Conversations being fetched page by page.
+        var backfilling: Set<Conversation.ID> = []
+        var isStopped = false
+    }
+
+    private let services: SessionServices
+    private let state = Mutex(State())
+    private let drained: Mutex<[Conversation.ID: WakeSignal]> = Mutex([:])
+
+    init(services: SessionServices) {
+        self.services = services
+    }
+
+    private var log: SessionLog { services.log }
+
+    /// Adds an item; it is processed after every item submitted before it.
+    func submit(_ item: Item) {
+        let start = state.withLock { state -> Bool in
+            guard !state.isStopped else { return false }
+            state.items.append(item)
+            guard !state.isDraining else { return false }
+            state.isDraining = true
+            return true
+        }
+        if start { Task { await self.drain() } }
+    }
+
+    /// Waits until every item submitted so far was processed.
+    func waitUntilProcessed() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            submit(.barrier { continuation.resume() })
+            if state.withLock({ $0.isStopped }) { continuation.resume() }
+        }
+    }
+
+    /// Stops admitting: what comes later is left on the server (it returns through the next sync).
+    func stop() {
+        let pending = state.withLock { state -> [Item] in
+            state.isStopped = true
+            defer { state.items = [] }
+            return state.items
+        }
+        for case .barrier(let done) in pending { done() }
+        for signal in drained.withLock({ Array($0.values) }) { signal.wake() }
+    }
+
+    // MARK: - Draining
+
+    private func drain() async {
+        while true {
+            let items = state.withLock { state -> [Item] in
+                guard !state.items.isEmpty, !state.isStopped else {
+                    state.isDraining = false
+                    return []
+                }
+                defer { state.items = [] }
+                return state.items
+            }
+            guard !items.isEmpty else { return }
+            var messages: [Message] = []
+            for item in items {
+                if case .messages(let batch) = item {
+                    messages += batch
+                    continue
+                }
+                if !messages.isEmpty {
+                    await admit(messages)
+                    messages = []
+                }
+                await process(item)
+            }
+            if !messages.isEmpty { await admit(messages) }
+        }
+    }
+
+    private func process(_ item: Item) async {
+        switch item {
+        case .messages(let messages):
+            await admit(messages)
+        case .updated(let message, let trace):
+            services.dispatcher.enqueue(.messageUpdated(message, trace: trace), in: .conversation(message.conversationId))
+        case .conversations(let conversations, let isLive, let trace):
+            await record(conversations, isLive: isLive, trace: trace)
+        case .removed(let id, let trace):
+            do {
+                if try await services.store.removeConversation(id) {
+                    services.dispatcher.enqueue(.event(.conversationRemoved(id), trace: trace), in: .events)
+                }
+            } catch {
+                log.error("could not record the removal of conversation \(id): \(error)", trace: trace)
+            }
+        case .barrier(let done):
+            done()
+        }
+    }
+
+    // MARK: - Messages
+
+    private func admit(_ messages: [Message]) async {
+        guard let bot = services.identity?.userId else { return }
+        let limit = services.environment.conversationBacklogLimit
+        // Shed what a conversation over its backlog limit cannot take now; it stays on the server.
+        let accepted = state.withLock { state -> [Message] in
+            messages.filter { message in
+                let conversation = message.conversationId
+                if state.shedding.contains(conversation) { return false }
+                if services.dispatcher.backlog(of: .conversation(conversation)) >= limit {
+                    state.shedding.insert(conversation)
+                    log.warning("conversation backlog over \(limit) messages: leaving new ones on the server until it drains", trace: message.id.rawValue, [
+                        "conversation": conversation.rawValue,
+                    ])
+                    return false
+                }
+                return true
+            }
+        }
+        guard !accepted.isEmpty else { return }
+        let report: AdmissionReport
+        do {
+            report = try await services.store.admit(accepted, bot: bot)
+        } catch {
+            log.error("could not admit \(accepted.count) messages: \(error); they come again with the next sync")
+            services.metrics.setLastError("admission failed: \(error)")
+            return
+        }
+        var delivered: [Message] = []
+        var stored: [Conversation.ID: Int] = [:]
+        var own: [Conversation.ID: [Int]] = [:]
+        var unknown: [Message] = []
+        for (message, admission) in zip(accepted, report.admissions) {
+            if log.accepts(.trace) {
+                log.trace("admitted: \(admission)", trace: message.id.rawValue, [
+                    "conversation": message.conversationId.rawValue, "seq": String(message.seq),
+                ])
+            }
+            switch admission {
+            case .deliver:
+                delivered.append(message)
+                stored[message.conversationId] = max(stored[message.conversationId] ?? 0, message.seq)
+            case .parked:
+                stored[message.conversationId] = max(stored[message.conversationId] ?? 0, message.seq)
+            case .own:
+                own[message.conversationId, default: []].append(message.seq)
+            case .duplicate:
+                break
+            case .unknownConversation:
+                unknown.append(message)
+            }
+        }
+        for (conversation, seqs) in own { services.dispatcher.noteOwn(seqs, in: conversation) }
+        SessionServices.dispatch(delivered + report.released, to: services.dispatcher)
+        for (conversation, seq) in stored { services.receipts.delivered(seq, in: conversation) }
+        if !unknown.isEmpty { await admitDiscovering(unknown) }
+    }
+
+    /// Looks up the conversations of messages that arrived before the bot knew them, records them, and admits
+    /// the messages again.
+    private func admitDiscovering(_ messages: [Message]) async {
+        var conversations: [Conversation] = []
+        for id in Set(messages.map(\.conversationId)).sorted(by: { $0.rawValue < $1.rawValue }) {
+            do {
+                conversations.append(try await services.rest.conversation(id))
+            } catch {
+                log.warning("message for unknown conversation \(id), which could not be looked up: \(error); it comes again with the next sync")
+            }
+        }
+        guard !conversations.isEmpty else { return }
+        await record(conversations, isLive: false, trace: messages.first?.id.rawValue ?? TraceID.make())
+        let known = Set(conversations.map(\.id))
+        let retry = messages.filter { known.contains($0.conversationId) }
+        guard let bot = services.identity?.userId, !retry.isEmpty else { return }
+        do {
+            let report = try await services.store.admit(retry, bot: bot)
+            var delivered: [Message] = []
+            for (message, admission) in zip(retry, report.admissions) {
+                switch admission {
+                case .deliver: delivered.append(message)
+                case .own: services.dispatcher.noteOwn([message.seq], in: message.conversationId)
+                default: break
+                }
+            }
+            SessionServices.dispatch(delivered + report.released, to: services.dispatcher)
+        } catch {
+            log.error("could not admit messages of newly found conversations: \(error)")
+        }
+    }
+
+    // MARK: - Conversations
+
+    private func record(_ conversations: [Conversation], isLive: Bool, trace: String) async {
+        guard !conversations.isEmpty else { return }
+        do {
+            var before: [Conversation.ID: ConversationCursor] = [:]
+            for conversation in conversations {
+                if let cursor = try await services.store.conversationCursor(conversation.id) { before[conversation.id] = cursor }
+            }
+            try await services.store.recordConversations(
+                conversations, newConversationsStart: services.environment.newConversationStart)
+            for conversation in conversations {
+                let event: BotEvent
+                if let cursor = before[conversation.id], !cursor.isRemoved {
+                    guard isLive || (cursor.updatedAt.map { conversation.updatedAt > $0 } ?? true) else { continue }
+                    event = .conversationUpdated(conversation)
+                } else {
+                    event = .conversationCreated(conversation)
+                }
+                services.dispatcher.enqueue(.event(event, trace: trace), in: .events)
+            }
+        } catch {
+            log.error("could not record \(conversations.count) conversations: \(error)", trace: trace)
+        }
+    }
+
+    // MARK: - Backlogs
+
+    /// A conversation's lane has nothing queued: if it shed messages, fetch them now.
+    func laneDrained(_ conversation: Conversation.ID) {
+        let fetch = state.withLock { state -> Bool in
+            guard state.shedding.contains(conversation), !state.backfilling.contains(conversation), !state.isStopped else {
+                return false
+            }
+            state.backfilling.insert(conversation)
+            return true
+        }
+        drained.withLock { $0[conversation] }?.wake()
+        if fetch {
+            Task { await self.backfill(conversation, after: nil) }
+        }
+    }
+
+    /// Fetches `conversation`'s messages page by page over REST, after `after` (nil: the contiguous seq), each page
+    /// once the lane has room, until the server has no more. New live messages are admitted meanwhile (parked
+    /// until the pages close the gap before them).
+    func backfill(_ conversation: Conversation.ID, after: Int?) async {
+        state.withLock { state in
+            state.shedding.remove(conversation)
+            state.backfilling.insert(conversation)
+        }
+        defer { state.withLock { _ = $0.backfilling.remove(conversation) } }
+        let signal = drained.withLock { signals in
+            if let signal = signals[conversation] { return signal }
+            let signal = WakeSignal(clock: services.clock)
+            signals[conversation] = signal
+            return signal
+        }
+        defer { drained.withLock { _ = $0.removeValue(forKey: conversation) } }
+        var position = after
+        let limit = max(1, services.environment.conversationBacklogLimit / 2)
+        do {
+            if position == nil { position = try await services.store.conversationCursor(conversation)?.contiguousSeq }
+            guard var afterSeq = position else { return }
+            while !state.withLock({ $0.isStopped }) {
+                while services.dispatcher.backlog(of: .conversation(conversation)) >= limit, !state.withLock({ $0.isStopped }) {
+                    await signal.wait()
+                }
+                let page = try await services.rest.messages(
+                    in: conversation, afterSeq: afterSeq, limit: services.environment.messagePageSize)
+                log.debug("fetched \(page.messages.count) messages after seq \(afterSeq)", [
+                    "conversation": conversation.rawValue, "hasMore": String(page.hasMore),
+                ])
+                submit(.messages(page.messages))
+                await waitUntilProcessed()
+                guard page.hasMore, let last = page.messages.last?.seq, last > afterSeq else { return }
+                afterSeq = last
+            }
+        } catch {
+            log.warning("could not fetch the messages of conversation \(conversation): \(error); the next sync goes on from there")
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import ChatterBots
+import Foundation
+import SQLite
+import WebSocket
+
+/// What every bot session of a process shares: the server, where the bots keep their files, the clock every timer
+/// reads, the log sink, and the tuning of handlers, receipts, pacing and reconnects.
+///
+/// The defaults follow the realtime seed and are right for production; tests shorten or virtualise them (a
+/// `ManualClock` shared with the sandbox, a fixed `randomSeed` for reproducible jitter).
+public struct BotRuntimeEnvironment: Sendable {
+    /// The Chatter service (or the sandbox) the bots talk to.
+    public var server: ChatterServerConfiguration
+    /// The directory of the bots' SQLite files (`<name>.sqlite`), created owner-only when missing.
+    public var dataDirectory: URL
+    /// The time source of every timer: backoff, heartbeat, handler timeouts, schedules, pacing.
+    public var clock: any ChatterClock
+    /// Where the runtime's and the bots' log records go.
+    public var logSink: LogSink
+    /// Seeds the backoff jitter; nil draws a seed from the system (every bot then jitters differently).
+    public var randomSeed: UInt64?
+    /// How long a handler may run before it is cancelled and its work discarded (the bot goes on).
+    public var handlerTimeout: Duration
+    /// How many handlers of one bot run at once, across conversations (one at a time within a conversation).
+    public var maxConcurrentHandlers: Int
+    /// How many messages of one conversation may wait for their handler before the rest are left on the server
+    /// and fetched again once the backlog shrinks (a hung handler cannot make memory grow without bound).
+    public var conversationBacklogLimit: Int
+    /// Which receipts the bots send.
+    public var receipts: ReceiptPolicy
+    /// The pacing of outgoing messages; nil sends as fast as the connection takes them (benchmarks). A 4008 or
+    /// `RATE_LIMITED` pauses sending either way.
+    public var sendPacing: SendPacer.Configuration?
+    /// The reconnect backoff (1, 2, 4, 8, 16, 30 s, ±20 %).
+    public var reconnectPolicy: ReconnectPolicy
+    /// The longest a connection may take to open.
+    public var connectTimeout: Duration
+    /// The longest `session.ready` may take once the socket is open.
+    public var readyTimeout: Duration
+    /// No `pong` within this long after a `ping` means the connection is dead.
+    public var pongTimeout: Duration
+    /// `limitPerConversation` of `sync.request`; nil leaves it to the server (100).
+    public var syncLimitPerConversation: Int?
+    /// `limit` of the REST pages that follow a sync with `hasMore`.
+    public var messagePageSize: Int
+    /// Where the bot starts in a conversation it discovers: from its first message (answer what was said while
+    /// the bot did not know the conversation) or after its last one.
+    public var newConversationStart: ConversationStart
+    /// The `synchronous` level of the bots' SQLite files (see `BotStore`: NORMAL loses nothing on a process crash).
+    public var storeSynchronousMode: SynchronousMode
+    /// How WebSockets are opened: TLS trust, timeouts, frame limits.
+    public var webSocket: WebSocketClientConfiguration
+
+    /// An environment with the documented defaults.
+    public init(
+        server: ChatterServerConfiguration, dataDirectory: URL, clock: any ChatterClock = SystemClock(),
+        logSink: LogSink = .discarding
+    ) {
+        self.server = server
+        self.dataDirectory = dataDirectory
+        self.clock = clock
+        self.logSink = logSink
+        self.randomSeed = nil
+        self.handlerTimeout = .seconds(30)
+        self.maxConcurrentHandlers = 16
+        self.conversationBacklogLimit = 1000
+        self.receipts = ReceiptPolicy()
+        self.sendPacing = .conservative
+        self.reconnectPolicy = ReconnectPolicy()
+        self.connectTimeout = .seconds(15)
+        self.readyTimeout = .seconds(10)
+        self.pongTimeout = HeartbeatMonitor.defaultPongTimeout
+        self.syncLimitPerConversation = nil
+        self.messagePageSize = 100
+        self.newConversationStart = .firstMessage
+        self.storeSynchronousMode = .normal
+        self.webSocket = WebSocketClientConfiguration()
+    }
+
+    /// The store file of the bot named `name`.
+    public func storeURL(forBot name: String) -> URL {
+        dataDirectory.appendingPathComponent("\(name).sqlite", isDirectory: false)
+    }
+}
+
+/// Which read receipts a bot sends: `receipt.delivered` once an incoming message is stored, `receipt.read` once
+/// its handler finished. Receipts are watermarks, so a burst of messages costs one receipt per conversation.
+public struct ReceiptPolicy: Sendable, Equatable {
+    public var sendsDelivered: Bool
+    public var sendsRead: Bool
+
+    public init(sendsDelivered: Bool = true, sendsRead: Bool = true) {
+        self.sendsDelivered = sendsDelivered
+        self.sendsRead = sendsRead
+    }
+
+    /// No receipts at all: senders never see the bot's progress.
+    public static let none = ReceiptPolicy(sendsDelivered: false, sendsRead: false)
+}

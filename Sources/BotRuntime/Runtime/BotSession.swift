@@ -1,0 +1,536 @@
+import ChatterBots
+import Foundation
+
+/// One bot, running: its single device session with the Chatter service, kept alive through sign-ins, token
+/// refreshes, reconnects and every close code, with its handlers, outbox, receipts and schedule.
+///
+/// The actor carries out `SessionLifecycle`'s actions: it handles one input at a time (results of sign-ins and
+/// connects, closes, timers, shutdown) without awaiting in between, so its state never changes under it; the I/O
+/// runs in tasks that report back tagged with the lifecycle generation they belong to, and stale reports are
+/// ignored. Messages, acks and handlers never pass through the actor: the reader hands frames to the admission
+/// queue and the outbox, and the dispatcher runs handlers on lanes of their own.
+///
+/// ```swift
+/// let session = BotSession(configuration: config, bot: EchoBot(), environment: environment)
+/// let reason = await session.run()   // until shutdown, 4002, bad credentials…
+/// ```
+public actor BotSession {
+    /// The bot's configured name.
+    public nonisolated let name: String
+    private let configuration: BotConfiguration
+    private let bot: any Bot
+    private let environment: BotRuntimeEnvironment
+    private let metrics = SessionMetrics()
+    private let log: SessionLog
+
+    private enum Phase {
+        case idle
+        case running
+        case finished(BotStopReason)
+    }
+
+    /// What the actor reacts to, from its own tasks.
+    private enum Input: Sendable {
+        case lifecycle(SessionLifecycle.Event)
+        /// The connect of this generation succeeded (`session.ready` included).
+        case opened(UInt64, ChatterRealtimeConnection)
+        /// The synchronization of this generation finished.
+        case synchronized(UInt64)
+        /// `onStart` returned: handlers and jobs may run.
+        case started
+        /// The bot cannot go on (its storage failed).
+        case fatal(BotStopReason)
+    }
+
+    /// The connection held between `.opened` and its `.closed`.
+    private struct Live {
+        var link: RealtimeLink
+        var reader: Task<Void, Never>
+        var heartbeat: HeartbeatDriver
+        var sync: Task<Void, Never>?
+    }
+
+    private var phase = Phase.idle
+    private var lifecycle: SessionLifecycle
+    private var random: JitterRandom
+    private var state = BotStatus.State.starting
+    private var since: Date
+    private var isShuttingDown = false
+    private var stopReason: BotStopReason?
+
+    private var services: SessionServices?
+    private var admission: AdmissionQueue?
+    private var runner: HandlerRunner?
+    private var inputs: AsyncStream<Input>.Continuation?
+    private var timer: (deadline: Date, task: Task<Void, Never>)?
+    private var signInTask: Task<Void, Never>?
+    private var clearsSessionBeforeSignIn = false
+    private var connecting: (generation: UInt64, task: Task<Void, Never>)?
+    private var live: Live?
+    /// The access token of the last connect attempt: a 4001 refused it.
+    private var lastConnectToken: String?
+    private var hasStarted = false
+    private var hasSynchronized = false
+    private var connects = 0
+    private var finishedWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// A session for the bot `configuration` describes, running `bot`, in `environment`. Nothing happens until `run()`.
+    public init(configuration: BotConfiguration, bot: any Bot, environment: BotRuntimeEnvironment) {
+        self.name = configuration.name
+        self.configuration = configuration
+        self.bot = bot
+        self.environment = environment
+        self.log = SessionLog(sink: environment.logSink, bot: configuration.name, clock: environment.clock)
+        self.lifecycle = SessionLifecycle(
+            reconnectPolicy: environment.reconnectPolicy, connectTimeout: environment.connectTimeout,
+            readyTimeout: environment.readyTimeout)
+        self.random = JitterRandom(seed: environment.randomSeed, botName: configuration.name)
+        self.since = environment.clock.now
+    }
+
+    // MARK: - Public surface
+
+    /// Runs the bot until it stops for good: `shutdown(deadline:)`, a configuration error (4002, bad credentials),
+    /// a revocation it could not recover from, or a storage failure. Returns why. Call it once.
+    public func run() async -> BotStopReason {
+        guard case .idle = phase else {
+            if case .finished(let reason) = phase { return reason }
+            return .configurationError("run() was called twice on the session of bot \(name)")
+        }
+        phase = .running
+        setState(.starting)
+        guard !isShuttingDown else { return finish(.shutdown) }
+
+        let store: BotStore
+        do {
+            try Self.makeDirectory(environment.dataDirectory)
+            store = try await BotStore.open(
+                path: environment.storeURL(forBot: name).path, clock: environment.clock,
+                synchronous: environment.storeSynchronousMode)
+        } catch {
+            log.error("cannot open the bot's store: \(error)")
+            return finish(.storageFailed("\(environment.storeURL(forBot: name).path): \(error)"))
+        }
+        let stored: StoredSession?
+        do {
+            stored = try await store.session()
+        } catch {
+            await store.close()
+            return finish(.storageFailed("\(error)"))
+        }
+
+        let (stream, continuation) = AsyncStream.makeStream(of: Input.self)
+        inputs = continuation
+        let services = SessionServices(
+            configuration: configuration, bot: bot, environment: environment, store: store, log: log, metrics: metrics,
+            identity: stored.map { SessionServices.Identity(userId: $0.userId, deviceId: $0.deviceId) }
+        ) { reason in
+            continuation.yield(.fatal(reason))
+        }
+        let admission = AdmissionQueue(services: services)
+        self.services = services
+        self.admission = admission
+        self.runner = HandlerRunner(services: services, admission: admission)
+        do {
+            try await services.outbox.loadPending()
+            try await services.friends.load()
+        } catch {
+            log.error("cannot read the bot's store: \(error)")
+            stopReason = .storageFailed("\(error)")
+        }
+        log.info("starting", ["store": store.path, "outbox": String(services.outbox.depth)])
+
+        if stopReason == nil && !isShuttingDown {
+            handle(.lifecycle(.start(hasRefreshToken: stored != nil)))
+            for await input in stream {
+                handle(input)
+                if case .stopped = lifecycle.state { break }
+            }
+        }
+        await tearDown()
+        return finish(stopReason ?? .shutdown)
+    }
+
+    /// Stops the bot gracefully: no new work is taken, running handlers finish and their replies are awaited
+    /// (both within `deadline` on the runtime's clock), the connection closes with 1000, the store closes. Returns
+    /// once `run()` has returned.
+    public func shutdown(deadline: Duration) async {
+        switch phase {
+        case .finished:
+            return
+        case .idle:
+            isShuttingDown = true
+            return
+        case .running:
+            break
+        }
+        guard !isShuttingDown else {
+            await waitUntilFinished()
+            return
+        }
+        isShuttingDown = true
+        setState(.stopping)
+        log.info("shutting down", ["deadline": "\(deadline)"])
+        if let services, let admission {
+            let end = environment.clock.now.addingTimeInterval(deadline.timeInterval)
+            admission.stop()
+            services.scheduler.stop()
+            let dropped = services.dispatcher.stopAccepting()
+            if dropped > 0 { log.info("left \(dropped) queued events for the next start") }
+            let idle = WakeSignal(clock: environment.clock)
+            let dispatcher = services.dispatcher
+            let waiter = Task {
+                await dispatcher.waitUntilIdle()
+                idle.wake()
+            }
+            await idle.wait(until: end)
+            waiter.cancel()
+            await services.outbox.waitUntilSettled(before: end)
+        }
+        inputs?.yield(.lifecycle(.stopRequested))
+        await waitUntilFinished()
+    }
+
+    /// Where the bot is now, with its counters.
+    public var status: BotStatus {
+        BotStatus(
+            name: name, state: state, connected: isConnected, since: since, userId: services?.identity?.userId,
+            lastError: metrics.lastError, reconnects: metrics.reconnects.load(ordering: .relaxed),
+            messagesIn: metrics.messagesIn.load(ordering: .relaxed), messagesOut: metrics.messagesOut.load(ordering: .relaxed),
+            outboxDepth: services?.outbox.depth ?? 0, handlerLatency: metrics.handlerLatency,
+            stopReason: state == .stopped ? stopReason?.description : nil)
+    }
+
+    private var isConnected: Bool {
+        switch lifecycle.state {
+        case .synchronizing, .live: true
+        default: false
+        }
+    }
+
+    // MARK: - Inputs
+
+    private func post(_ input: Input) {
+        inputs?.yield(input)
+    }
+
+    private func handle(_ input: Input) {
+        switch input {
+        case .lifecycle(let event):
+            if case .closed(let generation, let code, let reason) = event { connectionClosed(generation, code: code, reason: reason) }
+            perform(lifecycle.handle(event, now: environment.clock.now, random: &random))
+        case .opened(let generation, let connection):
+            opened(generation, connection)
+        case .synchronized(let generation):
+            synchronized(generation)
+        case .started:
+            guard let services, let runner else { return }
+            services.dispatcher.open(runner: runner)
+            services.scheduler.start()
+        case .fatal(let reason):
+            if stopReason == nil { stopReason = reason }
+            perform(lifecycle.handle(.stopRequested, now: environment.clock.now, random: &random))
+        }
+        rearmTimer()
+        updateState()
+    }
+
+    private func perform(_ actions: [SessionLifecycle.Action]) {
+        for action in actions {
+            switch action {
+            case .signIn(let method, let generation):
+                signIn(method, generation: generation)
+            case .clearSessionData:
+                clearsSessionBeforeSignIn = true
+            case .connect(let generation):
+                connect(generation: generation)
+            case .synchronize(let generation):
+                synchronize(generation: generation)
+            case .closeConnection(let generation, let reason):
+                closeConnection(generation, reason)
+            case .scheduleReconnect(let date, let reason):
+                let wait = date.timeIntervalSince(environment.clock.now)
+                log.notice("reconnecting in \(String(format: "%.1f", max(0, wait))) s: \(reason)")
+                if case .closed = reason { metrics.setLastError(reason.description) }
+                if case .signInFailed = reason { metrics.setLastError(reason.description) }
+            case .stop(let reason):
+                if stopReason == nil { stopReason = BotStopReason(reason) }
+                if case .requested = reason {
+                    log.info("stopping")
+                } else {
+                    log.error("the bot stops: \(reason.message)")
+                    metrics.setLastError(reason.message)
+                }
+            }
+        }
+    }
+
+    // MARK: - Signing in
+
+    private func signIn(_ method: SignInMethod, generation: UInt64) {
+        guard let services else { return }
+        let clear = clearsSessionBeforeSignIn
+        clearsSessionBeforeSignIn = false
+        let stale = method == .refreshToken ? lastConnectToken : nil
+        let signIn = SessionSignIn(services: services)
+        log.debug("signing in: \(method)")
+        signInTask = Task { [weak self] in
+            if clear { await signIn.clearSession() }
+            let failure = await signIn.signIn(method, staleAccessToken: stale)
+            if let failure {
+                await self?.post(.lifecycle(.signInFailed(generation: generation, failure)))
+            } else {
+                await self?.post(.lifecycle(.signedIn(generation: generation)))
+                await self?.startIfNeeded()
+            }
+        }
+    }
+
+    /// After the first sign-in: `onStart`, then the dispatcher and the scheduler. Events that arrive meanwhile
+    /// wait in their lanes.
+    private func startIfNeeded() {
+        guard !hasStarted, let services, let runner else { return }
+        hasStarted = true
+        let timeout = environment.handlerTimeout
+        Task { [weak self] in
+            await runner.runStart(timeout: timeout)
+            await self?.post(.started)
+        }
+        _ = services
+    }
+
+    // MARK: - Connecting
+
+    private func connect(generation: UInt64) {
+        guard let services else { return }
+        connects += 1
+        if connects > 1 { metrics.countReconnect() }
+        let environment = environment
+        let options = RealtimeConnectionOptions(
+            sessionReadyTimeout: environment.readyTimeout, requestTimeout: environment.pongTimeout,
+            clock: environment.clock, webSocket: environment.webSocket)
+        let task = Task { [weak self] in
+            guard let tokens = await services.tokenStore.tokens else {
+                await self?.post(.lifecycle(.closed(generation: generation, code: 4001, reason: "no access token")))
+                return
+            }
+            await self?.noteConnectToken(tokens.accessToken)
+            do throws(RealtimeError) {
+                let connection = try await ChatterRealtimeConnection.connect(
+                    configuration: environment.server, accessToken: tokens.accessToken, options: options)
+                await self?.post(.opened(generation, connection))
+            } catch {
+                let (code, reason) = Self.closeCode(of: error)
+                await self?.post(.lifecycle(.closed(generation: generation, code: code, reason: reason)))
+            }
+        }
+        connecting = (generation, task)
+    }
+
+    private func noteConnectToken(_ token: String) {
+        lastConnectToken = token
+    }
+
+    /// The close code and reason a failed connect stands for (1006 when no close frame explains it).
+    private static func closeCode(of error: RealtimeError) -> (UInt16, String) {
+        switch error {
+        case .closed(let reason):
+            switch reason {
+            case .rateLimited(let seconds): return (4008, seconds.map(String.init) ?? "")
+            case .other(let code, let text): return (code, text)
+            default: return (reason.code, reason.description)
+            }
+        default:
+            return (1006, error.description)
+        }
+    }
+
+    private func opened(_ generation: UInt64, _ connection: ChatterRealtimeConnection) {
+        let isCurrent: Bool
+        switch lifecycle.state {
+        case .connecting(generation, _), .awaitingReady(generation, _): isCurrent = true
+        default: isCurrent = false
+        }
+        connecting = nil
+        guard isCurrent, let services, let admission else {
+            // The lifecycle gave up on this attempt meanwhile: drop it and report its close.
+            connection.abort()
+            Task { [weak self] in
+                let reason = await connection.closeReason
+                await self?.post(.lifecycle(.closed(generation: generation, code: reason.code, reason: reason.description)))
+            }
+            return
+        }
+        let link = RealtimeLink(generation: generation, connection: connection)
+        let router = ServerEventRouter(services: services, admission: admission)
+        let reader = Task { [weak self] in
+            await router.read(link)
+            let reason = await connection.closeReason
+            let text: String
+            switch reason {
+            case .rateLimited(let seconds): text = seconds.map(String.init) ?? ""
+            case .other(_, let reasonText): text = reasonText
+            default: text = reason.description
+            }
+            await self?.post(.lifecycle(.closed(generation: generation, code: reason.code, reason: text)))
+        }
+        let heartbeat = HeartbeatDriver(pongTimeout: environment.pongTimeout, clock: environment.clock, log: log)
+        heartbeat.start(link, interval: connection.heartbeatInterval) { [weak self] in
+            Task { await self?.post(.lifecycle(.heartbeatDead(generation: generation))) }
+        }
+        live = Live(link: link, reader: reader, heartbeat: heartbeat)
+        services.receipts.attach(link)
+        services.typing.attach(link)
+        log.info("connected", ["url": connection.redactedURL, "device": connection.sessionReady.deviceId.rawValue])
+        perform(lifecycle.handle(.connected(generation: generation), now: environment.clock.now, random: &random))
+        perform(lifecycle.handle(.ready(generation: generation), now: environment.clock.now, random: &random))
+    }
+
+    private func synchronize(generation: UInt64) {
+        guard let services, let admission, let live, live.link.generation == generation else { return }
+        let synchronizer = SessionSynchronizer(services: services, admission: admission)
+        let isFirst = !hasSynchronized
+        let link = live.link
+        let log = log
+        self.live?.sync = Task { [weak self] in
+            do {
+                try await synchronizer.synchronize(on: link, isFirst: isFirst)
+                await self?.post(.synchronized(generation))
+            } catch {
+                log.warning("synchronization failed: \(error)")
+                await self?.post(.lifecycle(.syncFailed(generation: generation)))
+            }
+        }
+    }
+
+    private func synchronized(_ generation: UInt64) {
+        guard case .synchronizing(generation) = lifecycle.state, let services, let live else { return }
+        perform(lifecycle.handle(.syncFinished(generation: generation), now: environment.clock.now, random: &random))
+        hasSynchronized = true
+        services.outbox.resume(on: live.link)
+        services.dispatcher.enqueue(
+            .event(.ready(live.link.connection.sessionReady), trace: "ready-\(generation)"), in: .events)
+        log.info("live", ["outbox": String(services.outbox.depth)])
+    }
+
+    private func closeConnection(_ generation: UInt64, _ reason: SessionLifecycle.DisconnectReason) {
+        if let live, live.link.generation == generation {
+            if reason == .stopping {
+                let connection = live.link.connection
+                Task { await connection.close() }
+            } else {
+                log.warning("dropping the connection: \(reason)")
+                live.link.connection.abort()
+            }
+        } else if let connecting, connecting.generation == generation {
+            connecting.task.cancel()
+        }
+    }
+
+    /// The connection of `generation` ended: everything tied to it stops; entries in flight go back to the outbox.
+    private func connectionClosed(_ generation: UInt64, code: UInt16, reason: String) {
+        if connecting?.generation == generation { connecting = nil }
+        guard let live, live.link.generation == generation else { return }
+        self.live = nil
+        live.heartbeat.stop()
+        live.sync?.cancel()
+        services?.outbox.suspend(generation: generation)
+        services?.receipts.detach(generation: generation)
+        services?.typing.detach(generation: generation)
+        if code == 4008 {
+            services?.outbox.rateLimited(retryAfter: RateLimitDelay(serverValue: reason).delay)
+        }
+        let meaning = CloseCodeReaction.meaning(ofCode: code)
+        if code == 1000 && isShuttingDown {
+            log.info("connection closed")
+        } else {
+            log.notice("connection closed: \(code) (\(meaning))", ["reason": reason])
+        }
+    }
+
+    // MARK: - Timer and state
+
+    private func rearmTimer() {
+        let deadline = lifecycle.nextDeadline
+        if timer?.deadline == deadline { return }
+        timer?.task.cancel()
+        timer = nil
+        guard let deadline else { return }
+        let clock = environment.clock
+        let task = Task { [weak self] in
+            do {
+                try await clock.sleep(until: deadline)
+            } catch {
+                return
+            }
+            await self?.post(.lifecycle(.timerFired))
+        }
+        timer = (deadline, task)
+    }
+
+    private func updateState() {
+        let next: BotStatus.State
+        switch lifecycle.state {
+        case .signedOut: next = .starting
+        case .signingIn: next = .signingIn
+        case .connecting, .awaitingReady: next = hasSynchronized ? .reconnecting : .connecting
+        case .synchronizing: next = .synchronizing
+        case .live: next = .live
+        case .disconnecting, .waitingToReconnect: next = .reconnecting
+        case .stopped: next = .stopping
+        }
+        setState(isShuttingDown && next != .stopped ? .stopping : next)
+    }
+
+    private func setState(_ next: BotStatus.State) {
+        guard next != state else { return }
+        state = next
+        since = environment.clock.now
+    }
+
+    // MARK: - The end
+
+    private func tearDown() async {
+        timer?.task.cancel()
+        timer = nil
+        signInTask?.cancel()
+        connecting?.task.cancel()
+        admission?.stop()
+        if let services {
+            services.scheduler.stop()
+            services.dispatcher.cancelAll()
+            services.outbox.stop()
+        }
+        if let live {
+            live.heartbeat.stop()
+            live.sync?.cancel()
+            _ = await live.link.connection.close()
+            await live.reader.value
+        }
+        live = nil
+        if let services { await services.store.close() }
+        inputs?.finish()
+        inputs = nil
+    }
+
+    private func finish(_ reason: BotStopReason) -> BotStopReason {
+        phase = .finished(reason)
+        stopReason = reason
+        setState(.stopped)
+        log.info("stopped: \(reason)")
+        let waiters = finishedWaiters
+        finishedWaiters = []
+        for waiter in waiters { waiter.resume() }
+        return reason
+    }
+
+    private func waitUntilFinished() async {
+        if case .finished = phase { return }
+        await withCheckedContinuation { finishedWaiters.append($0) }
+    }
+
+    private static func makeDirectory(_ url: URL) throws {
+        try FileManager.default.createDirectory(
+            at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+}

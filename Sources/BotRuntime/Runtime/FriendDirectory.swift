@@ -1,0 +1,101 @@
+import ChatterBots
+import Synchronization
+
+/// The bot's friends as it last knew them, kept in its store so that friendships that began or ended while the
+/// bot was offline (or down) are found by the REST refresh and reported to `onFriendAdded` / `onFriendRemoved`.
+///
+/// The very first refresh of a new store only records the friends: friendships older than the bot's data are
+/// not news.
+final class FriendDirectory: Sendable {
+    /// The state key (global scope) under which the friends are stored; bot code cannot write it.
+    static let storageKey = "chatterbots.runtime.friends"
+
+    private struct State {
+        var friends: [User.ID: Friend]?
+        var version = 0
+        var savedVersion = 0
+        var isSaving = false
+    }
+
+    private let store: BotStore
+    private let log: SessionLog
+    private let state = Mutex(State())
+
+    init(store: BotStore, log: SessionLog) {
+        self.store = store
+        self.log = log
+    }
+
+    /// Reads the stored friends (nothing yet on a new store).
+    func load() async throws(BotStoreError) {
+        let stored = try await store.value([Friend].self, forKey: Self.storageKey, in: .global)
+        state.withLock { state in
+            state.friends = stored.map { Dictionary($0.map { ($0.user.id, $0) }, uniquingKeysWith: { _, last in last }) }
+        }
+    }
+
+    /// Compares the service's list with the known friends: returns the friendships that began and ended since,
+    /// and stores the list. Without a stored list (a new store) nothing is reported.
+    func reconcile(with current: [Friend]) async -> (added: [Friend], removed: [User.ID]) {
+        let fresh = Dictionary(current.map { ($0.user.id, $0) }, uniquingKeysWith: { _, last in last })
+        let changes = state.withLock { state -> (added: [Friend], removed: [User.ID]) in
+            defer {
+                state.friends = fresh
+                state.version += 1
+            }
+            guard let known = state.friends else { return ([], []) }
+            let added = current.filter { known[$0.user.id] == nil }
+            let removed = known.keys.filter { fresh[$0] == nil }.sorted { $0.rawValue < $1.rawValue }
+            return (added, removed)
+        }
+        await save()
+        return changes
+    }
+
+    /// A friendship began (`friend_request.accepted`); false when the friend was known already.
+    func add(_ friend: Friend) async -> Bool {
+        let isNew = state.withLock { state -> Bool in
+            var friends = state.friends ?? [:]
+            let isNew = friends[friend.user.id] == nil
+            friends[friend.user.id] = friend
+            state.friends = friends
+            state.version += 1
+            return isNew
+        }
+        await save()
+        return isNew
+    }
+
+    /// A friendship ended (`friend.removed`); false when the user was not a known friend.
+    func remove(_ userId: User.ID) async -> Bool {
+        let wasFriend = state.withLock { state -> Bool in
+            guard state.friends?.removeValue(forKey: userId) != nil else { return false }
+            state.version += 1
+            return true
+        }
+        if wasFriend { await save() }
+        return wasFriend
+    }
+
+    /// Writes the latest list; concurrent changes are written by whichever call saves last, never an older list.
+    private func save() async {
+        while true {
+            let snapshot = state.withLock { state -> (Int, [Friend])? in
+                guard !state.isSaving, state.version != state.savedVersion else { return nil }
+                state.isSaving = true
+                let friends = (state.friends ?? [:]).values.sorted { $0.user.id.rawValue < $1.user.id.rawValue }
+                return (state.version, friends)
+            }
+            guard let (version, friends) = snapshot else { return }
+            do {
+                try await store.setValue(friends, forKey: Self.storageKey, in: .global)
+            } catch {
+                log.warning("could not store the friends list: \(error)")
+            }
+            state.withLock { state in
+                state.isSaving = false
+                state.savedVersion = version
+            }
+        }
+    }
+}

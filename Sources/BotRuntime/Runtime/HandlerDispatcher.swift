@@ -1,0 +1,449 @@
+import ChatterBots
+import Foundation
+import Synchronization
+
+/// Runs a bot's handlers: in order within a lane (a conversation's messages in `seq` order, a job's occurrences,
+/// the other events), lanes concurrently up to `maxConcurrent`, every call bounded by `timeout`.
+///
+/// No actor: enqueueing is a few dictionary operations under a lock, so the reader of the socket never waits for
+/// handlers. One worker task serves a lane while it has work and hands its slot to a waiting lane after each item,
+/// so a busy conversation cannot starve the others. A watchdog task sleeps on the clock until the earliest
+/// deadline; a handler still running then is cancelled and abandoned: a new worker takes over its lane, first
+/// letting the runner record the timed-out item (its message handled, without the handler's effects). An abandoned
+/// handler that never returns holds no slot, so neither a slow nor a hung handler delays other lanes, heartbeats
+/// or other bots.
+final class HandlerDispatcher: Sendable {
+    /// What carries out the dispatched work (the session's `HandlerRunner`).
+    protocol Runner: Sendable {
+        /// Runs one handler call and commits its work, unless `run` was abandoned meanwhile.
+        func run(_ work: HandlerWork, _ run: HandlerRun) async
+        /// Records a call the watchdog abandoned after `timeout`: its work is discarded, the event counts as handled.
+        func recover(_ work: HandlerWork, timedOutAfter timeout: Duration) async
+        /// The conversation's lane has nothing queued any more (a backlog that was shed can be fetched again).
+        func laneDrained(_ conversation: Conversation.ID)
+        /// The store's contiguous seq of `conversation` (nil when it has no cursor), when the lane cannot tell
+        /// whether its first message is next.
+        func contiguousSeq(of conversation: Conversation.ID) async -> Int?
+    }
+
+    private struct Lane {
+        var items: [HandlerWork] = []
+        var head = 0
+        /// A worker serves the lane, or the lane waits for a slot.
+        var isActive = false
+        /// An item whose handler timed out, to be recovered before anything else of the lane.
+        var timedOut: HandlerWork?
+        /// A conversation lane whose first message waits for one before it (see `ConversationSequencer`).
+        var isBlocked = false
+
+        var count: Int { items.count - head + (timedOut == nil ? 0 : 1) }
+
+        var first: HandlerWork? { head < items.count ? items[head] : nil }
+
+        /// Adds `work` in order: by seq in a conversation lane (messages may arrive out of order from the tasks
+        /// that hand them out), at the end otherwise.
+        mutating func append(_ work: [HandlerWork]) {
+            if head > 0 && head * 2 >= items.count {
+                items.removeFirst(head)
+                head = 0
+            }
+            for item in work {
+                guard let seq = item.seq, let last = items.last?.seq, last > seq else {
+                    items.append(item)
+                    continue
+                }
+                var low = head
+                var high = items.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if let other = items[middle].seq, other > seq { high = middle } else { low = middle + 1 }
+                }
+                items.insert(item, at: low)
+            }
+        }
+
+        mutating func popFirst() -> HandlerWork? {
+            guard head < items.count else { return nil }
+            let item = items[head]
+            head += 1
+            if head == items.count {
+                items.removeAll(keepingCapacity: items.count <= 64)
+                head = 0
+            }
+            return item
+        }
+
+        mutating func removeQueued() -> Int {
+            let dropped = items.count - head
+            items = []
+            head = 0
+            return dropped
+        }
+    }
+
+    /// The task of a worker, reachable by the watchdog to cancel it.
+    private final class WorkerTask: Sendable {
+        private let state = Mutex<(task: Task<Void, Never>?, cancelled: Bool)>((nil, false))
+
+        func set(_ task: Task<Void, Never>) {
+            let cancel = state.withLock { state -> Bool in
+                state.task = task
+                return state.cancelled
+            }
+            if cancel { task.cancel() }
+        }
+
+        func cancel() {
+            let task = state.withLock { state -> Task<Void, Never>? in
+                state.cancelled = true
+                return state.task
+            }
+            task?.cancel()
+        }
+    }
+
+    private struct Running {
+        var lane: HandlerLane
+        var work: HandlerWork
+        var run: HandlerRun
+        var deadline: Date
+        var task: WorkerTask
+    }
+
+    private struct State {
+        var lanes: [HandlerLane: Lane] = [:]
+        var waiting: [HandlerLane] = []
+        var activeWorkers = 0
+        var isOpen = false
+        var isAccepting = true
+        var runner: (any Runner)?
+        var running: [UInt64: Running] = [:]
+        var nextWorkerID: UInt64 = 0
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        var watchdog: (deadline: Date, generation: UInt64, task: Task<Void, Never>)?
+        var watchdogGeneration: UInt64 = 0
+        var sequencers: [Conversation.ID: ConversationSequencer] = [:]
+
+        var isIdle: Bool { activeWorkers == 0 && lanes.values.allSatisfy { $0.count == 0 } }
+
+        mutating func makeWorkerID() -> UInt64 {
+            nextWorkerID += 1
+            return nextWorkerID
+        }
+
+        mutating func takeIdleWaiters() -> [CheckedContinuation<Void, Never>] {
+            guard isIdle else { return [] }
+            defer { idleWaiters = [] }
+            return idleWaiters
+        }
+    }
+
+    /// How many handlers run at once.
+    let maxConcurrent: Int
+    /// How long one handler may run.
+    let timeout: Duration
+    private let clock: any ChatterClock
+    private let state = Mutex(State())
+
+    init(maxConcurrent: Int, timeout: Duration, clock: any ChatterClock) {
+        self.maxConcurrent = max(1, maxConcurrent)
+        self.timeout = timeout
+        self.clock = clock
+    }
+
+    // MARK: - Control
+
+    /// Starts running work with `runner` (work enqueued before waits until now).
+    func open(runner: any Runner) {
+        let starts = state.withLock { state -> [(HandlerLane, UInt64, WorkerTask)] in
+            state.runner = runner
+            state.isOpen = true
+            var starts: [(HandlerLane, UInt64, WorkerTask)] = []
+            for lane in state.lanes.keys.sorted(by: { $0.description < $1.description }) where state.lanes[lane]?.count ?? 0 > 0 {
+                if let start = Self.activate(lane, &state, maxConcurrent: maxConcurrent) { starts.append(start) }
+            }
+            return starts
+        }
+        for (lane, id, task) in starts { spawnWorker(lane, id: id, task: task) }
+    }
+
+    /// Accepts no further work and drops what is queued and not started (those events come back through sync).
+    /// Running handlers finish. Returns how many items were dropped.
+    @discardableResult
+    func stopAccepting() -> Int {
+        let (dropped, waiters) = state.withLock { state -> (Int, [CheckedContinuation<Void, Never>]) in
+            state.isAccepting = false
+            var dropped = 0
+            for lane in Array(state.lanes.keys) { dropped += state.lanes[lane]?.removeQueued() ?? 0 }
+            return (dropped, state.takeIdleWaiters())
+        }
+        for waiter in waiters { waiter.resume() }
+        return dropped
+    }
+
+    /// Abandons every running handler (cancelling it), drops all work and forgets the runner.
+    func cancelAll() {
+        let (tasks, waiters, watchdog) = state.withLock { state -> ([WorkerTask], [CheckedContinuation<Void, Never>], Task<Void, Never>?) in
+            state.isAccepting = false
+            state.isOpen = false
+            state.runner = nil
+            var tasks: [WorkerTask] = []
+            for running in state.running.values where running.run.abandon() { tasks.append(running.task) }
+            state.running = [:]
+            state.lanes = [:]
+            state.waiting = []
+            state.activeWorkers = 0
+            let watchdog = state.watchdog?.task
+            state.watchdog = nil
+            defer { state.idleWaiters = [] }
+            return (tasks, state.idleWaiters, watchdog)
+        }
+        watchdog?.cancel()
+        for task in tasks { task.cancel() }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once no handler runs and nothing is queued (abandoned handlers do not count).
+    func waitUntilIdle() async {
+        await withCheckedContinuation { continuation in
+            let idle = state.withLock { state -> Bool in
+                if state.isIdle { return true }
+                state.idleWaiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+    }
+
+    // MARK: - Work
+
+    /// Queues `work` at the end of `lane`. Ignored once the dispatcher stopped accepting.
+    func enqueue(_ work: HandlerWork, in lane: HandlerLane) {
+        enqueue([work], in: lane)
+    }
+
+    /// Queues `work`, in order, at the end of `lane`.
+    func enqueue(_ work: [HandlerWork], in lane: HandlerLane) {
+        guard !work.isEmpty else { return }
+        let start = state.withLock { state -> (HandlerLane, UInt64, WorkerTask)? in
+            guard state.isAccepting else { return nil }
+            var current = state.lanes[lane] ?? Lane()
+            let firstBefore = current.first?.seq
+            current.append(work)
+            if current.isBlocked, current.first?.seq != firstBefore { current.isBlocked = false }
+            state.lanes[lane] = current
+            guard state.isOpen else { return nil }
+            return Self.activate(lane, &state, maxConcurrent: maxConcurrent)
+        }
+        if let (lane, id, task) = start { spawnWorker(lane, id: id, task: task) }
+    }
+
+    // MARK: - What conversation lanes know of the store
+
+    /// The store's contiguous seq of `conversation` is at least `seq` (a committed message, a cursor read).
+    func noteContiguous(_ seq: Int, in conversation: Conversation.ID) {
+        note(conversation) { $0.noteContiguous(seq) }
+    }
+
+    /// The store passed over the bot's own messages at `seqs` (acknowledged, or seen through sync).
+    func noteOwn(_ seqs: [Int], in conversation: Conversation.ID) {
+        guard !seqs.isEmpty else { return }
+        note(conversation) { sequencer in
+            for seq in seqs { sequencer.noteOwn(seq) }
+        }
+    }
+
+    private func note(_ conversation: Conversation.ID, _ change: (inout ConversationSequencer) -> Void) {
+        let lane = HandlerLane.conversation(conversation)
+        let start = state.withLock { state -> (HandlerLane, UInt64, WorkerTask)? in
+            change(&state.sequencers[conversation, default: ConversationSequencer()])
+            guard state.lanes[lane]?.isBlocked == true else { return nil }
+            state.lanes[lane]?.isBlocked = false
+            guard state.isOpen else { return nil }
+            return Self.activate(lane, &state, maxConcurrent: maxConcurrent)
+        }
+        if let (lane, id, task) = start { spawnWorker(lane, id: id, task: task) }
+    }
+
+    /// How many items wait in `lane` (queued, not running).
+    func backlog(of lane: HandlerLane) -> Int {
+        state.withLock { $0.lanes[lane]?.count ?? 0 }
+    }
+
+    /// Gives an idle lane a worker if a slot is free, else puts it in the waiting line. Returns the worker to spawn.
+    private static func activate(
+        _ lane: HandlerLane, _ state: inout State, maxConcurrent: Int
+    ) -> (HandlerLane, UInt64, WorkerTask)? {
+        guard let current = state.lanes[lane], !current.isActive, !current.isBlocked else { return nil }
+        state.lanes[lane]?.isActive = true
+        guard state.activeWorkers < maxConcurrent else {
+            state.waiting.append(lane)
+            return nil
+        }
+        state.activeWorkers += 1
+        return (lane, state.makeWorkerID(), WorkerTask())
+    }
+
+    private func spawnWorker(_ lane: HandlerLane, id: UInt64, task: WorkerTask) {
+        task.set(Task { await self.work(lane, id: id, task: task) })
+    }
+
+    /// A worker: serves `lane` until it is empty, or until another lane waits for its slot.
+    private func work(_ lane: HandlerLane, id: UInt64, task: WorkerTask) async {
+        var served = 0
+        var verified = false
+        while let next = takeNext(lane, id: id, task: task, served: served, verified: verified) {
+            verified = false
+            switch next {
+            case .run(let work, let run, let runner):
+                served += 1
+                await runner.run(work, run)
+                guard finish(id, run) else { return }
+            case .recover(let work, let runner):
+                served += 1
+                await runner.recover(work, timedOutAfter: timeout)
+            case .verify(let conversation, let runner):
+                if let contiguous = await runner.contiguousSeq(of: conversation) {
+                    state.withLock { $0.sequencers[conversation, default: ConversationSequencer()].noteContiguous(contiguous) }
+                }
+                verified = true
+            }
+        }
+    }
+
+    private enum Next {
+        case run(HandlerWork, HandlerRun, any Runner)
+        case recover(HandlerWork, any Runner)
+        /// Ask the store where the conversation is, then look again.
+        case verify(Conversation.ID, any Runner)
+    }
+
+    /// Frees this worker's slot: hands it to a waiting lane or gives it back.
+    private static func releaseSlot(
+        _ state: inout State, spawn: inout (HandlerLane, UInt64, WorkerTask)?, waiters: inout [CheckedContinuation<Void, Never>]
+    ) {
+        if !state.waiting.isEmpty {
+            let other = state.waiting.removeFirst()
+            spawn = (other, state.makeWorkerID(), WorkerTask())
+        } else {
+            state.activeWorkers -= 1
+            waiters = state.takeIdleWaiters()
+        }
+    }
+
+    private func takeNext(_ lane: HandlerLane, id: UInt64, task: WorkerTask, served: Int, verified: Bool) -> Next? {
+        var spawn: (HandlerLane, UInt64, WorkerTask)?
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        var drained: (any Runner, Conversation.ID)?
+        var armWatchdog: Date?
+        let next = state.withLock { state -> Next? in
+            guard let runner = state.runner, var current = state.lanes[lane] else { return nil }
+            if let timedOut = current.timedOut {
+                current.timedOut = nil
+                state.lanes[lane] = current
+                return .recover(timedOut, runner)
+            }
+            // Let a waiting lane in after each item: hand it this worker's slot and queue this lane behind it.
+            if served > 0, current.count > 0, !state.waiting.isEmpty {
+                let other = state.waiting.removeFirst()
+                state.waiting.append(lane)
+                spawn = (other, state.makeWorkerID(), WorkerTask())
+                return nil
+            }
+            // A message starts only when every message before it was handled or passed over.
+            while case .message(let message)? = current.first {
+                let conversation = message.conversationId
+                switch state.sequencers[conversation, default: ConversationSequencer()].verdict(for: message.seq) {
+                case .next:
+                    break
+                case .handled:
+                    _ = current.popFirst()
+                    continue
+                case .unknown where !verified, .gap where !verified:
+                    state.lanes[lane] = current
+                    return .verify(conversation, runner)
+                case .unknown, .gap:
+                    // The message before it is still on its way: wait for it (or for an ack) without a slot.
+                    current.isActive = false
+                    current.isBlocked = true
+                    state.lanes[lane] = current
+                    Self.releaseSlot(&state, spawn: &spawn, waiters: &waiters)
+                    return nil
+                }
+                break
+            }
+            guard let work = current.popFirst() else {
+                current.isActive = false
+                state.lanes[lane] = nil
+                Self.releaseSlot(&state, spawn: &spawn, waiters: &waiters)
+                if case .conversation(let conversation) = lane { drained = (runner, conversation) }
+                return nil
+            }
+            state.lanes[lane] = current
+            let run = HandlerRun()
+            let deadline = clock.now.addingTimeInterval(timeout.timeInterval)
+            state.running[id] = Running(lane: lane, work: work, run: run, deadline: deadline, task: task)
+            if state.watchdog.map({ deadline < $0.deadline }) ?? true { armWatchdog = deadline }
+            return .run(work, run, runner)
+        }
+        if let armWatchdog { arm(armWatchdog) }
+        if let (other, otherID, otherTask) = spawn { spawnWorker(other, id: otherID, task: otherTask) }
+        for waiter in waiters { waiter.resume() }
+        if let (runner, conversation) = drained { runner.laneDrained(conversation) }
+        return next
+    }
+
+    /// The item of worker `id` is done; false when its run was abandoned (a new worker owns the lane now).
+    private func finish(_ id: UInt64, _ run: HandlerRun) -> Bool {
+        state.withLock { state in
+            guard !run.isAbandoned else { return false }
+            state.running[id] = nil
+            return true
+        }
+    }
+
+    // MARK: - Timeouts
+
+    private func arm(_ deadline: Date) {
+        let replaced = state.withLock { state -> Task<Void, Never>? in
+            if let current = state.watchdog, current.deadline <= deadline { return nil }
+            state.watchdogGeneration += 1
+            let generation = state.watchdogGeneration
+            let old = state.watchdog?.task
+            let task = Task { [clock] in
+                do {
+                    try await clock.sleep(until: deadline)
+                } catch {
+                    return
+                }
+                self.expire(generation: generation)
+            }
+            state.watchdog = (deadline, generation, task)
+            return old
+        }
+        replaced?.cancel()
+    }
+
+    /// Abandons every handler past its deadline and gives its lane a new worker; re-arms for the next deadline.
+    private func expire(generation: UInt64) {
+        let now = clock.now
+        let (expired, next) = state.withLock { state -> ([(Running, UInt64, WorkerTask)], Date?) in
+            guard state.watchdog?.generation == generation else { return ([], nil) }
+            state.watchdog = nil
+            var expired: [(Running, UInt64, WorkerTask)] = []
+            for (id, running) in state.running where running.deadline <= now {
+                state.running[id] = nil
+                guard running.run.abandon() else { continue }
+                state.lanes[running.lane, default: Lane()].timedOut = running.work
+                state.lanes[running.lane]?.isActive = true
+                expired.append((running, state.makeWorkerID(), WorkerTask()))
+            }
+            return (expired, state.running.values.map(\.deadline).min())
+        }
+        for (running, id, task) in expired {
+            running.task.cancel()
+            spawnWorker(running.lane, id: id, task: task)
+        }
+        if let next { arm(next) }
+    }
+}

@@ -1,0 +1,33 @@
+import Synchronization
+
+/// The outcome of one handler call, decided once: the handler returned in time (`complete`), or the dispatcher's
+/// watchdog gave up on it (`abandon`). Whoever comes first wins; the loser learns it and backs off, so a handler
+/// that returns just as it times out is either committed or discarded, never both.
+final class HandlerRun: Sendable {
+    private enum Phase { case running, completed, abandoned }
+
+    private let phase = Mutex(Phase.running)
+
+    /// Marks the run completed; false when it was abandoned (its work must be discarded).
+    func complete() -> Bool {
+        phase.withLock { phase in
+            guard case .running = phase else { return false }
+            phase = .completed
+            return true
+        }
+    }
+
+    /// Marks the run abandoned; false when it had already completed.
+    func abandon() -> Bool {
+        phase.withLock { phase in
+            guard case .running = phase else { return false }
+            phase = .abandoned
+            return true
+        }
+    }
+
+    /// Whether the watchdog gave up on the run: its context refuses further work.
+    var isAbandoned: Bool {
+        phase.withLock { if case .abandoned = $0 { true } else { false } }
+    }
+}

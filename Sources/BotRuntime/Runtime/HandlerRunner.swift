@@ -1,0 +1,227 @@
+import ChatterBots
+import Foundation
+
+/// Carries out the dispatcher's work: builds the handler's `RuntimeBotContext`, calls the bot, measures it, and
+/// commits (or, when the handler threw, records only that the event was handled). A throwing handler is logged
+/// and the bot goes on; a friend request's decision is applied with the configured policy.
+final class HandlerRunner: HandlerDispatcher.Runner {
+    private let services: SessionServices
+    private let admission: AdmissionQueue
+
+    init(services: SessionServices, admission: AdmissionQueue) {
+        self.services = services
+        self.admission = admission
+    }
+
+    private var log: SessionLog { services.log }
+
+    func run(_ work: HandlerWork, _ run: HandlerRun) async {
+        guard let identity = services.botIdentity else { return }
+        let bot = services.bot
+        let trace = work.trace
+        switch work {
+        case .message(let message):
+            services.metrics.countIn()
+            log.debug("onMessage", trace: trace, ["conversation": message.conversationId.rawValue, "seq": String(message.seq)])
+            let context = RuntimeBotContext(services: services, bot: identity, trigger: .message(message), trace: trace, run: run)
+            await call(work, context, run) { try await bot.onMessage(IncomingMessage(message), context: context) }
+
+        case .messageUpdated(let message, _):
+            let version = message.deletedAt ?? message.editedAt
+            let key = "message-updated:\(message.id.rawValue)@\(version?.iso8601 ?? "reactions")#\(message.reactions.count)"
+            let context = RuntimeBotContext(services: services, bot: identity, trigger: .event(key: key), trace: trace, run: run)
+            await call(work, context, run) { try await bot.onMessageUpdated(message, context: context) }
+
+        case .job(let occurrence):
+            let next = nextDueDate(after: occurrence, trace: trace)
+            let job = ScheduledJob(
+                id: occurrence.job.id, name: occurrence.job.name, dueAt: occurrence.dueAt,
+                repeatRule: repeatRule(of: occurrence, trace: trace), payload: occurrence.job.payload)
+            log.debug("onScheduledJob", trace: trace, ["job": job.name, "dueAt": Timestamp(job.dueAt).iso8601])
+            let context = RuntimeBotContext(
+                services: services, bot: identity, trigger: .occurrence(occurrence, nextDueAt: next), trace: trace, run: run)
+            await call(work, context, run) { try await bot.onScheduledJob(job, context: context) }
+
+        case .event(let event, let trace):
+            await runEvent(event, work: work, identity: identity, trace: trace, run: run)
+        }
+    }
+
+    private func runEvent(_ event: BotEvent, work: HandlerWork, identity: BotIdentity, trace: String, run: HandlerRun) async {
+        let bot = services.bot
+        func context(_ key: String?) -> RuntimeBotContext {
+            RuntimeBotContext(services: services, bot: identity, trigger: .event(key: key), trace: trace, run: run)
+        }
+        switch event {
+        case .start:
+            let context = context(nil)
+            await call(work, context, run) { try await bot.onStart(context: context) }
+
+        case .ready(let ready):
+            let context = context(nil)
+            await call(work, context, run) { try await bot.onReady(ready, context: context) }
+
+        case .friendRequest(let request):
+            await decide(request, work: work, context: context("friend-request:\(request.id.rawValue)"), run: run)
+
+        case .friendAdded(let friend, let isRecorded):
+            if !isRecorded, await !services.friends.add(friend) {
+                log.debug("friend already known", trace: trace, ["user": friend.user.id.rawValue])
+                _ = run.complete()
+                return
+            }
+            let context = context("friend-added:\(friend.user.id.rawValue)@\(friend.since.iso8601)")
+            await call(work, context, run) { try await bot.onFriendAdded(friend, context: context) }
+
+        case .friendRemoved(let userId, let isRecorded):
+            if !isRecorded, await !services.friends.remove(userId) {
+                _ = run.complete()
+                return
+            }
+            services.presence.remove(userId)
+            let context = context(nil)
+            await call(work, context, run) { try await bot.onFriendRemoved(userId, context: context) }
+
+        case .presenceSnapshot(let presences):
+            let context = context(nil)
+            await call(work, context, run) { try await bot.onPresenceSnapshot(presences, context: context) }
+
+        case .presenceChanged(let presence):
+            let context = context(nil)
+            await call(work, context, run) { try await bot.onPresenceChanged(presence, context: context) }
+
+        case .conversationCreated(let conversation):
+            let context = context("conversation-created:\(conversation.id.rawValue)")
+            await call(work, context, run) { try await bot.onConversationCreated(conversation, context: context) }
+
+        case .conversationUpdated(let conversation):
+            let context = context(nil)
+            await call(work, context, run) { try await bot.onConversationUpdated(conversation, context: context) }
+
+        case .conversationRemoved(let id):
+            let context = context(nil)
+            await call(work, context, run) { try await bot.onConversationRemoved(id, context: context) }
+        }
+    }
+
+    /// Calls a handler, then commits its work, or only the trigger when it threw. Nothing is committed when the
+    /// watchdog abandoned the call meanwhile: the dispatcher's `recover` records the event instead.
+    private func call(
+        _ work: HandlerWork, _ context: RuntimeBotContext, _ run: HandlerRun, _ body: () async throws -> Void
+    ) async {
+        let started = services.clock.now
+        var failure: (any Error)?
+        do {
+            try await body()
+        } catch {
+            failure = error
+        }
+        services.metrics.recordHandler(seconds: services.clock.now.timeIntervalSince(started))
+        guard run.complete() else { return }
+        if let failure { report(failure, of: work) }
+        await context.finish(discarding: failure != nil)
+    }
+
+    private func report(_ error: any Error, of work: HandlerWork) {
+        log.error("\(work.name) threw \(error); its changes are discarded and the bot goes on", trace: work.trace)
+        services.metrics.setLastError("\(work.name) threw: \(error)")
+    }
+
+    /// Asks the bot about a friend request and carries out its decision (or the configured policy's).
+    private func decide(_ request: FriendRequest, work: HandlerWork, context: RuntimeBotContext, run: HandlerRun) async {
+        let started = services.clock.now
+        var decision = FriendRequestDecision.useConfiguredPolicy
+        var failure: (any Error)?
+        do {
+            decision = try await services.bot.onFriendRequest(request, context: context)
+        } catch {
+            failure = error
+        }
+        services.metrics.recordHandler(seconds: services.clock.now.timeIntervalSince(started))
+        guard run.complete() else { return }
+        if let failure { report(failure, of: work) }
+        await context.finish(discarding: failure != nil)
+        let resolved = services.configuration.friendRequests.resolve(decision, for: request)
+        let fields = ["from": request.fromUser.username, "request": request.id.rawValue, "decision": "\(resolved)"]
+        do {
+            switch resolved {
+            case .accept:
+                let accepted = try await services.rest.acceptFriendRequest(request.id)
+                log.info("friend request accepted", trace: work.trace, fields)
+                if await services.friends.add(accepted.friend) {
+                    services.dispatcher.enqueue(
+                        .event(.friendAdded(accepted.friend, isRecorded: true), trace: work.trace), in: .events)
+                }
+            case .decline:
+                try await services.rest.declineFriendRequest(request.id)
+                log.info("friend request declined", trace: work.trace, fields)
+            case .ignore, .useConfiguredPolicy:
+                services.rememberIgnored(request.id)
+                log.info("friend request left pending", trace: work.trace, fields)
+            }
+        } catch let error as ChatterAPIError where error.code == .notFound || error.code == .alreadyFriends {
+            log.info("friend request no longer pending: \(error.code)", trace: work.trace, fields)
+        } catch {
+            log.warning("could not answer the friend request: \(error)", trace: work.trace, fields)
+            services.metrics.setLastError("friend request \(request.id): \(error)")
+        }
+    }
+
+    /// Runs `onStart` (once per process, after the first sign-in), giving up on it after `timeout`.
+    func runStart(timeout: Duration) async {
+        let run = HandlerRun()
+        let done = WakeSignal(clock: services.clock)
+        let handler = Task {
+            await self.run(.event(.start, trace: "start"), run)
+            done.wake()
+        }
+        await done.wait(until: services.clock.now.addingTimeInterval(timeout.timeInterval))
+        if run.abandon() {
+            handler.cancel()
+            log.error("onStart did not return within \(timeout): cancelled, its changes are discarded and the bot goes on", trace: "start")
+            services.metrics.setLastError("onStart timed out after \(timeout)")
+        }
+    }
+
+    func recover(_ work: HandlerWork, timedOutAfter timeout: Duration) async {
+        log.error("\(work.name) did not return within \(timeout): cancelled, its changes are discarded and the bot goes on", trace: work.trace)
+        services.metrics.setLastError("\(work.name) timed out after \(timeout)")
+        guard let identity = services.botIdentity else { return }
+        switch work {
+        case .message(let message):
+            await services.commit(UnitOfWork(handling: message, bot: identity.userId, traceID: work.trace), trace: work.trace)
+        case .job(let occurrence):
+            let next = nextDueDate(after: occurrence, trace: work.trace)
+            await services.commit(
+                UnitOfWork(running: occurrence, nextDueAt: next, bot: identity.userId, traceID: work.trace), trace: work.trace)
+        case .messageUpdated, .event:
+            break
+        }
+    }
+
+    func laneDrained(_ conversation: Conversation.ID) {
+        admission.laneDrained(conversation)
+    }
+
+    func contiguousSeq(of conversation: Conversation.ID) async -> Int? {
+        try? await services.store.conversationCursor(conversation)?.contiguousSeq
+    }
+
+    // MARK: - Repeating jobs
+
+    private func repeatRule(of occurrence: JobOccurrence, trace: String) -> RepeatRule? {
+        guard let json = occurrence.job.repeatRule else { return nil }
+        do {
+            return try json.decode(as: RepeatRule.self)
+        } catch {
+            log.error("job \(occurrence.job.name) has an unreadable repeat rule (\(error)); it runs once", trace: trace)
+            return nil
+        }
+    }
+
+    /// When a job runs after this occurrence: the rule's next occurrence after now (missed ones are skipped, the
+    /// rhythm is kept); nil for a one-off job.
+    private func nextDueDate(after occurrence: JobOccurrence, trace: String) -> Date? {
+        repeatRule(of: occurrence, trace: trace)?.nextOccurrence(following: occurrence.dueAt, after: services.clock.now)
+    }
+}

@@ -1,0 +1,399 @@
+import ChatterBots
+import Foundation
+import Synchronization
+
+/// Sends a bot's outbox: entries are durable before they reach this type (committed with their handler's work),
+/// go out oldest first on the live connection, paced by `SendPacer`, and stay until the service acknowledges them.
+///
+/// - Frames carry the id `o-<entry sequence>`; `message.ack`s are matched by `clientMessageId`, `error` replies by
+///   that id. Many sends are in flight at once, with no waiter per frame: replies come through the session's
+///   single reader.
+/// - Acks are recorded in the store in batches (acks that arrive while a batch is written go into the next);
+///   callers of `OutgoingMessage.acknowledged()` resume once their ack is durable.
+/// - When the connection ends, the entries in flight go back to the queue in order; after the next `resume(on:)`
+///   they are sent again with their original `clientMessageId`, which the service turns into the same message.
+/// - Permanent errors (`NOT_FRIENDS`, `NOT_FOUND`, `VALIDATION_FAILED`, any non-transient code) fail the entry for
+///   good and reach the caller; transient ones (`RATE_LIMITED`, `INTERNAL`) are retried after a growing delay.
+final class OutboxSender: Sendable {
+    private struct State {
+        /// Waiting to be sent, by ascending sequence (oldest first), from `queueHead` on.
+        var queue: [OutboxEntry] = []
+        var queueHead = 0
+        /// Sent on the current connection, not acknowledged yet.
+        var inFlight: [ClientMessageID: OutboxEntry] = [:]
+        var inFlightBySequence: [Int64: ClientMessageID] = [:]
+        /// Entries set aside after a transient error, until their retry time.
+        var held: [(until: Date, entry: OutboxEntry)] = []
+        /// Transient failures per entry, for the retry delay.
+        var failures: [ClientMessageID: Int] = [:]
+        /// Every entry this sender knows to be pending (queued, in flight, held, or acked but not recorded yet).
+        var known: Set<ClientMessageID> = []
+        var link: RealtimeLink?
+        var pacer: SendPacer
+        var waiters: [ClientMessageID: [AckPromise]] = [:]
+        var acksToRecord: [MessageAck] = []
+        var isRecordingAcks = false
+        var isStopped = false
+
+        mutating func insert(_ entry: OutboxEntry) {
+            guard known.insert(entry.id).inserted else { return }
+            insertSorted(entry)
+        }
+
+        /// Puts an entry the sender already knows back into the queue, in sequence order.
+        mutating func insertSorted(_ entry: OutboxEntry) {
+            if let last = queue.last, last.sequence > entry.sequence {
+                var low = queueHead
+                var high = queue.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if queue[middle].sequence > entry.sequence { high = middle } else { low = middle + 1 }
+                }
+                queue.insert(entry, at: low)
+            } else {
+                queue.append(entry)
+            }
+        }
+
+        var isQueueEmpty: Bool { queueHead == queue.count }
+
+        mutating func popFirst() -> OutboxEntry {
+            let entry = queue[queueHead]
+            queueHead += 1
+            if queueHead == queue.count {
+                queue.removeAll(keepingCapacity: queue.count <= 1024)
+                queueHead = 0
+            } else if queueHead >= 1024 && queueHead * 2 >= queue.count {
+                queue.removeFirst(queueHead)
+                queueHead = 0
+            }
+            return entry
+        }
+
+        mutating func takeWaiters(_ id: ClientMessageID) -> [AckPromise] {
+            waiters.removeValue(forKey: id) ?? []
+        }
+    }
+
+    /// What the send loop does next.
+    private enum Step {
+        case send(OutboxEntry, RealtimeLink)
+        case wait(until: Date?)
+        case stop
+    }
+
+    private let store: BotStore
+    private let clock: any ChatterClock
+    private let log: SessionLog
+    private let metrics: SessionMetrics
+    private let onReleased: @Sendable ([Message]) -> Void
+    private let state: Mutex<State>
+    private let work: WakeSignal
+    private let settled: WakeSignal
+
+    /// - Parameters:
+    ///   - pacing: the pacer's configuration; nil paces nothing but still obeys rate limits.
+    ///   - onReleased: receives parked messages that an acknowledged seq made deliverable.
+    init(
+        store: BotStore, clock: any ChatterClock, pacing: SendPacer.Configuration?, log: SessionLog, metrics: SessionMetrics,
+        onReleased: @escaping @Sendable ([Message]) -> Void
+    ) {
+        self.store = store
+        self.clock = clock
+        self.log = log
+        self.metrics = metrics
+        self.onReleased = onReleased
+        let configuration = pacing ?? SendPacer.Configuration(sendsPerSecond: 1e12, burst: 1 << 40)
+        self.state = Mutex(State(pacer: SendPacer(configuration: configuration)))
+        self.work = WakeSignal(clock: clock)
+        self.settled = WakeSignal(clock: clock)
+    }
+
+    /// Loads the entries left pending by earlier runs, oldest first; they go out after the next `resume(on:)`.
+    func loadPending() async throws(BotStoreError) {
+        let pending = try await store.pendingOutbox()
+        state.withLock { state in
+            for entry in pending { state.insert(entry) }
+        }
+    }
+
+    /// Entries waiting for their acknowledgement (queued, in flight or held for a retry).
+    var depth: Int { state.withLock { $0.known.count } }
+
+    // MARK: - Entries in
+
+    /// Queues committed entries (those still pending) for sending; entries already known are ignored.
+    func enqueue(_ entries: [OutboxEntry]) {
+        guard !entries.isEmpty else { return }
+        let wake = state.withLock { state -> Bool in
+            guard !state.isStopped else { return false }
+            var added = false
+            for entry in entries where entry.status == .pending && !state.known.contains(entry.id) {
+                state.insert(entry)
+                added = true
+            }
+            return added && state.link != nil
+        }
+        if wake { work.wake() }
+    }
+
+    // MARK: - The connection
+
+    /// Starts sending on `link`: entries in the queue first (oldest first), then whatever is committed later.
+    func resume(on link: RealtimeLink) {
+        let start = state.withLock { state -> Bool in
+            guard !state.isStopped else { return false }
+            state.link = link
+            return true
+        }
+        guard start else { return }
+        Task { await self.sendLoop(generation: link.generation) }
+        work.wake()
+    }
+
+    /// The connection of `generation` ended: entries in flight go back to the queue, to be sent again with the
+    /// same clientMessageId on the next connection.
+    func suspend(generation: UInt64) {
+        state.withLock { state in
+            guard state.link?.generation == generation else { return }
+            state.link = nil
+            Self.requeueInFlight(&state)
+        }
+        work.wake()
+    }
+
+    private static func requeueInFlight(_ state: inout State) {
+        let inFlight = state.inFlight.values.sorted { $0.sequence < $1.sequence }
+        state.inFlight = [:]
+        state.inFlightBySequence = [:]
+        for entry in inFlight { state.insertSorted(entry) }
+    }
+
+    /// The server rate-limited the device (close 4008): nothing is sent before `retryAfter` has passed.
+    func rateLimited(retryAfter: Duration) {
+        let now = clock.now
+        state.withLock { $0.pacer.rateLimited(retryAfter: retryAfter, now: now) }
+    }
+
+    /// Stops sending for good and fails every waiter (the session is over; entries stay pending in the store).
+    func stop() {
+        let waiters = state.withLock { state -> [AckPromise] in
+            state.isStopped = true
+            state.link = nil
+            defer { state.waiters = [:] }
+            return state.waiters.values.flatMap { $0 }
+        }
+        work.wake()
+        settled.wake()
+        for waiter in waiters { waiter.settle(.failure(CancellationError())) }
+    }
+
+    /// Waits until every known entry is acknowledged or failed, or until `deadline` on the clock.
+    func waitUntilSettled(before deadline: Date) async {
+        while state.withLock({ !$0.known.isEmpty && !$0.isStopped }), clock.now < deadline {
+            await settled.wait(until: deadline)
+        }
+    }
+
+    // MARK: - Sending
+
+    private func sendLoop(generation: UInt64) async {
+        while true {
+            switch nextStep(generation: generation) {
+            case .stop:
+                return
+            case .wait(let deadline):
+                await work.wait(until: deadline)
+            case .send(let entry, let link):
+                do {
+                    try await link.connection.send(.sendMessage(entry.message), id: "o-\(entry.sequence)")
+                    log.trace("sent message.send", trace: entry.traceID, [
+                        "clientMessageId": entry.id.rawValue, "conversation": entry.message.conversationId.rawValue,
+                    ])
+                } catch {
+                    // The connection is ending; `suspend` puts the entry back in the queue.
+                    log.debug("message.send not written: \(error)", trace: entry.traceID)
+                    return
+                }
+            }
+        }
+    }
+
+    private func nextStep(generation: UInt64) -> Step {
+        let now = clock.now
+        return state.withLock { state -> Step in
+            guard !state.isStopped, let link = state.link, link.generation == generation else { return .stop }
+            if !state.held.isEmpty {
+                var stillHeld: [(until: Date, entry: OutboxEntry)] = []
+                for held in state.held {
+                    if held.until <= now { state.insertSorted(held.entry) } else { stillHeld.append(held) }
+                }
+                state.held = stillHeld
+            }
+            let retry = state.held.map(\.until).min()
+            guard !state.isQueueEmpty else { return .wait(until: retry) }
+            switch state.pacer.requestSend(now: now) {
+            case .waitUntil(let date):
+                return .wait(until: min(date, retry ?? date))
+            case .sendNow:
+                let entry = state.popFirst()
+                state.inFlight[entry.id] = entry
+                state.inFlightBySequence[entry.sequence] = entry.id
+                return .send(entry, link)
+            }
+        }
+    }
+
+    // MARK: - Replies
+
+    /// A `message.ack` arrived: the entry is acknowledged once the store has recorded it.
+    func received(_ ack: MessageAck) {
+        let startRecording = state.withLock { state -> Bool in
+            if let entry = state.inFlight.removeValue(forKey: ack.clientMessageId) {
+                state.inFlightBySequence[entry.sequence] = nil
+            }
+            state.acksToRecord.append(ack)
+            guard !state.isRecordingAcks else { return false }
+            state.isRecordingAcks = true
+            return true
+        }
+        if startRecording {
+            Task { await self.recordAcks() }
+        }
+    }
+
+    /// Writes the acks received so far in one batch, again while more arrived meanwhile.
+    private func recordAcks() async {
+        while true {
+            let batch = state.withLock { state -> [MessageAck] in
+                guard !state.acksToRecord.isEmpty else {
+                    state.isRecordingAcks = false
+                    return []
+                }
+                defer { state.acksToRecord = [] }
+                return state.acksToRecord
+            }
+            guard !batch.isEmpty else { return }
+            var released: [Message] = []
+            var acknowledged = 0
+            do {
+                let report = try await store.markAcked(batch)
+                released = report.released
+                acknowledged = report.outcomes.count { $0 == .acknowledged }
+            } catch {
+                // Not recorded: the entries stay pending in the store and are sent again after the next
+                // (re)connect; the service answers with the same acks.
+                log.error("could not record \(batch.count) acks: \(error)")
+            }
+            metrics.countOut(acknowledged)
+            let (promises, isEmpty) = state.withLock { state -> ([(AckPromise, MessageAck)], Bool) in
+                var promises: [(AckPromise, MessageAck)] = []
+                for ack in batch {
+                    state.known.remove(ack.clientMessageId)
+                    state.failures[ack.clientMessageId] = nil
+                    for promise in state.takeWaiters(ack.clientMessageId) { promises.append((promise, ack)) }
+                }
+                return (promises, state.known.isEmpty)
+            }
+            for (promise, ack) in promises { promise.settle(.success(ack)) }
+            if isEmpty { settled.wake() }
+            if !released.isEmpty { onReleased(released) }
+        }
+    }
+
+    /// An `error` reply arrived; returns false when `replyTo` is not one of this sender's frames.
+    func received(_ error: ChatterErrorBody, replyTo: String) -> Bool {
+        guard replyTo.hasPrefix("o-"), let sequence = Int64(replyTo.dropFirst(2)) else { return false }
+        let now = clock.now
+        let entry = state.withLock { state -> OutboxEntry? in
+            guard let id = state.inFlightBySequence.removeValue(forKey: sequence) else { return nil }
+            return state.inFlight.removeValue(forKey: id)
+        }
+        guard let entry else { return true }  // a reply for a connection that has ended: the entry was requeued
+        if Self.isPermanent(error.code) {
+            Task { await self.fail(entry, with: error) }
+        } else {
+            let delay = state.withLock { state -> Duration in
+                let failures = state.failures[entry.id, default: 0] + 1
+                state.failures[entry.id] = failures
+                let delay = Duration.seconds(min(30, 1 << min(failures - 1, 5)))
+                state.held.append((now.adding(delay), entry))
+                return delay
+            }
+            log.warning("message.send failed with \(error.code) (\(error.message)); retrying in \(delay)", trace: entry.traceID, [
+                "clientMessageId": entry.id.rawValue, "code": error.code.rawValue,
+            ])
+            let store = store
+            Task { try? await store.recordAttempts([entry.id], error: error.code) }
+            work.wake()
+        }
+        return true
+    }
+
+    /// Codes that no resend can fix. Not `UNAUTHORIZED`: the session refreshes its token and the entry goes out again.
+    static func isPermanent(_ code: ChatterErrorCode) -> Bool {
+        !code.isTransient && code != .unauthorized
+    }
+
+    private func fail(_ entry: OutboxEntry, with error: ChatterErrorBody) async {
+        log.error("message refused for good: \(error.code) (\(error.message)); the outbox entry is failed", trace: entry.traceID, [
+            "clientMessageId": entry.id.rawValue, "conversation": entry.message.conversationId.rawValue,
+            "code": error.code.rawValue,
+        ])
+        metrics.setLastError("message \(entry.id) refused: \(error.code)")
+        do {
+            try await store.markFailed(entry.id, code: error.code)
+        } catch {
+            log.error("could not record the failed outbox entry: \(error)", trace: entry.traceID)
+        }
+        let (promises, isEmpty) = state.withLock { state -> ([AckPromise], Bool) in
+            state.known.remove(entry.id)
+            state.failures[entry.id] = nil
+            return (state.takeWaiters(entry.id), state.known.isEmpty)
+        }
+        for promise in promises { promise.settle(.failure(ChatterAPIError(error))) }
+        if isEmpty { settled.wake() }
+    }
+
+    // MARK: - Waiting for one message
+
+    /// The ack of the entry `id`, once the store has recorded it; throws `ChatterAPIError` when the service
+    /// refused the message for good. Waits across reconnects.
+    func acknowledgement(of id: ClientMessageID) async throws -> MessageAck {
+        let promise = AckPromise()
+        let stopped = state.withLock { state -> Bool in
+            guard !state.isStopped else { return true }
+            state.waiters[id, default: []].append(promise)
+            return false
+        }
+        if stopped { throw CancellationError() }
+        if let entry = try await store.outboxEntry(id) {
+            switch entry.status {
+            case .acked:
+                if let ack = entry.acknowledgement {
+                    promise.settle(.success(MessageAck(
+                        clientMessageId: id, messageId: ack.messageId, conversationId: entry.message.conversationId,
+                        seq: ack.seq, createdAt: ack.createdAt)))
+                }
+            case .failed:
+                let code = entry.lastError ?? .validationFailed
+                promise.settle(.failure(ChatterAPIError(code: code, message: "The service refused this message for good (\(code)).")))
+            case .pending:
+                break
+            }
+        }
+        defer {
+            state.withLock { state in
+                state.waiters[id]?.removeAll { $0 === promise }
+                if state.waiters[id]?.isEmpty == true { state.waiters[id] = nil }
+            }
+        }
+        return try await promise.value
+    }
+
+    /// Fails the waiters of entries whose commit failed (they never reached the outbox).
+    func failWaiters(of ids: [ClientMessageID], with error: any Error) {
+        let promises = state.withLock { state in ids.flatMap { state.takeWaiters($0) } }
+        for promise in promises { promise.settle(.failure(error)) }
+    }
+}

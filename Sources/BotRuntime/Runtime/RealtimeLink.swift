@@ -1,0 +1,8 @@
+import ChatterBots
+
+/// The realtime connection a session holds, tagged with the lifecycle generation that opened it, so that work
+/// started on one connection never writes to the next.
+struct RealtimeLink: Sendable {
+    let generation: UInt64
+    let connection: ChatterRealtimeConnection
+}

@@ -1,0 +1,115 @@
+import ChatterBots
+import Synchronization
+
+/// Sends `receipt.delivered` (an incoming message is stored) and `receipt.read` (its handler finished) as the
+/// policy says. Receipts are watermarks, so only the highest seq per conversation is sent: a burst of a thousand
+/// messages costs a few frames. Best effort: a receipt that cannot be sent is dropped (the service moves
+/// watermarks forward only, and the next one covers it).
+final class ReceiptSender: Sendable {
+    private struct Marks {
+        var delivered = 0
+        var read = 0
+        var sentDelivered = 0
+        var sentRead = 0
+
+        var hasUnsent: Bool { read > sentRead || delivered > max(sentDelivered, sentRead) }
+    }
+
+    private struct State {
+        var marks: [Conversation.ID: Marks] = [:]
+        var dirty: [Conversation.ID] = []
+        var link: RealtimeLink?
+        var isFlushing = false
+    }
+
+    let policy: ReceiptPolicy
+    private let log: SessionLog
+    private let state = Mutex(State())
+
+    init(policy: ReceiptPolicy, log: SessionLog) {
+        self.policy = policy
+        self.log = log
+    }
+
+    /// Messages up to `seq` of `conversation` are stored by the bot.
+    func delivered(_ seq: Int, in conversation: Conversation.ID) {
+        guard policy.sendsDelivered else { return }
+        update(conversation) { $0.delivered = max($0.delivered, seq) }
+    }
+
+    /// Messages up to `seq` of `conversation` were handled.
+    func read(_ seq: Int, in conversation: Conversation.ID) {
+        guard policy.sendsRead else { return }
+        update(conversation) { $0.read = max($0.read, seq) }
+    }
+
+    /// Sends pending receipts on `link` from now on.
+    func attach(_ link: RealtimeLink) {
+        let flush = state.withLock { state -> Bool in
+            state.link = link
+            return Self.beginFlush(&state)
+        }
+        if flush { Task { await self.flush() } }
+    }
+
+    /// The connection of `generation` ended; receipts wait for the next one.
+    func detach(generation: UInt64) {
+        state.withLock { state in
+            if state.link?.generation == generation { state.link = nil }
+        }
+    }
+
+    private func update(_ conversation: Conversation.ID, _ change: (inout Marks) -> Void) {
+        let flush = state.withLock { state -> Bool in
+            var marks = state.marks[conversation] ?? Marks()
+            let hadUnsent = marks.hasUnsent
+            change(&marks)
+            state.marks[conversation] = marks
+            if !hadUnsent && marks.hasUnsent { state.dirty.append(conversation) }
+            return Self.beginFlush(&state)
+        }
+        if flush { Task { await self.flush() } }
+    }
+
+    private static func beginFlush(_ state: inout State) -> Bool {
+        guard !state.isFlushing, state.link != nil, !state.dirty.isEmpty else { return false }
+        state.isFlushing = true
+        return true
+    }
+
+    private func flush() async {
+        while true {
+            let batch = state.withLock { state -> (RealtimeLink, [ClientRequest])? in
+                guard let link = state.link, !state.dirty.isEmpty else {
+                    state.isFlushing = false
+                    return nil
+                }
+                var requests: [ClientRequest] = []
+                for conversation in state.dirty {
+                    guard var marks = state.marks[conversation] else { continue }
+                    if marks.read > marks.sentRead {
+                        requests.append(.receiptRead(ReceiptPosition(conversationId: conversation, seq: marks.read)))
+                        marks.sentRead = marks.read
+                        marks.sentDelivered = max(marks.sentDelivered, marks.read)
+                    }
+                    if marks.delivered > marks.sentDelivered {
+                        requests.append(.receiptDelivered(ReceiptPosition(conversationId: conversation, seq: marks.delivered)))
+                        marks.sentDelivered = marks.delivered
+                    }
+                    state.marks[conversation] = marks
+                }
+                state.dirty = []
+                return (link, requests)
+            }
+            guard let (link, requests) = batch else { return }
+            for request in requests {
+                do {
+                    try await link.connection.send(request)
+                } catch {
+                    log.debug("receipt not sent: \(error)")
+                    break
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,284 @@
+import ChatterBots
+import Foundation
+import Synchronization
+
+/// The `BotContext` of one handler call: reads and writes go into a `UnitOfWork` of the bot's store, committed
+/// when the handler returns (discarded if it throws or times out); friend actions and look-ups are REST calls.
+///
+/// Sends get `clientMessageId`s derived from the trigger (the incoming message, the job occurrence, or an event
+/// with an identity of its own) and their index, so running the handler again sends nothing twice. Scheduled
+/// jobs get ids derived the same way, so they are not scheduled twice either. `OutgoingMessage.acknowledged()`
+/// inside the handler commits the work so far first (the message cannot go out before it is durable). Once the
+/// handler has returned, the context still works: each further change commits at once.
+final class RuntimeBotContext: BotContext {
+    /// What the handler reacts to.
+    enum Trigger: Sendable {
+        /// An incoming message: the commit marks it handled.
+        case message(Message)
+        /// A claimed job occurrence: the commit completes it and sets the next due time.
+        case occurrence(JobOccurrence, nextDueAt: Date?)
+        /// Anything else. With a key, sends and jobs get ids derived from it (`friend-added:<id>@<since>`);
+        /// without, random ones.
+        case event(key: String?)
+    }
+
+    private struct State {
+        var unit: UnitOfWork
+        /// The trigger (message handled, occurrence completed) is committed; later work goes in direct units.
+        var isTriggerCommitted = false
+        var sendIndex = 0
+        var jobIndex = 0
+        /// The handler returned: every change commits at once.
+        var isFinished = false
+        /// Sends in the current unit, not committed yet.
+        var uncommittedSends: Set<ClientMessageID> = []
+    }
+
+    let bot: BotIdentity
+    let logger: BotLogger
+    private let services: SessionServices
+    private let trigger: Trigger
+    private let run: HandlerRun?
+    private let trace: String
+    /// The derivation key of sends and jobs; nil for random ids.
+    private let derivationKey: String?
+    private let state: Mutex<State>
+    /// Serializes commits of this context, so that partial commits keep their order.
+    private let commitLock = AsyncLock()
+
+    init(services: SessionServices, bot: BotIdentity, trigger: Trigger, trace: String, run: HandlerRun?) {
+        self.services = services
+        self.bot = bot
+        self.trigger = trigger
+        self.trace = trace
+        self.run = run
+        self.logger = services.log.botLogger(trace: trace)
+        let unit: UnitOfWork
+        switch trigger {
+        case .message(let message):
+            unit = UnitOfWork(handling: message, bot: bot.userId, traceID: trace)
+            derivationKey = "message:\(message.id.rawValue)"
+        case .occurrence(let occurrence, let next):
+            unit = UnitOfWork(running: occurrence, nextDueAt: next, bot: bot.userId, traceID: trace)
+            derivationKey = occurrence.trigger
+        case .event(let key):
+            unit = UnitOfWork(bot: bot.userId, traceID: trace)
+            derivationKey = key
+        }
+        self.state = Mutex(State(unit: unit))
+    }
+
+    var now: Date { services.clock.now }
+
+    // MARK: - The handler's end
+
+    /// Commits the handler's work (or, when `discarding`, only the trigger: the message counts as handled, the
+    /// occurrence as done). Called once, when the handler returned; afterwards changes commit at once.
+    func finish(discarding: Bool) async {
+        services.typing.hideAll(of: ObjectIdentifier(self))
+        await commitLock.withLock {
+            let (unit, dropped) = state.withLock { state -> (UnitOfWork?, [ClientMessageID]) in
+                state.isFinished = true
+                guard discarding else { return (takeUnit(&state), []) }
+                let dropped = Array(state.uncommittedSends)
+                state.unit = UnitOfWork(bot: bot.userId, traceID: trace)
+                state.uncommittedSends = []
+                guard !state.isTriggerCommitted else { return (nil, dropped) }
+                state.isTriggerCommitted = true
+                return (freshTriggerUnit(), dropped)
+            }
+            if !dropped.isEmpty { services.outbox.failWaiters(of: dropped, with: CancellationError()) }
+            if let unit { await services.commit(unit, trace: trace) }
+        }
+    }
+
+    /// A unit that only marks the trigger done.
+    private func freshTriggerUnit() -> UnitOfWork {
+        switch trigger {
+        case .message(let message): UnitOfWork(handling: message, bot: bot.userId, traceID: trace)
+        case .occurrence(let occurrence, let next): UnitOfWork(running: occurrence, nextDueAt: next, bot: bot.userId, traceID: trace)
+        case .event: UnitOfWork(bot: bot.userId, traceID: trace)
+        }
+    }
+
+    /// Takes the unit to commit now (nil when there is nothing to commit), leaving a direct unit for what follows.
+    private func takeUnit(_ state: inout State) -> UnitOfWork? {
+        let unit = state.unit
+        let mustCommitTrigger: Bool
+        switch trigger {
+        case .message, .occurrence: mustCommitTrigger = !state.isTriggerCommitted
+        case .event: mustCommitTrigger = false
+        }
+        state.unit = UnitOfWork(bot: bot.userId, traceID: trace)
+        state.isTriggerCommitted = true
+        state.uncommittedSends = []
+        guard mustCommitTrigger || !unit.hasNoEffects else { return nil }
+        return unit
+    }
+
+    /// Commits what the handler did so far.
+    private func commitPending() async {
+        await commitLock.withLock {
+            guard let unit = state.withLock({ takeUnit(&$0) }) else { return }
+            await services.commit(unit, trace: trace)
+        }
+    }
+
+    /// After the handler returned, changes commit at once.
+    private func commitIfFinished() async {
+        if state.withLock({ $0.isFinished }) { await commitPending() }
+    }
+
+    /// Throws when the dispatcher abandoned this handler (it timed out): its changes would be discarded anyway.
+    private func checkUsable() throws {
+        if run?.isAbandoned == true { throw CancellationError() }
+    }
+
+    // MARK: - Sending
+
+    func send(_ content: MessageContent, to conversationId: Conversation.ID) async throws -> OutgoingMessage {
+        try checkUsable()
+        let id = try state.withLock { state throws -> ClientMessageID in
+            let id = derivationKey.map { ClientMessageID.derived(bot: bot.userId, trigger: $0, index: state.sendIndex) } ?? .random()
+            try state.unit.send(MessageSend(conversationId: conversationId, clientMessageId: id, content: content), traceID: trace)
+            state.sendIndex += 1
+            state.uncommittedSends.insert(id)
+            return id
+        }
+        if services.typing.isShown(in: conversationId) { services.typing.hide(in: conversationId) }
+        await commitIfFinished()
+        return OutgoingMessage(clientMessageId: id, conversationId: conversationId, content: content) { [self] in
+            try await acknowledgement(of: id)
+        }
+    }
+
+    func reply(to message: IncomingMessage, with content: MessageContent) async throws -> OutgoingMessage {
+        try await send(content, to: message.conversationId)
+    }
+
+    private func acknowledgement(of id: ClientMessageID) async throws -> MessageAck {
+        if state.withLock({ $0.uncommittedSends.contains(id) }) {
+            try checkUsable()
+            await commitPending()
+        }
+        return try await services.outbox.acknowledgement(of: id)
+    }
+
+    func setTyping(_ isTyping: Bool, in conversationId: Conversation.ID) async throws {
+        try checkUsable()
+        if isTyping {
+            services.typing.show(in: conversationId, owner: ObjectIdentifier(self))
+        } else {
+            services.typing.hide(in: conversationId)
+        }
+    }
+
+    // MARK: - State
+
+    func stateData(for key: String, in scope: StateScope) async throws -> Data? {
+        try checkUsable()
+        let unit = state.withLock { $0.unit }
+        return try await services.store.stateData(forKey: key, in: scope, overlaying: unit)
+    }
+
+    func setStateData(_ data: Data?, for key: String, in scope: StateScope) async throws {
+        try checkUsable()
+        guard key != FriendDirectory.storageKey || scope != .global else {
+            throw BotContextError.reservedStateKey(key)
+        }
+        try state.withLock { state throws(BotStoreError) in
+            try state.unit.setStateData(data, forKey: key, in: scope)
+        }
+        await commitIfFinished()
+    }
+
+    // MARK: - Schedules
+
+    func scheduleJob(named name: String, at date: Date, repeating rule: RepeatRule?, payload: JSONValue) async throws -> ScheduledJob {
+        try checkUsable()
+        let job = try state.withLock { state throws(BotStoreError) -> ScheduledJob in
+            let id = derivationKey.map {
+                ClientMessageID.derived(bot: bot.userId, trigger: $0 + "#job", index: state.jobIndex).rawValue
+            } ?? UUID().uuidString.lowercased()
+            let job = ScheduledJob(id: ScheduledJob.ID(id), name: name, dueAt: Timestamp(date).date, repeatRule: rule, payload: payload)
+            state.unit.scheduleJob(try NewScheduledJob(job))
+            state.jobIndex += 1
+            return job
+        }
+        await commitIfFinished()
+        return job
+    }
+
+    func cancelJob(_ id: ScheduledJob.ID) async throws {
+        try checkUsable()
+        state.withLock { $0.unit.cancelJob(id) }
+        await commitIfFinished()
+    }
+
+    func scheduledJobs() async throws -> [ScheduledJob] {
+        try checkUsable()
+        let unit = state.withLock { $0.unit }
+        return try await services.store.jobs(overlaying: unit).map { try $0.scheduledJob() }
+    }
+
+    // MARK: - Friends and look-ups (REST, at once)
+
+    func friends() async throws -> [Friend] {
+        try checkUsable()
+        return try await services.rest.friends()
+    }
+
+    func friendRequests() async throws -> FriendRequestList {
+        try checkUsable()
+        return try await services.rest.friendRequests()
+    }
+
+    func acceptFriendRequest(_ id: FriendRequest.ID) async throws -> Friend {
+        try checkUsable()
+        return try await services.rest.acceptFriendRequest(id).friend
+    }
+
+    func declineFriendRequest(_ id: FriendRequest.ID) async throws {
+        try checkUsable()
+        try await services.rest.declineFriendRequest(id)
+    }
+
+    func sendFriendRequest(to target: FriendRequestBody) async throws -> FriendRequest {
+        try checkUsable()
+        return try await services.rest.sendFriendRequest(to: target)
+    }
+
+    func removeFriend(_ userId: User.ID) async throws {
+        try checkUsable()
+        try await services.rest.removeFriend(userId)
+    }
+
+    func directConversation(with userId: User.ID) async throws -> Conversation {
+        try checkUsable()
+        let conversation = try await services.rest.directConversation(with: userId)
+        // Known at once, so the acks of messages sent there move its cursor and replies are handled.
+        try await services.store.recordConversations([conversation], newConversationsStart: .firstMessage)
+        return conversation
+    }
+
+    func conversation(_ id: Conversation.ID) async throws -> Conversation {
+        try checkUsable()
+        return try await services.rest.conversation(id)
+    }
+
+    func presence(of userId: User.ID) async -> Presence? {
+        services.presence.presence(of: userId)
+    }
+}
+
+/// Bot code asked the runtime's context for something it refuses.
+public enum BotContextError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The key is the runtime's own (it keeps the friends list there).
+    case reservedStateKey(String)
+
+    public var description: String {
+        switch self {
+        case .reservedStateKey(let key): "the state key \"\(key)\" of the global scope is reserved for the runtime; use another"
+        }
+    }
+}

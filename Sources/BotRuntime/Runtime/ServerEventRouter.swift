@@ -1,0 +1,61 @@
+import ChatterBots
+
+/// Sends each server event of a connection where it belongs, without waiting for any handler: messages and
+/// conversations to the admission queue, replies to the outbox, presence and friend events to the events lane.
+/// Unknown types are ignored; unreadable frames are logged; nothing here ends the session.
+struct ServerEventRouter: Sendable {
+    let services: SessionServices
+    let admission: AdmissionQueue
+
+    /// Reads `link`'s events until the connection ends.
+    func read(_ link: RealtimeLink) async {
+        for await event in link.connection.events {
+            switch event {
+            case .frame(let frame):
+                route(frame)
+            case .diagnostic(let diagnostic):
+                services.log.warning("\(diagnostic)")
+            }
+        }
+    }
+
+    func route(_ frame: ServerFrame) {
+        let log = services.log
+        switch frame.event {
+        case .messageNew(let message):
+            log.trace("message.new", trace: message.id.rawValue, [
+                "conversation": message.conversationId.rawValue, "seq": String(message.seq),
+            ])
+            admission.submit(.messages([message]))
+        case .messageUpdated(let message):
+            admission.submit(.updated(message, trace: "\(message.id.rawValue)-updated"))
+        case .messageAck(let ack):
+            services.outbox.received(ack)
+        case .error(let body):
+            if let replyTo = frame.replyTo, services.outbox.received(body, replyTo: replyTo) { return }
+            log.warning("the server reported an error: \(body.code) (\(body.message))", ["replyTo": frame.replyTo ?? ""])
+        case .presenceSnapshot(let presences):
+            services.presence.replace(with: presences)
+            services.dispatcher.enqueue(.event(.presenceSnapshot(presences), trace: TraceID.make()), in: .events)
+        case .presence(let presence):
+            services.presence.update(presence)
+            services.dispatcher.enqueue(.event(.presenceChanged(presence), trace: TraceID.make()), in: .events)
+        case .conversationCreated(let conversation), .conversationUpdated(let conversation):
+            admission.submit(.conversations([conversation], isLive: true, trace: "conversation-\(conversation.id.rawValue)"))
+        case .conversationRemoved(let id):
+            admission.submit(.removed(id, trace: "conversation-\(id.rawValue)"))
+        case .friendRequestReceived(let request):
+            services.dispatcher.enqueue(.event(.friendRequest(request), trace: "friend-request-\(request.id.rawValue)"), in: .events)
+        case .friendRequestAccepted(let accepted):
+            services.forgetIgnored(accepted.requestId)
+            services.dispatcher.enqueue(
+                .event(.friendAdded(accepted.friend, isRecorded: false), trace: "friend-request-\(accepted.requestId.rawValue)"), in: .events)
+        case .friendRequestCancelled(let id):
+            services.forgetIgnored(id)
+        case .friendRemoved(let userId):
+            services.dispatcher.enqueue(.event(.friendRemoved(userId, isRecorded: false), trace: TraceID.make()), in: .events)
+        case .sessionReady, .pong, .receiptUpdated, .typing, .userUpdated, .syncResponse, .unknown:
+            if log.accepts(.trace) { log.trace("ignored \(frame.event.type)") }
+        }
+    }
+}

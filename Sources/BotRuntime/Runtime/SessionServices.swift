@@ -1,0 +1,195 @@
+import ChatterBots
+import Foundation
+import Synchronization
+
+/// Everything a running bot shares between its session actor, its reader, its handlers and its background
+/// tasks: the store, the REST client, the dispatcher, the outbox, receipts, typing, schedule and directories,
+/// plus who the bot is once signed in. Created when `BotSession.run()` has opened the store.
+final class SessionServices: Sendable {
+    /// The signed-in account and device.
+    struct Identity: Sendable, Equatable {
+        var userId: User.ID
+        var deviceId: Device.ID
+    }
+
+    let name: String
+    let bot: any Bot
+    let configuration: BotConfiguration
+    let environment: BotRuntimeEnvironment
+    let clock: any ChatterClock
+    let store: BotStore
+    let rest: ChatterRESTClient
+    let tokenStore: ChatterTokenStore
+    let log: SessionLog
+    let metrics: SessionMetrics
+    let dispatcher: HandlerDispatcher
+    let outbox: OutboxSender
+    let receipts: ReceiptSender
+    let typing: TypingIndicators
+    let scheduler: JobScheduler
+    let presence: PresenceDirectory
+    let friends: FriendDirectory
+    private let identityState: IdentityState
+    private let ignoredRequests = Mutex<Set<FriendRequest.ID>>([])
+    private let onFatal: @Sendable (BotStopReason) -> Void
+
+    init(
+        configuration: BotConfiguration, bot: any Bot, environment: BotRuntimeEnvironment, store: BotStore,
+        log: SessionLog, metrics: SessionMetrics, identity: Identity?, onFatal: @escaping @Sendable (BotStopReason) -> Void
+    ) {
+        self.name = configuration.name
+        self.bot = bot
+        self.configuration = configuration
+        self.environment = environment
+        self.clock = environment.clock
+        self.store = store
+        self.log = log
+        self.metrics = metrics
+        self.onFatal = onFatal
+        let identityState = IdentityState(identity)
+        self.identityState = identityState
+        // Rotated tokens are stored before they are used (the old refresh token no longer works): the token store
+        // awaits this before any caller sees the new pair.
+        let clock = environment.clock
+        self.tokenStore = ChatterTokenStore(tokens: nil) { tokens in
+            guard let tokens, let identity = identityState.value else { return }
+            do {
+                try await store.saveSession(StoredSession(
+                    userId: identity.userId, deviceId: identity.deviceId, accessToken: tokens.accessToken,
+                    refreshToken: tokens.refreshToken, accessTokenExpiresAt: clock.now.addingTimeInterval(3600)))
+            } catch {
+                log.error("could not store the rotated tokens: \(error); the next start signs in with the password")
+            }
+        }
+        self.rest = ChatterRESTClient(configuration: environment.server, tokenStore: tokenStore)
+        let dispatcher = HandlerDispatcher(
+            maxConcurrent: environment.maxConcurrentHandlers, timeout: environment.handlerTimeout, clock: clock)
+        self.dispatcher = dispatcher
+        self.outbox = OutboxSender(
+            store: store, clock: clock, pacing: environment.sendPacing, log: log, metrics: metrics
+        ) { released in
+            SessionServices.dispatch(released, to: dispatcher)
+        }
+        self.receipts = ReceiptSender(policy: environment.receipts, log: log)
+        self.typing = TypingIndicators(clock: clock)
+        self.scheduler = JobScheduler(store: store, clock: clock, log: log, dispatcher: dispatcher)
+        self.presence = PresenceDirectory()
+        self.friends = FriendDirectory(store: store, log: log)
+    }
+
+    // MARK: - Identity
+
+    var identity: Identity? { identityState.value }
+
+    /// The bot as handlers see it; nil before the first sign-in.
+    var botIdentity: BotIdentity? {
+        identity.map { BotIdentity(name: name, userId: $0.userId) }
+    }
+
+    func setIdentity(_ identity: Identity?) {
+        identityState.value = identity
+    }
+
+    // MARK: - Friend requests already decided
+
+    /// Remembers that the bot left a request pending, so the REST refresh after each reconnect does not ask again.
+    func rememberIgnored(_ id: FriendRequest.ID) {
+        ignoredRequests.withLock { _ = $0.insert(id) }
+    }
+
+    func forgetIgnored(_ id: FriendRequest.ID) {
+        ignoredRequests.withLock { _ = $0.remove(id) }
+    }
+
+    func isIgnored(_ id: FriendRequest.ID) -> Bool {
+        ignoredRequests.withLock { $0.contains(id) }
+    }
+
+    // MARK: - Committing
+
+    /// Commits `unit` (retrying a failing database a few times) and routes what it stored: outbox entries to the
+    /// sender, released messages to their lanes, the read receipt, the schedule. Returns the receipt, or nil when
+    /// the unit was refused or could not be stored (logged; on a lasting storage failure the bot stops).
+    @discardableResult
+    func commit(_ unit: UnitOfWork, trace: String) async -> CommitReceipt? {
+        var attempt = 0
+        while true {
+            do {
+                let receipt = try await store.commit(unit)
+                route(receipt, of: unit)
+                return receipt
+            } catch {
+                switch error {
+                case .alreadyHandled:
+                    log.debug("already handled; this run's work is dropped", trace: trace)
+                    return nil
+                case .occurrenceNotClaimed, .outOfOrder, .unknownConversation:
+                    log.error("the store refused the handler's work: \(error)", trace: trace)
+                    metrics.setLastError(error.description)
+                    return nil
+                case .storage, .unencodableValue, .undecodableValue, .corruptRecord:
+                    attempt += 1
+                    guard attempt < 3 else {
+                        log.error("could not store the handler's work: \(error); stopping the bot", trace: trace)
+                        metrics.setLastError(error.description)
+                        outbox.failWaiters(of: unit.messages.map(\.clientMessageId), with: error)
+                        onFatal(.storageFailed(error.description))
+                        return nil
+                    }
+                    log.warning("could not store the handler's work (attempt \(attempt)): \(error)", trace: trace)
+                    try? await clock.sleep(for: .milliseconds(200 * attempt))
+                }
+            }
+        }
+    }
+
+    /// Carries out what a commit stored.
+    func route(_ receipt: CommitReceipt, of unit: UnitOfWork) {
+        outbox.enqueue(receipt.entriesToSend)
+        if let contiguous = receipt.contiguousSeq, case .message(let message) = unit.trigger {
+            dispatcher.noteContiguous(contiguous, in: message.conversationId)
+            receipts.read(contiguous, in: message.conversationId)
+        }
+        Self.dispatch(receipt.released, to: dispatcher)
+        if receipt.job != nil || !unit.jobChanges.isEmpty {
+            scheduler.wake()
+        }
+    }
+
+    /// Queues messages the store handed out in their conversations' lanes.
+    static func dispatch(_ messages: [Message], to dispatcher: HandlerDispatcher) {
+        guard !messages.isEmpty else { return }
+        if messages.count == 1, let message = messages.first {
+            dispatcher.enqueue(.message(message), in: .conversation(message.conversationId))
+            return
+        }
+        var byConversation: [Conversation.ID: [HandlerWork]] = [:]
+        var order: [Conversation.ID] = []
+        for message in messages {
+            if byConversation[message.conversationId] == nil { order.append(message.conversationId) }
+            byConversation[message.conversationId, default: []].append(.message(message))
+        }
+        for conversation in order {
+            dispatcher.enqueue(byConversation[conversation] ?? [], in: .conversation(conversation))
+        }
+    }
+
+    /// Stops the bot for good (a storage failure that retrying did not fix).
+    func fail(_ reason: BotStopReason) {
+        onFatal(reason)
+    }
+}
+
+/// The signed-in identity, shared with the token store's persistence callback.
+private final class IdentityState: Sendable {
+    private let state: Mutex<SessionServices.Identity?>
+
+    init(_ identity: SessionServices.Identity?) {
+        state = Mutex(identity)
+    }
+
+    var value: SessionServices.Identity? {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
+}

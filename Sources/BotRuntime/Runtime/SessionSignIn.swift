@@ -1,0 +1,109 @@
+import ChatterBots
+import Foundation
+
+/// Signing a bot in (design.md point 1): the stored refresh token first, then a password login that passes the
+/// stored `deviceId`, so a bot is one device for its whole life. Tokens are stored before they are used.
+struct SessionSignIn: Sendable {
+    let services: SessionServices
+
+    /// The device description a bot signs in with.
+    var device: DeviceDescription {
+        DeviceDescription(name: "ChatterBots \(services.name)", platform: "chatterbots")
+    }
+
+    /// Signs in with `method`; nil on success, else why it failed. `staleAccessToken` is the token a 4001 refused:
+    /// when the tokens already moved on (the REST client refreshed meanwhile), no second refresh is made.
+    func signIn(_ method: SignInMethod, staleAccessToken: String?) async -> SignInFailure? {
+        switch method {
+        case .refreshToken: await refresh(staleAccessToken: staleAccessToken)
+        case .freshLogin: await login()
+        }
+    }
+
+    private func refresh(staleAccessToken: String?) async -> SignInFailure? {
+        let stored: StoredSession?
+        do {
+            stored = try await services.store.session()
+        } catch {
+            return .unavailable("the store could not be read: \(error)")
+        }
+        guard let stored else { return .invalidRefreshToken }
+        let identity = SessionServices.Identity(userId: stored.userId, deviceId: stored.deviceId)
+        if await services.tokenStore.tokens == nil {
+            services.setIdentity(nil)  // no need to store what was just read
+            await services.tokenStore.replace(with: stored.tokens)
+        }
+        services.setIdentity(identity)
+        let rest = services.rest
+        do {
+            _ = try await services.tokenStore.refreshed(replacing: staleAccessToken) { refreshToken in
+                try await rest.send(ChatterAPI.refresh(RefreshBody(refreshToken: refreshToken))).tokens
+            }
+            services.log.info("signed in with the stored refresh token", ["device": stored.deviceId.rawValue])
+            return nil
+        } catch {
+            return Self.failure(error)
+        }
+    }
+
+    private func login() async -> SignInFailure? {
+        let storedDevice: Device.ID?
+        do {
+            storedDevice = try await services.store.session()?.deviceId
+        } catch {
+            return .unavailable("the store could not be read: \(error)")
+        }
+        let credentials = services.configuration.credentials
+        services.setIdentity(nil)
+        do {
+            let session = try await services.rest.login(
+                username: credentials.username, password: credentials.password, deviceId: storedDevice, device: device)
+            services.setIdentity(SessionServices.Identity(userId: session.user.id, deviceId: session.deviceId))
+            try await services.store.saveSession(StoredSession(session, receivedAt: services.clock.now))
+            services.log.info("signed in with the password", [
+                "username": credentials.username, "device": session.deviceId.rawValue,
+                "newDevice": String(storedDevice != session.deviceId),
+            ])
+            return nil
+        } catch let error as BotStoreError {
+            return .unavailable("the new session could not be stored: \(error)")
+        } catch {
+            return Self.failure(error)
+        }
+    }
+
+    /// Forgets the device's tokens and id after a revocation (close 4003); the next login creates a new device.
+    func clearSession() async {
+        services.setIdentity(nil)
+        await services.tokenStore.replace(with: nil)
+        do {
+            if let revoked = try await services.store.clearSession() {
+                services.log.warning("the device was revoked; its session data is cleared", ["device": revoked.deviceId.rawValue])
+            }
+        } catch {
+            services.log.error("could not clear the revoked session: \(error)")
+        }
+    }
+
+    /// What a failed sign-in request means for the session's next step.
+    static func failure(_ error: any Error) -> SignInFailure {
+        if let error = error as? ChatterAPIError {
+            switch error.code {
+            case .invalidCredentials: return .invalidCredentials
+            case .invalidRefreshToken, .unauthorized: return .invalidRefreshToken
+            case .invalidClientKey: return .invalidClientKey
+            case .rateLimited: return .rateLimited(RateLimitDelay(delay: error.retryAfter ?? RateLimitDelay.fallback))
+            default:
+                return error.isTransient ? .unavailable(error.description) : .rejected(code: error.code.rawValue, message: error.message)
+            }
+        }
+        if let error = error as? ChatterClientError {
+            switch error {
+            case .notSignedIn: return .invalidRefreshToken
+            case .transport, .invalidResponse: return .unavailable(error.description)
+            case .invalidRequest, .missingClientSecret: return .rejected(code: "CLIENT_ERROR", message: error.description)
+            }
+        }
+        return .unavailable(String(describing: error))
+    }
+}

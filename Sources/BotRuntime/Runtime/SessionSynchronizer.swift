@@ -1,0 +1,73 @@
+import ChatterBots
+import Foundation
+
+/// What a session does after every `session.ready` (design.md points 3–4): refresh over REST what the socket
+/// does not replay (conversations changed since the last refresh, pending friend requests, friends), then
+/// `sync.request` with the highest contiguous seq of every known conversation, following `hasMore` with REST
+/// pages. Everything goes through the admission queue, so it is deduplicated against what arrives live meanwhile.
+struct SessionSynchronizer: Sendable {
+    let services: SessionServices
+    let admission: AdmissionQueue
+
+    /// Runs the refresh and the sync on `link`; throws when a request failed (the session then reconnects).
+    func synchronize(on link: RealtimeLink, isFirst: Bool) async throws {
+        let trace = "sync-\(link.generation)"
+        let log = services.log
+        try await refreshConversations(trace: trace)
+
+        let requests = try await services.rest.friendRequests()
+        for request in requests.incoming where !services.isIgnored(request.id) {
+            services.dispatcher.enqueue(.event(.friendRequest(request), trace: "friend-request-\(request.id.rawValue)"), in: .events)
+        }
+
+        let friends = try await services.rest.friends()
+        let (added, removed) = await services.friends.reconcile(with: friends)
+        for friend in added {
+            services.dispatcher.enqueue(.event(.friendAdded(friend, isRecorded: true), trace: trace), in: .events)
+        }
+        for userId in removed {
+            services.dispatcher.enqueue(.event(.friendRemoved(userId, isRecorded: true), trace: trace), in: .events)
+        }
+
+        if isFirst {
+            // Parked messages that were next when the process last stopped.
+            for conversation in try await services.store.conversationsWithDeliverableMessages() {
+                let messages = try await services.store.deliverableMessages(in: conversation)
+                SessionServices.dispatch(messages, to: services.dispatcher)
+            }
+        }
+
+        let positions = try await services.store.syncPositions()
+        guard !positions.isEmpty else { return }
+        let response = try await link.connection.sync(
+            SyncRequest(conversations: positions, limitPerConversation: services.environment.syncLimitPerConversation))
+        var fetched = 0
+        for (id, _) in positions.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            guard let conversation = response.conversations[id] else {
+                // Left out of the response: the bot is no longer a member.
+                admission.submit(.removed(id, trace: trace))
+                continue
+            }
+            fetched += conversation.messages.count
+            admission.submit(.messages(conversation.messages))
+            if conversation.hasMore, let last = conversation.messages.last?.seq {
+                let admission = admission
+                Task { await admission.backfill(id, after: last) }
+            }
+        }
+        log.debug("synchronized \(positions.count) conversations, \(fetched) messages", trace: trace)
+    }
+
+    /// `GET /conversations?updatedSince=`, page after page (at most 100 each), from the last refresh on.
+    private func refreshConversations(trace: String) async throws {
+        var since = try await services.store.conversationsUpdatedSince()
+        while true {
+            let page = try await services.rest.conversations(updatedSince: since)
+            guard let newest = page.map(\.updatedAt).max(), since.map({ newest > $0 }) ?? true else { break }
+            admission.submit(.conversations(page, isLive: false, trace: trace))
+            since = newest
+        }
+        // The sync below asks for the conversations just recorded.
+        await admission.waitUntilProcessed()
+    }
+}

@@ -1,0 +1,192 @@
+import BotRuntime
+import ChatterBots
+import ChatterSandbox
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An in-process sandbox on a `ManualClock` shared with the bots under test, seeded with people and two bot
+/// accounts, plus a data directory for the bots' stores. Everything over real loopback sockets.
+///
+/// Accounts: people ana, ben, cleo, dan; bots botty and otto. Friendships: ana–botty, ben–botty, ana–otto.
+struct RuntimeHarness {
+    static let password = "correct horse"
+
+    let sandbox: Sandbox
+    let clock: ManualClock
+    let directory: StoreDirectory
+    let logs: LogCollector
+    /// A relay in front of the sandbox's WebSocket endpoint that can go silent, when asked for.
+    let relay: TCPRelay?
+
+    var ana: SeededAccount { account("ana") }
+    var ben: SeededAccount { account("ben") }
+    var cleo: SeededAccount { account("cleo") }
+    var dan: SeededAccount { account("dan") }
+    var botty: SeededAccount { account("botty") }
+    var otto: SeededAccount { account("otto") }
+
+    private func account(_ name: String) -> SeededAccount {
+        sandbox.seeded[name] ?? sandbox.seeded.users[0]
+    }
+
+    /// Runs `body` against a fresh sandbox; shuts everything down afterwards, also when `body` throws.
+    static func run(
+        realtime: RealtimeConfiguration = RealtimeConfiguration(), relay: Bool = false,
+        _ body: (RuntimeHarness) async throws -> Void
+    ) async throws {
+        let clock = ManualClock()
+        let seed = SandboxSeed(
+            users: ["ana", "ben", "cleo", "dan", "botty", "otto"].map { SandboxUserSeed(username: $0, password: password) },
+            friendships: [SandboxFriendship("ana", "botty"), SandboxFriendship("ben", "botty"), SandboxFriendship("ana", "otto")])
+        let sandbox = try await Sandbox.start(SandboxConfiguration(
+            clock: clock, service: SandboxServiceConfiguration(passwordHashIterations: 1_000), realtime: realtime, seed: seed))
+        let relayed: TCPRelay?
+        do {
+            relayed = relay ? try TCPRelay(targetPort: sandbox.apiURL.port ?? 0) : nil
+        } catch {
+            await sandbox.shutdown()
+            throw error
+        }
+        let harness = RuntimeHarness(sandbox: sandbox, clock: clock, directory: try StoreDirectory(), logs: LogCollector(), relay: relayed)
+        do {
+            try await body(harness)
+        } catch {
+            relayed?.close()
+            await sandbox.shutdown()
+            throw error
+        }
+        relayed?.close()
+        await sandbox.shutdown()
+    }
+
+    // MARK: - Bots
+
+    /// The environment bots run in: the shared clock, the test's data directory and log collector, a fixed seed.
+    func environment(_ configure: (inout BotRuntimeEnvironment) -> Void = { _ in }) -> BotRuntimeEnvironment {
+        var server = sandbox.serverConfiguration
+        if let relay, let url = URL(string: "ws://127.0.0.1:\(relay.port)/v1/ws") { server.webSocketURL = url }
+        var environment = BotRuntimeEnvironment(
+            server: server, dataDirectory: URL(fileURLWithPath: directory.path, isDirectory: true), clock: clock,
+            logSink: logs.sink)
+        environment.randomSeed = 7
+        environment.sendPacing = nil
+        configure(&environment)
+        return environment
+    }
+
+    func configuration(_ account: SeededAccount, policy: FriendRequestPolicy = .nobody, password: String = Self.password) -> BotConfiguration {
+        BotConfiguration(
+            name: account.user.username, kind: "test",
+            credentials: BotCredentials(username: account.user.username, password: password), friendRequests: policy)
+    }
+
+    /// Starts `bot` as `account` and waits until it is live (unless told not to).
+    func start(
+        _ bot: ScriptedBot, as account: SeededAccount? = nil, policy: FriendRequestPolicy = .nobody,
+        password: String = Self.password, waitUntilLive: Bool = true,
+        _ configure: (inout BotRuntimeEnvironment) -> Void = { _ in }
+    ) async throws -> RunningBot {
+        let session = BotSession(
+            configuration: configuration(account ?? botty, policy: policy, password: password), bot: bot,
+            environment: environment(configure))
+        let running = RunningBot(session: session, task: Task { await session.run() })
+        if waitUntilLive { try await running.waitUntilLive(self) }
+        return running
+    }
+
+    // MARK: - People
+
+    /// A REST client signed in as a seeded account's device.
+    func rest(_ account: SeededAccount) -> ChatterRESTClient {
+        ChatterRESTClient(configuration: sandbox.serverConfiguration, tokenStore: ChatterTokenStore(tokens: account.session.tokens))
+    }
+
+    /// The direct conversation of a person and a bot, started by the person.
+    func direct(_ person: SeededAccount, _ bot: SeededAccount? = nil) async throws -> Conversation {
+        try await rest(person).directConversation(with: (bot ?? botty).user.id)
+    }
+
+    /// Sends `text` as `person` (over REST; the bot gets `message.new`).
+    @discardableResult
+    func say(_ text: String, as person: SeededAccount, in conversation: Conversation) async throws -> Message {
+        try await rest(person).postMessage(.text(text), clientMessageId: .random(), in: conversation.id)
+    }
+
+    /// Every message of `conversation` as the service stores it, oldest first.
+    func messages(in conversation: Conversation) async throws -> [Message] {
+        let member = conversation.members.first { $0.userId != botty.user.id && $0.userId != otto.user.id }?.userId
+        let caller = sandbox.seeded.users.first { $0.user.id == member }?.caller ?? ana.caller
+        return try await sandbox.service.messages(caller, conversation.id, .after(seq: 0), limit: 500).messages
+    }
+
+    /// The texts of `conversation` sent by `account`.
+    func texts(in conversation: Conversation, from account: SeededAccount) async throws -> [String] {
+        try await messages(in: conversation).filter { $0.senderId == account.user.id }.map { $0.body ?? "" }
+    }
+
+    /// The bot account's device that has an open socket now, if any.
+    func connectedDevice(of account: SeededAccount? = nil) async throws -> Device.ID? {
+        let user = (account ?? botty).user.id
+        let devices = Set(try await sandbox.service.devices(ofUsers: [user]).map(\.id))
+        return await sandbox.admin.connectedDevices().first { devices.contains($0) }
+    }
+
+    /// Injects a fault into the bot's connected device.
+    func inject(_ fault: SandboxFault, into account: SeededAccount? = nil) async throws {
+        guard let device = try await connectedDevice(of: account) else {
+            throw HarnessError("the bot has no connected device to inject \(fault.type) into")
+        }
+        try await sandbox.admin.inject(fault, into: device)
+    }
+
+    // MARK: - Waiting
+
+    /// Polls `condition` in real time until it holds, failing after `timeout`.
+    func eventually(
+        _ what: @autoclosure () -> String, timeout: Duration = .seconds(10),
+        sourceLocation: SourceLocation = #_sourceLocation, _ condition: () async throws -> Bool
+    ) async throws {
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < timeout {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(3))
+        }
+        Issue.record("timed out waiting for: \(what())", sourceLocation: sourceLocation)
+        throw HarnessError("timed out waiting for: \(what())")
+    }
+
+    /// Lets real time pass for tasks to run (to show that something does NOT happen).
+    func settle(_ duration: Duration = .milliseconds(150)) async throws {
+        try await Task.sleep(for: duration)
+    }
+}
+
+/// A bot session running in a task.
+struct RunningBot: Sendable {
+    let session: BotSession
+    let task: Task<BotStopReason, Never>
+
+    var status: BotStatus { get async { await session.status } }
+
+    func waitUntilLive(_ harness: RuntimeHarness, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await harness.eventually("bot \(session.name) live", sourceLocation: sourceLocation) {
+            await session.status.state == .live
+        }
+    }
+
+    /// Shuts the bot down and returns why `run()` ended.
+    @discardableResult
+    func stop(deadline: Duration = .seconds(5)) async -> BotStopReason {
+        await session.shutdown(deadline: deadline)
+        return await task.value
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,124 @@
+import BotRuntime
+import ChatterBots
+import Foundation
+import Synchronization
+
+/// What a test bot's handlers were called with, in order, readable from the test while the bot runs.
+final class BotProbe: Sendable {
+    private struct Records {
+        var messages: [Message] = []
+        var jobs: [ChatterBots.ScheduledJob] = []
+        var friendRequests: [FriendRequest] = []
+        var friendsAdded: [Friend] = []
+        var friendsRemoved: [User.ID] = []
+        var readies = 0
+        var starts = 0
+        var acks: [MessageAck] = []
+        var failures: [String] = []
+        var conversationsCreated: [Conversation.ID] = []
+        var presenceSnapshots = 0
+    }
+
+    private let records = Mutex(Records())
+
+    var messages: [Message] { records.withLock { $0.messages } }
+    var texts: [String] { messages.map { $0.body ?? "" } }
+    var jobs: [ChatterBots.ScheduledJob] { records.withLock { $0.jobs } }
+    var friendRequests: [FriendRequest] { records.withLock { $0.friendRequests } }
+    var friendsAdded: [Friend] { records.withLock { $0.friendsAdded } }
+    var friendsRemoved: [User.ID] { records.withLock { $0.friendsRemoved } }
+    var readies: Int { records.withLock { $0.readies } }
+    var starts: Int { records.withLock { $0.starts } }
+    var acks: [MessageAck] { records.withLock { $0.acks } }
+    var failures: [String] { records.withLock { $0.failures } }
+    var conversationsCreated: [Conversation.ID] { records.withLock { $0.conversationsCreated } }
+    var presenceSnapshots: Int { records.withLock { $0.presenceSnapshots } }
+
+    func record(_ message: Message) { records.withLock { $0.messages.append(message) } }
+    func record(_ job: ChatterBots.ScheduledJob) { records.withLock { $0.jobs.append(job) } }
+    func record(_ request: FriendRequest) { records.withLock { $0.friendRequests.append(request) } }
+    func recordAdded(_ friend: Friend) { records.withLock { $0.friendsAdded.append(friend) } }
+    func recordRemoved(_ id: User.ID) { records.withLock { $0.friendsRemoved.append(id) } }
+    func recordReady() { records.withLock { $0.readies += 1 } }
+    func recordStart() { records.withLock { $0.starts += 1 } }
+    func record(_ ack: MessageAck) { records.withLock { $0.acks.append(ack) } }
+    func recordFailure(_ text: String) { records.withLock { $0.failures.append(text) } }
+    func recordCreated(_ id: Conversation.ID) { records.withLock { $0.conversationsCreated.append(id) } }
+    func recordSnapshot() { records.withLock { $0.presenceSnapshots += 1 } }
+}
+
+/// A bot whose handlers record their calls in a probe and then run what the test scripted (by default: echo).
+struct ScriptedBot: Bot {
+    typealias MessageScript = @Sendable (IncomingMessage, any BotContext) async throws -> Void
+    typealias JobScript = @Sendable (ChatterBots.ScheduledJob, any BotContext) async throws -> Void
+    typealias StartScript = @Sendable (any BotContext) async throws -> Void
+
+    let probe: BotProbe
+    var onMessageScript: MessageScript = { message, context in
+        try await context.reply(to: message, "echo: \(message.text)")
+    }
+    var onJobScript: JobScript = { _, _ in }
+    var onStartScript: StartScript = { _ in }
+    var friendRequestDecision: FriendRequestDecision = .useConfiguredPolicy
+
+    init(probe: BotProbe) {
+        self.probe = probe
+    }
+
+    func onStart(context: any BotContext) async throws {
+        probe.recordStart()
+        try await onStartScript(context)
+    }
+
+    func onReady(_ session: SessionReady, context: any BotContext) async throws {
+        probe.recordReady()
+    }
+
+    func onMessage(_ message: IncomingMessage, context: any BotContext) async throws {
+        probe.record(message.message)
+        try await onMessageScript(message, context)
+    }
+
+    func onScheduledJob(_ job: ChatterBots.ScheduledJob, context: any BotContext) async throws {
+        probe.record(job)
+        try await onJobScript(job, context)
+    }
+
+    func onFriendRequest(_ request: FriendRequest, context: any BotContext) async throws -> FriendRequestDecision {
+        probe.record(request)
+        return friendRequestDecision
+    }
+
+    func onFriendAdded(_ friend: Friend, context: any BotContext) async throws {
+        probe.recordAdded(friend)
+    }
+
+    func onFriendRemoved(_ userId: User.ID, context: any BotContext) async throws {
+        probe.recordRemoved(userId)
+    }
+
+    func onConversationCreated(_ conversation: Conversation, context: any BotContext) async throws {
+        probe.recordCreated(conversation.id)
+    }
+
+    func onPresenceSnapshot(_ presences: [Presence], context: any BotContext) async throws {
+        probe.recordSnapshot()
+    }
+}
+
+/// Log records of a test, searchable.
+final class LogCollector: Sendable {
+    private let records = Mutex<[LogRecord]>([])
+
+    var sink: LogSink {
+        LogSink(minimumLevel: .trace) { [self] record in records.withLock { $0.append(record) } }
+    }
+
+    var all: [LogRecord] { records.withLock { $0 } }
+
+    func records(trace: String) -> [LogRecord] { all.filter { $0.trace == trace } }
+
+    func contains(_ level: LogLevel, _ text: String) -> Bool {
+        all.contains { $0.level == level && $0.message.contains(text) }
+    }
+}
