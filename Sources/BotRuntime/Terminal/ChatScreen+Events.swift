@@ -159,9 +159,7 @@ extension ChatScreen {
         conversations[id] = entry
         if id == openConversationId {
             printedSinceOpen.insert(message.id)
-            if typing.remove(message.senderId) != nil, typing.isEmpty == false {
-                update.lines.append(ScreenLine(typingText(), tone: .status))
-            }
+            typing.remove(message.senderId)  // their message says they stopped
         }
         lookUpUnknown([message.senderId], into: &update)
         if printing { update.lines += lines(for: message) }

@@ -130,7 +130,9 @@ public struct ChatScreen: Sendable {
             hasConnectedBefore ? "Reconnected." : "Connected: messages arrive live. Type /help for the commands.",
             tone: .status))
         let known = Dictionary(uniqueKeysWithValues: conversations.values.map { ($0.id, $0.lastSeq) })
-        update.actions.append(.catchUp(SyncRequest(conversations: known), refreshDirectory: hasConnectedBefore))
+        // Reload the directory after a reconnect (events were missed), or when the first load failed.
+        update.actions.append(.catchUp(
+            SyncRequest(conversations: known), refreshDirectory: hasConnectedBefore || !hasLoadedDirectory))
         hasConnectedBefore = true
         update.actions += pendingMessages.map { .send($0) }
     }

@@ -250,3 +250,13 @@ struct ChatScreenConversationTests {
         #expect(update.text == ["New conversation: carol (/open 3)."])
     }
 }
+
+extension ChatScreenConversationTests {
+    @Test func aDirectoryThatFailedToLoadIsLoadedOnceConnected() {
+        var screen = ChatScreen(timeZone: TimeZone(identifier: "UTC") ?? .current)
+        _ = screen.handle(.signedIn(F.alice))
+        #expect(screen.handle(.requestFailed("Could not load your conversations")).lines.map(\.tone) == [.error])
+        #expect(screen.handle(.connected).actions == [.catchUp(SyncRequest(conversations: [:]), refreshDirectory: true)])
+        #expect(screen.handle(.directoryLoaded(F.directory())).text.first == "Conversations (/open <n>):")
+    }
+}
