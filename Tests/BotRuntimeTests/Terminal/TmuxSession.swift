@@ -46,6 +46,8 @@ struct TmuxSession: Sendable {
     /// Ends the session and its tmux server (and so the command in it).
     func kill() async {
         _ = try? await tmux(["kill-server"])
+        let directory = ProcessInfo.processInfo.environment["TMUX_TMPDIR"] ?? "/tmp"
+        try? FileManager.default.removeItem(atPath: "\(directory)/tmux-\(getuid())/\(server)")
     }
 
     /// Runs `tmux -L server -f /dev/null arguments…` and returns its standard output.
