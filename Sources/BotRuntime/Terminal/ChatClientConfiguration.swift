@@ -6,6 +6,7 @@ public struct ChatClientConfiguration: Sendable {
     /// The Chatter service (or sandbox) to talk to.
     public var server: ChatterServerConfiguration
     public var username: String
+    /// Used to sign in (at start, and again when the device's session cannot be refreshed); never written to disk.
     public var password: String
     /// Where the device file lives (`<dataDirectory>/chat/<username>.json`), so repeated runs sign in as one
     /// device; nil signs in as a new device every run.
