@@ -20,8 +20,8 @@ public final class WebSocketConnection: Sendable {
     public let messages: WebSocketInboundStream
 
     let channel: SocketChannel
+    let inbound: InboundMessageBuffer
     private let closeTimeout: Duration
-    private let inbound: InboundMessageBuffer
     private let state: Mutex<State>
 
     private struct State {

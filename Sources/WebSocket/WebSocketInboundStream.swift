@@ -68,6 +68,9 @@ final class InboundMessageBuffer: Sendable {
         self.setReadingPaused = setReadingPaused
     }
 
+    /// Payload bytes of the messages waiting to be read.
+    var bufferedByteCount: Int { state.withLock { $0.bufferedBytes } }
+
     /// Adds a received message, or hands it straight to a waiting consumer.
     func push(_ message: WebSocketMessage) {
         let (waiter, pause) = state.withLock { state -> (CheckedContinuation<WebSocketMessage?, Never>?, Bool) in

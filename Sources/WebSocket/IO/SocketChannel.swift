@@ -94,6 +94,9 @@ final class SocketChannel: EventLoopSelectable {
     /// Whether the channel is closed or closing (no more writes accepted).
     var isClosed: Bool { state.withLock { $0.isClosed || $0.closeWhenFlushed } }
 
+    /// Bytes accepted but not yet written to the socket.
+    var queuedByteCount: Int { state.withLock { $0.queue.count } }
+
     /// Whether the TLS handshake has completed (always true without TLS).
     var isTLSHandshakeComplete: Bool { state.withLock { $0.tls?.isHandshakeComplete ?? true } }
 

@@ -192,3 +192,23 @@ struct ClientFailureTests {
         }
     }
 }
+
+/// Closing against a peer that never answers (Peers/silent_server.py).
+@Suite("Close against a silent peer")
+struct SilentPeerTests {
+    @Test func closeFinishesWithinTheCloseTimeoutWhenThePeerNeverAnswers() async throws {
+        let peer = try PeerProcess(script: "silent_server.py")
+        let port = try await peer.port()
+        var configuration = WebSocketClientConfiguration()
+        configuration.closeTimeout = .milliseconds(300)
+        let connection = try await WebSocketClient.connect(
+            to: #require(URL(string: "ws://127.0.0.1:\(port)/")), configuration: configuration)
+        let started = ContinuousClock.now
+        let info = await connection.close(code: WebSocketCloseCode(4001), reason: "leaving")
+        let elapsed = ContinuousClock.now - started
+        #expect(info == WebSocketCloseInfo(code: .abnormalClosure, initiator: .local))
+        // The bound is the configured timeout plus scheduling slack, not a performance claim.
+        #expect(elapsed < .seconds(5))
+        for await _ in connection.messages {}
+    }
+}
