@@ -57,4 +57,38 @@ struct BackpressureTests {
         await client.close()
         await server.shutdown()
     }
+
+    @Test func aPeerResetWhileWritesAreQueuedEndsTheConnectionWith1006() async throws {
+        let (accepted, acceptedContinuation) = AsyncStream<WebSocketConnection>.makeStream()
+        let server = try await HTTPServer.start { _ in
+            .webSocket { connection in
+                acceptedContinuation.yield(connection)
+                _ = await connection.closeInfo
+            }
+        }
+        let client = try await WebSocketClient.connect(to: #require(URL(string: "ws://127.0.0.1:\(server.port)/")))
+        var acceptedIterator = accepted.makeAsyncIterator()
+        let receiver = try #require(await acceptedIterator.next())
+        let sender = Task {
+            while true {
+                do {
+                    try await client.send(binary: [UInt8](repeating: 7, count: 1 << 20))
+                } catch {
+                    return error
+                }
+            }
+        }
+        try await waitUntil { client.channel.queuedByteCount > 0 }
+        // Closing with unread bytes makes the kernel send a reset; the client's writes then fail (ECONNRESET or
+        // EPIPE), which must end the connection as 1006 and fail the pending send.
+        receiver.channel.close()
+        let error = await sender.value
+        guard case WebSocketError.connectionClosed(let info) = error else {
+            Issue.record("unexpected \(error)")
+            return
+        }
+        #expect(info.code == .abnormalClosure)
+        #expect(await client.closeInfo.code == .abnormalClosure)
+        await server.shutdown()
+    }
 }
