@@ -174,6 +174,23 @@ struct ClientFailureTests {
         }
     }
 
+    @Test func cancellingTheConnectingTaskThrowsCancelled() async throws {
+        let fd = try Socket.listen(on: #require(SocketAddress(ipLiteral: "127.0.0.1", port: 0)))
+        defer { Glibc.close(fd) }
+        let port = try #require(Socket.localAddress(of: fd)).port
+        let url = try #require(URL(string: "ws://127.0.0.1:\(port)/"))
+        let attempt = Task { () throws(WebSocketError) -> WebSocketConnection in
+            try await WebSocketClient.connect(to: url)
+        }
+        attempt.cancel()
+        await #expect {
+            _ = try await attempt.value
+        } throws: { error in
+            guard case WebSocketError.cancelled = error else { return false }
+            return true
+        }
+    }
+
     @Test func anUnknownHostFailsNameResolution() async throws {
         await #expect {
             _ = try await WebSocketClient.connect(to: URL(string: "ws://no-such-host.invalid/")!)
