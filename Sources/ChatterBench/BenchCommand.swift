@@ -25,8 +25,8 @@ enum BenchCommand {
                 guard let path = rest.first else { throw BenchUsageError("fleet needs its configuration file") }
                 exit(await FleetCommand(configurationPath: path).run())
             case "websocket":
-                throw BenchUsageError(
-                    "the websocket benchmark comes with the WebSocket module's final I/O (branch ws-io); not in this build yet")
+                await WebSocketBenchmark(quick: rest.contains("--quick")).run()
+                exit(0)
             case "help", "--help", "-h":
                 print(BenchOptions.help)
                 exit(0)

@@ -79,7 +79,9 @@ struct BenchOptions: Sendable {
                        are back and synced; replies to --storm-messages messages sent around the restart
                        checked in the server's store
           all          throughput, latency, bots and storm with their defaults
-          websocket    the WebSocket module's own benchmark (issue 2)
+          websocket [--quick]
+                       WebSocket messages/s and MB/s, one way and round trip, 64 B and 64 KiB, our client to
+                       our server and to a Python `websockets` server (issue 2)
 
         options
           --server sandbox|load   the server under test, in its own process: ChatterSandbox (SQLite) or LoadServer

@@ -97,13 +97,6 @@ struct CPUMeter {
     }
 }
 
-extension Duration {
-    /// This duration in seconds.
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) * 1e-18
-    }
-}
-
 extension ProcessProbe {
     /// How many file descriptors `pid` has open (entries of `/proc/<pid>/fd`).
     static func openFileCount(of pid: Int32) -> Int? {
