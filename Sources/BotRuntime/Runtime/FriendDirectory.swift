@@ -26,9 +26,16 @@ final class FriendDirectory: Sendable {
         self.log = log
     }
 
-    /// Reads the stored friends (nothing yet on a new store).
+    /// Reads the stored friends (nothing yet on a new store). An unreadable list is started afresh.
     func load() async throws(BotStoreError) {
-        let stored = try await store.value([Friend].self, forKey: Self.storageKey, in: .global)
+        let stored: [Friend]?
+        do {
+            stored = try await store.value([Friend].self, forKey: Self.storageKey, in: .global)
+        } catch {
+            guard case .undecodableValue = error else { throw error }
+            log.warning("the stored friends list cannot be read (\(error)); it is rebuilt at the next refresh")
+            stored = nil
+        }
         state.withLock { state in
             state.friends = stored.map { Dictionary($0.map { ($0.user.id, $0) }, uniquingKeysWith: { _, last in last }) }
         }

@@ -49,6 +49,7 @@ struct SessionSynchronizer: Sendable {
             }
         }
         log.debug("synchronized \(positions.count) conversations, \(fetched) messages", trace: trace)
+        services.maintenance.runIfDue()
     }
 
     /// `GET /friends`, compared with the friends the bot knew: friendships that began or ended meanwhile reach
@@ -75,7 +76,7 @@ struct SessionSynchronizer: Sendable {
         while true {
             let page = try await services.rest.conversations(updatedSince: since)
             guard let newest = page.map(\.updatedAt).max(), since.map({ newest > $0 }) ?? true else { break }
-            admission.submit(.conversations(page, isLive: false, trace: trace))
+            admission.submit(.conversations(page, .refreshed, trace: trace))
             since = newest
         }
         // The sync below asks for the conversations just recorded.
