@@ -140,6 +140,8 @@ public final class ChatterRealtimeConnection: Sendable {
         if !request.expectsReply {
             guard case .unknown = request else { throw .noReplyExpected(requestType: request.type) }
         }
+        // A request whose caller is gone must not reach the server (a message.send would create the message).
+        if Task.isCancelled { throw .cancelled }
         let session = session
         let id = session.makeRequestID()
         let text = try Self.encode(ClientFrame(request, id: RequestID.text(id)), type: request.type)

@@ -1,0 +1,478 @@
+import Foundation
+import Testing
+
+@testable import ChatterBots
+@testable import WebSocket
+
+@Suite("Realtime connection against a scripted server", .timeLimit(.minutes(1)))
+struct RealtimeConnectionTests {
+    // MARK: Connecting
+
+    @Test func connectsWithClientKeyAndTokenAndExposesSessionReady() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            return (peer.request.queryValue("clientKey"), peer.request.queryValue("token"), await peer.waitForClose().info)
+        }
+        let connection = try await server.connect(token: "secret-token-123")
+        #expect(connection.sessionReady == ScriptedPeer.ready)
+        #expect(connection.heartbeatInterval == .seconds(25))
+        #expect(connection.redactedURL.contains("token=REDACTED"))
+        #expect(!connection.redactedURL.contains("secret-token-123"))
+        #expect(await connection.close() == .normal)
+
+        let (clientKey, token, closeInfo) = try await server.scriptOutcome()
+        #expect(clientKey == ScriptedPeer.clientKey)
+        #expect(token == "secret-token-123")
+        #expect(closeInfo.code == .normalClosure)
+        await server.shutdown()
+    }
+
+    @Test func sessionReadyThatNeverComesTimesOutAndClosesTheSocket() async throws {
+        let clock = ManualClock()
+        let server = try await ScriptedChatterServer.start { peer in
+            await peer.waitForClose().info
+        }
+        let options = RealtimeConnectionOptions(sessionReadyTimeout: .seconds(10), clock: clock)
+        let attempt = Task { await server.connectionError(options: options) }
+        try await clock.waitForSleepers(1)
+        await clock.advance(by: .seconds(10))
+
+        let error = await attempt.value
+        guard case .sessionReadyTimedOut(let wait)? = error else {
+            Issue.record("expected sessionReadyTimedOut, got \(String(describing: error))")
+            return
+        }
+        #expect(wait == .seconds(10))
+        #expect(try await server.scriptOutcome().code == .normalClosure)
+        await server.shutdown()
+    }
+
+    @Test func heartbeatIntervalFallsBackToTheSeedsWhenSessionReadyGivesNone() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            var ready = ScriptedPeer.ready
+            ready.heartbeatIntervalMs = 0
+            try await peer.sendReady(ready)
+            await peer.waitForClose()
+        }
+        let connection = try await server.connect()
+        #expect(connection.sessionReady.heartbeatIntervalMs == 0)
+        #expect(connection.heartbeatInterval == .seconds(25))
+        await connection.close()
+        try await server.scriptOutcome()
+        await server.shutdown()
+    }
+
+    @Test func cancellingConnectWhileWaitingForSessionReadyClosesTheSocket() async throws {
+        let clock = ManualClock()
+        let server = try await ScriptedChatterServer.start { peer in
+            await peer.waitForClose().info
+        }
+        let attempt = Task { await server.connectionError(options: RealtimeConnectionOptions(clock: clock)) }
+        try await clock.waitForSleepers(1)  // the socket is open and the session.ready wait has started
+        attempt.cancel()
+        guard case .cancelled? = await attempt.value else {
+            Issue.record("expected cancelled")
+            return
+        }
+        #expect(try await server.scriptOutcome().code == .normalClosure)
+        await server.shutdown()
+    }
+
+    @Test func closeBeforeSessionReadyFailsTheConnectWithTheCloseReason() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            await peer.close(code: 4001, reason: "token expired")
+        }
+        let error = await server.connectionError()
+        #expect(error?.closeReason == .tokenInvalid)
+        _ = try await server.scriptOutcome()
+        await server.shutdown()
+    }
+
+    @Test func undecodableSessionReadyFailsTheConnect() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.send(raw: #"{"type":"session.ready","data":{"userId":5}}"#)
+            return await peer.waitForClose().info
+        }
+        let error = await server.connectionError()
+        guard case .invalidSessionReady(let decodingError)? = error else {
+            Issue.record("expected invalidSessionReady, got \(String(describing: error))")
+            return
+        }
+        #expect(decodingError.frameType == "session.ready")
+        #expect(decodingError.field == "data.userId")
+        #expect(try await server.scriptOutcome().code == .normalClosure)
+        await server.shutdown()
+    }
+
+    @Test func framesBeforeSessionReadyAreTheFirstEvents() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.send(RealtimeFixture.typing(true))
+            try await peer.sendReady()
+            try await peer.send(RealtimeFixture.typing(false))
+            await peer.waitForClose()
+        }
+        let connection = try await server.connect()
+        #expect(await connection.nextEvents(2) == [.frame(ServerFrame(RealtimeFixture.typing(true))), .frame(ServerFrame(RealtimeFixture.typing(false)))])
+        await connection.close()
+        try await server.scriptOutcome()
+        await server.shutdown()
+    }
+
+    // MARK: Requests and replies
+
+    @Test func repliesReachTheirRequestsWhateverTheOrderAndEventsStayInTheStream() async throws {
+        let send = RealtimeFixture.messageSend("6f1c2c1e-6b5f-4d0e-9a3b-0a8f2d1b7c55")
+        let syncResponse = SyncResponse(conversations: [
+            RealtimeFixture.conversation: ConversationSync(messages: [], hasMore: false, members: [])
+        ])
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            var received: [ClientFrame] = []
+            for _ in 0..<3 { received.append(try await peer.receive()) }
+            try await peer.send(RealtimeFixture.typing(true))
+            // Replies in the reverse order of arrival, with an event between them.
+            for (index, frame) in received.reversed().enumerated() {
+                switch frame.request {
+                case .sendMessage: try await peer.reply(to: frame, with: .messageAck(RealtimeFixture.ack(for: send, seq: 43)))
+                case .syncRequest: try await peer.reply(to: frame, with: .syncResponse(syncResponse))
+                default: try await peer.reply(to: frame, with: .pong)
+                }
+                if index == 0 { try await peer.send(RealtimeFixture.typing(false)) }
+            }
+            await peer.waitForClose()
+            return received.map(\.id)
+        }
+        let connection = try await server.connect()
+        async let ack = connection.sendMessage(send)
+        async let sync = connection.sync(SyncRequest(conversations: [RealtimeFixture.conversation: 40]))
+        async let pong: Void = connection.ping()
+
+        #expect(try await ack == RealtimeFixture.ack(for: send, seq: 43))
+        #expect(try await sync == syncResponse)
+        try await pong
+        #expect(await connection.nextEvents(2) == [.frame(ServerFrame(RealtimeFixture.typing(true))), .frame(ServerFrame(RealtimeFixture.typing(false)))])
+        #expect(connection.pendingRequestCount == 0)
+        await connection.close()
+
+        let ids = try await server.scriptOutcome()
+        #expect(Set(ids) == ["c-1", "c-2", "c-3"])
+        await server.shutdown()
+    }
+
+    @Test func replyThatDoesNotComeTimesOutAndArrivesLaterAsAnEvent() async throws {
+        let clock = ManualClock()
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            let ping = try await peer.receive()
+            peer.checkpoint("ping received")
+            _ = try await peer.receive()  // the client's signal that it saw the timeout
+            try await peer.reply(to: ping, with: .pong)
+            await peer.waitForClose()
+        }
+        let connection = try await server.connect(options: RealtimeConnectionOptions(clock: clock))
+        let ping = Task { await Self.error(of: { try await connection.ping(timeout: .seconds(5)) }) }
+        await server.checkpoint()
+        await clock.advance(by: .seconds(5))
+        guard case .replyTimedOut(let type, let id, let wait)? = await ping.value else {
+            Issue.record("expected replyTimedOut")
+            return
+        }
+        #expect(type == "ping" && id == "c-1" && wait == .seconds(5))
+        #expect(connection.pendingRequestCount == 0)
+
+        try await connection.send(.typingStop(conversationId: RealtimeFixture.conversation))
+        #expect(await connection.nextEvents(1) == [.frame(ServerFrame(.pong, replyTo: "c-1"))])
+        await connection.close()
+        try await server.scriptOutcome()
+        await server.shutdown()
+    }
+
+    @Test func errorReplyIsThrownAsAnAPIErrorWithItsCode() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            let frame = try await peer.receive()
+            try await peer.reply(
+                to: frame, with: .error(ChatterErrorBody(code: .notFriends, message: "You can only message friends.")))
+            await peer.waitForClose()
+        }
+        let connection = try await server.connect()
+        do {
+            _ = try await connection.sendMessage(RealtimeFixture.messageSend("cm-1"))
+            Issue.record("message.send succeeded despite the error reply")
+        } catch {
+            guard case .api(let apiError) = error else {
+                Issue.record("expected an API error, got \(error)")
+                return
+            }
+            #expect(apiError.code == .notFriends)
+            #expect(apiError.message == "You can only message friends.")
+            #expect(apiError.httpStatus == nil)
+        }
+        await connection.close()
+        try await server.scriptOutcome()
+        await server.shutdown()
+    }
+
+    @Test func replyOfTheWrongTypeIsReportedAsUnexpected() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            try await peer.reply(to: try await peer.receive(), with: .pong)
+            await peer.waitForClose()
+        }
+        let connection = try await server.connect()
+        do {
+            _ = try await connection.sendMessage(RealtimeFixture.messageSend("cm-2"))
+            Issue.record("a pong was accepted as a message.ack")
+        } catch {
+            guard case .unexpectedReply("message.send", "pong") = error else {
+                Issue.record("expected unexpectedReply, got \(error)")
+                return
+            }
+        }
+        await connection.close()
+        try await server.scriptOutcome()
+        await server.shutdown()
+    }
+
+    @Test func sendWritesAFrameWithoutAnID() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            return try await peer.receive()
+        }
+        let connection = try await server.connect()
+        let receipt = ReceiptPosition(conversationId: RealtimeFixture.conversation, seq: 42)
+        try await connection.send(.receiptRead(receipt))
+        #expect(try await server.scriptOutcome() == ClientFrame(.receiptRead(receipt)))
+        #expect(await connection.closeReason == .normal)
+        await server.shutdown()
+    }
+
+    @Test func requestsTheServerNeverAnswersAreRefusedWithoutSending() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            return await peer.waitForClose().unread
+        }
+        let connection = try await server.connect()
+        do {
+            _ = try await connection.request(.typingStart(conversationId: RealtimeFixture.conversation))
+            Issue.record("typing.start was sent as a request")
+        } catch {
+            guard case .noReplyExpected("typing.start") = error else {
+                Issue.record("expected noReplyExpected, got \(error)")
+                return
+            }
+        }
+        await connection.close()
+        #expect(try await server.scriptOutcome().isEmpty)
+        await server.shutdown()
+    }
+
+    @Test func cancellingARequestThrowsCancelled() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            _ = try await peer.receive()
+            peer.checkpoint("ping received")
+            await peer.waitForClose()
+        }
+        let connection = try await server.connect()
+        let ping = Task { await Self.error(of: { try await connection.ping() }) }
+        await server.checkpoint()
+        ping.cancel()
+        guard case .cancelled? = await ping.value else {
+            Issue.record("expected cancelled")
+            return
+        }
+        #expect(connection.pendingRequestCount == 0)
+        await connection.close()
+        try await server.scriptOutcome()
+        await server.shutdown()
+    }
+
+    // MARK: Unknown and malformed frames
+
+    @Test func unknownTypesAreDeliveredAsUnknown() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            try await peer.send(raw: #"{"type":"story.posted","data":{"storyId":"s1","views":3}}"#)
+            try await peer.send(RealtimeFixture.typing(true))
+            await peer.waitForClose()
+        }
+        let connection = try await server.connect()
+        #expect(
+            await connection.nextEvents(2) == [
+                .frame(ServerFrame(.unknown(type: "story.posted", data: ["storyId": "s1", "views": 3]))),
+                .frame(ServerFrame(RealtimeFixture.typing(true))),
+            ])
+        await connection.close()
+        try await server.scriptOutcome()
+        await server.shutdown()
+    }
+
+    @Test func malformedFramesAreReportedAndTheSessionGoesOn() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            try await peer.send(raw: "not json at all")
+            try await peer.send(raw: #"{"type":"typing","data":{"conversationId":42,"userId":"u1","isTyping":true}}"#)
+            try await peer.send(raw: #"{"data":{}}"#)
+            try await peer.send(binary: [1, 2, 3])
+            try await peer.send(RealtimeFixture.typing(false))
+            try await peer.reply(to: try await peer.receive(), with: .pong)
+            await peer.waitForClose()
+        }
+        let connection = try await server.connect()
+        let events = await connection.nextEvents(5)
+        try #require(events.count == 5)
+
+        guard case .diagnostic(.malformedFrame(let notJSON, let excerpt)) = events[0] else {
+            Issue.record("expected a malformed frame, got \(events[0])")
+            return
+        }
+        #expect(notJSON.reason == .notJSON && excerpt == "not json at all")
+        guard case .diagnostic(.malformedFrame(let wrongType, _)) = events[1] else {
+            Issue.record("expected a malformed frame, got \(events[1])")
+            return
+        }
+        #expect(wrongType.frameType == "typing" && wrongType.field == "data.conversationId" && wrongType.reason == .wrongType)
+        guard case .diagnostic(.malformedFrame(let noType, _)) = events[2] else {
+            Issue.record("expected a malformed frame, got \(events[2])")
+            return
+        }
+        #expect(noType.field == "type" && noType.reason == .missingValue)
+        #expect(events[3] == .diagnostic(.binaryFrame(byteCount: 3)))
+        #expect(events[4] == .frame(ServerFrame(RealtimeFixture.typing(false))))
+
+        try await connection.ping()
+        #expect(connection.isOpen)
+        await connection.close()
+        try await server.scriptOutcome()
+        await server.shutdown()
+    }
+
+    // MARK: Closing
+
+    @Test(arguments: [
+        (UInt16(1000), "", RealtimeCloseReason.normal),
+        (1001, "restarting", .serverRestarting),
+        (4001, "", .tokenInvalid),
+        (4002, "unknown client key", .clientKeyInvalid),
+        (4003, "", .sessionRevoked),
+        (4008, "30", .rateLimited(seconds: 30)),
+        (4008, "later", .rateLimited(seconds: nil)),
+        (4999, "custom", .other(code: 4999, reason: "custom")),
+        (1011, "internal", .other(code: 1011, reason: "internal")),
+    ])
+    func closeCodeIsSurfacedAsItsReason(code: UInt16, reason: String, expected: RealtimeCloseReason) async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            try await peer.send(RealtimeFixture.typing(true))
+            await peer.close(code: code, reason: reason)
+        }
+        let connection = try await server.connect()
+        var events: [RealtimeEvent] = []
+        for await event in connection.events { events.append(event) }
+        #expect(events == [.frame(ServerFrame(RealtimeFixture.typing(true)))])
+        #expect(await connection.closeReason == expected)
+        #expect(!connection.isOpen)
+        try await server.scriptOutcome()
+        await server.shutdown()
+    }
+
+    @Test func serverThatVanishesIsNetworkLostAndFailsPendingRequests() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            _ = try await peer.receive()
+            await peer.vanish()
+        }
+        let connection = try await server.connect()
+        do {
+            try await connection.ping()
+            Issue.record("the ping succeeded on a vanished server")
+        } catch {
+            #expect(error.closeReason == .networkLost)
+        }
+        #expect(await connection.closeReason == .networkLost)
+        try await server.scriptOutcome()
+        await server.shutdown()
+    }
+
+    @Test func pendingRequestsFailWithTheCloseReasonAndLaterOnesFailAtOnce() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            _ = try await peer.receive()
+            _ = try await peer.receive()
+            await peer.close(code: 1001, reason: "restarting")
+        }
+        let connection = try await server.connect()
+        async let first = Self.error(of: { try await connection.sendMessage(RealtimeFixture.messageSend("cm-3")) })
+        async let second = Self.error(of: { try await connection.sync(SyncRequest(conversations: [:])) })
+        #expect(await first?.closeReason == .serverRestarting)
+        #expect(await second?.closeReason == .serverRestarting)
+        #expect(connection.pendingRequestCount == 0)
+
+        #expect(await Self.error(of: { try await connection.ping() })?.closeReason == .serverRestarting)
+        #expect(await Self.error(of: { try await connection.send(.ping) })?.closeReason == .serverRestarting)
+        try await server.scriptOutcome()
+        await server.shutdown()
+    }
+
+    @Test func closingFailsPendingRequestsAsNormal() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            _ = try await peer.receive()
+            peer.checkpoint("ping received")
+            return await peer.waitForClose().info
+        }
+        let connection = try await server.connect()
+        let ping = Task { await Self.error(of: { try await connection.ping() }) }
+        await server.checkpoint()
+        #expect(await connection.close() == .normal)
+        #expect(await ping.value?.closeReason == .normal)
+        #expect(try await server.scriptOutcome().code == .normalClosure)
+        await server.shutdown()
+    }
+
+    @Test func unreachableServerIsAConnectionFailure() async throws {
+        let server = try await ScriptedChatterServer.start { _ in }
+        let configuration = server.configuration
+        await server.shutdown()
+        do {
+            _ = try await ChatterRealtimeConnection.connect(configuration: configuration, accessToken: "t")
+            Issue.record("connected to a stopped server")
+        } catch {
+            guard case .connectionFailed = error else {
+                Issue.record("expected connectionFailed, got \(error)")
+                return
+            }
+        }
+    }
+
+    @Test func invalidURLIsReportedWithTheTokenRedacted() async throws {
+        let configuration = ChatterServerConfiguration(
+            apiBaseURL: URL(string: "http://127.0.0.1:1/v1")!, webSocketURL: URL(string: "ftp://127.0.0.1:1/v1/ws")!,
+            clientKey: "ck")
+        do {
+            _ = try await ChatterRealtimeConnection.connect(configuration: configuration, accessToken: "secret-token-123")
+            Issue.record("connected to an ftp URL")
+        } catch {
+            guard case .invalidURL(let url) = error else {
+                Issue.record("expected invalidURL, got \(error)")
+                return
+            }
+            #expect(url.contains("token=REDACTED") && !url.contains("secret-token-123"))
+            #expect(!error.description.contains("secret-token-123"))
+        }
+    }
+
+    /// The error `body` throws, nil if it succeeds (any error other than a `RealtimeError` is recorded as an issue).
+    static func error<Value>(of body: () async throws -> Value) async -> RealtimeError? {
+        do {
+            _ = try await body()
+            return nil
+        } catch let error as RealtimeError {
+            return error
+        } catch {
+            Issue.record("not a RealtimeError: \(error)")
+            return nil
+        }
+    }
+}
