@@ -111,7 +111,7 @@ final class HTTPServerConnection: ChannelHandler {
             return
         case .respond(let request):
             channel.setReadingPaused(true)
-            Task { await self.respond(to: request) }
+            Task(executorPreference: context.configuration.taskExecutor) { await self.respond(to: request) }
         case .refuse(let error):
             var response = HTTPResponse(status: error.status, text: error.description)
             if case .unsupportedVersion = error { response.version = .http1_1 }
@@ -192,7 +192,7 @@ final class HTTPServerConnection: ChannelHandler {
             _ = channel.write(response.serialized())
             connection.activate(initialBytes: leftover)
             channel.setReadingPaused(false)
-            Task {
+            Task(executorPreference: context.configuration.taskExecutor) {
                 await handler(connection)
                 await connection.close()
             }
