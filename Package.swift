@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "BotRuntime", targets: ["BotRuntime"]),
         .library(name: "ChatterSandbox", targets: ["ChatterSandbox"]),
         .executable(name: "chatter-bench", targets: ["ChatterBench"]),
+        .executable(name: "example-bots", targets: ["ExampleBots"]),
     ],
     targets: [
         .systemLibrary(
@@ -30,6 +31,8 @@ let package = Package(
         .target(name: "ChatterSandbox", dependencies: ["ChatterBots", "SQLite", "WebSocket", "COpenSSL"], swiftSettings: strict),
         .target(name: "ExampleBotKinds", dependencies: ["ChatterBots", "BotRuntime"], swiftSettings: strict),
         .executableTarget(name: "ChatterBench", dependencies: ["WebSocket"], swiftSettings: strict),
+        .executableTarget(
+            name: "ExampleBots", dependencies: ["ExampleBotKinds", "BotRuntime", "ChatterSandbox"], swiftSettings: strict),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket"], resources: [.copy("Peers")], swiftSettings: strict),
         .testTarget(name: "BotRuntimeTests", dependencies: ["BotRuntime", "ChatterSandbox"], swiftSettings: strict),

@@ -121,7 +121,7 @@ struct BotTests {
         #expect(try await context.runDueJobs(of: ReminderBot()) == [job])
         let reminder = try #require(context.sentMessages.last)
         #expect(reminder.content == .text("⏰ stretch") && reminder.conversationId == "C1")
-        #expect(reminder.clientMessageId == .derived(bot: "BOT", trigger: "job:\(job.id.rawValue)@\(Timestamp(job.dueAt).iso8601)", index: 0))
+        #expect(reminder.clientMessageId == .derived(bot: "BOT", running: job.id, occurrence: 1, index: 0))
         #expect(try await context.scheduledJobs().isEmpty, "a one-off job is done")
         #expect(context.logRecords.map(\.message) == ["reminder scheduled"])
         #expect(context.logRecords.first?.fields == ["user": "U1"])
@@ -182,67 +182,5 @@ struct BotLoggerTests {
         let context = RecordingBotContext()
         context.logger.with(["conversation": "C1", "k": "logger"]).notice("hello", ["k": "record"])
         #expect(context.logRecords == [BotLogger.Record(label: "test-bot", level: .notice, message: "hello", fields: ["conversation": "C1", "k": "record"])])
-    }
-}
-
-@Suite("Repeat rules")
-struct RepeatRuleTests {
-    let utc = TimeZone(identifier: "UTC")!
-
-    private func date(_ text: String) throws -> Date { try Timestamp(iso8601: text).date }
-
-    @Test func fixedRateKeepsItsRhythmAndSkipsMissedRuns() throws {
-        let rule = RepeatRule.every(.seconds(3600))
-        let due = try date("2026-10-22T09:00:00.000Z")
-        #expect(rule.nextOccurrence(following: due, after: due) == (try date("2026-10-22T10:00:00.000Z")))
-        #expect(rule.nextOccurrence(following: due, after: try date("2026-10-22T12:30:00.000Z")) == (try date("2026-10-22T13:00:00.000Z")))
-        #expect(RepeatRule.every(.zero).nextOccurrence(following: due, after: due) == nil)
-    }
-
-    @Test func dailyStaysAtLocalTimeAcrossTheEndOfSummerTime() throws {
-        let lisbon = try #require(TimeZone(identifier: "Europe/Lisbon"))
-        let rule = RepeatRule.daily(at: try TimeOfDay(hour: 9, minute: 0), timeZone: lisbon)
-        let saturday = try date("2026-10-24T08:00:00.000Z")  // 09:00 WEST
-        #expect(rule.nextOccurrence(following: saturday, after: saturday) == (try date("2026-10-25T09:00:00.000Z")))  // 09:00 WET
-    }
-
-    @Test func dailyTimeInTheSpringGapRunsAtTheNextExistingTime() throws {
-        let newYork = try #require(TimeZone(identifier: "America/New_York"))
-        let rule = RepeatRule.daily(at: try TimeOfDay(hour: 2, minute: 30), timeZone: newYork)
-        let due = try date("2026-03-07T07:30:00.000Z")  // 02:30 EST on the day before the change
-        let next = try #require(rule.nextOccurrence(following: due, after: due))
-        #expect(next == (try date("2026-03-08T07:00:00.000Z")))  // 03:00 EDT: 02:30 does not exist that day
-    }
-
-    @Test func weeklyPicksTheSoonestListedDay() throws {
-        let rule = RepeatRule.weekly(on: [.monday, .thursday], at: try TimeOfDay(hour: 9, minute: 30), timeZone: utc)
-        let thursday = try date("2026-10-22T09:30:00.000Z")
-        #expect(rule.nextOccurrence(following: thursday, after: thursday) == (try date("2026-10-26T09:30:00.000Z")))
-        #expect(RepeatRule.weekly(on: [], at: try TimeOfDay(hour: 9, minute: 30), timeZone: utc).nextOccurrence(following: thursday, after: thursday) == nil)
-    }
-
-    @Test func rulesAndJobsRoundTripThroughJSON() throws {
-        let rules: [RepeatRule] = [
-            .every(.milliseconds(1500)),
-            .daily(at: try TimeOfDay(hour: 7, minute: 5), timeZone: try #require(TimeZone(identifier: "Asia/Tokyo"))),
-            .weekly(on: [.saturday, .sunday], at: try TimeOfDay(hour: 23, minute: 59), timeZone: utc),
-        ]
-        for rule in rules {
-            #expect(try JSONDecoder().decode(RepeatRule.self, from: JSONEncoder().encode(rule)) == rule)
-        }
-        try expectRoundTrip(RepeatRule.self, #"{"kind":"weekly","weekdays":["sunday","saturday"],"time":"23:59","timeZone":"America/Sao_Paulo"}"#)
-        let job = try expectRoundTrip(
-            ScheduledJob.self,
-            #"{"id":"J1","name":"reminder","dueAt":"2026-10-22T09:30:00.123Z","repeatRule":{"kind":"daily","time":"09:30","timeZone":"Europe/Lisbon"},"payload":{"text":"stretch"}}"#)
-        #expect(job.payload == ["text": "stretch"])
-    }
-
-    @Test func invalidTimesAndZonesAreRejected() {
-        #expect(throws: InvalidTimeOfDay(hour: 24, minute: 0)) { try TimeOfDay(hour: 24, minute: 0) }
-        #expect(throws: InvalidTimeOfDay.self) { try TimeOfDay(hour: 9, minute: -1) }
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(TimeOfDay.self, from: Data(#""9:30""#.utf8)) }
-        #expect(throws: DecodingError.self) {
-            try JSONDecoder().decode(RepeatRule.self, from: Data(#"{"kind":"daily","time":"09:30","timeZone":"Mars/Olympus"}"#.utf8))
-        }
     }
 }

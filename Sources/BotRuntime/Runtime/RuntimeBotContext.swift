@@ -57,7 +57,7 @@ final class RuntimeBotContext: BotContext {
         switch trigger {
         case .message(let message):
             unit = UnitOfWork(handling: message, bot: bot.userId, traceID: trace)
-            derivationKey = "message:\(message.id.rawValue)"
+            derivationKey = ClientMessageID.messageTrigger(message.id)
         case .occurrence(let occurrence, let next):
             unit = UnitOfWork(running: occurrence, nextDueAt: next, bot: bot.userId, traceID: trace)
             derivationKey = occurrence.trigger

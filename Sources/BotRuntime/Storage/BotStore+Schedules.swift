@@ -202,7 +202,7 @@ enum ScheduleSQL {
     static let selectDue = """
         SELECT \(columns) FROM scheduled_jobs WHERE status = 'scheduled' AND due_at <= ? ORDER BY due_at, id LIMIT ?
         """
-    static let selectNextDue = "SELECT min(due_at) FROM scheduled_jobs WHERE status = 'scheduled'"
+    static let selectNextDue = "SELECT due_at FROM scheduled_jobs WHERE status = 'scheduled' ORDER BY due_at LIMIT 1"
     static let claim = """
         UPDATE scheduled_jobs SET status = 'running' WHERE id = ? AND occurrence = ? AND status = 'scheduled'
         RETURNING \(columns)

@@ -20,10 +20,10 @@ public struct JobOccurrence: Hashable, Sendable {
     public var dueAt: Date { job.dueAt }
 
     /// The trigger of derived clientMessageIds: `job:<id>@<occurrence>`.
-    public var trigger: String { "job:\(job.id.rawValue)@\(number)" }
+    public var trigger: String { ClientMessageID.jobTrigger(job.id, occurrence: number) }
 
     /// The clientMessageId of the `index`-th send (from 0) of this occurrence.
     public func clientMessageID(bot: User.ID, index: Int) -> ClientMessageID {
-        ClientMessageID.derived(bot: bot, trigger: trigger, index: index)
+        ClientMessageID.derived(bot: bot, running: job.id, occurrence: number, index: index)
     }
 }

@@ -72,7 +72,7 @@ public struct ScheduledJobRecord: Hashable, Sendable, Identifiable {
                 throw .corruptRecord(table: "scheduled_jobs", key: id.rawValue, reason: "repeat_rule: \(error)")
             }
         }
-        return ScheduledJob(id: id, name: name, dueAt: dueAt, repeatRule: rule, payload: payload)
+        return ScheduledJob(id: id, name: name, dueAt: dueAt, repeatRule: rule, payload: payload, occurrence: occurrence)
     }
 }
 

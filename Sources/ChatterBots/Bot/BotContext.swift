@@ -8,7 +8,7 @@
 /// Exactly-once sends: every send made while handling a message gets a `clientMessageId` derived from
 /// (bot, incoming message id, index of the send in that handler run) — see
 /// `ClientMessageID.derived(bot:handling:index:)`; sends while handling a scheduled job derive it from
-/// the job and its due time. A handler that runs again after a crash therefore sends nothing twice, as
+/// the job and its occurrence number. A handler that runs again after a crash therefore sends nothing twice, as
 /// long as it sends the same things in the same order. Sends outside those handlers get random ids.
 public protocol BotContext: Sendable {
     /// Who the bot is.

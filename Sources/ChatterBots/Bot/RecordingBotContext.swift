@@ -97,7 +97,7 @@ public final class RecordingBotContext: BotContext {
     /// Delivers `message` to `bot.onMessage` as the runtime would: sends during the call get
     /// `clientMessageId`s derived from the bot, the message and their index.
     public func deliver(_ message: Message, to bot: some Bot) async throws {
-        let trigger = "message:\(message.id.rawValue)"
+        let trigger = ClientMessageID.messageTrigger(message.id)
         storage.records.withLock { $0.sendIndex[trigger] = 0 }
         try await Self.$trigger.withValue(trigger) {
             try await bot.onMessage(IncomingMessage(message), context: self)
@@ -129,7 +129,7 @@ public final class RecordingBotContext: BotContext {
             records.jobs.values.filter { $0.dueAt <= now }.sorted { ($0.dueAt, $0.id) < ($1.dueAt, $1.id) }
         }
         for job in due {
-            let trigger = "job:\(job.id.rawValue)@\(Timestamp(job.dueAt).iso8601)"
+            let trigger = ClientMessageID.jobTrigger(job.id, occurrence: job.occurrence)
             storage.records.withLock { $0.sendIndex[trigger] = 0 }
             try await Self.$trigger.withValue(trigger) {
                 try await bot.onScheduledJob(job, context: self)
@@ -138,6 +138,7 @@ public final class RecordingBotContext: BotContext {
                 guard records.jobs[job.id] == job else { return }  // cancelled or replaced by the handler
                 if let next = job.repeatRule?.nextOccurrence(following: job.dueAt, after: now) {
                     records.jobs[job.id]?.dueAt = next
+                    records.jobs[job.id]?.occurrence += 1
                 } else {
                     records.jobs[job.id] = nil
                 }
@@ -172,7 +173,7 @@ public final class RecordingBotContext: BotContext {
     }
 
     public func reply(to message: IncomingMessage, with content: MessageContent) async throws -> OutgoingMessage {
-        record(content, to: message.conversationId, trigger: Self.trigger ?? "message:\(message.id.rawValue)")
+        record(content, to: message.conversationId, trigger: Self.trigger ?? ClientMessageID.messageTrigger(message.id))
     }
 
     private func record(_ content: MessageContent, to conversationId: Conversation.ID, trigger: String?) -> OutgoingMessage {

@@ -28,7 +28,23 @@ public struct ClientMessageID: RawRepresentable, Hashable, Sendable, Codable, Ex
 
     /// The key of the `index`-th send that `bot` makes while handling the incoming message `message`.
     public static func derived(bot: User.ID, handling message: Message.ID, index: Int) -> ClientMessageID {
-        derived(bot: bot, trigger: "message:\(message.rawValue)", index: index)
+        derived(bot: bot, trigger: messageTrigger(message), index: index)
+    }
+
+    /// The trigger text of the sends made while handling a message: `message:<id>`.
+    public static func messageTrigger(_ message: Message.ID) -> String {
+        "message:\(message.rawValue)"
+    }
+
+    /// The key of the `index`-th send that `bot` makes while running occurrence `occurrence` (from 1) of the
+    /// scheduled job `job`. Named by the occurrence, not its due time, so a run retried later sends nothing twice.
+    public static func derived(bot: User.ID, running job: ScheduledJob.ID, occurrence: Int, index: Int) -> ClientMessageID {
+        derived(bot: bot, trigger: jobTrigger(job, occurrence: occurrence), index: index)
+    }
+
+    /// The trigger text of a job occurrence's sends: `job:<id>@<occurrence>`.
+    public static func jobTrigger(_ job: ScheduledJob.ID, occurrence: Int) -> String {
+        "job:\(job.rawValue)@\(occurrence)"
     }
 
     public init(from decoder: any Decoder) throws {

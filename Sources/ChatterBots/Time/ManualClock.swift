@@ -70,15 +70,21 @@ public final class ManualClock: ChatterClock {
 
     private let state: Mutex<State>
     private let settleYields: Int
+    private let wakeGrace: Duration
 
     /// Creates a clock standing still at `now`.
     ///
-    /// - Parameter settleYields: how many times `advance` yields to the pool after resuming a sleeper (and again
-    ///   while resumed tasks keep registering sleeps). Raise it if the code under test hops through many actors
-    ///   between waking and sleeping again.
-    public init(now: Date = ManualClock.defaultStart, settleYields: Int = 10) {
+    /// - Parameters:
+    ///   - settleYields: how many times `advance` yields to the pool after resuming a sleeper (and again
+    ///     while resumed tasks keep registering sleeps). Raise it if the code under test hops through many actors
+    ///     between waking and sleeping again.
+    ///   - wakeGrace: how much real time `advance` gives a resumed task to register its next sleep before it
+    ///     takes the task as done with the clock. A busy machine can keep a woken task off the CPU for
+    ///     milliseconds, longer than any number of yields; a task that sleeps again ends the wait at once.
+    public init(now: Date = ManualClock.defaultStart, settleYields: Int = 10, wakeGrace: Duration = .milliseconds(20)) {
         self.state = Mutex(State(now: now))
         self.settleYields = max(1, settleYields)
+        self.wakeGrace = wakeGrace
     }
 
     public var now: Date { state.withLock { $0.now } }
@@ -174,8 +180,10 @@ public final class ManualClock: ChatterClock {
             state.resumedNotWoken.insert(due.id)
             return due
         }) {
+            let registrationsBefore = state.withLock { $0.registrations }
             sleeper.continuation.resume()
             await waitUntilWoken(sleeper.id)
+            await waitForNextRegistration(after: registrationsBefore)
             await settle()
         }
     }
@@ -190,6 +198,16 @@ public final class ManualClock: ChatterClock {
                 return false
             }
             if woken { continuation.resume() }
+        }
+    }
+
+    /// Waits, in real time up to `wakeGrace`, until some task registers a sleep after `count` registrations:
+    /// the woken task reaching its next sleep, however long the machine keeps it off the CPU. Sleeping (not
+    /// spinning) leaves the CPU to that task.
+    private func waitForNextRegistration(after count: UInt64) async {
+        let deadline = ContinuousClock.now.advanced(by: wakeGrace)
+        while state.withLock({ $0.registrations }) == count, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .microseconds(250))
         }
     }
 

@@ -1,3 +1,5 @@
+import ChatterBots
+
 /// One whitespace-separated word of a chat message: as written, and normalized for matching.
 struct MessageToken: Hashable {
     /// The word exactly as written, a slice of the message.

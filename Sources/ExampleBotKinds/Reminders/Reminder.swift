@@ -1,9 +1,9 @@
-import Foundation
+import ChatterBots
 
 /// One reminder as the bot keeps it: what to say, when it repeats, and when it is next due.
 ///
-/// Made by `ReminderRequest.reminder(now:timeZone:)`; stored by the bot (the schedule as JSON, `due` as a column
-/// to find what is due); shown by `ReminderConfirmation`, `ReminderList` and `ReminderAlert`.
+/// Made by `ReminderRequest.reminder(now:timeZone:)`; stored by the bot as JSON (`due` as `"2025-12-01T14:40:00Z"`);
+/// shown by `ReminderConfirmation`, `ReminderList` and `ReminderAlert`.
 public struct Reminder: Sendable, Hashable, Codable {
     /// What to remind of, verbatim as the person wrote it ("call Mom").
     public let task: String
@@ -22,9 +22,10 @@ public struct Reminder: Sendable, Hashable, Codable {
     /// The same reminder due at its next occurrence after it fired at `firedAt`, or nil for a one-off, which is done.
     ///
     /// Occurrences missed while the bot was offline are skipped rather than fired in a burst: a daily 09:00
-    /// reminder fired late at 15:00 is next due tomorrow at 09:00.
+    /// reminder fired late at 15:00 is next due tomorrow at 09:00. The same instant as the reminder's scheduled
+    /// job gets next, since both follow the same `RepeatRule`.
     public func rescheduled(afterFiringAt firedAt: Date) -> Reminder? {
-        guard schedule.rule.repeats, let next = schedule.nextOccurrence(after: max(due, firedAt)) else { return nil }
+        guard let next = schedule.nextOccurrence(following: due, after: firedAt) else { return nil }
         return Reminder(task: task, schedule: schedule, due: next)
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import ChatterBots
 
 /// The message the bot sends when a reminder fires: "Reminder: stretch", with a note when it fires more than
 /// a grace period after it was due because the bot was offline: "Reminder: stretch (late: I was offline at 14:40)".

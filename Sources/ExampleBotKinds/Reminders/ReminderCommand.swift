@@ -1,4 +1,4 @@
-import Foundation
+import ChatterBots
 
 /// What a chat message asks the reminder bot to do, as `ReminderCommandParser` understands it.
 public enum ReminderCommand: Sendable, Hashable {

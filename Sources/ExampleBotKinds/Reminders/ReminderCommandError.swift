@@ -1,3 +1,5 @@
+import ChatterBots
+
 /// Why a message could not become a reminder command, or why a command cannot be carried out;
 /// `message` is the reply for the person, saying what was not understood and how to say it.
 public enum ReminderCommandError: Error, Sendable, Hashable, CustomStringConvertible {

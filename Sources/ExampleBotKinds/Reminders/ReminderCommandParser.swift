@@ -1,4 +1,4 @@
-import Foundation
+import ChatterBots
 
 /// Turns a chat message to the reminder bot into a `ReminderCommand`: pure, no clock, no time zone, no locale.
 ///
@@ -25,12 +25,14 @@ import Foundation
 /// - `help`
 public struct ReminderCommandParser: Sendable {
     /// The time used when a day or repetition is given without one ("tomorrow", "every monday").
-    public let defaultTime: LocalTime
+    public let defaultTime: TimeOfDay
     /// The longest task accepted, in characters, so confirmations stay within a chat message.
     public let maximumTaskLength: Int
 
     /// 09:00, the time "tomorrow" or "every monday" means unless a parser is made with another.
-    public static let standardDefaultTime = LocalTime(uncheckedHour: 9, minute: 0)
+    public static let standardDefaultTime: TimeOfDay = {
+        do { return try TimeOfDay(hour: 9, minute: 0) } catch { return .midnight }  // 9:00 is in range: never thrown
+    }()
 
     /// The short text the bot replies with to a message it does not understand.
     public static let usage = """
@@ -54,7 +56,7 @@ public struct ReminderCommandParser: Sendable {
     /// - Parameters:
     ///   - defaultTime: the time for a day or repetition given without one; 09:00 unless said otherwise.
     ///   - maximumTaskLength: the longest task accepted, in characters.
-    public init(defaultTime: LocalTime = ReminderCommandParser.standardDefaultTime, maximumTaskLength: Int = 1_000) {
+    public init(defaultTime: TimeOfDay = ReminderCommandParser.standardDefaultTime, maximumTaskLength: Int = 1_000) {
         self.defaultTime = defaultTime
         self.maximumTaskLength = maximumTaskLength
     }

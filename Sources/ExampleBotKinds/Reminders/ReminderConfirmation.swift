@@ -1,4 +1,4 @@
-import Foundation
+import ChatterBots
 
 /// The bot's reply when it has done what a command asked, stating exactly what it understood, in the local
 /// time of the reminder's zone: "Okay, I'll remind you to stretch at 14:40 (Europe/Lisbon) today."
@@ -16,20 +16,19 @@ public struct ReminderConfirmation: Sendable, Hashable, CustomStringConvertible 
         let zone = reminder.schedule.timeZone
         let zoneName = ReminderWording.zoneName(zone)
         let lead = "Okay, I'll remind you to \(reminder.task)"
-        switch reminder.schedule.rule {
-        case .once:
+        let cadence = ReminderWording.cadence(of: reminder.schedule.repeatRule)
+        switch reminder.schedule.repeatRule {
+        case nil:
             text = "\(lead) \(ReminderWording.occasion(reminder.due, in: zone, now: now))."
-        case .daily(let time), .weekly(_, let time):
-            let cadence = ReminderWording.cadence(of: reminder.schedule.rule) ?? "every day"
+        case .daily(let time, _)?, .weekly(_, let time, _)?:
             let first: String
             switch ReminderWording.day(of: reminder.due, in: zone, now: now) {
             case .today: first = "first today"
             case .tomorrow(let label), .yesterday(let label), .other(let label): first = "first on \(label)"
             }
-            text = "\(lead) \(cadence) at \(time) (\(zoneName)), \(first)."
-        case .every:
-            let cadence = ReminderWording.cadence(of: reminder.schedule.rule) ?? ""
-            text = "\(lead) \(cadence), first \(ReminderWording.occasion(reminder.due, in: zone, now: now))."
+            text = "\(lead) \(cadence ?? "every day") at \(time) (\(zoneName)), \(first)."
+        case .every?:
+            text = "\(lead) \(cadence ?? ""), first \(ReminderWording.occasion(reminder.due, in: zone, now: now))."
         }
     }
 

@@ -1,3 +1,5 @@
+import ChatterBots
+
 /// Which day a one-off reminder at a local time falls on, before `now` and the time zone are known.
 public enum ReminderDay: Sendable, Hashable {
     /// Today if the time is still ahead, otherwise tomorrow ("at 18:30").

@@ -1,3 +1,5 @@
+import ChatterBots
+
 /// How long from now, as "in 3 days and 2 hours" says it: whole calendar days, then elapsed seconds.
 ///
 /// Days move the date and keep the wall-clock time (in 3 days at 14:30 is 14:30 three days later even across a

@@ -1,4 +1,4 @@
-import Foundation
+import ChatterBots
 
 /// A person's reminders numbered from 1 as "list" shows them and "cancel 2" refers to them:
 ///
@@ -40,7 +40,7 @@ public struct ReminderList: Sendable, Hashable {
             let zone = reminder.schedule.timeZone
             var line = "\(offset + 1). \(reminder.task) — \(ReminderWording.shortOccasion(reminder.due, in: zone, now: now))"
             if zone.identifier != timeZone.identifier { line += " (\(ReminderWording.zoneName(zone)))" }
-            if let cadence = ReminderWording.cadence(of: reminder.schedule.rule) { line += ", \(cadence)" }
+            if let cadence = ReminderWording.cadence(of: reminder.schedule.repeatRule) { line += ", \(cadence)" }
             lines.append(line)
         }
         return lines.joined(separator: "\n")

@@ -1,4 +1,4 @@
-import Foundation
+import ChatterBots
 
 /// "Remind me <when> to <task>", understood but not yet placed in time: `reminder(now:timeZone:)` does that.
 public struct ReminderRequest: Sendable, Hashable {
@@ -17,8 +17,7 @@ public struct ReminderRequest: Sendable, Hashable {
     ///
     /// - Throws: `.alreadyPast`, `.tooFarAhead`, or `.missingTiming` for a timing that never fires (no weekdays).
     public func reminder(now: Date, timeZone: TimeZone) throws(ReminderCommandError) -> Reminder {
-        let schedule = try timing.schedule(now: now, timeZone: timeZone)
-        guard let due = schedule.nextOccurrence(after: now) else { throw .missingTiming }
+        let (due, schedule) = try timing.firstOccurrence(now: now, timeZone: timeZone)
         return Reminder(task: task, schedule: schedule, due: due)
     }
 }

@@ -1,27 +1,29 @@
-import Foundation
+import ChatterBots
 
-/// When a reminder should fire, as the person said it, before `now` and their time zone turn it into a
-/// `ReminderSchedule` ("at 18:30" is today or tomorrow depending on the time it is said).
+/// When a reminder should fire, as the person said it, before `now` and their time zone place it in time
+/// ("at 18:30" is today or tomorrow depending on the time it is said): see `ReminderRequest.reminder(now:timeZone:)`.
 public enum ReminderTiming: Sendable, Hashable {
     /// After a delay from now ("in 10 minutes", "in 3 days").
     case after(ReminderDelay)
     /// Once, at a local time on a day ("at 18:30", "tomorrow at 9", "on friday at 17:00").
-    case once(at: LocalTime, on: ReminderDay)
+    case once(at: TimeOfDay, on: ReminderDay)
     /// Every day at a local time ("every day at 9:00").
-    case daily(at: LocalTime)
+    case daily(at: TimeOfDay)
     /// On some weekdays at a local time ("every monday at 10:00", "every weekday at 8:30").
-    case weekly(on: Set<Weekday>, at: LocalTime)
+    case weekly(on: Set<Weekday>, at: TimeOfDay)
     /// Every so many minutes of elapsed time, the first that long from now ("every 2 hours").
     case every(minutes: Int)
 
     /// How far ahead a reminder may be set: about 10 years.
     public static let horizonDays = 3_660
 
-    /// The schedule this timing means when said at `now` by someone living in `timeZone`.
+    /// The first time this timing fires when said at `now` by someone living in `timeZone`, and the schedule
+    /// it fires by after that.
     ///
     /// Times are whole seconds: a delay counts from `now` with its fraction of a second dropped.
-    /// - Throws: `.alreadyPast` for "today"/a date whose time is over, `.tooFarAhead` beyond `horizonDays`.
-    public func schedule(now: Date, timeZone: TimeZone) throws(ReminderCommandError) -> ReminderSchedule {
+    /// - Throws: `.alreadyPast` for "today"/a date whose time is over, `.tooFarAhead` beyond `horizonDays`,
+    ///   `.missingTiming` for a repetition that never fires (no weekdays).
+    func firstOccurrence(now: Date, timeZone: TimeZone) throws(ReminderCommandError) -> (due: Date, schedule: ReminderSchedule) {
         let horizon = ReminderTiming.horizonDays * 86_400
         switch self {
         case .after(let delay):
@@ -34,25 +36,35 @@ public enum ReminderTiming: Sendable, Hashable {
                 instant = timeZone.firstInstant(on: reading.date.adding(days: delay.days), atSecondOfDay: reading.secondOfDay)
             }
             instant.addTimeInterval(TimeInterval(delay.seconds))
-            return ReminderSchedule(rule: .once(at: instant), timeZone: timeZone)
+            return (instant, .once(in: timeZone))
         case .once(let time, let day):
             let instant = try ReminderTiming.instant(at: time, on: day, now: now, timeZone: timeZone)
             guard instant.timeIntervalSince(now) <= TimeInterval(horizon) else { throw .tooFarAhead }
-            return ReminderSchedule(rule: .once(at: instant), timeZone: timeZone)
+            return (instant, .once(in: timeZone))
         case .daily(let time):
-            return ReminderSchedule(rule: .daily(at: time), timeZone: timeZone)
+            return try ReminderTiming.first(of: .daily(at: time, timeZone: timeZone), now: now, timeZone: timeZone)
         case .weekly(let weekdays, let time):
-            return ReminderSchedule(rule: .weekly(on: weekdays, at: time), timeZone: timeZone)
+            return try ReminderTiming.first(of: .weekly(on: weekdays, at: time, timeZone: timeZone), now: now, timeZone: timeZone)
         case .every(let minutes):
             guard minutes >= 1 else { throw .unsupportedRepeat("every \(minutes) minutes") }
-            guard minutes <= RepeatRule.longestIntervalMinutes else { throw .tooFarAhead }
+            guard minutes <= ReminderTiming.longestIntervalMinutes else { throw .tooFarAhead }
             let first = now.wholeSeconds.addingTimeInterval(TimeInterval(minutes * 60))
-            return ReminderSchedule(rule: .every(minutes: minutes, from: first), timeZone: timeZone)
+            return (first, ReminderSchedule(repeating: .every(.seconds(minutes * 60)), timeZone: timeZone))
         }
     }
 
+    /// The longest interval of `every`: the reminder horizon, about 10 years, in minutes.
+    public static let longestIntervalMinutes = horizonDays * 1_440
+
+    private static func first(
+        of rule: RepeatRule, now: Date, timeZone: TimeZone
+    ) throws(ReminderCommandError) -> (due: Date, schedule: ReminderSchedule) {
+        guard let due = rule.nextOccurrence(following: now, after: now) else { throw .missingTiming }
+        return (due, ReminderSchedule(repeating: rule, timeZone: timeZone))
+    }
+
     private static func instant(
-        at time: LocalTime, on day: ReminderDay, now: Date, timeZone: TimeZone
+        at time: TimeOfDay, on day: ReminderDay, now: Date, timeZone: TimeZone
     ) throws(ReminderCommandError) -> Date {
         let today = timeZone.localDate(at: now)
         func on(_ date: LocalDate) -> Date {

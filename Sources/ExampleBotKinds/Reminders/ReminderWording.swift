@@ -1,4 +1,4 @@
-import Foundation
+import ChatterBots
 
 /// How reminder replies write times, days and repetitions: English names and a 24-hour clock, fixed like the
 /// en_US_POSIX locale and computed without any locale, so replies read the same on every machine.
@@ -15,7 +15,7 @@ enum ReminderWording {
 
     /// The local time of `instant` in `zone`, "14:40".
     static func clock(_ instant: Date, in zone: TimeZone) -> String {
-        zone.wallClock(at: instant).time.description
+        zone.timeOfDay(at: instant).description
     }
 
     /// "Mon 1 Dec", with the year ("Thu 24 Dec 2026") when it is not the year of `today`.
@@ -68,22 +68,27 @@ enum ReminderWording {
     }
 
     /// "every day", "every weekday", "every Monday and Friday", "every 2 hours"; nil for a one-off.
-    static func cadence(of rule: RepeatRule) -> String? {
+    static func cadence(of rule: RepeatRule?) -> String? {
         switch rule {
-        case .once:
+        case nil:
             return nil
-        case .daily:
+        case .daily?:
             return "every day"
-        case .weekly(let weekdays, _):
+        case .weekly(let weekdays, _, _)?:
             if weekdays.count == 7 { return "every day" }
             if weekdays == Weekday.workdays { return "every weekday" }
             return "every " + list(weekdays.sorted().map(\.name))
-        case .every(let minutes, _):
-            if minutes % 60 == 0 {
-                let hours = minutes / 60
+        case .every(let interval)?:
+            let seconds = interval.components.seconds
+            if seconds % 3_600 == 0 {
+                let hours = seconds / 3_600
                 return hours == 1 ? "every hour" : "every \(hours) hours"
             }
-            return minutes == 1 ? "every minute" : "every \(minutes) minutes"
+            if seconds % 60 == 0 {
+                let minutes = seconds / 60
+                return minutes == 1 ? "every minute" : "every \(minutes) minutes"
+            }
+            return "every \(seconds) seconds"
         }
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import ChatterBots
 
 /// Finds the IANA time zone a person means by a name typed in chat.
 enum TimeZoneDirectory {

@@ -1,3 +1,5 @@
+import ChatterBots
+
 /// Reads a `ReminderTiming` from the words of a message: any order of a delay ("in 10 minutes"), a time
 /// ("at 18:30"), a day ("tomorrow", "on friday") and a repetition ("every monday"), which must fit together.
 ///
@@ -24,15 +26,15 @@ struct TimingGrammar {
     private let tokens: [MessageToken]
     private let start: Int
     private let end: Int
-    private let defaultTime: LocalTime
+    private let defaultTime: TimeOfDay
     private var position: Int
     private var delay: ReminderDelay?
-    private var time: LocalTime?
+    private var time: TimeOfDay?
     private var day: ReminderDay?
     private var repetition: Repetition?
     private var conflicting = false
 
-    private init(tokens: [MessageToken], range: Range<Int>, defaultTime: LocalTime) {
+    private init(tokens: [MessageToken], range: Range<Int>, defaultTime: TimeOfDay) {
         self.tokens = tokens
         start = range.lowerBound
         end = range.upperBound
@@ -42,7 +44,7 @@ struct TimingGrammar {
 
     /// The timing at the start of `range`, and where it ends. With `wholeRange`, words left over are a failure.
     static func parse(
-        _ tokens: [MessageToken], in range: Range<Int>, defaultTime: LocalTime, wholeRange: Bool
+        _ tokens: [MessageToken], in range: Range<Int>, defaultTime: TimeOfDay, wholeRange: Bool
     ) throws(Failure) -> (timing: ReminderTiming, end: Int) {
         var grammar = TimingGrammar(tokens: tokens, range: range, defaultTime: defaultTime)
         try grammar.readComponents()
@@ -57,7 +59,7 @@ struct TimingGrammar {
         guard tokens.indices.contains(index) else { return false }
         let word = tokens[index].word
         if Vocabulary.componentKeywords.contains(word) || Vocabulary.fullWeekdays[word] != nil
-            || Vocabulary.pluralWeekdays[word] != nil || LocalDate.parseISO(word) != nil || Vocabulary.isClearTime(word) {
+            || Vocabulary.pluralWeekdays[word] != nil || LocalDate(iso8601: word) != nil || Vocabulary.isClearTime(word) {
             return true
         }
         if word == "next", tokens.indices.contains(index + 1) {
@@ -103,7 +105,7 @@ struct TimingGrammar {
                     set(day: .weekday(weekday))
                 } else if Vocabulary.pluralWeekdays[word] != nil {
                     set(repetition: .weekly(readWeekdayList()))
-                } else if let date = LocalDate.parseISO(word) {
+                } else if let date = LocalDate(iso8601: word) {
                     position += 1
                     set(day: .date(date))
                 } else if Vocabulary.isClearTime(word)
@@ -146,7 +148,7 @@ struct TimingGrammar {
         throw .soft(.unreadableTiming(span))
     }
 
-    private mutating func set(time newTime: LocalTime) {
+    private mutating func set(time newTime: TimeOfDay) {
         if time != nil { conflicting = true }
         time = newTime
     }
@@ -322,7 +324,7 @@ struct TimingGrammar {
     // MARK: Times and dates
 
     /// A time of day: "18:30", "9", "6pm", "6:30 pm", "18h30", "noon", "midnight", "9 o'clock".
-    private mutating func readTime(after keyword: String?) throws(Failure) -> LocalTime {
+    private mutating func readTime(after keyword: String?) throws(Failure) -> TimeOfDay {
         guard position < end else { throw .soft(.unreadableTiming(keyword ?? "")) }
         let timeStart = position
         let word = self.word(position)
@@ -360,7 +362,7 @@ struct TimingGrammar {
     private mutating func readDate() throws(Failure) -> ReminderDay? {
         let dateStart = position
         let first = word(position)
-        if let date = LocalDate.parseISO(first) {
+        if let date = LocalDate(iso8601: first) {
             position += 1
             return .date(date)
         }

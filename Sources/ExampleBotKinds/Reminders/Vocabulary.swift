@@ -1,3 +1,5 @@
+import ChatterBots
+
 /// The English words and number forms reminders understand, as lookup tables and small readers.
 enum Vocabulary {
     /// Words that start a timing component by themselves.
@@ -78,7 +80,7 @@ enum Vocabulary {
 
     /// The time written as "18:30", "9", "9.30", "18h30", "18h" (24-hour), or "6", "6:30" with `pm` given
     /// (12-hour, 1...12); nil for anything else or out of range.
-    static func clockTime(_ body: Substring, pm: Bool?) -> LocalTime? {
+    static func clockTime(_ body: Substring, pm: Bool?) -> TimeOfDay? {
         let hourText: Substring
         var minuteText: Substring = "00"
         if let separator = body.firstIndex(where: { $0 == ":" || $0 == "." || ($0 == "h" && pm == nil) }) {
@@ -95,9 +97,9 @@ enum Vocabulary {
         }
         guard (1...2).contains(hourText.count), hourText.allSatisfy(\.isASCIIDigit), minuteText.allSatisfy(\.isASCIIDigit),
               let hour = Int(hourText), let minute = Int(minuteText) else { return nil }
-        guard let pm else { return LocalTime(hour: hour, minute: minute) }
+        guard let pm else { return try? TimeOfDay(hour: hour, minute: minute) }
         guard (1...12).contains(hour) else { return nil }
-        return LocalTime(hour: hour % 12 + (pm ? 12 : 0), minute: minute)
+        return try? TimeOfDay(hour: hour % 12 + (pm ? 12 : 0), minute: minute)
     }
 
     /// A day of the month, 1...31, with or without an ordinal suffix ("24", "24th", "1st").

@@ -39,6 +39,15 @@ struct ScheduleStoreTests {
         #expect(try await restarted.nextDueDate() == at(36_000))
     }
 
+    @Test func aStoreWithNoScheduledJobHasNoNextDueDate() async throws {
+        let store = try await openStore(in: directory, clock: clock)
+        #expect(try await store.nextDueDate() == nil)
+        try await store.addJob(reminder("once", dueIn: 60))
+        _ = try await store.cancelJob("once")
+        #expect(try await store.nextDueDate() == nil)
+        await store.close()
+    }
+
     @Test func addingAJobIsIdempotentOnItsId() async throws {
         let store = try await openStore(in: directory, clock: clock)
         let first = try await store.addJob(reminder("r1", dueIn: 60))
@@ -54,7 +63,7 @@ struct ScheduleStoreTests {
         let store = try await openStore(in: directory, clock: clock)
         try await store.addJob(reminder("r1", dueIn: 0))
         let occurrence = try #require(try await store.claim("r1", occurrence: 1))
-        #expect(occurrence.trigger == "job:r1@1")
+        #expect(occurrence.clientMessageID(bot: "bot", index: 0) == .derived(bot: "bot", trigger: "job:r1@1", index: 0))
         #expect(try await store.claim("r1", occurrence: 1) == nil)
         #expect(try await store.claim("r1", occurrence: 2) == nil)
         #expect(try await store.job("r1")?.status == .running)

@@ -1,4 +1,5 @@
 import Foundation
+import ChatterBots
 import Testing
 @testable import ExampleBotKinds
 
@@ -248,20 +249,24 @@ struct ReminderCommandParserHostileInputTests {
 
     @Test func hugeDelaysAndIntervalsMadeInCodeAreTooFarAhead() {
         let delay = Fixture.error { () throws(ReminderCommandError) in
-            try ReminderTiming.after(ReminderDelay(days: .max, seconds: .max)).schedule(now: Fixture.sunday, timeZone: Fixture.utc)
+            try ReminderRequest(task: "x", timing: .after(ReminderDelay(days: .max, seconds: .max))).reminder(now: Fixture.sunday, timeZone: Fixture.utc)
         }
         #expect(delay == .tooFarAhead)
         let interval = Fixture.error { () throws(ReminderCommandError) in
-            try ReminderTiming.every(minutes: .max).schedule(now: Fixture.sunday, timeZone: Fixture.utc)
+            try ReminderRequest(task: "x", timing: .every(minutes: .max)).reminder(now: Fixture.sunday, timeZone: Fixture.utc)
         }
         #expect(interval == .tooFarAhead)
     }
 
-    @Test func schedulesAnswerForInstantsFarOutsideAnyCalendar() {
-        let daily = ReminderSchedule(rule: .daily(at: Fixture.time(9)), timeZone: Fixture.lisbon)
-        #expect(daily.nextOccurrence(after: .distantPast) != nil)
-        #expect(daily.nextOccurrence(after: Date(timeIntervalSince1970: .infinity)) == nil)
-        let interval = ReminderSchedule(rule: .every(minutes: .max, from: Fixture.sunday), timeZone: Fixture.utc)
-        #expect(interval.nextOccurrence(after: Fixture.sunday.addingTimeInterval(1)) != nil)
+    @Test func remindersAnswerForInstantsFarOutsideAnyCalendar() throws {
+        let daily = Reminder(
+            task: "x", schedule: ReminderSchedule(repeating: .daily(at: Fixture.time(9), timeZone: Fixture.lisbon), timeZone: Fixture.lisbon),
+            due: .distantPast)
+        #expect(daily.rescheduled(afterFiringAt: .distantPast) != nil)
+        #expect(daily.rescheduled(afterFiringAt: Date(timeIntervalSince1970: .infinity)) == nil)
+        let longest = try Fixture.reminder("remind me every \(ReminderTiming.longestIntervalMinutes) minutes to x", in: Fixture.utc)
+        #expect(longest.rescheduled(afterFiringAt: longest.due.addingTimeInterval(1)) != nil)
+        let beyondHorizon = ReminderRequest(task: "x", timing: .every(minutes: ReminderTiming.longestIntervalMinutes + 1))
+        #expect(throws: ReminderCommandError.tooFarAhead) { try beyondHorizon.reminder(now: Fixture.sunday, timeZone: Fixture.utc) }
     }
 }

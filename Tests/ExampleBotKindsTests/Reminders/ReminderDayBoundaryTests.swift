@@ -1,4 +1,5 @@
 import Foundation
+import ChatterBots
 import Testing
 @testable import ExampleBotKinds
 

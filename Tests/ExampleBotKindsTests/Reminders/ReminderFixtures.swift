@@ -1,4 +1,5 @@
 import Foundation
+import ChatterBots
 import Testing
 @testable import ExampleBotKinds
 
@@ -33,8 +34,8 @@ enum Fixture {
     }
 
     /// The local time hour:minute, recording an issue for an impossible one.
-    static func time(_ hour: Int, _ minute: Int = 0) -> LocalTime {
-        guard let time = LocalTime(hour: hour, minute: minute) else {
+    static func time(_ hour: Int, _ minute: Int = 0) -> TimeOfDay {
+        guard let time = try? TimeOfDay(hour: hour, minute: minute) else {
             Issue.record("No such time \(hour):\(minute)")
             return .midnight
         }

@@ -1,4 +1,5 @@
 import Foundation
+import ChatterBots
 import Testing
 @testable import ExampleBotKinds
 
@@ -113,7 +114,7 @@ struct ReminderTextTests {
 
     func reminderDue(_ due: String, in zone: TimeZone = Fixture.lisbon) -> Reminder {
         let at = Fixture.instant(due)
-        return Reminder(task: "stretch", schedule: ReminderSchedule(rule: .once(at: at), timeZone: zone), due: at)
+        return Reminder(task: "stretch", schedule: .once(in: zone), due: at)
     }
 
     @Test func anAlertOnTimeIsJustTheTask() {

@@ -1,9 +1,10 @@
 /// A day on the proleptic Gregorian calendar with no time zone ("2026-12-24"): what a person means by a date.
 ///
 /// Pure arithmetic (no `Calendar`, no locale), so dates and weekdays come out the same on every machine.
-/// Encoded in JSON as `"2026-12-24"`.
+/// `TimeZone.localDate(at:)` reads one off a wall clock; `TimeZone.firstInstant(on:at:)` turns one back into
+/// an instant. Encoded in JSON as `"2026-12-24"`.
 public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
-    /// 1...9999.
+    /// 1...9999 for dates made from components; any year for dates made by counting days.
     public let year: Int
     /// 1...12.
     public let month: Int
@@ -17,6 +18,15 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
         self.year = year
         self.month = month
         self.day = day
+    }
+
+    /// Parses exactly "yyyy-mm-dd" (ASCII digits, a real date); nil for anything else.
+    public init?(iso8601 text: some StringProtocol) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.allSatisfy { ("0"..."9").contains($0) } }),
+              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]) else { return nil }
+        self.init(year: year, month: month, day: day)
     }
 
     /// The date `daysSinceEpoch` days after 1970-01-01 (negative before it).
@@ -80,22 +90,13 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
         return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 
-    /// Parses exactly "yyyy-mm-dd" (ASCII digits, a real date); nil for anything else.
-    static func parseISO(_ text: some StringProtocol) -> LocalDate? {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigit) }),
-              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]) else { return nil }
-        return LocalDate(year: year, month: month, day: day)
-    }
-
     public static func < (lhs: LocalDate, rhs: LocalDate) -> Bool {
         (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
     }
 
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
-        guard let date = LocalDate.parseISO(text) else {
+        guard let date = LocalDate(iso8601: text) else {
             throw DecodingError.dataCorrupted(.init(
                 codingPath: decoder.codingPath, debugDescription: "Expected a date as \"yyyy-mm-dd\", got \"\(text)\""))
         }
@@ -105,12 +106,5 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
-    }
-}
-
-extension Character {
-    /// True for "0"..."9" only (not other scripts' digits, which `Int(_:)` would reject anyway).
-    var isASCIIDigit: Bool {
-        ("0"..."9").contains(self)
     }
 }

@@ -1,10 +1,36 @@
 import Foundation
 import Testing
-@testable import ExampleBotKinds
+@testable import ChatterBots
 
-/// The calendar arithmetic under the schedules, checked against Foundation's `Calendar` as an independent oracle.
+/// The calendar arithmetic under repeat rules, checked against Foundation's `Calendar` as an independent oracle.
 @Suite("Local dates and wall clocks")
 struct LocalCalendarTests {
+    static let utc = TimeZone(secondsFromGMT: 0) ?? .gmt
+
+    func zone(_ identifier: String) -> TimeZone {
+        guard let zone = TimeZone(identifier: identifier) else {
+            Issue.record("Foundation does not know the zone \(identifier)")
+            return LocalCalendarTests.utc
+        }
+        return zone
+    }
+
+    func date(_ year: Int, _ month: Int, _ day: Int) -> LocalDate {
+        guard let date = LocalDate(year: year, month: month, day: day) else {
+            Issue.record("No such date \(year)-\(month)-\(day)")
+            return LocalDate(daysSinceEpoch: 0)
+        }
+        return date
+    }
+
+    func instant(_ text: String) -> Date {
+        guard let date = try? Timestamp(iso8601: text).date else {
+            Issue.record("Not an ISO 8601 instant: \(text)")
+            return .distantPast
+        }
+        return date
+    }
+
     func calendar(_ zone: TimeZone) -> Calendar {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
@@ -12,7 +38,7 @@ struct LocalCalendarTests {
     }
 
     @Test func dayNumbersAndWeekdaysAgreeWithFoundationFrom1900To2200() {
-        let gregorian = calendar(Fixture.utc)
+        let gregorian = calendar(LocalCalendarTests.utc)
         for days in stride(from: -25_567, through: 84_000, by: 7) {
             let date = LocalDate(daysSinceEpoch: days)
             let parts = gregorian.dateComponents([.year, .month, .day, .weekday], from: Date(timeIntervalSince1970: TimeInterval(days) * 86_400))
@@ -30,46 +56,54 @@ struct LocalCalendarTests {
         #expect(LocalDate(year: 2000, month: 2, day: 29) != nil)
         #expect(LocalDate(year: 2026, month: 13, day: 1) == nil)
         #expect(LocalDate(year: 2026, month: 4, day: 31) == nil)
-        #expect(LocalTime(hour: 24, minute: 0) == nil)
-        #expect(LocalTime(hour: 23, minute: 60) == nil)
+        #expect(LocalDate(year: 10_000, month: 1, day: 1) == nil)
+        #expect(throws: InvalidTimeOfDay.self) { try TimeOfDay(hour: 24, minute: 0) }
+        #expect(throws: InvalidTimeOfDay.self) { try TimeOfDay(hour: 23, minute: 60) }
+    }
+
+    @Test func isoTextIsReadOnlyAsYearMonthDayOfARealDate() {
+        #expect(LocalDate(iso8601: "2026-12-24") == date(2026, 12, 24))
+        for text in ["2026-02-30", "2026-1-05", "26-01-05", "2026-01-05T00:00", "２０２６-01-05", "2026-+1-05", ""] {
+            #expect(LocalDate(iso8601: text) == nil, "\(text)")
+        }
     }
 
     @Test(arguments: ["UTC", "Europe/Lisbon", "America/New_York", "Asia/Kolkata", "Australia/Lord_Howe"])
     func wallClockReadingsAgreeWithFoundation(identifier: String) {
-        let zone = Fixture.zone(identifier)
+        let zone = zone(identifier)
         let oracle = calendar(zone)
         // Every 7 h 13 min through 2026, which lands near every clock change.
         for step in 0..<1_215 {
-            let instant = Fixture.instant("2026-01-01T00:00:00Z").addingTimeInterval(TimeInterval(step * 26_000))
+            let instant = instant("2026-01-01T00:00:00Z").addingTimeInterval(TimeInterval(step * 26_000))
             let reading = zone.wallClock(at: instant)
             let parts = oracle.dateComponents([.year, .month, .day, .hour, .minute, .second], from: instant)
-            #expect(reading.date == Fixture.date(parts.year ?? 0, parts.month ?? 0, parts.day ?? 0))
+            #expect(reading.date == date(parts.year ?? 0, parts.month ?? 0, parts.day ?? 0))
             #expect(reading.secondOfDay == (parts.hour ?? 0) * 3_600 + (parts.minute ?? 0) * 60 + (parts.second ?? 0))
         }
     }
 
     @Test(arguments: ["Europe/Lisbon", "America/New_York", "Asia/Kolkata", "Australia/Lord_Howe"])
     func everyLocalTimeOf2026ResolvesToItselfOrToTheEndOfItsGap(identifier: String) {
-        let zone = Fixture.zone(identifier)
+        let zone = zone(identifier)
         var gaps = 0
         for day in 0..<365 {
-            let date = Fixture.date(2026, 1, 1).adding(days: day)
+            let date = date(2026, 1, 1).adding(days: day)
             for quarter in 0..<96 {
-                let time = Fixture.time(quarter / 4, quarter % 4 * 15)
+                let time = TimeOfDay(uncheckedHour: quarter / 4, minute: quarter % 4 * 15)
                 let instant = zone.firstInstant(on: date, at: time)
                 let reading = zone.wallClock(at: instant)
-                if reading.date == date, reading.time == time {
+                if reading.date == date, reading.timeOfDay == time {
                     // An existing time: no earlier instant shows it (the first of a fall-back pair).
                     let hourEarlier = zone.wallClock(at: instant.addingTimeInterval(-3_600))
                     let halfHourEarlier = zone.wallClock(at: instant.addingTimeInterval(-1_800))
-                    #expect(!(hourEarlier.date == date && hourEarlier.time == time))
-                    #expect(!(halfHourEarlier.date == date && halfHourEarlier.time == time))
+                    #expect(!(hourEarlier.date == date && hourEarlier.timeOfDay == time))
+                    #expect(!(halfHourEarlier.date == date && halfHourEarlier.timeOfDay == time))
                 } else {
                     // A missing time: the instant is a clock change, whose wall reading jumps past the time asked.
                     gaps += 1
                     let before = zone.wallClock(at: instant.addingTimeInterval(-1))
-                    #expect(before.date == date && before.time < time, "\(date) \(time) in \(identifier)")
-                    #expect(reading.date == date && reading.time > time, "\(date) \(time) in \(identifier)")
+                    #expect(before.date == date && before.timeOfDay < time, "\(date) \(time) in \(identifier)")
+                    #expect(reading.date == date && reading.timeOfDay > time, "\(date) \(time) in \(identifier)")
                 }
             }
         }

@@ -1,0 +1,133 @@
+/// The usage texts of `BotCommandLine`, general and per command.
+struct CommandLineHelp {
+    let program: String
+    let kinds: [String]
+
+    var general: String {
+        """
+        USAGE: \(program) <command> [options]
+
+        Runs Chatter bots: every bot of bots.json in this one process, each with its own durable session.
+
+        COMMANDS:
+          run       Run the bots until SIGINT or SIGTERM (the main command)
+          check     Validate the configuration and print what would run
+          sandbox   Run the local Chatter sandbox server alone
+          say       Send a message as a person and print the reply: say --as alice --to echo_bot hello
+          help      Show this help, or one command's: \(program) help run
+
+        \(runOptions)
+
+        \(checkOptions)
+
+        \(sandboxOptions)
+
+        \(sayOptions)
+
+        \(exitStatus)
+
+        Registered bot kinds: \(kinds.isEmpty ? "none" : kinds.joined(separator: ", "))
+        """
+    }
+
+    func text(for command: String?) -> String {
+        switch command {
+        case "run":
+            """
+            USAGE: \(program) run [--config FILE] [--sandbox-port N] [--shutdown-timeout SECONDS]
+
+            Runs every bot of the configuration until SIGINT or SIGTERM, then stops them gracefully: running handlers
+            finish and pending sends are acknowledged within the timeout. A second signal exits at once. With
+            "server": "sandbox", a local Chatter server starts first, with test accounts to talk to the bots.
+
+            \(runOptions)
+
+            \(exitStatus)
+            """
+        case "check":
+            """
+            USAGE: \(program) check [--config FILE]
+
+            Validates the configuration (every problem at once, naming the bot and the field), checks that each bot's
+            kind is registered and accepts its options, and prints what `run` would start. Connects to nothing.
+
+            \(checkOptions)
+
+            \(exitStatus)
+            """
+        case "sandbox":
+            """
+            USAGE: \(program) sandbox [--port N] [--data DIR]
+
+            Runs the local Chatter sandbox server alone (REST under /v1, realtime at /v1/ws, admin routes under
+            /sandbox/) until SIGINT or SIGTERM, seeded with test accounts. Point a bots.json at it with its URLs
+            and the client key it prints.
+
+            \(sandboxOptions)
+
+            \(exitStatus)
+            """
+        case "say":
+            """
+            USAGE: \(program) say --as USER --to USER [--password P] [--server URL] [--wait SECONDS] MESSAGE...
+
+            Signs in as USER, sends MESSAGE in the direct conversation with the recipient (they must be friends),
+            prints the first reply, and signs out. Made for trying bots from a terminal while `run` is running:
+            the sandbox test accounts need no password.
+
+            \(sayOptions)
+
+            \(exitStatus)
+            """
+        default:
+            general
+        }
+    }
+
+    private var runOptions: String {
+        """
+        RUN OPTIONS:
+          -c, --config FILE            The configuration (default: bots.json in the current directory)
+          --sandbox-port N             Port of the embedded sandbox when the server is "sandbox"
+                                       (default \(EmbeddedSandbox.defaultPort); 0: any free port)
+          --shutdown-timeout SECONDS   How long handlers and pending sends get on SIGINT/SIGTERM (default \(Int(BotCommand.RunOptions.defaultShutdownTimeout.components.seconds)))
+        """
+    }
+
+    private var checkOptions: String {
+        """
+        CHECK OPTIONS:
+          -c, --config FILE            The configuration (default: bots.json in the current directory)
+        """
+    }
+
+    private var sandboxOptions: String {
+        """
+        SANDBOX OPTIONS:
+          -p, --port N                 The port (default \(EmbeddedSandbox.defaultPort); 0: any free port)
+          -d, --data DIR               Keep the sandbox's database in DIR/sandbox/ (default: in memory)
+        """
+    }
+
+    private var sayOptions: String {
+        """
+        SAY OPTIONS:
+          --as USER                    Who sends (alice and bob need no --password on the sandbox)
+          --to USER                    Who receives: a bot's account, e.g. echo_bot
+          --password PASSWORD          The sender's password
+          --server URL                 The REST base URL (default http://127.0.0.1:\(EmbeddedSandbox.defaultPort)/v1)
+          --client-key KEY             The client key (default ck_sandbox)
+          --wait SECONDS               How long to wait for the reply (default \(BotCommand.SayOptions.defaultWait.components.seconds); 0: do not wait)
+        """
+    }
+
+    private var exitStatus: String {
+        """
+        EXIT STATUS:
+          0  success (stopped on request)
+          1  runtime failure (every bot stopped, a port in use, the shutdown timeout passed, no reply)
+          2  usage or configuration error
+          A second SIGINT or SIGTERM exits at once with 128 + the signal number (130, 143).
+        """
+    }
+}

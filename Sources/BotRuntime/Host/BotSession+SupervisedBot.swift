@@ -1,0 +1,2 @@
+/// `BotSession` is what the supervisor runs in production.
+extension BotSession: SupervisedBot {}

@@ -1,0 +1,94 @@
+/// The bots' counters in the Prometheus text exposition format (version 0.0.4), as `GET /metrics` serves them:
+/// a `# HELP` and a `# TYPE` line per metric family, then its samples, one per bot (label `bot`).
+///
+/// | metric | type | meaning |
+/// |---|---|---|
+/// | `chatterbots_bots` | gauge | configured bots |
+/// | `chatterbots_bots_connected` | gauge | bots with a ready session |
+/// | `chatterbots_bot_connected{bot}` | gauge | 1 when the bot's session is ready, else 0 |
+/// | `chatterbots_reconnects_total{bot}` | counter | connections opened after the first |
+/// | `chatterbots_messages_received_total{bot}` | counter | messages from others received |
+/// | `chatterbots_messages_sent_total{bot}` | counter | messages acknowledged by the server |
+/// | `chatterbots_outbox_depth{bot}` | gauge | messages waiting for their acknowledgement |
+/// | `chatterbots_handler_duration_seconds{bot}` | histogram | handler run time |
+public struct MetricsExposition: Sendable {
+    /// The `Content-Type` of the text format.
+    public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+
+    /// The statuses the text is built from.
+    public var bots: [BotStatus]
+
+    /// An exposition of these bots.
+    public init(bots: [BotStatus]) {
+        self.bots = bots
+    }
+
+    /// The exposition text, ending with a newline.
+    public var text: String {
+        var lines: [String] = []
+        func family(_ name: String, _ type: String, _ help: String) {
+            lines.append("# HELP \(name) \(help)")
+            lines.append("# TYPE \(name) \(type)")
+        }
+        func sample(_ name: String, _ labels: [(String, String)], _ value: String) {
+            let labelText = labels.isEmpty
+                ? "" : "{" + labels.map { "\($0.0)=\"\(Self.escapeLabelValue($0.1))\"" }.joined(separator: ",") + "}"
+            lines.append(name + labelText + " " + value)
+        }
+        func perBot(_ name: String, _ type: String, _ help: String, _ value: (BotStatus) -> Int) {
+            family(name, type, help)
+            for bot in bots { sample(name, [("bot", bot.name)], String(value(bot))) }
+        }
+
+        family("chatterbots_bots", "gauge", "Bots configured in this process.")
+        sample("chatterbots_bots", [], String(bots.count))
+        family("chatterbots_bots_connected", "gauge", "Bots with a ready session.")
+        sample("chatterbots_bots_connected", [], String(bots.filter(\.connected).count))
+        perBot("chatterbots_bot_connected", "gauge", "Whether the bot's session is ready (1) or not (0).") {
+            $0.connected ? 1 : 0
+        }
+        perBot("chatterbots_reconnects_total", "counter", "Connections opened after the first one.") { $0.reconnects }
+        perBot("chatterbots_messages_received_total", "counter", "Messages from others received by the bot.") {
+            $0.messagesIn
+        }
+        perBot("chatterbots_messages_sent_total", "counter", "Messages of the bot acknowledged by the server.") {
+            $0.messagesOut
+        }
+        perBot("chatterbots_outbox_depth", "gauge", "Messages in the bot's outbox waiting for their acknowledgement.") {
+            $0.outboxDepth
+        }
+        let histogram = "chatterbots_handler_duration_seconds"
+        family(histogram, "histogram", "Time the bot's handlers took, in seconds.")
+        for bot in bots {
+            let bounds = HandlerLatencySummary.bucketBounds.map(Self.number) + ["+Inf"]
+            for (bound, count) in zip(bounds, bot.handlerLatency.cumulativeCounts) {
+                sample(histogram + "_bucket", [("bot", bot.name), ("le", bound)], String(count))
+            }
+            sample(histogram + "_sum", [("bot", bot.name)], Self.number(bot.handlerLatency.sumSeconds))
+            sample(histogram + "_count", [("bot", bot.name)], String(bot.handlerLatency.count))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A label value with `\`, `"` and newlines escaped, as the format requires.
+    static func escapeLabelValue(_ value: String) -> String {
+        var escaped = ""
+        for character in value {
+            switch character {
+            case "\\": escaped += "\\\\"
+            case "\"": escaped += "\\\""
+            case "\n": escaped += "\\n"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+
+    /// A sample value: integral values without a fraction (`1`, `30`), others in Swift's shortest form (`0.005`).
+    static func number(_ value: Double) -> String {
+        if value.isNaN { return "NaN" }
+        if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return String(value)
+    }
+}

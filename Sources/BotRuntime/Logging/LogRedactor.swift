@@ -1,0 +1,86 @@
+import Foundation
+import Synchronization
+
+/// Keeps secrets out of logs. Every record passes through it before it is formatted:
+///
+/// - values registered with `register(_:)` (passwords, access and refresh tokens as the runtime obtains them) are
+///   masked wherever they appear, raw or percent-encoded;
+/// - `token=…` and the like in URLs and text (`token`, `access_token`, `accessToken`, `refresh_token`,
+///   `refreshToken`, `password`, `client_secret`, `clientSecret`) lose their value, so the realtime URL
+///   `wss://…/ws?clientKey=…&token=…` can be logged as is;
+/// - the same names as JSON properties (`"refreshToken": "…"`) and `Bearer …` credentials lose their value;
+/// - a field whose key names a secret (containing `password`, `token`, `secret` or `authorization`, in any case)
+///   is masked whole.
+///
+/// Masked text reads `[REDACTED]`. Registered values shorter than `minimumSecretLength` are ignored: masking a
+/// two-letter "secret" everywhere would garble the logs without protecting anything.
+public final class LogRedactor: Sendable {
+    /// What replaces a secret.
+    public static let mask = "[REDACTED]"
+    /// Registered values shorter than this are not masked.
+    public static let minimumSecretLength = 6
+
+    private let secrets = Mutex<[String]>([])
+
+    private static let secretNames = "token|access_token|accesstoken|refresh_token|refreshtoken|password|client_secret|clientsecret"
+    /// `name=value` in a URL query or in text: the value runs to the next `&`, space, quote, `#` or `;`.
+    // The patterns are constants known to compile; `try?` only guards against a Foundation regression.
+    private static let assignment = try? NSRegularExpression(
+        pattern: "(?<![A-Za-z0-9_])((?:\(secretNames))=)[^&\\s\"'#;,]+", options: [.caseInsensitive])
+    /// `"name": "value"` in JSON text.
+    private static let jsonProperty = try? NSRegularExpression(
+        pattern: "(\"(?:\(secretNames))\"\\s*:\\s*\")(?:[^\"\\\\]|\\\\.)*\"", options: [.caseInsensitive])
+    /// `Bearer value` (an Authorization header's credentials).
+    private static let bearer = try? NSRegularExpression(
+        pattern: "(\\bBearer\\s+)[A-Za-z0-9._~+/=-]+", options: [.caseInsensitive])
+
+    /// Creates a redactor with no registered secrets.
+    public init() {}
+
+    /// Masks `secret` in every record from now on (also its percent-encoded form, as it appears in URLs).
+    public func register(_ secret: String) {
+        guard secret.count >= Self.minimumSecretLength else { return }
+        var forms = [secret]
+        if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != secret {
+            forms.append(encoded)
+        }
+        secrets.withLock { list in
+            for form in forms where !list.contains(form) { list.append(form) }
+            // Longest first, so that a secret containing another is masked whole.
+            list.sort { $0.count > $1.count }
+        }
+    }
+
+    /// Whether a field with this key holds a secret by its name alone.
+    public func isSecretKey(_ key: String) -> Bool {
+        let lowered = key.lowercased()
+        return ["password", "token", "secret", "authorization"].contains { lowered.contains($0) }
+    }
+
+    /// `text` with every registered secret and every recognizable credential masked.
+    public func redact(_ text: String) -> String {
+        var result = text
+        for secret in secrets.withLock({ $0 }) where result.contains(secret) {
+            result = result.replacingOccurrences(of: secret, with: Self.mask)
+        }
+        guard result.contains("=") || result.contains("\"") || result.range(of: "bearer", options: .caseInsensitive) != nil
+        else { return result }
+        for pattern in [Self.assignment, Self.jsonProperty, Self.bearer].compactMap({ $0 }) {
+            let range = NSRange(result.startIndex..., in: result)
+            let template = pattern === Self.jsonProperty ? "$1\(Self.mask)\"" : "$1\(Self.mask)"
+            result = pattern.stringByReplacingMatches(in: result, options: [], range: range, withTemplate: template)
+        }
+        return result
+    }
+
+    /// `record` with its message and fields redacted, and fields named like secrets masked whole.
+    public func redact(_ record: LogRecord) -> LogRecord {
+        var copy = record
+        copy.message = redact(record.message)
+        copy.fields = record.fields.reduce(into: [:]) { fields, field in
+            fields[field.key] = isSecretKey(field.key) ? Self.mask : redact(field.value)
+        }
+        if let trace = record.trace { copy.trace = redact(trace) }
+        return copy
+    }
+}

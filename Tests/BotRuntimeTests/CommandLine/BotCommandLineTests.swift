@@ -1,0 +1,263 @@
+@testable import BotRuntime
+import ChatterBots
+import Foundation
+import Synchronization
+import Testing
+
+/// Runs commands in this process with captured output, a shutdown requested by the test instead of a signal, and
+/// scripted sessions: a bot named `bad…` has its credentials rejected, `revoked…` is revoked, `slow…` takes
+/// 5 s to shut down; every other bot runs until shut down.
+final class CommandHarness: Sendable {
+    let directory: TemporaryDirectory
+    let output = CapturedLines()
+    let errors = CapturedLines()
+    let shutdown = ShutdownRequest()
+    let hosts = Mutex<[BotHost]>([])
+    let sessions = Mutex<[StandInSession]>([])
+
+    /// Whether the commands run real `BotSession`s (the command line's default) instead of stand-ins.
+    let realSessions: Bool
+
+    init(realSessions: Bool = false) throws {
+        directory = try TemporaryDirectory("BotCommandLineTests")
+        self.realSessions = realSessions
+    }
+
+    var commandLine: BotCommandLine {
+        if realSessions { return BotCommandLine(kinds: [GreetingBot.kind], programName: "bots") }
+        return BotCommandLine(kinds: [GreetingBot.kind], programName: "bots") { [self] member, host in
+            self.hosts.withLock { $0.append(host) }
+            let name = member.configuration.name
+            let bot: StandInSession
+            if name.hasPrefix("bad") {
+                bot = StandInSession(name, .stop(.credentialsRejected(StopMessages.invalidCredentials), after: .zero))
+            } else if name.hasPrefix("revoked") {
+                bot = StandInSession(name, .stop(.revoked("signed out elsewhere"), after: .zero))
+            } else if name.hasPrefix("slow") {
+                bot = StandInSession(name, workOnShutdown: .seconds(5))
+            } else {
+                bot = StandInSession(name)
+            }
+            self.sessions.withLock { $0.append(bot) }
+            return bot
+        }
+    }
+
+    /// Waits until `count` sessions exist and every one is live (the supervisor runs them).
+    func waitUntilLive(count: Int) async -> Bool {
+        await eventually {
+            let sessions = self.sessions.withLock { $0 }
+            guard sessions.count == count else { return false }
+            for session in sessions where await session.status.state != .live { return false }
+            return true
+        }
+    }
+
+    func run(_ arguments: String...) async -> BotCommandLine.ExitCode {
+        let environment = CommandEnvironment(
+            workingDirectory: directory.url, variables: ["GREETING_PASSWORD": "from-the-environment"],
+            standardOutput: output, standardError: errors, shutdown: shutdown, watchesSignals: false,
+            clock: SystemClock(), makeSession: commandLine.makeSession)
+        return await commandLine.execute(arguments, in: environment)
+    }
+
+    /// Writes `bots.json` with these bots (`name` → extra fields) against `server`.
+    func writeConfiguration(bots: [String], server: String = #""sandbox""#, extra: String = "") throws {
+        let entries = bots.map { name in
+            """
+            {"name": "\(name)", "kind": "greeting", "credentials": {"username": "\(name)_bot", "password": "password-\(name)"},
+             "friendRequests": "everyone", "options": {"greeting": "hi"}}
+            """
+        }
+        try directory.write(
+            #"{"server": \#(server), "dataDirectory": "data", \#(extra) "bots": [\#(entries.joined(separator: ","))]}"#,
+            to: "bots.json")
+    }
+}
+
+@Suite("command line")
+struct BotCommandLineTests {
+    @Test func helpPrintsTheCommandsTheExitCodesAndTheRegisteredKinds() async throws {
+        let harness = try CommandHarness()
+        #expect(await harness.run("--help") == .success)
+        let text = harness.output.text
+        #expect(text.contains("USAGE: bots <command> [options]"))
+        for command in ["run", "check", "sandbox"] { #expect(text.contains("  \(command) ")) }
+        #expect(text.contains("2  usage or configuration error"))
+        #expect(text.contains("Registered bot kinds: greeting"))
+        #expect(harness.errors.all.isEmpty)
+    }
+
+    @Test func aBadCommandLineExitsWith2AndPointsToTheHelp() async throws {
+        let harness = try CommandHarness()
+        #expect(await harness.run("run", "--prot", "1") == .usageError)
+        #expect(harness.errors.all == ["bots: unknown option --prot for run", "See 'bots help run' for usage."])
+        #expect(harness.output.all.isEmpty)
+    }
+
+    @Test func checkPrintsWhatWouldRunAndExitsWith0() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["echo", "greeter"], extra: #""httpPort": 9099,"#)
+        #expect(await harness.run("check") == .success)
+        let text = harness.output.text
+        #expect(text.contains("bots.json is valid: 2 bots."))
+        #expect(text.contains("Server: the embedded sandbox"))
+        #expect(text.contains("  echo     kind greeting, account echo_bot, friend requests: everyone"))
+        #expect(text.contains("/healthz and /metrics on port 9099"))
+        #expect(!text.contains("password-echo"))
+        #expect(harness.hosts.withLock { $0.isEmpty })
+    }
+
+    @Test func checkWithoutAConfigurationFileExitsWith2AndSaysWhereItLooked() async throws {
+        let harness = try CommandHarness()
+        #expect(await harness.run("check") == .usageError)
+        #expect(harness.errors.text.contains("no configuration at \(harness.directory.url.appendingPathComponent("bots.json").path)"))
+    }
+
+    @Test func aConfigurationWithProblemsExitsWith2ListingEachWithItsBotAndField() async throws {
+        let harness = try CommandHarness()
+        try harness.directory.write(#"""
+            {"server": {"apiURL": "https://api.example", "webSocketURL": "wss://api.example/ws", "clientKey": "ck"},
+             "bots": [
+              {"name": "a", "kind": "greeting", "credentials": {"username": "a_bot", "password": "plain-text"}, "friendRequests": "everyone"},
+              {"name": "b", "kind": "reminder", "credentials": {"username": "b_bot", "password": {"env": "UNSET_PASSWORD"}}, "friendRequests": "everyone"}
+             ]}
+            """#, to: "custom.json")
+        #expect(await harness.run("run", "--config", "custom.json") == .usageError)
+        let text = harness.errors.text
+        #expect(text.contains(#"bot "a", credentials.password: is plain text"#))
+        #expect(text.contains(#"bot "b", kind: unknown kind "reminder"; registered kinds: greeting"#))
+        #expect(text.contains(#"bot "b", credentials.password: environment variable UNSET_PASSWORD is not set"#))
+        #expect(!text.contains("plain-text"))
+        #expect(harness.hosts.withLock { $0.isEmpty })
+    }
+
+    @Test func optionsAKindRefusesStopTheRunBeforeAnythingStartsWithExit2() async throws {
+        let harness = try CommandHarness()
+        try harness.directory.write(#"""
+            {"server": "sandbox", "bots": [
+              {"name": "a", "kind": "greeting", "credentials": {"username": "a_bot", "password": "password-a"},
+               "friendRequests": "everyone", "options": {"greeting": 3}}]}
+            """#, to: "bots.json")
+        #expect(await harness.run("run", "--sandbox-port", "0") == .usageError)
+        #expect(harness.errors.text.contains(#"bot "a", options.greeting: must be a string (kind "greeting")"#))
+    }
+
+    @Test func runStartsTheSandboxAndEverySessionAndAShutdownRequestEndsItWithExit0() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["echo", "greeter"])
+        let run = Task { await harness.run("run", "--sandbox-port", "0") }
+        #expect(await eventually { harness.output.text.contains("Ctrl-C stops gracefully") })
+        #expect(await harness.waitUntilLive(count: 2))
+
+        let text = harness.output.text
+        #expect(text.contains("Running 2 bots from \(harness.directory.url.appendingPathComponent("bots.json").path): "
+            + "echo (greeting, account echo_bot), greeter (greeting, account greeter_bot)"))
+        #expect(text.contains("Test accounts, friends with every bot: alice (password alice-sandbox), bob (password bob-sandbox)"))
+        let host = try #require(harness.hosts.withLock { $0.first })
+        #expect(host.dataDirectory == harness.directory.url.appendingPathComponent("data", isDirectory: true).standardizedFileURL)
+        #expect(text.contains(host.server.apiBaseURL.absoluteString))
+
+        let alice = ChatterRESTClient(configuration: host.server)
+        _ = try await alice.login(
+            username: "alice", password: "alice-sandbox", deviceId: nil, device: DeviceDescription(name: "t", platform: "t"))
+        #expect(Set(try await alice.friends().map(\.user.username)) == ["bob", "echo_bot", "greeter_bot"])
+
+        harness.shutdown.request()
+        #expect(await run.value == .success)
+        let sessions = harness.sessions.withLock { $0 }
+        for session in sessions { #expect(await session.shutdownDeadlines == [BotCommand.RunOptions.defaultShutdownTimeout]) }
+        #expect(harness.errors.lines(containing: "level=info", "all bots stopped").count == 1)
+    }
+
+    @Test func aBotWhosePasswordIsRefusedStopsAloneAndTheRunGoesOn() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["echo", "bad"])
+        let run = Task { await harness.run("run", "--sandbox-port", "0") }
+        #expect(await eventually { harness.errors.text.contains("bot=bad") })
+        #expect(harness.errors.lines(containing: "level=error", "bot=bad", "check the bot's username and password").count == 1)
+        #expect(!harness.errors.text.contains("password-bad"))
+        harness.shutdown.request()
+        #expect(await run.value == .success)
+    }
+
+    @Test func whenEveryBotStopsWithAConfigurationErrorTheRunExitsWith2() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["bad1", "bad2"])
+        #expect(await harness.run("run", "--sandbox-port", "0") == .usageError)
+    }
+
+    @Test func whenEveryBotStopsForAnotherReasonTheRunExitsWith1() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["bad1", "revoked1"])
+        #expect(await harness.run("run", "--sandbox-port", "0") == .failure)
+    }
+
+    @Test func theHealthEndpointRunsOnTheConfiguredPort() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["echo"], extra: #""httpPort": 0,"#)
+        let run = Task { await harness.run("run", "--sandbox-port", "0") }
+        #expect(await eventually { harness.output.text.contains("Health: ") })
+        let line = try #require(harness.output.lines(containing: "Health: ").first)
+        let url = try #require(line.split(separator: " ").dropFirst().first.flatMap { URL(string: String($0)) })
+        #expect(url.path == "/healthz")
+        #expect(await eventually { (try? await HTTPFetch.get(url).status) == 200 })
+        harness.shutdown.request()
+        #expect(await run.value == .success)
+    }
+
+    @Test func aShutdownThatOverrunsItsTimeoutEndsTheRunWithExit1() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["slow"])
+        let run = Task { await harness.run("run", "--sandbox-port", "0", "--shutdown-timeout", "0.1") }
+        #expect(await harness.waitUntilLive(count: 1))
+        harness.shutdown.request()
+        #expect(await run.value == .failure, "\(harness.errors.text)")
+        #expect(harness.errors.lines(containing: "level=critical", "the shutdown took longer than its timeout").count == 1)
+    }
+
+    @Test func theConfiguredBotsRunAsSessionsOnTheEmbeddedSandboxAndAnswerAPersonThroughSay() async throws {
+        let harness = try CommandHarness(realSessions: true)
+        try harness.writeConfiguration(bots: ["echo"])
+        let run = Task { await harness.run("run", "--sandbox-port", "0") }
+        #expect(await eventually { harness.errors.text.contains("bot=echo msg=live") }, "\(harness.errors.text)")
+        let talk = try #require(harness.output.lines(containing: "Talk to the bots").first)
+        let server = try #require(talk.split(separator: " ").drop { $0 != "--server" }.dropFirst().first.map(String.init))
+
+        #expect(await harness.run("say", "--as", "alice", "--to", "echo_bot", "--server", server, "good", "morning") == .success)
+        #expect(harness.output.all.suffix(2) == ["alice: good morning", "echo_bot: hi, good morning"])
+        let store = harness.directory.url.appendingPathComponent("data/echo.sqlite")
+        #expect(FileManager.default.fileExists(atPath: store.path))
+        #expect(!harness.errors.text.contains("password-echo"))
+
+        harness.shutdown.request()
+        #expect(await run.value == .success)
+        #expect(harness.errors.lines(containing: "bot=echo", "msg=\"bot stopped\"").count == 1)
+    }
+
+    @Test func sayWithoutARunningServerExitsWith1AndSaysWhatToStart() async throws {
+        let harness = try CommandHarness()
+        #expect(await harness.run("say", "--as", "alice", "--to", "echo_bot", "--server", "http://127.0.0.1:1/v1", "hi") == .failure)
+        #expect(harness.errors.text.contains("cannot sign in as alice on http://127.0.0.1:1/v1"))
+        #expect(harness.errors.text.contains("is `run` or `sandbox` running"))
+    }
+
+    @Test func theSandboxCommandServesTheSeededAccountsUntilAShutdownRequest() async throws {
+        let harness = try CommandHarness()
+        let run = Task { await harness.run("sandbox", "--port", "0", "--data", "sandbox-data") }
+        #expect(await eventually { harness.output.text.contains("Ctrl-C stops it.") })
+        let line = try #require(harness.output.lines(containing: "Chatter sandbox listening on ").first)
+        let api = try #require(URL(string: String(line.dropFirst("Chatter sandbox listening on ".count))))
+        #expect(harness.output.text.contains("Client key ck_sandbox"))
+        let server = ChatterServerConfiguration(
+            apiBaseURL: api, webSocketURL: api.appendingPathComponent("ws"), clientKey: "ck_sandbox")
+        let bob = ChatterRESTClient(configuration: server)
+        _ = try await bob.login(
+            username: "bob", password: "bob-sandbox", deviceId: nil, device: DeviceDescription(name: "t", platform: "t"))
+        #expect(try await bob.friends().map(\.user.username) == ["alice"])
+        harness.shutdown.request()
+        #expect(await run.value == .success)
+        let database = EmbeddedSandbox.databaseURL(in: harness.directory.url.appendingPathComponent("sandbox-data"))
+        #expect(FileManager.default.fileExists(atPath: database.path))
+    }
+}

@@ -1,0 +1,210 @@
+@testable import BotRuntime
+import ChatterBots
+import ChatterSandbox
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+/// The built `example-bots` executable against a sandbox in this test process (so the sandbox survives the bot
+/// being killed): graceful and immediate shutdown on signals, and exactly-once replies across a SIGKILL.
+@Suite("example-bots as a process", .serialized)
+struct ExampleBotsProcessTests {
+    static let botPassword = "echo-bot-password"
+
+    /// A sandbox with alice and echo_bot, friends, and a directory for the bot's configuration and data.
+    struct Fixture {
+        let sandbox: Sandbox
+        let directory: TemporaryDirectory
+        let alice: ChatterRESTClient
+        let bot: SeededAccount
+        let conversation: Conversation
+
+        static func start(typingSeconds: Double) async throws -> Fixture {
+            let sandbox = try await Sandbox.start(SandboxConfiguration(
+                service: SandboxServiceConfiguration(passwordHashIterations: 1_000),
+                seed: SandboxSeed(
+                    users: [
+                        SandboxUserSeed(username: "alice", password: "alice-password"),
+                        SandboxUserSeed(username: "echo_bot", password: botPassword),
+                    ],
+                    friendships: [SandboxFriendship("alice", "echo_bot")])))
+            let aliceAccount = try #require(sandbox.seeded["alice"])
+            let bot = try #require(sandbox.seeded["echo_bot"])
+            let alice = ChatterRESTClient(
+                configuration: sandbox.serverConfiguration,
+                tokenStore: ChatterTokenStore(tokens: SessionTokens(
+                    accessToken: aliceAccount.session.accessToken, refreshToken: aliceAccount.session.refreshToken)))
+            let conversation = try await alice.directConversation(with: bot.user.id)
+            let directory = try TemporaryDirectory("ExampleBotsProcessTests")
+            try directory.write("""
+                {
+                  "server": {"apiURL": "\(sandbox.apiURL.absoluteString)", "webSocketURL": "\(sandbox.webSocketURL.absoluteString)",
+                             "clientKey": "\(sandbox.clientKey)"},
+                  "dataDirectory": "data",
+                  "bots": [{"name": "echo", "kind": "echo",
+                            "credentials": {"username": "echo_bot", "password": {"env": "ECHO_BOT_PASSWORD"}},
+                            "friendRequests": "everyone", "options": {"typingSeconds": \(typingSeconds)}}]
+                }
+                """, to: "bots.json")
+            return Fixture(sandbox: sandbox, directory: directory, alice: alice, bot: bot, conversation: conversation)
+        }
+
+        /// Alice's realtime connection, watching for the bot to start typing: its handler is running then.
+        func watchTyping() async throws -> TypingWatch {
+            let account = try #require(sandbox.seeded["alice"])
+            let connection = try await ChatterRealtimeConnection.connect(
+                configuration: sandbox.serverConfiguration, accessToken: account.session.accessToken)
+            return TypingWatch(connection: connection, typist: bot.user.id)
+        }
+
+        func launch(_ extra: [String] = [], label: String) throws -> BotProcess {
+            try BotProcess(
+                ["run", "--config", "bots.json"] + extra, in: directory.url,
+                environment: ["ECHO_BOT_PASSWORD": botPassword], label: label)
+        }
+
+        /// Waits until the bot process has a live session (its socket is open and it logged `live`).
+        func waitUntilLive(_ process: BotProcess) async -> Bool {
+            await eventually(timeout: .seconds(20)) {
+                let connected = await sandbox.admin.connectedDevices()
+                return process.errors.contains("msg=live") && !connected.isEmpty
+            }
+        }
+
+        func say(_ text: String) async throws -> Message {
+            try await alice.postMessage(.text(text), clientMessageId: .random(), in: conversation.id)
+        }
+
+        /// Waits until the bot has stored `message` (its delivered watermark reached it).
+        func waitUntilDelivered(_ message: Message) async -> Bool {
+            await eventually(timeout: .seconds(20)) {
+                let conversation = try? await alice.conversation(self.conversation.id)
+                let member = conversation?.members.first { $0.userId == bot.user.id }
+                return (member?.lastDeliveredSeq ?? 0) >= message.seq
+            }
+        }
+
+        /// The bodies of the bot's messages in the conversation, as the server stores them.
+        func replies() async throws -> [String] {
+            try await alice.messages(in: conversation.id, afterSeq: 0).messages
+                .filter { $0.senderId == bot.user.id }.map { $0.body ?? "" }
+        }
+
+        /// The bot's outbox entries still waiting for an acknowledgement (read while the bot is not running).
+        func pendingOutbox() async throws -> [OutboxEntry] {
+            let store = try await BotStore.open(path: directory.url.appendingPathComponent("data/echo.sqlite").path)
+            let pending = try await store.pendingOutbox()
+            await store.close()
+            return pending
+        }
+
+        func stop() async {
+            await sandbox.shutdown()
+        }
+    }
+
+    @Test func sigtermLetsTheRunningHandlerFinishAndItsReplyBeAcknowledgedThenExits0() async throws {
+        let fixture = try await Fixture.start(typingSeconds: 3)
+        let typing = try await fixture.watchTyping()
+        let process = try fixture.launch(label: "graceful")
+        #expect(await fixture.waitUntilLive(process), "\(process.errors)")
+        _ = try await fixture.say("hello")
+        #expect(await eventually(timeout: .seconds(20)) { typing.hasStarted })
+
+        process.send(SIGTERM)
+        #expect(await process.waitForExit() == .code(0), "\(process.errors)")
+        #expect(try await fixture.replies() == ["echo: hello"])
+        #expect(try await fixture.pendingOutbox().isEmpty)
+        #expect(process.errors.contains("received SIGTERM"))
+        await typing.close()
+        await fixture.stop()
+    }
+
+    @Test func aSecondSignalExitsAtOnceWithoutWaitingForTheHandler() async throws {
+        let fixture = try await Fixture.start(typingSeconds: 15)
+        let process = try fixture.launch(["--shutdown-timeout", "30"], label: "impatient")
+        #expect(await fixture.waitUntilLive(process), "\(process.errors)")
+        let message = try await fixture.say("hello")
+        #expect(await fixture.waitUntilDelivered(message))
+
+        process.send(SIGTERM)
+        #expect(await eventually { process.errors.contains("received SIGTERM") })
+        process.send(SIGTERM)
+        #expect(await process.waitForExit(timeout: .seconds(5)) == .code(128 + SIGTERM), "\(process.errors)")
+        #expect(process.errors.contains("second SIGTERM: exiting now"))
+        #expect(try await fixture.replies().isEmpty)
+        await fixture.stop()
+    }
+
+    @Test func killedBetweenWritingTheOutboxAndTheAckTheRestartedBotSendsTheReplyOnce() async throws {
+        let fixture = try await Fixture.start(typingSeconds: 0)
+        let first = try fixture.launch(label: "killed")
+        #expect(await fixture.waitUntilLive(first), "\(first.errors)")
+        let device = try #require(await fixture.sandbox.admin.connectedDevices().first)
+        try await fixture.sandbox.admin.inject(.delayAcks(.seconds(600)), into: device)
+
+        _ = try await fixture.say("hello")
+        // The server stored the reply; its ack is held back, so the entry is still in the bot's outbox.
+        #expect(await eventually { (try? await fixture.replies()) == ["echo: hello"] })
+        first.send(SIGKILL)
+        #expect(await first.waitForExit() == .signal(SIGKILL))
+        let pending = try await fixture.pendingOutbox()
+        #expect(pending.map(\.message.content.body) == ["echo: hello"])
+
+        await fixture.sandbox.admin.clearFaults(of: device)
+        let second = try fixture.launch(label: "restarted")
+        #expect(await fixture.waitUntilLive(second), "\(second.errors)")
+        second.send(SIGTERM)
+        #expect(await second.waitForExit() == .code(0), "\(second.errors)")
+        #expect(try await fixture.replies() == ["echo: hello"])
+        #expect(try await fixture.pendingOutbox().isEmpty)
+        await fixture.stop()
+    }
+
+    @Test func killedWhileTheHandlerRunsTheRestartedBotRepliesOnce() async throws {
+        let fixture = try await Fixture.start(typingSeconds: 3)
+        let typing = try await fixture.watchTyping()
+        let first = try fixture.launch(label: "killed-in-handler")
+        #expect(await fixture.waitUntilLive(first), "\(first.errors)")
+        _ = try await fixture.say("hello")
+        #expect(await eventually(timeout: .seconds(20)) { typing.hasStarted })
+        first.send(SIGKILL)
+        #expect(await first.waitForExit() == .signal(SIGKILL))
+        #expect(try await fixture.replies().isEmpty)
+
+        let second = try fixture.launch(label: "rehandled")
+        #expect(await fixture.waitUntilLive(second), "\(second.errors)")
+        #expect(await eventually(timeout: .seconds(20)) { (try? await fixture.replies()) == ["echo: hello"] }, "\(second.errors)")
+        second.send(SIGTERM)
+        #expect(await second.waitForExit() == .code(0), "\(second.errors)")
+        #expect(try await fixture.replies() == ["echo: hello"])
+        await typing.close()
+        await fixture.stop()
+    }
+}
+
+/// Reads a realtime connection's events and notes when `typist` starts typing.
+final class TypingWatch: Sendable {
+    private let connection: ChatterRealtimeConnection
+    private let started = Mutex(false)
+
+    init(connection: ChatterRealtimeConnection, typist: User.ID) {
+        self.connection = connection
+        Task { [self] in
+            for await event in connection.events {
+                if case .frame(let frame) = event, case .typing(let indicator) = frame.event,
+                    indicator.userId == typist, indicator.isTyping
+                {
+                    self.started.withLock { $0 = true }
+                }
+            }
+        }
+    }
+
+    var hasStarted: Bool { started.withLock { $0 } }
+
+    func close() async {
+        _ = await connection.close()
+    }
+}

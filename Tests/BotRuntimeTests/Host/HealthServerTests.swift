@@ -1,0 +1,90 @@
+@testable import BotRuntime
+import Foundation
+import Testing
+
+@Suite("health and metrics over HTTP")
+struct HealthServerTests {
+    func start(_ bots: [any SupervisedBot]) async throws -> (BotSupervisor, HealthServer, Task<SupervisorOutcome, Never>) {
+        let supervisor = BotSupervisor(bots: bots, log: .discarding)
+        let run = Task { await supervisor.run() }
+        let server = try await HealthServer.start(supervisor: supervisor, port: 0)
+        return (supervisor, server, run)
+    }
+
+    func url(_ server: HealthServer, _ path: String) throws -> URL {
+        try #require(URL(string: "http://127.0.0.1:\(server.port)\(path)"))
+    }
+
+    @Test func healthzAnswers200WithEveryBotsStatusWhenAllAreConnected() async throws {
+        let (supervisor, server, run) = try await start([StandInSession("echo"), StandInSession("greeter")])
+        #expect(await eventually { await supervisor.health().isHealthy })
+
+        let response = try await HTTPFetch.get(url(server, "/healthz"))
+        #expect(response.status == 200)
+        #expect(response.headers["content-type"] == "application/json")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any])
+        #expect(json["status"] as? String == "ok")
+        let bots = try #require(json["bots"] as? [[String: Any]])
+        #expect(bots.map { $0["name"] as? String } == ["echo", "greeter"])
+        #expect(bots.map { $0["state"] as? String } == ["live", "live"])
+        #expect(bots.map { $0["connected"] as? Bool } == [true, true])
+
+        await supervisor.shutdown(deadline: .seconds(1))
+        _ = await run.value
+        await server.shutdown()
+    }
+
+    @Test func healthzAnswers503AndSaysWhyWhenABotIsNotConnected() async throws {
+        let (supervisor, server, run) = try await start([
+            StandInSession("echo"), StandInSession("bad", .stop(.credentialsRejected(StopMessages.invalidCredentials), after: .zero)),
+        ])
+        #expect(await eventually { await supervisor.stopReasons["bad"] != nil })
+
+        let response = try await HTTPFetch.get(url(server, "/healthz"))
+        #expect(response.status == 503)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any])
+        #expect(json["status"] as? String == "unavailable")
+        let bad = try #require((json["bots"] as? [[String: Any]])?.first { $0["name"] as? String == "bad" })
+        #expect(bad["state"] as? String == "stopped")
+        #expect(bad["lastError"] as? String == StopMessages.invalidCredentials)
+
+        await supervisor.shutdown(deadline: .seconds(1))
+        _ = await run.value
+        let during = try await HTTPFetch.get(url(server, "/healthz"))
+        #expect(during.status == 503)
+        await server.shutdown()
+    }
+
+    @Test func metricsServesPrometheusTextWithHelpAndTypeBeforeEachFamily() async throws {
+        let (supervisor, server, run) = try await start([StandInSession("echo")])
+        #expect(await eventually { await supervisor.health().isHealthy })
+
+        let response = try await HTTPFetch.get(url(server, "/metrics"))
+        #expect(response.status == 200)
+        #expect(response.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8")
+        let lines = response.body.split(separator: "\n").map(String.init)
+        #expect(lines.contains("chatterbots_bots_connected 1"))
+        #expect(lines.contains(#"chatterbots_bot_connected{bot="echo"} 1"#))
+        #expect(lines.contains(#"chatterbots_messages_received_total{bot="echo"} 3"#))
+        #expect(lines.contains(#"chatterbots_handler_duration_seconds_bucket{bot="echo",le="+Inf"} 1"#))
+        for family in ["chatterbots_reconnects_total", "chatterbots_outbox_depth", "chatterbots_handler_duration_seconds"] {
+            let help = try #require(lines.firstIndex { $0.hasPrefix("# HELP \(family) ") })
+            let type = try #require(lines.firstIndex { $0.hasPrefix("# TYPE \(family) ") })
+            let sample = try #require(lines.firstIndex { $0.hasPrefix(family) })
+            #expect(help < type && type < sample)
+        }
+
+        await supervisor.shutdown(deadline: .seconds(1))
+        _ = await run.value
+        await server.shutdown()
+    }
+
+    @Test func otherPathsAre404AndOtherMethods405() async throws {
+        let (supervisor, server, run) = try await start([StandInSession("echo")])
+        #expect(try await HTTPFetch.get(url(server, "/")).status == 404)
+        #expect(try await HTTPFetch.get(url(server, "/metrics"), method: "POST").status == 405)
+        await supervisor.shutdown(deadline: .seconds(1))
+        _ = await run.value
+        await server.shutdown()
+    }
+}

@@ -1,0 +1,66 @@
+@testable import BotRuntime
+import ChatterBots
+import ChatterSandbox
+import Foundation
+import Testing
+
+/// The supervisor running real `BotSession`s against an in-process sandbox.
+@Suite("supervisor with real sessions")
+struct SupervisedSessionTests {
+    @Test func aBotWithAWrongPasswordStopsWithAClearMessageWhileTheOtherAnswersMessages() async throws {
+        let sandbox = try await Sandbox.start(SandboxConfiguration(
+            service: SandboxServiceConfiguration(passwordHashIterations: 1_000),
+            seed: SandboxSeed(
+                users: [
+                    SandboxUserSeed(username: "alice", password: "alice-password"),
+                    SandboxUserSeed(username: "good_bot", password: "good-password"),
+                    SandboxUserSeed(username: "bad_bot", password: "real-password"),
+                ],
+                friendships: [SandboxFriendship("alice", "good_bot"), SandboxFriendship("alice", "bad_bot")])))
+        let directory = try TemporaryDirectory("SupervisedSessionTests")
+        let lines = CapturedLines()
+        let log = LogSink(minimumLevel: .info, output: lines)
+        let environment = BotRuntimeEnvironment(
+            server: sandbox.serverConfiguration, dataDirectory: directory.url, logSink: log)
+        func session(_ name: String, _ username: String, _ password: String) -> BotSession {
+            log.registerSecret(password)
+            return BotSession(
+                configuration: BotConfiguration(
+                    name: name, kind: "greeting", credentials: BotCredentials(username: username, password: password),
+                    friendRequests: .nobody),
+                bot: GreetingBot(options: .init(greeting: "hello")), environment: environment)
+        }
+        let supervisor = BotSupervisor(
+            bots: [session("good", "good_bot", "good-password"), session("bad", "bad_bot", "wrong-password")], log: log)
+        let run = Task { await supervisor.run() }
+
+        #expect(await eventually { await supervisor.stopReasons["bad"] != nil })
+        #expect(await supervisor.stopReasons["bad"] == .credentialsRejected(SessionStopReason.invalidCredentials.message))
+        #expect(lines.lines(containing: "level=error", "bot=bad", "bot stopped: configuration error: check the bot's username and password").count == 1, "\(lines.text)")
+
+        let alice = try #require(sandbox.seeded["alice"])
+        let goodBot = try #require(sandbox.seeded["good_bot"])
+        let client = ChatterRESTClient(
+            configuration: sandbox.serverConfiguration,
+            tokenStore: ChatterTokenStore(tokens: SessionTokens(
+                accessToken: alice.session.accessToken, refreshToken: alice.session.refreshToken)))
+        let conversation = try await client.directConversation(with: goodBot.user.id)
+        #expect(await eventually { await supervisor.statuses().first?.connected == true })
+        _ = try await client.postMessage(.text("anyone there?"), clientMessageId: .random(), in: conversation.id)
+        #expect(await eventually {
+            let messages = (try? await client.messages(in: conversation.id, afterSeq: 0).messages) ?? []
+            return messages.contains { $0.senderId == goodBot.user.id && $0.body == "hello, anyone there?" }
+        })
+
+        let health = await supervisor.health()
+        #expect(!health.isHealthy)
+        #expect(health.bots.map(\.connected) == [true, false])
+        #expect(health.bots[1].lastError == SessionStopReason.invalidCredentials.message)
+        #expect(!lines.text.contains("wrong-password") && !lines.text.contains("good-password"))
+
+        await supervisor.shutdown(deadline: .seconds(5))
+        let outcome = await run.value
+        #expect(outcome.stops.map(\.reason) == [.shutdown, .credentialsRejected(SessionStopReason.invalidCredentials.message)])
+        await sandbox.shutdown()
+    }
+}

@@ -1,0 +1,150 @@
+import BotRuntime
+import ChatterBots
+import Foundation
+import Synchronization
+import Testing
+@testable import ExampleBotKinds
+
+/// People, conversations and a clock for the bots' tests, and a way to say things to a bot.
+enum Chat {
+    static let botId: User.ID = "BOT"
+    static let alice = User(id: "U-ALICE", username: "alice", displayName: "Alice Moreau")
+    static let ben = User(id: "U-BEN", username: "ben_tan", displayName: "Ben Tan")
+    /// In groups with the bot but not its friend: the bot cannot see the profile.
+    static let stranger = User(id: "U-STRANGER", username: "sam", displayName: "Sam")
+
+    static let aliceChat: Conversation.ID = "D-ALICE"
+    static let benChat: Conversation.ID = "D-BEN"
+    static let group: Conversation.ID = "G-TEAM"
+
+    static func direct(_ id: Conversation.ID, with user: User) -> Conversation {
+        Conversation(
+            id: id, kind: .direct, members: [Member(userId: botId, role: .member), Member(userId: user.id, role: .member)],
+            lastSeq: 0, createdAt: Timestamp(millisecondsSince1970: 0), updatedAt: Timestamp(millisecondsSince1970: 0))
+    }
+
+    static var team: Conversation {
+        Conversation(
+            id: group, kind: .group, title: "Team",
+            members: [botId, alice.id, ben.id, stranger.id].map { Member(userId: $0, role: .member) },
+            lastSeq: 0, createdAt: Timestamp(millisecondsSince1970: 0), updatedAt: Timestamp(millisecondsSince1970: 0))
+    }
+
+    /// A context for a bot named `name` at `now`, friends with Alice and Ben, in a direct conversation with each
+    /// and in the team group.
+    static func context(name: String = "test-bot", now: Date, friends: [User] = [alice, ben]) -> RecordingBotContext {
+        RecordingBotContext(
+            bot: BotIdentity(name: name, userId: botId), now: now,
+            friends: friends.map { Friend(user: $0, since: Timestamp(millisecondsSince1970: 0)) },
+            users: [alice, ben, stranger],
+            conversations: [direct(aliceChat, with: alice), direct(benChat, with: ben), team])
+    }
+
+    /// The instant written in ISO 8601 with a zone, "2025-11-30T14:30:00Z".
+    static func instant(_ text: String) -> Date {
+        guard let timestamp = try? Timestamp(iso8601: text) else {
+            Issue.record("Not an ISO 8601 instant: \(text)")
+            return .distantPast
+        }
+        return timestamp.date
+    }
+
+    static func zone(_ identifier: String) -> TimeZone {
+        guard let zone = TimeZone(identifier: identifier) else {
+            Issue.record("Foundation does not know the zone \(identifier)")
+            return .gmt
+        }
+        return zone
+    }
+
+    private static let serial = Mutex(0)
+
+    /// A text message from `sender` in `conversation`, created at the context's `now`, with a fresh id.
+    static func message(_ text: String, from sender: User, in conversation: Conversation.ID, at now: Date) -> Message {
+        let number = serial.withLock { value -> Int in
+            value += 1
+            return value
+        }
+        return Message(
+            id: Message.ID("M\(number)"), conversationId: conversation, seq: number, senderId: sender.id,
+            clientMessageId: .random(), kind: .text, body: text, createdAt: Timestamp(now))
+    }
+}
+
+extension RecordingBotContext {
+    /// Delivers `text` from `sender` in `conversation` to `bot`, as the runtime would.
+    func say(_ text: String, from sender: User = Chat.alice, in conversation: Conversation.ID = Chat.aliceChat, to bot: some Bot) async throws {
+        try await deliver(Chat.message(text, from: sender, in: conversation, at: now), to: bot)
+    }
+
+    /// The text of every message the bot sent, in order.
+    var sentTexts: [String] { sentMessages.compactMap(\.content.body) }
+
+    /// The texts sent since the first `count` messages.
+    func sentTexts(after count: Int) -> [String] { Array(sentTexts.dropFirst(count)) }
+
+    /// Moves the clock to `instant` (forward only).
+    func advance(to instant: Date) {
+        let milliseconds = Int64((instant.timeIntervalSince(now) * 1000).rounded())
+        if milliseconds > 0 { advance(by: .milliseconds(milliseconds)) }
+    }
+}
+
+/// Bot options from JSON text, as `bots.json` would hold them.
+func botOptions(_ json: String) throws -> BotOptions {
+    let value = try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8))
+    return try BotOptions(encoding: value)
+}
+
+/// The error building a bot from `json` options throws, or nil (recording an issue) when it throws none.
+func optionsError<B>(_ json: String, _ build: (BotOptions) throws(BotOptionsError) -> B) throws -> BotOptionsError? {
+    let options = try botOptions(json)
+    do {
+        let bot = try build(options)
+        Issue.record("Expected an options error, built \(bot)")
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// A context that passes everything to a `RecordingBotContext` and counts the friend-list requests, which are
+/// what looking up a profile costs.
+final class CountingBotContext: BotContext {
+    let base: RecordingBotContext
+    private let friendLookups = Mutex(0)
+
+    init(_ base: RecordingBotContext) { self.base = base }
+
+    var friendListRequests: Int { friendLookups.withLock { $0 } }
+
+    var bot: BotIdentity { base.bot }
+    var now: Date { base.now }
+    var logger: BotLogger { base.logger }
+    func send(_ content: MessageContent, to conversationId: Conversation.ID) async throws -> OutgoingMessage {
+        try await base.send(content, to: conversationId)
+    }
+    func reply(to message: IncomingMessage, with content: MessageContent) async throws -> OutgoingMessage {
+        try await base.reply(to: message, with: content)
+    }
+    func setTyping(_ isTyping: Bool, in conversationId: Conversation.ID) async throws { try await base.setTyping(isTyping, in: conversationId) }
+    func stateData(for key: String, in scope: StateScope) async throws -> Data? { try await base.stateData(for: key, in: scope) }
+    func setStateData(_ data: Data?, for key: String, in scope: StateScope) async throws { try await base.setStateData(data, for: key, in: scope) }
+    func scheduleJob(named name: String, at date: Date, repeating rule: RepeatRule?, payload: JSONValue) async throws -> ScheduledJob {
+        try await base.scheduleJob(named: name, at: date, repeating: rule, payload: payload)
+    }
+    func cancelJob(_ id: ScheduledJob.ID) async throws { try await base.cancelJob(id) }
+    func scheduledJobs() async throws -> [ScheduledJob] { try await base.scheduledJobs() }
+    func friends() async throws -> [Friend] {
+        friendLookups.withLock { $0 += 1 }
+        return try await base.friends()
+    }
+    func friendRequests() async throws -> FriendRequestList { try await base.friendRequests() }
+    func acceptFriendRequest(_ id: FriendRequest.ID) async throws -> Friend { try await base.acceptFriendRequest(id) }
+    func declineFriendRequest(_ id: FriendRequest.ID) async throws { try await base.declineFriendRequest(id) }
+    func sendFriendRequest(to target: FriendRequestBody) async throws -> FriendRequest { try await base.sendFriendRequest(to: target) }
+    func removeFriend(_ userId: User.ID) async throws { try await base.removeFriend(userId) }
+    func directConversation(with userId: User.ID) async throws -> Conversation { try await base.directConversation(with: userId) }
+    func conversation(_ id: Conversation.ID) async throws -> Conversation { try await base.conversation(id) }
+    func presence(of userId: User.ID) async -> Presence? { await base.presence(of: userId) }
+}
