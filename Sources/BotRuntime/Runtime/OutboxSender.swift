@@ -207,7 +207,7 @@ final class OutboxSender: Sendable {
                 await work.wait(until: deadline)
             case .send(let entry, let link):
                 do {
-                    try await link.connection.send(.sendMessage(entry.message), id: "o-\(entry.sequence)")
+                    try await link.connection.sendMessage(encodedData: OutboxPayload.json(entry.message), id: "o-\(entry.sequence)")
                     log.trace("sent message.send", trace: entry.traceID, [
                         "clientMessageId": entry.id.rawValue, "conversation": entry.message.conversationId.rawValue,
                     ])

@@ -30,6 +30,7 @@ final class SessionServices: Sendable {
     let presence: PresenceDirectory
     let friends: FriendDirectory
     let commits: LaneCommitter
+    let maintenance: StoreMaintenance
     private let identityState: IdentityState
     private let ignoredRequests = Mutex<Set<FriendRequest.ID>>([])
     private let onFatal: @Sendable (BotStopReason) -> Void
@@ -81,6 +82,7 @@ final class SessionServices: Sendable {
         self.scheduler = scheduler
         self.presence = PresenceDirectory()
         self.friends = FriendDirectory(store: store, log: log)
+        self.maintenance = StoreMaintenance(store: store, clock: clock, log: log)
         self.outbox = outbox
         self.commits = LaneCommitter(
             store: store, clock: clock, log: log, metrics: metrics,

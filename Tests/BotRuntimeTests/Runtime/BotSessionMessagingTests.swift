@@ -2,6 +2,7 @@ import BotRuntime
 import ChatterBots
 import ChatterSandbox
 import Foundation
+import Synchronization
 import Testing
 
 /// A bot's messages end to end: handled once, in order, replied to exactly once, with receipts.
@@ -188,4 +189,98 @@ import Testing
 
 enum ScriptError: Error {
     case boom
+}
+
+/// Conversations, edits, typing and backlogs.
+@Suite struct BotSessionConversationTests {
+    @Test func aConversationOverItsBacklogLeavesMessagesOnTheServerAndFetchesThemLater() async throws {
+        try await RuntimeHarness.run { harness in
+            let gate = Gate()
+            var script = ScriptedBot(probe: BotProbe())
+            script.onMessageScript = { message, context in
+                if message.text == "m1" { await gate.wait() }
+                try await context.reply(to: message, "echo: \(message.text)")
+            }
+            let bot = try await harness.start(script) { environment in
+                environment.conversationBacklogLimit = 3
+                environment.messagePageSize = 2
+            }
+            let conversation = try await harness.direct(harness.ana)
+            let texts = (1...8).map { "m\($0)" }
+            for text in texts { try await harness.say(text, as: harness.ana, in: conversation) }
+            try await harness.eventually("the backlog is shed") { harness.logs.contains(.warning, "backlog over 3") }
+            gate.open()
+            try await harness.eventually("every message is answered") {
+                try await harness.texts(in: conversation, from: harness.botty).count == 8
+            }
+            try await harness.settle()
+            #expect(script.probe.texts == texts)
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == texts.map { "echo: \($0)" })
+            await bot.stop()
+        }
+    }
+
+    @Test func removalFromAGroupAndEditsReachTheirHandlers() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe))
+            let ana = harness.rest(harness.ana)
+            let group = try await ana.createGroup(title: "tea", memberIds: [harness.botty.user.id])
+            let question = try await harness.say("milk?", as: harness.ana, in: group)
+            try await harness.eventually("answered") { try await harness.texts(in: group, from: harness.botty) == ["echo: milk?"] }
+            _ = try await ana.editMessage(question.id, in: group.id, body: "milk or lemon?")
+            try await harness.eventually("the edit reaches onMessageUpdated") { probe.updates.map(\.body) == ["milk or lemon?"] }
+            try await ana.removeMember(harness.botty.user.id, from: group.id)
+            try await harness.eventually("the removal reaches its handler") { probe.conversationsRemoved == [group.id] }
+            #expect(probe.conversationsCreated.contains(group.id))
+            #expect(probe.texts == ["milk?"])
+            await bot.stop()
+        }
+    }
+
+    @Test func typingIsShownWhileTheHandlerWorksAndHiddenWhenItReplies() async throws {
+        try await RuntimeHarness.run { harness in
+            let gate = Gate()
+            var script = ScriptedBot(probe: BotProbe())
+            script.onMessageScript = { message, context in
+                try await context.setTyping(true, in: message.conversationId)
+                await gate.wait()
+                try await context.reply(to: message, "there you go")
+            }
+            let bot = try await harness.start(script)
+            let conversation = try await harness.direct(harness.ana)
+            let watcher = try await ChatterRealtimeConnection.connect(
+                configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken,
+                options: RealtimeConnectionOptions(clock: harness.clock))
+            let typing = TypingLog()
+            let reader = Task {
+                for await event in watcher.events {
+                    if case .frame(let frame) = event, case .typing(let indicator) = frame.event, indicator.userId == harness.botty.user.id {
+                        typing.append(indicator.isTyping)
+                    }
+                }
+            }
+            try await harness.say("a long answer please", as: harness.ana, in: conversation)
+            try await harness.eventually("typing is shown") { typing.values == [true] }
+            // The service ends typing 5 s after the last typing.start: the bot repeats it every 3 s.
+            for _ in 0..<3 {
+                await harness.clock.advance(by: .seconds(3))
+                try await harness.settle()
+            }
+            #expect(typing.values == [true])
+            gate.open()
+            try await harness.eventually("typing is hidden") { typing.values.last == false }
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["there you go"])
+            await watcher.close()
+            reader.cancel()
+            await bot.stop()
+        }
+    }
+}
+
+/// The typing changes a test client saw.
+final class TypingLog: Sendable {
+    private let changes = Mutex<[Bool]>([])
+    var values: [Bool] { changes.withLock { $0 } }
+    func append(_ value: Bool) { changes.withLock { $0.append(value) } }
 }
