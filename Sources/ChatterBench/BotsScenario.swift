@@ -22,12 +22,14 @@ struct BotsScenario {
         var answered: Int
         var errors: Int
         var memory: FleetProcess.MemoryReport?
+        /// False when the fleet's process ended during the run (a crash): its probes then read nothing.
+        var survived: Bool
 
         /// Per bot that runs (the live ones: a bot that could not start holds next to nothing).
-        var bytesPerBot: Double? { live > 0 ? Double(residentBytes - baselineBytes) / Double(live) : nil }
-        var idleBytesPerBot: Double? { live > 0 ? Double(idleResidentBytes - baselineBytes) / Double(live) : nil }
+        var bytesPerBot: Double? { live > 0 && survived ? Double(residentBytes - baselineBytes) / Double(live) : nil }
+        var idleBytesPerBot: Double? { live > 0 && survived ? Double(idleResidentBytes - baselineBytes) / Double(live) : nil }
         /// CPU milliseconds per live bot per minute while idle.
-        var idleCPUPerBotPerMinute: Double? { live > 0 ? idleCPUShare * 60_000 / Double(live) : nil }
+        var idleCPUPerBotPerMinute: Double? { live > 0 && survived ? idleCPUShare * 60_000 / Double(live) : nil }
     }
 
     func run() async throws -> BenchReport {
@@ -89,6 +91,7 @@ struct BotsScenario {
         let idleResident = ProcessProbe.residentBytes(of: fleet.pid) ?? 0
         let idleSeconds = idle.elapsedSeconds
         let serverShare = serverIdle.coreShare
+        let survived = fleet.isRunning
         let answered = await fleet.ackedCount()
         let errors = fleet.errorCount
         await fleet.stop()
@@ -96,7 +99,7 @@ struct BotsScenario {
             bots: count, readySeconds: ready, live: live, baselineBytes: baseline, residentBytes: resident,
             idleResidentBytes: idleResident,
             idleCPUShare: idleShare, idleSeconds: idleSeconds, serverIdleCPUShare: serverShare, openFiles: openFiles,
-            answered: answered, errors: errors, memory: memory)
+            answered: answered, errors: errors, memory: memory, survived: survived)
     }
 
     private func report(
@@ -121,21 +124,27 @@ struct BotsScenario {
                        goal: "≤ 200 KiB", met: swift.map { ($0.bytesPerBot ?? .infinity) <= 200 * 1024 }),
                 Figure("\(count) bots: resident per live bot after idling", unit: "KiB",
                        values { $0.idleBytesPerBot.map { $0 / 1024 } }),
-                Figure("\(count) bots: process resident", unit: "MiB", values { Double($0.residentBytes) / 1_048_576 }),
+                Figure("\(count) bots: process resident", unit: "MiB",
+                       values { $0.survived ? Double($0.residentBytes) / 1_048_576 : nil }),
                 Figure("\(count) bots: SQLite memory per live bot", unit: "KiB",
                        values { m in m.memory.flatMap { m.live > 0 ? Double($0.sqliteBytes) / Double(m.live) / 1024 : nil } }),
-                Figure("\(count) bots: idle CPU", unit: "% core", values { $0.idleCPUShare * 100 }),
+                Figure("\(count) bots: idle CPU", unit: "% core", values { $0.survived ? $0.idleCPUShare * 100 : nil }),
                 Figure("\(count) bots: idle CPU per live bot", unit: "ms/min", values { $0.idleCPUPerBotPerMinute }),
                 Figure("\(count) bots: server idle CPU", unit: "% core", values { $0.serverIdleCPUShare * 100 }),
                 Figure("\(count) bots: open files per live bot", unit: "fds",
-                       values { $0.live > 0 ? Double($0.openFiles) / Double($0.live) : nil }),
+                       values { $0.live > 0 && $0.survived ? Double($0.openFiles) / Double($0.live) : nil }),
                 Figure("\(count) bots: waiting messages answered", unit: "count", values { Double($0.answered) }),
                 Figure("\(count) bots: errors reported", unit: "count", values { Double($0.errors) }),
             ]
         }
         var notes = extraNotes
+        for (count, results) in measurements {
+            for (runtime, measurement) in results.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where !measurement.survived {
+                notes.append("\(count) bots: the \(runtime) fleet's process ended during the run (a crash); its figures are left out.")
+            }
+        }
         notes.append(
-            "Resident per bot = (VmRSS of the bots' process once all are live − its VmRSS before the first bot) ÷ N; "
+            "Resident per live bot = (VmRSS of the bots' process once all are live − its VmRSS before the first bot) ÷ the live bots; "
                 + "the server runs in its own process and is not counted.")
         notes.append(
             "Idle CPU: user+system time of the bots' process over \(context.options.idleSeconds) s with the server's "

@@ -3,6 +3,7 @@ import CSQLite
 import ChatterBots
 import Foundation
 import Synchronization
+import WebSocket
 
 #if canImport(Glibc)
 import Glibc
@@ -28,6 +29,9 @@ struct FleetCommand {
             return 1
         }
         ProcessProbe.raiseOpenFileLimit(to: 1 << 20)
+        // The shared event loops are created on first use and cannot start without descriptors: create them now,
+        // before thousands of stores take every descriptor the process may open (the group's creation is fatal).
+        _ = EventLoopGroup.shared
         let reporter = FleetReporter(botNames: configuration.bots.map(\.name))
         reporter.emit(["event": "boot"])
 

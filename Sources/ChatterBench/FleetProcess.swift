@@ -61,6 +61,8 @@ final class FleetProcess: Sendable {
     private let reader = Mutex<Task<Void, Never>?>(nil)
 
     var pid: Int32 { child.pid }
+    /// Whether the fleet's process is still running (it ends only when told to, or when it crashed).
+    var isRunning: Bool { child.isRunning }
 
     /// Starts the fleet process of `runtime` with `bots`; they wait for `start()`.
     init(
