@@ -46,7 +46,7 @@ struct BenchContext: Sendable {
         }
         return try FleetProcess(
             runtime, command: command, bots: bots, password: world.password, endpoint: endpoint,
-            dataDirectory: try directory(name))
+            dataDirectory: try directory(name), receipts: options.readReceiptsOnly ? "read" : nil)
     }
 
     /// A short description of the server for the report.

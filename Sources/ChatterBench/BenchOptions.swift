@@ -12,6 +12,8 @@ struct BenchOptions: Sendable {
     var peerScript: String?
     var jsonPath: String?
     var keepFiles = false
+    /// The Swift bots send `receipt.read` only, like the Python peer (the runtime's default sends delivered too).
+    var readReceiptsOnly = false
 
     // throughput
     var messages = 20_000
@@ -51,6 +53,7 @@ struct BenchOptions: Sendable {
             case "--peer": peerScript = try reader.value(for: option)
             case "--json": jsonPath = try reader.value(for: option)
             case "--keep": keepFiles = true
+            case "--read-receipts-only": readReceiptsOnly = true
             case "--messages": messages = max(1, try reader.integer(for: option))
             case "--senders": senders = max(1, try reader.integer(for: option))
             case "--window": window = max(1, try reader.integer(for: option))
@@ -91,5 +94,7 @@ struct BenchOptions: Sendable {
           --python PATH           the Python interpreter of the peer (default python3)
           --json PATH             where the JSON report goes (default bench/results/<scenario>.json)
           --keep                  keep the stores and logs (printed) instead of deleting them
+          --read-receipts-only    the Swift bots send receipt.read only, as the Python peer does (the runtime's
+                                  default also sends receipt.delivered once a message is stored)
         """
 }

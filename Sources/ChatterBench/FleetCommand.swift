@@ -43,6 +43,7 @@ struct FleetCommand {
             dataDirectory: URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true),
             logSink: LogSink(minimumLevel: .info) { record in reporter.observe(record) })
         environment.sendPacing = nil
+        if configuration.receipts == "read" { environment.receipts = ReceiptPolicy(sendsDelivered: false, sendsRead: true) }
         let sessions = configuration.bots.map { bot in
             BotSession(
                 configuration: BotConfiguration(

@@ -24,6 +24,9 @@ final class FleetProcess: Sendable {
         var clientKey: String
         var dataDirectory: String
         var bots: [Bot]
+        /// Which receipts the Swift bots send: `both` (the runtime's default: delivered once stored, read once
+        /// handled) or `read`. The Python peer sends `receipt.read` only (coalesced per conversation).
+        var receipts: String? = nil
     }
 
     /// Which runtime runs the bots.
@@ -67,13 +70,14 @@ final class FleetProcess: Sendable {
     /// Starts the fleet process of `runtime` with `bots`; they wait for `start()`.
     init(
         _ runtime: Runtime, command: [String], bots: [BenchWorld.Bot], password: String, endpoint: ServerEndpoint,
-        dataDirectory: URL
+        dataDirectory: URL, receipts: String? = nil
     ) throws {
         self.runtime = runtime
         let configuration = Configuration(
             apiURL: endpoint.apiURL.absoluteString, webSocketURL: endpoint.webSocketURL.absoluteString,
             clientKey: endpoint.clientKey, dataDirectory: dataDirectory.path,
-            bots: bots.map { Configuration.Bot(name: $0.username, username: $0.username, password: password) })
+            bots: bots.map { Configuration.Bot(name: $0.username, username: $0.username, password: password) },
+            receipts: receipts)
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let configurationURL = dataDirectory.appendingPathComponent("peer.json")
         try JSONEncoder().encode(configuration).write(to: configurationURL)
