@@ -57,10 +57,11 @@ public final class BotStore: Sendable {
             queue = try await DatabaseQueue(path: path, configuration: configuration)
             try await BotStoreSchema.migrator.migrate(queue)
             try await queue.writeWithoutTransaction { db in
-                // Checkpoint every 8192 log pages (32 MiB) rather than SQLite's 1000: a checkpoint copies pages
-                // back and fsyncs twice, and a page rewritten by many commits meanwhile is copied once. After a
-                // checkpoint the log is truncated to 64 MiB at most, so a burst does not leave a large file.
-                _ = try db.fetchOne(Int.self, sql: "PRAGMA wal_autocheckpoint = 8192")
+                // Checkpoint at SQLite's 1000 log pages (4 MiB). The checkpoint runs on the store's queue, so
+                // every operation of the bot waits for it: at 8192 pages (32 MiB) each one held the queue ~25 ms
+                // and set the p99 of a reply at 1,000 msg/s (chatter-bench latency: 25 ms; at 1000 pages 3 ms,
+                // and throughput rose too). After a checkpoint the log is truncated to 64 MiB at most.
+                _ = try db.fetchOne(Int.self, sql: "PRAGMA wal_autocheckpoint = 1000")
                 try db.execute(sql: "PRAGMA journal_size_limit = 67108864")
                 Self.restrictToOwner(path: path)
                 try db.execute(sql: "UPDATE scheduled_jobs SET status = 'scheduled' WHERE status = 'running'")
