@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import ChatterBots
+import WebSocket
 
 private func session(_ access: String, _ refresh: String) throws -> JSONValue {
     try jsonValue(#"{ "accessToken": "\#(access)", "refreshToken": "\#(refresh)", "expiresIn": 3600, "deviceId": "D1", "user": \#(Fixture.ana) }"#)
@@ -147,7 +148,7 @@ struct RESTClientTests {
             #expect(request.method == method && request.path == path && request.query == query, "\(endpoint)")
             #expect(request.bodyJSON == body, "\(endpoint) body")
             // The table routes the request back to the endpoint that sent it (the sandbox relies on it).
-            let httpMethod = try #require(HTTPMethod(rawValue: request.method))
+            let httpMethod = HTTPMethod(rawValue: request.method)
             #expect(ChatterEndpoint.match(method: httpMethod, path: String(request.path.dropFirst(3)))?.endpoint == endpoint)
         }
         #expect(Set(expected.map(\.0)) == Set(ChatterEndpoint.allCases), "every endpoint is exercised")
@@ -156,7 +157,7 @@ struct RESTClientTests {
     @Test func eachRequestCarriesTheCredentialsOfItsEndpoint() async throws {
         let requests = try await callEveryEndpoint()
         for request in requests {
-            let httpMethod = try #require(HTTPMethod(rawValue: request.method))
+            let httpMethod = HTTPMethod(rawValue: request.method)
             let endpoint = try #require(ChatterEndpoint.match(method: httpMethod, path: String(request.path.dropFirst(3)))?.endpoint)
             #expect(request.headers["x-client-key"] == "ck_test", "\(endpoint)")
             switch endpoint.authorization {
@@ -359,6 +360,48 @@ struct EndpointTableTests {
         }
     }
 
+    @Test(arguments: ["", ".", ".."])
+    func aPathParameterThatNamesNoSingleResourceIsAnInvalidRequest(id: String) {
+        // `GET /users/` would be the user search, and a dot segment would climb to another path.
+        #expect(throws: ChatterClientError.self) { try ChatterAPI.user(User.ID(id)).path }
+        #expect(throws: ChatterClientError.self) { try ChatterAPI.removeMember("U2", from: Conversation.ID(id)).path }
+    }
+
+    @Test func pathParametersArePercentEncodedIntoOneSegment() throws {
+        #expect(try ChatterAPI.user("a/b?c").path == "/users/a%2Fb%3Fc")
+        #expect(try ChatterAPI.user("...").path == "/users/...")
+        #expect(try ChatterAPI.addReaction("👍", to: "M 1", in: "C1").path == "/conversations/C1/messages/M%201/reactions/%F0%9F%91%8D")
+    }
+
+    @Test func missingOrUnknownPathParametersAreInvalidRequests() {
+        #expect(throws: ChatterClientError.self) { try ChatterRequest<User>(.user).path }
+        #expect(throws: ChatterClientError.self) {
+            try ChatterRequest<User>(.user, pathParameters: ["userId": "U1", "userID": "U1"]).path
+        }
+    }
+
+    @Test func theClientSendsNothingForAnEmptyIdentifier() async throws {
+        let server = try await ScriptedHTTPServer.start([
+            ScriptedRoute(method: "GET", path: "/v1/users", body: ["users": []])
+        ])
+        defer { server.stop() }
+        let client = ChatterRESTClient(configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn))
+        let error = await #expect(throws: ChatterClientError.self) { try await client.user("") }
+        guard case .invalidRequest(.user, let description)? = error else {
+            Issue.record("expected invalidRequest, got \(String(describing: error))")
+            return
+        }
+        #expect(description.contains("userId"))
+        #expect(try await server.requests().isEmpty)
+    }
+
+    @Test func theTableRoutesByTheWebSocketModulesHTTPMethod() {
+        // One HTTPMethod type for the table and the HTTP server: a request's method routes without conversion.
+        let request = HTTPRequest(method: .delete, target: "/friends/U2")
+        #expect(ChatterEndpoint.match(method: request.method, path: request.path)?.endpoint == .removeFriend)
+        #expect(ChatterEndpoint.removeFriend.method == WebSocket.HTTPMethod.delete)
+    }
+
     @Test func matchingDecodesPathParameters() {
         let match = ChatterEndpoint.match(method: .put, path: "/conversations/C%201/messages/M1/reactions/%F0%9F%91%8D")
         #expect(match?.endpoint == .addReaction)
@@ -367,11 +410,11 @@ struct EndpointTableTests {
         #expect(ChatterEndpoint.match(method: .patch, path: "/friends") == nil)
     }
 
-    @Test func urlsJoinTheBaseAndThePath() {
+    @Test func urlsJoinTheBaseAndThePath() throws {
         let configuration = ChatterServerConfiguration(
             apiBaseURL: URL(string: "https://api.chatter.maragato.ca/v1/")!,
             webSocketURL: URL(string: "wss://api.chatter.maragato.ca/v1/ws")!, clientKey: "ck_1/2")
-        #expect(configuration.url(for: ChatterAPI.messages(in: "01JE", afterSeq: 4))?.absoluteString
+        #expect(try configuration.url(for: ChatterAPI.messages(in: "01JE", afterSeq: 4)).absoluteString
             == "https://api.chatter.maragato.ca/v1/conversations/01JE/messages?afterSeq=4")
         #expect(configuration.webSocketURL(accessToken: "a+b=")?.absoluteString
             == "wss://api.chatter.maragato.ca/v1/ws?clientKey=ck_1%2F2&token=a%2Bb%3D")

@@ -2,14 +2,7 @@
 // chatter-api.md lives in this file, so the client (and the sandbox's router) can be adjusted to the
 // live service in one place.
 
-/// An HTTP method of the Chatter API.
-public enum HTTPMethod: String, Hashable, Sendable, CaseIterable {
-    case get = "GET"
-    case post = "POST"
-    case put = "PUT"
-    case patch = "PATCH"
-    case delete = "DELETE"
-}
+import WebSocket
 
 /// Which credentials an endpoint takes besides `X-Client-Key` (which every request carries).
 public enum EndpointAuthorization: Hashable, Sendable {
@@ -35,6 +28,8 @@ public enum ChatterEndpoint: String, Hashable, Sendable, CaseIterable {
     case uploadMedia
     case configureAPNs, apnsConfiguration, sendTestPush
 
+    /// The HTTP method: the WebSocket module's `HTTPMethod`, the one type the sandbox's HTTP server routes by
+    /// too. Bot code never needs it (the typed methods of `ChatterRESTClient` pick it), so it never imports WebSocket.
     public var method: HTTPMethod {
         switch self {
         case .register, .login, .refresh, .logout, .sendFriendRequest, .acceptFriendRequest, .declineFriendRequest,
@@ -147,25 +142,45 @@ public struct ChatterRequest<Response: Decodable & Sendable>: Sendable {
         self.body = body
     }
 
-    /// The path with its parameters filled in and percent-encoded, e.g. `/conversations/01JE…/messages`.
+    /// The path with its parameters filled in, each percent-encoded, e.g. `/conversations/01JE…/messages`.
+    ///
+    /// - Throws: `ChatterClientError.invalidRequest` when a parameter is missing, empty, `.` or `..`, or is not one
+    ///   of the template's: an empty user id would turn `GET /users/{userId}` into the search `GET /users/`, and a
+    ///   dot segment would climb to another path once the URL is normalised. Nothing is sent then.
     public var path: String {
-        var path = endpoint.pathTemplate
-        for (name, value) in pathParameters {
-            path = path.replacingOccurrences(of: "{\(name)}", with: percentEncoded(value))
+        get throws(ChatterClientError) {
+            var path = ""
+            var used = 0
+            for segment in endpoint.pathTemplate.split(separator: "/", omittingEmptySubsequences: true) {
+                path += "/"
+                guard segment.hasPrefix("{"), segment.hasSuffix("}") else {
+                    path += segment
+                    continue
+                }
+                let name = String(segment.dropFirst().dropLast())
+                guard let value = pathParameters[name] else {
+                    throw .invalidRequest(endpoint, description: "the path parameter '\(name)' is missing")
+                }
+                guard !value.isEmpty, value != ".", value != ".." else {
+                    throw .invalidRequest(
+                        endpoint, description: "the path parameter '\(name)' is \(value.isEmpty ? "empty" : "'\(value)'"): it must name one resource")
+                }
+                path += PercentEncoding.encode(value)
+                used += 1
+            }
+            if used < pathParameters.count {
+                let unknown = pathParameters.keys.filter { !endpoint.pathTemplate.contains("{\($0)}") }.sorted()
+                throw .invalidRequest(
+                    endpoint, description: "\(endpoint.pathTemplate) has no parameter \(unknown.map { "'\($0)'" }.joined(separator: ", "))")
+            }
+            return path
         }
-        return path
     }
 
     /// The query string without `?`, each name and value percent-encoded; empty when there is none.
     public var queryString: String {
-        query.map { item in percentEncoded(item.name) + "=" + percentEncoded(item.value ?? "") }.joined(separator: "&")
+        query.map { item in PercentEncoding.encode(item.name) + "=" + PercentEncoding.encode(item.value ?? "") }.joined(separator: "&")
     }
-}
-
-private let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-private func percentEncoded(_ text: String) -> String {
-    text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
 }
 
 /// The typed requests of every endpoint: what each sends and what it answers.

@@ -230,10 +230,7 @@ public struct ChatterRESTClient: Sendable {
 
     private func perform<Response>(_ request: ChatterRequest<Response>, accessToken: String?) async throws -> Response {
         let endpoint = request.endpoint
-        guard let url = configuration.url(for: request) else {
-            throw ChatterClientError.invalidRequest(endpoint, description: "no valid URL from \(configuration.apiBaseURL) and \(request.path)")
-        }
-        var urlRequest = URLRequest(url: url)
+        var urlRequest = URLRequest(url: try configuration.url(for: request))
         urlRequest.httpMethod = endpoint.method.rawValue
         urlRequest.setValue(configuration.clientKey, forHTTPHeaderField: "X-Client-Key")
         urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")

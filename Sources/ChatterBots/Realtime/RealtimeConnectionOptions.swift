@@ -11,7 +11,9 @@ public struct RealtimeConnectionOptions: Sendable {
     public var eventBufferLimit: Int
     /// The clock of the `session.ready` wait and of the request timeouts (a virtual clock in tests).
     public var clock: any ChatterClock
-    /// How the WebSocket is opened: connect and handshake timeouts, TLS trust, frame limits, event loops.
+    /// How the WebSocket is opened: connect and handshake timeouts, TLS trust, frame limits, event loops. The
+    /// defaults suit the live service; only a runtime or a test that needs its own trust roots or timeouts sets it
+    /// (importing WebSocket for that), so bot code never has to.
     public var webSocket: WebSocketClientConfiguration
 
     public init(

@@ -5,7 +5,9 @@ import WebSocket
 public enum RealtimeError: Error, Sendable, CustomStringConvertible {
     /// The configured WebSocket URL cannot carry the connection (not `ws://`/`wss://`); shown with the token redacted.
     case invalidURL(String)
-    /// The WebSocket could not be opened (name resolution, refused connection, TLS, upgrade rejected, timeout).
+    /// The WebSocket could not be opened (name resolution, refused connection, TLS, upgrade rejected, timeout), or
+    /// a frame could not be written. Retry with backoff. The payload is the WebSocket module's error, for logs: its
+    /// `description` says what failed, so bot code handles this case without importing WebSocket.
     case connectionFailed(WebSocketError)
     /// The server did not send `session.ready` within the configured wait; the socket was closed.
     case sessionReadyTimedOut(after: Duration)

@@ -50,8 +50,7 @@ public struct SandboxRESTRouter: Sendable {
         guard handles(request) else { throw .notFound("No such endpoint: \(request.method) \(request.path).") }
         let path = String(request.path.dropFirst(pathPrefix.count))
         if request.method == .get, let file = try await mediaDownload(path) { return file }
-        guard let method = ChatterBots.HTTPMethod(rawValue: request.method.rawValue),
-            let (endpoint, parameters) = ChatterEndpoint.match(method: method, path: path)
+        guard let (endpoint, parameters) = ChatterEndpoint.match(method: request.method, path: path)
         else { throw .notFound("No such endpoint: \(request.method) \(path).") }
 
         let clientKey = request.headers.first(name: "X-Client-Key")
