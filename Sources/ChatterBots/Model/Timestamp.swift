@@ -2,7 +2,10 @@
 /// milliseconds, `2026-10-22T14:03:11.482Z`.
 ///
 /// The wire models use `Timestamp` rather than `Date` so that they encode and decode the same way with
-/// any `JSONEncoder`/`JSONDecoder` configuration, and so that a decoded time re-encodes byte for byte.
+/// any `JSONEncoder`/`JSONDecoder` configuration. The wire form is canonical: a timestamp always encodes as
+/// UTC with exactly three fraction digits, so a time the API wrote re-encodes byte for byte. Decoding is
+/// lenient and normalises: `…T14:03:11Z`, `…T14:03:11.4Z`, a longer fraction (truncated to the millisecond)
+/// and an offset such as `+02:00` are accepted, and re-encode in the canonical form (`…T14:03:11.000Z`).
 /// Parsing and formatting are hand-written (no `DateFormatter`): the runtime decodes thousands of
 /// messages per second.
 public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
