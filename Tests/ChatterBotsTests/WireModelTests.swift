@@ -216,3 +216,31 @@ struct PushModelTests {
         #expect(push.chatter == .unknown(type: "call.missed", fields: ["type": "call.missed", "callId": "x"]))
     }
 }
+
+@Suite("JSONValue numbers")
+struct JSONValueNumberTests {
+    @Test(arguments: ["9007199254740993", "9223372036854775807", "-9223372036854775808", "0", "-42"])
+    func integersRoundTripExactly(text: String) throws {
+        let value = try jsonValue("[\(text)]")
+        #expect(value[0] == .integer(try #require(Int64(text))))
+        #expect(String(decoding: try JSONEncoder().encode(value), as: UTF8.self) == "[\(text)]")
+    }
+
+    @Test func aPayloadWithALargeIntegerSurvivesTheTripThroughJSONValue() throws {
+        struct Payload: Codable, Equatable { var counter: Int64 }
+        let payload = Payload(counter: (1 << 53) + 1)  // the first integer a Double cannot hold
+        #expect(try JSONValue(encoding: payload).decode(as: Payload.self) == payload)
+    }
+
+    @Test func fractionsAndIntegersBeyondSixtyFourBitsAreDoubles() throws {
+        #expect(try jsonValue("[1.5, 18446744073709551616]") == .array([.number(1.5), .number(0x1p64)]))
+    }
+
+    @Test func numbersCompareAndHashByValue() {
+        #expect(JSONValue.integer(5) == .number(5))
+        #expect(JSONValue.integer((1 << 53) + 1) != .number(Double(1 << 53)))
+        #expect(Set<JSONValue>([.integer(5), .number(5), .number(5.5)]).count == 2)
+        #expect(JSONValue(integerLiteral: 7).integerValue == 7 && JSONValue.number(7).integerValue == 7)
+        #expect(JSONValue.number(7.5).integerValue == nil && JSONValue.integer(3).doubleValue == 3)
+    }
+}
