@@ -216,6 +216,7 @@ struct RESTClientTests {
         let client = ChatterRESTClient(configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn))
         let error = await #expect(throws: ChatterAPIError.self) { try await client.friends() }
         #expect(error?.code == ChatterErrorCode(rawValue: "ACCOUNT_FROZEN") && error?.httpStatus == 451)
+        #expect(error?.isTransient == false, "a refusal this version does not know is not retried forever")
     }
 
     @Test func rateLimitSurfacesRetryAfterSeconds() async throws {
@@ -225,9 +226,94 @@ struct RESTClientTests {
         defer { server.stop() }
         let client = ChatterRESTClient(configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn))
         let error = await #expect(throws: ChatterAPIError.self) { try await client.friends() }
-        #expect(error?.code == .rateLimited && error?.retryAfterSeconds == 7 && error?.retryAfter == .seconds(7))
+        #expect(error?.code == .rateLimited && error?.retryAfter == .seconds(7))
         #expect(error?.isTransient == true)
-        #expect(try await server.requests().count == 1, "the client does not wait and retry on its own")
+        #expect(try await server.requests().count == 1, "without a retry policy the client does not wait and retry")
+    }
+
+    @Test func aRetryPolicyWaitsRetryAfterOnTheClientsClockThenRetries() async throws {
+        let server = try await ScriptedHTTPServer.start([
+            ScriptedRoute(method: "GET", path: "/v1/friends", times: 1, status: 429, headers: ["Retry-After": "1.5"], body: errorBody("RATE_LIMITED")),
+            ScriptedRoute(method: "GET", path: "/v1/friends", body: ["friends": []]),
+        ])
+        defer { server.stop() }
+        let clock = ManualClock()
+        let client = ChatterRESTClient(
+            configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn), retryPolicy: RESTRetryPolicy(),
+            clock: clock)
+        let call = Task { try await client.friends() }
+        try await clock.waitForSleepers(1)
+        #expect(clock.nextDeadline == clock.now.addingTimeInterval(1.5), "a decimal Retry-After is waited exactly")
+        #expect(try await server.requests().count == 1)
+        await clock.advance(by: .seconds(1.5))
+        #expect(try await call.value == [])
+        #expect(try await server.requests().count == 2)
+    }
+
+    @Test func anHTTPDateRetryAfterIsWaitedUntil() async throws {
+        let clock = ManualClock()  // 2026-01-01T00:00:00Z, a Thursday
+        let server = try await ScriptedHTTPServer.start([
+            ScriptedRoute(
+                method: "GET", path: "/v1/friends", times: 1, status: 429, headers: ["Retry-After": "Thu, 01 Jan 2026 00:00:04 GMT"],
+                body: errorBody("RATE_LIMITED")),
+            ScriptedRoute(method: "GET", path: "/v1/friends", body: ["friends": []]),
+        ])
+        defer { server.stop() }
+        let client = ChatterRESTClient(
+            configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn), retryPolicy: RESTRetryPolicy(),
+            clock: clock)
+        let call = Task { try await client.friends() }
+        try await clock.waitForSleepers(1)
+        #expect(clock.nextDeadline == clock.now.addingTimeInterval(4))
+        await clock.advance(by: .seconds(4))
+        #expect(try await call.value == [])
+    }
+
+    @Test func aWaitBeyondThePolicysCapIsThrownAtOnce() async throws {
+        let server = try await ScriptedHTTPServer.start([
+            ScriptedRoute(method: "GET", path: "/v1/friends", status: 429, headers: ["Retry-After": "60"], body: errorBody("RATE_LIMITED"))
+        ])
+        defer { server.stop() }
+        let clock = ManualClock()
+        let client = ChatterRESTClient(
+            configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn),
+            retryPolicy: RESTRetryPolicy(maxRetries: 1, maxWait: .seconds(10)), clock: clock)
+        let error = await #expect(throws: ChatterAPIError.self) { try await client.friends() }
+        #expect(error?.code == .rateLimited && error?.retryAfter == .seconds(60))
+        #expect(clock.sleeperCount == 0 && clock.now == ManualClock.defaultStart)
+        #expect(try await server.requests().count == 1)
+    }
+
+    @Test func retriesStopAfterMaxRetries() async throws {
+        let server = try await ScriptedHTTPServer.start([
+            ScriptedRoute(method: "GET", path: "/v1/friends", status: 429, headers: ["Retry-After": "2"], body: errorBody("RATE_LIMITED"))
+        ])
+        defer { server.stop() }
+        let clock = ManualClock()
+        let client = ChatterRESTClient(
+            configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn),
+            retryPolicy: RESTRetryPolicy(maxRetries: 2), clock: clock)
+        let call = Task { try await client.friends() }
+        for _ in 0..<2 {
+            try await clock.waitForSleepers(1)
+            await clock.advance(by: .seconds(2))
+        }
+        let error = await #expect(throws: ChatterAPIError.self) { try await call.value }
+        #expect(error?.code == .rateLimited)
+        #expect(try await server.requests().count == 3, "the first try and two retries")
+    }
+
+    @Test func aRateLimitWithoutRetryAfterIsThrownEvenWithAPolicy() async throws {
+        let server = try await ScriptedHTTPServer.start([
+            ScriptedRoute(method: "GET", path: "/v1/friends", status: 429, body: errorBody("RATE_LIMITED"))
+        ])
+        defer { server.stop() }
+        let client = ChatterRESTClient(
+            configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn), retryPolicy: RESTRetryPolicy(),
+            clock: ManualClock())
+        let error = await #expect(throws: ChatterAPIError.self) { try await client.friends() }
+        #expect(error?.code == .rateLimited && error?.retryAfter == nil)
+        #expect(try await server.requests().count == 1)
     }
 
     @Test func errorWithoutAChatterBodyGetsTheCodeItsStatusImplies() async throws {
@@ -241,7 +327,7 @@ struct RESTClientTests {
         #expect(gateway?.code == .internalError && gateway?.httpStatus == 502)
         #expect(gateway?.message.contains("Bad gateway") == true)
         let limited = await #expect(throws: ChatterAPIError.self) { try await client.friendRequests() }
-        #expect(limited?.code == .rateLimited && limited?.retryAfterSeconds == 3)
+        #expect(limited?.code == .rateLimited && limited?.retryAfter == .seconds(3))
     }
 
     @Test func unauthorizedRefreshesOnceRetriesAndReportsTheRotatedTokens() async throws {

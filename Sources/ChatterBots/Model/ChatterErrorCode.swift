@@ -58,16 +58,15 @@ public struct ChatterErrorCode: RawRepresentable, Hashable, Sendable, Codable, E
         }
     }
 
-    /// True when the same request may succeed later unchanged (rate limit, internal error, unknown code);
-    /// false when retrying cannot help (bad input, not allowed, not found, bad credentials).
+    /// Whether the contract documents this code (it is one of `documented`).
+    public var isDocumented: Bool { documentedHTTPStatus != nil }
+
+    /// True when the same request may succeed later unchanged: `RATE_LIMITED` and `INTERNAL`. False when retrying
+    /// cannot help (bad input, not allowed, not found, bad credentials), and for a code this version does not know:
+    /// a new refusal is taken as permanent, so it is reported instead of retried forever. An error with an HTTP
+    /// status knows more: see `ChatterAPIError.isTransient`.
     public var isTransient: Bool {
-        switch self {
-        case .rateLimited, .internalError: true
-        case .invalidClientKey, .unauthorized, .invalidCredentials, .invalidRefreshToken, .forbidden, .notFriends,
-            .notFound, .alreadyFriends, .requestExists, .validationFailed, .payloadTooLarge:
-            false
-        default: true
-        }
+        self == .rateLimited || self == .internalError
     }
 
     public init(from decoder: any Decoder) throws {

@@ -10,25 +10,36 @@ import FoundationNetworking
 /// the request once; a second `UNAUTHORIZED` is thrown. Login and register store the new tokens; logout
 /// clears them.
 ///
-/// Errors: `ChatterAPIError` for every error the API reports (with HTTP status and `Retry-After`; the
-/// client never sleeps, the caller decides when to retry), `ChatterClientError` for the rest, and
-/// `CancellationError` when the calling task is cancelled. Uses URLSession's async API, which does not
-/// block the caller's thread.
+/// Errors: `ChatterAPIError` for every error the API reports (with HTTP status and `Retry-After`),
+/// `ChatterClientError` for the rest, and `CancellationError` when the calling task is cancelled. A
+/// `RATE_LIMITED` answer is thrown at once unless the client has a `retryPolicy` that waits it out (on `clock`).
+/// Uses URLSession's async API, which does not block the caller's thread.
 public struct ChatterRESTClient: Sendable {
+    /// The service this client talks to: base URL and client key.
     public let configuration: ChatterServerConfiguration
+    /// The device's tokens: read for every user request, replaced by login, refresh and logout.
     public let tokenStore: ChatterTokenStore
+    /// Whether a `RATE_LIMITED` answer is waited out and retried (`.never` unless the client was given one).
+    public let retryPolicy: RESTRetryPolicy
+    private let clock: any ChatterClock
     private let clientSecret: String?
     private let urlSession: URLSession
 
-    /// - Parameter clientSecret: the workspace's secret, needed only for the developer endpoints.
+    /// - Parameters:
+    ///   - clientSecret: the workspace's secret, needed only for the developer endpoints.
+    ///   - retryPolicy: whether to wait out `RATE_LIMITED` answers; by default they are thrown at once.
+    ///   - clock: the clock `Retry-After` waits run on, and the "now" an HTTP-date `Retry-After` is read against.
     public init(
         configuration: ChatterServerConfiguration, tokenStore: ChatterTokenStore = ChatterTokenStore(),
-        clientSecret: String? = nil, urlSession: URLSession = .shared
+        clientSecret: String? = nil, urlSession: URLSession = .shared, retryPolicy: RESTRetryPolicy = .never,
+        clock: any ChatterClock = SystemClock()
     ) {
         self.configuration = configuration
         self.tokenStore = tokenStore
         self.clientSecret = clientSecret
         self.urlSession = urlSession
+        self.retryPolicy = retryPolicy
+        self.clock = clock
     }
 
     /// Performs any request of `ChatterAPI`, with the credentials its endpoint needs.
@@ -228,7 +239,22 @@ public struct ChatterRESTClient: Sendable {
 
     // MARK: One exchange
 
+    /// Sends `request`, waiting out `RATE_LIMITED` answers as `retryPolicy` allows.
     private func perform<Response>(_ request: ChatterRequest<Response>, accessToken: String?) async throws -> Response {
+        var retry = 0
+        while true {
+            do {
+                return try await exchange(request, accessToken: accessToken)
+            } catch let error as ChatterAPIError {
+                retry += 1
+                guard let wait = retryPolicy.wait(before: retry, after: error) else { throw error }
+                try await clock.sleep(for: wait)
+            }
+        }
+    }
+
+    /// One HTTP request and its response.
+    private func exchange<Response>(_ request: ChatterRequest<Response>, accessToken: String?) async throws -> Response {
         let endpoint = request.endpoint
         var urlRequest = URLRequest(url: try configuration.url(for: request))
         urlRequest.httpMethod = endpoint.method.rawValue
@@ -270,7 +296,7 @@ public struct ChatterRESTClient: Sendable {
             throw ChatterClientError.transport(endpoint, description: "not an HTTP response")
         }
         guard (200..<300).contains(http.statusCode) else {
-            throw Self.apiError(endpoint: endpoint, response: http, body: data)
+            throw Self.apiError(endpoint: endpoint, response: http, body: data, now: clock.now)
         }
         if let nothing = NoContent() as? Response { return nothing }
         do {
@@ -282,12 +308,12 @@ public struct ChatterRESTClient: Sendable {
     }
 
     /// The API error of a non-2xx response. A body that is not an error object (a proxy's HTML page)
-    /// gets the code its status implies.
-    static func apiError(endpoint: ChatterEndpoint, response: HTTPURLResponse, body: Data) -> ChatterAPIError {
+    /// gets the code its status implies. `now` reads a `Retry-After` given as an HTTP-date.
+    static func apiError(endpoint: ChatterEndpoint, response: HTTPURLResponse, body: Data, now: Date) -> ChatterAPIError {
         let status = response.statusCode
-        let retryAfter = response.value(forHTTPHeaderField: "Retry-After").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let retryAfter = response.value(forHTTPHeaderField: "Retry-After").flatMap { RetryAfter.delay(inHeader: $0, now: now) }
         if let errorBody = try? WireCoding.decoder.decode(ChatterErrorBody.self, from: body) {
-            return ChatterAPIError(errorBody, httpStatus: status, retryAfterSeconds: retryAfter, endpoint: endpoint)
+            return ChatterAPIError(errorBody, httpStatus: status, retryAfter: retryAfter, endpoint: endpoint)
         }
         let code: ChatterErrorCode
         switch status {
@@ -303,7 +329,7 @@ public struct ChatterRESTClient: Sendable {
         let text = String(decoding: body.prefix(200), as: UTF8.self)
         return ChatterAPIError(
             code: code, message: "HTTP \(status) without a Chatter error body" + (text.isEmpty ? "" : ": \(text)"),
-            httpStatus: status, retryAfterSeconds: retryAfter, endpoint: endpoint)
+            httpStatus: status, retryAfter: retryAfter, endpoint: endpoint)
     }
 
     private static func describe(_ error: any Error) -> String {

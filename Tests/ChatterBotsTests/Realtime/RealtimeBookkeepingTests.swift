@@ -132,8 +132,11 @@ struct RealtimeBookkeepingTests {
         #expect(RealtimeCloseReason(code: 3000, reason: "x") == .other(code: 3000, reason: "x"))
     }
 
-    @Test(arguments: [(" 30 ", 30), ("0", 0), ("2.5", 3), ("-1", nil), ("soon", nil), ("", nil), ("inf", nil), ("1e99", nil)] as [(String, Int?)])
-    func rateLimitSecondsAreReadFromTheReason(reason: String, seconds: Int?) {
+    @Test(arguments: [
+        (" 30 ", 30), ("0", 0), ("2.5", 3), ("1e3", 1000), ("\n12\n", 12), ("1e99", Int(Int32.max)), ("-1", nil),
+        ("soon", nil), ("", nil), ("inf", nil), ("nan", nil), ("0x10", nil), ("30s", nil),
+    ] as [(String, Int?)])
+    func rateLimitSecondsAreReadFromTheReasonByTheRetryAfterRules(reason: String, seconds: Int?) {
         #expect(RealtimeCloseReason(code: 4008, reason: reason) == .rateLimited(seconds: seconds))
     }
 
