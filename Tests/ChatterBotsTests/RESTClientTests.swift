@@ -348,6 +348,23 @@ struct RESTClientTests {
         #expect(requests[1].bodyJSON == ["refreshToken": "rt1"])
     }
 
+    @Test(arguments: [
+        ScriptedRoute(method: "GET", path: "/v1/friends", status: 401, headers: ["Content-Type": "text/html"], rawBody: "<html>Proxy login</html>"),
+        ScriptedRoute(method: "GET", path: "/v1/friends", status: 401, rawBody: ""),
+        ScriptedRoute(method: "GET", path: "/v1/friends", status: 401, body: errorBody("INVALID_CLIENT_KEY")),
+    ])
+    func a401WithoutAnUnauthorizedBodyKeepsTheRefreshToken(route: ScriptedRoute) async throws {
+        let server = try await ScriptedHTTPServer.start([
+            route, ScriptedRoute(method: "POST", path: "/v1/auth/refresh", body: try session("at2", "rt2")),
+        ])
+        defer { server.stop() }
+        let client = ChatterRESTClient(configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn))
+        let error = await #expect(throws: ChatterAPIError.self) { try await client.friends() }
+        #expect(error?.httpStatus == 401 && error?.code != .unauthorized)
+        #expect(try await server.requests().map(\.path) == ["/v1/friends"], "no refresh: the one-time refresh token is kept")
+        #expect(await client.tokenStore.tokens == signedIn)
+    }
+
     @Test func unauthorizedAfterTheRefreshIsThrownNotRetriedAgain() async throws {
         let server = try await ScriptedHTTPServer.start([
             ScriptedRoute(method: "GET", path: "/v1/friends", status: 401, body: errorBody("UNAUTHORIZED")),

@@ -42,7 +42,8 @@ public struct ChatterRESTClient: Sendable {
         self.clock = clock
     }
 
-    /// Performs any request of `ChatterAPI`, with the credentials its endpoint needs.
+    /// Performs any request of `ChatterAPI`, with the credentials its endpoint needs. Only a Chatter error body with
+    /// `UNAUTHORIZED` triggers the token refresh; a 401 without one (a proxy's page) is thrown as it came.
     public func send<Response>(_ request: ChatterRequest<Response>) async throws -> Response {
         guard request.endpoint.authorization == .user else { return try await perform(request, accessToken: nil) }
         guard let tokens = await tokenStore.tokens else { throw ChatterClientError.notSignedIn(request.endpoint) }
@@ -307,8 +308,10 @@ public struct ChatterRESTClient: Sendable {
         }
     }
 
-    /// The API error of a non-2xx response. A body that is not an error object (a proxy's HTML page)
-    /// gets the code its status implies. `now` reads a `Retry-After` given as an HTTP-date.
+    /// The API error of a non-2xx response. A body that is not an error object (a proxy's HTML page) gets the code
+    /// its status implies, except a 401: the service has four 401 codes, and taking a proxy's 401 for
+    /// `UNAUTHORIZED` would spend the one-time refresh token, so it keeps `HTTP_401`. `now` reads a `Retry-After`
+    /// given as an HTTP-date.
     static func apiError(endpoint: ChatterEndpoint, response: HTTPURLResponse, body: Data, now: Date) -> ChatterAPIError {
         let status = response.statusCode
         let retryAfter = response.value(forHTTPHeaderField: "Retry-After").flatMap { RetryAfter.delay(inHeader: $0, now: now) }
@@ -318,7 +321,6 @@ public struct ChatterRESTClient: Sendable {
         let code: ChatterErrorCode
         switch status {
         case 400: code = .validationFailed
-        case 401: code = .unauthorized
         case 403: code = .forbidden
         case 404: code = .notFound
         case 413: code = .payloadTooLarge
