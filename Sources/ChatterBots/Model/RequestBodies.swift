@@ -1,5 +1,5 @@
-// The JSON bodies of REST requests. Keys the contract marks optional (`deviceId?`, PATCH fields) are
-// omitted when nil, so a PATCH changes only what it names; nullable values are written as null.
+// The JSON bodies of REST requests. Absent values follow the wire rule stated once in ChatterBots.swift:
+// `deviceId?` and PATCH fields are omitted when nil (a PATCH changes only what it names), other optionals are null.
 
 /// `POST /auth/register`.
 public struct RegisterBody: Hashable, Sendable, Codable {

@@ -109,7 +109,8 @@ public struct TypingIndicator: Hashable, Sendable, Codable {
 /// `sync.request`: the highest contiguous `seq` the caller has in each known conversation.
 public struct SyncRequest: Hashable, Sendable, Codable {
     public var conversations: [Conversation.ID: Int]
-    /// At most this many messages per conversation in the response; omitted when nil (the service's default).
+    /// At most this many messages per conversation in the response; the key is omitted when nil (the seed's own
+    /// example leaves it out), and the service uses its default.
     public var limitPerConversation: Int?
 
     public init(conversations: [Conversation.ID: Int], limitPerConversation: Int? = nil) {
