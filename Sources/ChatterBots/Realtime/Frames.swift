@@ -39,13 +39,15 @@ public struct ServerFrame: Hashable, Sendable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: FrameCodingKeys.self)
-        let type = try decodeType(container)
+        // The envelope's `replyTo` first, so that a reply whose `type` or `data` is broken still names its request.
+        let readableReplyTo = try? container.decodeIfPresent(String.self, forKey: .replyTo)
+        let type = try decodeType(container, replyTo: readableReplyTo)
         do {
             id = try container.decodeIfPresent(String.self, forKey: .id)
             replyTo = try container.decodeIfPresent(String.self, forKey: .replyTo)
             event = try ServerEvent(type: type, container: container)
         } catch let error as DecodingError {
-            throw FrameDecodingError(frameType: type, error)
+            throw FrameDecodingError(frameType: type, replyTo: readableReplyTo, error)
         }
     }
 
@@ -95,11 +97,11 @@ public struct ClientFrame: Hashable, Sendable, Codable {
     }
 }
 
-private func decodeType(_ container: KeyedDecodingContainer<FrameCodingKeys>) throws -> String {
+private func decodeType(_ container: KeyedDecodingContainer<FrameCodingKeys>, replyTo: String? = nil) throws -> String {
     do {
         return try container.decode(String.self, forKey: .type)
     } catch let error as DecodingError {
-        throw FrameDecodingError(frameType: nil, error)
+        throw FrameDecodingError(frameType: nil, replyTo: replyTo, error)
     }
 }
 

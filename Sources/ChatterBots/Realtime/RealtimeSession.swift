@@ -161,6 +161,10 @@ final class RealtimeSession: Sendable {
             if error.frameType == "session.ready", settleSessionReady(with: .failure(.invalidSessionReady(error))) {
                 return nil
             }
+            // A broken reply still answers its request: fail it now rather than at its timeout, and report the frame.
+            if let replyTo = error.replyTo, let id = RequestID.parse(replyTo) {
+                settle(id, with: .failure(.invalidReply(error)))
+            }
             return .diagnostic(.malformedFrame(error, excerpt: String(text.prefix(RealtimeDiagnostic.excerptLength))))
         }
         if let replyTo = frame.replyTo, let id = RequestID.parse(replyTo), settle(id, with: .success(frame)) {

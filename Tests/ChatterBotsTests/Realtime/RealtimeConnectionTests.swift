@@ -213,6 +213,35 @@ struct RealtimeConnectionTests {
         await server.shutdown()
     }
 
+    @Test func aMalformedReplyFailsItsRequestAtOnceAndIsReported() async throws {
+        let clock = ManualClock()  // never advanced: a timeout cannot be what ends the request
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            let frame = try await peer.receive()
+            // The message.ack for c-1 without its `seq`.
+            try await peer.send(raw: #"{"type":"message.ack","replyTo":"\#(frame.id ?? "")","data":{"clientMessageId":"cm","messageId":"m","conversationId":"k","createdAt":"2026-10-22T14:20:11.482Z"}}"#)
+            await peer.waitForClose()
+        }
+        let connection = try await server.connect(options: RealtimeConnectionOptions(clock: clock))
+        let error = await Self.error(of: { try await connection.sendMessage(RealtimeFixture.messageSend("cm")) })
+        guard case .invalidReply(let decodingError)? = error else {
+            Issue.record("expected invalidReply, got \(String(describing: error))")
+            await connection.close()
+            return
+        }
+        #expect(decodingError.replyTo == "c-1" && decodingError.frameType == "message.ack" && decodingError.field == "data.seq")
+        #expect(connection.pendingRequestCount == 0)
+        guard case .diagnostic(.malformedFrame(let reported, _))? = await connection.nextEvents(1).first else {
+            Issue.record("the malformed reply was not reported in events")
+            await connection.close()
+            return
+        }
+        #expect(reported == decodingError)
+        await connection.close()
+        try await server.scriptOutcome()
+        await server.shutdown()
+    }
+
     @Test func replyOfTheWrongTypeIsReportedAsUnexpected() async throws {
         let server = try await ScriptedChatterServer.start { peer in
             try await peer.sendReady()
