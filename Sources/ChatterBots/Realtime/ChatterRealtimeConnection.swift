@@ -18,7 +18,7 @@ public final class ChatterRealtimeConnection: Sendable {
     /// The events the server sends after `session.ready`, in order; ends when the connection has closed.
     public let events: RealtimeEventStream
 
-    private let session: RealtimeSession
+    let session: RealtimeSession
     private let requestTimeout: Duration
 
     /// The seed's heartbeat interval, used when `session.ready` gives none that is usable.
@@ -127,16 +127,8 @@ public final class ChatterRealtimeConnection: Sendable {
         let text = try Self.encode(ClientFrame(request, id: RequestID.text(id)), type: request.type)
         try session.register(id: id, type: request.type, timeout: timeout ?? requestTimeout)
         let reply = await withTaskCancellationHandler {
-            do throws(WebSocketError) {
-                try await session.webSocket.send(.text(text))
-            } catch {
-                switch error {
-                case .closing, .connectionClosed:
-                    break  // the reader fails every pending request with the close reason once the socket ends
-                default:
-                    session.settle(id, with: .failure(.connectionFailed(error)))
-                }
-            }
+            // A cancellation that landed after the check above has settled the request by now: it is not sent.
+            await session.sendRequest(id: id, text: text)
             return await session.reply(to: id)
         } onCancel: {
             session.settle(id, with: .failure(.cancelled))

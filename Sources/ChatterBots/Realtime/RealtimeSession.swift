@@ -95,6 +95,22 @@ final class RealtimeSession: Sendable {
         }
     }
 
+    /// Writes the frame of request `id`, unless the request is already settled: cancelled (the cancellation
+    /// handler runs at once for a task cancelled just before), timed out, or failed by the close. A request whose
+    /// caller is gone must not reach the server, where a `message.send` would create the message. A write that
+    /// fails settles the request (a closing socket is left to the reader, which fails it with the close reason).
+    func sendRequest(id: UInt64, text: String) async {
+        guard state.withLock({ $0.requests.isAwaitingOutcome(id) }) else { return }
+        do throws(WebSocketError) {
+            try await webSocket.send(.text(text))
+        } catch {
+            switch error {
+            case .closing, .connectionClosed: break
+            default: settle(id, with: .failure(.connectionFailed(error)))
+            }
+        }
+    }
+
     /// Forgets request `id` whose frame was never sent.
     func forget(_ id: UInt64) {
         state.withLock { $0.requests.remove(id) }

@@ -317,6 +317,55 @@ struct RealtimeConnectionTests {
         await server.shutdown()
     }
 
+    @Test func aRequestSettledBeforeItsFrameIsWrittenNeverReachesTheServer() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            let first = try await peer.receive()
+            try await peer.reply(to: first, with: .pong)
+            await peer.waitForClose()
+            return first
+        }
+        let connection = try await server.connect()
+        // A cancellation that lands between the caller's check and the write settles the request first.
+        let session = connection.session
+        let id = session.makeRequestID()
+        try session.register(id: id, type: "message.send", timeout: .seconds(10))
+        session.settle(id, with: .failure(.cancelled))
+        let frame = ClientFrame(.sendMessage(RealtimeFixture.messageSend("cm-cancelled")), id: RequestID.text(id))
+        await session.sendRequest(id: id, text: String(decoding: try frame.jsonData(), as: UTF8.self))
+        guard case .failure(.cancelled) = await session.reply(to: id) else {
+            Issue.record("the settled request did not keep its cancellation")
+            return
+        }
+        try await connection.ping()
+        await connection.close()
+        #expect(try await server.scriptOutcome().request == .ping, "the cancelled message.send was not written")
+        await server.shutdown()
+    }
+
+    @Test func aRequestOfACancelledTaskIsNotSent() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            let first = try await peer.receive()
+            try await peer.reply(to: first, with: .pong)
+            await peer.waitForClose()
+            return first
+        }
+        let connection = try await server.connect()
+        let send = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await Self.error(of: { try await connection.sendMessage(RealtimeFixture.messageSend("cm-gone")) })
+        }
+        guard case .cancelled? = await send.value else {
+            Issue.record("expected cancelled")
+            return
+        }
+        try await connection.ping()
+        await connection.close()
+        #expect(try await server.scriptOutcome().request == .ping)
+        await server.shutdown()
+    }
+
     // MARK: Unknown and malformed frames
 
     @Test func unknownTypesAreDeliveredAsUnknown() async throws {
