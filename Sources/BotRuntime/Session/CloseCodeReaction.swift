@@ -32,7 +32,7 @@ public enum CloseCodeReaction: Sendable, Equatable {
         case .clientKeyInvalid: self = .stop(.clientKeyInvalid)
         case .sessionRevoked: self = .clearSessionAndSignInAfresh
         case .rateLimited: self = .reconnectAfter(RateLimitDelay(serverValue: reason))
-        case .normal, .serverRestarting, .networkLost, .other: self = .reconnectWithBackoff
+        case .normal, .serverRestarting, .networkLost, .eventBufferOverflow, .other: self = .reconnectWithBackoff
         }
     }
 
@@ -46,7 +46,7 @@ public enum CloseCodeReaction: Sendable, Equatable {
         case .clientKeyInvalid: "client key invalid"
         case .sessionRevoked: "session revoked"
         case .rateLimited: "rate limited"
-        case .other: "closed with code \(code)"
+        case .eventBufferOverflow, .other: "closed with code \(code)"
         }
     }
 }

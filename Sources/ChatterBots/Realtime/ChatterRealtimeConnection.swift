@@ -9,7 +9,8 @@ import WebSocket
 /// request fails with `RealtimeError.closed`, and `closeReason` says why (e.g. `.tokenInvalid` for 4001).
 ///
 /// Replies go to their callers as soon as they are read, so a reply can be seen before events that arrived just
-/// before it are taken from `events`. The connection is not closed when the value is dropped: call `close()`.
+/// before it are taken from `events`; unread events never hold a reply back (see `RealtimeEventStream`). The
+/// connection is not closed when the value is dropped: call `close()`.
 public final class ChatterRealtimeConnection: Sendable {
     /// The `session.ready` data: the user, the device, the server's clock.
     public let sessionReady: SessionReady
@@ -55,7 +56,9 @@ public final class ChatterRealtimeConnection: Sendable {
             }
         }
 
-        let session = RealtimeSession(webSocket: webSocket, clock: options.clock, eventBufferLimit: options.eventBufferLimit)
+        let session = RealtimeSession(
+            webSocket: webSocket, clock: options.clock, eventBufferLimit: options.eventBufferLimit,
+            eventBufferHardLimit: options.eventBufferHardLimit)
         session.start(sessionReadyTimeout: options.sessionReadyTimeout)
         let failure: RealtimeError
         switch await session.sessionReady() {

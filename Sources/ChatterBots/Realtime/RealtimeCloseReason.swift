@@ -19,6 +19,9 @@ public enum RealtimeCloseReason: Sendable, Hashable, CustomStringConvertible {
     /// 4008: rate limited; reconnect after `seconds` (the close reason read by `RetryAfter`, a fraction rounded up),
     /// nil when the reason is not a number.
     case rateLimited(seconds: Int?)
+    /// 1008, closed by this client: `limit` events waited unread in `events`, so its consumer was taken as stuck.
+    /// Reconnect and sync to recover what was dropped; read `events` continuously.
+    case eventBufferOverflow(limit: Int)
     /// Any other code, with its close reason (e.g. 1002 after a protocol violation, 1009 for a frame too big).
     case other(code: UInt16, reason: String)
 
@@ -55,6 +58,7 @@ public enum RealtimeCloseReason: Sendable, Hashable, CustomStringConvertible {
         case .clientKeyInvalid: code = .chatterClientKeyInvalid
         case .sessionRevoked: code = .chatterSessionRevoked
         case .rateLimited: code = .chatterRateLimited
+        case .eventBufferOverflow: code = .policyViolation
         case .other(let other, _): return other
         }
         return code.rawValue
@@ -70,6 +74,7 @@ public enum RealtimeCloseReason: Sendable, Hashable, CustomStringConvertible {
         case .sessionRevoked: "session revoked (4003)"
         case .rateLimited(let seconds?): "rate limited for \(seconds) s (4008)"
         case .rateLimited(nil): "rate limited without a readable delay (4008)"
+        case .eventBufferOverflow(let limit): "closed by this client: \(limit) events waited unread (1008)"
         case .other(let code, let reason): reason.isEmpty ? "closed with code \(code)" : "closed with code \(code): \(reason)"
         }
     }

@@ -366,6 +366,48 @@ struct RealtimeConnectionTests {
         await server.shutdown()
     }
 
+    // MARK: Unread events
+
+    @Test func repliesArriveWhileEventsWaitUnreadBeyondTheLimit() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            for _ in 0..<20 { try await peer.send(RealtimeFixture.typing(true)) }
+            let ping = try await peer.receive()
+            try await peer.reply(to: ping, with: .pong)
+            await peer.waitForClose()
+        }
+        let connection = try await server.connect(options: RealtimeConnectionOptions(requestTimeout: .seconds(20), eventBufferLimit: 4))
+        // Nobody reads `events`; the pong arrives after the 20 typing events on the socket.
+        try await connection.ping()
+        let events = await connection.nextEvents(21)
+        let typing = RealtimeEvent.frame(ServerFrame(RealtimeFixture.typing(true)))
+        #expect(Array(events.prefix(4)) == Array(repeating: typing, count: 4))
+        #expect(events[4] == .diagnostic(.eventBacklog(unread: 4, closesAt: 64)), "the consumer is told it is behind")
+        #expect(Array(events.dropFirst(5)) == Array(repeating: typing, count: 16))
+        #expect(connection.isOpen)
+        await connection.close()
+        try await server.scriptOutcome()
+        await server.shutdown()
+    }
+
+    @Test func aConsumerThatNeverReadsCostsTheConnectionNotUnboundedMemory() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            for _ in 0..<30 { try? await peer.send(RealtimeFixture.typing(true)) }
+            return await peer.waitForClose().info
+        }
+        let options = RealtimeConnectionOptions(eventBufferLimit: 2, eventBufferHardLimit: 8)
+        let connection = try await server.connect(options: options)
+        #expect(await connection.closeReason == .eventBufferOverflow(limit: 8))
+        #expect(await Self.error(of: { try await connection.ping() })?.closeReason == .eventBufferOverflow(limit: 8))
+        var events: [RealtimeEvent] = []
+        for await event in connection.events { events.append(event) }
+        #expect(events.count == 8, "seven events and the backlog diagnostic were kept; the rest was refused")
+        #expect(events[2] == .diagnostic(.eventBacklog(unread: 2, closesAt: 8)))
+        #expect(try await server.scriptOutcome().code == .policyViolation)
+        await server.shutdown()
+    }
+
     // MARK: Unknown and malformed frames
 
     @Test func unknownTypesAreDeliveredAsUnknown() async throws {
