@@ -2,6 +2,7 @@
 public struct ChatterErrorCode: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
     CustomStringConvertible
 {
+    /// The code as the API writes it, e.g. `NOT_FRIENDS`.
     public let rawValue: String
 
     public init(rawValue: String) { self.rawValue = rawValue }
@@ -81,11 +82,14 @@ public struct ChatterErrorCode: RawRepresentable, Hashable, Sendable, Codable, E
 
 /// The error object of the API: the body of a failed REST response and the `data` of an `error` frame.
 public struct ChatterErrorBody: Hashable, Sendable, Codable {
+    /// What went wrong; see `ChatterErrorCode` for what to do.
     public var code: ChatterErrorCode
+    /// The service's explanation, for people and logs.
     public var message: String
     /// Extra facts, e.g. `{ "field": "body" }` for `VALIDATION_FAILED`. Omitted from the JSON when nil.
     public var details: JSONValue?
 
+    /// An error body, e.g. for the sandbox to send or a fake to throw.
     public init(code: ChatterErrorCode, message: String, details: JSONValue? = nil) {
         self.code = code
         self.message = message

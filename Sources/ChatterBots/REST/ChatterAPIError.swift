@@ -73,6 +73,7 @@ public enum ChatterClientError: Error, Hashable, Sendable, CustomStringConvertib
     /// A success status whose body is not the documented shape; `field` is the coding path at fault.
     case invalidResponse(ChatterEndpoint, httpStatus: Int, field: String, description: String)
 
+    /// The endpoint the call was for.
     public var endpoint: ChatterEndpoint {
         switch self {
         case .notSignedIn(let endpoint), .missingClientSecret(let endpoint), .invalidRequest(let endpoint, _),

@@ -17,16 +17,74 @@ public enum EndpointAuthorization: Hashable, Sendable {
 /// Every REST endpoint of the Chatter API: method, path template (relative to the API base URL, with
 /// `{name}` for path parameters), authorization and documented success status.
 public enum ChatterEndpoint: String, Hashable, Sendable, CaseIterable {
-    case register, login, refresh, logout
-    case setPushToken, removePushToken
-    case me, updateMe, user, searchUsers
-    case friends, removeFriend
-    case friendRequests, sendFriendRequest, acceptFriendRequest, declineFriendRequest, cancelFriendRequest
-    case conversations, createConversation, conversation, updateConversation
-    case addMembers, removeMember, updateConversationSettings
-    case messages, postMessage, editMessage, deleteMessage, addReaction, removeReaction
+    /// `POST /auth/register`: a new account and its first device.
+    case register
+    /// `POST /auth/login`: signs a device in (again, with its `deviceId`).
+    case login
+    /// `POST /auth/refresh`: new tokens for the one-time refresh token.
+    case refresh
+    /// `POST /auth/logout`: revokes the device.
+    case logout
+    /// `PUT /me/devices/current/push-token`: registers the device's APNs token.
+    case setPushToken
+    /// `DELETE /me/devices/current/push-token`: stops pushes to the device.
+    case removePushToken
+    /// `GET /me`: the signed-in user with privacy settings.
+    case me
+    /// `PATCH /me`: changes the profile.
+    case updateMe
+    /// `GET /users/{userId}`: one user.
+    case user
+    /// `GET /users?username=`: finds a user by handle.
+    case searchUsers
+    /// `GET /friends`: the caller's friends.
+    case friends
+    /// `DELETE /friends/{userId}`: ends a friendship.
+    case removeFriend
+    /// `GET /friend-requests`: pending requests both ways.
+    case friendRequests
+    /// `POST /friend-requests`: asks someone to be a friend.
+    case sendFriendRequest
+    /// `POST /friend-requests/{requestId}/accept`.
+    case acceptFriendRequest
+    /// `POST /friend-requests/{requestId}/decline`.
+    case declineFriendRequest
+    /// `DELETE /friend-requests/{requestId}`: the sender withdraws.
+    case cancelFriendRequest
+    /// `GET /conversations?updatedSince=`: conversations changed since a time.
+    case conversations
+    /// `POST /conversations`: a direct conversation or a group.
+    case createConversation
+    /// `GET /conversations/{conversationId}`.
+    case conversation
+    /// `PATCH /conversations/{conversationId}`: a group's title or picture.
+    case updateConversation
+    /// `POST /conversations/{conversationId}/members`.
+    case addMembers
+    /// `DELETE /conversations/{conversationId}/members/{userId}`: removes a member, or leaves.
+    case removeMember
+    /// `PUT /conversations/{conversationId}/settings`: mutes or unmutes.
+    case updateConversationSettings
+    /// `GET /conversations/{conversationId}/messages`: a page of messages.
+    case messages
+    /// `POST /conversations/{conversationId}/messages`: sends over REST.
+    case postMessage
+    /// `PATCH /conversations/{conversationId}/messages/{messageId}`: edits a message.
+    case editMessage
+    /// `DELETE /conversations/{conversationId}/messages/{messageId}`: deletes it for everyone.
+    case deleteMessage
+    /// `PUT …/messages/{messageId}/reactions/{emoji}`.
+    case addReaction
+    /// `DELETE …/messages/{messageId}/reactions/{emoji}`.
+    case removeReaction
+    /// `POST /media`: uploads a file for a media message.
     case uploadMedia
-    case configureAPNs, apnsConfiguration, sendTestPush
+    /// `PUT /developer/apns`: the workspace's APNs key.
+    case configureAPNs
+    /// `GET /developer/apns`: whether APNs is configured.
+    case apnsConfiguration
+    /// `POST /developer/test-push`: a test push to a user's devices.
+    case sendTestPush
 
     /// The HTTP method: the WebSocket module's `HTTPMethod`, the one type the sandbox's HTTP server routes by
     /// too. Bot code never needs it (the typed methods of `ChatterRESTClient` pick it), so it never imports WebSocket.
@@ -44,6 +102,7 @@ public enum ChatterEndpoint: String, Hashable, Sendable, CaseIterable {
         }
     }
 
+    /// The path relative to the API base URL, with `{name}` for each path parameter, e.g. `/users/{userId}`.
     public var pathTemplate: String {
         switch self {
         case .register: "/auth/register"
@@ -74,6 +133,7 @@ public enum ChatterEndpoint: String, Hashable, Sendable, CaseIterable {
         }
     }
 
+    /// The credentials the endpoint takes besides the client key.
     public var authorization: EndpointAuthorization {
         switch self {
         case .register, .login, .refresh: .clientKey
@@ -118,6 +178,7 @@ public enum ChatterEndpoint: String, Hashable, Sendable, CaseIterable {
 
 /// The body of a REST request.
 public enum ChatterRequestBody: Sendable {
+    /// No body (GET, DELETE and the POSTs that need none).
     case none
     /// A JSON body (`Content-Type: application/json`).
     case json(any Encodable & Sendable)
@@ -127,11 +188,16 @@ public enum ChatterRequestBody: Sendable {
 
 /// One REST call: an endpoint with its path parameters, query and body, typed by its response.
 public struct ChatterRequest<Response: Decodable & Sendable>: Sendable {
+    /// Which endpoint to call.
     public var endpoint: ChatterEndpoint
+    /// The values of the template's `{name}` parameters, by name, not yet encoded.
     public var pathParameters: [String: String]
+    /// The query items, not yet encoded.
     public var query: [URLQueryItem]
+    /// What to send.
     public var body: ChatterRequestBody
 
+    /// A request; `ChatterAPI` makes the typed one of each endpoint, so this is for calls the table lacks.
     public init(
         _ endpoint: ChatterEndpoint, pathParameters: [String: String] = [:], query: [URLQueryItem] = [],
         body: ChatterRequestBody = .none

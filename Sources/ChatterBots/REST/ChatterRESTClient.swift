@@ -105,6 +105,7 @@ public struct ChatterRESTClient: Sendable {
 
     // MARK: Users and friends
 
+    /// The signed-in user, with their privacy settings.
     public func me() async throws -> CurrentUser { try await send(ChatterAPI.me()) }
 
     /// Changes the non-nil fields of the profile; friends get `user.updated`.
@@ -112,6 +113,7 @@ public struct ChatterRESTClient: Sendable {
         try await send(ChatterAPI.updateMe(ProfileUpdateBody(displayName: displayName, privacy: privacy)))
     }
 
+    /// One user's public profile; `NOT_FOUND` when the caller cannot see them.
     public func user(_ id: User.ID) async throws -> User { try await send(ChatterAPI.user(id)) }
 
     /// The users with this exact username (zero or one).
@@ -119,6 +121,7 @@ public struct ChatterRESTClient: Sendable {
         try await send(ChatterAPI.searchUsers(username: username)).users
     }
 
+    /// The caller's friends.
     public func friends() async throws -> [Friend] { try await send(ChatterAPI.friends()).friends }
 
     /// Ends a friendship; both users get `friend.removed`.
@@ -126,6 +129,7 @@ public struct ChatterRESTClient: Sendable {
         _ = try await send(ChatterAPI.removeFriend(userId))
     }
 
+    /// The pending friend requests to and from the caller.
     public func friendRequests() async throws -> FriendRequestList { try await send(ChatterAPI.friendRequests()) }
 
     /// Sends a friend request by user id or username.
@@ -133,6 +137,7 @@ public struct ChatterRESTClient: Sendable {
         try await send(ChatterAPI.sendFriendRequest(target))
     }
 
+    /// Accepts a request to the caller; both users get `friend_request.accepted`.
     public func acceptFriendRequest(_ id: FriendRequest.ID) async throws -> FriendRequestAccepted {
         try await send(ChatterAPI.acceptFriendRequest(id))
     }
@@ -165,6 +170,7 @@ public struct ChatterRESTClient: Sendable {
         try await send(ChatterAPI.createConversation(.group(title: title, memberIds: memberIds)))
     }
 
+    /// One of the caller's conversations, with members and watermarks.
     public func conversation(_ id: Conversation.ID) async throws -> Conversation {
         try await send(ChatterAPI.conversation(id))
     }
@@ -174,6 +180,7 @@ public struct ChatterRESTClient: Sendable {
         try await send(ChatterAPI.updateConversation(id, ConversationUpdateBody(title: title, avatarUrl: avatarUrl)))
     }
 
+    /// Adds friends of the caller to a group (owner or admin).
     public func addMembers(_ userIds: [User.ID], to id: Conversation.ID) async throws -> Conversation {
         try await send(ChatterAPI.addMembers(MembersBody(userIds: userIds), to: id))
     }
@@ -183,6 +190,7 @@ public struct ChatterRESTClient: Sendable {
         _ = try await send(ChatterAPI.removeMember(userId, from: id))
     }
 
+    /// Mutes or unmutes the caller's pushes for a conversation.
     public func setMuted(_ muted: Bool, conversation id: Conversation.ID) async throws {
         _ = try await send(ChatterAPI.updateConversationSettings(id, ConversationSettingsBody(muted: muted)))
     }
@@ -202,6 +210,7 @@ public struct ChatterRESTClient: Sendable {
         try await send(ChatterAPI.postMessage(MessagePostBody(clientMessageId: clientMessageId, content: content), in: id))
     }
 
+    /// Replaces the text of the caller's own message; members get `message.updated`.
     public func editMessage(_ messageId: Message.ID, in id: Conversation.ID, body: String) async throws -> Message {
         try await send(ChatterAPI.editMessage(messageId, in: id, MessageEditBody(body: body)))
     }
@@ -211,10 +220,12 @@ public struct ChatterRESTClient: Sendable {
         try await send(ChatterAPI.deleteMessage(messageId, in: id))
     }
 
+    /// Reacts to a message with an emoji; members get `message.updated`.
     public func addReaction(_ emoji: String, to messageId: Message.ID, in id: Conversation.ID) async throws -> Message {
         try await send(ChatterAPI.addReaction(emoji, to: messageId, in: id))
     }
 
+    /// Takes the caller's reaction back.
     public func removeReaction(_ emoji: String, from messageId: Message.ID, in id: Conversation.ID) async throws -> Message {
         try await send(ChatterAPI.removeReaction(emoji, from: messageId, in: id))
     }
@@ -226,14 +237,17 @@ public struct ChatterRESTClient: Sendable {
 
     // MARK: Developer (workspace), with the client secret
 
+    /// Uploads the workspace's APNs key.
     public func configureAPNs(_ key: APNsKeyBody) async throws {
         _ = try await send(ChatterAPI.configureAPNs(key))
     }
 
+    /// Whether the workspace has an APNs key, and which.
     public func apnsConfiguration() async throws -> APNsConfiguration {
         try await send(ChatterAPI.apnsConfiguration())
     }
 
+    /// Sends a test push to every device of a user, with each device's outcome.
     public func sendTestPush(to userId: User.ID) async throws -> TestPushReport {
         try await send(ChatterAPI.sendTestPush(TestPushBody(userId: userId)))
     }

@@ -8,6 +8,7 @@ public struct ChatterServerConfiguration: Hashable, Sendable, Codable {
     /// Sent as `X-Client-Key` on every request and as `clientKey` when connecting.
     public var clientKey: String
 
+    /// A service from its two URLs and the app's client key.
     public init(apiBaseURL: URL, webSocketURL: URL, clientKey: String) {
         self.apiBaseURL = apiBaseURL
         self.webSocketURL = webSocketURL

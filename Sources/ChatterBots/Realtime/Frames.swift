@@ -21,8 +21,10 @@ public struct ServerFrame: Hashable, Sendable, Codable {
     public var id: String?
     /// The `id` of the client frame this frame answers.
     public var replyTo: String?
+    /// The frame's `type` and `data`, typed.
     public var event: ServerEvent
 
+    /// A frame as the server sends it (the sandbox and test peers build these).
     public init(_ event: ServerEvent, replyTo: String? = nil, id: String? = nil) {
         self.event = event
         self.replyTo = replyTo
@@ -62,9 +64,12 @@ public struct ServerFrame: Hashable, Sendable, Codable {
 
 /// A frame the client sends: the envelope and its request. `id` is echoed in the reply's `replyTo`.
 public struct ClientFrame: Hashable, Sendable, Codable {
+    /// Set on frames that expect a reply; the reply's `replyTo` carries it back.
     public var id: String?
+    /// The frame's `type` and `data`, typed.
     public var request: ClientRequest
 
+    /// A frame as the client sends it; give an `id` when a reply is expected.
     public init(_ request: ClientRequest, id: String? = nil) {
         self.request = request
         self.id = id

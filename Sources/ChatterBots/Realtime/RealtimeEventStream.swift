@@ -19,6 +19,7 @@ public struct RealtimeEventStream: AsyncSequence, Sendable {
         Iterator(buffer: buffer)
     }
 
+    /// Reads the events one by one; made by `for await … in events`.
     public struct Iterator: AsyncIteratorProtocol {
         let buffer: RealtimeEventBuffer
 
