@@ -13,11 +13,16 @@ public struct HTTPServerConfiguration: Sendable {
     public var serverName: String?
     /// The event loops that run the listener and the connections.
     public var eventLoopGroup: EventLoopGroup
+    /// Where responders and WebSocket handlers run; nil runs them on the global concurrent executor (the
+    /// cooperative pool). A dedicated executor keeps latency-sensitive handlers responsive while other work
+    /// saturates the pool.
+    public var taskExecutor: (any TaskExecutor)?
 
     public init(
         parserLimits: HTTPParserLimits = .init(), idleTimeout: Duration = .seconds(60),
         webSocketLimits: WebSocketLimits = .default, webSocketCloseTimeout: Duration = .seconds(5),
-        serverName: String? = "ChatterBots", eventLoopGroup: EventLoopGroup = .shared
+        serverName: String? = "ChatterBots", eventLoopGroup: EventLoopGroup = .shared,
+        taskExecutor: (any TaskExecutor)? = nil
     ) {
         self.parserLimits = parserLimits
         self.idleTimeout = idleTimeout
@@ -25,5 +30,6 @@ public struct HTTPServerConfiguration: Sendable {
         self.webSocketCloseTimeout = webSocketCloseTimeout
         self.serverName = serverName
         self.eventLoopGroup = eventLoopGroup
+        self.taskExecutor = taskExecutor
     }
 }

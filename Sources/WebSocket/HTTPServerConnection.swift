@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// One accepted connection of an `HTTPServer`: parses requests, asks the responder, writes responses (keep-alive),
@@ -111,7 +112,7 @@ final class HTTPServerConnection: ChannelHandler {
             return
         case .respond(let request):
             channel.setReadingPaused(true)
-            Task { await self.respond(to: request) }
+            Task(executorPreference: context.configuration.taskExecutor) { await self.respond(to: request) }
         case .refuse(let error):
             var response = HTTPResponse(status: error.status, text: error.description)
             if case .unsupportedVersion = error { response.version = .http1_1 }
@@ -192,7 +193,7 @@ final class HTTPServerConnection: ChannelHandler {
             _ = channel.write(response.serialized())
             connection.activate(initialBytes: leftover)
             channel.setReadingPaused(false)
-            Task {
+            Task(executorPreference: context.configuration.taskExecutor) {
                 await handler(connection)
                 await connection.close()
             }
@@ -237,5 +238,3 @@ final class HTTPServerConnection: ChannelHandler {
         }
     }
 }
-
-import Glibc

@@ -1,18 +1,15 @@
-import Dispatch
+import Foundation
 import Glibc
 
-/// Resolves host names to socket addresses with getaddrinfo on a Dispatch queue, never on the cooperative pool;
-/// IP literals skip the resolver entirely.
+/// Resolves host names to socket addresses with getaddrinfo on a short-lived thread of its own, never on the
+/// cooperative pool (nor on Dispatch's global queues, whose worker threads the pool shares on Linux); IP literals
+/// skip the resolver entirely.
 enum NameResolver {
-    private static let queue = DispatchQueue(label: "chatterbots.resolver", attributes: .concurrent)
-
     /// The TCP addresses of `host` at `port`, in the resolver's preferred order.
     static func resolve(host: String, port: Int) async throws(WebSocketError) -> [SocketAddress] {
         if let literal = SocketAddress(ipLiteral: host, port: port) { return [literal] }
-        let result: Result<[SocketAddress], WebSocketError> = await withCheckedContinuation { continuation in
-            queue.async {
-                continuation.resume(returning: blockingResolve(host: host, port: port))
-            }
+        let result = await DedicatedThread.run(named: "chatterbots.resolver", stackSize: 256 << 10) {
+            blockingResolve(host: host, port: port)
         }
         return try result.get()
     }

@@ -5,8 +5,10 @@ import Testing
 /// Our client against our server over loopback.
 @Suite("WebSocket over loopback")
 struct LoopbackWebSocketTests {
-    static func startEchoServer(configuration: HTTPServerConfiguration = .init()) async throws -> HTTPServer {
-        try await HTTPServer.start(configuration: configuration) { request in
+    static func startEchoServer(
+        tls: TLSServerConfiguration? = nil, configuration: HTTPServerConfiguration = .init()
+    ) async throws -> HTTPServer {
+        try await HTTPServer.start(tls: tls, configuration: configuration) { request in
             guard request.isWebSocketUpgrade else { return .response(HTTPResponse(status: .notFound, text: "no")) }
             return .webSocket { connection in
                 for await message in connection.messages {
