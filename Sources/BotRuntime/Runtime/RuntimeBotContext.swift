@@ -66,6 +66,7 @@ final class RuntimeBotContext: BotContext {
             derivationKey = key
         }
         self.state = Mutex(State(unit: unit))
+        run?.contextID = ObjectIdentifier(self)
     }
 
     var now: Date { services.clock.now }
@@ -91,9 +92,6 @@ final class RuntimeBotContext: BotContext {
                 services.commits.submit(freshTriggerUnit(), in: lane, trace: trace)
             }
             return dropped
-        }
-        if case .message(let message) = trigger {
-            services.dispatcher.noteContiguous(message.seq, in: message.conversationId)
         }
         if !dropped.isEmpty { services.outbox.failWaiters(of: dropped, with: CancellationError()) }
     }
