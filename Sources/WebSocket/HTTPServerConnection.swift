@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// One accepted connection of an `HTTPServer`: parses requests, asks the responder, writes responses (keep-alive),
@@ -237,5 +238,3 @@ final class HTTPServerConnection: ChannelHandler {
         }
     }
 }
-
-import Glibc

@@ -72,7 +72,16 @@ private final class ClientHandshake: ChannelHandler {
         let channel = pendingChannel
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                state.withLock { $0.continuation = continuation }
+                // Cancelled before it started: `finish` has already recorded the outcome and closed the channel.
+                let early = state.withLock { state -> Result<WebSocketConnection, WebSocketError>? in
+                    if let outcome = state.outcome { return outcome }
+                    state.continuation = continuation
+                    return nil
+                }
+                if let early {
+                    continuation.resume(returning: early)
+                    return
+                }
                 channel.loop.execute { [self] in start(tls: tls, serverName: serverName) }
             }
         } onCancel: {
@@ -110,17 +119,18 @@ private final class ClientHandshake: ChannelHandler {
 
     /// Resolves the handshake once; on failure the channel is closed.
     private func finish(_ outcome: Result<WebSocketConnection, WebSocketError>) {
-        let continuation = state.withLock { state -> CheckedContinuation<Result<WebSocketConnection, WebSocketError>, Never>? in
-            guard state.outcome == nil else { return nil }
+        let (first, continuation) = state.withLock {
+            state -> (Bool, CheckedContinuation<Result<WebSocketConnection, WebSocketError>, Never>?) in
+            guard state.outcome == nil else { return (false, nil) }
             state.outcome = outcome
             state.timer?.cancel()
             state.timer = nil
             defer { state.continuation = nil }
-            return state.continuation
+            return (true, state.continuation)
         }
-        guard let continuation else { return }
+        guard first else { return }
         if case .failure = outcome { pendingChannel.close() }
-        continuation.resume(returning: outcome)
+        continuation?.resume(returning: outcome)
     }
 
     func channelRead(_ channel: SocketChannel, _ bytes: UnsafeRawBufferPointer) {

@@ -7,6 +7,7 @@ import Synchronization
 /// suspends only when more than the channel's high watermark waits to be written. Pings are answered
 /// automatically. A peer that vanishes without a close frame is reported as 1006 once the socket reports the
 /// end of stream or a reset; `close` returns within the configured close timeout even if the peer never answers.
+/// The open socket keeps the connection alive: end it with `close` (or let the peer close it), not by dropping it.
 public final class WebSocketConnection: Sendable {
     /// Whether this end is the client or the server.
     public let role: WebSocketRole
@@ -20,8 +21,8 @@ public final class WebSocketConnection: Sendable {
     public let messages: WebSocketInboundStream
 
     let channel: SocketChannel
+    let inbound: InboundMessageBuffer
     private let closeTimeout: Duration
-    private let inbound: InboundMessageBuffer
     private let state: Mutex<State>
 
     private struct State {
@@ -194,7 +195,7 @@ public final class WebSocketConnection: Sendable {
     }
 
     private func deliver(_ effects: Effects) {
-        for message in effects.messages { inbound.push(message) }
+        inbound.push(effects.messages)
         if let handler = effects.pongHandler {
             for payload in effects.pongs { handler(payload) }
         }

@@ -68,22 +68,30 @@ final class InboundMessageBuffer: Sendable {
         self.setReadingPaused = setReadingPaused
     }
 
-    /// Adds a received message, or hands it straight to a waiting consumer.
-    func push(_ message: WebSocketMessage) {
-        let (waiter, pause) = state.withLock { state -> (CheckedContinuation<WebSocketMessage?, Never>?, Bool) in
-            guard !state.isFinished else { return (nil, false) }
-            if !state.waiters.isEmpty {
-                return (state.waiters.removeFirst().continuation, false)
+    /// Payload bytes of the messages waiting to be read.
+    var bufferedByteCount: Int { state.withLock { $0.bufferedBytes } }
+
+    /// Adds received messages in order, handing the first ones straight to waiting consumers; one lock for all.
+    func push(_ messages: [WebSocketMessage]) {
+        guard !messages.isEmpty else { return }
+        var handed: [(CheckedContinuation<WebSocketMessage?, Never>, WebSocketMessage)] = []
+        let pause = state.withLock { state -> Bool in
+            guard !state.isFinished else { return false }
+            for message in messages {
+                if !state.waiters.isEmpty {
+                    handed.append((state.waiters.removeFirst().continuation, message))
+                } else {
+                    state.messages.append(message)
+                    state.bufferedBytes += message.byteCount
+                }
             }
-            state.messages.append(message)
-            state.bufferedBytes += message.byteCount
             if !state.isPaused && state.bufferedBytes > highWatermark {
                 state.isPaused = true
-                return (nil, true)
+                return true
             }
-            return (nil, false)
+            return false
         }
-        waiter?.resume(returning: message)
+        for (waiter, message) in handed { waiter.resume(returning: message) }
         if pause { setReadingPaused(true) }
     }
 

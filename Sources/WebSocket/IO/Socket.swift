@@ -45,7 +45,9 @@ enum Socket {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
         guard result == 0 else { return nil }
-        return withUnsafeBytes(of: &storage) { SocketAddress(sockaddr: $0.baseAddress!, length: Int(length)) }
+        return withUnsafeBytes(of: &storage) { raw in
+            raw.baseAddress.flatMap { SocketAddress(sockaddr: $0, length: Int(length)) }
+        }
     }
 
     /// The address of the connected peer.
@@ -56,7 +58,9 @@ enum Socket {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) }
         }
         guard result == 0 else { return nil }
-        return withUnsafeBytes(of: &storage) { SocketAddress(sockaddr: $0.baseAddress!, length: Int(length)) }
+        return withUnsafeBytes(of: &storage) { raw in
+            raw.baseAddress.flatMap { SocketAddress(sockaddr: $0, length: Int(length)) }
+        }
     }
 
     /// The pending error of a socket (SO_ERROR), e.g. the outcome of a non-blocking connect.

@@ -68,10 +68,11 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         self.storage = bytes
     }
 
-    /// Calls `body` with the address as a `sockaddr` pointer and its length.
-    func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws -> R) rethrows -> R {
+    /// Calls `body` with the address as a `sockaddr` pointer and its length (`storage` is never empty: every
+    /// initializer fills a sockaddr_in or sockaddr_in6).
+    func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>?, socklen_t) throws -> R) rethrows -> R {
         try storage.withUnsafeBytes { raw in
-            try body(raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
+            try body(raw.baseAddress?.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
         }
     }
 

@@ -94,6 +94,9 @@ final class SocketChannel: EventLoopSelectable {
     /// Whether the channel is closed or closing (no more writes accepted).
     var isClosed: Bool { state.withLock { $0.isClosed || $0.closeWhenFlushed } }
 
+    /// Bytes accepted but not yet written to the socket.
+    var queuedByteCount: Int { state.withLock { $0.queue.count } }
+
     /// Whether the TLS handshake has completed (always true without TLS).
     var isTLSHandshakeComplete: Bool { state.withLock { $0.tls?.isHandshakeComplete ?? true } }
 
@@ -346,14 +349,21 @@ final class SocketChannel: EventLoopSelectable {
                     var vectors = buffers.map {
                         iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count)
                     }
-                    let result = Glibc.writev(fd, &vectors, Int32(vectors.count))
+                    // sendmsg rather than writev: MSG_NOSIGNAL turns a write to a reset connection into EPIPE
+                    // instead of a SIGPIPE that would kill the process.
+                    let result = vectors.withUnsafeMutableBufferPointer { vectors in
+                        var message = msghdr()
+                        message.msg_iov = vectors.baseAddress
+                        message.msg_iovlen = vectors.count
+                        return Glibc.sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+                    }
                     if result < 0 { code = errno }
                     return max(0, result)
                 }
                 if written > 0 { continue }
                 if code == EINTR { continue }
                 if code == EAGAIN || code == EWOULDBLOCK { break }
-                return ([], false, .io(IOError(operation: "writev", errno: code)))
+                return ([], false, .io(IOError(operation: "sendmsg", errno: code)))
             }
             var waiters: [CheckedContinuation<Bool, Never>] = []
             if state.queue.count <= lowWatermark {

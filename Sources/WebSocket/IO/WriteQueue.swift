@@ -1,5 +1,5 @@
 /// Bytes accepted for a socket but not yet written, in order; small writes are coalesced so that a burst of
-/// tiny frames costs one `writev` entry, not one each.
+/// tiny frames costs one iovec entry of a `sendmsg`, not one each.
 struct WriteQueue {
     private var chunks: [[UInt8]] = []
     private var head = 0

@@ -174,6 +174,23 @@ struct ClientFailureTests {
         }
     }
 
+    @Test func cancellingTheConnectingTaskThrowsCancelled() async throws {
+        let fd = try Socket.listen(on: #require(SocketAddress(ipLiteral: "127.0.0.1", port: 0)))
+        defer { Glibc.close(fd) }
+        let port = try #require(Socket.localAddress(of: fd)).port
+        let url = try #require(URL(string: "ws://127.0.0.1:\(port)/"))
+        let attempt = Task { () throws(WebSocketError) -> WebSocketConnection in
+            try await WebSocketClient.connect(to: url)
+        }
+        attempt.cancel()
+        await #expect {
+            _ = try await attempt.value
+        } throws: { error in
+            guard case WebSocketError.cancelled = error else { return false }
+            return true
+        }
+    }
+
     @Test func anUnknownHostFailsNameResolution() async throws {
         await #expect {
             _ = try await WebSocketClient.connect(to: URL(string: "ws://no-such-host.invalid/")!)
@@ -190,5 +207,25 @@ struct ClientFailureTests {
             guard case WebSocketError.invalidURL = error else { return false }
             return true
         }
+    }
+}
+
+/// Closing against a peer that never answers (Peers/silent_server.py).
+@Suite("Close against a silent peer")
+struct SilentPeerTests {
+    @Test func closeFinishesWithinTheCloseTimeoutWhenThePeerNeverAnswers() async throws {
+        let peer = try PeerProcess(script: "silent_server.py")
+        let port = try await peer.port()
+        var configuration = WebSocketClientConfiguration()
+        configuration.closeTimeout = .milliseconds(300)
+        let connection = try await WebSocketClient.connect(
+            to: #require(URL(string: "ws://127.0.0.1:\(port)/")), configuration: configuration)
+        let started = ContinuousClock.now
+        let info = await connection.close(code: WebSocketCloseCode(4001), reason: "leaving")
+        let elapsed = ContinuousClock.now - started
+        #expect(info == WebSocketCloseInfo(code: .abnormalClosure, initiator: .local))
+        // The bound is the configured timeout plus scheduling slack, not a performance claim.
+        #expect(elapsed < .seconds(5))
+        for await _ in connection.messages {}
     }
 }

@@ -4,6 +4,7 @@ Prints `PORT <n>` once listening on 127.0.0.1 (port chosen by the OS), then one 
 (e.g. the close code and reason it received). The request path selects the behaviour:
 
   /echo                   echo every message, text as text and binary as binary
+  /sink?count=N           receive N messages, then send the text "done" (for the benchmark)
   /fragments              on each text message "N:text", echo it back as N fragments (sent from an iterable)
   /ping                   send a ping with payload b"are you there", then report when the pong arrived
   /close?code=C&reason=R  close at once with that code and reason
@@ -49,6 +50,13 @@ async def handler(ws):
         if url.path == "/echo":
             async for message in ws:
                 await ws.send(message)
+        elif url.path == "/sink":
+            expected = int(query["count"][0])
+            received = 0
+            async for _ in ws:
+                received += 1
+                if received == expected:
+                    await ws.send("done")
         elif url.path == "/fragments":
             async for message in ws:
                 count, _, text = message.partition(":")

@@ -2,11 +2,12 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// A child process spawned with posix_spawn, its stdin and stdout connected to close-on-exec pipes.
+/// A child process spawned with posix_spawn, its stdin and stdout connected to pipes.
 ///
-/// Used instead of Foundation's `Process`, whose internal sockets are not close-on-exec: children spawned at the
-/// same time by concurrent tests inherit each other's descriptors and keep connections and pipes open for
-/// seconds. Every descriptor here is close-on-exec, and the child's stdin is a lifeline: peers exit when it ends.
+/// Used instead of Foundation's `Process`, whose descriptors are not close-on-exec: children spawned at the same
+/// time by concurrent tests would inherit each other's pipes and sockets and keep them open. Here the child gets
+/// only stdin, stdout and stderr (every other descriptor is closed in it), blocking reads and waits run on
+/// threads of their own (never the cooperative pool), and releasing the value kills the child if still running.
 final class ChildProcess: Sendable {
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -14,91 +15,46 @@ final class ChildProcess: Sendable {
 
     let pid: pid_t
     private let stdinFD: Mutex<Int32>
-    private let output = Mutex(Output())
-    private let exit = Mutex(Exit())
-
-    private struct Output {
-        var partial: [UInt8] = []
-        var lines: [String] = []
-        var everything: [UInt8] = []
-        var isClosed = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
-    }
-
-    private struct Exit {
-        var status: Int32?
-        var waiters: [CheckedContinuation<Int32, Never>] = []
-    }
+    private let output = OutputBuffer()
+    private let exit = ExitStatus()
 
     /// Starts `arguments[0]` (looked up in PATH) with the rest as arguments. With `mergingStandardError` the
     /// child's stderr goes to the same pipe as its stdout; otherwise to this process's stderr.
     init(_ arguments: [String], mergingStandardError: Bool = false) throws {
-        // Serialized, so no spawn elsewhere in the process sees these pipes before they are close-on-exec.
         let (pid, input, readFD) = try Self.spawnLock.withLock { _ throws -> (pid_t, Int32, Int32) in
             try Self.spawn(arguments, mergingStandardError: mergingStandardError)
         }
         self.pid = pid
         stdinFD = Mutex(input)
-        // Threads of their own: blocking on Dispatch's global queues would starve Swift's cooperative pool,
-        // which runs on the same worker threads on Linux.
-        Thread { [self] in readOutput(readFD) }.start()
-        Thread { [self] in reap() }.start()
-    }
-
-    private static let spawnLock = Mutex(())
-
-    /// Spawns the child; returns its pid, the write end of its stdin and the read end of its stdout.
-    private static func spawn(_ arguments: [String], mergingStandardError: Bool) throws -> (pid_t, Int32, Int32) {
-        var input: [Int32] = [-1, -1]
-        var outputPipe: [Int32] = [-1, -1]
-        guard pipe(&input) == 0, pipe(&outputPipe) == 0 else {
-            throw Failure(description: "pipe failed: errno \(errno)")
-        }
-        for fd in input + outputPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
-        if mergingStandardError { posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 2) }
-        let cArguments = arguments.map { strdup($0) } + [nil]
-        defer { for argument in cArguments { free(argument) } }
-        var pid: pid_t = 0
-        let result = posix_spawnp(&pid, arguments[0], &actions, nil, cArguments, environ)
-        Glibc.close(input[0])
-        Glibc.close(outputPipe[1])
-        guard result == 0 else {
-            Glibc.close(input[1])
-            Glibc.close(outputPipe[0])
-            throw Failure(description: "cannot start \(arguments[0]): errno \(result)")
-        }
-        return (pid, input[1], outputPipe[0])
+        // The threads hold the buffers, not `self`, so releasing the value still kills the child.
+        let output = output, exit = exit
+        Thread { output.read(from: readFD) }.start()
+        Thread { exit.reap(pid) }.start()
     }
 
     deinit {
-        if exit.withLock({ $0.status == nil }) { Glibc.kill(pid, SIGKILL) }
+        if !exit.hasExited { Glibc.kill(pid, SIGKILL) }
         closeInput()
     }
 
     /// Writes `data` to the child's stdin, then closes it, on a thread of its own (the write may block).
     func send(_ data: Data) {
-        Thread { [self] in
-            write(data)
-            closeInput()
-        }.start()
-    }
-
-    private func write(_ data: Data) {
-        let fd = stdinFD.withLock { $0 }
-        guard fd >= 0 else { return }
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written <= 0 { return }
-                offset += written
-            }
+        let fd = stdinFD.withLock { fd -> Int32 in
+            defer { fd = -1 }
+            return fd
         }
+        guard fd >= 0 else { return }
+        Thread {
+            data.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count, let base = raw.baseAddress {
+                    let written = Glibc.write(fd, base + offset, raw.count - offset)
+                    if written <= 0 { break }
+                    offset += written
+                }
+            }
+            Glibc.close(fd)
+        }.start()
     }
 
     /// Closes the child's stdin (end of file for it).
@@ -112,49 +68,122 @@ final class ChildProcess: Sendable {
 
     /// The next line the child printed, nil once its output ended; fails after `timeout`.
     func nextLine(timeout: Duration = .seconds(20)) async throws -> String? {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let state = output.withLock { output -> (String?, Bool) in
-                if !output.lines.isEmpty { return (output.lines.removeFirst(), false) }
-                return (nil, output.isClosed)
-            }
-            if let line = state.0 { return line }
-            if state.1 { return nil }
-            guard ContinuousClock.now < deadline else { throw Failure(description: "no output within \(timeout)") }
-            await waitForOutput(until: deadline)
-        }
+        try await output.nextLine(timeout: timeout)
     }
 
     /// Everything the child printed, once its output has ended.
     func allOutput() async -> [UInt8] {
-        while !output.withLock({ $0.isClosed }) {
-            await waitForOutput(until: ContinuousClock.now + .seconds(60))
-        }
-        return output.withLock { $0.everything }
+        await output.everything()
     }
 
     /// The exit status (or 128 + signal), once the child has exited.
     func exitStatus() async -> Int32 {
-        await withCheckedContinuation { continuation in
-            let status = exit.withLock { exit -> Int32? in
-                if let status = exit.status { return status }
-                exit.waiters.append(continuation)
-                return nil
-            }
-            if let status { continuation.resume(returning: status) }
-        }
+        await exit.value()
     }
 
     /// Sends `signal` to the child.
     func kill(_ signal: Int32 = SIGKILL) {
-        if exit.withLock({ $0.status == nil }) { Glibc.kill(pid, signal) }
+        if !exit.hasExited { Glibc.kill(pid, signal) }
     }
 
-    private func waitForOutput(until deadline: ContinuousClock.Instant) async {
+    private static let spawnLock = Mutex(())
+
+    /// Spawns the child (under `spawnLock`, so no other spawn of ours sees the pipes before they are
+    /// close-on-exec); returns its pid, the write end of its stdin and the read end of its stdout.
+    private static func spawn(_ arguments: [String], mergingStandardError: Bool) throws -> (pid_t, Int32, Int32) {
+        var input: [Int32] = [-1, -1]
+        var outputPipe: [Int32] = [-1, -1]
+        guard pipe(&input) == 0, pipe(&outputPipe) == 0 else {
+            throw Failure(description: "pipe failed: errno \(errno)")
+        }
+        for fd in input + outputPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
+        if mergingStandardError { posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 2) }
+        // Close everything else the child would inherit (descriptors others opened without close-on-exec).
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap { Int32($0) } ?? []
+        for fd in open where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
+        let cArguments = arguments.map { strdup($0) } + [nil]
+        defer { for argument in cArguments { free(argument) } }
+        var pid: pid_t = 0
+        let result = posix_spawnp(&pid, arguments[0], &actions, nil, cArguments, environ)
+        Glibc.close(input[0])
+        Glibc.close(outputPipe[1])
+        guard result == 0 else {
+            Glibc.close(input[1])
+            Glibc.close(outputPipe[0])
+            throw Failure(description: "cannot start \(arguments[0]): errno \(result)")
+        }
+        return (pid, input[1], outputPipe[0])
+    }
+}
+
+/// What a child printed, filled by a reading thread.
+private final class OutputBuffer: Sendable {
+    private struct State {
+        var partial: [UInt8] = []
+        var lines: [String] = []
+        var everything: [UInt8] = []
+        var isClosed = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Blocking reads until end of file; call on a thread of its own.
+    func read(from fd: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            state.withLock { state in
+                if count > 0 {
+                    state.everything.append(contentsOf: buffer[0..<count])
+                    state.partial.append(contentsOf: buffer[0..<count])
+                    while let newline = state.partial.firstIndex(of: 0x0A) {
+                        state.lines.append(String(decoding: state.partial[..<newline], as: UTF8.self))
+                        state.partial.removeSubrange(...newline)
+                    }
+                } else {
+                    state.isClosed = true
+                }
+            }
+            wakeWaiters()
+            if count <= 0 { break }
+        }
+        Glibc.close(fd)
+    }
+
+    func nextLine(timeout: Duration) async throws -> String? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let (line, closed) = state.withLock { state -> (String?, Bool) in
+                if !state.lines.isEmpty { return (state.lines.removeFirst(), false) }
+                return (nil, state.isClosed)
+            }
+            if let line { return line }
+            if closed { return nil }
+            guard ContinuousClock.now < deadline else { throw ChildProcess.Failure(description: "no output within \(timeout)") }
+            await waitForChange(until: deadline)
+        }
+    }
+
+    func everything() async -> [UInt8] {
+        while true {
+            let (bytes, closed) = state.withLock { ($0.everything, $0.isClosed) }
+            if closed { return bytes }
+            await waitForChange(until: ContinuousClock.now + .seconds(60))
+        }
+    }
+
+    private func waitForChange(until deadline: ContinuousClock.Instant) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = output.withLock { output -> Bool in
-                if !output.lines.isEmpty || output.isClosed { return true }
-                output.waiters.append(continuation)
+            let ready = state.withLock { state -> Bool in
+                if !state.lines.isEmpty || state.isClosed { return true }
+                state.waiters.append(continuation)
                 return false
             }
             if ready {
@@ -162,51 +191,51 @@ final class ChildProcess: Sendable {
                 return
             }
             let delay = max(0, Double((deadline - ContinuousClock.now).components.seconds)) + 0.05
-            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in wakeOutputWaiters() }
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in wakeWaiters() }
         }
     }
 
-    private func wakeOutputWaiters() {
-        let waiters = output.withLock { output -> [CheckedContinuation<Void, Never>] in
-            defer { output.waiters = [] }
-            return output.waiters
+    private func wakeWaiters() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            defer { state.waiters = [] }
+            return state.waiters
         }
         for waiter in waiters { waiter.resume() }
     }
+}
 
-    /// Blocking reads on a thread of its own.
-    private func readOutput(_ fd: Int32) {
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            output.withLock { output in
-                if count > 0 {
-                    output.everything.append(contentsOf: buffer[0..<count])
-                    output.partial.append(contentsOf: buffer[0..<count])
-                    while let newline = output.partial.firstIndex(of: 0x0A) {
-                        output.lines.append(String(decoding: output.partial[..<newline], as: UTF8.self))
-                        output.partial.removeSubrange(...newline)
-                    }
-                } else {
-                    output.isClosed = true
-                }
-            }
-            wakeOutputWaiters()
-            if count <= 0 { break }
-        }
-        Glibc.close(fd)
+/// A child's exit status, filled by a waiting thread.
+private final class ExitStatus: Sendable {
+    private struct State {
+        var status: Int32?
+        var waiters: [CheckedContinuation<Int32, Never>] = []
     }
 
-    private func reap() {
+    private let state = Mutex(State())
+
+    var hasExited: Bool { state.withLock { $0.status != nil } }
+
+    /// Blocks in waitpid; call on a thread of its own.
+    func reap(_ pid: pid_t) {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let code: Int32 = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        let waiters = exit.withLock { exit -> [CheckedContinuation<Int32, Never>] in
-            exit.status = code
-            defer { exit.waiters = [] }
-            return exit.waiters
+        let waiters = state.withLock { state -> [CheckedContinuation<Int32, Never>] in
+            state.status = code
+            defer { state.waiters = [] }
+            return state.waiters
         }
         for waiter in waiters { waiter.resume(returning: code) }
+    }
+
+    func value() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            let status = state.withLock { state -> Int32? in
+                if let status = state.status { return status }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let status { continuation.resume(returning: status) }
+        }
     }
 }

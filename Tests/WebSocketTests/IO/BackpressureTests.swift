@@ -1,0 +1,94 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import WebSocket
+
+/// A receiver that does not read pushes back on the sender through TCP, instead of buffering without bound.
+@Suite("Backpressure")
+struct BackpressureTests {
+    /// Polls `condition` until it holds (or fails the test after `timeout`); waits for a state, measures nothing.
+    private func waitUntil(timeout: Duration = .seconds(20), _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("condition not reached within \(timeout)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    @Test func aSenderWaitsWhileTheReceiverDoesNotReadAndEverythingArrivesInOrder() async throws {
+        let messageSize = 1 << 20
+        let messageCount = 48
+        let (accepted, acceptedContinuation) = AsyncStream<WebSocketConnection>.makeStream()
+        let server = try await HTTPServer.start { _ in
+            .webSocket { connection in
+                acceptedContinuation.yield(connection)
+                _ = await connection.closeInfo
+            }
+        }
+        let client = try await WebSocketClient.connect(to: #require(URL(string: "ws://127.0.0.1:\(server.port)/")))
+        var acceptedIterator = accepted.makeAsyncIterator()
+        let receiver = try #require(await acceptedIterator.next())
+
+        let sent = Atomic<Int>(0)
+        let sender = Task {
+            for index in 0..<messageCount {
+                try await client.send(binary: [UInt8](repeating: UInt8(index), count: messageSize))
+                sent.add(1, ordering: .relaxed)
+            }
+        }
+        // The receiver reads nothing: the sender must stop with most messages unsent.
+        try await waitUntil { client.channel.queuedByteCount > client.channel.highWatermark }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(sent.load(ordering: .relaxed) < messageCount / 2)
+        #expect(client.channel.queuedByteCount <= client.channel.highWatermark + messageSize)
+        #expect(receiver.inbound.bufferedByteCount <= 2 << 20)
+
+        var received = 0
+        for await message in receiver.messages {
+            #expect(message == .binary([UInt8](repeating: UInt8(received), count: messageSize)))
+            received += 1
+            if received == messageCount { break }
+        }
+        try await sender.value
+        #expect(received == messageCount)
+        await client.close()
+        await server.shutdown()
+    }
+
+    @Test func aPeerResetWhileWritesAreQueuedEndsTheConnectionWith1006() async throws {
+        let (accepted, acceptedContinuation) = AsyncStream<WebSocketConnection>.makeStream()
+        let server = try await HTTPServer.start { _ in
+            .webSocket { connection in
+                acceptedContinuation.yield(connection)
+                _ = await connection.closeInfo
+            }
+        }
+        let client = try await WebSocketClient.connect(to: #require(URL(string: "ws://127.0.0.1:\(server.port)/")))
+        var acceptedIterator = accepted.makeAsyncIterator()
+        let receiver = try #require(await acceptedIterator.next())
+        let sender = Task {
+            while true {
+                do {
+                    try await client.send(binary: [UInt8](repeating: 7, count: 1 << 20))
+                } catch {
+                    return error
+                }
+            }
+        }
+        try await waitUntil { client.channel.queuedByteCount > 0 }
+        // Closing with unread bytes makes the kernel send a reset; the client's writes then fail (ECONNRESET or
+        // EPIPE), which must end the connection as 1006 and fail the pending send.
+        receiver.channel.close()
+        let error = await sender.value
+        guard case WebSocketError.connectionClosed(let info) = error else {
+            Issue.record("unexpected \(error)")
+            return
+        }
+        #expect(info.code == .abnormalClosure)
+        #expect(await client.closeInfo.code == .abnormalClosure)
+        await server.shutdown()
+    }
+}
