@@ -16,13 +16,22 @@ final class AdmissionQueue: Sendable {
         case messages([Message])
         /// `message.updated`: to the message's lane, after what came before it.
         case updated(Message, trace: String)
-        /// Conversations the service reported; `isLive` for `conversation.created`/`updated` events (announced as
-        /// such), false for the REST refresh (announced when new or changed).
-        case conversations([Conversation], isLive: Bool, trace: String)
+        /// Conversations the service reported.
+        case conversations([Conversation], ConversationReport, trace: String)
         /// `conversation.removed`, or a conversation the sync no longer returns.
         case removed(Conversation.ID, trace: String)
         /// Runs once everything before it was processed.
         case barrier(@Sendable () -> Void)
+    }
+
+    /// Where a conversation comes from, which decides the handler it reaches.
+    enum ConversationReport: Sendable {
+        /// `conversation.created`: `onConversationCreated`, unless the bot knows it already (a repeated event).
+        case created
+        /// `conversation.updated`: `onConversationUpdated` (`onConversationCreated` if the bot did not know it).
+        case updated
+        /// The REST refresh or a look-up: created when new, updated when changed since last recorded.
+        case refreshed
     }
 
     private struct State {
@@ -45,23 +54,26 @@ final class AdmissionQueue: Sendable {
 
     private var log: SessionLog { services.log }
 
-    /// Adds an item; it is processed after every item submitted before it.
-    func submit(_ item: Item) {
-        let start = state.withLock { state -> Bool in
-            guard !state.isStopped else { return false }
+    /// Adds an item; it is processed after every item submitted before it. Returns false, dropping the item,
+    /// once the queue is stopped.
+    @discardableResult
+    func submit(_ item: Item) -> Bool {
+        let (accepted, start) = state.withLock { state -> (Bool, Bool) in
+            guard !state.isStopped else { return (false, false) }
             state.items.append(item)
-            guard !state.isDraining else { return false }
+            guard !state.isDraining else { return (true, false) }
             state.isDraining = true
-            return true
+            return (true, true)
         }
         if start { Task { await self.drain() } }
+        return accepted
     }
 
-    /// Waits until every item submitted so far was processed.
+    /// Waits until every item submitted so far was processed (or the queue stopped).
     func waitUntilProcessed() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            submit(.barrier { continuation.resume() })
-            if state.withLock({ $0.isStopped }) { continuation.resume() }
+            // An accepted barrier runs exactly once: processed in order, or released by `stop()`.
+            if !submit(.barrier { continuation.resume() }) { continuation.resume() }
         }
     }
 
@@ -111,8 +123,8 @@ final class AdmissionQueue: Sendable {
             await admit(messages)
         case .updated(let message, let trace):
             services.dispatcher.enqueue(.messageUpdated(message, trace: trace), in: .conversation(message.conversationId))
-        case .conversations(let conversations, let isLive, let trace):
-            await record(conversations, isLive: isLive, trace: trace)
+        case .conversations(let conversations, let report, let trace):
+            await record(conversations, as: report, trace: trace)
         case .removed(let id, let trace):
             do {
                 if try await services.store.removeConversation(id) {
@@ -197,7 +209,7 @@ final class AdmissionQueue: Sendable {
             }
         }
         guard !conversations.isEmpty else { return }
-        await record(conversations, isLive: false, trace: messages.first?.id.rawValue ?? TraceID.make())
+        await record(conversations, as: .refreshed, trace: messages.first?.id.rawValue ?? TraceID.make())
         let known = Set(conversations.map(\.id))
         let retry = messages.filter { known.contains($0.conversationId) }
         guard let bot = services.identity?.userId, !retry.isEmpty else { return }
@@ -219,7 +231,7 @@ final class AdmissionQueue: Sendable {
 
     // MARK: - Conversations
 
-    private func record(_ conversations: [Conversation], isLive: Bool, trace: String) async {
+    private func record(_ conversations: [Conversation], as report: ConversationReport, trace: String) async {
         guard !conversations.isEmpty else { return }
         do {
             var before: [Conversation.ID: ConversationCursor] = [:]
@@ -231,7 +243,11 @@ final class AdmissionQueue: Sendable {
             for conversation in conversations {
                 let event: BotEvent
                 if let cursor = before[conversation.id], !cursor.isRemoved {
-                    guard isLive || (cursor.updatedAt.map { conversation.updatedAt > $0 } ?? true) else { continue }
+                    switch report {
+                    case .created: continue
+                    case .updated: break
+                    case .refreshed: guard cursor.updatedAt.map({ conversation.updatedAt > $0 }) ?? true else { continue }
+                    }
                     event = .conversationUpdated(conversation)
                 } else {
                     event = .conversationCreated(conversation)

@@ -179,8 +179,10 @@ public actor BotSession {
             if dropped > 0 { log.info("left \(dropped) queued events for the next start") }
             let idle = WakeSignal(clock: environment.clock)
             let dispatcher = services.dispatcher
+            let commits = services.commits
             let waiter = Task {
                 await dispatcher.waitUntilIdle()
+                await commits.waitUntilIdle()
                 idle.wake()
             }
             await idle.wait(until: end)
@@ -499,6 +501,7 @@ public actor BotSession {
         if let services {
             services.scheduler.stop()
             services.dispatcher.cancelAll()
+            services.commits.stop()
             services.outbox.stop()
         }
         if let live {

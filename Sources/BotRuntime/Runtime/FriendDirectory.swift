@@ -26,19 +26,32 @@ final class FriendDirectory: Sendable {
         self.log = log
     }
 
-    /// Reads the stored friends (nothing yet on a new store).
+    /// Reads the stored friends (nothing yet on a new store). An unreadable list is started afresh.
     func load() async throws(BotStoreError) {
-        let stored = try await store.value([Friend].self, forKey: Self.storageKey, in: .global)
+        let stored: [Friend]?
+        do {
+            stored = try await store.value([Friend].self, forKey: Self.storageKey, in: .global)
+        } catch {
+            guard case .undecodableValue = error else { throw error }
+            log.warning("the stored friends list cannot be read (\(error)); it is rebuilt at the next refresh")
+            stored = nil
+        }
         state.withLock { state in
             state.friends = stored.map { Dictionary($0.map { ($0.user.id, $0) }, uniquingKeysWith: { _, last in last }) }
         }
     }
 
-    /// Compares the service's list with the known friends: returns the friendships that began and ended since,
-    /// and stores the list. Without a stored list (a new store) nothing is reported.
-    func reconcile(with current: [Friend]) async -> (added: [Friend], removed: [User.ID]) {
+    /// The number of changes made to the list so far; pass it to `reconcile` to detect a change made meanwhile.
+    var version: Int { state.withLock { $0.version } }
+
+    /// Compares the service's list, fetched when the list was at `version`, with the known friends: returns the
+    /// friendships that began and ended since, and stores the list. Returns nil, changing nothing, when the list
+    /// changed after `version` (a live event was applied meanwhile, so the fetched list may be older than what
+    /// is known): fetch again. Without a stored list (a new store) nothing is reported.
+    func reconcile(with current: [Friend], fetchedAt version: Int) async -> (added: [Friend], removed: [User.ID])? {
         let fresh = Dictionary(current.map { ($0.user.id, $0) }, uniquingKeysWith: { _, last in last })
-        let changes = state.withLock { state -> (added: [Friend], removed: [User.ID]) in
+        let changes = state.withLock { state -> (added: [Friend], removed: [User.ID])? in
+            guard state.version == version else { return nil }
             defer {
                 state.friends = fresh
                 state.version += 1
@@ -48,7 +61,7 @@ final class FriendDirectory: Sendable {
             let removed = known.keys.filter { fresh[$0] == nil }.sorted { $0.rawValue < $1.rawValue }
             return (added, removed)
         }
-        await save()
+        if changes != nil { await save() }
         return changes
     }
 

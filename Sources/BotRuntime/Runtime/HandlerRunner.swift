@@ -23,13 +23,17 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         case .message(let message):
             services.metrics.countIn()
             log.debug("onMessage", trace: trace, ["conversation": message.conversationId.rawValue, "seq": String(message.seq)])
-            let context = RuntimeBotContext(services: services, bot: identity, trigger: .message(message), trace: trace, run: run)
+            let context = RuntimeBotContext(
+                services: services, bot: identity, trigger: .message(message), lane: .conversation(message.conversationId),
+                trace: trace, run: run)
             await call(work, context, run) { try await bot.onMessage(IncomingMessage(message), context: context) }
 
         case .messageUpdated(let message, _):
             let version = message.deletedAt ?? message.editedAt
             let key = "message-updated:\(message.id.rawValue)@\(version?.iso8601 ?? "reactions")#\(message.reactions.count)"
-            let context = RuntimeBotContext(services: services, bot: identity, trigger: .event(key: key), trace: trace, run: run)
+            let context = RuntimeBotContext(
+                services: services, bot: identity, trigger: .event(key: key), lane: .conversation(message.conversationId),
+                trace: trace, run: run)
             await call(work, context, run) { try await bot.onMessageUpdated(message, context: context) }
 
         case .job(let occurrence):
@@ -39,7 +43,8 @@ final class HandlerRunner: HandlerDispatcher.Runner {
                 repeatRule: repeatRule(of: occurrence, trace: trace), payload: occurrence.job.payload)
             log.debug("onScheduledJob", trace: trace, ["job": job.name, "dueAt": Timestamp(job.dueAt).iso8601])
             let context = RuntimeBotContext(
-                services: services, bot: identity, trigger: .occurrence(occurrence, nextDueAt: next), trace: trace, run: run)
+                services: services, bot: identity, trigger: .occurrence(occurrence, nextDueAt: next), lane: .job(occurrence.job.id),
+                trace: trace, run: run)
             await call(work, context, run) { try await bot.onScheduledJob(job, context: context) }
 
         case .event(let event, let trace):
@@ -50,7 +55,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
     private func runEvent(_ event: BotEvent, work: HandlerWork, identity: BotIdentity, trace: String, run: HandlerRun) async {
         let bot = services.bot
         func context(_ key: String?) -> RuntimeBotContext {
-            RuntimeBotContext(services: services, bot: identity, trigger: .event(key: key), trace: trace, run: run)
+            RuntimeBotContext(services: services, bot: identity, trigger: .event(key: key), lane: .events, trace: trace, run: run)
         }
         switch event {
         case .start:
@@ -119,7 +124,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         services.metrics.recordHandler(seconds: services.clock.now.timeIntervalSince(started))
         guard run.complete() else { return }
         if let failure { report(failure, of: work) }
-        await context.finish(discarding: failure != nil)
+        context.finish(discarding: failure != nil)
     }
 
     private func report(_ error: any Error, of work: HandlerWork) {
@@ -140,7 +145,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         services.metrics.recordHandler(seconds: services.clock.now.timeIntervalSince(started))
         guard run.complete() else { return }
         if let failure { report(failure, of: work) }
-        await context.finish(discarding: failure != nil)
+        context.finish(discarding: failure != nil)
         let resolved = services.configuration.friendRequests.resolve(decision, for: request)
         let fields = ["from": request.fromUser.username, "request": request.id.rawValue, "decision": "\(resolved)"]
         do {
@@ -183,17 +188,21 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         }
     }
 
-    func recover(_ work: HandlerWork, timedOutAfter timeout: Duration) async {
+    func recover(_ work: HandlerWork, _ run: HandlerRun, timedOutAfter timeout: Duration) async {
+        if let context = run.contextID { services.typing.hideAll(of: context) }
         log.error("\(work.name) did not return within \(timeout): cancelled, its changes are discarded and the bot goes on", trace: work.trace)
         services.metrics.setLastError("\(work.name) timed out after \(timeout)")
         guard let identity = services.botIdentity else { return }
         switch work {
         case .message(let message):
-            await services.commit(UnitOfWork(handling: message, bot: identity.userId, traceID: work.trace), trace: work.trace)
+            services.commits.submit(
+                UnitOfWork(handling: message, bot: identity.userId, traceID: work.trace), in: .conversation(message.conversationId),
+                trace: work.trace)
         case .job(let occurrence):
             let next = nextDueDate(after: occurrence, trace: work.trace)
-            await services.commit(
-                UnitOfWork(running: occurrence, nextDueAt: next, bot: identity.userId, traceID: work.trace), trace: work.trace)
+            services.commits.submit(
+                UnitOfWork(running: occurrence, nextDueAt: next, bot: identity.userId, traceID: work.trace), in: .job(occurrence.job.id),
+                trace: work.trace)
         case .messageUpdated, .event:
             break
         }

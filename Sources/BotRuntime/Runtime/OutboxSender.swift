@@ -86,23 +86,24 @@ final class OutboxSender: Sendable {
     private let clock: any ChatterClock
     private let log: SessionLog
     private let metrics: SessionMetrics
-    private let onReleased: @Sendable ([Message]) -> Void
+    private let onRecorded: @Sendable ([MessageAck], [Message]) -> Void
     private let state: Mutex<State>
     private let work: WakeSignal
     private let settled: WakeSignal
 
     /// - Parameters:
     ///   - pacing: the pacer's configuration; nil paces nothing but still obeys rate limits.
-    ///   - onReleased: receives parked messages that an acknowledged seq made deliverable.
+    ///   - onRecorded: receives the acks recorded (the bot's own seqs the cursors passed over) and the parked
+    ///     messages they made deliverable.
     init(
         store: BotStore, clock: any ChatterClock, pacing: SendPacer.Configuration?, log: SessionLog, metrics: SessionMetrics,
-        onReleased: @escaping @Sendable ([Message]) -> Void
+        onRecorded: @escaping @Sendable ([MessageAck], [Message]) -> Void
     ) {
         self.store = store
         self.clock = clock
         self.log = log
         self.metrics = metrics
-        self.onReleased = onReleased
+        self.onRecorded = onRecorded
         let configuration = pacing ?? SendPacer.Configuration(sendsPerSecond: 1e12, burst: 1 << 40)
         self.state = Mutex(State(pacer: SendPacer(configuration: configuration)))
         self.work = WakeSignal(clock: clock)
@@ -206,7 +207,7 @@ final class OutboxSender: Sendable {
                 await work.wait(until: deadline)
             case .send(let entry, let link):
                 do {
-                    try await link.connection.send(.sendMessage(entry.message), id: "o-\(entry.sequence)")
+                    try await link.connection.sendMessage(encodedData: OutboxPayload.json(entry.message), id: "o-\(entry.sequence)")
                     log.trace("sent message.send", trace: entry.traceID, [
                         "clientMessageId": entry.id.rawValue, "conversation": entry.message.conversationId.rawValue,
                     ])
@@ -275,29 +276,34 @@ final class OutboxSender: Sendable {
             }
             guard !batch.isEmpty else { return }
             var released: [Message] = []
-            var acknowledged = 0
+            var recorded = false
             do {
                 let report = try await store.markAcked(batch)
                 released = report.released
-                acknowledged = report.outcomes.count { $0 == .acknowledged }
+                recorded = true
             } catch {
                 // Not recorded: the entries stay pending in the store and are sent again after the next
                 // (re)connect; the service answers with the same acks.
                 log.error("could not record \(batch.count) acks: \(error)")
             }
-            metrics.countOut(acknowledged)
+            if log.accepts(.trace) {
+                for ack in batch { log.trace("ack recorded", ["clientMessageId": ack.clientMessageId.rawValue]) }
+            }
             let (promises, isEmpty) = state.withLock { state -> ([(AckPromise, MessageAck)], Bool) in
                 var promises: [(AckPromise, MessageAck)] = []
+                var settled = 0
                 for ack in batch {
-                    state.known.remove(ack.clientMessageId)
+                    // Each entry counts once, however many acks the service sends for it.
+                    if state.known.remove(ack.clientMessageId) != nil { settled += 1 }
                     state.failures[ack.clientMessageId] = nil
                     for promise in state.takeWaiters(ack.clientMessageId) { promises.append((promise, ack)) }
                 }
+                metrics.countOut(settled)
                 return (promises, state.known.isEmpty)
             }
             for (promise, ack) in promises { promise.settle(.success(ack)) }
             if isEmpty { settled.wake() }
-            if !released.isEmpty { onReleased(released) }
+            if recorded { onRecorded(batch, released) }
         }
     }
 

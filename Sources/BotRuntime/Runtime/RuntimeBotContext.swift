@@ -27,6 +27,8 @@ final class RuntimeBotContext: BotContext {
         /// The trigger (message handled, occurrence completed) is committed; later work goes in direct units.
         var isTriggerCommitted = false
         var sendIndex = 0
+        /// Send indices of replies made outside a derivation key (events without one): keyed by the message.
+        var replyIndices: [String: Int] = [:]
         var jobIndex = 0
         /// The handler returned: every change commits at once.
         var isFinished = false
@@ -38,18 +40,18 @@ final class RuntimeBotContext: BotContext {
     let logger: BotLogger
     private let services: SessionServices
     private let trigger: Trigger
+    private let lane: HandlerLane
     private let run: HandlerRun?
     private let trace: String
     /// The derivation key of sends and jobs; nil for random ids.
     private let derivationKey: String?
     private let state: Mutex<State>
-    /// Serializes commits of this context, so that partial commits keep their order.
-    private let commitLock = AsyncLock()
 
-    init(services: SessionServices, bot: BotIdentity, trigger: Trigger, trace: String, run: HandlerRun?) {
+    init(services: SessionServices, bot: BotIdentity, trigger: Trigger, lane: HandlerLane, trace: String, run: HandlerRun?) {
         self.services = services
         self.bot = bot
         self.trigger = trigger
+        self.lane = lane
         self.trace = trace
         self.run = run
         self.logger = services.log.botLogger(trace: trace)
@@ -66,30 +68,34 @@ final class RuntimeBotContext: BotContext {
             derivationKey = key
         }
         self.state = Mutex(State(unit: unit))
+        run?.contextID = ObjectIdentifier(self)
     }
 
     var now: Date { services.clock.now }
 
     // MARK: - The handler's end
 
-    /// Commits the handler's work (or, when `discarding`, only the trigger: the message counts as handled, the
-    /// occurrence as done). Called once, when the handler returned; afterwards changes commit at once.
-    func finish(discarding: Bool) async {
+    /// Queues the handler's work for commit in its lane (or, when `discarding`, only the trigger: the message
+    /// counts as handled, the occurrence as done). Called once, when the handler returned; afterwards changes
+    /// commit at once. The lane's next handler does not wait for the commit.
+    func finish(discarding: Bool) {
         services.typing.hideAll(of: ObjectIdentifier(self))
-        await commitLock.withLock {
-            let (unit, dropped) = state.withLock { state -> (UnitOfWork?, [ClientMessageID]) in
-                state.isFinished = true
-                guard discarding else { return (takeUnit(&state), []) }
-                let dropped = Array(state.uncommittedSends)
-                state.unit = UnitOfWork(bot: bot.userId, traceID: trace)
-                state.uncommittedSends = []
-                guard !state.isTriggerCommitted else { return (nil, dropped) }
-                state.isTriggerCommitted = true
-                return (freshTriggerUnit(), dropped)
+        let dropped = state.withLock { state -> [ClientMessageID] in
+            state.isFinished = true
+            guard discarding else {
+                submit(&state)
+                return []
             }
-            if !dropped.isEmpty { services.outbox.failWaiters(of: dropped, with: CancellationError()) }
-            if let unit { await services.commit(unit, trace: trace) }
+            let dropped = Array(state.uncommittedSends)
+            state.unit = UnitOfWork(bot: bot.userId, traceID: trace)
+            state.uncommittedSends = []
+            if !state.isTriggerCommitted {
+                state.isTriggerCommitted = true
+                services.commits.submit(freshTriggerUnit(), in: lane, trace: trace)
+            }
+            return dropped
         }
+        if !dropped.isEmpty { services.outbox.failWaiters(of: dropped, with: CancellationError()) }
     }
 
     /// A unit that only marks the trigger done.
@@ -101,8 +107,10 @@ final class RuntimeBotContext: BotContext {
         }
     }
 
-    /// Takes the unit to commit now (nil when there is nothing to commit), leaving a direct unit for what follows.
-    private func takeUnit(_ state: inout State) -> UnitOfWork? {
+    /// Queues the unit for commit (when there is something to commit) and starts a direct unit for what follows.
+    /// Returns the ticket. Runs under the state lock, so the lane receives this context's units in order.
+    @discardableResult
+    private func submit(_ state: inout State) -> UInt64? {
         let unit = state.unit
         let mustCommitTrigger: Bool
         switch trigger {
@@ -113,20 +121,20 @@ final class RuntimeBotContext: BotContext {
         state.isTriggerCommitted = true
         state.uncommittedSends = []
         guard mustCommitTrigger || !unit.hasNoEffects else { return nil }
-        return unit
+        return services.commits.submit(unit, in: lane, trace: trace)
     }
 
-    /// Commits what the handler did so far.
+    /// Commits what the handler did so far and waits until it is stored.
     private func commitPending() async {
-        await commitLock.withLock {
-            guard let unit = state.withLock({ takeUnit(&$0) }) else { return }
-            await services.commit(unit, trace: trace)
-        }
+        guard let ticket = state.withLock({ submit(&$0) }) else { return }
+        await services.commits.waitUntilCommitted(ticket, in: lane)
     }
 
     /// After the handler returned, changes commit at once.
-    private func commitIfFinished() async {
-        if state.withLock({ $0.isFinished }) { await commitPending() }
+    private func commitIfFinished() {
+        state.withLock { state in
+            if state.isFinished { submit(&state) }
+        }
     }
 
     /// Throws when the dispatcher abandoned this handler (it timed out): its changes would be discarded anyway.
@@ -137,23 +145,41 @@ final class RuntimeBotContext: BotContext {
     // MARK: - Sending
 
     func send(_ content: MessageContent, to conversationId: Conversation.ID) async throws -> OutgoingMessage {
+        try await send(content, to: conversationId, replyingTo: nil)
+    }
+
+    func reply(to message: IncomingMessage, with content: MessageContent) async throws -> OutgoingMessage {
+        try await send(content, to: message.conversationId, replyingTo: message.id)
+    }
+
+    /// Queues a send. Its clientMessageId derives from the handler's trigger; without one, a reply derives from
+    /// the message it answers, any other send is random.
+    private func send(
+        _ content: MessageContent, to conversationId: Conversation.ID, replyingTo message: Message.ID?
+    ) async throws -> OutgoingMessage {
         try checkUsable()
-        let id = try state.withLock { state throws -> ClientMessageID in
-            let id = derivationKey.map { ClientMessageID.derived(bot: bot.userId, trigger: $0, index: state.sendIndex) } ?? .random()
-            try state.unit.send(MessageSend(conversationId: conversationId, clientMessageId: id, content: content), traceID: trace)
-            state.sendIndex += 1
+        let id = state.withLock { state -> ClientMessageID in
+            let id: ClientMessageID
+            if let derivationKey {
+                id = .derived(bot: bot.userId, trigger: derivationKey, index: state.sendIndex)
+                state.sendIndex += 1
+            } else if let message {
+                let key = ClientMessageID.messageTrigger(message)
+                let index = state.replyIndices[key, default: 0]
+                state.replyIndices[key] = index + 1
+                id = .derived(bot: bot.userId, trigger: key, index: index)
+            } else {
+                id = .random()
+            }
+            state.unit.send(MessageSend(conversationId: conversationId, clientMessageId: id, content: content), traceID: trace)
             state.uncommittedSends.insert(id)
             return id
         }
         if services.typing.isShown(in: conversationId) { services.typing.hide(in: conversationId) }
-        await commitIfFinished()
+        commitIfFinished()
         return OutgoingMessage(clientMessageId: id, conversationId: conversationId, content: content) { [self] in
             try await acknowledgement(of: id)
         }
-    }
-
-    func reply(to message: IncomingMessage, with content: MessageContent) async throws -> OutgoingMessage {
-        try await send(content, to: message.conversationId)
     }
 
     private func acknowledgement(of id: ClientMessageID) async throws -> MessageAck {
@@ -177,8 +203,9 @@ final class RuntimeBotContext: BotContext {
 
     func stateData(for key: String, in scope: StateScope) async throws -> Data? {
         try checkUsable()
-        let unit = state.withLock { $0.unit }
-        return try await services.store.stateData(forKey: key, in: scope, overlaying: unit)
+        if let own = state.withLock({ $0.unit.pendingValue(forKey: key, in: scope) }) { return own }
+        if let queued = services.commits.pendingState(forKey: key, in: scope, lane: lane) { return queued }
+        return try await services.store.stateData(forKey: key, in: scope)
     }
 
     func setStateData(_ data: Data?, for key: String, in scope: StateScope) async throws {
@@ -189,7 +216,7 @@ final class RuntimeBotContext: BotContext {
         try state.withLock { state throws(BotStoreError) in
             try state.unit.setStateData(data, forKey: key, in: scope)
         }
-        await commitIfFinished()
+        commitIfFinished()
     }
 
     // MARK: - Schedules
@@ -205,18 +232,19 @@ final class RuntimeBotContext: BotContext {
             state.jobIndex += 1
             return job
         }
-        await commitIfFinished()
+        commitIfFinished()
         return job
     }
 
     func cancelJob(_ id: ScheduledJob.ID) async throws {
         try checkUsable()
         state.withLock { $0.unit.cancelJob(id) }
-        await commitIfFinished()
+        commitIfFinished()
     }
 
     func scheduledJobs() async throws -> [ScheduledJob] {
         try checkUsable()
+        await services.commits.waitUntilDrained(lane)
         let unit = state.withLock { $0.unit }
         return try await services.store.jobs(overlaying: unit).map { try $0.scheduledJob() }
     }

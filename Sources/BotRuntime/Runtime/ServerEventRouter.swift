@@ -40,8 +40,10 @@ struct ServerEventRouter: Sendable {
         case .presence(let presence):
             services.presence.update(presence)
             services.dispatcher.enqueue(.event(.presenceChanged(presence), trace: TraceID.make()), in: .events)
-        case .conversationCreated(let conversation), .conversationUpdated(let conversation):
-            admission.submit(.conversations([conversation], isLive: true, trace: "conversation-\(conversation.id.rawValue)"))
+        case .conversationCreated(let conversation):
+            admission.submit(.conversations([conversation], .created, trace: "conversation-\(conversation.id.rawValue)"))
+        case .conversationUpdated(let conversation):
+            admission.submit(.conversations([conversation], .updated, trace: "conversation-\(conversation.id.rawValue)"))
         case .conversationRemoved(let id):
             admission.submit(.removed(id, trace: "conversation-\(id.rawValue)"))
         case .friendRequestReceived(let request):

@@ -29,6 +29,8 @@ final class SessionServices: Sendable {
     let scheduler: JobScheduler
     let presence: PresenceDirectory
     let friends: FriendDirectory
+    let commits: LaneCommitter
+    let maintenance: StoreMaintenance
     private let identityState: IdentityState
     private let ignoredRequests = Mutex<Set<FriendRequest.ID>>([])
     private let onFatal: @Sendable (BotStopReason) -> Void
@@ -65,16 +67,32 @@ final class SessionServices: Sendable {
         let dispatcher = HandlerDispatcher(
             maxConcurrent: environment.maxConcurrentHandlers, timeout: environment.handlerTimeout, clock: clock)
         self.dispatcher = dispatcher
-        self.outbox = OutboxSender(
+        let outbox = OutboxSender(
             store: store, clock: clock, pacing: environment.sendPacing, log: log, metrics: metrics
-        ) { released in
+        ) { acks, released in
+            var own: [Conversation.ID: [Int]] = [:]
+            for ack in acks { own[ack.conversationId, default: []].append(ack.seq) }
+            for (conversation, seqs) in own { dispatcher.noteOwn(seqs, in: conversation) }
             SessionServices.dispatch(released, to: dispatcher)
         }
-        self.receipts = ReceiptSender(policy: environment.receipts, log: log)
+        let receipts = ReceiptSender(policy: environment.receipts, log: log)
+        self.receipts = receipts
         self.typing = TypingIndicators(clock: clock)
-        self.scheduler = JobScheduler(store: store, clock: clock, log: log, dispatcher: dispatcher)
+        let scheduler = JobScheduler(store: store, clock: clock, log: log, dispatcher: dispatcher)
+        self.scheduler = scheduler
         self.presence = PresenceDirectory()
         self.friends = FriendDirectory(store: store, log: log)
+        self.maintenance = StoreMaintenance(store: store, clock: clock, log: log)
+        self.outbox = outbox
+        self.commits = LaneCommitter(
+            store: store, clock: clock, log: log, metrics: metrics,
+            route: { receipt, unit in
+                Self.route(receipt, of: unit, dispatcher: dispatcher, outbox: outbox, receipts: receipts, scheduler: scheduler)
+            },
+            onFatal: { reason, sends, error in
+                outbox.failWaiters(of: sends, with: error)
+                onFatal(reason)
+            })
     }
 
     // MARK: - Identity
@@ -107,50 +125,18 @@ final class SessionServices: Sendable {
 
     // MARK: - Committing
 
-    /// Commits `unit` (retrying a failing database a few times) and routes what it stored: outbox entries to the
-    /// sender, released messages to their lanes, the read receipt, the schedule. Returns the receipt, or nil when
-    /// the unit was refused or could not be stored (logged; on a lasting storage failure the bot stops).
-    @discardableResult
-    func commit(_ unit: UnitOfWork, trace: String) async -> CommitReceipt? {
-        var attempt = 0
-        while true {
-            do {
-                let receipt = try await store.commit(unit)
-                route(receipt, of: unit)
-                return receipt
-            } catch {
-                switch error {
-                case .alreadyHandled:
-                    log.debug("already handled; this run's work is dropped", trace: trace)
-                    return nil
-                case .occurrenceNotClaimed, .outOfOrder, .unknownConversation:
-                    log.error("the store refused the handler's work: \(error)", trace: trace)
-                    metrics.setLastError(error.description)
-                    return nil
-                case .storage, .unencodableValue, .undecodableValue, .corruptRecord:
-                    attempt += 1
-                    guard attempt < 3 else {
-                        log.error("could not store the handler's work: \(error); stopping the bot", trace: trace)
-                        metrics.setLastError(error.description)
-                        outbox.failWaiters(of: unit.messages.map(\.clientMessageId), with: error)
-                        onFatal(.storageFailed(error.description))
-                        return nil
-                    }
-                    log.warning("could not store the handler's work (attempt \(attempt)): \(error)", trace: trace)
-                    try? await clock.sleep(for: .milliseconds(200 * attempt))
-                }
-            }
-        }
-    }
-
-    /// Carries out what a commit stored.
-    func route(_ receipt: CommitReceipt, of unit: UnitOfWork) {
+    /// Carries out what a commit stored: outbox entries to the sender, the read receipt, released messages to
+    /// their lanes, the schedule.
+    static func route(
+        _ receipt: CommitReceipt, of unit: UnitOfWork, dispatcher: HandlerDispatcher, outbox: OutboxSender,
+        receipts: ReceiptSender, scheduler: JobScheduler
+    ) {
         outbox.enqueue(receipt.entriesToSend)
         if let contiguous = receipt.contiguousSeq, case .message(let message) = unit.trigger {
             dispatcher.noteContiguous(contiguous, in: message.conversationId)
             receipts.read(contiguous, in: message.conversationId)
         }
-        Self.dispatch(receipt.released, to: dispatcher)
+        dispatch(receipt.released, to: dispatcher)
         if receipt.job != nil || !unit.jobChanges.isEmpty {
             scheduler.wake()
         }

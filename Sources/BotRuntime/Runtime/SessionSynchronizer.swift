@@ -15,18 +15,11 @@ struct SessionSynchronizer: Sendable {
         let log = services.log
         try await refreshConversations(trace: trace)
 
+        try await refreshFriends(trace: trace)
+
         let requests = try await services.rest.friendRequests()
         for request in requests.incoming where !services.isIgnored(request.id) {
             services.dispatcher.enqueue(.event(.friendRequest(request), trace: "friend-request-\(request.id.rawValue)"), in: .events)
-        }
-
-        let friends = try await services.rest.friends()
-        let (added, removed) = await services.friends.reconcile(with: friends)
-        for friend in added {
-            services.dispatcher.enqueue(.event(.friendAdded(friend, isRecorded: true), trace: trace), in: .events)
-        }
-        for userId in removed {
-            services.dispatcher.enqueue(.event(.friendRemoved(userId, isRecorded: true), trace: trace), in: .events)
         }
 
         if isFirst {
@@ -56,6 +49,25 @@ struct SessionSynchronizer: Sendable {
             }
         }
         log.debug("synchronized \(positions.count) conversations, \(fetched) messages", trace: trace)
+        services.maintenance.runIfDue()
+    }
+
+    /// `GET /friends`, compared with the friends the bot knew: friendships that began or ended meanwhile reach
+    /// their handlers. Fetched again when a live friend event changed the list while the request ran.
+    private func refreshFriends(trace: String) async throws {
+        for _ in 0..<5 {
+            let version = services.friends.version
+            let friends = try await services.rest.friends()
+            guard let (added, removed) = await services.friends.reconcile(with: friends, fetchedAt: version) else { continue }
+            for friend in added {
+                services.dispatcher.enqueue(.event(.friendAdded(friend, isRecorded: true), trace: trace), in: .events)
+            }
+            for userId in removed {
+                services.dispatcher.enqueue(.event(.friendRemoved(userId, isRecorded: true), trace: trace), in: .events)
+            }
+            return
+        }
+        services.log.notice("the friends list kept changing during the refresh; live events keep it current", trace: trace)
     }
 
     /// `GET /conversations?updatedSince=`, page after page (at most 100 each), from the last refresh on.
@@ -64,7 +76,7 @@ struct SessionSynchronizer: Sendable {
         while true {
             let page = try await services.rest.conversations(updatedSince: since)
             guard let newest = page.map(\.updatedAt).max(), since.map({ newest > $0 }) ?? true else { break }
-            admission.submit(.conversations(page, isLive: false, trace: trace))
+            admission.submit(.conversations(page, .refreshed, trace: trace))
             since = newest
         }
         // The sync below asks for the conversations just recorded.

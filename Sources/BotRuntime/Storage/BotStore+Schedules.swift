@@ -62,7 +62,8 @@ extension BotStore {
     /// When the earliest scheduled job is due (possibly in the past), or nil when none is: the scheduler sleeps until then.
     public func nextDueDate() async throws(BotStoreError) -> Date? {
         try await read("find the next due job") { db in
-            try db.fetchOne(Date.self, sql: ScheduleSQL.selectNextDue)
+            // `min()` over no rows is one row holding NULL.
+            try db.fetchOne(Date?.self, sql: ScheduleSQL.selectNextDue) ?? nil
         }
     }
 

@@ -113,6 +113,26 @@ public final class ChatterRealtimeConnection: Sendable {
         }
     }
 
+    /// Sends a `message.send` frame whose `data` object the caller already holds as JSON text (an outbox stores
+    /// each payload once, encoded; re-encoding it for every send and resend would cost more than the rest of the
+    /// send), with the caller's `id`. The reply arrives in `events` as for `send(_:id:)`. `encodedData` must be a
+    /// `MessageSend` JSON object; the server answers anything else with `VALIDATION_FAILED`.
+    /// - Throws: `.closed` once the connection is closing or closed.
+    public func sendMessage(encodedData: String, id: String) async throws(RealtimeError) {
+        var text = "{\"id\":"
+        if id.utf8.allSatisfy({ $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") && $0 >= 0x20 }) {
+            text += "\"" + id + "\""
+        } else {
+            text += String(decoding: (try? WireCoding.encoder.encode(id)) ?? Data("\"\"".utf8), as: UTF8.self)
+        }
+        text += ",\"type\":\"message.send\",\"data\":" + encodedData + "}"
+        do throws(WebSocketError) {
+            try await session.webSocket.send(.text(text))
+        } catch {
+            throw await closedError(error)
+        }
+    }
+
     /// Sends `request` with a fresh `id` and returns the event of the frame whose `replyTo` carries that id
     /// (`message.ack`, `sync.response`, `pong`), within `timeout` (default: `RealtimeConnectionOptions.requestTimeout`).
     ///

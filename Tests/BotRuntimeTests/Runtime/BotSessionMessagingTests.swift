@@ -2,6 +2,7 @@ import BotRuntime
 import ChatterBots
 import ChatterSandbox
 import Foundation
+import Synchronization
 import Testing
 
 /// A bot's messages end to end: handled once, in order, replied to exactly once, with receipts.
@@ -23,7 +24,287 @@ import Testing
             #expect(status.messagesIn == 1)
             try await harness.eventually("the ack is recorded") { await bot.status.messagesOut == 1 }
             #expect(await bot.status.outboxDepth == 0)
+            #expect(probe.readies == 1)
+            #expect(probe.starts == 1)
+            #expect(probe.conversationsCreated == [conversation.id])
             #expect(await bot.stop() == .shutdown)
         }
     }
+
+    @Test func handlersSeeMessagesInSeqOrderDespiteDuplicatesAndReordering() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe))
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.inject(.duplicateMessageNew(copies: 2))
+            try await harness.inject(.reorderMessageNew)
+            let texts = (1...6).map { "m\($0)" }
+            for text in texts { try await harness.say(text, as: harness.ana, in: conversation) }
+
+            try await harness.eventually("six replies") {
+                try await harness.texts(in: conversation, from: harness.botty).count == 6
+            }
+            try await harness.settle()
+            #expect(probe.texts == texts)
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == texts.map { "echo: \($0)" })
+            await bot.stop()
+        }
+    }
+
+    @Test func sendsArePacedOnTheClock() async throws {
+        try await RuntimeHarness.run { harness in
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe())) { environment in
+                environment.sendPacing = SendPacer.Configuration(sendsPerSecond: 2, burst: 2)
+            }
+            let conversation = try await harness.direct(harness.ana)
+            for text in ["a", "b", "c", "d"] { try await harness.say(text, as: harness.ana, in: conversation) }
+            try await harness.eventually("the burst goes out") {
+                try await harness.texts(in: conversation, from: harness.botty).count == 2
+            }
+            try await harness.settle()
+            #expect(try await harness.texts(in: conversation, from: harness.botty).count == 2)
+            await harness.clock.advance(by: .milliseconds(500))
+            try await harness.eventually("one more after half a second") {
+                try await harness.texts(in: conversation, from: harness.botty).count == 3
+            }
+            await harness.clock.advance(by: .milliseconds(500))
+            try await harness.eventually("and the last") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["echo: a", "echo: b", "echo: c", "echo: d"]
+            }
+            await bot.stop()
+        }
+    }
+
+    @Test func theBotsOwnMessagesAreNotHandled() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe))
+            let conversation = try await harness.direct(harness.ana)
+            // The bot account's other device (the seed's) writes; the bot's own device receives it as message.new.
+            try await harness.say("from my other device", as: harness.botty, in: conversation)
+            let hello = try await harness.say("hello", as: harness.ana, in: conversation)
+            try await harness.eventually("the reply") {
+                try await harness.texts(in: conversation, from: harness.botty).contains("echo: hello")
+            }
+            try await harness.settle()
+            #expect(probe.messages.map(\.id) == [hello.id])
+            await bot.stop()
+        }
+    }
+
+    @Test func readReceiptsFollowTheHandler() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe))
+            let conversation = try await harness.direct(harness.ana)
+            let hello = try await harness.say("hello", as: harness.ana, in: conversation)
+            try await harness.eventually("the bot's read watermark reaches the message") {
+                let members = try await harness.sandbox.service.conversation(harness.ana.caller, conversation.id).members
+                let watermark = members.first { $0.userId == harness.botty.user.id }
+                return (watermark?.lastReadSeq ?? 0) >= hello.seq && (watermark?.lastDeliveredSeq ?? 0) >= hello.seq
+            }
+            await bot.stop()
+        }
+    }
+
+    @Test func aThrowingHandlerIsLoggedItsWorkDiscardedAndTheBotGoesOn() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            var script = ScriptedBot(probe: probe)
+            script.onMessageScript = { message, context in
+                if message.text == "boom" {
+                    try await context.reply(to: message, "this reply is discarded")
+                    try await context.setState(true, for: StateKey<Bool>("exploded"))
+                    throw ScriptError.boom
+                }
+                let exploded = try await context.state(StateKey<Bool>("exploded")) ?? false
+                try await context.reply(to: message, "echo: \(message.text), exploded: \(exploded)")
+            }
+            let bot = try await harness.start(script)
+            let conversation = try await harness.direct(harness.ana)
+            let boom = try await harness.say("boom", as: harness.ana, in: conversation)
+            try await harness.say("after", as: harness.ana, in: conversation)
+            try await harness.eventually("the next message is answered") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["echo: after, exploded: false"]
+            }
+            #expect(probe.texts == ["boom", "after"])
+            #expect(harness.logs.records(trace: boom.id.rawValue).contains { $0.level == .error && $0.message.contains("onMessage threw") })
+            #expect(await bot.status.lastError?.contains("onMessage threw") == true)
+            await bot.stop()
+        }
+    }
+
+    @Test func aHungHandlerIsAbandonedAfterItsTimeoutWithoutDelayingOthers() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            var script = ScriptedBot(probe: probe)
+            script.onMessageScript = { message, context in
+                if message.text == "hang" {
+                    // Ignores cancellation: only abandoning it frees the conversation.
+                    await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
+                }
+                try await context.reply(to: message, "echo: \(message.text)")
+            }
+            let bot = try await harness.start(script) { $0.handlerTimeout = .seconds(5) }
+            let anas = try await harness.direct(harness.ana)
+            let bens = try await harness.direct(harness.ben)
+            try await harness.say("hang", as: harness.ana, in: anas)
+            try await harness.say("next", as: harness.ana, in: anas)
+            try await harness.eventually("the hanging handler runs") { probe.texts.contains("hang") }
+            try await harness.say("hi", as: harness.ben, in: bens)
+            try await harness.eventually("another conversation is answered meanwhile") {
+                try await harness.texts(in: bens, from: harness.botty) == ["echo: hi"]
+            }
+            #expect(try await harness.texts(in: anas, from: harness.botty).isEmpty)
+
+            await harness.clock.advance(by: .seconds(5))
+            try await harness.eventually("the conversation goes on after the timeout") {
+                try await harness.texts(in: anas, from: harness.botty) == ["echo: next"]
+            }
+            #expect(harness.logs.contains(.error, "did not return within"))
+            #expect(await bot.status.state == .live)
+            await bot.stop()
+        }
+    }
+
+    @Test func aPermanentErrorFailsTheSendAndReachesTheCaller() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            let bens = try await harness.direct(harness.ben)
+            var script = ScriptedBot(probe: probe)
+            script.onMessageScript = { message, context in
+                let sent = try await context.send("hello ben", to: bens.id)
+                do {
+                    _ = try await sent.acknowledged()
+                    try await context.reply(to: message, "sent")
+                } catch let error as ChatterAPIError {
+                    try await context.reply(to: message, "failed: \(error.code)")
+                }
+            }
+            let bot = try await harness.start(script)
+            try await harness.rest(harness.ben).removeFriend(harness.botty.user.id)
+            let anas = try await harness.direct(harness.ana)
+            try await harness.say("tell ben", as: harness.ana, in: anas)
+            try await harness.eventually("the failure reaches the handler") {
+                try await harness.texts(in: anas, from: harness.botty) == ["failed: NOT_FRIENDS"]
+            }
+            #expect(try await harness.texts(in: bens, from: harness.botty).isEmpty)
+            try await harness.eventually("nothing is left to send") { await bot.status.outboxDepth == 0 }
+            await bot.stop()
+        }
+    }
+
+    @Test func everyLogLineOfAMessageCarriesItsTraceID() async throws {
+        try await RuntimeHarness.run { harness in
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe()))
+            let conversation = try await harness.direct(harness.ana)
+            let hello = try await harness.say("hello", as: harness.ana, in: conversation)
+            try await harness.eventually("the reply is acked") { await bot.status.messagesOut == 1 }
+            let lines = harness.logs.records(trace: hello.id.rawValue).map(\.message)
+            #expect(lines.contains { $0.hasPrefix("message.new") })
+            #expect(lines.contains { $0.hasPrefix("admitted") })
+            #expect(lines.contains { $0.hasPrefix("onMessage") })
+            #expect(lines.contains { $0.hasPrefix("sent message.send") })
+            #expect(harness.logs.all.allSatisfy { $0.bot == "botty" })
+            await bot.stop()
+        }
+    }
+}
+
+enum ScriptError: Error {
+    case boom
+}
+
+/// Conversations, edits, typing and backlogs.
+@Suite struct BotSessionConversationTests {
+    @Test func aConversationOverItsBacklogLeavesMessagesOnTheServerAndFetchesThemLater() async throws {
+        try await RuntimeHarness.run { harness in
+            let gate = Gate()
+            var script = ScriptedBot(probe: BotProbe())
+            script.onMessageScript = { message, context in
+                if message.text == "m1" { await gate.wait() }
+                try await context.reply(to: message, "echo: \(message.text)")
+            }
+            let bot = try await harness.start(script) { environment in
+                environment.conversationBacklogLimit = 3
+                environment.messagePageSize = 2
+            }
+            let conversation = try await harness.direct(harness.ana)
+            let texts = (1...8).map { "m\($0)" }
+            for text in texts { try await harness.say(text, as: harness.ana, in: conversation) }
+            try await harness.eventually("the backlog is shed") { harness.logs.contains(.warning, "backlog over 3") }
+            gate.open()
+            try await harness.eventually("every message is answered") {
+                try await harness.texts(in: conversation, from: harness.botty).count == 8
+            }
+            try await harness.settle()
+            #expect(script.probe.texts == texts)
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == texts.map { "echo: \($0)" })
+            await bot.stop()
+        }
+    }
+
+    @Test func removalFromAGroupAndEditsReachTheirHandlers() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe))
+            let ana = harness.rest(harness.ana)
+            let group = try await ana.createGroup(title: "tea", memberIds: [harness.botty.user.id])
+            let question = try await harness.say("milk?", as: harness.ana, in: group)
+            try await harness.eventually("answered") { try await harness.texts(in: group, from: harness.botty) == ["echo: milk?"] }
+            _ = try await ana.editMessage(question.id, in: group.id, body: "milk or lemon?")
+            try await harness.eventually("the edit reaches onMessageUpdated") { probe.updates.map(\.body) == ["milk or lemon?"] }
+            try await ana.removeMember(harness.botty.user.id, from: group.id)
+            try await harness.eventually("the removal reaches its handler") { probe.conversationsRemoved == [group.id] }
+            #expect(probe.conversationsCreated.contains(group.id))
+            #expect(probe.texts == ["milk?"])
+            await bot.stop()
+        }
+    }
+
+    @Test func typingIsShownWhileTheHandlerWorksAndHiddenWhenItReplies() async throws {
+        try await RuntimeHarness.run { harness in
+            let gate = Gate()
+            var script = ScriptedBot(probe: BotProbe())
+            script.onMessageScript = { message, context in
+                try await context.setTyping(true, in: message.conversationId)
+                await gate.wait()
+                try await context.reply(to: message, "there you go")
+            }
+            let bot = try await harness.start(script)
+            let conversation = try await harness.direct(harness.ana)
+            let watcher = try await ChatterRealtimeConnection.connect(
+                configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken,
+                options: RealtimeConnectionOptions(clock: harness.clock))
+            let typing = TypingLog()
+            let reader = Task {
+                for await event in watcher.events {
+                    if case .frame(let frame) = event, case .typing(let indicator) = frame.event, indicator.userId == harness.botty.user.id {
+                        typing.append(indicator.isTyping)
+                    }
+                }
+            }
+            try await harness.say("a long answer please", as: harness.ana, in: conversation)
+            try await harness.eventually("typing is shown") { typing.values == [true] }
+            // The service ends typing 5 s after the last typing.start: the bot repeats it every 3 s.
+            for _ in 0..<3 {
+                await harness.clock.advance(by: .seconds(3))
+                try await harness.settle()
+            }
+            #expect(typing.values == [true])
+            gate.open()
+            try await harness.eventually("typing is hidden") { typing.values.last == false }
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["there you go"])
+            await watcher.close()
+            reader.cancel()
+            await bot.stop()
+        }
+    }
+}
+
+/// The typing changes a test client saw.
+final class TypingLog: Sendable {
+    private let changes = Mutex<[Bool]>([])
+    var values: [Bool] { changes.withLock { $0 } }
+    func append(_ value: Bool) { changes.withLock { $0.append(value) } }
 }

@@ -16,6 +16,8 @@ final class BotProbe: Sendable {
         var acks: [MessageAck] = []
         var failures: [String] = []
         var conversationsCreated: [Conversation.ID] = []
+        var conversationsRemoved: [Conversation.ID] = []
+        var updates: [Message] = []
         var presenceSnapshots = 0
     }
 
@@ -32,6 +34,8 @@ final class BotProbe: Sendable {
     var acks: [MessageAck] { records.withLock { $0.acks } }
     var failures: [String] { records.withLock { $0.failures } }
     var conversationsCreated: [Conversation.ID] { records.withLock { $0.conversationsCreated } }
+    var conversationsRemoved: [Conversation.ID] { records.withLock { $0.conversationsRemoved } }
+    var updates: [Message] { records.withLock { $0.updates } }
     var presenceSnapshots: Int { records.withLock { $0.presenceSnapshots } }
 
     func record(_ message: Message) { records.withLock { $0.messages.append(message) } }
@@ -44,6 +48,8 @@ final class BotProbe: Sendable {
     func record(_ ack: MessageAck) { records.withLock { $0.acks.append(ack) } }
     func recordFailure(_ text: String) { records.withLock { $0.failures.append(text) } }
     func recordCreated(_ id: Conversation.ID) { records.withLock { $0.conversationsCreated.append(id) } }
+    func recordRemoved(conversation id: Conversation.ID) { records.withLock { $0.conversationsRemoved.append(id) } }
+    func recordUpdate(_ message: Message) { records.withLock { $0.updates.append(message) } }
     func recordSnapshot() { records.withLock { $0.presenceSnapshots += 1 } }
 }
 
@@ -99,6 +105,14 @@ struct ScriptedBot: Bot {
 
     func onConversationCreated(_ conversation: Conversation, context: any BotContext) async throws {
         probe.recordCreated(conversation.id)
+    }
+
+    func onConversationRemoved(_ conversationId: Conversation.ID, context: any BotContext) async throws {
+        probe.recordRemoved(conversation: conversationId)
+    }
+
+    func onMessageUpdated(_ message: Message, context: any BotContext) async throws {
+        probe.recordUpdate(message)
     }
 
     func onPresenceSnapshot(_ presences: [Presence], context: any BotContext) async throws {

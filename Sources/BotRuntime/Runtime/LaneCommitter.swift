@@ -1,0 +1,217 @@
+import ChatterBots
+import Foundation
+import Synchronization
+
+/// Commits the units of each lane in the order their handlers finished, without making the lane wait: a handler's
+/// unit is queued and the lane's next handler starts at once; one task per busy lane commits what is queued in a
+/// single call (`BotStore.commit([units])`, one transaction), so a conversation's messages are pipelined instead
+/// of paying a database round trip each. Units of different lanes share transactions through the store's group
+/// committer.
+///
+/// Handlers still read their lane's earlier writes: `pendingState(forKey:in:lane:)` looks through the units
+/// queued and not yet committed, newest first. Whoever needs a unit durable (`acknowledged()`, a read the queue
+/// cannot answer) waits for its ticket.
+final class LaneCommitter: Sendable {
+    /// Where a commit's results go: the session routes receipts (outbox, read receipts, released messages).
+    typealias Route = @Sendable (CommitReceipt, UnitOfWork) -> Void
+
+    private struct Pending: Sendable {
+        var ticket: UInt64
+        var unit: UnitOfWork
+        var trace: String
+    }
+
+    private struct Queue {
+        var pending: [Pending] = []
+        var isCommitting = false
+        /// Units taken by the running commit, still readable until it returns.
+        var inFlight: [Pending] = []
+        var waiters: [(ticket: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+        var committedThrough: UInt64 = 0
+    }
+
+    private struct State {
+        var queues: [HandlerLane: Queue] = [:]
+        var nextTicket: UInt64 = 0
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        var isStopped = false
+    }
+
+    private let store: BotStore
+    private let clock: any ChatterClock
+    private let log: SessionLog
+    private let metrics: SessionMetrics
+    private let route: Route
+    private let onFatal: @Sendable (BotStopReason, [ClientMessageID], BotStoreError) -> Void
+    private let state = Mutex(State())
+
+    init(
+        store: BotStore, clock: any ChatterClock, log: SessionLog, metrics: SessionMetrics, route: @escaping Route,
+        onFatal: @escaping @Sendable (BotStopReason, [ClientMessageID], BotStoreError) -> Void
+    ) {
+        self.store = store
+        self.clock = clock
+        self.log = log
+        self.metrics = metrics
+        self.route = route
+        self.onFatal = onFatal
+    }
+
+    /// Queues `unit` for commit after everything queued before it in `lane`; returns its ticket.
+    @discardableResult
+    func submit(_ unit: UnitOfWork, in lane: HandlerLane, trace: String) -> UInt64 {
+        let (ticket, start) = state.withLock { state -> (UInt64, Bool) in
+            state.nextTicket += 1
+            let ticket = state.nextTicket
+            guard !state.isStopped else { return (ticket, false) }
+            // Taken out of the dictionary while changed, so that its arrays are not copied.
+            var queue = state.queues.removeValue(forKey: lane) ?? Queue()
+            queue.pending.append(Pending(ticket: ticket, unit: unit, trace: trace))
+            let start = !queue.isCommitting
+            queue.isCommitting = true
+            state.queues[lane] = queue
+            return (ticket, start)
+        }
+        if start { Task { await self.drain(lane) } }
+        return ticket
+    }
+
+    /// Waits until the unit of `ticket` in `lane` was committed (or refused, or failed for good).
+    func waitUntilCommitted(_ ticket: UInt64, in lane: HandlerLane) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state -> Bool in
+                guard let queue = state.queues[lane], queue.committedThrough < ticket, !state.isStopped else { return true }
+                guard queue.pending.first.map({ $0.ticket <= ticket }) ?? false || queue.inFlight.first.map({ $0.ticket <= ticket }) ?? false
+                else { return true }
+                state.queues[lane]?.waiters.append((ticket, continuation))
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    /// Waits until everything queued in `lane` so far is committed.
+    func waitUntilDrained(_ lane: HandlerLane) async {
+        let last = state.withLock { state in
+            (state.queues[lane]?.pending.last ?? state.queues[lane]?.inFlight.last)?.ticket
+        }
+        if let last { await waitUntilCommitted(last, in: lane) }
+    }
+
+    /// Waits until no lane has anything to commit.
+    func waitUntilIdle() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = state.withLock { state -> Bool in
+                guard !state.queues.isEmpty, !state.isStopped else { return true }
+                state.idleWaiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+    }
+
+    /// The newest uncommitted write of `key` in `scope` queued in `lane`: nil when none touched it, `.some(nil)`
+    /// when the newest removed it.
+    func pendingState(forKey key: String, in scope: StateScope, lane: HandlerLane) -> Data?? {
+        state.withLock { state in
+            guard let queue = state.queues[lane] else { return nil }
+            for pending in (queue.inFlight + queue.pending).reversed() {
+                if let value = pending.unit.pendingValue(forKey: key, in: scope) { return value }
+            }
+            return nil
+        }
+    }
+
+    /// Whether `lane` has units not committed yet.
+    func hasPending(in lane: HandlerLane) -> Bool {
+        state.withLock { $0.queues[lane] != nil }
+    }
+
+    /// Commits nothing more; waiters are released (their units may be lost: they are handled again next time).
+    func stop() {
+        let (waiters, idle) = state.withLock { state -> ([CheckedContinuation<Void, Never>], [CheckedContinuation<Void, Never>]) in
+            state.isStopped = true
+            let waiters = state.queues.values.flatMap { $0.waiters.map(\.continuation) }
+            state.queues = [:]
+            defer { state.idleWaiters = [] }
+            return (waiters, state.idleWaiters)
+        }
+        for waiter in waiters + idle { waiter.resume() }
+    }
+
+    // MARK: - Committing
+
+    private func drain(_ lane: HandlerLane) async {
+        while true {
+            let batch = state.withLock { state -> [Pending] in
+                guard var queue = state.queues.removeValue(forKey: lane) else { return [] }
+                defer { state.queues[lane] = queue }
+                guard !queue.pending.isEmpty, !state.isStopped else { return [] }
+                queue.inFlight = queue.pending
+                queue.pending = []
+                return queue.inFlight
+            }
+            guard let last = batch.last else { return finishDraining(lane) }
+            await commit(batch)
+            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                guard var queue = state.queues.removeValue(forKey: lane) else { return [] }
+                defer { state.queues[lane] = queue }
+                queue.inFlight = []
+                queue.committedThrough = last.ticket
+                let ready = queue.waiters.filter { $0.ticket <= last.ticket }
+                queue.waiters.removeAll { $0.ticket <= last.ticket }
+                return ready.map(\.continuation)
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    private func finishDraining(_ lane: HandlerLane) {
+        let (waiters, idle) = state.withLock { state -> ([CheckedContinuation<Void, Never>], [CheckedContinuation<Void, Never>]) in
+            let waiters = state.queues.removeValue(forKey: lane)?.waiters.map(\.continuation) ?? []
+            guard state.queues.isEmpty else { return (waiters, []) }
+            defer { state.idleWaiters = [] }
+            return (waiters, state.idleWaiters)
+        }
+        for waiter in waiters + idle { waiter.resume() }
+    }
+
+    /// Commits a batch in one call, retrying a failing database a few times; a lasting failure stops the bot.
+    private func commit(_ batch: [Pending]) async {
+        var attempt = 0
+        while true {
+            do {
+                let results = try await store.commit(batch.map(\.unit))
+                for (pending, result) in zip(batch, results) {
+                    switch result {
+                    case .success(let receipt):
+                        route(receipt, pending.unit)
+                    case .failure(let error):
+                        report(error, trace: pending.trace)
+                    }
+                }
+                return
+            } catch {
+                attempt += 1
+                guard attempt < 3 else {
+                    log.error("could not store \(batch.count) handler results: \(error); stopping the bot")
+                    metrics.setLastError(error.description)
+                    onFatal(.storageFailed(error.description), batch.flatMap { $0.unit.messages.map(\.clientMessageId) }, error)
+                    return
+                }
+                log.warning("could not store \(batch.count) handler results (attempt \(attempt)): \(error)")
+                try? await clock.sleep(for: .milliseconds(200 * attempt))
+            }
+        }
+    }
+
+    private func report(_ error: BotStoreError, trace: String) {
+        switch error {
+        case .alreadyHandled:
+            log.debug("already handled; this run's work is dropped", trace: trace)
+        default:
+            log.error("the store refused the handler's work: \(error)", trace: trace)
+            metrics.setLastError(error.description)
+        }
+    }
+}

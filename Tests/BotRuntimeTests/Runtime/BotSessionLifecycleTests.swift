@@ -1,0 +1,137 @@
+import BotRuntime
+import ChatterBots
+import ChatterSandbox
+import Foundation
+import Synchronization
+import Testing
+
+/// Friend requests, shutdown, start-up.
+@Suite struct BotSessionLifecycleTests {
+    @Test func friendRequestsSentWhileOfflineAreDecidedAfterReconnectingPerPolicy() async throws {
+        try await RuntimeHarness.run { harness in
+            let policy = FriendRequestPolicy.allowlist(["CLEO"])
+            let first = try await harness.start(ScriptedBot(probe: BotProbe()), policy: policy)
+            await first.stop()
+
+            let fromCleo = try await harness.rest(harness.cleo).sendFriendRequest(to: .userId(harness.botty.user.id))
+            let fromDan = try await harness.rest(harness.dan).sendFriendRequest(to: .userId(harness.botty.user.id))
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe), policy: policy)
+            try await harness.eventually("cleo's request is accepted") {
+                try await harness.rest(harness.cleo).friends().contains { $0.user.id == harness.botty.user.id }
+            }
+            try await harness.eventually("the new friendship reaches the bot") {
+                probe.friendsAdded.map(\.user.id) == [harness.cleo.user.id]
+            }
+            #expect(Set(probe.friendRequests.map(\.id)) == [fromCleo.id, fromDan.id])
+            let pending = try await harness.rest(harness.dan).friendRequests().outgoing
+            #expect(pending.map(\.id) == [fromDan.id])
+            await bot.stop()
+        }
+    }
+
+    @Test func theHandlersDecisionOverridesThePolicy() async throws {
+        try await RuntimeHarness.run { harness in
+            var script = ScriptedBot(probe: BotProbe())
+            script.friendRequestDecision = .decline
+            let bot = try await harness.start(script, policy: .everyone)
+            let request = try await harness.rest(harness.dan).sendFriendRequest(to: .userId(harness.botty.user.id))
+            try await harness.eventually("declined") {
+                try await harness.rest(harness.dan).friendRequests().outgoing.isEmpty
+            }
+            #expect(try await harness.rest(harness.dan).friends().isEmpty)
+            #expect(script.probe.friendRequests.map(\.id) == [request.id])
+            await bot.stop()
+        }
+    }
+
+    @Test func shutdownLetsARunningHandlerFinishAndAwaitsItsAck() async throws {
+        try await RuntimeHarness.run { harness in
+            let gate = Gate()
+            var script = ScriptedBot(probe: BotProbe())
+            script.onMessageScript = { message, context in
+                await gate.wait()
+                try await context.reply(to: message, "done: \(message.text)")
+            }
+            let bot = try await harness.start(script)
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.say("slow", as: harness.ana, in: conversation)
+            try await harness.eventually("the handler runs") { script.probe.texts == ["slow"] }
+
+            let stopping = Task { await bot.stop(deadline: .seconds(30)) }
+            try await harness.eventually("stopping") { await bot.status.state == .stopping }
+            #expect(try await harness.texts(in: conversation, from: harness.botty).isEmpty)
+            gate.open()
+            #expect(await stopping.value == .shutdown)
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["done: slow"])
+            let status = await bot.status
+            #expect(status.messagesOut == 1)
+            #expect(status.outboxDepth == 0)
+            #expect(status.state == .stopped)
+            #expect(try await harness.connectedDevice() == nil)
+        }
+    }
+
+    @Test func onStartRunsOnceBeforeAnyEventAndItsSendsGoOut() async throws {
+        try await RuntimeHarness.run { harness in
+            let conversation = try await harness.direct(harness.ana)
+            var script = ScriptedBot(probe: BotProbe())
+            script.onStartScript = { context in
+                try await context.send("good morning", to: conversation.id)
+            }
+            let bot = try await harness.start(script)
+            try await harness.eventually("the greeting is sent") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["good morning"]
+            }
+            #expect(script.probe.starts == 1)
+            #expect(script.probe.readies == 1)
+            await bot.stop()
+        }
+    }
+
+    @Test func stateWrittenByOneMessageIsReadByTheNext() async throws {
+        try await RuntimeHarness.run { harness in
+            var script = ScriptedBot(probe: BotProbe())
+            let count = StateKey<Int>("count")
+            script.onMessageScript = { message, context in
+                let scope = StateScope.conversation(message.conversationId)
+                let seen = (try await context.state(count, in: scope) ?? 0) + 1
+                try await context.setState(seen, for: count, in: scope)
+                try await context.reply(to: message, "\(seen)")
+            }
+            let bot = try await harness.start(script)
+            let conversation = try await harness.direct(harness.ana)
+            for text in ["a", "b", "c", "d"] { try await harness.say(text, as: harness.ana, in: conversation) }
+            try await harness.eventually("four replies") {
+                try await harness.texts(in: conversation, from: harness.botty).count == 4
+            }
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["1", "2", "3", "4"])
+            await bot.stop()
+        }
+    }
+}
+
+/// A one-shot gate a test opens to let a handler go on.
+final class Gate: Sendable {
+    private let state = Mutex<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let open = state.withLock { state -> Bool in
+                if state.isOpen { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if open { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiters = state.withLock { state in
+            state.isOpen = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
