@@ -67,6 +67,20 @@ struct MessageTests {
         #expect(b.seq == 2)
     }
 
+    @Test func aClientMessageIdAlreadyUsedInAnotherConversationIsRefusedAndStoresNothing() async throws {
+        let harness = try await ServiceHarness.make()
+        let accounts = try await harness.friends("ana", "ben", "cai")
+        let withBen = try await harness.direct(accounts[0], accounts[1])
+        let withCai = try await harness.direct(accounts[0], accounts[2])
+        let first = try await harness.send(accounts[0], "for ben", in: withBen.id, key: "k")
+
+        await expectAPIError(.validationFailed, field: "clientMessageId") {
+            try await harness.send(accounts[0], "for cai", in: withCai.id, key: "k")
+        }
+        #expect(try await harness.service.conversation(accounts[0].caller, withCai.id).lastSeq == 0)
+        #expect(try await harness.send(accounts[0], "for ben", in: withBen.id, key: "k") == first, "the key still names the first message")
+    }
+
     @Test func idempotencyHoldsForTwentyFourHoursAndThenTheKeyIsForgotten() async throws {
         let harness = try await ServiceHarness.make()
         let (ana, _, direct) = try await pair(harness)
