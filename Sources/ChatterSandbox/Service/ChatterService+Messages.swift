@@ -44,7 +44,7 @@ extension ChatterService {
                     guard try db.areFriends(caller.userId, member.userId) else { throw ChatterErrorBody.notFriends }
                 }
             }
-            try self.validateReferences(db, content, in: conversationId)
+            try self.validateReferences(db, content, from: caller.userId, in: conversationId)
             let seq = conversation.lastSeq + 1
             try db.execute(
                 sql: """
@@ -285,13 +285,19 @@ extension ChatterService {
         return body
     }
 
-    /// The media must be an upload of the sender's of the kind's family; the reply must be in the same conversation.
-    private func validateReferences(_ db: Database, _ content: MessageContent, in conversationId: Conversation.ID) throws {
+    /// The media must be an upload of the sender's of the kind's family (another user's upload is reported like a
+    /// missing one, so its existence does not leak); the reply must be in the same conversation.
+    private func validateReferences(
+        _ db: Database, _ content: MessageContent, from sender: User.ID, in conversationId: Conversation.ID
+    ) throws {
         if let mediaId = content.mediaId {
             guard let media = try db.fetchOne(
                 StoredMedia.self, sql: "SELECT id, owner_id, content_type, byte_count FROM media WHERE id = ?",
-                arguments: [mediaId.rawValue])
-            else { throw ChatterErrorBody.validation(field: "mediaId", "No upload has this mediaId. Upload the file with POST /media first.") }
+                arguments: [mediaId.rawValue]), media.ownerId == sender
+            else {
+                throw ChatterErrorBody.validation(
+                    field: "mediaId", "You have no upload with this mediaId. Upload the file with POST /media first.")
+            }
             let family = media.contentType.split(separator: "/").first.map(String.init) ?? ""
             let fits: Bool
             switch content.kind {

@@ -152,6 +152,19 @@ struct MessageTests {
         #expect(voice.kind == .voice)
     }
 
+    @Test func aMessageCannotCarryAnotherUsersUpload() async throws {
+        let harness = try await ServiceHarness.make()
+        let (ana, ben, direct) = try await pair(harness)
+        let bens = try await harness.service.uploadMedia(ben.caller, bytes: [0xff, 0xd8], contentType: "image/jpeg")
+
+        await expectAPIError(.validationFailed, field: "mediaId") {
+            try await harness.service.postMessage(ana.caller, direct.id, MessagePostBody(clientMessageId: "p", content: .media(.photo, bens)))
+        }
+        #expect(try await harness.service.conversation(ana.caller, direct.id).lastSeq == 0)
+        let own = try await harness.service.postMessage(ben.caller, direct.id, MessagePostBody(clientMessageId: "p", content: .media(.photo, bens)))
+        #expect(own.value.value.mediaId == bens)
+    }
+
     @Test func aReplyMustQuoteAMessageOfTheSameConversation() async throws {
         let harness = try await ServiceHarness.make()
         let accounts = try await harness.friends("ana", "ben", "cai")
