@@ -32,7 +32,7 @@ public enum ChatterEndpoint: String, Hashable, Sendable, CaseIterable {
     case conversations, createConversation, conversation, updateConversation
     case addMembers, removeMember, updateConversationSettings
     case messages, postMessage, editMessage, deleteMessage, addReaction, removeReaction
-    case uploadMedia
+    case uploadMedia, downloadMedia
     case configureAPNs, apnsConfiguration, sendTestPush
 
     public var method: HTTPMethod {
@@ -44,7 +44,7 @@ public enum ChatterEndpoint: String, Hashable, Sendable, CaseIterable {
         case .updateMe, .updateConversation, .editMessage: .patch
         case .removePushToken, .removeFriend, .cancelFriendRequest, .removeMember, .deleteMessage, .removeReaction: .delete
         case .me, .user, .searchUsers, .friends, .friendRequests, .conversations, .conversation, .messages,
-            .apnsConfiguration:
+            .downloadMedia, .apnsConfiguration:
             .get
         }
     }
@@ -74,6 +74,7 @@ public enum ChatterEndpoint: String, Hashable, Sendable, CaseIterable {
         case .editMessage, .deleteMessage: "/conversations/{conversationId}/messages/{messageId}"
         case .addReaction, .removeReaction: "/conversations/{conversationId}/messages/{messageId}/reactions/{emoji}"
         case .uploadMedia: "/media"
+        case .downloadMedia: "/media/{mediaId}"
         case .configureAPNs, .apnsConfiguration: "/developer/apns"
         case .sendTestPush: "/developer/test-push"
         }
@@ -330,6 +331,12 @@ public enum ChatterAPI {
     /// `POST /media` with the raw file (image/*, audio/*, video/*, application/pdf; at most 10 MiB) → 201 `MediaUpload`.
     public static func uploadMedia(_ data: Data, contentType: String) -> ChatterRequest<MediaUpload> {
         ChatterRequest(.uploadMedia, body: .raw(data, contentType: contentType))
+    }
+
+    /// `GET /media/{mediaId}` (where `MediaUpload.url` points) → the raw file as `MediaFile`, for its uploader and the
+    /// members of a conversation with a message carrying it.
+    public static func downloadMedia(_ id: Media.ID) -> ChatterRequest<MediaFile> {
+        ChatterRequest(.downloadMedia, pathParameters: ["mediaId": id.rawValue])
     }
 
     // MARK: Developer (workspace)

@@ -49,7 +49,6 @@ public struct SandboxRESTRouter: Sendable {
     private func route(_ request: HTTPRequest) async throws(ChatterErrorBody) -> HTTPResponse {
         guard handles(request) else { throw .notFound("No such endpoint: \(request.method) \(request.path).") }
         let path = String(request.path.dropFirst(pathPrefix.count))
-        if request.method == .get, let file = try await mediaDownload(path) { return file }
         guard let method = ChatterBots.HTTPMethod(rawValue: request.method.rawValue),
             let (endpoint, parameters) = ChatterEndpoint.match(method: method, path: path)
         else { throw .notFound("No such endpoint: \(request.method) \(path).") }
@@ -174,24 +173,20 @@ public struct SandboxRESTRouter: Sendable {
             let mediaId = try await service.uploadMedia(
                 caller, bytes: call.request.body, contentType: call.request.headers.first(name: "Content-Type"))
             return try Self.json(MediaUpload(mediaId: mediaId, url: mediaURL(mediaId, request: call.request)), status: .created)
+        case .downloadMedia:
+            let file = try await service.mediaFile(caller, Media.ID(call.parameter("mediaId")))
+            return HTTPResponse(status: .ok, headers: ["Content-Type": file.contentType], body: file.bytes)
         default:
             throw .notFound("No such endpoint.")
         }
     }
 
-    // MARK: Media downloads
+    // MARK: Media URLs
 
-    /// `GET <prefix>/media/{id}`: the uploaded file, where `MediaUpload.url` points (no credentials, like a CDN URL).
-    private func mediaDownload(_ path: String) async throws(ChatterErrorBody) -> HTTPResponse? {
-        let segments = path.split(separator: "/")
-        guard segments.count == 2, segments[0] == "media", let id = String(segments[1]).removingPercentEncoding else { return nil }
-        guard let file = try await service.mediaFile(Media.ID(id)) else { throw .notFound("No such media.") }
-        return HTTPResponse(status: .ok, headers: ["Content-Type": file.contentType], body: file.bytes)
-    }
-
+    /// Where `GET` downloads the upload (`downloadMedia` of the endpoint table, with the bearer token).
     private func mediaURL(_ id: Media.ID, request: HTTPRequest) -> String {
         let base = publicBaseURL ?? "http://\(request.headers.first(name: "Host") ?? "127.0.0.1")\(pathPrefix)"
-        return "\(base)/media/\(id.rawValue)"
+        return base + ChatterRequest<MediaFile>(.downloadMedia, pathParameters: ["mediaId": id.rawValue]).path
     }
 
     // MARK: Delivering events

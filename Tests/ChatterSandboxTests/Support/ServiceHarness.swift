@@ -154,9 +154,10 @@ func expectAPIError<T>(
 /// Expects an HTTP error response with the contract's status for `code` (and `details.field` when given).
 @discardableResult
 func expectErrorResponse(
-    _ response: HTTPResponse, _ code: ChatterErrorCode, field: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    _ response: HTTPResponse, _ code: ChatterErrorCode, field: String? = nil, _ comment: Comment? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
 ) -> ChatterErrorBody? {
-    #expect(response.status.code == code.documentedHTTPStatus, sourceLocation: sourceLocation)
+    #expect(response.status.code == code.documentedHTTPStatus, comment, sourceLocation: sourceLocation)
     guard let error = try? apiError(response) else {
         Issue.record("Not an error body: \(String(decoding: response.body, as: UTF8.self))", sourceLocation: sourceLocation)
         return nil
