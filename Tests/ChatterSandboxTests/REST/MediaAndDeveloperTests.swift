@@ -104,6 +104,26 @@ struct MediaAndDeveloperTests {
         #expect(try await !harness.service.apnsConfiguration().configured)
     }
 
+    @Test func anEncryptedKeyIsRefusedAtOnceWithoutAskingForAPassword() async throws {
+        let harness = try await ServiceHarness.make()
+        var encrypted = testAPNsKey
+        encrypted.privateKey = """
+            -----BEGIN ENCRYPTED PRIVATE KEY-----
+            MIHsMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAiGQOFzN6lUuQICCAAw
+            DAYIKoZIhvcNAgkFADAdBglghkgBZQMEASoEEEUauqJVelrL0RHZG5GeuVYEgZCV
+            vdLyfPoqffeeRxNNZZZpyJJ65xgV8IqlwFGWmZ3gg68T2QGqkTL1BERjcshQ4qdN
+            yQmvh0UXAy14BGjajppL8aPEaLfEDzAcafHorAPE7rMvtIwAr33HObgbKORyiBhe
+            2Gf5rOe1e1YDf5hGPfwE38OftLw8IGS05g6T9qcus7SOo3U04XwZQ0XRUBxV2U0=
+            -----END ENCRYPTED PRIVATE KEY-----
+            """
+
+        let error = expectErrorResponse(
+            await developer(harness, .put, "/developer/apns", json: encrypted), .validationFailed, field: "privateKey")
+
+        #expect(error?.message.contains("encrypted") == true, "\(error?.message ?? "")")
+        #expect(try await !harness.service.apnsConfiguration().configured)
+    }
+
     @Test func developerEndpointsNeedTheClientSecretNotABearerToken() async throws {
         let harness = try await ServiceHarness.make()
         let ana = try await harness.signUp("ana")
