@@ -92,6 +92,8 @@ public struct RealtimeSession: Sendable {
             return close(code: .messageTooBig, reason: "frame of \(byteCount) bytes exceeds \(configuration.maxFrameBytes)")
         case .rejected(let replyTo, let error):
             return [.send(ServerFrame(.error(error), replyTo: replyTo))]
+        case .ignored:
+            return []
         case .request(let frame):
             return serve(frame)
         }
@@ -118,13 +120,9 @@ public struct RealtimeSession: Sendable {
         case .typingStart(let id): command = .typingStart(id)
         case .typingStop(let id): command = .typingStop(id)
         case .syncRequest(let request): command = .sync(request)
-        case .unknown(let type, _):
-            // The parser rejects unknown types; kept total so a new request case cannot slip through unanswered.
-            return [
-                .send(ServerFrame(
-                    .error(ClientFrameParser.validationFailed("Unknown client frame type '\(type)'.", field: "type")),
-                    replyTo: frame.id))
-            ]
+        case .unknown:
+            // The parser reports unknown types as ignored already; the seed says to ignore them.
+            return []
         }
         return [.perform(command, replyTo: frame.id)]
     }

@@ -55,6 +55,13 @@ struct RealtimeSessionTests {
         #expect(session.received(.text(#"{"type":"ping"}"#), at: start) == [.send(ServerFrame(.pong))])
     }
 
+    @Test func anUnknownTypeIsIgnoredButCountsAsTraffic() {
+        var session = openSession()
+        #expect(session.received(.text(#"{"id":"c-4","type":"presence.teleport","data":{}}"#), at: start.addingTimeInterval(30)).isEmpty)
+        #expect(session.isOpen)
+        #expect(session.idleDeadline == start.addingTimeInterval(90))
+    }
+
     @Test func aFrameOver64KiBClosesWith1009AndNothingIsServedAfter() {
         var session = openSession()
         let actions = session.received(.text(String(repeating: " ", count: 64 * 1024 + 1)), at: start)
