@@ -149,12 +149,13 @@ struct SandboxResponder: HTTPResponder {
 
     func respond(to request: HTTPRequest) async -> HTTPServerResponse {
         if request.path == webSocketPath {
+            // Not an upgrade: VALIDATION_FAILED with its documented status, 400 (RFC 6455 also answers a handshake
+            // it cannot accept with 400), rather than 426 with a code whose documented status is 400.
             guard request.isWebSocketUpgrade else {
-                var response = SandboxAdminRouter.errorResponse(
-                    ChatterErrorBody(code: .validationFailed, message: "Connect to \(webSocketPath) with a WebSocket upgrade."))
-                response.status = .upgradeRequired
-                response.headers.add(name: "Upgrade", value: "websocket")
-                return .response(response)
+                return .response(SandboxRESTRouter.errorResponse(ChatterErrorBody(
+                    code: .validationFailed,
+                    message: "Connect to \(webSocketPath) with a WebSocket upgrade (Upgrade: websocket).",
+                    details: ["field": "Upgrade"])))
             }
             return .webSocket { [hub] connection in await hub.serve(connection) }
         }

@@ -152,10 +152,14 @@ struct SessionConformanceTests {
         }
     }
 
-    @Test func aPlainHTTPRequestToTheRealtimePathIsAskedToUpgrade() async throws {
+    @Test func aPlainHTTPRequestToTheRealtimePathIsValidationFailedWithItsDocumentedStatus() async throws {
         try await SandboxFixture.run { fixture in
-            let (_, response) = try await URLSession.shared.data(from: fixture.sandbox.webSocketURL(accessToken: "x").replacingScheme("http"))
-            #expect((response as? HTTPURLResponse)?.statusCode == 426)
+            let (body, response) = try await URLSession.shared.data(
+                from: fixture.sandbox.webSocketURL(accessToken: "x").replacingScheme("http"))
+            #expect((response as? HTTPURLResponse)?.statusCode == 400)
+            let error = try JSONDecoder().decode(ChatterErrorBody.self, from: body)
+            #expect(error.code == .validationFailed)
+            #expect(error.details?["field"] == "Upgrade")
         }
     }
 }
