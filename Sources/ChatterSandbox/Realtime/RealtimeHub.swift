@@ -155,10 +155,10 @@ public actor RealtimeHub: SandboxEventSink {
                 let outcome = try await service.markRead(caller, conversationId: position.conversationId, seq: position.seq)
                 await deliver(outcome.deliveries)
             case .typingStart(let conversationId):
-                try await requireMembership(caller, conversationId)
+                try await service.requireMember(caller.userId, of: conversationId)
                 await typingStarted(caller.userId, in: conversationId)
             case .typingStop(let conversationId):
-                try await requireMembership(caller, conversationId)
+                try await service.requireMember(caller.userId, of: conversationId)
                 await typingStopped(caller.userId, in: conversationId)
             case .sync(let request):
                 let response = try await service.sync(caller, request)
@@ -166,13 +166,6 @@ public actor RealtimeHub: SandboxEventSink {
             }
         } catch {
             socket.send(ServerFrame(.error(error), replyTo: replyTo))
-        }
-    }
-
-    private nonisolated func requireMembership(_ caller: SandboxCaller, _ conversationId: Conversation.ID) async throws(ChatterErrorBody) {
-        guard try await service.isMember(caller.userId, of: conversationId) else {
-            throw ChatterErrorBody(
-                code: .notFound, message: "No such conversation.", details: ["field": "data.conversationId"])
         }
     }
 

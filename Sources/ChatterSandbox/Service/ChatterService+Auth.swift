@@ -71,22 +71,49 @@ extension ChatterService {
 
     /// `POST /auth/register`: a new account signed in on a new device.
     public func register(_ body: RegisterBody) async throws(ChatterErrorBody) -> AuthSession {
-        let username = try validatedUsername(body.username)
-        let displayName = try validatedDisplayName(body.displayName)
-        try validatePassword(body.password)
-        let password = await PasswordHasher.hash(body.password, iterations: configuration.passwordHashIterations)
-        let time = now
-        let userId: User.ID = identifiers.make(at: time)
-        let deviceId: Device.ID = identifiers.make(at: time)
+        let account = try await newAccount(username: body.username, password: body.password, displayName: body.displayName)
+        let deviceId: Device.ID = identifiers.make(at: account.createdAt)
         let tokens = SessionTokens(accessToken: SecureRandom.token(), refreshToken: SecureRandom.token())
         return try await write { db in
-            guard try db.storedUser(username: username) == nil else {
-                throw ChatterErrorBody.validation(field: "username", "The username \"\(username)\" is taken. Choose another.")
-            }
-            try db.insertUser(id: userId, username: username, displayName: displayName, password: password, at: time)
-            try db.insertDevice(id: deviceId, userId: userId, name: "Registration", platform: "unknown", at: time)
-            return try self.issueSession(db, tokens: tokens, deviceId: deviceId, userId: userId, at: time)
+            let user = try self.insert(account, db)
+            try db.insertDevice(id: deviceId, userId: user.id, name: "Registration", platform: "unknown", at: account.createdAt)
+            return try self.issueSession(db, tokens: tokens, deviceId: deviceId, userId: user.id, at: account.createdAt)
         }
+    }
+
+    /// Creates an account without signing it in (sandbox seeding): the same rules as `register`.
+    public func createUser(username: String, password: String, displayName: String) async throws(ChatterErrorBody) -> User {
+        let account = try await newAccount(username: username, password: password, displayName: displayName)
+        return try await write { db in try self.insert(account, db) }
+    }
+
+    /// An account checked by the registration rules, its password hashed, ready to insert.
+    private struct NewAccount: Sendable {
+        var id: User.ID
+        var username: String
+        var displayName: String
+        var password: PasswordHasher.Hash
+        var createdAt: Timestamp
+    }
+
+    private func newAccount(username: String, password: String, displayName: String) async throws(ChatterErrorBody) -> NewAccount {
+        let username = try validatedUsername(username)
+        let displayName = try validatedDisplayName(displayName)
+        try validatePassword(password)
+        let hash = await PasswordHasher.hash(password, iterations: configuration.passwordHashIterations)
+        let time = now
+        return NewAccount(id: identifiers.make(at: time), username: username, displayName: displayName, password: hash, createdAt: time)
+    }
+
+    /// Inserts the account unless its username is taken (whatever its case).
+    private func insert(_ account: NewAccount, _ db: Database) throws -> User {
+        guard try db.storedUser(username: account.username) == nil else {
+            throw ChatterErrorBody.validation(field: "username", "The username \"\(account.username)\" is taken. Choose another.")
+        }
+        try db.insertUser(
+            id: account.id, username: account.username, displayName: account.displayName, password: account.password,
+            at: account.createdAt)
+        return User(id: account.id, username: account.username, displayName: account.displayName)
     }
 
     /// `POST /auth/login`. With the `deviceId` of one of the user's devices, that device signs in again and its

@@ -75,6 +75,19 @@ struct AdminRoutesTests {
         }
     }
 
+    @Test func aBadBodyIsReportedExactlyAsTheRESTAPIReportsIt() async throws {
+        try await SandboxFixture.run { fixture in
+            let (status, body) = try await request(fixture, "POST", "users", body: #"{"users":[{"username":"eve"}]}"#)
+            #expect(status == 400)
+            let error = try JSONDecoder().decode(ChatterErrorBody.self, from: body)
+            #expect(error.code == .validationFailed)
+            #expect(error.details?["field"] == "users.0.password", "the API's dotted form, as in REST errors")
+            let (emptyStatus, emptyBody) = try await request(fixture, "POST", "users")
+            #expect(emptyStatus == 400)
+            #expect(try JSONDecoder().decode(ChatterErrorBody.self, from: emptyBody).details?["field"] == "body")
+        }
+    }
+
     @Test func aMalformedFaultIsValidationFailed() async throws {
         try await SandboxFixture.run { fixture in
             let (status, body) = try await request(
