@@ -88,6 +88,19 @@ struct AdminRoutesTests {
         }
     }
 
+    @Test func aFaultWithAFieldItDoesNotTakeIsValidationFailed() async throws {
+        try await SandboxFixture.run { fixture in
+            let ana = try await fixture.connect(fixture.ana)
+            let (status, body) = try await request(
+                fixture, "POST", "devices/\(fixture.ana.session.deviceId)/faults", body: #"{"type":"dropSocket","copies":2}"#)
+            #expect(status == 400)
+            #expect(try JSONDecoder().decode(ChatterErrorBody.self, from: body).details?["field"] == "copies")
+            try await ana.send(.ping, id: "still-open")
+            #expect(try await ana.next() == ServerFrame(.pong, replyTo: "still-open"), "the fault was not performed")
+            await ana.close()
+        }
+    }
+
     @Test func aMalformedFaultIsValidationFailed() async throws {
         try await SandboxFixture.run { fixture in
             let (status, body) = try await request(
