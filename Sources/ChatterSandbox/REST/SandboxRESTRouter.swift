@@ -64,7 +64,9 @@ public struct SandboxRESTRouter: Sendable {
         let call = RESTCall(request: request, endpoint: endpoint, parameters: parameters)
         switch endpoint.authorization {
         case .clientKey:
-            try service.admitAnonymousRequest(clientKey: clientKey ?? "")
+            // Sign-in is limited per username and device, refresh per device (inside the service); only
+            // registration, which has neither, spends the client key's budget.
+            if endpoint == .register { try service.admitAnonymousRequest(clientKey: clientKey ?? "") }
             return try await respondAnonymous(call)
         case .developer:
             try service.authorizeDeveloper(clientKey: clientKey, clientSecret: request.headers.first(name: "X-Client-Secret"))

@@ -22,10 +22,27 @@ extension ChatterService {
         try admitAnonymousRequest(clientKey: clientKey ?? "")
     }
 
-    /// Counts a request made without a device (register, login, refresh, developer) against its client key's rate.
+    /// Counts a request that has no user or device to charge (register, developer) against its client key's rate.
     public func admitAnonymousRequest(clientKey: String) throws(ChatterErrorBody) {
-        let decision = rateLimiter.withLock { $0.admit("client:\(clientKey)", limit: configuration.clientRateLimit, at: clock.now) }
-        if case .limited(let seconds) = decision { throw SandboxAuthError.rateLimited(seconds: seconds).errorBody }
+        if let seconds = take(["client:\(clientKey)"], limit: configuration.clientRateLimit) {
+            throw SandboxAuthError.rateLimited(seconds: seconds).errorBody
+        }
+    }
+
+    /// Counts one request of the device against its budget (`deviceRateLimit`).
+    public func admitDeviceRequest(_ deviceId: Device.ID) throws(SandboxAuthError) {
+        if let seconds = take(["device:\(deviceId.rawValue)"], limit: configuration.deviceRateLimit) {
+            throw .rateLimited(seconds: seconds)
+        }
+    }
+
+    /// Takes one request from each bucket; the seconds to wait when one is empty, nil when admitted.
+    private func take(_ keys: [String], limit: SandboxRateLimit) -> Int? {
+        let time = clock.now
+        for key in keys {
+            if case .limited(let seconds) = rateLimiter.withLock({ $0.admit(key, limit: limit, at: time) }) { return seconds }
+        }
+        return nil
     }
 
     // MARK: Access tokens
@@ -35,10 +52,7 @@ extension ChatterService {
     public func authenticate(clientKey: String, accessToken: String) async throws(SandboxAuthError) -> SandboxCaller {
         guard configuration.clients.contains(where: { $0.clientKey == clientKey }) else { throw .invalidClientKey }
         let caller = try await resolveAccessToken(accessToken)
-        let decision = rateLimiter.withLock {
-            $0.admit("device:\(caller.deviceId.rawValue)", limit: configuration.deviceRateLimit, at: clock.now)
-        }
-        if case .limited(let seconds) = decision { throw .rateLimited(seconds: seconds) }
+        try admitDeviceRequest(caller.deviceId)
         return caller
     }
 
@@ -117,11 +131,16 @@ extension ChatterService {
     }
 
     /// `POST /auth/login`. With the `deviceId` of one of the user's devices, that device signs in again and its
-    /// old tokens die; otherwise a new device is created.
+    /// old tokens die; otherwise a new device is created. Every attempt counts against `signInRateLimit` for the
+    /// username and for the device id it names, before the password is checked.
     public func login(_ body: LoginBody) async throws(ChatterErrorBody) -> AuthSession {
         let deviceName = try validatedDeviceField(body.device.name, field: "device.name")
         let platform = try validatedDeviceField(body.device.platform, field: "device.platform")
         let username = body.username
+        let signInKeys = ["sign-in:user:\(username.lowercased())"] + (body.deviceId.map { ["sign-in:device:\($0.rawValue)"] } ?? [])
+        if let seconds = take(signInKeys, limit: configuration.signInRateLimit) {
+            throw SandboxAuthError.rateLimited(seconds: seconds).errorBody
+        }
         let stored = try await read { db in try db.storedUser(username: username) }
         guard let stored else {
             // Spend the same time as a real check, so a response time does not reveal which usernames exist.
@@ -149,7 +168,9 @@ extension ChatterService {
         }
     }
 
-    /// `POST /auth/refresh`: a new token pair; the refresh token presented works only this once.
+    /// `POST /auth/refresh`: a new token pair; the refresh token presented works only this once. A refresh is one
+    /// request of its device (`deviceRateLimit`); an unknown token is refused without a bucket (256 random bits
+    /// are not guessed).
     public func refresh(_ body: RefreshBody) async throws(ChatterErrorBody) -> AuthSession {
         let digest = TokenDigest.sha256(body.refreshToken)
         let time = now
@@ -168,9 +189,14 @@ extension ChatterService {
             guard usedAt == nil, revokedAt == nil, expiresAt > time.millisecondsSince1970 else {
                 throw ChatterErrorBody.invalidRefreshToken
             }
+            let deviceId = Device.ID(try row["device_id"] as String)
+            do throws(SandboxAuthError) {
+                try self.admitDeviceRequest(deviceId)
+            } catch {
+                throw error.errorBody
+            }
             try db.execute(
                 sql: "UPDATE refresh_tokens SET used_at = ? WHERE token_hash = ?", arguments: [time.millisecondsSince1970, digest])
-            let deviceId = Device.ID(try row["device_id"] as String)
             let userId = User.ID(try row["user_id"] as String)
             return try self.issueSession(db, tokens: tokens, deviceId: deviceId, userId: userId, at: time)
         }

@@ -195,13 +195,25 @@ struct RESTErrorTests {
         #expect(await harness.call(.get, "/me", as: ana).status == .ok)
     }
 
-    @Test func requestsWithoutADeviceAreLimitedPerClientKey() async throws {
+    @Test func registrationsAreLimitedPerClientKey() async throws {
         let harness = try await ServiceHarness.make(.testing {
             $0.clientRateLimit = SandboxRateLimit(requests: 1, window: .seconds(30))
         })
-        let refresh = RefreshBody(refreshToken: "unknown")
-        expectErrorResponse(await harness.call(.post, "/auth/refresh", json: refresh), .invalidRefreshToken)
-        let limited = await harness.call(.post, "/auth/refresh", json: refresh)
+        let register = { (username: String) in RegisterBody(username: username, password: ServiceHarness.password, displayName: "A") }
+        #expect(await harness.call(.post, "/auth/register", json: register("ana")).status == .created)
+        let limited = await harness.call(.post, "/auth/register", json: register("ben"))
+        expectErrorResponse(limited, .rateLimited)
+        #expect(limited.headers.first(name: "Retry-After") == "30")
+    }
+
+    @Test func aLimitedSignInCarriesRetryAfter() async throws {
+        let harness = try await ServiceHarness.make(.testing {
+            $0.signInRateLimit = SandboxRateLimit(requests: 1, window: .seconds(30))
+        })
+        _ = try await harness.signUp("ana")
+        let login = LoginBody(username: "ana", password: "not it at all", device: DeviceDescription(name: "bot", platform: "linux"))
+        expectErrorResponse(await harness.call(.post, "/auth/login", json: login), .invalidCredentials)
+        let limited = await harness.call(.post, "/auth/login", json: login)
         expectErrorResponse(limited, .rateLimited)
         #expect(limited.headers.first(name: "Retry-After") == "30")
     }
