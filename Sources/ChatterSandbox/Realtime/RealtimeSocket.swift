@@ -16,7 +16,7 @@ final class RealtimeSocket: Sendable {
     private let session: Mutex<RealtimeSession>
     private let outbox: AsyncStream<Outbound>.Continuation
     private let outboundFrames: AsyncStream<Outbound>
-    private let pendingTasks = Mutex<[Task<Void, Never>]>([])
+    private let ownedTasks = OwnedTasks()
 
     private enum Outbound: Sendable {
         case text(String)
@@ -91,17 +91,17 @@ final class RealtimeSocket: Sendable {
         send(encoded: [text])
     }
 
-    /// Runs `body` as a task that ends (is cancelled) with the socket, e.g. a delayed ack.
+    /// Runs `body` as a task that ends (is cancelled) with the socket, e.g. a delayed ack; it is forgotten as soon
+    /// as it finishes.
     func spawn(_ body: @escaping @Sendable () async -> Void) {
-        let task = Task { await body() }
-        pendingTasks.withLock { $0.append(task) }
+        ownedTasks.spawn(body)
     }
 
     /// The transport is gone: stop serving, let the writer finish, cancel pending tasks.
     func transportClosed() {
         session.withLock { $0.transportClosed() }
         outbox.finish()
-        for task in pendingTasks.withLock({ tasks in defer { tasks = [] }; return tasks }) { task.cancel() }
+        ownedTasks.cancelAll()
     }
 
     /// Carries out session actions that need no waiting (under the session lock, so frames keep their order);
