@@ -87,7 +87,12 @@ public struct SandboxRESTRouter: Sendable {
     private func respondAnonymous(_ call: RESTCall) async throws(ChatterErrorBody) -> HTTPResponse {
         switch call.endpoint {
         case .register: return try Self.json(await service.register(call.body(RegisterBody.self)), status: .created)
-        case .login: return try Self.json(await service.login(call.body(LoginBody.self)))
+        case .login:
+            let body = try call.body(LoginBody.self)
+            let session = try await service.login(body)
+            // The device signed in again: its old tokens are gone, so must be the sockets opened with them.
+            if body.deviceId == session.deviceId { await sink.endSessions(of: session.deviceId, because: .invalidToken) }
+            return try Self.json(session)
         case .refresh: return try Self.json(await service.refresh(call.body(RefreshBody.self)))
         default: throw .notFound("No such endpoint.")
         }
@@ -108,7 +113,7 @@ public struct SandboxRESTRouter: Sendable {
         switch call.endpoint {
         case .logout:
             try await service.logout(caller)
-            await sink.deviceRevoked(caller.deviceId)
+            await sink.endSessions(of: caller.deviceId, because: .deviceRevoked)
             return Self.noContent
         case .setPushToken:
             try await service.setPushToken(caller, call.body(PushTokenBody.self))

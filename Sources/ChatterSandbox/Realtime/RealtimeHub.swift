@@ -56,7 +56,7 @@ public actor RealtimeHub: SandboxEventSink {
         let token = connection.handshakeRequest.queryValue("token") ?? ""
         do throws(SandboxAuthError) {
             let caller = try await service.authenticate(clientKey: clientKey, accessToken: token)
-            if await open(socket, as: caller) {
+            if await open(socket, as: caller, token: token) {
                 let idleWatch = Task { await watchIdle(socket) }
                 for await message in connection.messages {
                     for (command, replyTo) in socket.received(message, at: clock.now) {
@@ -92,9 +92,17 @@ public actor RealtimeHub: SandboxEventSink {
         }
     }
 
-    /// Announces an authenticated socket (`session.ready`, `presence.snapshot`), registers it, and tells the
-    /// user's audience they came online. False when the socket was closed meanwhile.
-    private func open(_ socket: RealtimeSocket, as caller: SandboxCaller) async -> Bool {
+    /// Announces an authenticated socket (`session.ready`, `presence.snapshot`), registers it, arms its token's
+    /// expiry, and tells the user's audience they came online. False when the socket was closed meanwhile.
+    private func open(_ socket: RealtimeSocket, as caller: SandboxCaller, token: String) async -> Bool {
+        let grant: SandboxAccessGrant
+        do throws(SandboxAuthError) {
+            grant = try await service.verifyAccessToken(token)
+        } catch {
+            socket.close(code: error.closeCode, reason: error.closeReason)
+            return false
+        }
+
         // Best effort: presence is best effort by contract, so a failed lookup yields an empty snapshot or no
         // announcement rather than a refused session.
         let visibleFriends = (try? await service.visibleFriendIDs(for: caller.userId)) ?? []
@@ -121,8 +129,22 @@ public actor RealtimeHub: SandboxEventSink {
         if presence.socketOpened(by: caller.userId) {
             send(ServerFrame(.presence(Presence(userId: caller.userId, isOnline: true, lastSeenAt: nil))), to: audience)
         }
+        closeWhenExpired(socket, at: grant.expiresAt)
         rearmTimer()
         return true
+    }
+
+    /// Closes the socket with 4001 when the token it was opened with expires (a refresh gives the client a new
+    /// token for its next connection; it does not extend this one).
+    private nonisolated func closeWhenExpired(_ socket: RealtimeSocket, at expiry: Timestamp) {
+        socket.spawn { [clock] in
+            do {
+                try await clock.sleep(until: expiry.date)
+            } catch {
+                return
+            }
+            socket.close(code: SandboxAuthError.expired.closeCode, reason: SandboxAuthError.expired.closeReason)
+        }
     }
 
     /// Unregisters a socket whose transport ended; its user goes offline after the grace period if it was the last.
@@ -278,9 +300,10 @@ public actor RealtimeHub: SandboxEventSink {
         }
     }
 
-    /// The device was logged out or revoked: its sockets close with 4003.
-    public func deviceRevoked(_ deviceId: Device.ID) async {
-        closeSockets(of: deviceId, code: .chatterSessionRevoked, reason: SandboxAuthError.deviceRevoked.closeReason)
+    /// The device was logged out or revoked (4003), or signed in again so that its old tokens died (4001): its
+    /// sockets close with the reason's code.
+    public func endSessions(of deviceId: Device.ID, because reason: SandboxAuthError) async {
+        closeSockets(of: deviceId, code: reason.closeCode, reason: reason.closeReason)
     }
 
     // MARK: Typing
@@ -354,7 +377,7 @@ public actor RealtimeHub: SandboxEventSink {
     func apply(_ fault: SandboxFault, to deviceId: Device.ID) {
         switch fault {
         case .dropSocket:
-            for socket in socketsByDevice[deviceId]?.values ?? [:].values { socket.abort() }
+            for socket in sockets(of: deviceId) { socket.abort() }
         case .close(let code, let reason):
             closeSockets(of: deviceId, code: WebSocketCloseCode(code), reason: reason)
         case .expireToken:
@@ -375,9 +398,14 @@ public actor RealtimeHub: SandboxEventSink {
 
     /// Closes every open socket of the device with `code` and `reason`.
     public func closeSockets(of deviceId: Device.ID, code: WebSocketCloseCode, reason: String) {
-        for socket in socketsByDevice[deviceId]?.values ?? [:].values {
+        for socket in sockets(of: deviceId) {
             socket.close(code: code, reason: reason)
         }
+    }
+
+    /// The device's open sockets.
+    private func sockets(of deviceId: Device.ID) -> [RealtimeSocket] {
+        Array((socketsByDevice[deviceId] ?? [:]).values)
     }
 
     // MARK: Shutdown

@@ -51,12 +51,14 @@ extension ChatterService {
     /// rate limit; used for every REST user request and every realtime connect.
     public func authenticate(clientKey: String, accessToken: String) async throws(SandboxAuthError) -> SandboxCaller {
         guard configuration.clients.contains(where: { $0.clientKey == clientKey }) else { throw .invalidClientKey }
-        let caller = try await resolveAccessToken(accessToken)
+        let caller = try await verifyAccessToken(accessToken).caller
         try admitDeviceRequest(caller.deviceId)
         return caller
     }
 
-    private func resolveAccessToken(_ accessToken: String) async throws(SandboxAuthError) -> SandboxCaller {
+    /// Who an access token signs in and until when, without spending the device's budget: the realtime endpoint
+    /// checks a socket's token again once the socket can be found by revocations, and arms its expiry.
+    public func verifyAccessToken(_ accessToken: String) async throws(SandboxAuthError) -> SandboxAccessGrant {
         guard !accessToken.isEmpty else { throw .invalidToken }
         let digest = TokenDigest.sha256(accessToken)
         let found: Row?
@@ -78,7 +80,9 @@ extension ChatterService {
         else { throw .invalidToken }
         if (try? row["revoked_at"] as Int64?) ?? nil != nil { throw .deviceRevoked }
         guard expiresAt > now.millisecondsSince1970 else { throw .expired }
-        return SandboxCaller(userId: User.ID(userId), deviceId: Device.ID(deviceId))
+        return SandboxAccessGrant(
+            caller: SandboxCaller(userId: User.ID(userId), deviceId: Device.ID(deviceId)),
+            expiresAt: Timestamp(millisecondsSince1970: expiresAt))
     }
 
     // MARK: Register, login, refresh, logout

@@ -6,13 +6,15 @@ public protocol SandboxEventSink: Sendable {
     /// Delivers each event to its recipients' open sockets (and pushes to their socketless devices).
     func deliver(_ deliveries: [SandboxDelivery]) async
 
-    /// The device was logged out or revoked: close its open sockets with 4003.
-    func deviceRevoked(_ deviceId: Device.ID) async
+    /// The device's sessions ended: logged out or revoked (`deviceRevoked`: its sockets close with 4003), or
+    /// signed in again so that its old access tokens died (`invalidToken`: 4001). Close its sockets with the
+    /// reason's code.
+    func endSessions(of deviceId: Device.ID, because reason: SandboxAuthError) async
 }
 
 /// A sink that drops everything: for a service used without realtime clients (tools, tests of REST alone).
 public struct DiscardingEventSink: SandboxEventSink {
     public init() {}
     public func deliver(_ deliveries: [SandboxDelivery]) async {}
-    public func deviceRevoked(_ deviceId: Device.ID) async {}
+    public func endSessions(of deviceId: Device.ID, because reason: SandboxAuthError) async {}
 }

@@ -38,6 +38,34 @@ struct CloseCodeConformanceTests {
         }
     }
 
+    @Test func signingTheDeviceInAgainClosesTheSocketsOfItsOldTokensWith4001() async throws {
+        try await SandboxFixture.run { fixture in
+            let old = try await fixture.connect(fixture.ana)
+            let session = try await ChatterRESTClient(configuration: fixture.sandbox.serverConfiguration).login(
+                username: "ana", password: SandboxFixture.password, deviceId: fixture.ana.session.deviceId,
+                device: DeviceDescription(name: "phone", platform: "test"))
+            #expect(session.deviceId == fixture.ana.session.deviceId)
+            let info = try await old.closeInfo()
+            #expect(info.code == .chatterTokenInvalid)
+            let (fresh, ready, _) = try await RealtimeTestClient.signIn(accessToken: session.accessToken, to: fixture.sandbox)
+            #expect(ready.deviceId == fixture.ana.session.deviceId)
+            await fresh.close()
+        }
+    }
+
+    @Test func aSocketClosesWith4001WhenItsTokenExpires() async throws {
+        try await SandboxFixture.run(realtime: RealtimeConfiguration(idleTimeout: .seconds(7200))) { fixture in
+            let ana = try await fixture.connect(fixture.ana)
+            await fixture.clock.advance(by: .seconds(3599))
+            try await ana.send(.ping, id: "before-expiry")
+            #expect(try await ana.next() == ServerFrame(.pong, replyTo: "before-expiry"))
+            await fixture.clock.advance(by: .seconds(1))
+            let info = try await ana.closeInfo()
+            #expect(info.code == .chatterTokenInvalid)
+            #expect(info.reason == SandboxAuthError.expired.closeReason)
+        }
+    }
+
     @Test func logoutClosesTheDevicesOpenSocketWith4003AndItsTokenThenCloses4003() async throws {
         try await SandboxFixture.run { fixture in
             let client = try await fixture.connect(fixture.ana)

@@ -21,7 +21,9 @@ actor RecordingEventSink: SandboxEventSink {
 
     func deliver(_ deliveries: [SandboxDelivery]) async { self.deliveries += deliveries }
 
-    func deviceRevoked(_ deviceId: Device.ID) async { revokedDevices.append(deviceId) }
+    func endSessions(of deviceId: Device.ID, because reason: SandboxAuthError) async {
+        if reason == .deviceRevoked { revokedDevices.append(deviceId) }
+    }
 
     /// The deliveries received since the last call.
     func take() -> [SandboxDelivery] {
