@@ -15,6 +15,8 @@ public actor RealtimeHub: SandboxEventSink {
     public nonisolated let configuration: RealtimeConfiguration
 
     private var socketsByDevice: [Device.ID: [Int: RealtimeSocket]] = [:]
+    /// Sockets authenticated but not announced yet: revocations and faults find them, events do not.
+    private var openingSockets: [Device.ID: [Int: RealtimeSocket]] = [:]
     private var devicesByUser: [User.ID: Set<Device.ID>] = [:]
     private var presence: PresenceTracker
     private var typing: TypingTracker
@@ -95,6 +97,13 @@ public actor RealtimeHub: SandboxEventSink {
     /// Announces an authenticated socket (`session.ready`, `presence.snapshot`), registers it, arms its token's
     /// expiry, and tells the user's audience they came online. False when the socket was closed meanwhile.
     private func open(_ socket: RealtimeSocket, as caller: SandboxCaller, token: String) async -> Bool {
+        // From here on revocations, re-sign-ins and faults find the socket. One that happened between
+        // `authenticate` and this line found nothing to close, so the token is checked again now.
+        openingSockets[caller.deviceId, default: [:]][socket.id] = socket
+        defer {
+            openingSockets[caller.deviceId]?.removeValue(forKey: socket.id)
+            if openingSockets[caller.deviceId]?.isEmpty == true { openingSockets[caller.deviceId] = nil }
+        }
         let grant: SandboxAccessGrant
         do throws(SandboxAuthError) {
             grant = try await service.verifyAccessToken(token)
@@ -301,7 +310,7 @@ public actor RealtimeHub: SandboxEventSink {
     }
 
     /// The device was logged out or revoked (4003), or signed in again so that its old tokens died (4001): its
-    /// sockets close with the reason's code.
+    /// sockets, open or still opening, close with the reason's code.
     public func endSessions(of deviceId: Device.ID, because reason: SandboxAuthError) async {
         closeSockets(of: deviceId, code: reason.closeCode, reason: reason.closeReason)
     }
@@ -396,16 +405,16 @@ public actor RealtimeHub: SandboxEventSink {
         for socket in socketsByDevice[deviceId]?.values ?? [:].values { socket.send(encoded: released) }
     }
 
-    /// Closes every open socket of the device with `code` and `reason`.
+    /// Closes every socket of the device, open or still opening, with `code` and `reason`.
     public func closeSockets(of deviceId: Device.ID, code: WebSocketCloseCode, reason: String) {
         for socket in sockets(of: deviceId) {
             socket.close(code: code, reason: reason)
         }
     }
 
-    /// The device's open sockets.
+    /// The device's sockets, announced or still opening.
     private func sockets(of deviceId: Device.ID) -> [RealtimeSocket] {
-        Array((socketsByDevice[deviceId] ?? [:]).values)
+        Array((socketsByDevice[deviceId] ?? [:]).values) + Array((openingSockets[deviceId] ?? [:]).values)
     }
 
     // MARK: Shutdown

@@ -66,6 +66,22 @@ struct CloseCodeConformanceTests {
         }
     }
 
+    @Test func aDeviceRevokedWhileItsSocketIsBeingOpenedIsClosedWith4003() async throws {
+        let service = SandboxServiceConfiguration(
+            passwordHashIterations: 1_000, signInRateLimit: SandboxRateLimit(requests: 100, window: .seconds(60)))
+        try await SandboxFixture.run(service: service) { fixture in
+            // The revocation lands anywhere between the upgrade and the session's start; the socket must close
+            // with 4003 wherever it lands, never stay open.
+            for attempt in 0..<20 {
+                let session = try await fixture.signInNewDevice(fixture.ana, name: "race-\(attempt)")
+                let client = try await RealtimeTestClient.connect(to: fixture.sandbox.webSocketURL(accessToken: session.accessToken))
+                try await fixture.sandbox.admin.inject(.revokeDevice, into: session.deviceId)
+                let info = try await client.closeInfo(timeout: .seconds(2))
+                #expect(info.code == .chatterSessionRevoked, "attempt \(attempt)")
+            }
+        }
+    }
+
     @Test func logoutClosesTheDevicesOpenSocketWith4003AndItsTokenThenCloses4003() async throws {
         try await SandboxFixture.run { fixture in
             let client = try await fixture.connect(fixture.ana)
