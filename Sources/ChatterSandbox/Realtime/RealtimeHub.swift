@@ -60,8 +60,9 @@ public actor RealtimeHub: SandboxEventSink {
             let caller = try await service.authenticate(clientKey: clientKey, accessToken: token)
             if await open(socket, as: caller, token: token) {
                 let idleWatch = Task { await watchIdle(socket) }
+                let charge = { [service] () throws(SandboxAuthError) in try service.admitDeviceRequest(caller.deviceId) }
                 for await message in connection.messages {
-                    for (command, replyTo) in socket.received(message, at: clock.now) {
+                    for (command, replyTo) in socket.received(message, at: clock.now, charge: charge) {
                         await execute(command, replyTo: replyTo, for: caller, on: socket)
                     }
                 }

@@ -48,9 +48,12 @@ final class RealtimeSocket: Sendable {
     }
 
     /// A message from the client: answers what the session answers itself, returns the commands to carry out.
-    func received(_ message: WebSocketMessage, at now: Date) -> [(RealtimeCommand, replyTo: String?)] {
+    /// `charge` spends the device's budget (see `RealtimeSession.received`).
+    func received(
+        _ message: WebSocketMessage, at now: Date, charge: () throws(SandboxAuthError) -> Void
+    ) -> [(RealtimeCommand, replyTo: String?)] {
         session.withLock { session in
-            perform(session.received(message, at: now))
+            perform(session.received(message, at: now, charge: charge))
         }
     }
 

@@ -38,6 +38,27 @@ struct CloseCodeConformanceTests {
         }
     }
 
+    @Test func anOpenSocketOverItsDevicesBudgetIsClosedWith4008ButPingsAreFree() async throws {
+        let service = SandboxServiceConfiguration(
+            passwordHashIterations: 1_000, deviceRateLimit: SandboxRateLimit(requests: 3, window: .seconds(60)))
+        try await SandboxFixture.run(service: service) { fixture in
+            let chat = try await fixture.direct(fixture.ana, fixture.ben).id  // 1: a REST request
+            let ana = try await fixture.connect(fixture.ana)  // 2: the connect
+            for index in 0..<5 {
+                try await ana.send(.ping, id: "p-\(index)")
+                #expect(try await ana.next() == ServerFrame(.pong, replyTo: "p-\(index)"))
+            }
+            try await fixture.send("within the budget", in: chat, over: ana)  // 3
+            try await ana.send(SandboxFixture.text("over the budget", in: chat), id: "c-2")
+
+            let info = try await ana.closeInfo()
+            #expect(info.code == .chatterRateLimited)
+            let seconds = try #require(Int(info.reason), "the close reason is the number of seconds: \(info.reason)")
+            #expect((1...60).contains(seconds))
+            #expect(try await fixture.sandbox.service.conversation(fixture.ana.caller, chat).lastSeq == 1)
+        }
+    }
+
     @Test func signingTheDeviceInAgainClosesTheSocketsOfItsOldTokensWith4001() async throws {
         try await SandboxFixture.run { fixture in
             let old = try await fixture.connect(fixture.ana)
