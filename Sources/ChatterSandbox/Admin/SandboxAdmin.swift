@@ -27,6 +27,7 @@ public struct SandboxAdmin: Sendable {
             let account = SeededAccount(user: user, password: spec.password, session: session)
             if let lastSeen = spec.lastSeen {
                 _ = try await service.updateMe(account.caller, ProfileUpdateBody(privacy: PrivacySettings(lastSeen: lastSeen)))
+                await hub.privacyChanged(of: account.user.id)
             }
             accounts.append(account)
         }

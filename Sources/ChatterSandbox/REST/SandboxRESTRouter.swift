@@ -122,7 +122,11 @@ public struct SandboxRESTRouter: Sendable {
             try await service.removePushToken(caller)
             return Self.noContent
         case .me: return try Self.json(await service.me(caller))
-        case .updateMe: return try await deliver(service.updateMe(caller, call.body(ProfileUpdateBody.self)))
+        case .updateMe:
+            let body = try call.body(ProfileUpdateBody.self)
+            let response = try await deliver(service.updateMe(caller, body))
+            if body.privacy != nil { await sink.privacyChanged(of: caller.userId) }
+            return response
         case .user: return try Self.json(await service.user(caller, User.ID(call.parameter("userId"))))
         case .searchUsers:
             return try Self.json(await service.searchUsers(caller, username: call.query("username") ?? ""))

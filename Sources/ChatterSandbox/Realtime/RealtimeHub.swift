@@ -19,6 +19,9 @@ public actor RealtimeHub: SandboxEventSink {
     private var openingSockets: [Device.ID: [Int: RealtimeSocket]] = [:]
     private var devicesByUser: [User.ID: Set<Device.ID>] = [:]
     private var presence: PresenceTracker
+    /// For each online user, the friends who were told they are online (their audience at the time, kept up to
+    /// date by privacy changes).
+    private var toldOnline: [User.ID: Set<User.ID>] = [:]
     private var typing: TypingTracker
     private var faults = FaultPlan<String>()
     private var nextSocketID = 0
@@ -137,6 +140,7 @@ public actor RealtimeHub: SandboxEventSink {
         socketsByDevice[caller.deviceId, default: [:]][socket.id] = socket
         devicesByUser[caller.userId, default: []].insert(caller.deviceId)
         if presence.socketOpened(by: caller.userId) {
+            toldOnline[caller.userId] = Set(audience)
             send(ServerFrame(.presence(Presence(userId: caller.userId, isOnline: true, lastSeenAt: nil))), to: audience)
         }
         closeWhenExpired(socket, at: grant.expiresAt)
@@ -316,6 +320,22 @@ public actor RealtimeHub: SandboxEventSink {
         closeSockets(of: deviceId, code: reason.closeCode, reason: reason.closeReason)
     }
 
+    /// The user's privacy changed: while they are online, friends who may no longer see them get
+    /// `presence {isOnline:false}` (without `lastSeenAt`, which they may not see either), and friends who now may
+    /// get `presence {isOnline:true}`. Offline users need nothing: friends see them offline already.
+    public func privacyChanged(of userId: User.ID) async {
+        guard presence.isOnline(userId), let audience = try? await service.presenceAudience(of: userId),
+            presence.isOnline(userId)
+        else { return }
+        let before = toldOnline[userId] ?? []
+        let now = Set(audience)
+        toldOnline[userId] = now
+        send(
+            ServerFrame(.presence(Presence(userId: userId, isOnline: false, lastSeenAt: nil))),
+            to: before.subtracting(now).sorted())
+        send(ServerFrame(.presence(Presence(userId: userId, isOnline: true, lastSeenAt: nil))), to: audience.filter { !before.contains($0) })
+    }
+
     // MARK: Typing
 
     private func typingStarted(_ userId: User.ID, in conversationId: Conversation.ID) async {
@@ -376,6 +396,7 @@ public actor RealtimeHub: SandboxEventSink {
         let audience = (try? await service.presenceAudience(of: offline.userId)) ?? []
         // Reconnected while the audience was looked up: friends saw no offline, so they must not see one now.
         guard !presence.isOnline(offline.userId) else { return }
+        toldOnline[offline.userId] = nil
         send(ServerFrame(.presence(Presence(userId: offline.userId, isOnline: false, lastSeenAt: lastSeenAt))), to: audience)
     }
 

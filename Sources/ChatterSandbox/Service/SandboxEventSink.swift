@@ -10,6 +10,10 @@ public protocol SandboxEventSink: Sendable {
     /// signed in again so that its old access tokens died (`invalidToken`: 4001). Close its sockets with the
     /// reason's code.
     func endSessions(of deviceId: Device.ID, because reason: SandboxAuthError) async
+
+    /// The user's `privacy.lastSeen` was set: while they are online, friends who may no longer see their presence
+    /// hear them go offline, and friends who now may hear them online.
+    func privacyChanged(of userId: User.ID) async
 }
 
 /// A sink that drops everything: for a service used without realtime clients (tools, tests of REST alone).
@@ -17,4 +21,5 @@ public struct DiscardingEventSink: SandboxEventSink {
     public init() {}
     public func deliver(_ deliveries: [SandboxDelivery]) async {}
     public func endSessions(of deviceId: Device.ID, because reason: SandboxAuthError) async {}
+    public func privacyChanged(of userId: User.ID) async {}
 }

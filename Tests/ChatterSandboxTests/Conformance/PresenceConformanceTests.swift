@@ -104,6 +104,25 @@ struct PresenceConformanceTests {
         }
     }
 
+    @Test func turningPrivacyToNobodyWhileOnlineTakesTheUserOfflineForFriendsAndBackWhenAllowedAgain() async throws {
+        try await SandboxFixture.run { fixture in
+            let ben = try await fixture.connect(fixture.ben)
+            let ana = try await fixture.connect(fixture.ana)
+            #expect(try await ben.next { $0.isPresence }.frame.event == .presence(Presence(userId: fixture.ana.user.id, isOnline: true)))
+
+            _ = try await fixture.rest(fixture.ana).updateMe(privacy: PrivacySettings(lastSeen: .nobody))
+            let hidden = try await ben.next { $0.isPresence }.frame.event
+            #expect(hidden == .presence(Presence(userId: fixture.ana.user.id, isOnline: false, lastSeenAt: nil)), "no last seen for nobody")
+
+            _ = try await fixture.rest(fixture.ana).updateMe(privacy: PrivacySettings(lastSeen: .friends))
+            #expect(try await ben.next { $0.isPresence }.frame.event == .presence(Presence(userId: fixture.ana.user.id, isOnline: true)))
+            _ = try await fixture.rest(fixture.ana).updateMe(privacy: PrivacySettings(lastSeen: .everyone))
+            #expect(try await !ben.framesBeforePong().contains { $0.event.isPresence }, "friends to everyone changes nothing friends see")
+            await ana.close()
+            await ben.close()
+        }
+    }
+
     @Test func privacyFriendsSharesPresenceWithFriends() async throws {
         try await SandboxFixture.run { fixture in
             let ana = try await fixture.connect(fixture.ana)

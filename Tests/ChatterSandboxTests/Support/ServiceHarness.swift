@@ -25,6 +25,8 @@ actor RecordingEventSink: SandboxEventSink {
         if reason == .deviceRevoked { revokedDevices.append(deviceId) }
     }
 
+    func privacyChanged(of userId: User.ID) async {}
+
     /// The deliveries received since the last call.
     func take() -> [SandboxDelivery] {
         defer { deliveries = [] }
