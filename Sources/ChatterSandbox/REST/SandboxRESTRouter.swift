@@ -169,8 +169,11 @@ public struct SandboxRESTRouter: Sendable {
         case .messages:
             return try Self.json(await service.messages(caller, call.conversationId(), call.messagePageQuery(), limit: call.intQuery("limit")))
         case .postMessage:
-            let outcome = try await service.postMessage(caller, call.conversationId(), call.body(MessagePostBody.self))
-            await sink.deliver(outcome.deliveries)
+            let conversationId = call.conversationId()
+            let body = try call.body(MessagePostBody.self)
+            let outcome = try await sink.deliverInOrder(in: conversationId) { () async throws(ChatterErrorBody) in
+                try await service.postMessage(caller, conversationId, body)
+            }
             return try Self.json(outcome.value.value, status: outcome.value.isNew ? .created : .ok)
         case .editMessage:
             return try await deliver(service.editMessage(caller, call.conversationId(), call.messageId(), call.body(MessageEditBody.self)))

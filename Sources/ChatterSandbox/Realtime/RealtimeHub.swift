@@ -23,6 +23,8 @@ public actor RealtimeHub: SandboxEventSink {
     /// date by privacy changes).
     private var toldOnline: [User.ID: Set<User.ID>] = [:]
     private var typing: TypingTracker
+    /// Conversations with a message send between its commit and its fan-out, and the sends waiting their turn.
+    private var sendsInProgress: [Conversation.ID: [CheckedContinuation<Void, Never>]] = [:]
     private var faults = FaultPlan<String>()
     private var nextSocketID = 0
     private var timer: (deadline: Date, generation: Int, task: Task<Void, Never>)?
@@ -212,15 +214,14 @@ public actor RealtimeHub: SandboxEventSink {
         _ send: MessageSend, replyTo: String?, for caller: SandboxCaller, on socket: RealtimeSocket
     ) async {
         let reply: ServerFrame
-        var deliveries: [SandboxDelivery] = []
         do throws(ChatterErrorBody) {
-            let outcome = try await service.sendMessage(caller, send)
+            let outcome = try await deliverInOrder(in: send.conversationId) { () async throws(ChatterErrorBody) in
+                try await service.sendMessage(caller, send)
+            }
             reply = ServerFrame(.messageAck(outcome.value), replyTo: replyTo)
-            deliveries = outcome.deliveries
         } catch {
             reply = ServerFrame(.error(error), replyTo: replyTo)
         }
-        await deliver(deliveries)
         switch await replyPolicy(for: caller.deviceId) {
         case .drop:
             socket.abort()
@@ -254,6 +255,42 @@ public actor RealtimeHub: SandboxEventSink {
         for delivery in deliveries {
             await deliver(delivery)
         }
+    }
+
+    /// Runs one message send into the conversation and its fan-out while no other send into it runs: two senders'
+    /// commits can otherwise reach the hub in the other order, and a device would get `seq` 9 before 8.
+    public nonisolated func deliverInOrder<Value: Sendable>(
+        in conversationId: Conversation.ID, _ send: () async throws(ChatterErrorBody) -> SandboxOutcome<Value>
+    ) async throws(ChatterErrorBody) -> SandboxOutcome<Value> {
+        await beginSend(in: conversationId)
+        do {
+            let outcome = try await send()
+            await deliver(outcome.deliveries)
+            await endSend(in: conversationId)
+            return outcome
+        } catch {
+            await endSend(in: conversationId)
+            throw error
+        }
+    }
+
+    private func beginSend(in conversationId: Conversation.ID) async {
+        guard sendsInProgress[conversationId] != nil else {
+            sendsInProgress[conversationId] = []
+            return
+        }
+        await withCheckedContinuation { sendsInProgress[conversationId, default: []].append($0) }
+    }
+
+    /// Hands the conversation to the next waiting send, in arrival order.
+    private func endSend(in conversationId: Conversation.ID) {
+        guard var waiting = sendsInProgress[conversationId], !waiting.isEmpty else {
+            sendsInProgress[conversationId] = nil
+            return
+        }
+        let next = waiting.removeFirst()
+        sendsInProgress[conversationId] = waiting
+        next.resume()
     }
 
     private func deliver(_ delivery: SandboxDelivery) async {

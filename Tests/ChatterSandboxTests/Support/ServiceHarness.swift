@@ -21,6 +21,14 @@ actor RecordingEventSink: SandboxEventSink {
 
     func deliver(_ deliveries: [SandboxDelivery]) async { self.deliveries += deliveries }
 
+    nonisolated func deliverInOrder<Value: Sendable>(
+        in conversationId: Conversation.ID, _ send: () async throws(ChatterErrorBody) -> SandboxOutcome<Value>
+    ) async throws(ChatterErrorBody) -> SandboxOutcome<Value> {
+        let outcome = try await send()
+        await deliver(outcome.deliveries)
+        return outcome
+    }
+
     func endSessions(of deviceId: Device.ID, because reason: SandboxAuthError) async {
         if reason == .deviceRevoked { revokedDevices.append(deviceId) }
     }
