@@ -111,7 +111,8 @@ public final class Sandbox: Sendable {
             host: configuration.host, credential: credential, seeded: seeded)
     }
 
-    /// Stops the timers, closes every connection (sockets with 1001), and closes the store.
+    /// Stops the timers, closes every socket with 1001 "server restarting" and every other connection, and closes
+    /// the store.
     public func shutdown() async {
         await hub.shutdown()
         await server.shutdown()

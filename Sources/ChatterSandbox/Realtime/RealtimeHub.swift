@@ -127,7 +127,7 @@ public actor RealtimeHub: SandboxEventSink {
         }
         let audience = (try? await service.presenceAudience(of: caller.userId)) ?? []
         guard !isShutDown else {
-            socket.close(code: .goingAway, reason: "sandbox shutting down")
+            socket.close(code: .goingAway, reason: Self.restartCloseReason)
             return false
         }
 
@@ -478,10 +478,24 @@ public actor RealtimeHub: SandboxEventSink {
 
     // MARK: Shutdown
 
-    /// Stops the timers and refuses new sessions; the HTTP server closes the connections themselves (1001).
-    public func shutdown() {
+    /// The reason of the 1001 close when the sandbox shuts down: the seed's "Server restarting" (clients
+    /// reconnect with backoff).
+    public static let restartCloseReason = "server restarting"
+
+    /// Stops the timers, refuses new sessions, and closes every socket with 1001 "server restarting", returning
+    /// once each close handshake finished (bounded by the connections' close timeout).
+    public func shutdown() async {
         isShutDown = true
         timer?.task.cancel()
         timer = nil
+        let sockets = socketsByDevice.values.flatMap(\.values) + openingSockets.values.flatMap(\.values)
+        for socket in sockets { socket.close(code: .goingAway, reason: Self.restartCloseReason) }
+        // The close frames go straight to the connections: the HTTP server's own shutdown, which follows, must
+        // find them closing already rather than close them first with its generic reason.
+        await withTaskGroup(of: Void.self) { group in
+            for socket in sockets {
+                group.addTask { await socket.connection.close(code: .goingAway, reason: Self.restartCloseReason) }
+            }
+        }
     }
 }

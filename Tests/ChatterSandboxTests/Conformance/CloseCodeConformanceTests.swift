@@ -5,8 +5,22 @@ import Testing
 import WebSocket
 
 /// The close codes of realtime-websocket.txt: the upgrade succeeds, then the socket closes with the code.
-@Suite("Realtime conformance: close codes 4001, 4002, 4003, 4008")
+@Suite("Realtime conformance: close codes 1001, 4001, 4002, 4003, 4008")
 struct CloseCodeConformanceTests {
+    @Test func shuttingTheSandboxDownClosesSocketsWith1001ServerRestarting() async throws {
+        let sandbox = try await Sandbox.start(SandboxConfiguration(
+            clock: ManualClock(), service: SandboxServiceConfiguration(passwordHashIterations: 1_000), seed: SandboxFixture.seed))
+        let seeded = try #require(sandbox.seeded["ana"])
+        let (client, _, _) = try await RealtimeTestClient.signIn(seeded, to: sandbox)
+
+        await sandbox.shutdown()
+
+        let info = try await client.closeInfo()
+        #expect(info.code == .goingAway)
+        #expect(info.reason == "server restarting")
+        #expect(info.initiator == .peer, "a close frame from the server, not a dropped connection")
+    }
+
     @Test func anUnknownClientKeyClosesWith4002() async throws {
         try await SandboxFixture.run { fixture in
             let url = fixture.sandbox.webSocketURL(accessToken: fixture.ana.session.accessToken, clientKey: "ck_wrong")
