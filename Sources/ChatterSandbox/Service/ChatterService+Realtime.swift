@@ -57,6 +57,11 @@ extension ChatterService {
         _ = try await read { db in try self.requireMember(db, userId, of: conversationId) }
     }
 
+    /// Whether a device with this id was ever created (revoked ones included).
+    public func deviceExists(_ deviceId: Device.ID) async throws(ChatterErrorBody) -> Bool {
+        try await read { db in try db.storedDevice(deviceId) != nil }
+    }
+
     /// The signed-in (not revoked) devices of `userIds`, with their push tokens.
     public func devices(ofUsers userIds: [User.ID]) async throws(ChatterErrorBody) -> [SandboxDevice] {
         try await read { db in try db.activeDevices(ofUsers: userIds).map(\.sandboxDevice) }
