@@ -10,6 +10,8 @@ public enum BotCommand: Sendable, Equatable {
     case sandbox(SandboxOptions)
     /// `say`: send one message as a person and print the reply (to try bots from a terminal).
     case say(SayOptions)
+    /// `chat`: the terminal client: sign in as a person and read and send messages live.
+    case chat(ChatOptions)
     /// `help`, `--help`, `-h` (optionally about one command).
     case help(command: String?)
 
@@ -97,7 +99,7 @@ public struct CommandLineUsageError: Error, Sendable, Equatable, CustomStringCon
 
 extension BotCommand {
     /// The commands, in the order the usage lists them.
-    public static let names = ["run", "check", "sandbox", "say", "help"]
+    public static let names = ["run", "check", "sandbox", "say", "chat", "help"]
 
     /// Parses the arguments after the program name.
     ///
@@ -175,6 +177,34 @@ extension BotCommand {
             options.recipient = recipient
             options.text = text
             return .say(options)
+        case "chat":
+            var username: String?
+            var options = ChatOptions(username: "")
+            while let option = try rest.nextOption() {
+                switch option.name {
+                case "--help", "-h": return .help(command: "chat")
+                case "--as": username = try rest.value(of: option)
+                case "--password": options.password = try rest.value(of: option)
+                case "--config", "-c": options.configuration = try rest.value(of: option)
+                case "--sandbox-port": options.sandboxPort = try rest.port(of: option)
+                case "--api", "--server": options.apiURL = try rest.value(of: option)
+                case "--ws": options.webSocketURL = try rest.value(of: option)
+                case "--client-key": options.clientKey = try rest.value(of: option)
+                case "--data", "-d": options.dataDirectory = try rest.value(of: option)
+                default: throw rest.unknown(option)
+                }
+            }
+            guard let username, !username.isEmpty else {
+                throw CommandLineUsageError("chat needs --as USER: who you are (alice or bob on the sandbox)", command: "chat")
+            }
+            options.username = username
+            if options.apiURL != nil, options.configuration != nil {
+                throw CommandLineUsageError("chat takes --config FILE or --api URL, not both", command: "chat")
+            }
+            if options.apiURL == nil, options.webSocketURL != nil || options.clientKey != nil {
+                throw CommandLineUsageError("--ws and --client-key go with --api URL", command: "chat")
+            }
+            return .chat(options)
         default:
             throw CommandLineUsageError(
                 "unknown command \"\(first)\"; the commands are \(names.joined(separator: ", "))")

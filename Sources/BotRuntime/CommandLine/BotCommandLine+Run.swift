@@ -140,6 +140,9 @@ extension BotCommandLine {
                 let port = sandbox.sandbox.apiURL.port ?? EmbeddedSandbox.defaultPort
                 let server = port == EmbeddedSandbox.defaultPort ? "" : " --server \(api)"
                 lines.append("Talk to the bots, in another terminal: \(programName) say --as \(person.username) --to \(bot)\(server) hello")
+                let config = options.configuration.map { " --config \($0)" } ?? ""
+                let chatPort = port == EmbeddedSandbox.defaultPort ? "" : " --sandbox-port \(port)"
+                lines.append("Or chat live (conversations, typing, receipts): \(programName) chat --as \(person.username)\(config)\(chatPort)")
             }
         } else if case .remote(let apiURL, _, _) = configuration.server {
             lines.append("Server: \(apiURL.absoluteString); data in \(configuration.dataDirectory.path)")

@@ -80,6 +80,8 @@ public struct BotCommandLine: Sendable {
                 code = await runSandbox(options, in: environment)
             case .say(let options):
                 code = await say(options, in: environment)
+            case .chat(let options):
+                code = await chat(options, in: environment)
             }
         } catch {
             let hint = error.command.map { "\(programName) help \($0)" } ?? "\(programName) --help"

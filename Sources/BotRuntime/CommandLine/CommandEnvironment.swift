@@ -20,6 +20,10 @@ struct CommandEnvironment: Sendable {
     var clock: any ChatterClock
     /// Makes the session that runs one bot.
     var makeSession: @Sendable (BotLineup.Member, BotHost) -> any SupervisedBot
+    /// The person's typed lines, for `chat` (standard input, read on a thread of its own).
+    var standardInput: @Sendable () -> AsyncStream<String> = { StandardInputReader.lines() }
+    /// How `chat` colours what it prints on standard output: ANSI colours only on a terminal.
+    var standardOutputStyle: TerminalStyle = .plain
 
     /// The process's own: its working directory and environment, standard output and error, signals.
     static func process(makeSession: @escaping @Sendable (BotLineup.Member, BotHost) -> any SupervisedBot) -> CommandEnvironment {
@@ -28,7 +32,8 @@ struct CommandEnvironment: Sendable {
             variables: ProcessInfo.processInfo.environment,
             standardOutput: FileDescriptorLogOutput.standardOutput,
             standardError: FileDescriptorLogOutput.standardError,
-            shutdown: ShutdownRequest(), watchesSignals: true, clock: SystemClock(), makeSession: makeSession)
+            shutdown: ShutdownRequest(), watchesSignals: true, clock: SystemClock(), makeSession: makeSession,
+            standardOutputStyle: TerminalStyle.detect(fileDescriptor: 1, environment: ProcessInfo.processInfo.environment))
     }
 
     /// `path` made absolute against the working directory (`~` expanded).

@@ -14,6 +14,7 @@ struct CommandLineHelp {
           check     Validate the configuration and print what would run
           sandbox   Run the local Chatter sandbox server alone
           say       Send a message as a person and print the reply: say --as alice --to echo_bot hello
+          chat      Chat live as a person in this terminal: chat --as alice
           help      Show this help, or one command's: \(program) help run
 
         \(runOptions)
@@ -23,6 +24,8 @@ struct CommandLineHelp {
         \(sandboxOptions)
 
         \(sayOptions)
+
+        \(chatOptions)
 
         \(exitStatus)
 
@@ -79,6 +82,21 @@ struct CommandLineHelp {
 
             \(exitStatus)
             """
+        case "chat":
+            """
+            USAGE: \(program) chat --as USER [--password P] [--config FILE | --api URL [--ws URL] [--client-key KEY]]
+
+            The terminal client: signs in as USER (one device across runs, remembered in DATA/chat/), lists the
+            conversations with their unread counts, and shows messages, typing, receipts (✓ delivered, ✓✓ read) and
+            friends coming online as they happen. Lines starting with / are commands (/list, /open <n|name>,
+            /dm <username>, /friends, /accept <n>, /help, /quit); any other line is sent to the open conversation.
+            Without --api it connects to the server of the configuration: with "server": "sandbox", to the sandbox
+            that `\(program) run` started on 127.0.0.1:\(EmbeddedSandbox.defaultPort).
+
+            \(chatOptions)
+
+            \(exitStatus)
+            """
         default:
             general
         }
@@ -118,6 +136,20 @@ struct CommandLineHelp {
           --server URL                 The REST base URL (default http://127.0.0.1:\(EmbeddedSandbox.defaultPort)/v1)
           --client-key KEY             The client key (default ck_sandbox)
           --wait SECONDS               How long to wait for the reply (default \(BotCommand.SayOptions.defaultWait.components.seconds); 0: do not wait)
+        """
+    }
+
+    private var chatOptions: String {
+        """
+        CHAT OPTIONS:
+          --as USER                    Who signs in (alice and bob need no --password on the sandbox)
+          --password PASSWORD          The password (default: $\(BotCommandLine.chatPasswordVariable), then the test account's)
+          -c, --config FILE            Take the server and data directory from FILE (default: bots.json, if present)
+          --sandbox-port N             The port `run` gave the embedded sandbox (default \(EmbeddedSandbox.defaultPort))
+          --api URL                    A server's REST base URL instead of a configuration (also --server)
+          --ws URL                     Its realtime URL (default: --api with ws(s):// and /ws)
+          --client-key KEY             Its client key (default ck_sandbox)
+          -d, --data DIR               Where the device file is kept (default: the configuration's data directory)
         """
     }
 

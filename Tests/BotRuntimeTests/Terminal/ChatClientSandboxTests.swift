@@ -1,0 +1,300 @@
+@testable import BotRuntime
+import ChatterBots
+import ChatterSandbox
+import Foundation
+import Synchronization
+import Testing
+
+/// The terminal client end to end against an in-process sandbox over loopback: alice uses the client, bob is
+/// driven by the test through the REST client and a realtime connection.
+@Suite("ChatClient against the sandbox", .serialized)
+struct ChatClientSandboxTests {
+    static let password = "sandbox-password"
+
+    /// A running sandbox where alice and bob are friends, bob connected, and a client for alice.
+    struct Harness {
+        let sandbox: Sandbox
+        let alice: SeededAccount
+        let bob: SeededAccount
+        let bobREST: ChatterRESTClient
+        let bobSocket: ChatterRealtimeConnection
+        let bobEvents: EventCollector
+        let dataDirectory: URL
+
+        func clientConfiguration() -> ChatClientConfiguration {
+            ChatClientConfiguration(
+                server: sandbox.serverConfiguration, username: "alice", password: ChatClientSandboxTests.password,
+                dataDirectory: dataDirectory, timeZone: TimeZone(identifier: "UTC") ?? .current,
+                reconnectPolicy: ReconnectPolicy(delays: [.milliseconds(50)], jitter: 0))
+        }
+    }
+
+    /// Bob's realtime events, kept for the test to wait on.
+    final class EventCollector: Sendable {
+        private let events = Mutex<[ServerEvent]>([])
+
+        func record(_ event: ServerEvent) { events.withLock { $0.append(event) } }
+
+        /// Waits for an event `matching` returns a value for.
+        func wait<T: Sendable>(timeout: Duration = .seconds(15), for matching: @Sendable (ServerEvent) -> T?) async throws -> T {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                if let found = events.withLock({ $0.lazy.compactMap(matching).first }) { return found }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            throw EventWaitTimedOut()
+        }
+
+    }
+
+    struct EventWaitTimedOut: Error {}
+
+    static func withHarness(_ body: (Harness) async throws -> Void) async throws {
+        let seed = SandboxSeed(
+            users: [
+                SandboxUserSeed(username: "alice", password: password, displayName: "Alice"),
+                SandboxUserSeed(username: "bob", password: password, displayName: "Bob"),
+            ],
+            friendships: [SandboxFriendship("alice", "bob")])
+        var configuration = SandboxConfiguration(seed: seed)
+        configuration.passwordHashIterations = 1_000
+        let sandbox = try await Sandbox.start(configuration)
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("chat-e2e-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dataDirectory) }
+        do {
+            guard let alice = sandbox.seeded["alice"], let bob = sandbox.seeded["bob"] else {
+                throw EventWaitTimedOut()
+            }
+            let bobREST = ChatterRESTClient(
+                configuration: sandbox.serverConfiguration, tokenStore: ChatterTokenStore(tokens: bob.session.tokens))
+            let bobSocket = try await ChatterRealtimeConnection.connect(
+                configuration: sandbox.serverConfiguration, accessToken: bob.session.accessToken)
+            let collector = EventCollector()
+            let reader = Task {
+                for await event in bobSocket.events {
+                    if case .frame(let frame) = event { collector.record(frame.event) }
+                }
+            }
+            let harness = Harness(
+                sandbox: sandbox, alice: alice, bob: bob, bobREST: bobREST, bobSocket: bobSocket, bobEvents: collector,
+                dataDirectory: dataDirectory)
+            do {
+                try await body(harness)
+            } catch {
+                await bobSocket.close()
+                reader.cancel()
+                throw error
+            }
+            await bobSocket.close()
+            reader.cancel()
+        } catch {
+            await sandbox.shutdown()
+            throw error
+        }
+        await sandbox.shutdown()
+    }
+
+    /// alice's client, running until `/quit`: her typed lines go through `type`.
+    struct RunningClient {
+        let screen: ScreenRecording
+        let keyboard: AsyncStream<String>.Continuation
+        let task: Task<Result<Void, ChatClientError>, Never>
+
+        func type(_ line: String) { keyboard.yield(line) }
+
+        func quit() async throws {
+            keyboard.yield("/quit")
+            try await task.value.get()
+        }
+    }
+
+    static func start(_ configuration: ChatClientConfiguration) -> RunningClient {
+        let screen = ScreenRecording()
+        let (input, keyboard) = AsyncStream<String>.makeStream()
+        let client = ChatClient(configuration: configuration)
+        let display = screen.display
+        let task = Task { () -> Result<Void, ChatClientError> in
+            do throws(ChatClientError) {
+                try await client.run(input: input, display: display)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return RunningClient(screen: screen, keyboard: keyboard, task: task)
+    }
+
+    static func newMessage(_ body: String) -> @Sendable (ServerEvent) -> Message? {
+        { event in
+            if case .messageNew(let message) = event, message.body == body { return message }
+            return nil
+        }
+    }
+
+    // MARK: Tests
+
+    @Test func aliceSeesBobsMessageAndBobReceivesAlices() async throws {
+        try await Self.withHarness { harness in
+            let client = Self.start(harness.clientConfiguration())
+            try await client.screen.waitForLine(containing: "Connected: messages arrive live.")
+            client.type("/dm bob")
+            try await client.screen.waitForLine(containing: "── bob · direct conversation")
+            try await client.screen.waitForLine(containing: "No messages yet")
+
+            let conversation = try await harness.bobREST.directConversation(with: harness.alice.user.id)
+            _ = try await harness.bobSocket.sendMessage(MessageSend(
+                conversationId: conversation.id, clientMessageId: .random(), content: .text("hi alice, it's bob")))
+            try await client.screen.waitForLine(containing: "bob: hi alice, it's bob")
+
+            client.type("hello bob")
+            let received = try await harness.bobEvents.wait(for: Self.newMessage("hello bob"))
+            #expect(received.senderId == harness.alice.user.id)
+            #expect(received.conversationId == conversation.id)
+            try await client.screen.waitForLine(containing: "alice: hello bob")
+
+            try await client.quit()
+            #expect(client.screen.text.last == "Bye.")
+        }
+    }
+
+    @Test func bobsTypingAndReceiptsReachAlicesScreen() async throws {
+        try await Self.withHarness { harness in
+            let client = Self.start(harness.clientConfiguration())
+            try await client.screen.waitForLine(containing: "Connected:")
+            client.type("/dm bob")
+            try await client.screen.waitForLine(containing: "No messages yet")
+
+            client.type("are you there?")
+            let message = try await harness.bobEvents.wait(for: Self.newMessage("are you there?"))
+            try await client.screen.waitForLine(containing: "alice: are you there?")
+
+            let typingFrom = client.screen.count
+            try await harness.bobSocket.send(.typingStart(conversationId: message.conversationId))
+            try await client.screen.waitForLine(containing: "bob is typing…", after: typingFrom)
+            try await harness.bobSocket.send(.typingStop(conversationId: message.conversationId))
+            try await client.screen.waitForLine(containing: "bob stopped typing.", after: typingFrom)
+
+            try await harness.bobSocket.send(.receiptDelivered(ReceiptPosition(conversationId: message.conversationId, seq: message.seq)))
+            try await client.screen.waitForLine(containing: "✓ delivered to bob: \"are you there?\"")
+            try await harness.bobSocket.send(.receiptRead(ReceiptPosition(conversationId: message.conversationId, seq: message.seq)))
+            try await client.screen.waitForLine(containing: "✓✓ read by bob: \"are you there?\"")
+            try await client.quit()
+        }
+    }
+
+    @Test func aliceReadingBobsMessageMovesHerWatermarkForBob() async throws {
+        try await Self.withHarness { harness in
+            let conversation = try await harness.bobREST.directConversation(with: harness.alice.user.id)
+            let ack = try await harness.bobSocket.sendMessage(MessageSend(
+                conversationId: conversation.id, clientMessageId: .random(), content: .text("unread until opened")))
+
+            let client = Self.start(harness.clientConfiguration())
+            try await client.screen.waitForLine(containing: "1 unread")
+            client.type("/open 1")
+            try await client.screen.waitForLine(containing: "bob: unread until opened")
+            let receipt = try await harness.bobEvents.wait { event -> ReceiptUpdate? in
+                if case .receiptUpdated(let update) = event, update.userId == harness.alice.user.id, update.lastReadSeq >= ack.seq {
+                    return update
+                }
+                return nil
+            }
+            #expect(receipt.conversationId == conversation.id)
+            try await client.quit()
+        }
+    }
+
+    @Test func aMessageWhoseAckIsLostIsResentAfterTheReconnectAndArrivesOnce() async throws {
+        try await Self.withHarness { harness in
+            let client = Self.start(harness.clientConfiguration())
+            try await client.screen.waitForLine(containing: "Connected:")
+            client.type("/dm bob")
+            try await client.screen.waitForLine(containing: "No messages yet")
+
+            let devices = await harness.sandbox.admin.connectedDevices()
+            let aliceDevice = try #require(devices.first { $0 != harness.bob.session.deviceId })
+            try await harness.sandbox.admin.inject(.dropBeforeNextAck, into: aliceDevice)
+            client.type("through the storm")
+            try await client.screen.waitForLine(containing: "Connection lost")
+            try await client.screen.waitForLine(containing: "Reconnected.")
+            try await client.screen.waitForLine(containing: "alice: through the storm")
+            _ = try await harness.bobEvents.wait(for: Self.newMessage("through the storm"))
+
+            let page = try await harness.bobREST.messages(in: try #require(client.openConversation(harness)), afterSeq: 0)
+            #expect(page.messages.filter { $0.body == "through the storm" }.count == 1)
+            #expect(client.screen.text.filter { $0.contains("alice: through the storm") }.count == 1)
+            try await client.quit()
+        }
+    }
+
+    @Test func messagesSentWhileTheSocketWasDownAreCaughtUpAfterTheReconnect() async throws {
+        try await Self.withHarness { harness in
+            let conversation = try await harness.bobREST.directConversation(with: harness.alice.user.id)
+            var configuration = harness.clientConfiguration()
+            configuration.reconnectPolicy = ReconnectPolicy(delays: [.milliseconds(600)], jitter: 0)
+            let client = Self.start(configuration)
+            try await client.screen.waitForLine(containing: "Connected:")
+            client.type("/open bob")
+            try await client.screen.waitForLine(containing: "No messages yet")
+
+            let devices = await harness.sandbox.admin.connectedDevices()
+            let aliceDevice = try #require(devices.first { $0 != harness.bob.session.deviceId })
+            try await harness.sandbox.admin.inject(.dropSocket, into: aliceDevice)
+            try await client.screen.waitForLine(containing: "Connection lost")
+            _ = try await harness.bobREST.postMessage(.text("sent while you were away"), clientMessageId: .random(), in: conversation.id)
+            try await client.screen.waitForLine(containing: "Reconnected.")
+            try await client.screen.waitForLine(containing: "bob: sent while you were away")
+            try await client.quit()
+        }
+    }
+
+    @Test func repeatedRunsSignInAsTheSameDevice() async throws {
+        try await Self.withHarness { harness in
+            let first = Self.start(harness.clientConfiguration())
+            try await first.screen.waitForLine(containing: "Connected:")
+            try await first.quit()
+            let file = ChatDeviceFile(dataDirectory: harness.dataDirectory, username: "alice")
+            let device = try #require(try file.load())
+
+            let second = Self.start(harness.clientConfiguration())
+            try await second.screen.waitForLine(containing: "Connected:")
+            #expect(await harness.sandbox.admin.connectedDevices().contains(device))
+            #expect(try file.load() == device)
+            try await second.quit()
+        }
+    }
+
+    @Test func aWrongPasswordStopsWithAnErrorSayingWhatToCheck() async throws {
+        try await Self.withHarness { harness in
+            var configuration = harness.clientConfiguration()
+            configuration.password = "not the password"
+            let client = Self.start(configuration)
+            let result = await client.task.value
+            guard case .failure(let error) = result, case .invalidCredentials = error else {
+                Issue.record("expected invalidCredentials, got \(result)")
+                return
+            }
+            #expect(error.description.contains("--password"))
+        }
+    }
+
+    @Test func anUnreachableServerSaysToStartIt() async throws {
+        let configuration = ChatClientConfiguration(
+            server: ChatterServerConfiguration(
+                apiBaseURL: URL(string: "http://127.0.0.1:9/v1") ?? URL(fileURLWithPath: "/"),
+                webSocketURL: URL(string: "ws://127.0.0.1:9/v1/ws") ?? URL(fileURLWithPath: "/"), clientKey: "ck_sandbox"),
+            username: "alice", password: Self.password)
+        let result = await Self.start(configuration).task.value
+        guard case .failure(let error) = result, case .serverUnreachable = error else {
+            Issue.record("expected serverUnreachable, got \(result)")
+            return
+        }
+        #expect(error.description.contains("example-bots run"))
+    }
+}
+
+extension ChatClientSandboxTests.RunningClient {
+    /// The direct conversation between alice and bob, as bob's REST client finds it.
+    func openConversation(_ harness: ChatClientSandboxTests.Harness) async throws -> Conversation.ID? {
+        try await harness.bobREST.directConversation(with: harness.alice.user.id).id
+    }
+}

@@ -1,0 +1,105 @@
+@testable import BotRuntime
+import ChatterBots
+import Foundation
+import Testing
+
+/// `/friends`, `/accept`, `/dm` and the friend events.
+@Suite("ChatScreen: friends")
+struct ChatScreenFriendTests {
+    typealias F = ChatFixtures
+
+    @Test func friendsAreListedWithWhoIsOnlineAndRequestsNumbered() {
+        var screen = F.screen(directory: F.directory(incoming: [F.request("R1", from: F.dave, to: F.alice)]))
+        _ = screen.handle(.server(.presenceSnapshot([Presence(userId: F.bob.id, isOnline: true)])))
+        #expect(screen.handle(.line("/friends")).text == [
+            "Friends (/dm <username>):",
+            "  ● bob (Bob)  online",
+            "  ○ carol (Carol)",
+            "Friend requests to you (/accept <n>):",
+            "  1  dave (Dave)",
+        ])
+    }
+
+    @Test func noFriendsSaysSo() {
+        var screen = F.screen(directory: F.directory(conversations: [], friends: []))
+        #expect(screen.handle(.line("/friends")).text == ["No friends yet."])
+    }
+
+    @Test func requestsThePersonSentAreListedAsWaiting() {
+        var directory = F.directory()
+        directory.outgoingRequests = [F.request("R9", from: F.alice, to: F.dave)]
+        var screen = F.screen(directory: directory)
+        #expect(screen.handle(.line("/friends")).text.last == "Waiting for an answer from: dave")
+    }
+
+    @Test func anIncomingRequestSaysHowToAcceptIt() {
+        var screen = F.screen()
+        let update = screen.handle(.server(.friendRequestReceived(F.request("R1", from: F.dave, to: F.alice))))
+        #expect(update.text == ["dave (Dave) wants to be your friend: /accept 1."])
+    }
+
+    @Test func acceptingAsksTheShellThenWelcomesTheNewFriend() {
+        var screen = F.screen()
+        _ = screen.handle(.server(.friendRequestReceived(F.request("R1", from: F.dave, to: F.alice))))
+        let accept = screen.handle(.line("/accept 1"))
+        #expect(accept.actions == [.acceptFriendRequest("R1")])
+        #expect(accept.text == ["Accepting dave's friend request…"])
+        let accepted = FriendRequestAccepted(requestId: "R1", friend: F.friend(F.dave))
+        #expect(screen.handle(.friendRequestAccepted(accepted)).text == ["dave is now your friend: /dm dave to talk."])
+        // The server's own friend_request.accepted event says nothing new.
+        #expect(screen.handle(.server(.friendRequestAccepted(accepted))).lines.isEmpty)
+        #expect(screen.handle(.line("/friends")).text.contains("  ○ dave (Dave)"))
+    }
+
+    @Test func acceptingANumberThatIsNotListedIsAnError() {
+        var screen = F.screen()
+        #expect(screen.handle(.line("/accept 1")).text == ["There are no friend requests to accept."])
+        _ = screen.handle(.server(.friendRequestReceived(F.request("R1", from: F.dave, to: F.alice))))
+        let update = screen.handle(.line("/accept 2"))
+        #expect(update.text == ["There is no request 2: /friends lists 1."])
+        #expect(update.actions.isEmpty)
+    }
+
+    @Test func aWithdrawnRequestDisappears() {
+        var screen = F.screen()
+        _ = screen.handle(.server(.friendRequestReceived(F.request("R1", from: F.dave, to: F.alice))))
+        #expect(screen.handle(.server(.friendRequestCancelled(requestId: "R1"))).text == ["dave withdrew their friend request."])
+        #expect(screen.handle(.line("/accept 1")).text == ["There are no friend requests to accept."])
+    }
+
+    @Test func aFriendWhoLeavesIsAnnounced() {
+        var screen = F.screen()
+        #expect(screen.handle(.server(.friendRemoved(userId: F.carol.id))).text == ["carol is no longer your friend."])
+        #expect(screen.handle(.line("/dm carol")).text == ["carol is not your friend: /friends lists your friends."])
+    }
+
+    @Test func directMessageOpensAnExistingConversation() {
+        var screen = F.screen()
+        let update = screen.handle(.line("/dm bob"))
+        #expect(screen.openConversationId == F.withBob)
+        #expect(update.actions == [.loadHistory(F.withBob, beforeSeq: 6, limit: 20)])
+    }
+
+    @Test func directMessageStartsAConversationWithAFriendWithoutOne() {
+        var screen = F.screen()
+        let update = screen.handle(.line("/dm carol"))
+        #expect(update.actions == [.openDirectConversation(with: F.carol.id)])
+        let opened = screen.handle(.conversationOpened(F.conversation(F.withCarol, members: [F.alice, F.carol])))
+        #expect(opened.text == ["── carol · direct conversation · conversation 3 ──"])
+        #expect(opened.actions == [.loadHistory(F.withCarol, beforeSeq: 1, limit: 20)])
+        #expect(screen.openConversationId == F.withCarol)
+    }
+
+    @Test func directMessageToSomeoneWhoIsNotAFriendIsRefused() {
+        var screen = F.screen()
+        let update = screen.handle(.line("/dm dave"))
+        #expect(update.text == ["dave is not your friend: /friends lists your friends."])
+        #expect(update.actions.isEmpty)
+    }
+
+    @Test func aFailedRequestIsShownAsAnError() {
+        var screen = F.screen()
+        let update = screen.handle(.requestFailed("Could not open the conversation: NOT_FRIENDS"))
+        #expect(update.lines == [ScreenLine("Could not open the conversation: NOT_FRIENDS", tone: .error)])
+    }
+}

@@ -1,0 +1,216 @@
+@testable import BotRuntime
+import ChatterBots
+import Foundation
+import Testing
+
+/// Sending (acks, failures, queueing while offline, resending after a reconnect) and receiving messages.
+@Suite("ChatScreen: messaging")
+struct ChatScreenMessagingTests {
+    typealias F = ChatFixtures
+
+    static func ack(_ id: String, seq: Int, at time: Timestamp = F.time(14, 5), in conversation: Conversation.ID = F.withBob) -> MessageAck {
+        MessageAck(clientMessageId: ClientMessageID(id), messageId: Message.ID("M-OWN-\(seq)"), conversationId: conversation, seq: seq, createdAt: time)
+    }
+
+    @Test func textWithNothingOpenIsNotSentAndSaysHowToOpenOne() {
+        var screen = F.screen()
+        let update = screen.handle(.line("hello"))
+        #expect(update.text == ["No conversation is open: /list, then /open <n> (or /dm <username>). Nothing was sent."])
+        #expect(update.actions.isEmpty)
+        #expect(screen.pendingMessages.isEmpty)
+    }
+
+    @Test func textGoesToTheOpenConversationWithAFreshClientMessageId() {
+        var screen = F.screenWithBobOpen()
+        let update = screen.handle(.line("hello"))
+        let expected = MessageSend(conversationId: F.withBob, clientMessageId: "cm-1", content: .text("hello"))
+        #expect(update.actions == [.send(expected)])
+        #expect(update.lines.isEmpty)
+        #expect(screen.pendingMessages == [expected])
+        #expect(screen.handle(.line("again")).actions == [
+            .send(MessageSend(conversationId: F.withBob, clientMessageId: "cm-2", content: .text("again")))
+        ])
+    }
+
+    @Test func theAckShowsTheMessageWithItsServerTimeAndMarksItRead() {
+        var screen = F.screenWithBobOpen()
+        _ = screen.handle(.line("hello"))
+        let update = screen.handle(.acknowledged(Self.ack("cm-1", seq: 6)))
+        #expect(update.text == ["[14:05] alice: hello"])
+        #expect(update.lines.first?.tone == .ownMessage)
+        #expect(update.actions == [.markRead(ReceiptPosition(conversationId: F.withBob, seq: 6))])
+        #expect(screen.pendingMessages.isEmpty)
+    }
+
+    @Test func aSecondAckForTheSameMessageShowsNothing() {
+        var screen = F.screenWithBobOpen()
+        _ = screen.handle(.line("hello"))
+        _ = screen.handle(.acknowledged(Self.ack("cm-1", seq: 6)))
+        let again = screen.handle(.server(.messageAck(Self.ack("cm-1", seq: 6))))
+        #expect(again.lines.isEmpty && again.actions.isEmpty)
+    }
+
+    @Test func aRefusedMessageIsReportedAndNotResent() {
+        var screen = F.screenWithBobOpen()
+        _ = screen.handle(.line("hello"))
+        let update = screen.handle(.sendFailed("cm-1", reason: "NOT_FRIENDS: You can only message friends."))
+        #expect(update.text == ["✗ Not sent: \"hello\": NOT_FRIENDS: You can only message friends."])
+        #expect(update.lines.first?.tone == .error)
+        #expect(screen.pendingMessages.isEmpty)
+        _ = screen.handle(.disconnected(reason: "network lost (1006)", retryIn: .seconds(1)))
+        #expect(!screen.handle(.connected).actions.contains { if case .send = $0 { true } else { false } })
+    }
+
+    @Test func aTooLongMessageIsRefusedBeforeSending() {
+        var screen = F.screenWithBobOpen()
+        let update = screen.handle(.line(String(repeating: "a", count: 4097)))
+        #expect(update.text == ["Not sent: 4097 characters, the limit is 4096."])
+        #expect(update.actions.isEmpty)
+    }
+
+    @Test func textTypedOfflineWaitsAndGoesOutOnceConnected() {
+        var screen = F.screenWithBobOpen(connected: false)
+        let typed = screen.handle(.line("hello"))
+        #expect(typed.text == ["Offline: the message goes out when the connection is back."])
+        #expect(typed.actions.isEmpty)
+        let connected = screen.handle(.connected)
+        #expect(connected.actions.contains(.send(MessageSend(conversationId: F.withBob, clientMessageId: "cm-1", content: .text("hello")))))
+    }
+
+    @Test func aMessageInFlightWhenTheSocketDropsIsResentWithTheSameIdInOrder() {
+        var screen = F.screenWithBobOpen()
+        _ = screen.handle(.line("first"))
+        _ = screen.handle(.line("second"))
+        let lost = screen.handle(.disconnected(reason: "network lost (1006)", retryIn: .milliseconds(1200)))
+        #expect(lost.text == ["Connection lost (network lost (1006)); reconnecting in 1.2 s. Messages you type are kept until it is back."])
+        let back = screen.handle(.connected)
+        #expect(back.text == ["Reconnected."])
+        #expect(back.actions == [
+            .catchUp(SyncRequest(conversations: [F.withBob: 5, F.team: 2]), refreshDirectory: true),
+            .send(MessageSend(conversationId: F.withBob, clientMessageId: "cm-1", content: .text("first"))),
+            .send(MessageSend(conversationId: F.withBob, clientMessageId: "cm-2", content: .text("second"))),
+        ])
+    }
+
+    @Test func givingUpOnTheConnectionSaysSo() {
+        var screen = F.screen()
+        #expect(screen.handle(.disconnected(reason: "client key invalid (4002)", retryIn: nil)).text == [
+            "Connection lost (client key invalid (4002)); not reconnecting. Messages you type are kept until it is back."
+        ])
+        #expect(!screen.isConnected)
+    }
+
+    @Test func aMessageInTheOpenConversationIsShownAndMarkedRead() {
+        var screen = F.screenWithBobOpen()
+        let update = screen.handle(.server(.messageNew(F.message("M-BOB-6", in: F.withBob, seq: 6, from: F.bob, "on my way", at: F.time(14, 10)))))
+        #expect(update.text == ["[14:10] bob: on my way"])
+        #expect(update.actions == [.markRead(ReceiptPosition(conversationId: F.withBob, seq: 6))])
+        #expect(screen.unreadCount(in: F.withBob) == 0)
+    }
+
+    @Test func aMessageElsewhereIsShownWithItsConversationCountedAndMarkedDelivered() {
+        var screen = F.screenWithBobOpen()
+        let update = screen.handle(.server(.messageNew(F.message("M-TEAM-3", in: F.team, seq: 3, from: F.carol, "yes!", at: F.time(14, 10)))))
+        #expect(update.text == ["[14:10] [2 Team] carol: yes!"])
+        #expect(update.actions == [.markDelivered(ReceiptPosition(conversationId: F.team, seq: 3))])
+        #expect(screen.unreadCount(in: F.team) == 1)
+    }
+
+    @Test func aDuplicateMessageIsShownOnce() {
+        var screen = F.screenWithBobOpen()
+        let message = F.message("M-BOB-6", in: F.withBob, seq: 6, from: F.bob, "on my way")
+        _ = screen.handle(.server(.messageNew(message)))
+        let again = screen.handle(.server(.messageNew(message)))
+        #expect(again.lines.isEmpty && again.actions.isEmpty)
+    }
+
+    @Test func ownMessagesFromAnotherDeviceAreShownButNotUnread() {
+        var screen = F.screenWithBobOpen()
+        let update = screen.handle(.server(.messageNew(F.message("M-TEAM-3", in: F.team, seq: 3, from: F.alice, "from my phone", at: F.time(14, 10)))))
+        #expect(update.text == ["[14:10] [2 Team] alice: from my phone"])
+        #expect(update.lines.first?.tone == .ownMessage)
+        #expect(update.actions.isEmpty)
+        #expect(screen.unreadCount(in: F.team) == 0)
+    }
+
+    @Test func aMessageInAnUnknownConversationAsksForTheDirectory() {
+        var screen = F.screen()
+        let update = screen.handle(.server(.messageNew(F.message("M-X-1", in: "01CONVUNKNOWN", seq: 1, from: F.bob, "psst", at: F.time(14, 10)))))
+        #expect(update.text == ["[14:10] bob wrote in a conversation new to this screen."])
+        #expect(update.actions == [.catchUp(SyncRequest(conversations: [:]), refreshDirectory: true)])
+    }
+
+    @Test func catchingUpElsewhereShowsTheLastFewAndCountsAll() {
+        var screen = F.screenWithBobOpen()
+        let missed = (3...7).map { F.message("M-TEAM-\($0)", in: F.team, seq: $0, from: F.carol, "news \($0)", at: F.time(14, $0)) }
+        let update = screen.handle(.caughtUp(F.team, messages: missed, members: []))
+        #expect(update.text == [
+            "[2 Team] 5 new messages while offline; the last 3:",
+            "[14:05] [2 Team] carol: news 5",
+            "[14:06] [2 Team] carol: news 6",
+            "[14:07] [2 Team] carol: news 7",
+        ])
+        #expect(update.actions == [.markDelivered(ReceiptPosition(conversationId: F.team, seq: 7))])
+        #expect(screen.unreadCount(in: F.team) == 5)
+    }
+
+    @Test func catchingUpTheOpenConversationShowsEverythingAndMarksItRead() {
+        var screen = F.screenWithBobOpen()
+        let missed = (6...9).map { F.message("M-BOB-\($0)", in: F.withBob, seq: $0, from: F.bob, "msg \($0)", at: F.time(15, $0)) }
+        let update = screen.handle(.caughtUp(F.withBob, messages: missed, members: []))
+        #expect(update.text.count == 4)
+        #expect(update.actions == [.markRead(ReceiptPosition(conversationId: F.withBob, seq: 9))])
+    }
+
+    @Test func anEditAndADeletionAreReported() {
+        var screen = F.screenWithBobOpen()
+        var message = F.message("M-BOB-6", in: F.withBob, seq: 6, from: F.bob, "on my way")
+        _ = screen.handle(.server(.messageNew(message)))
+        message.body = "on my way, 5 min"
+        message.editedAt = F.time(14, 20)
+        #expect(screen.handle(.server(.messageUpdated(message))).text == ["bob edited a message: on my way, 5 min (edited)"])
+        var reacted = message
+        reacted.reactions = [Message.Reaction(emoji: "👍", userIds: [F.alice.id])]
+        #expect(screen.handle(.server(.messageUpdated(reacted))).lines.isEmpty)
+        message.body = nil
+        message.deletedAt = F.time(14, 30)
+        #expect(screen.handle(.server(.messageUpdated(message))).text == ["bob deleted a message."])
+    }
+
+    @Test func quittingSaysByeAndAsksTheShellToStop() {
+        var screen = F.screen()
+        let update = screen.handle(.line("/quit"))
+        #expect(update.text == ["Bye."])
+        #expect(update.actions == [.quit])
+        #expect(screen.hasEnded)
+    }
+
+    @Test func theEndOfInputQuitsAndWarnsAboutUnacknowledgedMessages() {
+        var screen = F.screenWithBobOpen()
+        _ = screen.handle(.line("hello"))
+        let update = screen.handle(.endOfInput)
+        #expect(update.text == ["1 message was not acknowledged and may not have been sent.", "Bye."])
+        #expect(screen.hasEnded)
+    }
+
+    @Test func helpListsEveryCommand() {
+        var screen = F.screen()
+        let text = screen.handle(.line("/help")).text.joined(separator: "\n")
+        for command in ["/list", "/open", "/dm", "/friends", "/accept", "/help", "/quit"] {
+            #expect(text.contains(command), "\(command) missing from /help")
+        }
+    }
+
+    @Test func anUnknownCommandIsAnErrorAndSendsNothing() {
+        var screen = F.screenWithBobOpen()
+        let update = screen.handle(.line("/shrug"))
+        #expect(update.lines.map(\.tone) == [.error])
+        #expect(update.actions.isEmpty)
+    }
+
+    @Test func aServerErrorFrameIsShown() {
+        var screen = F.screen()
+        let update = screen.handle(.server(.error(ChatterErrorBody(code: .validationFailed, message: "Bad frame."))))
+        #expect(update.text == ["The server refused a request: VALIDATION_FAILED: Bad frame."])
+    }
+}

@@ -1,0 +1,36 @@
+@testable import BotRuntime
+import Foundation
+import Testing
+
+@Suite("TerminalStyle")
+struct TerminalStyleTests {
+    @Test func plainOutputHasNoEscapeCodes() {
+        let line = ScreenLine("boom", tone: .error)
+        #expect(TerminalStyle.plain.render(line) == "boom")
+    }
+
+    @Test func colourWrapsTheLineAndResetsAfterIt() {
+        let rendered = TerminalStyle(usesColour: true).render(ScreenLine("boom", tone: .error))
+        #expect(rendered == "\u{1B}[31mboom\u{1B}[0m")
+    }
+
+    @Test func othersMessagesKeepTheTerminalsOwnColour() {
+        #expect(TerminalStyle(usesColour: true).render(ScreenLine("[14:03] bob: hi", tone: .message)) == "[14:03] bob: hi")
+    }
+
+    @Test func controlCharactersFromASenderCannotDriveTheTerminal() {
+        let hostile = ScreenLine("[14:03] bob: \u{1B}[2Jgotcha\u{07}\u{9B}", tone: .message)
+        #expect(TerminalStyle(usesColour: true).render(hostile) == "[14:03] bob: ?[2Jgotcha??")
+    }
+
+    @Test func noColourWhenTheEnvironmentAsksForNone() {
+        #expect(TerminalStyle.detect(fileDescriptor: 1, environment: ["NO_COLOR": "1"]) == .plain)
+        #expect(TerminalStyle.detect(fileDescriptor: 1, environment: ["TERM": "dumb"]) == .plain)
+    }
+
+    @Test func noColourWhenOutputIsNotATerminal() throws {
+        let pipe = Pipe()
+        let style = TerminalStyle.detect(fileDescriptor: pipe.fileHandleForWriting.fileDescriptor, environment: [:])
+        #expect(style == .plain)
+    }
+}
