@@ -53,6 +53,7 @@ private func callEveryEndpoint() async throws -> [RecordedRequest] {
         ScriptedRoute(method: "PUT", path: "/v1/conversations/C1/messages/M1/reactions/%F0%9F%91%8D", body: message),
         ScriptedRoute(method: "DELETE", path: "/v1/conversations/C1/messages/M1/reactions/%F0%9F%91%8D", body: message),
         ScriptedRoute(method: "POST", path: "/v1/media", status: 201, body: ["mediaId": "MD1", "url": "http://cdn/MD1"]),
+        ScriptedRoute(method: "GET", path: "/v1/media/MD1", body: ["not": "parsed"]),
         ScriptedRoute(method: "PUT", path: "/v1/developer/apns", status: 204),
         ScriptedRoute(method: "GET", path: "/v1/developer/apns", body: ["configured": true, "teamId": "T", "keyId": "K", "bundleId": "B"]),
         ScriptedRoute(method: "POST", path: "/v1/developer/test-push", body: ["sent": 1, "failed": 0, "results": [["deviceId": "D1", "status": "sent"]]]),
@@ -94,6 +95,7 @@ private func callEveryEndpoint() async throws -> [RecordedRequest] {
     _ = try await client.addReaction("👍", to: "M1", in: "C1")
     _ = try await client.removeReaction("👍", from: "M1", in: "C1")
     _ = try await client.uploadMedia(Data([0x89, 0x50, 0x4e, 0x47, 0xff]), contentType: "image/png")
+    _ = try await client.downloadMedia("MD1")
     try await client.configureAPNs(APNsKeyBody(teamId: "T", keyId: "K", bundleId: "B", privateKey: "P"))
     _ = try await client.apnsConfiguration()
     _ = try await client.sendTestPush(to: "U1")
@@ -138,6 +140,7 @@ struct RESTClientTests {
             (.addReaction, "PUT", "/v1/conversations/C1/messages/M1/reactions/%F0%9F%91%8D", "", nil),
             (.removeReaction, "DELETE", "/v1/conversations/C1/messages/M1/reactions/%F0%9F%91%8D", "", nil),
             (.uploadMedia, "POST", "/v1/media", "", nil),
+            (.downloadMedia, "GET", "/v1/media/MD1", "", nil),
             (.configureAPNs, "PUT", "/v1/developer/apns", "", ["teamId": "T", "keyId": "K", "bundleId": "B", "privateKey": "P"]),
             (.apnsConfiguration, "GET", "/v1/developer/apns", "", nil),
             (.sendTestPush, "POST", "/v1/developer/test-push", "", ["userId": "U1"]),

@@ -66,6 +66,22 @@ public struct MediaUpload: Hashable, Sendable, Codable {
     }
 }
 
+/// A downloaded media file (`GET /media/{mediaId}`): the raw bytes and their `Content-Type`. The REST client builds
+/// it from the response itself (the body is the file, not JSON); its Codable form, `{ data (base64), contentType }`,
+/// is for storing or logging one.
+public struct MediaFile: Hashable, Sendable, Codable {
+    /// The file's bytes.
+    public var data: Data
+    /// Its media type, e.g. `image/jpeg`, as the uploader declared it.
+    public var contentType: String
+
+    /// A file of `contentType` holding `data`.
+    public init(data: Data, contentType: String) {
+        self.data = data
+        self.contentType = contentType
+    }
+}
+
 /// The response of the endpoints that answer 204 No Content; decodes from any body.
 public struct NoContent: Hashable, Sendable, Codable {
     /// The empty response.

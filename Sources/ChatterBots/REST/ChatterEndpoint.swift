@@ -79,6 +79,8 @@ public enum ChatterEndpoint: String, Hashable, Sendable, CaseIterable {
     case removeReaction
     /// `POST /media`: uploads a file for a media message.
     case uploadMedia
+    /// `GET /media/{mediaId}`: an uploaded file, for its uploader and the members of conversations carrying it.
+    case downloadMedia
     /// `PUT /developer/apns`: the workspace's APNs key.
     case configureAPNs
     /// `GET /developer/apns`: whether APNs is configured.
@@ -97,7 +99,7 @@ public enum ChatterEndpoint: String, Hashable, Sendable, CaseIterable {
         case .updateMe, .updateConversation, .editMessage: .patch
         case .removePushToken, .removeFriend, .cancelFriendRequest, .removeMember, .deleteMessage, .removeReaction: .delete
         case .me, .user, .searchUsers, .friends, .friendRequests, .conversations, .conversation, .messages,
-            .apnsConfiguration:
+            .downloadMedia, .apnsConfiguration:
             .get
         }
     }
@@ -128,6 +130,7 @@ public enum ChatterEndpoint: String, Hashable, Sendable, CaseIterable {
         case .editMessage, .deleteMessage: "/conversations/{conversationId}/messages/{messageId}"
         case .addReaction, .removeReaction: "/conversations/{conversationId}/messages/{messageId}/reactions/{emoji}"
         case .uploadMedia: "/media"
+        case .downloadMedia: "/media/{mediaId}"
         case .configureAPNs, .apnsConfiguration: "/developer/apns"
         case .sendTestPush: "/developer/test-push"
         }
@@ -411,6 +414,12 @@ public enum ChatterAPI {
     /// `POST /media` with the raw file (image/*, audio/*, video/*, application/pdf; at most 10 MiB) → 201 `MediaUpload`.
     public static func uploadMedia(_ data: Data, contentType: String) -> ChatterRequest<MediaUpload> {
         ChatterRequest(.uploadMedia, body: .raw(data, contentType: contentType))
+    }
+
+    /// `GET /media/{mediaId}` (where `MediaUpload.url` points) → the raw file as `MediaFile`, for its uploader and the
+    /// members of a conversation with a message carrying it.
+    public static func downloadMedia(_ id: Media.ID) -> ChatterRequest<MediaFile> {
+        ChatterRequest(.downloadMedia, pathParameters: ["mediaId": id.rawValue])
     }
 
     // MARK: Developer (workspace)

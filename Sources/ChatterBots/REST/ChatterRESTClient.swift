@@ -235,6 +235,11 @@ public struct ChatterRESTClient: Sendable {
         try await send(ChatterAPI.uploadMedia(data, contentType: contentType))
     }
 
+    /// Downloads an uploaded file (its uploader's, or one carried by a message of a conversation the caller is in).
+    public func downloadMedia(_ id: Media.ID) async throws -> MediaFile {
+        try await send(ChatterAPI.downloadMedia(id))
+    }
+
     // MARK: Developer (workspace), with the client secret
 
     /// Uploads the workspace's APNs key.
@@ -274,7 +279,8 @@ public struct ChatterRESTClient: Sendable {
         var urlRequest = URLRequest(url: try configuration.url(for: request))
         urlRequest.httpMethod = endpoint.method.rawValue
         urlRequest.setValue(configuration.clientKey, forHTTPHeaderField: "X-Client-Key")
-        urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
+        let isRawFile = Response.self == MediaFile.self
+        urlRequest.setValue(isRawFile ? "*/*" : "application/json", forHTTPHeaderField: "Accept")
         switch endpoint.authorization {
         case .clientKey:
             break
@@ -314,6 +320,11 @@ public struct ChatterRESTClient: Sendable {
             throw Self.apiError(endpoint: endpoint, response: http, body: data, now: clock.now)
         }
         if let nothing = NoContent() as? Response { return nothing }
+        if isRawFile, let file = MediaFile(
+            data: data, contentType: http.value(forHTTPHeaderField: "Content-Type") ?? "application/octet-stream") as? Response
+        {
+            return file
+        }
         do {
             return try WireCoding.decoder.decode(Response.self, from: data)
         } catch let error as DecodingError {
