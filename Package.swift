@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "BotRuntime", dependencies: ["ChatterBots", "SQLite", "WebSocket", "ChatterSandbox"], swiftSettings: strict),
         .target(name: "ChatterSandbox", dependencies: ["ChatterBots", "SQLite", "WebSocket", "COpenSSL"], swiftSettings: strict),
         .target(name: "ExampleBotKinds", dependencies: ["ChatterBots", "BotRuntime"], swiftSettings: strict),
-        .executableTarget(name: "ChatterBench", dependencies: ["WebSocket"], swiftSettings: strict),
+        .executableTarget(name: "ChatterBench", dependencies: ["WebSocket", "ChatterBots", "BotRuntime", "ChatterSandbox", "SQLite"], swiftSettings: strict),
         .executableTarget(
             name: "ExampleBots", dependencies: ["ExampleBotKinds", "BotRuntime", "ChatterSandbox"], swiftSettings: strict),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: strict),

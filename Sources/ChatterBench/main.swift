@@ -1,15 +1,3 @@
-import Foundation
-
-/// `chatter-bench <scenario>`: prints figures for one part of the project.
-let arguments = CommandLine.arguments.dropFirst()
-switch arguments.first {
-case "websocket":
-    await WebSocketBenchmark(quick: arguments.contains("--quick")).run()
-default:
-    print("""
-        usage: chatter-bench <scenario> [options]
-          websocket [--quick]   WebSocket messages/s and MB/s, one way and round trip, 64 B and 64 KiB,
-                                our client to our server and to a Python `websockets` server
-        """)
-    exit(arguments.isEmpty ? 0 : 2)
-}
+// chatter-bench: the benchmarks of issue 7 (throughput, latency, bots, storm) and of issue 2 (websocket).
+// See bench/README.md and `chatter-bench help`.
+await BenchCommand.main(arguments: Array(CommandLine.arguments.dropFirst()))

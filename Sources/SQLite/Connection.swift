@@ -5,6 +5,8 @@ import CSQLite
 final class Connection {
     let handle: OpaquePointer
     private(set) var isClosed = false
+    /// Set inside `DatabaseQueue.read`: statements that would change the database are refused before they run.
+    var refusesWrites = false
 
     init(handle: OpaquePointer) {
         self.handle = handle

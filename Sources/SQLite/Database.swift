@@ -244,7 +244,14 @@ public final class Database {
 
     // MARK: - Opening
 
+    /// Process-wide SQLite settings, applied once before the first connection opens (SQLite accepts them only
+    /// before it initializes): no page-cache preallocation, so that each connection holds only the pages it read.
+    private static let processConfiguration: Void = {
+        _ = csqlite_disable_page_cache_preallocation()
+    }()
+
     private static func openConnection(path: String) throws -> Connection {
+        _ = processConfiguration
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let resultCode = sqlite3_open_v2(path, &handle, flags, nil)

@@ -53,6 +53,12 @@ public final class Statement {
         sqlite3_stmt_readonly(handle) != 0
     }
 
+    /// How many times SQLite has recompiled this statement since it was prepared: after a schema change, or
+    /// when something expired the connection's statements. Stays 0 on a healthy hot path.
+    public var recompilationCount: Int {
+        Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0))
+    }
+
     /// Runs the statement to completion, discarding any rows.
     public func execute(arguments: StatementArguments = []) throws {
         try run(arguments) {
@@ -129,6 +135,9 @@ public final class Statement {
     private func run<Result>(_ arguments: StatementArguments, _ body: () throws -> Result) throws -> Result {
         guard !connection.isClosed else { throw DatabaseError.closed }
         guard !isRunning else { throw DatabaseError.statementInUse(sql: sql) }
+        if connection.refusesWrites && !isReadOnly {
+            throw SQLiteError(extendedCode: .readOnly, message: "attempt to write a readonly database", sql: sql)
+        }
         isRunning = true
         defer {
             sqlite3_reset(handle)

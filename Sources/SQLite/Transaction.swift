@@ -59,11 +59,16 @@ extension Database {
         }
     }
 
-    /// Runs `body` in a deferred transaction in which SQLite refuses every write (`PRAGMA query_only`):
-    /// a consistent snapshot for reads.
+    /// Runs `body` in a deferred transaction in which every statement that would write is refused
+    /// (``ResultCode/readOnly``): a consistent snapshot for reads.
+    ///
+    /// The refusal is checked per statement (`sqlite3_stmt_readonly`) rather than with `PRAGMA query_only`:
+    /// changing that pragma expires every prepared statement of the connection, so each read would have made
+    /// SQLite recompile every cached statement on its next use.
     func readOnlyTransaction<T>(_ body: (Database) throws -> T) throws -> T {
-        try execute(sql: "PRAGMA query_only = 1")
-        defer { try? execute(sql: "PRAGMA query_only = 0") }
+        let refused = connection.refusesWrites
+        connection.refusesWrites = true
+        defer { connection.refusesWrites = refused }
         return try transaction(.deferred, body)
     }
 }

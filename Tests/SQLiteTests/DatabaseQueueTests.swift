@@ -85,6 +85,21 @@ import Testing
         #expect(try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT n FROM counter") } == 1)
     }
 
+    @Test func readsLeaveCachedStatementsCompiled() async throws {
+        let queue = try await counterQueue()
+        let sql = "SELECT n FROM counter WHERE n >= ?"
+        try await queue.write { db in _ = try db.cachedStatement(sql: sql).fetchOne(Int.self, arguments: [0]) }
+        for _ in 0..<3 {
+            _ = try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM counter") }
+        }
+        let recompilations = try await queue.write { db in
+            let statement = try db.cachedStatement(sql: sql)
+            _ = try statement.fetchOne(Int.self, arguments: [0])
+            return statement.recompilationCount
+        }
+        #expect(recompilations == 0)
+    }
+
     @Test func openErrorsReachTheCaller() async throws {
         let path = directory.file("missing/bot.sqlite")
         let error = await #expect(throws: DatabaseError.self) { _ = try await DatabaseQueue(path: path) }

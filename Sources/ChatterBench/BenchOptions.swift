@@ -1,0 +1,95 @@
+import Foundation
+
+/// The options of the scenarios (each reads those it needs; `chatter-bench help` lists them).
+struct BenchOptions: Sendable {
+    /// The server under test; nil: the scenario's default (load for throughput and latency, whose figures the
+    /// sandbox would cap; sandbox for bots and storm, which need its durable store and its REST).
+    var serverChoice: ServeOptions.Kind?
+    /// The server of the scenario being run (`serverChoice` or the scenario's default).
+    var server: ServeOptions.Kind = .sandbox
+    var runtimes: [FleetProcess.Runtime] = FleetProcess.Runtime.allCases
+    var python = "python3"
+    var peerScript: String?
+    var jsonPath: String?
+    var keepFiles = false
+
+    // throughput
+    var messages = 20_000
+    var senders = 8
+    var window = 128
+    var warmup = 2_000
+    // latency
+    var rate = 1_000
+    var seconds = 10.0
+    // bots and storm
+    var bots = [1_000]
+    var idleSeconds = 30.0
+    var heartbeatMilliseconds = 25_000
+    var stormMessages = 2_000
+    var downSeconds = 3.0
+
+    init(arguments: [String]) throws(BenchUsageError) {
+        var reader = ArgumentReader(arguments)
+        while let option = reader.nextOption() {
+            switch option {
+            case "--server":
+                let value = try reader.value(for: option)
+                guard let kind = ServeOptions.Kind(rawValue: value) else {
+                    throw BenchUsageError("--server is sandbox or load, not \(value)")
+                }
+                serverChoice = kind
+            case "--runtimes":
+                let value = try reader.value(for: option)
+                let names = value.split(separator: ",").map(String.init)
+                let parsed = names.compactMap(FleetProcess.Runtime.init(rawValue:))
+                guard !parsed.isEmpty, parsed.count == names.count else {
+                    throw BenchUsageError("--runtimes lists swift and/or python, not \(value)")
+                }
+                runtimes = parsed
+            case "--swift-only": runtimes = [.swift]
+            case "--python": python = try reader.value(for: option)
+            case "--peer": peerScript = try reader.value(for: option)
+            case "--json": jsonPath = try reader.value(for: option)
+            case "--keep": keepFiles = true
+            case "--messages": messages = max(1, try reader.integer(for: option))
+            case "--senders": senders = max(1, try reader.integer(for: option))
+            case "--window": window = max(1, try reader.integer(for: option))
+            case "--warmup": warmup = try reader.integer(for: option)
+            case "--rate": rate = max(1, try reader.integer(for: option))
+            case "--seconds": seconds = try reader.seconds(for: option)
+            case "--bots": bots = try reader.integers(for: option)
+            case "--idle-seconds": idleSeconds = try reader.seconds(for: option)
+            case "--heartbeat-ms": heartbeatMilliseconds = max(1, try reader.integer(for: option))
+            case "--storm-messages": stormMessages = try reader.integer(for: option)
+            case "--down-seconds": downSeconds = try reader.seconds(for: option)
+            default: throw BenchUsageError("unknown option \(option)")
+            }
+        }
+    }
+
+    static let help = """
+        usage: chatter-bench <scenario> [options]      (build with -c release for figures worth reading)
+
+        scenarios
+          throughput   one echo bot, its full durable path; --messages N from --senders S (window --window W each)
+          latency      --rate R messages/s for --seconds T; p50/p99/max from message.send to the reply's message.new
+          bots         --bots N[,N…] bots in one process: time to ready and synced, memory per bot, idle CPU
+                       over --idle-seconds with heartbeats every --heartbeat-ms
+          storm        --bots N connected, the server restarts (down --down-seconds, default 3); time until all
+                       are back and synced; replies to --storm-messages messages sent around the restart
+                       checked in the server's store
+          all          throughput, latency, bots and storm with their defaults
+          websocket [--quick]
+                       WebSocket messages/s and MB/s, one way and round trip, 64 B and 64 KiB, our client to
+                       our server and to a Python `websockets` server (issue 2)
+
+        options
+          --server sandbox|load   the server under test, in its own process: ChatterSandbox (SQLite) or LoadServer
+                                  (lean, in memory, virtual senders); default load for throughput and latency,
+                                  sandbox for bots and storm
+          --runtimes swift,python which fleets run (default both, side by side); --swift-only
+          --python PATH           the Python interpreter of the peer (default python3)
+          --json PATH             where the JSON report goes (default bench/results/<scenario>.json)
+          --keep                  keep the stores and logs (printed) instead of deleting them
+        """
+}

@@ -1,0 +1,153 @@
+import Foundation
+
+/// Bots per process: N echo bots in one process, each with one conversation holding one unanswered message. The
+/// figures: the time from starting them until every bot is signed in, connected and synced (its REST refresh and
+/// `sync.request` done); resident memory per bot (VmRSS of the bots' process once live, minus VmRSS of that
+/// process before any bot, over N); and CPU while idle (heartbeats running) over `--idle-seconds`.
+struct BotsScenario {
+    let context: BenchContext
+
+    struct Measurement {
+        var bots: Int
+        var readySeconds: Double?
+        var live: Int
+        var baselineBytes: Int
+        var residentBytes: Int
+        /// VmRSS at the end of the idle interval.
+        var idleResidentBytes: Int
+        var idleCPUShare: Double
+        var idleSeconds: Double
+        var serverIdleCPUShare: Double
+        var openFiles: Int
+        var answered: Int
+        var errors: Int
+        var memory: FleetProcess.MemoryReport?
+
+        /// Per bot that runs (the live ones: a bot that could not start holds next to nothing).
+        var bytesPerBot: Double? { live > 0 ? Double(residentBytes - baselineBytes) / Double(live) : nil }
+        var idleBytesPerBot: Double? { live > 0 ? Double(idleResidentBytes - baselineBytes) / Double(live) : nil }
+        /// CPU milliseconds per live bot per minute while idle.
+        var idleCPUPerBotPerMinute: Double? { live > 0 ? idleCPUShare * 60_000 / Double(live) : nil }
+    }
+
+    func run() async throws -> BenchReport {
+        let options = context.options
+        let machine = MachineDescription.current()
+        var measurements: [(Int, [FleetProcess.Runtime: Measurement])] = []
+        var serverText = ""
+        var notes: [String] = []
+        for count in options.bots {
+            let runtimes = options.runtimes
+            let people = max(1, count / 100)
+            let spec = WorldSpec(
+                botUsernames: runtimes.flatMap { runtime in (0..<count).map { "bot\(runtime.rawValue.prefix(1))\(count)_\($0)" } },
+                personUsernames: (0..<people).map { "person\(count)_\($0)" }, password: BenchDefaults.password,
+                links: (0..<(count * runtimes.count)).map { WorldSpec.Link(person: $0 % people, bot: $0, waitingMessages: 1) })
+            let server = try await context.startServer(
+                spec, name: "bots-\(count)", heartbeatMilliseconds: options.heartbeatMilliseconds)
+            serverText = context.serverDescription(server.endpoint)
+            notes.append(String(format: "%d bots: the server built the world (%d accounts) in %.1f s", count,
+                                spec.botUsernames.count + people, server.announcement.setupSeconds))
+            var results: [FleetProcess.Runtime: Measurement] = [:]
+            do {
+                for (index, runtime) in runtimes.enumerated() {
+                    results[runtime] = try await measure(runtime, count: count, offset: index * count, server: server)
+                }
+            } catch {
+                await server.stop()
+                throw error
+            }
+            await server.stop()
+            measurements.append((count, results))
+        }
+        return report(measurements, machine: machine, server: serverText, notes: notes)
+    }
+
+    private func measure(
+        _ runtime: FleetProcess.Runtime, count: Int, offset: Int, server: ServerProcess
+    ) async throws -> Measurement {
+        guard let world = server.announcement.world else { throw BenchFailure("no world") }
+        let bots = Array(world.bots[offset..<(offset + count)])
+        let fleet = try context.fleet(runtime, bots: bots, world: world, endpoint: server.endpoint, name: "bots-\(count)-\(runtime)")
+        try await fleet.waitUntilBooted()
+        try await Task.sleep(for: .milliseconds(200))
+        let baseline = ProcessProbe.residentBytes(of: fleet.pid) ?? 0
+        try await fleet.start()
+        let timeout = Duration.seconds(60 + count / 50)
+        let ready = await fleet.waitUntilLive(count, timeout: timeout)
+        let live = fleet.liveCount(connection: 1)
+        // Let the replies to the waiting messages and the first receipts go out before measuring memory and idling.
+        _ = await fleet.waitUntilAcked(live, timeout: .seconds(30))
+        try await Task.sleep(for: .seconds(2))
+        let resident = ProcessProbe.residentBytes(of: fleet.pid) ?? 0
+        let openFiles = ProcessProbe.openFileCount(of: fleet.pid) ?? 0
+        let memory = await fleet.memoryReport()
+        let idle = CPUMeter(pid: fleet.pid)
+        let serverIdle = CPUMeter(pid: server.pid)
+        try await Task.sleep(for: .seconds(context.options.idleSeconds))
+        let idleShare = idle.coreShare
+        let idleResident = ProcessProbe.residentBytes(of: fleet.pid) ?? 0
+        let idleSeconds = idle.elapsedSeconds
+        let serverShare = serverIdle.coreShare
+        let answered = await fleet.ackedCount()
+        let errors = fleet.errorCount
+        await fleet.stop()
+        return Measurement(
+            bots: count, readySeconds: ready, live: live, baselineBytes: baseline, residentBytes: resident,
+            idleResidentBytes: idleResident,
+            idleCPUShare: idleShare, idleSeconds: idleSeconds, serverIdleCPUShare: serverShare, openFiles: openFiles,
+            answered: answered, errors: errors, memory: memory)
+    }
+
+    private func report(
+        _ measurements: [(Int, [FleetProcess.Runtime: Measurement])], machine: MachineDescription, server: String,
+        notes extraNotes: [String]
+    ) -> BenchReport {
+        var figures: [Figure] = []
+        for (count, results) in measurements {
+            func values(_ value: (Measurement) -> Double?) -> [String: Double] {
+                var out: [String: Double] = [:]
+                for (runtime, measurement) in results { out[runtime.rawValue] = value(measurement) }
+                return out
+            }
+            let swift = results[.swift]
+            let readyGoal = count <= 1_000 ? "≤ 10 s" : nil
+            figures += [
+                Figure("\(count) bots: live (ready + synced)", unit: "bots", values { Double($0.live) },
+                       goal: "all \(count)", met: swift.map { $0.live == count }),
+                Figure("\(count) bots: time to all live", unit: "s", values { $0.readySeconds },
+                       goal: readyGoal, met: readyGoal == nil ? nil : swift.map { ($0.readySeconds ?? .infinity) <= 10 }),
+                Figure("\(count) bots: resident per live bot", unit: "KiB", values { $0.bytesPerBot.map { $0 / 1024 } },
+                       goal: "≤ 200 KiB", met: swift.map { ($0.bytesPerBot ?? .infinity) <= 200 * 1024 }),
+                Figure("\(count) bots: resident per live bot after idling", unit: "KiB",
+                       values { $0.idleBytesPerBot.map { $0 / 1024 } }),
+                Figure("\(count) bots: process resident", unit: "MiB", values { Double($0.residentBytes) / 1_048_576 }),
+                Figure("\(count) bots: SQLite memory per live bot", unit: "KiB",
+                       values { m in m.memory.flatMap { m.live > 0 ? Double($0.sqliteBytes) / Double(m.live) / 1024 : nil } }),
+                Figure("\(count) bots: idle CPU", unit: "% core", values { $0.idleCPUShare * 100 }),
+                Figure("\(count) bots: idle CPU per live bot", unit: "ms/min", values { $0.idleCPUPerBotPerMinute }),
+                Figure("\(count) bots: server idle CPU", unit: "% core", values { $0.serverIdleCPUShare * 100 }),
+                Figure("\(count) bots: open files per live bot", unit: "fds",
+                       values { $0.live > 0 ? Double($0.openFiles) / Double($0.live) : nil }),
+                Figure("\(count) bots: waiting messages answered", unit: "count", values { Double($0.answered) }),
+                Figure("\(count) bots: errors reported", unit: "count", values { Double($0.errors) }),
+            ]
+        }
+        var notes = extraNotes
+        notes.append(
+            "Resident per bot = (VmRSS of the bots' process once all are live − its VmRSS before the first bot) ÷ N; "
+                + "the server runs in its own process and is not counted.")
+        notes.append(
+            "Idle CPU: user+system time of the bots' process over \(context.options.idleSeconds) s with the server's "
+                + "heartbeat interval at \(context.options.heartbeatMilliseconds) ms.")
+        let limit = ProcessProbe.raiseOpenFileLimit(to: 1 << 20)
+        notes.append("Open-file limit of each process: \(limit.soft) (hard \(limit.hard)).")
+        return BenchReport(
+            scenario: "bots", date: BenchDefaults.now(), machine: machine, server: server,
+            parameters: [
+                "bots": context.options.bots.map(String.init).joined(separator: ","),
+                "idleSeconds": "\(context.options.idleSeconds)", "heartbeatMs": "\(context.options.heartbeatMilliseconds)",
+            ],
+            figures: figures, notes: notes)
+    }
+}

@@ -1,0 +1,132 @@
+import BotRuntime
+import CSQLite
+import ChatterBots
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `chatter-bench fleet <config.json>`: the Swift side of every scenario, in a process of its own like the Python
+/// peer, speaking the same line protocol (see `FleetProcess`). One `BotSession` per bot, all run by a
+/// `BotSupervisor`, as `example-bots run` runs them; the runtime's log tells when a bot is live.
+struct FleetCommand {
+    var configurationPath: String
+
+    func run() async -> Int32 {
+        let configuration: FleetProcess.Configuration
+        do {
+            configuration = try JSONDecoder().decode(
+                FleetProcess.Configuration.self, from: Data(contentsOf: URL(fileURLWithPath: configurationPath)))
+        } catch {
+            FileHandle.standardError.write(Data("chatter-bench fleet: cannot read \(configurationPath): \(error)\n".utf8))
+            return 1
+        }
+        guard let apiURL = URL(string: configuration.apiURL), let webSocketURL = URL(string: configuration.webSocketURL) else {
+            FileHandle.standardError.write(Data("chatter-bench fleet: the server URLs do not parse\n".utf8))
+            return 1
+        }
+        ProcessProbe.raiseOpenFileLimit(to: 1 << 20)
+        let reporter = FleetReporter(botNames: configuration.bots.map(\.name))
+        reporter.emit(["event": "boot"])
+
+        let commands = StdinCommands()
+        guard await commands.next() == "start" else { return 0 }
+
+        var environment = BotRuntimeEnvironment(
+            server: ChatterServerConfiguration(apiBaseURL: apiURL, webSocketURL: webSocketURL, clientKey: configuration.clientKey),
+            dataDirectory: URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true),
+            logSink: LogSink(minimumLevel: .info) { record in reporter.observe(record) })
+        environment.sendPacing = nil
+        let sessions = configuration.bots.map { bot in
+            BotSession(
+                configuration: BotConfiguration(
+                    name: bot.name, kind: "echo", credentials: BotCredentials(username: bot.username, password: bot.password),
+                    friendRequests: .nobody),
+                bot: EchoBenchBot(), environment: environment)
+        }
+        // The sessions report their own errors through the reporter; the supervisor would repeat each one.
+        let supervisor = BotSupervisor(bots: sessions, log: LogSink(minimumLevel: .critical))
+        let running = Task { _ = await supervisor.run() }
+
+        while let command = await commands.next() {
+            switch command {
+            case "acked":
+                var total = 0
+                for session in sessions { total += await session.status.messagesOut }
+                reporter.emit(["event": "acked", "total": total])
+            case "memory":
+                // Where the resident memory goes: SQLite's own allocations (page caches, schemas, statements).
+                reporter.emit(["event": "memory", "sqlite": Int(sqlite3_memory_used())])
+            default:
+                reporter.emit(["event": "error", "message": "unknown command \(command)"])
+            }
+        }
+        await supervisor.shutdown(deadline: .seconds(10))
+        await running.value
+        reporter.flush()
+        return 0
+    }
+}
+
+/// Turns the runtime's log into the fleet protocol's events: `live` records become `live` events (counting each
+/// bot's connections), errors become `error` events. Lines go out on a serial queue, so the sessions never wait.
+final class FleetReporter: Sendable {
+    private let indexByName: [String: Int]
+    private let connections: Mutex<[Int]>
+    private let queue = DispatchQueue(label: "fleet stdout")
+
+    init(botNames: [String]) {
+        var indexByName: [String: Int] = [:]
+        for (index, name) in botNames.enumerated() { indexByName[name] = index }
+        self.indexByName = indexByName
+        self.connections = Mutex(Array(repeating: 0, count: botNames.count))
+    }
+
+    func observe(_ record: LogRecord) {
+        if record.message == "live", let bot = record.bot, let index = indexByName[bot] {
+            let connection = connections.withLock { counts -> Int in
+                counts[index] += 1
+                return counts[index]
+            }
+            emit(["event": "live", "bot": index, "connection": connection])
+        } else if record.level >= .error {
+            emit(["event": "error", "message": "\(record.bot ?? "-"): \(record.message) \(record.fields)"])
+        }
+    }
+
+    func emit(_ object: [String: any Sendable]) {
+        guard var encoded = try? JSONSerialization.data(withJSONObject: object) else { return }
+        encoded.append(UInt8(ascii: "\n"))
+        let line = encoded
+        queue.async { FileHandle.standardOutput.write(line) }
+    }
+
+    /// Waits until every line emitted so far is written.
+    func flush() {
+        queue.sync {}
+    }
+}
+
+/// The lines of stdin, read on a thread of its own; `next()` returns nil at end of input.
+actor StdinCommands {
+    private var iterator: AsyncStream<String>.Iterator
+
+    init() {
+        let (lines, continuation) = AsyncStream.makeStream(of: String.self)
+        self.iterator = lines.makeAsyncIterator()
+        let reader = Thread {
+            while let line = readLine() { continuation.yield(line.trimmingCharacters(in: .whitespaces)) }
+            continuation.finish()
+        }
+        reader.start()
+    }
+
+    func next() async -> String? {
+        var iterator = self.iterator
+        let line = await iterator.next(isolation: self)
+        self.iterator = iterator
+        return line
+    }
+}

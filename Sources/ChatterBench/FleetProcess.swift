@@ -1,0 +1,201 @@
+import Foundation
+import Synchronization
+
+/// A set of echo bots under test, all in one process of their own: the Swift fleet (`chatter-bench fleet`, on
+/// BotRuntime) or the Python peer (`bench/python_peer/echo_peer.py`: asyncio, `websockets`, `sqlite3`). Both take
+/// the same configuration file and speak the same line protocol, so every scenario drives them identically.
+///
+/// On stdout, one JSON object a line: `{"event":"boot"}` once loaded (its resident memory then is the baseline),
+/// `{"event":"live","bot":i,"connection":k}` each time bot i is synced on its k-th connection,
+/// `{"event":"acked","total":n}` in answer to an `acked` line on stdin, `{"event":"error","message":…}`.
+/// On stdin: `start` (start every bot), `acked` (report acknowledged replies); end of input stops the bots
+/// gracefully and the process exits.
+final class FleetProcess: Sendable {
+    /// What a fleet is given: the server, where the bots keep their files, and the bots.
+    struct Configuration: Codable {
+        struct Bot: Codable {
+            var name: String
+            var username: String
+            var password: String
+        }
+
+        var apiURL: String
+        var webSocketURL: String
+        var clientKey: String
+        var dataDirectory: String
+        var bots: [Bot]
+    }
+
+    /// Which runtime runs the bots.
+    enum Runtime: String, Sendable, CaseIterable {
+        case swift
+        case python
+    }
+
+    private struct Report: Decodable {
+        var event: String
+        var bot: Int?
+        var connection: Int?
+        var total: Int?
+        var message: String?
+        var sqlite: Int?
+    }
+
+    private struct Progress {
+        var booted = false
+        var liveConnection: [Int: Int] = [:]
+        var acked = 0
+        var ackedReports = 0
+        var errors = 0
+        var memory: MemoryReport?
+    }
+
+    /// The Swift fleet's account of its memory (`memory` command): what SQLite has allocated.
+    struct MemoryReport: Sendable {
+        var sqliteBytes: Int
+    }
+
+    let runtime: Runtime
+    private let child: ChildProcess
+    private let progress = Mutex(Progress())
+    private let reader = Mutex<Task<Void, Never>?>(nil)
+
+    var pid: Int32 { child.pid }
+
+    /// Starts the fleet process of `runtime` with `bots`; they wait for `start()`.
+    init(
+        _ runtime: Runtime, command: [String], bots: [BenchWorld.Bot], password: String, endpoint: ServerEndpoint,
+        dataDirectory: URL
+    ) throws {
+        self.runtime = runtime
+        let configuration = Configuration(
+            apiURL: endpoint.apiURL.absoluteString, webSocketURL: endpoint.webSocketURL.absoluteString,
+            clientKey: endpoint.clientKey, dataDirectory: dataDirectory.path,
+            bots: bots.map { Configuration.Bot(name: $0.username, username: $0.username, password: password) })
+        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+        let configurationURL = dataDirectory.appendingPathComponent("peer.json")
+        try JSONEncoder().encode(configuration).write(to: configurationURL)
+        child = try ChildProcess(
+            executable: URL(fileURLWithPath: command[0]), arguments: Array(command.dropFirst()) + [configurationURL.path])
+        let lines = child.lines
+        reader.withLock {
+            $0 = Task {
+                for await line in lines { self.consume(line) }
+            }
+        }
+    }
+
+    private func consume(_ line: String) {
+        guard let report = try? JSONDecoder().decode(Report.self, from: Data(line.utf8)) else { return }
+        let shown = progress.withLock { progress -> Bool in
+            switch report.event {
+            case "boot":
+                progress.booted = true
+            case "live":
+                if let bot = report.bot, let connection = report.connection {
+                    progress.liveConnection[bot] = max(progress.liveConnection[bot] ?? 0, connection)
+                }
+            case "acked":
+                progress.acked = max(progress.acked, report.total ?? 0)
+                progress.ackedReports += 1
+            case "memory":
+                progress.memory = MemoryReport(sqliteBytes: report.sqlite ?? 0)
+            case "error":
+                progress.errors += 1
+                return progress.errors <= 5
+            default:
+                break
+            }
+            return false
+        }
+        if shown {
+            FileHandle.standardError.write(Data("\(runtime) fleet: \(report.message ?? line)\n".utf8))
+        }
+    }
+
+    /// Waits until the fleet process has loaded (its resident memory before any bot is the baseline).
+    func waitUntilBooted(timeout: Duration = .seconds(30)) async throws {
+        let start = ContinuousClock.now
+        while !progress.withLock({ $0.booted }) {
+            guard child.isRunning, ContinuousClock.now - start < timeout else {
+                throw BenchFailure("the \(runtime) fleet did not start (for Python: pip install -r bench/requirements.txt)")
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// Starts every bot; returns at once (they are starting, not live).
+    func start() async throws {
+        try await waitUntilBooted()
+        child.send(line: "start")
+    }
+
+    /// How many bots are live (signed in, connected, synced) on at least their `connection`-th connection.
+    func liveCount(connection: Int) -> Int {
+        progress.withLock { progress in progress.liveConnection.values.count { $0 >= connection } }
+    }
+
+    /// Asks the fleet how many replies its bots have marked acknowledged, and waits for the answer.
+    func ackedCount() async -> Int {
+        let before = progress.withLock { $0.ackedReports }
+        child.send(line: "acked")
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < .seconds(10) {
+            let (reports, acked) = progress.withLock { ($0.ackedReports, $0.acked) }
+            if reports > before { return acked }
+            if !child.isRunning { break }
+            try? await Task.sleep(for: .microseconds(200))
+        }
+        return progress.withLock { $0.acked }
+    }
+
+    /// Asks the Swift fleet where its memory goes; nil from the Python peer (it does not know the command).
+    func memoryReport() async -> MemoryReport? {
+        guard runtime == .swift else { return nil }
+        child.send(line: "memory")
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < .seconds(5) {
+            if let memory = progress.withLock({ $0.memory }) { return memory }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return nil
+    }
+
+    /// Errors the fleet reported.
+    var errorCount: Int { progress.withLock { $0.errors } }
+
+    /// Waits until `count` bots are live on their `connection`-th connection; returns the seconds it took, or nil
+    /// after `timeout`.
+    func waitUntilLive(_ count: Int, connection: Int = 1, timeout: Duration) async -> Double? {
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < timeout {
+            if liveCount(connection: connection) >= count { return (ContinuousClock.now - start).seconds }
+            if !child.isRunning { return nil }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return nil
+    }
+
+    /// Waits until the bots have marked `count` replies acknowledged; false after `timeout`.
+    func waitUntilAcked(_ count: Int, timeout: Duration) async -> Bool {
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < timeout {
+            if await ackedCount() >= count { return true }
+            if !child.isRunning { return false }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return false
+    }
+
+    /// Stops every bot gracefully (end of stdin) and waits until the process has exited.
+    func stop() async {
+        child.closeInput()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while child.isRunning && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        await child.terminate(grace: .seconds(5))
+        let task = reader.withLock { $0 }
+        await task?.value
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+
+/// Throughput: one echo bot, its full durable path per message (dedupe record, outbox entry, `message.send`, ack
+/// marked), flooded by several senders, each keeping a window of messages in flight. The figure is messages
+/// handled and acknowledged per second: from the first measured send until every reply has reached its sender
+/// AND the bot has marked every reply acknowledged in its store.
+struct ThroughputScenario {
+    let context: BenchContext
+
+    struct Measurement {
+        var messages: Int
+        var seconds: Double
+        var serverCPU: Double
+        var fleetCPU: Double
+        var driverCPU: Double
+        var duplicateReplies: Int
+        var sendErrors: Int
+        var fleetErrors: Int
+
+        var rate: Double { Double(messages) / seconds }
+    }
+
+    func run() async throws -> BenchReport {
+        let options = context.options
+        let runtimes = options.runtimes
+        let spec = WorldSpec(
+            botUsernames: runtimes.map { "tp_\($0.rawValue)" },
+            personUsernames: (0..<options.senders).map { "tp_sender_\($0)" }, password: BenchDefaults.password,
+            links: runtimes.indices.flatMap { bot in
+                (0..<options.senders).map { WorldSpec.Link(person: $0, bot: bot, waitingMessages: 0) }
+            })
+        let machine = MachineDescription.current()
+        let server = try await context.startServer(spec, name: "throughput")
+        var measurements: [FleetProcess.Runtime: Measurement] = [:]
+        do {
+            for (index, runtime) in runtimes.enumerated() {
+                measurements[runtime] = try await measure(runtime, bot: index, server: server)
+            }
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+        return report(measurements, machine: machine, server: server)
+    }
+
+    private func measure(_ runtime: FleetProcess.Runtime, bot: Int, server: ServerProcess) async throws -> Measurement {
+        let options = context.options
+        guard let world = server.announcement.world else { throw BenchFailure("no world") }
+        let fleet = try context.fleet(
+            runtime, bots: [world.bots[bot]], world: world, endpoint: server.endpoint, name: "throughput-\(runtime)")
+        try await fleet.start()
+        guard await fleet.waitUntilLive(1, timeout: .seconds(60)) != nil else {
+            await fleet.stop()
+            throw BenchFailure("the \(runtime) bot did not become live within 60 s")
+        }
+        let links = world.links.filter { $0.bot == bot }
+        let senders = links.count
+        let warmup = options.warmup / senders
+        let perSender = max(1, options.messages / senders)
+        let total = (warmup + perSender) * senders
+        let serverCPU: CPUMeter
+        let fleetCPU: CPUMeter
+        let driverCPU: CPUMeter
+        let start: ContinuousClock.Instant
+        var replied = false
+        var duplicates = 0
+        var sendErrors = 0
+        var replies = 0
+        switch options.server {
+        case .load:
+            // The load server's virtual senders flood the bot from inside the server process.
+            let conversations = links.map(\.conversationId)
+            _ = try await FloodRequest(
+                conversations: conversations, count: warmup, firstNumber: 0, window: options.window, timeoutSeconds: 120
+            ).run(against: server.endpoint)
+            _ = await fleet.waitUntilAcked(warmup * senders, timeout: .seconds(60))
+            serverCPU = CPUMeter(pid: server.pid)
+            fleetCPU = CPUMeter(pid: fleet.pid)
+            driverCPU = CPUMeter()
+            start = ContinuousClock.now
+            let result = try await FloodRequest(
+                conversations: conversations, count: perSender, firstNumber: warmup, window: options.window,
+                timeoutSeconds: 600
+            ).run(against: server.endpoint)
+            replies = warmup * senders + result.replies
+            replied = result.replies == result.sent
+            duplicates = result.duplicateReplies
+        case .sandbox:
+            let pool = try await SenderPool.connect(world: world, links: links, endpoint: server.endpoint, window: options.window)
+            for sender in pool.senders { sender.reserve(warmup + perSender) }
+            // Warm-up: connections, caches and the server's statements, not measured.
+            await pool.flood(0..<warmup)
+            _ = await pool.waitForReplies(warmup * senders, timeout: .seconds(120))
+            _ = await fleet.waitUntilAcked(warmup * senders, timeout: .seconds(60))
+            serverCPU = CPUMeter(pid: server.pid)
+            fleetCPU = CPUMeter(pid: fleet.pid)
+            driverCPU = CPUMeter()
+            start = ContinuousClock.now
+            await pool.flood(warmup..<(warmup + perSender))
+            replied = await pool.waitForReplies(total, timeout: .seconds(600))
+            replies = pool.replies
+            duplicates = pool.senders.reduce(0) { $0 + $1.snapshot.duplicateReplies }
+            sendErrors = pool.senders.reduce(0) { $0 + $1.snapshot.errors }
+            await pool.close()
+        }
+        let acked = await fleet.waitUntilAcked(total, timeout: .seconds(120))
+        let seconds = (ContinuousClock.now - start).seconds
+        let measurement = Measurement(
+            messages: perSender * senders, seconds: seconds, serverCPU: serverCPU.coreShare,
+            fleetCPU: fleetCPU.coreShare, driverCPU: driverCPU.coreShare, duplicateReplies: duplicates,
+            sendErrors: sendErrors, fleetErrors: fleet.errorCount)
+        await fleet.stop()
+        guard replied && acked else {
+            throw BenchFailure(
+                "the \(runtime) bot answered \(replies) of \(total) messages (all acknowledged: \(acked)); see the errors above")
+        }
+        return measurement
+    }
+
+    private func report(
+        _ measurements: [FleetProcess.Runtime: Measurement], machine: MachineDescription, server: ServerProcess
+    ) -> BenchReport {
+        func values(_ value: (Measurement) -> Double) -> [String: Double] {
+            var out: [String: Double] = [:]
+            for (runtime, measurement) in measurements { out[runtime.rawValue] = value(measurement) }
+            return out
+        }
+        let swift = measurements[.swift]?.rate
+        let python = measurements[.python]?.rate
+        var figures = [
+            Figure(
+                "handled and acked", unit: "msg/s", values { $0.rate }, goal: "≥ 20,000",
+                met: swift.map { $0 >= 20_000 }),
+            Figure("messages", unit: "count", values { Double($0.messages) }),
+            Figure("elapsed", unit: "s", values { $0.seconds }),
+            Figure("server CPU", unit: "% core", values { $0.serverCPU * 100 }),
+            Figure("bot process CPU", unit: "% core", values { $0.fleetCPU * 100 }),
+            Figure("driver (senders) CPU", unit: "% core", values { $0.driverCPU * 100 }),
+            Figure("bot CPU per message", unit: "µs", values { $0.fleetCPU * $0.seconds / Double($0.messages) * 1e6 }),
+            Figure("server CPU per message", unit: "µs", values { $0.serverCPU * $0.seconds / Double($0.messages) * 1e6 }),
+            Figure("duplicate replies", unit: "count", values { Double($0.duplicateReplies) }),
+            Figure("errors", unit: "count", values { Double($0.sendErrors + $0.fleetErrors) }),
+        ]
+        if let swift, let python {
+            figures.insert(
+                Figure("swift ÷ python", unit: "×", ["swift": swift / python], goal: "≥ 5×", met: swift / python >= 5), at: 1)
+        }
+        var notes = [
+            context.options.server == .load
+                ? "Senders: the load server's virtual senders (people inside the server process, one conversation "
+                    + "each, no sockets of their own), each with at most \(context.options.window) messages without a reply."
+                : "Senders: people on realtime sockets of their own in the driver, each with at most "
+                    + "\(context.options.window) messages without a reply.",
+            "\(context.options.warmup) warm-up messages precede the measured ones. The time runs from the first "
+                + "measured send until every reply is stored by the server and marked acknowledged by the bot.",
+            "Each process's CPU is its user+system time over the measured interval, as a share of one core "
+                + "(\(machine.cores) cores in all).",
+        ]
+        for (runtime, measurement) in measurements.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            notes.append("\(runtime): " + Bottleneck.describe(
+                server: measurement.serverCPU, fleet: measurement.fleetCPU, driver: measurement.driverCPU,
+                cores: machine.cores))
+        }
+        return BenchReport(
+            scenario: "throughput", date: BenchDefaults.now(), machine: machine,
+            server: context.serverDescription(server.endpoint),
+            parameters: [
+                "messages": "\(context.options.messages)", "senders": "\(context.options.senders)",
+                "window": "\(context.options.window)",
+            ],
+            figures: figures, notes: notes)
+    }
+}
+
+/// Which process limited a run, judged from CPU shares: a process near a full core (or the machine near all its
+/// cores) is the bottleneck.
+enum Bottleneck {
+    static func describe(server: Double, fleet: Double, driver: Double, cores: Int) -> String {
+        let total = server + fleet + driver
+        let shares = String(format: "server %.0f%%, bots %.0f%%, driver %.0f%% of a core", server * 100, fleet * 100, driver * 100)
+        if total >= Double(cores) * 0.9 {
+            let busiest = [("the server", server), ("the bot process", fleet), ("the driver", driver)].max { $0.1 < $1.1 }
+            return "the machine's \(cores) cores were saturated (\(shares)); \(busiest?.0 ?? "?") used the most"
+        }
+        if server >= 0.9 && server >= fleet { return "bottleneck: the server, at a full core (\(shares))" }
+        if fleet >= 0.9 { return "bottleneck: the bot process (\(shares))" }
+        return "no process saturated (\(shares)): latency-bound (round trips per message)"
+    }
+}
+
+/// Values every scenario shares.
+enum BenchDefaults {
+    /// The password of every bench account (the sandbox wants 8 characters or more).
+    static let password = "bench-password"
+
+    static func now() -> String {
+        ISO8601DateFormatter().string(from: Date())
+    }
+}
