@@ -95,8 +95,7 @@ final class LoadServer: HTTPResponder, Sendable {
         guard request.headers.first(name: "X-Client-Key") == clientKey else {
             return .response(Self.error(.invalidClientKey, "Unknown client key.", status: .unauthorized))
         }
-        guard let method = ChatterBots.HTTPMethod(rawValue: request.method.rawValue),
-            let (endpoint, parameters) = ChatterEndpoint.match(method: method, path: String(path.dropFirst(3)))
+        guard let (endpoint, parameters) = ChatterEndpoint.match(method: request.method, path: String(path.dropFirst(3)))
         else {
             return .response(Self.error(.notFound, "No such endpoint.", status: .notFound))
         }
@@ -212,6 +211,8 @@ final class LoadServer: HTTPResponder, Sendable {
             switch parser.parse(message) {
             case .request(let frame):
                 await handle(frame, from: caller, on: connection)
+            case .ignored:
+                continue
             case .rejected(let replyTo, let error):
                 await send(ServerFrame(.error(error), replyTo: replyTo), to: connection)
             case .tooLarge:

@@ -111,7 +111,8 @@ public final class Sandbox: Sendable {
             host: configuration.host, credential: credential, seeded: seeded)
     }
 
-    /// Stops the timers, closes every connection (sockets with 1001), and closes the store.
+    /// Stops the timers, closes every socket with 1001 "server restarting" and every other connection, and closes
+    /// the store.
     public func shutdown() async {
         await hub.shutdown()
         await server.shutdown()
@@ -149,12 +150,13 @@ struct SandboxResponder: HTTPResponder {
 
     func respond(to request: HTTPRequest) async -> HTTPServerResponse {
         if request.path == webSocketPath {
+            // Not an upgrade: VALIDATION_FAILED with its documented status, 400 (RFC 6455 also answers a handshake
+            // it cannot accept with 400), rather than 426 with a code whose documented status is 400.
             guard request.isWebSocketUpgrade else {
-                var response = SandboxAdminRouter.errorResponse(
-                    ChatterErrorBody(code: .validationFailed, message: "Connect to \(webSocketPath) with a WebSocket upgrade."))
-                response.status = .upgradeRequired
-                response.headers.add(name: "Upgrade", value: "websocket")
-                return .response(response)
+                return .response(SandboxRESTRouter.errorResponse(ChatterErrorBody(
+                    code: .validationFailed,
+                    message: "Connect to \(webSocketPath) with a WebSocket upgrade (Upgrade: websocket).",
+                    details: ["field": "Upgrade"])))
             }
             return .webSocket { [hub] connection in await hub.serve(connection) }
         }

@@ -1,4 +1,5 @@
 @testable import BotRuntime
+import ChatterBots
 import Foundation
 import Testing
 
@@ -61,6 +62,17 @@ struct RateLimitDelayTests {
         #expect(delay.delay == .seconds(60))
         #expect(delay.unreadableValue == reason)
         #expect(delay.description.contains("not a number of seconds"))
+    }
+
+    @Test(arguments: [" 30 ", "12.5", "\n12\n", "1e99", "0x10", "soon", ""])
+    func theSessionReadsA4008ReasonAsTheConnectionDoes(reason: String) {
+        guard case .reconnectAfter(let delay) = CloseCodeReaction(code: 4008, reason: reason),
+            case .rateLimited(let seconds) = RealtimeCloseReason(code: 4008, reason: reason)
+        else {
+            Issue.record("4008 is not a rate limit")
+            return
+        }
+        #expect((delay.unreadableValue == nil) == (seconds != nil), "one parser: readable for both or for neither")
     }
 
     @Test func delaysAreClampedToOneSecondAndOneDay() {

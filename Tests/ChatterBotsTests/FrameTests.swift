@@ -248,9 +248,26 @@ struct FrameDecodingErrorTests {
         #expect(error?.field == "type" && error?.reason == .wrongType)
     }
 
+    @Test func aBrokenReplyStillNamesTheRequestItAnswers() {
+        let json = #"{ "type": "message.ack", "replyTo": "c-1", "data": { "clientMessageId": "c", "messageId": "m", "conversationId": "k", "createdAt": "2026-10-22T14:20:11.482Z" } }"#
+        let error = #expect(throws: FrameDecodingError.self) { try ServerFrame(jsonData: Data(json.utf8)) }
+        #expect(error?.replyTo == "c-1" && error?.frameType == "message.ack" && error?.field == "data.seq")
+        let untyped = #expect(throws: FrameDecodingError.self) { try ServerFrame(jsonData: Data(#"{ "replyTo": "c-3", "data": {} }"#.utf8)) }
+        #expect(untyped?.replyTo == "c-3" && untyped?.field == "type")
+    }
+
+    @Test func aReplyToThatIsNotAStringNamesNoRequest() {
+        let error = #expect(throws: FrameDecodingError.self) {
+            try ServerFrame(jsonData: Data(#"{ "type": "pong", "replyTo": 1, "data": {} }"#.utf8))
+        }
+        #expect(error?.replyTo == nil && error?.field == "replyTo")
+    }
+
     @Test func errorDescriptionSaysTypeAndField() {
         let error = FrameDecodingError(frameType: "message.new", field: "data.seq", reason: .wrongType, detail: "Expected Int")
         #expect(error.description == "'message.new' frame not decodable at 'data.seq' (wrongType): Expected Int")
+        let reply = FrameDecodingError(frameType: "message.ack", replyTo: "c-4", field: "data.seq", reason: .missingValue, detail: "No value")
+        #expect(reply.description == "'message.ack' frame replying to c-4 not decodable at 'data.seq' (missingValue): No value")
     }
 }
 

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import ChatterBots
+import WebSocket
 
 private func session(_ access: String, _ refresh: String) throws -> JSONValue {
     try jsonValue(#"{ "accessToken": "\#(access)", "refreshToken": "\#(refresh)", "expiresIn": 3600, "deviceId": "D1", "user": \#(Fixture.ana) }"#)
@@ -52,6 +53,7 @@ private func callEveryEndpoint() async throws -> [RecordedRequest] {
         ScriptedRoute(method: "PUT", path: "/v1/conversations/C1/messages/M1/reactions/%F0%9F%91%8D", body: message),
         ScriptedRoute(method: "DELETE", path: "/v1/conversations/C1/messages/M1/reactions/%F0%9F%91%8D", body: message),
         ScriptedRoute(method: "POST", path: "/v1/media", status: 201, body: ["mediaId": "MD1", "url": "http://cdn/MD1"]),
+        ScriptedRoute(method: "GET", path: "/v1/media/MD1", body: ["not": "parsed"]),
         ScriptedRoute(method: "PUT", path: "/v1/developer/apns", status: 204),
         ScriptedRoute(method: "GET", path: "/v1/developer/apns", body: ["configured": true, "teamId": "T", "keyId": "K", "bundleId": "B"]),
         ScriptedRoute(method: "POST", path: "/v1/developer/test-push", body: ["sent": 1, "failed": 0, "results": [["deviceId": "D1", "status": "sent"]]]),
@@ -93,6 +95,7 @@ private func callEveryEndpoint() async throws -> [RecordedRequest] {
     _ = try await client.addReaction("👍", to: "M1", in: "C1")
     _ = try await client.removeReaction("👍", from: "M1", in: "C1")
     _ = try await client.uploadMedia(Data([0x89, 0x50, 0x4e, 0x47, 0xff]), contentType: "image/png")
+    _ = try await client.downloadMedia("MD1")
     try await client.configureAPNs(APNsKeyBody(teamId: "T", keyId: "K", bundleId: "B", privateKey: "P"))
     _ = try await client.apnsConfiguration()
     _ = try await client.sendTestPush(to: "U1")
@@ -137,6 +140,7 @@ struct RESTClientTests {
             (.addReaction, "PUT", "/v1/conversations/C1/messages/M1/reactions/%F0%9F%91%8D", "", nil),
             (.removeReaction, "DELETE", "/v1/conversations/C1/messages/M1/reactions/%F0%9F%91%8D", "", nil),
             (.uploadMedia, "POST", "/v1/media", "", nil),
+            (.downloadMedia, "GET", "/v1/media/MD1", "", nil),
             (.configureAPNs, "PUT", "/v1/developer/apns", "", ["teamId": "T", "keyId": "K", "bundleId": "B", "privateKey": "P"]),
             (.apnsConfiguration, "GET", "/v1/developer/apns", "", nil),
             (.sendTestPush, "POST", "/v1/developer/test-push", "", ["userId": "U1"]),
@@ -147,7 +151,7 @@ struct RESTClientTests {
             #expect(request.method == method && request.path == path && request.query == query, "\(endpoint)")
             #expect(request.bodyJSON == body, "\(endpoint) body")
             // The table routes the request back to the endpoint that sent it (the sandbox relies on it).
-            let httpMethod = try #require(HTTPMethod(rawValue: request.method))
+            let httpMethod = HTTPMethod(rawValue: request.method)
             #expect(ChatterEndpoint.match(method: httpMethod, path: String(request.path.dropFirst(3)))?.endpoint == endpoint)
         }
         #expect(Set(expected.map(\.0)) == Set(ChatterEndpoint.allCases), "every endpoint is exercised")
@@ -156,7 +160,7 @@ struct RESTClientTests {
     @Test func eachRequestCarriesTheCredentialsOfItsEndpoint() async throws {
         let requests = try await callEveryEndpoint()
         for request in requests {
-            let httpMethod = try #require(HTTPMethod(rawValue: request.method))
+            let httpMethod = HTTPMethod(rawValue: request.method)
             let endpoint = try #require(ChatterEndpoint.match(method: httpMethod, path: String(request.path.dropFirst(3)))?.endpoint)
             #expect(request.headers["x-client-key"] == "ck_test", "\(endpoint)")
             switch endpoint.authorization {
@@ -215,6 +219,7 @@ struct RESTClientTests {
         let client = ChatterRESTClient(configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn))
         let error = await #expect(throws: ChatterAPIError.self) { try await client.friends() }
         #expect(error?.code == ChatterErrorCode(rawValue: "ACCOUNT_FROZEN") && error?.httpStatus == 451)
+        #expect(error?.isTransient == false, "a refusal this version does not know is not retried forever")
     }
 
     @Test func rateLimitSurfacesRetryAfterSeconds() async throws {
@@ -224,9 +229,94 @@ struct RESTClientTests {
         defer { server.stop() }
         let client = ChatterRESTClient(configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn))
         let error = await #expect(throws: ChatterAPIError.self) { try await client.friends() }
-        #expect(error?.code == .rateLimited && error?.retryAfterSeconds == 7 && error?.retryAfter == .seconds(7))
+        #expect(error?.code == .rateLimited && error?.retryAfter == .seconds(7))
         #expect(error?.isTransient == true)
-        #expect(try await server.requests().count == 1, "the client does not wait and retry on its own")
+        #expect(try await server.requests().count == 1, "without a retry policy the client does not wait and retry")
+    }
+
+    @Test func aRetryPolicyWaitsRetryAfterOnTheClientsClockThenRetries() async throws {
+        let server = try await ScriptedHTTPServer.start([
+            ScriptedRoute(method: "GET", path: "/v1/friends", times: 1, status: 429, headers: ["Retry-After": "1.5"], body: errorBody("RATE_LIMITED")),
+            ScriptedRoute(method: "GET", path: "/v1/friends", body: ["friends": []]),
+        ])
+        defer { server.stop() }
+        let clock = ManualClock()
+        let client = ChatterRESTClient(
+            configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn), retryPolicy: RESTRetryPolicy(),
+            clock: clock)
+        let call = Task { try await client.friends() }
+        try await clock.waitForSleepers(1)
+        #expect(clock.nextDeadline == clock.now.addingTimeInterval(1.5), "a decimal Retry-After is waited exactly")
+        #expect(try await server.requests().count == 1)
+        await clock.advance(by: .seconds(1.5))
+        #expect(try await call.value == [])
+        #expect(try await server.requests().count == 2)
+    }
+
+    @Test func anHTTPDateRetryAfterIsWaitedUntil() async throws {
+        let clock = ManualClock()  // 2026-01-01T00:00:00Z, a Thursday
+        let server = try await ScriptedHTTPServer.start([
+            ScriptedRoute(
+                method: "GET", path: "/v1/friends", times: 1, status: 429, headers: ["Retry-After": "Thu, 01 Jan 2026 00:00:04 GMT"],
+                body: errorBody("RATE_LIMITED")),
+            ScriptedRoute(method: "GET", path: "/v1/friends", body: ["friends": []]),
+        ])
+        defer { server.stop() }
+        let client = ChatterRESTClient(
+            configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn), retryPolicy: RESTRetryPolicy(),
+            clock: clock)
+        let call = Task { try await client.friends() }
+        try await clock.waitForSleepers(1)
+        #expect(clock.nextDeadline == clock.now.addingTimeInterval(4))
+        await clock.advance(by: .seconds(4))
+        #expect(try await call.value == [])
+    }
+
+    @Test func aWaitBeyondThePolicysCapIsThrownAtOnce() async throws {
+        let server = try await ScriptedHTTPServer.start([
+            ScriptedRoute(method: "GET", path: "/v1/friends", status: 429, headers: ["Retry-After": "60"], body: errorBody("RATE_LIMITED"))
+        ])
+        defer { server.stop() }
+        let clock = ManualClock()
+        let client = ChatterRESTClient(
+            configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn),
+            retryPolicy: RESTRetryPolicy(maxRetries: 1, maxWait: .seconds(10)), clock: clock)
+        let error = await #expect(throws: ChatterAPIError.self) { try await client.friends() }
+        #expect(error?.code == .rateLimited && error?.retryAfter == .seconds(60))
+        #expect(clock.sleeperCount == 0 && clock.now == ManualClock.defaultStart)
+        #expect(try await server.requests().count == 1)
+    }
+
+    @Test func retriesStopAfterMaxRetries() async throws {
+        let server = try await ScriptedHTTPServer.start([
+            ScriptedRoute(method: "GET", path: "/v1/friends", status: 429, headers: ["Retry-After": "2"], body: errorBody("RATE_LIMITED"))
+        ])
+        defer { server.stop() }
+        let clock = ManualClock()
+        let client = ChatterRESTClient(
+            configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn),
+            retryPolicy: RESTRetryPolicy(maxRetries: 2), clock: clock)
+        let call = Task { try await client.friends() }
+        for _ in 0..<2 {
+            try await clock.waitForSleepers(1)
+            await clock.advance(by: .seconds(2))
+        }
+        let error = await #expect(throws: ChatterAPIError.self) { try await call.value }
+        #expect(error?.code == .rateLimited)
+        #expect(try await server.requests().count == 3, "the first try and two retries")
+    }
+
+    @Test func aRateLimitWithoutRetryAfterIsThrownEvenWithAPolicy() async throws {
+        let server = try await ScriptedHTTPServer.start([
+            ScriptedRoute(method: "GET", path: "/v1/friends", status: 429, body: errorBody("RATE_LIMITED"))
+        ])
+        defer { server.stop() }
+        let client = ChatterRESTClient(
+            configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn), retryPolicy: RESTRetryPolicy(),
+            clock: ManualClock())
+        let error = await #expect(throws: ChatterAPIError.self) { try await client.friends() }
+        #expect(error?.code == .rateLimited && error?.retryAfter == nil)
+        #expect(try await server.requests().count == 1)
     }
 
     @Test func errorWithoutAChatterBodyGetsTheCodeItsStatusImplies() async throws {
@@ -240,7 +330,7 @@ struct RESTClientTests {
         #expect(gateway?.code == .internalError && gateway?.httpStatus == 502)
         #expect(gateway?.message.contains("Bad gateway") == true)
         let limited = await #expect(throws: ChatterAPIError.self) { try await client.friendRequests() }
-        #expect(limited?.code == .rateLimited && limited?.retryAfterSeconds == 3)
+        #expect(limited?.code == .rateLimited && limited?.retryAfter == .seconds(3))
     }
 
     @Test func unauthorizedRefreshesOnceRetriesAndReportsTheRotatedTokens() async throws {
@@ -259,6 +349,23 @@ struct RESTClientTests {
         let requests = try await server.requests()
         #expect(requests.map { "\($0.method) \($0.path)" } == ["GET /v1/friends", "POST /v1/auth/refresh", "GET /v1/friends"])
         #expect(requests[1].bodyJSON == ["refreshToken": "rt1"])
+    }
+
+    @Test(arguments: [
+        ScriptedRoute(method: "GET", path: "/v1/friends", status: 401, headers: ["Content-Type": "text/html"], rawBody: "<html>Proxy login</html>"),
+        ScriptedRoute(method: "GET", path: "/v1/friends", status: 401, rawBody: ""),
+        ScriptedRoute(method: "GET", path: "/v1/friends", status: 401, body: errorBody("INVALID_CLIENT_KEY")),
+    ])
+    func a401WithoutAnUnauthorizedBodyKeepsTheRefreshToken(route: ScriptedRoute) async throws {
+        let server = try await ScriptedHTTPServer.start([
+            route, ScriptedRoute(method: "POST", path: "/v1/auth/refresh", body: try session("at2", "rt2")),
+        ])
+        defer { server.stop() }
+        let client = ChatterRESTClient(configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn))
+        let error = await #expect(throws: ChatterAPIError.self) { try await client.friends() }
+        #expect(error?.httpStatus == 401 && error?.code != .unauthorized)
+        #expect(try await server.requests().map(\.path) == ["/v1/friends"], "no refresh: the one-time refresh token is kept")
+        #expect(await client.tokenStore.tokens == signedIn)
     }
 
     @Test func unauthorizedAfterTheRefreshIsThrownNotRetriedAgain() async throws {
@@ -359,6 +466,48 @@ struct EndpointTableTests {
         }
     }
 
+    @Test(arguments: ["", ".", ".."])
+    func aPathParameterThatNamesNoSingleResourceIsAnInvalidRequest(id: String) {
+        // `GET /users/` would be the user search, and a dot segment would climb to another path.
+        #expect(throws: ChatterClientError.self) { try ChatterAPI.user(User.ID(id)).path }
+        #expect(throws: ChatterClientError.self) { try ChatterAPI.removeMember("U2", from: Conversation.ID(id)).path }
+    }
+
+    @Test func pathParametersArePercentEncodedIntoOneSegment() throws {
+        #expect(try ChatterAPI.user("a/b?c").path == "/users/a%2Fb%3Fc")
+        #expect(try ChatterAPI.user("...").path == "/users/...")
+        #expect(try ChatterAPI.addReaction("👍", to: "M 1", in: "C1").path == "/conversations/C1/messages/M%201/reactions/%F0%9F%91%8D")
+    }
+
+    @Test func missingOrUnknownPathParametersAreInvalidRequests() {
+        #expect(throws: ChatterClientError.self) { try ChatterRequest<User>(.user).path }
+        #expect(throws: ChatterClientError.self) {
+            try ChatterRequest<User>(.user, pathParameters: ["userId": "U1", "userID": "U1"]).path
+        }
+    }
+
+    @Test func theClientSendsNothingForAnEmptyIdentifier() async throws {
+        let server = try await ScriptedHTTPServer.start([
+            ScriptedRoute(method: "GET", path: "/v1/users", body: ["users": []])
+        ])
+        defer { server.stop() }
+        let client = ChatterRESTClient(configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn))
+        let error = await #expect(throws: ChatterClientError.self) { try await client.user("") }
+        guard case .invalidRequest(.user, let description)? = error else {
+            Issue.record("expected invalidRequest, got \(String(describing: error))")
+            return
+        }
+        #expect(description.contains("userId"))
+        #expect(try await server.requests().isEmpty)
+    }
+
+    @Test func theTableRoutesByTheWebSocketModulesHTTPMethod() {
+        // One HTTPMethod type for the table and the HTTP server: a request's method routes without conversion.
+        let request = HTTPRequest(method: .delete, target: "/friends/U2")
+        #expect(ChatterEndpoint.match(method: request.method, path: request.path)?.endpoint == .removeFriend)
+        #expect(ChatterEndpoint.removeFriend.method == WebSocket.HTTPMethod.delete)
+    }
+
     @Test func matchingDecodesPathParameters() {
         let match = ChatterEndpoint.match(method: .put, path: "/conversations/C%201/messages/M1/reactions/%F0%9F%91%8D")
         #expect(match?.endpoint == .addReaction)
@@ -367,11 +516,11 @@ struct EndpointTableTests {
         #expect(ChatterEndpoint.match(method: .patch, path: "/friends") == nil)
     }
 
-    @Test func urlsJoinTheBaseAndThePath() {
+    @Test func urlsJoinTheBaseAndThePath() throws {
         let configuration = ChatterServerConfiguration(
             apiBaseURL: URL(string: "https://api.chatter.maragato.ca/v1/")!,
             webSocketURL: URL(string: "wss://api.chatter.maragato.ca/v1/ws")!, clientKey: "ck_1/2")
-        #expect(configuration.url(for: ChatterAPI.messages(in: "01JE", afterSeq: 4))?.absoluteString
+        #expect(try configuration.url(for: ChatterAPI.messages(in: "01JE", afterSeq: 4)).absoluteString
             == "https://api.chatter.maragato.ca/v1/conversations/01JE/messages?afterSeq=4")
         #expect(configuration.webSocketURL(accessToken: "a+b=")?.absoluteString
             == "wss://api.chatter.maragato.ca/v1/ws?clientKey=ck_1%2F2&token=a%2Bb%3D")

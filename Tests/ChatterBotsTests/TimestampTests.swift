@@ -46,6 +46,16 @@ struct TimestampTests {
     }
 
     @Test(arguments: [
+        ("2026-10-22T14:03:11Z", "2026-10-22T14:03:11.000Z"), ("2026-10-22T14:03:11.4Z", "2026-10-22T14:03:11.400Z"),
+        ("2026-10-22T14:03:11.482917Z", "2026-10-22T14:03:11.482Z"), ("2026-10-22T16:03:11.482+02:00", "2026-10-22T14:03:11.482Z"),
+        ("2026-10-22T14:03:11.482Z", "2026-10-22T14:03:11.482Z"),
+    ])
+    func decodedTimesReencodeInTheCanonicalWireForm(input: String, canonical: String) throws {
+        let decoded = try JSONDecoder().decode([Timestamp].self, from: Data("[\"\(input)\"]".utf8))
+        #expect(String(decoding: try JSONEncoder().encode(decoded), as: UTF8.self) == "[\"\(canonical)\"]")
+    }
+
+    @Test(arguments: [
         "", "2026", "2026-10-22", "2026-10-22 14:03:11.482Z", "2026-10-22T14:03:11.482", "2026-13-01T00:00:00.000Z",
         "2026-02-29T00:00:00.000Z", "2026-04-31T00:00:00.000Z", "2026-10-22T24:00:00.000Z", "2026-10-22T14:60:00.000Z",
         "2026-10-22T14:03:60.000Z", "2026-10-22T14:03:11.Z", "2026-10-22T14:03:11.4829174561Z", "2026-10-22T14:03:11.482ZZ",

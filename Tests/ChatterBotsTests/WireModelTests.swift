@@ -136,6 +136,50 @@ struct WireModelTests {
         #expect(try jsonValue(JSONEncoder().encode(ProfileUpdateBody())) == [:])
     }
 
+    @Test func absentOptionalsAreNullUnlessTheContractMakesTheKeyOptional() throws {
+        func object(_ value: some Encodable) throws -> [String: JSONValue] {
+            guard case .object(let members) = try jsonValue(JSONEncoder().encode(value)) else { return [:] }
+            return members
+        }
+        let at = Timestamp(millisecondsSince1970: 0)
+        // Written as null: optionals the contract does not mark `?`.
+        let nullKeys: [(String, [String: JSONValue])] = [
+            ("avatarUrl", try object(User(id: "U1", username: "u", displayName: "U"))),
+            ("title", try object(Conversation(id: "C1", kind: .direct, members: [], lastSeq: 0, createdAt: at, updatedAt: at))),
+            ("lastMessage", try object(Conversation(id: "C1", kind: .direct, members: [], lastSeq: 0, createdAt: at, updatedAt: at))),
+            ("mediaId", try object(MessageContent.text("hi"))),
+            ("replyToId", try object(MessagePostBody(clientMessageId: "c1", content: .text("hi")))),
+            ("deletedAt", try object(Message(id: "M1", conversationId: "C1", seq: 1, senderId: "U1", clientMessageId: nil, kind: .text, body: "b", createdAt: at))),
+            ("lastSeenAt", try object(Presence(userId: "U1", isOnline: true))),
+            ("teamId", try object(APNsConfiguration(configured: false))),
+        ]
+        for (key, members) in nullKeys {
+            #expect(members[key] == .null, "\(key) is written as null")
+        }
+        // Omitted: keys the contract marks `?` or its examples leave out, and PATCH fields.
+        let omittedKeys: [(String, [String: JSONValue])] = [
+            ("deviceId", try object(LoginBody(username: "u", password: "p", device: DeviceDescription(name: "b", platform: "linux")))),
+            ("limitPerConversation", try object(SyncRequest(conversations: [:]))),
+            ("details", try object(ChatterErrorBody(code: .notFound, message: "m"))),
+            ("reason", try object(TestPushReport.Result(deviceId: "D1", status: .sent))),
+            ("badge", try object(PushPayload.APS(alert: .init(title: "t", body: "b")))),
+            ("title", try object(ConversationUpdateBody(avatarUrl: "https://cdn.example/a.png"))),
+            ("privacy", try object(ProfileUpdateBody(displayName: "D"))),
+        ]
+        for (key, members) in omittedKeys {
+            #expect(!members.keys.contains(key), "\(key) is omitted")
+        }
+        #expect(try jsonValue(ClientFrame(.ping).jsonData()) == ["type": "ping", "data": [:]], "a frame without id has no id key")
+    }
+
+    @Test func decodingTakesAMissingKeyAndNullAlike() throws {
+        let missing = try JSONDecoder().decode(User.self, from: Data(#"{"id":"U1","username":"u","displayName":"U"}"#.utf8))
+        let null = try JSONDecoder().decode(User.self, from: Data(#"{"id":"U1","username":"u","displayName":"U","avatarUrl":null}"#.utf8))
+        #expect(missing == null && missing.avatarUrl == nil)
+        let login = try JSONDecoder().decode(LoginBody.self, from: Data(#"{"username":"u","password":"p","deviceId":null,"device":{"name":"b","platform":"l"}}"#.utf8))
+        #expect(login.deviceId == nil)
+    }
+
     @Test func identifierKeyedDictionariesEncodeAsObjects() throws {
         let data = try JSONEncoder().encode([Conversation.ID("01JE…"): 40])
         #expect(try jsonValue(data) == ["01JE…": 40])
@@ -214,5 +258,33 @@ struct PushModelTests {
             PushPayload.self,
             #"{ "aps": { "alert": { "title": "t", "body": "b" } }, "chatter": { "type": "call.missed", "callId": "x" } }"#)
         #expect(push.chatter == .unknown(type: "call.missed", fields: ["type": "call.missed", "callId": "x"]))
+    }
+}
+
+@Suite("JSONValue numbers")
+struct JSONValueNumberTests {
+    @Test(arguments: ["9007199254740993", "9223372036854775807", "-9223372036854775808", "0", "-42"])
+    func integersRoundTripExactly(text: String) throws {
+        let value = try jsonValue("[\(text)]")
+        #expect(value[0] == .integer(try #require(Int64(text))))
+        #expect(String(decoding: try JSONEncoder().encode(value), as: UTF8.self) == "[\(text)]")
+    }
+
+    @Test func aPayloadWithALargeIntegerSurvivesTheTripThroughJSONValue() throws {
+        struct Payload: Codable, Equatable { var counter: Int64 }
+        let payload = Payload(counter: (1 << 53) + 1)  // the first integer a Double cannot hold
+        #expect(try JSONValue(encoding: payload).decode(as: Payload.self) == payload)
+    }
+
+    @Test func fractionsAndIntegersBeyondSixtyFourBitsAreDoubles() throws {
+        #expect(try jsonValue("[1.5, 18446744073709551616]") == .array([.number(1.5), .number(0x1p64)]))
+    }
+
+    @Test func numbersCompareAndHashByValue() {
+        #expect(JSONValue.integer(5) == .number(5))
+        #expect(JSONValue.integer((1 << 53) + 1) != .number(Double(1 << 53)))
+        #expect(Set<JSONValue>([.integer(5), .number(5), .number(5.5)]).count == 2)
+        #expect(JSONValue(integerLiteral: 7).integerValue == 7 && JSONValue.number(7).integerValue == 7)
+        #expect(JSONValue.number(7.5).integerValue == nil && JSONValue.integer(3).doubleValue == 3)
     }
 }

@@ -54,23 +54,26 @@ final class AdmissionQueue: Sendable {
 
     private var log: SessionLog { services.log }
 
-    /// Adds an item; it is processed after every item submitted before it.
-    func submit(_ item: Item) {
-        let start = state.withLock { state -> Bool in
-            guard !state.isStopped else { return false }
+    /// Adds an item; it is processed after every item submitted before it. Returns false, dropping the item,
+    /// once the queue is stopped.
+    @discardableResult
+    func submit(_ item: Item) -> Bool {
+        let (accepted, start) = state.withLock { state -> (Bool, Bool) in
+            guard !state.isStopped else { return (false, false) }
             state.items.append(item)
-            guard !state.isDraining else { return false }
+            guard !state.isDraining else { return (true, false) }
             state.isDraining = true
-            return true
+            return (true, true)
         }
         if start { Task { await self.drain() } }
+        return accepted
     }
 
-    /// Waits until every item submitted so far was processed.
+    /// Waits until every item submitted so far was processed (or the queue stopped).
     func waitUntilProcessed() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            submit(.barrier { continuation.resume() })
-            if state.withLock({ $0.isStopped }) { continuation.resume() }
+            // An accepted barrier runs exactly once: processed in order, or released by `stop()`.
+            if !submit(.barrier { continuation.resume() }) { continuation.resume() }
         }
     }
 

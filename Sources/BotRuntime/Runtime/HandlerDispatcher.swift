@@ -17,8 +17,9 @@ final class HandlerDispatcher: Sendable {
     protocol Runner: Sendable {
         /// Runs one handler call and commits its work, unless `run` was abandoned meanwhile.
         func run(_ work: HandlerWork, _ run: HandlerRun) async
-        /// Records a call the watchdog abandoned after `timeout`: its work is discarded, the event counts as handled.
-        func recover(_ work: HandlerWork, timedOutAfter timeout: Duration) async
+        /// Records a call (`run`) the watchdog abandoned after `timeout`: its work is discarded, the event counts as
+        /// handled.
+        func recover(_ work: HandlerWork, _ run: HandlerRun, timedOutAfter timeout: Duration) async
         /// The conversation's lane has nothing queued any more (a backlog that was shed can be fetched again).
         func laneDrained(_ conversation: Conversation.ID)
         /// The store's contiguous seq of `conversation` (nil when it has no cursor), when the lane cannot tell
@@ -32,7 +33,7 @@ final class HandlerDispatcher: Sendable {
         /// A worker serves the lane, or the lane waits for a slot.
         var isActive = false
         /// An item whose handler timed out, to be recovered before anything else of the lane.
-        var timedOut: HandlerWork?
+        var timedOut: (work: HandlerWork, run: HandlerRun)?
         /// A conversation lane whose first message waits for one before it (see `ConversationSequencer`).
         var isBlocked = false
 
@@ -300,9 +301,11 @@ final class HandlerDispatcher: Sendable {
                 served += 1
                 await runner.run(work, run)
                 guard finish(id, run) else { return }
-            case .recover(let work, let runner):
+                noteDone(work)
+            case .recover(let work, let run, let runner):
                 served += 1
-                await runner.recover(work, timedOutAfter: timeout)
+                await runner.recover(work, run, timedOutAfter: timeout)
+                noteDone(work)
             case .verify(let conversation, let runner):
                 if let contiguous = await runner.contiguousSeq(of: conversation) {
                     state.withLock { $0.sequencers[conversation, default: ConversationSequencer()].noteContiguous(contiguous) }
@@ -312,9 +315,16 @@ final class HandlerDispatcher: Sendable {
         }
     }
 
+    /// A message's handler is done (or given up): the next message of its conversation may start.
+    private func noteDone(_ work: HandlerWork) {
+        if case .message(let message) = work {
+            noteContiguous(message.seq, in: message.conversationId)
+        }
+    }
+
     private enum Next {
         case run(HandlerWork, HandlerRun, any Runner)
-        case recover(HandlerWork, any Runner)
+        case recover(HandlerWork, HandlerRun, any Runner)
         /// Ask the store where the conversation is, then look again.
         case verify(Conversation.ID, any Runner)
     }
@@ -344,7 +354,7 @@ final class HandlerDispatcher: Sendable {
             defer { if keepsLane { state.lanes[lane] = current } }
             if let timedOut = current.timedOut {
                 current.timedOut = nil
-                return .recover(timedOut, runner)
+                return .recover(timedOut.work, timedOut.run, runner)
             }
             // Let a waiting lane in after each item: hand it this worker's slot and queue this lane behind it.
             if served > 0, current.count > 0, !state.waiting.isEmpty {
@@ -433,7 +443,7 @@ final class HandlerDispatcher: Sendable {
             for (id, running) in state.running where running.deadline <= now {
                 state.running[id] = nil
                 guard running.run.abandon() else { continue }
-                state.lanes[running.lane, default: Lane()].timedOut = running.work
+                state.lanes[running.lane, default: Lane()].timedOut = (running.work, running.run)
                 state.lanes[running.lane]?.isActive = true
                 expired.append((running, state.makeWorkerID(), WorkerTask()))
             }

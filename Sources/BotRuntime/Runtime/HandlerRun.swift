@@ -7,6 +7,14 @@ final class HandlerRun: Sendable {
     private enum Phase { case running, completed, abandoned }
 
     private let phase = Mutex(Phase.running)
+    private let context = Mutex<ObjectIdentifier?>(nil)
+
+    /// The context the handler runs with, so that what it left behind (a typing indicator) can be cleared when
+    /// it is abandoned.
+    var contextID: ObjectIdentifier? {
+        get { context.withLock { $0 } }
+        set { context.withLock { $0 = newValue } }
+    }
 
     /// Marks the run completed; false when it was abandoned (its work must be discarded).
     func complete() -> Bool {

@@ -188,7 +188,8 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         }
     }
 
-    func recover(_ work: HandlerWork, timedOutAfter timeout: Duration) async {
+    func recover(_ work: HandlerWork, _ run: HandlerRun, timedOutAfter timeout: Duration) async {
+        if let context = run.contextID { services.typing.hideAll(of: context) }
         log.error("\(work.name) did not return within \(timeout): cancelled, its changes are discarded and the bot goes on", trace: work.trace)
         services.metrics.setLastError("\(work.name) timed out after \(timeout)")
         guard let identity = services.botIdentity else { return }
@@ -197,7 +198,6 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             services.commits.submit(
                 UnitOfWork(handling: message, bot: identity.userId, traceID: work.trace), in: .conversation(message.conversationId),
                 trace: work.trace)
-            services.dispatcher.noteContiguous(message.seq, in: message.conversationId)
         case .job(let occurrence):
             let next = nextDueDate(after: occurrence, trace: work.trace)
             services.commits.submit(

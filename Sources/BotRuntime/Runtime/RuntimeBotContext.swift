@@ -27,6 +27,8 @@ final class RuntimeBotContext: BotContext {
         /// The trigger (message handled, occurrence completed) is committed; later work goes in direct units.
         var isTriggerCommitted = false
         var sendIndex = 0
+        /// Send indices of replies made outside a derivation key (events without one): keyed by the message.
+        var replyIndices: [String: Int] = [:]
         var jobIndex = 0
         /// The handler returned: every change commits at once.
         var isFinished = false
@@ -66,6 +68,7 @@ final class RuntimeBotContext: BotContext {
             derivationKey = key
         }
         self.state = Mutex(State(unit: unit))
+        run?.contextID = ObjectIdentifier(self)
     }
 
     var now: Date { services.clock.now }
@@ -91,9 +94,6 @@ final class RuntimeBotContext: BotContext {
                 services.commits.submit(freshTriggerUnit(), in: lane, trace: trace)
             }
             return dropped
-        }
-        if case .message(let message) = trigger {
-            services.dispatcher.noteContiguous(message.seq, in: message.conversationId)
         }
         if !dropped.isEmpty { services.outbox.failWaiters(of: dropped, with: CancellationError()) }
     }
@@ -145,11 +145,33 @@ final class RuntimeBotContext: BotContext {
     // MARK: - Sending
 
     func send(_ content: MessageContent, to conversationId: Conversation.ID) async throws -> OutgoingMessage {
+        try await send(content, to: conversationId, replyingTo: nil)
+    }
+
+    func reply(to message: IncomingMessage, with content: MessageContent) async throws -> OutgoingMessage {
+        try await send(content, to: message.conversationId, replyingTo: message.id)
+    }
+
+    /// Queues a send. Its clientMessageId derives from the handler's trigger; without one, a reply derives from
+    /// the message it answers, any other send is random.
+    private func send(
+        _ content: MessageContent, to conversationId: Conversation.ID, replyingTo message: Message.ID?
+    ) async throws -> OutgoingMessage {
         try checkUsable()
         let id = state.withLock { state -> ClientMessageID in
-            let id = derivationKey.map { ClientMessageID.derived(bot: bot.userId, trigger: $0, index: state.sendIndex) } ?? .random()
+            let id: ClientMessageID
+            if let derivationKey {
+                id = .derived(bot: bot.userId, trigger: derivationKey, index: state.sendIndex)
+                state.sendIndex += 1
+            } else if let message {
+                let key = ClientMessageID.messageTrigger(message)
+                let index = state.replyIndices[key, default: 0]
+                state.replyIndices[key] = index + 1
+                id = .derived(bot: bot.userId, trigger: key, index: index)
+            } else {
+                id = .random()
+            }
             state.unit.send(MessageSend(conversationId: conversationId, clientMessageId: id, content: content), traceID: trace)
-            state.sendIndex += 1
             state.uncommittedSends.insert(id)
             return id
         }
@@ -158,10 +180,6 @@ final class RuntimeBotContext: BotContext {
         return OutgoingMessage(clientMessageId: id, conversationId: conversationId, content: content) { [self] in
             try await acknowledgement(of: id)
         }
-    }
-
-    func reply(to message: IncomingMessage, with content: MessageContent) async throws -> OutgoingMessage {
-        try await send(content, to: message.conversationId)
     }
 
     private func acknowledgement(of id: ClientMessageID) async throws -> MessageAck {

@@ -1,3 +1,4 @@
+import ChatterBots
 import Foundation
 
 /// The session's reaction to a realtime close code: the seed's close-code table and design.md point 8 in one place.
@@ -22,28 +23,30 @@ public enum CloseCodeReaction: Sendable, Equatable {
     /// Do not reconnect.
     case stop(SessionStopReason)
 
-    /// The reaction to a close with `code` and `reason`.
+    /// The reaction to a close with `code` and `reason`. The code is read by `RealtimeCloseReason` and a 4008's
+    /// seconds by `RateLimitDelay` (ChatterBots' `RetryAfter` rules), so the session reacts to exactly what the
+    /// connection reports.
     public init(code: UInt16, reason: String) {
-        switch code {
-        case 4001: self = .refreshTokenThenReconnect
-        case 4002: self = .stop(.clientKeyInvalid)
-        case 4003: self = .clearSessionAndSignInAfresh
-        case 4008: self = .reconnectAfter(RateLimitDelay(serverValue: reason))
-        default: self = .reconnectWithBackoff
+        switch RealtimeCloseReason(code: code, reason: reason) {
+        case .tokenInvalid: self = .refreshTokenThenReconnect
+        case .clientKeyInvalid: self = .stop(.clientKeyInvalid)
+        case .sessionRevoked: self = .clearSessionAndSignInAfresh
+        case .rateLimited: self = .reconnectAfter(RateLimitDelay(serverValue: reason))
+        case .normal, .serverRestarting, .networkLost, .eventBufferOverflow, .other: self = .reconnectWithBackoff
         }
     }
 
     /// What a close code means, for the log line that explains a reconnect.
     public static func meaning(ofCode code: UInt16) -> String {
-        switch code {
-        case 1000: "normal close by the server; the bot did not ask to leave and stays online"
-        case 1001: "server restarting"
-        case 1006: "connection lost"
-        case 4001: "access token invalid or expired"
-        case 4002: "client key invalid"
-        case 4003: "session revoked"
-        case 4008: "rate limited"
-        default: "closed with code \(code)"
+        switch RealtimeCloseReason(code: code, reason: "") {
+        case .normal: "normal close by the server; the bot did not ask to leave and stays online"
+        case .serverRestarting: "server restarting"
+        case .networkLost: "connection lost"
+        case .tokenInvalid: "access token invalid or expired"
+        case .clientKeyInvalid: "client key invalid"
+        case .sessionRevoked: "session revoked"
+        case .rateLimited: "rate limited"
+        case .eventBufferOverflow, .other: "closed with code \(code)"
         }
     }
 }

@@ -1,3 +1,4 @@
+import ChatterBots
 import Foundation
 
 /// How long to wait after the server rate-limited this device: a 4008 close carries the seconds in its close
@@ -19,13 +20,12 @@ public struct RateLimitDelay: Sendable, Equatable, CustomStringConvertible {
     /// The text the server sent, when it could not be read as seconds (nil when it could).
     public let unreadableValue: String?
 
-    /// Reads the seconds of a 4008 close reason or a `Retry-After` header: a non-negative decimal number,
-    /// surrounding whitespace allowed. Anything else gives `fallback` and keeps the text in `unreadableValue`.
+    /// Reads the seconds of a 4008 close reason (or of a `Retry-After` in seconds) by ChatterBots' `RetryAfter`
+    /// rules, the ones `RealtimeCloseReason` and the REST client use. Anything else gives `fallback` and keeps the
+    /// text in `unreadableValue`.
     public init(serverValue: String) {
-        let trimmed = serverValue.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let seconds = Double(trimmed), seconds.isFinite, seconds >= 0 {
-            let clamped = min(max(seconds, Self.minimum.timeInterval), Self.maximum.timeInterval)
-            self.delay = .seconds(clamped)
+        if let seconds = RetryAfter.seconds(in: serverValue) {
+            self.delay = min(max(seconds, Self.minimum), Self.maximum)
             self.unreadableValue = nil
         } else {
             self.delay = Self.fallback

@@ -1,5 +1,6 @@
 import ChatterBots
 import Foundation
+import WebSocket
 
 /// The terminal client for a person: signs in (as one device across runs, see `ChatDeviceFile`), lists the
 /// conversations, connects the realtime socket, and shows messages, typing, receipts and presence as they come,
@@ -72,6 +73,7 @@ public struct ChatClient: Sendable {
                 shell.apply(input)
             case .opened(let connection):
                 shell.connection = connection
+                shell.flushReceipts()
                 shell.apply(.connected)
             case .closed:
                 shell.connection = nil
@@ -137,9 +139,7 @@ public struct ChatClient: Sendable {
 
     /// Runs a small blocking file operation on a dispatch queue, so the cooperative pool never waits on the disk.
     static func offThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async { continuation.resume(returning: work()) }
-        }
+        await DedicatedThread.run(named: "chatterbots.chat-file", work)
     }
 
     // MARK: The realtime connection

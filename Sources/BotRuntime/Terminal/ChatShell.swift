@@ -25,10 +25,36 @@ struct ChatShell {
 
     var screen: ChatScreen
     var connection: ChatterRealtimeConnection?
+    /// Receipts the screen produced while no socket was open, the latest per conversation and kind; sent by
+    /// `flushReceipts()` once a session is ready, since the screen already counts them as sent.
+    var pendingReceipts: [ReceiptKey: ReceiptPosition] = [:]
+
+    struct ReceiptKey: Hashable {
+        var conversationId: Conversation.ID
+        var isRead: Bool
+    }
     let rest: ChatterRESTClient
     let events: AsyncStream<Event>.Continuation
     let outbound: AsyncStream<Outbound>.Continuation
     let display: @Sendable ([ScreenLine]) -> Void
+
+    /// Sends a receipt now, or keeps it for the next session when no socket is open.
+    private mutating func sendReceipt(_ position: ReceiptPosition, isRead: Bool) {
+        guard let connection else {
+            let key = ReceiptKey(conversationId: position.conversationId, isRead: isRead)
+            if (pendingReceipts[key]?.seq ?? 0) < position.seq { pendingReceipts[key] = position }
+            return
+        }
+        let request: ClientRequest = isRead ? .receiptRead(position) : .receiptDelivered(position)
+        Task { try? await connection.send(request) }
+    }
+
+    /// Sends the receipts kept while disconnected; call when a session opens.
+    mutating func flushReceipts() {
+        let pending = pendingReceipts
+        pendingReceipts = [:]
+        for (key, position) in pending { sendReceipt(position, isRead: key.isRead) }
+    }
 
     /// Gives the screen one input, shows its lines, and carries out its actions.
     mutating func apply(_ input: ChatInput) {
@@ -37,7 +63,7 @@ struct ChatShell {
         for action in update.actions { perform(action) }
     }
 
-    private func perform(_ action: ChatAction) {
+    private mutating func perform(_ action: ChatAction) {
         let rest = rest
         let events = events
         switch action {
@@ -46,11 +72,9 @@ struct ChatShell {
             guard let connection else { return }
             outbound.yield(Outbound(connection: connection, message: message))
         case .markDelivered(let position):
-            guard let connection else { return }
-            Task { try? await connection.send(.receiptDelivered(position)) }
+            sendReceipt(position, isRead: false)
         case .markRead(let position):
-            guard let connection else { return }
-            Task { try? await connection.send(.receiptRead(position)) }
+            sendReceipt(position, isRead: true)
         case .loadHistory(let id, let beforeSeq, let limit):
             Task {
                 do {

@@ -67,7 +67,9 @@ public protocol Bot: Sendable {
 
 /// What to do with an incoming friend request.
 public enum FriendRequestDecision: Hashable, Sendable {
+    /// Accept: the sender becomes a friend and can message the bot.
     case accept
+    /// Decline: the request is gone and the sender is not told.
     case decline
     /// Leave the request pending; the bot may accept or decline it later.
     case ignore
@@ -76,19 +78,32 @@ public enum FriendRequestDecision: Hashable, Sendable {
 }
 
 extension Bot {
+    /// Does nothing: a bot implements only the handlers it needs.
     public func onStart(context: any BotContext) async throws {}
+    /// Does nothing: a bot implements only the handlers it needs.
     public func onReady(_ session: SessionReady, context: any BotContext) async throws {}
+    /// Does nothing: a bot that only reacts to friends or schedules need not read messages.
     public func onMessage(_ message: IncomingMessage, context: any BotContext) async throws {}
+    /// Does nothing: a bot implements only the handlers it needs.
     public func onMessageUpdated(_ message: Message, context: any BotContext) async throws {}
+    /// Defers to the configured policy, so the runtime's configuration decides unless the bot overrides this.
     public func onFriendRequest(_ request: FriendRequest, context: any BotContext) async throws -> FriendRequestDecision {
         .useConfiguredPolicy
     }
+    /// Does nothing: a bot implements only the handlers it needs.
     public func onFriendAdded(_ friend: Friend, context: any BotContext) async throws {}
+    /// Does nothing: a bot implements only the handlers it needs.
     public func onFriendRemoved(_ userId: User.ID, context: any BotContext) async throws {}
+    /// Does nothing: a bot implements only the handlers it needs.
     public func onPresenceSnapshot(_ presences: [Presence], context: any BotContext) async throws {}
+    /// Does nothing: a bot implements only the handlers it needs.
     public func onPresenceChanged(_ presence: Presence, context: any BotContext) async throws {}
+    /// Does nothing: a bot implements only the handlers it needs.
     public func onConversationCreated(_ conversation: Conversation, context: any BotContext) async throws {}
+    /// Does nothing: a bot implements only the handlers it needs.
     public func onConversationUpdated(_ conversation: Conversation, context: any BotContext) async throws {}
+    /// Does nothing: a bot implements only the handlers it needs.
     public func onConversationRemoved(_ conversationId: Conversation.ID, context: any BotContext) async throws {}
+    /// Does nothing: only a bot that schedules jobs has to run them.
     public func onScheduledJob(_ job: ScheduledJob, context: any BotContext) async throws {}
 }

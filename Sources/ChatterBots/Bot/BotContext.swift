@@ -81,8 +81,10 @@ public protocol BotContext: Sendable {
 public struct BotIdentity: Hashable, Sendable, Codable {
     /// The name the bot has in the configuration (e.g. `reminder`).
     public var name: String
+    /// The bot's own account, e.g. to tell its own messages from others' in a group.
     public var userId: User.ID
 
+    /// An identity from the configured name and the account the bot signed in as.
     public init(name: String, userId: User.ID) {
         self.name = name
         self.userId = userId
@@ -91,8 +93,11 @@ public struct BotIdentity: Hashable, Sendable, Codable {
 
 /// Where a piece of bot state lives: one value for the whole bot, per user, or per conversation.
 public enum StateScope: Hashable, Sendable {
+    /// One value for the whole bot, e.g. a counter of messages handled.
     case global
+    /// One value per person, whatever the conversation, e.g. a user's preferred language.
     case user(User.ID)
+    /// One value per conversation, e.g. a group's settings.
     case conversation(Conversation.ID)
 
     /// A stable text form for storage: `global`, `user:<id>`, `conversation:<id>`.
@@ -107,8 +112,10 @@ public enum StateScope: Hashable, Sendable {
 
 /// A typed key of bot state: `static let greeted = StateKey<Bool>("greeted")`.
 public struct StateKey<Value: Codable & Sendable>: Hashable, Sendable {
+    /// The name the value is stored under; keep it stable, or stored values are lost to the bot.
     public let name: String
 
+    /// A key named `name`, unique among the bot's keys of the same scope.
     public init(_ name: String) { self.name = name }
 }
 

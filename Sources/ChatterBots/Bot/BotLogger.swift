@@ -3,6 +3,7 @@
 public struct BotLogger: Sendable {
     /// Severity, from the most verbose.
     public enum Level: Int, Hashable, Sendable, Comparable, CaseIterable, CustomStringConvertible, Codable {
+        /// From the most verbose (`trace`: every step) to the most severe (`error`: something failed and needs a look).
         case trace, debug, info, notice, warning, error
 
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
@@ -21,11 +22,16 @@ public struct BotLogger: Sendable {
 
     /// One log entry; `fields` include the logger's own fields.
     public struct Record: Hashable, Sendable {
+        /// The logger's label, usually the bot's name.
         public var label: String
+        /// How severe the entry is.
         public var level: Level
+        /// What happened, for people.
         public var message: String
+        /// Key/value facts for filtering and search, e.g. `conversation`.
         public var fields: [String: String]
 
+        /// A record as a sink receives it.
         public init(label: String, level: Level, message: String, fields: [String: String]) {
             self.label = label
             self.level = level
@@ -57,15 +63,22 @@ public struct BotLogger: Sendable {
         return copy
     }
 
+    /// Logs `message` at `level` with `fields` added to the logger's own; below `minimumLevel` the message is not built.
     public func log(_ level: Level, _ message: @autoclosure () -> String, _ fields: [String: String] = [:]) {
         guard level >= minimumLevel else { return }
         sink(Record(label: label, level: level, message: message(), fields: self.fields.merging(fields) { _, new in new }))
     }
 
+    /// Logs every step, for following one message through the bot.
     public func trace(_ message: @autoclosure () -> String, _ fields: [String: String] = [:]) { log(.trace, message(), fields) }
+    /// Logs details that help find a bug, off by default.
     public func debug(_ message: @autoclosure () -> String, _ fields: [String: String] = [:]) { log(.debug, message(), fields) }
+    /// Logs what the bot normally does, e.g. a reply sent.
     public func info(_ message: @autoclosure () -> String, _ fields: [String: String] = [:]) { log(.info, message(), fields) }
+    /// Logs something normal but worth seeing, e.g. a reconnect.
     public func notice(_ message: @autoclosure () -> String, _ fields: [String: String] = [:]) { log(.notice, message(), fields) }
+    /// Logs something wrong that the bot survived, e.g. a refused message.
     public func warning(_ message: @autoclosure () -> String, _ fields: [String: String] = [:]) { log(.warning, message(), fields) }
+    /// Logs a failure that needs a look, e.g. a handler that threw.
     public func error(_ message: @autoclosure () -> String, _ fields: [String: String] = [:]) { log(.error, message(), fields) }
 }

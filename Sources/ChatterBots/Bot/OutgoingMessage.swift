@@ -4,8 +4,11 @@
 /// `clientMessageId` after any reconnect or restart until the service acknowledges it, which makes
 /// exactly one message.
 public struct OutgoingMessage: Sendable {
+    /// The idempotency key the message is sent and resent with.
     public let clientMessageId: ClientMessageID
+    /// Where the message goes.
     public let conversationId: Conversation.ID
+    /// What the message says.
     public let content: MessageContent
     private let acknowledgement: @Sendable () async throws -> MessageAck
 

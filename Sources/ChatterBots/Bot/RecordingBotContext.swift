@@ -16,22 +16,31 @@ import Synchronization
 public final class RecordingBotContext: BotContext {
     /// A message the bot sent.
     public struct SentMessage: Hashable, Sendable {
+        /// The key the runtime would have sent it with (derived from the trigger, or random).
         public var clientMessageId: ClientMessageID
+        /// Where it went.
         public var conversationId: Conversation.ID
+        /// What it said.
         public var content: MessageContent
     }
 
     /// A typing indicator the bot showed or hid.
     public struct TypingChange: Hashable, Sendable {
+        /// Where the indicator was shown or hidden.
         public var conversationId: Conversation.ID
+        /// True for `typing.start`, false for `typing.stop`.
         public var isTyping: Bool
     }
 
     /// A friend action the bot took.
     public enum FriendAction: Hashable, Sendable {
+        /// The bot accepted this request.
         case accepted(FriendRequest.ID)
+        /// The bot declined this request.
         case declined(FriendRequest.ID)
+        /// The bot sent a friend request to this user.
         case requested(FriendRequestBody)
+        /// The bot ended the friendship with this user.
         case removed(User.ID)
     }
 
@@ -68,7 +77,9 @@ public final class RecordingBotContext: BotContext {
 
     @TaskLocal private static var trigger: String?
 
+    /// The identity handlers see, and the account derived message keys are named after.
     public let bot: BotIdentity
+    /// A logger whose records land in `logRecords`.
     public let logger: BotLogger
     private let storage: Storage
 
@@ -159,19 +170,26 @@ public final class RecordingBotContext: BotContext {
 
     // MARK: What the bot did
 
+    /// Every message the bot sent, in order (a resend of the same key counts once).
     public var sentMessages: [SentMessage] { storage.records.withLock { $0.sent } }
+    /// Every typing indicator the bot showed or hid, in order.
     public var typingChanges: [TypingChange] { storage.records.withLock { $0.typing } }
+    /// Every friend action the bot took, in order.
     public var friendActions: [FriendAction] { storage.records.withLock { $0.friendActions } }
+    /// Every record the bot logged, in order.
     public var logRecords: [BotLogger.Record] { storage.records.withLock { $0.logRecords } }
 
     // MARK: BotContext
 
+    /// The test's clock: it stands still until the test advances it.
     public var now: Date { storage.records.withLock { $0.now } }
 
+    /// Records the message and acknowledges it at once; its key is derived as the runtime would derive it.
     public func send(_ content: MessageContent, to conversationId: Conversation.ID) async throws -> OutgoingMessage {
         record(content, to: conversationId, trigger: Self.trigger)
     }
 
+    /// Records the reply, keyed as the runtime keys replies to `message`, and acknowledges it at once.
     public func reply(to message: IncomingMessage, with content: MessageContent) async throws -> OutgoingMessage {
         record(content, to: message.conversationId, trigger: Self.trigger ?? ClientMessageID.messageTrigger(message.id))
     }
@@ -199,18 +217,22 @@ public final class RecordingBotContext: BotContext {
         return OutgoingMessage(clientMessageId: ack.clientMessageId, conversationId: conversationId, content: content) { ack }
     }
 
+    /// Records the indicator in `typingChanges`.
     public func setTyping(_ isTyping: Bool, in conversationId: Conversation.ID) async throws {
         storage.records.withLock { $0.typing.append(TypingChange(conversationId: conversationId, isTyping: isTyping)) }
     }
 
+    /// The value last stored under `key` in `scope`, nil if none.
     public func stateData(for key: String, in scope: StateScope) async throws -> Data? {
         storage.records.withLock { $0.state[scope.storageKey + "\n" + key] }
     }
 
+    /// Stores (or with nil removes) the value at once; a handler that throws does not roll it back here.
     public func setStateData(_ data: Data?, for key: String, in scope: StateScope) async throws {
         storage.records.withLock { $0.state[scope.storageKey + "\n" + key] = data }
     }
 
+    /// Stores the job; it runs only when the test calls `runDueJobs(of:)`.
     public func scheduleJob(named name: String, at date: Date, repeating rule: RepeatRule?, payload: JSONValue) async throws -> ScheduledJob {
         storage.records.withLock { records in
             let job = ScheduledJob(
@@ -221,20 +243,25 @@ public final class RecordingBotContext: BotContext {
         }
     }
 
+    /// Forgets the job; unknown ids are ignored.
     public func cancelJob(_ id: ScheduledJob.ID) async throws {
         storage.records.withLock { $0.jobs[id] = nil }
     }
 
+    /// The stored jobs, earliest due first.
     public func scheduledJobs() async throws -> [ScheduledJob] {
         storage.records.withLock { $0.jobs.values.sorted { ($0.dueAt, $0.id) < ($1.dueAt, $1.id) } }
     }
 
+    /// The friends the test gave, plus those the bot accepted.
     public func friends() async throws -> [Friend] { storage.records.withLock { $0.friends } }
 
+    /// The pending requests: the test's incoming ones and those the bot sent.
     public func friendRequests() async throws -> FriendRequestList {
         storage.records.withLock { FriendRequestList(incoming: $0.incoming, outgoing: $0.outgoing) }
     }
 
+    /// Turns a pending incoming request into a friend; `NOT_FOUND` when there is none with this id.
     public func acceptFriendRequest(_ id: FriendRequest.ID) async throws -> Friend {
         try storage.records.withLock { records in
             guard let index = records.incoming.firstIndex(where: { $0.id == id }) else {
@@ -247,6 +274,7 @@ public final class RecordingBotContext: BotContext {
         }
     }
 
+    /// Drops a pending incoming request; `NOT_FOUND` when there is none with this id.
     public func declineFriendRequest(_ id: FriendRequest.ID) async throws {
         try storage.records.withLock { records in
             guard let index = records.incoming.firstIndex(where: { $0.id == id }) else {
@@ -257,6 +285,7 @@ public final class RecordingBotContext: BotContext {
         }
     }
 
+    /// Records a request to one of the test's users, with the service's refusals (`NOT_FOUND`, `ALREADY_FRIENDS`, `REQUEST_EXISTS`).
     public func sendFriendRequest(to target: FriendRequestBody) async throws -> FriendRequest {
         try storage.records.withLock { records in
             let user: User?
@@ -282,6 +311,7 @@ public final class RecordingBotContext: BotContext {
         }
     }
 
+    /// Ends a friendship; `NOT_FOUND` when the user is not a friend.
     public func removeFriend(_ userId: User.ID) async throws {
         try storage.records.withLock { records in
             guard let index = records.friends.firstIndex(where: { $0.user.id == userId }) else {
@@ -292,6 +322,7 @@ public final class RecordingBotContext: BotContext {
         }
     }
 
+    /// The direct conversation with a friend, made on first use; `NOT_FRIENDS` for anyone else.
     public func directConversation(with userId: User.ID) async throws -> Conversation {
         try storage.records.withLock { records in
             if let existing = records.conversations.values.first(where: { conversation in
@@ -312,6 +343,7 @@ public final class RecordingBotContext: BotContext {
         }
     }
 
+    /// One of the bot's conversations; `NOT_FOUND` for any other id.
     public func conversation(_ id: Conversation.ID) async throws -> Conversation {
         try storage.records.withLock { records in
             guard let conversation = records.conversations[id] else {
@@ -321,6 +353,7 @@ public final class RecordingBotContext: BotContext {
         }
     }
 
+    /// The presence the test set last for this user, nil if none.
     public func presence(of userId: User.ID) async -> Presence? {
         storage.records.withLock { $0.presences[userId] }
     }

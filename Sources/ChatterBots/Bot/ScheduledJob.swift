@@ -1,8 +1,10 @@
 /// A job a bot scheduled: due at `dueAt`, optionally repeating, carrying a JSON payload.
 /// The runtime keeps jobs in the bot's store, so they survive restarts.
 public struct ScheduledJob: Identifiable, Hashable, Sendable, Codable {
+    /// The job's id, assigned when it is scheduled.
     public typealias ID = Identifier<ScheduledJob>
 
+    /// Which job this is; cancel it with this id.
     public var id: ID
     /// The bot's own name for the job kind, e.g. `"reminder"`.
     public var name: String
@@ -10,10 +12,12 @@ public struct ScheduledJob: Identifiable, Hashable, Sendable, Codable {
     public var dueAt: Date
     /// How the job repeats after this occurrence; nil for a one-off job.
     public var repeatRule: RepeatRule?
+    /// What the bot stored with the job, e.g. the reminder's text; read it with `payload(as:)`.
     public var payload: JSONValue
     /// Which run of the job this is, from 1; the derived clientMessageIds of its sends are named after it.
     public var occurrence: Int
 
+    /// A job as the runtime's store holds it (bot code gets jobs from `scheduleJob`, tests may build them).
     public init(id: ID, name: String, dueAt: Date, repeatRule: RepeatRule? = nil, payload: JSONValue = .null, occurrence: Int = 1) {
         self.id = id
         self.name = name

@@ -2,6 +2,7 @@
 public struct ChatterErrorCode: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
     CustomStringConvertible
 {
+    /// The code as the API writes it, e.g. `NOT_FRIENDS`.
     public let rawValue: String
 
     public init(rawValue: String) { self.rawValue = rawValue }
@@ -58,16 +59,15 @@ public struct ChatterErrorCode: RawRepresentable, Hashable, Sendable, Codable, E
         }
     }
 
-    /// True when the same request may succeed later unchanged (rate limit, internal error, unknown code);
-    /// false when retrying cannot help (bad input, not allowed, not found, bad credentials).
+    /// Whether the contract documents this code (it is one of `documented`).
+    public var isDocumented: Bool { documentedHTTPStatus != nil }
+
+    /// True when the same request may succeed later unchanged: `RATE_LIMITED` and `INTERNAL`. False when retrying
+    /// cannot help (bad input, not allowed, not found, bad credentials), and for a code this version does not know:
+    /// a new refusal is taken as permanent, so it is reported instead of retried forever. An error with an HTTP
+    /// status knows more: see `ChatterAPIError.isTransient`.
     public var isTransient: Bool {
-        switch self {
-        case .rateLimited, .internalError: true
-        case .invalidClientKey, .unauthorized, .invalidCredentials, .invalidRefreshToken, .forbidden, .notFriends,
-            .notFound, .alreadyFriends, .requestExists, .validationFailed, .payloadTooLarge:
-            false
-        default: true
-        }
+        self == .rateLimited || self == .internalError
     }
 
     public init(from decoder: any Decoder) throws {
@@ -82,11 +82,14 @@ public struct ChatterErrorCode: RawRepresentable, Hashable, Sendable, Codable, E
 
 /// The error object of the API: the body of a failed REST response and the `data` of an `error` frame.
 public struct ChatterErrorBody: Hashable, Sendable, Codable {
+    /// What went wrong; see `ChatterErrorCode` for what to do.
     public var code: ChatterErrorCode
+    /// The service's explanation, for people and logs.
     public var message: String
     /// Extra facts, e.g. `{ "field": "body" }` for `VALIDATION_FAILED`. Omitted from the JSON when nil.
     public var details: JSONValue?
 
+    /// An error body, e.g. for the sandbox to send or a fake to throw.
     public init(code: ChatterErrorCode, message: String, details: JSONValue? = nil) {
         self.code = code
         self.message = message

@@ -3,10 +3,12 @@
 public struct ClientMessageID: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
     CustomStringConvertible
 {
+    /// The key exactly as sent on the wire.
     public let rawValue: String
 
     public init(rawValue: String) { self.rawValue = rawValue }
 
+    /// A key from its wire text, e.g. one stored in the outbox.
     public init(_ rawValue: String) { self.rawValue = rawValue }
 
     public init(stringLiteral value: String) { self.rawValue = value }

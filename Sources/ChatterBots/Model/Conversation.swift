@@ -1,21 +1,30 @@
 /// A direct or group conversation, as the caller sees it.
 public struct Conversation: Identifiable, Hashable, Sendable, Codable {
+    /// A conversation's ULID, typed so that it cannot be mixed up with other ids.
     public typealias ID = Identifier<Conversation>
 
+    /// The conversation's id.
     public var id: ID
+    /// Direct or group (`type` on the wire).
     public var kind: Kind
     /// The group title; nil for direct conversations.
     public var title: String?
+    /// The group picture; nil when there is none (and for direct conversations).
     public var avatarUrl: String?
+    /// Everyone in the conversation, the caller included, with roles and watermarks.
     public var members: [Member]
     /// The `seq` of the newest message (0 when empty). Sequence numbers start at 1 and have no gaps.
     public var lastSeq: Int
+    /// The newest message, for a conversation list; nil when there is none.
     public var lastMessage: Message?
     /// The caller's own mute setting.
     public var muted: Bool
+    /// When the conversation was started.
     public var createdAt: Timestamp
+    /// When anything in it last changed; `GET /conversations?updatedSince=` pages by it.
     public var updatedAt: Timestamp
 
+    /// A conversation as the service describes it (tests and the sandbox build their own).
     public init(
         id: ID, kind: Kind, title: String? = nil, avatarUrl: String? = nil, members: [Member], lastSeq: Int,
         lastMessage: Message? = nil, muted: Bool = false, createdAt: Timestamp, updatedAt: Timestamp
@@ -34,7 +43,9 @@ public struct Conversation: Identifiable, Hashable, Sendable, Codable {
 
     /// Direct (one pair of friends) or group.
     public enum Kind: Hashable, Sendable, Codable, RawRepresentable {
+        /// One pair of friends; at most one per pair.
         case direct
+        /// A titled group of the creator's friends.
         case group
         /// A conversation type this version does not know; kept so that the conversation still decodes.
         case unrecognized(String)
@@ -77,11 +88,16 @@ public struct Conversation: Identifiable, Hashable, Sendable, Codable {
 
 /// A member of a conversation, with their role and read watermarks.
 public struct Member: Hashable, Sendable, Codable {
+    /// Who the member is.
     public var userId: User.ID
+    /// What the member may do in the conversation.
     public var role: Role
+    /// The highest `seq` the member's devices have received (0 when none).
     public var lastDeliveredSeq: Int
+    /// The highest `seq` the member has read (0 when none); never above `lastDeliveredSeq`.
     public var lastReadSeq: Int
 
+    /// A member as the service describes them.
     public init(userId: User.ID, role: Role, lastDeliveredSeq: Int = 0, lastReadSeq: Int = 0) {
         self.userId = userId
         self.role = role
@@ -91,8 +107,11 @@ public struct Member: Hashable, Sendable, Codable {
 
     /// What a member may do: owners and admins manage the group.
     public enum Role: Hashable, Sendable, Codable, RawRepresentable {
+        /// Created the group; manages it like an admin.
         case owner
+        /// Changes the title and avatar, adds and removes members.
         case admin
+        /// Reads and writes messages.
         case member
         /// A role this version does not know; kept so that the conversation still decodes.
         case unrecognized(String)
@@ -119,10 +138,14 @@ public struct Member: Hashable, Sendable, Codable {
 
 /// A member's watermarks without the role, as `sync.response` lists them.
 public struct MemberWatermarks: Hashable, Sendable, Codable {
+    /// Who the member is.
     public var userId: User.ID
+    /// The highest `seq` the member's devices have received.
     public var lastDeliveredSeq: Int
+    /// The highest `seq` the member has read.
     public var lastReadSeq: Int
 
+    /// A member's watermarks as `sync.response` lists them.
     public init(userId: User.ID, lastDeliveredSeq: Int, lastReadSeq: Int) {
         self.userId = userId
         self.lastDeliveredSeq = lastDeliveredSeq

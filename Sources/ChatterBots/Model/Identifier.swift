@@ -10,6 +10,7 @@ public struct Identifier<Entity>: RawRepresentable, Hashable, Comparable, Sendab
 
     public init(rawValue: String) { self.rawValue = rawValue }
 
+    /// An identifier from its wire text.
     public init(_ rawValue: String) { self.rawValue = rawValue }
 
     public init(stringLiteral value: String) { self.rawValue = value }
@@ -43,10 +44,12 @@ private struct IdentifierCodingKey: CodingKey {
 
 /// The tag of device identifiers: a device is one signed-in installation (a bot is one device for life).
 public enum Device {
+    /// A device's ULID, as login returns it and the bot's store keeps it.
     public typealias ID = Identifier<Device>
 }
 
 /// The tag of media identifiers returned by `POST /media`.
 public enum Media {
+    /// An uploaded file's id, for a message's `mediaId`.
     public typealias ID = Identifier<Media>
 }

@@ -1,24 +1,36 @@
 /// A message in a conversation. `seq` orders it within its conversation (from 1, without gaps).
 public struct Message: Identifiable, Hashable, Sendable, Codable {
+    /// A message's ULID; deduplicate deliveries by it.
     public typealias ID = Identifier<Message>
 
+    /// The message's id, the same on every delivery of it.
     public var id: ID
+    /// The conversation the message belongs to.
     public var conversationId: Conversation.ID
+    /// The message's place in its conversation, from 1 without gaps; receipts and sync count by it.
     public var seq: Int
+    /// Who wrote it (the service itself for system messages).
     public var senderId: User.ID
     /// The sender's idempotency key; nil for system messages.
     public var clientMessageId: ClientMessageID?
+    /// What it carries (`type` on the wire).
     public var kind: Kind
     /// The text, or the caption of a media message; nil once deleted for everyone.
     public var body: String?
+    /// The photo, voice note, video or document; nil for text and once deleted.
     public var mediaId: Media.ID?
+    /// The message this one quotes; nil when it quotes none.
     public var replyToId: Message.ID?
+    /// Emoji reactions, each with who reacted.
     public var reactions: [Reaction]
+    /// When the service stored the message.
     public var createdAt: Timestamp
+    /// When the body was last edited; nil if never.
     public var editedAt: Timestamp?
     /// Set when the message was deleted for everyone (then `body` and `mediaId` are nil).
     public var deletedAt: Timestamp?
 
+    /// A message as the service describes it (tests and the sandbox build their own).
     public init(
         id: ID, conversationId: Conversation.ID, seq: Int, senderId: User.ID, clientMessageId: ClientMessageID?,
         kind: Kind, body: String?, mediaId: Media.ID? = nil, replyToId: Message.ID? = nil, reactions: [Reaction] = [],
@@ -39,14 +51,20 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
         self.deletedAt = deletedAt
     }
 
+    /// Whether the message was deleted for everyone.
     public var isDeleted: Bool { deletedAt != nil }
 
     /// What the message carries.
     public enum Kind: Hashable, Sendable, Codable, RawRepresentable {
+        /// Text only.
         case text
+        /// A picture in `mediaId`, with an optional caption in `body`.
         case photo
+        /// A voice note in `mediaId`.
         case voice
+        /// A video in `mediaId`, with an optional caption.
         case video
+        /// A file (e.g. a PDF) in `mediaId`, with an optional caption.
         case document
         /// Written by the service (member joined, title changed, …).
         case system
@@ -80,9 +98,12 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
 
     /// One emoji and the users who reacted with it.
     public struct Reaction: Hashable, Sendable, Codable {
+        /// The emoji, e.g. `👍`.
         public var emoji: String
+        /// Everyone who reacted with it.
         public var userIds: [User.ID]
 
+        /// A reaction as the service lists it.
         public init(emoji: String, userIds: [User.ID]) {
             self.emoji = emoji
             self.userIds = userIds
@@ -117,11 +138,16 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
 /// On the wire it is flattened into `message.send` and `POST …/messages` as `type`, `body`, `mediaId`,
 /// `replyToId` (null when absent).
 public struct MessageContent: Hashable, Sendable, Codable {
+    /// What the message carries (`type` on the wire).
     public var kind: Message.Kind
+    /// The text, or a media message's caption; nil for media without one.
     public var body: String?
+    /// The uploaded file of a media message.
     public var mediaId: Media.ID?
+    /// The message to quote, if any.
     public var replyToId: Message.ID?
 
+    /// Content of any kind; `text(_:)` and `media(_:_:)` cover the usual cases.
     public init(kind: Message.Kind, body: String?, mediaId: Media.ID? = nil, replyToId: Message.ID? = nil) {
         self.kind = kind
         self.body = body

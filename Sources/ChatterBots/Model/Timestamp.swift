@@ -2,13 +2,17 @@
 /// milliseconds, `2026-10-22T14:03:11.482Z`.
 ///
 /// The wire models use `Timestamp` rather than `Date` so that they encode and decode the same way with
-/// any `JSONEncoder`/`JSONDecoder` configuration, and so that a decoded time re-encodes byte for byte.
+/// any `JSONEncoder`/`JSONDecoder` configuration. The wire form is canonical: a timestamp always encodes as
+/// UTC with exactly three fraction digits, so a time the API wrote re-encodes byte for byte. Decoding is
+/// lenient and normalises: `…T14:03:11Z`, `…T14:03:11.4Z`, a longer fraction (truncated to the millisecond)
+/// and an offset such as `+02:00` are accepted, and re-encode in the canonical form (`…T14:03:11.000Z`).
 /// Parsing and formatting are hand-written (no `DateFormatter`): the runtime decodes thousands of
 /// messages per second.
 public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
     /// Milliseconds since 1970-01-01T00:00:00Z.
     public var millisecondsSince1970: Int64
 
+    /// The instant `millisecondsSince1970` milliseconds after 1970-01-01T00:00:00Z.
     public init(millisecondsSince1970: Int64) {
         self.millisecondsSince1970 = millisecondsSince1970
     }
@@ -29,6 +33,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
         }
     }
 
+    /// The same instant as a Foundation `Date`.
     public var date: Date { Date(timeIntervalSince1970: Double(millisecondsSince1970) / 1000) }
 
     /// The canonical form, `2026-10-22T14:03:11.482Z` (always UTC, always three fraction digits).
@@ -61,7 +66,9 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
 
 /// A string that is not an ISO 8601 date-time the API could have written; `reason` says what is wrong.
 public struct TimestampFormatError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The text that failed to parse.
     public var input: String
+    /// What is wrong with it, e.g. `day 31 is out of range`.
     public var reason: String
     public var description: String { "Not an ISO 8601 UTC timestamp (\(reason)): \"\(input.prefix(64))\"" }
 }

@@ -1,44 +1,52 @@
 /// An error the Chatter API reported: a REST error response or a WebSocket `error` frame.
 ///
 /// `code` says what happened (see `ChatterErrorCode` for what to do); `isTransient` says whether the
-/// same request may succeed later; `retryAfterSeconds` is the `Retry-After` of a `RATE_LIMITED` response.
+/// same request may succeed later; `retryAfter` is the `Retry-After` of a `RATE_LIMITED` response.
 public struct ChatterAPIError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong, e.g. `NOT_FRIENDS`; a code this version does not know is kept as it came.
     public var code: ChatterErrorCode
+    /// The service's explanation, for people and logs (not for program logic: match `code`).
     public var message: String
+    /// Extra facts the service attached, e.g. `{ "field": "body" }` for `VALIDATION_FAILED`.
     public var details: JSONValue?
     /// The HTTP status; nil when the error came in a WebSocket `error` frame.
     public var httpStatus: Int?
-    /// Seconds to wait before retrying, from `Retry-After`.
-    public var retryAfterSeconds: Int?
+    /// How long to wait before retrying, from `Retry-After` (seconds or an HTTP-date, read by `RetryAfter`).
+    public var retryAfter: Duration?
     /// The REST endpoint that failed; nil for WebSocket errors.
     public var endpoint: ChatterEndpoint?
 
+    /// An error with every field given, e.g. to fake a refusal in a test.
     public init(
         code: ChatterErrorCode, message: String, details: JSONValue? = nil, httpStatus: Int? = nil,
-        retryAfterSeconds: Int? = nil, endpoint: ChatterEndpoint? = nil
+        retryAfter: Duration? = nil, endpoint: ChatterEndpoint? = nil
     ) {
         self.code = code
         self.message = message
         self.details = details
         self.httpStatus = httpStatus
-        self.retryAfterSeconds = retryAfterSeconds
+        self.retryAfter = retryAfter
         self.endpoint = endpoint
     }
 
-    public init(_ body: ChatterErrorBody, httpStatus: Int? = nil, retryAfterSeconds: Int? = nil, endpoint: ChatterEndpoint? = nil) {
+    /// The error an error body stands for, with what the response around it added (status, `Retry-After`).
+    public init(_ body: ChatterErrorBody, httpStatus: Int? = nil, retryAfter: Duration? = nil, endpoint: ChatterEndpoint? = nil) {
         self.init(
             code: body.code, message: body.message, details: body.details, httpStatus: httpStatus,
-            retryAfterSeconds: retryAfterSeconds, endpoint: endpoint)
+            retryAfter: retryAfter, endpoint: endpoint)
     }
 
     /// The error object as the API writes it.
     public var body: ChatterErrorBody { ChatterErrorBody(code: code, message: message, details: details) }
 
-    /// True when retrying the same request later may succeed.
-    public var isTransient: Bool { code.isTransient }
-
-    /// `retryAfterSeconds` as a duration.
-    public var retryAfter: Duration? { retryAfterSeconds.map { .seconds($0) } }
+    /// True when retrying the same request later may succeed: a documented code says so itself
+    /// (`ChatterErrorCode.isTransient`); an unknown code is permanent unless its HTTP status is 429 or 5xx, the
+    /// statuses that mean "later" whatever the code (a WebSocket `error` frame has no status, so it is permanent).
+    public var isTransient: Bool {
+        if code.isDocumented { return code.isTransient }
+        guard let httpStatus else { return false }
+        return httpStatus == 429 || (500...599).contains(httpStatus)
+    }
 
     public var description: String {
         var text = code.rawValue
@@ -46,7 +54,7 @@ public struct ChatterAPIError: Error, Hashable, Sendable, CustomStringConvertibl
         if let endpoint { text += " on \(endpoint.method.rawValue) \(endpoint.pathTemplate)" }
         text += ": \(message)"
         if let details { text += " \(details)" }
-        if let retryAfterSeconds { text += "; retry after \(retryAfterSeconds) s" }
+        if let retryAfter { text += "; retry after \(retryAfter)" }
         return text
     }
 }
@@ -65,6 +73,7 @@ public enum ChatterClientError: Error, Hashable, Sendable, CustomStringConvertib
     /// A success status whose body is not the documented shape; `field` is the coding path at fault.
     case invalidResponse(ChatterEndpoint, httpStatus: Int, field: String, description: String)
 
+    /// The endpoint the call was for.
     public var endpoint: ChatterEndpoint {
         switch self {
         case .notSignedIn(let endpoint), .missingClientSecret(let endpoint), .invalidRequest(let endpoint, _),

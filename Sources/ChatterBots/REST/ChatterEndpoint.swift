@@ -2,14 +2,7 @@
 // chatter-api.md lives in this file, so the client (and the sandbox's router) can be adjusted to the
 // live service in one place.
 
-/// An HTTP method of the Chatter API.
-public enum HTTPMethod: String, Hashable, Sendable, CaseIterable {
-    case get = "GET"
-    case post = "POST"
-    case put = "PUT"
-    case patch = "PATCH"
-    case delete = "DELETE"
-}
+import WebSocket
 
 /// Which credentials an endpoint takes besides `X-Client-Key` (which every request carries).
 public enum EndpointAuthorization: Hashable, Sendable {
@@ -24,17 +17,79 @@ public enum EndpointAuthorization: Hashable, Sendable {
 /// Every REST endpoint of the Chatter API: method, path template (relative to the API base URL, with
 /// `{name}` for path parameters), authorization and documented success status.
 public enum ChatterEndpoint: String, Hashable, Sendable, CaseIterable {
-    case register, login, refresh, logout
-    case setPushToken, removePushToken
-    case me, updateMe, user, searchUsers
-    case friends, removeFriend
-    case friendRequests, sendFriendRequest, acceptFriendRequest, declineFriendRequest, cancelFriendRequest
-    case conversations, createConversation, conversation, updateConversation
-    case addMembers, removeMember, updateConversationSettings
-    case messages, postMessage, editMessage, deleteMessage, addReaction, removeReaction
+    /// `POST /auth/register`: a new account and its first device.
+    case register
+    /// `POST /auth/login`: signs a device in (again, with its `deviceId`).
+    case login
+    /// `POST /auth/refresh`: new tokens for the one-time refresh token.
+    case refresh
+    /// `POST /auth/logout`: revokes the device.
+    case logout
+    /// `PUT /me/devices/current/push-token`: registers the device's APNs token.
+    case setPushToken
+    /// `DELETE /me/devices/current/push-token`: stops pushes to the device.
+    case removePushToken
+    /// `GET /me`: the signed-in user with privacy settings.
+    case me
+    /// `PATCH /me`: changes the profile.
+    case updateMe
+    /// `GET /users/{userId}`: one user.
+    case user
+    /// `GET /users?username=`: finds a user by handle.
+    case searchUsers
+    /// `GET /friends`: the caller's friends.
+    case friends
+    /// `DELETE /friends/{userId}`: ends a friendship.
+    case removeFriend
+    /// `GET /friend-requests`: pending requests both ways.
+    case friendRequests
+    /// `POST /friend-requests`: asks someone to be a friend.
+    case sendFriendRequest
+    /// `POST /friend-requests/{requestId}/accept`.
+    case acceptFriendRequest
+    /// `POST /friend-requests/{requestId}/decline`.
+    case declineFriendRequest
+    /// `DELETE /friend-requests/{requestId}`: the sender withdraws.
+    case cancelFriendRequest
+    /// `GET /conversations?updatedSince=`: conversations changed since a time.
+    case conversations
+    /// `POST /conversations`: a direct conversation or a group.
+    case createConversation
+    /// `GET /conversations/{conversationId}`.
+    case conversation
+    /// `PATCH /conversations/{conversationId}`: a group's title or picture.
+    case updateConversation
+    /// `POST /conversations/{conversationId}/members`.
+    case addMembers
+    /// `DELETE /conversations/{conversationId}/members/{userId}`: removes a member, or leaves.
+    case removeMember
+    /// `PUT /conversations/{conversationId}/settings`: mutes or unmutes.
+    case updateConversationSettings
+    /// `GET /conversations/{conversationId}/messages`: a page of messages.
+    case messages
+    /// `POST /conversations/{conversationId}/messages`: sends over REST.
+    case postMessage
+    /// `PATCH /conversations/{conversationId}/messages/{messageId}`: edits a message.
+    case editMessage
+    /// `DELETE /conversations/{conversationId}/messages/{messageId}`: deletes it for everyone.
+    case deleteMessage
+    /// `PUT …/messages/{messageId}/reactions/{emoji}`.
+    case addReaction
+    /// `DELETE …/messages/{messageId}/reactions/{emoji}`.
+    case removeReaction
+    /// `POST /media`: uploads a file for a media message.
     case uploadMedia
-    case configureAPNs, apnsConfiguration, sendTestPush
+    /// `GET /media/{mediaId}`: an uploaded file, for its uploader and the members of conversations carrying it.
+    case downloadMedia
+    /// `PUT /developer/apns`: the workspace's APNs key.
+    case configureAPNs
+    /// `GET /developer/apns`: whether APNs is configured.
+    case apnsConfiguration
+    /// `POST /developer/test-push`: a test push to a user's devices.
+    case sendTestPush
 
+    /// The HTTP method: the WebSocket module's `HTTPMethod`, the one type the sandbox's HTTP server routes by
+    /// too. Bot code never needs it (the typed methods of `ChatterRESTClient` pick it), so it never imports WebSocket.
     public var method: HTTPMethod {
         switch self {
         case .register, .login, .refresh, .logout, .sendFriendRequest, .acceptFriendRequest, .declineFriendRequest,
@@ -44,11 +99,12 @@ public enum ChatterEndpoint: String, Hashable, Sendable, CaseIterable {
         case .updateMe, .updateConversation, .editMessage: .patch
         case .removePushToken, .removeFriend, .cancelFriendRequest, .removeMember, .deleteMessage, .removeReaction: .delete
         case .me, .user, .searchUsers, .friends, .friendRequests, .conversations, .conversation, .messages,
-            .apnsConfiguration:
+            .downloadMedia, .apnsConfiguration:
             .get
         }
     }
 
+    /// The path relative to the API base URL, with `{name}` for each path parameter, e.g. `/users/{userId}`.
     public var pathTemplate: String {
         switch self {
         case .register: "/auth/register"
@@ -74,11 +130,13 @@ public enum ChatterEndpoint: String, Hashable, Sendable, CaseIterable {
         case .editMessage, .deleteMessage: "/conversations/{conversationId}/messages/{messageId}"
         case .addReaction, .removeReaction: "/conversations/{conversationId}/messages/{messageId}/reactions/{emoji}"
         case .uploadMedia: "/media"
+        case .downloadMedia: "/media/{mediaId}"
         case .configureAPNs, .apnsConfiguration: "/developer/apns"
         case .sendTestPush: "/developer/test-push"
         }
     }
 
+    /// The credentials the endpoint takes besides the client key.
     public var authorization: EndpointAuthorization {
         switch self {
         case .register, .login, .refresh: .clientKey
@@ -123,6 +181,7 @@ public enum ChatterEndpoint: String, Hashable, Sendable, CaseIterable {
 
 /// The body of a REST request.
 public enum ChatterRequestBody: Sendable {
+    /// No body (GET, DELETE and the POSTs that need none).
     case none
     /// A JSON body (`Content-Type: application/json`).
     case json(any Encodable & Sendable)
@@ -132,11 +191,16 @@ public enum ChatterRequestBody: Sendable {
 
 /// One REST call: an endpoint with its path parameters, query and body, typed by its response.
 public struct ChatterRequest<Response: Decodable & Sendable>: Sendable {
+    /// Which endpoint to call.
     public var endpoint: ChatterEndpoint
+    /// The values of the template's `{name}` parameters, by name, not yet encoded.
     public var pathParameters: [String: String]
+    /// The query items, not yet encoded.
     public var query: [URLQueryItem]
+    /// What to send.
     public var body: ChatterRequestBody
 
+    /// A request; `ChatterAPI` makes the typed one of each endpoint, so this is for calls the table lacks.
     public init(
         _ endpoint: ChatterEndpoint, pathParameters: [String: String] = [:], query: [URLQueryItem] = [],
         body: ChatterRequestBody = .none
@@ -147,25 +211,45 @@ public struct ChatterRequest<Response: Decodable & Sendable>: Sendable {
         self.body = body
     }
 
-    /// The path with its parameters filled in and percent-encoded, e.g. `/conversations/01JE…/messages`.
+    /// The path with its parameters filled in, each percent-encoded, e.g. `/conversations/01JE…/messages`.
+    ///
+    /// - Throws: `ChatterClientError.invalidRequest` when a parameter is missing, empty, `.` or `..`, or is not one
+    ///   of the template's: an empty user id would turn `GET /users/{userId}` into the search `GET /users/`, and a
+    ///   dot segment would climb to another path once the URL is normalised. Nothing is sent then.
     public var path: String {
-        var path = endpoint.pathTemplate
-        for (name, value) in pathParameters {
-            path = path.replacingOccurrences(of: "{\(name)}", with: percentEncoded(value))
+        get throws(ChatterClientError) {
+            var path = ""
+            var used = 0
+            for segment in endpoint.pathTemplate.split(separator: "/", omittingEmptySubsequences: true) {
+                path += "/"
+                guard segment.hasPrefix("{"), segment.hasSuffix("}") else {
+                    path += segment
+                    continue
+                }
+                let name = String(segment.dropFirst().dropLast())
+                guard let value = pathParameters[name] else {
+                    throw .invalidRequest(endpoint, description: "the path parameter '\(name)' is missing")
+                }
+                guard !value.isEmpty, value != ".", value != ".." else {
+                    throw .invalidRequest(
+                        endpoint, description: "the path parameter '\(name)' is \(value.isEmpty ? "empty" : "'\(value)'"): it must name one resource")
+                }
+                path += PercentEncoding.encode(value)
+                used += 1
+            }
+            if used < pathParameters.count {
+                let unknown = pathParameters.keys.filter { !endpoint.pathTemplate.contains("{\($0)}") }.sorted()
+                throw .invalidRequest(
+                    endpoint, description: "\(endpoint.pathTemplate) has no parameter \(unknown.map { "'\($0)'" }.joined(separator: ", "))")
+            }
+            return path
         }
-        return path
     }
 
     /// The query string without `?`, each name and value percent-encoded; empty when there is none.
     public var queryString: String {
-        query.map { item in percentEncoded(item.name) + "=" + percentEncoded(item.value ?? "") }.joined(separator: "&")
+        query.map { item in PercentEncoding.encode(item.name) + "=" + PercentEncoding.encode(item.value ?? "") }.joined(separator: "&")
     }
-}
-
-private let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-private func percentEncoded(_ text: String) -> String {
-    text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
 }
 
 /// The typed requests of every endpoint: what each sends and what it answers.
@@ -330,6 +414,12 @@ public enum ChatterAPI {
     /// `POST /media` with the raw file (image/*, audio/*, video/*, application/pdf; at most 10 MiB) → 201 `MediaUpload`.
     public static func uploadMedia(_ data: Data, contentType: String) -> ChatterRequest<MediaUpload> {
         ChatterRequest(.uploadMedia, body: .raw(data, contentType: contentType))
+    }
+
+    /// `GET /media/{mediaId}` (where `MediaUpload.url` points) → the raw file as `MediaFile`, for its uploader and the
+    /// members of a conversation with a message carrying it.
+    public static func downloadMedia(_ id: Media.ID) -> ChatterRequest<MediaFile> {
+        ChatterRequest(.downloadMedia, pathParameters: ["mediaId": id.rawValue])
     }
 
     // MARK: Developer (workspace)

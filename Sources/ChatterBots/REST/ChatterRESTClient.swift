@@ -10,28 +10,40 @@ import FoundationNetworking
 /// the request once; a second `UNAUTHORIZED` is thrown. Login and register store the new tokens; logout
 /// clears them.
 ///
-/// Errors: `ChatterAPIError` for every error the API reports (with HTTP status and `Retry-After`; the
-/// client never sleeps, the caller decides when to retry), `ChatterClientError` for the rest, and
-/// `CancellationError` when the calling task is cancelled. Uses URLSession's async API, which does not
-/// block the caller's thread.
+/// Errors: `ChatterAPIError` for every error the API reports (with HTTP status and `Retry-After`),
+/// `ChatterClientError` for the rest, and `CancellationError` when the calling task is cancelled. A
+/// `RATE_LIMITED` answer is thrown at once unless the client has a `retryPolicy` that waits it out (on `clock`).
+/// Uses URLSession's async API, which does not block the caller's thread.
 public struct ChatterRESTClient: Sendable {
+    /// The service this client talks to: base URL and client key.
     public let configuration: ChatterServerConfiguration
+    /// The device's tokens: read for every user request, replaced by login, refresh and logout.
     public let tokenStore: ChatterTokenStore
+    /// Whether a `RATE_LIMITED` answer is waited out and retried (`.never` unless the client was given one).
+    public let retryPolicy: RESTRetryPolicy
+    private let clock: any ChatterClock
     private let clientSecret: String?
     private let urlSession: URLSession
 
-    /// - Parameter clientSecret: the workspace's secret, needed only for the developer endpoints.
+    /// - Parameters:
+    ///   - clientSecret: the workspace's secret, needed only for the developer endpoints.
+    ///   - retryPolicy: whether to wait out `RATE_LIMITED` answers; by default they are thrown at once.
+    ///   - clock: the clock `Retry-After` waits run on, and the "now" an HTTP-date `Retry-After` is read against.
     public init(
         configuration: ChatterServerConfiguration, tokenStore: ChatterTokenStore = ChatterTokenStore(),
-        clientSecret: String? = nil, urlSession: URLSession = .shared
+        clientSecret: String? = nil, urlSession: URLSession = .shared, retryPolicy: RESTRetryPolicy = .never,
+        clock: any ChatterClock = SystemClock()
     ) {
         self.configuration = configuration
         self.tokenStore = tokenStore
         self.clientSecret = clientSecret
         self.urlSession = urlSession
+        self.retryPolicy = retryPolicy
+        self.clock = clock
     }
 
-    /// Performs any request of `ChatterAPI`, with the credentials its endpoint needs.
+    /// Performs any request of `ChatterAPI`, with the credentials its endpoint needs. Only a Chatter error body with
+    /// `UNAUTHORIZED` triggers the token refresh; a 401 without one (a proxy's page) is thrown as it came.
     public func send<Response>(_ request: ChatterRequest<Response>) async throws -> Response {
         guard request.endpoint.authorization == .user else { return try await perform(request, accessToken: nil) }
         guard let tokens = await tokenStore.tokens else { throw ChatterClientError.notSignedIn(request.endpoint) }
@@ -93,6 +105,7 @@ public struct ChatterRESTClient: Sendable {
 
     // MARK: Users and friends
 
+    /// The signed-in user, with their privacy settings.
     public func me() async throws -> CurrentUser { try await send(ChatterAPI.me()) }
 
     /// Changes the non-nil fields of the profile; friends get `user.updated`.
@@ -100,6 +113,7 @@ public struct ChatterRESTClient: Sendable {
         try await send(ChatterAPI.updateMe(ProfileUpdateBody(displayName: displayName, privacy: privacy)))
     }
 
+    /// One user's public profile; `NOT_FOUND` when the caller cannot see them.
     public func user(_ id: User.ID) async throws -> User { try await send(ChatterAPI.user(id)) }
 
     /// The users with this exact username (zero or one).
@@ -107,6 +121,7 @@ public struct ChatterRESTClient: Sendable {
         try await send(ChatterAPI.searchUsers(username: username)).users
     }
 
+    /// The caller's friends.
     public func friends() async throws -> [Friend] { try await send(ChatterAPI.friends()).friends }
 
     /// Ends a friendship; both users get `friend.removed`.
@@ -114,6 +129,7 @@ public struct ChatterRESTClient: Sendable {
         _ = try await send(ChatterAPI.removeFriend(userId))
     }
 
+    /// The pending friend requests to and from the caller.
     public func friendRequests() async throws -> FriendRequestList { try await send(ChatterAPI.friendRequests()) }
 
     /// Sends a friend request by user id or username.
@@ -121,6 +137,7 @@ public struct ChatterRESTClient: Sendable {
         try await send(ChatterAPI.sendFriendRequest(target))
     }
 
+    /// Accepts a request to the caller; both users get `friend_request.accepted`.
     public func acceptFriendRequest(_ id: FriendRequest.ID) async throws -> FriendRequestAccepted {
         try await send(ChatterAPI.acceptFriendRequest(id))
     }
@@ -153,6 +170,7 @@ public struct ChatterRESTClient: Sendable {
         try await send(ChatterAPI.createConversation(.group(title: title, memberIds: memberIds)))
     }
 
+    /// One of the caller's conversations, with members and watermarks.
     public func conversation(_ id: Conversation.ID) async throws -> Conversation {
         try await send(ChatterAPI.conversation(id))
     }
@@ -162,6 +180,7 @@ public struct ChatterRESTClient: Sendable {
         try await send(ChatterAPI.updateConversation(id, ConversationUpdateBody(title: title, avatarUrl: avatarUrl)))
     }
 
+    /// Adds friends of the caller to a group (owner or admin).
     public func addMembers(_ userIds: [User.ID], to id: Conversation.ID) async throws -> Conversation {
         try await send(ChatterAPI.addMembers(MembersBody(userIds: userIds), to: id))
     }
@@ -171,6 +190,7 @@ public struct ChatterRESTClient: Sendable {
         _ = try await send(ChatterAPI.removeMember(userId, from: id))
     }
 
+    /// Mutes or unmutes the caller's pushes for a conversation.
     public func setMuted(_ muted: Bool, conversation id: Conversation.ID) async throws {
         _ = try await send(ChatterAPI.updateConversationSettings(id, ConversationSettingsBody(muted: muted)))
     }
@@ -190,6 +210,7 @@ public struct ChatterRESTClient: Sendable {
         try await send(ChatterAPI.postMessage(MessagePostBody(clientMessageId: clientMessageId, content: content), in: id))
     }
 
+    /// Replaces the text of the caller's own message; members get `message.updated`.
     public func editMessage(_ messageId: Message.ID, in id: Conversation.ID, body: String) async throws -> Message {
         try await send(ChatterAPI.editMessage(messageId, in: id, MessageEditBody(body: body)))
     }
@@ -199,10 +220,12 @@ public struct ChatterRESTClient: Sendable {
         try await send(ChatterAPI.deleteMessage(messageId, in: id))
     }
 
+    /// Reacts to a message with an emoji; members get `message.updated`.
     public func addReaction(_ emoji: String, to messageId: Message.ID, in id: Conversation.ID) async throws -> Message {
         try await send(ChatterAPI.addReaction(emoji, to: messageId, in: id))
     }
 
+    /// Takes the caller's reaction back.
     public func removeReaction(_ emoji: String, from messageId: Message.ID, in id: Conversation.ID) async throws -> Message {
         try await send(ChatterAPI.removeReaction(emoji, from: messageId, in: id))
     }
@@ -212,31 +235,52 @@ public struct ChatterRESTClient: Sendable {
         try await send(ChatterAPI.uploadMedia(data, contentType: contentType))
     }
 
+    /// Downloads an uploaded file (its uploader's, or one carried by a message of a conversation the caller is in).
+    public func downloadMedia(_ id: Media.ID) async throws -> MediaFile {
+        try await send(ChatterAPI.downloadMedia(id))
+    }
+
     // MARK: Developer (workspace), with the client secret
 
+    /// Uploads the workspace's APNs key.
     public func configureAPNs(_ key: APNsKeyBody) async throws {
         _ = try await send(ChatterAPI.configureAPNs(key))
     }
 
+    /// Whether the workspace has an APNs key, and which.
     public func apnsConfiguration() async throws -> APNsConfiguration {
         try await send(ChatterAPI.apnsConfiguration())
     }
 
+    /// Sends a test push to every device of a user, with each device's outcome.
     public func sendTestPush(to userId: User.ID) async throws -> TestPushReport {
         try await send(ChatterAPI.sendTestPush(TestPushBody(userId: userId)))
     }
 
     // MARK: One exchange
 
+    /// Sends `request`, waiting out `RATE_LIMITED` answers as `retryPolicy` allows.
     private func perform<Response>(_ request: ChatterRequest<Response>, accessToken: String?) async throws -> Response {
-        let endpoint = request.endpoint
-        guard let url = configuration.url(for: request) else {
-            throw ChatterClientError.invalidRequest(endpoint, description: "no valid URL from \(configuration.apiBaseURL) and \(request.path)")
+        var retry = 0
+        while true {
+            do {
+                return try await exchange(request, accessToken: accessToken)
+            } catch let error as ChatterAPIError {
+                retry += 1
+                guard let wait = retryPolicy.wait(before: retry, after: error) else { throw error }
+                try await clock.sleep(for: wait)
+            }
         }
-        var urlRequest = URLRequest(url: url)
+    }
+
+    /// One HTTP request and its response.
+    private func exchange<Response>(_ request: ChatterRequest<Response>, accessToken: String?) async throws -> Response {
+        let endpoint = request.endpoint
+        var urlRequest = URLRequest(url: try configuration.url(for: request))
         urlRequest.httpMethod = endpoint.method.rawValue
         urlRequest.setValue(configuration.clientKey, forHTTPHeaderField: "X-Client-Key")
-        urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
+        let isRawFile = Response.self == MediaFile.self
+        urlRequest.setValue(isRawFile ? "*/*" : "application/json", forHTTPHeaderField: "Accept")
         switch endpoint.authorization {
         case .clientKey:
             break
@@ -273,9 +317,14 @@ public struct ChatterRESTClient: Sendable {
             throw ChatterClientError.transport(endpoint, description: "not an HTTP response")
         }
         guard (200..<300).contains(http.statusCode) else {
-            throw Self.apiError(endpoint: endpoint, response: http, body: data)
+            throw Self.apiError(endpoint: endpoint, response: http, body: data, now: clock.now)
         }
         if let nothing = NoContent() as? Response { return nothing }
+        if isRawFile, let file = MediaFile(
+            data: data, contentType: http.value(forHTTPHeaderField: "Content-Type") ?? "application/octet-stream") as? Response
+        {
+            return file
+        }
         do {
             return try WireCoding.decoder.decode(Response.self, from: data)
         } catch let error as DecodingError {
@@ -284,18 +333,19 @@ public struct ChatterRESTClient: Sendable {
         }
     }
 
-    /// The API error of a non-2xx response. A body that is not an error object (a proxy's HTML page)
-    /// gets the code its status implies.
-    static func apiError(endpoint: ChatterEndpoint, response: HTTPURLResponse, body: Data) -> ChatterAPIError {
+    /// The API error of a non-2xx response. A body that is not an error object (a proxy's HTML page) gets the code
+    /// its status implies, except a 401: the service has four 401 codes, and taking a proxy's 401 for
+    /// `UNAUTHORIZED` would spend the one-time refresh token, so it keeps `HTTP_401`. `now` reads a `Retry-After`
+    /// given as an HTTP-date.
+    static func apiError(endpoint: ChatterEndpoint, response: HTTPURLResponse, body: Data, now: Date) -> ChatterAPIError {
         let status = response.statusCode
-        let retryAfter = response.value(forHTTPHeaderField: "Retry-After").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let retryAfter = response.value(forHTTPHeaderField: "Retry-After").flatMap { RetryAfter.delay(inHeader: $0, now: now) }
         if let errorBody = try? WireCoding.decoder.decode(ChatterErrorBody.self, from: body) {
-            return ChatterAPIError(errorBody, httpStatus: status, retryAfterSeconds: retryAfter, endpoint: endpoint)
+            return ChatterAPIError(errorBody, httpStatus: status, retryAfter: retryAfter, endpoint: endpoint)
         }
         let code: ChatterErrorCode
         switch status {
         case 400: code = .validationFailed
-        case 401: code = .unauthorized
         case 403: code = .forbidden
         case 404: code = .notFound
         case 413: code = .payloadTooLarge
@@ -306,7 +356,7 @@ public struct ChatterRESTClient: Sendable {
         let text = String(decoding: body.prefix(200), as: UTF8.self)
         return ChatterAPIError(
             code: code, message: "HTTP \(status) without a Chatter error body" + (text.isEmpty ? "" : ": \(text)"),
-            httpStatus: status, retryAfterSeconds: retryAfter, endpoint: endpoint)
+            httpStatus: status, retryAfter: retryAfter, endpoint: endpoint)
     }
 
     private static func describe(_ error: any Error) -> String {

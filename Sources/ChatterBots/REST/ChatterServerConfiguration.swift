@@ -8,6 +8,7 @@ public struct ChatterServerConfiguration: Hashable, Sendable, Codable {
     /// Sent as `X-Client-Key` on every request and as `clientKey` when connecting.
     public var clientKey: String
 
+    /// A service from its two URLs and the app's client key.
     public init(apiBaseURL: URL, webSocketURL: URL, clientKey: String) {
         self.apiBaseURL = apiBaseURL
         self.webSocketURL = webSocketURL
@@ -15,21 +16,25 @@ public struct ChatterServerConfiguration: Hashable, Sendable, Codable {
     }
 
     /// The URL of a REST request: base URL, path and query.
-    public func url<Response>(for request: ChatterRequest<Response>) -> URL? {
+    /// - Throws: `ChatterClientError.invalidRequest` for a path parameter that names no single resource (see
+    ///   `ChatterRequest.path`) or a base URL that yields no valid URL.
+    public func url<Response>(for request: ChatterRequest<Response>) throws(ChatterClientError) -> URL {
         var text = apiBaseURL.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
-        text += request.path
+        text += try request.path
         let query = request.queryString
         if !query.isEmpty { text += "?" + query }
-        return URL(string: text)
+        guard let url = URL(string: text) else {
+            throw .invalidRequest(request.endpoint, description: "no valid URL from \(apiBaseURL) and \(text)")
+        }
+        return url
     }
 
     /// The URL to open the realtime socket with: `webSocketURL?clientKey=…&token=…`.
     public func webSocketURL(accessToken: String) -> URL? {
         guard var components = URLComponents(url: webSocketURL, resolvingAgainstBaseURL: false) else { return nil }
-        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         let items = [("clientKey", clientKey), ("token", accessToken)].map { name, value in
-            name + "=" + (value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value)
+            name + "=" + PercentEncoding.encode(value)
         }
         components.percentEncodedQuery = ([components.percentEncodedQuery].compactMap { $0 } + items).joined(separator: "&")
         return components.url

@@ -10,6 +10,7 @@ public actor ChatterTokenStore {
     private let onChange: @Sendable (SessionTokens?) async -> Void
     private var refreshInFlight: Task<SessionTokens, any Error>?
 
+    /// A store holding `tokens` (nil: signed out); `onChange` is awaited on every change, e.g. to persist rotated tokens first.
     public init(tokens: SessionTokens? = nil, onChange: @escaping @Sendable (SessionTokens?) async -> Void = { _ in }) {
         self.tokens = tokens
         self.onChange = onChange

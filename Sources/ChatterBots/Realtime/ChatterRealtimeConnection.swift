@@ -9,7 +9,8 @@ import WebSocket
 /// request fails with `RealtimeError.closed`, and `closeReason` says why (e.g. `.tokenInvalid` for 4001).
 ///
 /// Replies go to their callers as soon as they are read, so a reply can be seen before events that arrived just
-/// before it are taken from `events`. The connection is not closed when the value is dropped: call `close()`.
+/// before it are taken from `events`; unread events never hold a reply back (see `RealtimeEventStream`). The
+/// connection is not closed when the value is dropped: call `close()`.
 public final class ChatterRealtimeConnection: Sendable {
     /// The `session.ready` data: the user, the device, the server's clock.
     public let sessionReady: SessionReady
@@ -18,7 +19,7 @@ public final class ChatterRealtimeConnection: Sendable {
     /// The events the server sends after `session.ready`, in order; ends when the connection has closed.
     public let events: RealtimeEventStream
 
-    private let session: RealtimeSession
+    let session: RealtimeSession
     private let requestTimeout: Duration
 
     /// The seed's heartbeat interval, used when `session.ready` gives none that is usable.
@@ -55,7 +56,9 @@ public final class ChatterRealtimeConnection: Sendable {
             }
         }
 
-        let session = RealtimeSession(webSocket: webSocket, clock: options.clock, eventBufferLimit: options.eventBufferLimit)
+        let session = RealtimeSession(
+            webSocket: webSocket, clock: options.clock, eventBufferLimit: options.eventBufferLimit,
+            eventBufferHardLimit: options.eventBufferHardLimit)
         session.start(sessionReadyTimeout: options.sessionReadyTimeout)
         let failure: RealtimeError
         switch await session.sessionReady() {
@@ -147,16 +150,8 @@ public final class ChatterRealtimeConnection: Sendable {
         let text = try Self.encode(ClientFrame(request, id: RequestID.text(id)), type: request.type)
         try session.register(id: id, type: request.type, timeout: timeout ?? requestTimeout)
         let reply = await withTaskCancellationHandler {
-            do throws(WebSocketError) {
-                try await session.webSocket.send(.text(text))
-            } catch {
-                switch error {
-                case .closing, .connectionClosed:
-                    break  // the reader fails every pending request with the close reason once the socket ends
-                default:
-                    session.settle(id, with: .failure(.connectionFailed(error)))
-                }
-            }
+            // A cancellation that landed after the check above has settled the request by now: it is not sent.
+            await session.sendRequest(id: id, text: text)
             return await session.reply(to: id)
         } onCancel: {
             session.settle(id, with: .failure(.cancelled))

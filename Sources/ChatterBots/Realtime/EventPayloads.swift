@@ -2,12 +2,16 @@
 
 /// `session.ready`: the first frame after connecting.
 public struct SessionReady: Hashable, Sendable, Codable {
+    /// The signed-in account.
     public var userId: User.ID
+    /// The device the token belongs to.
     public var deviceId: Device.ID
+    /// The service's clock when it sent the frame, to measure the local clock's skew.
     public var serverTime: Timestamp
     /// How often to send `ping`, in milliseconds (25,000 today).
     public var heartbeatIntervalMs: Int
 
+    /// A `session.ready` as the service sends it (the sandbox builds these).
     public init(userId: User.ID, deviceId: Device.ID, serverTime: Timestamp, heartbeatIntervalMs: Int) {
         self.userId = userId
         self.deviceId = deviceId
@@ -15,15 +19,20 @@ public struct SessionReady: Hashable, Sendable, Codable {
         self.heartbeatIntervalMs = heartbeatIntervalMs
     }
 
+    /// `heartbeatIntervalMs` as a duration.
     public var heartbeatInterval: Duration { .milliseconds(heartbeatIntervalMs) }
 }
 
 /// `message.send`: a new message, identified by the sender's idempotency key.
 public struct MessageSend: Hashable, Sendable, Codable {
+    /// Where the message goes.
     public var conversationId: Conversation.ID
+    /// The idempotency key: every resend with it makes the same message and the same ack.
     public var clientMessageId: ClientMessageID
+    /// What the message carries (flattened into `data` on the wire).
     public var content: MessageContent
 
+    /// A message to send with its key.
     public init(conversationId: Conversation.ID, clientMessageId: ClientMessageID, content: MessageContent) {
         self.conversationId = conversationId
         self.clientMessageId = clientMessageId
@@ -49,12 +58,18 @@ public struct MessageSend: Hashable, Sendable, Codable {
 
 /// `message.ack`: the message a `message.send` created (the same one for every resend of its key).
 public struct MessageAck: Hashable, Sendable, Codable {
+    /// The key of the `message.send` acknowledged.
     public var clientMessageId: ClientMessageID
+    /// The id the message got.
     public var messageId: Message.ID
+    /// The conversation it went to.
     public var conversationId: Conversation.ID
+    /// Its place in the conversation.
     public var seq: Int
+    /// When the service stored it.
     public var createdAt: Timestamp
 
+    /// An ack as the service sends it.
     public init(
         clientMessageId: ClientMessageID, messageId: Message.ID, conversationId: Conversation.ID, seq: Int,
         createdAt: Timestamp
@@ -69,9 +84,12 @@ public struct MessageAck: Hashable, Sendable, Codable {
 
 /// `receipt.delivered` and `receipt.read`: the caller has the conversation up to `seq`.
 public struct ReceiptPosition: Hashable, Sendable, Codable {
+    /// The conversation the receipt is for.
     public var conversationId: Conversation.ID
+    /// The highest `seq` delivered (or read) without gaps.
     public var seq: Int
 
+    /// A receipt position.
     public init(conversationId: Conversation.ID, seq: Int) {
         self.conversationId = conversationId
         self.seq = seq
@@ -80,11 +98,16 @@ public struct ReceiptPosition: Hashable, Sendable, Codable {
 
 /// `receipt.updated`: a member's watermarks moved (including the caller's own other devices).
 public struct ReceiptUpdate: Hashable, Sendable, Codable {
+    /// The conversation whose watermarks moved.
     public var conversationId: Conversation.ID
+    /// The member whose watermarks moved.
     public var userId: User.ID
+    /// The member's new delivered watermark.
     public var lastDeliveredSeq: Int
+    /// The member's new read watermark.
     public var lastReadSeq: Int
 
+    /// A `receipt.updated` as the service sends it.
     public init(conversationId: Conversation.ID, userId: User.ID, lastDeliveredSeq: Int, lastReadSeq: Int) {
         self.conversationId = conversationId
         self.userId = userId
@@ -95,10 +118,14 @@ public struct ReceiptUpdate: Hashable, Sendable, Codable {
 
 /// `typing`: a member started or stopped typing (best effort).
 public struct TypingIndicator: Hashable, Sendable, Codable {
+    /// Where the member is typing.
     public var conversationId: Conversation.ID
+    /// Who is typing.
     public var userId: User.ID
+    /// True while typing; false when stopped (or after 5 s without `typing.start`).
     public var isTyping: Bool
 
+    /// A `typing` event as the service sends it.
     public init(conversationId: Conversation.ID, userId: User.ID, isTyping: Bool) {
         self.conversationId = conversationId
         self.userId = userId
@@ -108,10 +135,13 @@ public struct TypingIndicator: Hashable, Sendable, Codable {
 
 /// `sync.request`: the highest contiguous `seq` the caller has in each known conversation.
 public struct SyncRequest: Hashable, Sendable, Codable {
+    /// For each known conversation, the highest contiguous `seq` the caller has.
     public var conversations: [Conversation.ID: Int]
-    /// At most this many messages per conversation in the response; omitted when nil (the service's default).
+    /// At most this many messages per conversation in the response; the key is omitted when nil (the seed's own
+    /// example leaves it out), and the service uses its default.
     public var limitPerConversation: Int?
 
+    /// A sync of `conversations`, with the service's page size unless `limitPerConversation` is given.
     public init(conversations: [Conversation.ID: Int], limitPerConversation: Int? = nil) {
         self.conversations = conversations
         self.limitPerConversation = limitPerConversation
@@ -121,8 +151,10 @@ public struct SyncRequest: Hashable, Sendable, Codable {
 /// `sync.response`: what each requested conversation has after the given `seq`. Conversations the
 /// caller did not name are not included (discover them with `GET /conversations?updatedSince=`).
 public struct SyncResponse: Hashable, Sendable, Codable {
+    /// What each requested conversation has after the given `seq`.
     public var conversations: [Conversation.ID: ConversationSync]
 
+    /// A `sync.response` as the service sends it.
     public init(conversations: [Conversation.ID: ConversationSync]) { self.conversations = conversations }
 }
 
@@ -132,8 +164,10 @@ public struct ConversationSync: Hashable, Sendable, Codable {
     public var messages: [Message]
     /// When true, continue with `GET /conversations/{id}/messages?afterSeq=`.
     public var hasMore: Bool
+    /// Every member's watermarks now.
     public var members: [MemberWatermarks]
 
+    /// One conversation's part of a `sync.response`.
     public init(messages: [Message], hasMore: Bool, members: [MemberWatermarks]) {
         self.messages = messages
         self.hasMore = hasMore

@@ -17,14 +17,20 @@ public struct FrameDecodingError: Error, Hashable, Sendable, CustomStringConvert
 
     /// The frame's `type`; nil when the frame has none or it could not be read.
     public var frameType: String?
+    /// The frame's `replyTo` when the envelope could be read: the request this broken reply answers, which the
+    /// connection settles at once with `RealtimeError.invalidReply` instead of letting it wait for its timeout.
+    public var replyTo: String?
     /// The path of the field at fault, e.g. `type` or `data.createdAt`; empty for the frame as a whole.
     public var field: String
+    /// What kind of fault it is, for code that reacts differently to, say, non-JSON and a wrong field type.
     public var reason: Reason
     /// What the decoder said, for logs.
     public var detail: String
 
-    public init(frameType: String?, field: String, reason: Reason, detail: String) {
+    /// An error with every field given (the decoders build theirs from a `DecodingError`).
+    public init(frameType: String?, replyTo: String? = nil, field: String, reason: Reason, detail: String) {
         self.frameType = frameType
+        self.replyTo = replyTo
         self.field = field
         self.reason = reason
         self.detail = detail
@@ -32,32 +38,33 @@ public struct FrameDecodingError: Error, Hashable, Sendable, CustomStringConvert
 
     public var description: String {
         let frame = frameType.map { "'\($0)' frame" } ?? "Frame"
+        let reply = replyTo.map { " replying to \($0)" } ?? ""
         let place = field.isEmpty ? "" : " at '\(field)'"
-        return "\(frame) not decodable\(place) (\(reason.rawValue)): \(detail)"
+        return "\(frame)\(reply) not decodable\(place) (\(reason.rawValue)): \(detail)"
     }
 
-    init(frameType: String?, _ error: DecodingError) {
+    init(frameType: String?, replyTo: String? = nil, _ error: DecodingError) {
         switch error {
         case .keyNotFound(let key, let context):
             self.init(
-                frameType: frameType, field: Self.path(context.codingPath + [key]), reason: .missingValue,
+                frameType: frameType, replyTo: replyTo, field: Self.path(context.codingPath + [key]), reason: .missingValue,
                 detail: context.debugDescription)
         case .valueNotFound(_, let context):
             self.init(
-                frameType: frameType, field: Self.path(context.codingPath), reason: .missingValue,
+                frameType: frameType, replyTo: replyTo, field: Self.path(context.codingPath), reason: .missingValue,
                 detail: context.debugDescription)
         case .typeMismatch(_, let context):
             self.init(
-                frameType: frameType, field: Self.path(context.codingPath),
+                frameType: frameType, replyTo: replyTo, field: Self.path(context.codingPath),
                 reason: context.codingPath.isEmpty && frameType == nil ? .notAnObject : .wrongType,
                 detail: context.debugDescription)
         case .dataCorrupted(let context):
             self.init(
-                frameType: frameType, field: Self.path(context.codingPath),
+                frameType: frameType, replyTo: replyTo, field: Self.path(context.codingPath),
                 reason: context.codingPath.isEmpty && frameType == nil ? .notJSON : .invalidValue,
                 detail: context.debugDescription)
         @unknown default:
-            self.init(frameType: frameType, field: "", reason: .invalidValue, detail: String(describing: error))
+            self.init(frameType: frameType, replyTo: replyTo, field: "", reason: .invalidValue, detail: String(describing: error))
         }
     }
 

@@ -21,8 +21,10 @@ public struct ServerFrame: Hashable, Sendable, Codable {
     public var id: String?
     /// The `id` of the client frame this frame answers.
     public var replyTo: String?
+    /// The frame's `type` and `data`, typed.
     public var event: ServerEvent
 
+    /// A frame as the server sends it (the sandbox and test peers build these).
     public init(_ event: ServerEvent, replyTo: String? = nil, id: String? = nil) {
         self.event = event
         self.replyTo = replyTo
@@ -39,13 +41,15 @@ public struct ServerFrame: Hashable, Sendable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: FrameCodingKeys.self)
-        let type = try decodeType(container)
+        // The envelope's `replyTo` first, so that a reply whose `type` or `data` is broken still names its request.
+        let readableReplyTo = try? container.decodeIfPresent(String.self, forKey: .replyTo)
+        let type = try decodeType(container, replyTo: readableReplyTo)
         do {
             id = try container.decodeIfPresent(String.self, forKey: .id)
             replyTo = try container.decodeIfPresent(String.self, forKey: .replyTo)
             event = try ServerEvent(type: type, container: container)
         } catch let error as DecodingError {
-            throw FrameDecodingError(frameType: type, error)
+            throw FrameDecodingError(frameType: type, replyTo: readableReplyTo, error)
         }
     }
 
@@ -60,9 +64,12 @@ public struct ServerFrame: Hashable, Sendable, Codable {
 
 /// A frame the client sends: the envelope and its request. `id` is echoed in the reply's `replyTo`.
 public struct ClientFrame: Hashable, Sendable, Codable {
+    /// Set on frames that expect a reply; the reply's `replyTo` carries it back.
     public var id: String?
+    /// The frame's `type` and `data`, typed.
     public var request: ClientRequest
 
+    /// A frame as the client sends it; give an `id` when a reply is expected.
     public init(_ request: ClientRequest, id: String? = nil) {
         self.request = request
         self.id = id
@@ -95,11 +102,11 @@ public struct ClientFrame: Hashable, Sendable, Codable {
     }
 }
 
-private func decodeType(_ container: KeyedDecodingContainer<FrameCodingKeys>) throws -> String {
+private func decodeType(_ container: KeyedDecodingContainer<FrameCodingKeys>, replyTo: String? = nil) throws -> String {
     do {
         return try container.decode(String.self, forKey: .type)
     } catch let error as DecodingError {
-        throw FrameDecodingError(frameType: nil, error)
+        throw FrameDecodingError(frameType: nil, replyTo: replyTo, error)
     }
 }
 

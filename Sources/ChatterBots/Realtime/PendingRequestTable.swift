@@ -63,6 +63,12 @@ struct PendingRequestTable<Waiter, Outcome> {
         return nil
     }
 
+    /// Whether request `id` is pending and not settled yet: only such a request's frame may still be sent.
+    func isAwaitingOutcome(_ id: UInt64) -> Bool {
+        guard let entry = entries[id] else { return false }
+        return entry.outcome == nil
+    }
+
     /// Settles request `id` with `outcome` (a reply, a send failure, a cancellation). Only the first outcome
     /// counts; later ones find the request settled (`.notPending`).
     mutating func resolve(_ id: UInt64, with outcome: Outcome) -> Resolution {

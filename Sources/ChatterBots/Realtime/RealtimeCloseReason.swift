@@ -16,21 +16,26 @@ public enum RealtimeCloseReason: Sendable, Hashable, CustomStringConvertible {
     case clientKeyInvalid
     /// 4003: the session was revoked (logout, account deleted); clear local data and sign in afresh.
     case sessionRevoked
-    /// 4008: rate limited; reconnect after `seconds` (the close reason), nil when the reason is not a number.
+    /// 4008: rate limited; reconnect after `seconds` (the close reason read by `RetryAfter`, a fraction rounded up),
+    /// nil when the reason is not a number.
     case rateLimited(seconds: Int?)
+    /// 1008, closed by this client: `limit` events waited unread in `events`, so its consumer was taken as stuck.
+    /// Reconnect and sync to recover what was dropped; read `events` continuously.
+    case eventBufferOverflow(limit: Int)
     /// Any other code, with its close reason (e.g. 1002 after a protocol violation, 1009 for a frame too big).
     case other(code: UInt16, reason: String)
 
-    /// The reason for a close frame with `code` and `reason` (1006 stands for a transport drop).
+    /// The reason for a close frame with `code` and `reason` (1006 stands for a transport drop). The one reading of
+    /// close codes: the runtime's reaction to a close is derived from it.
     public init(code: UInt16, reason: String) {
-        switch code {
-        case 1000: self = .normal
-        case 1001: self = .serverRestarting
-        case 1006: self = .networkLost
-        case 4001: self = .tokenInvalid
-        case 4002: self = .clientKeyInvalid
-        case 4003: self = .sessionRevoked
-        case 4008: self = .rateLimited(seconds: Self.seconds(in: reason))
+        switch WebSocketCloseCode(code) {
+        case .normalClosure: self = .normal
+        case .goingAway: self = .serverRestarting
+        case .abnormalClosure: self = .networkLost
+        case .chatterTokenInvalid: self = .tokenInvalid
+        case .chatterClientKeyInvalid: self = .clientKeyInvalid
+        case .chatterSessionRevoked: self = .sessionRevoked
+        case .chatterRateLimited: self = .rateLimited(seconds: Self.seconds(in: reason))
         default: self = .other(code: code, reason: reason)
         }
     }
@@ -44,16 +49,19 @@ public enum RealtimeCloseReason: Sendable, Hashable, CustomStringConvertible {
 
     /// The close code this reason stands for.
     public var code: UInt16 {
+        let code: WebSocketCloseCode
         switch self {
-        case .normal: 1000
-        case .serverRestarting: 1001
-        case .networkLost: 1006
-        case .tokenInvalid: 4001
-        case .clientKeyInvalid: 4002
-        case .sessionRevoked: 4003
-        case .rateLimited: 4008
-        case .other(let code, _): code
+        case .normal: code = .normalClosure
+        case .serverRestarting: code = .goingAway
+        case .networkLost: code = .abnormalClosure
+        case .tokenInvalid: code = .chatterTokenInvalid
+        case .clientKeyInvalid: code = .chatterClientKeyInvalid
+        case .sessionRevoked: code = .chatterSessionRevoked
+        case .rateLimited: code = .chatterRateLimited
+        case .eventBufferOverflow: code = .policyViolation
+        case .other(let other, _): return other
         }
+        return code.rawValue
     }
 
     public var description: String {
@@ -66,15 +74,14 @@ public enum RealtimeCloseReason: Sendable, Hashable, CustomStringConvertible {
         case .sessionRevoked: "session revoked (4003)"
         case .rateLimited(let seconds?): "rate limited for \(seconds) s (4008)"
         case .rateLimited(nil): "rate limited without a readable delay (4008)"
+        case .eventBufferOverflow(let limit): "closed by this client: \(limit) events waited unread (1008)"
         case .other(let code, let reason): reason.isEmpty ? "closed with code \(code)" : "closed with code \(code): \(reason)"
         }
     }
 
-    /// The whole seconds of a 4008 close reason (`"30"`, surrounding spaces allowed; a fraction rounds up).
+    /// The whole seconds of a 4008 close reason, read by `RetryAfter` (`"30"`; a fraction rounds up).
     private static func seconds(in reason: String) -> Int? {
-        let trimmed = reason.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(trimmed) { return seconds >= 0 ? seconds : nil }
-        guard let seconds = Double(trimmed), seconds.isFinite, seconds >= 0, seconds < Double(Int32.max) else { return nil }
-        return Int(seconds.rounded(.up))
+        guard let wait = RetryAfter.seconds(in: reason) else { return nil }
+        return Int((wait / .seconds(1)).rounded(.up))
     }
 }

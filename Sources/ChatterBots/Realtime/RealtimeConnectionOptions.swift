@@ -7,21 +7,30 @@ public struct RealtimeConnectionOptions: Sendable {
     /// How long a request waits for its reply unless the call gives its own timeout. The seed's heartbeat rule
     /// (no `pong` within 10 s means the connection is dead) makes 10 s the default.
     public var requestTimeout: Duration
-    /// How many unread events may wait before the connection stops reading its socket (see `RealtimeEventStream`).
+    /// How many unread events may wait before the connection reports its consumer as behind, with a
+    /// `RealtimeDiagnostic.eventBacklog` event. The socket is still read: replies never wait behind unread events.
     public var eventBufferLimit: Int
+    /// How many unread events may wait before the consumer is taken as stuck: the connection then closes (1008) and
+    /// ends with `RealtimeCloseReason.eventBufferOverflow`; reconnect and sync to recover. Never below
+    /// `eventBufferLimit`.
+    public var eventBufferHardLimit: Int
     /// The clock of the `session.ready` wait and of the request timeouts (a virtual clock in tests).
     public var clock: any ChatterClock
-    /// How the WebSocket is opened: connect and handshake timeouts, TLS trust, frame limits, event loops.
+    /// How the WebSocket is opened: connect and handshake timeouts, TLS trust, frame limits, event loops. The
+    /// defaults suit the live service; only a runtime or a test that needs its own trust roots or timeouts sets it
+    /// (importing WebSocket for that), so bot code never has to.
     public var webSocket: WebSocketClientConfiguration
 
+    /// Options with the seed's timing; `eventBufferHardLimit` defaults to 16 times `eventBufferLimit`.
     public init(
         sessionReadyTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(10),
-        eventBufferLimit: Int = 1024, clock: any ChatterClock = SystemClock(),
+        eventBufferLimit: Int = 1024, eventBufferHardLimit: Int? = nil, clock: any ChatterClock = SystemClock(),
         webSocket: WebSocketClientConfiguration = .init()
     ) {
         self.sessionReadyTimeout = sessionReadyTimeout
         self.requestTimeout = requestTimeout
         self.eventBufferLimit = eventBufferLimit
+        self.eventBufferHardLimit = max(eventBufferLimit, eventBufferHardLimit ?? eventBufferLimit * 16)
         self.clock = clock
         self.webSocket = webSocket
     }

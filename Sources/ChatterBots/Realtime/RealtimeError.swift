@@ -5,7 +5,9 @@ import WebSocket
 public enum RealtimeError: Error, Sendable, CustomStringConvertible {
     /// The configured WebSocket URL cannot carry the connection (not `ws://`/`wss://`); shown with the token redacted.
     case invalidURL(String)
-    /// The WebSocket could not be opened (name resolution, refused connection, TLS, upgrade rejected, timeout).
+    /// The WebSocket could not be opened (name resolution, refused connection, TLS, upgrade rejected, timeout), or
+    /// a frame could not be written. Retry with backoff. The payload is the WebSocket module's error, for logs: its
+    /// `description` says what failed, so bot code handles this case without importing WebSocket.
     case connectionFailed(WebSocketError)
     /// The server did not send `session.ready` within the configured wait; the socket was closed.
     case sessionReadyTimedOut(after: Duration)
@@ -17,6 +19,10 @@ public enum RealtimeError: Error, Sendable, CustomStringConvertible {
     case replyTimedOut(requestType: String, id: String, after: Duration)
     /// The server answered the request with an `error` frame; `code` says what to do.
     case api(ChatterAPIError)
+    /// The server answered the request, but its reply could not be decoded (the error names the field at fault; the
+    /// frame is also reported in `events` as a diagnostic). Whether the request took effect is unknown: resend a
+    /// `message.send` with the same `clientMessageId`, which the service turns into the same message.
+    case invalidReply(FrameDecodingError)
     /// The server answered with a frame of another type than the request's reply (e.g. `pong` to `message.send`).
     case unexpectedReply(requestType: String, replyType: String)
     /// The request is one the server never answers (receipts, typing): send it with `send(_:)` instead.
@@ -48,6 +54,8 @@ public enum RealtimeError: Error, Sendable, CustomStringConvertible {
             "no reply to \(type) \(id) within \(wait)"
         case .api(let error):
             error.description
+        case .invalidReply(let error):
+            "the reply \(error.replyTo ?? "") could not be decoded: \(error)"
         case .unexpectedReply(let type, let reply):
             "the server answered \(type) with \(reply)"
         case .noReplyExpected(let type):

@@ -8,13 +8,18 @@ public enum RealtimeEvent: Sendable, Hashable {
     case diagnostic(RealtimeDiagnostic)
 }
 
-/// A server frame the connection skipped, with what is needed to log it.
+/// Something the connection reports besides frames, with what is needed to log it: a server frame it skipped, or
+/// a consumer falling behind.
 public enum RealtimeDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// A text frame that is not a valid frame (not JSON, no `type`, a field of the wrong type), with the start of
     /// its text.
     case malformedFrame(FrameDecodingError, excerpt: String)
     /// A binary frame: the protocol sends JSON text frames only.
     case binaryFrame(byteCount: Int)
+    /// The consumer of `events` is behind: `unread` events wait. Replies are still read; once `closesAt` events wait
+    /// the connection closes with `RealtimeCloseReason.eventBufferOverflow`. Reported once per backlog: again only
+    /// after the consumer has caught up.
+    case eventBacklog(unread: Int, closesAt: Int)
 
     /// How many characters of a malformed frame `excerpt` keeps.
     static let excerptLength = 160
@@ -23,6 +28,8 @@ public enum RealtimeDiagnostic: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .malformedFrame(let error, let excerpt): "skipped a malformed frame: \(error); frame: \(excerpt)"
         case .binaryFrame(let count): "skipped a binary frame of \(count) bytes: the protocol uses text frames"
+        case .eventBacklog(let unread, let closesAt):
+            "events are read more slowly than they arrive: \(unread) wait unread; at \(closesAt) the connection closes"
         }
     }
 }

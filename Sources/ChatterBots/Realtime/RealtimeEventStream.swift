@@ -3,10 +3,12 @@ import Synchronization
 /// The events of a realtime connection, in arrival order; the sequence ends when the connection has closed and
 /// every event was read (then `closeReason` says why).
 ///
-/// Meant for one consumer that reads continuously. Events wait in a buffer; when more than the configured limit
-/// wait, the connection stops reading its socket until the consumer catches up, so a slow consumer slows the server
-/// down through TCP instead of growing memory. Replies are read from the same socket, so a consumer that stops
-/// reading events for long also delays replies beyond that limit.
+/// Meant for one consumer that reads continuously. Events wait in a buffer, and the connection never stops reading
+/// its socket for them: replies (`pong`, `message.ack`) arrive on the same socket and must not queue behind unread
+/// events, or a heartbeat would take a healthy connection for dead. A consumer that falls behind instead gets a
+/// `RealtimeDiagnostic.eventBacklog` once `RealtimeConnectionOptions.eventBufferLimit` events wait; one that is
+/// stuck (`eventBufferHardLimit` events wait) loses the connection, which closes with
+/// `RealtimeCloseReason.eventBufferOverflow`, so memory stays bounded and a reconnect's sync recovers the events.
 public struct RealtimeEventStream: AsyncSequence, Sendable {
     public typealias Element = RealtimeEvent
     public typealias Failure = Never
@@ -17,6 +19,7 @@ public struct RealtimeEventStream: AsyncSequence, Sendable {
         Iterator(buffer: buffer)
     }
 
+    /// Reads the events one by one; made by `for await … in events`.
     public struct Iterator: AsyncIteratorProtocol {
         let buffer: RealtimeEventBuffer
 
@@ -31,21 +34,27 @@ public struct RealtimeEventStream: AsyncSequence, Sendable {
     }
 }
 
-/// The queue behind `RealtimeEventStream`: filled by the connection's reader task, drained by the consumer.
+/// The queue behind `RealtimeEventStream`: filled by the connection's reader task, drained by the consumer. The
+/// reader never waits here; the buffer tells it when the consumer is behind (a diagnostic is added to the events,
+/// and the reader yields its thread after each frame) and when it is stuck (the reader closes the connection).
 final class RealtimeEventBuffer: Sendable {
     private let state = Mutex(State())
-    /// Above this many buffered events the producer waits (`waitForRoom`) until half of them were read.
-    private let limit: Int
+    /// At this many buffered events the consumer is behind: a backlog diagnostic is queued once, and again only after
+    /// the consumer has caught up (read every event).
+    private let backlogLimit: Int
+    /// At this many buffered events the consumer is stuck: further events are refused.
+    private let hardLimit: Int
 
     private struct State {
         var events: [RealtimeEvent] = []
         var head = 0
         var isFinished = false
-        /// False once the connection ended: the last events are bounded, the producer never waits again.
-        var appliesBackpressure = true
+        /// True from the backlog diagnostic until the consumer has read every buffered event.
+        var reportedBacklog = false
+        /// True once an event was refused: nothing more is buffered.
+        var overflowed = false
         var nextConsumerID = 0
         var consumers: [(id: Int, continuation: CheckedContinuation<RealtimeEvent?, Never>)] = []
-        var producer: CheckedContinuation<Void, Never>?
 
         var bufferedCount: Int { events.count - head }
 
@@ -64,63 +73,58 @@ final class RealtimeEventBuffer: Sendable {
         }
     }
 
-    init(limit: Int) {
-        self.limit = max(1, limit)
+    /// What became of a pushed event.
+    enum PushOutcome: Equatable {
+        /// Buffered or handed to a waiting consumer.
+        case accepted
+        /// Buffered, with at least `backlogLimit` events waiting: the reader should yield, so that a consumer that is
+        /// merely starved of CPU (the reader keeps a thread busy while the socket has data) can catch up.
+        case acceptedBehind
+        /// Refused: `hardLimit` events wait unread. The reader closes the connection.
+        case overflowed
     }
 
-    /// Adds an event, or hands it straight to a waiting consumer. Returns true when the buffer is over its limit:
-    /// the producer should then `await waitForRoom()` before reading more.
-    func push(_ event: RealtimeEvent) -> Bool {
-        let (consumer, isFull) = state.withLock { state -> (CheckedContinuation<RealtimeEvent?, Never>?, Bool) in
-            guard !state.isFinished else { return (nil, false) }
+    init(backlogLimit: Int, hardLimit: Int) {
+        self.backlogLimit = max(1, backlogLimit)
+        self.hardLimit = max(self.backlogLimit, hardLimit)
+    }
+
+    /// Adds an event, or hands it straight to a waiting consumer; never waits. Queues a backlog diagnostic after the
+    /// event that makes `backlogLimit` events wait; refuses the event once `hardLimit` wait.
+    func push(_ event: RealtimeEvent) -> PushOutcome {
+        let (consumer, outcome) = state.withLock { state -> (CheckedContinuation<RealtimeEvent?, Never>?, PushOutcome) in
+            guard !state.isFinished, !state.overflowed else { return (nil, state.overflowed ? .overflowed : .accepted) }
             if !state.consumers.isEmpty {
-                return (state.consumers.removeFirst().continuation, false)
+                return (state.consumers.removeFirst().continuation, .accepted)
+            }
+            guard state.bufferedCount < hardLimit else {
+                state.overflowed = true
+                return (nil, .overflowed)
             }
             state.events.append(event)
-            return (nil, state.appliesBackpressure && state.bufferedCount > limit)
+            guard state.bufferedCount >= backlogLimit else { return (nil, .accepted) }
+            if !state.reportedBacklog {
+                state.reportedBacklog = true
+                state.events.append(.diagnostic(.eventBacklog(unread: state.bufferedCount, closesAt: hardLimit)))
+            }
+            return (nil, .acceptedBehind)
         }
         consumer?.resume(returning: event)
-        return isFull
-    }
-
-    /// Suspends the producer until the consumer has read half of the buffered events, or the connection ended.
-    func waitForRoom() async {
-        await withCheckedContinuation { continuation in
-            let mustWait = state.withLock { state -> Bool in
-                guard state.appliesBackpressure, !state.isFinished, state.bufferedCount > limit / 2 else { return false }
-                state.producer = continuation
-                return true
-            }
-            if !mustWait { continuation.resume() }
-        }
-    }
-
-    /// The connection ended: the producer never waits again (what is left to read is bounded by the socket's buffer).
-    func stopBackpressure() {
-        let producer = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.appliesBackpressure = false
-            defer { state.producer = nil }
-            return state.producer
-        }
-        producer?.resume()
+        return outcome
     }
 
     /// Ends the sequence after the events already buffered.
     func finish() {
-        let (consumers, producer) = state.withLock { state in
+        let consumers = state.withLock { state in
             state.isFinished = true
-            defer {
-                state.consumers = []
-                state.producer = nil
-            }
-            return (state.consumers.map(\.continuation), state.producer)
+            defer { state.consumers = [] }
+            return state.consumers.map(\.continuation)
         }
         for consumer in consumers { consumer.resume(returning: nil) }
-        producer?.resume()
     }
 
     func next() async -> RealtimeEvent? {
-        if let ready = state.withLock({ take(&$0) }) { return deliver(ready) }
+        if let ready = state.withLock({ take(&$0) }) { return ready.event }
         let id = state.withLock { state in
             defer { state.nextConsumerID += 1 }
             return state.nextConsumerID
@@ -129,11 +133,11 @@ final class RealtimeEventBuffer: Sendable {
             await withCheckedContinuation { continuation in
                 let ready = state.withLock { state -> Ready? in
                     if let ready = take(&state) { return ready }
-                    if Task.isCancelled { return Ready(event: nil, producer: nil) }
+                    if Task.isCancelled { return Ready(event: nil) }
                     state.consumers.append((id, continuation))
                     return nil
                 }
-                if let ready { continuation.resume(returning: deliver(ready)) }
+                if let ready { continuation.resume(returning: ready.event) }
             }
         } onCancel: {
             let consumer = state.withLock { state -> CheckedContinuation<RealtimeEvent?, Never>? in
@@ -144,25 +148,15 @@ final class RealtimeEventBuffer: Sendable {
         }
     }
 
+    /// What `take` found: an event, or the end (nil).
     private struct Ready {
         var event: RealtimeEvent?
-        /// The producer to wake because the buffer drained to half its limit.
-        var producer: CheckedContinuation<Void, Never>?
     }
 
     /// A buffered event (or the end), nil when the consumer must wait.
     private func take(_ state: inout State) -> Ready? {
-        guard let event = state.pop() else { return state.isFinished ? Ready(event: nil, producer: nil) : nil }
-        var producer: CheckedContinuation<Void, Never>?
-        if state.producer != nil && state.bufferedCount <= limit / 2 {
-            producer = state.producer
-            state.producer = nil
-        }
-        return Ready(event: event, producer: producer)
-    }
-
-    private func deliver(_ ready: Ready) -> RealtimeEvent? {
-        ready.producer?.resume()
-        return ready.event
+        guard let event = state.pop() else { return state.isFinished ? Ready(event: nil) : nil }
+        if state.bufferedCount == 0 { state.reportedBacklog = false }
+        return Ready(event: event)
     }
 }

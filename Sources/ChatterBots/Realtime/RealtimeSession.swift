@@ -16,6 +16,7 @@ final class RealtimeSession: Sendable {
 
     let webSocket: WebSocketConnection
     let events: RealtimeEventBuffer
+    private let eventBufferHardLimit: Int
     private let clock: any ChatterClock
     private let state = Mutex(State())
     private let lastRequestID = Atomic<UInt64>(0)
@@ -24,6 +25,8 @@ final class RealtimeSession: Sendable {
         var requests = PendingRequestTable<Waiter, Reply>()
         var awaitsSessionReady = true
         var closeReason: RealtimeCloseReason?
+        /// Set when `events` refused an event (its consumer is stuck): the connection is closing for that reason.
+        var eventBufferOverflowLimit: Int?
         var closeWaiters: [CheckedContinuation<RealtimeCloseReason, Never>] = []
         var watchdog: Task<Void, Never>?
         /// The deadline the current watchdog sleeps until; nil when no watchdog runs.
@@ -32,10 +35,11 @@ final class RealtimeSession: Sendable {
         var watchdogGeneration: UInt64 = 0
     }
 
-    init(webSocket: WebSocketConnection, clock: any ChatterClock, eventBufferLimit: Int) {
+    init(webSocket: WebSocketConnection, clock: any ChatterClock, eventBufferLimit: Int, eventBufferHardLimit: Int) {
         self.webSocket = webSocket
         self.clock = clock
-        self.events = RealtimeEventBuffer(limit: eventBufferLimit)
+        self.events = RealtimeEventBuffer(backlogLimit: eventBufferLimit, hardLimit: eventBufferHardLimit)
+        self.eventBufferHardLimit = eventBufferHardLimit
     }
 
     /// Starts reading frames, with `session.ready` due within `sessionReadyTimeout`.
@@ -47,12 +51,6 @@ final class RealtimeSession: Sendable {
             armWatchdog(&state, deadline: deadline)
         }
         Task { await self.readFrames() }
-        // Once the connection has ended, what is left to read is bounded: the reader must not wait for the
-        // consumer any more, so that pending requests learn about the close.
-        Task {
-            _ = await self.webSocket.closeInfo
-            self.events.stopBackpressure()
-        }
     }
 
     // MARK: Waiting for replies
@@ -92,6 +90,22 @@ final class RealtimeSession: Sendable {
         case .resume(let waiter):
             waiter.resume(returning: reply)
             return true
+        }
+    }
+
+    /// Writes the frame of request `id`, unless the request is already settled: cancelled (the cancellation
+    /// handler runs at once for a task cancelled just before), timed out, or failed by the close. A request whose
+    /// caller is gone must not reach the server, where a `message.send` would create the message. A write that
+    /// fails settles the request (a closing socket is left to the reader, which fails it with the close reason).
+    func sendRequest(id: UInt64, text: String) async {
+        guard state.withLock({ $0.requests.isAwaitingOutcome(id) }) else { return }
+        do throws(WebSocketError) {
+            try await webSocket.send(.text(text))
+        } catch {
+            switch error {
+            case .closing, .connectionClosed: break
+            default: settle(id, with: .failure(.connectionFailed(error)))
+            }
         }
     }
 
@@ -136,6 +150,8 @@ final class RealtimeSession: Sendable {
 
     // MARK: Reading
 
+    /// Reads every frame until the socket ends. It never waits for the consumer of `events`, so replies are routed
+    /// however many events wait unread; a consumer that is stuck costs the connection instead (see `eventBufferOverflow`).
     private func readFrames() async {
         for await message in webSocket.messages {
             let event: RealtimeEvent?
@@ -143,11 +159,31 @@ final class RealtimeSession: Sendable {
             case .text(let text): event = route(text)
             case .binary(let bytes): event = .diagnostic(.binaryFrame(byteCount: bytes.count))
             }
-            if let event, events.push(event) {
-                await events.waitForRoom()
+            guard let event else { continue }
+            switch events.push(event) {
+            case .accepted: break
+            // Never a wait (a reply may be next on the socket), but a turn for a consumer starved of CPU: while the
+            // socket has data this loop does not suspend, and on a two-thread pool it could keep the consumer off.
+            case .acceptedBehind: await Task.yield()
+            case .overflowed: closeForEventBufferOverflow()
             }
         }
-        end(RealtimeCloseReason(await webSocket.closeInfo))
+        let info = await webSocket.closeInfo
+        let overflow = state.withLock { $0.eventBufferOverflowLimit }
+        end(overflow.map { .eventBufferOverflow(limit: $0) } ?? RealtimeCloseReason(info))
+    }
+
+    /// `events` refused an event: its consumer is stuck. Closes the connection (once), so that memory stays bounded
+    /// and the caller reconnects and syncs; replies are still read until the close completes.
+    private func closeForEventBufferOverflow() {
+        let isFirst = state.withLock { state -> Bool in
+            guard state.eventBufferOverflowLimit == nil else { return false }
+            state.eventBufferOverflowLimit = eventBufferHardLimit
+            return true
+        }
+        guard isFirst else { return }
+        let reason = RealtimeCloseReason.eventBufferOverflow(limit: eventBufferHardLimit)
+        Task { await webSocket.close(code: WebSocketCloseCode(reason.code), reason: "\(eventBufferHardLimit) events not read") }
     }
 
     /// Decodes one text frame and delivers it: to the request it answers, to the `session.ready` wait, or as the
@@ -160,6 +196,10 @@ final class RealtimeSession: Sendable {
         case .failure(let error):
             if error.frameType == "session.ready", settleSessionReady(with: .failure(.invalidSessionReady(error))) {
                 return nil
+            }
+            // A broken reply still answers its request: fail it now rather than at its timeout, and report the frame.
+            if let replyTo = error.replyTo, let id = RequestID.parse(replyTo) {
+                settle(id, with: .failure(.invalidReply(error)))
             }
             return .diagnostic(.malformedFrame(error, excerpt: String(text.prefix(RealtimeDiagnostic.excerptLength))))
         }

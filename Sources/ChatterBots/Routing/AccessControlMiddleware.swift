@@ -11,7 +11,9 @@
 public struct AccessControlMiddleware: MessageMiddleware {
     /// An account on the allowlist.
     public enum Account: Hashable, Sendable {
+        /// An account by id: checked without any look-up.
         case userId(User.ID)
+        /// An account by handle, compared without case; resolved through the bot's friends.
         case username(String)
     }
 
@@ -23,9 +25,12 @@ public struct AccessControlMiddleware: MessageMiddleware {
         case silence
     }
 
+    /// Who may talk to the bot.
     public var allowed: Set<Account>
+    /// What everyone else gets.
     public var refusal: Refusal
 
+    /// A middleware that lets `allowed` through and answers anyone else with `refusal`.
     public init(
         allowing allowed: Set<Account>,
         refusal: Refusal = .reply("Sorry, I only talk with people on my list. Ask my owner to add you.")
@@ -34,6 +39,7 @@ public struct AccessControlMiddleware: MessageMiddleware {
         self.refusal = refusal
     }
 
+    /// Passes the message on when the sender is allowed; refuses it otherwise (stopping the chain).
     public func handle(
         _ message: RoutedMessage, next: (RoutedMessage) async throws -> RoutingOutcome
     ) async throws -> RoutingOutcome {

@@ -14,10 +14,12 @@ public struct CommandArgumentError: Error, Hashable, Sendable, CustomStringConve
         case invalid(value: String, parameter: String, expected: String)
     }
 
+    /// What is wrong with the arguments.
     public var reason: Reason
     /// The usage line, e.g. `usage: /remind <delay> <task...>`.
     public var usage: String
 
+    /// An error for `reason`, answered with `usage`.
     public init(_ reason: Reason, usage: String) {
         self.reason = reason
         self.usage = usage

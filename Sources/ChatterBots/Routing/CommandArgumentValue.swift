@@ -16,20 +16,26 @@ public protocol CommandArgumentValue: Sendable {
 }
 
 extension String: CommandArgumentValue {
+    /// The text as it was written.
     public init?(commandArgument text: String) { self = text }
+    /// How an error reply names the value this type expects.
     public static var argumentDescription: String { "text" }
 }
 
 extension Int: CommandArgumentValue {
+    /// A decimal integer with an optional sign, e.g. `-3`.
     public init?(commandArgument text: String) { self.init(text) }
+    /// How an error reply names the value this type expects.
     public static var argumentDescription: String { "a whole number" }
 }
 
 extension Double: CommandArgumentValue {
+    /// A finite decimal number, e.g. `2.5`.
     public init?(commandArgument text: String) {
         guard let value = Double(text), value.isFinite else { return nil }
         self = value
     }
+    /// How an error reply names the value this type expects.
     public static var argumentDescription: String { "a number" }
 }
 
@@ -42,6 +48,7 @@ extension Bool: CommandArgumentValue {
         default: return nil
         }
     }
+    /// How an error reply names the value this type expects.
     public static var argumentDescription: String { "yes or no" }
 }
 
@@ -65,6 +72,7 @@ extension Duration: CommandArgumentValue {
         self = .milliseconds(Int64(milliseconds.rounded()))
     }
 
+    /// How an error reply names the value this type expects.
     public static var argumentDescription: String { "a duration like 90s, 10m or 1h30m" }
 
     private static let unitMilliseconds: [String: Double] = {
@@ -88,5 +96,6 @@ extension TimeOfDay: CommandArgumentValue {
         self = time
     }
 
+    /// How an error reply names the value this type expects.
     public static var argumentDescription: String { "a time like 18:30" }
 }

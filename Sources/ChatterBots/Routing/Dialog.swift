@@ -55,6 +55,7 @@ public struct Dialog<Values: Codable & Sendable>: Sendable {
     private(set) var steps: [Step] = []
     private var finish: (@Sendable (RoutedMessage, Values) async throws -> Void)?
 
+    /// A dialog named `name` (stable across versions: it keys the state) whose answers fill `initialValues`.
     public init(
         _ name: String, initialValues: Values, timeout: Duration? = .seconds(600),
         cancelWords: Set<String> = ["cancel", "stop"], cancelReply: String? = "OK, cancelled."

@@ -8,10 +8,12 @@ public struct LoggingMiddleware: MessageMiddleware {
     /// The level of the "message routed" record.
     public var level: BotLogger.Level
 
+    /// A middleware logging "message routed" at `level`.
     public init(level: BotLogger.Level = .info) {
         self.level = level
     }
 
+    /// Logs the message, hands on a logger carrying its trace, and logs the outcome or the error.
     public func handle(
         _ message: RoutedMessage, next: (RoutedMessage) async throws -> RoutingOutcome
     ) async throws -> RoutingOutcome {

@@ -14,6 +14,7 @@
 /// }
 /// ```
 public protocol MessageMiddleware: Sendable {
+    /// Handles `message`: call `next` (with the same or a changed message) to go on, or return an outcome to stop.
     func handle(
         _ message: RoutedMessage, next: (RoutedMessage) async throws -> RoutingOutcome
     ) async throws -> RoutingOutcome

@@ -179,6 +179,7 @@ public struct MessageRouter: Bot {
 
     // MARK: Routing
 
+    /// Routes the message as `route(_:context:)` does (in the order listed on the type), for the runtime to call.
     public func onMessage(_ message: IncomingMessage, context: any BotContext) async throws {
         _ = try await route(message, context: context)
     }

@@ -15,6 +15,7 @@ public struct PatternCaptures: Hashable, Sendable {
     /// The text of each named group that took part.
     public var named: [String: String]
 
+    /// Captures as a pattern match produced them (tests build their own).
     public init(groups: [String?] = [], named: [String: String] = [:]) {
         self.groups = groups
         self.named = named

@@ -20,6 +20,7 @@ public struct RateLimitMiddleware: MessageMiddleware {
     public var name: String
     /// The burst size, and how many messages a full `window` allows.
     public var messages: Int
+    /// The time in which `messages` messages are allowed; the bucket refills one message every `window / messages`.
     public var window: Duration
     /// What the first refused message gets, given the wait until the next is allowed; nil stays silent.
     public var exceededReply: (@Sendable (_ retryAfter: Duration) -> String)?
@@ -49,6 +50,7 @@ public struct RateLimitMiddleware: MessageMiddleware {
         var told: Bool
     }
 
+    /// Passes the message on while the sender has a message left; refuses it (telling them once) otherwise.
     public func handle(
         _ message: RoutedMessage, next: (RoutedMessage) async throws -> RoutingOutcome
     ) async throws -> RoutingOutcome {

@@ -32,6 +32,7 @@ public struct RoutedMessage: Sendable {
         self.registeredDialogs = registeredDialogs
     }
 
+    /// Any property of the incoming message, so `message.senderId` reads as on `Message`.
     public subscript<Value>(dynamicMember keyPath: KeyPath<IncomingMessage, Value>) -> Value {
         incoming[keyPath: keyPath]
     }

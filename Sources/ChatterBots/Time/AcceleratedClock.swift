@@ -22,10 +22,12 @@ public struct AcceleratedClock: ChatterClock {
         self.realOrigin = ContinuousClock.now
     }
 
+    /// The virtual time: `origin` plus `factor` times the real time since the clock was created.
     public var now: Date {
         origin.addingTimeInterval((ContinuousClock.now - realOrigin).clockSeconds * factor)
     }
 
+    /// Sleeps the real time that makes virtual time reach `deadline`.
     public func sleep(until deadline: Date) async throws {
         try await sleepOnContinuousClock { deadline.timeIntervalSince(now) / factor }
     }

@@ -87,6 +87,7 @@ public final class ManualClock: ChatterClock {
         self.wakeGrace = wakeGrace
     }
 
+    /// The time the test last advanced the clock to.
     public var now: Date { state.withLock { $0.now } }
 
     /// How many tasks are sleeping on this clock now.
@@ -95,6 +96,7 @@ public final class ManualClock: ChatterClock {
     /// The earliest deadline any task sleeps until, or nil when nobody sleeps.
     public var nextDeadline: Date? { state.withLock { $0.sleepers.map(\.deadline).min() } }
 
+    /// Suspends until an `advance` reaches `deadline` (returns at once for a deadline already passed).
     public func sleep(until deadline: Date) async throws {
         try Task.checkCancellation()
         let id = state.withLock { $0.makeID() }

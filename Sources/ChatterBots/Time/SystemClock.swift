@@ -8,8 +8,10 @@ public struct SystemClock: ChatterClock {
     /// Creates the real clock.
     public init() {}
 
+    /// The system's wall-clock time.
     public var now: Date { Date() }
 
+    /// Sleeps until the wall clock reads `deadline`, in slices of at most a day.
     public func sleep(until deadline: Date) async throws {
         try await sleepOnContinuousClock { deadline.timeIntervalSinceNow }
     }

@@ -59,7 +59,9 @@ public struct TimeOfDay: Hashable, Sendable, Comparable, Codable, LosslessString
 
 /// An hour or minute out of range for `TimeOfDay`.
 public struct InvalidTimeOfDay: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The hour that was given.
     public var hour: Int
+    /// The minute that was given.
     public var minute: Int
     public var description: String { "\(hour):\(minute) is not a time of day (hour 0…23, minute 0…59)" }
 }

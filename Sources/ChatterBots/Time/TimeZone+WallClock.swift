@@ -2,6 +2,7 @@ import Foundation
 
 /// What a wall clock in some time zone shows at an instant: a local date and the second of that day.
 public struct WallClockReading: Hashable, Sendable {
+    /// The local calendar date.
     public var date: LocalDate
     /// 0..<86_400.
     public var secondOfDay: Int
@@ -11,6 +12,7 @@ public struct WallClockReading: Hashable, Sendable {
         TimeOfDay(uncheckedHour: secondOfDay / 3_600, minute: secondOfDay % 3_600 / 60)
     }
 
+    /// A reading of `date` at `secondOfDay` (0..<86_400).
     public init(date: LocalDate, secondOfDay: Int) {
         self.date = date
         self.secondOfDay = secondOfDay

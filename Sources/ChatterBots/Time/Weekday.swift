@@ -2,6 +2,7 @@
 ///
 /// Ordered and listed Monday first, as ISO 8601 numbers them.
 public enum Weekday: String, Hashable, Sendable, Codable, CaseIterable, Comparable {
+    /// The seven days, Monday first as ISO 8601 numbers them.
     case monday, tuesday, wednesday, thursday, friday, saturday, sunday
 
     /// The ISO 8601 number of the day: 1 for Monday through 7 for Sunday.

@@ -27,6 +27,7 @@ public struct SandboxAdmin: Sendable {
             let account = SeededAccount(user: user, password: spec.password, session: session)
             if let lastSeen = spec.lastSeen {
                 _ = try await service.updateMe(account.caller, ProfileUpdateBody(privacy: PrivacySettings(lastSeen: lastSeen)))
+                await hub.privacyChanged(of: account.user.id)
             }
             accounts.append(account)
         }
@@ -49,16 +50,18 @@ public struct SandboxAdmin: Sendable {
         }
     }
 
-    /// Performs `fault` on the device's connection (see `SandboxFault`). Token expiry and revocation change the
-    /// store first (an unknown device is `NOT_FOUND`), then close the device's sockets with 4001 / 4003.
+    /// Performs `fault` on the device's connection (see `SandboxFault`); whatever the fault, an unknown device is
+    /// `NOT_FOUND` (a typo in a device id must not pass silently). Token expiry and revocation change the store
+    /// first, then close the device's sockets with 4001 / 4003.
     public func inject(_ fault: SandboxFault, into deviceId: Device.ID) async throws(ChatterErrorBody) {
+        guard try await service.deviceExists(deviceId) else {
+            throw ChatterErrorBody(code: .notFound, message: "No such device: \(deviceId).", details: ["field": "deviceId"])
+        }
         switch fault {
         case .expireToken:
             _ = try await service.expireAccessTokens(of: deviceId)
         case .revokeDevice:
-            guard try await service.revokeDevice(deviceId) else {
-                throw ChatterErrorBody(code: .notFound, message: "No such device.", details: ["field": "deviceId"])
-            }
+            _ = try await service.revokeDevice(deviceId)
         case .dropSocket, .dropBeforeNextAck, .duplicateMessageNew, .reorderMessageNew, .delayAcks, .close:
             break
         }

@@ -2,14 +2,26 @@ import ChatterBots
 import Foundation
 
 /// Decodes JSON request bodies and turns every decoding failure into `VALIDATION_FAILED` whose
-/// `details.field` names the field at fault (dotted path, e.g. `device.name`; `body` for malformed JSON).
+/// `details.field` names the field at fault (dotted path, e.g. `device.name`; `body` for a body that is not
+/// UTF-8 JSON). A field the endpoint does not read is refused too, naming it, so that a misspelling
+/// changes nothing silently.
 enum RESTBodyDecoder {
     static func decode<Body: Decodable>(_ type: Body.Type, from bytes: [UInt8]) throws(ChatterErrorBody) -> Body {
         guard !bytes.isEmpty else {
             throw .validation(field: "body", "This endpoint needs a JSON body.")
         }
+        guard String(validating: bytes, as: UTF8.self) != nil else {
+            throw .validation(field: "body", "The body is not valid UTF-8; JSON bodies are UTF-8 text.")
+        }
         do {
-            return try JSONDecoder().decode(Body.self, from: Data(bytes))
+            let (body, unknownField) = try UnknownFieldDetector.decode(Body.self, from: bytes)
+            if let unknownField {
+                throw ChatterErrorBody.validation(
+                    field: unknownField, "\(unknownField) is not a field of this request; check its spelling.")
+            }
+            return body
+        } catch let error as ChatterErrorBody {
+            throw error
         } catch let error as DecodingError {
             throw validationError(error)
         } catch {

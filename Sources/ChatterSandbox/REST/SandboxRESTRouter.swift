@@ -49,9 +49,7 @@ public struct SandboxRESTRouter: Sendable {
     private func route(_ request: HTTPRequest) async throws(ChatterErrorBody) -> HTTPResponse {
         guard handles(request) else { throw .notFound("No such endpoint: \(request.method) \(request.path).") }
         let path = String(request.path.dropFirst(pathPrefix.count))
-        if request.method == .get, let file = try await mediaDownload(path) { return file }
-        guard let method = ChatterBots.HTTPMethod(rawValue: request.method.rawValue),
-            let (endpoint, parameters) = ChatterEndpoint.match(method: method, path: path)
+        guard let (endpoint, parameters) = ChatterEndpoint.match(method: request.method, path: path)
         else { throw .notFound("No such endpoint: \(request.method) \(path).") }
 
         let clientKey = request.headers.first(name: "X-Client-Key")
@@ -65,7 +63,9 @@ public struct SandboxRESTRouter: Sendable {
         let call = RESTCall(request: request, endpoint: endpoint, parameters: parameters)
         switch endpoint.authorization {
         case .clientKey:
-            try service.admitAnonymousRequest(clientKey: clientKey ?? "")
+            // Sign-in is limited per username and device, refresh per device (inside the service); only
+            // registration, which has neither, spends the client key's budget.
+            if endpoint == .register { try service.admitAnonymousRequest(clientKey: clientKey ?? "") }
             return try await respondAnonymous(call)
         case .developer:
             try service.authorizeDeveloper(clientKey: clientKey, clientSecret: request.headers.first(name: "X-Client-Secret"))
@@ -86,7 +86,12 @@ public struct SandboxRESTRouter: Sendable {
     private func respondAnonymous(_ call: RESTCall) async throws(ChatterErrorBody) -> HTTPResponse {
         switch call.endpoint {
         case .register: return try Self.json(await service.register(call.body(RegisterBody.self)), status: .created)
-        case .login: return try Self.json(await service.login(call.body(LoginBody.self)))
+        case .login:
+            let body = try call.body(LoginBody.self)
+            let session = try await service.login(body)
+            // The device signed in again: its old tokens are gone, so must be the sockets opened with them.
+            if body.deviceId == session.deviceId { await sink.endSessions(of: session.deviceId, because: .invalidToken) }
+            return try Self.json(session)
         case .refresh: return try Self.json(await service.refresh(call.body(RefreshBody.self)))
         default: throw .notFound("No such endpoint.")
         }
@@ -107,7 +112,7 @@ public struct SandboxRESTRouter: Sendable {
         switch call.endpoint {
         case .logout:
             try await service.logout(caller)
-            await sink.deviceRevoked(caller.deviceId)
+            await sink.endSessions(of: caller.deviceId, because: .deviceRevoked)
             return Self.noContent
         case .setPushToken:
             try await service.setPushToken(caller, call.body(PushTokenBody.self))
@@ -116,7 +121,11 @@ public struct SandboxRESTRouter: Sendable {
             try await service.removePushToken(caller)
             return Self.noContent
         case .me: return try Self.json(await service.me(caller))
-        case .updateMe: return try await deliver(service.updateMe(caller, call.body(ProfileUpdateBody.self)))
+        case .updateMe:
+            let body = try call.body(ProfileUpdateBody.self)
+            let response = try await deliver(service.updateMe(caller, body))
+            if body.privacy != nil { await sink.privacyChanged(of: caller.userId) }
+            return response
         case .user: return try Self.json(await service.user(caller, User.ID(call.parameter("userId"))))
         case .searchUsers:
             return try Self.json(await service.searchUsers(caller, username: call.query("username") ?? ""))
@@ -159,8 +168,11 @@ public struct SandboxRESTRouter: Sendable {
         case .messages:
             return try Self.json(await service.messages(caller, call.conversationId(), call.messagePageQuery(), limit: call.intQuery("limit")))
         case .postMessage:
-            let outcome = try await service.postMessage(caller, call.conversationId(), call.body(MessagePostBody.self))
-            await sink.deliver(outcome.deliveries)
+            let conversationId = call.conversationId()
+            let body = try call.body(MessagePostBody.self)
+            let outcome = try await sink.deliverInOrder(in: conversationId) { () async throws(ChatterErrorBody) in
+                try await service.postMessage(caller, conversationId, body)
+            }
             return try Self.json(outcome.value.value, status: outcome.value.isNew ? .created : .ok)
         case .editMessage:
             return try await deliver(service.editMessage(caller, call.conversationId(), call.messageId(), call.body(MessageEditBody.self)))
@@ -173,25 +185,25 @@ public struct SandboxRESTRouter: Sendable {
         case .uploadMedia:
             let mediaId = try await service.uploadMedia(
                 caller, bytes: call.request.body, contentType: call.request.headers.first(name: "Content-Type"))
-            return try Self.json(MediaUpload(mediaId: mediaId, url: mediaURL(mediaId, request: call.request)), status: .created)
+            return try Self.json(MediaUpload(mediaId: mediaId, url: try mediaURL(mediaId, request: call.request)), status: .created)
+        case .downloadMedia:
+            let file = try await service.mediaFile(caller, Media.ID(call.parameter("mediaId")))
+            return HTTPResponse(status: .ok, headers: ["Content-Type": file.contentType], body: file.bytes)
         default:
             throw .notFound("No such endpoint.")
         }
     }
 
-    // MARK: Media downloads
+    // MARK: Media URLs
 
-    /// `GET <prefix>/media/{id}`: the uploaded file, where `MediaUpload.url` points (no credentials, like a CDN URL).
-    private func mediaDownload(_ path: String) async throws(ChatterErrorBody) -> HTTPResponse? {
-        let segments = path.split(separator: "/")
-        guard segments.count == 2, segments[0] == "media", let id = String(segments[1]).removingPercentEncoding else { return nil }
-        guard let file = try await service.mediaFile(Media.ID(id)) else { throw .notFound("No such media.") }
-        return HTTPResponse(status: .ok, headers: ["Content-Type": file.contentType], body: file.bytes)
-    }
-
-    private func mediaURL(_ id: Media.ID, request: HTTPRequest) -> String {
+    /// Where `GET` downloads the upload (`downloadMedia` of the endpoint table, with the bearer token).
+    private func mediaURL(_ id: Media.ID, request: HTTPRequest) throws(ChatterErrorBody) -> String {
         let base = publicBaseURL ?? "http://\(request.headers.first(name: "Host") ?? "127.0.0.1")\(pathPrefix)"
-        return "\(base)/media/\(id.rawValue)"
+        do {
+            return base + (try ChatterRequest<MediaFile>(.downloadMedia, pathParameters: ["mediaId": id.rawValue]).path)
+        } catch {
+            throw .internalError("The upload got an id that cannot name a path: \(error)")
+        }
     }
 
     // MARK: Delivering events

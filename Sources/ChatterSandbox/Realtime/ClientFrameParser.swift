@@ -6,6 +6,8 @@ import WebSocket
 public enum ParsedClientFrame: Sendable, Hashable {
     /// A well-formed frame of a known client type.
     case request(ClientFrame)
+    /// A JSON frame of a type the server does not know: ignored, without a reply ("Ignore unknown types").
+    case ignored(type: String)
     /// A frame the server answers with an `error` (VALIDATION_FAILED) and otherwise ignores; the socket stays open.
     /// `replyTo` is the frame's `id` when it had a readable one.
     case rejected(replyTo: String?, ChatterErrorBody)
@@ -14,8 +16,9 @@ public enum ParsedClientFrame: Sendable, Hashable {
 }
 
 /// Reads client frames by the rules of the realtime contract: every frame is a JSON text object with a string
-/// `type`; a frame that is not JSON, lacks `type`, has a malformed `data` or an unknown client type is answered
-/// `VALIDATION_FAILED` (naming the field in `details.field`); a text frame over `maxFrameBytes` is fatal (1009).
+/// `type`; a frame that is not JSON, lacks `type` or has a malformed `data` is answered `VALIDATION_FAILED`
+/// (naming the field in `details.field`); a frame of an unknown type is ignored, as the seed's frame format
+/// says ("Ignore unknown types"); a text frame over `maxFrameBytes` is fatal (1009).
 public struct ClientFrameParser: Sendable {
     /// The largest text frame accepted, in bytes.
     public var maxFrameBytes: Int
@@ -45,11 +48,7 @@ public struct ClientFrameParser: Sendable {
         } catch {
             return .rejected(replyTo: Self.readableID(in: json), Self.body(for: error))
         }
-        if case .unknown(let type, _) = frame.request {
-            return .rejected(
-                replyTo: frame.id,
-                Self.validationFailed("Unknown client frame type '\(type)'.", field: "type"))
-        }
+        if case .unknown(let type, _) = frame.request { return .ignored(type: type) }
         return .request(frame)
     }
 

@@ -15,9 +15,16 @@ public actor RealtimeHub: SandboxEventSink {
     public nonisolated let configuration: RealtimeConfiguration
 
     private var socketsByDevice: [Device.ID: [Int: RealtimeSocket]] = [:]
+    /// Sockets authenticated but not announced yet: revocations and faults find them, events do not.
+    private var openingSockets: [Device.ID: [Int: RealtimeSocket]] = [:]
     private var devicesByUser: [User.ID: Set<Device.ID>] = [:]
     private var presence: PresenceTracker
+    /// For each online user, the friends who were told they are online (their audience at the time, kept up to
+    /// date by privacy changes).
+    private var toldOnline: [User.ID: Set<User.ID>] = [:]
     private var typing: TypingTracker
+    /// Conversations with a message send between its commit and its fan-out, and the sends waiting their turn.
+    private var sendsInProgress: [Conversation.ID: [CheckedContinuation<Void, Never>]] = [:]
     private var faults = FaultPlan<String>()
     private var nextSocketID = 0
     private var timer: (deadline: Date, generation: Int, task: Task<Void, Never>)?
@@ -56,10 +63,11 @@ public actor RealtimeHub: SandboxEventSink {
         let token = connection.handshakeRequest.queryValue("token") ?? ""
         do throws(SandboxAuthError) {
             let caller = try await service.authenticate(clientKey: clientKey, accessToken: token)
-            if await open(socket, as: caller) {
+            if await open(socket, as: caller, token: token) {
                 let idleWatch = Task { await watchIdle(socket) }
+                let charge = { [service] () throws(SandboxAuthError) in try service.admitDeviceRequest(caller.deviceId) }
                 for await message in connection.messages {
-                    for (command, replyTo) in socket.received(message, at: clock.now) {
+                    for (command, replyTo) in socket.received(message, at: clock.now, charge: charge) {
                         await execute(command, replyTo: replyTo, for: caller, on: socket)
                     }
                 }
@@ -92,9 +100,24 @@ public actor RealtimeHub: SandboxEventSink {
         }
     }
 
-    /// Announces an authenticated socket (`session.ready`, `presence.snapshot`), registers it, and tells the
-    /// user's audience they came online. False when the socket was closed meanwhile.
-    private func open(_ socket: RealtimeSocket, as caller: SandboxCaller) async -> Bool {
+    /// Announces an authenticated socket (`session.ready`, `presence.snapshot`), registers it, arms its token's
+    /// expiry, and tells the user's audience they came online. False when the socket was closed meanwhile.
+    private func open(_ socket: RealtimeSocket, as caller: SandboxCaller, token: String) async -> Bool {
+        // From here on revocations, re-sign-ins and faults find the socket. One that happened between
+        // `authenticate` and this line found nothing to close, so the token is checked again now.
+        openingSockets[caller.deviceId, default: [:]][socket.id] = socket
+        defer {
+            openingSockets[caller.deviceId]?.removeValue(forKey: socket.id)
+            if openingSockets[caller.deviceId]?.isEmpty == true { openingSockets[caller.deviceId] = nil }
+        }
+        let grant: SandboxAccessGrant
+        do throws(SandboxAuthError) {
+            grant = try await service.verifyAccessToken(token)
+        } catch {
+            socket.close(code: error.closeCode, reason: error.closeReason)
+            return false
+        }
+
         // Best effort: presence is best effort by contract, so a failed lookup yields an empty snapshot or no
         // announcement rather than a refused session.
         let visibleFriends = (try? await service.visibleFriendIDs(for: caller.userId)) ?? []
@@ -104,7 +127,7 @@ public actor RealtimeHub: SandboxEventSink {
         }
         let audience = (try? await service.presenceAudience(of: caller.userId)) ?? []
         guard !isShutDown else {
-            socket.close(code: .goingAway, reason: "sandbox shutting down")
+            socket.close(code: .goingAway, reason: Self.restartCloseReason)
             return false
         }
 
@@ -119,10 +142,25 @@ public actor RealtimeHub: SandboxEventSink {
         socketsByDevice[caller.deviceId, default: [:]][socket.id] = socket
         devicesByUser[caller.userId, default: []].insert(caller.deviceId)
         if presence.socketOpened(by: caller.userId) {
+            toldOnline[caller.userId] = Set(audience)
             send(ServerFrame(.presence(Presence(userId: caller.userId, isOnline: true, lastSeenAt: nil))), to: audience)
         }
+        closeWhenExpired(socket, at: grant.expiresAt)
         rearmTimer()
         return true
+    }
+
+    /// Closes the socket with 4001 when the token it was opened with expires (a refresh gives the client a new
+    /// token for its next connection; it does not extend this one).
+    private nonisolated func closeWhenExpired(_ socket: RealtimeSocket, at expiry: Timestamp) {
+        socket.spawn { [clock] in
+            do {
+                try await clock.sleep(until: expiry.date)
+            } catch {
+                return
+            }
+            socket.close(code: SandboxAuthError.expired.closeCode, reason: SandboxAuthError.expired.closeReason)
+        }
     }
 
     /// Unregisters a socket whose transport ended; its user goes offline after the grace period if it was the last.
@@ -155,10 +193,10 @@ public actor RealtimeHub: SandboxEventSink {
                 let outcome = try await service.markRead(caller, conversationId: position.conversationId, seq: position.seq)
                 await deliver(outcome.deliveries)
             case .typingStart(let conversationId):
-                try await requireMembership(caller, conversationId)
+                try await service.requireMember(caller.userId, of: conversationId)
                 await typingStarted(caller.userId, in: conversationId)
             case .typingStop(let conversationId):
-                try await requireMembership(caller, conversationId)
+                try await service.requireMember(caller.userId, of: conversationId)
                 await typingStopped(caller.userId, in: conversationId)
             case .sync(let request):
                 let response = try await service.sync(caller, request)
@@ -169,13 +207,6 @@ public actor RealtimeHub: SandboxEventSink {
         }
     }
 
-    private nonisolated func requireMembership(_ caller: SandboxCaller, _ conversationId: Conversation.ID) async throws(ChatterErrorBody) {
-        guard try await service.isMember(caller.userId, of: conversationId) else {
-            throw ChatterErrorBody(
-                code: .notFound, message: "No such conversation.", details: ["field": "data.conversationId"])
-        }
-    }
-
     /// `message.send`: store through the service, deliver `message.new` to the other devices (and record the
     /// pushes), then answer with the ack (or error) unless a fault eats it. Delivering first means that once the
     /// sender holds the ack, every other socket has been handed the message and every push is recorded.
@@ -183,15 +214,14 @@ public actor RealtimeHub: SandboxEventSink {
         _ send: MessageSend, replyTo: String?, for caller: SandboxCaller, on socket: RealtimeSocket
     ) async {
         let reply: ServerFrame
-        var deliveries: [SandboxDelivery] = []
         do throws(ChatterErrorBody) {
-            let outcome = try await service.sendMessage(caller, send)
+            let outcome = try await deliverInOrder(in: send.conversationId) { () async throws(ChatterErrorBody) in
+                try await service.sendMessage(caller, send)
+            }
             reply = ServerFrame(.messageAck(outcome.value), replyTo: replyTo)
-            deliveries = outcome.deliveries
         } catch {
             reply = ServerFrame(.error(error), replyTo: replyTo)
         }
-        await deliver(deliveries)
         switch await replyPolicy(for: caller.deviceId) {
         case .drop:
             socket.abort()
@@ -225,6 +255,42 @@ public actor RealtimeHub: SandboxEventSink {
         for delivery in deliveries {
             await deliver(delivery)
         }
+    }
+
+    /// Runs one message send into the conversation and its fan-out while no other send into it runs: two senders'
+    /// commits can otherwise reach the hub in the other order, and a device would get `seq` 9 before 8.
+    public nonisolated func deliverInOrder<Value: Sendable>(
+        in conversationId: Conversation.ID, _ send: () async throws(ChatterErrorBody) -> SandboxOutcome<Value>
+    ) async throws(ChatterErrorBody) -> SandboxOutcome<Value> {
+        await beginSend(in: conversationId)
+        do {
+            let outcome = try await send()
+            await deliver(outcome.deliveries)
+            await endSend(in: conversationId)
+            return outcome
+        } catch {
+            await endSend(in: conversationId)
+            throw error
+        }
+    }
+
+    private func beginSend(in conversationId: Conversation.ID) async {
+        guard sendsInProgress[conversationId] != nil else {
+            sendsInProgress[conversationId] = []
+            return
+        }
+        await withCheckedContinuation { sendsInProgress[conversationId, default: []].append($0) }
+    }
+
+    /// Hands the conversation to the next waiting send, in arrival order.
+    private func endSend(in conversationId: Conversation.ID) {
+        guard var waiting = sendsInProgress[conversationId], !waiting.isEmpty else {
+            sendsInProgress[conversationId] = nil
+            return
+        }
+        let next = waiting.removeFirst()
+        sendsInProgress[conversationId] = waiting
+        next.resume()
     }
 
     private func deliver(_ delivery: SandboxDelivery) async {
@@ -285,9 +351,26 @@ public actor RealtimeHub: SandboxEventSink {
         }
     }
 
-    /// The device was logged out or revoked: its sockets close with 4003.
-    public func deviceRevoked(_ deviceId: Device.ID) async {
-        closeSockets(of: deviceId, code: .chatterSessionRevoked, reason: SandboxAuthError.deviceRevoked.closeReason)
+    /// The device was logged out or revoked (4003), or signed in again so that its old tokens died (4001): its
+    /// sockets, open or still opening, close with the reason's code.
+    public func endSessions(of deviceId: Device.ID, because reason: SandboxAuthError) async {
+        closeSockets(of: deviceId, code: reason.closeCode, reason: reason.closeReason)
+    }
+
+    /// The user's privacy changed: while they are online, friends who may no longer see them get
+    /// `presence {isOnline:false}` (without `lastSeenAt`, which they may not see either), and friends who now may
+    /// get `presence {isOnline:true}`. Offline users need nothing: friends see them offline already.
+    public func privacyChanged(of userId: User.ID) async {
+        guard presence.isOnline(userId), let audience = try? await service.presenceAudience(of: userId),
+            presence.isOnline(userId)
+        else { return }
+        let before = toldOnline[userId] ?? []
+        let now = Set(audience)
+        toldOnline[userId] = now
+        send(
+            ServerFrame(.presence(Presence(userId: userId, isOnline: false, lastSeenAt: nil))),
+            to: before.subtracting(now).sorted())
+        send(ServerFrame(.presence(Presence(userId: userId, isOnline: true, lastSeenAt: nil))), to: audience.filter { !before.contains($0) })
     }
 
     // MARK: Typing
@@ -350,6 +433,7 @@ public actor RealtimeHub: SandboxEventSink {
         let audience = (try? await service.presenceAudience(of: offline.userId)) ?? []
         // Reconnected while the audience was looked up: friends saw no offline, so they must not see one now.
         guard !presence.isOnline(offline.userId) else { return }
+        toldOnline[offline.userId] = nil
         send(ServerFrame(.presence(Presence(userId: offline.userId, isOnline: false, lastSeenAt: lastSeenAt))), to: audience)
     }
 
@@ -361,7 +445,7 @@ public actor RealtimeHub: SandboxEventSink {
     func apply(_ fault: SandboxFault, to deviceId: Device.ID) {
         switch fault {
         case .dropSocket:
-            for socket in socketsByDevice[deviceId]?.values ?? [:].values { socket.abort() }
+            for socket in sockets(of: deviceId) { socket.abort() }
         case .close(let code, let reason):
             closeSockets(of: deviceId, code: WebSocketCloseCode(code), reason: reason)
         case .expireToken:
@@ -380,19 +464,38 @@ public actor RealtimeHub: SandboxEventSink {
         for socket in socketsByDevice[deviceId]?.values ?? [:].values { socket.send(encoded: released) }
     }
 
-    /// Closes every open socket of the device with `code` and `reason`.
+    /// Closes every socket of the device, open or still opening, with `code` and `reason`.
     public func closeSockets(of deviceId: Device.ID, code: WebSocketCloseCode, reason: String) {
-        for socket in socketsByDevice[deviceId]?.values ?? [:].values {
+        for socket in sockets(of: deviceId) {
             socket.close(code: code, reason: reason)
         }
     }
 
+    /// The device's sockets, announced or still opening.
+    private func sockets(of deviceId: Device.ID) -> [RealtimeSocket] {
+        Array((socketsByDevice[deviceId] ?? [:]).values) + Array((openingSockets[deviceId] ?? [:]).values)
+    }
+
     // MARK: Shutdown
 
-    /// Stops the timers and refuses new sessions; the HTTP server closes the connections themselves (1001).
-    public func shutdown() {
+    /// The reason of the 1001 close when the sandbox shuts down: the seed's "Server restarting" (clients
+    /// reconnect with backoff).
+    public static let restartCloseReason = "server restarting"
+
+    /// Stops the timers, refuses new sessions, and closes every socket with 1001 "server restarting", returning
+    /// once each close handshake finished (bounded by the connections' close timeout).
+    public func shutdown() async {
         isShutDown = true
         timer?.task.cancel()
         timer = nil
+        let sockets = socketsByDevice.values.flatMap(\.values) + openingSockets.values.flatMap(\.values)
+        for socket in sockets { socket.close(code: .goingAway, reason: Self.restartCloseReason) }
+        // The close frames go straight to the connections: the HTTP server's own shutdown, which follows, must
+        // find them closing already rather than close them first with its generic reason.
+        await withTaskGroup(of: Void.self) { group in
+            for socket in sockets {
+                group.addTask { await socket.connection.close(code: .goingAway, reason: Self.restartCloseReason) }
+            }
+        }
     }
 }

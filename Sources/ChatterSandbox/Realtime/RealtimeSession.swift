@@ -83,15 +83,34 @@ public struct RealtimeSession: Sendable {
         }
     }
 
-    /// A message arrived from the client at `now`.
-    public mutating func received(_ message: WebSocketMessage, at now: Date) -> [Action] {
+    /// A message arrived from the client at `now`. Every frame but `ping` (heartbeats are never limited) first
+    /// spends one request of the device's budget through `charge`; a refusal closes the socket with its code
+    /// and reason (4008 and the seconds to wait), and the frame is not served.
+    public mutating func received(
+        _ message: WebSocketMessage, at now: Date, charge: () throws(SandboxAuthError) -> Void
+    ) -> [Action] {
         guard isOpen else { return [] }
         lastTrafficAt = max(lastTrafficAt, now)
-        switch parser.parse(message) {
+        let parsed = parser.parse(message)
+        switch parsed {
         case .tooLarge(let byteCount):
             return close(code: .messageTooBig, reason: "frame of \(byteCount) bytes exceeds \(configuration.maxFrameBytes)")
+        case .request(let frame) where frame.request == .ping:
+            break
+        case .request, .rejected, .ignored:
+            do throws(SandboxAuthError) {
+                try charge()
+            } catch {
+                return close(code: error.closeCode, reason: error.closeReason)
+            }
+        }
+        switch parsed {
+        case .tooLarge:
+            return []
         case .rejected(let replyTo, let error):
             return [.send(ServerFrame(.error(error), replyTo: replyTo))]
+        case .ignored:
+            return []
         case .request(let frame):
             return serve(frame)
         }
@@ -118,13 +137,9 @@ public struct RealtimeSession: Sendable {
         case .typingStart(let id): command = .typingStart(id)
         case .typingStop(let id): command = .typingStop(id)
         case .syncRequest(let request): command = .sync(request)
-        case .unknown(let type, _):
-            // The parser rejects unknown types; kept total so a new request case cannot slip through unanswered.
-            return [
-                .send(ServerFrame(
-                    .error(ClientFrameParser.validationFailed("Unknown client frame type '\(type)'.", field: "type")),
-                    replyTo: frame.id))
-            ]
+        case .unknown:
+            // The parser reports unknown types as ignored already; the seed says to ignore them.
+            return []
         }
         return [.perform(command, replyTo: frame.id)]
     }

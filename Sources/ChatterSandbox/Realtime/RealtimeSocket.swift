@@ -16,7 +16,7 @@ final class RealtimeSocket: Sendable {
     private let session: Mutex<RealtimeSession>
     private let outbox: AsyncStream<Outbound>.Continuation
     private let outboundFrames: AsyncStream<Outbound>
-    private let pendingTasks = Mutex<[Task<Void, Never>]>([])
+    private let ownedTasks = OwnedTasks()
 
     private enum Outbound: Sendable {
         case text(String)
@@ -48,9 +48,12 @@ final class RealtimeSocket: Sendable {
     }
 
     /// A message from the client: answers what the session answers itself, returns the commands to carry out.
-    func received(_ message: WebSocketMessage, at now: Date) -> [(RealtimeCommand, replyTo: String?)] {
+    /// `charge` spends the device's budget (see `RealtimeSession.received`).
+    func received(
+        _ message: WebSocketMessage, at now: Date, charge: () throws(SandboxAuthError) -> Void
+    ) -> [(RealtimeCommand, replyTo: String?)] {
         session.withLock { session in
-            perform(session.received(message, at: now))
+            perform(session.received(message, at: now, charge: charge))
         }
     }
 
@@ -91,17 +94,17 @@ final class RealtimeSocket: Sendable {
         send(encoded: [text])
     }
 
-    /// Runs `body` as a task that ends (is cancelled) with the socket, e.g. a delayed ack.
+    /// Runs `body` as a task that ends (is cancelled) with the socket, e.g. a delayed ack; it is forgotten as soon
+    /// as it finishes.
     func spawn(_ body: @escaping @Sendable () async -> Void) {
-        let task = Task { await body() }
-        pendingTasks.withLock { $0.append(task) }
+        ownedTasks.spawn(body)
     }
 
     /// The transport is gone: stop serving, let the writer finish, cancel pending tasks.
     func transportClosed() {
         session.withLock { $0.transportClosed() }
         outbox.finish()
-        for task in pendingTasks.withLock({ tasks in defer { tasks = [] }; return tasks }) { task.cancel() }
+        ownedTasks.cancelAll()
     }
 
     /// Carries out session actions that need no waiting (under the session lock, so frames keep their order);

@@ -22,10 +22,27 @@ extension ChatterService {
         try admitAnonymousRequest(clientKey: clientKey ?? "")
     }
 
-    /// Counts a request made without a device (register, login, refresh, developer) against its client key's rate.
+    /// Counts a request that has no user or device to charge (register, developer) against its client key's rate.
     public func admitAnonymousRequest(clientKey: String) throws(ChatterErrorBody) {
-        let decision = rateLimiter.withLock { $0.admit("client:\(clientKey)", limit: configuration.clientRateLimit, at: clock.now) }
-        if case .limited(let seconds) = decision { throw SandboxAuthError.rateLimited(seconds: seconds).errorBody }
+        if let seconds = take(["client:\(clientKey)"], limit: configuration.clientRateLimit) {
+            throw SandboxAuthError.rateLimited(seconds: seconds).errorBody
+        }
+    }
+
+    /// Counts one request of the device against its budget (`deviceRateLimit`).
+    public func admitDeviceRequest(_ deviceId: Device.ID) throws(SandboxAuthError) {
+        if let seconds = take(["device:\(deviceId.rawValue)"], limit: configuration.deviceRateLimit) {
+            throw .rateLimited(seconds: seconds)
+        }
+    }
+
+    /// Takes one request from each bucket; the seconds to wait when one is empty, nil when admitted.
+    private func take(_ keys: [String], limit: SandboxRateLimit) -> Int? {
+        let time = clock.now
+        for key in keys {
+            if case .limited(let seconds) = rateLimiter.withLock({ $0.admit(key, limit: limit, at: time) }) { return seconds }
+        }
+        return nil
     }
 
     // MARK: Access tokens
@@ -34,15 +51,14 @@ extension ChatterService {
     /// rate limit; used for every REST user request and every realtime connect.
     public func authenticate(clientKey: String, accessToken: String) async throws(SandboxAuthError) -> SandboxCaller {
         guard configuration.clients.contains(where: { $0.clientKey == clientKey }) else { throw .invalidClientKey }
-        let caller = try await resolveAccessToken(accessToken)
-        let decision = rateLimiter.withLock {
-            $0.admit("device:\(caller.deviceId.rawValue)", limit: configuration.deviceRateLimit, at: clock.now)
-        }
-        if case .limited(let seconds) = decision { throw .rateLimited(seconds: seconds) }
+        let caller = try await verifyAccessToken(accessToken).caller
+        try admitDeviceRequest(caller.deviceId)
         return caller
     }
 
-    private func resolveAccessToken(_ accessToken: String) async throws(SandboxAuthError) -> SandboxCaller {
+    /// Who an access token signs in and until when, without spending the device's budget: the realtime endpoint
+    /// checks a socket's token again once the socket can be found by revocations, and arms its expiry.
+    public func verifyAccessToken(_ accessToken: String) async throws(SandboxAuthError) -> SandboxAccessGrant {
         guard !accessToken.isEmpty else { throw .invalidToken }
         let digest = TokenDigest.sha256(accessToken)
         let found: Row?
@@ -64,37 +80,71 @@ extension ChatterService {
         else { throw .invalidToken }
         if (try? row["revoked_at"] as Int64?) ?? nil != nil { throw .deviceRevoked }
         guard expiresAt > now.millisecondsSince1970 else { throw .expired }
-        return SandboxCaller(userId: User.ID(userId), deviceId: Device.ID(deviceId))
+        return SandboxAccessGrant(
+            caller: SandboxCaller(userId: User.ID(userId), deviceId: Device.ID(deviceId)),
+            expiresAt: Timestamp(millisecondsSince1970: expiresAt))
     }
 
     // MARK: Register, login, refresh, logout
 
     /// `POST /auth/register`: a new account signed in on a new device.
     public func register(_ body: RegisterBody) async throws(ChatterErrorBody) -> AuthSession {
-        let username = try validatedUsername(body.username)
-        let displayName = try validatedDisplayName(body.displayName)
-        try validatePassword(body.password)
-        let password = await PasswordHasher.hash(body.password, iterations: configuration.passwordHashIterations)
-        let time = now
-        let userId: User.ID = identifiers.make(at: time)
-        let deviceId: Device.ID = identifiers.make(at: time)
+        let account = try await newAccount(username: body.username, password: body.password, displayName: body.displayName)
+        let deviceId: Device.ID = identifiers.make(at: account.createdAt)
         let tokens = SessionTokens(accessToken: SecureRandom.token(), refreshToken: SecureRandom.token())
         return try await write { db in
-            guard try db.storedUser(username: username) == nil else {
-                throw ChatterErrorBody.validation(field: "username", "The username \"\(username)\" is taken. Choose another.")
-            }
-            try db.insertUser(id: userId, username: username, displayName: displayName, password: password, at: time)
-            try db.insertDevice(id: deviceId, userId: userId, name: "Registration", platform: "unknown", at: time)
-            return try self.issueSession(db, tokens: tokens, deviceId: deviceId, userId: userId, at: time)
+            let user = try self.insert(account, db)
+            try db.insertDevice(id: deviceId, userId: user.id, name: "Registration", platform: "unknown", at: account.createdAt)
+            return try self.issueSession(db, tokens: tokens, deviceId: deviceId, userId: user.id, at: account.createdAt)
         }
     }
 
+    /// Creates an account without signing it in (sandbox seeding): the same rules as `register`.
+    public func createUser(username: String, password: String, displayName: String) async throws(ChatterErrorBody) -> User {
+        let account = try await newAccount(username: username, password: password, displayName: displayName)
+        return try await write { db in try self.insert(account, db) }
+    }
+
+    /// An account checked by the registration rules, its password hashed, ready to insert.
+    private struct NewAccount: Sendable {
+        var id: User.ID
+        var username: String
+        var displayName: String
+        var password: PasswordHasher.Hash
+        var createdAt: Timestamp
+    }
+
+    private func newAccount(username: String, password: String, displayName: String) async throws(ChatterErrorBody) -> NewAccount {
+        let username = try validatedUsername(username)
+        let displayName = try validatedDisplayName(displayName)
+        try validatePassword(password)
+        let hash = await PasswordHasher.hash(password, iterations: configuration.passwordHashIterations)
+        let time = now
+        return NewAccount(id: identifiers.make(at: time), username: username, displayName: displayName, password: hash, createdAt: time)
+    }
+
+    /// Inserts the account unless its username is taken (whatever its case).
+    private func insert(_ account: NewAccount, _ db: Database) throws -> User {
+        guard try db.storedUser(username: account.username) == nil else {
+            throw ChatterErrorBody.validation(field: "username", "The username \"\(account.username)\" is taken. Choose another.")
+        }
+        try db.insertUser(
+            id: account.id, username: account.username, displayName: account.displayName, password: account.password,
+            at: account.createdAt)
+        return User(id: account.id, username: account.username, displayName: account.displayName)
+    }
+
     /// `POST /auth/login`. With the `deviceId` of one of the user's devices, that device signs in again and its
-    /// old tokens die; otherwise a new device is created.
+    /// old tokens die; otherwise a new device is created. Every attempt counts against `signInRateLimit` for the
+    /// username and for the device id it names, before the password is checked.
     public func login(_ body: LoginBody) async throws(ChatterErrorBody) -> AuthSession {
         let deviceName = try validatedDeviceField(body.device.name, field: "device.name")
         let platform = try validatedDeviceField(body.device.platform, field: "device.platform")
         let username = body.username
+        let signInKeys = ["sign-in:user:\(username.lowercased())"] + (body.deviceId.map { ["sign-in:device:\($0.rawValue)"] } ?? [])
+        if let seconds = take(signInKeys, limit: configuration.signInRateLimit) {
+            throw SandboxAuthError.rateLimited(seconds: seconds).errorBody
+        }
         let stored = try await read { db in try db.storedUser(username: username) }
         guard let stored else {
             // Spend the same time as a real check, so a response time does not reveal which usernames exist.
@@ -122,7 +172,9 @@ extension ChatterService {
         }
     }
 
-    /// `POST /auth/refresh`: a new token pair; the refresh token presented works only this once.
+    /// `POST /auth/refresh`: a new token pair; the refresh token presented works only this once. A refresh is one
+    /// request of its device (`deviceRateLimit`); an unknown token is refused without a bucket (256 random bits
+    /// are not guessed).
     public func refresh(_ body: RefreshBody) async throws(ChatterErrorBody) -> AuthSession {
         let digest = TokenDigest.sha256(body.refreshToken)
         let time = now
@@ -141,9 +193,14 @@ extension ChatterService {
             guard usedAt == nil, revokedAt == nil, expiresAt > time.millisecondsSince1970 else {
                 throw ChatterErrorBody.invalidRefreshToken
             }
+            let deviceId = Device.ID(try row["device_id"] as String)
+            do throws(SandboxAuthError) {
+                try self.admitDeviceRequest(deviceId)
+            } catch {
+                throw error.errorBody
+            }
             try db.execute(
                 sql: "UPDATE refresh_tokens SET used_at = ? WHERE token_hash = ?", arguments: [time.millisecondsSince1970, digest])
-            let deviceId = Device.ID(try row["device_id"] as String)
             let userId = User.ID(try row["user_id"] as String)
             return try self.issueSession(db, tokens: tokens, deviceId: deviceId, userId: userId, at: time)
         }

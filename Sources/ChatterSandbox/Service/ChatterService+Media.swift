@@ -35,12 +35,20 @@ extension ChatterService {
         return mediaId
     }
 
-    /// An uploaded file, or nil when there is none with this id.
-    public func mediaFile(_ id: Media.ID) async throws(ChatterErrorBody) -> SandboxMediaFile? {
+    /// `GET /media/{mediaId}`: an uploaded file, for its uploader and for the members of a conversation with a
+    /// message carrying it (a message deleted for everyone carries none). NOT_FOUND for anyone else, so an id
+    /// alone never opens a file.
+    public func mediaFile(_ caller: SandboxCaller, _ id: Media.ID) async throws(ChatterErrorBody) -> SandboxMediaFile {
         try await read { db in
-            guard let row = try db.fetchOne(sql: "SELECT content_type, bytes FROM media WHERE id = ?", arguments: [id.rawValue]) else {
-                return nil
-            }
+            guard let row = try db.fetchOne(
+                sql: """
+                    SELECT content_type, bytes FROM media
+                    WHERE id = ?1 AND (owner_id = ?2 OR EXISTS (
+                        SELECT 1 FROM messages m JOIN members mb ON mb.conversation_id = m.conversation_id
+                        WHERE m.media_id = media.id AND mb.user_id = ?2))
+                    """,
+                arguments: [id.rawValue, caller.userId.rawValue])
+            else { throw ChatterErrorBody.notFound("No such media.") }
             return SandboxMediaFile(id: id, contentType: try row["content_type"], bytes: try row["bytes"])
         }
     }

@@ -9,6 +9,10 @@ extension ChatterService {
     /// next gap-free `seq`; a resend within `idempotencyRetention` returns the SAME message (`isNew` false) and
     /// causes nothing. `message.new` goes to every member's devices except the sending device, with a push
     /// trigger for the devices without a socket.
+    ///
+    /// Membership is checked before the idempotency record, so a former member cannot read the conversation's
+    /// current state by resending an old `clientMessageId`; a key already used in another conversation is
+    /// `VALIDATION_FAILED` (it still names its first message, so it cannot name a second one).
     public func postMessage(_ caller: SandboxCaller, _ conversationId: Conversation.ID, _ body: MessagePostBody) async throws(ChatterErrorBody) -> SandboxOutcome<SandboxCreation<Message>> {
         let clientMessageId = body.clientMessageId
         guard (1...128).contains(clientMessageId.rawValue.count) else {
@@ -19,15 +23,20 @@ extension ChatterService {
         let messageId: Message.ID = identifiers.make(at: time)
         let retainedSince = time.advanced(by: .zero - configuration.idempotencyRetention).millisecondsSince1970
         return try await write { db in
+            _ = try self.requireMember(db, caller.userId, of: conversationId)
             if let existingId = try db.fetchOne(
                 String.self,
                 sql: "SELECT message_id FROM idempotency_keys WHERE sender_id = ? AND client_message_id = ? AND created_at >= ?",
                 arguments: [caller.userId.rawValue, clientMessageId.rawValue, retainedSince]),
                 let existing = try db.message(Message.ID(existingId))
             {
+                guard existing.conversationId == conversationId else {
+                    throw ChatterErrorBody.validation(
+                        field: "clientMessageId",
+                        "This clientMessageId was already used for a message in another conversation; give every message its own.")
+                }
                 return SandboxOutcome(value: SandboxCreation(value: existing, isNew: false))
             }
-            _ = try self.requireMember(db, caller.userId, of: conversationId)
             guard let conversation = try db.storedConversation(conversationId) else { throw ChatterErrorBody.conversationNotFound }
             let members = try db.members(of: conversationId)
             if conversation.kind == .direct {
@@ -35,7 +44,7 @@ extension ChatterService {
                     guard try db.areFriends(caller.userId, member.userId) else { throw ChatterErrorBody.notFriends }
                 }
             }
-            try self.validateReferences(db, content, in: conversationId)
+            try self.validateReferences(db, content, from: caller.userId, in: conversationId)
             let seq = conversation.lastSeq + 1
             try db.execute(
                 sql: """
@@ -276,13 +285,19 @@ extension ChatterService {
         return body
     }
 
-    /// The media must be an upload of the sender's of the kind's family; the reply must be in the same conversation.
-    private func validateReferences(_ db: Database, _ content: MessageContent, in conversationId: Conversation.ID) throws {
+    /// The media must be an upload of the sender's of the kind's family (another user's upload is reported like a
+    /// missing one, so its existence does not leak); the reply must be in the same conversation.
+    private func validateReferences(
+        _ db: Database, _ content: MessageContent, from sender: User.ID, in conversationId: Conversation.ID
+    ) throws {
         if let mediaId = content.mediaId {
             guard let media = try db.fetchOne(
                 StoredMedia.self, sql: "SELECT id, owner_id, content_type, byte_count FROM media WHERE id = ?",
-                arguments: [mediaId.rawValue])
-            else { throw ChatterErrorBody.validation(field: "mediaId", "No upload has this mediaId. Upload the file with POST /media first.") }
+                arguments: [mediaId.rawValue]), media.ownerId == sender
+            else {
+                throw ChatterErrorBody.validation(
+                    field: "mediaId", "You have no upload with this mediaId. Upload the file with POST /media first.")
+            }
             let family = media.contentType.split(separator: "/").first.map(String.init) ?? ""
             let fits: Bool
             switch content.kind {

@@ -51,6 +51,17 @@ extension ChatterService {
         try await read { db in try db.member(userId, of: conversationId) != nil }
     }
 
+    /// Throws NOT_FOUND, as every conversation operation does, unless `userId` is a member of the conversation
+    /// (for the realtime operations the hub carries out itself, such as typing).
+    public func requireMember(_ userId: User.ID, of conversationId: Conversation.ID) async throws(ChatterErrorBody) {
+        _ = try await read { db in try self.requireMember(db, userId, of: conversationId) }
+    }
+
+    /// Whether a device with this id was ever created (revoked ones included).
+    public func deviceExists(_ deviceId: Device.ID) async throws(ChatterErrorBody) -> Bool {
+        try await read { db in try db.storedDevice(deviceId) != nil }
+    }
+
     /// The signed-in (not revoked) devices of `userIds`, with their push tokens.
     public func devices(ofUsers userIds: [User.ID]) async throws(ChatterErrorBody) -> [SandboxDevice] {
         try await read { db in try db.activeDevices(ofUsers: userIds).map(\.sandboxDevice) }

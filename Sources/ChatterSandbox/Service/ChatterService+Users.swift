@@ -92,23 +92,6 @@ extension ChatterService {
         }
     }
 
-    /// Creates an account without signing it in (sandbox seeding).
-    public func createUser(username: String, password: String, displayName: String) async throws(ChatterErrorBody) -> User {
-        let username = try validatedUsername(username)
-        let displayName = try validatedDisplayName(displayName)
-        try validatePassword(password)
-        let hash = await PasswordHasher.hash(password, iterations: configuration.passwordHashIterations)
-        let time = now
-        let userId: User.ID = identifiers.make(at: time)
-        return try await write { db in
-            guard try db.storedUser(username: username) == nil else {
-                throw ChatterErrorBody.validation(field: "username", "The username \"\(username)\" is taken. Choose another.")
-            }
-            try db.insertUser(id: userId, username: username, displayName: displayName, password: hash, at: time)
-            return User(id: userId, username: username, displayName: displayName)
-        }
-    }
-
     // MARK: Friend requests
 
     /// `GET /friend-requests`: pending requests to and from the caller, oldest first.

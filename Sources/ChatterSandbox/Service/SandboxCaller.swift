@@ -13,3 +13,15 @@ public struct SandboxCaller: Hashable, Sendable {
         self.deviceId = deviceId
     }
 }
+
+/// What a valid access token grants: the caller it signs in, until it expires.
+public struct SandboxAccessGrant: Hashable, Sendable {
+    public var caller: SandboxCaller
+    /// The first moment the token no longer works (a socket opened with it closes with 4001 then).
+    public var expiresAt: Timestamp
+
+    public init(caller: SandboxCaller, expiresAt: Timestamp) {
+        self.caller = caller
+        self.expiresAt = expiresAt
+    }
+}

@@ -55,11 +55,16 @@ public struct SandboxServiceConfiguration: Sendable {
     public var maxSyncLimit: Int
     /// Conversations per `GET /conversations` page. Default 100.
     public var conversationPageSize: Int
-    /// Request budget of each device (REST requests and realtime connects). Default 600 per minute.
+    /// Request budget of each device: REST requests, token refreshes, realtime connects and every client frame
+    /// but `ping`. Default 600 per minute.
     public var deviceRateLimit: SandboxRateLimit
-    /// Request budget of each client key for requests without a device (register, login, refresh, developer).
-    /// Default 600 per minute.
+    /// Request budget of each client key for the requests that have no user or device to charge: register and
+    /// the developer endpoints. Default 600 per minute.
     public var clientRateLimit: SandboxRateLimit
+    /// Sign-in attempts (`POST /auth/login`, right password or not) per username, and per device id when the
+    /// attempt names one: the limit on password guessing, which one noisy client cannot spend for everyone.
+    /// Default 10 per minute.
+    public var signInRateLimit: SandboxRateLimit
 
     public init(
         clients: [SandboxClientCredential] = [.sandbox],
@@ -77,7 +82,8 @@ public struct SandboxServiceConfiguration: Sendable {
         maxSyncLimit: Int = 500,
         conversationPageSize: Int = 100,
         deviceRateLimit: SandboxRateLimit = SandboxRateLimit(requests: 600, window: .seconds(60)),
-        clientRateLimit: SandboxRateLimit = SandboxRateLimit(requests: 600, window: .seconds(60))
+        clientRateLimit: SandboxRateLimit = SandboxRateLimit(requests: 600, window: .seconds(60)),
+        signInRateLimit: SandboxRateLimit = SandboxRateLimit(requests: 10, window: .seconds(60))
     ) {
         self.clients = clients
         self.passwordHashIterations = passwordHashIterations
@@ -95,5 +101,6 @@ public struct SandboxServiceConfiguration: Sendable {
         self.conversationPageSize = conversationPageSize
         self.deviceRateLimit = deviceRateLimit
         self.clientRateLimit = clientRateLimit
+        self.signInRateLimit = signInRateLimit
     }
 }

@@ -1,16 +1,15 @@
 import ChatterBots
-import COpenSSL
 import Synchronization
 
-/// Makes ULIDs (26 Crockford base32 characters: 48-bit millisecond time, 80 random bits), monotonic within one
-/// millisecond so identifiers made in one instant still sort in creation order.
+/// Makes ULIDs (26 Crockford base32 characters: 48-bit millisecond time, 80 random bits) that sort in creation
+/// order and cannot be guessed from one another.
+///
+/// Every ULID gets 80 fresh random bits. To keep creation order without the usual "previous + 1" within a
+/// millisecond (which makes the next id of an upload or a device guessable), an id made in the same millisecond
+/// as the previous one (or with a clock that went back) takes the next millisecond. The time part runs ahead of
+/// the clock only while more than 1,000 ids a second are made, and catches up as soon as the rate drops.
 final class ULIDGenerator: Sendable {
-    private struct State {
-        var lastMilliseconds: Int64 = -1
-        var lastRandom: [UInt8] = []
-    }
-
-    private let state = Mutex(State())
+    private let lastMilliseconds = Mutex<Int64>(-1)
     private static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
 
     /// A new ULID for an entity made at `time`.
@@ -19,31 +18,11 @@ final class ULIDGenerator: Sendable {
     }
 
     func makeString(at time: Timestamp) -> String {
-        let (milliseconds, random) = state.withLock { state -> (Int64, [UInt8]) in
-            if time.millisecondsSince1970 <= state.lastMilliseconds, Self.increment(&state.lastRandom) {
-                return (state.lastMilliseconds, state.lastRandom)
-            }
-            state.lastMilliseconds = max(time.millisecondsSince1970, state.lastMilliseconds + 1)
-            state.lastRandom = SecureRandom.bytes(10)
-            // Keep headroom so increments within the millisecond do not overflow.
-            state.lastRandom[0] &= 0x7f
-            return (state.lastMilliseconds, state.lastRandom)
+        let milliseconds = lastMilliseconds.withLock { last -> Int64 in
+            last = max(time.millisecondsSince1970, last + 1)
+            return last
         }
-        return Self.encode(milliseconds: UInt64(max(0, milliseconds)), random: random)
-    }
-
-    /// Adds one to the 80-bit big-endian number; false on overflow.
-    private static func increment(_ bytes: inout [UInt8]) -> Bool {
-        guard !bytes.isEmpty else { return false }
-        for index in bytes.indices.reversed() {
-            if bytes[index] == 0xff {
-                bytes[index] = 0
-            } else {
-                bytes[index] += 1
-                return true
-            }
-        }
-        return false
+        return Self.encode(milliseconds: UInt64(max(0, milliseconds)), random: SecureRandom.bytes(10))
     }
 
     private static func encode(milliseconds: UInt64, random: [UInt8]) -> String {

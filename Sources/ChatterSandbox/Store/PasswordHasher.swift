@@ -1,5 +1,5 @@
 import COpenSSL
-import Dispatch
+import WebSocket
 import Foundation
 
 /// Salted, slow password hashes: PBKDF2-HMAC-SHA256 (OpenSSL `PKCS5_PBKDF2_HMAC`) with a random 16-byte salt.
@@ -55,9 +55,7 @@ struct PasswordHasher: Sendable {
     }
 
     private static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async { continuation.resume(returning: work()) }
-        }
+        await DedicatedThread.run(named: "chatterbots.pbkdf2", work)
     }
 }
 

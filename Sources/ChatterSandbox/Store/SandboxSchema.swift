@@ -8,6 +8,10 @@ enum SandboxSchema {
         migrator.registerMigration("v1-chatter-sandbox") { db in
             try db.execute(sql: version1)
         }
+        migrator.registerMigration("v2-messages-by-media") { db in
+            // Who may download a file: the members of the conversations whose messages carry it.
+            try db.execute(sql: "CREATE INDEX messages_by_media ON messages(media_id) WHERE media_id IS NOT NULL")
+        }
         return migrator
     }
 

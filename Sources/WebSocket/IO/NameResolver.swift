@@ -8,13 +8,8 @@ enum NameResolver {
     /// The TCP addresses of `host` at `port`, in the resolver's preferred order.
     static func resolve(host: String, port: Int) async throws(WebSocketError) -> [SocketAddress] {
         if let literal = SocketAddress(ipLiteral: host, port: port) { return [literal] }
-        let result: Result<[SocketAddress], WebSocketError> = await withCheckedContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(returning: blockingResolve(host: host, port: port))
-            }
-            thread.name = "chatterbots.resolver"
-            thread.stackSize = 256 << 10
-            thread.start()
+        let result = await DedicatedThread.run(named: "chatterbots.resolver", stackSize: 256 << 10) {
+            blockingResolve(host: host, port: port)
         }
         return try result.get()
     }

@@ -51,6 +51,30 @@ import Testing
         }
     }
 
+    @Test func sendsArePacedOnTheClock() async throws {
+        try await RuntimeHarness.run { harness in
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe())) { environment in
+                environment.sendPacing = SendPacer.Configuration(sendsPerSecond: 2, burst: 2)
+            }
+            let conversation = try await harness.direct(harness.ana)
+            for text in ["a", "b", "c", "d"] { try await harness.say(text, as: harness.ana, in: conversation) }
+            try await harness.eventually("the burst goes out") {
+                try await harness.texts(in: conversation, from: harness.botty).count == 2
+            }
+            try await harness.settle()
+            #expect(try await harness.texts(in: conversation, from: harness.botty).count == 2)
+            await harness.clock.advance(by: .milliseconds(500))
+            try await harness.eventually("one more after half a second") {
+                try await harness.texts(in: conversation, from: harness.botty).count == 3
+            }
+            await harness.clock.advance(by: .milliseconds(500))
+            try await harness.eventually("and the last") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["echo: a", "echo: b", "echo: c", "echo: d"]
+            }
+            await bot.stop()
+        }
+    }
+
     @Test func theBotsOwnMessagesAreNotHandled() async throws {
         try await RuntimeHarness.run { harness in
             let probe = BotProbe()

@@ -35,6 +35,27 @@ import Testing
         }
     }
 
+    @Test func messagesSentWhileTheSocketWasDownArriveThroughSyncAfterTheReconnect() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe))
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.say("before", as: harness.ana, in: conversation)
+            try await harness.eventually("answered") { await bot.status.messagesOut == 1 }
+            try await harness.inject(.dropSocket)
+            try await harness.eventually("disconnected") { await bot.status.state == .reconnecting }
+            try await harness.say("while down 1", as: harness.ana, in: conversation)
+            try await harness.say("while down 2", as: harness.ana, in: conversation)
+            await harness.clock.advance(by: .milliseconds(1300))
+            try await harness.eventually("both are answered after the reconnect") {
+                try await harness.texts(in: conversation, from: harness.botty).count == 3
+            }
+            #expect(probe.texts == ["before", "while down 1", "while down 2"])
+            #expect(await bot.status.reconnects == 1)
+            await bot.stop()
+        }
+    }
+
     @Test func anUnacknowledgedSendIsResentAfterARestartWithItsClientMessageID() async throws {
         try await RuntimeHarness.run { harness in
             let first = BotProbe()

@@ -104,6 +104,36 @@ struct RealtimeBookkeepingTests {
         #expect(popped == offsets.sorted().map { Self.start.addingTimeInterval($0) })
     }
 
+    // MARK: Event buffer
+
+    @Test func theBacklogIsReportedOnceUntilTheConsumerCatchesUp() async {
+        let buffer = RealtimeEventBuffer(backlogLimit: 4, hardLimit: 100)
+        let event = RealtimeEvent.diagnostic(.binaryFrame(byteCount: 1))
+        #expect((0..<6).map { _ in buffer.push(event) } == [.accepted, .accepted, .accepted, .acceptedBehind, .acceptedBehind, .acceptedBehind])
+        var read: [RealtimeEvent] = []
+        for _ in 0..<6 { read.append(await buffer.next()!) }  // 4 events, the backlog note, 1 more: 1 still waits
+        #expect(read[4] == .diagnostic(.eventBacklog(unread: 4, closesAt: 100)))
+        #expect((0..<3).map { _ in buffer.push(event) } == [.accepted, .accepted, .acceptedBehind])
+        read = []
+        for _ in 0..<4 { read.append(await buffer.next()!) }
+        #expect(read == Array(repeating: event, count: 4), "the same backlog is not reported twice")
+        #expect((0..<4).map { _ in buffer.push(event) } == [.accepted, .accepted, .accepted, .acceptedBehind])
+        read = []
+        for _ in 0..<5 { read.append(await buffer.next()!) }
+        #expect(read.last == .diagnostic(.eventBacklog(unread: 4, closesAt: 100)), "a new backlog after catching up")
+    }
+
+    @Test func theHardLimitRefusesEventsAndNeverWaits() async {
+        let buffer = RealtimeEventBuffer(backlogLimit: 3, hardLimit: 3)
+        let event = RealtimeEvent.diagnostic(.binaryFrame(byteCount: 1))
+        #expect((0..<3).map { _ in buffer.push(event) } == [.accepted, .accepted, .acceptedBehind])
+        #expect(buffer.push(event) == .overflowed, "three events and the backlog note wait")
+        _ = await buffer.next()
+        #expect(buffer.push(event) == .overflowed, "once refused, nothing more is buffered")
+        buffer.finish()
+        #expect(await buffer.next() == event && buffer.push(event) == .overflowed)
+    }
+
     // MARK: Request ids
 
     @Test func requestIDsRoundTrip() {
@@ -132,8 +162,11 @@ struct RealtimeBookkeepingTests {
         #expect(RealtimeCloseReason(code: 3000, reason: "x") == .other(code: 3000, reason: "x"))
     }
 
-    @Test(arguments: [(" 30 ", 30), ("0", 0), ("2.5", 3), ("-1", nil), ("soon", nil), ("", nil), ("inf", nil), ("1e99", nil)] as [(String, Int?)])
-    func rateLimitSecondsAreReadFromTheReason(reason: String, seconds: Int?) {
+    @Test(arguments: [
+        (" 30 ", 30), ("0", 0), ("2.5", 3), ("1e3", 1000), ("\n12\n", 12), ("1e99", Int(Int32.max)), ("-1", nil),
+        ("soon", nil), ("", nil), ("inf", nil), ("nan", nil), ("0x10", nil), ("30s", nil),
+    ] as [(String, Int?)])
+    func rateLimitSecondsAreReadFromTheReasonByTheRetryAfterRules(reason: String, seconds: Int?) {
         #expect(RealtimeCloseReason(code: 4008, reason: reason) == .rateLimited(seconds: seconds))
     }
 

@@ -213,6 +213,35 @@ struct RealtimeConnectionTests {
         await server.shutdown()
     }
 
+    @Test func aMalformedReplyFailsItsRequestAtOnceAndIsReported() async throws {
+        let clock = ManualClock()  // never advanced: a timeout cannot be what ends the request
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            let frame = try await peer.receive()
+            // The message.ack for c-1 without its `seq`.
+            try await peer.send(raw: #"{"type":"message.ack","replyTo":"\#(frame.id ?? "")","data":{"clientMessageId":"cm","messageId":"m","conversationId":"k","createdAt":"2026-10-22T14:20:11.482Z"}}"#)
+            await peer.waitForClose()
+        }
+        let connection = try await server.connect(options: RealtimeConnectionOptions(clock: clock))
+        let error = await Self.error(of: { try await connection.sendMessage(RealtimeFixture.messageSend("cm")) })
+        guard case .invalidReply(let decodingError)? = error else {
+            Issue.record("expected invalidReply, got \(String(describing: error))")
+            await connection.close()
+            return
+        }
+        #expect(decodingError.replyTo == "c-1" && decodingError.frameType == "message.ack" && decodingError.field == "data.seq")
+        #expect(connection.pendingRequestCount == 0)
+        guard case .diagnostic(.malformedFrame(let reported, _))? = await connection.nextEvents(1).first else {
+            Issue.record("the malformed reply was not reported in events")
+            await connection.close()
+            return
+        }
+        #expect(reported == decodingError)
+        await connection.close()
+        try await server.scriptOutcome()
+        await server.shutdown()
+    }
+
     @Test func replyOfTheWrongTypeIsReportedAsUnexpected() async throws {
         let server = try await ScriptedChatterServer.start { peer in
             try await peer.sendReady()
@@ -285,6 +314,97 @@ struct RealtimeConnectionTests {
         #expect(connection.pendingRequestCount == 0)
         await connection.close()
         try await server.scriptOutcome()
+        await server.shutdown()
+    }
+
+    @Test func aRequestSettledBeforeItsFrameIsWrittenNeverReachesTheServer() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            let first = try await peer.receive()
+            try await peer.reply(to: first, with: .pong)
+            await peer.waitForClose()
+            return first
+        }
+        let connection = try await server.connect()
+        // A cancellation that lands between the caller's check and the write settles the request first.
+        let session = connection.session
+        let id = session.makeRequestID()
+        try session.register(id: id, type: "message.send", timeout: .seconds(10))
+        session.settle(id, with: .failure(.cancelled))
+        let frame = ClientFrame(.sendMessage(RealtimeFixture.messageSend("cm-cancelled")), id: RequestID.text(id))
+        await session.sendRequest(id: id, text: String(decoding: try frame.jsonData(), as: UTF8.self))
+        guard case .failure(.cancelled) = await session.reply(to: id) else {
+            Issue.record("the settled request did not keep its cancellation")
+            return
+        }
+        try await connection.ping()
+        await connection.close()
+        #expect(try await server.scriptOutcome().request == .ping, "the cancelled message.send was not written")
+        await server.shutdown()
+    }
+
+    @Test func aRequestOfACancelledTaskIsNotSent() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            let first = try await peer.receive()
+            try await peer.reply(to: first, with: .pong)
+            await peer.waitForClose()
+            return first
+        }
+        let connection = try await server.connect()
+        let send = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await Self.error(of: { try await connection.sendMessage(RealtimeFixture.messageSend("cm-gone")) })
+        }
+        guard case .cancelled? = await send.value else {
+            Issue.record("expected cancelled")
+            return
+        }
+        try await connection.ping()
+        await connection.close()
+        #expect(try await server.scriptOutcome().request == .ping)
+        await server.shutdown()
+    }
+
+    // MARK: Unread events
+
+    @Test func repliesArriveWhileEventsWaitUnreadBeyondTheLimit() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            for _ in 0..<20 { try await peer.send(RealtimeFixture.typing(true)) }
+            let ping = try await peer.receive()
+            try await peer.reply(to: ping, with: .pong)
+            await peer.waitForClose()
+        }
+        let connection = try await server.connect(options: RealtimeConnectionOptions(requestTimeout: .seconds(20), eventBufferLimit: 4))
+        // Nobody reads `events`; the pong arrives after the 20 typing events on the socket.
+        try await connection.ping()
+        let events = await connection.nextEvents(21)
+        let typing = RealtimeEvent.frame(ServerFrame(RealtimeFixture.typing(true)))
+        #expect(Array(events.prefix(4)) == Array(repeating: typing, count: 4))
+        #expect(events[4] == .diagnostic(.eventBacklog(unread: 4, closesAt: 64)), "the consumer is told it is behind")
+        #expect(Array(events.dropFirst(5)) == Array(repeating: typing, count: 16))
+        #expect(connection.isOpen)
+        await connection.close()
+        try await server.scriptOutcome()
+        await server.shutdown()
+    }
+
+    @Test func aConsumerThatNeverReadsCostsTheConnectionNotUnboundedMemory() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            for _ in 0..<30 { try? await peer.send(RealtimeFixture.typing(true)) }
+            return await peer.waitForClose().info
+        }
+        let options = RealtimeConnectionOptions(eventBufferLimit: 2, eventBufferHardLimit: 8)
+        let connection = try await server.connect(options: options)
+        #expect(await connection.closeReason == .eventBufferOverflow(limit: 8))
+        #expect(await Self.error(of: { try await connection.ping() })?.closeReason == .eventBufferOverflow(limit: 8))
+        var events: [RealtimeEvent] = []
+        for await event in connection.events { events.append(event) }
+        #expect(events.count == 8, "seven events and the backlog diagnostic were kept; the rest was refused")
+        #expect(events[2] == .diagnostic(.eventBacklog(unread: 2, closesAt: 8)))
+        #expect(try await server.scriptOutcome().code == .policyViolation)
         await server.shutdown()
     }
 

@@ -75,6 +75,142 @@ struct AdminRoutesTests {
         }
     }
 
+    @Test func aBadBodyIsReportedExactlyAsTheRESTAPIReportsIt() async throws {
+        try await SandboxFixture.run { fixture in
+            let (status, body) = try await request(fixture, "POST", "users", body: #"{"users":[{"username":"eve"}]}"#)
+            #expect(status == 400)
+            let error = try JSONDecoder().decode(ChatterErrorBody.self, from: body)
+            #expect(error.code == .validationFailed)
+            #expect(error.details?["field"] == "users.0.password", "the API's dotted form, as in REST errors")
+            let (emptyStatus, emptyBody) = try await request(fixture, "POST", "users")
+            #expect(emptyStatus == 400)
+            #expect(try JSONDecoder().decode(ChatterErrorBody.self, from: emptyBody).details?["field"] == "body")
+        }
+    }
+
+    @Test func aFaultWithAFieldItDoesNotTakeIsValidationFailed() async throws {
+        try await SandboxFixture.run { fixture in
+            let ana = try await fixture.connect(fixture.ana)
+            let (status, body) = try await request(
+                fixture, "POST", "devices/\(fixture.ana.session.deviceId)/faults", body: #"{"type":"dropSocket","copies":2}"#)
+            #expect(status == 400)
+            #expect(try JSONDecoder().decode(ChatterErrorBody.self, from: body).details?["field"] == "copies")
+            try await ana.send(.ping, id: "still-open")
+            #expect(try await ana.next() == ServerFrame(.pong, replyTo: "still-open"), "the fault was not performed")
+            await ana.close()
+        }
+    }
+
+    /// `POST /sandbox/devices/{deviceId}/faults` with `json`; returns the status.
+    private func inject(_ fixture: SandboxFixture, _ json: String, into deviceId: Device.ID) async throws -> Int {
+        try await request(fixture, "POST", "devices/\(deviceId)/faults", body: json).status
+    }
+
+    @Test(arguments: [
+        #"{"type":"dropSocket"}"#, #"{"type":"dropBeforeNextAck"}"#, #"{"type":"duplicateMessageNew","copies":1}"#,
+        #"{"type":"reorderMessageNew"}"#, #"{"type":"delayAcks","milliseconds":10}"#, #"{"type":"close","code":4000}"#,
+        #"{"type":"expireToken"}"#, #"{"type":"revokeDevice"}"#,
+    ])
+    func everyFaultOnAnUnknownDeviceIsNotFound(_ json: String) async throws {
+        try await SandboxFixture.run { fixture in
+            let (status, body) = try await request(fixture, "POST", "devices/01JBNOSUCHDEVICE0000000000/faults", body: json)
+            #expect(status == 404)
+            #expect(try JSONDecoder().decode(ChatterErrorBody.self, from: body).code == .notFound)
+        }
+    }
+
+    @Test func dropSocketOverHTTPEndsTheConnectionWithoutACloseFrame() async throws {
+        try await SandboxFixture.run { fixture in
+            let ana = try await fixture.connect(fixture.ana)
+            #expect(try await inject(fixture, #"{"type":"dropSocket"}"#, into: fixture.ana.session.deviceId) == 204)
+            let info = try await ana.closeInfo()
+            #expect(info.code == .abnormalClosure && info.initiator == .transport)
+        }
+    }
+
+    @Test func dropBeforeNextAckOverHTTPStoresTheMessageAndLosesItsAck() async throws {
+        try await SandboxFixture.run { fixture in
+            let chat = try await fixture.direct(fixture.ana, fixture.ben).id
+            let ana = try await fixture.connect(fixture.ana)
+            #expect(try await inject(fixture, #"{"type":"dropBeforeNextAck"}"#, into: fixture.ana.session.deviceId) == 204)
+            let key = ClientMessageID.random()
+            try await ana.send(SandboxFixture.text("lost ack", in: chat, key: key), id: "c-1")
+            #expect(try await ana.closeInfo().code == .abnormalClosure)
+            let again = try await fixture.connect(fixture.ana)
+            let ack = try await fixture.send("lost ack", in: chat, over: again, key: key)
+            #expect(ack.seq == 1)
+            #expect(try await fixture.rest(fixture.ana).messages(in: chat, afterSeq: 0).messages.count == 1)
+            await again.close()
+        }
+    }
+
+    @Test func duplicateOverHTTPRepeatsMessageNewUntilTheFaultsAreDeleted() async throws {
+        try await SandboxFixture.run { fixture in
+            let chat = try await fixture.direct(fixture.ana, fixture.ben).id
+            let ben = try await fixture.connect(fixture.ben)
+            let ana = try await fixture.connect(fixture.ana)
+            let benDevice = fixture.ben.session.deviceId
+            #expect(try await inject(fixture, #"{"type":"duplicateMessageNew","copies":1}"#, into: benDevice) == 204)
+            let first = try await fixture.send("twice", in: chat, over: ana)
+            let copies = try await ben.framesBeforePong().compactMap(\.event.message?.id)
+            #expect(copies == [first.messageId, first.messageId])
+
+            #expect(try await request(fixture, "DELETE", "devices/\(benDevice)/faults").status == 204)
+            let second = try await fixture.send("once", in: chat, over: ana)
+            #expect(try await ben.framesBeforePong().compactMap(\.event.message?.id) == [second.messageId])
+            await ana.close()
+            await ben.close()
+        }
+    }
+
+    @Test func reorderOverHTTPSwapsConsecutiveMessageNewEvents() async throws {
+        try await SandboxFixture.run { fixture in
+            let chat = try await fixture.direct(fixture.ana, fixture.ben).id
+            let ben = try await fixture.connect(fixture.ben)
+            let ana = try await fixture.connect(fixture.ana)
+            #expect(try await inject(fixture, #"{"type":"reorderMessageNew"}"#, into: fixture.ben.session.deviceId) == 204)
+            try await fixture.send("first", in: chat, over: ana)
+            try await fixture.send("second", in: chat, over: ana)
+            #expect(try await ben.framesBeforePong().compactMap(\.event.message?.seq) == [2, 1])
+            await ana.close()
+            await ben.close()
+        }
+    }
+
+    @Test func delayAcksOverHTTPHoldsTheAckForTheGivenMillisecondsOfSandboxTime() async throws {
+        try await SandboxFixture.run { fixture in
+            let chat = try await fixture.direct(fixture.ana, fixture.ben).id
+            let ana = try await fixture.connect(fixture.ana)
+            #expect(try await inject(fixture, #"{"type":"delayAcks","milliseconds":1500}"#, into: fixture.ana.session.deviceId) == 204)
+            try await ana.send(SandboxFixture.text("slow", in: chat), id: "c-1")
+            #expect(try await ana.framesBeforePong().isEmpty, "no ack before the delay")
+            await fixture.clock.advance(by: .milliseconds(1500))
+            #expect(try await ana.next { if case .messageAck = $0 { true } else { false } }.frame.replyTo == "c-1")
+            await ana.close()
+        }
+    }
+
+    @Test func expireTokenAndRevokeDeviceOverHTTPCloseWith4001And4003() async throws {
+        try await SandboxFixture.run { fixture in
+            let ana = try await fixture.connect(fixture.ana)
+            #expect(try await inject(fixture, #"{"type":"expireToken"}"#, into: fixture.ana.session.deviceId) == 204)
+            #expect(try await ana.closeInfo().code == .chatterTokenInvalid)
+            let ben = try await fixture.connect(fixture.ben)
+            #expect(try await inject(fixture, #"{"type":"revokeDevice"}"#, into: fixture.ben.session.deviceId) == 204)
+            #expect(try await ben.closeInfo().code == .chatterSessionRevoked)
+        }
+    }
+
+    @Test func connectionsListTheDevicesWithAnOpenSocket() async throws {
+        try await SandboxFixture.run { fixture in
+            let ana = try await fixture.connect(fixture.ana)
+            let (status, body) = try await request(fixture, "GET", "connections")
+            #expect(status == 200)
+            #expect(try JSONDecoder().decode(ConnectedDeviceList.self, from: body).deviceIds == [fixture.ana.session.deviceId])
+            await ana.close()
+        }
+    }
+
     @Test func aMalformedFaultIsValidationFailed() async throws {
         try await SandboxFixture.run { fixture in
             let (status, body) = try await request(

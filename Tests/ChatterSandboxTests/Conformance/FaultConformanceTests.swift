@@ -146,11 +146,18 @@ struct FaultConformanceTests {
         }
     }
 
-    @Test func revokingAnUnknownDeviceIsNotFound() async throws {
+    static let everyFault: [SandboxFault] = [
+        .dropSocket, .dropBeforeNextAck, .duplicateMessageNew(copies: 1), .reorderMessageNew, .delayAcks(.seconds(1)),
+        .close(code: 4000, reason: "test"), .expireToken, .revokeDevice,
+    ]
+
+    @Test(arguments: everyFault)
+    func aFaultOnAnUnknownDeviceIsNotFound(_ fault: SandboxFault) async throws {
         try await SandboxFixture.run { fixture in
-            await #expect(throws: ChatterErrorBody.self) {
-                try await fixture.sandbox.admin.inject(.revokeDevice, into: "01JBNOSUCHDEVICE0000000000")
+            let error = await expectAPIError(.notFound, field: "deviceId") {
+                try await fixture.sandbox.admin.inject(fault, into: "01JBNOSUCHDEVICE0000000000")
             }
+            #expect(error?.message.isEmpty == false)
         }
     }
 }

@@ -2,6 +2,7 @@ import ChatterBots
 import ChatterSandbox
 import Foundation
 import Testing
+import WebSocket
 
 /// The sandbox as seen by an independent WebSocket implementation (Python `websockets`), so that our client and
 /// server cannot agree on a mistake.
@@ -31,6 +32,20 @@ struct IndependentClientTests {
             let url = fixture.sandbox.webSocketURL(accessToken: fixture.ana.session.accessToken).absoluteString
             let lines = try await PythonPeer.run("realtime_peer.py", arguments: ["oversize", url])
             #expect(lines.last?["closed"] as? Int == 1009)
+        }
+    }
+}
+
+extension IndependentClientTests {
+    @Test func aTextFrameThatIsNotUTF8ClosesWith1007AndStoresNothing() async throws {
+        try await SandboxFixture.run { fixture in
+            let chat = try await fixture.direct(fixture.ana, fixture.ben).id
+            let url = fixture.sandbox.webSocketURL(accessToken: fixture.ana.session.accessToken).absoluteString
+            let lines = try await PythonPeer.run("realtime_peer.py", arguments: ["invalid-utf8", url, chat.rawValue])
+            let types = lines.compactMap { ($0["received"] as? [String: Any])?["type"] as? String }
+            #expect(types == ["session.ready", "presence.snapshot"], "no reply to a frame that is not text")
+            #expect(lines.last?["closed"] as? Int == Int(WebSocketCloseCode.invalidFramePayloadData.rawValue))
+            #expect(try await fixture.rest(fixture.ana).messages(in: chat, afterSeq: 0).messages.isEmpty)
         }
     }
 }

@@ -42,6 +42,42 @@ struct MessagingConformanceTests {
         }
     }
 
+    @Test func messageNewReachesEveryDeviceInSeqOrderWhateverTheConcurrencyOfSenders() async throws {
+        try await SandboxFixture.run { fixture in
+            let group = try await fixture.rest(fixture.ana).createGroup(
+                title: "Busy", memberIds: [fixture.ben.user.id, fixture.cleo.user.id]).id
+            let laptop = try await fixture.connect(try await fixture.signInNewDevice(fixture.ana, name: "laptop"))
+            let ana = try await fixture.connect(fixture.ana)
+            let ben = try await fixture.connect(fixture.ben)
+            let cleo = fixture.rest(fixture.cleo)
+            let perSender = 40
+
+            try await withThrowingTaskGroup(of: Void.self) { senders in
+                for (name, client) in [("ana", ana), ("ben", ben)] {
+                    senders.addTask {
+                        for index in 0..<perSender {
+                            try await client.send(SandboxFixture.text("\(name) \(index)", in: group), id: "\(name)-\(index)")
+                        }
+                    }
+                }
+                senders.addTask {
+                    for index in 0..<perSender {
+                        _ = try await cleo.postMessage(.text("cleo \(index)"), clientMessageId: .random(), in: group)
+                    }
+                }
+                try await senders.waitForAll()
+            }
+
+            var seqs: [Int] = []
+            while seqs.count < 3 * perSender {
+                let (frame, _) = try await laptop.next { $0.isMessageNew }
+                seqs.append(frame.event.message?.seq ?? 0)
+            }
+            #expect(seqs == Array(1...(3 * perSender)), "message.new out of seq order")
+            for client in [laptop, ana, ben] { await client.close() }
+        }
+    }
+
     @Test func sendingToAConversationOfOthersIsNotFoundWithReplyTo() async throws {
         try await SandboxFixture.run { fixture in
             let theirs = try await fixture.direct(fixture.ben, fixture.nora).id

@@ -88,19 +88,53 @@ struct PresenceConformanceTests {
         }
     }
 
-    @Test func privacyNobodyHidesTheUserFromSnapshotsAndPresence() async throws {
+    @Test func aNobodyUserComingOnlineAfterTheGracePeriodIsNotAnnounced() async throws {
         try await SandboxFixture.run { fixture in
+            let earlier = try await fixture.connect(fixture.nora)
+            await earlier.close()
+            try await fixture.waitUntilDisconnected(fixture.nora.session.deviceId)
+            await fixture.clock.advance(by: .seconds(10))
+            try await fixture.waitUntilOffline(fixture.nora.user.id)
+
+            let ben = try await fixture.connect(fixture.ben)
+            // nora (ben's friend, privacy nobody) really comes online again: her grace period is over, nothing
+            // absorbs it, so only her privacy keeps ben from hearing of it.
             let nora = try await fixture.connect(fixture.nora)
-            let (ben, _, snapshot) = try await RealtimeTestClient.signIn(fixture.ben, to: fixture.sandbox)
-            #expect(!snapshot.contains { $0.userId == fixture.nora.user.id })
-            await nora.close()
-            let noraAgain = try await fixture.connect(fixture.nora)
             // ana (ben's friend, privacy everyone) coming online is the next presence ben may see.
             let ana = try await fixture.connect(fixture.ana)
             let (next, skipped) = try await ben.next { $0.isPresence }
             #expect(next.event == .presence(Presence(userId: fixture.ana.user.id, isOnline: true)))
             #expect(!skipped.contains { $0.event.isPresence })
-            for client in [ben, noraAgain, ana] { await client.close() }
+            for client in [ben, nora, ana] { await client.close() }
+        }
+    }
+
+    @Test func aNobodyUserWhoIsOnlineIsLeftOutOfTheSnapshot() async throws {
+        try await SandboxFixture.run { fixture in
+            let nora = try await fixture.connect(fixture.nora)
+            let (ben, _, snapshot) = try await RealtimeTestClient.signIn(fixture.ben, to: fixture.sandbox)
+            #expect(snapshot == [Presence(userId: fixture.ana.user.id, isOnline: false, lastSeenAt: nil)])
+            await ben.close()
+            await nora.close()
+        }
+    }
+
+    @Test func turningPrivacyToNobodyWhileOnlineTakesTheUserOfflineForFriendsAndBackWhenAllowedAgain() async throws {
+        try await SandboxFixture.run { fixture in
+            let ben = try await fixture.connect(fixture.ben)
+            let ana = try await fixture.connect(fixture.ana)
+            #expect(try await ben.next { $0.isPresence }.frame.event == .presence(Presence(userId: fixture.ana.user.id, isOnline: true)))
+
+            _ = try await fixture.rest(fixture.ana).updateMe(privacy: PrivacySettings(lastSeen: .nobody))
+            let hidden = try await ben.next { $0.isPresence }.frame.event
+            #expect(hidden == .presence(Presence(userId: fixture.ana.user.id, isOnline: false, lastSeenAt: nil)), "no last seen for nobody")
+
+            _ = try await fixture.rest(fixture.ana).updateMe(privacy: PrivacySettings(lastSeen: .friends))
+            #expect(try await ben.next { $0.isPresence }.frame.event == .presence(Presence(userId: fixture.ana.user.id, isOnline: true)))
+            _ = try await fixture.rest(fixture.ana).updateMe(privacy: PrivacySettings(lastSeen: .everyone))
+            #expect(try await !ben.framesBeforePong().contains { $0.event.isPresence }, "friends to everyone changes nothing friends see")
+            await ana.close()
+            await ben.close()
         }
     }
 

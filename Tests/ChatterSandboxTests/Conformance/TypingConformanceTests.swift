@@ -78,6 +78,9 @@ struct TypingConformanceTests {
                 return
             }
             #expect(error.code == .notFound)
+            try await ana.send(SandboxFixture.text("hi", in: theirs), id: "s-1")
+            let sent = try await ana.next()
+            #expect(sent.event == reply.event, "the same NOT_FOUND as every operation on a conversation of others")
             await ana.close()
         }
     }

@@ -1,6 +1,6 @@
 """An independent realtime client (Python `websockets`) for the sandbox conformance tests.
 
-Usage: realtime_peer.py <scenario> <ws-url> [conversation-id]
+Usage: realtime_peer.py <scenario: session | oversize | invalid-utf8> <ws-url> [conversation-id]
 
 Prints one JSON object per line: {"received": <frame>} for each frame read, and finally
 {"closed": <code>, "reason": <reason>} or {"done": true}. Exits non-zero on an unexpected failure.
@@ -63,12 +63,40 @@ async def oversize(url):
             report({"closed": code, "reason": reason})
 
 
+async def invalid_utf8(url, conversation_id):
+    async with connect(url, max_size=None) as ws:
+        await receive(ws)
+        await receive(ws)
+        frame = json.dumps({
+            "id": "u-1",
+            "type": "message.send",
+            "data": {
+                "conversationId": conversation_id,
+                "clientMessageId": "invalid-utf8",
+                "type": "text",
+                "body": "@@",
+                "mediaId": None,
+                "replyToId": None,
+            },
+        }).encode().replace(b"@@", b"\xff\xfe")
+        # text=True sends the bytes as a text frame as they are, without checking them.
+        await ws.send(frame, text=True)
+        try:
+            while True:
+                report({"received": json.loads(await asyncio.wait_for(ws.recv(), timeout=5))})
+        except ConnectionClosed as closed:
+            code = closed.rcvd.code if closed.rcvd is not None else None
+            report({"closed": code})
+
+
 def main():
     scenario, url = sys.argv[1], sys.argv[2]
     if scenario == "session":
         asyncio.run(session(url, sys.argv[3]))
     elif scenario == "oversize":
         asyncio.run(oversize(url))
+    elif scenario == "invalid-utf8":
+        asyncio.run(invalid_utf8(url, sys.argv[3]))
     else:
         raise SystemExit(f"unknown scenario {scenario}")
 

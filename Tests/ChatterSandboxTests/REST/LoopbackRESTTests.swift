@@ -66,8 +66,9 @@ struct LoopbackRESTTests {
 
             let upload = try await ana.uploadMedia(Data([0xff, 0xd8, 0xff]), contentType: "image/jpeg")
             #expect(upload.url.hasPrefix(server.apiURL.absoluteString))
-            let (file, _) = try await URLSession.shared.data(from: try #require(URL(string: upload.url)))
-            #expect(file == Data([0xff, 0xd8, 0xff]))
+            let (_, anonymous) = try await URLSession.shared.data(from: try #require(URL(string: upload.url)))
+            #expect((anonymous as? HTTPURLResponse)?.statusCode == 401, "the URL needs the bearer token")
+            #expect(try await ana.downloadMedia(upload.mediaId) == MediaFile(data: Data([0xff, 0xd8, 0xff]), contentType: "image/jpeg"))
             let photo = try await ana.postMessage(.media(.photo, upload.mediaId), clientMessageId: .random(), in: direct.id)
             #expect(photo.seq == 2)
 
@@ -136,7 +137,7 @@ struct LoopbackRESTTests {
             let lines = output.split(separator: "\n")
             #expect(lines.last == "201")
             let upload = try JSONDecoder().decode(MediaUpload.self, from: Data(try #require(lines.first).utf8))
-            #expect(try await server.harness.service.mediaFile(upload.mediaId)?.bytes.count == 3 << 20)
+            #expect(try await server.harness.service.mediaFile(ana.caller, upload.mediaId).bytes.count == 3 << 20)
         }
     }
 

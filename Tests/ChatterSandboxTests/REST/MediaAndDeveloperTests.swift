@@ -6,7 +6,7 @@ import WebSocket
 
 @Suite("Media uploads and developer endpoints")
 struct MediaAndDeveloperTests {
-    @Test func anUploadAnswers201WithAnIdAndAURLThatServesTheFile() async throws {
+    @Test func anUploadAnswers201WithAnIdAndAURLThatServesTheFileToItsUploader() async throws {
         let harness = try await ServiceHarness.make()
         let ana = try await harness.signUp("ana")
         let bytes: [UInt8] = [0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]
@@ -16,11 +16,33 @@ struct MediaAndDeveloperTests {
         #expect(response.status == .created)
         let upload = try decode(MediaUpload.self, response)
         #expect(upload.url == "http://127.0.0.1:8080/v1/media/\(upload.mediaId)")
-        let file = await harness.call(.get, "/media/\(upload.mediaId)", clientKey: nil)
+        let file = await harness.call(.get, "/media/\(upload.mediaId)", as: ana)
         #expect(file.status == .ok)
         #expect(file.body == bytes)
         #expect(file.headers.first(name: "Content-Type") == "image/png")
-        expectErrorResponse(await harness.call(.get, "/media/01NOSUCHMEDIA"), .notFound)
+        expectErrorResponse(await harness.call(.get, "/media/01NOSUCHMEDIA", as: ana), .notFound)
+    }
+
+    @Test func aFileNeedsCredentialsAndIsServedOnlyToMembersOfAConversationCarryingIt() async throws {
+        let harness = try await ServiceHarness.make()
+        let accounts = try await harness.friends("ana", "ben", "eve")
+        let (ana, ben, eve) = (accounts[0], accounts[1], accounts[2])
+        let direct = try await harness.direct(ana, ben)
+        let photo = try await harness.service.uploadMedia(ana.caller, bytes: [0xff, 0xd8], contentType: "image/jpeg")
+        let path = "/media/\(photo)"
+
+        expectErrorResponse(await harness.call(.get, path, clientKey: nil), .invalidClientKey)
+        expectErrorResponse(await harness.call(.get, path), .unauthorized)
+        expectErrorResponse(await harness.call(.get, path, as: ben), .notFound, "not sent yet: only its uploader sees it")
+
+        let message = try await harness.service.postMessage(
+            ana.caller, direct.id, MessagePostBody(clientMessageId: "p", content: .media(.photo, photo))).value.value
+        #expect(await harness.call(.get, path, as: ben).body == [0xff, 0xd8])
+        expectErrorResponse(await harness.call(.get, path, as: eve), .notFound, "a friend outside the conversation")
+
+        _ = try await harness.service.deleteMessage(ana.caller, direct.id, message.id)
+        expectErrorResponse(await harness.call(.get, path, as: ben), .notFound, "deleted for everyone: the message carries it no more")
+        #expect(await harness.call(.get, path, as: ana).status == .ok)
     }
 
     @Test(arguments: ["image/jpeg", "image/heic", "audio/mp4", "audio/ogg; codecs=opus", "video/mp4", "application/pdf"])
@@ -79,6 +101,26 @@ struct MediaAndDeveloperTests {
         var bundle = testAPNsKey
         bundle.bundleId = "chatter"
         expectErrorResponse(await developer(harness, .put, "/developer/apns", json: bundle), .validationFailed, field: "bundleId")
+        #expect(try await !harness.service.apnsConfiguration().configured)
+    }
+
+    @Test func anEncryptedKeyIsRefusedAtOnceWithoutAskingForAPassword() async throws {
+        let harness = try await ServiceHarness.make()
+        var encrypted = testAPNsKey
+        encrypted.privateKey = """
+            -----BEGIN ENCRYPTED PRIVATE KEY-----
+            MIHsMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAiGQOFzN6lUuQICCAAw
+            DAYIKoZIhvcNAgkFADAdBglghkgBZQMEASoEEEUauqJVelrL0RHZG5GeuVYEgZCV
+            vdLyfPoqffeeRxNNZZZpyJJ65xgV8IqlwFGWmZ3gg68T2QGqkTL1BERjcshQ4qdN
+            yQmvh0UXAy14BGjajppL8aPEaLfEDzAcafHorAPE7rMvtIwAr33HObgbKORyiBhe
+            2Gf5rOe1e1YDf5hGPfwE38OftLw8IGS05g6T9qcus7SOo3U04XwZQ0XRUBxV2U0=
+            -----END ENCRYPTED PRIVATE KEY-----
+            """
+
+        let error = expectErrorResponse(
+            await developer(harness, .put, "/developer/apns", json: encrypted), .validationFailed, field: "privateKey")
+
+        #expect(error?.message.contains("encrypted") == true, "\(error?.message ?? "")")
         #expect(try await !harness.service.apnsConfiguration().configured)
     }
 

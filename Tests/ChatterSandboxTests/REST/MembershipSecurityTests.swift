@@ -93,6 +93,36 @@ struct MembershipSecurityTests {
         expectErrorResponse(reaction, .notFound)
     }
 
+    @Test func aFormerMemberCannotReadTheConversationThroughAnOldClientMessageId() async throws {
+        let scene = try await scene()
+        let key: ClientMessageID = "k-1"
+        _ = try await scene.harness.send(scene.ben, "hello", in: scene.group.id, key: key.rawValue)
+        _ = try await scene.harness.service.removeMember(scene.ana.caller, scene.group.id, scene.ben.id)
+        let hello = try #require(try await scene.harness.service.messages(scene.ana.caller, scene.group.id, .latest, limit: 1).messages.first)
+        _ = try await scene.harness.service.addReaction(scene.ana.caller, scene.group.id, hello.id, emoji: "🤫")
+        _ = await scene.harness.sink.take()
+
+        let response = await scene.harness.call(
+            .post, "/conversations/\(scene.group.id)/messages", as: scene.ben, json: MessagePostBody(clientMessageId: key, content: .text("hello")))
+
+        expectErrorResponse(response, .notFound)
+        #expect(!String(decoding: response.body, as: UTF8.self).contains("🤫"), "the reaction added after the removal leaked")
+        #expect(await scene.harness.sink.take().isEmpty)
+    }
+
+    @Test func aClientMessageIdUsedElsewhereDoesNotOpenAConversationOfOthers() async throws {
+        let scene = try await scene()
+        let own = try await scene.harness.direct(scene.eve, scene.ana)
+        _ = try await scene.harness.send(scene.eve, "mine", in: own.id, key: "k-1")
+
+        await expectAPIError(.notFound) {
+            try await scene.harness.service.sendMessage(
+                scene.eve.caller, MessageSend(conversationId: scene.group.id, clientMessageId: "k-1", content: .text("x")))
+        }
+        let messages = try await scene.harness.service.messages(scene.ana.caller, scene.group.id, .latest, limit: nil).messages
+        #expect(messages == [scene.message])
+    }
+
     @Test func aFormerMemberLosesAccess() async throws {
         let scene = try await scene()
         _ = try await scene.harness.service.removeMember(scene.ben.caller, scene.group.id, scene.ben.id)

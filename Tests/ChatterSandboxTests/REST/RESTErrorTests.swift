@@ -93,6 +93,53 @@ struct RESTErrorTests {
         expectErrorResponse(mistyped, .validationFailed, field: "username")
     }
 
+    @Test func anUnknownFieldIsValidationFailedNamingItAndChangesNothing() async throws {
+        let harness = try await ServiceHarness.make()
+        let accounts = try await harness.friends("ana", "ben")
+        let ana = accounts[0]
+        let before = try await harness.service.me(ana.caller)
+
+        let misspelled = await harness.call(.patch, "/me", as: ana, body: Array(#"{"displayname":"Ana B"}"#.utf8))
+        expectErrorResponse(misspelled, .validationFailed, field: "displayname")
+        let nested = await harness.call(.patch, "/me", as: ana, body: Array(#"{"privacy":{"lastSeen":"nobody","lastseen":"x"}}"#.utf8))
+        expectErrorResponse(nested, .validationFailed, field: "privacy.lastseen")
+        #expect(try await harness.service.me(ana.caller) == before)
+
+        let direct = try await harness.direct(ana, accounts[1])
+        let post = await harness.call(
+            .post, "/conversations/\(direct.id)/messages", as: ana,
+            body: Array(#"{"clientMessageId":"k","type":"text","body":"hi","mediaId":null,"replyToId":null,"mediaID":null}"#.utf8))
+        expectErrorResponse(post, .validationFailed, field: "mediaID")
+        #expect(try await harness.service.conversation(ana.caller, direct.id).lastSeq == 0)
+        #expect(await harness.sink.take().allSatisfy { !$0.event.isMessageNew })
+    }
+
+    @Test func everyKnownFieldMayBeGivenIncludingNulls() async throws {
+        let harness = try await ServiceHarness.make()
+        let accounts = try await harness.friends("ana", "ben")
+        let direct = try await harness.direct(accounts[0], accounts[1])
+        let post = await harness.call(
+            .post, "/conversations/\(direct.id)/messages", as: accounts[0],
+            body: Array(#"{"clientMessageId":"k","type":"text","body":"hi","mediaId":null,"replyToId":null}"#.utf8))
+        #expect(post.status == .created)
+        let patch = await harness.call(
+            .patch, "/me", as: accounts[0], body: Array(#"{"displayName":"Ana B","privacy":{"lastSeen":"friends"}}"#.utf8))
+        #expect(patch.status == .ok)
+    }
+
+    @Test func aBodyThatIsNotUTF8IsValidationFailedOnTheBodyAndChangesNothing() async throws {
+        let harness = try await ServiceHarness.make()
+        let ana = try await harness.signUp("ana")
+        let before = try await harness.service.me(ana.caller)
+        let body = Array(#"{"displayName":"A"#.utf8) + [0xff, 0xfe] + Array(#""}"#.utf8)
+
+        let response = await harness.call(.patch, "/me", as: ana, body: body)
+
+        let error = expectErrorResponse(response, .validationFailed, field: "body")
+        #expect(error?.message.contains("UTF-8") == true)
+        #expect(try await harness.service.me(ana.caller) == before)
+    }
+
     @Test func aFieldBreakingARuleIsValidationFailedNamingIt() async throws {
         let harness = try await ServiceHarness.make()
         func register(_ username: String, _ password: String, _ displayName: String) async -> HTTPResponse {
@@ -148,13 +195,25 @@ struct RESTErrorTests {
         #expect(await harness.call(.get, "/me", as: ana).status == .ok)
     }
 
-    @Test func requestsWithoutADeviceAreLimitedPerClientKey() async throws {
+    @Test func registrationsAreLimitedPerClientKey() async throws {
         let harness = try await ServiceHarness.make(.testing {
             $0.clientRateLimit = SandboxRateLimit(requests: 1, window: .seconds(30))
         })
-        let refresh = RefreshBody(refreshToken: "unknown")
-        expectErrorResponse(await harness.call(.post, "/auth/refresh", json: refresh), .invalidRefreshToken)
-        let limited = await harness.call(.post, "/auth/refresh", json: refresh)
+        let register = { (username: String) in RegisterBody(username: username, password: ServiceHarness.password, displayName: "A") }
+        #expect(await harness.call(.post, "/auth/register", json: register("ana")).status == .created)
+        let limited = await harness.call(.post, "/auth/register", json: register("ben"))
+        expectErrorResponse(limited, .rateLimited)
+        #expect(limited.headers.first(name: "Retry-After") == "30")
+    }
+
+    @Test func aLimitedSignInCarriesRetryAfter() async throws {
+        let harness = try await ServiceHarness.make(.testing {
+            $0.signInRateLimit = SandboxRateLimit(requests: 1, window: .seconds(30))
+        })
+        _ = try await harness.signUp("ana")
+        let login = LoginBody(username: "ana", password: "not it at all", device: DeviceDescription(name: "bot", platform: "linux"))
+        expectErrorResponse(await harness.call(.post, "/auth/login", json: login), .invalidCredentials)
+        let limited = await harness.call(.post, "/auth/login", json: login)
         expectErrorResponse(limited, .rateLimited)
         #expect(limited.headers.first(name: "Retry-After") == "30")
     }

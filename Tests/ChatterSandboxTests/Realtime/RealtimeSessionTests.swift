@@ -55,6 +55,34 @@ struct RealtimeSessionTests {
         #expect(session.received(.text(#"{"type":"ping"}"#), at: start) == [.send(ServerFrame(.pong))])
     }
 
+    @Test func anUnknownTypeIsIgnoredButCountsAsTraffic() {
+        var session = openSession()
+        #expect(session.received(.text(#"{"id":"c-4","type":"presence.teleport","data":{}}"#), at: start.addingTimeInterval(30)).isEmpty)
+        #expect(session.isOpen)
+        #expect(session.idleDeadline == start.addingTimeInterval(90))
+    }
+
+    @Test func everyFrameButPingSpendsTheDevicesBudget() {
+        var session = openSession()
+        var charged = 0
+        let charge: () throws(SandboxAuthError) -> Void = { charged += 1 }
+        _ = session.received(.text(#"{"id":"p","type":"ping","data":{}}"#), at: start, charge: charge)
+        #expect(charged == 0, "heartbeats are never limited")
+        _ = session.received(.text(#"{"type":"typing.start","data":{"conversationId":"01JECONV"}}"#), at: start, charge: charge)
+        _ = session.received(.text("not json"), at: start, charge: charge)
+        _ = session.received(.text(#"{"type":"presence.teleport","data":{}}"#), at: start, charge: charge)
+        #expect(charged == 3)
+    }
+
+    @Test func aFrameOverTheBudgetClosesWith4008AndTheSecondsToWait() {
+        var session = openSession()
+        let actions = session.received(
+            .text(#"{"id":"c-5","type":"typing.start","data":{"conversationId":"01JECONV"}}"#), at: start,
+            charge: { () throws(SandboxAuthError) in throw .rateLimited(seconds: 7) })
+        #expect(actions == [.close(WebSocketCloseCode(4008), reason: "7")])
+        #expect(!session.isOpen)
+    }
+
     @Test func aFrameOver64KiBClosesWith1009AndNothingIsServedAfter() {
         var session = openSession()
         let actions = session.received(.text(String(repeating: " ", count: 64 * 1024 + 1)), at: start)
@@ -110,5 +138,12 @@ struct RealtimeSessionTests {
         #expect(session.idleTimerFired(at: start.addingTimeInterval(3600)).isEmpty)
         #expect(session.received(.text(#"{"type":"ping"}"#), at: start).isEmpty)
         #expect(session.close(code: .normalClosure, reason: "").isEmpty)
+    }
+}
+
+extension RealtimeSession {
+    /// A frame received by a device with budget to spare.
+    mutating func received(_ message: WebSocketMessage, at now: Date) -> [Action] {
+        received(message, at: now, charge: {})
     }
 }

@@ -231,6 +231,67 @@ struct AuthTests {
         _ = try await harness.service.authenticate(clientKey: "ck_sandbox", accessToken: ana.accessToken)
     }
 
+    private func signIn(_ harness: ServiceHarness, _ username: String, _ password: String, device: Device.ID? = nil) async throws -> AuthSession {
+        try await harness.service.login(
+            LoginBody(username: username, password: password, deviceId: device, device: DeviceDescription(name: "phone", platform: "test")))
+    }
+
+    @Test func passwordGuessesAreLimitedPerUsernameAndDoNotLockOtherUsersOut() async throws {
+        let harness = try await ServiceHarness.make(.testing {
+            $0.signInRateLimit = SandboxRateLimit(requests: 3, window: .seconds(60))
+        })
+        _ = try await harness.signUp("ana")
+        _ = try await harness.signUp("ben")
+        for _ in 0..<3 {
+            await expectAPIError(.invalidCredentials) { try await signIn(harness, "ana", "guess guess") }
+        }
+
+        let limited = await expectAPIError(.rateLimited) { try await signIn(harness, "ANA", ServiceHarness.password) }
+        #expect(limited?.details?["retryAfter"]?.doubleValue == 20, "even the right password waits: the limit is the guessing")
+        _ = try await signIn(harness, "ben", ServiceHarness.password)
+        await harness.clock.advance(by: .seconds(20))
+        _ = try await signIn(harness, "ana", ServiceHarness.password)
+    }
+
+    @Test func signInsNamingOneDeviceAreLimitedWhateverTheUsername() async throws {
+        let harness = try await ServiceHarness.make(.testing {
+            $0.signInRateLimit = SandboxRateLimit(requests: 2, window: .seconds(60))
+        })
+        let ana = try await harness.signUp("ana")
+        for name in ["nobody1", "nobody2"] {
+            await expectAPIError(.invalidCredentials) { try await signIn(harness, name, "guess guess", device: ana.session.deviceId) }
+        }
+        await expectAPIError(.rateLimited) { try await signIn(harness, "ana", ServiceHarness.password, device: ana.session.deviceId) }
+        let elsewhere = try await signIn(harness, "ana", ServiceHarness.password)
+        #expect(elsewhere.deviceId != ana.session.deviceId, "without the busy device id, sign-in goes on")
+    }
+
+    @Test func oneNoisyClientDoesNotLockEveryoneOutOfSignIn() async throws {
+        let harness = try await ServiceHarness.make(.testing {
+            $0.clientRateLimit = SandboxRateLimit(requests: 2, window: .seconds(60))
+        })
+        _ = try await harness.signUp("ana")
+        _ = try await harness.signUp("ben")
+        let login = { (username: String) in
+            LoginBody(username: username, password: ServiceHarness.password, device: DeviceDescription(name: "phone", platform: "test"))
+        }
+        for _ in 0..<5 { #expect(await harness.call(.post, "/auth/login", json: login("ana")).status == .ok) }
+        #expect(await harness.call(.post, "/auth/login", json: login("ben")).status == .ok)
+    }
+
+    @Test func refreshIsChargedToItsDevice() async throws {
+        let harness = try await ServiceHarness.make(.testing {
+            $0.deviceRateLimit = SandboxRateLimit(requests: 1, window: .seconds(60))
+        })
+        let ana = try await harness.signUp("ana")
+        let ben = try await harness.signUp("ben")
+        let next = try await harness.service.refresh(RefreshBody(refreshToken: ana.session.refreshToken))
+        await expectAPIError(.rateLimited) { try await harness.service.refresh(RefreshBody(refreshToken: next.refreshToken)) }
+        _ = try await harness.service.refresh(RefreshBody(refreshToken: ben.session.refreshToken))
+        await harness.clock.advance(by: .seconds(60))
+        _ = try await harness.service.refresh(RefreshBody(refreshToken: next.refreshToken))
+    }
+
     @Test func aPushTokenMovesToTheDeviceThatRegistersIt() async throws {
         let harness = try await ServiceHarness.make()
         let ana = try await harness.signUp("ana")

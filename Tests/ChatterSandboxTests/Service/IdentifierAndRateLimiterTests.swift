@@ -28,6 +28,15 @@ struct IdentifierAndRateLimiterTests {
         #expect(later > ids[ids.count - 1])
     }
 
+    @Test func everyULIDHasFreshRandomBitsEvenWithinOneMillisecond() {
+        let generator = ULIDGenerator()
+        let instant = Timestamp(millisecondsSince1970: 1_767_225_600_000)
+        let ids = (0..<1_000).map { _ in generator.makeString(at: instant) }
+        // The last 16 characters are the 80 random bits; a successor would share all but the last few.
+        let randomParts = ids.map { String($0.suffix(16).prefix(10)) }
+        #expect(Set(randomParts).count == ids.count, "an id within a millisecond is guessable from the one before")
+    }
+
     @Test func aClockGoingBackwardsNeverProducesAnEarlierULID() {
         let generator = ULIDGenerator()
         let first = generator.makeString(at: Timestamp(millisecondsSince1970: 2_000_000_000_000))

@@ -67,6 +67,20 @@ struct MessageTests {
         #expect(b.seq == 2)
     }
 
+    @Test func aClientMessageIdAlreadyUsedInAnotherConversationIsRefusedAndStoresNothing() async throws {
+        let harness = try await ServiceHarness.make()
+        let accounts = try await harness.friends("ana", "ben", "cai")
+        let withBen = try await harness.direct(accounts[0], accounts[1])
+        let withCai = try await harness.direct(accounts[0], accounts[2])
+        let first = try await harness.send(accounts[0], "for ben", in: withBen.id, key: "k")
+
+        await expectAPIError(.validationFailed, field: "clientMessageId") {
+            try await harness.send(accounts[0], "for cai", in: withCai.id, key: "k")
+        }
+        #expect(try await harness.service.conversation(accounts[0].caller, withCai.id).lastSeq == 0)
+        #expect(try await harness.send(accounts[0], "for ben", in: withBen.id, key: "k") == first, "the key still names the first message")
+    }
+
     @Test func idempotencyHoldsForTwentyFourHoursAndThenTheKeyIsForgotten() async throws {
         let harness = try await ServiceHarness.make()
         let (ana, _, direct) = try await pair(harness)
@@ -136,6 +150,19 @@ struct MessageTests {
         #expect(voice.mediaId == audio)
         #expect(voice.body == "listen")
         #expect(voice.kind == .voice)
+    }
+
+    @Test func aMessageCannotCarryAnotherUsersUpload() async throws {
+        let harness = try await ServiceHarness.make()
+        let (ana, ben, direct) = try await pair(harness)
+        let bens = try await harness.service.uploadMedia(ben.caller, bytes: [0xff, 0xd8], contentType: "image/jpeg")
+
+        await expectAPIError(.validationFailed, field: "mediaId") {
+            try await harness.service.postMessage(ana.caller, direct.id, MessagePostBody(clientMessageId: "p", content: .media(.photo, bens)))
+        }
+        #expect(try await harness.service.conversation(ana.caller, direct.id).lastSeq == 0)
+        let own = try await harness.service.postMessage(ben.caller, direct.id, MessagePostBody(clientMessageId: "p", content: .media(.photo, bens)))
+        #expect(own.value.value.mediaId == bens)
     }
 
     @Test func aReplyMustQuoteAMessageOfTheSameConversation() async throws {

@@ -21,7 +21,19 @@ actor RecordingEventSink: SandboxEventSink {
 
     func deliver(_ deliveries: [SandboxDelivery]) async { self.deliveries += deliveries }
 
-    func deviceRevoked(_ deviceId: Device.ID) async { revokedDevices.append(deviceId) }
+    nonisolated func deliverInOrder<Value: Sendable>(
+        in conversationId: Conversation.ID, _ send: () async throws(ChatterErrorBody) -> SandboxOutcome<Value>
+    ) async throws(ChatterErrorBody) -> SandboxOutcome<Value> {
+        let outcome = try await send()
+        await deliver(outcome.deliveries)
+        return outcome
+    }
+
+    func endSessions(of deviceId: Device.ID, because reason: SandboxAuthError) async {
+        if reason == .deviceRevoked { revokedDevices.append(deviceId) }
+    }
+
+    func privacyChanged(of userId: User.ID) async {}
 
     /// The deliveries received since the last call.
     func take() -> [SandboxDelivery] {
@@ -154,9 +166,10 @@ func expectAPIError<T>(
 /// Expects an HTTP error response with the contract's status for `code` (and `details.field` when given).
 @discardableResult
 func expectErrorResponse(
-    _ response: HTTPResponse, _ code: ChatterErrorCode, field: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    _ response: HTTPResponse, _ code: ChatterErrorCode, field: String? = nil, _ comment: Comment? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
 ) -> ChatterErrorBody? {
-    #expect(response.status.code == code.documentedHTTPStatus, sourceLocation: sourceLocation)
+    #expect(response.status.code == code.documentedHTTPStatus, comment, sourceLocation: sourceLocation)
     guard let error = try? apiError(response) else {
         Issue.record("Not an error body: \(String(decoding: response.body, as: UTF8.self))", sourceLocation: sourceLocation)
         return nil

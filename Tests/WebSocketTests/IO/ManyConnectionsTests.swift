@@ -39,8 +39,9 @@ struct ManyConnectionsTests {
         }
         #expect(connections.count == count)
         #expect(server.connectionCount == count)
-        // Loops and pool threads are fixed; a thread per connection would add thousands.
-        #expect(Self.threadCount - threadsBefore < 50)
+        // Loops and pool threads are fixed; a thread per connection would add 2,000. The bound leaves room for
+        // the threads that other suites, running in parallel in this process, start meanwhile.
+        #expect(Self.threadCount - threadsBefore < count / 4)
         for (index, connection) in connections.enumerated() where index % 100 == 0 {
             var replies = connection.messages.makeAsyncIterator()
             try await connection.send(text: "still there \(index)")

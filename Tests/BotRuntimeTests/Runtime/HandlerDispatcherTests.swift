@@ -1,0 +1,263 @@
+@testable import BotRuntime
+import ChatterBots
+import Foundation
+import Synchronization
+import Testing
+
+/// The dispatcher on its own: a runner that records and blocks on command, a manual clock, no sockets.
+@Suite struct HandlerDispatcherTests {
+    /// Records what the dispatcher runs; handlers whose text is in `blocking` wait until released.
+    final class RecordingRunner: HandlerDispatcher.Runner {
+        private struct State {
+            var started: [String] = []
+            var finished: [String] = []
+            var recovered: [String] = []
+            var running = 0
+            var maxRunning = 0
+            var gates: [String: Gate] = [:]
+            var contiguous: [Conversation.ID: Int] = [:]
+        }
+
+        private let state = Mutex(State())
+
+        var started: [String] { state.withLock { $0.started } }
+        var finished: [String] { state.withLock { $0.finished } }
+        var recovered: [String] { state.withLock { $0.recovered } }
+        var maxRunning: Int { state.withLock { $0.maxRunning } }
+
+        /// Makes the handler for `text` wait until `release(text)`.
+        func block(_ text: String) {
+            state.withLock { $0.gates[text] = Gate() }
+        }
+
+        func release(_ text: String) {
+            state.withLock { $0.gates[text] }?.open()
+        }
+
+        func setStoreContiguous(_ seq: Int, in conversation: Conversation.ID) {
+            state.withLock { $0.contiguous[conversation] = seq }
+        }
+
+        func run(_ work: HandlerWork, _ run: HandlerRun) async {
+            let text = Self.text(of: work)
+            let gate = state.withLock { state -> Gate? in
+                state.started.append(text)
+                state.running += 1
+                state.maxRunning = max(state.maxRunning, state.running)
+                return state.gates[text]
+            }
+            await gate?.wait()
+            state.withLock { state in
+                state.running -= 1
+                state.finished.append(text)
+            }
+            _ = run.complete()
+        }
+
+        func recover(_ work: HandlerWork, _ run: HandlerRun, timedOutAfter timeout: Duration) async {
+            state.withLock { state in
+                state.running -= 1
+                state.recovered.append(Self.text(of: work))
+            }
+        }
+
+        func laneDrained(_ conversation: Conversation.ID) {}
+
+        func contiguousSeq(of conversation: Conversation.ID) async -> Int? {
+            state.withLock { $0.contiguous[conversation] }
+        }
+
+        static func text(of work: HandlerWork) -> String {
+            switch work {
+            case .message(let message): message.body ?? ""
+            case .event(_, let trace), .messageUpdated(_, let trace): trace
+            case .job(let occurrence): occurrence.job.name
+            }
+        }
+    }
+
+    static func message(_ seq: Int, in conversation: Conversation.ID = "C1") -> HandlerWork {
+        .message(Message(
+            id: Message.ID("\(conversation.rawValue)-\(seq)"), conversationId: conversation, seq: seq, senderId: "ANA",
+            clientMessageId: nil, kind: .text, body: "\(conversation.rawValue)#\(seq)", createdAt: Timestamp(millisecondsSince1970: 0)))
+    }
+
+    static func eventually(_ condition: () -> Bool) async throws {
+        for _ in 0..<2000 {
+            if condition() { return }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        Issue.record("condition not met in time")
+    }
+
+    @Test func messagesOfAConversationRunInSeqOrderEvenWhenHandedOutOfOrder() async throws {
+        let runner = RecordingRunner()
+        let dispatcher = HandlerDispatcher(maxConcurrent: 4, timeout: .seconds(30), clock: ManualClock())
+        runner.setStoreContiguous(0, in: "C1")
+        dispatcher.enqueue([Self.message(3), Self.message(1)], in: .conversation("C1"))
+        dispatcher.enqueue(Self.message(2), in: .conversation("C1"))
+        dispatcher.open(runner: runner)
+        try await Self.eventually { runner.finished.count == 3 }
+        #expect(runner.started == ["C1#1", "C1#2", "C1#3"])
+        dispatcher.cancelAll()
+    }
+
+    @Test func aLaneWaitsForAMissingMessageAndGoesOnWhenTheBotsOwnMessageFillsTheGap() async throws {
+        let runner = RecordingRunner()
+        let dispatcher = HandlerDispatcher(maxConcurrent: 4, timeout: .seconds(30), clock: ManualClock())
+        runner.setStoreContiguous(1, in: "C1")
+        dispatcher.open(runner: runner)
+        dispatcher.enqueue(Self.message(3), in: .conversation("C1"))  // seq 2 is the bot's reply, not acked yet
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(runner.started.isEmpty)
+        dispatcher.noteOwn([2], in: "C1")
+        try await Self.eventually { runner.finished == ["C1#3"] }
+        dispatcher.cancelAll()
+    }
+
+    @Test func aMessageTheStoreAlreadyPassedIsNotRunAgain() async throws {
+        let runner = RecordingRunner()
+        let dispatcher = HandlerDispatcher(maxConcurrent: 4, timeout: .seconds(30), clock: ManualClock())
+        runner.setStoreContiguous(0, in: "C1")
+        dispatcher.open(runner: runner)
+        dispatcher.enqueue(Self.message(1), in: .conversation("C1"))
+        try await Self.eventually { runner.finished == ["C1#1"] }
+        dispatcher.noteContiguous(1, in: "C1")
+        dispatcher.enqueue([Self.message(1), Self.message(2)], in: .conversation("C1"))
+        try await Self.eventually { runner.finished == ["C1#1", "C1#2"] }
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(runner.started == ["C1#1", "C1#2"])
+        dispatcher.cancelAll()
+    }
+
+    @Test func conversationsRunConcurrentlyUpToTheBound() async throws {
+        let runner = RecordingRunner()
+        let dispatcher = HandlerDispatcher(maxConcurrent: 2, timeout: .seconds(30), clock: ManualClock())
+        let conversations: [Conversation.ID] = ["A", "B", "C", "D"]
+        for conversation in conversations {
+            runner.setStoreContiguous(0, in: conversation)
+            runner.block("\(conversation.rawValue)#1")
+        }
+        dispatcher.open(runner: runner)
+        for conversation in conversations { dispatcher.enqueue(Self.message(1, in: conversation), in: .conversation(conversation)) }
+        try await Self.eventually { runner.started.count == 2 }
+        try await Task.sleep(for: .milliseconds(30))
+        #expect(runner.started.count == 2)
+        for conversation in conversations { runner.release("\(conversation.rawValue)#1") }
+        try await Self.eventually { runner.finished.count == 4 }
+        #expect(runner.maxRunning == 2)
+        dispatcher.cancelAll()
+    }
+
+    @Test func aBusyConversationYieldsItsSlotToWaitingOnes() async throws {
+        let runner = RecordingRunner()
+        let dispatcher = HandlerDispatcher(maxConcurrent: 1, timeout: .seconds(30), clock: ManualClock())
+        runner.setStoreContiguous(0, in: "A")
+        runner.setStoreContiguous(0, in: "B")
+        dispatcher.enqueue((1...3).map { Self.message($0, in: "A") }, in: .conversation("A"))
+        dispatcher.enqueue((1...3).map { Self.message($0, in: "B") }, in: .conversation("B"))
+        dispatcher.open(runner: runner)
+        try await Self.eventually { runner.finished.count == 6 }
+        #expect(runner.started == ["A#1", "B#1", "A#2", "B#2", "A#3", "B#3"])
+        dispatcher.cancelAll()
+    }
+
+    @Test func aHandlerPastItsTimeoutIsAbandonedAndItsLaneGoesOn() async throws {
+        let runner = RecordingRunner()
+        let clock = ManualClock()
+        let dispatcher = HandlerDispatcher(maxConcurrent: 1, timeout: .seconds(5), clock: clock)
+        runner.setStoreContiguous(0, in: "C1")
+        runner.block("C1#1")
+        dispatcher.open(runner: runner)
+        dispatcher.enqueue([Self.message(1), Self.message(2)], in: .conversation("C1"))
+        try await Self.eventually { runner.started == ["C1#1"] }
+        try await clock.waitForSleepers(1)
+        await clock.advance(by: .seconds(5))
+        try await Self.eventually { runner.finished == ["C1#2"] }
+        #expect(runner.recovered == ["C1#1"])
+        await dispatcher.waitUntilIdle()
+        runner.release("C1#1")  // returning late changes nothing
+        try await Self.eventually { runner.finished == ["C1#2", "C1#1"] }
+        #expect(runner.recovered == ["C1#1"])
+        dispatcher.cancelAll()
+    }
+
+    @Test func nothingRunsBeforeTheDispatcherOpensAndQueuedWorkIsDroppedWhenItStopsAccepting() async throws {
+        let runner = RecordingRunner()
+        let dispatcher = HandlerDispatcher(maxConcurrent: 2, timeout: .seconds(30), clock: ManualClock())
+        dispatcher.enqueue(.event(.start, trace: "first"), in: .events)
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(runner.started.isEmpty)
+        #expect(dispatcher.stopAccepting() == 1)
+        dispatcher.open(runner: runner)
+        dispatcher.enqueue(.event(.start, trace: "late"), in: .events)
+        await dispatcher.waitUntilIdle()
+        #expect(runner.started.isEmpty)
+    }
+}
+
+@Suite struct ConversationSequencerTests {
+    @Test func withoutKnowledgeItAsksTheStore() {
+        var sequencer = ConversationSequencer()
+        #expect(sequencer.verdict(for: 1) == .unknown)
+    }
+
+    @Test func theNextSeqGoesAndAGapWaits() {
+        var sequencer = ConversationSequencer()
+        sequencer.noteContiguous(4)
+        #expect(sequencer.verdict(for: 5) == .next)
+        #expect(sequencer.verdict(for: 6) == .gap)
+        #expect(sequencer.verdict(for: 4) == .handled)
+    }
+
+    @Test func theBotsOwnMessagesAreCountedAsPassed() {
+        var sequencer = ConversationSequencer()
+        sequencer.noteContiguous(4)
+        sequencer.noteOwn(5)
+        sequencer.noteOwn(6)
+        #expect(sequencer.verdict(for: 7) == .next)
+        sequencer.noteOwn(9)
+        #expect(sequencer.verdict(for: 10) == .gap)
+    }
+
+    @Test func theContiguousSeqNeverMovesBack() {
+        var sequencer = ConversationSequencer()
+        sequencer.noteContiguous(8)
+        sequencer.noteContiguous(3)
+        #expect(sequencer.verdict(for: 9) == .next)
+    }
+}
+
+@Suite struct FriendRequestResolutionTests {
+    static let request = FriendRequest(
+        id: "R1", fromUser: User(id: "U1", username: "Cleo_P", displayName: "Cleo"),
+        toUser: User(id: "BOT", username: "botty", displayName: "Botty"), createdAt: Timestamp(millisecondsSince1970: 0))
+
+    @Test func theHandlersDecisionStands() {
+        #expect(FriendRequestPolicy.everyone.resolve(.decline, for: Self.request) == .decline)
+        #expect(FriendRequestPolicy.nobody.resolve(.accept, for: Self.request) == .accept)
+        #expect(FriendRequestPolicy.everyone.resolve(.ignore, for: Self.request) == .ignore)
+    }
+
+    @Test func theConfiguredPolicyAcceptsOrLeavesPending() {
+        #expect(FriendRequestPolicy.everyone.resolve(.useConfiguredPolicy, for: Self.request) == .accept)
+        #expect(FriendRequestPolicy.nobody.resolve(.useConfiguredPolicy, for: Self.request) == .ignore)
+        #expect(FriendRequestPolicy.allowlist(["cleo_p"]).resolve(.useConfiguredPolicy, for: Self.request) == .accept)
+        #expect(FriendRequestPolicy.allowlist(["dan"]).resolve(.useConfiguredPolicy, for: Self.request) == .ignore)
+    }
+}
+
+@Suite struct HandlerLatencySummaryTests {
+    @Test func callsAreCountedInTheirBucketsAndCumulatively() {
+        var summary = HandlerLatencySummary()
+        summary.record(seconds: 0.0005)
+        summary.record(seconds: 0.02)
+        summary.record(seconds: 120)
+        #expect(summary.count == 3)
+        #expect(summary.maxSeconds == 120)
+        #expect(summary.bucketCounts.first == 1)
+        #expect(summary.bucketCounts.last == 1)
+        #expect(summary.cumulativeCounts.last == 3)
+        #expect(abs(summary.sumSeconds - 120.0205) < 1e-9)
+    }
+}

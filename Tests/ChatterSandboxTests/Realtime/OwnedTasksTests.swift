@@ -1,0 +1,50 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import ChatterSandbox
+
+/// A count shared with tasks.
+private final class Counter: Sendable {
+    private let value = Mutex(0)
+    func increment() { value.withLock { $0 += 1 } }
+    var count: Int { value.withLock { $0 } }
+}
+
+@Suite("A socket's own tasks: finished ones leave, closing cancels the rest")
+struct OwnedTasksTests {
+    /// Polls `condition` in real time for up to 5 s.
+    private func eventually(_ condition: () -> Bool) async throws -> Bool {
+        for _ in 0..<500 {
+            if condition() { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+
+    @Test func finishedTasksLeaveTheSet() async throws {
+        let tasks = OwnedTasks()
+        let ran = Counter()
+        for _ in 0..<200 { tasks.spawn { ran.increment() } }
+        #expect(try await eventually { ran.count == 200 && tasks.count == 0 }, "\(tasks.count) finished tasks kept")
+    }
+
+    @Test func cancelAllCancelsRunningTasksAndRefusesNewOnes() async throws {
+        let tasks = OwnedTasks()
+        let cancelled = Counter()
+        tasks.spawn {
+            do {
+                try await Task.sleep(for: .seconds(60))
+            } catch {
+                cancelled.increment()
+            }
+        }
+        tasks.cancelAll()
+        #expect(try await eventually { cancelled.count == 1 })
+        let ranAfterClose = Counter()
+        tasks.spawn { ranAfterClose.increment() }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(ranAfterClose.count == 0)
+        #expect(tasks.count == 0)
+    }
+}
