@@ -294,7 +294,10 @@ enum ScriptError: Error {
             #expect(typing.values == [true])
             gate.open()
             try await harness.eventually("typing is hidden") { typing.values.last == false }
-            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["there you go"])
+            // Typing stops as the reply goes out, which can be before the service has stored it.
+            try await harness.eventually("the reply is stored") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["there you go"]
+            }
             await watcher.close()
             reader.cancel()
             await bot.stop()
