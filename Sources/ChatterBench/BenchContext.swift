@@ -49,6 +49,51 @@ struct BenchContext: Sendable {
             dataDirectory: try directory(name), receipts: options.readReceiptsOnly ? "read" : nil)
     }
 
+    /// The world of the echo scenarios: one bot per runtime (`<prefix>_swift`, `<prefix>_python`), each in a direct
+    /// conversation with every one of `senders` people.
+    static func echoWorld(prefix: String, runtimes: [FleetProcess.Runtime], senders: Int) -> WorldSpec {
+        WorldSpec(
+            botUsernames: runtimes.map { "\(prefix)_\($0.rawValue)" },
+            personUsernames: (0..<senders).map { "\(prefix)_sender_\($0)" }, password: BenchDefaults.password,
+            links: runtimes.indices.flatMap { bot in
+                (0..<senders).map { WorldSpec.Link(person: $0, bot: bot, waitingMessages: 0) }
+            })
+    }
+
+    /// Starts a server with `spec`, runs `measure` for each runtime of the options (with its bot's index in the
+    /// world), and stops the server whatever happens; returns the measurements and the stopped server for the report.
+    func measureEachRuntime<Measurement: Sendable>(
+        _ spec: WorldSpec, name: String,
+        _ measure: (FleetProcess.Runtime, Int, ServerProcess) async throws -> Measurement
+    ) async throws -> (measurements: [FleetProcess.Runtime: Measurement], server: ServerProcess) {
+        let server = try await startServer(spec, name: name)
+        var measurements: [FleetProcess.Runtime: Measurement] = [:]
+        do {
+            for (index, runtime) in options.runtimes.enumerated() {
+                measurements[runtime] = try await measure(runtime, index, server)
+            }
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+        return (measurements, server)
+    }
+
+    /// Starts a fleet of `runtime` running the world's bot number `bot` alone and waits until it is live.
+    func startLiveBot(
+        _ runtime: FleetProcess.Runtime, bot: Int, server: ServerProcess, name: String
+    ) async throws -> (fleet: FleetProcess, world: BenchWorld) {
+        guard let world = server.announcement.world else { throw BenchFailure("no world") }
+        let fleet = try fleet(runtime, bots: [world.bots[bot]], world: world, endpoint: server.endpoint, name: name)
+        try await fleet.start()
+        guard await fleet.waitUntilLive(1, timeout: .seconds(60)) != nil else {
+            await fleet.stop()
+            throw BenchFailure("the \(runtime) bot did not become live within 60 s")
+        }
+        return (fleet, world)
+    }
+
     /// A short description of the server for the report.
     func serverDescription(_ endpoint: ServerEndpoint) -> String {
         switch options.server {

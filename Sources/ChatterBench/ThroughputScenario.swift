@@ -21,39 +21,17 @@ struct ThroughputScenario {
     }
 
     func run() async throws -> BenchReport {
-        let options = context.options
-        let runtimes = options.runtimes
-        let spec = WorldSpec(
-            botUsernames: runtimes.map { "tp_\($0.rawValue)" },
-            personUsernames: (0..<options.senders).map { "tp_sender_\($0)" }, password: BenchDefaults.password,
-            links: runtimes.indices.flatMap { bot in
-                (0..<options.senders).map { WorldSpec.Link(person: $0, bot: bot, waitingMessages: 0) }
-            })
+        let spec = BenchContext.echoWorld(prefix: "tp", runtimes: context.options.runtimes, senders: context.options.senders)
         let machine = MachineDescription.current()
-        let server = try await context.startServer(spec, name: "throughput")
-        var measurements: [FleetProcess.Runtime: Measurement] = [:]
-        do {
-            for (index, runtime) in runtimes.enumerated() {
-                measurements[runtime] = try await measure(runtime, bot: index, server: server)
-            }
-        } catch {
-            await server.stop()
-            throw error
+        let (measurements, server) = try await context.measureEachRuntime(spec, name: "throughput") { runtime, bot, server in
+            try await measure(runtime, bot: bot, server: server)
         }
-        await server.stop()
         return report(measurements, machine: machine, server: server)
     }
 
     private func measure(_ runtime: FleetProcess.Runtime, bot: Int, server: ServerProcess) async throws -> Measurement {
         let options = context.options
-        guard let world = server.announcement.world else { throw BenchFailure("no world") }
-        let fleet = try context.fleet(
-            runtime, bots: [world.bots[bot]], world: world, endpoint: server.endpoint, name: "throughput-\(runtime)")
-        try await fleet.start()
-        guard await fleet.waitUntilLive(1, timeout: .seconds(60)) != nil else {
-            await fleet.stop()
-            throw BenchFailure("the \(runtime) bot did not become live within 60 s")
-        }
+        let (fleet, world) = try await context.startLiveBot(runtime, bot: bot, server: server, name: "throughput-\(runtime)")
         let links = world.links.filter { $0.bot == bot }
         let senders = links.count
         let warmup = options.warmup / senders
