@@ -193,6 +193,32 @@ public actor BotSession {
         await waitUntilFinished()
     }
 
+    /// Returns once the bot has nothing left to do at its clock's current instant: every event it received so far
+    /// admitted, every scheduled job due by now handed to a handler, no handler running or queued, every unit of
+    /// work committed, and every outgoing message acknowledged by the service.
+    ///
+    /// For tests on a virtual clock (`ChatterBotsTesting`): after moving the clock, this is how a test knows that
+    /// the work that came due has happened, without sleeping. A bot that cannot reach the service never gets its
+    /// messages acknowledged, so bound the wait (cancelling the waiting task ends it). Returns at once before
+    /// `run()` and after the bot stopped.
+    public func waitUntilIdle() async {
+        guard case .running = phase, !isShuttingDown, let services, let admission else { return }
+        while !Task.isCancelled {
+            await services.scheduler.waitUntilCaughtUp()
+            await admission.waitUntilProcessed()
+            await services.dispatcher.waitUntilIdle()
+            await services.commits.waitUntilIdle()
+            if services.outbox.depth > 0 {
+                // Acknowledgements come from the network: look again shortly (real time, not the bot's clock).
+                try? await Task.sleep(for: .milliseconds(1))
+                continue
+            }
+            guard case .running = phase, !isShuttingDown else { return }
+            if services.scheduler.isCaughtUp && services.dispatcher.isIdle && services.commits.isIdle
+                && services.outbox.depth == 0 { return }
+        }
+    }
+
     /// Where the bot is now, with its counters.
     public var status: BotStatus {
         BotStatus(

@@ -204,6 +204,9 @@ final class HandlerDispatcher: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Whether no handler runs and nothing is queued now.
+    var isIdle: Bool { state.withLock { $0.isIdle } }
+
     /// Returns once no handler runs and nothing is queued (abandoned handlers do not count).
     func waitUntilIdle() async {
         await withCheckedContinuation { continuation in

@@ -7,9 +7,43 @@ import Synchronization
 /// per job. A claimed occurrence completes when its unit commits; until then it is not due again, and a crash
 /// puts it back on the schedule (the store resets running jobs when it opens), so every job fires at least once.
 final class JobScheduler: Sendable {
+    /// Where the scheduler's loop is, so that `waitUntilCaughtUp` can tell whether every job due at an instant
+    /// has been handed to the dispatcher.
+    private enum Phase {
+        case notStarted
+        /// Claiming due jobs (or about to, after a wake-up).
+        case looking
+        /// Waiting until this date (nil: until woken) with nothing due before it.
+        case waiting(until: Date?)
+        case stopped
+    }
+
     private struct State {
         var loop: Task<Void, Never>?
         var isStopped = false
+        var phase = Phase.notStarted
+        var caughtUpWaiters: [(instant: Date, continuation: CheckedContinuation<Void, Never>)] = []
+
+        func isCaughtUp(with instant: Date) -> Bool {
+            switch phase {
+            case .notStarted, .looking: false
+            case .waiting(let until): until.map { $0 > instant } ?? true
+            case .stopped: true
+            }
+        }
+
+        /// Moves to `phase` and takes the waiters it satisfies.
+        mutating func enter(_ next: Phase) -> [CheckedContinuation<Void, Never>] {
+            if case .stopped = phase { return [] }
+            phase = next
+            var ready: [CheckedContinuation<Void, Never>] = []
+            var waiting: [(instant: Date, continuation: CheckedContinuation<Void, Never>)] = []
+            for waiter in caughtUpWaiters {
+                if isCaughtUp(with: waiter.instant) { ready.append(waiter.continuation) } else { waiting.append(waiter) }
+            }
+            caughtUpWaiters = waiting
+            return ready
+        }
     }
 
     private let store: BotStore
@@ -40,22 +74,52 @@ final class JobScheduler: Sendable {
 
     /// The schedule changed (a job added, cancelled or completed): look again now.
     func wake() {
+        state.withLock { state in
+            if case .waiting = state.phase { state.phase = .looking }
+        }
         wakeSignal.wake()
+    }
+
+    /// Returns once every job due at the clock's current instant has been claimed and handed to the dispatcher
+    /// (or the scheduler stopped). Not before the scheduler has started.
+    func waitUntilCaughtUp() async {
+        let instant = clock.now
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let caughtUp = state.withLock { state -> Bool in
+                if state.isCaughtUp(with: instant) { return true }
+                state.caughtUpWaiters.append((instant, continuation))
+                return false
+            }
+            if caughtUp { continuation.resume() }
+        }
+    }
+
+    /// Whether every job due at the clock's current instant has been handed to the dispatcher.
+    var isCaughtUp: Bool {
+        let instant = clock.now
+        return state.withLock { $0.isCaughtUp(with: instant) }
+    }
+
+    private func enter(_ phase: Phase) {
+        let ready = state.withLock { $0.enter(phase) }
+        for waiter in ready { waiter.resume() }
     }
 
     /// Stops firing jobs; claimed occurrences that did not run are scheduled again at the next start.
     func stop() {
-        let loop = state.withLock { state -> Task<Void, Never>? in
+        let (loop, waiters) = state.withLock { state -> (Task<Void, Never>?, [CheckedContinuation<Void, Never>]) in
             state.isStopped = true
             defer { state.loop = nil }
-            return state.loop
+            return (state.loop, state.enter(.stopped))
         }
         loop?.cancel()
+        for waiter in waiters { waiter.resume() }
     }
 
     private func run() async {
         var failures = 0
         while !Task.isCancelled {
+            enter(.looking)
             do {
                 let now = clock.now
                 let claimed = try await store.claimDueJobs(at: now, limit: claimLimit)
@@ -70,11 +134,14 @@ final class JobScheduler: Sendable {
                 if claimed.count == claimLimit { continue }
                 let next = try await store.nextDueDate()
                 guard !Task.isCancelled else { return }
+                enter(.waiting(until: next))
                 await wakeSignal.wait(until: next)
             } catch {
                 failures += 1
                 log.error("could not read the schedule: \(error)")
-                await wakeSignal.wait(until: clock.now.addingTimeInterval(TimeInterval(min(60, 1 << min(failures, 6)))))
+                let retry = clock.now.addingTimeInterval(TimeInterval(min(60, 1 << min(failures, 6))))
+                enter(.waiting(until: retry))
+                await wakeSignal.wait(until: retry)
             }
         }
     }

@@ -98,6 +98,9 @@ final class LaneCommitter: Sendable {
         if let last { await waitUntilCommitted(last, in: lane) }
     }
 
+    /// Whether no lane has anything to commit now.
+    var isIdle: Bool { state.withLock { $0.queues.isEmpty || $0.isStopped } }
+
     /// Waits until no lane has anything to commit.
     func waitUntilIdle() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
