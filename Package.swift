@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "ChatterBots", targets: ["ChatterBots"]),
         .library(name: "BotRuntime", targets: ["BotRuntime"]),
         .library(name: "ChatterSandbox", targets: ["ChatterSandbox"]),
+        .library(name: "ChatterBotsTesting", targets: ["ChatterBotsTesting"]),
         .executable(name: "chatter-bench", targets: ["ChatterBench"]),
         .executable(name: "example-bots", targets: ["ExampleBots"]),
     ],
@@ -29,6 +30,8 @@ let package = Package(
         .target(name: "ChatterBots", dependencies: ["WebSocket"], swiftSettings: strict),
         .target(name: "BotRuntime", dependencies: ["ChatterBots", "SQLite", "WebSocket", "ChatterSandbox"], swiftSettings: strict),
         .target(name: "ChatterSandbox", dependencies: ["ChatterBots", "SQLite", "WebSocket", "COpenSSL"], swiftSettings: strict),
+        .target(
+            name: "ChatterBotsTesting", dependencies: ["BotRuntime", "ChatterSandbox", "ChatterBots"], swiftSettings: strict),
         .target(name: "ExampleBotKinds", dependencies: ["ChatterBots", "BotRuntime"], swiftSettings: strict),
         .executableTarget(name: "ChatterBench", dependencies: ["WebSocket", "ChatterBots", "BotRuntime", "ChatterSandbox", "SQLite"], swiftSettings: strict),
         .executableTarget(
@@ -37,7 +40,10 @@ let package = Package(
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket"], resources: [.copy("Peers")], swiftSettings: strict),
         .testTarget(name: "BotRuntimeTests", dependencies: ["BotRuntime", "ChatterSandbox"], swiftSettings: strict),
         .testTarget(name: "ChatterSandboxTests", dependencies: ["ChatterSandbox"], resources: [.copy("Peers")], swiftSettings: strict),
-        .testTarget(name: "ExampleBotKindsTests", dependencies: ["ExampleBotKinds"], swiftSettings: strict),
+        .testTarget(
+            name: "ExampleBotKindsTests", dependencies: ["ExampleBotKinds", "ChatterBotsTesting", "ChatterSandbox"],
+            swiftSettings: strict),
+        .testTarget(name: "ChatterBotsTestingTests", dependencies: ["ChatterBotsTesting"], swiftSettings: strict),
         .testTarget(name: "ChatterBotsTests", dependencies: ["ChatterBots"], resources: [.copy("Peers")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

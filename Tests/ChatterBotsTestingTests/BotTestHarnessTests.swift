@@ -1,0 +1,125 @@
+import BotRuntime
+import ChatterBots
+import ChatterBotsTesting
+import Foundation
+import Testing
+
+/// A small bot to test the kit with: "later N" schedules a job N seconds ahead that says when it ran;
+/// "quiet" gets no answer; anything else is echoed.
+struct ClockBot: Bot {
+    struct Later: Codable, Sendable {
+        var conversation: Conversation.ID
+    }
+
+    func onMessage(_ message: IncomingMessage, context: any BotContext) async throws {
+        let words = message.text.split(separator: " ")
+        if message.text == "quiet" { return }
+        if words.first == "later", words.count == 2, let seconds = Int(words[1]) {
+            let job = try await context.schedule(
+                "later", after: .seconds(seconds), payload: Later(conversation: message.conversationId))
+            try await context.reply(to: message, "scheduled for \(Timestamp(job.dueAt).iso8601)")
+            return
+        }
+        try await context.reply(to: message, "echo: \(message.text)")
+    }
+
+    func onScheduledJob(_ job: ScheduledJob, context: any BotContext) async throws {
+        let later = try job.payload(as: Later.self)
+        try await context.send("ran at \(Timestamp(context.now).iso8601)", to: later.conversation)
+    }
+}
+
+@Suite("BotTestHarness")
+struct BotTestHarnessTests {
+    @Test func aUserGetsTheBotsReplyInTheirDirectConversation() async throws {
+        try await BotTestHarness.start(bot: ClockBot()).run { harness in
+            let alice = try await harness.user("alice")
+            let sent = try await alice.send("hello")
+            let reply = try await alice.nextMessage()
+            #expect(reply.body == "echo: hello")
+            #expect(reply.conversationId == sent.conversationId)
+            #expect(reply.senderId == harness.botUser.id)
+        }
+    }
+
+    @Test func waitingForAReplyThatNeverComesFailsSayingWhatWasAwaited() async throws {
+        try await BotTestHarness.start(bot: ClockBot()).run { harness in
+            let alice = try await harness.user("alice")
+            try await alice.send("quiet")
+            let started = ContinuousClock.now
+            let error = await #expect(throws: BotTestError.self) {
+                try await alice.nextMessage(timeout: .milliseconds(300))
+            }
+            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(error?.description.contains("the bot's next message to alice") == true)
+        }
+    }
+
+    @Test func remainingMessagesIsEmptyWhenTheBotStaysSilent() async throws {
+        try await BotTestHarness.start(bot: ClockBot()).run { harness in
+            let alice = try await harness.user("alice")
+            try await alice.send("quiet")
+            #expect(try await alice.remainingMessages().isEmpty)
+            try await alice.send("once")
+            #expect(try await alice.remainingMessages().map(\.body) == ["echo: once"])
+        }
+    }
+
+    @Test func advanceRunsEachJobAtItsOwnInstant() async throws {
+        try await BotTestHarness.start(bot: ClockBot()).run { harness in
+            let alice = try await harness.user("alice")
+            let start = harness.now
+            try await alice.send("later 60")
+            try await alice.send("later 120")
+            #expect(try await alice.nextText() == "scheduled for \(Timestamp(start.addingTimeInterval(60)).iso8601)")
+            #expect(try await alice.nextText() == "scheduled for \(Timestamp(start.addingTimeInterval(120)).iso8601)")
+            try await harness.advance(by: .seconds(300))
+            #expect(harness.now == start.addingTimeInterval(300))
+            #expect(try await alice.remainingMessages().map(\.body) == [
+                "ran at \(Timestamp(start.addingTimeInterval(60)).iso8601)",
+                "ran at \(Timestamp(start.addingTimeInterval(120)).iso8601)",
+            ])
+        }
+    }
+
+    @Test func aJobScheduledBeforeARestartRunsAfterIt() async throws {
+        try await BotTestHarness.start(kind: "clock") { _ in ClockBot() }.run { harness in
+            let alice = try await harness.user("alice")
+            try await alice.send("later 60")
+            _ = try await alice.nextMessage()
+            try await harness.restartBot()
+            try await harness.advance(by: .seconds(60))
+            #expect(try await alice.nextText().hasPrefix("ran at "))
+        }
+    }
+
+    @Test func theBotAnswersAgainAfterItsSocketIsDropped() async throws {
+        try await BotTestHarness.start(bot: ClockBot()).run { harness in
+            let alice = try await harness.user("alice")
+            try await harness.inject(.dropSocket)
+            try await harness.advance(by: .seconds(5))  // past the first reconnect backoff (1 s ± 20 %)
+            try await harness.waitUntilBotIsLive()
+            #expect(await harness.session?.status.reconnects == 1)
+            try await alice.send("still there?")
+            #expect(try await alice.nextText() == "echo: still there?")
+        }
+    }
+
+    @Test func aBotKindThatRefusesItsOptionsFailsTheStart() async throws {
+        struct Refusal: Error {}
+        let kind = BotKind("picky") { _ in throw Refusal() }
+        await #expect(throws: BotTestError.self) {
+            try await BotTestHarness.start(kind, options: ["colour": "blue"])
+        }
+    }
+
+    @Test func localTimesAreReadInTheTestsZoneAndASkippedHourIsRefused() async throws {
+        let lisbon = try #require(TimeZone(identifier: "Europe/Lisbon"))
+        try await BotTestHarness.start(bot: ClockBot(), timeZone: lisbon).run { harness in
+            let nine = try harness.instant("2026-07-01 09:00")
+            #expect(nine == Date(timeIntervalSince1970: 1_782_892_800))
+            #expect(harness.localTime(of: Date(timeIntervalSince1970: 1_782_892_800)) == "2026-07-01 09:00")
+            #expect(throws: BotTestError.self) { try harness.instant("2026-03-29 01:30") }
+        }
+    }
+}
