@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The convention that every public symbol of ChatterBots says what it is and why, checked on the sources: a
+/// The convention that every public symbol of ChatterBots (and of the testing kit) says what it is and why, checked on the sources: a
 /// `public` declaration, a case of a public enum or a requirement of a public protocol needs a `///` comment.
 ///
 /// Conformance witnesses whose meaning the standard protocol defines (`init(from:)`, `encode(to:)`,
@@ -9,9 +9,11 @@ import Testing
 /// documentation tools show the protocol's comment for them.
 @Suite("Public API documentation")
 struct PublicAPIDocumentationTests {
-    @Test func everyPublicDeclarationOfChatterBotsHasADocComment() throws {
+    /// The modules a bot author imports: the bot API and the testing kit.
+    @Test(arguments: ["ChatterBots", "ChatterBotsTesting"])
+    func everyPublicDeclarationHasADocComment(module: String) throws {
         let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Sources/ChatterBots").standardizedFileURL
+            .appendingPathComponent("../../Sources/\(module)").standardizedFileURL
         let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
             .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }
         try #require(!files.isEmpty, "no sources at \(sources.path)")
