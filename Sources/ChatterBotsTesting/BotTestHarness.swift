@@ -129,7 +129,7 @@ public final class BotTestHarness: Sendable {
         let clock = ManualClock(now: configuration.start)
         let tenYears = Duration.seconds(10 * 365 * 86_400)
         let sandbox = try await Sandbox.start(SandboxConfiguration(
-            clock: clock,
+            host: "127.0.0.1", port: 0, clock: clock,
             service: SandboxServiceConfiguration(
                 passwordHashIterations: 1_000, accessTokenLifetime: tenYears, refreshTokenLifetime: tenYears),
             realtime: configuration.realtime,

@@ -9,7 +9,7 @@ import Synchronization
 /// ```swift
 /// let alice = try await harness.user("alice")
 /// try await alice.send("remind me in 10 minutes to stretch")
-/// #expect(try await alice.nextMessage().body == "Okay, I'll remind you to stretch at 00:10 (UTC) today.")
+/// #expect(try await alice.nextText().hasPrefix("Okay, I'll remind you to stretch"))
 /// ```
 public final class TestUser: Sendable {
     /// The account.
@@ -19,7 +19,8 @@ public final class TestUser: Sendable {
     /// The account and the session of its device, as the sandbox created them.
     public let account: SeededAccount
 
-    private unowned let harness: BotTestHarness
+    /// Strong: a user outlives nothing it needs. `BotTestHarness.stop()` lets go of its users, ending the cycle.
+    private let harness: BotTestHarness
     private let inbox = MessageInbox()
     private let socket = Mutex<Socket?>(nil)
     private let directWithBot = Mutex<Conversation?>(nil)

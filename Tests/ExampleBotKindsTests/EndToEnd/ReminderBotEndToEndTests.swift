@@ -161,6 +161,19 @@ struct ReminderBotEndToEndTests {
         }
     }
 
+    /// The example of the README's "Testing your bot", as written there.
+    @Test func theReadmeExampleRunsAsWritten() async throws {
+        let harness = try await BotTestHarness.start(ReminderBot.botKind, options: ["defaultTimeZone": "Europe/Lisbon"])
+        try await harness.run { harness in
+            let alice = try await harness.user("alice")
+            try await alice.send("remind me in 10 minutes to stretch")
+            #expect(try await alice.nextText() == "Okay, I'll remind you to stretch at 00:10 (Europe/Lisbon) today.")
+            try await harness.advance(by: .minutes(10))
+            #expect(try await alice.nextText() == "@alice Reminder: stretch")
+            #expect(try await alice.remainingMessages().isEmpty)
+        }
+    }
+
     @Test func somethingItCannotParseGetsTheUsageMessage() async throws {
         try await Self.harness().run { harness in
             let alice = try await harness.user("alice")
