@@ -219,6 +219,12 @@ public actor BotSession {
         }
     }
 
+    /// The presence the bot last heard for `userId` (its presence snapshot and the changes since), as its
+    /// handlers see it through `BotContext.presence(of:)`; nil when it heard none, or the bot is not running.
+    public func presence(of userId: User.ID) -> Presence? {
+        services?.presence.presence(of: userId)
+    }
+
     /// Where the bot is now, with its counters.
     public var status: BotStatus {
         BotStatus(
