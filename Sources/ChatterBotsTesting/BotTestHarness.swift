@@ -304,6 +304,32 @@ public final class BotTestHarness: Sendable {
         return try await creator.rest.createGroup(title: title, memberIds: everyone.filter { $0 != creator.id })
     }
 
+    /// Waits until the bot has heard that `user` is online (or offline) and has handled it.
+    func waitUntilBotSees(_ user: TestUser, online: Bool) async throws {
+        guard let session else { return }
+        try await withRealTimeLimit(
+            configuration.settleTimeout, awaiting: "the bot to hear that \(user.username) is \(online ? "online" : "offline")"
+        ) {
+            while await session.presence(of: user.id)?.isOnline != online {
+                try await Task.sleep(for: .milliseconds(2))
+            }
+        }
+        try await settle()
+    }
+
+    /// Waits, in real time, until `condition` holds, looking again every few milliseconds: for outcomes the bot
+    /// reaches on events that `settle()` cannot see coming (a friend request answered).
+    ///
+    /// - Throws: `BotTestError.timedOut` saying `what` after the configuration's `settleTimeout`.
+    public func waitUntil(_ what: String, _ condition: @escaping @Sendable () async throws -> Bool) async throws {
+        try await withRealTimeLimit(configuration.settleTimeout, awaiting: what) {
+            while try await !condition() {
+                try await Task.sleep(for: .milliseconds(2))
+            }
+        }
+        try await settle()
+    }
+
     func noteSent(_ message: Message, by caller: SandboxCaller) {
         state.withLock { state in
             let seq = max(message.seq, state.sent[message.conversationId]?.seq ?? 0)
@@ -423,7 +449,7 @@ public final class BotTestHarness: Sendable {
             defer { state.users = [] }
             return state.users
         }
-        for user in users { await user.goOffline() }
+        for user in users { await user.disconnect() }
         await sandbox.shutdown()
         try? FileManager.default.removeItem(at: dataDirectory)
     }

@@ -121,8 +121,9 @@ public final class TestUser: Sendable {
 
     // MARK: Presence
 
-    /// Opens the user's realtime socket: the bot's friends-presence sees the user come online, and the bot's
-    /// messages arrive from now on. Does nothing when already online.
+    /// Opens the user's realtime socket, so the bot's messages arrive, and, when the user is the bot's friend,
+    /// waits until the bot has heard that the user came online and has handled it (`onPresenceChanged`). Does
+    /// nothing when already online.
     public func goOnline() async throws {
         guard !isOnline else { return }
         // Real-time timeouts: the user's socket is the test's instrument, not code under test.
@@ -142,11 +143,29 @@ public final class TestUser: Sendable {
             return socket
         }
         previous?.reader.cancel()
+        if harness.session != nil, try await isFriendOfBot() {
+            try await harness.waitUntilBotSees(self, online: true)
+        }
     }
 
-    /// Closes the user's realtime socket. The sandbox tells the user's friends (the bot) after its presence
-    /// grace period (10 s of virtual time): advance the clock past it to let the bot see the user go offline.
-    public func goOffline() async {
+    /// Closes the user's realtime socket. By default it then lets the sandbox's presence grace period pass on
+    /// the virtual clock (`advance(by:)` 10 s, the documented grace) and, when the user is the bot's friend,
+    /// waits until the bot has heard that the user went offline and handled it; with `waitingForPresence: false`
+    /// only the socket closes (to test a reconnect within the grace period, which friends never hear of).
+    public func goOffline(waitingForPresence: Bool = true) async throws {
+        guard let current = socket.withLock({ socket -> Socket? in
+            defer { socket = nil }
+            return socket
+        }) else { return }
+        _ = await current.connection.close()
+        await current.reader.value
+        guard waitingForPresence, harness.session != nil else { return }
+        try await harness.advance(by: harness.configuration.realtime.presenceGracePeriod)
+        if try await isFriendOfBot() { try await harness.waitUntilBotSees(self, online: false) }
+    }
+
+    /// Closes the socket without waiting for anything (the harness stopping).
+    func disconnect() async {
         guard let current = socket.withLock({ socket -> Socket? in
             defer { socket = nil }
             return socket

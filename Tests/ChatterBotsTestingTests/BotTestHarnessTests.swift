@@ -29,6 +29,15 @@ struct ClockBot: Bot {
     }
 }
 
+/// A bot that tells a friend who comes online that it saw them.
+struct PresenceBot: Bot {
+    func onPresenceChanged(_ presence: Presence, context: any BotContext) async throws {
+        guard presence.isOnline else { return }
+        let conversation = try await context.directConversation(with: presence.userId)
+        try await context.send("saw you come online at \(Timestamp(context.now).iso8601)", to: conversation.id)
+    }
+}
+
 @Suite("BotTestHarness")
 struct BotTestHarnessTests {
     @Test func aUserGetsTheBotsReplyInTheirDirectConversation() async throws {
@@ -118,6 +127,34 @@ struct BotTestHarnessTests {
             #expect(nine == Date(timeIntervalSince1970: 1_782_892_800))
             #expect(harness.localTime(of: Date(timeIntervalSince1970: 1_782_892_800)) == "2026-07-01 09:00")
             #expect(throws: BotTestError.self) { try harness.instant("2026-03-29 01:30") }
+        }
+    }
+
+    @Test func goingOfflineAndOnlineAgainIsHeardAndHandledByTheBotBeforeTheCallReturns() async throws {
+        try await BotTestHarness.start(bot: PresenceBot()).run { harness in
+            let alice = try await harness.user("alice")
+            #expect(await harness.session?.presence(of: alice.id)?.isOnline == true)
+            let first = try await alice.remainingMessages()
+            #expect(first.map(\.body) == ["saw you come online at \(Timestamp(harness.now).iso8601)"])
+            let start = harness.now
+            try await alice.goOffline()
+            #expect(harness.now == start.addingTimeInterval(10), "the presence grace passed on the virtual clock")
+            #expect(await harness.session?.presence(of: alice.id)?.isOnline == false)
+            try await alice.goOnline()
+            #expect(try await alice.remainingMessages().map(\.body) == ["saw you come online at \(Timestamp(harness.now).iso8601)"])
+        }
+    }
+
+    @Test func aFriendRequestIsDecidedByTheConfiguredPolicy() async throws {
+        let configuration = BotTestConfiguration(friendRequests: .allowlist(["alice"]))
+        try await BotTestHarness.start(bot: ClockBot(), configuration: configuration).run { harness in
+            let alice = try await harness.user("alice", befriended: false)
+            let mallory = try await harness.user("mallory", befriended: false)
+            try await alice.sendFriendRequest()
+            try await mallory.sendFriendRequest()
+            try await harness.waitUntil("alice's request accepted") { try await alice.isFriendOfBot() }
+            #expect(try await mallory.isFriendOfBot() == false)
+            #expect(try await mallory.rest.friendRequests().outgoing.count == 1, "left pending: the policy does not allow mallory")
         }
     }
 }
