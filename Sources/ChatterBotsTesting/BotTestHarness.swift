@@ -206,8 +206,12 @@ public final class BotTestHarness: Sendable {
     /// Stops the bot gracefully (its session's `shutdown`: running handlers finish, the connection closes, the
     /// store closes), after letting it finish what it was doing. Its store stays for `startBot()`.
     public func stopBot() async throws {
+        try await stopBot(settlingFirst: true)
+    }
+
+    private func stopBot(settlingFirst: Bool) async throws {
         guard let running = state.withLock({ $0.running }) else { return }
-        try? await settle()
+        if settlingFirst { try? await settle() }
         try await withRealTimeLimit(configuration.settleTimeout, awaiting: "the bot to shut down") {
             await running.session.shutdown(deadline: .seconds(5))
             _ = await running.task.value
@@ -438,7 +442,8 @@ public final class BotTestHarness: Sendable {
     /// Stops the bot, closes the users' sockets, shuts the sandbox down and removes the bot's data directory.
     /// Call it at the end of every test (or use `run(_:)`).
     public func stop() async {
-        try? await stopBot()
+        // No settling: a test that failed may have left the bot unable to settle, and its end must not wait.
+        try? await stopBot(settlingFirst: false)
         if let running = state.withLock({ state -> RunningBot? in
             defer { state.running = nil }
             return state.running

@@ -72,7 +72,8 @@ public final class TestUser: Sendable {
     }
 
     /// Waits for the bot's next message to this user, in `conversation` or (nil) in any conversation, and takes
-    /// it. Messages are taken in the order they arrived; each one once.
+    /// it. Messages are taken in the order they arrived; each one once. Only messages that arrive on the user's
+    /// socket count: one sent while the user was offline is not seen (the user does not sync).
     ///
     /// - Parameter timeout: real time to wait; by default the harness's `replyTimeout` (10 s).
     /// - Throws: `BotTestError.timedOut` naming the user and the conversation when no message came; a
