@@ -106,6 +106,18 @@ struct ReminderBotEndToEndTests {
         }
     }
 
+    @Test func aWeeklyReminderFiresEveryMondayAndOnNoOtherDay() async throws {
+        try await Self.harness().run { harness in
+            let alice = try await harness.user("alice")
+            try await alice.send("remind me every monday at 10:00 to plan the week")
+            _ = try await alice.nextMessage()
+            try await harness.advance(by: .days(14))  // to Sunday 14 December
+            let fired = try await alice.remainingMessages()
+            #expect(fired.map(\.body) == Array(repeating: "@alice Reminder: plan the week", count: 2))
+            #expect(fired.map { harness.localTime(of: $0.createdAt.date) } == ["2025-12-01 10:00", "2025-12-08 10:00"])
+        }
+    }
+
     @Test func aReminderFiresOnTimeAfterTheBotRestarts() async throws {
         try await Self.harness().run { harness in
             let alice = try await harness.user("alice")
