@@ -38,7 +38,8 @@ let package = Package(
             name: "ExampleBots", dependencies: ["ExampleBotKinds", "BotRuntime", "ChatterSandbox"], swiftSettings: strict),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket"], resources: [.copy("Peers")], swiftSettings: strict),
-        .testTarget(name: "BotRuntimeTests", dependencies: ["BotRuntime", "ChatterSandbox"], swiftSettings: strict),
+        .testTarget(
+            name: "BotRuntimeTests", dependencies: ["BotRuntime", "ChatterSandbox", "ChatterBotsTesting"], swiftSettings: strict),
         .testTarget(name: "ChatterSandboxTests", dependencies: ["ChatterSandbox"], resources: [.copy("Peers")], swiftSettings: strict),
         .testTarget(
             name: "ExampleBotKindsTests", dependencies: ["ExampleBotKinds", "ChatterBotsTesting", "ChatterSandbox"],

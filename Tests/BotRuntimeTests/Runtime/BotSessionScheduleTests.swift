@@ -1,20 +1,18 @@
 import BotRuntime
 import ChatterBots
-import ChatterSandbox
+import ChatterBotsTesting
 import Foundation
 import Testing
 
-/// Scheduled jobs across restarts and hours of (virtual) time.
+/// Scheduled jobs across restarts and hours of (virtual) time, with the testing kit: its `advance` stops at each
+/// deadline and waits until the bot has done what came due, so "nothing more happened" needs no sleeping.
 @Suite struct BotSessionScheduleTests {
-    /// Heartbeats and idle closes far apart, so that hours can pass in a few clock steps.
-    static let quietRealtime = RealtimeConfiguration(heartbeatInterval: .seconds(86_400), idleTimeout: .seconds(3 * 86_400))
-
     struct Reminder: Codable, Sendable {
         var conversation: Conversation.ID
         var text: String
     }
 
-    /// A bot that schedules a reminder when asked and says it when the job fires.
+    /// A bot that schedules a reminder 600 s ahead when asked and says it when the job fires.
     static func reminderBot(_ probe: BotProbe, every interval: Duration? = nil) -> ScriptedBot {
         var bot = ScriptedBot(probe: probe)
         bot.onMessageScript = { message, context in
@@ -30,75 +28,66 @@ import Testing
         return bot
     }
 
-    @Test func aJobDueDuringARestartFiresOnceAfterIt() async throws {
-        try await RuntimeHarness.run(realtime: Self.quietRealtime) { harness in
-            let first = try await harness.start(Self.reminderBot(BotProbe()))
-            let conversation = try await harness.direct(harness.ana)
-            let asked = harness.clock.now
-            try await harness.say("stretch", as: harness.ana, in: conversation)
-            try await harness.eventually("scheduled") { await first.status.messagesOut == 1 }
-            await first.stop()
+    /// A harness running `reminderBot(probe, every:)`, made afresh at each (re)start as a new process would.
+    static func harness(_ probe: BotProbe, every interval: Duration? = nil) async throws -> BotTestHarness {
+        try await BotTestHarness.start(kind: "test") { _ in reminderBot(probe, every: interval) }
+    }
 
-            await harness.clock.advance(by: .seconds(1200))  // due after 600 s, while the bot is down
-            let probe = BotProbe()
-            let bot = try await harness.start(Self.reminderBot(probe))
-            try await harness.eventually("the reminder is sent") {
-                try await harness.texts(in: conversation, from: harness.botty).count == 2
-            }
-            try await harness.settle()
+    @Test func aJobDueDuringARestartFiresOnceAfterIt() async throws {
+        let probe = BotProbe()
+        try await Self.harness(probe).run { harness in
+            let ana = try await harness.user("ana")
+            let asked = harness.now
+            try await ana.send("stretch")
+            _ = try await ana.nextMessage()
+            try await harness.stopBot()
+
+            try await harness.advance(by: .seconds(1200))  // due after 600 s, while the bot is down
+            try await harness.startBot()
+            #expect(try await ana.nextText() == "reminder: stretch")
             #expect(probe.jobs.map(\.dueAt) == [Timestamp(asked.addingTimeInterval(600)).date])
-            #expect(try await harness.texts(in: conversation, from: harness.botty).last == "reminder: stretch")
-            await harness.clock.advance(by: .seconds(3600))
-            try await harness.settle()
+            try await harness.advance(by: .seconds(3600))
             #expect(probe.jobs.count == 1)
-            await bot.stop()
+            #expect(try await ana.remainingMessages().isEmpty)
         }
     }
 
     @Test func aRepeatingJobKeepsItsCadenceAcrossSteps() async throws {
-        try await RuntimeHarness.run(realtime: Self.quietRealtime) { harness in
-            let probe = BotProbe()
-            let bot = try await harness.start(Self.reminderBot(probe, every: .seconds(3600)))
-            let conversation = try await harness.direct(harness.ana)
-            let asked = harness.clock.now
-            try await harness.say("drink water", as: harness.ana, in: conversation)
-            try await harness.eventually("scheduled") { await bot.status.messagesOut == 1 }
+        let probe = BotProbe()
+        try await Self.harness(probe, every: .seconds(3600)).run { harness in
+            let ana = try await harness.user("ana")
+            let asked = harness.now
+            try await ana.send("drink water")
+            _ = try await ana.nextMessage()
 
-            await harness.clock.advance(by: .seconds(600))
-            try await harness.eventually("first occurrence") { probe.jobs.count == 1 }
+            try await harness.advance(by: .seconds(600))
+            #expect(probe.jobs.count == 1)
             for occurrence in 2...3 {
-                await harness.clock.advance(by: .seconds(3600))
-                try await harness.eventually("occurrence \(occurrence)") { probe.jobs.count == occurrence }
+                try await harness.advance(by: .seconds(3600))
+                #expect(probe.jobs.count == occurrence)
             }
             let expected = (0..<3).map { Timestamp(asked.addingTimeInterval(600 + 3600 * Double($0))).date }
             #expect(probe.jobs.map(\.dueAt) == expected)
-            try await harness.eventually("every reminder is sent") {
-                try await harness.texts(in: conversation, from: harness.botty).filter { $0.hasPrefix("reminder:") }.count == 3
-            }
-            await bot.stop()
+            #expect(try await ana.remainingMessages().map(\.body) == Array(repeating: "reminder: drink water", count: 3))
         }
     }
 
     @Test func aRepeatingJobMissedDuringDowntimeFiresOnceThenKeepsItsRhythm() async throws {
-        try await RuntimeHarness.run(realtime: Self.quietRealtime) { harness in
-            let first = try await harness.start(Self.reminderBot(BotProbe(), every: .seconds(3600)))
-            let conversation = try await harness.direct(harness.ana)
-            let asked = harness.clock.now
-            try await harness.say("walk", as: harness.ana, in: conversation)
-            try await harness.eventually("scheduled") { await first.status.messagesOut == 1 }
-            await first.stop()
+        let probe = BotProbe()
+        try await Self.harness(probe, every: .seconds(3600)).run { harness in
+            let ana = try await harness.user("ana")
+            let asked = harness.now
+            try await ana.send("walk")
+            _ = try await ana.nextMessage()
+            try await harness.stopBot()
 
             // Down for three occurrences (at +600 s, +4200 s, +7800 s); back at +9000 s.
-            await harness.clock.advance(by: .seconds(9000))
-            let probe = BotProbe()
-            let bot = try await harness.start(Self.reminderBot(probe, every: .seconds(3600)))
-            try await harness.eventually("one late occurrence") { probe.jobs.count == 1 }
-            try await harness.settle()
+            try await harness.advance(by: .seconds(9000))
+            try await harness.startBot()
             #expect(probe.jobs.count == 1)
-            await harness.clock.advance(by: .seconds(2400))  // +11400 s: the rhythm's next slot
-            try await harness.eventually("back on the rhythm") { probe.jobs.count == 2 }
+            try await harness.advance(by: .seconds(2400))  // +11400 s: the rhythm's next slot
+            #expect(probe.jobs.count == 2)
             #expect(probe.jobs.last?.dueAt == Timestamp(asked.addingTimeInterval(600 + 3 * 3600)).date)
-            await bot.stop()
         }
     }
 }
