@@ -44,7 +44,7 @@ struct SandboxScenario {
         let fanout: FanoutMeasurement
         do {
             held = try await holdSockets(world: world, server: server)
-            fanout = try await fanOut(world: world, clients: held.clients, server: server)
+            fanout = try await fanOut(world: world, held: held, server: server)
             notes += held.failures.map { "connect failed: \($0)" }
             await held.close()
         } catch {
@@ -61,7 +61,10 @@ struct SandboxScenario {
     // MARK: Sockets held
 
     struct HeldSockets {
+        /// By person; nil where the connect failed.
         var clients: [SandboxClient?]
+        /// Where every client's reader counts the fan-out.
+        var ledger: FanoutLedger
         var failures: [String]
         var connectSeconds: Double
         var connected: Int
@@ -144,7 +147,7 @@ struct SandboxScenario {
         let open = connected.filter { $0.connection.isOpen }.count
         let answering = await Self.pingAll(connected)
         return HeldSockets(
-            clients: clients, failures: failures.sorted { $0.value > $1.value }.prefix(3).map { "\($0.value)× \($0.key)" },
+            clients: clients, ledger: ledger, failures: failures.sorted { $0.value > $1.value }.prefix(3).map { "\($0.value)× \($0.key)" },
             connectSeconds: connectSeconds, connected: connected.count, baselineBytes: baseline,
             connectedBytes: connectedBytes, heldBytes: heldBytes, serverOpenFiles: openFiles, holdSeconds: holdSeconds,
             holdCPUShare: holdCPU, pingRounds: rounds + 1, openAfterHold: open, answeringAfterHold: answering)
@@ -192,8 +195,10 @@ struct SandboxScenario {
         var completed: Bool
     }
 
-    private func fanOut(world: BenchWorld, clients: [SandboxClient?], server: ServerProcess) async throws -> FanoutMeasurement {
+    private func fanOut(world: BenchWorld, held: HeldSockets, server: ServerProcess) async throws -> FanoutMeasurement {
         let options = context.options
+        let clients = held.clients
+        let ledger = held.ledger
         // Every member of every group must be connected, or the counts would mix the sandbox's figures with ours.
         for group in world.groups {
             for member in group.members where clients[member] == nil {
@@ -218,7 +223,6 @@ struct SandboxScenario {
                 if let client = clients[person] { posters.append((client, numbers)) }
             }
         }
-        let ledger = clients.compactMap { $0 }.first?.ledger ?? FanoutLedger()
         ledger.begin(plan, people: clients.count)
         let expected = plan.reduce(0) { $0 + $1.recipients.count }
         let posts = plan
@@ -311,6 +315,8 @@ struct SandboxScenario {
             Figure("fan-out: duplicate deliveries", unit: "count", value(Double(tally.duplicates)), goal: "0", met: tally.duplicates == 0),
             Figure("fan-out: deliveries to the sending device", unit: "count", value(Double(tally.toSender)), goal: "0",
                    met: tally.toSender == 0),
+            Figure("fan-out: deliveries to non-members", unit: "count", value(Double(tally.strays)), goal: "0",
+                   met: tally.strays == 0),
             Figure("fan-out: errors (send failed or error reply)", unit: "count",
                    value(Double(fanout.sendErrors + tally.errorReplies)), goal: "0", met: fanout.sendErrors + tally.errorReplies == 0),
             Figure("fan-out: server CPU per delivery", unit: "µs",
