@@ -11,6 +11,7 @@ public struct EventLoopStartError: Error, Sendable, Hashable, CustomStringConver
     /// The errno it left (EMFILE: the process's RLIMIT_NOFILE is reached; ENFILE: the system's limit).
     public var errno: Int32
 
+    /// The error for `operation` failing with `errno`.
     public init(operation: String, errno: Int32) {
         self.operation = operation
         self.errno = errno
