@@ -44,6 +44,29 @@ struct EventLoopStartTests {
         }
     }
 
+    @Test func aProcessWithNoDescriptorLeftGetsEventLoopUnavailableNotACrash() async {
+        // A real refusal, in a child process (an exit test): lowering RLIMIT_NOFILE here would starve the tests
+        // running alongside.
+        await #expect(processExitsWith: .success) {
+            // The lowest free descriptor: every one below it is taken, so with the limit at its number the next
+            // epoll_create1 finds none left.
+            let lowest = open("/dev/null", O_RDONLY)
+            guard lowest >= 0 else { exit(3) }
+            close(lowest)
+            var limit = rlimit()
+            getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+            limit.rlim_cur = rlim_t(lowest)
+            guard setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { exit(4) }
+            let group = EventLoopGroup(startingOnFirstUse: 2)
+            do throws(WebSocketError) {
+                try group.start()
+                exit(1)
+            } catch {
+                guard case .eventLoopUnavailable(let cause) = error, cause.errno == EMFILE else { exit(2) }
+            }
+        }
+    }
+
     @Test func aGroupThatFailedToStartStartsOnTheNextCallAndStopsTheLoopsItHadMade() throws {
         let attempts = Mutex(0)
         let made = Mutex<[EventLoop]>([])
