@@ -30,7 +30,7 @@ enum BenchCommand {
             case "help", "--help", "-h":
                 print(BenchOptions.help)
                 exit(0)
-            case "throughput", "latency", "bots", "storm", "all":
+            case "throughput", "latency", "bots", "storm", "sandbox", "all":
                 exit(await runScenarios(scenario, options: try BenchOptions(arguments: rest)))
             default:
                 throw BenchUsageError("unknown scenario \(scenario)")
@@ -54,16 +54,19 @@ enum BenchCommand {
                 try? FileManager.default.removeItem(at: workDirectory)
             }
         }
-        let names = name == "all" ? ["throughput", "latency", "bots", "storm"] : [name]
+        let names = name == "all" ? ["throughput", "latency", "bots", "storm", "sandbox"] : [name]
         var status: Int32 = 0
         for name in names {
-            context.options.server = options.serverChoice ?? (["throughput", "latency"].contains(name) ? .load : .sandbox)
+            // The sandbox scenario measures the sandbox: it runs against nothing else.
+            context.options.server = name == "sandbox"
+                ? .sandbox : options.serverChoice ?? (["throughput", "latency"].contains(name) ? .load : .sandbox)
             do {
                 let report: BenchReport
                 switch name {
                 case "throughput": report = try await ThroughputScenario(context: context).run()
                 case "latency": report = try await LatencyScenario(context: context).run()
                 case "bots": report = try await BotsScenario(context: context).run()
+                case "sandbox": report = try await SandboxScenario(context: context).run()
                 default: report = try await StormScenario(context: context).run()
                 }
                 var withLimits = report

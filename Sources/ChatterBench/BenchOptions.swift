@@ -29,6 +29,14 @@ struct BenchOptions: Sendable {
     var heartbeatMilliseconds = 25_000
     var stormMessages = 2_000
     var downSeconds = 3.0
+    // sandbox
+    var sockets = 2_000
+    var holdSeconds = 10.0
+    var groups = 1
+    var members = 100
+    var posts = 2_000
+    var posters = 4
+    var postWindow = 8
 
     init(arguments: [String]) throws(BenchUsageError) {
         var reader = ArgumentReader(arguments)
@@ -65,6 +73,13 @@ struct BenchOptions: Sendable {
             case "--heartbeat-ms": heartbeatMilliseconds = max(1, try reader.integer(for: option))
             case "--storm-messages": stormMessages = try reader.integer(for: option)
             case "--down-seconds": downSeconds = try reader.seconds(for: option)
+            case "--sockets": sockets = max(1, try reader.integer(for: option))
+            case "--hold-seconds": holdSeconds = try reader.seconds(for: option)
+            case "--groups": groups = max(1, try reader.integer(for: option))
+            case "--members": members = max(2, try reader.integer(for: option))
+            case "--posts": posts = max(1, try reader.integer(for: option))
+            case "--posters": posters = max(1, try reader.integer(for: option))
+            case "--post-window": postWindow = max(1, try reader.integer(for: option))
             default: throw BenchUsageError("unknown option \(option)")
             }
         }
@@ -81,7 +96,13 @@ struct BenchOptions: Sendable {
           storm        --bots N connected, the server restarts (down --down-seconds, default 3); time until all
                        are back and synced; replies to --storm-messages messages sent around the restart
                        checked in the server's store
-          all          throughput, latency, bots and storm with their defaults
+          sandbox      ChatterSandbox itself, in its own process: --sockets N people (default 2,000), each with a
+                       device and a realtime socket, connected at once and held --hold-seconds (10): connected,
+                       time, still open, server memory and CPU per socket; then fan-out on those sockets:
+                       --groups G groups (1) of --members M (100), --posters P members of each (4) post --posts
+                       messages in all (2,000), at most --post-window (8) unacknowledged each: message.new
+                       deliveries/s, acks/s, latency p50/p99, missing and duplicate deliveries
+          all          throughput, latency, bots, storm and sandbox with their defaults
           websocket [--quick]
                        WebSocket messages/s and MB/s, one way and round trip, 64 B and 64 KiB, our client to
                        our server and to a Python `websockets` server (issue 2)

@@ -38,12 +38,16 @@ struct BenchReport: Codable, Sendable {
 
     /// The table printed on stdout.
     func table() -> String {
-        let runtimes = ["swift", "python"].filter { runtime in figures.contains { $0.values[runtime] != nil } }
-        var rows: [[String]] = [["figure", "unit"] + runtimes + (runtimes.count == 2 ? ["swift/python"] : []) + ["goal"]]
+        // The runtimes' columns, then any other (the sandbox scenario's figures are the server's own).
+        let known = ["swift", "python"]
+        let others = Set(figures.flatMap(\.values.keys)).subtracting(known).sorted()
+        let runtimes = known.filter { runtime in figures.contains { $0.values[runtime] != nil } } + others
+        let paired = runtimes == known
+        var rows: [[String]] = [["figure", "unit"] + runtimes + (paired ? ["swift/python"] : []) + ["goal"]]
         for figure in figures {
             var row = [figure.name, figure.unit]
             for runtime in runtimes { row.append(figure.values[runtime].map(Self.format) ?? "–") }
-            if runtimes.count == 2 {
+            if paired {
                 if let swift = figure.values["swift"], let python = figure.values["python"], python != 0 {
                     row.append(String(format: "%.2f×", swift / python))
                 } else {

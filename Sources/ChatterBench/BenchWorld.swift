@@ -13,10 +13,18 @@ struct WorldSpec: Codable, Sendable {
         var waitingMessages: Int
     }
 
+    /// A group conversation started by `owner` (made friends with every other member first, as the service
+    /// requires) with `members` (people's indices, the owner included).
+    struct Group: Codable, Sendable {
+        var owner: Int
+        var members: [Int]
+    }
+
     var botUsernames: [String]
     var personUsernames: [String]
     var password: String
     var links: [Link]
+    var groups: [Group] = []
 }
 
 /// The accounts and conversations the server created for a `WorldSpec`, with the people's tokens.
@@ -40,10 +48,17 @@ struct BenchWorld: Codable, Sendable {
         var bot: Int
     }
 
+    struct Group: Codable, Sendable {
+        var conversationId: Conversation.ID
+        /// People's indices, the owner included.
+        var members: [Int]
+    }
+
     var password: String
     var bots: [Bot]
     var people: [Person]
     var links: [Link]
+    var groups: [Group] = []
 }
 
 /// Where the server under test listens and which kind it is.

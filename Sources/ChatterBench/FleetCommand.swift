@@ -29,9 +29,14 @@ struct FleetCommand {
             return 1
         }
         ProcessProbe.raiseOpenFileLimit(to: 1 << 20)
-        // The shared event loops are created on first use and cannot start without descriptors: create them now,
-        // before thousands of stores take every descriptor the process may open (the group's creation is fatal).
-        _ = EventLoopGroup.shared
+        // The shared event loops start on first use and cannot start without descriptors: start them now, before
+        // thousands of stores take every descriptor the process may open.
+        do throws(WebSocketError) {
+            try EventLoopGroup.shared.start()
+        } catch {
+            FileHandle.standardError.write(Data("chatter-bench fleet: \(error)\n".utf8))
+            return 1
+        }
         let reporter = FleetReporter(botNames: configuration.bots.map(\.name))
         reporter.emit(["event": "boot"])
 

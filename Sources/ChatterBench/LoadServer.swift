@@ -351,7 +351,8 @@ struct LoadBenchServer: BenchServer {
     }
 
     func build(_ spec: WorldSpec) async throws -> BenchWorld {
-        server.build(spec)
+        guard spec.groups.isEmpty else { throw BenchFailure("LoadServer has no group conversations: use --server sandbox") }
+        return server.build(spec)
     }
 
     func shutdown() async {

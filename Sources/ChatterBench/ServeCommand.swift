@@ -15,6 +15,8 @@ struct ServeCommand {
 
     func run() async -> Int32 {
         let started = ContinuousClock.now
+        // Inherited from the driver already; raised here too for a server started by hand.
+        ProcessProbe.raiseOpenFileLimit(to: 1 << 20)
         let server: any BenchServer
         do {
             switch options.kind {

@@ -33,9 +33,19 @@ struct WorldBuilder {
             }
             links.append(BenchWorld.Link(conversationId: conversation.id, person: link.person, bot: link.bot))
         }
+        var groups: [BenchWorld.Group] = []
+        for (number, group) in spec.groups.enumerated() {
+            let owner = people[group.owner]
+            let others = group.members.filter { $0 != group.owner }.map { people[$0].userId }
+            for other in others { try await service.makeFriends(owner.userId, other) }
+            let caller = SandboxCaller(userId: owner.userId, deviceId: owner.deviceId)
+            let conversation = try await service.createConversation(caller, .group(title: "bench group \(number)", memberIds: others))
+                .value.value
+            groups.append(BenchWorld.Group(conversationId: conversation.id, members: group.members))
+        }
         return BenchWorld(
             password: spec.password, bots: bots.map { BenchWorld.Bot(username: $0.username, userId: $0.id) },
-            people: people, links: links)
+            people: people, links: links, groups: groups)
     }
 
     /// Creates accounts a few at a time, so that password hashing uses both cores.

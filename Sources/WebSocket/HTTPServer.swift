@@ -23,7 +23,8 @@ public final class HTTPServer: Sendable {
 
     /// Starts listening on `host:port` (an IP literal, or a name resolved off the cooperative pool).
     /// - Throws: `HTTPServerError.cannotListen` when the address cannot be bound (e.g. the port is in use),
-    ///   `.invalidHost` when the host does not resolve.
+    ///   `.invalidHost` when the host does not resolve, `.eventLoopUnavailable` when the event loops cannot start
+    ///   (no file descriptor left: raise RLIMIT_NOFILE).
     public static func start(
         host: String = "127.0.0.1", port: Int = 0, tls: TLSServerConfiguration? = nil,
         configuration: HTTPServerConfiguration = .init(), responder: some HTTPResponder
@@ -42,9 +43,16 @@ public final class HTTPServer: Sendable {
             unregister: { connection in
                 _ = registry.connections.withLock { $0.removeValue(forKey: ObjectIdentifier(connection)) }
             })
+        let loop: EventLoop
+        do throws(WebSocketError) {
+            loop = try configuration.eventLoopGroup.next()
+        } catch {
+            if case .eventLoopUnavailable(let cause) = error { throw .eventLoopUnavailable(cause) }
+            throw .eventLoopGroupShutDown
+        }
         let listener: ServerSocket
         do throws(IOError) {
-            listener = try await ServerSocket.listen(on: address, group: configuration.eventLoopGroup) { fd, loop in
+            listener = try await ServerSocket.listen(on: address, loop: loop, group: configuration.eventLoopGroup) { fd, loop in
                 HTTPServerConnection.accept(fd: fd, loop: loop, tls: tls, context: context)
             }
         } catch {
@@ -90,11 +98,17 @@ public enum HTTPServerError: Error, Sendable, Hashable, CustomStringConvertible 
     case invalidHost(String, reason: String)
     /// bind/listen failed with this errno (EADDRINUSE: another process has the port; EACCES: a privileged port).
     case cannotListen(address: String, errno: Int32)
+    /// The event loops could not start (no file descriptor left, typically); the error says what to do.
+    case eventLoopUnavailable(EventLoopStartError)
+    /// The configuration's event-loop group was shut down: listen with a running group (or `.shared`).
+    case eventLoopGroupShutDown
 
     public var description: String {
         switch self {
         case .invalidHost(let host, let reason): "cannot listen on \(host): \(reason)"
         case .cannotListen(let address, let code): "cannot listen on \(address): \(String(cString: strerror(code))) (errno \(code))"
+        case .eventLoopUnavailable(let error): "cannot listen: \(error)"
+        case .eventLoopGroupShutDown: "cannot listen: the event-loop group was shut down"
         }
     }
 }

@@ -8,7 +8,8 @@ public enum WebSocketClient {
     ///
     /// - Throws: `.invalidURL`, `.nameResolutionFailed`, `.connectionFailed` (errno), `.timedOut(phase)`,
     ///   `.tls` (e.g. an untrusted certificate or a host name mismatch), `.handshakeRejected` (the server's
-    ///   status and body), `.invalidHandshakeResponse`, or `.cancelled`.
+    ///   status and body), `.invalidHandshakeResponse`, `.cancelled`, or `.eventLoopUnavailable` (no file
+    ///   descriptor left for the event loops: raise RLIMIT_NOFILE).
     public static func connect(
         to url: URL, configuration: WebSocketClientConfiguration = .init()
     ) async throws(WebSocketError) -> WebSocketConnection {
@@ -29,7 +30,7 @@ public enum WebSocketClient {
         }
         let addresses = try await NameResolver.resolve(host: target.host, port: target.port)
         if Task.isCancelled { throw .cancelled }
-        let loop = configuration.eventLoopGroup.next()
+        let loop = try configuration.eventLoopGroup.next()
         let channel = try await TCPConnector.connect(to: addresses, on: loop, timeout: configuration.connectTimeout)
 
         let key = WebSocketHandshake.generateKey()

@@ -34,6 +34,11 @@ public enum WebSocketError: Error, Sendable, CustomStringConvertible {
     case controlPayloadTooLong(Int)
     /// The task waiting for the operation was cancelled.
     case cancelled
+    /// The event loops that carry every socket could not start (no file descriptor left, typically): the error
+    /// says which call failed, its errno and what to do (raise RLIMIT_NOFILE). Nothing was opened.
+    case eventLoopUnavailable(EventLoopStartError)
+    /// The event-loop group of the configuration was shut down: use a running group (or `.shared`).
+    case eventLoopGroupShutDown
 
     public var description: String {
         switch self {
@@ -60,6 +65,10 @@ public enum WebSocketError: Error, Sendable, CustomStringConvertible {
             "a ping payload of \(length) bytes exceeds the 125 bytes allowed"
         case .cancelled:
             "cancelled"
+        case .eventLoopUnavailable(let error):
+            error.description
+        case .eventLoopGroupShutDown:
+            "the event-loop group was shut down; connect or listen with a running group"
         }
     }
 
@@ -70,10 +79,5 @@ public enum WebSocketError: Error, Sendable, CustomStringConvertible {
         case .closed(let info): self = .connectionClosed(info)
         case .controlPayloadTooLong(let length): self = .controlPayloadTooLong(length)
         }
-    }
-
-    /// A failed socket system call outside connection setup (e.g. the event loop could not start).
-    init(ioError: IOError) {
-        self = .connectionFailed(address: ioError.operation, errno: ioError.errno)
     }
 }

@@ -307,7 +307,7 @@ public actor RealtimeHub: SandboxEventSink {
         }
         guard let trigger = delivery.pushTrigger else { return }
         let pushRecipients = Self.pushRecipients(of: delivery, trigger: trigger)
-        guard !pushRecipients.isEmpty, let candidates = try? await service.devices(ofUsers: pushRecipients) else { return }
+        guard !pushRecipients.isEmpty, let candidates = try? await service.pushableDevices(ofUsers: pushRecipients) else { return }
         let targets = candidates.filter { device in
             device.pushToken != nil && device.id != delivery.excludedDevice && !reached.contains(device.id)
                 && socketsByDevice[device.id] == nil

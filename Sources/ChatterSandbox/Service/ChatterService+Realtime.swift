@@ -66,4 +66,9 @@ extension ChatterService {
     public func devices(ofUsers userIds: [User.ID]) async throws(ChatterErrorBody) -> [SandboxDevice] {
         try await read { db in try db.activeDevices(ofUsers: userIds).map(\.sandboxDevice) }
     }
+
+    /// The active devices of `userIds` that have a push token, in sign-in order: the candidates for a push.
+    public func pushableDevices(ofUsers userIds: [User.ID]) async throws(ChatterErrorBody) -> [SandboxDevice] {
+        try await read { db in try db.pushableDevices(ofUsers: userIds).map(\.sandboxDevice) }
+    }
 }

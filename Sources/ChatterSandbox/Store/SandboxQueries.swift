@@ -47,6 +47,23 @@ extension Database {
         return devices
     }
 
+    /// The active devices of `userIds` that have a push token: the only ones a push can go to. A fan-out asks
+    /// this for every message, so devices without a token (most bots' and every socket-only client's) are left
+    /// in the table instead of read and decoded each time.
+    func pushableDevices(ofUsers userIds: [User.ID]) throws -> [StoredDevice] {
+        var devices: [StoredDevice] = []
+        for userId in userIds {
+            devices += try fetchAll(
+                StoredDevice.self,
+                sql: """
+                    SELECT \(StoredDevice.columns) FROM devices
+                    WHERE user_id = ? AND revoked_at IS NULL AND push_token IS NOT NULL ORDER BY rowid
+                    """,
+                arguments: [userId.rawValue])
+        }
+        return devices
+    }
+
     func insertDevice(id: Device.ID, userId: User.ID, name: String, platform: String, at time: Timestamp) throws {
         try execute(
             sql: "INSERT INTO devices (id, user_id, name, platform, created_at, signed_in_at) VALUES (?, ?, ?, ?, ?, ?)",

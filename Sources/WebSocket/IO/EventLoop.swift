@@ -154,6 +154,9 @@ final class EventLoop: Sendable {
         return try body(readBuffer)
     }
 
+    /// Whether `stop()` was called.
+    var isStopped: Bool { stopped.load(ordering: .acquiring) }
+
     /// Asks the thread to finish and waits until it has; sockets still registered are not closed.
     func stop() {
         stopped.store(true, ordering: .releasing)

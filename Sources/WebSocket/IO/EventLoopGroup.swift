@@ -6,44 +6,92 @@ import Synchronization
 /// One group with a thread per core (`shared`) serves a whole process: a connection costs a registration and a
 /// few small buffers, never a thread, so thousands of idle connections are cheap.
 public final class EventLoopGroup: Sendable {
-    /// The process-wide group, with one loop per available core; created on first use, never shut down.
-    public static let shared: EventLoopGroup = {
-        do {
-            return try EventLoopGroup(threadCount: EventLoopGroup.coreCount)
-        } catch {
-            fatalError("cannot start the shared event loops: \(error)")
-        }
-    }()
+    /// The process-wide group, with one loop per available core. Its threads start on first use (the first
+    /// connect or listen); when the system refuses them (no file descriptor left) that call throws
+    /// `EventLoopStartError` and the next call tries again. Never shut down.
+    public static let shared = EventLoopGroup(startingOnFirstUse: EventLoopGroup.coreCount)
 
     /// The number of online processors, at least 1.
     public static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
-    let loops: [EventLoop]
-    private let nextIndex = Atomic<Int>(0)
+    /// Creates one loop; `EventLoop.init` except in tests, which inject failures.
+    typealias LoopFactory = @Sendable (_ name: String) throws(IOError) -> EventLoop
 
-    /// Starts `threadCount` event-loop threads.
-    /// - Throws: `WebSocketError.connectionFailed` when the system refuses epoll or eventfd descriptors.
-    public init(threadCount: Int = EventLoopGroup.coreCount) throws(WebSocketError) {
-        var loops: [EventLoop] = []
-        for index in 0..<max(1, threadCount) {
-            do {
-                loops.append(try EventLoop(name: "chatterbots.eventloop.\(index)"))
-            } catch {
-                for loop in loops { loop.stop() }
-                throw WebSocketError(ioError: error)
-            }
-        }
-        self.loops = loops
+    private enum State {
+        case notStarted
+        case running([EventLoop])
+        case shutDown
     }
 
-    /// The loop for the next socket, round-robin.
-    func next() -> EventLoop {
+    private let threadCount: Int
+    private let makeLoop: LoopFactory
+    private let state: Mutex<State>
+    private let nextIndex = Atomic<Int>(0)
+
+    /// Starts `threadCount` event-loop threads now.
+    /// - Throws: `WebSocketError.eventLoopUnavailable` when the system refuses epoll or eventfd descriptors.
+    public init(threadCount: Int = EventLoopGroup.coreCount) throws(WebSocketError) {
+        self.threadCount = max(1, threadCount)
+        self.makeLoop = { name throws(IOError) in try EventLoop(name: name) }
+        self.state = Mutex(.notStarted)
+        try start()
+    }
+
+    /// A group whose `threadCount` loops start on the first `next()` or `start()`, made by `makeLoop`.
+    init(startingOnFirstUse threadCount: Int, makeLoop: @escaping LoopFactory = { name throws(IOError) in try EventLoop(name: name) }) {
+        self.threadCount = max(1, threadCount)
+        self.makeLoop = makeLoop
+        self.state = Mutex(.notStarted)
+    }
+
+    /// Starts the loops unless they run already. A process that will later use up its descriptors (thousands
+    /// of stores, say) calls this first, so that a refusal shows at start-up rather than at its first socket.
+    /// - Throws: `WebSocketError.eventLoopUnavailable` (no loop is left running then: the next call tries again),
+    ///   `.eventLoopGroupShutDown` after `shutdown()`.
+    public func start() throws(WebSocketError) {
+        _ = try runningLoops()
+    }
+
+    /// The loop for the next socket, round-robin, starting the loops first if needed.
+    /// - Throws: as `start()`.
+    func next() throws(WebSocketError) -> EventLoop {
+        let loops = try runningLoops()
         let index = nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue
         return loops[index % loops.count]
     }
 
+    private func runningLoops() throws(WebSocketError) -> [EventLoop] {
+        let result: Result<[EventLoop], WebSocketError> = state.withLock { state in
+            switch state {
+            case .running(let loops):
+                return .success(loops)
+            case .shutDown:
+                return .failure(.eventLoopGroupShutDown)
+            case .notStarted:
+                var loops: [EventLoop] = []
+                for index in 0..<threadCount {
+                    do throws(IOError) {
+                        loops.append(try makeLoop("chatterbots.eventloop.\(index)"))
+                    } catch {
+                        for loop in loops { loop.stop() }
+                        return .failure(.eventLoopUnavailable(EventLoopStartError(error)))
+                    }
+                }
+                state = .running(loops)
+                return .success(loops)
+            }
+        }
+        return try result.get()
+    }
+
     /// Stops the threads. Close every server and connection of the group first: sockets left open are not closed.
+    /// Later connects and listens on the group throw `WebSocketError.eventLoopGroupShutDown`.
     public func shutdown() {
+        let loops = state.withLock { state -> [EventLoop] in
+            defer { state = .shutDown }
+            if case .running(let loops) = state { return loops }
+            return []
+        }
         for loop in loops { loop.stop() }
     }
 }

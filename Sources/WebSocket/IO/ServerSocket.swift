@@ -18,10 +18,10 @@ final class ServerSocket: EventLoopSelectable {
         var isBackingOff = false
     }
 
-    /// Binds and listens on `address`; `onAccept` receives each accepted descriptor on the loop chosen for it
+    /// Binds and listens on `address`, watched by `loop` (one of `group`'s); `onAccept` receives each accepted descriptor on the loop chosen for it
     /// (on that loop's thread) and owns it from then on.
     static func listen(
-        on address: SocketAddress, group: EventLoopGroup, onAccept: @escaping @Sendable (Int32, EventLoop) -> Void
+        on address: SocketAddress, loop: EventLoop, group: EventLoopGroup, onAccept: @escaping @Sendable (Int32, EventLoop) -> Void
     ) async throws(IOError) -> ServerSocket {
         let fd = try Socket.listen(on: address)
         guard let local = Socket.localAddress(of: fd) else {
@@ -29,7 +29,7 @@ final class ServerSocket: EventLoopSelectable {
             Glibc.close(fd)
             throw IOError(operation: "getsockname", errno: code)
         }
-        let server = ServerSocket(fd: fd, localAddress: local, loop: group.next(), group: group, onAccept: onAccept)
+        let server = ServerSocket(fd: fd, localAddress: local, loop: loop, group: group, onAccept: onAccept)
         let result: Result<Void, IOError> = await withCheckedContinuation { continuation in
             server.loop.execute {
                 do throws(IOError) {
@@ -77,7 +77,11 @@ final class ServerSocket: EventLoopSelectable {
         while true {
             let accepted = accept4(fd, nil, nil, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
             if accepted >= 0 {
-                let target = group.next()
+                // The group runs (this listener's loop is one of its loops) unless it was shut down under it.
+                guard let target = try? group.next() else {
+                    Glibc.close(accepted)
+                    continue
+                }
                 let handOver = onAccept
                 target.execute { handOver(accepted, target) }
                 continue

@@ -309,6 +309,19 @@ struct AuthTests {
         #expect(try await harness.service.devices(ofUsers: [ben.id]).first?.pushToken == nil)
     }
 
+    @Test func pushableDevicesAreTheActiveDevicesWithAPushToken() async throws {
+        let harness = try await ServiceHarness.make()
+        let ana = try await harness.signUp("ana")
+        let ben = try await harness.signUp("ben")
+        let cid = try await harness.signUp("cid")
+        try await harness.service.setPushToken(ana.caller, PushTokenBody(token: String(repeating: "a", count: 64), environment: .production))
+        try await harness.service.setPushToken(cid.caller, PushTokenBody(token: String(repeating: "c", count: 64), environment: .production))
+        try await harness.service.removePushToken(cid.caller)
+
+        let pushable = try await harness.service.pushableDevices(ofUsers: [ana.id, ben.id, cid.id])
+        #expect(pushable.map(\.id) == [ana.session.deviceId])
+    }
+
     @Test func theStoreKeepsEverythingInAFileAcrossReopening() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sandbox-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
