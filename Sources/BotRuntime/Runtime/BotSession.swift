@@ -468,7 +468,7 @@ public actor BotSession {
         self.live = nil
         live.heartbeat.stop()
         live.sync?.cancel()
-        services?.outbox.suspend(generation: generation)
+        services?.outbox.suspend(generation: generation, closeCode: code)
         services?.receipts.detach(generation: generation)
         services?.typing.detach(generation: generation)
         if code == 4008 {

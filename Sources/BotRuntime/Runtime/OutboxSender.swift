@@ -152,16 +152,37 @@ final class OutboxSender: Sendable {
         work.wake()
     }
 
-    /// The connection of `generation` ended: entries in flight go back to the queue, to be sent again with the
-    /// same clientMessageId on the next connection.
-    func suspend(generation: UInt64) {
-        state.withLock { state in
-            guard state.link?.generation == generation else { return }
+    /// The connection of `generation` ended with `closeCode`: entries in flight go back to the queue, to be sent
+    /// again with the same clientMessageId on the next connection.
+    ///
+    /// Except after a 1009 (message too big): the service reads frames in order and answered every frame before
+    /// the one it refused, so the oldest entry still in flight is the one it closed on. Sending it again would
+    /// close every connection the same way and block the queue behind it for good, so it fails (`PAYLOAD_TOO_LARGE`).
+    func suspend(generation: UInt64, closeCode: UInt16? = nil) {
+        let tooLarge = state.withLock { state -> OutboxEntry? in
+            guard state.link?.generation == generation else { return nil }
             state.link = nil
+            var culprit: OutboxEntry?
+            if closeCode == Self.messageTooBigCloseCode,
+                let oldest = state.inFlight.values.min(by: { $0.sequence < $1.sequence }) {
+                state.inFlight[oldest.id] = nil
+                state.inFlightBySequence[oldest.sequence] = nil
+                culprit = oldest
+            }
             Self.requeueInFlight(&state)
+            return culprit
+        }
+        if let tooLarge {
+            let error = ChatterErrorBody(
+                code: .payloadTooLarge,
+                message: "The service closed the connection with 1009 (message too big) on this message; it is not sent again.")
+            Task { await self.fail(tooLarge, with: error) }
         }
         work.wake()
     }
+
+    /// The WebSocket close code of a message over the peer's size limit.
+    static let messageTooBigCloseCode: UInt16 = 1009
 
     private static func requeueInFlight(_ state: inout State) {
         let inFlight = state.inFlight.values.sorted { $0.sequence < $1.sequence }

@@ -153,11 +153,14 @@ final class RuntimeBotContext: BotContext {
     }
 
     /// Queues a send. Its clientMessageId derives from the handler's trigger; without one, a reply derives from
-    /// the message it answers, any other send is random.
+    /// the message it answers, any other send is random. A message the service would refuse for its size throws
+    /// `ChatterAPIError` (`VALIDATION_FAILED`) here and is not queued.
     private func send(
         _ content: MessageContent, to conversationId: Conversation.ID, replyingTo message: Message.ID?
     ) async throws -> OutgoingMessage {
         try checkUsable()
+        // Checked with a placeholder id: the size check must not use up a derived send index.
+        try MessageSizeLimit.check(MessageSend(conversationId: conversationId, clientMessageId: .random(), content: content))
         let id = state.withLock { state -> ClientMessageID in
             let id: ClientMessageID
             if let derivationKey {
