@@ -39,7 +39,9 @@ public struct BotRuntimeEnvironment: Sendable {
     public var readyTimeout: Duration
     /// No `pong` within this long after a `ping` means the connection is dead.
     public var pongTimeout: Duration
-    /// `limitPerConversation` of `sync.request`; nil leaves it to the server (100).
+    /// `limitPerConversation` of `sync.request`; nil for the runtime's default (20). The runtime names so few
+    /// conversations per request that the largest possible response stays within half the inbound message limit
+    /// (`webSocket.limits`); what a conversation has beyond the limit is paged over REST.
     public var syncLimitPerConversation: Int?
     /// `limit` of the REST pages that follow a sync with `hasMore`.
     public var messagePageSize: Int

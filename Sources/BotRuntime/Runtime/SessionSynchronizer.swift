@@ -3,8 +3,8 @@ import Foundation
 
 /// What a session does after every `session.ready` (design.md points 3–4): refresh over REST what the socket
 /// does not replay (conversations changed since the last refresh, pending friend requests, friends), then
-/// `sync.request` with the highest contiguous seq of every known conversation, following `hasMore` with REST
-/// pages. Everything goes through the admission queue, so it is deduplicated against what arrives live meanwhile.
+/// `sync.request`s (cut by `SyncPlan`) with the highest contiguous seq of every known conversation, following
+/// `hasMore` with REST pages. Everything goes through the admission queue, so it is deduplicated against what arrives live meanwhile.
 struct SessionSynchronizer: Sendable {
     let services: SessionServices
     let admission: AdmissionQueue
@@ -32,20 +32,25 @@ struct SessionSynchronizer: Sendable {
 
         let positions = try await services.store.syncPositions()
         guard !positions.isEmpty else { return }
-        let response = try await link.connection.sync(
-            SyncRequest(conversations: positions, limitPerConversation: services.environment.syncLimitPerConversation))
+        let environment = services.environment
+        let plan = SyncPlan(
+            limitPerConversation: environment.syncLimitPerConversation,
+            inboundMessageLimit: environment.webSocket.limits.maxMessageSize)
         var fetched = 0
-        for (id, _) in positions.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            guard let conversation = response.conversations[id] else {
-                // Left out of the response: the bot is no longer a member.
-                admission.submit(.removed(id, trace: trace))
-                continue
-            }
-            fetched += conversation.messages.count
-            admission.submit(.messages(conversation.messages))
-            if conversation.hasMore, let last = conversation.messages.last?.seq {
-                let admission = admission
-                Task { await admission.backfill(id, after: last) }
+        for request in plan.requests(for: positions) {
+            let response = try await link.connection.sync(request)
+            for id in request.conversations.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+                guard let conversation = response.conversations[id] else {
+                    // Left out of the response: the bot is no longer a member.
+                    admission.submit(.removed(id, trace: trace))
+                    continue
+                }
+                fetched += conversation.messages.count
+                admission.submit(.messages(conversation.messages))
+                if conversation.hasMore, let last = conversation.messages.last?.seq {
+                    let admission = admission
+                    Task { await admission.backfill(id, after: last) }
+                }
             }
         }
         log.debug("synchronized \(positions.count) conversations, \(fetched) messages", trace: trace)
