@@ -432,7 +432,8 @@ public actor BotSession {
                 await self?.post(.synchronized(generation))
             } catch {
                 log.warning("synchronization failed: \(error)")
-                await self?.post(.lifecycle(.syncFailed(generation: generation)))
+                let retryAfter = (error as? ChatterAPIError).flatMap { $0.code == .rateLimited ? $0.retryAfter ?? RateLimitDelay.fallback : nil }
+                await self?.post(.lifecycle(.syncFailed(generation: generation, retryAfter: retryAfter)))
             }
         }
     }

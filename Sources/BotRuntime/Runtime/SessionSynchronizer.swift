@@ -40,7 +40,7 @@ struct SessionSynchronizer: Sendable {
         var fetched = 0
         var absent: [Conversation.ID] = []
         for request in plan.requests(for: positions) {
-            let response = try await link.connection.sync(request)
+            let response = try await link.connection.sync(request, timeout: environment.syncTimeout)
             for id in request.conversations.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
                 guard let conversation = response.conversations[id] else {
                     // The seed does not say that leaving a conversation out means removal: nothing new.
