@@ -13,7 +13,8 @@ import Synchronization
 /// - When the connection ends, the entries in flight go back to the queue in order; after the next `resume(on:)`
 ///   they are sent again with their original `clientMessageId`, which the service turns into the same message.
 /// - Permanent errors (`NOT_FRIENDS`, `NOT_FOUND`, `VALIDATION_FAILED`, any non-transient code) fail the entry for
-///   good and reach the caller; transient ones (`RATE_LIMITED`, `INTERNAL`) are retried after a growing delay.
+///   good and reach the caller; transient ones (`RATE_LIMITED`, `INTERNAL`) are retried after a growing delay,
+///   and a `RATE_LIMITED` reply pauses every send for its retry hint, as a 4008 close does.
 final class OutboxSender: Sendable {
     private struct State {
         /// Waiting to be sent, by ascending sequence (oldest first), from `queueHead` on.
@@ -343,9 +344,10 @@ final class OutboxSender: Sendable {
             let delay = state.withLock { state -> Duration in
                 let failures = state.failures[entry.id, default: 0] + 1
                 state.failures[entry.id] = failures
-                let delay = Duration.seconds(min(30, 1 << min(failures - 1, 5)))
-                state.held.append((now.adding(delay), entry))
-                return delay
+                let retry = Self.retry(after: error, failures: failures)
+                if let pause = retry.pauseAllSends { state.pacer.rateLimited(retryAfter: pause, now: now) }
+                state.held.append((now.adding(retry.delay), entry))
+                return retry.delay
             }
             log.warning("message.send failed with \(error.code) (\(error.message)); retrying in \(delay)", trace: entry.traceID, [
                 "clientMessageId": entry.id.rawValue, "code": error.code.rawValue,
@@ -355,6 +357,20 @@ final class OutboxSender: Sendable {
             work.wake()
         }
         return true
+    }
+
+    /// When an entry refused with a transient `error` goes out again, after its `failures`-th failure: 1, 2, 4 …
+    /// 30 s. A `RATE_LIMITED` reply speaks for the whole device, so every send pauses (like a 4008), for the
+    /// `retryAfter` seconds the service gave (`details.retryAfter`), or for the entry's delay without one.
+    static func retry(after error: ChatterErrorBody, failures: Int) -> (delay: Duration, pauseAllSends: Duration?) {
+        let backoff = Duration.seconds(min(30, 1 << min(max(failures, 1) - 1, 5)))
+        guard error.code == .rateLimited else { return (backoff, nil) }
+        let hint = error.details?["retryAfter"]?.doubleValue.flatMap { seconds -> Duration? in
+            guard seconds.isFinite else { return nil }
+            return RateLimitDelay(delay: .seconds(min(max(seconds, 0), 86_400))).delay
+        }
+        let pause = hint ?? backoff
+        return (max(pause, backoff), pause)
     }
 
     /// Codes that no resend can fix. Not `UNAUTHORIZED`: the session refreshes its token and the entry goes out again.
