@@ -198,6 +198,24 @@ final class OutboxSender: Sendable {
         state.withLock { $0.pacer.rateLimited(retryAfter: retryAfter, now: now) }
     }
 
+    /// Forgets every entry (the store deleted them: they belonged to another account) and fails their waiters
+    /// with `error`. Sending goes on with what is committed later.
+    func discardAll(failingWaitersWith error: any Error) {
+        let waiters = state.withLock { state -> [AckPromise] in
+            state.queue = []
+            state.queueHead = 0
+            state.inFlight = [:]
+            state.inFlightBySequence = [:]
+            state.held = []
+            state.failures = [:]
+            state.known = []
+            defer { state.waiters = [:] }
+            return state.waiters.values.flatMap { $0 }
+        }
+        settled.wake()
+        for waiter in waiters { waiter.settle(.failure(error)) }
+    }
+
     /// Stops sending for good and fails every waiter (the session is over; entries stay pending in the store).
     func stop() {
         let waiters = state.withLock { state -> [AckPromise] in

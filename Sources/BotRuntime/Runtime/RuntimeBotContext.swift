@@ -322,12 +322,17 @@ final class RuntimeBotContext: BotContext {
 
 /// Bot code asked the runtime's context for something it refuses.
 public enum BotContextError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The key is the runtime's own (it keeps the friends list there).
+    /// The key is the runtime's own (it keeps the friends list and handled updates under `chatterbots.runtime.`).
     case reservedStateKey(String)
+    /// The bot's account was deleted and re-created: the message was queued by the old account and deleted with
+    /// the rest of its data.
+    case accountReplaced(previous: User.ID, current: User.ID)
 
     public var description: String {
         switch self {
         case .reservedStateKey(let key): "the state key \"\(key)\" of the global scope is reserved for the runtime; use another"
+        case .accountReplaced(let previous, let current):
+            "the bot signed in as user \(current), not \(previous) (the account was re-created): the old account's outbox, state and schedules were deleted"
         }
     }
 }
