@@ -35,9 +35,12 @@ struct SessionSignIn: Sendable {
         }
         services.setIdentity(identity)
         let rest = services.rest
+        let services = services
         do {
             _ = try await services.tokenStore.refreshed(replacing: staleAccessToken) { refreshToken in
-                try await rest.send(ChatterAPI.refresh(RefreshBody(refreshToken: refreshToken))).tokens
+                let session = try await rest.send(ChatterAPI.refresh(RefreshBody(refreshToken: refreshToken)))
+                services.noteExpiresIn(session.expiresIn)
+                return session.tokens
             }
             services.log.info("signed in with the stored refresh token", ["device": stored.deviceId.rawValue])
             return nil
