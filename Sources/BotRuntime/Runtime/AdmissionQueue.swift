@@ -182,7 +182,7 @@ final class AdmissionQueue: Sendable {
                 delivered.append(message)
                 stored[message.conversationId] = max(stored[message.conversationId] ?? 0, message.seq)
             case .parked:
-                stored[message.conversationId] = max(stored[message.conversationId] ?? 0, message.seq)
+                break  // after a gap: `receipt.delivered` covers everything up to its seq, so it waits for the gap
             case .own:
                 own[message.conversationId, default: []].append(message.seq)
             case .duplicate:
@@ -191,6 +191,7 @@ final class AdmissionQueue: Sendable {
                 unknown.append(message)
             }
         }
+        for message in report.released { stored[message.conversationId] = max(stored[message.conversationId] ?? 0, message.seq) }
         for (conversation, seqs) in own { services.dispatcher.noteOwn(seqs, in: conversation) }
         SessionServices.dispatch(delivered + report.released, to: services.dispatcher)
         for (conversation, seq) in stored { services.receipts.delivered(seq, in: conversation) }

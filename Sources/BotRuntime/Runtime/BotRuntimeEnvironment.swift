@@ -39,8 +39,12 @@ public struct BotRuntimeEnvironment: Sendable {
     public var readyTimeout: Duration
     /// No `pong` within this long after a `ping` means the connection is dead.
     public var pongTimeout: Duration
-    /// `limitPerConversation` of `sync.request`; nil leaves it to the server (100).
+    /// `limitPerConversation` of `sync.request`; nil for the runtime's default (20). The runtime names so few
+    /// conversations per request that the largest possible response stays within half the inbound message limit
+    /// (`webSocket.limits`); what a conversation has beyond the limit is paged over REST.
     public var syncLimitPerConversation: Int?
+    /// How long one `sync.request` may wait for its `sync.response` (a large catch-up takes longer than a pong).
+    public var syncTimeout: Duration
     /// `limit` of the REST pages that follow a sync with `hasMore`.
     public var messagePageSize: Int
     /// Where the bot starts in a conversation it discovers: from its first message (answer what was said while
@@ -71,6 +75,7 @@ public struct BotRuntimeEnvironment: Sendable {
         self.readyTimeout = .seconds(10)
         self.pongTimeout = HeartbeatMonitor.defaultPongTimeout
         self.syncLimitPerConversation = nil
+        self.syncTimeout = .seconds(60)
         self.messagePageSize = 100
         self.newConversationStart = .firstMessage
         self.storeSynchronousMode = .normal

@@ -432,7 +432,8 @@ public actor BotSession {
                 await self?.post(.synchronized(generation))
             } catch {
                 log.warning("synchronization failed: \(error)")
-                await self?.post(.lifecycle(.syncFailed(generation: generation)))
+                let retryAfter = (error as? ChatterAPIError).flatMap { $0.code == .rateLimited ? $0.retryAfter ?? RateLimitDelay.fallback : nil }
+                await self?.post(.lifecycle(.syncFailed(generation: generation, retryAfter: retryAfter)))
             }
         }
     }
@@ -468,7 +469,7 @@ public actor BotSession {
         self.live = nil
         live.heartbeat.stop()
         live.sync?.cancel()
-        services?.outbox.suspend(generation: generation)
+        services?.outbox.suspend(generation: generation, closeCode: code)
         services?.receipts.detach(generation: generation)
         services?.typing.detach(generation: generation)
         if code == 4008 {

@@ -29,11 +29,15 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             await call(work, context, run) { try await bot.onMessage(IncomingMessage(message), context: context) }
 
         case .messageUpdated(let message, _):
-            let version = message.deletedAt ?? message.editedAt
-            let key = "message-updated:\(message.id.rawValue)@\(version?.iso8601 ?? "reactions")#\(message.reactions.count)"
+            let fingerprint = MessageUpdateFingerprint(message)
+            if await isHandled(fingerprint, of: message) {
+                log.debug("message.updated already handled", trace: trace, ["message": message.id.rawValue])
+                _ = run.complete()
+                return
+            }
             let context = RuntimeBotContext(
-                services: services, bot: identity, trigger: .event(key: key), lane: .conversation(message.conversationId),
-                trace: trace, run: run)
+                services: services, bot: identity, trigger: .update(message, fingerprint),
+                lane: .conversation(message.conversationId), trace: trace, run: run)
             await call(work, context, run) { try await bot.onMessageUpdated(message, context: context) }
 
         case .job(let occurrence):
@@ -50,6 +54,24 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         case .event(let event, let trace):
             await runEvent(event, work: work, identity: identity, trace: trace, run: run)
         }
+    }
+
+    /// Whether this very update of `message` was handled already: committed, or queued for commit in its lane.
+    private func isHandled(_ fingerprint: MessageUpdateFingerprint, of message: Message) async -> Bool {
+        let key = MessageUpdateFingerprint.storageKey(of: message.id)
+        let data: Data?
+        if let queued = services.commits.pendingState(forKey: key, in: .global, lane: .conversation(message.conversationId)) {
+            data = queued
+        } else {
+            do {
+                data = try await services.store.stateData(forKey: key, in: .global)
+            } catch {
+                log.warning("could not read whether an update was handled (\(error)); handling it", ["message": message.id.rawValue])
+                return false
+            }
+        }
+        guard let data, let digest = try? JSONDecoder().decode(String.self, from: data) else { return false }
+        return digest == fingerprint.digest
     }
 
     private func runEvent(_ event: BotEvent, work: HandlerWork, identity: BotIdentity, trace: String, run: HandlerRun) async {
@@ -203,7 +225,11 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             services.commits.submit(
                 UnitOfWork(running: occurrence, nextDueAt: next, bot: identity.userId, traceID: work.trace), in: .job(occurrence.job.id),
                 trace: work.trace)
-        case .messageUpdated, .event:
+        case .messageUpdated(let message, _):
+            services.commits.submit(
+                RuntimeBotContext.unitRecording(MessageUpdateFingerprint(message), of: message, bot: identity.userId, trace: work.trace),
+                in: .conversation(message.conversationId), trace: work.trace)
+        case .event:
             break
         }
     }

@@ -13,7 +13,8 @@ import Synchronization
 /// - When the connection ends, the entries in flight go back to the queue in order; after the next `resume(on:)`
 ///   they are sent again with their original `clientMessageId`, which the service turns into the same message.
 /// - Permanent errors (`NOT_FRIENDS`, `NOT_FOUND`, `VALIDATION_FAILED`, any non-transient code) fail the entry for
-///   good and reach the caller; transient ones (`RATE_LIMITED`, `INTERNAL`) are retried after a growing delay.
+///   good and reach the caller; transient ones (`RATE_LIMITED`, `INTERNAL`) are retried after a growing delay,
+///   and a `RATE_LIMITED` reply pauses every send for its retry hint, as a 4008 close does.
 final class OutboxSender: Sendable {
     private struct State {
         /// Waiting to be sent, by ascending sequence (oldest first), from `queueHead` on.
@@ -152,16 +153,37 @@ final class OutboxSender: Sendable {
         work.wake()
     }
 
-    /// The connection of `generation` ended: entries in flight go back to the queue, to be sent again with the
-    /// same clientMessageId on the next connection.
-    func suspend(generation: UInt64) {
-        state.withLock { state in
-            guard state.link?.generation == generation else { return }
+    /// The connection of `generation` ended with `closeCode`: entries in flight go back to the queue, to be sent
+    /// again with the same clientMessageId on the next connection.
+    ///
+    /// Except after a 1009 (message too big): the service reads frames in order and answered every frame before
+    /// the one it refused, so the oldest entry still in flight is the one it closed on. Sending it again would
+    /// close every connection the same way and block the queue behind it for good, so it fails (`PAYLOAD_TOO_LARGE`).
+    func suspend(generation: UInt64, closeCode: UInt16? = nil) {
+        let tooLarge = state.withLock { state -> OutboxEntry? in
+            guard state.link?.generation == generation else { return nil }
             state.link = nil
+            var culprit: OutboxEntry?
+            if closeCode == Self.messageTooBigCloseCode,
+                let oldest = state.inFlight.values.min(by: { $0.sequence < $1.sequence }) {
+                state.inFlight[oldest.id] = nil
+                state.inFlightBySequence[oldest.sequence] = nil
+                culprit = oldest
+            }
             Self.requeueInFlight(&state)
+            return culprit
+        }
+        if let tooLarge {
+            let error = ChatterErrorBody(
+                code: .payloadTooLarge,
+                message: "The service closed the connection with 1009 (message too big) on this message; it is not sent again.")
+            Task { await self.fail(tooLarge, with: error) }
         }
         work.wake()
     }
+
+    /// The WebSocket close code of a message over the peer's size limit.
+    static let messageTooBigCloseCode: UInt16 = 1009
 
     private static func requeueInFlight(_ state: inout State) {
         let inFlight = state.inFlight.values.sorted { $0.sequence < $1.sequence }
@@ -174,6 +196,24 @@ final class OutboxSender: Sendable {
     func rateLimited(retryAfter: Duration) {
         let now = clock.now
         state.withLock { $0.pacer.rateLimited(retryAfter: retryAfter, now: now) }
+    }
+
+    /// Forgets every entry (the store deleted them: they belonged to another account) and fails their waiters
+    /// with `error`. Sending goes on with what is committed later.
+    func discardAll(failingWaitersWith error: any Error) {
+        let waiters = state.withLock { state -> [AckPromise] in
+            state.queue = []
+            state.queueHead = 0
+            state.inFlight = [:]
+            state.inFlightBySequence = [:]
+            state.held = []
+            state.failures = [:]
+            state.known = []
+            defer { state.waiters = [:] }
+            return state.waiters.values.flatMap { $0 }
+        }
+        settled.wake()
+        for waiter in waiters { waiter.settle(.failure(error)) }
     }
 
     /// Stops sending for good and fails every waiter (the session is over; entries stay pending in the store).
@@ -322,9 +362,10 @@ final class OutboxSender: Sendable {
             let delay = state.withLock { state -> Duration in
                 let failures = state.failures[entry.id, default: 0] + 1
                 state.failures[entry.id] = failures
-                let delay = Duration.seconds(min(30, 1 << min(failures - 1, 5)))
-                state.held.append((now.adding(delay), entry))
-                return delay
+                let retry = Self.retry(after: error, failures: failures)
+                if let pause = retry.pauseAllSends { state.pacer.rateLimited(retryAfter: pause, now: now) }
+                state.held.append((now.adding(retry.delay), entry))
+                return retry.delay
             }
             log.warning("message.send failed with \(error.code) (\(error.message)); retrying in \(delay)", trace: entry.traceID, [
                 "clientMessageId": entry.id.rawValue, "code": error.code.rawValue,
@@ -334,6 +375,20 @@ final class OutboxSender: Sendable {
             work.wake()
         }
         return true
+    }
+
+    /// When an entry refused with a transient `error` goes out again, after its `failures`-th failure: 1, 2, 4 …
+    /// 30 s. A `RATE_LIMITED` reply speaks for the whole device, so every send pauses (like a 4008), for the
+    /// `retryAfter` seconds the service gave (`details.retryAfter`), or for the entry's delay without one.
+    static func retry(after error: ChatterErrorBody, failures: Int) -> (delay: Duration, pauseAllSends: Duration?) {
+        let backoff = Duration.seconds(min(30, 1 << min(max(failures, 1) - 1, 5)))
+        guard error.code == .rateLimited else { return (backoff, nil) }
+        let hint = error.details?["retryAfter"]?.doubleValue.flatMap { seconds -> Duration? in
+            guard seconds.isFinite else { return nil }
+            return RateLimitDelay(delay: .seconds(min(max(seconds, 0), 86_400))).delay
+        }
+        let pause = hint ?? backoff
+        return (max(pause, backoff), pause)
     }
 
     /// Codes that no resend can fix. Not `UNAUTHORIZED`: the session refreshes its token and the entry goes out again.

@@ -3,14 +3,16 @@ import Synchronization
 
 /// Sends `receipt.delivered` (an incoming message is stored) and `receipt.read` (its handler finished) as the
 /// policy says. Receipts are watermarks, so only the highest seq per conversation is sent: a burst of a thousand
-/// messages costs a few frames. Best effort: a receipt that cannot be sent is dropped (the service moves
-/// watermarks forward only, and the next one covers it).
+/// messages costs a few frames. A write that succeeded may still be lost with a connection that was dying, so the
+/// marks sent on a connection are sent again on the next one (watermarks only move forward: resending is safe).
 final class ReceiptSender: Sendable {
     private struct Marks {
         var delivered = 0
         var read = 0
         var sentDelivered = 0
         var sentRead = 0
+        /// The connection the last receipt of this conversation was written to.
+        var sentOn: UInt64?
 
         var hasUnsent: Bool { read > sentRead || delivered > max(sentDelivered, sentRead) }
     }
@@ -52,10 +54,20 @@ final class ReceiptSender: Sendable {
         if flush { Task { await self.flush() } }
     }
 
-    /// The connection of `generation` ended; receipts wait for the next one.
+    /// The connection of `generation` ended; receipts wait for the next one. What was written to it may not have
+    /// reached the service, so those marks go out again on the next connection.
     func detach(generation: UInt64) {
         state.withLock { state in
-            if state.link?.generation == generation { state.link = nil }
+            guard state.link?.generation == generation else { return }
+            state.link = nil
+            for (conversation, var marks) in state.marks where marks.sentOn == generation {
+                let hadUnsent = marks.hasUnsent
+                marks.sentRead = 0
+                marks.sentDelivered = 0
+                marks.sentOn = nil
+                state.marks[conversation] = marks
+                if !hadUnsent && marks.hasUnsent { state.dirty.append(conversation) }
+            }
         }
     }
 
@@ -96,6 +108,7 @@ final class ReceiptSender: Sendable {
                         requests.append(.receiptDelivered(ReceiptPosition(conversationId: conversation, seq: marks.delivered)))
                         marks.sentDelivered = marks.delivered
                     }
+                    marks.sentOn = link.generation
                     state.marks[conversation] = marks
                 }
                 state.dirty = []

@@ -17,6 +17,9 @@ final class RuntimeBotContext: BotContext {
         case message(Message)
         /// A claimed job occurrence: the commit completes it and sets the next due time.
         case occurrence(JobOccurrence, nextDueAt: Date?)
+        /// A `message.updated`: the commit records the update as handled (its fingerprint), so a duplicate frame
+        /// does not run the handler again; sends and jobs derive from the fingerprint.
+        case update(Message, MessageUpdateFingerprint)
         /// Anything else. With a key, sends and jobs get ids derived from it (`friend-added:<id>@<since>`);
         /// without, random ones.
         case event(key: String?)
@@ -63,6 +66,9 @@ final class RuntimeBotContext: BotContext {
         case .occurrence(let occurrence, let next):
             unit = UnitOfWork(running: occurrence, nextDueAt: next, bot: bot.userId, traceID: trace)
             derivationKey = occurrence.trigger
+        case .update(let message, let fingerprint):
+            unit = Self.unitRecording(fingerprint, of: message, bot: bot.userId, trace: trace)
+            derivationKey = fingerprint.derivationKey(of: message.id)
         case .event(let key):
             unit = UnitOfWork(bot: bot.userId, traceID: trace)
             derivationKey = key
@@ -103,8 +109,17 @@ final class RuntimeBotContext: BotContext {
         switch trigger {
         case .message(let message): UnitOfWork(handling: message, bot: bot.userId, traceID: trace)
         case .occurrence(let occurrence, let next): UnitOfWork(running: occurrence, nextDueAt: next, bot: bot.userId, traceID: trace)
+        case .update(let message, let fingerprint): Self.unitRecording(fingerprint, of: message, bot: bot.userId, trace: trace)
         case .event: UnitOfWork(bot: bot.userId, traceID: trace)
         }
+    }
+
+    /// A unit that records the update `fingerprint` of `message` as handled.
+    static func unitRecording(_ fingerprint: MessageUpdateFingerprint, of message: Message, bot: User.ID, trace: String) -> UnitOfWork {
+        var unit = UnitOfWork(bot: bot, traceID: trace)
+        // A String always encodes to JSON: this cannot throw.
+        try? unit.setValue(fingerprint.digest, forKey: MessageUpdateFingerprint.storageKey(of: message.id), in: .global)
+        return unit
     }
 
     /// Queues the unit for commit (when there is something to commit) and starts a direct unit for what follows.
@@ -114,7 +129,7 @@ final class RuntimeBotContext: BotContext {
         let unit = state.unit
         let mustCommitTrigger: Bool
         switch trigger {
-        case .message, .occurrence: mustCommitTrigger = !state.isTriggerCommitted
+        case .message, .occurrence, .update: mustCommitTrigger = !state.isTriggerCommitted
         case .event: mustCommitTrigger = false
         }
         state.unit = UnitOfWork(bot: bot.userId, traceID: trace)
@@ -153,11 +168,14 @@ final class RuntimeBotContext: BotContext {
     }
 
     /// Queues a send. Its clientMessageId derives from the handler's trigger; without one, a reply derives from
-    /// the message it answers, any other send is random.
+    /// the message it answers, any other send is random. A message the service would refuse for its size throws
+    /// `ChatterAPIError` (`VALIDATION_FAILED`) here and is not queued.
     private func send(
         _ content: MessageContent, to conversationId: Conversation.ID, replyingTo message: Message.ID?
     ) async throws -> OutgoingMessage {
         try checkUsable()
+        // Checked with a placeholder id: the size check must not use up a derived send index.
+        try MessageSizeLimit.check(MessageSend(conversationId: conversationId, clientMessageId: .random(), content: content))
         let id = state.withLock { state -> ClientMessageID in
             let id: ClientMessageID
             if let derivationKey {
@@ -210,7 +228,7 @@ final class RuntimeBotContext: BotContext {
 
     func setStateData(_ data: Data?, for key: String, in scope: StateScope) async throws {
         try checkUsable()
-        guard key != FriendDirectory.storageKey || scope != .global else {
+        guard !key.hasPrefix(Self.reservedKeyPrefix) || scope != .global else {
             throw BotContextError.reservedStateKey(key)
         }
         try state.withLock { state throws(BotStoreError) in
@@ -220,6 +238,9 @@ final class RuntimeBotContext: BotContext {
     }
 
     // MARK: - Schedules
+
+    /// Global state keys under this prefix are the runtime's own (the friends list, handled updates).
+    static let reservedKeyPrefix = "chatterbots.runtime."
 
     func scheduleJob(named name: String, at date: Date, repeating rule: RepeatRule?, payload: JSONValue) async throws -> ScheduledJob {
         try checkUsable()
@@ -301,12 +322,17 @@ final class RuntimeBotContext: BotContext {
 
 /// Bot code asked the runtime's context for something it refuses.
 public enum BotContextError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The key is the runtime's own (it keeps the friends list there).
+    /// The key is the runtime's own (it keeps the friends list and handled updates under `chatterbots.runtime.`).
     case reservedStateKey(String)
+    /// The bot's account was deleted and re-created: the message was queued by the old account and deleted with
+    /// the rest of its data.
+    case accountReplaced(previous: User.ID, current: User.ID)
 
     public var description: String {
         switch self {
         case .reservedStateKey(let key): "the state key \"\(key)\" of the global scope is reserved for the runtime; use another"
+        case .accountReplaced(let previous, let current):
+            "the bot signed in as user \(current), not \(previous) (the account was re-created): the old account's outbox, state and schedules were deleted"
         }
     }
 }

@@ -33,6 +33,8 @@ final class SessionServices: Sendable {
     let maintenance: StoreMaintenance
     private let identityState: IdentityState
     private let ignoredRequests = Mutex<Set<FriendRequest.ID>>([])
+    /// The `expiresIn` of the sign-in whose tokens are about to be stored (nil: not known).
+    private let expiresIn: TokenLifetimeNote
     private let onFatal: @Sendable (BotStopReason) -> Void
 
     init(
@@ -50,6 +52,8 @@ final class SessionServices: Sendable {
         self.onFatal = onFatal
         let identityState = IdentityState(identity)
         self.identityState = identityState
+        let expiresIn = TokenLifetimeNote()
+        self.expiresIn = expiresIn
         // Rotated tokens are stored before they are used (the old refresh token no longer works): the token store
         // awaits this before any caller sees the new pair.
         let clock = environment.clock
@@ -58,7 +62,9 @@ final class SessionServices: Sendable {
             do {
                 try await store.saveSession(StoredSession(
                     userId: identity.userId, deviceId: identity.deviceId, accessToken: tokens.accessToken,
-                    refreshToken: tokens.refreshToken, accessTokenExpiresAt: clock.now.addingTimeInterval(3600)))
+                    refreshToken: tokens.refreshToken,
+                    accessTokenExpiresAt: clock.now.addingTimeInterval(TimeInterval(
+                        expiresIn.take() ?? Self.assumedTokenLifetime))))
             } catch {
                 log.error("could not store the rotated tokens: \(error); the next start signs in with the password")
             }
@@ -98,6 +104,15 @@ final class SessionServices: Sendable {
     // MARK: - Identity
 
     var identity: Identity? { identityState.value }
+
+    /// The lifetime assumed for an access token whose `expiresIn` the runtime did not see (a refresh the REST
+    /// client made by itself after an `UNAUTHORIZED`): the service's usual hour.
+    static let assumedTokenLifetime = 3600
+
+    /// The sign-in that produced the tokens about to be stored said they expire in `seconds`.
+    func noteExpiresIn(_ seconds: Int) {
+        expiresIn.note(seconds)
+    }
 
     /// The bot as handlers see it; nil before the first sign-in.
     var botIdentity: BotIdentity? {
@@ -167,6 +182,15 @@ final class SessionServices: Sendable {
 }
 
 /// The signed-in identity, shared with the token store's persistence callback.
+/// The `expiresIn` of a sign-in, from the request that returned it to the storing of its tokens.
+private final class TokenLifetimeNote: Sendable {
+    private let seconds = Mutex<Int?>(nil)
+
+    func note(_ value: Int) { seconds.withLock { $0 = value } }
+
+    func take() -> Int? { seconds.withLock { $0.take() } }
+}
+
 private final class IdentityState: Sendable {
     private let state: Mutex<SessionServices.Identity?>
 

@@ -35,9 +35,12 @@ struct SessionSignIn: Sendable {
         }
         services.setIdentity(identity)
         let rest = services.rest
+        let services = services
         do {
             _ = try await services.tokenStore.refreshed(replacing: staleAccessToken) { refreshToken in
-                try await rest.send(ChatterAPI.refresh(RefreshBody(refreshToken: refreshToken))).tokens
+                let session = try await rest.send(ChatterAPI.refresh(RefreshBody(refreshToken: refreshToken)))
+                services.noteExpiresIn(session.expiresIn)
+                return session.tokens
             }
             services.log.info("signed in with the stored refresh token", ["device": stored.deviceId.rawValue])
             return nil
@@ -48,8 +51,10 @@ struct SessionSignIn: Sendable {
 
     private func login() async -> SignInFailure? {
         let storedDevice: Device.ID?
+        let previousUser: User.ID?
         do {
             storedDevice = try await services.store.session()?.deviceId
+            previousUser = try await services.store.accountUserId()
         } catch {
             return .unavailable("the store could not be read: \(error)")
         }
@@ -58,6 +63,9 @@ struct SessionSignIn: Sendable {
         do {
             let session = try await services.rest.login(
                 username: credentials.username, password: credentials.password, deviceId: storedDevice, device: device)
+            if let previousUser, previousUser != session.user.id {
+                try await wipeData(of: previousUser, signedInAs: session.user.id)
+            }
             services.setIdentity(SessionServices.Identity(userId: session.user.id, deviceId: session.deviceId))
             try await services.store.saveSession(StoredSession(session, receivedAt: services.clock.now))
             services.log.info("signed in with the password", [
@@ -69,6 +77,22 @@ struct SessionSignIn: Sendable {
             return .unavailable("the new session could not be stored: \(error)")
         } catch {
             return Self.failure(error)
+        }
+    }
+
+    /// The login returned another user than the one the store's data belongs to: the account was deleted and
+    /// re-created under the same username. The old user's outbox, state, cursors and schedules must not act as
+    /// the new one, so they are deleted, on disk and in memory, before anything else runs.
+    private func wipeData(of previousUser: User.ID, signedInAs user: User.ID) async throws(BotStoreError) {
+        let wipe = try await services.store.wipeAccountData()
+        services.outbox.discardAll(failingWaitersWith: BotContextError.accountReplaced(previous: previousUser, current: user))
+        services.log.warning("signed in as another user than the store's: the account was re-created; the old account's data is deleted", [
+            "previousUser": previousUser.rawValue, "user": user.rawValue, "deleted": wipe.description,
+        ])
+        do {
+            try await services.friends.load()
+        } catch {
+            services.log.error("could not reload the friends list after the wipe: \(error)")
         }
     }
 

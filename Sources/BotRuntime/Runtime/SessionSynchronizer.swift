@@ -3,8 +3,9 @@ import Foundation
 
 /// What a session does after every `session.ready` (design.md points 3–4): refresh over REST what the socket
 /// does not replay (conversations changed since the last refresh, pending friend requests, friends), then
-/// `sync.request` with the highest contiguous seq of every known conversation, following `hasMore` with REST
-/// pages. Everything goes through the admission queue, so it is deduplicated against what arrives live meanwhile.
+/// `sync.request`s (cut by `SyncPlan`) with the highest contiguous seq of every known conversation, following
+/// `hasMore` with REST pages. Everything goes through the admission queue, so it is deduplicated against what
+/// arrives live meanwhile.
 struct SessionSynchronizer: Sendable {
     let services: SessionServices
     let admission: AdmissionQueue
@@ -32,25 +33,56 @@ struct SessionSynchronizer: Sendable {
 
         let positions = try await services.store.syncPositions()
         guard !positions.isEmpty else { return }
-        let response = try await link.connection.sync(
-            SyncRequest(conversations: positions, limitPerConversation: services.environment.syncLimitPerConversation))
+        let environment = services.environment
+        let plan = SyncPlan(
+            limitPerConversation: environment.syncLimitPerConversation,
+            inboundMessageLimit: environment.webSocket.limits.maxMessageSize)
         var fetched = 0
-        for (id, _) in positions.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            guard let conversation = response.conversations[id] else {
-                // Left out of the response: the bot is no longer a member.
-                admission.submit(.removed(id, trace: trace))
-                continue
-            }
-            fetched += conversation.messages.count
-            admission.submit(.messages(conversation.messages))
-            if conversation.hasMore, let last = conversation.messages.last?.seq {
-                let admission = admission
-                Task { await admission.backfill(id, after: last) }
+        var absent: [Conversation.ID] = []
+        for request in plan.requests(for: positions) {
+            let response = try await link.connection.sync(request, timeout: environment.syncTimeout)
+            for id in request.conversations.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+                guard let conversation = response.conversations[id] else {
+                    // The seed does not say that leaving a conversation out means removal: nothing new.
+                    absent.append(id)
+                    continue
+                }
+                fetched += conversation.messages.count
+                admission.submit(.messages(conversation.messages))
+                if conversation.hasMore, let last = conversation.messages.last?.seq {
+                    let admission = admission
+                    Task { await admission.backfill(id, after: last) }
+                }
             }
         }
+        if !absent.isEmpty { await verifyMembership(of: absent, trace: trace) }
         log.debug("synchronized \(positions.count) conversations, \(fetched) messages", trace: trace)
         services.maintenance.runIfDue()
     }
+
+    /// Conversations the sync left out are taken as having nothing new. A few are looked up over REST, so that
+    /// one the bot was removed from while offline is noticed (`NOT_FOUND`); a service that leaves out many (every
+    /// conversation without news) is not asked about each.
+    private func verifyMembership(of absent: [Conversation.ID], trace: String) async {
+        let log = services.log
+        guard absent.count <= Self.maxMembershipLookups else {
+            log.debug("the sync left out \(absent.count) conversations: taken as nothing new", trace: trace)
+            return
+        }
+        for id in absent {
+            do {
+                _ = try await services.rest.conversation(id)
+            } catch let error as ChatterAPIError where error.code == .notFound {
+                log.info("conversation \(id) is gone (NOT_FOUND): the bot is no longer a member", trace: trace)
+                admission.submit(.removed(id, trace: trace))
+            } catch {
+                log.debug("could not look up conversation \(id) the sync left out: \(error)", trace: trace)
+            }
+        }
+    }
+
+    /// The most conversations left out of a sync that are looked up one by one.
+    static let maxMembershipLookups = 50
 
     /// `GET /friends`, compared with the friends the bot knew: friendships that began or ended meanwhile reach
     /// their handlers. Fetched again when a live friend event changed the list while the request ran.

@@ -57,8 +57,9 @@ public struct SessionLifecycle: Sendable {
         case ready(generation: UInt64)
         /// Synchronization after ready finished.
         case syncFinished(generation: UInt64)
-        /// Synchronization failed (a REST or sync error); the connection is dropped and retried with backoff.
-        case syncFailed(generation: UInt64)
+        /// Synchronization failed (a REST or sync error); the connection is dropped and retried with backoff,
+        /// and not before `retryAfter` when the service said how long to wait (429 `Retry-After`).
+        case syncFailed(generation: UInt64, retryAfter: Duration? = nil)
         /// The connection of this generation closed (or could not be opened: 1006) with `code` and `reason`.
         case closed(generation: UInt64, code: UInt16, reason: String)
         /// The heartbeat of this connection missed its pong deadline.
@@ -134,6 +135,9 @@ public struct SessionLifecycle: Sendable {
     public private(set) var state: State = .signedOut
     /// The backoff schedule; reset on every `session.ready`.
     public private(set) var reconnectPolicy: ReconnectPolicy
+    /// The backoff after failed synchronizations: reset only when one succeeds, so a session that reaches
+    /// `session.ready` and then fails its sync every time still waits longer and longer.
+    public private(set) var syncFailurePolicy: ReconnectPolicy
     /// The longest a connection may take to open.
     public let connectTimeout: Duration
     /// The longest `session.ready` may take after the connection opened.
@@ -152,6 +156,7 @@ public struct SessionLifecycle: Sendable {
         readyTimeout: Duration = .seconds(10)
     ) {
         self.reconnectPolicy = reconnectPolicy
+        self.syncFailurePolicy = reconnectPolicy
         self.connectTimeout = connectTimeout
         self.readyTimeout = readyTimeout
     }
@@ -212,11 +217,13 @@ public struct SessionLifecycle: Sendable {
         case .syncFinished(let connection):
             guard case .synchronizing(connection) = state else { return [] }
             state = .live(generation: connection)
+            syncFailurePolicy.reset()
             return []
 
-        case .syncFailed(let connection):
+        case .syncFailed(let connection, let retryAfter):
             guard case .synchronizing(connection) = state else { return [] }
-            return drop(connection, because: .syncFailed, now: now, random: &random)
+            let delay = max(syncFailurePolicy.nextDelay(using: &random), retryAfter ?? .zero)
+            return drop(connection, because: .syncFailed, notBefore: now.adding(delay))
 
         case .heartbeatDead(let connection):
             switch state {
@@ -314,7 +321,10 @@ public struct SessionLifecycle: Sendable {
     private mutating func drop(
         _ connection: UInt64, because reason: DisconnectReason, now: Date, random: inout some RandomNumberGenerator
     ) -> [Action] {
-        let notBefore = now.adding(reconnectPolicy.nextDelay(using: &random))
+        drop(connection, because: reason, notBefore: now.adding(reconnectPolicy.nextDelay(using: &random)))
+    }
+
+    private mutating func drop(_ connection: UInt64, because reason: DisconnectReason, notBefore: Date) -> [Action] {
         state = .disconnecting(generation: connection, then: .connect, notBefore: notBefore)
         return [.closeConnection(generation: connection, reason), .scheduleReconnect(at: notBefore, .dropped(reason))]
     }

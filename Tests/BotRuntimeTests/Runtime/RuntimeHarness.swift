@@ -36,6 +36,7 @@ struct RuntimeHarness {
     /// Runs `body` against a fresh sandbox; shuts everything down afterwards, also when `body` throws.
     static func run(
         realtime: RealtimeConfiguration = RealtimeConfiguration(), relay: Bool = false,
+        service: SandboxServiceConfiguration = SandboxServiceConfiguration(passwordHashIterations: 1_000),
         _ body: (RuntimeHarness) async throws -> Void
     ) async throws {
         let clock = ManualClock()
@@ -43,7 +44,7 @@ struct RuntimeHarness {
             users: ["ana", "ben", "cleo", "dan", "botty", "otto"].map { SandboxUserSeed(username: $0, password: password) },
             friendships: [SandboxFriendship("ana", "botty"), SandboxFriendship("ben", "botty"), SandboxFriendship("ana", "otto")])
         let sandbox = try await Sandbox.start(SandboxConfiguration(
-            clock: clock, service: SandboxServiceConfiguration(passwordHashIterations: 1_000), realtime: realtime, seed: seed))
+            clock: clock, service: service, realtime: realtime, seed: seed))
         let relayed: TCPRelay?
         do {
             relayed = relay ? try TCPRelay(targetPort: sandbox.apiURL.port ?? 0) : nil

@@ -1,0 +1,46 @@
+import ChatterBots
+import Foundation
+
+/// What identifies one state of an updated message (`message.updated`): its body, edit and deletion times, and
+/// every reaction with everyone who reacted. Two updates with the same fingerprint are the same update (a
+/// duplicate frame); any change in any of these makes a new one.
+///
+/// It names the handler run of an update: the clientMessageIds of the handler's sends derive from it (so the
+/// replies to two different updates never collide in the service's idempotency), and the bot's store keeps the
+/// last fingerprint handled per message (so a duplicated frame does not run the handler twice).
+struct MessageUpdateFingerprint: Hashable, Sendable {
+    /// A name-based UUID (SHA-1) of the update's canonical form.
+    let digest: String
+
+    init(_ message: Message) {
+        digest = ClientMessageID.derived(bot: User.ID(message.id.rawValue), trigger: Self.canonicalForm(of: message), index: 0).rawValue
+    }
+
+    /// The update as one string, independent of the order the service lists reactions and their users in.
+    /// Variable-length parts are prefixed with their length, so no two different updates share a form.
+    static func canonicalForm(of message: Message) -> String {
+        func field(_ text: String?) -> String {
+            guard let text else { return "-" }
+            return "\(text.utf8.count):\(text)"
+        }
+        var form = "message.updated\n" + field(message.id.rawValue)
+        form += "\nbody " + field(message.body)
+        form += "\nedited " + field(message.editedAt?.iso8601)
+        form += "\ndeleted " + field(message.deletedAt?.iso8601)
+        for reaction in message.reactions.sorted(by: { $0.emoji.utf8.lexicographicallyPrecedes($1.emoji.utf8) }) {
+            form += "\nreaction " + field(reaction.emoji)
+            for user in reaction.userIds.map(\.rawValue).sorted() { form += " " + field(user) }
+        }
+        return form
+    }
+
+    /// The derivation key of the sends and jobs of the handler run for this update of `message`.
+    func derivationKey(of message: Message.ID) -> String {
+        "message-updated:\(message.rawValue)#\(digest)"
+    }
+
+    /// The state key (global scope, reserved for the runtime) holding the last update handled for `message`.
+    static func storageKey(of message: Message.ID) -> String {
+        "chatterbots.runtime.updated.\(message.rawValue)"
+    }
+}

@@ -1,0 +1,87 @@
+import BotRuntime
+import ChatterBots
+import ChatterSandbox
+import Foundation
+import Testing
+
+/// The service's size limits (4,096-character bodies, 64 KiB frames): a message over them is refused at `send`,
+/// and one that reaches the service anyway never blocks the outbox.
+@Suite struct OutgoingSizeLimitTests {
+    @Test func aBodyOverTheLimitIsRefusedAtSendAndNothingIsQueued() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            var scripted = ScriptedBot(probe: probe)
+            scripted.onMessageScript = { message, context in
+                if message.text == "big" {
+                    do {
+                        try await context.reply(to: message, String(repeating: "x", count: 4_097))
+                        probe.recordFailure("queued")
+                    } catch let error as ChatterAPIError {
+                        probe.recordFailure(error.code.rawValue)
+                    }
+                } else {
+                    try await context.reply(to: message, "echo: \(message.text)")
+                }
+            }
+            let bot = try await harness.start(scripted)
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.say("big", as: harness.ana, in: conversation)
+            try await harness.say("hello", as: harness.ana, in: conversation)
+
+            try await harness.eventually("the echo is stored") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["echo: hello"]
+            }
+            #expect(probe.failures == ["VALIDATION_FAILED"])
+            try await harness.eventually("the outbox is empty") { await bot.status.outboxDepth == 0 }
+            #expect(await bot.status.reconnects == 0)
+            await bot.stop()
+        }
+    }
+
+    @Test func aBodyOfExactlyTheLimitIsSent() async throws {
+        try await RuntimeHarness.run { harness in
+            var scripted = ScriptedBot(probe: BotProbe())
+            scripted.onMessageScript = { message, context in
+                try await context.reply(to: message, String(repeating: "y", count: 4_096))
+            }
+            let bot = try await harness.start(scripted)
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.say("long please", as: harness.ana, in: conversation)
+            try await harness.eventually("the long reply is stored") {
+                try await harness.texts(in: conversation, from: harness.botty).first?.count == 4_096
+            }
+            await bot.stop()
+        }
+    }
+
+    /// An entry already in the outbox (written by an older version, or by hand) whose frame is over 64 KiB: the
+    /// service closes with 1009; the entry fails for good instead of blocking what is queued behind it.
+    @Test func anEntryFollowedByA1009CloseFailsAndTheQueueMovesOn() async throws {
+        try await RuntimeHarness.run { harness in
+            let conversation = try await harness.direct(harness.ana)
+            let store = try await BotStore.open(path: harness.environment().storeURL(forBot: "botty").path, clock: harness.clock)
+            let big = try await store.enqueue(MessageSend(
+                conversationId: conversation.id, clientMessageId: .random(), content: .text(String(repeating: "x", count: 70_000))))
+            let small = try await store.enqueue(MessageSend(
+                conversationId: conversation.id, clientMessageId: .random(), content: .text("after the big one")))
+            await store.close()
+
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe()), waitUntilLive: false)
+            for _ in 0..<20 {
+                if try await harness.texts(in: conversation, from: harness.botty) == ["after the big one"] { break }
+                await harness.clock.advance(by: .seconds(2))
+                try await harness.settle(.milliseconds(100))
+            }
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["after the big one"])
+            try await harness.eventually("the outbox is settled") { await bot.status.outboxDepth == 0 }
+            await bot.stop()
+
+            let reopened = try await BotStore.open(path: harness.environment().storeURL(forBot: "botty").path, clock: harness.clock)
+            let failed = try await reopened.outboxEntry(big.id)
+            #expect(failed?.status == .failed)
+            #expect(failed?.lastError == .payloadTooLarge)
+            #expect(try await reopened.outboxEntry(small.id)?.status == .acked)
+            await reopened.close()
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import BotRuntime
+import ChatterBots
+import ChatterSandbox
+import Foundation
+import Synchronization
+import Testing
+
+/// Receipts written to a connection that was already dead are sent again on the next one.
+@Suite struct ReceiptResendTests {
+    @Test func aReadReceiptWrittenIntoADeadConnectionIsSentAfterTheReconnect() async throws {
+        try await RuntimeHarness.run(relay: true) { harness in
+            let probe = BotProbe()
+            let gate = Mutex(false)
+            var scripted = ScriptedBot(probe: probe)
+            scripted.onMessageScript = { _, _ in
+                while !gate.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(2)) }
+            }
+            let bot = try await harness.start(scripted)
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.say("hi", as: harness.ana, in: conversation)
+            try await harness.eventually("the handler runs") { probe.messages.count == 1 }
+            let relay = try #require(harness.relay)
+            relay.freezeExisting()
+            gate.withLock { $0 = true }  // the handler returns: its read receipt goes into the silence
+            try await harness.settle()
+            #expect(try await readSeq(of: harness.botty, in: conversation, harness) == 0)
+
+            await harness.clock.advance(by: .seconds(25))  // the ping goes into the silence too
+            await harness.clock.advance(by: .seconds(10))  // no pong: the connection is dropped
+            try await harness.eventually("the dead connection is dropped") { await bot.status.state == .reconnecting }
+            await harness.clock.advance(by: .milliseconds(1300))
+            try await bot.waitUntilLive(harness)
+            try await harness.eventually("the read receipt reaches the service") {
+                try await readSeq(of: harness.botty, in: conversation, harness) == 1
+            }
+            await bot.stop()
+        }
+    }
+
+    private func readSeq(of account: SeededAccount, in conversation: Conversation, _ harness: RuntimeHarness) async throws -> Int {
+        let current = try await harness.sandbox.service.conversation(harness.ana.caller, conversation.id)
+        return current.members.first { $0.userId == account.user.id }?.lastReadSeq ?? -1
+    }
+}

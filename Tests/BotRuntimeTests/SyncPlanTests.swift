@@ -1,0 +1,50 @@
+@testable import BotRuntime
+import ChatterBots
+import Foundation
+import Testing
+
+/// How the sync after `session.ready` is cut into requests that stay under both directions' frame limits.
+@Suite struct SyncPlanTests {
+    private static let inboundLimit = 1 << 24
+    private static let serviceFrameLimit = 64 * 1024
+
+    private func positions(_ count: Int) -> [Conversation.ID: Int] {
+        // Real conversation ids are 26-character ULIDs.
+        Dictionary(uniqueKeysWithValues: (0..<count).map { (Conversation.ID(String(format: "01JE%022d", $0)), 1_000_000 + $0) })
+    }
+
+    @Test func manyConversationsAreSplitIntoRequestsWellUnder64KiB() throws {
+        let plan = SyncPlan(limitPerConversation: nil, inboundMessageLimit: Self.inboundLimit)
+        let all = positions(5_000)
+        let requests = plan.requests(for: all)
+        #expect(requests.count > 1)
+        for request in requests {
+            let frame = try JSONEncoder().encode(ClientFrame(.syncRequest(request), id: "c-123456"))
+            #expect(frame.count < Self.serviceFrameLimit / 2)
+        }
+        var merged: [Conversation.ID: Int] = [:]
+        for request in requests { merged.merge(request.conversations) { first, _ in first } }
+        #expect(merged == all)
+        #expect(requests.map(\.conversations.count).reduce(0, +) == all.count)
+    }
+
+    @Test func theWorstCaseResponseOfARequestFitsInHalfTheInboundLimit() {
+        for limit in [nil, 1, 20, 100, 500] {
+            let plan = SyncPlan(limitPerConversation: limit, inboundMessageLimit: Self.inboundLimit)
+            let worst = plan.conversationsPerRequest * plan.limitPerConversation * SyncPlan.worstCaseMessageBytes
+            #expect(worst <= Self.inboundLimit / 2 || plan.conversationsPerRequest == 1, "limit \(String(describing: limit))")
+        }
+    }
+
+    @Test func theDefaultLimitPerConversationIsSentExplicitly() {
+        let plan = SyncPlan(limitPerConversation: nil, inboundMessageLimit: Self.inboundLimit)
+        #expect(plan.limitPerConversation == SyncPlan.defaultLimitPerConversation)
+        #expect(plan.requests(for: positions(3)).map(\.limitPerConversation) == [SyncPlan.defaultLimitPerConversation])
+    }
+
+    @Test func aFewConversationsGoInOneRequest() {
+        let plan = SyncPlan(limitPerConversation: 3, inboundMessageLimit: Self.inboundLimit)
+        #expect(plan.requests(for: positions(10)).count == 1)
+        #expect(plan.requests(for: [:]).isEmpty)
+    }
+}
