@@ -15,19 +15,23 @@ final class LaneCommitter: Sendable {
     /// Where a commit's results go: the session routes receipts (outbox, read receipts, released messages).
     typealias Route = @Sendable (CommitReceipt, UnitOfWork) -> Void
 
-    private struct Pending: Sendable {
-        var ticket: UInt64
+    private struct Queued: Sendable {
         var unit: UnitOfWork
         var trace: String
     }
 
+    private typealias Pending = LaneCommitQueue<Queued>.Pending
+
     private struct Queue {
-        var pending: [Pending] = []
-        var isCommitting = false
-        /// Units taken by the running commit, still readable until it returns.
-        var inFlight: [Pending] = []
+        var units = LaneCommitQueue<Queued>()
         var waiters: [(ticket: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
-        var committedThrough: UInt64 = 0
+    }
+
+    /// What a drain task does next.
+    private enum DrainStep {
+        case commit([Pending])
+        /// Nothing is pending: the drain ends and these waiters resume.
+        case finished([CheckedContinuation<Void, Never>])
     }
 
     private struct State {
@@ -66,9 +70,7 @@ final class LaneCommitter: Sendable {
             guard !state.isStopped else { return (ticket, false) }
             // Taken out of the dictionary while changed, so that its arrays are not copied.
             var queue = state.queues.removeValue(forKey: lane) ?? Queue()
-            queue.pending.append(Pending(ticket: ticket, unit: unit, trace: trace))
-            let start = !queue.isCommitting
-            queue.isCommitting = true
+            let start = queue.units.submit(Queued(unit: unit, trace: trace), ticket: ticket)
             state.queues[lane] = queue
             return (ticket, start)
         }
@@ -80,9 +82,7 @@ final class LaneCommitter: Sendable {
     func waitUntilCommitted(_ ticket: UInt64, in lane: HandlerLane) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = state.withLock { state -> Bool in
-                guard let queue = state.queues[lane], queue.committedThrough < ticket, !state.isStopped else { return true }
-                guard queue.pending.first.map({ $0.ticket <= ticket }) ?? false || queue.inFlight.first.map({ $0.ticket <= ticket }) ?? false
-                else { return true }
+                guard let queue = state.queues[lane], !state.isStopped, queue.units.isWaiting(for: ticket) else { return true }
                 state.queues[lane]?.waiters.append((ticket, continuation))
                 return false
             }
@@ -92,9 +92,7 @@ final class LaneCommitter: Sendable {
 
     /// Waits until everything queued in `lane` so far is committed.
     func waitUntilDrained(_ lane: HandlerLane) async {
-        let last = state.withLock { state in
-            (state.queues[lane]?.pending.last ?? state.queues[lane]?.inFlight.last)?.ticket
-        }
+        let last = state.withLock { $0.queues[lane]?.units.lastTicket }
         if let last { await waitUntilCommitted(last, in: lane) }
     }
 
@@ -118,8 +116,8 @@ final class LaneCommitter: Sendable {
     func pendingState(forKey key: String, in scope: StateScope, lane: HandlerLane) -> Data?? {
         state.withLock { state in
             guard let queue = state.queues[lane] else { return nil }
-            for pending in (queue.inFlight + queue.pending).reversed() {
-                if let value = pending.unit.pendingValue(forKey: key, in: scope) { return value }
+            for queued in queue.units.units.reversed() {
+                if let value = queued.unit.pendingValue(forKey: key, in: scope) { return value }
             }
             return nil
         }
@@ -146,37 +144,37 @@ final class LaneCommitter: Sendable {
 
     private func drain(_ lane: HandlerLane) async {
         while true {
-            let batch = state.withLock { state -> [Pending] in
-                guard var queue = state.queues.removeValue(forKey: lane) else { return [] }
-                defer { state.queues[lane] = queue }
-                guard !queue.pending.isEmpty, !state.isStopped else { return [] }
-                queue.inFlight = queue.pending
-                queue.pending = []
-                return queue.inFlight
+            let step = state.withLock { state -> DrainStep in
+                guard var queue = state.queues.removeValue(forKey: lane) else { return .finished([]) }
+                if !state.isStopped, let batch = queue.units.takeBatch() {
+                    state.queues[lane] = queue
+                    return .commit(batch)
+                }
+                // Nothing pending: the lane is forgotten in the same step, so a unit submitted from now on starts a
+                // new drain (see `LaneCommitQueue`).
+                var waiters = queue.waiters.map(\.continuation)
+                if state.queues.isEmpty {
+                    waiters += state.idleWaiters
+                    state.idleWaiters = []
+                }
+                return .finished(waiters)
             }
-            guard let last = batch.last else { return finishDraining(lane) }
+            guard case .commit(let batch) = step else {
+                if case .finished(let waiters) = step { for waiter in waiters { waiter.resume() } }
+                return
+            }
             await commit(batch)
             let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
                 guard var queue = state.queues.removeValue(forKey: lane) else { return [] }
                 defer { state.queues[lane] = queue }
-                queue.inFlight = []
-                queue.committedThrough = last.ticket
-                let ready = queue.waiters.filter { $0.ticket <= last.ticket }
-                queue.waiters.removeAll { $0.ticket <= last.ticket }
+                queue.units.finishBatch()
+                let through = queue.units.committedThrough
+                let ready = queue.waiters.filter { $0.ticket <= through }
+                queue.waiters.removeAll { $0.ticket <= through }
                 return ready.map(\.continuation)
             }
             for waiter in waiters { waiter.resume() }
         }
-    }
-
-    private func finishDraining(_ lane: HandlerLane) {
-        let (waiters, idle) = state.withLock { state -> ([CheckedContinuation<Void, Never>], [CheckedContinuation<Void, Never>]) in
-            let waiters = state.queues.removeValue(forKey: lane)?.waiters.map(\.continuation) ?? []
-            guard state.queues.isEmpty else { return (waiters, []) }
-            defer { state.idleWaiters = [] }
-            return (waiters, state.idleWaiters)
-        }
-        for waiter in waiters + idle { waiter.resume() }
     }
 
     /// Commits a batch in one call, retrying a failing database a few times; a lasting failure stops the bot.
@@ -184,13 +182,13 @@ final class LaneCommitter: Sendable {
         var attempt = 0
         while true {
             do {
-                let results = try await store.commit(batch.map(\.unit))
+                let results = try await store.commit(batch.map(\.unit.unit))
                 for (pending, result) in zip(batch, results) {
                     switch result {
                     case .success(let receipt):
-                        route(receipt, pending.unit)
+                        route(receipt, pending.unit.unit)
                     case .failure(let error):
-                        report(error, trace: pending.trace)
+                        report(error, trace: pending.unit.trace)
                     }
                 }
                 return
@@ -199,7 +197,7 @@ final class LaneCommitter: Sendable {
                 guard attempt < 3 else {
                     log.error("could not store \(batch.count) handler results: \(error); stopping the bot")
                     metrics.setLastError(error.description)
-                    onFatal(.storageFailed(error.description), batch.flatMap { $0.unit.messages.map(\.clientMessageId) }, error)
+                    onFatal(.storageFailed(error.description), batch.flatMap { $0.unit.unit.messages.map(\.clientMessageId) }, error)
                     return
                 }
                 log.warning("could not store \(batch.count) handler results (attempt \(attempt)): \(error)")

@@ -24,7 +24,8 @@ struct SessionSynchronizer: Sendable {
         }
 
         if isFirst {
-            // Parked messages that were next when the process last stopped.
+            // Parked messages that are next and not handed out (none after a restart: they live in memory, and
+            // this sync brings them back).
             for conversation in try await services.store.conversationsWithDeliverableMessages() {
                 let messages = try await services.store.deliverableMessages(in: conversation)
                 SessionServices.dispatch(messages, to: services.dispatcher)

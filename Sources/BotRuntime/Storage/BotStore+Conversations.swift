@@ -105,8 +105,10 @@ extension BotStore {
 
     // MARK: - Incoming messages
 
-    /// Decides, durably, what to do with incoming messages (`message.new`, a `sync.response` page, a REST
-    /// page): deliver the next ones, park those ahead of a gap, drop duplicates, pass over the bot's own.
+    /// Decides what to do with incoming messages (`message.new`, a `sync.response` page, a REST page): deliver
+    /// the next ones, park those ahead of a gap (in memory: the contiguous seq does not pass them, so after a
+    /// restart sync brings them back), drop duplicates, pass over the bot's own (durably: their outbox entries
+    /// are acknowledged).
     ///
     /// "Next" counts what is handed out but not committed yet, so a message whose predecessor is still being
     /// handled is delivered rather than parked. A batch is taken per conversation in seq order. Admissions of
@@ -127,7 +129,8 @@ extension BotStore {
     }
 
     /// Hands out the parked message that is next in `conversation`, or nil while a gap remains (or nothing is
-    /// parked). Call it after restarting, and whenever a commit or ack did not already release the message.
+    /// parked). Call it whenever a commit or ack did not already release the message (after
+    /// ``abandonDeliveries(in:)``, for instance).
     public func nextDeliverable(in conversation: Conversation.ID) async throws(BotStoreError) -> Message? {
         try await deliverableMessages(in: conversation, limit: 1).first
     }
@@ -140,16 +143,10 @@ extension BotStore {
     }
 
     /// The conversations whose next message is parked (and not handed out): where ``nextDeliverable(in:)``
-    /// has something, for instance right after a restart.
+    /// has something, for instance after ``abandonDeliveries(in:)``. Parked messages live in memory, so right
+    /// after a restart there are none: they come again through sync.
     public func conversationsWithDeliverableMessages() async throws(BotStoreError) -> [Conversation.ID] {
-        let candidates = try await read("find deliverable parked messages") { db in
-            try db.fetchAll(sql: ConversationSQL.selectWithDeliverable).map { row -> (Conversation.ID, Int) in
-                (try row.identifier("id"), try row["contiguous_seq"])
-            }
-        }
-        return candidates.filter { conversation, contiguous in
-            (memory.handedOut(in: conversation) ?? 0) <= contiguous
-        }.map(\.0)
+        memory.conversationsWithDeliverableMessages()
     }
 
     /// Forgets that messages of `conversation` (every conversation when nil) were handed out: for a session
@@ -229,12 +226,6 @@ enum ConversationSQL {
     static let raiseUpdatedSince = """
         INSERT INTO store_metadata (key, value) VALUES ('conversations.updatedSince', ?1)
         ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)
-        """
-    static let selectWithDeliverable = """
-        SELECT c.id, c.contiguous_seq FROM conversations c
-        WHERE c.removed_at IS NULL AND EXISTS (
-            SELECT 1 FROM parked_messages p WHERE p.conversation_id = c.id AND p.seq = c.contiguous_seq + 1 AND p.own = 0)
-        ORDER BY c.id
         """
     /// Arguments: how many of the newest to keep per conversation, the handled-at cutoff.
     static let pruneSeen = """

@@ -8,7 +8,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The durable memory of one bot: its device session, conversation cursors, parked and seen messages, outbox,
+/// The durable memory of one bot: its device session, conversation cursors, seen messages, outbox,
 /// state, schedules and dialogs, in one SQLite file of its own (WAL, mode 0600).
 ///
 /// Every operation runs on the database's own serial queue and is awaited, so nothing blocks Swift's

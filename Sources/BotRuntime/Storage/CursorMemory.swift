@@ -2,18 +2,20 @@ import ChatterBots
 import Synchronization
 
 /// What the store keeps in memory about its conversations: the committed cursors (so the hot path does not
-/// read them back from SQLite in every transaction) and, per conversation, the highest seq handed out for
-/// handling but not committed yet.
+/// read them back from SQLite in every transaction), the parked messages and the bot's own messages ahead of the
+/// contiguous seq (``ParkedMessages``), and per conversation the highest seq handed out for handling but not
+/// committed yet.
 ///
-/// Hand-out marks exist in memory only: after a restart nothing is in flight, and uncommitted messages come
-/// again (parked ones from the store, the others through sync). Both maps change only on the database queue,
-/// after the transaction that decided the change committed; the cached cursors are exactly the committed rows
-/// because every write of `conversations` and `parked_messages` goes through a ``CursorWorkspace`` or
-/// forgets the conversation here. The store must be the only writer of its file.
+/// Parked messages and hand-out marks exist in memory only: after a restart nothing is in flight, and everything
+/// above the contiguous seq comes again through sync. All three change only on the database queue, after the
+/// transaction that decided the change committed; the cached cursors are exactly the committed rows because every
+/// write of `conversations` goes through a ``CursorWorkspace`` or forgets the conversation here. The store must be
+/// the only writer of its file.
 final class CursorMemory: Sendable {
     private struct State {
         var cursors: [Conversation.ID: CursorWorkspace.Cursor] = [:]
         var handedOut: [Conversation.ID: Int] = [:]
+        var parked: [Conversation.ID: ParkedMessages] = [:]
     }
 
     private let state = Mutex(State())
@@ -26,11 +28,21 @@ final class CursorMemory: Sendable {
         state.withLock { $0.cursors[conversation] }
     }
 
-    /// Records a committed transaction's cursors and hand-out marks, and forgets the marks its contiguous
-    /// seqs have caught up with.
-    func publish(cursors: [Conversation.ID: CursorWorkspace.Cursor], handedOut changes: [Conversation.ID: Int]) {
+    func parked(in conversation: Conversation.ID) -> ParkedMessages {
+        state.withLock { $0.parked[conversation] } ?? ParkedMessages()
+    }
+
+    /// Records a committed transaction's cursors, hand-out marks and parked messages, and forgets the marks its
+    /// contiguous seqs have caught up with.
+    func publish(
+        cursors: [Conversation.ID: CursorWorkspace.Cursor], handedOut changes: [Conversation.ID: Int],
+        parked: [Conversation.ID: ParkedMessages]
+    ) {
         state.withLock { state in
             for (conversation, seq) in changes { state.handedOut[conversation] = seq }
+            for (conversation, messages) in parked {
+                state.parked[conversation] = messages.isEmpty ? nil : messages
+            }
             for (conversation, var cursor) in cursors {
                 cursor.isDirty = false
                 state.cursors[conversation] = cursor
@@ -53,6 +65,28 @@ final class CursorMemory: Sendable {
         state.withLock { state in
             state.cursors[conversation] = nil
             state.handedOut[conversation] = nil
+            state.parked[conversation] = nil
+        }
+    }
+
+    /// The conversations whose next message (after what is handled or handed out, passing over the bot's own) is
+    /// parked, by id.
+    func conversationsWithDeliverableMessages() -> [Conversation.ID] {
+        state.withLock { state in
+            var found: [Conversation.ID] = []
+            for (conversation, messages) in state.parked {
+                guard let cursor = state.cursors[conversation] else { continue }
+                var next = max(cursor.contiguous, state.handedOut[conversation] ?? 0) + 1
+                for (seq, entry) in messages.entries(from: next) {
+                    guard seq == next else { break }
+                    if case .message = entry {
+                        found.append(conversation)
+                        break
+                    }
+                    next += 1
+                }
+            }
+            return found.sorted { $0.rawValue < $1.rawValue }
         }
     }
 }

@@ -7,16 +7,23 @@ import SQLite
 /// transaction.
 ///
 /// This is where the seq rules live. A conversation's contiguous seq advances over a message only when it
-/// is handled, and over the bot's own messages (seen through an ack or a sync) as soon as it reaches them;
-/// own messages ahead of it are kept as markers in `parked_messages` and passed over when reached ("swept").
-/// A refused unit is undone here too (an undo log alongside the unit's savepoint).
+/// is handled, and over the bot's own messages (seen through an ack or a sync) as soon as it reaches them.
+/// Messages ahead of a gap, and the bot's own messages ahead of the contiguous seq, wait in the conversation's
+/// ``ParkedMessages`` (in memory: the service still has them, and sync brings them back after a restart); they
+/// are handed out, or passed over ("swept"), when reached. A refused unit is undone here too (an undo log
+/// alongside the unit's savepoint).
 final class CursorWorkspace {
     struct Cursor: Sendable {
         var contiguous: Int
         var lastSeq: Int
-        /// The first parked row above `contiguous` (a message or an own marker), if any.
-        var firstParked: (seq: Int, own: Bool)?
         var isDirty = false
+    }
+
+    /// A change to undo when the running unit is refused.
+    private enum UndoStep {
+        case cursor(Conversation.ID, Cursor??, Int?)
+        case parkedInserted(Conversation.ID, seq: Int)
+        case parkedRemoved(Conversation.ID, seq: Int, ParkedMessages.Entry)
     }
 
     let db: Database
@@ -26,8 +33,12 @@ final class CursorWorkspace {
     private var cursors: [Conversation.ID: Cursor?] = [:]
     /// Hand-out marks decided in this transaction, published after the commit.
     private var handedOutChanges: [Conversation.ID: Int] = [:]
-    /// Values to restore if the running unit is refused; nil outside a unit.
-    private var undoLog: [(Conversation.ID, Cursor??, Int?)]?
+    /// The parked messages of the conversations this transaction looked at; the changed ones are published after
+    /// the commit.
+    private var parked: [Conversation.ID: ParkedMessages] = [:]
+    private var parkedChanged: Set<Conversation.ID> = []
+    /// What to restore if the running unit is refused; nil outside a unit.
+    private var undoLog: [UndoStep]?
 
     init(db: Database, now: Date, memory: CursorMemory) {
         self.db = db
@@ -36,7 +47,8 @@ final class CursorWorkspace {
     }
 
     /// Runs `body` in an immediate transaction with a workspace, writes the changed cursors before the commit,
-    /// and publishes the cursors and hand-out marks to the store's memory after it (not when it fails).
+    /// and publishes the cursors, parked messages and hand-out marks to the store's memory after it (not when it
+    /// fails).
     static func run<T>(_ db: Database, now: Date, memory: CursorMemory, _ body: (CursorWorkspace) throws -> T) throws -> T {
         let workspace = CursorWorkspace(db: db, now: now, memory: memory)
         let result = try db.transaction(.immediate) { _ in
@@ -53,17 +65,14 @@ final class CursorWorkspace {
     /// The statements of the hot path, each taken from the connection's cache once per transaction instead of
     /// being looked up by its SQL text at every row.
     enum HotStatement: Int, CaseIterable {
-        case selectCursor, upsertCursor, selectFirstParked, selectParkedExists, deleteParked, insertOwnMarker
+        case selectCursor, upsertCursor, deleteStoredParked
         case selectSeenExists, insertSeen, insertOutbox, acknowledgeOutbox, selectOutboxExists
 
         var sql: String {
             switch self {
             case .selectCursor: CursorWorkspace.selectCursor
             case .upsertCursor: CursorWorkspace.upsertCursor
-            case .selectFirstParked: CursorWorkspace.selectFirstParked
-            case .selectParkedExists: CursorWorkspace.selectParkedExists
-            case .deleteParked: CursorWorkspace.deleteParked
-            case .insertOwnMarker: CursorWorkspace.insertOwnMarker
+            case .deleteStoredParked: CursorWorkspace.deleteStoredParked
             case .selectSeenExists: CursorWorkspace.selectSeenExists
             case .insertSeen: CursorWorkspace.insertSeen
             case .insertOutbox: OutboxSQL.insert
@@ -96,9 +105,16 @@ final class CursorWorkspace {
             return try db.transaction { _ in try body() }
         } catch {
             guard db.isInTransaction else { throw TransactionLost(underlying: error) }
-            for (conversation, cursor, handedOut) in (undoLog ?? []).reversed() {
-                cursors[conversation] = cursor
-                handedOutChanges[conversation] = handedOut
+            for step in (undoLog ?? []).reversed() {
+                switch step {
+                case .cursor(let conversation, let cursor, let handedOut):
+                    cursors[conversation] = cursor
+                    handedOutChanges[conversation] = handedOut
+                case .parkedInserted(let conversation, let seq):
+                    modifyParked(conversation) { _ = $0.remove(at: seq) }
+                case .parkedRemoved(let conversation, let seq, let entry):
+                    modifyParked(conversation) { _ = $0.insert(entry, at: seq) }
+                }
             }
             throw error
         }
@@ -121,8 +137,9 @@ final class CursorWorkspace {
         }
         var cursor: Cursor?
         if let row = try statement(.selectCursor).fetchOne(arguments: [conversation.rawValue]) {
-            let contiguous: Int = try row[0]
-            cursor = Cursor(contiguous: contiguous, lastSeq: try row[1], firstParked: try firstParked(conversation, after: contiguous))
+            cursor = Cursor(contiguous: try row[0], lastSeq: try row[1])
+            // Parked rows of an earlier version: in memory now, and what they held comes back through sync.
+            try statement(.deleteStoredParked).execute(arguments: [conversation.rawValue])
         }
         cursors[conversation] = .some(cursor)
         return cursor
@@ -138,9 +155,10 @@ final class CursorWorkspace {
 
     /// Creates or replaces the cursor of `conversation` with exactly these values.
     func resetCursor(_ conversation: Conversation.ID, contiguous: Int, lastSeq: Int) throws {
-        try db.execute(sql: Self.deleteParkedThrough, arguments: [conversation.rawValue, contiguous])
-        var cursor = Cursor(contiguous: contiguous, lastSeq: max(lastSeq, contiguous), firstParked: try firstParked(conversation, after: contiguous))
-        try sweep(conversation, &cursor)
+        try statement(.deleteStoredParked).execute(arguments: [conversation.rawValue])
+        removeParked(in: conversation, through: contiguous)
+        var cursor = Cursor(contiguous: contiguous, lastSeq: max(lastSeq, contiguous))
+        sweep(conversation, &cursor)
         setCursor(cursor, for: conversation)
     }
 
@@ -161,21 +179,53 @@ final class CursorWorkspace {
 
     private func rememberForUndo(_ conversation: Conversation.ID) {
         guard undoLog != nil else { return }
-        undoLog?.append((conversation, cursors[conversation], handedOutChanges[conversation]))
+        undoLog?.append(.cursor(conversation, cursors[conversation], handedOutChanges[conversation]))
     }
 
-    /// Passes over the own markers right after the contiguous seq.
-    func sweep(_ conversation: Conversation.ID, _ cursor: inout Cursor) throws {
-        while let first = cursor.firstParked, first.seq == cursor.contiguous + 1, first.own {
-            try statement(.deleteParked).execute(arguments: [conversation.rawValue, first.seq])
-            cursor.contiguous = first.seq
-            cursor.firstParked = try firstParked(conversation, after: first.seq)
+    // MARK: - Parked messages
+
+    private func parkedMessages(_ conversation: Conversation.ID) -> ParkedMessages {
+        if let loaded = parked[conversation] { return loaded }
+        let loaded = memory.parked(in: conversation)
+        parked[conversation] = loaded
+        return loaded
+    }
+
+    private func modifyParked<T>(_ conversation: Conversation.ID, _ body: (inout ParkedMessages) -> T) -> T {
+        var messages = parked.removeValue(forKey: conversation) ?? memory.parked(in: conversation)
+        defer {
+            parked[conversation] = messages
+            parkedChanged.insert(conversation)
+        }
+        return body(&messages)
+    }
+
+    private func insertParked(_ entry: ParkedMessages.Entry, at seq: Int, in conversation: Conversation.ID) {
+        if modifyParked(conversation, { $0.insert(entry, at: seq) }) {
+            undoLog?.append(.parkedInserted(conversation, seq: seq))
         }
     }
 
-    private func firstParked(_ conversation: Conversation.ID, after seq: Int) throws -> (seq: Int, own: Bool)? {
-        guard let row = try statement(.selectFirstParked).fetchOne(arguments: [conversation.rawValue, seq]) else { return nil }
-        return (try row[0], try row[1])
+    private func removeParked(at seq: Int, in conversation: Conversation.ID) {
+        guard parkedMessages(conversation).entry(at: seq) != nil else { return }
+        if let entry = modifyParked(conversation, { $0.remove(at: seq) }) {
+            undoLog?.append(.parkedRemoved(conversation, seq: seq, entry))
+        }
+    }
+
+    private func removeParked(in conversation: Conversation.ID, through seq: Int) {
+        guard let first = parkedMessages(conversation).first(after: Int.min), first.seq <= seq else { return }
+        for (seq, entry) in modifyParked(conversation, { $0.removeThrough(seq) }) {
+            undoLog?.append(.parkedRemoved(conversation, seq: seq, entry))
+        }
+    }
+
+    /// Passes over the own markers right after the contiguous seq.
+    func sweep(_ conversation: Conversation.ID, _ cursor: inout Cursor) {
+        while let first = parkedMessages(conversation).first(after: cursor.contiguous), first.seq == cursor.contiguous + 1, first.own {
+            removeParked(at: first.seq, in: conversation)
+            cursor.contiguous = first.seq
+        }
     }
 
     // MARK: - The seq rules
@@ -187,7 +237,7 @@ final class CursorWorkspace {
         guard message.seq > cursor.contiguous else {
             throw BotStoreError.alreadyHandled(message.id, conversation: conversation, seq: message.seq)
         }
-        try sweep(conversation, &cursor)
+        sweep(conversation, &cursor)
         guard message.seq == cursor.contiguous + 1 else {
             throw BotStoreError.outOfOrder(message.id, conversation: conversation, seq: message.seq, expectedSeq: cursor.contiguous + 1)
         }
@@ -195,13 +245,10 @@ final class CursorWorkspace {
         guard db.changes > 0 else {
             throw BotStoreError.alreadyHandled(message.id, conversation: conversation, seq: message.seq)
         }
-        if let first = cursor.firstParked, first.seq == message.seq {
-            try statement(.deleteParked).execute(arguments: [conversation.rawValue, message.seq])
-            cursor.firstParked = try firstParked(conversation, after: message.seq)
-        }
+        removeParked(at: message.seq, in: conversation)
         cursor.contiguous = message.seq
         cursor.lastSeq = max(cursor.lastSeq, message.seq)
-        try sweep(conversation, &cursor)
+        sweep(conversation, &cursor)
         setCursor(cursor, for: conversation)
         return cursor.contiguous
     }
@@ -211,25 +258,19 @@ final class CursorWorkspace {
     /// when they are recorded.
     func passOwn(_ conversation: Conversation.ID, seq: Int, messageId: Message.ID) throws {
         guard var cursor = try cursor(conversation) else {
-            try statement(.insertOwnMarker).execute(arguments: [conversation.rawValue, seq, messageId.rawValue, now])
+            insertParked(.own, at: seq, in: conversation)
             return
         }
         cursor.lastSeq = max(cursor.lastSeq, seq)
         if seq > cursor.contiguous {
             let expected = expectedThrough(conversation, cursor)
-            try sweep(conversation, &cursor)
+            sweep(conversation, &cursor)
             if seq == cursor.contiguous + 1 {
-                if let first = cursor.firstParked, first.seq == seq {
-                    try statement(.deleteParked).execute(arguments: [conversation.rawValue, seq])
-                    cursor.firstParked = try firstParked(conversation, after: seq)
-                }
+                removeParked(at: seq, in: conversation)
                 cursor.contiguous = seq
-                try sweep(conversation, &cursor)
+                sweep(conversation, &cursor)
             } else {
-                try statement(.insertOwnMarker).execute(arguments: [conversation.rawValue, seq, messageId.rawValue, now])
-                if cursor.firstParked.map({ seq < $0.seq }) ?? true {
-                    cursor.firstParked = (seq, true)
-                }
+                insertParked(.own, at: seq, in: conversation)
                 if seq == expected + 1 { setHandedOut(seq, in: conversation) }
             }
         }
@@ -254,9 +295,7 @@ final class CursorWorkspace {
         guard var cursor = try cursor(conversation) else { return .unknownConversation }
         let expected = expectedThrough(conversation, cursor)
         guard message.seq > expected else { return .duplicate }
-        if let first = cursor.firstParked, message.seq >= first.seq,
-            try statement(.selectParkedExists).fetchOne(Int.self, arguments: [conversation.rawValue, message.seq]) != nil
-        {
+        if parkedMessages(conversation).entry(at: message.seq) != nil {
             // Parked already. If nothing before it is missing any more, this copy is the one to handle.
             guard message.seq == expected + 1, message.senderId != bot else { return .duplicate }
             setHandedOut(message.seq, in: conversation)
@@ -274,42 +313,30 @@ final class CursorWorkspace {
             return .own
         }
         cursor.lastSeq = max(cursor.lastSeq, message.seq)
+        setCursor(cursor, for: conversation)
         if message.seq == expected + 1 {
-            setCursor(cursor, for: conversation)
             setHandedOut(message.seq, in: conversation)
             return .deliver
         }
-        try db.execute(
-            sql: Self.insertParkedMessage,
-            arguments: [conversation.rawValue, message.seq, message.id.rawValue, try Self.encode(message), now])
-        if cursor.firstParked.map({ message.seq < $0.seq }) ?? true {
-            cursor.firstParked = (message.seq, false)
-        }
-        setCursor(cursor, for: conversation)
+        insertParked(.message(message), at: message.seq, in: conversation)
         return .parked
     }
 
     /// Hands out the parked messages that follow what is handled or handed out, in seq order, passing over
     /// own markers; at most `limit`.
     func handOutParked(in conversation: Conversation.ID, limit: Int) throws -> [Message] {
-        guard limit > 0, let cursor = try cursor(conversation), cursor.firstParked != nil else { return [] }
-        var next = expectedThrough(conversation, cursor) + 1
+        guard limit > 0, let cursor = try cursor(conversation) else { return [] }
+        let expected = expectedThrough(conversation, cursor)
+        var next = expected + 1
         var messages: [Message] = []
-        let rows = try db.fetchAll(sql: Self.selectParkedFrom, arguments: [conversation.rawValue, next])
-        for row in rows {
-            let seq: Int = try row["seq"]
+        for (seq, entry) in parkedMessages(conversation).entries(from: next) {
             guard seq == next else { break }
             next += 1
-            if try row["own"] as Bool { continue }
-            let json: String = try row["message"]
-            do {
-                messages.append(try JSONDecoder().decode(Message.self, from: Data(json.utf8)))
-            } catch {
-                throw BotStoreError.corruptRecord(table: "parked_messages", key: "\(conversation) seq \(seq)", reason: "\(error)")
-            }
+            guard case .message(let message) = entry else { continue }
+            messages.append(message)
             if messages.count == limit { break }
         }
-        if next - 1 > expectedThrough(conversation, cursor) {
+        if next - 1 > expected {
             setHandedOut(next - 1, in: conversation)
         }
         return messages
@@ -317,8 +344,8 @@ final class CursorWorkspace {
 
     /// Hands out the parked messages that are now next in `conversation` (none while a gap remains).
     func release(_ conversation: Conversation.ID) throws -> [Message] {
-        guard let cursor = try cursor(conversation), let first = cursor.firstParked,
-            first.seq <= expectedThrough(conversation, cursor) + 1
+        guard let cursor = try cursor(conversation),
+            parkedMessages(conversation).entry(at: expectedThrough(conversation, cursor) + 1) != nil
         else { return [] }
         return try handOutParked(in: conversation, limit: Self.releaseLimit)
     }
@@ -336,19 +363,18 @@ final class CursorWorkspace {
         }
     }
 
-    /// Publishes the transaction's cursors and hand-out marks to the store's memory; called after the commit.
+    /// Publishes the transaction's cursors, parked messages and hand-out marks to the store's memory; called after
+    /// the commit.
     func publish() {
         var committed: [Conversation.ID: Cursor] = [:]
         for (conversation, cursor) in cursors {
             if let cursor { committed[conversation] = cursor }
         }
-        if !handedOutChanges.isEmpty || !committed.isEmpty {
-            memory.publish(cursors: committed, handedOut: handedOutChanges)
+        var changedParked: [Conversation.ID: ParkedMessages] = [:]
+        for conversation in parkedChanged { changedParked[conversation] = parked[conversation] ?? ParkedMessages() }
+        if !handedOutChanges.isEmpty || !committed.isEmpty || !changedParked.isEmpty {
+            memory.publish(cursors: committed, handedOut: handedOutChanges, parked: changedParked)
         }
-    }
-
-    static func encode(_ message: Message) throws -> String {
-        String(decoding: try JSONEncoder().encode(message), as: UTF8.self)
     }
 
     // MARK: - SQL
@@ -358,23 +384,8 @@ final class CursorWorkspace {
         INSERT INTO conversations (id, contiguous_seq, last_seq) VALUES (?1, ?2, ?3)
         ON CONFLICT (id) DO UPDATE SET contiguous_seq = excluded.contiguous_seq, last_seq = max(last_seq, excluded.last_seq)
         """
-    static let selectFirstParked = """
-        SELECT seq, own FROM parked_messages WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT 1
-        """
-    static let selectParkedFrom = """
-        SELECT seq, own, message FROM parked_messages WHERE conversation_id = ? AND seq >= ? ORDER BY seq LIMIT 1000
-        """
-    static let selectParkedExists = "SELECT 1 FROM parked_messages WHERE conversation_id = ? AND seq = ?"
-    static let deleteParked = "DELETE FROM parked_messages WHERE conversation_id = ? AND seq = ?"
-    static let deleteParkedThrough = "DELETE FROM parked_messages WHERE conversation_id = ? AND seq <= ?"
-    static let insertOwnMarker = """
-        INSERT OR IGNORE INTO parked_messages (conversation_id, seq, message_id, own, message, parked_at)
-        VALUES (?, ?, ?, 1, NULL, ?)
-        """
-    static let insertParkedMessage = """
-        INSERT OR IGNORE INTO parked_messages (conversation_id, seq, message_id, own, message, parked_at)
-        VALUES (?, ?, ?, 0, ?, ?)
-        """
+    /// Rows an earlier version parked durably: the service still has them, and sync brings them back.
+    static let deleteStoredParked = "DELETE FROM parked_messages WHERE conversation_id = ?"
     static let selectSeenExists = "SELECT 1 FROM seen_messages WHERE message_id = ?"
     static let insertSeen = """
         INSERT OR IGNORE INTO seen_messages (message_id, conversation_id, seq, handled_at) VALUES (?, ?, ?, ?)

@@ -7,12 +7,12 @@ import Synchronization
 /// arrive while a transaction runs wait for the next one and share it.
 ///
 /// One drain task at a time takes the waiting requests (up to ``maxItemsPerTransaction`` items), applies
-/// them in arrival order in ONE immediate transaction on the database queue, commits, and resumes every
-/// caller; it keeps going while requests keep arriving, yielding the queue to other work every
-/// ``maxTransactionsPerTurn`` transactions. Within a transaction each unit runs in a savepoint, so a refused
-/// unit is undone alone; if the transaction itself fails (disk full, I/O error), every request in it fails
-/// with that error and nothing of it is written. A request, once submitted, runs even if its caller is
-/// cancelled, so the caller never sees half of it.
+/// them in ONE immediate transaction on the database queue (acks first, the rest in arrival order), commits,
+/// and resumes every caller; it keeps going while requests keep arriving, yielding the queue to other work every
+/// ``maxTransactionsPerTurn`` transactions. Within a transaction a lane's units share one savepoint, and run
+/// again in one savepoint each if any is refused, so a refused unit is undone alone; if the transaction itself
+/// fails (disk full, I/O error), every request in it fails with that error and nothing of it is written. A
+/// request, once submitted, runs even if its caller is cancelled, so the caller never sees half of it.
 final class GroupCommitter: Sendable {
     enum Request: Sendable {
         case admit([Message], bot: User.ID)
@@ -97,15 +97,17 @@ final class GroupCommitter: Sendable {
         for _ in 0..<Self.maxTransactionsPerTurn {
             guard let batch = takeBatch() else { return false }
             do {
-                var responses: [Response] = []
-                responses.reserveCapacity(batch.count)
+                // Acks first: an admission in the same transaction then finds the bot's own messages passed over
+                // and delivers what follows them instead of parking it. Nothing else depends on their order.
+                let order = batch.indices.filter { Self.isAck(batch[$0].request) } + batch.indices.filter { !Self.isAck(batch[$0].request) }
+                var responses = [Response?](repeating: nil, count: batch.count)
                 try CursorWorkspace.run(db, now: clock.now, memory: memory) { workspace in
-                    for waiter in batch {
-                        responses.append(try Self.apply(waiter.request, in: workspace))
+                    for index in order {
+                        responses[index] = try Self.apply(batch[index].request, in: workspace)
                     }
                 }
                 for (waiter, response) in zip(batch, responses) {
-                    waiter.continuation.resume(returning: response)
+                    if let response { waiter.continuation.resume(returning: response) }
                 }
             } catch {
                 for waiter in batch { waiter.continuation.resume(throwing: error) }
@@ -135,6 +137,10 @@ final class GroupCommitter: Sendable {
 
     // MARK: - Applying requests
 
+    private static func isAck(_ request: Request) -> Bool {
+        if case .acknowledge = request { true } else { false }
+    }
+
     private static func apply(_ request: Request, in workspace: CursorWorkspace) throws -> Response {
         switch request {
         case .admit(let messages, let bot):
@@ -145,6 +151,18 @@ final class GroupCommitter: Sendable {
             }
             return .admitted(AdmissionReport(admissions: admissions, released: released))
         case .commit(let units):
+            // All of a lane's units in one savepoint when none is refused (the usual case); else one each, so a
+            // refused unit is undone alone.
+            if units.count > 1 {
+                do {
+                    let receipts = try workspace.unit { try units.map { unit in try UnitCommit.apply(unit, in: workspace) } }
+                    return .committed(receipts.map { .success($0) })
+                } catch let error as CursorWorkspace.TransactionLost {
+                    throw error.underlying
+                } catch {
+                    // Undone whole; applied again below, unit by unit.
+                }
+            }
             var results: [Result<CommitReceipt, BotStoreError>] = []
             results.reserveCapacity(units.count)
             for unit in units {

@@ -5,8 +5,9 @@ import ChatterBots
 public enum MessageAdmission: Hashable, Sendable {
     /// The next message of its conversation: it is now handed out. Handle it and commit a unit for it.
     case deliver
-    /// It arrived ahead of a gap and is stored durably; ``BotStore/nextDeliverable(in:)`` hands it out once
-    /// the messages before it are handled.
+    /// It arrived ahead of a gap and waits in the store's memory: the store hands it out (in the `released` of the
+    /// admission, commit or ack that closes the gap, or through ``BotStore/nextDeliverable(in:)``) once the messages
+    /// before it are handled. The contiguous seq stays before it, so after a restart sync brings it again.
     case parked
     /// Already handled, handed out or parked: ignore it.
     case duplicate

@@ -32,8 +32,20 @@ public struct ServerFrame: Hashable, Sendable, Codable {
     }
 
     /// Decodes one WebSocket text frame. Throws `FrameDecodingError`, never traps.
+    ///
+    /// `message.new` and `message.ack`, the frames a busy bot receives most, are read straight from the bytes
+    /// when they are plainly written; everything else takes the `Codable` path, with the same result.
     public init(jsonData: Data) throws(FrameDecodingError) {
-        self = try decodeFrame(ServerFrame.self, from: jsonData)
+        if let frame = jsonData.withUnsafeBytes({ HotFrameDecoder.decode($0.bindMemory(to: UInt8.self)) }) {
+            self = frame
+            return
+        }
+        self = try Self.decodedWithCodable(jsonData)
+    }
+
+    /// Decodes `data` with `Codable` alone (what ``init(jsonData:)`` falls back to).
+    static func decodedWithCodable(_ data: Data) throws(FrameDecodingError) -> ServerFrame {
+        try decodeFrame(ServerFrame.self, from: data)
     }
 
     /// The frame as JSON, ready for a WebSocket text frame (`id` and `replyTo` omitted when nil).

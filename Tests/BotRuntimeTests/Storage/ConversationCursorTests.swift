@@ -69,18 +69,34 @@ struct ConversationCursorTests {
         #expect(try await store.syncPositions() == [Fixture.direct: 2])
     }
 
-    @Test func parkedMessagesSurviveARestartAndAreDeliverableWhenNext() async throws {
+    @Test func parkedMessagesAreNotKeptAcrossARestartTheCursorStaysBeforeThemForSync() async throws {
         let first = try await openStoreWithDirectConversation(in: directory, clock: clock)
         try await handle(Fixture.message(seq: 1), in: first)
         #expect(try await admit([Fixture.message(seq: 3)], first) == [.parked])
         await first.close()
 
+        // Parked messages live in memory: after a restart the sync from the contiguous seq brings 2 and 3 again.
         let store = try await openStore(in: directory, clock: clock)
+        #expect(try await store.syncPositions() == [Fixture.direct: 1])
         #expect(try await store.conversationsWithDeliverableMessages().isEmpty)
-        #expect(try await admit([Fixture.message(seq: 3)], store) == [.duplicate])
-        let report = try await store.admit([Fixture.message(seq: 2)], bot: Fixture.bot)
-        #expect(report.admissions == [.deliver])
-        #expect(report.released.map(\.seq) == [3])
+        let report = try await store.admit([Fixture.message(seq: 2), Fixture.message(seq: 3)], bot: Fixture.bot)
+        #expect(report.admissions == [.deliver, .deliver])
+        #expect(report.released.isEmpty)
+    }
+
+    @Test func rowsAnEarlierVersionParkedDurablyAreDroppedTheCursorStaysBeforeThem() async throws {
+        let first = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        await first.close()
+        let path = directory.file("bot.sqlite")
+        _ = try await sqlite3(path, """
+            INSERT INTO parked_messages (conversation_id, seq, message_id, own, message, parked_at)
+            VALUES ('\(Fixture.direct.rawValue)', 2, 'M_OLD_2', 0, '{}', 0), ('\(Fixture.direct.rawValue)', 3, 'M_OLD_3', 1, NULL, 0);
+            """)
+
+        let store = try await openStore(in: directory, clock: clock)
+        #expect(try await admit([Fixture.message(seq: 1), Fixture.message(seq: 2)], store) == [.deliver, .deliver])
+        #expect(try await sqlite3(path, "SELECT count(*) FROM parked_messages;").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        #expect(try await store.syncPositions() == [Fixture.direct: 0])
     }
 
     @Test func aCommitReleasesParkedMessagesThatFollowItOnceTheGapBeforeThemCloses() async throws {
@@ -91,7 +107,7 @@ struct ConversationCursorTests {
         #expect(try await handle(Fixture.message(seq: 2), in: store).released.map(\.seq) == [3])
     }
 
-    @Test func afterARestartAParkedMessageThatIsNextIsFoundAndHandedOut() async throws {
+    @Test func parkedMessagesHandedOutButNotHandledBeforeARestartComeAgainThroughSync() async throws {
         let first = try await openStoreWithDirectConversation(in: directory, clock: clock)
         #expect(try await admit([Fixture.message(seq: 2), Fixture.message(seq: 3)], first) == [.parked, .parked])
         // The bot's own message was seq 1: its ack closes the gap, and the store hands 2 and 3 out.
@@ -99,8 +115,17 @@ struct ConversationCursorTests {
         #expect(report.released.map(\.seq) == [2, 3])
         await first.close()
 
-        // The process died before handling them: after a restart they are found and handed out again.
+        // The process died before handling them: the cursor stands after the own message, so sync brings them again.
         let store = try await openStore(in: directory, clock: clock)
+        #expect(try await store.syncPositions() == [Fixture.direct: 1])
+        #expect(try await admit([Fixture.message(seq: 2), Fixture.message(seq: 3)], store) == [.deliver, .deliver])
+    }
+
+    @Test func aParkedMessageThatIsNextIsFoundAndHandedOutAfterItsDeliveryWasAbandoned() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        #expect(try await admit([Fixture.message(seq: 2), Fixture.message(seq: 3)], store) == [.parked, .parked])
+        #expect(try await store.markAcked(Fixture.ack("reply", seq: 1)).released.map(\.seq) == [2, 3])
+        try await store.abandonDeliveries(in: Fixture.direct)
         #expect(try await store.conversationsWithDeliverableMessages() == [Fixture.direct])
         #expect(try await store.nextDeliverable(in: Fixture.direct)?.seq == 2)
         #expect(try await store.deliverableMessages(in: Fixture.direct).map(\.seq) == [3])

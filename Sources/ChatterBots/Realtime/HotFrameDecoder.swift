@@ -1,0 +1,312 @@
+/// Decodes the frames a busy bot receives most (`message.new`, `message.ack`) straight from their bytes, without
+/// `JSONDecoder`'s intermediate tree and keyed containers.
+///
+/// It only ever answers for input it fully understands: the envelope and payload keys in any order, every key known,
+/// strings without escapes, plain integers, `reactions` empty. For anything else (another frame type, an
+/// unknown or repeated key, an escape, malformed JSON) it returns nil and ``ServerFrame/init(jsonData:)`` takes
+/// the `Codable` path, which gives the same value or the same ``FrameDecodingError`` it always did. So a value it
+/// returns is exactly what `Codable` decodes, and it never throws.
+struct HotFrameDecoder {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+
+    /// The frame in `bytes`, or nil to take the `Codable` path.
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> ServerFrame? {
+        var decoder = HotFrameDecoder(bytes: bytes)
+        return decoder.frame()
+    }
+
+    private init(bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    // MARK: - The envelope
+
+    private enum FrameType {
+        case messageNew, messageAck
+    }
+
+    private mutating func frame() -> ServerFrame? {
+        var type: FrameType?
+        var data: Range<Int>?
+        var id: String??
+        var replyTo: String??
+        skipWhitespace()
+        guard consume(UInt8(ascii: "{")) else { return nil }
+        var first = true
+        while true {
+            skipWhitespace()
+            if consume(UInt8(ascii: "}")) { break }
+            if !first { guard consume(UInt8(ascii: ",")) else { return nil } }
+            first = false
+            guard let key = keyBytes() else { return nil }
+            if key.elementsEqual("type".utf8) {
+                skipWhitespace()
+                guard type == nil, let value = stringBytes() else { return nil }
+                if value.elementsEqual("message.new".utf8) {
+                    type = .messageNew
+                } else if value.elementsEqual("message.ack".utf8) {
+                    type = .messageAck
+                } else {
+                    return nil
+                }
+            } else if key.elementsEqual("data".utf8) {
+                // Read once the type is known (it may come later); the typed reading checks every byte of it.
+                guard data == nil, let range = skipObject() else { return nil }
+                data = range
+            } else if key.elementsEqual("id".utf8) {
+                guard id == nil, let value = optionalString() else { return nil }
+                id = .some(value)
+            } else if key.elementsEqual("replyTo".utf8) {
+                guard replyTo == nil, let value = optionalString() else { return nil }
+                replyTo = .some(value)
+            } else {
+                return nil
+            }
+        }
+        skipWhitespace()
+        guard index == bytes.count, let type, let data else { return nil }
+        var payload = HotFrameDecoder(bytes: UnsafeBufferPointer(rebasing: bytes[data]))
+        let event: ServerEvent
+        switch type {
+        case .messageNew:
+            guard let message = payload.message() else { return nil }
+            event = .messageNew(message)
+        case .messageAck:
+            guard let ack = payload.ack() else { return nil }
+            event = .messageAck(ack)
+        }
+        guard payload.index == payload.bytes.count else { return nil }
+        return ServerFrame(event, replyTo: replyTo ?? nil, id: id ?? nil)
+    }
+
+    /// Passes over an object (nested values and strings with escapes included) and returns its bytes; nil when it
+    /// does not start with `{` or does not end. Only brackets and strings are followed: the typed reading of the
+    /// bytes is what checks them.
+    private mutating func skipObject() -> Range<Int>? {
+        skipWhitespace()
+        let start = index
+        guard consume(UInt8(ascii: "{")) else { return nil }
+        var depth = 1
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+                    index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
+                }
+                guard index < bytes.count else { return nil }
+                index += 1
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                if depth == 0 { return start..<index }
+            default:
+                break
+            }
+        }
+        return nil
+    }
+
+    // MARK: - Payloads
+
+    private mutating func message() -> Message? {
+        var id: String?, conversationId: String?, seq: Int?, senderId: String?, kind: String?, createdAt: Timestamp?
+        var clientMessageId: String??, body: String??, mediaId: String??, replyToId: String??
+        var editedAt: Timestamp??, deletedAt: Timestamp??
+        var reactions: Bool?
+        guard object({ decoder, key in
+            if key.elementsEqual("id".utf8) {
+                return HotFrameDecoder.set(&id, decoder.plainString())
+            } else if key.elementsEqual("conversationId".utf8) {
+                return HotFrameDecoder.set(&conversationId, decoder.plainString())
+            } else if key.elementsEqual("seq".utf8) {
+                return HotFrameDecoder.set(&seq, decoder.integer())
+            } else if key.elementsEqual("senderId".utf8) {
+                return HotFrameDecoder.set(&senderId, decoder.plainString())
+            } else if key.elementsEqual("clientMessageId".utf8) {
+                return HotFrameDecoder.set(&clientMessageId, decoder.optionalString())
+            } else if key.elementsEqual("type".utf8) {
+                return HotFrameDecoder.set(&kind, decoder.plainString())
+            } else if key.elementsEqual("body".utf8) {
+                return HotFrameDecoder.set(&body, decoder.optionalString())
+            } else if key.elementsEqual("mediaId".utf8) {
+                return HotFrameDecoder.set(&mediaId, decoder.optionalString())
+            } else if key.elementsEqual("replyToId".utf8) {
+                return HotFrameDecoder.set(&replyToId, decoder.optionalString())
+            } else if key.elementsEqual("reactions".utf8) {
+                return HotFrameDecoder.set(&reactions, decoder.emptyArray() ? true : nil)
+            } else if key.elementsEqual("createdAt".utf8) {
+                return HotFrameDecoder.set(&createdAt, decoder.timestamp())
+            } else if key.elementsEqual("editedAt".utf8) {
+                return HotFrameDecoder.set(&editedAt, decoder.optionalTimestamp())
+            } else if key.elementsEqual("deletedAt".utf8) {
+                return HotFrameDecoder.set(&deletedAt, decoder.optionalTimestamp())
+            }
+            return false
+        }) else { return nil }
+        guard let id, let conversationId, let seq, let senderId, let kind, let createdAt, reactions != nil else { return nil }
+        return Message(
+            id: Message.ID(id), conversationId: Conversation.ID(conversationId), seq: seq, senderId: User.ID(senderId),
+            clientMessageId: (clientMessageId ?? nil).map(ClientMessageID.init(rawValue:)), kind: Message.Kind(rawValue: kind),
+            body: body ?? nil, mediaId: (mediaId ?? nil).map(Media.ID.init(rawValue:)),
+            replyToId: (replyToId ?? nil).map(Message.ID.init(rawValue:)), reactions: [], createdAt: createdAt,
+            editedAt: editedAt ?? nil, deletedAt: deletedAt ?? nil)
+    }
+
+    private mutating func ack() -> MessageAck? {
+        var clientMessageId: String?, messageId: String?, conversationId: String?, seq: Int?, createdAt: Timestamp?
+        guard object({ decoder, key in
+            if key.elementsEqual("clientMessageId".utf8) {
+                return HotFrameDecoder.set(&clientMessageId, decoder.plainString())
+            } else if key.elementsEqual("messageId".utf8) {
+                return HotFrameDecoder.set(&messageId, decoder.plainString())
+            } else if key.elementsEqual("conversationId".utf8) {
+                return HotFrameDecoder.set(&conversationId, decoder.plainString())
+            } else if key.elementsEqual("seq".utf8) {
+                return HotFrameDecoder.set(&seq, decoder.integer())
+            } else if key.elementsEqual("createdAt".utf8) {
+                return HotFrameDecoder.set(&createdAt, decoder.timestamp())
+            }
+            return false
+        }) else { return nil }
+        guard let clientMessageId, let messageId, let conversationId, let seq, let createdAt else { return nil }
+        return MessageAck(
+            clientMessageId: ClientMessageID(rawValue: clientMessageId), messageId: Message.ID(messageId),
+            conversationId: Conversation.ID(conversationId), seq: seq, createdAt: createdAt)
+    }
+
+    /// Stores a field's value once: false when it was set already (a repeated key) or could not be read.
+    private static func set<Value>(_ field: inout Value?, _ value: Value?) -> Bool {
+        guard field == nil, let value else { return false }
+        field = value
+        return true
+    }
+
+    /// Reads an object whose members `member` reads after their key; false when anything is off.
+    private mutating func object(_ member: (inout HotFrameDecoder, UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+        skipWhitespace()
+        guard consume(UInt8(ascii: "{")) else { return false }
+        var first = true
+        while true {
+            skipWhitespace()
+            if consume(UInt8(ascii: "}")) { return true }
+            if !first { guard consume(UInt8(ascii: ",")) else { return false } }
+            first = false
+            guard let key = keyBytes(), member(&self, key) else { return false }
+        }
+    }
+
+    // MARK: - Values
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): index += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func consume(_ byte: UInt8) -> Bool {
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    /// A member's key and the colon after it.
+    private mutating func keyBytes() -> UnsafeBufferPointer<UInt8>? {
+        skipWhitespace()
+        guard let key = stringBytes() else { return nil }
+        skipWhitespace()
+        guard consume(UInt8(ascii: ":")) else { return nil }
+        return key
+    }
+
+    /// The bytes of a string without escapes or control characters, quotes excluded.
+    private mutating func stringBytes() -> UnsafeBufferPointer<UInt8>? {
+        guard consume(UInt8(ascii: "\"")) else { return nil }
+        let start = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                defer { index += 1 }
+                return UnsafeBufferPointer(rebasing: bytes[start..<index])
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+            index += 1
+        }
+        return nil
+    }
+
+    /// A string value (valid UTF-8, no escapes).
+    private mutating func plainString() -> String? {
+        skipWhitespace()
+        guard let raw = stringBytes() else { return nil }
+        return String(validating: raw, as: UTF8.self)
+    }
+
+    /// A string or `null` (`.some(nil)`); nil when it is neither.
+    private mutating func optionalString() -> String?? {
+        skipWhitespace()
+        if consumeNull() { return .some(nil) }
+        guard let value = plainString() else { return nil }
+        return .some(value)
+    }
+
+    private mutating func consumeNull() -> Bool {
+        guard bytes.count - index >= 4, bytes[index] == UInt8(ascii: "n"), bytes[index + 1] == UInt8(ascii: "u"),
+            bytes[index + 2] == UInt8(ascii: "l"), bytes[index + 3] == UInt8(ascii: "l")
+        else { return false }
+        index += 4
+        return true
+    }
+
+    /// An integer written plainly (`0`, `-12`, `345`): no fraction, exponent or leading zero; nil when it does not
+    /// fit an `Int`.
+    private mutating func integer() -> Int? {
+        skipWhitespace()
+        let negative = consume(UInt8(ascii: "-"))
+        let start = index
+        var value = 0
+        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+            let digit = Int(bytes[index] - UInt8(ascii: "0"))
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times.addingReportingOverflow(digit)
+            guard !overflow, !overflow2 else { return nil }
+            value = sum
+            index += 1
+        }
+        let digits = index - start
+        guard digits > 0, digits == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
+        if index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return nil
+            default: break
+            }
+        }
+        return negative ? -value : value
+    }
+
+    private mutating func timestamp() -> Timestamp? {
+        guard let text = plainString() else { return nil }
+        return try? Timestamp(iso8601: text)
+    }
+
+    private mutating func optionalTimestamp() -> Timestamp?? {
+        skipWhitespace()
+        if consumeNull() { return .some(nil) }
+        guard let value = timestamp() else { return nil }
+        return .some(value)
+    }
+
+    /// `[]`.
+    private mutating func emptyArray() -> Bool {
+        skipWhitespace()
+        guard consume(UInt8(ascii: "[")) else { return false }
+        skipWhitespace()
+        return consume(UInt8(ascii: "]"))
+    }
+}
