@@ -200,7 +200,8 @@ public actor BotSession {
             lastError: metrics.lastError, reconnects: metrics.reconnects.load(ordering: .relaxed),
             messagesIn: metrics.messagesIn.load(ordering: .relaxed), messagesOut: metrics.messagesOut.load(ordering: .relaxed),
             outboxDepth: services?.outbox.depth ?? 0, handlerLatency: metrics.handlerLatency,
-            stopReason: state == .stopped ? stopReason?.description : nil)
+            stopReason: state == .stopped ? stopReason?.description : nil,
+            messagesExpired: metrics.messagesExpired.load(ordering: .relaxed))
     }
 
     private var isConnected: Bool {

@@ -68,7 +68,8 @@ final class SessionServices: Sendable {
             maxConcurrent: environment.maxConcurrentHandlers, timeout: environment.handlerTimeout, clock: clock)
         self.dispatcher = dispatcher
         let outbox = OutboxSender(
-            store: store, clock: clock, pacing: environment.sendPacing, log: log, metrics: metrics
+            store: store, clock: clock, pacing: environment.sendPacing, resendWindow: environment.outboxResendWindow,
+            log: log, metrics: metrics
         ) { acks, released in
             var own: [Conversation.ID: [Int]] = [:]
             for ack in acks { own[ack.conversationId, default: []].append(ack.seq) }
