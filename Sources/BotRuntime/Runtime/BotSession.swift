@@ -134,6 +134,7 @@ public actor BotSession {
         do {
             try await services.outbox.loadPending()
             try await services.friends.load()
+            try await services.ignoredRequests.load()
         } catch {
             log.error("cannot read the bot's store: \(error)")
             stopReason = .storageFailed("\(error)")

@@ -161,7 +161,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
                 try await services.rest.declineFriendRequest(request.id)
                 log.info("friend request declined", trace: work.trace, fields)
             case .ignore, .useConfiguredPolicy:
-                services.rememberIgnored(request.id)
+                await services.ignoredRequests.remember(request.id)
                 log.info("friend request left pending", trace: work.trace, fields)
             }
         } catch let error as ChatterAPIError where error.code == .notFound || error.code == .alreadyFriends {

@@ -49,11 +49,13 @@ struct ServerEventRouter: Sendable {
         case .friendRequestReceived(let request):
             services.dispatcher.enqueue(.event(.friendRequest(request), trace: "friend-request-\(request.id.rawValue)"), in: .events)
         case .friendRequestAccepted(let accepted):
-            services.forgetIgnored(accepted.requestId)
+            let ignored = services.ignoredRequests
+            Task { await ignored.forget(accepted.requestId) }
             services.dispatcher.enqueue(
                 .event(.friendAdded(accepted.friend, isRecorded: false), trace: "friend-request-\(accepted.requestId.rawValue)"), in: .events)
         case .friendRequestCancelled(let id):
-            services.forgetIgnored(id)
+            let ignored = services.ignoredRequests
+            Task { await ignored.forget(id) }
         case .friendRemoved(let userId):
             services.dispatcher.enqueue(.event(.friendRemoved(userId, isRecorded: false), trace: TraceID.make()), in: .events)
         case .sessionReady, .pong, .receiptUpdated, .typing, .userUpdated, .syncResponse, .unknown:

@@ -29,10 +29,11 @@ final class SessionServices: Sendable {
     let scheduler: JobScheduler
     let presence: PresenceDirectory
     let friends: FriendDirectory
+    /// Friend requests the bot left pending, not asked about again.
+    let ignoredRequests: IgnoredFriendRequests
     let commits: LaneCommitter
     let maintenance: StoreMaintenance
     private let identityState: IdentityState
-    private let ignoredRequests = Mutex<Set<FriendRequest.ID>>([])
     private let onFatal: @Sendable (BotStopReason) -> Void
 
     init(
@@ -83,6 +84,7 @@ final class SessionServices: Sendable {
         self.scheduler = scheduler
         self.presence = PresenceDirectory()
         self.friends = FriendDirectory(store: store, log: log)
+        self.ignoredRequests = IgnoredFriendRequests(store: store, log: log)
         self.maintenance = StoreMaintenance(store: store, clock: clock, log: log)
         self.outbox = outbox
         self.commits = LaneCommitter(
@@ -110,19 +112,6 @@ final class SessionServices: Sendable {
     }
 
     // MARK: - Friend requests already decided
-
-    /// Remembers that the bot left a request pending, so the REST refresh after each reconnect does not ask again.
-    func rememberIgnored(_ id: FriendRequest.ID) {
-        ignoredRequests.withLock { _ = $0.insert(id) }
-    }
-
-    func forgetIgnored(_ id: FriendRequest.ID) {
-        ignoredRequests.withLock { _ = $0.remove(id) }
-    }
-
-    func isIgnored(_ id: FriendRequest.ID) -> Bool {
-        ignoredRequests.withLock { $0.contains(id) }
-    }
 
     // MARK: - Committing
 
