@@ -106,6 +106,14 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         case .conversationRemoved(let id):
             let context = context(nil)
             await call(work, context, run) { try await bot.onConversationRemoved(id, context: context) }
+
+        case .friendRequestCancelled(let id):
+            let context = context("friend-request-cancelled:\(id.rawValue)")
+            await call(work, context, run) { try await bot.onFriendRequestCancelled(id, context: context) }
+
+        case .userUpdated(let user):
+            let context = context(nil)
+            await call(work, context, run) { try await bot.onUserUpdated(user, context: context) }
         }
     }
 
