@@ -36,16 +36,19 @@ let package = Package(
         .executableTarget(name: "ChatterBench", dependencies: ["WebSocket", "ChatterBots", "BotRuntime", "ChatterSandbox", "SQLite"], swiftSettings: strict),
         .executableTarget(
             name: "ExampleBots", dependencies: ["ExampleBotKinds", "BotRuntime", "ChatterSandbox"], swiftSettings: strict),
-        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: strict),
-        .testTarget(name: "WebSocketTests", dependencies: ["WebSocket"], resources: [.copy("Peers")], swiftSettings: strict),
+        // What several test targets share: child processes started without Foundation's Process, bounded waits.
+        .target(name: "TestSupport", dependencies: ["CLinuxIO"], path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "TestSupport"], resources: [.copy("Peers")], swiftSettings: strict),
         .testTarget(
-            name: "BotRuntimeTests", dependencies: ["BotRuntime", "ChatterSandbox", "ChatterBotsTesting"], swiftSettings: strict),
-        .testTarget(name: "ChatterSandboxTests", dependencies: ["ChatterSandbox"], resources: [.copy("Peers")], swiftSettings: strict),
+            name: "BotRuntimeTests", dependencies: ["BotRuntime", "ChatterSandbox", "ChatterBotsTesting", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(name: "ChatterSandboxTests", dependencies: ["ChatterSandbox", "TestSupport"], resources: [.copy("Peers")], swiftSettings: strict),
         .testTarget(
             name: "ExampleBotKindsTests", dependencies: ["ExampleBotKinds", "ChatterBotsTesting", "ChatterSandbox"],
             swiftSettings: strict),
         .testTarget(name: "ChatterBotsTestingTests", dependencies: ["ChatterBotsTesting"], swiftSettings: strict),
-        .testTarget(name: "ChatterBotsTests", dependencies: ["ChatterBots"], resources: [.copy("Peers")], swiftSettings: strict),
+        .testTarget(name: "ChatterBotsTests", dependencies: ["ChatterBots", "TestSupport"], resources: [.copy("Peers")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

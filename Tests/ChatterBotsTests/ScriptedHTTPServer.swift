@@ -1,4 +1,6 @@
 import Foundation
+import Glibc
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -35,49 +37,30 @@ struct PeerStartError: Error, CustomStringConvertible {
     var description: String
 }
 
-/// The Python HTTP peer, started as a subprocess on an OS-chosen loopback port.
+/// The Python HTTP peer, started as a subprocess on an OS-chosen loopback port. Its stdin is never written: the peer
+/// exits when it closes, with `stop()` or this process.
 final class ScriptedHTTPServer: Sendable {
     let port: Int
-    private let process: Process
-    private let lifeline: Pipe
+    private let child: ChildProcess
 
-    private init(process: Process, lifeline: Pipe, port: Int) {
-        self.process = process
-        self.lifeline = lifeline
+    private init(child: ChildProcess, port: Int) {
+        self.child = child
         self.port = port
     }
 
     static func start(_ routes: [ScriptedRoute]) async throws -> ScriptedHTTPServer {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("Peers/scripted_http_server.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         struct Script: Encodable { var rules: [ScriptedRoute] }
         let scriptJSON = String(decoding: try JSONEncoder().encode(Script(rules: routes)), as: UTF8.self)
-        process.arguments = ["python3", script.path, scriptJSON]
-        let output = Pipe()
-        let lifeline = Pipe()  // never written: the peer exits when it closes with this process
-        process.standardOutput = output
-        process.standardInput = lifeline
-        try process.run()
-        // The first line is the port; read it on a Dispatch thread, never on the cooperative pool.
-        let line: String = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                var bytes = Data()
-                while true {
-                    let chunk = output.fileHandleForReading.availableData
-                    if chunk.isEmpty { break }
-                    bytes.append(chunk)
-                    if bytes.contains(UInt8(ascii: "\n")) { break }
-                }
-                continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
-            }
-        }
+        let child = try ChildProcess(["python3", script.path, scriptJSON])
+        // The first line is the port.
+        let line = try await child.nextLine(timeout: .seconds(30)) ?? ""
         guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            process.terminate()
+            child.kill()
             throw PeerStartError(description: "the HTTP peer printed \"\(line)\" instead of a port")
         }
-        return ScriptedHTTPServer(process: process, lifeline: lifeline, port: port)
+        return ScriptedHTTPServer(child: child, port: port)
     }
 
     var configuration: ChatterServerConfiguration {
@@ -94,7 +77,7 @@ final class ScriptedHTTPServer: Sendable {
     }
 
     func stop() {
-        process.terminate()
-        try? lifeline.fileHandleForWriting.close()
+        child.kill(SIGTERM)
+        child.closeInput()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -78,12 +79,14 @@ final class WriteProtected {
         return true
     }
 
+    /// Runs `chattr flag path`; it takes milliseconds, so its exit is awaited on the calling thread.
     private static func chattr(_ flag: String, _ path: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
-        process.arguments = [flag, path]
-        try process.run()
-        process.waitUntilExit()
+        let child = try ChildProcess(["chattr", flag, path], discardingInput: true)
+        guard let termination = child.terminationBlocking(timeout: .seconds(10)) else {
+            child.kill()
+            throw ChildProcess.Failure("chattr \(flag) \(path) did not finish within 10 s")
+        }
+        guard termination == .exited(0) else { throw ChildProcess.Failure("chattr \(flag) \(path) \(termination)") }
     }
 }
 

@@ -10,6 +10,7 @@
 /// | `chatterbots_messages_received_total{bot}` | counter | messages from others received |
 /// | `chatterbots_messages_sent_total{bot}` | counter | messages acknowledged by the server |
 /// | `chatterbots_outbox_depth{bot}` | gauge | messages waiting for their acknowledgement |
+/// | `chatterbots_messages_expired_total{bot}` | counter | messages failed unsent: older than the idempotency window |
 /// | `chatterbots_handler_duration_seconds{bot}` | histogram | handler run time |
 public struct MetricsExposition: Sendable {
     /// The `Content-Type` of the text format.
@@ -57,6 +58,8 @@ public struct MetricsExposition: Sendable {
         perBot("chatterbots_outbox_depth", "gauge", "Messages in the bot's outbox waiting for their acknowledgement.") {
             $0.outboxDepth
         }
+        perBot("chatterbots_messages_expired_total", "counter",
+            "Messages failed unsent because they outlived the service's idempotency window.") { $0.messagesExpired }
         let histogram = "chatterbots_handler_duration_seconds"
         family(histogram, "histogram", "Time the bot's handlers took, in seconds.")
         for bot in bots {

@@ -31,6 +31,10 @@ public struct BotRuntimeEnvironment: Sendable {
     /// The pacing of outgoing messages; nil sends as fast as the connection takes them (benchmarks). A 4008 or
     /// `RATE_LIMITED` pauses sending either way.
     public var sendPacing: SendPacer.Configuration?
+    /// How old an unacknowledged outbox entry may be and still be (re)sent: the service turns a repeated
+    /// `clientMessageId` into the same message for 24 hours, so an older entry is failed with
+    /// `OutgoingMessageExpired` instead of risking a duplicate.
+    public var outboxResendWindow: Duration
     /// The reconnect backoff (1, 2, 4, 8, 16, 30 s, ±20 %).
     public var reconnectPolicy: ReconnectPolicy
     /// The longest a connection may take to open.
@@ -70,6 +74,7 @@ public struct BotRuntimeEnvironment: Sendable {
         self.conversationBacklogLimit = 1000
         self.receipts = ReceiptPolicy()
         self.sendPacing = .conservative
+        self.outboxResendWindow = OutboxSender.serviceIdempotencyWindow
         self.reconnectPolicy = ReconnectPolicy()
         self.connectTimeout = .seconds(15)
         self.readyTimeout = .seconds(10)

@@ -134,6 +134,7 @@ public actor BotSession {
         do {
             try await services.outbox.loadPending()
             try await services.friends.load()
+            try await services.ignoredRequests.load()
         } catch {
             log.error("cannot read the bot's store: \(error)")
             stopReason = .storageFailed("\(error)")
@@ -232,7 +233,8 @@ public actor BotSession {
             lastError: metrics.lastError, reconnects: metrics.reconnects.load(ordering: .relaxed),
             messagesIn: metrics.messagesIn.load(ordering: .relaxed), messagesOut: metrics.messagesOut.load(ordering: .relaxed),
             outboxDepth: services?.outbox.depth ?? 0, handlerLatency: metrics.handlerLatency,
-            stopReason: state == .stopped ? stopReason?.description : nil)
+            stopReason: state == .stopped ? stopReason?.description : nil,
+            messagesExpired: metrics.messagesExpired.load(ordering: .relaxed))
     }
 
     private var isConnected: Bool {

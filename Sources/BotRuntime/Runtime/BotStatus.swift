@@ -43,6 +43,9 @@ public struct BotStatus: Sendable, Codable, Equatable {
     public var messagesOut: Int
     /// Outbox entries waiting for their acknowledgement.
     public var outboxDepth: Int
+    /// Outbox entries failed unsent because they outlived the service's idempotency window (a resend could
+    /// have duplicated them).
+    public var messagesExpired: Int
     /// How long handlers took.
     public var handlerLatency: HandlerLatencySummary
     /// Why the bot stopped, once `state` is `.stopped`.
@@ -50,7 +53,8 @@ public struct BotStatus: Sendable, Codable, Equatable {
 
     public init(
         name: String, state: State, connected: Bool, since: Date, userId: User.ID?, lastError: String?, reconnects: Int,
-        messagesIn: Int, messagesOut: Int, outboxDepth: Int, handlerLatency: HandlerLatencySummary, stopReason: String?
+        messagesIn: Int, messagesOut: Int, outboxDepth: Int, handlerLatency: HandlerLatencySummary, stopReason: String?,
+        messagesExpired: Int = 0
     ) {
         self.name = name
         self.state = state
@@ -62,6 +66,7 @@ public struct BotStatus: Sendable, Codable, Equatable {
         self.messagesIn = messagesIn
         self.messagesOut = messagesOut
         self.outboxDepth = outboxDepth
+        self.messagesExpired = messagesExpired
         self.handlerLatency = handlerLatency
         self.stopReason = stopReason
     }

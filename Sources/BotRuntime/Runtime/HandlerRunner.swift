@@ -128,6 +128,14 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         case .conversationRemoved(let id):
             let context = context(nil)
             await call(work, context, run) { try await bot.onConversationRemoved(id, context: context) }
+
+        case .friendRequestCancelled(let id):
+            let context = context("friend-request-cancelled:\(id.rawValue)")
+            await call(work, context, run) { try await bot.onFriendRequestCancelled(id, context: context) }
+
+        case .userUpdated(let user):
+            let context = context(nil)
+            await call(work, context, run) { try await bot.onUserUpdated(user, context: context) }
         }
     }
 
@@ -183,7 +191,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
                 try await services.rest.declineFriendRequest(request.id)
                 log.info("friend request declined", trace: work.trace, fields)
             case .ignore, .useConfiguredPolicy:
-                services.rememberIgnored(request.id)
+                await services.ignoredRequests.remember(request.id)
                 log.info("friend request left pending", trace: work.trace, fields)
             }
         } catch let error as ChatterAPIError where error.code == .notFound || error.code == .alreadyFriends {

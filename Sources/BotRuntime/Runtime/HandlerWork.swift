@@ -45,6 +45,8 @@ enum BotEvent: Sendable {
     case conversationCreated(Conversation)
     case conversationUpdated(Conversation)
     case conversationRemoved(Conversation.ID)
+    case friendRequestCancelled(FriendRequest.ID)
+    case userUpdated(User)
 
     var handlerName: String {
         switch self {
@@ -58,6 +60,8 @@ enum BotEvent: Sendable {
         case .conversationCreated: "onConversationCreated"
         case .conversationUpdated: "onConversationUpdated"
         case .conversationRemoved: "onConversationRemoved"
+        case .friendRequestCancelled: "onFriendRequestCancelled"
+        case .userUpdated: "onUserUpdated"
         }
     }
 }

@@ -15,7 +15,17 @@ import Synchronization
 /// - Permanent errors (`NOT_FRIENDS`, `NOT_FOUND`, `VALIDATION_FAILED`, any non-transient code) fail the entry for
 ///   good and reach the caller; transient ones (`RATE_LIMITED`, `INTERNAL`) are retried after a growing delay,
 ///   and a `RATE_LIMITED` reply pauses every send for its retry hint, as a 4008 close does.
+/// - An entry older than the resend window (the service's 24 h idempotency window) is not sent: the service may
+///   have created its message already and forgotten the clientMessageId, so a resend could duplicate it. It is
+///   failed with `OutgoingMessageExpired`, logged and counted instead.
 final class OutboxSender: Sendable {
+    /// How long the service turns a repeated `clientMessageId` into the same message (`chatter-api.md`: at least
+    /// 24 hours; the realtime seed gives no bound).
+    static let serviceIdempotencyWindow: Duration = .seconds(24 * 3600)
+
+    /// The code stored on an entry failed for its age: not a service code, it never comes from the wire.
+    static let expiredCode: ChatterErrorCode = "CLIENT_OUTBOX_EXPIRED"
+
     private struct State {
         /// Waiting to be sent, by ascending sequence (oldest first), from `queueHead` on.
         var queue: [OutboxEntry] = []
@@ -79,12 +89,14 @@ final class OutboxSender: Sendable {
     /// What the send loop does next.
     private enum Step {
         case send(OutboxEntry, RealtimeLink)
+        case expire(OutboxEntry)
         case wait(until: Date?)
         case stop
     }
 
     private let store: BotStore
     private let clock: any ChatterClock
+    private let resendWindow: Duration
     private let log: SessionLog
     private let metrics: SessionMetrics
     private let onRecorded: @Sendable ([MessageAck], [Message]) -> Void
@@ -94,14 +106,17 @@ final class OutboxSender: Sendable {
 
     /// - Parameters:
     ///   - pacing: the pacer's configuration; nil paces nothing but still obeys rate limits.
+    ///   - resendWindow: entries older than this (since they were enqueued) are failed instead of sent.
     ///   - onRecorded: receives the acks recorded (the bot's own seqs the cursors passed over) and the parked
     ///     messages they made deliverable.
     init(
-        store: BotStore, clock: any ChatterClock, pacing: SendPacer.Configuration?, log: SessionLog, metrics: SessionMetrics,
+        store: BotStore, clock: any ChatterClock, pacing: SendPacer.Configuration?,
+        resendWindow: Duration = OutboxSender.serviceIdempotencyWindow, log: SessionLog, metrics: SessionMetrics,
         onRecorded: @escaping @Sendable ([MessageAck], [Message]) -> Void
     ) {
         self.store = store
         self.clock = clock
+        self.resendWindow = resendWindow
         self.log = log
         self.metrics = metrics
         self.onRecorded = onRecorded
@@ -245,6 +260,8 @@ final class OutboxSender: Sendable {
                 return
             case .wait(let deadline):
                 await work.wait(until: deadline)
+            case .expire(let entry):
+                await expire(entry)
             case .send(let entry, let link):
                 do {
                     try await link.connection.sendMessage(encodedData: OutboxPayload.json(entry.message), id: "o-\(entry.sequence)")
@@ -273,6 +290,11 @@ final class OutboxSender: Sendable {
             }
             let retry = state.held.map(\.until).min()
             guard !state.isQueueEmpty else { return .wait(until: retry) }
+            // Checked before pacing: an entry that is not sent costs no send.
+            let oldest = state.queue[state.queueHead]
+            if now.timeIntervalSince(oldest.createdAt) >= resendWindow.timeInterval {
+                return .expire(state.popFirst())
+            }
             switch state.pacer.requestSend(now: now) {
             case .waitUntil(let date):
                 return .wait(until: min(date, retry ?? date))
@@ -402,8 +424,26 @@ final class OutboxSender: Sendable {
             "code": error.code.rawValue,
         ])
         metrics.setLastError("message \(entry.id) refused: \(error.code)")
+        await settleForGood(entry, code: error.code, error: ChatterAPIError(error))
+    }
+
+    /// Fails `entry` unsent: it outlived the resend window, so a resend could duplicate it.
+    private func expire(_ entry: OutboxEntry) async {
+        let expired = OutgoingMessageExpired(clientMessageId: entry.id, enqueuedAt: entry.createdAt, window: resendWindow)
+        log.error("message not sent: older than the service's idempotency window, a resend could duplicate it; "
+            + "the outbox entry is failed", trace: entry.traceID, [
+            "clientMessageId": entry.id.rawValue, "conversation": entry.message.conversationId.rawValue,
+            "enqueuedAt": Timestamp(entry.createdAt).description, "window": "\(resendWindow.components.seconds)s",
+        ])
+        metrics.countExpired()
+        metrics.setLastError("message \(entry.id) expired unsent after \(resendWindow.components.seconds / 3600) h")
+        await settleForGood(entry, code: Self.expiredCode, error: expired)
+    }
+
+    /// Records `entry` as failed for good with `code` and fails its waiters with `error`.
+    private func settleForGood(_ entry: OutboxEntry, code: ChatterErrorCode, error: any Error) async {
         do {
-            try await store.markFailed(entry.id, code: error.code)
+            try await store.markFailed(entry.id, code: code)
         } catch {
             log.error("could not record the failed outbox entry: \(error)", trace: entry.traceID)
         }
@@ -412,7 +452,7 @@ final class OutboxSender: Sendable {
             state.failures[entry.id] = nil
             return (state.takeWaiters(entry.id), state.known.isEmpty)
         }
-        for promise in promises { promise.settle(.failure(ChatterAPIError(error))) }
+        for promise in promises { promise.settle(.failure(error)) }
         if isEmpty { settled.wake() }
     }
 
@@ -436,6 +476,9 @@ final class OutboxSender: Sendable {
                         clientMessageId: id, messageId: ack.messageId, conversationId: entry.message.conversationId,
                         seq: ack.seq, createdAt: ack.createdAt)))
                 }
+            case .failed where entry.lastError == Self.expiredCode:
+                promise.settle(.failure(OutgoingMessageExpired(
+                    clientMessageId: id, enqueuedAt: entry.createdAt, window: resendWindow)))
             case .failed:
                 let code = entry.lastError ?? .validationFailed
                 promise.settle(.failure(ChatterAPIError(code: code, message: "The service refused this message for good (\(code)).")))

@@ -302,6 +302,46 @@ final class RuntimeBotContext: BotContext {
         try await services.rest.removeFriend(userId)
     }
 
+    func cancelFriendRequest(_ id: FriendRequest.ID) async throws {
+        try checkUsable()
+        try await services.rest.cancelFriendRequest(id)
+    }
+
+    // MARK: - Groups and conversation settings (REST, at once)
+
+    func conversations(updatedSince: Timestamp?) async throws -> [Conversation] {
+        try checkUsable()
+        return try await services.rest.conversations(updatedSince: updatedSince)
+    }
+
+    func createGroup(title: String, memberIds: [User.ID]) async throws -> Conversation {
+        try checkUsable()
+        let group = try await services.rest.createGroup(title: title, memberIds: memberIds)
+        // Known at once, as a direct conversation is: the acks of the bot's messages there move its cursor.
+        try await services.store.recordConversations([group], newConversationsStart: .firstMessage)
+        return group
+    }
+
+    func addMembers(_ userIds: [User.ID], to conversationId: Conversation.ID) async throws -> Conversation {
+        try checkUsable()
+        return try await services.rest.addMembers(userIds, to: conversationId)
+    }
+
+    func removeMember(_ userId: User.ID, from conversationId: Conversation.ID) async throws {
+        try checkUsable()
+        try await services.rest.removeMember(userId, from: conversationId)
+    }
+
+    func leaveConversation(_ conversationId: Conversation.ID) async throws {
+        try checkUsable()
+        try await services.rest.removeMember(bot.userId, from: conversationId)
+    }
+
+    func setMuted(_ muted: Bool, conversation conversationId: Conversation.ID) async throws {
+        try checkUsable()
+        try await services.rest.setMuted(muted, conversation: conversationId)
+    }
+
     func directConversation(with userId: User.ID) async throws -> Conversation {
         try checkUsable()
         let conversation = try await services.rest.directConversation(with: userId)

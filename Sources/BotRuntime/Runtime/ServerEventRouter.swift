@@ -1,7 +1,7 @@
 import ChatterBots
 
 /// Sends each server event of a connection where it belongs, without waiting for any handler: messages and
-/// conversations to the admission queue, replies to the outbox, presence and friend events to the events lane.
+/// conversations to the admission queue, replies to the outbox, presence, friend and profile events to the events lane.
 /// Unknown types are ignored; unreadable frames are logged; nothing here ends the session.
 struct ServerEventRouter: Sendable {
     let services: SessionServices
@@ -49,14 +49,19 @@ struct ServerEventRouter: Sendable {
         case .friendRequestReceived(let request):
             services.dispatcher.enqueue(.event(.friendRequest(request), trace: "friend-request-\(request.id.rawValue)"), in: .events)
         case .friendRequestAccepted(let accepted):
-            services.forgetIgnored(accepted.requestId)
+            let ignored = services.ignoredRequests
+            Task { await ignored.forget(accepted.requestId) }
             services.dispatcher.enqueue(
                 .event(.friendAdded(accepted.friend, isRecorded: false), trace: "friend-request-\(accepted.requestId.rawValue)"), in: .events)
         case .friendRequestCancelled(let id):
-            services.forgetIgnored(id)
+            let ignored = services.ignoredRequests
+            Task { await ignored.forget(id) }
+            services.dispatcher.enqueue(.event(.friendRequestCancelled(id), trace: "friend-request-\(id.rawValue)"), in: .events)
+        case .userUpdated(let user):
+            services.dispatcher.enqueue(.event(.userUpdated(user), trace: TraceID.make()), in: .events)
         case .friendRemoved(let userId):
             services.dispatcher.enqueue(.event(.friendRemoved(userId, isRecorded: false), trace: TraceID.make()), in: .events)
-        case .sessionReady, .pong, .receiptUpdated, .typing, .userUpdated, .syncResponse, .unknown:
+        case .sessionReady, .pong, .receiptUpdated, .typing, .syncResponse, .unknown:
             if log.accepts(.trace) { log.trace("ignored \(frame.event.type)") }
         }
     }

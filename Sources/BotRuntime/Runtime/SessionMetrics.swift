@@ -5,12 +5,14 @@ final class SessionMetrics: Sendable {
     let messagesIn = Atomic<Int>(0)
     let messagesOut = Atomic<Int>(0)
     let reconnects = Atomic<Int>(0)
+    let messagesExpired = Atomic<Int>(0)
     private let latency = Mutex(HandlerLatencySummary())
     private let error = Mutex<String?>(nil)
 
     func countIn(_ count: Int = 1) { messagesIn.add(count, ordering: .relaxed) }
     func countOut(_ count: Int = 1) { messagesOut.add(count, ordering: .relaxed) }
     func countReconnect() { reconnects.add(1, ordering: .relaxed) }
+    func countExpired() { messagesExpired.add(1, ordering: .relaxed) }
 
     func recordHandler(seconds: Double) {
         latency.withLock { $0.record(seconds: seconds) }

@@ -29,10 +29,11 @@ final class SessionServices: Sendable {
     let scheduler: JobScheduler
     let presence: PresenceDirectory
     let friends: FriendDirectory
+    /// Friend requests the bot left pending, not asked about again.
+    let ignoredRequests: IgnoredFriendRequests
     let commits: LaneCommitter
     let maintenance: StoreMaintenance
     private let identityState: IdentityState
-    private let ignoredRequests = Mutex<Set<FriendRequest.ID>>([])
     /// The `expiresIn` of the sign-in whose tokens are about to be stored (nil: not known).
     private let expiresIn: TokenLifetimeNote
     private let onFatal: @Sendable (BotStopReason) -> Void
@@ -74,7 +75,8 @@ final class SessionServices: Sendable {
             maxConcurrent: environment.maxConcurrentHandlers, timeout: environment.handlerTimeout, clock: clock)
         self.dispatcher = dispatcher
         let outbox = OutboxSender(
-            store: store, clock: clock, pacing: environment.sendPacing, log: log, metrics: metrics
+            store: store, clock: clock, pacing: environment.sendPacing, resendWindow: environment.outboxResendWindow,
+            log: log, metrics: metrics
         ) { acks, released in
             var own: [Conversation.ID: [Int]] = [:]
             for ack in acks { own[ack.conversationId, default: []].append(ack.seq) }
@@ -88,6 +90,7 @@ final class SessionServices: Sendable {
         self.scheduler = scheduler
         self.presence = PresenceDirectory()
         self.friends = FriendDirectory(store: store, log: log)
+        self.ignoredRequests = IgnoredFriendRequests(store: store, log: log)
         self.maintenance = StoreMaintenance(store: store, clock: clock, log: log)
         self.outbox = outbox
         self.commits = LaneCommitter(
@@ -124,19 +127,6 @@ final class SessionServices: Sendable {
     }
 
     // MARK: - Friend requests already decided
-
-    /// Remembers that the bot left a request pending, so the REST refresh after each reconnect does not ask again.
-    func rememberIgnored(_ id: FriendRequest.ID) {
-        ignoredRequests.withLock { _ = $0.insert(id) }
-    }
-
-    func forgetIgnored(_ id: FriendRequest.ID) {
-        ignoredRequests.withLock { _ = $0.remove(id) }
-    }
-
-    func isIgnored(_ id: FriendRequest.ID) -> Bool {
-        ignoredRequests.withLock { $0.contains(id) }
-    }
 
     // MARK: - Committing
 

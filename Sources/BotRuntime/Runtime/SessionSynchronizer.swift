@@ -19,7 +19,9 @@ struct SessionSynchronizer: Sendable {
         try await refreshFriends(trace: trace)
 
         let requests = try await services.rest.friendRequests()
-        for request in requests.incoming where !services.isIgnored(request.id) {
+        // Requests no longer pending are forgotten; the bot was asked about the others that it left pending.
+        await services.ignoredRequests.retain(pending: requests.incoming.map(\.id))
+        for request in requests.incoming where !services.ignoredRequests.contains(request.id) {
             services.dispatcher.enqueue(.event(.friendRequest(request), trace: "friend-request-\(request.id.rawValue)"), in: .events)
         }
 

@@ -45,6 +45,12 @@ public protocol Bot: Sendable {
     /// A friendship ended.
     func onFriendRemoved(_ userId: User.ID, context: any BotContext) async throws
 
+    /// A person withdrew the friend request they had sent the bot (`friend_request.cancelled`).
+    func onFriendRequestCancelled(_ requestId: FriendRequest.ID, context: any BotContext) async throws
+
+    /// A friend changed their profile (`user.updated`): display name, avatar.
+    func onUserUpdated(_ user: User, context: any BotContext) async throws
+
     /// The presence of all friends, after every connect.
     func onPresenceSnapshot(_ presences: [Presence], context: any BotContext) async throws
 
@@ -94,6 +100,10 @@ extension Bot {
     public func onFriendAdded(_ friend: Friend, context: any BotContext) async throws {}
     /// Does nothing: a bot implements only the handlers it needs.
     public func onFriendRemoved(_ userId: User.ID, context: any BotContext) async throws {}
+    /// Does nothing.
+    public func onFriendRequestCancelled(_ requestId: FriendRequest.ID, context: any BotContext) async throws {}
+    /// Does nothing.
+    public func onUserUpdated(_ user: User, context: any BotContext) async throws {}
     /// Does nothing: a bot implements only the handlers it needs.
     public func onPresenceSnapshot(_ presences: [Presence], context: any BotContext) async throws {}
     /// Does nothing: a bot implements only the handlers it needs.

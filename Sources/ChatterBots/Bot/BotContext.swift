@@ -64,6 +64,9 @@ public protocol BotContext: Sendable {
     /// Sends a friend request, by user id or username.
     func sendFriendRequest(to target: FriendRequestBody) async throws -> FriendRequest
 
+    /// Withdraws a friend request the bot sent (the recipient gets `friend_request.cancelled`).
+    func cancelFriendRequest(_ id: FriendRequest.ID) async throws
+
     /// Ends a friendship.
     func removeFriend(_ userId: User.ID) async throws
 
@@ -72,6 +75,25 @@ public protocol BotContext: Sendable {
 
     /// A conversation the bot is a member of.
     func conversation(_ id: Conversation.ID) async throws -> Conversation
+
+    /// The bot's conversations changed after `updatedSince` (every one when nil), oldest change first, at most
+    /// 100: pass the last one's `updatedAt` to read on.
+    func conversations(updatedSince: Timestamp?) async throws -> [Conversation]
+
+    /// Creates a group owned by the bot with `memberIds` (who must be the bot's friends) as its other members.
+    func createGroup(title: String, memberIds: [User.ID]) async throws -> Conversation
+
+    /// Adds the bot's friends to a group the bot owns or administers; returns the group as it is now.
+    func addMembers(_ userIds: [User.ID], to conversationId: Conversation.ID) async throws -> Conversation
+
+    /// Removes a member from a group the bot owns or administers (they get `conversation.removed`).
+    func removeMember(_ userId: User.ID, from conversationId: Conversation.ID) async throws
+
+    /// The bot leaves a group: it gets no more of its messages.
+    func leaveConversation(_ conversationId: Conversation.ID) async throws
+
+    /// Mutes or unmutes a conversation for the bot (a muted conversation sends the bot's devices no pushes).
+    func setMuted(_ muted: Bool, conversation conversationId: Conversation.ID) async throws
 
     /// The last known presence of a friend (from the snapshot and later changes); nil if unknown.
     func presence(of userId: User.ID) async -> Presence?

@@ -42,6 +42,8 @@ public final class RecordingBotContext: BotContext {
         case requested(FriendRequestBody)
         /// The bot ended the friendship with this user.
         case removed(User.ID)
+        /// The bot withdrew this request it had sent.
+        case cancelled(FriendRequest.ID)
     }
 
     private struct Records: Sendable {
@@ -322,6 +324,17 @@ public final class RecordingBotContext: BotContext {
         }
     }
 
+    /// Withdraws a request the bot sent; `NOT_FOUND` when there is none with this id.
+    public func cancelFriendRequest(_ id: FriendRequest.ID) async throws {
+        try storage.records.withLock { records in
+            guard let index = records.outgoing.firstIndex(where: { $0.id == id }) else {
+                throw ChatterAPIError(code: .notFound, message: "No pending friend request \(id) from the bot.")
+            }
+            records.outgoing.remove(at: index)
+            records.friendActions.append(.cancelled(id))
+        }
+    }
+
     /// The direct conversation with a friend, made on first use; `NOT_FRIENDS` for anyone else.
     public func directConversation(with userId: User.ID) async throws -> Conversation {
         try storage.records.withLock { records in
@@ -351,6 +364,92 @@ public final class RecordingBotContext: BotContext {
             }
             return conversation
         }
+    }
+
+    /// The bot's conversations updated after `updatedSince` (all when nil), oldest change first.
+    public func conversations(updatedSince: Timestamp?) async throws -> [Conversation] {
+        storage.records.withLock { records in
+            records.conversations.values
+                .filter { conversation in updatedSince.map { conversation.updatedAt > $0 } ?? true }
+                .sorted { ($0.updatedAt, $0.id.rawValue) < ($1.updatedAt, $1.id.rawValue) }
+        }
+    }
+
+    /// A new group owned by the bot; `NOT_FRIENDS` when a member is not the bot's friend.
+    public func createGroup(title: String, memberIds: [User.ID]) async throws -> Conversation {
+        try storage.records.withLock { records in
+            for id in memberIds where !records.friends.contains(where: { $0.user.id == id }) {
+                throw ChatterAPIError(code: .notFriends, message: "You can only add friends to a group.")
+            }
+            let now = Timestamp(records.now)
+            let group = Conversation(
+                id: Conversation.ID("recorded-conversation-\(records.nextSerial())"), kind: .group, title: title,
+                members: [Member(userId: bot.userId, role: .owner)] + memberIds.map { Member(userId: $0, role: .member) },
+                lastSeq: 0, createdAt: now, updatedAt: now)
+            records.conversations[group.id] = group
+            return group
+        }
+    }
+
+    /// Adds friends to a group the bot owns or administers; `FORBIDDEN`, `NOT_FRIENDS`, `NOT_FOUND` as the service.
+    public func addMembers(_ userIds: [User.ID], to conversationId: Conversation.ID) async throws -> Conversation {
+        try storage.records.withLock { records in
+            var group = try Self.managedGroup(conversationId, in: records, by: bot.userId)
+            for id in userIds where !records.friends.contains(where: { $0.user.id == id }) {
+                throw ChatterAPIError(code: .notFriends, message: "You can only add friends to a group.")
+            }
+            for id in userIds where !group.members.contains(where: { $0.userId == id }) {
+                group.members.append(Member(userId: id, role: .member))
+            }
+            group.updatedAt = Timestamp(records.now)
+            records.conversations[group.id] = group
+            return group
+        }
+    }
+
+    /// Removes a member of a group the bot owns or administers; `NOT_FOUND` when they are not a member.
+    public func removeMember(_ userId: User.ID, from conversationId: Conversation.ID) async throws {
+        try storage.records.withLock { records in
+            var group = try Self.managedGroup(conversationId, in: records, by: bot.userId)
+            guard let index = group.members.firstIndex(where: { $0.userId == userId }) else {
+                throw ChatterAPIError(code: .notFound, message: "\(userId) is not a member.")
+            }
+            group.members.remove(at: index)
+            group.updatedAt = Timestamp(records.now)
+            records.conversations[group.id] = group
+        }
+    }
+
+    /// The bot leaves a group: it is no longer among the bot's conversations.
+    public func leaveConversation(_ conversationId: Conversation.ID) async throws {
+        try storage.records.withLock { records in
+            guard let group = records.conversations[conversationId], group.kind == .group else {
+                throw ChatterAPIError(code: .notFound, message: "No group \(conversationId).")
+            }
+            records.conversations[conversationId] = nil
+        }
+    }
+
+    /// Sets the bot's `muted` setting of a conversation; `NOT_FOUND` for any other id.
+    public func setMuted(_ muted: Bool, conversation conversationId: Conversation.ID) async throws {
+        try storage.records.withLock { records in
+            guard records.conversations[conversationId] != nil else {
+                throw ChatterAPIError(code: .notFound, message: "No conversation \(conversationId).")
+            }
+            records.conversations[conversationId]?.muted = muted
+        }
+    }
+
+    /// The group `id` if the bot may manage it (owner or admin), with the service's refusals.
+    private static func managedGroup(_ id: Conversation.ID, in records: Records, by botId: User.ID) throws -> Conversation {
+        guard let group = records.conversations[id], group.kind == .group else {
+            throw ChatterAPIError(code: .notFound, message: "No group \(id).")
+        }
+        let role = group.members.first { $0.userId == botId }?.role
+        guard role == .owner || role == .admin else {
+            throw ChatterAPIError(code: .forbidden, message: "Only owners and admins manage a group.")
+        }
+        return group
     }
 
     /// The presence the test set last for this user, nil if none.

@@ -13,7 +13,7 @@ import FoundationNetworking
 /// Errors: `ChatterAPIError` for every error the API reports (with HTTP status and `Retry-After`),
 /// `ChatterClientError` for the rest, and `CancellationError` when the calling task is cancelled. A
 /// `RATE_LIMITED` answer is thrown at once unless the client has a `retryPolicy` that waits it out (on `clock`).
-/// Uses URLSession's async API, which does not block the caller's thread.
+/// Transfers run on URLSession without blocking the caller's thread (see `URLSessionTransfer`).
 public struct ChatterRESTClient: Sendable {
     /// The service this client talks to: base URL and client key.
     public let configuration: ChatterServerConfiguration
@@ -308,7 +308,7 @@ public struct ChatterRESTClient: Sendable {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await urlSession.data(for: urlRequest)
+            (data, response) = try await URLSessionTransfer.data(for: urlRequest, in: urlSession)
         } catch {
             try Task.checkCancellation()
             throw ChatterClientError.transport(endpoint, description: Self.describe(error))

@@ -2,6 +2,7 @@
 import ChatterBots
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// Runs commands in this process with captured output, a shutdown requested by the test instead of a signal, and
@@ -164,7 +165,7 @@ struct BotCommandLineTests {
         #expect(Set(try await alice.friends().map(\.user.username)) == ["bob", "echo_bot", "greeter_bot"])
 
         harness.shutdown.request()
-        #expect(await run.value == .success)
+        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
         let sessions = harness.sessions.withLock { $0 }
         for session in sessions { #expect(await session.shutdownDeadlines == [BotCommand.RunOptions.defaultShutdownTimeout]) }
         #expect(harness.errors.lines(containing: "level=info", "all bots stopped").count == 1)
@@ -178,7 +179,7 @@ struct BotCommandLineTests {
         #expect(harness.errors.lines(containing: "level=error", "bot=bad", "check the bot's username and password").count == 1)
         #expect(!harness.errors.text.contains("password-bad"))
         harness.shutdown.request()
-        #expect(await run.value == .success)
+        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
     }
 
     @Test func whenEveryBotStopsWithAConfigurationErrorTheRunExitsWith2() async throws {
@@ -203,7 +204,7 @@ struct BotCommandLineTests {
         #expect(url.path == "/healthz")
         #expect(await eventually { (try? await HTTPFetch.get(url).status) == 200 })
         harness.shutdown.request()
-        #expect(await run.value == .success)
+        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
     }
 
     @Test func aShutdownThatOverrunsItsTimeoutEndsTheRunWithExit1() async throws {
@@ -212,7 +213,7 @@ struct BotCommandLineTests {
         let run = Task { await harness.run("run", "--sandbox-port", "0", "--shutdown-timeout", "0.1") }
         #expect(await harness.waitUntilLive(count: 1))
         harness.shutdown.request()
-        #expect(await run.value == .failure, "\(harness.errors.text)")
+        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .failure, "\(harness.errors.text)")
         #expect(harness.errors.lines(containing: "level=critical", "the shutdown took longer than its timeout").count == 1)
     }
 
@@ -231,7 +232,7 @@ struct BotCommandLineTests {
         #expect(!harness.errors.text.contains("password-echo"))
 
         harness.shutdown.request()
-        #expect(await run.value == .success)
+        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
         #expect(harness.errors.lines(containing: "bot=echo", "msg=\"bot stopped\"").count == 1)
     }
 
@@ -256,7 +257,7 @@ struct BotCommandLineTests {
             username: "bob", password: "bob-sandbox", deviceId: nil, device: DeviceDescription(name: "t", platform: "t"))
         #expect(try await bob.friends().map(\.user.username) == ["alice"])
         harness.shutdown.request()
-        #expect(await run.value == .success)
+        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
         let database = EmbeddedSandbox.databaseURL(in: harness.directory.url.appendingPathComponent("sandbox-data"))
         #expect(FileManager.default.fileExists(atPath: database.path))
     }

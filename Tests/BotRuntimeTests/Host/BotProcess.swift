@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Synchronization
+import TestSupport
 import Testing
 
 /// The built `example-bots` executable running as a child process, its output captured to files (a pipe could
@@ -13,13 +13,7 @@ final class BotProcess: Sendable {
         case signal(Int32)
     }
 
-    /// The exit status once known, and who waits for it.
-    private final class ExitState: Sendable {
-        let state = Mutex<(status: Exit?, waiters: [CheckedContinuation<Exit, Never>])>((nil, []))
-    }
-
-    private let process: Process
-    private let exit = ExitState()
+    private let child: ChildProcess
     let outputFile: URL
     let errorFile: URL
 
@@ -44,60 +38,29 @@ final class BotProcess: Sendable {
     init(_ arguments: [String], in directory: URL, environment: [String: String] = [:], label: String) throws {
         outputFile = directory.appendingPathComponent("\(label).out")
         errorFile = directory.appendingPathComponent("\(label).err")
-        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        process = Process()
-        process.executableURL = try Self.executable()
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        process.standardOutput = try FileHandle(forWritingTo: outputFile)
-        process.standardError = try FileHandle(forWritingTo: errorFile)
-        process.standardInput = FileHandle.nullDevice
-        let exit = self.exit
-        process.terminationHandler = { process in
-            let status: Exit = process.terminationReason == .uncaughtSignal
-                ? .signal(process.terminationStatus) : .code(process.terminationStatus)
-            let waiters = exit.state.withLock { state -> [CheckedContinuation<Exit, Never>] in
-                state.status = status
-                defer { state.waiters = [] }
-                return state.waiters
-            }
-            for waiter in waiters { waiter.resume(returning: status) }
-        }
-        try process.run()
+        child = try ChildProcess(
+            [try Self.executable().path] + arguments, workingDirectory: directory.path, environment: environment,
+            standardOutput: .file(outputFile.path), standardError: .file(errorFile.path), discardingInput: true)
     }
 
     var output: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }
     var errors: String { (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "" }
 
     func send(_ signal: Int32) {
-        _ = Glibc.kill(process.processIdentifier, signal)
+        child.kill(signal)
     }
 
     /// How the process ended, or nil if it is still running after `timeout` (then it is killed).
     func waitForExit(timeout: Duration = .seconds(30)) async -> Exit? {
-        let waiter = Task { [exit] in
-            await withCheckedContinuation { (continuation: CheckedContinuation<Exit, Never>) in
-                let done = exit.state.withLock { state -> Exit? in
-                    if let status = state.status { return status }
-                    state.waiters.append(continuation)
-                    return nil
-                }
-                if let done { continuation.resume(returning: done) }
-            }
-        }
-        let finished = await eventually(timeout: timeout) { [exit] in exit.state.withLock { $0.status != nil } }
-        guard finished else {
-            send(SIGKILL)
-            _ = await waiter.value
+        guard let termination = await child.termination(timeout: timeout) else {
+            child.kill(SIGKILL)
+            _ = await child.termination(timeout: .seconds(10))
             return nil
         }
-        return await waiter.value
-    }
-
-    deinit {
-        if process.isRunning { process.terminate() }
+        switch termination {
+        case .exited(let code): return .code(code)
+        case .signalled(let signal): return .signal(signal)
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 @testable import BotRuntime
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("health and metrics over HTTP")
@@ -30,7 +31,7 @@ struct HealthServerTests {
         #expect(bots.map { $0["connected"] as? Bool } == [true, true])
 
         await supervisor.shutdown(deadline: .seconds(1))
-        _ = await run.value
+        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
         await server.shutdown()
     }
 
@@ -49,7 +50,7 @@ struct HealthServerTests {
         #expect(bad["lastError"] as? String == StopMessages.invalidCredentials)
 
         await supervisor.shutdown(deadline: .seconds(1))
-        _ = await run.value
+        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
         let during = try await HTTPFetch.get(url(server, "/healthz"))
         #expect(during.status == 503)
         await server.shutdown()
@@ -75,7 +76,7 @@ struct HealthServerTests {
         }
 
         await supervisor.shutdown(deadline: .seconds(1))
-        _ = await run.value
+        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
         await server.shutdown()
     }
 
@@ -84,7 +85,7 @@ struct HealthServerTests {
         #expect(try await HTTPFetch.get(url(server, "/")).status == 404)
         #expect(try await HTTPFetch.get(url(server, "/metrics"), method: "POST").status == 405)
         await supervisor.shutdown(deadline: .seconds(1))
-        _ = await run.value
+        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
         await server.shutdown()
     }
 }

@@ -10,7 +10,7 @@ struct MetricsExpositionTests {
         return BotStatus(
             name: name, state: connected ? .live : .reconnecting, connected: connected, since: Date(), userId: nil,
             lastError: nil, reconnects: 2, messagesIn: 7, messagesOut: 5, outboxDepth: 1, handlerLatency: latency,
-            stopReason: nil)
+            stopReason: nil, messagesExpired: 3)
     }
 
     @Test func everyFamilyHasOneHelpAndOneTypeLineBeforeItsSamples() {
@@ -20,7 +20,7 @@ struct MetricsExpositionTests {
         #expect(families == [
             "chatterbots_bots", "chatterbots_bots_connected", "chatterbots_bot_connected", "chatterbots_reconnects_total",
             "chatterbots_messages_received_total", "chatterbots_messages_sent_total", "chatterbots_outbox_depth",
-            "chatterbots_handler_duration_seconds",
+            "chatterbots_messages_expired_total", "chatterbots_handler_duration_seconds",
         ])
         for family in families {
             #expect(lines.filter { $0.hasPrefix("# HELP \(family) ") }.count == 1)
@@ -32,6 +32,8 @@ struct MetricsExpositionTests {
         #expect(lines.contains("chatterbots_bots_connected 1"))
         #expect(lines.contains(#"chatterbots_bot_connected{bot="b"} 0"#))
         #expect(lines.contains(#"chatterbots_messages_sent_total{bot="a"} 5"#))
+        #expect(lines.contains("# TYPE chatterbots_messages_expired_total counter"))
+        #expect(lines.contains(#"chatterbots_messages_expired_total{bot="b"} 3"#))
         #expect(text.hasSuffix("\n"))
     }
 

@@ -1,5 +1,6 @@
 @testable import BotRuntime
 import Glibc
+import TestSupport
 import Testing
 
 @Suite("shutdown signals")
@@ -11,21 +12,21 @@ struct ShutdownSignalTests {
         #expect(state.receive(SIGTERM) == .exitImmediately(code: 143))
     }
 
-    @Test func aShutdownRequestReleasesWaitersBeforeAndAfterIt() async {
+    @Test func aShutdownRequestReleasesWaitersBeforeAndAfterIt() async throws {
         let request = ShutdownRequest()
         let early = Task { await request.wait() }
         #expect(!request.isRequested)
         request.request()
-        await early.value
-        await request.wait()
+        try await value(of: early, within: .seconds(30), "the early waiter to be released")
+        try await withDeadline(.seconds(30), "a wait after the request to return") { await request.wait() }
         #expect(request.isRequested)
     }
 
-    @Test func aCancelledWaitReturnsWithoutARequest() async {
+    @Test func aCancelledWaitReturnsWithoutARequest() async throws {
         let request = ShutdownRequest()
         let waiter = Task { await request.wait() }
         waiter.cancel()
-        await waiter.value
+        try await value(of: waiter, within: .seconds(30), "the cancelled wait to return")
         #expect(!request.isRequested)
     }
 }

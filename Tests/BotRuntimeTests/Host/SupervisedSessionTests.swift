@@ -2,6 +2,7 @@
 import ChatterBots
 import ChatterSandbox
 import Foundation
+import TestSupport
 import Testing
 
 /// The supervisor running real `BotSession`s against an in-process sandbox.
@@ -59,7 +60,7 @@ struct SupervisedSessionTests {
         #expect(!lines.text.contains("wrong-password") && !lines.text.contains("good-password"))
 
         await supervisor.shutdown(deadline: .seconds(5))
-        let outcome = await run.value
+        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
         #expect(outcome.stops.map(\.reason) == [.shutdown, .credentialsRejected(SessionStopReason.invalidCredentials.message)])
         await sandbox.shutdown()
     }

@@ -3,6 +3,7 @@ import ChatterBots
 import ChatterSandbox
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// Friend requests, shutdown, start-up.
@@ -62,7 +63,7 @@ import Testing
             try await harness.eventually("stopping") { await bot.status.state == .stopping }
             #expect(try await harness.texts(in: conversation, from: harness.botty).isEmpty)
             gate.open()
-            #expect(await stopping.value == .shutdown)
+            #expect(try await value(of: stopping, within: .seconds(60), "the session to stop") == .shutdown)
             #expect(try await harness.texts(in: conversation, from: harness.botty) == ["done: slow"])
             let status = await bot.status
             #expect(status.messagesOut == 1)

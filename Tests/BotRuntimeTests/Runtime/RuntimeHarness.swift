@@ -2,6 +2,7 @@ import BotRuntime
 import ChatterBots
 import ChatterSandbox
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -179,11 +180,18 @@ struct RunningBot: Sendable {
         }
     }
 
-    /// Shuts the bot down and returns why `run()` ended.
+    /// Shuts the bot down and returns why `run()` ended; nil (and a recorded issue) when the shutdown or `run()`
+    /// does not end within a minute, so that a stuck bot fails its test instead of hanging the whole run.
     @discardableResult
-    func stop(deadline: Duration = .seconds(5)) async -> BotStopReason {
-        await session.shutdown(deadline: deadline)
-        return await task.value
+    func stop(deadline: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation) async -> BotStopReason? {
+        let session = session
+        do {
+            try await withDeadline(.seconds(60), "bot \(session.name) to shut down") { await session.shutdown(deadline: deadline) }
+            return try await value(of: task, within: .seconds(60), "bot \(session.name)'s run() to return")
+        } catch {
+            Issue.record("\(error)", sourceLocation: sourceLocation)
+            return nil
+        }
     }
 }
 

@@ -19,6 +19,8 @@ final class BotProbe: Sendable {
         var conversationsRemoved: [Conversation.ID] = []
         var updates: [Message] = []
         var presenceSnapshots = 0
+        var cancelledRequests: [FriendRequest.ID] = []
+        var updatedUsers: [User] = []
     }
 
     private let records = Mutex(Records())
@@ -37,6 +39,8 @@ final class BotProbe: Sendable {
     var conversationsRemoved: [Conversation.ID] { records.withLock { $0.conversationsRemoved } }
     var updates: [Message] { records.withLock { $0.updates } }
     var presenceSnapshots: Int { records.withLock { $0.presenceSnapshots } }
+    var cancelledRequests: [FriendRequest.ID] { records.withLock { $0.cancelledRequests } }
+    var updatedUsers: [User] { records.withLock { $0.updatedUsers } }
 
     func record(_ message: Message) { records.withLock { $0.messages.append(message) } }
     func record(_ job: ChatterBots.ScheduledJob) { records.withLock { $0.jobs.append(job) } }
@@ -51,6 +55,8 @@ final class BotProbe: Sendable {
     func recordRemoved(conversation id: Conversation.ID) { records.withLock { $0.conversationsRemoved.append(id) } }
     func recordUpdate(_ message: Message) { records.withLock { $0.updates.append(message) } }
     func recordSnapshot() { records.withLock { $0.presenceSnapshots += 1 } }
+    func recordCancelled(_ id: FriendRequest.ID) { records.withLock { $0.cancelledRequests.append(id) } }
+    func recordUpdated(_ user: User) { records.withLock { $0.updatedUsers.append(user) } }
 }
 
 /// A bot whose handlers record their calls in a probe and then run what the test scripted (by default: echo).
@@ -117,6 +123,14 @@ struct ScriptedBot: Bot {
 
     func onPresenceSnapshot(_ presences: [Presence], context: any BotContext) async throws {
         probe.recordSnapshot()
+    }
+
+    func onFriendRequestCancelled(_ requestId: FriendRequest.ID, context: any BotContext) async throws {
+        probe.recordCancelled(requestId)
+    }
+
+    func onUserUpdated(_ user: User, context: any BotContext) async throws {
+        probe.recordUpdated(user)
     }
 }
 

@@ -1,6 +1,7 @@
 import BotRuntime
 import ChatterBots
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -96,30 +97,15 @@ struct CrashDurabilityTests {
     /// Starts `sqlite3` on `path`, feeds it `script`, and once it printed `marker` (its transaction still
     /// open, stdin still open) kills it with SIGKILL. Returns whether it died of that signal.
     func runAndKill(sqlite3At path: String, script: String, after marker: String) async throws -> Bool {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result {
-                    let process = Process()
-                    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                    process.arguments = ["sqlite3", "-batch", path]
-                    let input = Pipe()
-                    let output = Pipe()
-                    process.standardInput = input
-                    process.standardOutput = output
-                    try process.run()
-                    input.fileHandleForWriting.write(Data((script + "\n").utf8))
-                    var seen = ""
-                    while !seen.contains(marker) {
-                        let chunk = output.fileHandleForReading.availableData
-                        if chunk.isEmpty { break }
-                        seen += String(decoding: chunk, as: UTF8.self)
-                    }
-                    kill(process.processIdentifier, SIGKILL)
-                    process.waitUntilExit()
-                    try? input.fileHandleForWriting.close()
-                    return process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
-                })
-            }
+        let child = try ChildProcess(["sqlite3", "-batch", path])
+        // Stdin stays open: at its end sqlite3 would exit by itself and roll the open transaction back.
+        child.send(Data((script + "\n").utf8), closingInput: false)
+        var seen = ""
+        while !seen.contains(marker), let line = try await child.nextLine(timeout: .seconds(30)) {
+            seen += line + "\n"
         }
+        child.kill(SIGKILL)
+        let termination = await child.termination(timeout: .seconds(30))
+        return termination == .signalled(SIGKILL)
     }
 }

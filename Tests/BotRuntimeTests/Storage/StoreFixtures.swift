@@ -2,6 +2,7 @@ import BotRuntime
 import ChatterBots
 import Foundation
 import SQLite
+import TestSupport
 import Testing
 
 /// A fresh directory for store files, removed with everything in it on deinit.
@@ -100,29 +101,15 @@ func permissions(of path: String) throws -> Int {
 }
 
 /// Runs the `sqlite3` command-line shell on `path` with `script` on its standard input; returns its output.
-/// The child process is waited for on a dispatch queue, not on the cooperative pool.
+/// The child's output and exit are awaited off the cooperative pool, for at most a minute.
 func sqlite3(_ path: String, _ script: String) async throws -> String {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async {
-            continuation.resume(with: Result { try runSQLite3(path, script) })
-        }
+    let child = try ChildProcess(["sqlite3", "-batch", path], standardError: .standardOutput)
+    child.send(Data(script.utf8))
+    let data = try await child.allOutput(timeout: .seconds(60))
+    guard await child.termination(timeout: .seconds(10)) != nil else {
+        child.kill()
+        throw DeadlineExceeded("sqlite3 to exit", timeout: .seconds(10))
     }
-}
-
-private func runSQLite3(_ path: String, _ script: String) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["sqlite3", "-batch", path]
-    let input = Pipe()
-    let output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    input.fileHandleForWriting.write(Data(script.utf8))
-    try input.fileHandleForWriting.close()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
     return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 

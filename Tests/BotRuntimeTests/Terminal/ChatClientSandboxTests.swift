@@ -3,6 +3,7 @@ import ChatterBots
 import ChatterSandbox
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// The terminal client end to end against an in-process sandbox over loopback: alice uses the client, bob is
@@ -104,7 +105,7 @@ struct ChatClientSandboxTests {
 
         func quit() async throws {
             keyboard.yield("/quit")
-            try await task.value.get()
+            try await value(of: task, within: .seconds(60), "the chat client to quit").get()
         }
     }
 
@@ -268,7 +269,7 @@ struct ChatClientSandboxTests {
             var configuration = harness.clientConfiguration()
             configuration.password = "not the password"
             let client = Self.start(configuration)
-            let result = await client.task.value
+            let result = try await value(of: client.task, within: .seconds(60), "the chat client to stop")
             guard case .failure(let error) = result, case .invalidCredentials = error else {
                 Issue.record("expected invalidCredentials, got \(result)")
                 return
@@ -283,7 +284,7 @@ struct ChatClientSandboxTests {
                 apiBaseURL: URL(string: "http://127.0.0.1:9/v1") ?? URL(fileURLWithPath: "/"),
                 webSocketURL: URL(string: "ws://127.0.0.1:9/v1/ws") ?? URL(fileURLWithPath: "/"), clientKey: "ck_sandbox"),
             username: "alice", password: Self.password)
-        let result = await Self.start(configuration).task.value
+        let result = try await value(of: Self.start(configuration).task, within: .seconds(60), "the chat client to stop")
         guard case .failure(let error) = result, case .serverUnreachable = error else {
             Issue.record("expected serverUnreachable, got \(result)")
             return

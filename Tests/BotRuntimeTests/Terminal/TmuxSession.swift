@@ -1,12 +1,11 @@
 import Foundation
-import Glibc
+import TestSupport
 
 /// A detached tmux session on a tmux server of its own (`tmux -L`), so the test neither sees nor disturbs anyone
 /// else's sessions: start a command in it, type into it, read its screen.
 ///
 /// tmux is spawned with every descriptor above standard error closed: the server that `new-session` forks must not
-/// inherit this process's descriptors (Foundation's `Process` watches its children through one, and would wait
-/// forever for a client whose daemon kept it).
+/// inherit this process's descriptors (a pipe it kept would never reach end of file).
 struct TmuxSession: Sendable {
     let server: String
     let name: String
@@ -63,51 +62,22 @@ struct TmuxSession: Sendable {
         return text
     }
 
-    /// Spawns `arguments` (looked up in `PATH`) with standard input from /dev/null, standard output and error to
-    /// `output`, and no other descriptor; waits for it on a dispatch thread, never on the cooperative pool.
+    /// Runs `arguments` (looked up in `PATH`) with standard input from /dev/null, standard output and error to
+    /// `output`, and no other descriptor (the shared `ChildProcess` also resets the signal mask and dispositions,
+    /// which tmux and the command in its pane need to obey SIGTERM and SIGHUP); its exit is awaited for at most 30 s.
     private static func spawn(_ arguments: [String], output: String) async throws -> Int32 {
-        var environment = ProcessInfo.processInfo.environment
-        environment["TERM"] = environment["TERM"].flatMap { $0 == "dumb" ? nil : $0 } ?? "xterm-256color"
-        environment.removeValue(forKey: "TMUX")  // from inside tmux, tmux would refuse to nest
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let inherited = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap(Int32.init)
-        for descriptor in inherited where descriptor > 2 { posix_spawn_file_actions_addclose(&actions, descriptor) }
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
+        var environment: [String: String] = [:]
+        let term = ProcessInfo.processInfo.environment["TERM"]
+        environment["TERM"] = term.flatMap { $0 == "dumb" ? nil : $0 } ?? "xterm-256color"
+        // From inside tmux, tmux would refuse to nest.
+        let child = try ChildProcess(
+            arguments, environment: environment, unsetting: ["TMUX"], standardOutput: .file(output),
+            standardError: .standardOutput, discardingInput: true)
+        guard let termination = await child.termination(timeout: .seconds(30)) else {
+            child.kill()
+            throw TmuxError("\(arguments.dropFirst(4).first ?? "tmux") did not finish within 30 s")
         }
-        // The calling thread may block signals (dispatch's threads do); tmux and the command in its pane must get
-        // SIGTERM and SIGHUP, or `kill-server` leaves them running.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGHUP, SIGINT, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var spawned: pid_t = 0
-        let result = posix_spawnp(&spawned, arguments[0], &actions, &attributes, argv, envp)
-        guard result == 0 else { throw TmuxError("cannot start \(arguments[0]): \(String(cString: strerror(result)))") }
-        let pid = spawned
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-                // WIFEXITED / WEXITSTATUS, which Swift does not import as macros.
-                continuation.resume(returning: status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f))
-            }
-        }
+        return termination.status
     }
 }
 

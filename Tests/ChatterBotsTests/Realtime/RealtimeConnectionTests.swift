@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatterBots
@@ -37,7 +38,7 @@ struct RealtimeConnectionTests {
         try await clock.waitForSleepers(1)
         await clock.advance(by: .seconds(10))
 
-        let error = await attempt.value
+        let error = try await value(of: attempt, within: .seconds(30), "the connection attempt to fail")
         guard case .sessionReadyTimedOut(let wait)? = error else {
             Issue.record("expected sessionReadyTimedOut, got \(String(describing: error))")
             return
@@ -70,7 +71,7 @@ struct RealtimeConnectionTests {
         let attempt = Task { await server.connectionError(options: RealtimeConnectionOptions(clock: clock)) }
         try await clock.waitForSleepers(1)  // the socket is open and the session.ready wait has started
         attempt.cancel()
-        guard case .cancelled? = await attempt.value else {
+        guard case .cancelled? = try await value(of: attempt, within: .seconds(30), "the cancelled attempt to end") else {
             Issue.record("expected cancelled")
             return
         }
@@ -173,7 +174,7 @@ struct RealtimeConnectionTests {
         let ping = Task { await Self.error(of: { try await connection.ping(timeout: .seconds(5)) }) }
         await server.checkpoint()
         await clock.advance(by: .seconds(5))
-        guard case .replyTimedOut(let type, let id, let wait)? = await ping.value else {
+        guard case .replyTimedOut(let type, let id, let wait)? = try await value(of: ping, within: .seconds(30), "the ping to end") else {
             Issue.record("expected replyTimedOut")
             return
         }
@@ -307,7 +308,7 @@ struct RealtimeConnectionTests {
         let ping = Task { await Self.error(of: { try await connection.ping() }) }
         await server.checkpoint()
         ping.cancel()
-        guard case .cancelled? = await ping.value else {
+        guard case .cancelled? = try await value(of: ping, within: .seconds(30), "the ping to end") else {
             Issue.record("expected cancelled")
             return
         }
@@ -356,7 +357,7 @@ struct RealtimeConnectionTests {
             withUnsafeCurrentTask { $0?.cancel() }
             return await Self.error(of: { try await connection.sendMessage(RealtimeFixture.messageSend("cm-gone")) })
         }
-        guard case .cancelled? = await send.value else {
+        guard case .cancelled? = try await value(of: send, within: .seconds(30), "the cancelled send to end") else {
             Issue.record("expected cancelled")
             return
         }
@@ -400,8 +401,11 @@ struct RealtimeConnectionTests {
         let connection = try await server.connect(options: options)
         #expect(await connection.closeReason == .eventBufferOverflow(limit: 8))
         #expect(await Self.error(of: { try await connection.ping() })?.closeReason == .eventBufferOverflow(limit: 8))
-        var events: [RealtimeEvent] = []
-        for await event in connection.events { events.append(event) }
+        let events = try await withDeadline(.seconds(30), "the event stream to end") {
+            var events: [RealtimeEvent] = []
+            for await event in connection.events { events.append(event) }
+            return events
+        }
         #expect(events.count == 8, "seven events and the backlog diagnostic were kept; the rest was refused")
         #expect(events[2] == .diagnostic(.eventBacklog(unread: 2, closesAt: 8)))
         #expect(try await server.scriptOutcome().code == .policyViolation)
@@ -488,8 +492,11 @@ struct RealtimeConnectionTests {
             await peer.close(code: code, reason: reason)
         }
         let connection = try await server.connect()
-        var events: [RealtimeEvent] = []
-        for await event in connection.events { events.append(event) }
+        let events = try await withDeadline(.seconds(30), "the event stream to end") {
+            var events: [RealtimeEvent] = []
+            for await event in connection.events { events.append(event) }
+            return events
+        }
         #expect(events == [.frame(ServerFrame(RealtimeFixture.typing(true)))])
         #expect(await connection.closeReason == expected)
         #expect(!connection.isOpen)
@@ -546,7 +553,7 @@ struct RealtimeConnectionTests {
         let ping = Task { await Self.error(of: { try await connection.ping() }) }
         await server.checkpoint()
         #expect(await connection.close() == .normal)
-        #expect(await ping.value?.closeReason == .normal)
+        #expect(try await value(of: ping, within: .seconds(30), "the ping to end")?.closeReason == .normal)
         #expect(try await server.scriptOutcome().code == .normalClosure)
         await server.shutdown()
     }

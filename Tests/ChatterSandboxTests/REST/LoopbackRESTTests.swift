@@ -1,6 +1,7 @@
 import ChatterBots
 import ChatterSandbox
 import Foundation
+import TestSupport
 import Testing
 import WebSocket
 
@@ -141,18 +142,10 @@ struct LoopbackRESTTests {
         }
     }
 
-    /// Runs curl and returns its standard output; waits for the process off the cooperative pool.
+    /// Runs curl and returns its standard output; its output is read off the cooperative pool.
     private func runCurl(_ arguments: [String]) async throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        let output = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
-            // Runs on Foundation's process-monitoring thread, not the cooperative pool; curl's output is small.
-            process.terminationHandler = { _ in continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile()) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
+        let child = try ChildProcess(["curl", "--max-time", "30"] + arguments, discardingInput: true)
+        let output = try await child.allOutput(timeout: .seconds(60))
         return String(decoding: output, as: UTF8.self)
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs a Python peer script from `Peers/` to completion and returns the JSON objects it printed, one per line.
-/// The pipe is drained on a Dispatch thread, never on the cooperative pool.
+/// The child's output is read on threads of its own, never on the cooperative pool.
 enum PythonPeer {
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -11,29 +12,23 @@ enum PythonPeer {
     static func run(_ script: String, arguments: [String], timeout: Duration = .seconds(20)) async throws -> [[String: Any]] {
         let peers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Peers")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", peers.appendingPathComponent(script).path] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let watchdog = Task {
-            try await Task.sleep(for: timeout)
-            process.terminate()
+        let errorsFile = FileManager.default.temporaryDirectory.appendingPathComponent("python-peer-\(UUID().uuidString).err")
+        defer { try? FileManager.default.removeItem(at: errorsFile) }
+        let child = try ChildProcess(
+            ["python3", peers.appendingPathComponent(script).path] + arguments, standardError: .file(errorsFile.path),
+            discardingInput: true)
+        let stdout: [UInt8]
+        do {
+            stdout = try await child.allOutput(timeout: timeout)
+        } catch {
+            child.kill()
+            throw Failure(description: "\(script) did not finish within \(timeout)")
         }
-        let (stdout, stderr) = await withCheckedContinuation { (continuation: CheckedContinuation<(Data, Data), Never>) in
-            DispatchQueue.global().async {
-                let stdout = output.fileHandleForReading.readDataToEndOfFile()
-                let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: (stdout, stderr))
-            }
-        }
-        watchdog.cancel()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "\(script) exited \(process.terminationStatus): \(String(decoding: stderr, as: UTF8.self))")
+        let termination = await child.termination(timeout: .seconds(10))
+        guard termination == .exited(0) else {
+            child.kill()
+            let stderr = (try? String(contentsOf: errorsFile, encoding: .utf8)) ?? ""
+            throw Failure(description: "\(script) \(termination.map(\.description) ?? "did not exit"): \(stderr)")
         }
         return try String(decoding: stdout, as: UTF8.self).split(separator: "\n").map { line in
             guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {

@@ -144,6 +144,23 @@ final class CountingBotContext: BotContext {
     func declineFriendRequest(_ id: FriendRequest.ID) async throws { try await base.declineFriendRequest(id) }
     func sendFriendRequest(to target: FriendRequestBody) async throws -> FriendRequest { try await base.sendFriendRequest(to: target) }
     func removeFriend(_ userId: User.ID) async throws { try await base.removeFriend(userId) }
+    func cancelFriendRequest(_ id: FriendRequest.ID) async throws { try await base.cancelFriendRequest(id) }
+    func conversations(updatedSince: Timestamp?) async throws -> [Conversation] {
+        try await base.conversations(updatedSince: updatedSince)
+    }
+    func createGroup(title: String, memberIds: [User.ID]) async throws -> Conversation {
+        try await base.createGroup(title: title, memberIds: memberIds)
+    }
+    func addMembers(_ userIds: [User.ID], to conversationId: Conversation.ID) async throws -> Conversation {
+        try await base.addMembers(userIds, to: conversationId)
+    }
+    func removeMember(_ userId: User.ID, from conversationId: Conversation.ID) async throws {
+        try await base.removeMember(userId, from: conversationId)
+    }
+    func leaveConversation(_ conversationId: Conversation.ID) async throws { try await base.leaveConversation(conversationId) }
+    func setMuted(_ muted: Bool, conversation conversationId: Conversation.ID) async throws {
+        try await base.setMuted(muted, conversation: conversationId)
+    }
     func directConversation(with userId: User.ID) async throws -> Conversation { try await base.directConversation(with: userId) }
     func conversation(_ id: Conversation.ID) async throws -> Conversation { try await base.conversation(id) }
     func presence(of userId: User.ID) async -> Presence? { await base.presence(of: userId) }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the `curl` command as a child process.
 enum Curl {
@@ -11,7 +12,7 @@ enum Curl {
     static func run(_ arguments: [String], input: Data = Data()) async throws -> Output {
         let child = try ChildProcess(["curl", "-s", "-S", "--max-time", "20"] + arguments)
         child.send(input)
-        let output = await child.allOutput()
+        let output = try await child.allOutput()
         return Output(exitStatus: await child.exitStatus(), stdout: String(decoding: output, as: UTF8.self))
     }
 

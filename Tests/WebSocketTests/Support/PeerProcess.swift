@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A Python test peer (a script in Peers/) run as a child process; its stdout is read line by line.
 /// Peers exit when their stdin ends, so none outlives the test process.

@@ -1,40 +1,29 @@
+import Dispatch
 import Foundation
+import Glibc
+import Synchronization
+import TestSupport
 
 /// A Python TLS peer from `Tests/WebSocketTests/Peers` run as a subprocess. Its stdin stays open while the
 /// peer should live; `stop()` (or deinit) closes it and reaps the process. Use only on a `TLSTestThread`:
-/// reading its output blocks.
-final class TLSPeerProcess {
-    private let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
-    private var pendingOutput: [UInt8] = []
+/// its calls block the calling thread (never more than 30 s each).
+final class TLSPeerProcess: Sendable {
+    private let child: ChildProcess
 
     init(script: String, arguments: [String]) throws {
         let peers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Peers")
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", peers.appendingPathComponent(script).path] + arguments
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
+        child = try ChildProcess(["python3", peers.appendingPathComponent(script).path] + arguments)
     }
 
     deinit {
         stop()
     }
 
-    /// The next line the peer printed, without its newline; nil if it exited first.
+    /// The next line the peer printed, without its newline; nil if it exited first or printed nothing for 30 s.
     func readLine() -> String? {
-        while true {
-            if let newline = pendingOutput.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: pendingOutput[..<newline], as: UTF8.self)
-                pendingOutput.removeSubrange(...newline)
-                return line
-            }
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { return nil }
-            pendingOutput.append(contentsOf: chunk)
-        }
+        let child = child
+        return Self.blocking { (try? await child.nextLine(timeout: .seconds(30))) ?? nil } ?? nil
     }
 
     /// The port a server peer printed as its first line.
@@ -45,18 +34,31 @@ final class TLSPeerProcess {
         return port
     }
 
-    /// Waits for the peer to exit and returns its status.
+    /// Waits (at most 30 s, then kills it) for the peer to exit and returns its status.
     func waitForExit() -> Int32 {
-        process.waitUntilExit()
-        return process.terminationStatus
+        let child = child
+        if let status = Self.blocking({ await child.termination(timeout: .seconds(30)) }) ?? nil { return status.status }
+        child.kill()
+        return Self.blocking { await child.exitStatus() } ?? -1
     }
 
     func stop() {
-        try? input.fileHandleForWriting.close()
-        if process.isRunning {
-            process.terminate()
+        child.closeInput()
+        child.kill(SIGTERM)
+        _ = waitForExit()
+    }
+
+    /// Runs `body` in a task and blocks this (dedicated, non-pool) thread until it finishes; nil after 60 s.
+    private static func blocking<Value: Sendable>(_ body: @escaping @Sendable () async -> Value) -> Value? {
+        let result = Mutex<Value?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let value = await body()
+            result.withLock { $0 = value }
+            done.signal()
         }
-        process.waitUntilExit()
+        guard done.wait(timeout: .now() + 60) == .success else { return nil }
+        return result.withLock { $0 }
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import WebSocket
 
 /// A certificate and its private key, as PEM files on disk.
@@ -131,26 +132,12 @@ struct TestCertificates: Sendable {
         }
     }
 
-    /// Runs `openssl` without blocking the calling (cooperative) thread: the exit is awaited through a continuation.
+    /// Runs `openssl` without blocking the calling (cooperative) thread: its output and exit are awaited.
     private static func openssl(_ arguments: String...) async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        guard status == 0 else {
-            // The process has exited, so this read finds end of file at once.
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let child = try ChildProcess(
+            ["openssl"] + arguments, standardOutput: .discarded, standardError: .pipe, discardingInput: true)
+        let message = String(decoding: try await child.allOutput(), as: UTF8.self)
+        guard await child.termination(timeout: .seconds(60)) == .exited(0) else {
             throw TestCertificateError(command: arguments.prefix(2).joined(separator: " "), output: message)
         }
     }

@@ -1,0 +1,99 @@
+import BotRuntime
+import ChatterBots
+import ChatterSandbox
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// Events and context calls beyond messages, end to end: withdrawn friend requests, profile changes, groups.
+@Suite struct BotEventAndGroupTests {
+    @Test func aWithdrawnFriendRequestReachesOnFriendRequestCancelled() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            var script = ScriptedBot(probe: probe)
+            script.friendRequestDecision = .ignore
+            let bot = try await harness.start(script)
+            let dan = harness.rest(harness.dan)
+            let request = try await dan.sendFriendRequest(to: .userId(harness.botty.user.id))
+            try await harness.eventually("the bot is asked") { probe.friendRequests.map(\.id) == [request.id] }
+            try await dan.cancelFriendRequest(request.id)
+            try await harness.eventually("the withdrawal reaches the bot") { probe.cancelledRequests == [request.id] }
+            await bot.stop()
+        }
+    }
+
+    @Test func aFriendsProfileChangeReachesOnUserUpdated() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe))
+            _ = try await harness.rest(harness.ana).updateMe(displayName: "Ana Souza")
+            try await harness.eventually("the change reaches the bot") {
+                probe.updatedUsers.map(\.displayName) == ["Ana Souza"]
+            }
+            #expect(probe.updatedUsers.map(\.id) == [harness.ana.user.id])
+            await bot.stop()
+        }
+    }
+
+    @Test func aBotCreatesAGroupManagesItsMembersMutesItAndLeaves() async throws {
+        try await RuntimeHarness.run { harness in
+            let ana = harness.ana.user.id, ben = harness.ben.user.id, cleo = harness.cleo.user.id
+            let created = GroupSlot()
+            var script = ScriptedBot(probe: BotProbe())
+            script.onMessageScript = { message, context in
+                switch message.text {
+                case "make a group":
+                    let group = try await context.createGroup(title: "Team", memberIds: [ana])
+                    created.set(group)
+                    let grown = try await context.addMembers([ben], to: group.id)
+                    try await context.setMuted(true, conversation: group.id)
+                    let listed = try await context.conversations(updatedSince: nil).first { $0.id == group.id }
+                    try await context.removeMember(ben, from: group.id)
+                    try await context.reply(to: message, "members \(grown.members.count), muted \(listed?.muted == true)")
+                case "add cleo":
+                    guard let group = created.group else { throw HarnessError("no group yet") }
+                    do {
+                        _ = try await context.addMembers([cleo], to: group.id)
+                        try await context.reply(to: message, "added")
+                    } catch let error as ChatterAPIError {
+                        try await context.reply(to: message, "refused: \(error.code)")
+                    }
+                default:
+                    guard let group = created.group else { throw HarnessError("no group yet") }
+                    try await context.leaveConversation(group.id)
+                    try await context.reply(to: message, "left")
+                }
+            }
+            let bot = try await harness.start(script)
+            let direct = try await harness.direct(harness.ana)
+            try await harness.say("make a group", as: harness.ana, in: direct)
+            try await harness.eventually("the group is made") {
+                try await harness.texts(in: direct, from: harness.botty) == ["members 3, muted true"]
+            }
+            let group = try #require(created.group)
+            let seenByAna = try await harness.rest(harness.ana).conversation(group.id)
+            #expect(seenByAna.title == "Team")
+            #expect(Set(seenByAna.members.map(\.userId)) == [harness.botty.user.id, ana])
+            #expect(!seenByAna.muted, "muting is the bot's own setting")
+            await #expect(throws: ChatterAPIError.self) { try await harness.rest(harness.ben).conversation(group.id) }
+
+            try await harness.say("add cleo", as: harness.ana, in: direct)
+            try await harness.eventually("adding a stranger is refused") {
+                try await harness.texts(in: direct, from: harness.botty).last == "refused: NOT_FRIENDS"
+            }
+
+            try await harness.say("leave", as: harness.ana, in: direct)
+            try await harness.eventually("the bot left") { try await harness.texts(in: direct, from: harness.botty).last == "left" }
+            #expect(try await harness.rest(harness.ana).conversation(group.id).members.map(\.userId) == [ana])
+            await bot.stop()
+        }
+    }
+}
+
+/// The group a test bot created, shared between its handler and the test.
+private final class GroupSlot: Sendable {
+    private let value = Mutex<Conversation?>(nil)
+    var group: Conversation? { value.withLock { $0 } }
+    func set(_ group: Conversation) { value.withLock { $0 = group } }
+}

@@ -1,0 +1,409 @@
+import CLinuxIO
+import Foundation
+import Glibc
+import Synchronization
+
+/// A child process spawned with posix_spawn: the one way every test target starts a subprocess.
+///
+/// Used instead of Foundation's `Process`. That one leaves its descriptors open across exec, so children spawned at
+/// the same time by concurrent tests inherit each other's pipes and sockets and keep them open, and on Linux its
+/// termination handler is occasionally never called: a test awaiting it through a continuation waits forever with
+/// no thread blocked. Here the child gets only stdin, stdout and stderr (every other descriptor is closed in it, in
+/// the same step as the exec), the default signal dispositions and an empty signal mask (a dispatch thread that
+/// spawns it blocks signals, which the child would inherit), blocking reads and `waitpid` run on threads of their
+/// own (never the cooperative pool), and releasing the value kills the child if it is still running.
+public final class ChildProcess: Sendable {
+    /// Where one of the child's output streams goes.
+    public enum Output: Sendable, Equatable {
+        /// A pipe this process reads: `nextLine`, `allOutput`.
+        case pipe
+        /// A file, created or truncated (readable by the owner only).
+        case file(String)
+        /// For standard error only: the same place as standard output.
+        case standardOutput
+        /// This process's own stream.
+        case inherited
+        /// /dev/null.
+        case discarded
+    }
+
+    /// How the child ended.
+    public enum Termination: Sendable, Equatable, CustomStringConvertible {
+        /// It called `exit(code)`.
+        case exited(Int32)
+        /// A signal killed it.
+        case signalled(Int32)
+
+        /// The shell's encoding: the exit code, or 128 + the signal.
+        public var status: Int32 {
+            switch self {
+            case .exited(let code): code
+            case .signalled(let signal): 128 + signal
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .exited(let code): "exited with \(code)"
+            case .signalled(let signal): "killed by signal \(signal)"
+            }
+        }
+    }
+
+    /// Starting the child failed.
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+        public init(_ description: String) { self.description = description }
+    }
+
+    public let pid: pid_t
+    private let stdinFD: Mutex<Int32>
+    private let output = OutputBuffer()
+    private let exit = ExitStatus()
+
+    /// Starts `arguments[0]` (looked up in `PATH`) with the rest as its arguments, in `workingDirectory` (nil: this
+    /// process's), with `environment` added to this process's and the variables in `unsetting` removed. Standard
+    /// input is a pipe (`send`, `closeInput`) unless `discardingInput`, then /dev/null.
+    public init(
+        _ arguments: [String], workingDirectory: String? = nil, environment: [String: String] = [:],
+        unsetting: Set<String> = [], standardOutput: Output = .pipe, standardError: Output = .inherited,
+        discardingInput: Bool = false
+    ) throws {
+        guard !arguments.isEmpty else { throw Failure("no program to start") }
+        guard standardOutput != .standardOutput else { throw Failure("standard output cannot go to itself") }
+        let spawned = try Self.spawn(
+            arguments, workingDirectory: workingDirectory, environment: environment, unsetting: unsetting,
+            standardOutput: standardOutput,
+            standardError: standardError, discardingInput: discardingInput)
+        pid = spawned.pid
+        stdinFD = Mutex(spawned.input)
+        // The threads hold the buffers, not `self`, so releasing the value still kills the child.
+        let output = output, exit = exit, pid = spawned.pid
+        if let readFD = spawned.output {
+            Thread { output.read(from: readFD) }.start()
+        } else {
+            output.markClosed()
+        }
+        Thread { exit.reap(pid) }.start()
+    }
+
+    /// Starts `arguments` with both output streams merged into the pipe (the shape most peers want).
+    public convenience init(_ arguments: [String], mergingStandardError: Bool) throws {
+        try self.init(arguments, standardError: mergingStandardError ? .standardOutput : .inherited)
+    }
+
+    deinit {
+        if !exit.hasExited { Glibc.kill(pid, SIGKILL) }
+        closeInput()
+    }
+
+    /// Writes `data` to the child's stdin on a thread of its own (the write may block), then closes it unless told
+    /// not to (then it stays open until `closeInput()` or the value is released). One write per child.
+    public func send(_ data: Data, closingInput: Bool = true) {
+        let fd = closingInput ? takeInput() : stdinFD.withLock { $0 >= 0 ? fcntl($0, F_DUPFD_CLOEXEC, 0) : -1 }
+        guard fd >= 0 else { return }
+        Thread {
+            data.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count, let base = raw.baseAddress {
+                    let written = Glibc.write(fd, base + offset, raw.count - offset)
+                    if written < 0 && errno == EINTR { continue }
+                    if written <= 0 { break }
+                    offset += written
+                }
+            }
+            Glibc.close(fd)
+        }.start()
+    }
+
+    /// Closes the child's stdin (end of file for it).
+    public func closeInput() {
+        let fd = takeInput()
+        if fd >= 0 { Glibc.close(fd) }
+    }
+
+    /// The next line the child printed to the pipe, nil once its output ended; throws after `timeout`.
+    public func nextLine(timeout: Duration = .seconds(20)) async throws -> String? {
+        try await output.nextLine(timeout: timeout)
+    }
+
+    /// Everything the child printed to the pipe, once its output has ended; throws after `timeout`.
+    public func allOutput(timeout: Duration = .seconds(60)) async throws -> [UInt8] {
+        try await output.everything(timeout: timeout)
+    }
+
+    /// How the child ended, once it has.
+    public func termination() async -> Termination {
+        await exit.value()
+    }
+
+    /// How the child ended, or nil if it is still running after `timeout`.
+    public func termination(timeout: Duration) async -> Termination? {
+        await exit.value(timeout: timeout)
+    }
+
+    /// How the child ended, waiting on the calling thread (for synchronous code such as a deinit, and short-lived
+    /// children only); nil if it is still running after `timeout`.
+    public func terminationBlocking(timeout: Duration) -> Termination? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let termination = exit.known { return termination }
+            usleep(1_000)
+        }
+        return exit.known
+    }
+
+    /// The exit status (or 128 + signal), once the child has exited.
+    public func exitStatus() async -> Int32 {
+        await termination().status
+    }
+
+    /// Whether the child has been reaped.
+    public var hasExited: Bool { exit.hasExited }
+
+    /// Sends `signal` to the child, unless it has already been reaped.
+    public func kill(_ signal: Int32 = SIGKILL) {
+        if !exit.hasExited { Glibc.kill(pid, signal) }
+    }
+
+    private func takeInput() -> Int32 {
+        stdinFD.withLock { fd -> Int32 in
+            defer { fd = -1 }
+            return fd
+        }
+    }
+
+    /// Spawns the child; returns its pid, the write end of its stdin (-1 without one) and the read end of the pipe
+    /// its output goes to (nil without one). Every descriptor made here is close-on-exec from birth, so a
+    /// concurrent spawn elsewhere in this process cannot inherit it.
+    private static func spawn(
+        _ arguments: [String], workingDirectory: String?, environment: [String: String], unsetting: Set<String>,
+        standardOutput: Output,
+        standardError: Output, discardingInput: Bool
+    ) throws -> (pid: pid_t, input: Int32, output: Int32?) {
+        var ownDescriptors: [Int32] = []  // closed here once the child has its copies
+        var input: [Int32] = [-1, -1]
+        var outputPipe: [Int32] = [-1, -1]
+        func closeAll() { for fd in ownDescriptors + [input[1], outputPipe[0]] where fd >= 0 { Glibc.close(fd) } }
+        if !discardingInput {
+            guard pipe2(&input, O_CLOEXEC) == 0 else { throw Failure("pipe2 failed: errno \(errno)") }
+            ownDescriptors.append(input[0])
+        }
+        if standardOutput == .pipe || standardError == .pipe {
+            guard pipe2(&outputPipe, O_CLOEXEC) == 0 else {
+                closeAll()
+                throw Failure("pipe2 failed: errno \(errno)")
+            }
+            ownDescriptors.append(outputPipe[1])
+        }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if discardingInput {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, input[0], 0)
+        }
+        func route(_ output: Output, to target: Int32) {
+            switch output {
+            case .pipe: posix_spawn_file_actions_adddup2(&actions, outputPipe[1], target)
+            case .file(let path): posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            case .standardOutput: posix_spawn_file_actions_adddup2(&actions, 1, target)
+            case .inherited: break
+            case .discarded: posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0)
+            }
+        }
+        route(standardOutput, to: 1)
+        route(standardError, to: 2)
+        // Everything else the child would inherit (descriptors others opened without close-on-exec) is closed.
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
+        if let workingDirectory { posix_spawn_file_actions_addchdir_np(&actions, workingDirectory) }
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGHUP, SIGINT, SIGPIPE, SIGCHLD, SIGQUIT, SIGUSR1, SIGUSR2] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { _, new in new }
+        for name in unsetting { variables.removeValue(forKey: name) }
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+        for fd in ownDescriptors { Glibc.close(fd) }
+        ownDescriptors = []
+        guard result == 0 else {
+            closeAll()
+            throw Failure("cannot start \(arguments[0]): \(String(cString: strerror(result)))")
+        }
+        return (pid, input[1], outputPipe[0] >= 0 ? outputPipe[0] : nil)
+    }
+}
+
+/// What a child printed, filled by a reading thread.
+private final class OutputBuffer: Sendable {
+    private struct State {
+        var partial: [UInt8] = []
+        var lines: [String] = []
+        var everything: [UInt8] = []
+        var isClosed = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Blocking reads until end of file; call on a thread of its own.
+    func read(from fd: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            state.withLock { state in
+                if count > 0 {
+                    state.everything.append(contentsOf: buffer[0..<count])
+                    state.partial.append(contentsOf: buffer[0..<count])
+                    while let newline = state.partial.firstIndex(of: 0x0A) {
+                        state.lines.append(String(decoding: state.partial[..<newline], as: UTF8.self))
+                        state.partial.removeSubrange(...newline)
+                    }
+                } else {
+                    if !state.partial.isEmpty {
+                        state.lines.append(String(decoding: state.partial, as: UTF8.self))
+                        state.partial = []
+                    }
+                    state.isClosed = true
+                }
+            }
+            wakeWaiters()
+            if count <= 0 { break }
+        }
+        Glibc.close(fd)
+    }
+
+    /// No pipe: the output is over before it began.
+    func markClosed() {
+        state.withLock { $0.isClosed = true }
+    }
+
+    func nextLine(timeout: Duration) async throws -> String? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let (line, closed) = state.withLock { state -> (String?, Bool) in
+                if !state.lines.isEmpty { return (state.lines.removeFirst(), false) }
+                return (nil, state.isClosed)
+            }
+            if let line { return line }
+            if closed { return nil }
+            guard ContinuousClock.now < deadline else { throw ChildProcess.Failure("no output within \(timeout)") }
+            await waitForChange(until: deadline)
+        }
+    }
+
+    func everything(timeout: Duration) async throws -> [UInt8] {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let (bytes, closed) = state.withLock { ($0.everything, $0.isClosed) }
+            if closed { return bytes }
+            guard ContinuousClock.now < deadline else {
+                throw ChildProcess.Failure("the output did not end within \(timeout); so far: \(String(decoding: bytes, as: UTF8.self))")
+            }
+            await waitForChange(until: deadline, anyOutput: true)
+        }
+    }
+
+    /// Suspends until a line arrives (or with `anyOutput`, any output), the output ends, or `deadline` passes.
+    private func waitForChange(until deadline: ContinuousClock.Instant, anyOutput: Bool = false) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if (!anyOutput && !state.lines.isEmpty) || state.isClosed { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if ready {
+                continuation.resume()
+                return
+            }
+            let remaining = deadline - ContinuousClock.now
+            let delay = max(0, Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18) + 0.01
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in wakeWaiters() }
+        }
+    }
+
+    private func wakeWaiters() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+/// A child's termination, filled by a waiting thread.
+private final class ExitStatus: Sendable {
+    private struct State {
+        var termination: ChildProcess.Termination?
+        var waiters: [UInt64: CheckedContinuation<ChildProcess.Termination?, Never>] = [:]
+        var nextWaiter: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    var hasExited: Bool { state.withLock { $0.termination != nil } }
+
+    var known: ChildProcess.Termination? { state.withLock { $0.termination } }
+
+    /// Blocks in waitpid; call on a thread of its own.
+    func reap(_ pid: pid_t) {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import as macros.
+        let termination: ChildProcess.Termination =
+            (status & 0x7F) == 0 ? .exited((status >> 8) & 0xFF) : .signalled(status & 0x7F)
+        let waiters = state.withLock { state -> [CheckedContinuation<ChildProcess.Termination?, Never>] in
+            state.termination = termination
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume(returning: termination) }
+    }
+
+    func value() async -> ChildProcess.Termination {
+        while true {
+            if let termination = await value(timeout: .seconds(3600)) { return termination }
+        }
+    }
+
+    /// The termination, or nil once `timeout` has passed without one.
+    func value(timeout: Duration) async -> ChildProcess.Termination? {
+        await withCheckedContinuation { continuation in
+            let (known, waiter) = state.withLock { state -> (ChildProcess.Termination??, UInt64) in
+                if let termination = state.termination { return (.some(termination), 0) }
+                state.nextWaiter += 1
+                state.waiters[state.nextWaiter] = continuation
+                return (nil, state.nextWaiter)
+            }
+            if let known {
+                continuation.resume(returning: known)
+                return
+            }
+            let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
+                let expired = state.withLock { $0.waiters.removeValue(forKey: waiter) }
+                expired?.resume(returning: nil)
+            }
+        }
+    }
+}
