@@ -13,29 +13,18 @@ final class FriendDirectory: Sendable {
     private struct State {
         var friends: [User.ID: Friend]?
         var version = 0
-        var savedVersion = 0
-        var isSaving = false
     }
 
-    private let store: BotStore
-    private let log: SessionLog
+    private let slot: RuntimeStateSlot<[Friend]>
     private let state = Mutex(State())
 
     init(store: BotStore, log: SessionLog) {
-        self.store = store
-        self.log = log
+        slot = RuntimeStateSlot(key: Self.storageKey, name: "the friends list", store: store, log: log)
     }
 
     /// Reads the stored friends (nothing yet on a new store). An unreadable list is started afresh.
     func load() async throws(BotStoreError) {
-        let stored: [Friend]?
-        do {
-            stored = try await store.value([Friend].self, forKey: Self.storageKey, in: .global)
-        } catch {
-            guard case .undecodableValue = error else { throw error }
-            log.warning("the stored friends list cannot be read (\(error)); it is rebuilt at the next refresh")
-            stored = nil
-        }
+        let stored = try await slot.load()
         state.withLock { state in
             state.friends = stored.map { Dictionary($0.map { ($0.user.id, $0) }, uniquingKeysWith: { _, last in last }) }
         }
@@ -90,25 +79,11 @@ final class FriendDirectory: Sendable {
         return wasFriend
     }
 
-    /// Writes the latest list; concurrent changes are written by whichever call saves last, never an older list.
+    /// Stores the list as it is now, unless a later change is stored or being stored already.
     private func save() async {
-        while true {
-            let snapshot = state.withLock { state -> (Int, [Friend])? in
-                guard !state.isSaving, state.version != state.savedVersion else { return nil }
-                state.isSaving = true
-                let friends = (state.friends ?? [:]).values.sorted { $0.user.id.rawValue < $1.user.id.rawValue }
-                return (state.version, friends)
-            }
-            guard let (version, friends) = snapshot else { return }
-            do {
-                try await store.setValue(friends, forKey: Self.storageKey, in: .global)
-            } catch {
-                log.warning("could not store the friends list: \(error)")
-            }
-            state.withLock { state in
-                state.isSaving = false
-                state.savedVersion = version
-            }
+        let (version, friends) = state.withLock { state in
+            (state.version, (state.friends ?? [:]).values.sorted { $0.user.id.rawValue < $1.user.id.rawValue })
         }
+        await slot.write(friends, version: version)
     }
 }

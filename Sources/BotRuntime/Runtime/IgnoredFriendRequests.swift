@@ -13,30 +13,19 @@ final class IgnoredFriendRequests: Sendable {
     private struct State {
         var ids: Set<FriendRequest.ID> = []
         var version = 0
-        var savedVersion = 0
-        var isSaving = false
     }
 
-    private let store: BotStore
-    private let log: SessionLog
+    private let slot: RuntimeStateSlot<[String]>
     private let state = Mutex(State())
 
     init(store: BotStore, log: SessionLog) {
-        self.store = store
-        self.log = log
+        slot = RuntimeStateSlot(key: Self.storageKey, name: "the ignored friend requests", store: store, log: log)
     }
 
     /// Reads the stored ids (none yet on a new store). An unreadable list is started afresh: the bot is then
     /// asked once more about the requests it ignored.
     func load() async throws(BotStoreError) {
-        let stored: [String]?
-        do {
-            stored = try await store.value([String].self, forKey: Self.storageKey, in: .global)
-        } catch {
-            guard case .undecodableValue = error else { throw error }
-            log.warning("the stored ignored friend requests cannot be read (\(error)); the bot is asked about them again")
-            stored = nil
-        }
+        let stored = try await slot.load()
         state.withLock { $0.ids = Set((stored ?? []).map { FriendRequest.ID($0) }) }
     }
 
@@ -65,32 +54,11 @@ final class IgnoredFriendRequests: Sendable {
     }
 
     private func change(_ body: (inout Set<FriendRequest.ID>) -> Bool) async {
-        let changed = state.withLock { state -> Bool in
-            guard body(&state.ids) else { return false }
+        let snapshot = state.withLock { state -> (Int, [String])? in
+            guard body(&state.ids) else { return nil }
             state.version += 1
-            return true
+            return (state.version, state.ids.map(\.rawValue).sorted())
         }
-        if changed { await save() }
-    }
-
-    /// Writes the latest set; concurrent changes are written by whichever call saves last, never an older set.
-    private func save() async {
-        while true {
-            let snapshot = state.withLock { state -> (Int, [String])? in
-                guard !state.isSaving, state.version != state.savedVersion else { return nil }
-                state.isSaving = true
-                return (state.version, state.ids.map(\.rawValue).sorted())
-            }
-            guard let (version, ids) = snapshot else { return }
-            do {
-                try await store.setValue(ids, forKey: Self.storageKey, in: .global)
-            } catch {
-                log.warning("could not store the ignored friend requests: \(error)")
-            }
-            state.withLock { state in
-                state.isSaving = false
-                state.savedVersion = version
-            }
-        }
+        if let (version, ids) = snapshot { await slot.write(ids, version: version) }
     }
 }
