@@ -154,25 +154,22 @@ public final class TestUser: Sendable {
     /// waits until the bot has heard that the user went offline and handled it; with `waitingForPresence: false`
     /// only the socket closes (to test a reconnect within the grace period, which friends never hear of).
     public func goOffline(waitingForPresence: Bool = true) async throws {
-        guard let current = socket.withLock({ socket -> Socket? in
-            defer { socket = nil }
-            return socket
-        }) else { return }
-        _ = await current.connection.close()
-        await current.reader.value
+        guard await disconnect() else { return }
         guard waitingForPresence, harness.session != nil else { return }
         try await harness.advance(by: harness.configuration.realtime.presenceGracePeriod)
         if try await isFriendOfBot() { try await harness.waitUntilBotSees(self, online: false) }
     }
 
-    /// Closes the socket without waiting for anything (the harness stopping).
-    func disconnect() async {
+    /// Closes the socket without waiting for anything else (the harness stopping); false when it was closed already.
+    @discardableResult
+    func disconnect() async -> Bool {
         guard let current = socket.withLock({ socket -> Socket? in
             defer { socket = nil }
             return socket
-        }) else { return }
+        }) else { return false }
         _ = await current.connection.close()
         await current.reader.value
+        return true
     }
 
     /// A round trip on the user's socket: events the sandbox sent before it are in the inbox afterwards.
