@@ -219,6 +219,7 @@ public final class ChatterRealtimeConnection: Sendable {
     // MARK: Encoding
 
     private static func encode(_ frame: ClientFrame, type: String) throws(RealtimeError) -> String {
+        if let text = HotFrameEncoder.text(frame) { return text }
         do {
             return String(decoding: try frame.jsonData(), as: UTF8.self)
         } catch {
