@@ -85,6 +85,24 @@ public final class WebSocketConnection: Sendable {
         if mustWait { _ = await channel.waitUntilWritable() }
     }
 
+    /// Sends `messages` in order, each as one frame, with a single write to the socket: for a caller holding several
+    /// messages at once, one system call and TCP segment instead of one each. Either every frame is accepted or,
+    /// when it throws, none is.
+    /// - Throws: `WebSocketError.closing` once a close started, `.connectionClosed` after the connection ended.
+    public func send(_ messages: [WebSocketMessage]) async throws(WebSocketError) {
+        guard !messages.isEmpty else { return }
+        let mustWait = try state.withLock { state throws(WebSocketError) -> Bool in
+            var bytes: [UInt8] = []
+            do throws(WebSocketSendError) {
+                for message in messages { try state.protocolState.send(message, into: &bytes) }
+            } catch {
+                throw WebSocketError(error)
+            }
+            return try write(bytes, state)
+        }
+        if mustWait { _ = await channel.waitUntilWritable() }
+    }
+
     /// Sends a text message.
     public func send(text: String) async throws(WebSocketError) {
         try await send(.text(text))

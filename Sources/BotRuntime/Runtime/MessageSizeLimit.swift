@@ -9,6 +9,9 @@ enum MessageSizeLimit {
     static let maxBodyCharacters = 4_096
     /// The largest text frame the service reads; anything larger is closed with 1009.
     static let maxFrameBytes = 64 * 1024
+    /// A stand-in `clientMessageId` for checking a message before its id is chosen: as long as a random or derived
+    /// id (a UUID's 36 characters), which is what the check measures.
+    static let placeholderID = ClientMessageID("00000000-0000-0000-0000-000000000000")
     /// Room kept for the frame's envelope (`id`, `type`, `data`) around the payload.
     static let envelopeAllowance = 256
 

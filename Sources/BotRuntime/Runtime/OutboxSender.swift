@@ -87,8 +87,12 @@ final class OutboxSender: Sendable {
     }
 
     /// What the send loop does next.
+    /// At most this many `message.send` frames go out in one socket write.
+    static let maxSendsPerWrite = 64
+
     private enum Step {
-        case send(OutboxEntry, RealtimeLink)
+        /// Entries to write together, oldest first (one socket write for all of them).
+        case send([OutboxEntry], RealtimeLink)
         case expire(OutboxEntry)
         case wait(until: Date?)
         case stop
@@ -262,15 +266,21 @@ final class OutboxSender: Sendable {
                 await work.wait(until: deadline)
             case .expire(let entry):
                 await expire(entry)
-            case .send(let entry, let link):
+            case .send(let entries, let link):
                 do {
-                    try await link.connection.sendMessage(encodedData: OutboxPayload.json(entry.message), id: "o-\(entry.sequence)")
-                    log.trace("sent message.send", trace: entry.traceID, [
-                        "clientMessageId": entry.id.rawValue, "conversation": entry.message.conversationId.rawValue,
-                    ])
+                    if entries.count == 1, let entry = entries.first {
+                        try await link.connection.sendMessage(encodedData: OutboxPayload.json(entry.message), id: "o-\(entry.sequence)")
+                    } else {
+                        try await link.connection.sendMessages(entries.map { (OutboxPayload.json($0.message), "o-\($0.sequence)") })
+                    }
+                    for entry in entries {
+                        log.trace("sent message.send", trace: entry.traceID, [
+                            "clientMessageId": entry.id.rawValue, "conversation": entry.message.conversationId.rawValue,
+                        ])
+                    }
                 } catch {
-                    // The connection is ending; `suspend` puts the entry back in the queue.
-                    log.debug("message.send not written: \(error)", trace: entry.traceID)
+                    // The connection is ending; `suspend` puts the entries back in the queue.
+                    for entry in entries { log.debug("message.send not written: \(error)", trace: entry.traceID) }
                     return
                 }
             }
@@ -299,10 +309,17 @@ final class OutboxSender: Sendable {
             case .waitUntil(let date):
                 return .wait(until: min(date, retry ?? date))
             case .sendNow:
-                let entry = state.popFirst()
-                state.inFlight[entry.id] = entry
-                state.inFlightBySequence[entry.sequence] = entry.id
-                return .send(entry, link)
+                // What else is ready and the pacer allows now goes in the same write.
+                var entries: [OutboxEntry] = []
+                repeat {
+                    let entry = state.popFirst()
+                    state.inFlight[entry.id] = entry
+                    state.inFlightBySequence[entry.sequence] = entry.id
+                    entries.append(entry)
+                } while entries.count < Self.maxSendsPerWrite && !state.isQueueEmpty
+                    && now.timeIntervalSince(state.queue[state.queueHead].createdAt) < resendWindow.timeInterval
+                    && state.pacer.requestSend(now: now) == .sendNow
+                return .send(entries, link)
             }
         }
     }

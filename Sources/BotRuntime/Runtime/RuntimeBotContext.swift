@@ -174,8 +174,9 @@ final class RuntimeBotContext: BotContext {
         _ content: MessageContent, to conversationId: Conversation.ID, replyingTo message: Message.ID?
     ) async throws -> OutgoingMessage {
         try checkUsable()
-        // Checked with a placeholder id: the size check must not use up a derived send index.
-        try MessageSizeLimit.check(MessageSend(conversationId: conversationId, clientMessageId: .random(), content: content))
+        // Checked with a placeholder id as long as every id it stands for: the size check must not use up a derived
+        // send index, and a random id would cost a read of /dev/urandom per send.
+        try MessageSizeLimit.check(MessageSend(conversationId: conversationId, clientMessageId: MessageSizeLimit.placeholderID, content: content))
         let id = state.withLock { state -> ClientMessageID in
             let id: ClientMessageID
             if let derivationKey {

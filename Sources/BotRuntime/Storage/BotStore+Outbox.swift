@@ -134,13 +134,13 @@ enum OutboxWrites {
         let (originKind, originID, originOccurrence) = origin.columns
         for send in sends {
             let id = send.message.clientMessageId
-            let inserted = try workspace.statement(.insertOutbox).fetchOne(
-                Int64.self,
+            try workspace.statement(.insertOutbox).execute(
                 arguments: [
                     id.rawValue, send.message.conversationId.rawValue, send.payload, workspace.now, originKind, originID,
                     originOccurrence, send.traceID,
                 ])
-            if let sequence = inserted {
+            if workspace.db.changes > 0 {
+                let sequence = workspace.db.lastInsertRowID
                 created.insert(id)
                 entries.append(OutboxEntry(
                     sequence: sequence, message: send.message, createdAt: workspace.now, status: .pending, attempts: 0,
@@ -159,12 +159,11 @@ enum OutboxWrites {
         var outcomes: [AckOutcome] = []
         outcomes.reserveCapacity(acks.count)
         for ack in acks {
-            let updated = try workspace.statement(.acknowledgeOutbox).fetchOne(
-                Int64.self,
+            try workspace.statement(.acknowledgeOutbox).execute(
                 arguments: [
                     ack.messageId.rawValue, ack.seq, ack.createdAt.millisecondsSince1970, workspace.now, ack.clientMessageId.rawValue,
                 ])
-            if updated != nil {
+            if workspace.db.changes > 0 {
                 outcomes.append(.acknowledged)
             } else if try workspace.statement(.selectOutboxExists).fetchOne(Int.self, arguments: [ack.clientMessageId.rawValue]) != nil {
                 outcomes.append(.alreadyAcknowledged)
@@ -188,21 +187,23 @@ enum OutboxSQL {
         id, client_message_id, conversation_id, payload, created_at, status, attempts, last_attempt_at, last_error, \
         message_id, seq, message_created_at, acked_at, origin_kind, origin_id, origin_occurrence, trace_id
         """
+    /// Inserts a pending entry, or nothing when its clientMessageId exists: `changes` says which, and
+    /// `lastInsertRowID` is the new entry's id. No `RETURNING`: SQLite collects its rows in a temporary table,
+    /// which cost a temporary file (open, write, unlink) per statement on the hot path.
     static let insert = """
         INSERT INTO outbox (client_message_id, conversation_id, payload, created_at, status, origin_kind, origin_id, origin_occurrence, trace_id)
         VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?)
         ON CONFLICT (client_message_id) DO NOTHING
-        RETURNING id
         """
     static let selectByClientMessageID = "SELECT \(columns) FROM outbox WHERE client_message_id = ?"
     static let selectExists = "SELECT 1 FROM outbox WHERE client_message_id = ?"
     static let selectPending = "SELECT \(columns) FROM outbox WHERE status = 'pending' ORDER BY id LIMIT ?"
     static let countPending = "SELECT count(*) FROM outbox WHERE status = 'pending'"
-    /// Arguments: message id, seq, message createdAt (ms), acked at, clientMessageId.
+    /// Arguments: message id, seq, message createdAt (ms), acked at, clientMessageId. `changes` is 1 when it
+    /// acknowledged the entry, 0 when the entry is unknown or was acknowledged already.
     static let acknowledge = """
         UPDATE outbox SET status = 'acked', message_id = ?, seq = ?, message_created_at = ?, acked_at = ?
         WHERE client_message_id = ? AND status <> 'acked'
-        RETURNING id
         """
     static let fail = """
         UPDATE outbox SET status = 'failed', last_error = ?, last_attempt_at = coalesce(last_attempt_at, ?)

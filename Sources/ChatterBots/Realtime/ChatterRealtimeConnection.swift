@@ -119,6 +119,26 @@ public final class ChatterRealtimeConnection: Sendable {
     /// `MessageSend` JSON object; the server answers anything else with `VALIDATION_FAILED`.
     /// - Throws: `.closed` once the connection is closing or closed.
     public func sendMessage(encodedData: String, id: String) async throws(RealtimeError) {
+        do throws(WebSocketError) {
+            try await session.webSocket.send(.text(Self.messageSendText(encodedData: encodedData, id: id)))
+        } catch {
+            throw await closedError(error)
+        }
+    }
+
+    /// Sends several `message.send` frames as ``sendMessage(encodedData:id:)`` does, in order, with one write to the
+    /// socket: an outbox holding many replies at once pays one system call for all of them.
+    /// - Throws: `.closed` once the connection is closing or closed (then none of them was written).
+    public func sendMessages(_ sends: [(encodedData: String, id: String)]) async throws(RealtimeError) {
+        let messages = sends.map { WebSocketMessage.text(Self.messageSendText(encodedData: $0.encodedData, id: $0.id)) }
+        do throws(WebSocketError) {
+            try await session.webSocket.send(messages)
+        } catch {
+            throw await closedError(error)
+        }
+    }
+
+    private static func messageSendText(encodedData: String, id: String) -> String {
         var text = "{\"id\":"
         if id.utf8.allSatisfy({ $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") && $0 >= 0x20 }) {
             text += "\"" + id + "\""
@@ -126,11 +146,7 @@ public final class ChatterRealtimeConnection: Sendable {
             text += String(decoding: (try? WireCoding.encoder.encode(id)) ?? Data("\"\"".utf8), as: UTF8.self)
         }
         text += ",\"type\":\"message.send\",\"data\":" + encodedData + "}"
-        do throws(WebSocketError) {
-            try await session.webSocket.send(.text(text))
-        } catch {
-            throw await closedError(error)
-        }
+        return text
     }
 
     /// Sends `request` with a fresh `id` and returns the event of the frame whose `replyTo` carries that id
@@ -219,6 +235,7 @@ public final class ChatterRealtimeConnection: Sendable {
     // MARK: Encoding
 
     private static func encode(_ frame: ClientFrame, type: String) throws(RealtimeError) -> String {
+        if let text = HotFrameEncoder.text(frame) { return text }
         do {
             return String(decoding: try frame.jsonData(), as: UTF8.self)
         } catch {

@@ -277,6 +277,26 @@ struct RealtimeConnectionTests {
         await server.shutdown()
     }
 
+    @Test func sendMessagesWritesEachMessageSendFrameInOrder() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            var received: [ClientFrame] = []
+            for _ in 0..<3 { received.append(try await peer.receive()) }
+            return received
+        }
+        let connection = try await server.connect()
+        let sends = (1...3).map { index in
+            MessageSend(conversationId: RealtimeFixture.conversation, clientMessageId: ClientMessageID("cm-\(index)"), content: .text("reply \(index)"))
+        }
+        let encoded = try sends.enumerated().map { index, send in
+            (encodedData: String(decoding: try JSONEncoder().encode(send), as: UTF8.self), id: "o-\(index)")
+        }
+        try await connection.sendMessages(encoded)
+        let expected = sends.enumerated().map { index, send in ClientFrame(.sendMessage(send), id: "o-\(index)") }
+        #expect(try await server.scriptOutcome() == expected)
+        await server.shutdown()
+    }
+
     @Test func requestsTheServerNeverAnswersAreRefusedWithoutSending() async throws {
         let server = try await ScriptedChatterServer.start { peer in
             try await peer.sendReady()
