@@ -48,6 +48,10 @@ public struct BotRuntimeEnvironment: Sendable {
     public var newConversationStart: ConversationStart
     /// The `synchronous` level of the bots' SQLite files (see `BotStore`: NORMAL loses nothing on a process crash).
     public var storeSynchronousMode: SynchronousMode
+    /// When an idle bot's store closes its database connection (two file descriptors, its statements and page
+    /// cache) until the bot needs it again; with a ``ConnectionBudget``, the most stores open at once across the
+    /// process. nil keeps every store open while its bot runs. Default: dormant after 30 s, no budget.
+    public var storeDormancy: DatabaseDormancy?
     /// How WebSockets are opened: TLS trust, timeouts, frame limits.
     public var webSocket: WebSocketClientConfiguration
 
@@ -74,6 +78,7 @@ public struct BotRuntimeEnvironment: Sendable {
         self.messagePageSize = 100
         self.newConversationStart = .firstMessage
         self.storeSynchronousMode = .normal
+        self.storeDormancy = DatabaseDormancy(idleTimeout: .seconds(30))
         self.webSocket = WebSocketClientConfiguration()
     }
 
