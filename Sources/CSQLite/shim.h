@@ -9,6 +9,7 @@ static inline void (*csqlite_transient(void))(void *) { return SQLITE_TRANSIENT;
 static inline int csqlite_disable_page_cache_preallocation(void) {
     return sqlite3_config(SQLITE_CONFIG_PAGECACHE, (void *)0, 0, 0);
 }
+#include <stdlib.h> /* defines __GLIBC__ on glibc */
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif

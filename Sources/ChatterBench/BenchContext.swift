@@ -46,7 +46,8 @@ struct BenchContext: Sendable {
         }
         return try FleetProcess(
             runtime, command: command, bots: bots, password: world.password, endpoint: endpoint,
-            dataDirectory: try directory(name), receipts: options.readReceiptsOnly ? "read" : nil)
+            dataDirectory: try directory(name), receipts: options.readReceiptsOnly ? "read" : nil,
+            storeIdleSeconds: options.storeIdleSeconds)
     }
 
     /// The world of the echo scenarios: one bot per runtime (`<prefix>_swift`, `<prefix>_python`), each in a direct
