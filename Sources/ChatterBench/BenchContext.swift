@@ -41,7 +41,12 @@ struct BenchContext: Sendable {
     ) throws -> FleetProcess {
         let command: [String]
         switch runtime {
-        case .swift: command = [BenchCommand.executableURL.path, "fleet"]
+        case .swift:
+            // CHATTER_BENCH_FLEET_WRAPPER runs the Swift fleet under a profiler: `heaptrack`, `valgrind --tool=massif`.
+            let wrapper = ProcessInfo.processInfo.environment["CHATTER_BENCH_FLEET_WRAPPER"].map {
+                $0.split(separator: " ").map(String.init)
+            } ?? []
+            command = (wrapper.isEmpty ? [] : ["/usr/bin/env"] + wrapper) + [BenchCommand.executableURL.path, "fleet"]
         case .python: command = ["/usr/bin/env", options.python, peerScript.path]
         }
         return try FleetProcess(
