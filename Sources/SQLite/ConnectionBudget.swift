@@ -27,17 +27,74 @@ public final class ConnectionBudget: Sendable {
     /// Whether queues are waiting for a slot: read without the lock by every call that finishes its work.
     private let hasWaiters = Atomic<Bool>(false)
 
-    private struct Holder {
-        weak var queue: DatabaseQueue?
-    }
-
     private struct Waiter {
         let queue: DatabaseQueue
         let continuation: CheckedContinuation<DatabaseQueue?, Never>
     }
 
+    /// The holders in order of last use, least recent first: a doubly linked list over an array of nodes.
+    private struct Recency {
+        struct Node {
+            weak var queue: DatabaseQueue?
+            var previous = -1
+            var next = -1
+        }
+
+        var nodes: [Node] = []
+        var freeNodes: [Int] = []
+        var nodeOf: [ObjectIdentifier: Int] = [:]
+        var head = -1
+        var tail = -1
+
+        var count: Int { nodeOf.count }
+
+        func contains(_ id: ObjectIdentifier) -> Bool { nodeOf[id] != nil }
+
+        mutating func append(_ queue: DatabaseQueue) {
+            let id = ObjectIdentifier(queue)
+            if nodeOf[id] != nil {
+                moveToTail(id)
+                return
+            }
+            let node = Node(queue: queue, previous: tail, next: -1)
+            let index: Int
+            if let free = freeNodes.popLast() {
+                nodes[free] = node
+                index = free
+            } else {
+                nodes.append(node)
+                index = nodes.count - 1
+            }
+            if tail >= 0 { nodes[tail].next = index } else { head = index }
+            tail = index
+            nodeOf[id] = index
+        }
+
+        mutating func remove(_ id: ObjectIdentifier) {
+            guard let index = nodeOf.removeValue(forKey: id) else { return }
+            unlink(index)
+            nodes[index] = Node()
+            freeNodes.append(index)
+        }
+
+        mutating func moveToTail(_ id: ObjectIdentifier) {
+            guard let index = nodeOf[id], index != tail else { return }
+            unlink(index)
+            nodes[index].previous = tail
+            nodes[index].next = -1
+            if tail >= 0 { nodes[tail].next = index } else { head = index }
+            tail = index
+        }
+
+        private mutating func unlink(_ index: Int) {
+            let (previous, next) = (nodes[index].previous, nodes[index].next)
+            if previous >= 0 { nodes[previous].next = next } else { head = next }
+            if next >= 0 { nodes[next].previous = previous } else { tail = previous }
+        }
+    }
+
     private struct State {
-        var holders: [ObjectIdentifier: Holder] = [:]
+        var holders = Recency()
         var waiters: [Waiter] = []
         var firstWaiter = 0
         var evictions = 0
@@ -123,7 +180,7 @@ public final class ConnectionBudget: Sendable {
         let (released, granted) = state.withLock { state -> (Bool, [Waiter]) in
             let released = queue.activity.withLock { activity in decide(&activity) }
             guard released else { return (false, []) }
-            state.holders[ObjectIdentifier(queue)] = nil
+            state.holders.remove(ObjectIdentifier(queue))
             return (true, grantFreeSlots(in: &state))
         }
         for waiter in granted { waiter.continuation.resume(returning: nil) }
@@ -142,40 +199,36 @@ public final class ConnectionBudget: Sendable {
     /// Forgets a queue that is going away.
     func forget(_ id: ObjectIdentifier) {
         let granted = state.withLock { state -> [Waiter] in
-            guard state.holders.removeValue(forKey: id) != nil else { return [] }
+            guard state.holders.contains(id) else { return [] }
+            state.holders.remove(id)
             return grantFreeSlots(in: &state)
         }
         for waiter in granted { waiter.continuation.resume(returning: nil) }
     }
 
-    /// `queue` has no work left: when others wait for a slot, its connection is closed and the slot is theirs.
+    /// `queue` has no work left: it becomes the most recently used holder; when other queues wait for a slot, the
+    /// least recently used idle holder's slot goes to the first of them.
     func workFinished(_ queue: DatabaseQueue) {
-        guard hasWaiters.load(ordering: .acquiring) else { return }
-        let (ready, handOver) = state.withLock { state -> ([Waiter], Waiter?) in
+        let (ready, handOver) = state.withLock { state -> ([Waiter], (Waiter, DatabaseQueue)?) in
+            state.holders.moveToTail(ObjectIdentifier(queue))
+            guard state.waiterCount > 0 else { return ([], nil) }
             var ready = grantFreeSlots(in: &state)
-            guard state.waiterCount > 0, state.holders[ObjectIdentifier(queue)] != nil else { return (ready, nil) }
-            let taken = queue.activity.withLock { activity -> Bool in
-                guard activity.mayBeOpen, activity.pendingWork == 0, !activity.inTransaction else { return false }
-                activity.mayBeOpen = false
-                activity.releases += 1
-                return true
-            }
-            guard taken, let waiter = state.popWaiter() else { return (ready, nil) }
-            state.holders[ObjectIdentifier(queue)] = nil
-            state.evictions += 1
+            guard state.waiterCount > 0, let victim = takeLeastRecentlyUsedIdleSlot(in: &state),
+                let waiter = state.popWaiter()
+            else { return (ready, nil) }
             grant(waiter.queue, in: &state)
             ready += popWaitersHoldingSlots(in: &state)
             if state.waiterCount == 0 { hasWaiters.store(false, ordering: .releasing) }
-            return (ready, waiter)
+            return (ready, (waiter, victim))
         }
         for waiter in ready { waiter.continuation.resume(returning: nil) }
-        handOver?.continuation.resume(returning: queue)
+        if let (waiter, victim) = handOver { waiter.continuation.resume(returning: victim) }
     }
 
     // MARK: - Internals (under the lock)
 
     private func grant(_ queue: DatabaseQueue, in state: inout State) {
-        state.holders[ObjectIdentifier(queue)] = Holder(queue: queue)
+        state.holders.append(queue)
         queue.activity.withLock { $0.mayBeOpen = true }
     }
 
@@ -204,35 +257,24 @@ public final class ConnectionBudget: Sendable {
         return granted
     }
 
-    /// Takes the slot of the least recently used holder that is idle, or returns nil when all are busy.
+    /// Takes the slot of the least recently used holder that is idle (nothing queued, no transaction open), or
+    /// returns nil when all are busy.
     private func takeLeastRecentlyUsedIdleSlot(in state: inout State) -> DatabaseQueue? {
-        for _ in 0..<3 {
-            var oldest: (id: ObjectIdentifier, queue: DatabaseQueue, lastUse: ContinuousClock.Instant)?
-            var gone: [ObjectIdentifier] = []
-            for (id, holder) in state.holders {
-                guard let queue = holder.queue else {
-                    gone.append(id)
-                    continue
-                }
-                let lastUse = queue.activity.withLock { activity in
-                    activity.pendingWork == 0 && !activity.inTransaction ? activity.lastUse : nil
-                }
-                if let lastUse, oldest.map({ lastUse < $0.lastUse }) ?? true {
-                    oldest = (id, queue, lastUse)
-                }
-            }
-            for id in gone { state.holders[id] = nil }
-            guard let oldest else { return nil }
-            let taken = oldest.queue.activity.withLock { activity -> Bool in
+        var index = state.holders.head
+        while index >= 0 {
+            let node = state.holders.nodes[index]
+            index = node.next
+            guard let queue = node.queue else { continue }
+            let taken = queue.activity.withLock { activity -> Bool in
                 guard activity.pendingWork == 0, !activity.inTransaction else { return false }
                 activity.mayBeOpen = false
                 activity.releases += 1
                 return true
             }
             if taken {
-                state.holders[oldest.id] = nil
+                state.holders.remove(ObjectIdentifier(queue))
                 state.evictions += 1
-                return oldest.queue
+                return queue
             }
         }
         return nil
