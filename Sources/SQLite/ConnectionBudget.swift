@@ -27,9 +27,17 @@ public final class ConnectionBudget: Sendable {
     /// Whether queues are waiting for a slot: read without the lock by every call that finishes its work.
     private let hasWaiters = Atomic<Bool>(false)
 
+    /// A queue waiting for a slot, with every call of it that waits (a queue waits once, however many calls).
     private struct Waiter {
         let queue: DatabaseQueue
-        let continuation: CheckedContinuation<DatabaseQueue?, Never>
+        var continuations: [CheckedContinuation<DatabaseQueue?, Never>] = []
+
+        /// Lets the calls go on; the first closes `victim`'s connection before running.
+        func resume(closing victim: DatabaseQueue?) {
+            for (index, continuation) in continuations.enumerated() {
+                continuation.resume(returning: index == 0 ? victim : nil)
+            }
+        }
     }
 
     /// The holders in order of last use, least recent first: a doubly linked list over an array of nodes.
@@ -95,7 +103,8 @@ public final class ConnectionBudget: Sendable {
 
     private struct State {
         var holders = Recency()
-        var waiters: [Waiter] = []
+        var waiters: [DatabaseQueue] = []
+        var waitingCalls: [ObjectIdentifier: [CheckedContinuation<DatabaseQueue?, Never>]] = [:]
         var firstWaiter = 0
         var evictions = 0
 
@@ -103,7 +112,9 @@ public final class ConnectionBudget: Sendable {
 
         mutating func popWaiter() -> Waiter? {
             guard firstWaiter < waiters.count else { return nil }
-            let waiter = waiters[firstWaiter]
+            let queue = waiters[firstWaiter]
+            let waiter = Waiter(
+                queue: queue, continuations: waitingCalls.removeValue(forKey: ObjectIdentifier(queue)) ?? [])
             firstWaiter += 1
             if firstWaiter == waiters.count {
                 waiters.removeAll(keepingCapacity: true)
@@ -154,6 +165,11 @@ public final class ConnectionBudget: Sendable {
             enum Outcome { case granted(DatabaseQueue?), waiting }
             let outcome = state.withLock { state -> Outcome in
                 if queue.activity.withLock({ $0.mayBeOpen }) { return .granted(nil) }
+                let id = ObjectIdentifier(queue)
+                if state.waitingCalls[id] != nil {
+                    state.waitingCalls[id, default: []].append(continuation)
+                    return .waiting
+                }
                 if state.holders.count < limit {
                     grant(queue, in: &state)
                     return .granted(nil)
@@ -162,7 +178,8 @@ public final class ConnectionBudget: Sendable {
                     grant(queue, in: &state)
                     return .granted(victim)
                 }
-                state.waiters.append(Waiter(queue: queue, continuation: continuation))
+                state.waiters.append(queue)
+                state.waitingCalls[id] = [continuation]
                 hasWaiters.store(true, ordering: .releasing)
                 return .waiting
             }
@@ -183,7 +200,7 @@ public final class ConnectionBudget: Sendable {
             state.holders.remove(ObjectIdentifier(queue))
             return (true, grantFreeSlots(in: &state))
         }
-        for waiter in granted { waiter.continuation.resume(returning: nil) }
+        for waiter in granted { waiter.resume(closing: nil) }
         return released
     }
 
@@ -203,7 +220,7 @@ public final class ConnectionBudget: Sendable {
             state.holders.remove(id)
             return grantFreeSlots(in: &state)
         }
-        for waiter in granted { waiter.continuation.resume(returning: nil) }
+        for waiter in granted { waiter.resume(closing: nil) }
     }
 
     /// `queue` has no work left: it becomes the most recently used holder; when other queues wait for a slot, the
@@ -221,8 +238,8 @@ public final class ConnectionBudget: Sendable {
             if state.waiterCount == 0 { hasWaiters.store(false, ordering: .releasing) }
             return (ready, (waiter, victim))
         }
-        for waiter in ready { waiter.continuation.resume(returning: nil) }
-        if let (waiter, victim) = handOver { waiter.continuation.resume(returning: victim) }
+        for waiter in ready { waiter.resume(closing: nil) }
+        if let (waiter, victim) = handOver { waiter.resume(closing: victim) }
     }
 
     // MARK: - Internals (under the lock)
@@ -237,7 +254,7 @@ public final class ConnectionBudget: Sendable {
     private func popWaitersHoldingSlots(in state: inout State) -> [Waiter] {
         var ready: [Waiter] = []
         while state.firstWaiter < state.waiters.count,
-            state.waiters[state.firstWaiter].queue.activity.withLock({ $0.mayBeOpen }),
+            state.waiters[state.firstWaiter].activity.withLock({ $0.mayBeOpen }),
             let waiter = state.popWaiter()
         {
             ready.append(waiter)

@@ -216,7 +216,8 @@ public final class DatabaseQueue: Sendable {
     /// open; gives its budget slot back. Runs on the dispatch queue.
     private func releaseIfIdle(minimumIdle: Duration) -> Bool {
         dispatchPrecondition(condition: .onQueue(dispatchQueue))
-        guard holder.database != nil else { return false }
+        // No `holder.database` check: a queue whose reopening failed holds a slot without a connection, and gives
+        // it back the same way.
         func decide(_ activity: inout Activity) -> Bool {
             guard activity.mayBeOpen, activity.pendingWork == 0, !activity.inTransaction,
                 ContinuousClock.now - activity.lastUse >= minimumIdle
