@@ -41,12 +41,18 @@ struct BenchContext: Sendable {
     ) throws -> FleetProcess {
         let command: [String]
         switch runtime {
-        case .swift: command = [BenchCommand.executableURL.path, "fleet"]
+        case .swift:
+            // CHATTER_BENCH_FLEET_WRAPPER runs the Swift fleet under a profiler: `heaptrack`, `valgrind --tool=massif`.
+            let wrapper = ProcessInfo.processInfo.environment["CHATTER_BENCH_FLEET_WRAPPER"].map {
+                $0.split(separator: " ").map(String.init)
+            } ?? []
+            command = (wrapper.isEmpty ? [] : ["/usr/bin/env"] + wrapper) + [BenchCommand.executableURL.path, "fleet"]
         case .python: command = ["/usr/bin/env", options.python, peerScript.path]
         }
         return try FleetProcess(
             runtime, command: command, bots: bots, password: world.password, endpoint: endpoint,
-            dataDirectory: try directory(name), receipts: options.readReceiptsOnly ? "read" : nil)
+            dataDirectory: try directory(name), receipts: options.readReceiptsOnly ? "read" : nil,
+            storeIdleSeconds: options.storeIdleSeconds)
     }
 
     /// The world of the echo scenarios: one bot per runtime (`<prefix>_swift`, `<prefix>_python`), each in a direct

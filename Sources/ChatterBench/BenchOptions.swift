@@ -27,6 +27,7 @@ struct BenchOptions: Sendable {
     var bots = [1_000]
     var idleSeconds = 30.0
     var heartbeatMilliseconds = 25_000
+    var storeIdleSeconds: Double? = 10
     var stormMessages = 2_000
     var downSeconds = 3.0
     // sandbox
@@ -71,6 +72,7 @@ struct BenchOptions: Sendable {
             case "--bots": bots = try reader.integers(for: option)
             case "--idle-seconds": idleSeconds = try reader.seconds(for: option)
             case "--heartbeat-ms": heartbeatMilliseconds = max(1, try reader.integer(for: option))
+            case "--store-idle-seconds": storeIdleSeconds = try reader.seconds(for: option)
             case "--storm-messages": stormMessages = try reader.integer(for: option)
             case "--down-seconds": downSeconds = try reader.seconds(for: option)
             case "--sockets": sockets = max(1, try reader.integer(for: option))
@@ -92,7 +94,8 @@ struct BenchOptions: Sendable {
           throughput   one echo bot, its full durable path; --messages N from --senders S (window --window W each)
           latency      --rate R messages/s for --seconds T; p50/p99/max from message.send to the reply's message.new
           bots         --bots N[,N…] bots in one process: time to ready and synced, memory per bot, idle CPU
-                       over --idle-seconds with heartbeats every --heartbeat-ms
+                       over --idle-seconds with heartbeats every --heartbeat-ms; the Swift bots' stores go
+                       dormant after --store-idle-seconds without use (default 10)
           storm        --bots N connected, the server restarts (down --down-seconds, default 3); time until all
                        are back and synced; replies to --storm-messages messages sent around the restart
                        checked in the server's store

@@ -19,9 +19,12 @@ struct BotsScenario {
         var idleSeconds: Double
         var serverIdleCPUShare: Double
         var openFiles: Int
+        /// Open descriptors at the end of the idle interval (dormant stores hold none).
+        var idleOpenFiles: Int
         var answered: Int
         var errors: Int
         var memory: FleetProcess.MemoryReport?
+        var idleMemory: FleetProcess.MemoryReport?
         /// False when the fleet's process ended during the run (a crash): its probes then read nothing.
         var survived: Bool
 
@@ -89,6 +92,8 @@ struct BotsScenario {
         try await Task.sleep(for: .seconds(context.options.idleSeconds))
         let idleShare = idle.coreShare
         let idleResident = ProcessProbe.residentBytes(of: fleet.pid) ?? 0
+        let idleOpenFiles = ProcessProbe.openFileCount(of: fleet.pid) ?? 0
+        let idleMemory = await fleet.memoryReport()
         let idleSeconds = idle.elapsedSeconds
         let serverShare = serverIdle.coreShare
         let survived = fleet.isRunning
@@ -99,7 +104,8 @@ struct BotsScenario {
             bots: count, readySeconds: ready, live: live, baselineBytes: baseline, residentBytes: resident,
             idleResidentBytes: idleResident,
             idleCPUShare: idleShare, idleSeconds: idleSeconds, serverIdleCPUShare: serverShare, openFiles: openFiles,
-            answered: answered, errors: errors, memory: memory, survived: survived)
+            idleOpenFiles: idleOpenFiles, answered: answered, errors: errors, memory: memory, idleMemory: idleMemory,
+            survived: survived)
     }
 
     private func report(
@@ -128,11 +134,21 @@ struct BotsScenario {
                        values { $0.survived ? Double($0.residentBytes) / 1_048_576 : nil }),
                 Figure("\(count) bots: SQLite memory per live bot", unit: "KiB",
                        values { m in m.memory.flatMap { m.live > 0 ? Double($0.sqliteBytes) / Double(m.live) / 1024 : nil } }),
+                Figure("\(count) bots: SQLite memory per live bot after idling", unit: "KiB",
+                       values { m in m.idleMemory.flatMap { m.live > 0 ? Double($0.sqliteBytes) / Double(m.live) / 1024 : nil } }),
+                Figure("\(count) bots: stores open once live", unit: "stores",
+                       values { m in m.memory?.storesOpen.map(Double.init) }),
+                Figure("\(count) bots: stores open after idling", unit: "stores",
+                       values { m in m.idleMemory?.storesOpen.map(Double.init) }),
+                Figure("\(count) bots: store connections evicted by the budget", unit: "count",
+                       values { m in m.idleMemory?.evictions.map(Double.init) }),
                 Figure("\(count) bots: idle CPU", unit: "% core", values { $0.survived ? $0.idleCPUShare * 100 : nil }),
                 Figure("\(count) bots: idle CPU per live bot", unit: "ms/min", values { $0.idleCPUPerBotPerMinute }),
                 Figure("\(count) bots: server idle CPU", unit: "% core", values { $0.serverIdleCPUShare * 100 }),
                 Figure("\(count) bots: open files per live bot", unit: "fds",
                        values { $0.live > 0 && $0.survived ? Double($0.openFiles) / Double($0.live) : nil }),
+                Figure("\(count) bots: open files per live bot after idling", unit: "fds",
+                       values { $0.live > 0 && $0.survived ? Double($0.idleOpenFiles) / Double($0.live) : nil }),
                 Figure("\(count) bots: waiting messages answered", unit: "count", values { Double($0.answered) }),
                 Figure("\(count) bots: errors reported", unit: "count", values { Double($0.errors) }),
             ]
@@ -156,6 +172,7 @@ struct BotsScenario {
             parameters: [
                 "bots": context.options.bots.map(String.init).joined(separator: ","),
                 "idleSeconds": "\(context.options.idleSeconds)", "heartbeatMs": "\(context.options.heartbeatMilliseconds)",
+                "storeIdleSeconds": context.options.storeIdleSeconds.map { "\($0)" } ?? "default",
             ],
             figures: figures, notes: notes)
     }

@@ -2,6 +2,7 @@ import BotRuntime
 import CSQLite
 import ChatterBots
 import Foundation
+import SQLite
 import Synchronization
 import WebSocket
 
@@ -48,6 +49,13 @@ struct FleetCommand {
             dataDirectory: URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true),
             logSink: LogSink(minimumLevel: .info) { record in reporter.observe(record) })
         environment.sendPacing = nil
+        // One socket per bot, plus the process's own descriptors; every store connection left takes two.
+        let storeBudget = ConnectionBudget.fittingOpenFileLimit(reservedDescriptors: configuration.bots.count + 512)
+        if let seconds = configuration.storeIdleSeconds, seconds > 0 {
+            environment.storeDormancy = DatabaseDormancy(idleTimeout: .milliseconds(Int(seconds * 1000)), budget: storeBudget)
+        } else {
+            environment.storeDormancy?.budget = storeBudget
+        }
         if configuration.receipts == "read" { environment.receipts = ReceiptPolicy(sendsDelivered: false, sendsRead: true) }
         let sessions = configuration.bots.map { bot in
             BotSession(
@@ -68,7 +76,10 @@ struct FleetCommand {
                 reporter.emit(["event": "acked", "total": total])
             case "memory":
                 // Where the resident memory goes: SQLite's own allocations (page caches, schemas, statements).
-                reporter.emit(["event": "memory", "sqlite": Int(sqlite3_memory_used())])
+                reporter.emit([
+                    "event": "memory", "sqlite": Int(sqlite3_memory_used()), "storesOpen": storeBudget.openCount,
+                    "evictions": storeBudget.evictionCount,
+                ])
             default:
                 reporter.emit(["event": "error", "message": "unknown command \(command)"])
             }

@@ -27,6 +27,10 @@ final class FleetProcess: Sendable {
         /// Which receipts the Swift bots send: `both` (the runtime's default: delivered once stored, read once
         /// handled) or `read`. The Python peer sends `receipt.read` only (coalesced per conversation).
         var receipts: String? = nil
+        /// After how long without use a Swift bot's store closes its database connection (reopened on the next
+        /// use); nil keeps the runtime's default. The stores share one budget of open connections that fits the
+        /// process's open-file limit next to one socket per bot.
+        var storeIdleSeconds: Double? = nil
     }
 
     /// Which runtime runs the bots.
@@ -42,6 +46,8 @@ final class FleetProcess: Sendable {
         var total: Int?
         var message: String?
         var sqlite: Int?
+        var storesOpen: Int?
+        var evictions: Int?
     }
 
     private struct Progress {
@@ -56,6 +62,10 @@ final class FleetProcess: Sendable {
     /// The Swift fleet's account of its memory (`memory` command): what SQLite has allocated.
     struct MemoryReport: Sendable {
         var sqliteBytes: Int
+        /// Stores whose database connection is open (the rest are dormant).
+        var storesOpen: Int?
+        /// Store connections closed to make room for another under the budget of open connections.
+        var evictions: Int?
     }
 
     let runtime: Runtime
@@ -70,14 +80,14 @@ final class FleetProcess: Sendable {
     /// Starts the fleet process of `runtime` with `bots`; they wait for `start()`.
     init(
         _ runtime: Runtime, command: [String], bots: [BenchWorld.Bot], password: String, endpoint: ServerEndpoint,
-        dataDirectory: URL, receipts: String? = nil
+        dataDirectory: URL, receipts: String? = nil, storeIdleSeconds: Double? = nil
     ) throws {
         self.runtime = runtime
         let configuration = Configuration(
             apiURL: endpoint.apiURL.absoluteString, webSocketURL: endpoint.webSocketURL.absoluteString,
             clientKey: endpoint.clientKey, dataDirectory: dataDirectory.path,
             bots: bots.map { Configuration.Bot(name: $0.username, username: $0.username, password: password) },
-            receipts: receipts)
+            receipts: receipts, storeIdleSeconds: storeIdleSeconds)
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let configurationURL = dataDirectory.appendingPathComponent("peer.json")
         try JSONEncoder().encode(configuration).write(to: configurationURL)
@@ -105,7 +115,8 @@ final class FleetProcess: Sendable {
                 progress.acked = max(progress.acked, report.total ?? 0)
                 progress.ackedReports += 1
             case "memory":
-                progress.memory = MemoryReport(sqliteBytes: report.sqlite ?? 0)
+                progress.memory = MemoryReport(
+                    sqliteBytes: report.sqlite ?? 0, storesOpen: report.storesOpen, evictions: report.evictions)
             case "error":
                 progress.errors += 1
                 return progress.errors <= 5
@@ -158,6 +169,7 @@ final class FleetProcess: Sendable {
     /// Asks the Swift fleet where its memory goes; nil from the Python peer (it does not know the command).
     func memoryReport() async -> MemoryReport? {
         guard runtime == .swift else { return nil }
+        progress.withLock { $0.memory = nil }
         child.send(line: "memory")
         let start = ContinuousClock.now
         while ContinuousClock.now - start < .seconds(5) {

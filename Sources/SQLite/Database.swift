@@ -276,8 +276,24 @@ public final class Database {
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, configuration.busyTimeoutMilliseconds)
         let isFileBacked = sqlite3_db_filename(handle, "main").map { $0.pointee != 0 } ?? false
+        let isExclusive = isFileBacked && configuration.lockingMode == .exclusive
         do {
-            _ = try makeStatement(sql: "SELECT count(*) FROM sqlite_master").fetchOne(Int.self)
+            if isExclusive {
+                // Before the first access, so that WAL keeps its index in this connection's heap (no -shm file, no
+                // shared memory) and the first read takes the file's lock. A connection holding it never lets go
+                // before closing, so waiting is pointless: refuse at once.
+                _ = try makeStatement(sql: "PRAGMA locking_mode = EXCLUSIVE").fetchOne(String.self)
+                sqlite3_busy_timeout(handle, 0)
+            }
+            do {
+                _ = try makeStatement(sql: "SELECT count(*) FROM sqlite_master").fetchOne(Int.self)
+            } catch let error as SQLiteError where isExclusive && error.code == .busy {
+                close()
+                throw DatabaseError.cannotOpen(path: path, reason: .lockedByAnotherConnection, underlying: error)
+            }
+            if isExclusive {
+                sqlite3_busy_timeout(handle, configuration.busyTimeoutMilliseconds)
+            }
             if isFileBacked && sqlite3_db_readonly(handle, "main") == 1 {
                 throw DatabaseError.cannotOpen(
                     path: path,
@@ -290,6 +306,12 @@ public final class Database {
             }
             try makeStatement(sql: "PRAGMA synchronous = \(configuration.synchronous.rawValue)").execute()
             try makeStatement(sql: "PRAGMA foreign_keys = \(configuration.foreignKeys ? "ON" : "OFF")").execute()
+            if let pages = configuration.walAutoCheckpointPages {
+                _ = try makeStatement(sql: "PRAGMA wal_autocheckpoint = \(pages)").fetchOne(Int.self)
+            }
+            if let bytes = configuration.journalSizeLimit {
+                _ = try makeStatement(sql: "PRAGMA journal_size_limit = \(bytes)").fetchOne(Int.self)
+            }
         } catch let error as SQLiteError {
             let systemErrno = sqlite3_system_errno(handle)
             close()

@@ -12,6 +12,15 @@ public struct DatabaseConfiguration: Sendable, Hashable {
     public var createsOwnerOnlyFile: Bool
     /// How many statements ``Database/cachedStatement(sql:)`` keeps compiled. Default 64.
     public var statementCacheCapacity: Int
+    /// Whether the connection shares the file with others (`.normal`, the default) or holds it alone until it
+    /// closes (`.exclusive`: no `-shm` file, one descriptor less, and a second opener is refused at once).
+    public var lockingMode: LockingMode
+    /// After how many pages in the write-ahead log a commit checkpoints it (`PRAGMA wal_autocheckpoint`);
+    /// nil keeps SQLite's default (1000 pages).
+    public var walAutoCheckpointPages: Int?
+    /// The size in bytes the write-ahead log is truncated to after a checkpoint (`PRAGMA journal_size_limit`);
+    /// nil keeps SQLite's default (no limit: the log keeps its largest size).
+    public var journalSizeLimit: Int?
 
     /// A configuration; every parameter has the default documented on its property.
     public init(
@@ -19,13 +28,19 @@ public struct DatabaseConfiguration: Sendable, Hashable {
         busyTimeout: Duration = .seconds(5),
         foreignKeys: Bool = true,
         createsOwnerOnlyFile: Bool = true,
-        statementCacheCapacity: Int = 64
+        statementCacheCapacity: Int = 64,
+        lockingMode: LockingMode = .normal,
+        walAutoCheckpointPages: Int? = nil,
+        journalSizeLimit: Int? = nil
     ) {
         self.synchronous = synchronous
         self.busyTimeout = busyTimeout
         self.foreignKeys = foreignKeys
         self.createsOwnerOnlyFile = createsOwnerOnlyFile
         self.statementCacheCapacity = statementCacheCapacity
+        self.lockingMode = lockingMode
+        self.walAutoCheckpointPages = walAutoCheckpointPages
+        self.journalSizeLimit = journalSizeLimit
     }
 
     /// The busy timeout in whole milliseconds, as `sqlite3_busy_timeout` takes it.

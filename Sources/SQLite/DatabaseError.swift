@@ -17,6 +17,9 @@ public enum DatabaseError: Error, CustomStringConvertible {
         case corrupt
         /// SQLite refused write-ahead logging and kept this journal mode (e.g. a filesystem without shared memory).
         case walUnavailable(journalMode: String)
+        /// Another connection holds the file's lock and the configuration asks for ``LockingMode/exclusive``:
+        /// usually a second process running the same program on the same file.
+        case lockedByAnotherConnection
         /// Another failure, described by the operating system or SQLite.
         case other(String)
 
@@ -34,6 +37,8 @@ public enum DatabaseError: Error, CustomStringConvertible {
                 "the database is damaged: restore it from a backup; the file was left untouched"
             case .walUnavailable(let mode):
                 "SQLite could not enable WAL journaling (journal mode stayed \(mode)): put the database on a local filesystem"
+            case .lockedByAnotherConnection:
+                "another connection holds the file's lock (is a second process using the same file?): stop the other process, or give this one a file of its own; nothing was written"
             case .other(let reason):
                 reason
             }

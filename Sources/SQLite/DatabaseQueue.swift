@@ -1,4 +1,6 @@
+import CSQLite
 import Dispatch
+import Synchronization
 
 /// A database reached from async code: one connection, used only on a serial dispatch queue of its own.
 ///
@@ -6,6 +8,9 @@ import Dispatch
 /// thread pool, so blocking SQLite calls (disk I/O, busy waits, fsync) never stall other tasks. The caller
 /// suspends until its closure has run; once queued, a closure runs to completion even if the calling task
 /// is cancelled, so a write is never half-done. The ``Database`` passed to a closure must not escape it.
+///
+/// With a ``DatabaseDormancy`` policy the queue closes its connection after a while without use (or when a
+/// ``ConnectionBudget`` needs the slot for another queue) and reopens it on its next use, on its own queue.
 ///
 /// ```swift
 /// let queue = try await DatabaseQueue(path: path)
@@ -20,18 +25,43 @@ public final class DatabaseQueue: Sendable {
     public let path: String
     /// The configuration the database was opened with.
     public let configuration: DatabaseConfiguration
+    /// When the connection is released while unused; nil keeps it open until ``close()``.
+    public let dormancy: DatabaseDormancy?
     private let dispatchQueue: DispatchQueue
     private let holder: DatabaseHolder
+    /// What the queue is doing, readable from any thread: the idle checks and the budget decide with it.
+    let activity: Mutex<Activity>
+
+    /// The queue's use of its connection, as seen from outside the dispatch queue.
+    struct Activity {
+        /// Calls between their start and their end (waiting for a budget slot, queued, or running).
+        var pendingWork = 0
+        /// When the latest call started or ended.
+        var lastUse: ContinuousClock.Instant
+        /// Whether the queue may hold an open connection: with a budget, whether it holds a slot. Cleared when
+        /// the connection is released, before it is closed, so that a new call knows to ask again.
+        var mayBeOpen = false
+        /// Whether the connection was left inside a transaction by the latest closure (one managed by hand).
+        var inTransaction = false
+        /// Whether an idle check is scheduled on the dispatch queue.
+        var idleCheckScheduled = false
+        /// How many times the connection was released while idle or evicted (for inspection and tests).
+        var releases = 0
+    }
 
     /// Opens (creating if needed) the database file at `path`; see ``Database/init(path:configuration:)``
-    /// for the errors.
-    public convenience init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) async throws {
-        let dispatchQueue = DispatchQueue(label: "SQLite \(path)")
-        let holder = DatabaseHolder()
-        try await Self.run(on: dispatchQueue) {
-            holder.database = try Database(path: path, configuration: configuration)
-        }
-        self.init(path: path, configuration: configuration, dispatchQueue: dispatchQueue, holder: holder)
+    /// for the errors. With `dormancy`, the connection is released after ``DatabaseDormancy/idleTimeout``
+    /// without use and reopened transparently; opening it counts against the policy's budget, if any.
+    public init(
+        path: String, configuration: DatabaseConfiguration = DatabaseConfiguration(), dormancy: DatabaseDormancy? = nil
+    ) async throws {
+        self.path = path
+        self.configuration = configuration
+        self.dormancy = (path.isEmpty || path == ":memory:") ? nil : dormancy
+        self.dispatchQueue = DispatchQueue(label: "SQLite \(path)")
+        self.holder = DatabaseHolder()
+        self.activity = Mutex(Activity(lastUse: .now))
+        try await withDatabase { _ in }
     }
 
     /// Opens a new, empty in-memory database.
@@ -39,14 +69,8 @@ public final class DatabaseQueue: Sendable {
         try await DatabaseQueue(path: ":memory:", configuration: configuration)
     }
 
-    private init(path: String, configuration: DatabaseConfiguration, dispatchQueue: DispatchQueue, holder: DatabaseHolder) {
-        self.path = path
-        self.configuration = configuration
-        self.dispatchQueue = dispatchQueue
-        self.holder = holder
-    }
-
     deinit {
+        dormancy?.budget?.forget(ObjectIdentifier(self))
         // Close on the queue, after any work still queued, so that closing's checkpoint I/O blocks no caller.
         dispatchQueue.async { [holder] in
             holder.database?.close()
@@ -76,17 +100,161 @@ public final class DatabaseQueue: Sendable {
     public func close() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             dispatchQueue.async { [holder] in
+                holder.isClosed = true
                 holder.database?.close()
                 holder.database = nil
                 continuation.resume()
             }
         }
+        if let budget = dormancy?.budget {
+            budget.relinquish(self)
+        } else {
+            activity.withLock { $0.mayBeOpen = false }
+        }
     }
 
+    /// Whether the connection is open now (false while dormant, and after ``close()``). Runs on the queue.
+    public var isConnectionOpen: Bool {
+        get async {
+            await withCheckedContinuation { continuation in
+                dispatchQueue.async { [holder] in continuation.resume(returning: holder.database != nil) }
+            }
+        }
+    }
+
+    /// How many times the connection was released while idle or evicted by the budget.
+    public var releaseCount: Int {
+        activity.withLock { $0.releases }
+    }
+
+    /// Releases the connection now if nothing is queued on it and no transaction is open, as the idle timeout
+    /// would; returns whether it did. The next call reopens it. Only for a queue with a ``dormancy`` policy.
+    @discardableResult
+    public func releaseConnectionIfIdle() async -> Bool {
+        guard dormancy != nil else { return false }
+        return await withCheckedContinuation { continuation in
+            dispatchQueue.async { [self] in
+                continuation.resume(returning: releaseIfIdle(minimumIdle: .zero))
+            }
+        }
+    }
+
+    // MARK: - Running work
+
     private func withDatabase<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await Self.run(on: dispatchQueue) { [holder] in
+        guard let dormancy else {
+            return try await Self.run(on: dispatchQueue) { [holder, path, configuration] in
+                guard !holder.isClosed else { throw DatabaseError.closed }
+                if holder.database == nil {
+                    holder.database = try Database(path: path, configuration: configuration)
+                }
+                guard let database = holder.database else { throw DatabaseError.closed }
+                return try body(database)
+            }
+        }
+        let needsSlot = activity.withLock { activity -> Bool in
+            activity.pendingWork += 1
+            activity.lastUse = .now
+            guard !activity.mayBeOpen else { return false }
+            if dormancy.budget == nil { activity.mayBeOpen = true }
+            return dormancy.budget != nil
+        }
+        if needsSlot, let budget = dormancy.budget {
+            await budget.acquire(for: self)
+        }
+        let result = await Self.runCapturingResult(on: dispatchQueue) { [self] in
+            guard !holder.isClosed else { throw DatabaseError.closed }
+            if holder.database == nil {
+                holder.database = try Database(path: path, configuration: configuration)
+            }
             guard let database = holder.database else { throw DatabaseError.closed }
+            defer {
+                let inTransaction = database.isInTransaction
+                activity.withLock { $0.inTransaction = inTransaction }
+            }
             return try body(database)
+        }
+        finishWork(dormancy)
+        return try result.get()
+    }
+
+    /// Ends a call: schedules the idle check if none is, and offers the slot to the budget's waiters.
+    private func finishWork(_ dormancy: DatabaseDormancy) {
+        let (schedulesCheck, isIdle) = activity.withLock { activity -> (Bool, Bool) in
+            activity.pendingWork -= 1
+            activity.lastUse = .now
+            let schedules = !activity.idleCheckScheduled && activity.mayBeOpen
+            if schedules { activity.idleCheckScheduled = true }
+            return (schedules, activity.pendingWork == 0)
+        }
+        if isIdle, let budget = dormancy.budget {
+            budget.workFinished(self)
+        }
+        if schedulesCheck {
+            scheduleIdleCheck(after: dormancy.idleTimeout)
+        }
+    }
+
+    private func scheduleIdleCheck(after delay: Duration) {
+        let nanoseconds = max(1_000_000, Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000))
+        dispatchQueue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+            guard let self, let dormancy = self.dormancy else { return }
+            self.activity.withLock { $0.idleCheckScheduled = false }
+            if !self.releaseIfIdle(minimumIdle: dormancy.idleTimeout) {
+                let recheck = self.activity.withLock { activity -> Duration? in
+                    guard activity.mayBeOpen, !activity.idleCheckScheduled else { return nil }
+                    activity.idleCheckScheduled = true
+                    let idle = ContinuousClock.now - activity.lastUse
+                    return idle < dormancy.idleTimeout ? dormancy.idleTimeout - idle : dormancy.idleTimeout
+                }
+                if let recheck { self.scheduleIdleCheck(after: recheck) }
+            }
+        }
+    }
+
+    /// Closes the connection if it has been unused for `minimumIdle`, nothing is queued and no transaction is
+    /// open; gives its budget slot back. Runs on the dispatch queue.
+    private func releaseIfIdle(minimumIdle: Duration) -> Bool {
+        dispatchPrecondition(condition: .onQueue(dispatchQueue))
+        // No `holder.database` check: a queue whose reopening failed holds a slot without a connection, and gives
+        // it back the same way.
+        func decide(_ activity: inout Activity) -> Bool {
+            guard activity.mayBeOpen, activity.pendingWork == 0, !activity.inTransaction,
+                ContinuousClock.now - activity.lastUse >= minimumIdle
+            else { return false }
+            activity.mayBeOpen = false
+            activity.releases += 1
+            return true
+        }
+        let released: Bool
+        if let budget = dormancy?.budget {
+            released = budget.release(self, decide)
+        } else {
+            released = activity.withLock { activity in decide(&activity) }
+        }
+        guard released else { return false }
+        closeReleasedConnection()
+        return true
+    }
+
+    /// Closes the connection of a queue the budget took the slot from, unless the queue got a slot back since.
+    func closeEvictedConnection() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            dispatchQueue.async { [self] in
+                if !activity.withLock({ $0.mayBeOpen }) {
+                    closeReleasedConnection()
+                }
+                continuation.resume()
+            }
+        }
+    }
+
+    private func closeReleasedConnection() {
+        guard let database = holder.database else { return }
+        database.close()
+        holder.database = nil
+        if dormancy?.returnsFreedMemory == true {
+            FreedMemory.returnSoon()
         }
     }
 
@@ -97,11 +265,38 @@ public final class DatabaseQueue: Sendable {
             }
         }
     }
+
+    private static func runCapturingResult<T: Sendable>(
+        on queue: DispatchQueue, _ work: @escaping @Sendable () throws -> T
+    ) async -> Result<T, any Error> {
+        await withCheckedContinuation { continuation in
+            queue.async {
+                continuation.resume(returning: Result { try work() })
+            }
+        }
+    }
 }
 
-/// Holds a queue's database. `@unchecked Sendable` is safe because `database` is read and written only by
-/// closures running on the queue's serial `DispatchQueue` (opening, every read and write, closing), which
-/// never run concurrently and are ordered by the queue; the `Database` itself never leaves those closures.
+/// Holds a queue's database. `@unchecked Sendable` is safe because `database` and `isClosed` are read and
+/// written only by closures running on the queue's serial `DispatchQueue` (opening, every read and write,
+/// releasing, closing), which never run concurrently and are ordered by the queue; the `Database` itself never
+/// leaves those closures.
 private final class DatabaseHolder: @unchecked Sendable {
     var database: Database?
+    var isClosed = false
+}
+
+/// Gives memory freed by released connections back to the system, at most once a second for the whole process:
+/// one `malloc_trim` after a burst of releases rather than one each.
+enum FreedMemory {
+    private static let isScheduled = Atomic<Bool>(false)
+
+    static func returnSoon() {
+        guard isScheduled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return }
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .seconds(1)) {
+            isScheduled.store(false, ordering: .releasing)
+            _ = csqlite_return_freed_memory()
+        }
+    }
 }

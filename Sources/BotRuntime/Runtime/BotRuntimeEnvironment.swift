@@ -3,6 +3,12 @@ import Foundation
 import SQLite
 import WebSocket
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// What every bot session of a process shares: the server, where the bots keep their files, the clock every timer
 /// reads, the log sink, and the tuning of handlers, receipts, pacing and reconnects.
 ///
@@ -56,6 +62,23 @@ public struct BotRuntimeEnvironment: Sendable {
     public var newConversationStart: ConversationStart
     /// The `synchronous` level of the bots' SQLite files (see `BotStore`: NORMAL loses nothing on a process crash).
     public var storeSynchronousMode: SynchronousMode
+    /// When an idle bot's store closes its database connection (two file descriptors, its statements and page
+    /// cache) until the bot needs it again; with a ``ConnectionBudget``, the most stores open at once across the
+    /// process. nil keeps every store open while its bot runs. Default: dormant after 30 s, under
+    /// ``defaultStoreBudget``.
+    public var storeDormancy: DatabaseDormancy?
+
+    /// The budget of open stores every environment made with the defaults shares: half of the process's open-file
+    /// limit (at two descriptors a store), so that stores never starve the bots' sockets. With 20,000 descriptors,
+    /// 4,936 stores open at once; below that number of bots it never closes a store early.
+    public static let defaultStoreBudget = ConnectionBudget.fittingOpenFileLimit(
+        reservedDescriptors: Self.openFileLimit / 2 + 128, descriptorsPerConnection: 2)
+
+    private static var openFileLimit: Int {
+        var limits = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0, limits.rlim_cur != rlim_t.max else { return 1 << 20 }
+        return Int(clamping: limits.rlim_cur)
+    }
     /// How WebSockets are opened: TLS trust, timeouts, frame limits.
     public var webSocket: WebSocketClientConfiguration
 
@@ -84,6 +107,7 @@ public struct BotRuntimeEnvironment: Sendable {
         self.messagePageSize = 100
         self.newConversationStart = .firstMessage
         self.storeSynchronousMode = .normal
+        self.storeDormancy = DatabaseDormancy(idleTimeout: .seconds(30), budget: Self.defaultStoreBudget)
         self.webSocket = WebSocketClientConfiguration()
     }
 

@@ -106,7 +106,7 @@ public actor BotSession {
             try Self.makeDirectory(environment.dataDirectory)
             store = try await BotStore.open(
                 path: environment.storeURL(forBot: name).path, clock: environment.clock,
-                synchronous: environment.storeSynchronousMode)
+                synchronous: environment.storeSynchronousMode, dormancy: environment.storeDormancy)
         } catch {
             log.error("cannot open the bot's store: \(error)")
             return finish(.storageFailed("\(environment.storeURL(forBot: name).path): \(error)"))

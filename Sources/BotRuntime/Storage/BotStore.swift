@@ -42,27 +42,36 @@ public final class BotStore: Sendable {
     public static var migrationNames: [String] { BotStoreSchema.migrator.migrationNames }
 
     /// Opens (creating if needed) the store at `path`, applies pending migrations, makes the file and its
-    /// `-wal`/`-shm` companions readable by the owner only, and puts back on the schedule any job occurrence
-    /// that was running when the process last stopped.
+    /// `-wal` companion readable by the owner only, and puts back on the schedule any job occurrence that was
+    /// running when the process last stopped.
+    ///
+    /// The file is opened in exclusive locking mode: a store belongs to one bot in one process, so its connection
+    /// keeps the file's lock (and WAL keeps its index in memory, with no `-shm` file: an open store holds two file
+    /// descriptors). A second process running the same bot on the same file fails here with a storage error whose
+    /// underlying ``DatabaseError`` is `.cannotOpen(reason: .lockedByAnotherConnection)`, instead of both writing.
     ///
     /// - Parameters:
     ///   - clock: the time written into records (`createdAt`, `handledAt`, `ackedAt`, …).
     ///   - synchronous: `.normal` (the default) or `.full`; see the type's documentation.
+    ///   - dormancy: when the store closes its connection while the bot is idle (it reopens on the next use,
+    ///     and the exclusive lock is let go meanwhile); nil keeps it open until ``close()``.
     public static func open(
-        path: String, clock: any ChatterClock = SystemClock(), synchronous: SynchronousMode = .normal
+        path: String, clock: any ChatterClock = SystemClock(), synchronous: SynchronousMode = .normal,
+        dormancy: DatabaseDormancy? = nil
     ) async throws(BotStoreError) -> BotStore {
-        let configuration = DatabaseConfiguration(synchronous: synchronous, createsOwnerOnlyFile: true, statementCacheCapacity: 96)
+        // Checkpoint at SQLite's 1000 log pages (4 MiB). The checkpoint runs on the store's queue, so every
+        // operation of the bot waits for it: at 8192 pages (32 MiB) each one held the queue ~25 ms and set the p99
+        // of a reply at 1,000 msg/s (chatter-bench latency: 25 ms; at 1000 pages 3 ms, and throughput rose too).
+        // After a checkpoint the log is truncated to 64 MiB at most. Both are set again whenever a dormant store
+        // reopens, with the rest of the configuration.
+        let configuration = DatabaseConfiguration(
+            synchronous: synchronous, createsOwnerOnlyFile: true, statementCacheCapacity: 96, lockingMode: .exclusive,
+            walAutoCheckpointPages: 1000, journalSizeLimit: 67_108_864)
         let queue: DatabaseQueue
         do {
-            queue = try await DatabaseQueue(path: path, configuration: configuration)
+            queue = try await DatabaseQueue(path: path, configuration: configuration, dormancy: dormancy)
             try await BotStoreSchema.migrator.migrate(queue)
             try await queue.writeWithoutTransaction { db in
-                // Checkpoint at SQLite's 1000 log pages (4 MiB). The checkpoint runs on the store's queue, so
-                // every operation of the bot waits for it: at 8192 pages (32 MiB) each one held the queue ~25 ms
-                // and set the p99 of a reply at 1,000 msg/s (chatter-bench latency: 25 ms; at 1000 pages 3 ms,
-                // and throughput rose too). After a checkpoint the log is truncated to 64 MiB at most.
-                _ = try db.fetchOne(Int.self, sql: "PRAGMA wal_autocheckpoint = 1000")
-                try db.execute(sql: "PRAGMA journal_size_limit = 67108864")
                 Self.restrictToOwner(path: path)
                 try db.execute(sql: "UPDATE scheduled_jobs SET status = 'scheduled' WHERE status = 'running'")
             }
@@ -70,6 +79,12 @@ public final class BotStore: Sendable {
             throw BotStoreError(error, during: "open the store at \(path)")
         }
         return BotStore(path: path, queue: queue, clock: clock)
+    }
+
+    /// Whether the store's database connection is open now: false while the store is dormant (see
+    /// `dormancy` in ``open(path:clock:synchronous:dormancy:)``) and after ``close()``.
+    public var isConnectionOpen: Bool {
+        get async { await queue.isConnectionOpen }
     }
 
     private init(path: String, queue: DatabaseQueue, clock: any ChatterClock) {

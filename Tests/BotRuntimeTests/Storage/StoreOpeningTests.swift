@@ -47,9 +47,63 @@ struct StoreOpeningTests {
     @Test func theDatabaseAndItsLogAreReadableByTheOwnerOnly() async throws {
         let store = try await openStore(in: directory)
         try await store.setValue("secret", forKey: "k", in: .global)
-        for suffix in ["", "-wal", "-shm"] {
+        for suffix in ["", "-wal"] {
             #expect(try permissions(of: directory.file("bot.sqlite" + suffix)) == 0o600, "bot.sqlite\(suffix)")
         }
+        await store.close()
+    }
+
+    @Test func anOpenStoreKeepsItsLogIndexInMemoryWithNoSharedMemoryFile() async throws {
+        let store = try await openStore(in: directory)
+        try await store.setValue("x", forKey: "k", in: .global)
+        #expect(FileManager.default.fileExists(atPath: directory.file("bot.sqlite-wal")))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("bot.sqlite-shm")))
+        await store.close()
+    }
+
+    @Test func aSecondOpenerOfTheSameStoreIsRefusedWithALockedErrorAndTheFirstGoesOn() async throws {
+        let first = try await openStore(in: directory)
+        try await first.setValue(1, forKey: "runs", in: .global)
+        let error = await #expect(throws: BotStoreError.self) { _ = try await openStore(in: directory) }
+        guard case .storage(_, let underlying)? = error,
+            case .cannotOpen(_, .lockedByAnotherConnection, _)? = underlying as? DatabaseError
+        else {
+            Issue.record("expected a storage error from a locked file, got \(String(describing: error))")
+            return
+        }
+        try await first.setValue(2, forKey: "runs", in: .global)
+        #expect(try await first.value(Int.self, forKey: "runs", in: .global) == 2)
+        await first.close()
+    }
+
+    @Test func aStoreRunningInAnotherProcessIsRefused() async throws {
+        let store = try await openStore(in: directory)
+        try await store.setValue("mine", forKey: "owner", in: .global)
+        let other = Process()
+        other.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        other.arguments = ["sqlite3", directory.file("bot.sqlite"), "UPDATE state SET value = '\"theirs\"'"]
+        let errors = Pipe()
+        other.standardError = errors
+        other.standardOutput = Pipe()
+        try other.run()
+        other.waitUntilExit()
+        #expect(other.terminationStatus != 0)
+        #expect(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("locked"))
+        #expect(try await store.value(String.self, forKey: "owner", in: .global) == "mine")
+        await store.close()
+    }
+
+    @Test func aDormantStoreReopensOnItsNextWriteAndKeepsItsData() async throws {
+        let store = try await BotStore.open(
+            path: directory.file("bot.sqlite"), clock: ManualClock(),
+            dormancy: DatabaseDormancy(idleTimeout: .milliseconds(30)))
+        try await store.setValue("before", forKey: "note", in: .global)
+        let end = ContinuousClock.now + .seconds(10)
+        while await store.isConnectionOpen, ContinuousClock.now < end { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(await !store.isConnectionOpen)
+        try await store.setValue("after", forKey: "second", in: .global)
+        #expect(try await store.value(String.self, forKey: "note", in: .global) == "before")
+        #expect(try await store.value(String.self, forKey: "second", in: .global) == "after")
         await store.close()
     }
 

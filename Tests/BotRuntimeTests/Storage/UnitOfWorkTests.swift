@@ -1,4 +1,4 @@
-import BotRuntime
+@testable import BotRuntime
 import ChatterBots
 import Foundation
 import SQLite
@@ -34,16 +34,15 @@ struct UnitOfWorkTests {
     }
 
     /// Makes every outbox insert for `C_POISON` fail inside SQLite, to break a unit in the middle of its commit:
-    /// `ABORT` fails the statement, `ROLLBACK` rolls back the whole transaction as some I/O errors do.
-    func installPoison(_ resolution: String = "ABORT") async throws {
-        let queue = try await DatabaseQueue(path: directory.file("bot.sqlite"))
-        try await queue.write { db in
+    /// `ABORT` fails the statement, `ROLLBACK` rolls back the whole transaction as some I/O errors do. Installed
+    /// through the store's own connection: the store holds its file exclusively.
+    func installPoison(_ resolution: String = "ABORT", in store: BotStore) async throws {
+        try await store.queue.write { db in
             try db.execute(sql: """
                 CREATE TRIGGER poison BEFORE INSERT ON outbox WHEN NEW.conversation_id = 'C_POISON'
                 BEGIN SELECT RAISE(\(resolution), 'poisoned insert'); END
                 """)
         }
-        await queue.close()
     }
 
     @Test func aCommittedUnitStoresEveryEffectTogether() async throws {
@@ -65,7 +64,7 @@ struct UnitOfWorkTests {
 
     @Test func aUnitThatFailsMidCommitLeavesNothingBehind() async throws {
         let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
-        try await installPoison()
+        try await installPoison(in: store)
         let message = Fixture.message(seq: 1)
         await #expect(throws: BotStoreError.self) {
             _ = try await store.commit(try fullUnit(for: message, poisonSend: true))
@@ -83,7 +82,7 @@ struct UnitOfWorkTests {
     @Test func inAGroupCommitAFailingUnitIsUndoneAloneAndTheOthersCommit() async throws {
         let store = try await openStore(in: directory, clock: clock)
         try await store.recordConversations([Fixture.conversation(Fixture.direct), Fixture.conversation(Fixture.group)])
-        try await installPoison()
+        try await installPoison(in: store)
         let good = Fixture.message(Fixture.direct, seq: 1)
         let bad = Fixture.message(Fixture.group, seq: 1)
         let afterBad = Fixture.message(Fixture.direct, seq: 2)
@@ -102,7 +101,7 @@ struct UnitOfWorkTests {
     @Test func whenSQLiteRollsBackTheWholeTransactionTheWholeGroupFailsAndNothingIsStored() async throws {
         let store = try await openStore(in: directory, clock: clock)
         try await store.recordConversations([Fixture.conversation(Fixture.direct), Fixture.conversation(Fixture.group)])
-        try await installPoison("ROLLBACK")
+        try await installPoison("ROLLBACK", in: store)
         let units = [
             try fullUnit(for: Fixture.message(Fixture.direct, seq: 1)),
             try fullUnit(for: Fixture.message(Fixture.group, seq: 1), poisonSend: true),

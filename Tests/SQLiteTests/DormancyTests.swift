@@ -1,0 +1,160 @@
+import Foundation
+import SQLite
+import Testing
+
+/// Dormant queues: a connection unused for the idle timeout is closed and reopened on the next use with its data
+/// and settings; a connection with queued work or an open transaction is never released; a connection budget
+/// evicts the least recently used idle queue and makes the others wait, never exceeding its limit.
+@Suite struct DormancyTests {
+    let directory: TemporaryDirectory
+    let configuration = DatabaseConfiguration(lockingMode: .exclusive, walAutoCheckpointPages: 250, journalSizeLimit: 1 << 20)
+
+    init() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    private func notesQueue(_ name: String, dormancy: DatabaseDormancy) async throws -> DatabaseQueue {
+        let queue = try await DatabaseQueue(path: directory.file(name), configuration: configuration, dormancy: dormancy)
+        try await queue.write { db in
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS note (body TEXT NOT NULL)")
+        }
+        return queue
+    }
+
+    private static func add(_ body: String, to queue: DatabaseQueue) async throws {
+        try await queue.write { db in try db.execute(sql: "INSERT INTO note VALUES (?)", arguments: [body]) }
+    }
+
+    private static func notes(_ queue: DatabaseQueue) async throws -> [String] {
+        try await queue.read { db in try db.fetchAll(String.self, sql: "SELECT body FROM note ORDER BY rowid") }
+    }
+
+    /// Waits up to 10 s for `condition`.
+    private func eventually(_ condition: () async -> Bool) async throws -> Bool {
+        let end = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < end {
+            if await condition() { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return await condition()
+    }
+
+    private var manual: DatabaseDormancy { DatabaseDormancy(idleTimeout: .seconds(3600)) }
+
+    @Test func idleConnectionIsClosedAfterTheTimeoutAndReopensWithItsData() async throws {
+        let queue = try await notesQueue("idle.sqlite", dormancy: DatabaseDormancy(idleTimeout: .milliseconds(50)))
+        try await Self.add("before", to: queue)
+        #expect(try await eventually { await !queue.isConnectionOpen })
+        #expect(queue.releaseCount >= 1)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("idle.sqlite-wal")))
+        #expect(try await Self.notes(queue) == ["before"])
+        #expect(await queue.isConnectionOpen)
+    }
+
+    @Test func releasedConnectionTakesTheNextWriteWithItsSettingsReapplied() async throws {
+        let queue = try await notesQueue("write.sqlite", dormancy: manual)
+        #expect(await queue.releaseConnectionIfIdle())
+        try await Self.add("after release", to: queue)
+        let settings = try await queue.writeWithoutTransaction { db in
+            [try db.fetchOne(String.self, sql: "PRAGMA locking_mode"), try db.fetchOne(String.self, sql: "PRAGMA journal_mode"),
+             try db.fetchOne(Int.self, sql: "PRAGMA wal_autocheckpoint").map(String.init),
+             try db.fetchOne(Int.self, sql: "PRAGMA journal_size_limit").map(String.init)]
+        }
+        #expect(settings == ["exclusive", "wal", "250", "1048576"])
+        #expect(try await Self.notes(queue) == ["after release"])
+    }
+
+    @Test func connectionInsideATransactionIsNotReleased() async throws {
+        let queue = try await notesQueue("transaction.sqlite", dormancy: manual)
+        try await queue.writeWithoutTransaction { db in
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            try db.execute(sql: "INSERT INTO note VALUES ('pending')")
+        }
+        #expect(await !queue.releaseConnectionIfIdle())
+        try await queue.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
+        #expect(await queue.releaseConnectionIfIdle())
+        #expect(try await Self.notes(queue) == ["pending"])
+    }
+
+    @Test func closedQueueRefusesWorkInsteadOfReopening() async throws {
+        let queue = try await notesQueue("closed.sqlite", dormancy: manual)
+        await queue.close()
+        await #expect(throws: DatabaseError.self) { try await Self.notes(queue) }
+        #expect(await !queue.isConnectionOpen)
+    }
+
+    @Test func dormantExclusiveDatabaseStillRefusesASecondOpenerWhileOpen() async throws {
+        let queue = try await notesQueue("owned.sqlite", dormancy: manual)
+        let error = await #expect(throws: DatabaseError.self) {
+            _ = try await DatabaseQueue(path: directory.file("owned.sqlite"), configuration: configuration, dormancy: manual)
+        }
+        guard case .cannotOpen(_, .lockedByAnotherConnection, _)? = error else {
+            Issue.record("expected lockedByAnotherConnection, got \(String(describing: error))")
+            return
+        }
+        #expect(try await Self.notes(queue) == [])
+    }
+
+    @Test func fullBudgetEvictsTheLeastRecentlyUsedIdleQueue() async throws {
+        let budget = ConnectionBudget(limit: 2)
+        let dormancy = DatabaseDormancy(idleTimeout: .seconds(3600), budget: budget)
+        let first = try await notesQueue("first.sqlite", dormancy: dormancy)
+        let second = try await notesQueue("second.sqlite", dormancy: dormancy)
+        try await Self.add("first's", to: first)
+        try await Self.add("second's", to: second)
+        try await Self.add("first's again", to: first)  // second is now the least recently used
+
+        let third = try await notesQueue("third.sqlite", dormancy: dormancy)
+        #expect(await !second.isConnectionOpen)
+        #expect(await first.isConnectionOpen)
+        #expect(await third.isConnectionOpen)
+        #expect(budget.openCount == 2)
+
+        #expect(try await Self.notes(second) == ["second's"])  // reopens, evicting first (least recent now)
+        #expect(await !first.isConnectionOpen)
+        #expect(budget.openCount == 2)
+        #expect(budget.evictionCount == 2)
+    }
+
+    @Test func budgetNeverEvictsAQueueInsideATransactionAndHandsItsSlotOverAfterTheCommit() async throws {
+        let budget = ConnectionBudget(limit: 1)
+        let dormancy = DatabaseDormancy(idleTimeout: .seconds(3600), budget: budget)
+        let holder = try await notesQueue("holder.sqlite", dormancy: dormancy)
+        try await holder.writeWithoutTransaction { db in
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            try db.execute(sql: "INSERT INTO note VALUES ('in transaction')")
+        }
+        let path = directory.file("waiter.sqlite")
+        let configuration = self.configuration
+        let waiter = Task { try await DatabaseQueue(path: path, configuration: configuration, dormancy: dormancy) }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(await holder.isConnectionOpen)
+        #expect(budget.openCount == 1)
+
+        try await holder.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
+        let opened = try await waiter.value
+        #expect(await opened.isConnectionOpen)
+        #expect(await !holder.isConnectionOpen)
+        #expect(try await Self.notes(holder) == ["in transaction"])
+    }
+
+    @Test func manyQueuesSharingOneSlotAllFinishTheirWork() async throws {
+        let budget = ConnectionBudget(limit: 1)
+        let dormancy = DatabaseDormancy(idleTimeout: .milliseconds(20), budget: budget)
+        var queues: [DatabaseQueue] = []
+        for index in 0..<5 { queues.append(try await notesQueue("shared-\(index).sqlite", dormancy: dormancy)) }
+        let all = queues
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for queue in all {
+                for index in 0..<20 {
+                    group.addTask { try await Self.add("note \(index)", to: queue) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        for queue in queues {
+            #expect(try await Self.notes(queue).count == 20)
+        }
+        #expect(budget.openCount <= 1)
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import SQLite
+import Testing
+
+/// Exclusive locking mode: the database belongs to one connection until it closes. WAL keeps its index in that
+/// connection's heap (no `-shm` file), and any other opener, in this process or another, is refused at once.
+@Suite struct ExclusiveLockingTests {
+    let directory: TemporaryDirectory
+    let exclusive = DatabaseConfiguration(busyTimeout: .seconds(60), lockingMode: .exclusive)
+
+    init() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    private func openWithRows(_ name: String) throws -> Database {
+        let db = try Database(path: directory.file(name), configuration: exclusive)
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS note (body TEXT NOT NULL)")
+        try db.execute(sql: "INSERT INTO note VALUES ('kept')")
+        return db
+    }
+
+    @Test func exclusiveDatabaseRunsInWALWithoutASharedMemoryFile() throws {
+        let db = try openWithRows("alone.sqlite")
+        #expect(try db.fetchOne(String.self, sql: "PRAGMA journal_mode") == "wal")
+        #expect(try db.fetchOne(String.self, sql: "PRAGMA locking_mode") == "exclusive")
+        #expect(FileManager.default.fileExists(atPath: directory.file("alone.sqlite-wal")))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("alone.sqlite-shm")))
+    }
+
+    @Test func existingWALDatabaseReopenedExclusivelyKeepsNoSharedMemoryFile() throws {
+        do {
+            let shared = try Database(path: directory.file("was-shared.sqlite"))
+            try shared.execute(sql: "CREATE TABLE note (body TEXT NOT NULL)")
+        }
+        let db = try Database(path: directory.file("was-shared.sqlite"), configuration: exclusive)
+        try db.execute(sql: "INSERT INTO note VALUES ('x')")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("was-shared.sqlite-shm")))
+    }
+
+    @Test func secondOpenerInTheSameProcessIsRefusedAtOnceWithATypedError() throws {
+        let first = try openWithRows("owned.sqlite")
+        let started = ContinuousClock.now
+        let error = #expect(throws: DatabaseError.self) {
+            _ = try Database(path: directory.file("owned.sqlite"), configuration: exclusive)
+        }
+        guard case .cannotOpen(_, let reason, let underlying)? = error else {
+            Issue.record("expected cannotOpen, got \(String(describing: error))")
+            return
+        }
+        #expect(reason == .lockedByAnotherConnection)
+        #expect(underlying?.code == .busy)
+        // The busy timeout (60 s) is not waited out: the lock is never let go before the owner closes.
+        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect(try first.fetchOne(Int.self, sql: "SELECT count(*) FROM note") == 1)
+    }
+
+    @Test func anotherProcessCannotReadTheDatabaseWhileItIsOpen() throws {
+        let db = try openWithRows("process.sqlite")
+        let other = Process()
+        other.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        other.arguments = ["sqlite3", directory.file("process.sqlite"), "SELECT count(*) FROM note"]
+        let errors = Pipe()
+        other.standardError = errors
+        other.standardOutput = Pipe()
+        try other.run()
+        other.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(other.terminationStatus != 0)
+        #expect(message.contains("locked"))
+        #expect(try db.fetchOne(Int.self, sql: "SELECT count(*) FROM note") == 1)
+    }
+
+    @Test func theNextOpenerSucceedsOnceTheOwnerClosesAndSeesItsData() throws {
+        let first = try openWithRows("handed-over.sqlite")
+        first.close()
+        let second = try Database(path: directory.file("handed-over.sqlite"), configuration: exclusive)
+        #expect(try second.fetchOne(String.self, sql: "SELECT body FROM note") == "kept")
+    }
+}
