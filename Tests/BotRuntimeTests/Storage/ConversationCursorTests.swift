@@ -95,8 +95,9 @@ struct ConversationCursorTests {
 
         let store = try await openStore(in: directory, clock: clock)
         #expect(try await admit([Fixture.message(seq: 1), Fixture.message(seq: 2)], store) == [.deliver, .deliver])
-        #expect(try await sqlite3(path, "SELECT count(*) FROM parked_messages;").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
         #expect(try await store.syncPositions() == [Fixture.direct: 0])
+        await store.close()  // the store holds its file exclusively while open
+        #expect(try await sqlite3(path, "SELECT count(*) FROM parked_messages;").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }
 
     @Test func aCommitReleasesParkedMessagesThatFollowItOnceTheGapBeforeThemCloses() async throws {
