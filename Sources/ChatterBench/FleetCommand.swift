@@ -56,6 +56,8 @@ struct FleetCommand {
         } else {
             environment.storeDormancy?.budget = storeBudget
         }
+        // Start-up and reconnects in waves of half the store budget, so starting bots evict idle stores, not each other's.
+        environment.startupGate = StartupGate(fitting: storeBudget)
         if configuration.receipts == "read" { environment.receipts = ReceiptPolicy(sendsDelivered: false, sendsRead: true) }
         let sessions = configuration.bots.map { bot in
             BotSession(

@@ -79,6 +79,14 @@ public struct BotRuntimeEnvironment: Sendable {
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0, limits.rlim_cur != rlim_t.max else { return 1 << 20 }
         return Int(clamping: limits.rlim_cur)
     }
+    /// How many bots may be starting at once (store opened, signing in, connecting, synchronizing), the first
+    /// start and every reconnect after a failure alike; nil admits them all at once. Default:
+    /// ``defaultStartupGate``, shared by every environment made with the defaults.
+    public var startupGate: StartupGate?
+
+    /// The gate every environment made with the defaults shares: half of ``defaultStoreBudget``'s slots.
+    public static let defaultStartupGate = StartupGate(fitting: defaultStoreBudget)
+
     /// How WebSockets are opened: TLS trust, timeouts, frame limits.
     public var webSocket: WebSocketClientConfiguration
 
@@ -108,6 +116,7 @@ public struct BotRuntimeEnvironment: Sendable {
         self.newConversationStart = .firstMessage
         self.storeSynchronousMode = .normal
         self.storeDormancy = DatabaseDormancy(idleTimeout: .seconds(30), budget: Self.defaultStoreBudget)
+        self.startupGate = Self.defaultStartupGate
         self.webSocket = WebSocketClientConfiguration()
     }
 

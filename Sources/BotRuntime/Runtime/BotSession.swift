@@ -62,7 +62,7 @@ public actor BotSession {
     private var admission: AdmissionQueue?
     private var runner: HandlerRunner?
     private var inputs: AsyncStream<Input>.Continuation?
-    private var timer: (deadline: Date, task: Task<Void, Never>)?
+    private var timer: (deadline: Date, gated: Bool, task: Task<Void, Never>)?
     private var signInTask: Task<Void, Never>?
     private var clearsSessionBeforeSignIn = false
     private var connecting: (generation: UInt64, task: Task<Void, Never>)?
@@ -73,6 +73,9 @@ public actor BotSession {
     private var hasSynchronized = false
     private var connects = 0
     private var finishedWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Held from the start of a start-up or reconnect attempt until the bot is live, the attempt failed or the bot
+    /// stopped (see ``StartupGate``).
+    private var startupTicket: StartupGate.Ticket?
 
     /// A session for the bot `configuration` describes, running `bot`, in `environment`. Nothing happens until `run()`.
     public init(configuration: BotConfiguration, bot: any Bot, environment: BotRuntimeEnvironment) {
@@ -100,6 +103,15 @@ public actor BotSession {
         phase = .running
         setState(.starting)
         guard !isShuttingDown else { return finish(.shutdown) }
+        if let gate = environment.startupGate {
+            // Cancelled while waiting (a shutdown of the supervisor's task): nothing was opened yet.
+            guard let ticket = await gate.enter() else { return finish(.shutdown) }
+            guard !isShuttingDown else {
+                ticket.release()
+                return finish(.shutdown)
+            }
+            startupTicket = ticket
+        }
 
         let store: BotStore
         do {
@@ -285,11 +297,13 @@ public actor BotSession {
             case .closeConnection(let generation, let reason):
                 closeConnection(generation, reason)
             case .scheduleReconnect(let date, let reason):
+                releaseStartupTicket()
                 let wait = date.timeIntervalSince(environment.clock.now)
                 log.notice("reconnecting in \(String(format: "%.1f", max(0, wait))) s: \(reason)")
                 if case .closed = reason { metrics.setLastError(reason.description) }
                 if case .signInFailed = reason { metrics.setLastError(reason.description) }
             case .stop(let reason):
+                releaseStartupTicket()
                 if stopReason == nil { stopReason = BotStopReason(reason) }
                 if case .requested = reason {
                     log.info("stopping")
@@ -444,6 +458,7 @@ public actor BotSession {
         guard case .synchronizing(generation) = lifecycle.state, let services, let live else { return }
         perform(lifecycle.handle(.syncFinished(generation: generation), now: environment.clock.now, random: &random))
         hasSynchronized = true
+        releaseStartupTicket()
         services.outbox.resume(on: live.link)
         services.dispatcher.enqueue(
             .event(.ready(live.link.connection.sessionReady), trace: "ready-\(generation)"), in: .events)
@@ -489,20 +504,41 @@ public actor BotSession {
 
     private func rearmTimer() {
         let deadline = lifecycle.nextDeadline
-        if timer?.deadline == deadline { return }
+        // A reconnect waits for its turn at the gate once its backoff is over, before the attempt's own timeouts run.
+        var gate: StartupGate?
+        if case .waitingToReconnect = lifecycle.state, startupTicket == nil { gate = environment.startupGate }
+        if let timer, timer.deadline == deadline, timer.gated == (gate != nil) { return }
         timer?.task.cancel()
         timer = nil
         guard let deadline else { return }
         let clock = environment.clock
-        let task = Task { [weak self] in
+        let task = Task { [weak self, gate] in
             do {
                 try await clock.sleep(until: deadline)
             } catch {
                 return
             }
+            if let gate {
+                guard let ticket = await gate.enter() else { return }
+                await self?.adoptStartupTicket(ticket)
+            }
             await self?.post(.lifecycle(.timerFired))
         }
-        timer = (deadline, task)
+        timer = (deadline, gate != nil, task)
+    }
+
+    /// The reconnect whose backoff just ended was admitted by the gate: hold its ticket until the attempt is over.
+    private func adoptStartupTicket(_ ticket: StartupGate.Ticket) {
+        guard case .waitingToReconnect = lifecycle.state, startupTicket == nil, !isShuttingDown else {
+            ticket.release()
+            return
+        }
+        startupTicket = ticket
+    }
+
+    private func releaseStartupTicket() {
+        startupTicket?.release()
+        startupTicket = nil
     }
 
     private func updateState() {
@@ -530,6 +566,7 @@ public actor BotSession {
     private func tearDown() async {
         timer?.task.cancel()
         timer = nil
+        releaseStartupTicket()
         signInTask?.cancel()
         connecting?.task.cancel()
         admission?.stop()

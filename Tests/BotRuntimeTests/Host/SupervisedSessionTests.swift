@@ -64,4 +64,33 @@ struct SupervisedSessionTests {
         #expect(outcome.stops.map(\.reason) == [.shutdown, .credentialsRejected(SessionStopReason.invalidCredentials.message)])
         await sandbox.shutdown()
     }
+
+    @Test func botsAdmittedOneAtATimeAllGoLive() async throws {
+        let names = ["wave_a", "wave_b", "wave_c", "wave_d"]
+        let sandbox = try await Sandbox.start(SandboxConfiguration(
+            service: SandboxServiceConfiguration(passwordHashIterations: 1_000),
+            seed: SandboxSeed(users: names.map { SandboxUserSeed(username: $0, password: "\($0)-password") })))
+        let directory = try TemporaryDirectory("SupervisedSessionTests")
+        var environment = BotRuntimeEnvironment(server: sandbox.serverConfiguration, dataDirectory: directory.url)
+        let gate = StartupGate(limit: 1)
+        environment.startupGate = gate
+        let sessions = names.map { name in
+            BotSession(
+                configuration: BotConfiguration(
+                    name: name, kind: "greeting", credentials: BotCredentials(username: name, password: "\(name)-password"),
+                    friendRequests: .nobody),
+                bot: GreetingBot(options: .init(greeting: "hello")), environment: environment)
+        }
+        let supervisor = BotSupervisor(bots: sessions, log: .discarding)
+        let run = Task { await supervisor.run() }
+
+        #expect(await eventually { await supervisor.statuses().allSatisfy { $0.state == .live } })
+        #expect(gate.admittedCount == 0)
+        #expect(gate.waitingCount == 0)
+
+        await supervisor.shutdown(deadline: .seconds(5))
+        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        #expect(outcome.failures.isEmpty)
+        await sandbox.shutdown()
+    }
 }

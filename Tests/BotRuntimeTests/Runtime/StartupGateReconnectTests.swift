@@ -1,0 +1,44 @@
+@testable import BotRuntime
+import ChatterBots
+import ChatterSandbox
+import Foundation
+import TestSupport
+import Testing
+
+/// Reconnects go through the same `StartupGate` as first starts, after their backoff.
+@Suite struct StartupGateReconnectTests {
+    @Test func aReconnectWaitsForRoomAtTheGateAfterItsBackoff() async throws {
+        try await RuntimeHarness.run { harness in
+            let gate = StartupGate(limit: 1)
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe())) { $0.startupGate = gate }
+            #expect(gate.admittedCount == 0)
+            let other = try #require(await gate.enter())  // another bot in its start-up
+
+            try await harness.inject(.dropSocket)
+            try await harness.eventually("disconnected") { await bot.status.state == .reconnecting }
+            await harness.clock.advance(by: .milliseconds(1300))
+            try await harness.eventually("the reconnect waits at the gate") { gate.waitingCount == 1 }
+            #expect(await bot.status.state == .reconnecting)
+            #expect(try await harness.connectedDevice() == nil)
+
+            other.release()
+            try await bot.waitUntilLive(harness)
+            #expect(gate.admittedCount == 0)
+            #expect(await bot.status.reconnects == 1)
+            await bot.stop()
+        }
+    }
+
+    @Test func aReconnectWithNothingElseStartingIsNotDelayed() async throws {
+        try await RuntimeHarness.run { harness in
+            let gate = StartupGate(limit: 1)
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe())) { $0.startupGate = gate }
+            try await harness.inject(.dropSocket)
+            try await harness.eventually("disconnected") { await bot.status.state == .reconnecting }
+            await harness.clock.advance(by: .milliseconds(1300))
+            try await bot.waitUntilLive(harness)
+            #expect(gate.admittedCount == 0 && gate.waitingCount == 0)
+            await bot.stop()
+        }
+    }
+}
