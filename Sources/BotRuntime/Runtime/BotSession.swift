@@ -76,6 +76,8 @@ public actor BotSession {
     /// Held from the start of a start-up or reconnect attempt until the bot is live, the attempt failed or the bot
     /// stopped (see ``StartupGate``).
     private var startupTicket: StartupGate.Ticket?
+    /// The first start's wait at the gate, which a shutdown cancels.
+    private var startupAdmission: Task<StartupGate.Ticket?, Never>?
 
     /// A session for the bot `configuration` describes, running `bot`, in `environment`. Nothing happens until `run()`.
     public init(configuration: BotConfiguration, bot: any Bot, environment: BotRuntimeEnvironment) {
@@ -104,8 +106,12 @@ public actor BotSession {
         setState(.starting)
         guard !isShuttingDown else { return finish(.shutdown) }
         if let gate = environment.startupGate {
-            // Cancelled while waiting (a shutdown of the supervisor's task): nothing was opened yet.
-            guard let ticket = await gate.enter() else { return finish(.shutdown) }
+            // A shutdown, or the cancellation of the calling task, ends the wait: nothing was opened yet.
+            let admission = Task { await gate.enter() }
+            startupAdmission = admission
+            let admitted = await withTaskCancellationHandler { await admission.value } onCancel: { admission.cancel() }
+            startupAdmission = nil
+            guard let ticket = admitted else { return finish(.shutdown) }
             guard !isShuttingDown else {
                 ticket.release()
                 return finish(.shutdown)
@@ -183,6 +189,7 @@ public actor BotSession {
         }
         isShuttingDown = true
         setState(.stopping)
+        startupAdmission?.cancel()
         log.info("shutting down", ["deadline": "\(deadline)"])
         if let services, let admission {
             let end = environment.clock.now.addingTimeInterval(deadline.timeInterval)
@@ -507,7 +514,10 @@ public actor BotSession {
         // A reconnect waits for its turn at the gate once its backoff is over, before the attempt's own timeouts run.
         var gate: StartupGate?
         if case .waitingToReconnect = lifecycle.state, startupTicket == nil { gate = environment.startupGate }
-        if let timer, timer.deadline == deadline, timer.gated == (gate != nil) { return }
+        // A gated timer whose ticket was adopted has passed the gate: it stays, and posts its `timerFired` once.
+        if let timer, timer.deadline == deadline, timer.gated == (gate != nil) || (timer.gated && startupTicket != nil) {
+            return
+        }
         timer?.task.cancel()
         timer = nil
         guard let deadline else { return }

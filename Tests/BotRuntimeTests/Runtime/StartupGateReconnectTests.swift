@@ -41,4 +41,19 @@ import Testing
             await bot.stop()
         }
     }
+
+    @Test func aBotShutDownWhileWaitingForItsFirstStartStopsWithoutTakingASlot() async throws {
+        try await RuntimeHarness.run { harness in
+            let gate = StartupGate(limit: 1)
+            let other = try #require(await gate.enter())
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe()), waitUntilLive: false) { $0.startupGate = gate }
+            try await harness.eventually("the start waits at the gate") { gate.waitingCount == 1 }
+
+            #expect(await bot.stop() == .shutdown)
+            #expect(gate.waitingCount == 0)
+            #expect(gate.admittedCount == 1)
+            other.release()
+            #expect(gate.admittedCount == 0)
+        }
+    }
 }
