@@ -101,20 +101,37 @@ public final class ConnectionBudget: Sendable {
         }
     }
 
+    /// A queue waiting for a slot, held weakly: the list keeps entries until it is compacted, and releasing a
+    /// queue's last reference there would run its deinit (which calls `forget`) under the budget's lock.
+    private struct WaitingQueue {
+        weak var queue: DatabaseQueue?
+    }
+
     private struct State {
         var holders = Recency()
-        var waiters: [DatabaseQueue] = []
+        var waiters: [WaitingQueue] = []
         var waitingCalls: [ObjectIdentifier: [CheckedContinuation<DatabaseQueue?, Never>]] = [:]
         var firstWaiter = 0
         var evictions = 0
 
         var waiterCount: Int { waiters.count - firstWaiter }
 
+        /// The first waiting queue still alive; entries of queues gone meanwhile are dropped on the way.
+        mutating func firstWaiting() -> DatabaseQueue? {
+            while firstWaiter < waiters.count {
+                if let queue = waiters[firstWaiter].queue { return queue }
+                advance()
+            }
+            return nil
+        }
+
         mutating func popWaiter() -> Waiter? {
-            guard firstWaiter < waiters.count else { return nil }
-            let queue = waiters[firstWaiter]
-            let waiter = Waiter(
-                queue: queue, continuations: waitingCalls.removeValue(forKey: ObjectIdentifier(queue)) ?? [])
+            guard let queue = firstWaiting() else { return nil }
+            advance()
+            return Waiter(queue: queue, continuations: waitingCalls.removeValue(forKey: ObjectIdentifier(queue)) ?? [])
+        }
+
+        private mutating func advance() {
             firstWaiter += 1
             if firstWaiter == waiters.count {
                 waiters.removeAll(keepingCapacity: true)
@@ -123,7 +140,6 @@ public final class ConnectionBudget: Sendable {
                 waiters.removeFirst(firstWaiter)
                 firstWaiter = 0
             }
-            return waiter
         }
     }
 
@@ -178,7 +194,7 @@ public final class ConnectionBudget: Sendable {
                     grant(queue, in: &state)
                     return .granted(victim)
                 }
-                state.waiters.append(queue)
+                state.waiters.append(WaitingQueue(queue: queue))
                 state.waitingCalls[id] = [continuation]
                 hasWaiters.store(true, ordering: .releasing)
                 return .waiting
@@ -253,8 +269,7 @@ public final class ConnectionBudget: Sendable {
     /// per call): they go on without taking another slot.
     private func popWaitersHoldingSlots(in state: inout State) -> [Waiter] {
         var ready: [Waiter] = []
-        while state.firstWaiter < state.waiters.count,
-            state.waiters[state.firstWaiter].activity.withLock({ $0.mayBeOpen }),
+        while let queue = state.firstWaiting(), queue.activity.withLock({ $0.mayBeOpen }),
             let waiter = state.popWaiter()
         {
             ready.append(waiter)

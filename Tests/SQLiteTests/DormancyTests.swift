@@ -138,6 +138,39 @@ import Testing
         #expect(try await Self.notes(holder) == ["in transaction"])
     }
 
+    @Test func aWaitingQueueThatFailsToOpenAndIsDroppedLeavesTheOthersWaitingSafely() async throws {
+        // The budget's list of waiters used to hold the last reference to a queue that had been served and then
+        // dropped; compacting the list ran the queue's deinit under the budget's lock, which crashed the process.
+        let budget = ConnectionBudget(limit: 2)
+        let dormancy = DatabaseDormancy(idleTimeout: .seconds(600), budget: budget)
+        let first = try await notesQueue("first.sqlite", dormancy: dormancy)
+        let second = try await notesQueue("second.sqlite", dormancy: dormancy)
+        let firstBusy = Task { try await first.writeWithoutTransaction { _ in usleep(300_000) } }
+        let secondBusy = Task { try await second.writeWithoutTransaction { _ in usleep(1_500_000) } }
+        try await Task.sleep(for: .milliseconds(100))
+        let configuration = configuration
+        let (unopenable, thirdPath, fourthPath) = (
+            directory.file("missing-folder/never.sqlite"), directory.file("third.sqlite"), directory.file("fourth.sqlite"))
+        let failing = Task { () -> Bool in
+            (try? await DatabaseQueue(path: unopenable, configuration: configuration, dormancy: dormancy)) != nil
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        let third = Task { try await DatabaseQueue(path: thirdPath, configuration: configuration, dormancy: dormancy) }
+        try await Task.sleep(for: .milliseconds(50))
+        let fourth = Task { try await DatabaseQueue(path: fourthPath, configuration: configuration, dormancy: dormancy) }
+
+        #expect(await failing.value == false)
+        let (thirdQueue, fourthQueue) = try await (third.value, fourth.value)
+        for queue in [thirdQueue, fourthQueue] {
+            try await queue.write { db in try db.execute(sql: "CREATE TABLE note (body TEXT NOT NULL)") }
+            try await Self.add("kept", to: queue)
+        }
+        _ = try await (firstBusy.value, secondBusy.value)
+        #expect(try await Self.notes(thirdQueue) == ["kept"])
+        #expect(try await Self.notes(fourthQueue) == ["kept"])
+        #expect(budget.openCount <= 2)
+    }
+
     @Test func manyQueuesSharingOneSlotAllFinishTheirWork() async throws {
         let budget = ConnectionBudget(limit: 1)
         let dormancy = DatabaseDormancy(idleTimeout: .milliseconds(20), budget: budget)
