@@ -599,6 +599,7 @@ public actor BotSession {
     }
 
     private func finish(_ reason: BotStopReason) -> BotStopReason {
+        releaseStartupTicket()  // a first start that failed before the session ran still holds its ticket
         phase = .finished(reason)
         stopReason = reason
         setState(.stopped)
