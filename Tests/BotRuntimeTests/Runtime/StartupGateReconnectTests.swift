@@ -56,4 +56,20 @@ import Testing
             #expect(gate.admittedCount == 0)
         }
     }
+
+    @Test func aFirstStartThatCannotOpenItsStoreGivesItsSlotBack() async throws {
+        try await RuntimeHarness.run { harness in
+            let gate = StartupGate(limit: 1)
+            let notADirectory = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-directory-\(UUID())")
+            try Data("a file".utf8).write(to: notADirectory)
+            defer { try? FileManager.default.removeItem(at: notADirectory) }
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe()), waitUntilLive: false) {
+                $0.startupGate = gate
+                $0.dataDirectory = notADirectory
+            }
+            try await harness.eventually("the bot stopped") { await bot.status.state == .stopped }
+            #expect(gate.admittedCount == 0)
+            #expect(gate.waitingCount == 0)
+        }
+    }
 }
