@@ -56,6 +56,8 @@ public actor BotSession {
     private var state = BotStatus.State.starting
     private var since: Date
     private var isShuttingDown = false
+    /// When the running shutdown's deadline passes on the clock.
+    private var shutdownEnd: Date?
     private var stopReason: BotStopReason?
 
     private var services: SessionServices?
@@ -193,6 +195,7 @@ public actor BotSession {
         log.info("shutting down", ["deadline": "\(deadline)"])
         if let services, let admission {
             let end = environment.clock.now.addingTimeInterval(deadline.timeInterval)
+            shutdownEnd = end
             admission.stop()
             services.scheduler.stop()
             let dropped = services.dispatcher.stopAccepting()
@@ -593,7 +596,15 @@ public actor BotSession {
             await live.reader.value
         }
         live = nil
-        if let services { await services.store.close() }
+        if let services {
+            // The reader has handed over every ack that came before the close (the close handshake included);
+            // their batches are written before the store closes, until the shutdown deadline, or at least for a
+            // short grace: they are in memory already and need no network.
+            let now = environment.clock.now
+            let graceEnd = now.addingTimeInterval(OutboxSender.finalAckRecordingGrace.timeInterval)
+            await services.outbox.finishRecordingAcks(before: max(shutdownEnd ?? now, graceEnd))
+            await services.store.close()
+        }
         inputs?.finish()
         inputs = nil
     }

@@ -23,6 +23,10 @@ final class OutboxSender: Sendable {
     /// 24 hours; the realtime seed gives no bound).
     static let serviceIdempotencyWindow: Duration = .seconds(24 * 3600)
 
+    /// How long a stopping session still writes the acks it has received once its connection closed, when the
+    /// shutdown deadline leaves less: they arrived (often in the close handshake) and only need a local write.
+    static let finalAckRecordingGrace: Duration = .seconds(1)
+
     /// The code stored on an entry failed for its age: not a service code, it never comes from the wire.
     static let expiredCode: ChatterErrorCode = "CLIENT_OUTBOX_EXPIRED"
 
@@ -44,6 +48,8 @@ final class OutboxSender: Sendable {
         var waiters: [ClientMessageID: [AckPromise]] = [:]
         var acksToRecord: [MessageAck] = []
         var isRecordingAcks = false
+        /// Set by `finishRecordingAcks(before:)`: the store is about to close, no further ack is written.
+        var isAckRecordingClosed = false
         var isStopped = false
 
         mutating func insert(_ entry: OutboxEntry) {
@@ -107,6 +113,8 @@ final class OutboxSender: Sendable {
     private let state: Mutex<State>
     private let work: WakeSignal
     private let settled: WakeSignal
+    /// Woken whenever ack recording goes idle (nothing being written, nothing queued).
+    private let acksRecorded: WakeSignal
 
     /// - Parameters:
     ///   - pacing: the pacer's configuration; nil paces nothing but still obeys rate limits.
@@ -128,6 +136,7 @@ final class OutboxSender: Sendable {
         self.state = Mutex(State(pacer: SendPacer(configuration: configuration)))
         self.work = WakeSignal(clock: clock)
         self.settled = WakeSignal(clock: clock)
+        self.acksRecorded = WakeSignal(clock: clock)
     }
 
     /// Loads the entries left pending by earlier runs, oldest first; they go out after the next `resume(on:)`.
@@ -328,7 +337,8 @@ final class OutboxSender: Sendable {
 
     /// A `message.ack` arrived: the entry is acknowledged once the store has recorded it.
     func received(_ ack: MessageAck) {
-        let startRecording = state.withLock { state -> Bool in
+        let startRecording = state.withLock { state -> Bool? in
+            guard !state.isAckRecordingClosed else { return nil }
             if let entry = state.inFlight.removeValue(forKey: ack.clientMessageId) {
                 state.inFlightBySequence[entry.sequence] = nil
             }
@@ -337,8 +347,31 @@ final class OutboxSender: Sendable {
             state.isRecordingAcks = true
             return true
         }
-        if startRecording {
-            Task { await self.recordAcks() }
+        switch startRecording {
+        case true?: Task { await self.recordAcks() }
+        case false?: break
+        case nil:
+            log.warning("ack received after the store closed, not recorded; the entry is sent again after the next start",
+                ["clientMessageId": ack.clientMessageId.rawValue])
+        }
+    }
+
+    /// Waits until every ack received so far is recorded (the batch being written and those queued behind it),
+    /// or until `deadline` on the clock; then records no further ack. Acks still unwritten at the deadline are
+    /// dropped with a warning: their entries stay pending and are sent again (same clientMessageId) after the
+    /// next start. Call it once the connection has closed, before the store closes.
+    func finishRecordingAcks(before deadline: Date) async {
+        while state.withLock({ $0.isRecordingAcks }), clock.now < deadline {
+            await acksRecorded.wait(until: deadline)
+        }
+        let (dropped, writing) = state.withLock { state -> (Int, Bool) in
+            state.isAckRecordingClosed = true
+            defer { state.acksToRecord = [] }
+            return (state.acksToRecord.count, state.isRecordingAcks)
+        }
+        if dropped > 0 || writing {
+            log.warning("shutdown deadline passed before every ack was recorded; "
+                + "their entries are sent again after the next start", ["dropped": String(dropped), "writing": String(writing)])
         }
     }
 
@@ -346,14 +379,17 @@ final class OutboxSender: Sendable {
     private func recordAcks() async {
         while true {
             let batch = state.withLock { state -> [MessageAck] in
-                guard !state.acksToRecord.isEmpty else {
+                guard !state.acksToRecord.isEmpty, !state.isAckRecordingClosed else {
                     state.isRecordingAcks = false
                     return []
                 }
                 defer { state.acksToRecord = [] }
                 return state.acksToRecord
             }
-            guard !batch.isEmpty else { return }
+            guard !batch.isEmpty else {
+                acksRecorded.wake()
+                return
+            }
             var released: [Message] = []
             var recorded = false
             do {
@@ -363,7 +399,11 @@ final class OutboxSender: Sendable {
             } catch {
                 // Not recorded: the entries stay pending in the store and are sent again after the next
                 // (re)connect; the service answers with the same acks.
-                log.error("could not record \(batch.count) acks: \(error)")
+                if state.withLock({ $0.isAckRecordingClosed }) {
+                    log.warning("could not record \(batch.count) acks before the store closed: \(error)")
+                } else {
+                    log.error("could not record \(batch.count) acks: \(error)")
+                }
             }
             if log.accepts(.trace) {
                 for ack in batch { log.trace("ack recorded", ["clientMessageId": ack.clientMessageId.rawValue]) }
