@@ -56,7 +56,8 @@ struct FleetCommand {
         } else {
             environment.storeDormancy?.budget = storeBudget
         }
-        // Start-up and reconnects in waves of half the store budget, so starting bots evict idle stores, not each other's.
+        // Start-up and reconnects in waves (half the store budget, 64 at most), so starting bots evict idle stores, not
+        // each other's, and the start-up peak stays small.
         environment.startupGate = StartupGate(fitting: storeBudget)
         if configuration.receipts == "read" { environment.receipts = ReceiptPolicy(sendsDelivered: false, sendsRead: true) }
         let sessions = configuration.bots.map { bot in
@@ -77,9 +78,11 @@ struct FleetCommand {
                 for session in sessions { total += await session.status.messagesOut }
                 reporter.emit(["event": "acked", "total": total])
             case "memory":
-                // Where the resident memory goes: SQLite's own allocations (page caches, schemas, statements).
+                // Where the resident memory goes: SQLite's own allocations (page caches, schemas, statements), and
+                // the C heap in use (the rest of the resident memory is heap the allocator holds free, and code).
                 reporter.emit([
-                    "event": "memory", "sqlite": Int(sqlite3_memory_used()), "storesOpen": storeBudget.openCount,
+                    "event": "memory", "sqlite": Int(sqlite3_memory_used()), "heapInUse": Self.heapInUse,
+                    "storesOpen": storeBudget.openCount,
                     "evictions": storeBudget.evictionCount,
                 ])
             default:
@@ -90,6 +93,15 @@ struct FleetCommand {
         await running.value
         reporter.flush()
         return 0
+    }
+
+    /// Bytes of the C heap in use (glibc's `mallinfo2`, every arena); nil where there is no such count.
+    private static var heapInUse: Int? {
+        #if canImport(Glibc)
+        Int(mallinfo2().uordblks)
+        #else
+        nil
+        #endif
     }
 }
 

@@ -46,6 +46,7 @@ final class FleetProcess: Sendable {
         var total: Int?
         var message: String?
         var sqlite: Int?
+        var heapInUse: Int?
         var storesOpen: Int?
         var evictions: Int?
     }
@@ -62,6 +63,8 @@ final class FleetProcess: Sendable {
     /// The Swift fleet's account of its memory (`memory` command): what SQLite has allocated.
     struct MemoryReport: Sendable {
         var sqliteBytes: Int
+        /// The C heap in use, SQLite's included; the rest of the resident memory is free heap and code.
+        var heapInUseBytes: Int?
         /// Stores whose database connection is open (the rest are dormant).
         var storesOpen: Int?
         /// Store connections closed to make room for another under the budget of open connections.
@@ -116,7 +119,7 @@ final class FleetProcess: Sendable {
                 progress.ackedReports += 1
             case "memory":
                 progress.memory = MemoryReport(
-                    sqliteBytes: report.sqlite ?? 0, storesOpen: report.storesOpen, evictions: report.evictions)
+                    sqliteBytes: report.sqlite ?? 0, heapInUseBytes: report.heapInUse, storesOpen: report.storesOpen, evictions: report.evictions)
             case "error":
                 progress.errors += 1
                 return progress.errors <= 5

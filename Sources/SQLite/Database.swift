@@ -18,6 +18,10 @@ public final class Database {
     public let configuration: DatabaseConfiguration
     let connection: Connection
     private var statementCache: [String: Statement] = [:]
+    /// With `.repeatedUse` admission: the SQL run once and not cached yet, by hash (a collision only caches a
+    /// statement one use early). Cleared when it reaches `seenOnceLimit`, so generated SQL cannot grow it forever.
+    private var seenOnce: Set<Int> = []
+    private static let seenOnceLimit = 512
     private var cacheClock: UInt64 = 0
     var savepointDepth = 0
 
@@ -53,6 +57,22 @@ public final class Database {
         connection.close()
     }
 
+    /// How many compiled statements the statement cache holds now.
+    public var cachedStatementCount: Int {
+        statementCache.count
+    }
+
+    /// Frees what the connection keeps only to go faster, its cached statements and the cache pages no statement
+    /// is using, and keeps it open. The next statements compile again and read their pages back.
+    ///
+    /// For a connection that finished a burst of work (a start-up, a maintenance pass) and will idle: what the
+    /// burst prepared and read would otherwise stay in memory until the connection closes.
+    public func releaseMemory() {
+        statementCache.removeAll()
+        guard !connection.isClosed else { return }
+        sqlite3_db_release_memory(connection.handle)
+    }
+
     /// Whether ``close()`` was called.
     public var isClosed: Bool {
         connection.isClosed
@@ -84,7 +104,7 @@ public final class Database {
                 let statement = Statement(handle: handle, connection: connection)
                 let rest = tail ?? cursor
                 if isFirst && Self.isBlank(rest) {
-                    cache(statement, for: sql)
+                    if admitsToCache(sql) { cache(statement, for: sql) }
                     return try statement.execute(arguments: arguments)
                 }
                 guard arguments.isEmpty else { throw DatabaseError.multipleStatements(sql: sql) }
@@ -196,7 +216,7 @@ public final class Database {
         if let cached = cachedStatementIfPresent(sql) {
             return cached.isRunning ? try makeStatement(sql: sql) : cached
         }
-        return try cachedStatement(sql: sql)
+        return admitsToCache(sql) ? try cachedStatement(sql: sql) : try makeStatement(sql: sql)
     }
 
     private func cachedStatementIfPresent(_ sql: String) -> Statement? {
@@ -204,6 +224,16 @@ public final class Database {
         cacheClock &+= 1
         statement.lastCacheUse = cacheClock
         return statement
+    }
+
+    /// Whether `sql`, not in the cache, goes into it now, under the configuration's admission policy.
+    private func admitsToCache(_ sql: String) -> Bool {
+        guard configuration.statementCacheAdmission == .repeatedUse else { return true }
+        let key = sql.hashValue
+        if seenOnce.remove(key) != nil { return true }
+        if seenOnce.count >= Self.seenOnceLimit { seenOnce.removeAll(keepingCapacity: true) }
+        seenOnce.insert(key)
+        return false
     }
 
     /// Adds `statement` to the cache, evicting the least recently used one when the cache is full.

@@ -12,6 +12,9 @@ public struct DatabaseConfiguration: Sendable, Hashable {
     public var createsOwnerOnlyFile: Bool
     /// How many statements ``Database/cachedStatement(sql:)`` keeps compiled. Default 64.
     public var statementCacheCapacity: Int
+    /// Which statements run through `execute` and the fetch methods are kept compiled; see
+    /// ``StatementCacheAdmission``. Default `.firstUse`.
+    public var statementCacheAdmission: StatementCacheAdmission
     /// Whether the connection shares the file with others (`.normal`, the default) or holds it alone until it
     /// closes (`.exclusive`: no `-shm` file, one descriptor less, and a second opener is refused at once).
     public var lockingMode: LockingMode
@@ -29,6 +32,7 @@ public struct DatabaseConfiguration: Sendable, Hashable {
         foreignKeys: Bool = true,
         createsOwnerOnlyFile: Bool = true,
         statementCacheCapacity: Int = 64,
+        statementCacheAdmission: StatementCacheAdmission = .firstUse,
         lockingMode: LockingMode = .normal,
         walAutoCheckpointPages: Int? = nil,
         journalSizeLimit: Int? = nil
@@ -38,6 +42,7 @@ public struct DatabaseConfiguration: Sendable, Hashable {
         self.foreignKeys = foreignKeys
         self.createsOwnerOnlyFile = createsOwnerOnlyFile
         self.statementCacheCapacity = statementCacheCapacity
+        self.statementCacheAdmission = statementCacheAdmission
         self.lockingMode = lockingMode
         self.walAutoCheckpointPages = walAutoCheckpointPages
         self.journalSizeLimit = journalSizeLimit
@@ -51,4 +56,16 @@ public struct DatabaseConfiguration: Sendable, Hashable {
         let total = milliseconds.partialValue + attoseconds / 1_000_000_000_000_000
         return Int32(clamping: total)
     }
+}
+
+/// When a statement run through ``Database/execute(sql:arguments:)`` or a fetch method enters the statement cache.
+///
+/// A cached statement costs a few KiB for as long as the connection is open. A connection that runs many
+/// statements once (a start-up, a migration) and a few often keeps less with `.repeatedUse`, at the price of one
+/// more compilation for each statement that does repeat.
+public enum StatementCacheAdmission: Sendable, Hashable {
+    /// Every statement is cached when it first runs.
+    case firstUse
+    /// A statement is cached when it runs for the second time; run once, it is compiled, run and finalized.
+    case repeatedUse
 }

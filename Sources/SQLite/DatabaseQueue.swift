@@ -113,6 +113,21 @@ public final class DatabaseQueue: Sendable {
         }
     }
 
+    /// Frees the open connection's cached statements and unused cache pages after the work already queued (see
+    /// ``Database/releaseMemory()``), keeping it open. Does nothing while it is dormant or closed: it never opens
+    /// the connection to trim it.
+    public func releaseMemory() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            dispatchQueue.async { [holder, dormancy] in
+                if let database = holder.database {
+                    database.releaseMemory()
+                    if dormancy?.returnsFreedMemory == true { FreedMemory.returnSoon() }
+                }
+                continuation.resume()
+            }
+        }
+    }
+
     /// Whether the connection is open now (false while dormant, and after ``close()``). Runs on the queue.
     public var isConnectionOpen: Bool {
         get async {

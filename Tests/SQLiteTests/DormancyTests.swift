@@ -76,6 +76,30 @@ import Testing
         #expect(try await Self.notes(queue) == ["pending"])
     }
 
+    @Test func releasingMemoryKeepsTheConnectionOpenAndItsStatementsGo() async throws {
+        let queue = try await notesQueue("trim.sqlite", dormancy: manual)
+        try await Self.add("before", to: queue)
+        #expect(try await queue.writeWithoutTransaction { $0.cachedStatementCount } > 0)
+
+        await queue.releaseMemory()
+
+        #expect(await queue.isConnectionOpen)
+        #expect(queue.releaseCount == 0)
+        #expect(try await queue.writeWithoutTransaction { $0.cachedStatementCount } == 0)
+        try await Self.add("after", to: queue)
+        #expect(try await Self.notes(queue) == ["before", "after"])
+    }
+
+    @Test func releasingMemoryNeverReopensADormantConnection() async throws {
+        let queue = try await notesQueue("trim-dormant.sqlite", dormancy: manual)
+        #expect(await queue.releaseConnectionIfIdle())
+
+        await queue.releaseMemory()
+
+        #expect(await !queue.isConnectionOpen)
+        #expect(try await Self.notes(queue) == [])
+    }
+
     @Test func closedQueueRefusesWorkInsteadOfReopening() async throws {
         let queue = try await notesQueue("closed.sqlite", dormancy: manual)
         await queue.close()

@@ -107,6 +107,39 @@ import Testing
         #expect(try db.fetchOne(Int.self, sql: "SELECT count(*) FROM note") == 2)
     }
 
+    @Test func firstUseAdmissionCachesAStatementTheFirstTimeItRuns() throws {
+        let before = db.cachedStatementCount
+        #expect(try db.fetchOne(Int.self, sql: "SELECT 41 + 1") == 42)
+        #expect(db.cachedStatementCount == before + 1)
+    }
+
+    @Test func repeatedUseAdmissionCachesOnlyAStatementThatRunsAgain() throws {
+        let frugal = try Database(
+            path: directory.file("repeated-use.sqlite"), configuration: .init(statementCacheAdmission: .repeatedUse))
+        try frugal.execute(sql: "CREATE TABLE item (name TEXT NOT NULL)")
+        try frugal.execute(sql: "INSERT INTO item VALUES (?)", arguments: ["once"])
+        #expect(try frugal.fetchOne(Int.self, sql: "SELECT count(*) FROM item") == 1)
+        #expect(frugal.cachedStatementCount == 0)
+
+        try frugal.execute(sql: "INSERT INTO item VALUES (?)", arguments: ["twice"])
+        #expect(frugal.cachedStatementCount == 1)
+        #expect(try frugal.fetchOne(Int.self, sql: "SELECT count(*) FROM item") == 2)
+        #expect(frugal.cachedStatementCount == 2)
+        #expect(try frugal.fetchAll(String.self, sql: "SELECT name FROM item ORDER BY rowid") == ["once", "twice"])
+    }
+
+    @Test func releasingMemoryEmptiesTheStatementCacheAndKeepsTheConnectionWorking() throws {
+        try db.execute(sql: "INSERT INTO note (author) VALUES (?)", arguments: ["ann"])
+        #expect(try db.fetchOne(Int.self, sql: "SELECT count(*) FROM note") == 1)
+        #expect(db.cachedStatementCount >= 2)
+
+        db.releaseMemory()
+
+        #expect(db.cachedStatementCount == 0)
+        try db.execute(sql: "INSERT INTO note (author) VALUES (?)", arguments: ["bob"])
+        #expect(try db.fetchAll(String.self, sql: "SELECT author FROM note ORDER BY id") == ["ann", "bob"])
+    }
+
     @Test func statementCacheEvictsTheLeastRecentlyUsedBeyondItsCapacity() throws {
         let small = try Database(path: directory.file("small-cache.sqlite"), configuration: .init(statementCacheCapacity: 2))
         let one = try small.cachedStatement(sql: "SELECT 1")

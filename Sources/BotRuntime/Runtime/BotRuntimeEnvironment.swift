@@ -84,7 +84,8 @@ public struct BotRuntimeEnvironment: Sendable {
     /// ``defaultStartupGate``, shared by every environment made with the defaults.
     public var startupGate: StartupGate?
 
-    /// The gate every environment made with the defaults shares: half of ``defaultStoreBudget``'s slots.
+    /// The gate every environment made with the defaults shares: half of ``defaultStoreBudget``'s slots, at most
+    /// ``StartupGate/defaultLimit``.
     public static let defaultStartupGate = StartupGate(fitting: defaultStoreBudget)
 
     /// How WebSockets are opened: TLS trust, timeouts, frame limits.

@@ -65,7 +65,8 @@ public actor BotSession {
     private var runner: HandlerRunner?
     private var inputs: AsyncStream<Input>.Continuation?
     private var timer: (deadline: Date, gated: Bool, task: Task<Void, Never>)?
-    private var signInTask: Task<Void, Never>?
+    /// The sign-in running now, if any. A finished one is let go: a task kept referenced keeps its stack slabs.
+    private var signInTask: (generation: UInt64, task: Task<Void, Never>)?
     private var clearsSessionBeforeSignIn = false
     private var connecting: (generation: UInt64, task: Task<Void, Never>)?
     private var live: Live?
@@ -334,9 +335,10 @@ public actor BotSession {
         let stale = method == .refreshToken ? lastConnectToken : nil
         let signIn = SessionSignIn(services: services)
         log.debug("signing in: \(method)")
-        signInTask = Task { [weak self] in
+        let task = Task { [weak self] in
             if clear { await signIn.clearSession() }
             let failure = await signIn.signIn(method, staleAccessToken: stale)
+            await self?.signInFinished(generation)
             if let failure {
                 await self?.post(.lifecycle(.signInFailed(generation: generation, failure)))
             } else {
@@ -344,6 +346,11 @@ public actor BotSession {
                 await self?.startIfNeeded()
             }
         }
+        signInTask = (generation, task)
+    }
+
+    private func signInFinished(_ generation: UInt64) {
+        if signInTask?.generation == generation { signInTask = nil }
     }
 
     /// After the first sign-in: `onStart`, then the dispatcher and the scheduler. Events that arrive meanwhile
@@ -467,6 +474,7 @@ public actor BotSession {
     private func synchronized(_ generation: UInt64) {
         guard case .synchronizing(generation) = lifecycle.state, let services, let live else { return }
         perform(lifecycle.handle(.syncFinished(generation: generation), now: environment.clock.now, random: &random))
+        self.live?.sync = nil  // finished: let the task and its stack slabs go
         hasSynchronized = true
         releaseStartupTicket()
         services.outbox.resume(on: live.link)
@@ -580,7 +588,7 @@ public actor BotSession {
         timer?.task.cancel()
         timer = nil
         releaseStartupTicket()
-        signInTask?.cancel()
+        signInTask?.task.cancel()
         connecting?.task.cancel()
         admission?.stop()
         if let services {

@@ -60,7 +60,7 @@ struct SessionSynchronizer: Sendable {
         }
         if !absent.isEmpty { await verifyMembership(of: absent, trace: trace) }
         log.debug("synchronized \(positions.count) conversations, \(fetched) messages", trace: trace)
-        services.maintenance.runIfDue()
+        services.maintenance.afterSynchronization()
     }
 
     /// Conversations the sync left out are taken as having nothing new. A few are looked up over REST, so that

@@ -134,8 +134,13 @@ struct StartupGateTests {
     }
 
     @Test func sizedFromABudgetAdmitsHalfItsSlotsByDefault() {
-        #expect(StartupGate(fitting: ConnectionBudget(limit: 4_744)).limit == 2_372)
+        #expect(StartupGate(fitting: ConnectionBudget(limit: 100)).limit == 50)
         #expect(StartupGate(fitting: ConnectionBudget(limit: 1)).limit == 1)
         #expect(StartupGate(fitting: ConnectionBudget(limit: 100), fraction: 0.25).limit == 25)
+    }
+
+    @Test func sizedFromALargeBudgetAdmitsAtMostTheDefaultLimit() {
+        #expect(StartupGate(fitting: ConnectionBudget(limit: 4_744)).limit == StartupGate.defaultLimit)
+        #expect(StartupGate(fitting: ConnectionBudget(limit: 4_744), maximum: 1_000).limit == 1_000)
     }
 }
