@@ -51,14 +51,16 @@ public final class DatabaseQueue: Sendable {
 
     /// Opens (creating if needed) the database file at `path`; see ``Database/init(path:configuration:)``
     /// for the errors. With `dormancy`, the connection is released after ``DatabaseDormancy/idleTimeout``
-    /// without use and reopened transparently; opening it counts against the policy's budget, if any.
+    /// without use and reopened transparently; opening it counts against the policy's budget, if any. With
+    /// `workers`, the queue's work runs on one of their threads instead of a thread of its own.
     public init(
-        path: String, configuration: DatabaseConfiguration = DatabaseConfiguration(), dormancy: DatabaseDormancy? = nil
+        path: String, configuration: DatabaseConfiguration = DatabaseConfiguration(), dormancy: DatabaseDormancy? = nil,
+        workers: DatabaseWorkers? = nil
     ) async throws {
         self.path = path
         self.configuration = configuration
         self.dormancy = (path.isEmpty || path == ":memory:") ? nil : dormancy
-        self.dispatchQueue = DispatchQueue(label: "SQLite \(path)")
+        self.dispatchQueue = DispatchQueue(label: "SQLite \(path)", target: workers?.nextQueue())
         self.holder = DatabaseHolder()
         self.activity = Mutex(Activity(lastUse: .now))
         try await withDatabase { _ in }

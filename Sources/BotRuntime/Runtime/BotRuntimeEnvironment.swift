@@ -67,6 +67,9 @@ public struct BotRuntimeEnvironment: Sendable {
     /// process. nil keeps every store open while its bot runs. Default: dormant after 30 s, under
     /// ``defaultStoreBudget``.
     public var storeDormancy: DatabaseDormancy?
+    /// The threads the bots' stores run their SQLite work on, shared by every store; nil gives each store a thread
+    /// of its own while it works (with 1,000 bots starting, ~125 threads). Default: ``DatabaseWorkers/shared``.
+    public var storeWorkers: DatabaseWorkers?
 
     /// The budget of open stores every environment made with the defaults shares: half of the process's open-file
     /// limit (at two descriptors a store), so that stores never starve the bots' sockets. With 20,000 descriptors,
@@ -117,6 +120,7 @@ public struct BotRuntimeEnvironment: Sendable {
         self.newConversationStart = .firstMessage
         self.storeSynchronousMode = .normal
         self.storeDormancy = DatabaseDormancy(idleTimeout: .seconds(30), budget: Self.defaultStoreBudget)
+        self.storeWorkers = .shared
         self.startupGate = Self.defaultStartupGate
         self.webSocket = WebSocketClientConfiguration()
     }

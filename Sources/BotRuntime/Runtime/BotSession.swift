@@ -127,7 +127,8 @@ public actor BotSession {
             try Self.makeDirectory(environment.dataDirectory)
             store = try await BotStore.open(
                 path: environment.storeURL(forBot: name).path, clock: environment.clock,
-                synchronous: environment.storeSynchronousMode, dormancy: environment.storeDormancy)
+                synchronous: environment.storeSynchronousMode, dormancy: environment.storeDormancy,
+                workers: environment.storeWorkers)
         } catch {
             log.error("cannot open the bot's store: \(error)")
             return finish(.storageFailed("\(environment.storeURL(forBot: name).path): \(error)"))

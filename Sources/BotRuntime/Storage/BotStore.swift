@@ -55,9 +55,11 @@ public final class BotStore: Sendable {
     ///   - synchronous: `.normal` (the default) or `.full`; see the type's documentation.
     ///   - dormancy: when the store closes its connection while the bot is idle (it reopens on the next use,
     ///     and the exclusive lock is let go meanwhile); nil keeps it open until ``close()``.
+    ///   - workers: the threads the store's SQLite work runs on, shared with other stores; nil gives the store a
+    ///     thread of its own while it works.
     public static func open(
         path: String, clock: any ChatterClock = SystemClock(), synchronous: SynchronousMode = .normal,
-        dormancy: DatabaseDormancy? = nil
+        dormancy: DatabaseDormancy? = nil, workers: DatabaseWorkers? = nil
     ) async throws(BotStoreError) -> BotStore {
         // Checkpoint at SQLite's 1000 log pages (4 MiB). The checkpoint runs on the store's queue, so every
         // operation of the bot waits for it: at 8192 pages (32 MiB) each one held the queue ~25 ms and set the p99
@@ -72,7 +74,7 @@ public final class BotStore: Sendable {
             walAutoCheckpointPages: 1000, journalSizeLimit: 67_108_864)
         let queue: DatabaseQueue
         do {
-            queue = try await DatabaseQueue(path: path, configuration: configuration, dormancy: dormancy)
+            queue = try await DatabaseQueue(path: path, configuration: configuration, dormancy: dormancy, workers: workers)
             try await BotStoreSchema.migrator.migrate(queue)
             try await queue.writeWithoutTransaction { db in
                 Self.restrictToOwner(path: path)
