@@ -342,6 +342,10 @@ public final class Database {
             if let bytes = configuration.journalSizeLimit {
                 _ = try makeStatement(sql: "PRAGMA journal_size_limit = \(bytes)").fetchOne(Int.self)
             }
+            if isFileBacked && configuration.keepsWriteAheadLogFile {
+                var persist: Int32 = 1
+                _ = sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
+            }
         } catch let error as SQLiteError {
             let systemErrno = sqlite3_system_errno(handle)
             close()

@@ -24,6 +24,11 @@ public struct DatabaseConfiguration: Sendable, Hashable {
     /// The size in bytes the write-ahead log is truncated to after a checkpoint (`PRAGMA journal_size_limit`);
     /// nil keeps SQLite's default (no limit: the log keeps its largest size).
     public var journalSizeLimit: Int?
+    /// Whether closing the connection keeps the `-wal` file (emptied, when ``journalSizeLimit`` is set) instead of
+    /// deleting it (`SQLITE_FCNTL_PERSIST_WAL`). For a database closed and reopened often (a dormant one): creating
+    /// and deleting a file each time is slow on a busy file system (ext4 scans its recently deleted inodes). Default
+    /// false.
+    public var keepsWriteAheadLogFile: Bool
 
     /// A configuration; every parameter has the default documented on its property.
     public init(
@@ -35,7 +40,8 @@ public struct DatabaseConfiguration: Sendable, Hashable {
         statementCacheAdmission: StatementCacheAdmission = .firstUse,
         lockingMode: LockingMode = .normal,
         walAutoCheckpointPages: Int? = nil,
-        journalSizeLimit: Int? = nil
+        journalSizeLimit: Int? = nil,
+        keepsWriteAheadLogFile: Bool = false
     ) {
         self.synchronous = synchronous
         self.busyTimeout = busyTimeout
@@ -46,6 +52,7 @@ public struct DatabaseConfiguration: Sendable, Hashable {
         self.lockingMode = lockingMode
         self.walAutoCheckpointPages = walAutoCheckpointPages
         self.journalSizeLimit = journalSizeLimit
+        self.keepsWriteAheadLogFile = keepsWriteAheadLogFile
     }
 
     /// The busy timeout in whole milliseconds, as `sqlite3_busy_timeout` takes it.

@@ -51,6 +51,21 @@ import Testing
         #expect(await queue.isConnectionOpen)
     }
 
+    @Test func aKeptWriteAheadLogFileStaysEmptyWhileDormantAndTheDataSurvives() async throws {
+        var kept = configuration
+        kept.keepsWriteAheadLogFile = true
+        let path = directory.file("kept-wal.sqlite")
+        let queue = try await DatabaseQueue(path: path, configuration: kept, dormancy: manual)
+        try await queue.write { db in try db.execute(sql: "CREATE TABLE note (body TEXT NOT NULL)") }
+        try await Self.add("kept", to: queue)
+
+        #expect(await queue.releaseConnectionIfIdle())
+
+        let attributes = try FileManager.default.attributesOfItem(atPath: path + "-wal")
+        #expect((attributes[.size] as? Int) == 0)
+        #expect(try await Self.notes(queue) == ["kept"])
+    }
+
     @Test func releasedConnectionTakesTheNextWriteWithItsSettingsReapplied() async throws {
         let queue = try await notesQueue("write.sqlite", dormancy: manual)
         #expect(await queue.releaseConnectionIfIdle())
