@@ -184,30 +184,50 @@ final class OutboxSender: Sendable {
     /// The connection of `generation` ended with `closeCode`: entries in flight go back to the queue, to be sent
     /// again with the same clientMessageId on the next connection.
     ///
-    /// Except after a 1009 (message too big): the service reads frames in order and answered every frame before
-    /// the one it refused, so the oldest entry still in flight is the one it closed on. Sending it again would
-    /// close every connection the same way and block the queue behind it for good, so it fails (`PAYLOAD_TOO_LARGE`).
+    /// After a 1009 (message too big), entries in flight that are over the service's size limits
+    /// (`MessageSizeLimit`) fail for good (`PAYLOAD_TOO_LARGE`): sending one again would close every connection the
+    /// same way and block the queue behind it. A 1009 says nothing about which frame it refused (it may even come
+    /// from our own side, for an inbound message), so entries within the limits are resent as usual.
     func suspend(generation: UInt64, closeCode: UInt16? = nil) {
-        let tooLarge = state.withLock { state -> OutboxEntry? in
+        let outcome = state.withLock { state -> (tooLarge: [OutboxEntry], inFlight: Int)? in
             guard state.link?.generation == generation else { return nil }
             state.link = nil
-            var culprit: OutboxEntry?
-            if closeCode == Self.messageTooBigCloseCode,
-                let oldest = state.inFlight.values.min(by: { $0.sequence < $1.sequence }) {
-                state.inFlight[oldest.id] = nil
-                state.inFlightBySequence[oldest.sequence] = nil
-                culprit = oldest
+            var tooLarge: [OutboxEntry] = []
+            let inFlight = state.inFlight.count
+            if closeCode == Self.messageTooBigCloseCode {
+                tooLarge = state.inFlight.values.filter { !Self.fitsSizeLimits($0.message) }.sorted { $0.sequence < $1.sequence }
+                for entry in tooLarge {
+                    state.inFlight[entry.id] = nil
+                    state.inFlightBySequence[entry.sequence] = nil
+                }
             }
             Self.requeueInFlight(&state)
-            return culprit
+            return (tooLarge, inFlight)
         }
-        if let tooLarge {
-            let error = ChatterErrorBody(
-                code: .payloadTooLarge,
-                message: "The service closed the connection with 1009 (message too big) on this message; it is not sent again.")
-            Task { await self.fail(tooLarge, with: error) }
+        if closeCode == Self.messageTooBigCloseCode, let outcome {
+            if outcome.tooLarge.isEmpty {
+                log.warning("connection closed with 1009 (message too big), but no message in flight is over the size "
+                    + "limits; nothing is failed, the messages in flight are sent again", ["inFlight": String(outcome.inFlight)])
+            }
+            for entry in outcome.tooLarge {
+                let error = ChatterErrorBody(
+                    code: .payloadTooLarge,
+                    message: "The connection closed with 1009 (message too big) while this message, over the service's "
+                        + "size limits, was in flight; it is not sent again.")
+                Task { await self.fail(entry, with: error) }
+            }
         }
         work.wake()
+    }
+
+    /// Whether the service accepts `message` for its size (``MessageSizeLimit/check(_:)``).
+    static func fitsSizeLimits(_ message: MessageSend) -> Bool {
+        do {
+            try MessageSizeLimit.check(message)
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// The WebSocket close code of a message over the peer's size limit.
