@@ -15,9 +15,10 @@ import Synchronization
 /// - Permanent errors (`NOT_FRIENDS`, `NOT_FOUND`, `VALIDATION_FAILED`, any non-transient code) fail the entry for
 ///   good and reach the caller; transient ones (`RATE_LIMITED`, `INTERNAL`) are retried after a growing delay,
 ///   and a `RATE_LIMITED` reply pauses every send for its retry hint, as a 4008 close does.
-/// - An entry older than the resend window (the service's 24 h idempotency window) is not sent: the service may
-///   have created its message already and forgotten the clientMessageId, so a resend could duplicate it. It is
-///   failed with `OutgoingMessageExpired`, logged and counted instead.
+/// - An entry first sent longer ago than the resend window (the service's 24 h idempotency window) is not sent
+///   again: the service may have created its message already and forgotten the clientMessageId, so a resend could
+///   duplicate it. It is failed with `OutgoingMessageExpired`, logged and counted instead. The first send is
+///   recorded in the store before its frame is written; an entry never sent never expires (it cannot be a duplicate).
 final class OutboxSender: Sendable {
     /// How long the service turns a repeated `clientMessageId` into the same message (`chatter-api.md`: at least
     /// 24 hours; the realtime seed gives no bound).
@@ -87,6 +88,25 @@ final class OutboxSender: Sendable {
             return entry
         }
 
+        /// Notes the first send of the entries `ids`, wherever they are now (in flight, or back in the queue or
+        /// held after the connection ended meanwhile).
+        mutating func setFirstAttempt(_ date: Date, of ids: Set<ClientMessageID>) {
+            var missing = ids
+            for id in ids {
+                guard var entry = inFlight[id] else { continue }
+                entry.firstAttemptAt = entry.firstAttemptAt ?? date
+                inFlight[id] = entry
+                missing.remove(id)
+            }
+            guard !missing.isEmpty else { return }
+            for index in queueHead..<queue.count where missing.contains(queue[index].id) {
+                queue[index].firstAttemptAt = queue[index].firstAttemptAt ?? date
+            }
+            for index in held.indices where missing.contains(held[index].entry.id) {
+                held[index].entry.firstAttemptAt = held[index].entry.firstAttemptAt ?? date
+            }
+        }
+
         mutating func takeWaiters(_ id: ClientMessageID) -> [AckPromise] {
             waiters.removeValue(forKey: id) ?? []
         }
@@ -118,7 +138,7 @@ final class OutboxSender: Sendable {
 
     /// - Parameters:
     ///   - pacing: the pacer's configuration; nil paces nothing but still obeys rate limits.
-    ///   - resendWindow: entries older than this (since they were enqueued) are failed instead of sent.
+    ///   - resendWindow: entries first sent longer ago than this are failed instead of sent again.
     ///   - onRecorded: receives the acks recorded (the bot's own seqs the cursors passed over) and the parked
     ///     messages they made deliverable.
     init(
@@ -296,6 +316,7 @@ final class OutboxSender: Sendable {
             case .expire(let entry):
                 await expire(entry)
             case .send(let entries, let link):
+                guard await recordFirstAttempts(of: entries) else { continue }
                 do {
                     if entries.count == 1, let entry = entries.first {
                         try await link.connection.sendMessage(encodedData: OutboxPayload.json(entry.message), id: "o-\(entry.sequence)")
@@ -330,8 +351,7 @@ final class OutboxSender: Sendable {
             let retry = state.held.map(\.until).min()
             guard !state.isQueueEmpty else { return .wait(until: retry) }
             // Checked before pacing: an entry that is not sent costs no send.
-            let oldest = state.queue[state.queueHead]
-            if now.timeIntervalSince(oldest.createdAt) >= resendWindow.timeInterval {
+            if isExpired(state.queue[state.queueHead], now: now) {
                 return .expire(state.popFirst())
             }
             switch state.pacer.requestSend(now: now) {
@@ -346,10 +366,40 @@ final class OutboxSender: Sendable {
                     state.inFlightBySequence[entry.sequence] = entry.id
                     entries.append(entry)
                 } while entries.count < Self.maxSendsPerWrite && !state.isQueueEmpty
-                    && now.timeIntervalSince(state.queue[state.queueHead].createdAt) < resendWindow.timeInterval
+                    && !isExpired(state.queue[state.queueHead], now: now)
                     && state.pacer.requestSend(now: now) == .sendNow
                 return .send(entries, link)
             }
+        }
+    }
+
+    /// Whether `entry` went out first longer ago than the resend window; an entry never sent is not expired.
+    private func isExpired(_ entry: OutboxEntry, now: Date) -> Bool {
+        guard let first = entry.firstAttemptAt else { return false }
+        return now.timeIntervalSince(first) >= resendWindow.timeInterval
+    }
+
+    /// Records the first send of the `entries` never sent before, durably, before their frames are written: the
+    /// resend window counts from it. When the store cannot record it, nothing is sent: the entries go back to
+    /// the queue and the loop waits a second (returns false).
+    private func recordFirstAttempts(of entries: [OutboxEntry]) async -> Bool {
+        let firstSends = entries.filter { $0.firstAttemptAt == nil }.map(\.id)
+        guard !firstSends.isEmpty else { return true }
+        let now = clock.now
+        do {
+            try await store.recordFirstAttempts(firstSends, at: now)
+            state.withLock { $0.setFirstAttempt(now, of: Set(firstSends)) }
+            return true
+        } catch {
+            log.error("could not record the first send of \(firstSends.count) messages (\(error)); not sending them yet")
+            state.withLock { state in
+                for entry in entries where state.inFlight.removeValue(forKey: entry.id) != nil {
+                    state.inFlightBySequence[entry.sequence] = nil
+                    state.insertSorted(entry)
+                }
+            }
+            await work.wait(until: now.adding(.seconds(1)))
+            return false
         }
     }
 
@@ -504,16 +554,20 @@ final class OutboxSender: Sendable {
         await settleForGood(entry, code: error.code, error: ChatterAPIError(error))
     }
 
-    /// Fails `entry` unsent: it outlived the resend window, so a resend could duplicate it.
+    /// Fails `entry` without sending it again: its first send is older than the resend window, so a resend could
+    /// duplicate it.
     private func expire(_ entry: OutboxEntry) async {
-        let expired = OutgoingMessageExpired(clientMessageId: entry.id, enqueuedAt: entry.createdAt, window: resendWindow)
-        log.error("message not sent: older than the service's idempotency window, a resend could duplicate it; "
-            + "the outbox entry is failed", trace: entry.traceID, [
+        let firstAttemptAt = entry.firstAttemptAt ?? entry.createdAt
+        let expired = OutgoingMessageExpired(
+            clientMessageId: entry.id, enqueuedAt: entry.createdAt, firstAttemptAt: firstAttemptAt, window: resendWindow)
+        log.error("message not sent again: first sent longer ago than the service's idempotency window, a resend could "
+            + "duplicate it; the outbox entry is failed", trace: entry.traceID, [
             "clientMessageId": entry.id.rawValue, "conversation": entry.message.conversationId.rawValue,
-            "enqueuedAt": Timestamp(entry.createdAt).description, "window": "\(resendWindow.components.seconds)s",
+            "enqueuedAt": Timestamp(entry.createdAt).description, "firstAttemptAt": Timestamp(firstAttemptAt).description,
+            "window": "\(resendWindow.components.seconds)s",
         ])
         metrics.countExpired()
-        metrics.setLastError("message \(entry.id) expired unsent after \(resendWindow.components.seconds / 3600) h")
+        metrics.setLastError("message \(entry.id) expired unacknowledged \(resendWindow.components.seconds / 3600) h after its first send")
         await settleForGood(entry, code: Self.expiredCode, error: expired)
     }
 
@@ -555,7 +609,8 @@ final class OutboxSender: Sendable {
                 }
             case .failed where entry.lastError == Self.expiredCode:
                 promise.settle(.failure(OutgoingMessageExpired(
-                    clientMessageId: id, enqueuedAt: entry.createdAt, window: resendWindow)))
+                    clientMessageId: id, enqueuedAt: entry.createdAt, firstAttemptAt: entry.firstAttemptAt ?? entry.createdAt,
+                    window: resendWindow)))
             case .failed:
                 let code = entry.lastError ?? .validationFailed
                 promise.settle(.failure(ChatterAPIError(code: code, message: "The service refused this message for good (\(code)).")))
