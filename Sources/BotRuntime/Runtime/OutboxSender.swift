@@ -18,7 +18,8 @@ import Synchronization
 /// - An entry first sent longer ago than the resend window (the service's 24 h idempotency window) is not sent
 ///   again: the service may have created its message already and forgotten the clientMessageId, so a resend could
 ///   duplicate it. It is failed with `OutgoingMessageExpired`, logged and counted instead. The first send is
-///   recorded in the store before its frame is written; an entry never sent never expires (it cannot be a duplicate).
+///   recorded in the store before its frame is written (by the commit itself while the connection is live, see
+///   `OutboxLiveness`); an entry never sent never expires (it cannot be a duplicate).
 final class OutboxSender: Sendable {
     /// How long the service turns a repeated `clientMessageId` into the same message (`chatter-api.md`: at least
     /// 24 hours; the realtime seed gives no bound).
@@ -197,6 +198,7 @@ final class OutboxSender: Sendable {
             return true
         }
         guard start else { return }
+        store.outboxLiveness.set(true)
         Task { await self.sendLoop(generation: link.generation) }
         work.wake()
     }
@@ -212,6 +214,7 @@ final class OutboxSender: Sendable {
         let outcome = state.withLock { state -> (tooLarge: [OutboxEntry], inFlight: Int)? in
             guard state.link?.generation == generation else { return nil }
             state.link = nil
+            store.outboxLiveness.set(false)
             var tooLarge: [OutboxEntry] = []
             let inFlight = state.inFlight.count
             if closeCode == Self.messageTooBigCloseCode {
@@ -289,6 +292,7 @@ final class OutboxSender: Sendable {
         let waiters = state.withLock { state -> [AckPromise] in
             state.isStopped = true
             state.link = nil
+            store.outboxLiveness.set(false)
             defer { state.waiters = [:] }
             return state.waiters.values.flatMap { $0 }
         }

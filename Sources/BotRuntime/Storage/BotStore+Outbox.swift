@@ -145,19 +145,20 @@ enum OutboxWrites {
         var entries: [OutboxEntry] = []
         var created: Set<ClientMessageID> = []
         let (originKind, originID, originOccurrence) = origin.columns
+        let firstAttemptAt = workspace.outboxSendsAtCommit ? workspace.now : nil
         for send in sends {
             let id = send.message.clientMessageId
             try workspace.statement(.insertOutbox).execute(
                 arguments: [
                     id.rawValue, send.message.conversationId.rawValue, send.payload, workspace.now, originKind, originID,
-                    originOccurrence, send.traceID,
+                    originOccurrence, send.traceID, firstAttemptAt,
                 ])
             if workspace.db.changes > 0 {
                 let sequence = workspace.db.lastInsertRowID
                 created.insert(id)
                 entries.append(OutboxEntry(
                     sequence: sequence, message: send.message, createdAt: workspace.now, status: .pending, attempts: 0,
-                    lastAttemptAt: nil, lastError: nil, acknowledgement: nil, origin: origin, traceID: send.traceID))
+                    lastAttemptAt: nil, firstAttemptAt: firstAttemptAt, lastError: nil, acknowledgement: nil, origin: origin, traceID: send.traceID))
             } else if let row = try workspace.db.fetchOne(sql: OutboxSQL.selectByClientMessageID, arguments: [id.rawValue]) {
                 entries.append(try OutboxEntry(row: row))
             } else {
@@ -204,8 +205,10 @@ enum OutboxSQL {
     /// `lastInsertRowID` is the new entry's id. No `RETURNING`: SQLite collects its rows in a temporary table,
     /// which cost a temporary file (open, write, unlink) per statement on the hot path.
     static let insert = """
-        INSERT INTO outbox (client_message_id, conversation_id, payload, created_at, status, origin_kind, origin_id, origin_occurrence, trace_id)
-        VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?)
+        INSERT INTO outbox (
+            client_message_id, conversation_id, payload, created_at, status, origin_kind, origin_id, origin_occurrence, trace_id,
+            first_attempt_at)
+        VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)
         ON CONFLICT (client_message_id) DO NOTHING
         """
     static let selectByClientMessageID = "SELECT \(columns) FROM outbox WHERE client_message_id = ?"

@@ -4,8 +4,9 @@ import Foundation
 import SQLite
 import Testing
 
-/// Opening a store written before first sends were recorded (`v2-outbox-first-attempt`).
-@Suite struct OutboxFirstAttemptMigrationTests {
+/// When an outbox entry's first send is recorded: by the commit while the connection is live, and for stores
+/// written before first sends were recorded (`v2-outbox-first-attempt`), at the enqueue of what they left pending.
+@Suite struct OutboxFirstAttemptTests {
     let directory: StoreDirectory
     let clock = ManualClock()
 
@@ -56,5 +57,18 @@ import Testing
             try db.fetchAll(String.self, sql: "SELECT name FROM schema_migrations ORDER BY rowid")
         }
         #expect(applied == BotStore.migrationNames)
+    }
+
+    @Test func anEntryCommittedWhileTheOutboxIsLiveIsRecordedAsFirstSentAtItsCommit() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        store.outboxLiveness.set(true)
+        let live = try await store.enqueue(Fixture.send("sent at once"))
+        store.outboxLiveness.set(false)
+        let offline = try await store.enqueue(Fixture.send("waits for a connection"))
+        #expect(live.firstAttemptAt == clock.now)
+        #expect(try await store.outboxEntry(live.id)?.firstAttemptAt == clock.now)
+        #expect(offline.firstAttemptAt == nil)
+        #expect(try await store.outboxEntry(offline.id)?.firstAttemptAt == nil)
+        await store.close()
     }
 }
