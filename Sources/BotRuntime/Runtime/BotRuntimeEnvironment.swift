@@ -37,9 +37,9 @@ public struct BotRuntimeEnvironment: Sendable {
     /// The pacing of outgoing messages; nil sends as fast as the connection takes them (benchmarks). A 4008 or
     /// `RATE_LIMITED` pauses sending either way.
     public var sendPacing: SendPacer.Configuration?
-    /// How old an unacknowledged outbox entry may be and still be (re)sent: the service turns a repeated
-    /// `clientMessageId` into the same message for 24 hours, so an older entry is failed with
-    /// `OutgoingMessageExpired` instead of risking a duplicate.
+    /// How long after its first send an unacknowledged outbox entry may still be resent: the service turns a
+    /// repeated `clientMessageId` into the same message for 24 hours, so an entry first sent longer ago is failed
+    /// with `OutgoingMessageExpired` instead of risking a duplicate. An entry never sent is not limited.
     public var outboxResendWindow: Duration
     /// The reconnect backoff (1, 2, 4, 8, 16, 30 s, ±20 %).
     public var reconnectPolicy: ReconnectPolicy

@@ -30,13 +30,14 @@ final class HandlerRunner: HandlerDispatcher.Runner {
 
         case .messageUpdated(let message, _):
             let fingerprint = MessageUpdateFingerprint(message)
-            if await isHandled(fingerprint, of: message) {
+            let handled = await handledUpdates(of: message)
+            if handled.contains(fingerprint) {
                 log.debug("message.updated already handled", trace: trace, ["message": message.id.rawValue])
                 _ = run.complete()
                 return
             }
             let context = RuntimeBotContext(
-                services: services, bot: identity, trigger: .update(message, fingerprint),
+                services: services, bot: identity, trigger: .update(message, fingerprint, handled: handled),
                 lane: .conversation(message.conversationId), trace: trace, run: run)
             await call(work, context, run) { try await bot.onMessageUpdated(message, context: context) }
 
@@ -56,8 +57,9 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         }
     }
 
-    /// Whether this very update of `message` was handled already: committed, or queued for commit in its lane.
-    private func isHandled(_ fingerprint: MessageUpdateFingerprint, of message: Message) async -> Bool {
+    /// The updates of `message` handled recently: committed, or queued for commit in its lane (the lane runs one
+    /// handler at a time, so no update of the message is being handled meanwhile).
+    private func handledUpdates(of message: Message) async -> HandledMessageUpdates {
         let key = MessageUpdateFingerprint.storageKey(of: message.id)
         let data: Data?
         if let queued = services.commits.pendingState(forKey: key, in: .global, lane: .conversation(message.conversationId)) {
@@ -67,11 +69,10 @@ final class HandlerRunner: HandlerDispatcher.Runner {
                 data = try await services.store.stateData(forKey: key, in: .global)
             } catch {
                 log.warning("could not read whether an update was handled (\(error)); handling it", ["message": message.id.rawValue])
-                return false
+                return HandledMessageUpdates()
             }
         }
-        guard let data, let digest = try? JSONDecoder().decode(String.self, from: data) else { return false }
-        return digest == fingerprint.digest
+        return data.flatMap(HandledMessageUpdates.init(stored:)) ?? HandledMessageUpdates()
     }
 
     private func runEvent(_ event: BotEvent, work: HandlerWork, identity: BotIdentity, trace: String, run: HandlerRun) async {
@@ -234,8 +235,10 @@ final class HandlerRunner: HandlerDispatcher.Runner {
                 UnitOfWork(running: occurrence, nextDueAt: next, bot: identity.userId, traceID: work.trace), in: .job(occurrence.job.id),
                 trace: work.trace)
         case .messageUpdated(let message, _):
+            let handled = await handledUpdates(of: message)
             services.commits.submit(
-                RuntimeBotContext.unitRecording(MessageUpdateFingerprint(message), of: message, bot: identity.userId, trace: work.trace),
+                RuntimeBotContext.unitRecording(
+                    MessageUpdateFingerprint(message), of: message, after: handled, bot: identity.userId, trace: work.trace),
                 in: .conversation(message.conversationId), trace: work.trace)
         case .event:
             break

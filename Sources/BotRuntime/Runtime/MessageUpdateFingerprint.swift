@@ -7,7 +7,8 @@ import Foundation
 ///
 /// It names the handler run of an update: the clientMessageIds of the handler's sends derive from it (so the
 /// replies to two different updates never collide in the service's idempotency), and the bot's store keeps the
-/// last fingerprint handled per message (so a duplicated frame does not run the handler twice).
+/// recent fingerprints handled per message (`HandledMessageUpdates`), so a duplicated frame does not run the
+/// handler twice, even behind a later update.
 struct MessageUpdateFingerprint: Hashable, Sendable {
     /// A name-based UUID (SHA-1) of the update's canonical form.
     let digest: String
@@ -39,7 +40,7 @@ struct MessageUpdateFingerprint: Hashable, Sendable {
         "message-updated:\(message.rawValue)#\(digest)"
     }
 
-    /// The state key (global scope, reserved for the runtime) holding the last update handled for `message`.
+    /// The state key (global scope, reserved for the runtime) holding the updates handled recently for `message`.
     static func storageKey(of message: Message.ID) -> String {
         "chatterbots.runtime.updated.\(message.rawValue)"
     }

@@ -15,9 +15,11 @@ import Synchronization
 /// - Permanent errors (`NOT_FRIENDS`, `NOT_FOUND`, `VALIDATION_FAILED`, any non-transient code) fail the entry for
 ///   good and reach the caller; transient ones (`RATE_LIMITED`, `INTERNAL`) are retried after a growing delay,
 ///   and a `RATE_LIMITED` reply pauses every send for its retry hint, as a 4008 close does.
-/// - An entry older than the resend window (the service's 24 h idempotency window) is not sent: the service may
-///   have created its message already and forgotten the clientMessageId, so a resend could duplicate it. It is
-///   failed with `OutgoingMessageExpired`, logged and counted instead.
+/// - An entry first sent longer ago than the resend window (the service's 24 h idempotency window) is not sent
+///   again: the service may have created its message already and forgotten the clientMessageId, so a resend could
+///   duplicate it. It is failed with `OutgoingMessageExpired`, logged and counted instead. The first send is
+///   recorded in the store before its frame is written (by the commit itself while the connection is live, see
+///   `OutboxLiveness`); an entry never sent never expires (it cannot be a duplicate).
 final class OutboxSender: Sendable {
     /// How long the service turns a repeated `clientMessageId` into the same message (`chatter-api.md`: at least
     /// 24 hours; the realtime seed gives no bound).
@@ -87,6 +89,25 @@ final class OutboxSender: Sendable {
             return entry
         }
 
+        /// Notes the first send of the entries `ids`, wherever they are now (in flight, or back in the queue or
+        /// held after the connection ended meanwhile).
+        mutating func setFirstAttempt(_ date: Date, of ids: Set<ClientMessageID>) {
+            var missing = ids
+            for id in ids {
+                guard var entry = inFlight[id] else { continue }
+                entry.firstAttemptAt = entry.firstAttemptAt ?? date
+                inFlight[id] = entry
+                missing.remove(id)
+            }
+            guard !missing.isEmpty else { return }
+            for index in queueHead..<queue.count where missing.contains(queue[index].id) {
+                queue[index].firstAttemptAt = queue[index].firstAttemptAt ?? date
+            }
+            for index in held.indices where missing.contains(held[index].entry.id) {
+                held[index].entry.firstAttemptAt = held[index].entry.firstAttemptAt ?? date
+            }
+        }
+
         mutating func takeWaiters(_ id: ClientMessageID) -> [AckPromise] {
             waiters.removeValue(forKey: id) ?? []
         }
@@ -118,7 +139,7 @@ final class OutboxSender: Sendable {
 
     /// - Parameters:
     ///   - pacing: the pacer's configuration; nil paces nothing but still obeys rate limits.
-    ///   - resendWindow: entries older than this (since they were enqueued) are failed instead of sent.
+    ///   - resendWindow: entries first sent longer ago than this are failed instead of sent again.
     ///   - onRecorded: receives the acks recorded (the bot's own seqs the cursors passed over) and the parked
     ///     messages they made deliverable.
     init(
@@ -177,6 +198,7 @@ final class OutboxSender: Sendable {
             return true
         }
         guard start else { return }
+        store.outboxLiveness.set(true)
         Task { await self.sendLoop(generation: link.generation) }
         work.wake()
     }
@@ -184,30 +206,51 @@ final class OutboxSender: Sendable {
     /// The connection of `generation` ended with `closeCode`: entries in flight go back to the queue, to be sent
     /// again with the same clientMessageId on the next connection.
     ///
-    /// Except after a 1009 (message too big): the service reads frames in order and answered every frame before
-    /// the one it refused, so the oldest entry still in flight is the one it closed on. Sending it again would
-    /// close every connection the same way and block the queue behind it for good, so it fails (`PAYLOAD_TOO_LARGE`).
+    /// After a 1009 (message too big), entries in flight that are over the service's size limits
+    /// (`MessageSizeLimit`) fail for good (`PAYLOAD_TOO_LARGE`): sending one again would close every connection the
+    /// same way and block the queue behind it. A 1009 says nothing about which frame it refused (it may even come
+    /// from our own side, for an inbound message), so entries within the limits are resent as usual.
     func suspend(generation: UInt64, closeCode: UInt16? = nil) {
-        let tooLarge = state.withLock { state -> OutboxEntry? in
+        let outcome = state.withLock { state -> (tooLarge: [OutboxEntry], inFlight: Int)? in
             guard state.link?.generation == generation else { return nil }
             state.link = nil
-            var culprit: OutboxEntry?
-            if closeCode == Self.messageTooBigCloseCode,
-                let oldest = state.inFlight.values.min(by: { $0.sequence < $1.sequence }) {
-                state.inFlight[oldest.id] = nil
-                state.inFlightBySequence[oldest.sequence] = nil
-                culprit = oldest
+            store.outboxLiveness.set(false)
+            var tooLarge: [OutboxEntry] = []
+            let inFlight = state.inFlight.count
+            if closeCode == Self.messageTooBigCloseCode {
+                tooLarge = state.inFlight.values.filter { !Self.fitsSizeLimits($0.message) }.sorted { $0.sequence < $1.sequence }
+                for entry in tooLarge {
+                    state.inFlight[entry.id] = nil
+                    state.inFlightBySequence[entry.sequence] = nil
+                }
             }
             Self.requeueInFlight(&state)
-            return culprit
+            return (tooLarge, inFlight)
         }
-        if let tooLarge {
-            let error = ChatterErrorBody(
-                code: .payloadTooLarge,
-                message: "The service closed the connection with 1009 (message too big) on this message; it is not sent again.")
-            Task { await self.fail(tooLarge, with: error) }
+        if closeCode == Self.messageTooBigCloseCode, let outcome {
+            if outcome.tooLarge.isEmpty {
+                log.warning("connection closed with 1009 (message too big), but no message in flight is over the size "
+                    + "limits; nothing is failed, the messages in flight are sent again", ["inFlight": String(outcome.inFlight)])
+            }
+            for entry in outcome.tooLarge {
+                let error = ChatterErrorBody(
+                    code: .payloadTooLarge,
+                    message: "The connection closed with 1009 (message too big) while this message, over the service's "
+                        + "size limits, was in flight; it is not sent again.")
+                Task { await self.fail(entry, with: error) }
+            }
         }
         work.wake()
+    }
+
+    /// Whether the service accepts `message` for its size (``MessageSizeLimit/check(_:)``).
+    static func fitsSizeLimits(_ message: MessageSend) -> Bool {
+        do {
+            try MessageSizeLimit.check(message)
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// The WebSocket close code of a message over the peer's size limit.
@@ -249,6 +292,7 @@ final class OutboxSender: Sendable {
         let waiters = state.withLock { state -> [AckPromise] in
             state.isStopped = true
             state.link = nil
+            store.outboxLiveness.set(false)
             defer { state.waiters = [:] }
             return state.waiters.values.flatMap { $0 }
         }
@@ -276,6 +320,7 @@ final class OutboxSender: Sendable {
             case .expire(let entry):
                 await expire(entry)
             case .send(let entries, let link):
+                guard await recordFirstAttempts(of: entries) else { continue }
                 do {
                     if entries.count == 1, let entry = entries.first {
                         try await link.connection.sendMessage(encodedData: OutboxPayload.json(entry.message), id: "o-\(entry.sequence)")
@@ -310,8 +355,7 @@ final class OutboxSender: Sendable {
             let retry = state.held.map(\.until).min()
             guard !state.isQueueEmpty else { return .wait(until: retry) }
             // Checked before pacing: an entry that is not sent costs no send.
-            let oldest = state.queue[state.queueHead]
-            if now.timeIntervalSince(oldest.createdAt) >= resendWindow.timeInterval {
+            if isExpired(state.queue[state.queueHead], now: now) {
                 return .expire(state.popFirst())
             }
             switch state.pacer.requestSend(now: now) {
@@ -326,10 +370,40 @@ final class OutboxSender: Sendable {
                     state.inFlightBySequence[entry.sequence] = entry.id
                     entries.append(entry)
                 } while entries.count < Self.maxSendsPerWrite && !state.isQueueEmpty
-                    && now.timeIntervalSince(state.queue[state.queueHead].createdAt) < resendWindow.timeInterval
+                    && !isExpired(state.queue[state.queueHead], now: now)
                     && state.pacer.requestSend(now: now) == .sendNow
                 return .send(entries, link)
             }
+        }
+    }
+
+    /// Whether `entry` went out first longer ago than the resend window; an entry never sent is not expired.
+    private func isExpired(_ entry: OutboxEntry, now: Date) -> Bool {
+        guard let first = entry.firstAttemptAt else { return false }
+        return now.timeIntervalSince(first) >= resendWindow.timeInterval
+    }
+
+    /// Records the first send of the `entries` never sent before, durably, before their frames are written: the
+    /// resend window counts from it. When the store cannot record it, nothing is sent: the entries go back to
+    /// the queue and the loop waits a second (returns false).
+    private func recordFirstAttempts(of entries: [OutboxEntry]) async -> Bool {
+        let firstSends = entries.filter { $0.firstAttemptAt == nil }.map(\.id)
+        guard !firstSends.isEmpty else { return true }
+        let now = clock.now
+        do {
+            try await store.recordFirstAttempts(firstSends, at: now)
+            state.withLock { $0.setFirstAttempt(now, of: Set(firstSends)) }
+            return true
+        } catch {
+            log.error("could not record the first send of \(firstSends.count) messages (\(error)); not sending them yet")
+            state.withLock { state in
+                for entry in entries where state.inFlight.removeValue(forKey: entry.id) != nil {
+                    state.inFlightBySequence[entry.sequence] = nil
+                    state.insertSorted(entry)
+                }
+            }
+            await work.wait(until: now.adding(.seconds(1)))
+            return false
         }
     }
 
@@ -484,16 +558,20 @@ final class OutboxSender: Sendable {
         await settleForGood(entry, code: error.code, error: ChatterAPIError(error))
     }
 
-    /// Fails `entry` unsent: it outlived the resend window, so a resend could duplicate it.
+    /// Fails `entry` without sending it again: its first send is older than the resend window, so a resend could
+    /// duplicate it.
     private func expire(_ entry: OutboxEntry) async {
-        let expired = OutgoingMessageExpired(clientMessageId: entry.id, enqueuedAt: entry.createdAt, window: resendWindow)
-        log.error("message not sent: older than the service's idempotency window, a resend could duplicate it; "
-            + "the outbox entry is failed", trace: entry.traceID, [
+        let firstAttemptAt = entry.firstAttemptAt ?? entry.createdAt
+        let expired = OutgoingMessageExpired(
+            clientMessageId: entry.id, enqueuedAt: entry.createdAt, firstAttemptAt: firstAttemptAt, window: resendWindow)
+        log.error("message not sent again: first sent longer ago than the service's idempotency window, a resend could "
+            + "duplicate it; the outbox entry is failed", trace: entry.traceID, [
             "clientMessageId": entry.id.rawValue, "conversation": entry.message.conversationId.rawValue,
-            "enqueuedAt": Timestamp(entry.createdAt).description, "window": "\(resendWindow.components.seconds)s",
+            "enqueuedAt": Timestamp(entry.createdAt).description, "firstAttemptAt": Timestamp(firstAttemptAt).description,
+            "window": "\(resendWindow.components.seconds)s",
         ])
         metrics.countExpired()
-        metrics.setLastError("message \(entry.id) expired unsent after \(resendWindow.components.seconds / 3600) h")
+        metrics.setLastError("message \(entry.id) expired unacknowledged \(resendWindow.components.seconds / 3600) h after its first send")
         await settleForGood(entry, code: Self.expiredCode, error: expired)
     }
 
@@ -535,7 +613,8 @@ final class OutboxSender: Sendable {
                 }
             case .failed where entry.lastError == Self.expiredCode:
                 promise.settle(.failure(OutgoingMessageExpired(
-                    clientMessageId: id, enqueuedAt: entry.createdAt, window: resendWindow)))
+                    clientMessageId: id, enqueuedAt: entry.createdAt, firstAttemptAt: entry.firstAttemptAt ?? entry.createdAt,
+                    window: resendWindow)))
             case .failed:
                 let code = entry.lastError ?? .validationFailed
                 promise.settle(.failure(ChatterAPIError(code: code, message: "The service refused this message for good (\(code)).")))

@@ -17,9 +17,10 @@ final class RuntimeBotContext: BotContext {
         case message(Message)
         /// A claimed job occurrence: the commit completes it and sets the next due time.
         case occurrence(JobOccurrence, nextDueAt: Date?)
-        /// A `message.updated`: the commit records the update as handled (its fingerprint), so a duplicate frame
-        /// does not run the handler again; sends and jobs derive from the fingerprint.
-        case update(Message, MessageUpdateFingerprint)
+        /// A `message.updated`: the commit records the update as handled (its fingerprint, added to the message's
+        /// recently `handled` updates), so a duplicate frame does not run the handler again; sends and jobs derive
+        /// from the fingerprint.
+        case update(Message, MessageUpdateFingerprint, handled: HandledMessageUpdates)
         /// Anything else. With a key, sends and jobs get ids derived from it (`friend-added:<id>@<since>`);
         /// without, random ones.
         case event(key: String?)
@@ -66,8 +67,8 @@ final class RuntimeBotContext: BotContext {
         case .occurrence(let occurrence, let next):
             unit = UnitOfWork(running: occurrence, nextDueAt: next, bot: bot.userId, traceID: trace)
             derivationKey = occurrence.trigger
-        case .update(let message, let fingerprint):
-            unit = Self.unitRecording(fingerprint, of: message, bot: bot.userId, trace: trace)
+        case .update(let message, let fingerprint, let handled):
+            unit = Self.unitRecording(fingerprint, of: message, after: handled, bot: bot.userId, trace: trace)
             derivationKey = fingerprint.derivationKey(of: message.id)
         case .event(let key):
             unit = UnitOfWork(bot: bot.userId, traceID: trace)
@@ -109,16 +110,20 @@ final class RuntimeBotContext: BotContext {
         switch trigger {
         case .message(let message): UnitOfWork(handling: message, bot: bot.userId, traceID: trace)
         case .occurrence(let occurrence, let next): UnitOfWork(running: occurrence, nextDueAt: next, bot: bot.userId, traceID: trace)
-        case .update(let message, let fingerprint): Self.unitRecording(fingerprint, of: message, bot: bot.userId, trace: trace)
+        case .update(let message, let fingerprint, let handled):
+            Self.unitRecording(fingerprint, of: message, after: handled, bot: bot.userId, trace: trace)
         case .event: UnitOfWork(bot: bot.userId, traceID: trace)
         }
     }
 
-    /// A unit that records the update `fingerprint` of `message` as handled.
-    static func unitRecording(_ fingerprint: MessageUpdateFingerprint, of message: Message, bot: User.ID, trace: String) -> UnitOfWork {
+    /// A unit that records the update `fingerprint` of `message` as handled, with the updates `handled` before it.
+    static func unitRecording(
+        _ fingerprint: MessageUpdateFingerprint, of message: Message, after handled: HandledMessageUpdates, bot: User.ID, trace: String
+    ) -> UnitOfWork {
         var unit = UnitOfWork(bot: bot, traceID: trace)
-        // A String always encodes to JSON: this cannot throw.
-        try? unit.setValue(fingerprint.digest, forKey: MessageUpdateFingerprint.storageKey(of: message.id), in: .global)
+        // An array of strings always encodes to JSON: this cannot throw.
+        try? unit.setValue(
+            handled.recording(fingerprint).stored, forKey: MessageUpdateFingerprint.storageKey(of: message.id), in: .global)
         return unit
     }
 

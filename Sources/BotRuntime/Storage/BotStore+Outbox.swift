@@ -63,8 +63,21 @@ extension BotStore {
         }
     }
 
+    /// Records that the pending entries `ids` go out for the first time at `date` (entries sent before keep their
+    /// first time). Call it before their frames are written: the resend window counts from the first send, so an
+    /// entry sent without this record could be resent after the service forgot its clientMessageId.
+    public func recordFirstAttempts(_ ids: [ClientMessageID], at date: Date) async throws(BotStoreError) {
+        guard !ids.isEmpty else { return }
+        try await write("record first send attempts") { db in
+            for id in ids {
+                try db.execute(sql: OutboxSQL.recordFirstAttempt, arguments: [date, id.rawValue])
+            }
+        }
+    }
+
     /// Counts one send of each pending entry in `ids`, with the transient error the previous one met, if any.
-    /// For resends after a reconnect, and for metrics; the entries stay pending.
+    /// For resends after a reconnect, and for metrics; the entries stay pending. A first send is recorded as such
+    /// (``OutboxEntry/firstAttemptAt``).
     public func recordAttempts(_ ids: [ClientMessageID], error: ChatterErrorCode? = nil) async throws(BotStoreError) {
         guard !ids.isEmpty else { return }
         let now = clock.now
@@ -118,7 +131,7 @@ extension OutboxEntry {
         self.init(
             sequence: try row["id"], message: message, createdAt: try row["created_at"],
             status: try row.rawEnum(Status.self, "status", table: "outbox", key: key), attempts: try row["attempts"],
-            lastAttemptAt: try row["last_attempt_at"], lastError: (try row["last_error"] as String?).map(ChatterErrorCode.init(rawValue:)),
+            lastAttemptAt: try row["last_attempt_at"], firstAttemptAt: try row["first_attempt_at"], lastError: (try row["last_error"] as String?).map(ChatterErrorCode.init(rawValue:)),
             acknowledgement: acknowledgement, origin: origin, traceID: try row["trace_id"])
     }
 }
@@ -132,19 +145,20 @@ enum OutboxWrites {
         var entries: [OutboxEntry] = []
         var created: Set<ClientMessageID> = []
         let (originKind, originID, originOccurrence) = origin.columns
+        let firstAttemptAt = workspace.outboxSendsAtCommit ? workspace.now : nil
         for send in sends {
             let id = send.message.clientMessageId
             try workspace.statement(.insertOutbox).execute(
                 arguments: [
                     id.rawValue, send.message.conversationId.rawValue, send.payload, workspace.now, originKind, originID,
-                    originOccurrence, send.traceID,
+                    originOccurrence, send.traceID, firstAttemptAt,
                 ])
             if workspace.db.changes > 0 {
                 let sequence = workspace.db.lastInsertRowID
                 created.insert(id)
                 entries.append(OutboxEntry(
                     sequence: sequence, message: send.message, createdAt: workspace.now, status: .pending, attempts: 0,
-                    lastAttemptAt: nil, lastError: nil, acknowledgement: nil, origin: origin, traceID: send.traceID))
+                    lastAttemptAt: nil, firstAttemptAt: firstAttemptAt, lastError: nil, acknowledgement: nil, origin: origin, traceID: send.traceID))
             } else if let row = try workspace.db.fetchOne(sql: OutboxSQL.selectByClientMessageID, arguments: [id.rawValue]) {
                 entries.append(try OutboxEntry(row: row))
             } else {
@@ -185,14 +199,16 @@ enum OutboxWrites {
 enum OutboxSQL {
     static let columns = """
         id, client_message_id, conversation_id, payload, created_at, status, attempts, last_attempt_at, last_error, \
-        message_id, seq, message_created_at, acked_at, origin_kind, origin_id, origin_occurrence, trace_id
+        message_id, seq, message_created_at, acked_at, origin_kind, origin_id, origin_occurrence, trace_id, first_attempt_at
         """
     /// Inserts a pending entry, or nothing when its clientMessageId exists: `changes` says which, and
     /// `lastInsertRowID` is the new entry's id. No `RETURNING`: SQLite collects its rows in a temporary table,
     /// which cost a temporary file (open, write, unlink) per statement on the hot path.
     static let insert = """
-        INSERT INTO outbox (client_message_id, conversation_id, payload, created_at, status, origin_kind, origin_id, origin_occurrence, trace_id)
-        VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?)
+        INSERT INTO outbox (
+            client_message_id, conversation_id, payload, created_at, status, origin_kind, origin_id, origin_occurrence, trace_id,
+            first_attempt_at)
+        VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)
         ON CONFLICT (client_message_id) DO NOTHING
         """
     static let selectByClientMessageID = "SELECT \(columns) FROM outbox WHERE client_message_id = ?"
@@ -210,8 +226,13 @@ enum OutboxSQL {
         WHERE client_message_id = ? AND status = 'pending'
         """
     static let recordAttempt = """
-        UPDATE outbox SET attempts = attempts + 1, last_attempt_at = ?1, last_error = coalesce(?2, last_error)
+        UPDATE outbox SET attempts = attempts + 1, last_attempt_at = ?1, first_attempt_at = coalesce(first_attempt_at, ?1),
+            last_error = coalesce(?2, last_error)
         WHERE client_message_id = ?3 AND status = 'pending'
+        """
+    /// Arguments: the time, clientMessageId.
+    static let recordFirstAttempt = """
+        UPDATE outbox SET first_attempt_at = ?1 WHERE client_message_id = ?2 AND status = 'pending' AND first_attempt_at IS NULL
         """
     static let prune = """
         DELETE FROM outbox WHERE (status = 'acked' AND acked_at < ?) OR (status = 'failed' AND created_at < ?)

@@ -34,6 +34,8 @@ public final class BotStore: Sendable {
     /// The path of the store's database file.
     public let path: String
     let queue: DatabaseQueue
+    /// Whether the outbox sends on a live connection now: commits made meanwhile record their entries' first send.
+    let outboxLiveness = OutboxLiveness()
     let clock: any ChatterClock
     let memory = CursorMemory()
     private let committer: GroupCommitter
@@ -98,7 +100,7 @@ public final class BotStore: Sendable {
         self.path = path
         self.queue = queue
         self.clock = clock
-        self.committer = GroupCommitter(queue: queue, clock: clock, memory: memory)
+        self.committer = GroupCommitter(queue: queue, clock: clock, memory: memory, outboxLiveness: outboxLiveness)
     }
 
     /// Frees the statements and cache pages the connection kept from its last burst of work (a start-up's sign-in

@@ -13,6 +13,7 @@ enum BotStoreSchema {
         migrator.registerMigration("v1-state", migrate: createState)
         migrator.registerMigration("v1-schedules", migrate: createSchedules)
         migrator.registerMigration("v1-dialogs", migrate: createDialogs)
+        migrator.registerMigration("v2-outbox-first-attempt", migrate: addOutboxFirstAttempt)
         return migrator
     }()
 
@@ -102,6 +103,16 @@ enum BotStoreSchema {
             );
             -- Pending entries oldest first, for resending and for the depth metric; small by nature.
             CREATE INDEX outbox_pending ON outbox (id) WHERE status = 'pending';
+            """)
+    }
+
+    /// When each entry first went out: the service's idempotency window counts from there, not from the enqueue.
+    /// Versions before it recorded no sends, so an entry they left pending may have gone out when it was enqueued:
+    /// its first attempt is taken to be its enqueue time (the earliest it can have been sent).
+    @Sendable static func addOutboxFirstAttempt(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE outbox ADD COLUMN first_attempt_at INTEGER;
+            UPDATE outbox SET first_attempt_at = created_at WHERE status = 'pending';
             """)
     }
 

@@ -28,6 +28,9 @@ final class CursorWorkspace {
 
     let db: Database
     let now: Date
+    /// Whether outbox entries inserted here go out at once (``OutboxLiveness``): they are then recorded as first
+    /// sent at `now`.
+    let outboxSendsAtCommit: Bool
     private let memory: CursorMemory
     /// Loaded cursors; a nil value is a conversation known to have no cursor.
     private var cursors: [Conversation.ID: Cursor?] = [:]
@@ -40,17 +43,20 @@ final class CursorWorkspace {
     /// What to restore if the running unit is refused; nil outside a unit.
     private var undoLog: [UndoStep]?
 
-    init(db: Database, now: Date, memory: CursorMemory) {
+    init(db: Database, now: Date, memory: CursorMemory, outboxSendsAtCommit: Bool = false) {
         self.db = db
         self.now = now
         self.memory = memory
+        self.outboxSendsAtCommit = outboxSendsAtCommit
     }
 
     /// Runs `body` in an immediate transaction with a workspace, writes the changed cursors before the commit,
     /// and publishes the cursors, parked messages and hand-out marks to the store's memory after it (not when it
     /// fails).
-    static func run<T>(_ db: Database, now: Date, memory: CursorMemory, _ body: (CursorWorkspace) throws -> T) throws -> T {
-        let workspace = CursorWorkspace(db: db, now: now, memory: memory)
+    static func run<T>(
+        _ db: Database, now: Date, memory: CursorMemory, outboxSendsAtCommit: Bool = false, _ body: (CursorWorkspace) throws -> T
+    ) throws -> T {
+        let workspace = CursorWorkspace(db: db, now: now, memory: memory, outboxSendsAtCommit: outboxSendsAtCommit)
         let result = try db.transaction(.immediate) { _ in
             let result = try body(workspace)
             try workspace.flush()

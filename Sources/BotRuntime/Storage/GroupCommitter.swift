@@ -54,11 +54,13 @@ final class GroupCommitter: Sendable {
     private let queue: DatabaseQueue
     private let clock: any ChatterClock
     private let memory: CursorMemory
+    private let outboxLiveness: OutboxLiveness
 
-    init(queue: DatabaseQueue, clock: any ChatterClock, memory: CursorMemory) {
+    init(queue: DatabaseQueue, clock: any ChatterClock, memory: CursorMemory, outboxLiveness: OutboxLiveness) {
         self.queue = queue
         self.clock = clock
         self.memory = memory
+        self.outboxLiveness = outboxLiveness
     }
 
     func submit(_ request: Request) async throws -> Response {
@@ -101,7 +103,7 @@ final class GroupCommitter: Sendable {
                 // and delivers what follows them instead of parking it. Nothing else depends on their order.
                 let order = batch.indices.filter { Self.isAck(batch[$0].request) } + batch.indices.filter { !Self.isAck(batch[$0].request) }
                 var responses = [Response?](repeating: nil, count: batch.count)
-                try CursorWorkspace.run(db, now: clock.now, memory: memory) { workspace in
+                try CursorWorkspace.run(db, now: clock.now, memory: memory, outboxSendsAtCommit: outboxLiveness.isLive) { workspace in
                     for index in order {
                         responses[index] = try Self.apply(batch[index].request, in: workspace)
                     }

@@ -18,6 +18,9 @@ public struct OutboxEntry: Hashable, Sendable, Identifiable {
     /// How many sends were recorded with ``BotStore/recordAttempts(_:error:)``.
     public var attempts: Int
     public var lastAttemptAt: Date?
+    /// When the entry first went out (recorded before its frame is written); nil while it was never sent. The
+    /// service's idempotency window counts from here: an entry never sent cannot have created a message.
+    public var firstAttemptAt: Date?
     /// The error code of the latest failed attempt (transient, or the permanent one of a failed entry).
     public var lastError: ChatterErrorCode?
     /// Set once acknowledged.
@@ -29,7 +32,8 @@ public struct OutboxEntry: Hashable, Sendable, Identifiable {
 
     public init(
         sequence: Int64, message: MessageSend, createdAt: Date, status: Status, attempts: Int, lastAttemptAt: Date?,
-        lastError: ChatterErrorCode?, acknowledgement: Acknowledgement?, origin: Origin, traceID: String?
+        firstAttemptAt: Date? = nil, lastError: ChatterErrorCode?, acknowledgement: Acknowledgement?, origin: Origin,
+        traceID: String?
     ) {
         self.sequence = sequence
         self.message = message
@@ -37,6 +41,7 @@ public struct OutboxEntry: Hashable, Sendable, Identifiable {
         self.status = status
         self.attempts = attempts
         self.lastAttemptAt = lastAttemptAt
+        self.firstAttemptAt = firstAttemptAt
         self.lastError = lastError
         self.acknowledgement = acknowledgement
         self.origin = origin

@@ -28,8 +28,8 @@ public struct OutgoingMessage: Sendable {
     /// Inside a handler this first commits the handler's work so far (state, sends, schedules), since the
     /// message cannot go out before it is durable; a later throw then no longer discards that part.
     /// Throws `ChatterAPIError` when the service refused the message for good (`NOT_FRIENDS`,
-    /// `NOT_FOUND`, `VALIDATION_FAILED`), and `OutgoingMessageExpired` when it could not be sent within the
-    /// service's 24 h idempotency window; transient failures are retried and do not throw.
+    /// `NOT_FOUND`, `VALIDATION_FAILED`), and `OutgoingMessageExpired` when it stayed unacknowledged 24 h after its
+    /// first send (the service's idempotency window); transient failures are retried and do not throw.
     public func acknowledged() async throws -> MessageAck {
         try await acknowledgement()
     }

@@ -50,6 +50,33 @@ import Testing
             await bot.stop()
         }
     }
+
+    /// Update A, update B, then A again (an older copy delivered late): the copy is recognised although it is not
+    /// the last update handled, so the handler runs for A and B only.
+    @Test func anOlderUpdateDeliveredAgainAfterALaterOneRunsTheHandlerOnce() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            let bot = try await harness.startAny(UpdateAnsweringBot(probe: probe))
+            let conversation = try await harness.direct(harness.ana)
+            let hello = try await harness.say("hello", as: harness.ana, in: conversation)
+            let ana = harness.rest(harness.ana)
+            let updateA = try await ana.addReaction("👍", to: hello.id, in: conversation.id)
+            try await harness.eventually("A is answered") { try await harness.texts(in: conversation, from: harness.botty).count == 1 }
+            _ = try await ana.addReaction("🎉", to: hello.id, in: conversation.id)
+            try await harness.eventually("B is answered") { try await harness.texts(in: conversation, from: harness.botty).count == 2 }
+
+            await harness.sandbox.hub.deliver([SandboxDelivery(event: .messageUpdated(updateA), recipients: [harness.botty.user.id])])
+            // A later, different update shows that the copy was read (frames are read in order).
+            _ = try await ana.addReaction("❤️", to: hello.id, in: conversation.id)
+            try await harness.eventually("the later update is answered") {
+                try await harness.texts(in: conversation, from: harness.botty).count == 3
+            }
+            await bot.session.waitUntilIdle()
+            #expect(probe.updates.map { $0.reactions.count } == [1, 2, 3])
+            #expect(try await harness.texts(in: conversation, from: harness.botty).count == 3)
+            await bot.stop()
+        }
+    }
 }
 
 /// Answers every update of a message with the reactions it sees.

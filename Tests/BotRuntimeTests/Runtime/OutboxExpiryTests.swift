@@ -5,7 +5,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Outbox entries that outlived the service's 24 h idempotency window are failed unsent, not resent.
+/// Outbox entries first sent longer ago than the service's 24 h idempotency window are failed, not resent; entries
+/// never sent are sent, however long they waited.
 @Suite struct OutboxExpiryTests {
     /// Writes `text` to the stopped bot's outbox for `conversation`, as a send made while it was offline.
     static func enqueueOffline(_ text: String, id: ClientMessageID, in conversation: Conversation, harness: RuntimeHarness) async throws {
@@ -15,43 +16,80 @@ import Testing
         await store.close()
     }
 
-    @Test func anEntryOlderThanTheIdempotencyWindowIsFailedUnsentAfterTheReconnect() async throws {
+    /// Records the first send of the stopped bot's entry `id` now, as a run that sent it and lost its ack would have.
+    static func recordFirstSend(of id: ClientMessageID, harness: RuntimeHarness) async throws {
+        let url = harness.environment().storeURL(forBot: harness.botty.user.username)
+        let store = try await BotStore.open(path: url.path, clock: harness.clock)
+        try await store.recordFirstAttempts([id], at: harness.clock.now)
+        await store.close()
+    }
+
+    @Test func anEntryNeverSentIsSentAfterADayOfflineNotExpired() async throws {
         try await RuntimeHarness.run { harness in
             let conversation = try await harness.direct(harness.ana)
             let first = try await harness.start(ScriptedBot(probe: BotProbe()))
             await first.stop()
 
-            try await Self.enqueueOffline("stale news", id: "cm-stale", in: conversation, harness: harness)
+            try await Self.enqueueOffline("queued while offline", id: "cm-offline", in: conversation, harness: harness)
             await harness.clock.advance(by: .seconds(24 * 3600 + 1))
-            try await Self.enqueueOffline("fresh news", id: "cm-fresh", in: conversation, harness: harness)
 
+            let restarted = try await harness.start(ScriptedBot(probe: BotProbe()))
+            try await harness.eventually("the entry is acknowledged") { await restarted.status.messagesOut == 1 }
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["queued while offline"])
+            #expect(await restarted.status.messagesExpired == 0)
+            await restarted.stop()
+        }
+    }
+
+    /// A reply that went out but whose ack never came (held back), then a day with the bot down: the service may
+    /// have forgotten its clientMessageId, so the entry is failed, not resent; a fresh entry still goes out.
+    @Test func anEntryFirstSentLongerAgoThanTheWindowIsFailedUnsentAfterTheReconnect() async throws {
+        try await RuntimeHarness.run { harness in
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe()))
+            let conversation = try await harness.direct(harness.ana)
+            let device = try #require(try await harness.connectedDevice())
+            try await harness.inject(.delayAcks(.seconds(3 * 24 * 3600)))
+            try await harness.say("x", as: harness.ana, in: conversation)
+            try await harness.eventually("the reply is stored, its ack held back") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["echo: x"]
+            }
+            let stopping = Task { await bot.stop(deadline: .seconds(2)) }
+            try await harness.eventually("the shutdown waits for the ack") { await bot.status.state == .stopping }
+            await harness.clock.advance(by: .seconds(3))
+            #expect(try await value(of: stopping, within: .seconds(60), "the session to stop") == .shutdown)
+            await harness.sandbox.admin.clearFaults(of: device)
+
+            await harness.clock.advance(by: .seconds(24 * 3600))
+            try await Self.enqueueOffline("fresh news", id: "cm-fresh", in: conversation, harness: harness)
             let restarted = try await harness.start(ScriptedBot(probe: BotProbe()))
             try await harness.eventually("the fresh entry is sent and the stale one settled") {
                 let status = await restarted.status
                 return status.outboxDepth == 0 && status.messagesOut == 1
             }
-            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["fresh news"])
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["echo: x", "fresh news"])
             #expect(await restarted.status.messagesExpired == 1)
-            #expect(harness.logs.contains(.error, "older than the service's idempotency window"))
+            #expect(harness.logs.contains(.error, "first sent longer ago than the service's idempotency window"))
             await restarted.stop()
 
             let store = try await BotStore.open(
                 path: harness.environment().storeURL(forBot: harness.botty.user.username).path, clock: harness.clock)
-            let stale = try #require(try await store.outboxEntry("cm-stale"))
-            #expect(stale.status == .failed)
-            #expect(stale.lastError == OutboxSender.expiredCode)
+            let stale = try await store.pendingOutbox()
+            #expect(stale.isEmpty)
             #expect(try await store.outboxEntry("cm-fresh")?.status == .acked)
             await store.close()
         }
     }
 
-    @Test func anEntryJustInsideTheWindowIsStillSent() async throws {
+    /// Enqueued two days ago, first sent 23 hours ago: still within the window, so it is resent.
+    @Test func anEntryFirstSentJustInsideTheWindowIsResentWhateverItsEnqueueTime() async throws {
         try await RuntimeHarness.run { harness in
             let conversation = try await harness.direct(harness.ana)
             let first = try await harness.start(ScriptedBot(probe: BotProbe()))
             await first.stop()
 
             try await Self.enqueueOffline("late but safe", id: "cm-late", in: conversation, harness: harness)
+            await harness.clock.advance(by: .seconds(25 * 3600))
+            try await Self.recordFirstSend(of: "cm-late", harness: harness)
             await harness.clock.advance(by: .seconds(24 * 3600 - 60))
 
             let restarted = try await harness.start(ScriptedBot(probe: BotProbe()))
@@ -64,7 +102,8 @@ import Testing
 
     @Test func theExpiredOutcomeSaysWhyAndWhatToDo() {
         let expired = OutgoingMessageExpired(
-            clientMessageId: "cm-1", enqueuedAt: Date(timeIntervalSince1970: 1_800_000_000), window: .seconds(24 * 3600))
+            clientMessageId: "cm-1", enqueuedAt: Date(timeIntervalSince1970: 1_800_000_000),
+            firstAttemptAt: Date(timeIntervalSince1970: 1_800_000_600), window: .seconds(24 * 3600))
         #expect(expired.description.contains("24 h idempotency window"))
         #expect(expired.description.contains("send it again"))
     }

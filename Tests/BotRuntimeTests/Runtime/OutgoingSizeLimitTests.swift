@@ -84,4 +84,33 @@ import Testing
             await reopened.close()
         }
     }
+
+    /// A 1009 close while a small reply is in flight (its ack held back): the close was not about that reply, so it
+    /// is sent again on the next connection and acknowledged once, not failed.
+    @Test func aSmallEntryInFlightDuringA1009CloseIsResentNotFailed() async throws {
+        try await RuntimeHarness.run { harness in
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe()))
+            let conversation = try await harness.direct(harness.ana)
+            let device = try #require(try await harness.connectedDevice())
+            try await harness.inject(.delayAcks(.seconds(3600)))
+            try await harness.say("x", as: harness.ana, in: conversation)
+            try await harness.eventually("the reply is stored, its ack held back") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["echo: x"]
+            }
+            #expect(await bot.status.outboxDepth == 1)
+
+            try await harness.inject(.close(code: 1009, reason: "message too big"))
+            try await harness.eventually("the connection closed") { await bot.status.state == .reconnecting }
+            await harness.sandbox.admin.clearFaults(of: device)
+            await harness.clock.advance(by: .milliseconds(1300))
+            try await bot.waitUntilLive(harness)
+
+            try await harness.eventually("the resend is acknowledged") { await bot.status.messagesOut == 1 }
+            #expect(await bot.status.outboxDepth == 0)
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["echo: x"])
+            #expect(harness.logs.contains(.warning, "no message in flight is over the size limits"))
+            #expect(!harness.logs.contains(.error, "refused for good"))
+            await bot.stop()
+        }
+    }
 }

@@ -13,6 +13,31 @@ struct OutboxStoreTests {
         directory = try StoreDirectory()
     }
 
+    @Test func anEntryHasNoFirstAttemptUntilOneIsRecordedAndKeepsTheFirstAfterwards() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let entry = try await store.enqueue(Fixture.send("hello"))
+        #expect(entry.firstAttemptAt == nil)
+        #expect(try await store.outboxEntry(entry.id)?.firstAttemptAt == nil)
+
+        await clock.advance(by: .seconds(60))
+        let firstSend = clock.now
+        try await store.recordFirstAttempts([entry.id], at: firstSend)
+        await clock.advance(by: .seconds(60))
+        try await store.recordFirstAttempts([entry.id], at: clock.now)
+        try await store.recordAttempts([entry.id], error: .rateLimited)
+        let stored = try #require(try await store.outboxEntry(entry.id))
+        #expect(stored.firstAttemptAt == firstSend)
+        #expect(try await store.pendingOutbox().first?.firstAttemptAt == firstSend)
+    }
+
+    @Test func aRecordedRetryCountsAsTheFirstAttemptOfAnEntryWithoutOne() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let entry = try await store.enqueue(Fixture.send("hello"))
+        await clock.advance(by: .seconds(5))
+        try await store.recordAttempts([entry.id], error: .rateLimited)
+        #expect(try await store.outboxEntry(entry.id)?.firstAttemptAt == clock.now)
+    }
+
     @Test func enqueuingTheSameDerivedIdTwiceKeepsOneEntry() async throws {
         let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
         let id = ClientMessageID.derived(bot: Fixture.bot, handling: "M_X", index: 0)

@@ -28,7 +28,9 @@ struct StoreOpeningTests {
         ]
         #expect(expected.isSubset(of: tables))
         #expect(applied == BotStore.migrationNames)
-        #expect(applied == ["v1-session", "v1-conversations", "v1-outbox", "v1-state", "v1-schedules", "v1-dialogs"])
+        #expect(applied == [
+            "v1-session", "v1-conversations", "v1-outbox", "v1-state", "v1-schedules", "v1-dialogs", "v2-outbox-first-attempt",
+        ])
     }
 
     @Test func reopeningKeepsTheDataAndAppliesNoMigrationTwice() async throws {

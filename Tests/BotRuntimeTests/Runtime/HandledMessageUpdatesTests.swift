@@ -1,0 +1,48 @@
+@testable import BotRuntime
+import ChatterBots
+import Foundation
+import Testing
+
+/// The bounded record of a message's recently handled updates.
+@Suite struct HandledMessageUpdatesTests {
+    static func update(_ body: String) -> MessageUpdateFingerprint {
+        MessageUpdateFingerprint(Message(
+            id: "01JFMESSAGE0000000000000001", conversationId: "01JECONVERSATION0000000001", seq: 1, senderId: "01JCUSER00000000000000001",
+            clientMessageId: nil, kind: .text, body: body, createdAt: Timestamp(Date(timeIntervalSince1970: 1_800_000_000)),
+            editedAt: Timestamp(Date(timeIntervalSince1970: 1_800_000_100))))
+    }
+
+    @Test func anUpdateRecordedBeforeALaterOneIsStillKnown() {
+        let handled = HandledMessageUpdates().recording(Self.update("a")).recording(Self.update("b"))
+        #expect(handled.contains(Self.update("a")))
+        #expect(handled.contains(Self.update("b")))
+        #expect(!handled.contains(Self.update("c")))
+    }
+
+    @Test func onlyTheMostRecentUpdatesAreKept() {
+        var handled = HandledMessageUpdates()
+        for index in 0...HandledMessageUpdates.capacity { handled = handled.recording(Self.update("edit \(index)")) }
+        #expect(handled.digests.count == HandledMessageUpdates.capacity)
+        #expect(!handled.contains(Self.update("edit 0")))
+        #expect(handled.contains(Self.update("edit 1")))
+        #expect(handled.contains(Self.update("edit \(HandledMessageUpdates.capacity)")))
+    }
+
+    @Test func recordingAKnownUpdateAgainMakesItTheNewestWithoutACopy() {
+        let handled = HandledMessageUpdates().recording(Self.update("a")).recording(Self.update("b")).recording(Self.update("a"))
+        #expect(handled.digests == [Self.update("b").digest, Self.update("a").digest])
+    }
+
+    @Test func theSingleDigestEarlierVersionsStoredIsRead() throws {
+        let stored = try JSONEncoder().encode(Self.update("a").digest)
+        let handled = try #require(HandledMessageUpdates(stored: stored))
+        #expect(handled.contains(Self.update("a")))
+    }
+
+    @Test func theStoredFormReadsBack() throws {
+        let handled = HandledMessageUpdates().recording(Self.update("a")).recording(Self.update("b"))
+        let data = try JSONEncoder().encode(handled.stored)
+        #expect(HandledMessageUpdates(stored: data) == handled)
+        #expect(HandledMessageUpdates(stored: Data("{}".utf8)) == nil)
+    }
+}
