@@ -52,10 +52,12 @@ struct FleetCommand {
         // One socket per bot, plus the process's own descriptors; every store connection left takes two.
         let storeBudget = ConnectionBudget.fittingOpenFileLimit(reservedDescriptors: configuration.bots.count + 512)
         if let seconds = configuration.storeIdleSeconds, seconds > 0 {
-            environment.storeDormancy = DatabaseDormancy(idleTimeout: .milliseconds(Int(seconds * 1000)), budget: storeBudget)
-        } else {
-            environment.storeDormancy?.budget = storeBudget
+            // The runtime's policy (statements and pages freed after 10 s idle) with the bench's idle timeout.
+            var dormancy = environment.storeDormancy ?? DatabaseDormancy(idleTimeout: .seconds(30))
+            dormancy.idleTimeout = .milliseconds(Int(seconds * 1000))
+            environment.storeDormancy = dormancy
         }
+        environment.storeDormancy?.budget = storeBudget
         // Start-up and reconnects in waves (half the store budget, 64 at most), so starting bots evict idle stores, not
         // each other's, and the start-up peak stays small.
         environment.startupGate = StartupGate(fitting: storeBudget)

@@ -45,6 +45,10 @@ public final class DatabaseQueue: Sendable {
         var inTransaction = false
         /// Whether an idle check is scheduled on the dispatch queue.
         var idleCheckScheduled = false
+        /// Whether the connection may hold statements and pages from a call since its memory was last released.
+        var holdsMemory = false
+        /// Whether a check for ``DatabaseDormancy/memoryReleaseDelay`` is scheduled on the dispatch queue.
+        var memoryCheckScheduled = false
         /// How many times the connection was released while idle or evicted (for inspection and tests).
         var releases = 0
     }
@@ -171,6 +175,7 @@ public final class DatabaseQueue: Sendable {
         let needsSlot = activity.withLock { activity -> Bool in
             activity.pendingWork += 1
             activity.lastUse = .now
+            activity.holdsMemory = true
             guard !activity.mayBeOpen else { return false }
             if dormancy.budget == nil { activity.mayBeOpen = true }
             return dormancy.budget != nil
@@ -196,12 +201,14 @@ public final class DatabaseQueue: Sendable {
 
     /// Ends a call: schedules the idle check if none is, and offers the slot to the budget's waiters.
     private func finishWork(_ dormancy: DatabaseDormancy) {
-        let (schedulesCheck, isIdle) = activity.withLock { activity -> (Bool, Bool) in
+        let (schedulesCheck, schedulesMemoryCheck, isIdle) = activity.withLock { activity -> (Bool, Bool, Bool) in
             activity.pendingWork -= 1
             activity.lastUse = .now
             let schedules = !activity.idleCheckScheduled && activity.mayBeOpen
             if schedules { activity.idleCheckScheduled = true }
-            return (schedules, activity.pendingWork == 0)
+            let schedulesMemory = dormancy.memoryReleaseDelay != nil && !activity.memoryCheckScheduled && activity.mayBeOpen
+            if schedulesMemory { activity.memoryCheckScheduled = true }
+            return (schedules, schedulesMemory, activity.pendingWork == 0)
         }
         if isIdle, let budget = dormancy.budget {
             budget.workFinished(self)
@@ -209,11 +216,39 @@ public final class DatabaseQueue: Sendable {
         if schedulesCheck {
             scheduleIdleCheck(after: dormancy.idleTimeout)
         }
+        if schedulesMemoryCheck, let delay = dormancy.memoryReleaseDelay {
+            scheduleMemoryCheck(after: delay)
+        }
+    }
+
+    /// After `delay`, frees the connection's statements and page cache if it has been unused for the dormancy's
+    /// `memoryReleaseDelay`, nothing is queued and no transaction is open; otherwise checks again when it may be.
+    private func scheduleMemoryCheck(after delay: Duration) {
+        dispatchQueue.asyncAfter(deadline: .now() + .nanoseconds(Self.nanoseconds(delay))) { [weak self] in
+            guard let self, let releaseDelay = self.dormancy?.memoryReleaseDelay else { return }
+            let (releases, recheck) = self.activity.withLock { activity -> (Bool, Duration?) in
+                activity.memoryCheckScheduled = false
+                guard activity.holdsMemory, activity.mayBeOpen else { return (false, nil) }
+                let idle = ContinuousClock.now - activity.lastUse
+                if activity.pendingWork == 0, !activity.inTransaction, idle >= releaseDelay {
+                    activity.holdsMemory = false
+                    return (true, nil)
+                }
+                activity.memoryCheckScheduled = true
+                return (false, idle < releaseDelay ? releaseDelay - idle : releaseDelay)
+            }
+            // On the dispatch queue: no call runs meanwhile, and one queued since the decision runs after this.
+            if releases { self.holder.database?.releaseMemory() }
+            if let recheck { self.scheduleMemoryCheck(after: recheck) }
+        }
+    }
+
+    private static func nanoseconds(_ delay: Duration) -> Int {
+        max(1_000_000, Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000))
     }
 
     private func scheduleIdleCheck(after delay: Duration) {
-        let nanoseconds = max(1_000_000, Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000))
-        dispatchQueue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+        dispatchQueue.asyncAfter(deadline: .now() + .nanoseconds(Self.nanoseconds(delay))) { [weak self] in
             guard let self, let dormancy = self.dormancy else { return }
             self.activity.withLock { $0.idleCheckScheduled = false }
             if !self.releaseIfIdle(minimumIdle: dormancy.idleTimeout) {

@@ -105,6 +105,38 @@ import Testing
         #expect(try await Self.notes(queue) == ["before", "after"])
     }
 
+    @Test func aConnectionUnusedForTheMemoryReleaseDelayFreesItsStatementsAndStaysOpen() async throws {
+        let queue = try await notesQueue(
+            "memory-delay.sqlite", dormancy: DatabaseDormancy(idleTimeout: .seconds(3600), memoryReleaseDelay: .milliseconds(50)))
+        try await Self.add("kept", to: queue)
+
+        // Each look is a use: look seldom, so that the connection idles past the delay in between.
+        var cached = -1
+        for _ in 0..<50 where cached != 0 {
+            try await Task.sleep(for: .milliseconds(200))
+            cached = try await queue.writeWithoutTransaction { $0.cachedStatementCount }
+        }
+        #expect(cached == 0)
+        #expect(await queue.isConnectionOpen)
+        #expect(queue.releaseCount == 0)
+        #expect(try await Self.notes(queue) == ["kept"])
+    }
+
+    @Test func aConnectionInUseKeepsItsStatementsPastTheMemoryReleaseDelay() async throws {
+        let queue = try await notesQueue(
+            "memory-busy.sqlite", dormancy: DatabaseDormancy(idleTimeout: .seconds(3600), memoryReleaseDelay: .milliseconds(200)))
+        // A transaction left open by hand counts as use, however long it lasts.
+        try await queue.writeWithoutTransaction { db in
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            try db.execute(sql: "INSERT INTO note VALUES ('pending')")
+        }
+        try await Task.sleep(for: .milliseconds(500))
+
+        #expect(try await queue.writeWithoutTransaction { $0.cachedStatementCount } > 0)
+        try await queue.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
+        #expect(try await Self.notes(queue) == ["pending"])
+    }
+
     @Test func releasingMemoryNeverReopensADormantConnection() async throws {
         let queue = try await notesQueue("trim-dormant.sqlite", dormancy: manual)
         #expect(await queue.releaseConnectionIfIdle())

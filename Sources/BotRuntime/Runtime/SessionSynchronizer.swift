@@ -60,7 +60,13 @@ struct SessionSynchronizer: Sendable {
         }
         if !absent.isEmpty { await verifyMembership(of: absent, trace: trace) }
         log.debug("synchronized \(positions.count) conversations, \(fetched) messages", trace: trace)
-        services.maintenance.afterSynchronization()
+        let services = services
+        let admission = admission
+        services.maintenance.afterSynchronization {
+            await admission.waitUntilProcessed()
+            await services.dispatcher.waitUntilIdle()
+            await services.commits.waitUntilIdle()
+        }
     }
 
     /// Conversations the sync left out are taken as having nothing new. A few are looked up over REST, so that

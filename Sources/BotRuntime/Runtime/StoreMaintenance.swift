@@ -3,9 +3,10 @@ import Foundation
 import Synchronization
 
 /// Keeps a bot's store from growing without bound: prunes seen-message records the cursors cover, settled outbox
-/// entries, finished jobs and expired dialogs, at most once per `interval`. After every synchronization it also
-/// frees the statements and pages the start-up (or reconnect) used once: a live bot mostly idles, and those were
-/// about half of an idle bot's memory. Runs in the background: it never delays the session.
+/// entries, finished jobs and expired dialogs, at most once per `interval`. After every synchronization, once what
+/// it brought is handled, it also frees the statements and pages that start-up (or reconnect) used: a live bot
+/// mostly idles, and those were about half of a live bot's memory. Runs in the background: it never delays the
+/// session.
 final class StoreMaintenance: Sendable {
     /// How often the store is pruned.
     static let interval: Duration = .seconds(3600)
@@ -27,8 +28,9 @@ final class StoreMaintenance: Sendable {
     }
 
     /// Called after a synchronization: in the background, prunes the store unless a pass ran within `interval`,
-    /// then frees what the synchronization and the pass left in the store's memory.
-    func afterSynchronization() {
+    /// then, once `settled` returns (the messages the synchronization brought are handled and committed), frees
+    /// what the start-up, its catch-up and the pass left in the store's memory.
+    func afterSynchronization(settled: @escaping @Sendable () async -> Void) {
         let now = clock.now
         let due = lastRun.withLock { last -> Bool in
             guard last.map({ now.timeIntervalSince($0) >= Self.interval.timeInterval }) ?? true else { return false }
@@ -37,6 +39,7 @@ final class StoreMaintenance: Sendable {
         }
         Task {
             if due { await self.prune(now: now) }
+            await settled()
             await self.store.releaseMemory()
         }
     }

@@ -33,11 +33,31 @@ import Testing
         #expect(try await cachedStatements(store) > 0)
         let maintenance = StoreMaintenance(store: store, clock: clock, log: SessionLog(sink: logs.sink, bot: "botty", clock: clock))
 
-        maintenance.afterSynchronization()
+        maintenance.afterSynchronization {}
 
         #expect(try await eventually { try await cachedStatements(store) == 0 })
         let entry = try await store.enqueue(Fixture.send("four"))
         #expect(try await store.outboxEntry(entry.id)?.status == .pending)
+        await store.close()
+    }
+
+    @Test func theStoreKeepsItsStatementsUntilWhatTheSynchronizationBroughtIsHandled() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        for text in ["one", "two", "three"] { _ = try await store.enqueue(Fixture.send(text)) }
+        let maintenance = StoreMaintenance(store: store, clock: clock, log: SessionLog(sink: logs.sink, bot: "botty", clock: clock))
+        let settling = AsyncStream<Void>.makeStream()
+        let handled = AsyncStream<Void>.makeStream()
+
+        maintenance.afterSynchronization {
+            settling.continuation.yield()
+            for await _ in handled.stream { return }
+        }
+        for await _ in settling.stream { break }
+        let whileHandling = try await cachedStatements(store)
+        handled.continuation.yield()
+
+        #expect(whileHandling > 0)
+        #expect(try await eventually { try await cachedStatements(store) == 0 })
         await store.close()
     }
 }
