@@ -278,9 +278,9 @@ final class OutboxSender: Sendable {
             case .send(let entries, let link):
                 do {
                     if entries.count == 1, let entry = entries.first {
-                        try await link.connection.sendMessage(encodedData: OutboxPayload.json(entry.message), id: "o-\(entry.sequence)")
+                        try await link.connection.sendMessage(encodedData: entry.encodedMessage, id: "o-\(entry.sequence)")
                     } else {
-                        try await link.connection.sendMessages(entries.map { (OutboxPayload.json($0.message), "o-\($0.sequence)") })
+                        try await link.connection.sendMessages(entries.map { ($0.encodedMessage, "o-\($0.sequence)") })
                     }
                     for entry in entries {
                         log.trace("sent message.send", trace: entry.traceID, [

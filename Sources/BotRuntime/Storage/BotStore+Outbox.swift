@@ -104,7 +104,8 @@ struct GroupCommitterMismatch: Error, CustomStringConvertible {
 extension OutboxEntry {
     init(row: Row) throws {
         let key: String = try row["client_message_id"]
-        let message = try OutboxPayload.message(from: try row["payload"], key: key)
+        let payload: String = try row["payload"]
+        let message = try OutboxPayload.message(from: payload, key: key)
         let originKind: String = try row["origin_kind"]
         guard let origin = Origin(kind: originKind, id: try row["origin_id"], occurrence: try row["origin_occurrence"]) else {
             throw BotStoreError.corruptRecord(table: "outbox", key: key, reason: "unknown origin \"\(originKind)\"")
@@ -116,7 +117,7 @@ extension OutboxEntry {
             acknowledgement = Acknowledgement(messageId: messageId, seq: seq, createdAt: createdAt, ackedAt: ackedAt)
         }
         self.init(
-            sequence: try row["id"], message: message, createdAt: try row["created_at"],
+            sequence: try row["id"], message: message, encodedMessage: payload, createdAt: try row["created_at"],
             status: try row.rawEnum(Status.self, "status", table: "outbox", key: key), attempts: try row["attempts"],
             lastAttemptAt: try row["last_attempt_at"], lastError: (try row["last_error"] as String?).map(ChatterErrorCode.init(rawValue:)),
             acknowledgement: acknowledgement, origin: origin, traceID: try row["trace_id"])
@@ -143,7 +144,8 @@ enum OutboxWrites {
                 let sequence = workspace.db.lastInsertRowID
                 created.insert(id)
                 entries.append(OutboxEntry(
-                    sequence: sequence, message: send.message, createdAt: workspace.now, status: .pending, attempts: 0,
+                    sequence: sequence, message: send.message, encodedMessage: send.payload, createdAt: workspace.now,
+                    status: .pending, attempts: 0,
                     lastAttemptAt: nil, lastError: nil, acknowledgement: nil, origin: origin, traceID: send.traceID))
             } else if let row = try workspace.db.fetchOne(sql: OutboxSQL.selectByClientMessageID, arguments: [id.rawValue]) {
                 entries.append(try OutboxEntry(row: row))
