@@ -100,24 +100,25 @@ enum SHA1 {
         }
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 80) { w in
             for chunk in stride(from: 0, to: paddedCount, by: 64) {
-                for i in 0..<16 {
-                    let base = chunk + i * 4
-                    w[i] = UInt32(paddedByte(base)) << 24 | UInt32(paddedByte(base + 1)) << 16 | UInt32(paddedByte(base + 2)) << 8
-                        | UInt32(paddedByte(base + 3))
+                if chunk + 64 <= message.count {
+                    for i in 0..<16 {
+                        let base = chunk + i * 4
+                        w[i] = UInt32(message[base]) << 24 | UInt32(message[base + 1]) << 16 | UInt32(message[base + 2]) << 8
+                            | UInt32(message[base + 3])
+                    }
+                } else {
+                    for i in 0..<16 {
+                        let base = chunk + i * 4
+                        w[i] = UInt32(paddedByte(base)) << 24 | UInt32(paddedByte(base + 1)) << 16 | UInt32(paddedByte(base + 2)) << 8
+                            | UInt32(paddedByte(base + 3))
+                    }
                 }
                 for i in 16..<80 {
                     let x = w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]
                     w[i] = x << 1 | x >> 31
                 }
                 var (a, b, c, d, e) = h
-                for i in 0..<80 {
-                    let f: UInt32, k: UInt32
-                    switch i {
-                    case 0..<20: (f, k) = ((b & c) | (~b & d), 0x5A82_7999)
-                    case 20..<40: (f, k) = (b ^ c ^ d, 0x6ED9_EBA1)
-                    case 40..<60: (f, k) = ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC)
-                    default: (f, k) = (b ^ c ^ d, 0xCA62_C1D6)
-                    }
+                func round(_ f: UInt32, _ k: UInt32, _ i: Int) {
                     let temp = (a << 5 | a >> 27) &+ f &+ e &+ k &+ w[i]
                     e = d
                     d = c
@@ -125,17 +126,26 @@ enum SHA1 {
                     b = a
                     a = temp
                 }
+                for i in 0..<20 { round((b & c) | (~b & d), 0x5A82_7999, i) }
+                for i in 20..<40 { round(b ^ c ^ d, 0x6ED9_EBA1, i) }
+                for i in 40..<60 { round((b & c) | (b & d) | (c & d), 0x8F1B_BCDC, i) }
+                for i in 60..<80 { round(b ^ c ^ d, 0xCA62_C1D6, i) }
                 h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e)
             }
         }
         var digest: [UInt8] = []
         digest.reserveCapacity(20)
-        for word in [h.0, h.1, h.2, h.3, h.4] {
+        func append(_ word: UInt32) {
             digest.append(UInt8(word >> 24))
             digest.append(UInt8(truncatingIfNeeded: word >> 16))
             digest.append(UInt8(truncatingIfNeeded: word >> 8))
             digest.append(UInt8(truncatingIfNeeded: word))
         }
+        append(h.0)
+        append(h.1)
+        append(h.2)
+        append(h.3)
+        append(h.4)
         return digest
     }
 }
