@@ -29,6 +29,7 @@ struct HotFrameDecoder {
     private mutating func frame() -> ServerFrame? {
         var type: FrameType?
         var data: Range<Int>?
+        var event: ServerEvent?
         var id: String??
         var replyTo: String??
         skipWhitespace()
@@ -51,9 +52,16 @@ struct HotFrameDecoder {
                     return nil
                 }
             } else if key.matches("data") {
-                // Read once the type is known (it may come later); the typed reading checks every byte of it.
-                guard data == nil, let range = skipObject() else { return nil }
-                data = range
+                guard data == nil, event == nil else { return nil }
+                if let type {
+                    // The type came first (as the service writes it): read the payload in place.
+                    guard let payload = payload(of: type) else { return nil }
+                    event = payload
+                } else {
+                    // Read once the type is known (it comes later); the typed reading checks every byte of it.
+                    guard let range = skipObject() else { return nil }
+                    data = range
+                }
             } else if key.matches("id") {
                 guard id == nil, let value = optionalString() else { return nil }
                 id = .some(value)
@@ -65,19 +73,23 @@ struct HotFrameDecoder {
             }
         }
         skipWhitespace()
-        guard index == bytes.count, let type, let data else { return nil }
-        var payload = HotFrameDecoder(bytes: UnsafeBufferPointer(rebasing: bytes[data]))
-        let event: ServerEvent
-        switch type {
-        case .messageNew:
-            guard let message = payload.message() else { return nil }
-            event = .messageNew(message)
-        case .messageAck:
-            guard let ack = payload.ack() else { return nil }
-            event = .messageAck(ack)
+        guard index == bytes.count, let type else { return nil }
+        if event == nil, let data {
+            var payload = HotFrameDecoder(bytes: UnsafeBufferPointer(rebasing: bytes[data]))
+            event = payload.payload(of: type)
+            guard payload.index == payload.bytes.count else { return nil }
         }
-        guard payload.index == payload.bytes.count else { return nil }
+        guard let event else { return nil }
         return ServerFrame(event, replyTo: replyTo ?? nil, id: id ?? nil)
+    }
+
+    /// Reads the `data` object of a frame of `type` from the current position; nil when it is not one this
+    /// decoder fully understands.
+    private mutating func payload(of type: FrameType) -> ServerEvent? {
+        switch type {
+        case .messageNew: message().map(ServerEvent.messageNew)
+        case .messageAck: ack().map(ServerEvent.messageAck)
+        }
     }
 
     /// Passes over an object (nested values and strings with escapes included) and returns its bytes; nil when it

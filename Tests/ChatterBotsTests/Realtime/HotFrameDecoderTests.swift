@@ -104,4 +104,21 @@ struct HotFrameDecoderTests {
             #expect(frame == codable, "\(String(decoding: input, as: UTF8.self))")
         }
     }
+
+    /// The payload is read in place when the type comes first, and after the envelope when it comes later; a second
+    /// `data` or `type` member is left to `Codable` either way.
+    @Test func aRepeatedDataOrTypeMemberIsLeftToCodable() throws {
+        let data = try ServerFrame(.messageAck(Self.acks[0])).jsonData()
+        let payload = String(decoding: try WireCoding.encoder.encode(Self.acks[0]), as: UTF8.self)
+        let texts = [
+            #"{"type":"message.ack","data":\#(payload),"data":\#(payload)}"#,
+            #"{"data":\#(payload),"type":"message.ack","data":\#(payload)}"#,
+            #"{"data":\#(payload),"data":\#(payload),"type":"message.ack"}"#,
+            #"{"type":"message.ack","data":\#(payload),"type":"message.ack"}"#,
+        ]
+        for text in texts { #expect(Self.hot(Data(text.utf8)) == nil, "\(text)") }
+        #expect(Self.hot(Data(#"{"type":"message.ack","data":\#(payload)}"#.utf8)) == ServerFrame(.messageAck(Self.acks[0])))
+        #expect(Self.hot(Data(#"{"data":\#(payload),"type":"message.ack"}"#.utf8)) == ServerFrame(.messageAck(Self.acks[0])))
+        #expect(Self.hot(data) == ServerFrame(.messageAck(Self.acks[0])))
+    }
 }
