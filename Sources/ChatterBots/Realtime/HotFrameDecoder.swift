@@ -54,13 +54,26 @@ struct HotFrameDecoder {
             } else if key.matches("data") {
                 guard data == nil, event == nil else { return nil }
                 if let type {
-                    // The type came first (as the service writes it): read the payload in place.
+                    // The type came first: read the payload in place.
                     guard let payload = payload(of: type) else { return nil }
                     event = payload
                 } else {
-                    // Read once the type is known (it comes later); the typed reading checks every byte of it.
-                    guard let range = skipObject() else { return nil }
-                    data = range
+                    // The type comes later: read the payload in place as either kind (their keys differ, so at most
+                    // one reads it; the type must then agree), else keep its bytes for when the type is known.
+                    skipWhitespace()
+                    let start = index
+                    if let message = message() {
+                        event = .messageNew(message)
+                    } else {
+                        index = start
+                        if let ack = ack() {
+                            event = .messageAck(ack)
+                        } else {
+                            index = start
+                            guard let range = skipObject() else { return nil }
+                            data = range
+                        }
+                    }
                 }
             } else if key.matches("id") {
                 guard id == nil, let value = optionalString() else { return nil }
@@ -78,6 +91,12 @@ struct HotFrameDecoder {
             var payload = HotFrameDecoder(bytes: UnsafeBufferPointer(rebasing: bytes[data]))
             event = payload.payload(of: type)
             guard payload.index == payload.bytes.count else { return nil }
+        }
+        switch (type, event) {
+        case (.messageNew, .messageNew?), (.messageAck, .messageAck?):
+            break
+        default:
+            return nil
         }
         guard let event else { return nil }
         return ServerFrame(event, replyTo: replyTo ?? nil, id: id ?? nil)
