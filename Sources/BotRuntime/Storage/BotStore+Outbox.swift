@@ -136,10 +136,11 @@ enum OutboxWrites {
         for send in sends {
             let id = send.message.clientMessageId
             try workspace.statement(.insertOutbox).execute(
-                arguments: [
-                    id.rawValue, send.message.conversationId.rawValue, send.payload, workspace.now, originKind, originID,
-                    originOccurrence, send.traceID,
-                ])
+                arguments: StatementArguments(values: [
+                    id.rawValue.databaseValue, send.message.conversationId.rawValue.databaseValue, send.payload.databaseValue,
+                    workspace.now.databaseValue, originKind.databaseValue, originID?.databaseValue ?? .null,
+                    originOccurrence?.databaseValue ?? .null, send.traceID?.databaseValue ?? .null,
+                ]))
             if workspace.db.changes > 0 {
                 let sequence = workspace.db.lastInsertRowID
                 created.insert(id)
@@ -162,9 +163,10 @@ enum OutboxWrites {
         outcomes.reserveCapacity(acks.count)
         for ack in acks {
             try workspace.statement(.acknowledgeOutbox).execute(
-                arguments: [
-                    ack.messageId.rawValue, ack.seq, ack.createdAt.millisecondsSince1970, workspace.now, ack.clientMessageId.rawValue,
-                ])
+                arguments: StatementArguments(values: [
+                    ack.messageId.rawValue.databaseValue, ack.seq.databaseValue, ack.createdAt.millisecondsSince1970.databaseValue,
+                    workspace.now.databaseValue, ack.clientMessageId.rawValue.databaseValue,
+                ]))
             if workspace.db.changes > 0 {
                 outcomes.append(.acknowledged)
             } else if try workspace.statement(.selectOutboxExists).fetchOne(Int.self, arguments: [ack.clientMessageId.rawValue]) != nil {
