@@ -9,6 +9,11 @@ static inline void (*csqlite_transient(void))(void *) { return SQLITE_TRANSIENT;
 static inline int csqlite_disable_page_cache_preallocation(void) {
     return sqlite3_config(SQLITE_CONFIG_PAGECACHE, (void *)0, 0, 0);
 }
+/* Turns off SQLite's memory statistics (sqlite3_memory_used, heap limits), kept under a process-wide mutex taken
+   around every allocation SQLite makes. Call before sqlite3_initialize. */
+static inline int csqlite_disable_memory_statistics(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
 #include <stdlib.h> /* defines __GLIBC__ on glibc */
 #if defined(__GLIBC__)
 #include <malloc.h>

@@ -35,9 +35,11 @@ struct BenchContext: Sendable {
         return server
     }
 
-    /// Starts the fleet of `runtime` with `bots` (not yet running: call `start()`).
+    /// Starts the fleet of `runtime` with `bots` (not yet running: call `start()`); `countsSQLiteMemory` for a
+    /// scenario that asks the fleet for its memory report.
     func fleet(
-        _ runtime: FleetProcess.Runtime, bots: [BenchWorld.Bot], world: BenchWorld, endpoint: ServerEndpoint, name: String
+        _ runtime: FleetProcess.Runtime, bots: [BenchWorld.Bot], world: BenchWorld, endpoint: ServerEndpoint, name: String,
+        countsSQLiteMemory: Bool = false
     ) throws -> FleetProcess {
         let command: [String]
         switch runtime {
@@ -52,7 +54,7 @@ struct BenchContext: Sendable {
         return try FleetProcess(
             runtime, command: command, bots: bots, password: world.password, endpoint: endpoint,
             dataDirectory: try directory(name), receipts: options.readReceiptsOnly ? "read" : nil,
-            storeIdleSeconds: options.storeIdleSeconds)
+            storeIdleSeconds: options.storeIdleSeconds, countsSQLiteMemory: countsSQLiteMemory)
     }
 
     /// The world of the echo scenarios: one bot per runtime (`<prefix>_swift`, `<prefix>_python`), each in a direct

@@ -73,7 +73,8 @@ struct BotsScenario {
     ) async throws -> Measurement {
         guard let world = server.announcement.world else { throw BenchFailure("no world") }
         let bots = Array(world.bots[offset..<(offset + count)])
-        let fleet = try context.fleet(runtime, bots: bots, world: world, endpoint: server.endpoint, name: "bots-\(count)-\(runtime)")
+        let fleet = try context.fleet(
+            runtime, bots: bots, world: world, endpoint: server.endpoint, name: "bots-\(count)-\(runtime)", countsSQLiteMemory: true)
         try await fleet.waitUntilBooted()
         try await Task.sleep(for: .milliseconds(200))
         let baseline = ProcessProbe.residentBytes(of: fleet.pid) ?? 0

@@ -29,6 +29,8 @@ struct FleetCommand {
             FileHandle.standardError.write(Data("chatter-bench fleet: the server URLs do not parse\n".utf8))
             return 1
         }
+        // Before the first store opens: SQLite decides once whether it counts its memory.
+        if configuration.countsSQLiteMemory == true { SQLiteMemoryStatistics.enable() }
         ProcessProbe.raiseOpenFileLimit(to: 1 << 20)
         // The shared event loops start on first use and cannot start without descriptors: start them now, before
         // thousands of stores take every descriptor the process may open.
@@ -83,7 +85,7 @@ struct FleetCommand {
                 // Where the resident memory goes: SQLite's own allocations (page caches, schemas, statements), and
                 // the C heap in use (the rest of the resident memory is heap the allocator holds free, and code).
                 reporter.emit([
-                    "event": "memory", "sqlite": Int(sqlite3_memory_used()), "heapInUse": Self.heapInUse,
+                    "event": "memory", "sqlite": SQLiteMemoryStatistics.bytesInUse, "heapInUse": Self.heapInUse,
                     "storesOpen": storeBudget.openCount,
                     "evictions": storeBudget.evictionCount,
                 ])

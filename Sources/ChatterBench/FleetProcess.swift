@@ -31,6 +31,9 @@ final class FleetProcess: Sendable {
         /// use); nil keeps the runtime's default. The stores share one budget of open connections that fits the
         /// process's open-file limit next to one socket per bot.
         var storeIdleSeconds: Double? = nil
+        /// Whether the Swift fleet has SQLite count its memory, for the `memory` command (it costs every SQLite
+        /// allocation a process-wide mutex, so only the scenarios that report memory ask for it).
+        var countsSQLiteMemory: Bool? = nil
     }
 
     /// Which runtime runs the bots.
@@ -83,14 +86,14 @@ final class FleetProcess: Sendable {
     /// Starts the fleet process of `runtime` with `bots`; they wait for `start()`.
     init(
         _ runtime: Runtime, command: [String], bots: [BenchWorld.Bot], password: String, endpoint: ServerEndpoint,
-        dataDirectory: URL, receipts: String? = nil, storeIdleSeconds: Double? = nil
+        dataDirectory: URL, receipts: String? = nil, storeIdleSeconds: Double? = nil, countsSQLiteMemory: Bool = false
     ) throws {
         self.runtime = runtime
         let configuration = Configuration(
             apiURL: endpoint.apiURL.absoluteString, webSocketURL: endpoint.webSocketURL.absoluteString,
             clientKey: endpoint.clientKey, dataDirectory: dataDirectory.path,
             bots: bots.map { Configuration.Bot(name: $0.username, username: $0.username, password: password) },
-            receipts: receipts, storeIdleSeconds: storeIdleSeconds)
+            receipts: receipts, storeIdleSeconds: storeIdleSeconds, countsSQLiteMemory: countsSQLiteMemory)
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let configurationURL = dataDirectory.appendingPathComponent("peer.json")
         try JSONEncoder().encode(configuration).write(to: configurationURL)

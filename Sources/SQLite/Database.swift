@@ -275,9 +275,11 @@ public final class Database {
     // MARK: - Opening
 
     /// Process-wide SQLite settings, applied once before the first connection opens (SQLite accepts them only
-    /// before it initializes): no page-cache preallocation, so that each connection holds only the pages it read.
+    /// before it initializes): no page-cache preallocation, so that each connection holds only the pages it read;
+    /// no memory statistics unless ``SQLiteMemoryStatistics/enable()`` asked for them.
     private static let processConfiguration: Void = {
         _ = csqlite_disable_page_cache_preallocation()
+        SQLiteMemoryStatistics.applyBeforeInitialization()
     }()
 
     private static func openConnection(path: String) throws -> Connection {

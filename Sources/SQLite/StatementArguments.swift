@@ -18,6 +18,13 @@ public struct StatementArguments: Hashable, Sendable, ExpressibleByArrayLiteral,
         named = [:]
     }
 
+    /// Positional arguments already converted: for statements run per row on a hot path, where the array literal's
+    /// boxed values and their conversion would cost more than binding them.
+    public init(values: [DatabaseValue]) {
+        positional = values
+        named = [:]
+    }
+
     /// Named arguments; a key may carry the parameter's prefix (`":id"`) or not (`"id"`).
     public init(_ values: [String: (any DatabaseValueConvertible)?]) {
         positional = []

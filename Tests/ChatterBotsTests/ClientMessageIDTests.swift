@@ -11,6 +11,11 @@ struct ClientMessageIDTests {
         #expect(hex(SHA1.hash([])) == "da39a3ee5e6b4b0d3255bfef95601890afd80709")
         #expect(hex(SHA1.hash(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)))
             == "84983e441c3bd26ebaae4aa1f95129e5e54670f1")
+        #expect(hex(SHA1.hash(Array("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu".utf8)))
+            == "a49b2446a02c645bf419f995b67091253a04a259")
+        // The padding's edges: 55 bytes fit one block with the length, 64 need a second.
+        #expect(hex(SHA1.hash(Array(repeating: UInt8(ascii: "x"), count: 55))) == "cef734ba81a024479e09eb5a75b6ddae62e6abf1")
+        #expect(hex(SHA1.hash(Array(repeating: UInt8(ascii: "x"), count: 64))) == "bb2fa3ee7afb9f54c6dfb5d021f14b1ffe40c163")
     }
 
     @Test func nameBasedUUIDMatchesRFCVersion5() {

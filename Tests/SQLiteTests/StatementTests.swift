@@ -20,6 +20,15 @@ import Testing
         #expect(try rows.map { [try $0["author"] as String, try $0["body"] as String] } == [["ann", "hi"], ["bob", "there"]])
     }
 
+    @Test func convertedValuesBindAsTheLiteralDoes() throws {
+        try db.execute(sql: "INSERT INTO note (id, author, body) VALUES (?, ?, ?)", arguments: StatementArguments(values: [.integer(7), .text("ann"), .null]))
+        try db.execute(sql: "INSERT INTO note (id, author, body) VALUES (?, ?, ?)", arguments: [8, "bob", nil])
+        let rows = try db.fetchAll(sql: "SELECT id, author, body FROM note ORDER BY id")
+        #expect(try rows.map { "\(try $0["id"] as Int) \(try $0["author"] as String) \(String(describing: try $0["body"] as String?))" }
+            == ["7 ann nil", "8 bob nil"])
+        #expect(StatementArguments(values: [.integer(8), .text("bob"), .null]) == [8, "bob", nil])
+    }
+
     @Test func namedArgumentsBindByNameWhateverThePrefix() throws {
         try db.execute(sql: "INSERT INTO note (author, body) VALUES (:author, @body)", arguments: ["author": "ann", ":body": "x"])
         try db.execute(sql: "INSERT INTO note (author, body) VALUES ($author, :author || '!')", arguments: ["$author": "bob"])

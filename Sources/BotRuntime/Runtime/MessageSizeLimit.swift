@@ -9,14 +9,13 @@ enum MessageSizeLimit {
     static let maxBodyCharacters = 4_096
     /// The largest text frame the service reads; anything larger is closed with 1009.
     static let maxFrameBytes = 64 * 1024
-    /// A stand-in `clientMessageId` for checking a message before its id is chosen: as long as a random or derived
-    /// id (a UUID's 36 characters), which is what the check measures.
-    static let placeholderID = ClientMessageID("00000000-0000-0000-0000-000000000000")
     /// Room kept for the frame's envelope (`id`, `type`, `data`) around the payload.
     static let envelopeAllowance = 256
 
-    /// Throws `VALIDATION_FAILED` (field `body`) when the service would refuse `message` for its size.
-    static func check(_ message: MessageSend) throws(ChatterAPIError) {
+    /// Encodes `message` as the outbox stores and sends it, and returns that text; throws `VALIDATION_FAILED`
+    /// (field `body`) when the service would refuse it for its size. Checked on the payload that will be sent, so
+    /// call it with the message's real `clientMessageId`.
+    static func checkedPayload(of message: MessageSend) throws(ChatterAPIError) -> String {
         if let body = message.content.body, body.count > maxBodyCharacters {
             throw ChatterAPIError(
                 code: .validationFailed,
@@ -24,7 +23,8 @@ enum MessageSizeLimit {
                     + "split it into several messages. Nothing was sent.",
                 details: ["field": "body"])
         }
-        let bytes = OutboxPayload.json(message).utf8.count
+        let payload = OutboxPayload.json(message)
+        let bytes = payload.utf8.count
         if bytes + envelopeAllowance > maxFrameBytes {
             throw ChatterAPIError(
                 code: .validationFailed,
@@ -32,5 +32,12 @@ enum MessageSizeLimit {
                     + "shorten it. Nothing was sent.",
                 details: ["field": "body"])
         }
+        return payload
+    }
+
+    /// Whether the service accepts `message`, encoded as `payload`, for its size (what ``checkedPayload(of:)``
+    /// checks, on a payload already encoded).
+    static func accepts(_ message: MessageSend, encodedAs payload: String) -> Bool {
+        (message.content.body?.count ?? 0) <= maxBodyCharacters && payload.utf8.count + envelopeAllowance <= maxFrameBytes
     }
 }

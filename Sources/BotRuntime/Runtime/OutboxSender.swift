@@ -218,7 +218,7 @@ final class OutboxSender: Sendable {
             var tooLarge: [OutboxEntry] = []
             let inFlight = state.inFlight.count
             if closeCode == Self.messageTooBigCloseCode {
-                tooLarge = state.inFlight.values.filter { !Self.fitsSizeLimits($0.message) }.sorted { $0.sequence < $1.sequence }
+                tooLarge = state.inFlight.values.filter { !MessageSizeLimit.accepts($0.message, encodedAs: $0.encodedMessage) }.sorted { $0.sequence < $1.sequence }
                 for entry in tooLarge {
                     state.inFlight[entry.id] = nil
                     state.inFlightBySequence[entry.sequence] = nil
@@ -241,16 +241,6 @@ final class OutboxSender: Sendable {
             }
         }
         work.wake()
-    }
-
-    /// Whether the service accepts `message` for its size (``MessageSizeLimit/check(_:)``).
-    static func fitsSizeLimits(_ message: MessageSend) -> Bool {
-        do {
-            try MessageSizeLimit.check(message)
-            return true
-        } catch {
-            return false
-        }
     }
 
     /// The WebSocket close code of a message over the peer's size limit.
@@ -323,9 +313,9 @@ final class OutboxSender: Sendable {
                 guard await recordFirstAttempts(of: entries) else { continue }
                 do {
                     if entries.count == 1, let entry = entries.first {
-                        try await link.connection.sendMessage(encodedData: OutboxPayload.json(entry.message), id: "o-\(entry.sequence)")
+                        try await link.connection.sendMessage(encodedData: entry.encodedMessage, id: "o-\(entry.sequence)")
                     } else {
-                        try await link.connection.sendMessages(entries.map { (OutboxPayload.json($0.message), "o-\($0.sequence)") })
+                        try await link.connection.sendMessages(entries.map { ($0.encodedMessage, "o-\($0.sequence)") })
                     }
                     for entry in entries {
                         log.trace("sent message.send", trace: entry.traceID, [

@@ -179,23 +179,30 @@ final class RuntimeBotContext: BotContext {
         _ content: MessageContent, to conversationId: Conversation.ID, replyingTo message: Message.ID?
     ) async throws -> OutgoingMessage {
         try checkUsable()
-        // Checked with a placeholder id as long as every id it stands for: the size check must not use up a derived
-        // send index, and a random id would cost a read of /dev/urandom per send.
-        try MessageSizeLimit.check(MessageSend(conversationId: conversationId, clientMessageId: MessageSizeLimit.placeholderID, content: content))
-        let id = state.withLock { state -> ClientMessageID in
+        // The id is chosen, the message encoded and its size checked under the lock, and the send index used up only
+        // once the check passed: a refused message takes no index, and concurrent sends of one handler cannot take
+        // the same one. The payload checked is the one stored and sent (no second encoding).
+        let id = try state.withLock { state throws(ChatterAPIError) -> ClientMessageID in
             let id: ClientMessageID
+            var replyIndex: (key: String, next: Int)?
             if let derivationKey {
                 id = .derived(bot: bot.userId, trigger: derivationKey, index: state.sendIndex)
-                state.sendIndex += 1
             } else if let message {
                 let key = ClientMessageID.messageTrigger(message)
                 let index = state.replyIndices[key, default: 0]
-                state.replyIndices[key] = index + 1
+                replyIndex = (key, index + 1)
                 id = .derived(bot: bot.userId, trigger: key, index: index)
             } else {
                 id = .random()
             }
-            state.unit.send(MessageSend(conversationId: conversationId, clientMessageId: id, content: content), traceID: trace)
+            let send = MessageSend(conversationId: conversationId, clientMessageId: id, content: content)
+            let payload = try MessageSizeLimit.checkedPayload(of: send)
+            if let replyIndex {
+                state.replyIndices[replyIndex.key] = replyIndex.next
+            } else if derivationKey != nil {
+                state.sendIndex += 1
+            }
+            state.unit.send(send, encodedAs: payload, traceID: trace)
             state.uncommittedSends.insert(id)
             return id
         }

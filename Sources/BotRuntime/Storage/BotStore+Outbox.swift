@@ -117,7 +117,8 @@ struct GroupCommitterMismatch: Error, CustomStringConvertible {
 extension OutboxEntry {
     init(row: Row) throws {
         let key: String = try row["client_message_id"]
-        let message = try OutboxPayload.message(from: try row["payload"], key: key)
+        let payload: String = try row["payload"]
+        let message = try OutboxPayload.message(from: payload, key: key)
         let originKind: String = try row["origin_kind"]
         guard let origin = Origin(kind: originKind, id: try row["origin_id"], occurrence: try row["origin_occurrence"]) else {
             throw BotStoreError.corruptRecord(table: "outbox", key: key, reason: "unknown origin \"\(originKind)\"")
@@ -129,7 +130,7 @@ extension OutboxEntry {
             acknowledgement = Acknowledgement(messageId: messageId, seq: seq, createdAt: createdAt, ackedAt: ackedAt)
         }
         self.init(
-            sequence: try row["id"], message: message, createdAt: try row["created_at"],
+            sequence: try row["id"], message: message, encodedMessage: payload, createdAt: try row["created_at"],
             status: try row.rawEnum(Status.self, "status", table: "outbox", key: key), attempts: try row["attempts"],
             lastAttemptAt: try row["last_attempt_at"], firstAttemptAt: try row["first_attempt_at"], lastError: (try row["last_error"] as String?).map(ChatterErrorCode.init(rawValue:)),
             acknowledgement: acknowledgement, origin: origin, traceID: try row["trace_id"])
@@ -149,16 +150,19 @@ enum OutboxWrites {
         for send in sends {
             let id = send.message.clientMessageId
             try workspace.statement(.insertOutbox).execute(
-                arguments: [
-                    id.rawValue, send.message.conversationId.rawValue, send.payload, workspace.now, originKind, originID,
-                    originOccurrence, send.traceID, firstAttemptAt,
-                ])
+                arguments: StatementArguments(values: [
+                    id.rawValue.databaseValue, send.message.conversationId.rawValue.databaseValue, send.payload.databaseValue,
+                    workspace.now.databaseValue, originKind.databaseValue, originID?.databaseValue ?? .null,
+                    originOccurrence?.databaseValue ?? .null, send.traceID?.databaseValue ?? .null,
+                    firstAttemptAt?.databaseValue ?? .null,
+                ]))
             if workspace.db.changes > 0 {
                 let sequence = workspace.db.lastInsertRowID
                 created.insert(id)
                 entries.append(OutboxEntry(
-                    sequence: sequence, message: send.message, createdAt: workspace.now, status: .pending, attempts: 0,
-                    lastAttemptAt: nil, firstAttemptAt: firstAttemptAt, lastError: nil, acknowledgement: nil, origin: origin, traceID: send.traceID))
+                    sequence: sequence, message: send.message, encodedMessage: send.payload, createdAt: workspace.now,
+                    status: .pending, attempts: 0, lastAttemptAt: nil, firstAttemptAt: firstAttemptAt, lastError: nil,
+                    acknowledgement: nil, origin: origin, traceID: send.traceID))
             } else if let row = try workspace.db.fetchOne(sql: OutboxSQL.selectByClientMessageID, arguments: [id.rawValue]) {
                 entries.append(try OutboxEntry(row: row))
             } else {
@@ -174,9 +178,10 @@ enum OutboxWrites {
         outcomes.reserveCapacity(acks.count)
         for ack in acks {
             try workspace.statement(.acknowledgeOutbox).execute(
-                arguments: [
-                    ack.messageId.rawValue, ack.seq, ack.createdAt.millisecondsSince1970, workspace.now, ack.clientMessageId.rawValue,
-                ])
+                arguments: StatementArguments(values: [
+                    ack.messageId.rawValue.databaseValue, ack.seq.databaseValue, ack.createdAt.millisecondsSince1970.databaseValue,
+                    workspace.now.databaseValue, ack.clientMessageId.rawValue.databaseValue,
+                ]))
             if workspace.db.changes > 0 {
                 outcomes.append(.acknowledged)
             } else if try workspace.statement(.selectOutboxExists).fetchOne(Int.self, arguments: [ack.clientMessageId.rawValue]) != nil {

@@ -247,7 +247,10 @@ final class CursorWorkspace {
         guard message.seq == cursor.contiguous + 1 else {
             throw BotStoreError.outOfOrder(message.id, conversation: conversation, seq: message.seq, expectedSeq: cursor.contiguous + 1)
         }
-        try statement(.insertSeen).execute(arguments: [message.id.rawValue, conversation.rawValue, message.seq, now])
+        try statement(.insertSeen).execute(
+            arguments: StatementArguments(values: [
+                message.id.rawValue.databaseValue, conversation.rawValue.databaseValue, message.seq.databaseValue, now.databaseValue,
+            ]))
         guard db.changes > 0 else {
             throw BotStoreError.alreadyHandled(message.id, conversation: conversation, seq: message.seq)
         }
@@ -307,7 +310,7 @@ final class CursorWorkspace {
             setHandedOut(message.seq, in: conversation)
             return .deliver
         }
-        if try statement(.selectSeenExists).fetchOne(Int.self, arguments: [message.id.rawValue]) != nil {
+        if try statement(.selectSeenExists).fetchOne(Int.self, arguments: StatementArguments(values: [message.id.rawValue.databaseValue])) != nil {
             return .duplicate
         }
         if message.senderId == bot {
@@ -365,7 +368,10 @@ final class CursorWorkspace {
     func flush() throws {
         for (conversation, cursor) in cursors {
             guard let cursor, cursor.isDirty else { continue }
-            try statement(.upsertCursor).execute(arguments: [conversation.rawValue, cursor.contiguous, cursor.lastSeq])
+            try statement(.upsertCursor).execute(
+                arguments: StatementArguments(values: [
+                    conversation.rawValue.databaseValue, cursor.contiguous.databaseValue, cursor.lastSeq.databaseValue,
+                ]))
         }
     }
 

@@ -12,7 +12,12 @@ public struct OutboxEntry: Hashable, Sendable, Identifiable {
     /// The order of enqueueing: lower is older.
     public var sequence: Int64
     /// The `message.send` payload, exactly as it is (re)sent.
-    public var message: MessageSend
+    public var message: MessageSend {
+        didSet { encodedMessage = OutboxPayload.json(message) }
+    }
+    /// `message` as JSON text, exactly as stored in the outbox and written in each `message.send` frame: encoded
+    /// once when the send is queued (or taken as stored), not again for every (re)send.
+    private(set) var encodedMessage: String
     public var createdAt: Date
     public var status: Status
     /// How many sends were recorded with ``BotStore/recordAttempts(_:error:)``.
@@ -35,8 +40,21 @@ public struct OutboxEntry: Hashable, Sendable, Identifiable {
         firstAttemptAt: Date? = nil, lastError: ChatterErrorCode?, acknowledgement: Acknowledgement?, origin: Origin,
         traceID: String?
     ) {
+        self.init(
+            sequence: sequence, message: message, encodedMessage: OutboxPayload.json(message), createdAt: createdAt,
+            status: status, attempts: attempts, lastAttemptAt: lastAttemptAt, firstAttemptAt: firstAttemptAt,
+            lastError: lastError, acknowledgement: acknowledgement, origin: origin, traceID: traceID)
+    }
+
+    /// An entry whose message is already encoded: `encodedMessage` is the JSON text of `message` (as stored).
+    init(
+        sequence: Int64, message: MessageSend, encodedMessage: String, createdAt: Date, status: Status, attempts: Int,
+        lastAttemptAt: Date?, firstAttemptAt: Date? = nil, lastError: ChatterErrorCode?, acknowledgement: Acknowledgement?,
+        origin: Origin, traceID: String?
+    ) {
         self.sequence = sequence
         self.message = message
+        self.encodedMessage = encodedMessage
         self.createdAt = createdAt
         self.status = status
         self.attempts = attempts

@@ -76,7 +76,12 @@ public struct UnitOfWork: Sendable {
 
     /// Queues `message` with the clientMessageId it carries.
     public mutating func send(_ message: MessageSend, traceID: String? = nil) {
-        sends.append(PendingSend(message: message, payload: OutboxPayload.json(message), traceID: traceID ?? self.traceID))
+        send(message, encodedAs: OutboxPayload.json(message), traceID: traceID)
+    }
+
+    /// Queues `message`, already encoded as `payload` (its `OutboxPayload` JSON text, stored and sent as is).
+    mutating func send(_ message: MessageSend, encodedAs payload: String, traceID: String? = nil) {
+        sends.append(PendingSend(message: message, payload: payload, traceID: traceID ?? self.traceID))
     }
 
     /// The messages queued so far, in send order.

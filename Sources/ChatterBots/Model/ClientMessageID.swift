@@ -66,7 +66,9 @@ public struct ClientMessageID: RawRepresentable, Hashable, Sendable, Codable, Ex
 
     /// RFC 9562 version 5 UUID of `name` in `namespace`, lowercase.
     static func nameBasedUUID(namespace: [UInt8], name: String) -> String {
-        var digest = SHA1.hash(namespace + Array(name.utf8))
+        var input = namespace
+        input.append(contentsOf: name.utf8)
+        var digest = SHA1.hash(input)
         digest[6] = (digest[6] & 0x0f) | 0x50
         digest[8] = (digest[8] & 0x3f) | 0x80
         let hex = Array("0123456789abcdef".utf8)
@@ -83,47 +85,67 @@ public struct ClientMessageID: RawRepresentable, Hashable, Sendable, Codable, Ex
 
 /// SHA-1 (FIPS 180-4), used only to derive name-based UUIDs; not for security.
 enum SHA1 {
+    /// The digest of `message` (20 bytes). The padded message is read byte by byte and the schedule lives in a
+    /// temporary buffer, so a hash allocates only its result.
     static func hash(_ message: [UInt8]) -> [UInt8] {
         var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
-        var padded = message
-        padded.append(0x80)
-        while padded.count % 64 != 56 { padded.append(0) }
         let bitLength = UInt64(message.count) &* 8
-        for shift in stride(from: 56, through: 0, by: -8) { padded.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-
-        var w = [UInt32](repeating: 0, count: 80)
-        for chunk in stride(from: 0, to: padded.count, by: 64) {
-            for i in 0..<16 {
-                let base = chunk + i * 4
-                w[i] = UInt32(padded[base]) << 24 | UInt32(padded[base + 1]) << 16 | UInt32(padded[base + 2]) << 8
-                    | UInt32(padded[base + 3])
-            }
-            for i in 16..<80 {
-                let x = w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]
-                w[i] = x << 1 | x >> 31
-            }
-            var (a, b, c, d, e) = h
-            for i in 0..<80 {
-                let f: UInt32, k: UInt32
-                switch i {
-                case 0..<20: (f, k) = ((b & c) | (~b & d), 0x5A82_7999)
-                case 20..<40: (f, k) = (b ^ c ^ d, 0x6ED9_EBA1)
-                case 40..<60: (f, k) = ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC)
-                default: (f, k) = (b ^ c ^ d, 0xCA62_C1D6)
+        // The message, 0x80, zeros up to 56 modulo 64, then the length in bits as 8 big-endian bytes.
+        let paddedCount = ((message.count + 8) / 64 + 1) * 64
+        func paddedByte(_ offset: Int) -> UInt8 {
+            if offset < message.count { return message[offset] }
+            if offset == message.count { return 0x80 }
+            if offset >= paddedCount - 8 { return UInt8(truncatingIfNeeded: bitLength >> UInt64((paddedCount - 1 - offset) * 8)) }
+            return 0
+        }
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 80) { w in
+            for chunk in stride(from: 0, to: paddedCount, by: 64) {
+                if chunk + 64 <= message.count {
+                    for i in 0..<16 {
+                        let base = chunk + i * 4
+                        w[i] = UInt32(message[base]) << 24 | UInt32(message[base + 1]) << 16 | UInt32(message[base + 2]) << 8
+                            | UInt32(message[base + 3])
+                    }
+                } else {
+                    for i in 0..<16 {
+                        let base = chunk + i * 4
+                        w[i] = UInt32(paddedByte(base)) << 24 | UInt32(paddedByte(base + 1)) << 16 | UInt32(paddedByte(base + 2)) << 8
+                            | UInt32(paddedByte(base + 3))
+                    }
                 }
-                let temp = (a << 5 | a >> 27) &+ f &+ e &+ k &+ w[i]
-                e = d
-                d = c
-                c = b << 30 | b >> 2
-                b = a
-                a = temp
+                for i in 16..<80 {
+                    let x = w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]
+                    w[i] = x << 1 | x >> 31
+                }
+                var (a, b, c, d, e) = h
+                func round(_ f: UInt32, _ k: UInt32, _ i: Int) {
+                    let temp = (a << 5 | a >> 27) &+ f &+ e &+ k &+ w[i]
+                    e = d
+                    d = c
+                    c = b << 30 | b >> 2
+                    b = a
+                    a = temp
+                }
+                for i in 0..<20 { round((b & c) | (~b & d), 0x5A82_7999, i) }
+                for i in 20..<40 { round(b ^ c ^ d, 0x6ED9_EBA1, i) }
+                for i in 40..<60 { round((b & c) | (b & d) | (c & d), 0x8F1B_BCDC, i) }
+                for i in 60..<80 { round(b ^ c ^ d, 0xCA62_C1D6, i) }
+                h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e)
             }
-            h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e)
         }
         var digest: [UInt8] = []
-        for word in [h.0, h.1, h.2, h.3, h.4] {
-            digest += [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)]
+        digest.reserveCapacity(20)
+        func append(_ word: UInt32) {
+            digest.append(UInt8(word >> 24))
+            digest.append(UInt8(truncatingIfNeeded: word >> 16))
+            digest.append(UInt8(truncatingIfNeeded: word >> 8))
+            digest.append(UInt8(truncatingIfNeeded: word))
         }
+        append(h.0)
+        append(h.1)
+        append(h.2)
+        append(h.3)
+        append(h.4)
         return digest
     }
 }

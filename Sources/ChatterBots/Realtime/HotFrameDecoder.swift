@@ -29,6 +29,7 @@ struct HotFrameDecoder {
     private mutating func frame() -> ServerFrame? {
         var type: FrameType?
         var data: Range<Int>?
+        var event: ServerEvent?
         var id: String??
         var replyTo: String??
         skipWhitespace()
@@ -40,24 +41,44 @@ struct HotFrameDecoder {
             if !first { guard consume(UInt8(ascii: ",")) else { return nil } }
             first = false
             guard let key = keyBytes() else { return nil }
-            if key.elementsEqual("type".utf8) {
+            if key.matches("type") {
                 skipWhitespace()
                 guard type == nil, let value = stringBytes() else { return nil }
-                if value.elementsEqual("message.new".utf8) {
+                if value.matches("message.new") {
                     type = .messageNew
-                } else if value.elementsEqual("message.ack".utf8) {
+                } else if value.matches("message.ack") {
                     type = .messageAck
                 } else {
                     return nil
                 }
-            } else if key.elementsEqual("data".utf8) {
-                // Read once the type is known (it may come later); the typed reading checks every byte of it.
-                guard data == nil, let range = skipObject() else { return nil }
-                data = range
-            } else if key.elementsEqual("id".utf8) {
+            } else if key.matches("data") {
+                guard data == nil, event == nil else { return nil }
+                if let type {
+                    // The type came first: read the payload in place.
+                    guard let payload = payload(of: type) else { return nil }
+                    event = payload
+                } else {
+                    // The type comes later: read the payload in place as either kind (their keys differ, so at most
+                    // one reads it; the type must then agree), else keep its bytes for when the type is known.
+                    skipWhitespace()
+                    let start = index
+                    if let message = message() {
+                        event = .messageNew(message)
+                    } else {
+                        index = start
+                        if let ack = ack() {
+                            event = .messageAck(ack)
+                        } else {
+                            index = start
+                            guard let range = skipObject() else { return nil }
+                            data = range
+                        }
+                    }
+                }
+            } else if key.matches("id") {
                 guard id == nil, let value = optionalString() else { return nil }
                 id = .some(value)
-            } else if key.elementsEqual("replyTo".utf8) {
+            } else if key.matches("replyTo") {
                 guard replyTo == nil, let value = optionalString() else { return nil }
                 replyTo = .some(value)
             } else {
@@ -65,19 +86,29 @@ struct HotFrameDecoder {
             }
         }
         skipWhitespace()
-        guard index == bytes.count, let type, let data else { return nil }
-        var payload = HotFrameDecoder(bytes: UnsafeBufferPointer(rebasing: bytes[data]))
-        let event: ServerEvent
-        switch type {
-        case .messageNew:
-            guard let message = payload.message() else { return nil }
-            event = .messageNew(message)
-        case .messageAck:
-            guard let ack = payload.ack() else { return nil }
-            event = .messageAck(ack)
+        guard index == bytes.count, let type else { return nil }
+        if event == nil, let data {
+            var payload = HotFrameDecoder(bytes: UnsafeBufferPointer(rebasing: bytes[data]))
+            event = payload.payload(of: type)
+            guard payload.index == payload.bytes.count else { return nil }
         }
-        guard payload.index == payload.bytes.count else { return nil }
+        switch (type, event) {
+        case (.messageNew, .messageNew?), (.messageAck, .messageAck?):
+            break
+        default:
+            return nil
+        }
+        guard let event else { return nil }
         return ServerFrame(event, replyTo: replyTo ?? nil, id: id ?? nil)
+    }
+
+    /// Reads the `data` object of a frame of `type` from the current position; nil when it is not one this
+    /// decoder fully understands.
+    private mutating func payload(of type: FrameType) -> ServerEvent? {
+        switch type {
+        case .messageNew: message().map(ServerEvent.messageNew)
+        case .messageAck: ack().map(ServerEvent.messageAck)
+        }
     }
 
     /// Passes over an object (nested values and strings with escapes included) and returns its bytes; nil when it
@@ -118,31 +149,31 @@ struct HotFrameDecoder {
         var editedAt: Timestamp??, deletedAt: Timestamp??
         var reactions: Bool?
         guard object({ decoder, key in
-            if key.elementsEqual("id".utf8) {
+            if key.matches("id") {
                 return HotFrameDecoder.set(&id, decoder.plainString())
-            } else if key.elementsEqual("conversationId".utf8) {
+            } else if key.matches("conversationId") {
                 return HotFrameDecoder.set(&conversationId, decoder.plainString())
-            } else if key.elementsEqual("seq".utf8) {
+            } else if key.matches("seq") {
                 return HotFrameDecoder.set(&seq, decoder.integer())
-            } else if key.elementsEqual("senderId".utf8) {
+            } else if key.matches("senderId") {
                 return HotFrameDecoder.set(&senderId, decoder.plainString())
-            } else if key.elementsEqual("clientMessageId".utf8) {
+            } else if key.matches("clientMessageId") {
                 return HotFrameDecoder.set(&clientMessageId, decoder.optionalString())
-            } else if key.elementsEqual("type".utf8) {
+            } else if key.matches("type") {
                 return HotFrameDecoder.set(&kind, decoder.plainString())
-            } else if key.elementsEqual("body".utf8) {
+            } else if key.matches("body") {
                 return HotFrameDecoder.set(&body, decoder.optionalString())
-            } else if key.elementsEqual("mediaId".utf8) {
+            } else if key.matches("mediaId") {
                 return HotFrameDecoder.set(&mediaId, decoder.optionalString())
-            } else if key.elementsEqual("replyToId".utf8) {
+            } else if key.matches("replyToId") {
                 return HotFrameDecoder.set(&replyToId, decoder.optionalString())
-            } else if key.elementsEqual("reactions".utf8) {
+            } else if key.matches("reactions") {
                 return HotFrameDecoder.set(&reactions, decoder.emptyArray() ? true : nil)
-            } else if key.elementsEqual("createdAt".utf8) {
+            } else if key.matches("createdAt") {
                 return HotFrameDecoder.set(&createdAt, decoder.timestamp())
-            } else if key.elementsEqual("editedAt".utf8) {
+            } else if key.matches("editedAt") {
                 return HotFrameDecoder.set(&editedAt, decoder.optionalTimestamp())
-            } else if key.elementsEqual("deletedAt".utf8) {
+            } else if key.matches("deletedAt") {
                 return HotFrameDecoder.set(&deletedAt, decoder.optionalTimestamp())
             }
             return false
@@ -159,15 +190,15 @@ struct HotFrameDecoder {
     private mutating func ack() -> MessageAck? {
         var clientMessageId: String?, messageId: String?, conversationId: String?, seq: Int?, createdAt: Timestamp?
         guard object({ decoder, key in
-            if key.elementsEqual("clientMessageId".utf8) {
+            if key.matches("clientMessageId") {
                 return HotFrameDecoder.set(&clientMessageId, decoder.plainString())
-            } else if key.elementsEqual("messageId".utf8) {
+            } else if key.matches("messageId") {
                 return HotFrameDecoder.set(&messageId, decoder.plainString())
-            } else if key.elementsEqual("conversationId".utf8) {
+            } else if key.matches("conversationId") {
                 return HotFrameDecoder.set(&conversationId, decoder.plainString())
-            } else if key.elementsEqual("seq".utf8) {
+            } else if key.matches("seq") {
                 return HotFrameDecoder.set(&seq, decoder.integer())
-            } else if key.elementsEqual("createdAt".utf8) {
+            } else if key.matches("createdAt") {
                 return HotFrameDecoder.set(&createdAt, decoder.timestamp())
             }
             return false
@@ -308,5 +339,17 @@ struct HotFrameDecoder {
         guard consume(UInt8(ascii: "[")) else { return false }
         skipWhitespace()
         return consume(UInt8(ascii: "]"))
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether these bytes are exactly `literal`'s UTF-8: lengths first (most keys differ there), then the bytes,
+    /// without `elementsEqual`'s generic iteration of a `String.UTF8View`.
+    fileprivate func matches(_ literal: StaticString) -> Bool {
+        guard count == literal.utf8CodeUnitCount else { return false }
+        return literal.withUTF8Buffer { expected in
+            for offset in 0..<count where self[offset] != expected[offset] { return false }
+            return true
+        }
     }
 }

@@ -2,6 +2,7 @@ import BotRuntime
 import ChatterBots
 import ChatterSandbox
 import Foundation
+import Synchronization
 import Testing
 
 /// The service's size limits (4,096-character bodies, 64 KiB frames): a message over them is refused at `send`,
@@ -50,6 +51,60 @@ import Testing
             try await harness.eventually("the long reply is stored") {
                 try await harness.texts(in: conversation, from: harness.botty).first?.count == 4_096
             }
+            await bot.stop()
+        }
+    }
+
+    /// Under 4,096 characters but over 64 KiB once encoded (each character a letter with 400 combining accents):
+    /// refused at `send` on the payload that would be stored and sent; nothing is queued, the reply after it goes out.
+    @Test func aFrameOverTheLimitIsRefusedAtSendAndNothingIsQueued() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            var scripted = ScriptedBot(probe: probe)
+            let heavy = String(repeating: "e" + String(repeating: "\u{0301}", count: 400), count: 100)
+            scripted.onMessageScript = { message, context in
+                do {
+                    try await context.reply(to: message, heavy)
+                    probe.recordFailure("queued")
+                } catch let error as ChatterAPIError {
+                    probe.recordFailure(error.code.rawValue)
+                }
+                try await context.reply(to: message, "after the heavy one")
+            }
+            let bot = try await harness.start(scripted)
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.say("go", as: harness.ana, in: conversation)
+            try await harness.eventually("the next reply is stored") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["after the heavy one"]
+            }
+            #expect(heavy.count == 100)
+            #expect(probe.failures == ["VALIDATION_FAILED"])
+            try await harness.eventually("the outbox is empty") { await bot.status.outboxDepth == 0 }
+            #expect(await bot.status.reconnects == 0)
+            await bot.stop()
+        }
+    }
+
+    /// A refused send takes no send index: the handler's next send gets the id of index 0, the one a re-run of the
+    /// handler (where the refused message would be refused again) derives for it too.
+    @Test func aRefusedSendTakesNoSendIndex() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            let ids = IDRecorder()
+            var scripted = ScriptedBot(probe: probe)
+            scripted.onMessageScript = { message, context in
+                _ = try? await context.reply(to: message, String(repeating: "x", count: 4_097))
+                let sent = try await context.reply(to: message, "fits")
+                ids.record(sent.clientMessageId, expected: .derived(bot: context.bot.userId, handling: message.id, index: 0))
+            }
+            let bot = try await harness.start(scripted)
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.say("go", as: harness.ana, in: conversation)
+            try await harness.eventually("the reply is stored") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["fits"]
+            }
+            let recorded = try #require(ids.pairs.first)
+            #expect(recorded.sent == recorded.expected)
             await bot.stop()
         }
     }
@@ -113,4 +168,11 @@ import Testing
             await bot.stop()
         }
     }
+}
+
+/// The clientMessageIds a handler got, with the ones it expected.
+private final class IDRecorder: Sendable {
+    private let recorded = Mutex<[(sent: ClientMessageID, expected: ClientMessageID)]>([])
+    var pairs: [(sent: ClientMessageID, expected: ClientMessageID)] { recorded.withLock { $0 } }
+    func record(_ sent: ClientMessageID, expected: ClientMessageID) { recorded.withLock { $0.append((sent, expected)) } }
 }

@@ -1,6 +1,7 @@
-import BotRuntime
+@testable import BotRuntime
 import ChatterBots
 import Foundation
+import SQLite
 import Testing
 
 /// The outbox: durable before sending, idempotent on clientMessageId, resent oldest first until acknowledged.
@@ -197,5 +198,50 @@ struct OutboxPayloadTests {
             conversationId: Fixture.direct, clientMessageId: "cm-1", content: MessageContent(kind: .unrecognized("sticker"), body: nil))
         _ = try await store.enqueue(send)
         #expect(try await store.pendingOutbox().first?.message == send)
+    }
+
+    /// What a `message.send` carries is the text stored: the entry keeps it, so no resend encodes it again.
+    @Test func anEntryCarriesItsStoredPayload() async throws {
+        let directory = try StoreDirectory()
+        let store = try await openStore(in: directory)
+        let send = Fixture.send("quote \" and\nline")
+        let enqueued = try await store.enqueue(send)
+        let pending = try #require(try await store.pendingOutbox().first)
+        await store.close()
+        let stored = try await inspect(directory.file("bot.sqlite")) { db in
+            try db.fetchOne(String.self, sql: "SELECT payload FROM outbox WHERE client_message_id = ?", arguments: [send.clientMessageId.rawValue])
+        }
+        #expect(enqueued.encodedMessage == stored)
+        #expect(pending.encodedMessage == stored)
+        #expect(stored == OutboxPayload.json(send))
+    }
+
+    /// A payload stored in another form of the same JSON (an older version's encoder: other key order, spaces) is
+    /// resent byte for byte as stored, not re-encoded.
+    @Test func aPayloadStoredInAnotherFormIsSentAsStored() async throws {
+        let directory = try StoreDirectory()
+        let store = try await openStore(in: directory)
+        let send = Fixture.send("hi", id: "cm-old")
+        _ = try await store.enqueue(send)
+        await store.close()
+        let older = #"{"type": "text", "clientMessageId": "cm-old", "conversationId": "C_DIRECT", "body": "hi"}"#
+        let queue = try await DatabaseQueue(path: directory.file("bot.sqlite"))
+        try await queue.write { db in
+            try db.execute(sql: "UPDATE outbox SET payload = ? WHERE client_message_id = 'cm-old'", arguments: [older])
+        }
+        await queue.close()
+        let reopened = try await openStore(in: directory)
+        let entry = try #require(try await reopened.pendingOutbox().first)
+        #expect(entry.message == send)
+        #expect(entry.encodedMessage == older)
+        await reopened.close()
+    }
+
+    @Test func changingAnEntrysMessageReencodesIt() {
+        var entry = OutboxEntry(
+            sequence: 1, message: Fixture.send("before", id: "cm-1"), createdAt: Fixture.start, status: .pending, attempts: 0,
+            lastAttemptAt: nil, lastError: nil, acknowledgement: nil, origin: .direct, traceID: nil)
+        entry.message = Fixture.send("after", id: "cm-1")
+        #expect(entry.encodedMessage == OutboxPayload.json(Fixture.send("after", id: "cm-1")))
     }
 }

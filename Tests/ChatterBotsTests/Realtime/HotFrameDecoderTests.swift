@@ -104,4 +104,36 @@ struct HotFrameDecoderTests {
             #expect(frame == codable, "\(String(decoding: input, as: UTF8.self))")
         }
     }
+
+    /// The payload is read in place when the type comes first, and after the envelope when it comes later; a second
+    /// `data` or `type` member is left to `Codable` either way.
+    @Test func aRepeatedDataOrTypeMemberIsLeftToCodable() throws {
+        let data = try ServerFrame(.messageAck(Self.acks[0])).jsonData()
+        let payload = String(decoding: try WireCoding.encoder.encode(Self.acks[0]), as: UTF8.self)
+        let texts = [
+            #"{"type":"message.ack","data":\#(payload),"data":\#(payload)}"#,
+            #"{"data":\#(payload),"type":"message.ack","data":\#(payload)}"#,
+            #"{"data":\#(payload),"data":\#(payload),"type":"message.ack"}"#,
+            #"{"type":"message.ack","data":\#(payload),"type":"message.ack"}"#,
+        ]
+        for text in texts { #expect(Self.hot(Data(text.utf8)) == nil, "\(text)") }
+        #expect(Self.hot(Data(#"{"type":"message.ack","data":\#(payload)}"#.utf8)) == ServerFrame(.messageAck(Self.acks[0])))
+        #expect(Self.hot(Data(#"{"data":\#(payload),"type":"message.ack"}"#.utf8)) == ServerFrame(.messageAck(Self.acks[0])))
+        #expect(Self.hot(data) == ServerFrame(.messageAck(Self.acks[0])))
+    }
+
+    /// A payload of the other kind than the frame's type, before or after it, is left to `Codable` (which refuses it).
+    @Test func aPayloadThatDoesNotMatchTheTypeIsLeftToCodable() throws {
+        let ack = String(decoding: try WireCoding.encoder.encode(Self.acks[0]), as: UTF8.self)
+        let message = String(decoding: try WireCoding.encoder.encode(Self.messages[0]), as: UTF8.self)
+        let texts = [
+            #"{"data":\#(message),"type":"message.ack"}"#, #"{"type":"message.ack","data":\#(message)}"#,
+            #"{"data":\#(ack),"type":"message.new"}"#, #"{"type":"message.new","data":\#(ack)}"#,
+        ]
+        for text in texts {
+            #expect(Self.hot(Data(text.utf8)) == nil, "\(text)")
+            #expect(throws: FrameDecodingError.self) { try ServerFrame(jsonData: Data(text.utf8)) }
+        }
+        #expect(Self.hot(Data(#"{"data":\#(message),"type":"message.new"}"#.utf8)) == ServerFrame(.messageNew(Self.messages[0])))
+    }
 }
