@@ -27,9 +27,9 @@ final class StoreMaintenance: Sendable {
         self.log = log
     }
 
-    /// Called after a synchronization: in the background, prunes the store unless a pass ran within `interval`,
-    /// then, once `settled` returns (the messages the synchronization brought are handled and committed), frees
-    /// what the start-up, its catch-up and the pass left in the store's memory.
+    /// Called after a synchronization: in the background, once `settled` returns (the messages the synchronization
+    /// brought are handled and committed), frees what the start-up and its catch-up left in the store's memory,
+    /// then prunes the store unless a pass ran within `interval`, and frees what the pass read.
     func afterSynchronization(settled: @escaping @Sendable () async -> Void) {
         let now = clock.now
         let due = lastRun.withLock { last -> Bool in
@@ -38,8 +38,10 @@ final class StoreMaintenance: Sendable {
             return true
         }
         Task {
-            if due { await self.prune(now: now) }
             await settled()
+            await self.store.releaseMemory()
+            guard due else { return }
+            await self.prune(now: now)
             await self.store.releaseMemory()
         }
     }
