@@ -594,6 +594,7 @@ public actor BotSession {
         admission?.stop()
         if let services {
             services.scheduler.stop()
+            services.maintenance.stop()
             services.dispatcher.cancelAll()
             services.commits.stop()
             services.outbox.stop()

@@ -19,7 +19,8 @@ import Synchronization
 ///   again: the service may have created its message already and forgotten the clientMessageId, so a resend could
 ///   duplicate it. It is failed with `OutgoingMessageExpired`, logged and counted instead. The first send is
 ///   recorded in the store before its frame is written (by the commit itself while the connection is live, see
-///   `OutboxLiveness`); an entry never sent never expires (it cannot be a duplicate).
+///   `OutboxLiveness`); an entry committed while the bot could not send (offline, paced, paused) never expires
+///   before it is sent (it cannot be a duplicate).
 final class OutboxSender: Sendable {
     /// How long the service turns a repeated `clientMessageId` into the same message (`chatter-api.md`: at least
     /// 24 hours; the realtime seed gives no bound).
@@ -350,6 +351,8 @@ final class OutboxSender: Sendable {
             }
             switch state.pacer.requestSend(now: now) {
             case .waitUntil(let date):
+                // Paced or paused: what is committed meanwhile waits, so its first send is recorded when it goes out.
+                store.outboxLiveness.set(false)
                 return .wait(until: min(date, retry ?? date))
             case .sendNow:
                 // What else is ready and the pacer allows now goes in the same write.
@@ -362,6 +365,7 @@ final class OutboxSender: Sendable {
                 } while entries.count < Self.maxSendsPerWrite && !state.isQueueEmpty
                     && !isExpired(state.queue[state.queueHead], now: now)
                     && state.pacer.requestSend(now: now) == .sendNow
+                store.outboxLiveness.set(true)
                 return .send(entries, link)
             }
         }

@@ -2,6 +2,7 @@
 import ChatterBots
 import Foundation
 import TestSupport
+import Synchronization
 import Testing
 
 /// After a synchronization the store is pruned when due and lets go of the statements and pages the start-up used.
@@ -59,5 +60,58 @@ import Testing
         #expect(whileHandling > 0)
         #expect(try await eventually { try await cachedStatements(store) == 0 })
         await store.close()
+    }
+
+    @Test func aSynchronizationWhileAReleaseWaitsForItsCatchUpAddsNoSecondWaiter() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let maintenance = StoreMaintenance(store: store, clock: clock, log: SessionLog(sink: logs.sink, bot: "botty", clock: clock))
+        let waiters = Mutex(0)
+        let entered = AsyncStream<Void>.makeStream()
+        let handled = AsyncStream<Void>.makeStream()
+        let settled: @Sendable () async -> Void = {
+            waiters.withLock { $0 += 1 }
+            entered.continuation.yield()
+            for await _ in handled.stream { return }
+        }
+
+        maintenance.afterSynchronization(settled: settled)
+        for await _ in entered.stream { break }
+        maintenance.afterSynchronization(settled: settled)
+        maintenance.afterSynchronization(settled: settled)
+        handled.continuation.yield()
+        _ = try await store.enqueue(Fixture.send("after the catch-up"))
+
+        #expect(waiters.withLock { $0 } == 1)
+        await store.close()
+    }
+
+    @Test func aDuePassPrunesAMinuteAfterTheSynchronizationNotDuringIt() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let settled = try await store.enqueue(Fixture.send("settled long ago"))
+        _ = try await store.markAcked(Fixture.ack(settled.id, seq: 2))
+        await clock.advance(by: StoreMaintenance.outboxRetention + .seconds(60))
+        let maintenance = StoreMaintenance(store: store, clock: clock, log: SessionLog(sink: logs.sink, bot: "botty", clock: clock))
+
+        maintenance.afterSynchronization {}
+        try await Task.sleep(for: .milliseconds(100))
+        let duringStartUp = try await store.outboxEntry(settled.id)
+        await clock.advance(by: StoreMaintenance.passDelay)
+
+        #expect(duringStartUp != nil)
+        #expect(try await eventually { try await store.outboxEntry(settled.id) == nil })
+        await store.close()
+    }
+
+    @Test func aStoppedSessionsPassNeverRuns() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let maintenance = StoreMaintenance(store: store, clock: clock, log: SessionLog(sink: logs.sink, bot: "botty", clock: clock))
+        maintenance.afterSynchronization {}
+        maintenance.stop()
+        await store.close()
+
+        await clock.advance(by: StoreMaintenance.passDelay)
+        try await Task.sleep(for: .milliseconds(100))
+
+        #expect(!logs.all.contains { $0.message.contains("could not prune") })
     }
 }
