@@ -54,6 +54,15 @@ final class OutboxSender: Sendable {
         /// Set by `finishRecordingAcks(before:)`: the store is about to close, no further ack is written.
         var isAckRecordingClosed = false
         var isStopped = false
+        /// Callers of `waitUntilEmpty()`, resumed once nothing is pending or the sender stops.
+        var emptyWaiters: [CheckedContinuation<Void, Never>] = []
+
+        /// The `waitUntilEmpty()` callers to resume now, taken out of the state.
+        mutating func takeEmptyWaitersIfDone() -> [CheckedContinuation<Void, Never>] {
+            guard known.isEmpty || isStopped, !emptyWaiters.isEmpty else { return [] }
+            defer { emptyWaiters = [] }
+            return emptyWaiters
+        }
 
         mutating func insert(_ entry: OutboxEntry) {
             guard known.insert(entry.id).inserted else { return }
@@ -275,6 +284,7 @@ final class OutboxSender: Sendable {
             return state.waiters.values.flatMap { $0 }
         }
         settled.wake()
+        resumeEmptyWaiters()
         for waiter in waiters { waiter.settle(.failure(error)) }
     }
 
@@ -289,7 +299,26 @@ final class OutboxSender: Sendable {
         }
         work.wake()
         settled.wake()
+        resumeEmptyWaiters()
         for waiter in waiters { waiter.settle(.failure(CancellationError())) }
+    }
+
+    /// Waits until no entry is pending (every known entry acknowledged and recorded, or failed), or the sender
+    /// stopped. Any number of callers may wait; unlike ``waitUntilSettled(before:)``, without a deadline.
+    func waitUntilEmpty() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state -> Bool in
+                guard !state.known.isEmpty, !state.isStopped else { return true }
+                state.emptyWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    /// Resumes the `waitUntilEmpty()` callers if nothing is pending any more or the sender stopped.
+    private func resumeEmptyWaiters() {
+        for waiter in state.withLock({ $0.takeEmptyWaitersIfDone() }) { waiter.resume() }
     }
 
     /// Waits until every known entry is acknowledged or failed, or until `deadline` on the clock.
@@ -489,7 +518,10 @@ final class OutboxSender: Sendable {
                 return (promises, state.known.isEmpty)
             }
             for (promise, ack) in promises { promise.settle(.success(ack)) }
-            if isEmpty { settled.wake() }
+            if isEmpty {
+                settled.wake()
+                resumeEmptyWaiters()
+            }
             if recorded { onRecorded(batch, released) }
         }
     }
@@ -582,7 +614,10 @@ final class OutboxSender: Sendable {
             return (state.takeWaiters(entry.id), state.known.isEmpty)
         }
         for promise in promises { promise.settle(.failure(error)) }
-        if isEmpty { settled.wake() }
+        if isEmpty {
+            settled.wake()
+            resumeEmptyWaiters()
+        }
     }
 
     // MARK: - Waiting for one message

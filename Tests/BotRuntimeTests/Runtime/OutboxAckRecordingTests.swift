@@ -57,4 +57,37 @@ import Testing
         #expect(try await reopened.outboxEntry(reply.id)?.status == .pending)
         await reopened.close()
     }
+
+    @Test func everyCallerWaitingForAnEmptyOutboxResumesOnceTheLastAckIsRecorded() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let reply = try await store.enqueue(Fixture.send("pong"))
+        let outbox = sender(store)
+        try await outbox.loadPending()
+        let first = Task { await outbox.waitUntilEmpty() }
+        let second = Task { await outbox.waitUntilEmpty() }
+
+        outbox.received(Fixture.ack(reply.id, seq: 2))
+
+        try await withDeadline(.seconds(10), "both waiters to resume") {
+            await first.value
+            await second.value
+        }
+        #expect(outbox.depth == 0)
+        #expect(try await store.outboxEntry(reply.id)?.status == .acked)
+        await store.close()
+    }
+
+    @Test func stoppingTheOutboxResumesItsEmptyWaiters() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        _ = try await store.enqueue(Fixture.send("never acked"))
+        let outbox = sender(store)
+        try await outbox.loadPending()
+        let waiter = Task { await outbox.waitUntilEmpty() }
+
+        outbox.stop()
+
+        try await withDeadline(.seconds(10), "the waiter to resume") { await waiter.value }
+        #expect(outbox.depth == 1)
+        await store.close()
+    }
 }
