@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// Keeps a bot's store from growing without bound: prunes seen-message records the cursors cover, settled outbox
-/// entries, finished jobs and expired dialogs, at most once per `interval`, a minute after a synchronization.
+/// entries, finished jobs and expired dialogs, at most once per `interval`, after a synchronization.
 /// Once what the synchronization brought is handled, it also frees the statements and pages that start-up (or
 /// reconnect) used: a live bot mostly idles, and those were about half of a live bot's memory. Runs in the
 /// background: it never delays the session.
@@ -15,14 +15,12 @@ final class StoreMaintenance: Sendable {
     static let outboxRetention: Duration = .seconds(48 * 3600)
     /// Finished jobs are kept this long, for `scheduledJobs(includingFinished:)`-style inspection.
     static let jobRetention: Duration = .seconds(7 * 86_400)
-    /// How long after the synchronization that made it due a pruning pass runs.
-    static let passDelay: Duration = .seconds(60)
 
     private let store: BotStore
     private let clock: any ChatterClock
     private let log: SessionLog
     private let lastRun = Mutex<Date?>(nil)
-    /// The pruning pass waiting for its delay or running, cancelled by ``stop()``.
+    /// The pruning pass running, cancelled by ``stop()``.
     private let pendingPass = Mutex<Task<Void, Never>?>(nil)
     /// Whether a release waits for a synchronization's catch-up to settle.
     private let releaseWaiting = Mutex(false)
@@ -33,8 +31,8 @@ final class StoreMaintenance: Sendable {
         self.log = log
     }
 
-    /// Called after a synchronization: prunes the store in the background a minute later unless a pass was due
-    /// within `interval`, and, once `settled` returns (the messages the synchronization brought are handled and committed), frees
+    /// Called after a synchronization: prunes the store in the background unless a pass ran within `interval`
+    /// (while the store is open anyway: a later pass would reopen a dormant store), and, once `settled` returns (the messages the synchronization brought are handled and committed), frees
     /// what the start-up, its catch-up and the pass left in the store's memory. One release waits at a time: a
     /// bot that reconnects while the previous one still waits for its catch-up adds none.
     func afterSynchronization(settled: @escaping @Sendable () async -> Void) {
@@ -46,11 +44,8 @@ final class StoreMaintenance: Sendable {
         }
         if due {
             let pass = Task {
-                // Not in the middle of a start-up or reconnect, which the pass would slow down and whose freed
-                // pages it would read back in.
-                guard (try? await self.clock.sleep(for: Self.passDelay)) != nil else { return }
-                await self.prune(now: self.clock.now)
-                await self.store.releaseMemory()  // what the pass read, once an hour
+                await self.prune(now: now)
+                await self.store.releaseMemory()  // what the pass read and compiled, once an hour
             }
             pendingPass.withLock { $0 = pass }
         }
@@ -65,7 +60,7 @@ final class StoreMaintenance: Sendable {
         }
     }
 
-    /// Cancels a pass that has not run yet: the session is stopping and its store closes.
+    /// Cancels a pass still running: the session is stopping and its store closes.
     func stop() {
         pendingPass.withLock { pass in
             pass?.cancel()
@@ -83,7 +78,8 @@ final class StoreMaintenance: Sendable {
                 "seenMessages": String(seen), "outboxEntries": String(outbox), "jobs": String(jobs), "dialogs": String(dialogs),
             ])
         } catch {
-            log.warning("could not prune the store: \(error)")
+            // Cancelled by `stop()`: the store closed under the pass, nothing is wrong.
+            if !Task.isCancelled { log.warning("could not prune the store: \(error)") }
         }
     }
 }
