@@ -32,9 +32,10 @@ final class StoreMaintenance: Sendable {
     }
 
     /// Called after a synchronization: prunes the store in the background unless a pass ran within `interval`
-    /// (while the store is open anyway: a later pass would reopen a dormant store), and, once `settled` returns (the messages the synchronization brought are handled and committed), frees
-    /// what the start-up, its catch-up and the pass left in the store's memory. One release waits at a time: a
-    /// bot that reconnects while the previous one still waits for its catch-up adds none.
+    /// (now, while the store is open anyway: a later pass would reopen a dormant store), and, once `settled`
+    /// returns (what the synchronization brought is handled, committed and acknowledged), frees what the start-up
+    /// and its catch-up left in the store's memory. One release waits at a time: a bot that reconnects while the
+    /// previous one still waits for its catch-up adds none.
     func afterSynchronization(settled: @escaping @Sendable () async -> Void) {
         let now = clock.now
         let due = lastRun.withLock { last -> Bool in
