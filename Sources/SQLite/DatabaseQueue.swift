@@ -51,6 +51,13 @@ public final class DatabaseQueue: Sendable {
         var memoryCheckScheduled = false
         /// How many times the connection was released while idle or evicted (for inspection and tests).
         var releases = 0
+
+        /// How long until the connection will have been unused for `limit` (all of `limit` again if it already
+        /// has been: it was in use at the check).
+        func remainingIdle(until limit: Duration) -> Duration {
+            let idle = ContinuousClock.now - lastUse
+            return idle < limit ? limit - idle : limit
+        }
     }
 
     /// Opens (creating if needed) the database file at `path`; see ``Database/init(path:configuration:)``
@@ -229,13 +236,12 @@ public final class DatabaseQueue: Sendable {
             let (releases, recheck) = self.activity.withLock { activity -> (Bool, Duration?) in
                 activity.memoryCheckScheduled = false
                 guard activity.holdsMemory, activity.mayBeOpen else { return (false, nil) }
-                let idle = ContinuousClock.now - activity.lastUse
-                if activity.pendingWork == 0, !activity.inTransaction, idle >= releaseDelay {
+                if activity.pendingWork == 0, !activity.inTransaction, ContinuousClock.now - activity.lastUse >= releaseDelay {
                     activity.holdsMemory = false
                     return (true, nil)
                 }
                 activity.memoryCheckScheduled = true
-                return (false, idle < releaseDelay ? releaseDelay - idle : releaseDelay)
+                return (false, activity.remainingIdle(until: releaseDelay))
             }
             // On the dispatch queue: no call runs meanwhile, and one queued since the decision runs after this.
             if releases { self.holder.database?.releaseMemory() }
@@ -255,8 +261,7 @@ public final class DatabaseQueue: Sendable {
                 let recheck = self.activity.withLock { activity -> Duration? in
                     guard activity.mayBeOpen, !activity.idleCheckScheduled else { return nil }
                     activity.idleCheckScheduled = true
-                    let idle = ContinuousClock.now - activity.lastUse
-                    return idle < dormancy.idleTimeout ? dormancy.idleTimeout - idle : dormancy.idleTimeout
+                    return activity.remainingIdle(until: dormancy.idleTimeout)
                 }
                 if let recheck { self.scheduleIdleCheck(after: recheck) }
             }

@@ -16,7 +16,7 @@ enum MessageSizeLimit {
     /// (field `body`) when the service would refuse it for its size. Checked on the payload that will be sent, so
     /// call it with the message's real `clientMessageId`.
     static func checkedPayload(of message: MessageSend) throws(ChatterAPIError) -> String {
-        if let body = message.content.body, body.count > maxBodyCharacters {
+        if let body = message.content.body, !fitsBody(body) {
             throw ChatterAPIError(
                 code: .validationFailed,
                 message: "A message body has at most \(maxBodyCharacters) characters (this one has \(body.count)); "
@@ -24,12 +24,11 @@ enum MessageSizeLimit {
                 details: ["field": "body"])
         }
         let payload = OutboxPayload.json(message)
-        let bytes = payload.utf8.count
-        if bytes + envelopeAllowance > maxFrameBytes {
+        guard fitsFrame(payload) else {
             throw ChatterAPIError(
                 code: .validationFailed,
-                message: "This message encodes to \(bytes) bytes, over the service's \(maxFrameBytes)-byte frame limit; "
-                    + "shorten it. Nothing was sent.",
+                message: "This message encodes to \(payload.utf8.count) bytes, over the service's \(maxFrameBytes)-byte frame "
+                    + "limit; shorten it. Nothing was sent.",
                 details: ["field": "body"])
         }
         return payload
@@ -38,6 +37,14 @@ enum MessageSizeLimit {
     /// Whether the service accepts `message`, encoded as `payload`, for its size (what ``checkedPayload(of:)``
     /// checks, on a payload already encoded).
     static func accepts(_ message: MessageSend, encodedAs payload: String) -> Bool {
-        (message.content.body?.count ?? 0) <= maxBodyCharacters && payload.utf8.count + envelopeAllowance <= maxFrameBytes
+        (message.content.body.map(fitsBody) ?? true) && fitsFrame(payload)
+    }
+
+    private static func fitsBody(_ body: String) -> Bool {
+        body.count <= maxBodyCharacters
+    }
+
+    private static func fitsFrame(_ payload: String) -> Bool {
+        payload.utf8.count + envelopeAllowance <= maxFrameBytes
     }
 }

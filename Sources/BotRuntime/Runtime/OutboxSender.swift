@@ -143,7 +143,6 @@ final class OutboxSender: Sendable {
     private let onRecorded: @Sendable ([MessageAck], [Message]) -> Void
     private let state: Mutex<State>
     private let work: WakeSignal
-    private let settled: WakeSignal
     /// Woken whenever ack recording goes idle (nothing being written, nothing queued).
     private let acksRecorded: WakeSignal
 
@@ -166,7 +165,6 @@ final class OutboxSender: Sendable {
         let configuration = pacing ?? SendPacer.Configuration(sendsPerSecond: 1e12, burst: 1 << 40)
         self.state = Mutex(State(pacer: SendPacer(configuration: configuration)))
         self.work = WakeSignal(clock: clock)
-        self.settled = WakeSignal(clock: clock)
         self.acksRecorded = WakeSignal(clock: clock)
     }
 
@@ -283,7 +281,6 @@ final class OutboxSender: Sendable {
             defer { state.waiters = [:] }
             return state.waiters.values.flatMap { $0 }
         }
-        settled.wake()
         resumeEmptyWaiters()
         for waiter in waiters { waiter.settle(.failure(error)) }
     }
@@ -298,13 +295,12 @@ final class OutboxSender: Sendable {
             return state.waiters.values.flatMap { $0 }
         }
         work.wake()
-        settled.wake()
         resumeEmptyWaiters()
         for waiter in waiters { waiter.settle(.failure(CancellationError())) }
     }
 
     /// Waits until no entry is pending (every known entry acknowledged and recorded, or failed), or the sender
-    /// stopped. Any number of callers may wait; unlike ``waitUntilSettled(before:)``, without a deadline.
+    /// stopped. Any number of callers may wait.
     func waitUntilEmpty() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = state.withLock { state -> Bool in
@@ -321,11 +317,16 @@ final class OutboxSender: Sendable {
         for waiter in state.withLock({ $0.takeEmptyWaitersIfDone() }) { waiter.resume() }
     }
 
-    /// Waits until every known entry is acknowledged or failed, or until `deadline` on the clock.
+    /// Waits until every known entry is acknowledged or failed, or until `deadline` on the clock. (A wait cut
+    /// short by the deadline leaves a ``waitUntilEmpty()`` behind, resumed when the sender stops.)
     func waitUntilSettled(before deadline: Date) async {
-        while state.withLock({ !$0.known.isEmpty && !$0.isStopped }), clock.now < deadline {
-            await settled.wait(until: deadline)
+        let settled = WakeSignal(clock: clock)
+        let waiter = Task {
+            await self.waitUntilEmpty()
+            settled.wake()
         }
+        await settled.wait(until: deadline)
+        waiter.cancel()
     }
 
     // MARK: - Sending
@@ -518,10 +519,7 @@ final class OutboxSender: Sendable {
                 return (promises, state.known.isEmpty)
             }
             for (promise, ack) in promises { promise.settle(.success(ack)) }
-            if isEmpty {
-                settled.wake()
-                resumeEmptyWaiters()
-            }
+            if isEmpty { resumeEmptyWaiters() }
             if recorded { onRecorded(batch, released) }
         }
     }
@@ -614,10 +612,7 @@ final class OutboxSender: Sendable {
             return (state.takeWaiters(entry.id), state.known.isEmpty)
         }
         for promise in promises { promise.settle(.failure(error)) }
-        if isEmpty {
-            settled.wake()
-            resumeEmptyWaiters()
-        }
+        if isEmpty { resumeEmptyWaiters() }
     }
 
     // MARK: - Waiting for one message
