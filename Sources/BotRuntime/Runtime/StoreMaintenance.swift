@@ -19,16 +19,18 @@ final class StoreMaintenance: Sendable {
     private let store: BotStore
     private let clock: any ChatterClock
     private let log: SessionLog
-    private let lastRun = Mutex<Date?>(nil)
+    private let lastRun: Mutex<Date?>
     /// The pruning pass running, cancelled by ``stop()``.
     private let pendingPass = Mutex<Task<Void, Never>?>(nil)
     /// Whether a release waits for a synchronization's catch-up to settle.
     private let releaseWaiting = Mutex(false)
 
-    init(store: BotStore, clock: any ChatterClock, log: SessionLog) {
+    /// - Parameter lastPass: when the store was last pruned, if known; the next pass is due `interval` after it.
+    init(store: BotStore, clock: any ChatterClock, log: SessionLog, lastPass: Date? = nil) {
         self.store = store
         self.clock = clock
         self.log = log
+        self.lastRun = Mutex(lastPass)
     }
 
     /// Called after a synchronization: prunes the store in the background unless a pass ran within `interval`
