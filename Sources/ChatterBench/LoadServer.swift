@@ -172,10 +172,14 @@ final class LoadServer: HTTPResponder, Sendable {
     private func flood(_ request: HTTPRequest) async -> HTTPResponse {
         guard let flood = Self.decode(FloodRequest.self, request) else { return Self.malformed }
         let callers = people.withLock { $0 }
-        let result = await senders.flood(flood, callers: callers) { [self] message, caller in
-            if case .success(let (_, deliveries)) = ledger.withLock({ $0.send(message, from: caller) }) {
-                await deliver(deliveries)
+        let result = await senders.flood(flood, callers: callers) { [self] messages, caller in
+            let deliveries = ledger.withLock { ledger in
+                messages.flatMap { message in
+                    guard case .success(let (_, deliveries)) = ledger.send(message, from: caller) else { return [LoadLedger.Delivery]() }
+                    return deliveries
+                }
             }
+            await deliver(deliveries)
         }
         return Self.json(result)
     }
@@ -207,17 +211,27 @@ final class LoadServer: HTTPResponder, Sendable {
         await send(ServerFrame(.sessionReady(ready)), to: connection)
         await send(ServerFrame(.presenceSnapshot(presences)), to: connection)
 
-        for await message in connection.messages {
-            switch parser.parse(message) {
-            case .request(let frame):
-                await handle(frame, from: caller, on: connection)
-            case .ignored:
-                continue
-            case .rejected(let replyTo, let error):
-                await send(ServerFrame(.error(error), replyTo: replyTo), to: connection)
-            case .tooLarge:
-                await connection.close(code: .messageTooBig, reason: "frame too large")
+        // A burst of frames (all that arrived together) is answered with one write of its replies, and its
+        // deliveries with one write per receiving socket.
+        var frames = connection.messages.makeAsyncIterator()
+        while let first = await frames.next() {
+            var outgoing = Outgoing()
+            var next: WebSocketMessage? = first
+            while let message = next {
+                switch parser.parse(message) {
+                case .request(let frame):
+                    handle(frame, from: caller, into: &outgoing)
+                case .ignored:
+                    break
+                case .rejected(let replyTo, let error):
+                    outgoing.replies.append(ServerFrame(.error(error), replyTo: replyTo))
+                case .tooLarge:
+                    await connection.close(code: .messageTooBig, reason: "frame too large")
+                }
+                next = outgoing.replies.count < Self.maxBurst ? frames.nextBuffered() : nil
             }
+            await send(outgoing.replies, to: connection)
+            await deliver(outgoing.deliveries)
         }
         sockets.withLock { registry in
             registry.byDevice[caller.deviceId]?[key] = nil
@@ -228,61 +242,91 @@ final class LoadServer: HTTPResponder, Sendable {
         }
     }
 
-    private func handle(_ frame: ClientFrame, from caller: LoadLedger.Caller, on connection: WebSocketConnection) async {
+    /// At most this many frames of one socket are answered together.
+    private static let maxBurst = 256
+
+    /// What a burst of a socket's frames produces: replies to that socket, deliveries to others.
+    private struct Outgoing {
+        var replies: [ServerFrame] = []
+        var deliveries: [LoadLedger.Delivery] = []
+    }
+
+    private func handle(_ frame: ClientFrame, from caller: LoadLedger.Caller, into outgoing: inout Outgoing) {
         switch frame.request {
         case .ping:
-            await send(ServerFrame(.pong, replyTo: frame.id), to: connection)
+            outgoing.replies.append(ServerFrame(.pong, replyTo: frame.id))
         case .sendMessage(let message):
             switch ledger.withLock({ $0.send(message, from: caller) }) {
             case .success(let (ack, deliveries)):
-                await send(ServerFrame(.messageAck(ack), replyTo: frame.id), to: connection)
+                outgoing.replies.append(ServerFrame(.messageAck(ack), replyTo: frame.id))
                 for delivery in deliveries {
                     if case .messageNew(let message) = delivery.frame.event { senders.observe(message) }
                 }
-                await deliver(deliveries)
+                outgoing.deliveries += deliveries
             case .failure(let error):
-                await send(ServerFrame(.error(error), replyTo: frame.id), to: connection)
+                outgoing.replies.append(ServerFrame(.error(error), replyTo: frame.id))
             }
         case .receiptDelivered(let position):
-            await deliver(ledger.withLock { $0.receipt(position, read: false, from: caller) })
+            outgoing.deliveries += ledger.withLock { $0.receipt(position, read: false, from: caller) }
         case .receiptRead(let position):
-            await deliver(ledger.withLock { $0.receipt(position, read: true, from: caller) })
+            outgoing.deliveries += ledger.withLock { $0.receipt(position, read: true, from: caller) }
         case .typingStart(let conversationId), .typingStop(let conversationId):
             var isTyping = false
             if case .typingStart = frame.request { isTyping = true }
             guard let members = ledger.withLock({ $0.conversation(conversationId, for: caller.userId) })?.members else { return }
             let typing = TypingIndicator(conversationId: conversationId, userId: caller.userId, isTyping: isTyping)
-            await deliver([LoadLedger.Delivery(
+            outgoing.deliveries.append(LoadLedger.Delivery(
                 frame: ServerFrame(.typing(typing)), recipients: members.map(\.userId).filter { $0 != caller.userId },
-                excludedDevice: caller.deviceId)])
+                excludedDevice: caller.deviceId))
         case .syncRequest(let request):
             let response = ledger.withLock { $0.sync(request, for: caller.userId) }
-            await send(ServerFrame(.syncResponse(response), replyTo: frame.id), to: connection)
+            outgoing.replies.append(ServerFrame(.syncResponse(response), replyTo: frame.id))
         case .unknown(let type, _):
             let error = ChatterErrorBody(code: .validationFailed, message: "Unknown client frame type '\(type)'.", details: ["field": "type"])
-            await send(ServerFrame(.error(error), replyTo: frame.id), to: connection)
+            outgoing.replies.append(ServerFrame(.error(error), replyTo: frame.id))
         }
     }
 
-    /// Sends each delivery's frame, encoded once, to every open socket of its recipients but the excluded device,
-    /// in order (a send only waits when the target's socket buffer is full: backpressure reaches the sender).
+    /// Sends each delivery's frame, encoded once, to every open socket of its recipients but the excluded device:
+    /// in order, with one write per socket (a send only waits when the target's socket buffer is full:
+    /// backpressure reaches the sender).
     private func deliver(_ deliveries: [LoadLedger.Delivery]) async {
+        guard !deliveries.isEmpty else { return }
+        var order: [ObjectIdentifier] = []
+        var batches: [ObjectIdentifier: (connection: WebSocketConnection, messages: [WebSocketMessage])] = [:]
         for delivery in deliveries {
             let targets = sockets.withLock { $0.connections(of: delivery.recipients, except: delivery.excludedDevice) }
             guard !targets.isEmpty, let text = Self.text(delivery.frame) else { continue }
             for target in targets {
-                try? await target.send(.text(text))
+                let key = ObjectIdentifier(target)
+                if batches[key] == nil {
+                    order.append(key)
+                    batches[key] = (target, [])
+                }
+                batches[key]?.messages.append(.text(text))
             }
+        }
+        for key in order {
+            guard let batch = batches[key] else { continue }
+            try? await batch.connection.send(batch.messages)
         }
     }
 
     private func send(_ frame: ServerFrame, to connection: WebSocketConnection) async {
-        guard let text = Self.text(frame) else { return }
-        try? await connection.send(.text(text))
+        await send([frame], to: connection)
     }
 
+    /// Sends `frames` to one socket in order, with a single write.
+    private func send(_ frames: [ServerFrame], to connection: WebSocketConnection) async {
+        let messages = frames.compactMap { Self.text($0).map(WebSocketMessage.text) }
+        guard !messages.isEmpty else { return }
+        try? await connection.send(messages)
+    }
+
+    /// The frame's JSON text: hand-written for `message.new` and `message.ack`, `Codable` for the rest.
     private static func text(_ frame: ServerFrame) -> String? {
-        (try? frame.jsonData()).map { String(decoding: $0, as: UTF8.self) }
+        if let text = HotFrameEncoder.text(frame) { return text }
+        return (try? frame.jsonData()).map { String(decoding: $0, as: UTF8.self) }
     }
 
     // MARK: Responses

@@ -168,6 +168,16 @@ final class Credits: Sendable {
         }
     }
 
+    /// Takes up to `limit` credits that are free now, without waiting; returns how many it took.
+    func acquireAvailable(upTo limit: Int) -> Int {
+        guard limit > 0 else { return 0 }
+        return state.withLock { state in
+            let taken = min(limit, state.available)
+            state.available -= taken
+            return taken
+        }
+    }
+
     func release() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             if state.waiters.isEmpty {

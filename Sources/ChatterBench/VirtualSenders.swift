@@ -32,6 +32,11 @@ final class VirtualSenders: Sendable {
     }
 
     private let tracks = Mutex<[Conversation.ID: Track]>([:])
+    /// At most this many messages of one conversation go out in one write.
+    private static let maxBurst = 64
+    /// Makes the senders' clientMessageIds unique across servers and runs (`<run>-<conversation>-<number>`):
+    /// cheaper than a random UUID per message, which costs the server a system call each.
+    private let runID = String(UInt64.random(in: 0...UInt64.max), radix: 36)
 
     /// Notes a message the bot sent; called by the server for every stored message not sent by a virtual sender.
     func observe(_ message: Message) {
@@ -56,7 +61,7 @@ final class VirtualSenders: Sendable {
     /// Runs `request`: every conversation's person sends concurrently; `send` stores a message and delivers it.
     func flood(
         _ request: FloodRequest, callers: [Conversation.ID: LoadLedger.Caller],
-        send: @escaping @Sendable (MessageSend, LoadLedger.Caller) async -> Void
+        send: @escaping @Sendable ([MessageSend], LoadLedger.Caller) async -> Void
     ) async -> FloodResult {
         let window = request.intervalNanoseconds == nil ? max(1, request.window) : Int.max / 2
         let started = tracks.withLock { tracks -> [Track] in
@@ -69,21 +74,33 @@ final class VirtualSenders: Sendable {
         }
         let total = started.count * request.count
         let start = ContinuousClock.now
+        let runID = self.runID
         await withTaskGroup(of: Void.self) { group in
             for (index, track) in started.enumerated() {
                 group.addTask {
                     let offset = request.intervalNanoseconds.map { Duration.nanoseconds($0) * (Double(index) / Double(started.count)) }
-                    for number in 0..<request.count {
+                    let tag = "\(track.conversationId.rawValue.suffix(4))"
+                    var number = 0
+                    while number < request.count {
                         if let interval = request.intervalNanoseconds, let offset {
                             try? await Task.sleep(until: start + offset + .nanoseconds(interval) * number, clock: .continuous)
                         }
+                        // Paced: one at a time, on its schedule. Flooding: every message the window allows now, in
+                        // one write, as a busy person's burst arrives.
                         await track.credits.acquire()
-                        let body = "m\(track.conversationId.rawValue.suffix(4)).\(request.firstNumber + number)"
-                        let message = MessageSend(
-                            conversationId: track.conversationId, clientMessageId: .random(),
-                            content: MessageContent(kind: .text, body: body))
-                        track.log.withLock { $0.sentAt[number] = DispatchTime.now().uptimeNanoseconds }
-                        await send(message, track.caller)
+                        let more = request.intervalNanoseconds == nil
+                            ? track.credits.acquireAvailable(upTo: min(Self.maxBurst, request.count - number) - 1) : 0
+                        let numbers = number..<(number + 1 + more)
+                        let messages = numbers.map { number in
+                            MessageSend(
+                                conversationId: track.conversationId,
+                                clientMessageId: ClientMessageID("\(runID)-\(tag)-\(request.firstNumber + number)"),
+                                content: MessageContent(kind: .text, body: "m\(tag).\(request.firstNumber + number)"))
+                        }
+                        let now = DispatchTime.now().uptimeNanoseconds
+                        track.log.withLock { log in for number in numbers { log.sentAt[number] = now } }
+                        await send(messages, track.caller)
+                        number = numbers.upperBound
                     }
                 }
             }

@@ -26,6 +26,12 @@ public struct WebSocketInboundStream: AsyncSequence, Sendable {
         public mutating func next(isolation actor: isolated (any Actor)?) async -> WebSocketMessage? {
             await buffer.next()
         }
+
+        /// The next message if one has arrived already, without waiting; nil when none waits. A consumer that
+        /// handles a burst as a whole (one reply write for all of it) takes the rest of the burst with this.
+        public mutating func nextBuffered() -> WebSocketMessage? {
+            buffer.nextBuffered()
+        }
     }
 }
 
@@ -130,6 +136,11 @@ final class InboundMessageBuffer: Sendable {
             }
             waiter?.resume(returning: nil)
         }
+    }
+
+    func nextBuffered() -> WebSocketMessage? {
+        guard let ready = state.withLock({ state in state.messages.count > state.head ? take(&state) : nil }) else { return nil }
+        return deliver(ready)
     }
 
     private struct Ready {

@@ -142,8 +142,10 @@ final class RealtimeSocket: Sendable {
 }
 
 extension ServerFrame {
-    /// The frame as the text of a WebSocket text frame; nil only if a value cannot be encoded as JSON.
+    /// The frame as the text of a WebSocket text frame (`message.new` and `message.ack` written by hand, the rest
+    /// through `Codable`); nil only if a value cannot be encoded as JSON.
     var encodedText: String? {
+        if let text = HotFrameEncoder.text(self) { return text }
         guard let data = try? jsonData() else { return nil }
         return String(decoding: data, as: UTF8.self)
     }

@@ -31,4 +31,22 @@ struct LoopbackWebSocketTests {
         #expect(info.code == .normalClosure)
         await server.shutdown()
     }
+
+    @Test func nextBufferedTakesWhatArrivedWithoutWaitingForMore() async throws {
+        let server = try await HTTPServer.start { request in
+            .webSocket { connection in
+                try? await connection.send([.text("one"), .text("two"), .text("three")])
+                for await _ in connection.messages {}
+            }
+        }
+        let client = try await WebSocketClient.connect(to: URL(string: "ws://127.0.0.1:\(server.port)/burst")!)
+        var iterator = client.messages.makeAsyncIterator()
+
+        #expect(await iterator.next() == .text("one"))  // the three came in one write, so the rest is buffered now
+        let rest = [iterator.nextBuffered(), iterator.nextBuffered(), iterator.nextBuffered()]
+
+        #expect(rest == [.text("two"), .text("three"), nil])
+        _ = await client.close()
+        await server.shutdown()
+    }
 }
