@@ -54,6 +54,29 @@ import Testing
         }
     }
 
+    /// A job scheduled while handling a message keeps the name-based id earlier versions gave it (ids are stored,
+    /// and a re-run after an upgrade must not schedule a second job), while the reply's key is time-ordered.
+    @Test func aJobScheduledWhileHandlingAMessageKeepsItsNameBasedId() async throws {
+        try await RuntimeHarness.run { harness in
+            let jobs = Mutex<[ScheduledJob.ID]>([])
+            var scripted = ScriptedBot(probe: BotProbe())
+            scripted.onMessageScript = { message, context in
+                let job = try await context.scheduleJob(named: "later", at: context.now.addingTimeInterval(3600), repeating: nil, payload: .null)
+                jobs.withLock { $0.append(job.id) }
+                try await context.reply(to: message, "scheduled")
+            }
+            let bot = try await harness.start(scripted)
+            let conversation = try await harness.direct(harness.ana)
+            let hello = try await harness.say("hello", as: harness.ana, in: conversation)
+            try await harness.eventually("the reply is stored") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["scheduled"]
+            }
+            let expected = ClientMessageID.nameBased(bot: harness.botty.user.id, trigger: "message:\(hello.id.rawValue)#job", index: 0)
+            #expect(jobs.withLock { $0 } == [ScheduledJob.ID(expected.rawValue)])
+            await bot.stop()
+        }
+    }
+
     @Test func handlersSeeMessagesInSeqOrderDespiteDuplicatesAndReordering() async throws {
         try await RuntimeHarness.run { harness in
             let probe = BotProbe()
