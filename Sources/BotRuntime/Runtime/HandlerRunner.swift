@@ -227,7 +227,9 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         switch work {
         case .message(let message):
             services.commits.submit(
-                UnitOfWork(handling: message, bot: identity.userId, traceID: work.trace), in: .conversation(message.conversationId),
+                UnitOfWork(
+                    handling: message, bot: identity.userId, traceID: work.trace, derivation: services.store.clientMessageIDDerivation),
+                in: .conversation(message.conversationId),
                 trace: work.trace)
         case .job(let occurrence):
             let next = nextDueDate(after: occurrence, trace: work.trace)

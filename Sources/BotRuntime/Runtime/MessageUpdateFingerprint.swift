@@ -14,7 +14,7 @@ struct MessageUpdateFingerprint: Hashable, Sendable {
     let digest: String
 
     init(_ message: Message) {
-        digest = ClientMessageID.derived(bot: User.ID(message.id.rawValue), trigger: Self.canonicalForm(of: message), index: 0).rawValue
+        digest = ClientMessageID.nameBased(bot: User.ID(message.id.rawValue), trigger: Self.canonicalForm(of: message), index: 0).rawValue
     }
 
     /// The update as one string, independent of the order the service lists reactions and their users in.

@@ -62,7 +62,7 @@ final class RuntimeBotContext: BotContext {
         let unit: UnitOfWork
         switch trigger {
         case .message(let message):
-            unit = UnitOfWork(handling: message, bot: bot.userId, traceID: trace)
+            unit = UnitOfWork(handling: message, bot: bot.userId, traceID: trace, derivation: services.store.clientMessageIDDerivation)
             derivationKey = ClientMessageID.messageTrigger(message.id)
         case .occurrence(let occurrence, let next):
             unit = UnitOfWork(running: occurrence, nextDueAt: next, bot: bot.userId, traceID: trace)
@@ -108,7 +108,8 @@ final class RuntimeBotContext: BotContext {
     /// A unit that only marks the trigger done.
     private func freshTriggerUnit() -> UnitOfWork {
         switch trigger {
-        case .message(let message): UnitOfWork(handling: message, bot: bot.userId, traceID: trace)
+        case .message(let message):
+            UnitOfWork(handling: message, bot: bot.userId, traceID: trace, derivation: services.store.clientMessageIDDerivation)
         case .occurrence(let occurrence, let next): UnitOfWork(running: occurrence, nextDueAt: next, bot: bot.userId, traceID: trace)
         case .update(let message, let fingerprint, let handled):
             Self.unitRecording(fingerprint, of: message, after: handled, bot: bot.userId, trace: trace)
@@ -186,12 +187,12 @@ final class RuntimeBotContext: BotContext {
             let id: ClientMessageID
             var replyIndex: (key: String, next: Int)?
             if let derivationKey {
-                id = .derived(bot: bot.userId, trigger: derivationKey, index: state.sendIndex)
+                id = services.store.clientMessageIDDerivation.key(bot: bot.userId, trigger: derivationKey, index: state.sendIndex)
             } else if let message {
                 let key = ClientMessageID.messageTrigger(message)
                 let index = state.replyIndices[key, default: 0]
                 replyIndex = (key, index + 1)
-                id = .derived(bot: bot.userId, trigger: key, index: index)
+                id = services.store.clientMessageIDDerivation.key(bot: bot.userId, trigger: key, index: index)
             } else {
                 id = .random()
             }
@@ -258,8 +259,10 @@ final class RuntimeBotContext: BotContext {
     func scheduleJob(named name: String, at date: Date, repeating rule: RepeatRule?, payload: JSONValue) async throws -> ScheduledJob {
         try checkUsable()
         let job = try state.withLock { state throws(BotStoreError) -> ScheduledJob in
+            // Name-based whatever the store's derivation: a job id is stored, and a re-run after an upgrade must
+            // schedule the job the older version scheduled, not a second one.
             let id = derivationKey.map {
-                ClientMessageID.derived(bot: bot.userId, trigger: $0 + "#job", index: state.jobIndex).rawValue
+                ClientMessageID.nameBased(bot: bot.userId, trigger: $0 + "#job", index: state.jobIndex).rawValue
             } ?? UUID().uuidString.lowercased()
             let job = ScheduledJob(id: ScheduledJob.ID(id), name: name, dueAt: Timestamp(date).date, repeatRule: rule, payload: payload)
             state.unit.scheduleJob(try NewScheduledJob(job))

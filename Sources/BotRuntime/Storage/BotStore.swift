@@ -39,6 +39,9 @@ public final class BotStore: Sendable {
     let clock: any ChatterClock
     let memory = CursorMemory()
     private let committer: GroupCommitter
+    /// How the runtime derives the clientMessageIds of this store's bot: recorded in the file by its first version
+    /// with time-ordered keys, read once at open and never changed.
+    public let clientMessageIDDerivation: ClientMessageIDDerivation
 
     /// The migrations every store file goes through, in order.
     public static var migrationNames: [String] { BotStoreSchema.migrator.migrationNames }
@@ -77,17 +80,19 @@ public final class BotStore: Sendable {
             statementCacheAdmission: .repeatedUse, lockingMode: .exclusive,
             walAutoCheckpointPages: 1000, journalSizeLimit: 67_108_864, keepsWriteAheadLogFile: true)
         let queue: DatabaseQueue
+        let derivation: ClientMessageIDDerivation
         do {
             queue = try await DatabaseQueue(path: path, configuration: configuration, dormancy: dormancy, workers: workers)
             try await BotStoreSchema.migrator.migrate(queue)
-            try await queue.writeWithoutTransaction { db in
+            derivation = try await queue.writeWithoutTransaction { db in
                 Self.restrictToOwner(path: path)
                 try db.execute(sql: "UPDATE scheduled_jobs SET status = 'scheduled' WHERE status = 'running'")
+                return try Self.clientMessageIDDerivation(in: db)
             }
         } catch {
             throw BotStoreError(error, during: "open the store at \(path)")
         }
-        return BotStore(path: path, queue: queue, clock: clock)
+        return BotStore(path: path, queue: queue, clock: clock, clientMessageIDDerivation: derivation)
     }
 
     /// Whether the store's database connection is open now: false while the store is dormant (see
@@ -96,11 +101,21 @@ public final class BotStore: Sendable {
         get async { await queue.isConnectionOpen }
     }
 
-    private init(path: String, queue: DatabaseQueue, clock: any ChatterClock) {
+    private init(path: String, queue: DatabaseQueue, clock: any ChatterClock, clientMessageIDDerivation: ClientMessageIDDerivation) {
         self.path = path
         self.queue = queue
         self.clock = clock
+        self.clientMessageIDDerivation = clientMessageIDDerivation
         self.committer = GroupCommitter(queue: queue, clock: clock, memory: memory, outboxLiveness: outboxLiveness)
+    }
+
+    /// The derivation the migrations recorded in `db`; name-based for every trigger if the record is missing, so
+    /// that a damaged file never changes the keys of messages an older version may have answered.
+    private static func clientMessageIDDerivation(in db: Database) throws -> ClientMessageIDDerivation {
+        let since = try db.fetchOne(
+            Int64.self, sql: "SELECT value FROM store_metadata WHERE key = ?",
+            arguments: [BotStoreSchema.timeOrderedClientMessageIDsSinceKey])
+        return since.map(ClientMessageIDDerivation.init(timeOrderedSinceMilliseconds:)) ?? .nameBased
     }
 
     /// Frees the statements and cache pages the connection kept from its last burst of work (a start-up's sign-in

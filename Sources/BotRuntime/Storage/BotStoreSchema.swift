@@ -1,3 +1,4 @@
+import Foundation
 import SQLite
 
 /// The tables of a bot's store, as ordered named migrations.
@@ -14,6 +15,7 @@ enum BotStoreSchema {
         migrator.registerMigration("v1-schedules", migrate: createSchedules)
         migrator.registerMigration("v1-dialogs", migrate: createDialogs)
         migrator.registerMigration("v2-outbox-first-attempt", migrate: addOutboxFirstAttempt)
+        migrator.registerMigration("v3-time-ordered-client-message-ids", migrate: recordTimeOrderedClientMessageIDsSince)
         return migrator
     }()
 
@@ -114,6 +116,29 @@ enum BotStoreSchema {
             ALTER TABLE outbox ADD COLUMN first_attempt_at INTEGER;
             UPDATE outbox SET first_attempt_at = created_at WHERE status = 'pending';
             """)
+    }
+
+    /// The `store_metadata` key of the earliest message time (INTEGER Unix milliseconds) whose sends get
+    /// time-ordered clientMessageIds; see ``ClientMessageIDDerivation``.
+    static let timeOrderedClientMessageIDsSinceKey = "time_ordered_client_message_ids_since"
+
+    /// How long after the migration a store written by an older version keeps name-based keys: message times are
+    /// the service's clock, which may run ahead of the bot's.
+    static let timeOrderedCutoverMargin: Int64 = 24 * 60 * 60 * 1000
+
+    /// When sends start getting time-ordered clientMessageIds. A fresh store (all migrations run together, nothing
+    /// handled yet) derives them for every message. A store an older version used keeps name-based keys for the
+    /// messages it may have answered already (those before now plus a margin), so re-handling one after the upgrade
+    /// derives the keys that went out, and the service creates no second reply.
+    @Sendable static func recordTimeOrderedClientMessageIDsSince(_ db: Database) throws {
+        let used = try db.fetchOne(Bool.self, sql: """
+            SELECT EXISTS (SELECT 1 FROM session) OR EXISTS (SELECT 1 FROM seen_messages) OR EXISTS (SELECT 1 FROM outbox)
+                OR EXISTS (SELECT 1 FROM conversations)
+            """) ?? true
+        let since = used ? Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) + timeOrderedCutoverMargin : 0
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO store_metadata (key, value) VALUES (?, ?)",
+            arguments: [timeOrderedClientMessageIDsSinceKey, since])
     }
 
     @Sendable static func createState(_ db: Database) throws {

@@ -22,7 +22,8 @@ public struct JobOccurrence: Hashable, Sendable {
     /// The trigger of derived clientMessageIds: `job:<id>@<occurrence>`.
     public var trigger: String { ClientMessageID.jobTrigger(job.id, occurrence: number) }
 
-    /// The clientMessageId of the `index`-th send (from 0) of this occurrence.
+    /// The clientMessageId of the `index`-th send (from 0) of this occurrence (name-based: a job names no message,
+    /// so every store derives the same key).
     public func clientMessageID(bot: User.ID, index: Int) -> ClientMessageID {
         ClientMessageID.derived(bot: bot, running: job.id, occurrence: number, index: index)
     }

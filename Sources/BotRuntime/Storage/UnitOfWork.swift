@@ -24,6 +24,8 @@ public struct UnitOfWork: Sendable {
     /// The bot's user id, the namespace of derived clientMessageIds.
     public let bot: User.ID
     public let trigger: Trigger
+    /// How the clientMessageIds of the unit's sends are derived: the store's ``BotStore/clientMessageIDDerivation``.
+    public let derivation: ClientMessageIDDerivation
     /// For an occurrence: when the job runs next (computed by the caller from the repeat rule); nil ends the job.
     public var nextDueAt: Date?
     /// The trace recorded with the unit's sends unless a send names its own.
@@ -34,9 +36,12 @@ public struct UnitOfWork: Sendable {
     private(set) var jobChanges: [JobChange] = []
     private(set) var dialogWrites: [DialogAddress: DialogState?] = [:]
 
-    /// A unit for handling `message`.
-    public init(handling message: Message, bot: User.ID, traceID: String? = nil) {
+    /// A unit for handling `message`; its sends' clientMessageIds follow `derivation` (pass the store's).
+    public init(
+        handling message: Message, bot: User.ID, traceID: String? = nil, derivation: ClientMessageIDDerivation = .timeOrdered
+    ) {
         self.bot = bot
+        self.derivation = derivation
         self.trigger = .message(message)
         self.traceID = traceID
     }
@@ -44,6 +49,7 @@ public struct UnitOfWork: Sendable {
     /// A unit for running `occurrence`; `nextDueAt` is when the job runs again (nil: it is done).
     public init(running occurrence: JobOccurrence, nextDueAt: Date?, bot: User.ID, traceID: String? = nil) {
         self.bot = bot
+        self.derivation = .timeOrdered
         self.trigger = .occurrence(occurrence)
         self.nextDueAt = nextDueAt
         self.traceID = traceID
@@ -52,6 +58,7 @@ public struct UnitOfWork: Sendable {
     /// A unit for bot code that runs outside any handler.
     public init(bot: User.ID, traceID: String? = nil) {
         self.bot = bot
+        self.derivation = .timeOrdered
         self.trigger = .direct
         self.traceID = traceID
     }
@@ -66,7 +73,7 @@ public struct UnitOfWork: Sendable {
     ) -> ClientMessageID {
         let id: ClientMessageID
         switch trigger {
-        case .message(let message): id = .derived(bot: bot, handling: message.id, index: sends.count)
+        case .message(let message): id = derivation.key(bot: bot, handling: message.id, index: sends.count)
         case .occurrence(let occurrence): id = occurrence.clientMessageID(bot: bot, index: sends.count)
         case .direct: id = .random()
         }

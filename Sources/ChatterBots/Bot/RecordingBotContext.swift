@@ -186,7 +186,7 @@ public final class RecordingBotContext: BotContext {
     /// The test's clock: it stands still until the test advances it.
     public var now: Date { storage.records.withLock { $0.now } }
 
-    /// Records the message and acknowledges it at once; its key is derived as the runtime would derive it.
+    /// Records the message and acknowledges it at once; its key is derived as the runtime derives it on a fresh store.
     public func send(_ content: MessageContent, to conversationId: Conversation.ID) async throws -> OutgoingMessage {
         record(content, to: conversationId, trigger: Self.trigger)
     }

@@ -15,20 +15,101 @@ public struct ClientMessageID: RawRepresentable, Hashable, Sendable, Codable, Ex
 
     public var description: String { rawValue }
 
-    /// A fresh random key (a lowercase UUID), for sends that are not the effect of a replayable event.
+    /// A fresh random key for sends that are not the effect of a replayable event: a lowercase UUIDv7 (RFC 9562),
+    /// led by the current Unix milliseconds so that keys stored in the outbox's unique index arrive in order.
     public static func random() -> ClientMessageID {
-        ClientMessageID(UUID().uuidString.lowercased())
+        var generator = SystemRandomNumberGenerator()
+        let randomBytes = (0..<10).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let milliseconds = (Date().timeIntervalSince1970 * 1000).rounded(.down)
+        return timeOrderedRandom(milliseconds: milliseconds > 0 ? UInt64(milliseconds) : 0, randomBytes: randomBytes)
     }
 
-    /// The key of the `index`-th send (from 0) that `bot` makes while handling `trigger`: a name-based
-    /// UUID (version 5), so running the same handler again yields the same keys and no second message.
+    /// The UUIDv7 of `milliseconds` (the low 48 bits, big-endian) and the first 74 bits of `randomBytes`
+    /// (10 bytes; missing ones count as zero), with the version and variant set.
+    static func timeOrderedRandom(milliseconds: UInt64, randomBytes: [UInt8]) -> ClientMessageID {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        writeMilliseconds(milliseconds, into: &bytes)
+        for (offset, byte) in randomBytes.prefix(10).enumerated() { bytes[6 + offset] = byte }
+        bytes[6] = (bytes[6] & 0x0f) | 0x70
+        bytes[8] = (bytes[8] & 0x3f) | 0x80
+        return ClientMessageID(uuidText(bytes))
+    }
+
+    /// The key of the `index`-th send (from 0) that `bot` makes while handling `trigger`, as a new store derives
+    /// it (``ClientMessageIDDerivation/timeOrdered``): deterministic, so running the same handler again yields
+    /// the same keys and no second message, and led by the message's time when `trigger` names a message.
     ///
-    /// `trigger` names what the handler reacted to, e.g. `message:<id>` or `job:<id>@<due time>`.
+    /// `trigger` names what the handler reacted to, e.g. `message:<id>` or `job:<id>@<occurrence>`.
     public static func derived(bot: User.ID, trigger: String, index: Int) -> ClientMessageID {
-        ClientMessageID(nameBasedUUID(namespace: derivedNamespace, name: "\(bot.rawValue)\n\(trigger)\n\(index)"))
+        ClientMessageIDDerivation.timeOrdered.key(bot: bot, trigger: trigger, index: index)
     }
 
-    /// The key of the `index`-th send that `bot` makes while handling the incoming message `message`.
+    /// The name-based key (UUID version 5) of the `index`-th send that `bot` makes while handling `trigger`: what
+    /// every version before time-ordered keys derived, and still the key of every trigger that names no message.
+    /// Its value for given arguments never changes (stores and the service hold keys derived this way).
+    public static func nameBased(bot: User.ID, trigger: String, index: Int) -> ClientMessageID {
+        ClientMessageID(nameBasedUUID(namespace: derivedNamespace, name: derivationName(bot: bot, trigger: trigger, index: index)))
+    }
+
+    /// The time-ordered key (UUID version 8, RFC 9562) of the `index`-th send that `bot` makes while handling
+    /// `trigger`: the 48 bits of `milliseconds` (the triggering message's time), then 74 bits of the SHA-1 of the
+    /// name the name-based key hashes. Its value for given arguments never changes.
+    static func timeOrdered(bot: User.ID, trigger: String, index: Int, milliseconds: UInt64) -> ClientMessageID {
+        var input = derivedNamespace
+        input.append(contentsOf: derivationName(bot: bot, trigger: trigger, index: index).utf8)
+        let digest = SHA1.hash(input)
+        var bytes = [UInt8](repeating: 0, count: 16)
+        writeMilliseconds(milliseconds, into: &bytes)
+        for offset in 0..<10 { bytes[6 + offset] = digest[offset] }
+        bytes[6] = (bytes[6] & 0x0f) | 0x80
+        bytes[8] = (bytes[8] & 0x3f) | 0x80
+        return ClientMessageID(uuidText(bytes))
+    }
+
+    /// The Unix milliseconds of the message a trigger names: the time of the ULID right after `message:` or
+    /// `message-updated:`, which may be followed by more text after a character that is not a letter or digit
+    /// (`message-updated:<id>#<fingerprint>`). Nil for any other trigger, and for message ids that are not ULIDs.
+    static func messageMilliseconds(ofTrigger trigger: String) -> UInt64? {
+        guard let prefix = messagePrefixes.first(where: { trigger.utf8.starts(with: $0) }) else { return nil }
+        let id = trigger.utf8.dropFirst(prefix.count)
+        guard id.count >= 26 else { return nil }
+        if let boundary = id.dropFirst(26).first, isASCIIAlphanumeric(boundary) { return nil }
+        var milliseconds: UInt64 = 0
+        for (position, character) in id.prefix(26).enumerated() {
+            guard let value = crockfordValue(character), position > 0 || value <= 7 else { return nil }
+            if position < 10 { milliseconds = milliseconds << 5 | UInt64(value) }
+        }
+        return milliseconds
+    }
+
+    private static let messagePrefixes = [Array("message:".utf8), Array("message-updated:".utf8)]
+
+    private static func isASCIIAlphanumeric(_ character: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(character) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(character)
+            || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(character)
+    }
+
+    /// The value of one Crockford base32 digit of a ULID (`0-9`, letters but I, L, O and U, either case).
+    private static func crockfordValue(_ character: UInt8) -> UInt8? {
+        let upper = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(character) ? character - 32 : character
+        guard let index = crockfordAlphabet.firstIndex(of: upper) else { return nil }
+        return UInt8(index)
+    }
+
+    private static let crockfordAlphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
+
+    /// The name hashed by derived keys: `<bot>\n<trigger>\n<index>`.
+    private static func derivationName(bot: User.ID, trigger: String, index: Int) -> String {
+        "\(bot.rawValue)\n\(trigger)\n\(index)"
+    }
+
+    /// Writes the low 48 bits of `milliseconds` big-endian into the first 6 bytes of `bytes`.
+    private static func writeMilliseconds(_ milliseconds: UInt64, into bytes: inout [UInt8]) {
+        for offset in 0..<6 { bytes[offset] = UInt8(truncatingIfNeeded: milliseconds >> UInt64(40 - offset * 8)) }
+    }
+
+    /// The key of the `index`-th send that `bot` makes while handling the incoming message `message`, as a new
+    /// store derives it: time-ordered when `message` is a ULID, name-based otherwise.
     public static func derived(bot: User.ID, handling message: Message.ID, index: Int) -> ClientMessageID {
         derived(bot: bot, trigger: messageTrigger(message), index: index)
     }
@@ -40,6 +121,7 @@ public struct ClientMessageID: RawRepresentable, Hashable, Sendable, Codable, Ex
 
     /// The key of the `index`-th send that `bot` makes while running occurrence `occurrence` (from 1) of the
     /// scheduled job `job`. Named by the occurrence, not its due time, so a run retried later sends nothing twice.
+    /// A job's trigger names no message, so the key is name-based.
     public static func derived(bot: User.ID, running job: ScheduledJob.ID, occurrence: Int, index: Int) -> ClientMessageID {
         derived(bot: bot, trigger: jobTrigger(job, occurrence: occurrence), index: index)
     }
@@ -71,10 +153,15 @@ public struct ClientMessageID: RawRepresentable, Hashable, Sendable, Codable, Ex
         var digest = SHA1.hash(input)
         digest[6] = (digest[6] & 0x0f) | 0x50
         digest[8] = (digest[8] & 0x3f) | 0x80
+        return uuidText(digest.prefix(16))
+    }
+
+    /// The lowercase text form (8-4-4-4-12 hex digits) of a UUID's 16 bytes.
+    static func uuidText(_ bytes: some Collection<UInt8>) -> String {
         let hex = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(36)
-        for (index, byte) in digest.prefix(16).enumerated() {
+        for (index, byte) in bytes.prefix(16).enumerated() {
             if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
             text.append(hex[Int(byte >> 4)])
             text.append(hex[Int(byte & 0x0f)])

@@ -31,6 +31,52 @@ import Testing
         }
     }
 
+    /// On a fresh store a reply's clientMessageId is time-ordered: a UUIDv8 led by the time of the message it answers,
+    /// so the outbox's unique index grows at its end. The service stores the message under that key.
+    @Test func aReplyOnAFreshStoreCarriesATimeOrderedKeyLedByTheMessagesTime() async throws {
+        try await RuntimeHarness.run { harness in
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe()))
+            let conversation = try await harness.direct(harness.ana)
+            let hello = try await harness.say("hello", as: harness.ana, in: conversation)
+            try await harness.eventually("the reply is stored") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["echo: hello"]
+            }
+            let reply = try #require(try await harness.messages(in: conversation).first { $0.senderId == harness.botty.user.id })
+            let key = try #require(reply.clientMessageId)
+            #expect(key == .derived(bot: harness.botty.user.id, handling: hello.id, index: 0))
+            #expect(key.rawValue.dropFirst(14).first == "8")
+            let crockford = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+            let messageTime = hello.id.rawValue.prefix(10).reduce(UInt64(0)) { time, digit in
+                time << 5 | UInt64(crockford.firstIndex(of: digit) ?? 0)
+            }
+            #expect(UInt64(key.rawValue.replacingOccurrences(of: "-", with: "").prefix(12), radix: 16) == messageTime)
+            await bot.stop()
+        }
+    }
+
+    /// A job scheduled while handling a message keeps the name-based id earlier versions gave it (ids are stored,
+    /// and a re-run after an upgrade must not schedule a second job), while the reply's key is time-ordered.
+    @Test func aJobScheduledWhileHandlingAMessageKeepsItsNameBasedId() async throws {
+        try await RuntimeHarness.run { harness in
+            let jobs = Mutex<[ScheduledJob.ID]>([])
+            var scripted = ScriptedBot(probe: BotProbe())
+            scripted.onMessageScript = { message, context in
+                let job = try await context.scheduleJob(named: "later", at: context.now.addingTimeInterval(3600), repeating: nil, payload: .null)
+                jobs.withLock { $0.append(job.id) }
+                try await context.reply(to: message, "scheduled")
+            }
+            let bot = try await harness.start(scripted)
+            let conversation = try await harness.direct(harness.ana)
+            let hello = try await harness.say("hello", as: harness.ana, in: conversation)
+            try await harness.eventually("the reply is stored") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["scheduled"]
+            }
+            let expected = ClientMessageID.nameBased(bot: harness.botty.user.id, trigger: "message:\(hello.id.rawValue)#job", index: 0)
+            #expect(jobs.withLock { $0 } == [ScheduledJob.ID(expected.rawValue)])
+            await bot.stop()
+        }
+    }
+
     @Test func handlersSeeMessagesInSeqOrderDespiteDuplicatesAndReordering() async throws {
         try await RuntimeHarness.run { harness in
             let probe = BotProbe()

@@ -33,6 +33,18 @@ import Testing
         #expect(handled.digests == [Self.update("b").digest, Self.update("a").digest])
     }
 
+    /// Fingerprints are stored and compared across versions: they stay the name-based UUID of the canonical form.
+    @Test func aFingerprintIsTheNameBasedUUIDOfTheCanonicalForm() {
+        let update = Self.update("a")
+        let message: Message.ID = "01JFMESSAGE0000000000000001"
+        let canonical = MessageUpdateFingerprint.canonicalForm(of: Message(
+            id: message, conversationId: "01JECONVERSATION0000000001", seq: 1, senderId: "01JCUSER00000000000000001",
+            clientMessageId: nil, kind: .text, body: "a", createdAt: Timestamp(Date(timeIntervalSince1970: 1_800_000_000)),
+            editedAt: Timestamp(Date(timeIntervalSince1970: 1_800_000_100))))
+        #expect(update.digest == ClientMessageID.nameBased(bot: User.ID(message.rawValue), trigger: canonical, index: 0).rawValue)
+        #expect(update.digest.dropFirst(14).first == "5")
+    }
+
     @Test func theSingleDigestEarlierVersionsStoredIsRead() throws {
         let stored = try JSONEncoder().encode(Self.update("a").digest)
         let handled = try #require(HandledMessageUpdates(stored: stored))
