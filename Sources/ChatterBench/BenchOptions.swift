@@ -19,6 +19,8 @@ struct BenchOptions: Sendable {
     var messages = 20_000
     var senders = 8
     var window = 128
+    /// At most this many of a conversation's messages go out in one write of the load server (throughput).
+    var burst = 64
     var warmup = 2_000
     // latency
     var rate = 1_000
@@ -66,6 +68,7 @@ struct BenchOptions: Sendable {
             case "--messages": messages = max(1, try reader.integer(for: option))
             case "--senders": senders = max(1, try reader.integer(for: option))
             case "--window": window = max(1, try reader.integer(for: option))
+            case "--burst": burst = max(1, try reader.integer(for: option))
             case "--warmup": warmup = try reader.integer(for: option)
             case "--rate": rate = max(1, try reader.integer(for: option))
             case "--seconds": seconds = try reader.seconds(for: option)
@@ -91,7 +94,8 @@ struct BenchOptions: Sendable {
         usage: chatter-bench <scenario> [options]      (build with -c release for figures worth reading)
 
         scenarios
-          throughput   one echo bot, its full durable path; --messages N from --senders S (window --window W each)
+          throughput   one echo bot, its full durable path; --messages N from --senders S (window --window W each,
+                       at most --burst B (64) of a sender's messages in one write)
           latency      --rate R messages/s for --seconds T; p50/p99/max from message.send to the reply's message.new
           bots         --bots N[,N…] bots in one process: time to ready and synced, memory per bot, idle CPU
                        over --idle-seconds with heartbeats every --heartbeat-ms; the Swift bots' stores go

@@ -14,6 +14,8 @@ struct FloodRequest: Codable, Sendable {
     var count: Int
     var firstNumber: Int
     var window: Int
+    /// When flooding, at most this many messages of a conversation go out in one write (all its window allows).
+    var burst: Int = 1
     var intervalNanoseconds: UInt64? = nil
     var timeoutSeconds: Double
 }

@@ -50,7 +50,7 @@ struct ThroughputScenario {
             // The load server's virtual senders flood the bot from inside the server process.
             let conversations = links.map(\.conversationId)
             _ = try await FloodRequest(
-                conversations: conversations, count: warmup, firstNumber: 0, window: options.window, timeoutSeconds: 120
+                conversations: conversations, count: warmup, firstNumber: 0, window: options.window, burst: options.burst, timeoutSeconds: 120
             ).run(against: server.endpoint)
             _ = await fleet.waitUntilAcked(warmup * senders, timeout: .seconds(60))
             serverCPU = CPUMeter(pid: server.pid)
@@ -58,7 +58,7 @@ struct ThroughputScenario {
             driverCPU = CPUMeter()
             start = ContinuousClock.now
             let result = try await FloodRequest(
-                conversations: conversations, count: perSender, firstNumber: warmup, window: options.window,
+                conversations: conversations, count: perSender, firstNumber: warmup, window: options.window, burst: options.burst,
                 timeoutSeconds: 600
             ).run(against: server.endpoint)
             replies = warmup * senders + result.replies
@@ -127,7 +127,8 @@ struct ThroughputScenario {
         var notes = [
             context.options.server == .load
                 ? "Senders: the load server's virtual senders (people inside the server process, one conversation "
-                    + "each, no sockets of their own), each with at most \(context.options.window) messages without a reply."
+                    + "each, no sockets of their own), each with at most \(context.options.window) messages without a reply, "
+                    + "up to \(context.options.burst) of them in one write."
                 : "Senders: people on realtime sockets of their own in the driver, each with at most "
                     + "\(context.options.window) messages without a reply.",
             "\(context.options.warmup) warm-up messages precede the measured ones. The time runs from the first "
@@ -146,6 +147,7 @@ struct ThroughputScenario {
             parameters: [
                 "messages": "\(context.options.messages)", "senders": "\(context.options.senders)",
                 "window": "\(context.options.window)",
+                "burst": "\(context.options.burst)",
             ],
             figures: figures, notes: notes)
     }

@@ -32,8 +32,6 @@ final class VirtualSenders: Sendable {
     }
 
     private let tracks = Mutex<[Conversation.ID: Track]>([:])
-    /// At most this many messages of one conversation go out in one write.
-    private static let maxBurst = 64
     /// Makes the senders' clientMessageIds unique across servers and runs (`<run>-<conversation>-<number>`):
     /// cheaper than a random UUID per message, which costs the server a system call each.
     private let runID = String(UInt64.random(in: 0...UInt64.max), radix: 36)
@@ -89,7 +87,7 @@ final class VirtualSenders: Sendable {
                         // one write, as a busy person's burst arrives.
                         await track.credits.acquire()
                         let more = request.intervalNanoseconds == nil
-                            ? track.credits.acquireAvailable(upTo: min(Self.maxBurst, request.count - number) - 1) : 0
+                            ? track.credits.acquireAvailable(upTo: min(max(1, request.burst), request.count - number) - 1) : 0
                         let numbers = number..<(number + 1 + more)
                         let messages = numbers.map { number in
                             MessageSend(
