@@ -91,12 +91,19 @@ public struct ClientMessageID: RawRepresentable, Hashable, Sendable, Codable, Ex
 
     /// The value of one Crockford base32 digit of a ULID (`0-9`, letters but I, L, O and U, either case).
     private static func crockfordValue(_ character: UInt8) -> UInt8? {
-        let upper = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(character) ? character - 32 : character
-        guard let index = crockfordAlphabet.firstIndex(of: upper) else { return nil }
-        return UInt8(index)
+        let value = crockfordValues[Int(character)]
+        return value == 0xFF ? nil : value
     }
 
-    private static let crockfordAlphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
+    /// Each byte's Crockford base32 value, 0xFF for bytes that are not a digit (every derived key reads 26).
+    private static let crockfordValues: [UInt8] = {
+        var values = [UInt8](repeating: 0xFF, count: 256)
+        for (index, character) in "0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8.enumerated() {
+            values[Int(character)] = UInt8(index)
+            if character >= UInt8(ascii: "A") { values[Int(character) + 32] = UInt8(index) }
+        }
+        return values
+    }()
 
     /// The name hashed by derived keys: `<bot>\n<trigger>\n<index>`.
     private static func derivationName(bot: User.ID, trigger: String, index: Int) -> String {
