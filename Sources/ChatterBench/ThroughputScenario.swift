@@ -128,7 +128,8 @@ struct ThroughputScenario {
             context.options.server == .load
                 ? "Senders: the load server's virtual senders (people inside the server process, one conversation "
                     + "each, no sockets of their own), each with at most \(context.options.window) messages without a reply, "
-                    + "up to \(context.options.burst) of them in one write."
+                    + (context.options.burst == 1
+                        ? "each message in a write of its own." : "up to \(context.options.burst) of them in one write.")
                 : "Senders: people on realtime sockets of their own in the driver, each with at most "
                     + "\(context.options.window) messages without a reply.",
             "\(context.options.warmup) warm-up messages precede the measured ones. The time runs from the first "
