@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatterBots
@@ -129,17 +130,6 @@ struct ClientMessageIDTests {
     }
 }
 
-/// The ULID text of `milliseconds` (10 Crockford digits) followed by `random` (16 of them).
-func ulid(milliseconds: UInt64, random: String = "0000000000000000") -> String {
-    let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
-    var time = ""
-    var rest = milliseconds
-    for _ in 0..<10 {
-        time.insert(alphabet[Int(rest % 32)], at: time.startIndex)
-        rest /= 32
-    }
-    return time + random
-}
 
 /// The version digit of a UUID key.
 private func version(of id: ClientMessageID) -> Character? {

@@ -6,18 +6,30 @@ import SQLite
 /// Released migrations are never edited or renamed: a schema change is a new migration appended here.
 /// Dates are INTEGER milliseconds since 1970 (the SQLite module's `Date` storage); JSON is TEXT.
 enum BotStoreSchema {
-    static let migrator: DatabaseMigrator = {
+    /// Every migration, oldest first.
+    static let migrations: [(name: String, migrate: @Sendable (Database) throws -> Void)] = [
+        ("v1-session", createSession),
+        ("v1-conversations", createConversations),
+        ("v1-outbox", createOutbox),
+        ("v1-state", createState),
+        ("v1-schedules", createSchedules),
+        ("v1-dialogs", createDialogs),
+        ("v2-outbox-first-attempt", addOutboxFirstAttempt),
+        ("v3-time-ordered-client-message-ids", recordTimeOrderedClientMessageIDsSince),
+    ]
+
+    static let migrator: DatabaseMigrator = Self.migrator(through: nil)
+
+    /// The migrator of the schema up to and including the migration `last` (all of them when nil): the store an
+    /// older version wrote, for upgrade tests.
+    static func migrator(through last: String?) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1-session", migrate: createSession)
-        migrator.registerMigration("v1-conversations", migrate: createConversations)
-        migrator.registerMigration("v1-outbox", migrate: createOutbox)
-        migrator.registerMigration("v1-state", migrate: createState)
-        migrator.registerMigration("v1-schedules", migrate: createSchedules)
-        migrator.registerMigration("v1-dialogs", migrate: createDialogs)
-        migrator.registerMigration("v2-outbox-first-attempt", migrate: addOutboxFirstAttempt)
-        migrator.registerMigration("v3-time-ordered-client-message-ids", migrate: recordTimeOrderedClientMessageIDsSince)
+        for (name, migrate) in migrations {
+            migrator.registerMigration(name, migrate: migrate)
+            if name == last { break }
+        }
         return migrator
-    }()
+    }
 
     /// The tables the migrations create, for checks and diagnostics.
     static let tables = [

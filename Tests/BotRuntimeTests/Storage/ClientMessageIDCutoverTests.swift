@@ -2,6 +2,7 @@
 import ChatterBots
 import Foundation
 import SQLite
+import TestSupport
 import Testing
 
 /// Which clientMessageIds a store's bot derives: time-ordered for every message in a fresh store, and in a store an
@@ -26,14 +27,7 @@ import Testing
     /// Writes a store with the schema up to `v2-outbox-first-attempt`, running `sql` on it if given.
     func writeV2Store(_ sql: String?) async throws -> String {
         let path = directory.file("bot.sqlite")
-        var v2 = DatabaseMigrator()
-        v2.registerMigration("v1-session", migrate: BotStoreSchema.createSession)
-        v2.registerMigration("v1-conversations", migrate: BotStoreSchema.createConversations)
-        v2.registerMigration("v1-outbox", migrate: BotStoreSchema.createOutbox)
-        v2.registerMigration("v1-state", migrate: BotStoreSchema.createState)
-        v2.registerMigration("v1-schedules", migrate: BotStoreSchema.createSchedules)
-        v2.registerMigration("v1-dialogs", migrate: BotStoreSchema.createDialogs)
-        v2.registerMigration("v2-outbox-first-attempt", migrate: BotStoreSchema.addOutboxFirstAttempt)
+        let v2 = BotStoreSchema.migrator(through: "v2-outbox-first-attempt")
         let queue = try await DatabaseQueue(path: path)
         try await v2.migrate(queue)
         if let sql { try await queue.write { db in try db.execute(sql: sql) } }
@@ -74,8 +68,8 @@ import Testing
         let store = try await BotStore.open(path: path)
         await store.close()
         let derivation = store.clientMessageIDDerivation
-        let older = Message.ID(ulid(milliseconds: derivation.timeOrderedSinceMilliseconds - 1))
-        let newer = Message.ID(ulid(milliseconds: derivation.timeOrderedSinceMilliseconds))
+        let older = Message.ID(ulid(milliseconds: UInt64(derivation.timeOrderedSinceMilliseconds - 1)))
+        let newer = Message.ID(ulid(milliseconds: UInt64(derivation.timeOrderedSinceMilliseconds)))
         #expect(derivation.key(bot: Fixture.bot, handling: older, index: 0)
             == .nameBased(bot: Fixture.bot, trigger: "message:\(older.rawValue)", index: 0))
         #expect(derivation.key(bot: Fixture.bot, handling: newer, index: 0) == .derived(bot: Fixture.bot, handling: newer, index: 0))
@@ -97,7 +91,7 @@ import Testing
         let store = try await BotStore.open(path: path)
         try await store.recordConversations([Fixture.conversation()])
         let older = Message(
-            id: Message.ID(ulid(milliseconds: store.clientMessageIDDerivation.timeOrderedSinceMilliseconds - day)),
+            id: Message.ID(ulid(milliseconds: UInt64(store.clientMessageIDDerivation.timeOrderedSinceMilliseconds - day))),
             conversationId: Fixture.direct, seq: 1, senderId: Fixture.alice, clientMessageId: nil, kind: .text, body: "hi",
             createdAt: Timestamp(Fixture.start))
         var unit = UnitOfWork(handling: older, bot: Fixture.bot, derivation: store.clientMessageIDDerivation)
@@ -111,17 +105,5 @@ import Testing
 
     private func milliseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-    }
-
-    /// The ULID text of `milliseconds` with a zero random part.
-    private func ulid(milliseconds: Int64) -> String {
-        let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
-        var time = ""
-        var rest = milliseconds
-        for _ in 0..<10 {
-            time.insert(alphabet[Int(rest % 32)], at: time.startIndex)
-            rest /= 32
-        }
-        return time + String(repeating: "0", count: 16)
     }
 }

@@ -17,13 +17,7 @@ import Testing
     /// Writes a store with the v1 schema only, holding a pending and an acknowledged entry enqueued at `createdAt`.
     func writeV1Store(createdAt: Date) async throws -> String {
         let path = directory.file("bot.sqlite")
-        var v1 = DatabaseMigrator()
-        v1.registerMigration("v1-session", migrate: BotStoreSchema.createSession)
-        v1.registerMigration("v1-conversations", migrate: BotStoreSchema.createConversations)
-        v1.registerMigration("v1-outbox", migrate: BotStoreSchema.createOutbox)
-        v1.registerMigration("v1-state", migrate: BotStoreSchema.createState)
-        v1.registerMigration("v1-schedules", migrate: BotStoreSchema.createSchedules)
-        v1.registerMigration("v1-dialogs", migrate: BotStoreSchema.createDialogs)
+        let v1 = BotStoreSchema.migrator(through: "v1-dialogs")
         let queue = try await DatabaseQueue(path: path)
         try await v1.migrate(queue)
         let pending = OutboxPayload.json(Fixture.send("left pending", id: "cm-pending"))
