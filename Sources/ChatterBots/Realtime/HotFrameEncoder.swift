@@ -8,14 +8,7 @@
 package enum HotFrameEncoder {
     /// The frame's JSON text, or nil to take the `Codable` path.
     static func text(_ frame: ClientFrame) -> String? {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(96)
-        append("{", to: &bytes)
-        if let id = frame.id {
-            append("\"id\":", to: &bytes)
-            guard appendPlainString(id, to: &bytes) else { return nil }
-            append(",", to: &bytes)
-        }
+        guard var bytes = frameOpening(id: frame.id, capacity: 96) else { return nil }
         switch frame.request {
         case .ping:
             append("\"type\":\"ping\",\"data\":{}}", to: &bytes)
@@ -42,14 +35,7 @@ package enum HotFrameEncoder {
     /// The JSON text of a `message.new` or `message.ack` frame, or nil to take the `Codable` path (another event,
     /// reactions, a string that needs escaping).
     package static func text(_ frame: ServerFrame) -> String? {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(400)
-        append("{", to: &bytes)
-        if let id = frame.id {
-            append("\"id\":", to: &bytes)
-            guard appendPlainString(id, to: &bytes) else { return nil }
-            append(",", to: &bytes)
-        }
+        guard var bytes = frameOpening(id: frame.id, capacity: 400) else { return nil }
         switch frame.event {
         case .messageNew(let message):
             append("\"type\":\"message.new\",\"data\":", to: &bytes)
@@ -121,6 +107,19 @@ package enum HotFrameEncoder {
             return true
         }
         return appendPlainString(value, to: &bytes)
+    }
+
+    /// `{` and the frame's `"id":…,` when it has one; nil when the id needs escaping.
+    private static func frameOpening(id: String?, capacity: Int) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(capacity)
+        append("{", to: &bytes)
+        if let id {
+            append("\"id\":", to: &bytes)
+            guard appendPlainString(id, to: &bytes) else { return nil }
+            append(",", to: &bytes)
+        }
+        return bytes
     }
 
     /// `"data":{"conversationId":…,"seq":…}}`, closing the frame.
