@@ -231,6 +231,7 @@ final class LoadServer: HTTPResponder, Sendable {
                 next = outgoing.replies.count < Self.maxBurst ? frames.nextBuffered() : nil
             }
             await send(outgoing.replies, to: connection)
+            for message in outgoing.stored { senders.observe(message) }
             await deliver(outgoing.deliveries)
         }
         sockets.withLock { registry in
@@ -245,10 +246,12 @@ final class LoadServer: HTTPResponder, Sendable {
     /// At most this many frames of one socket are answered together.
     private static let maxBurst = 256
 
-    /// What a burst of a socket's frames produces: replies to that socket, deliveries to others.
+    /// What a burst of a socket's frames produces: replies to that socket, deliveries to others, and the messages
+    /// it stored (the virtual senders are told of them once their acks are written).
     private struct Outgoing {
         var replies: [ServerFrame] = []
         var deliveries: [LoadLedger.Delivery] = []
+        var stored: [Message] = []
     }
 
     private func handle(_ frame: ClientFrame, from caller: LoadLedger.Caller, into outgoing: inout Outgoing) {
@@ -260,7 +263,7 @@ final class LoadServer: HTTPResponder, Sendable {
             case .success(let (ack, deliveries)):
                 outgoing.replies.append(ServerFrame(.messageAck(ack), replyTo: frame.id))
                 for delivery in deliveries {
-                    if case .messageNew(let message) = delivery.frame.event { senders.observe(message) }
+                    if case .messageNew(let message) = delivery.frame.event { outgoing.stored.append(message) }
                 }
                 outgoing.deliveries += deliveries
             case .failure(let error):

@@ -109,8 +109,9 @@ public final class BotStore: Sendable {
         self.committer = GroupCommitter(queue: queue, clock: clock, memory: memory, outboxLiveness: outboxLiveness)
     }
 
-    /// The derivation the migrations recorded in `db`; name-based for every trigger if the record is missing, so
-    /// that a damaged file never changes the keys of messages an older version may have answered.
+    /// The derivation the migrations recorded in `db`; name-based for every trigger if the record is missing (only a
+    /// damaged or hand-edited file lacks it): the keys an older version derived, the safe guess for an upgraded
+    /// store, though a fresh store that lost the record would then key its newer messages differently.
     private static func clientMessageIDDerivation(in db: Database) throws -> ClientMessageIDDerivation {
         let since = try db.fetchOne(
             Int64.self, sql: "SELECT value FROM store_metadata WHERE key = ?",

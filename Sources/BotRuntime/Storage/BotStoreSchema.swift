@@ -135,7 +135,7 @@ enum BotStoreSchema {
     static let timeOrderedClientMessageIDsSinceKey = "time_ordered_client_message_ids_since"
 
     /// How long after the migration a store written by an older version keeps name-based keys: message times are
-    /// the service's clock, which may run ahead of the bot's.
+    /// the service's clock, which may run ahead of the bot's (by up to this margin without harm).
     static let timeOrderedCutoverMargin: Int64 = 24 * 60 * 60 * 1000
 
     /// When sends start getting time-ordered clientMessageIds. A fresh store (all migrations run together, nothing
@@ -145,7 +145,7 @@ enum BotStoreSchema {
     @Sendable static func recordTimeOrderedClientMessageIDsSince(_ db: Database) throws {
         let used = try db.fetchOne(Bool.self, sql: """
             SELECT EXISTS (SELECT 1 FROM session) OR EXISTS (SELECT 1 FROM seen_messages) OR EXISTS (SELECT 1 FROM outbox)
-                OR EXISTS (SELECT 1 FROM conversations)
+                OR EXISTS (SELECT 1 FROM conversations) OR EXISTS (SELECT 1 FROM devices)
             """) ?? true
         let since = used ? Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) + timeOrderedCutoverMargin : 0
         try db.execute(

@@ -19,7 +19,10 @@ public struct ClientMessageID: RawRepresentable, Hashable, Sendable, Codable, Ex
     /// led by the current Unix milliseconds so that keys stored in the outbox's unique index arrive in order.
     public static func random() -> ClientMessageID {
         var generator = SystemRandomNumberGenerator()
-        let randomBytes = (0..<10).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let (high, low) = (generator.next(), generator.next())  // two calls to the system's source, not one a byte
+        let randomBytes = (0..<10).map { index in
+            UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> UInt64((index % 8) * 8))
+        }
         let milliseconds = (Date().timeIntervalSince1970 * 1000).rounded(.down)
         return timeOrderedRandom(milliseconds: milliseconds > 0 ? UInt64(milliseconds) : 0, randomBytes: randomBytes)
     }

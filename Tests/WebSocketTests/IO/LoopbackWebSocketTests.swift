@@ -5,6 +5,10 @@ import Testing
 /// Our client against our server over loopback.
 @Suite("WebSocket over loopback")
 struct LoopbackWebSocketTests {
+    /// Timeouts that outlast the whole suite's start on 2 cores, when ~1,600 tests share the cooperative pool and a
+    /// handshake may wait 10 s or more for a thread; these tests check behaviour, not speed.
+    static let patientClient = WebSocketClientConfiguration(connectTimeout: .seconds(60), handshakeTimeout: .seconds(60))
+
     static func startEchoServer(
         tls: TLSServerConfiguration? = nil, configuration: HTTPServerConfiguration = .init()
     ) async throws -> HTTPServer {
@@ -20,7 +24,8 @@ struct LoopbackWebSocketTests {
 
     @Test func echoesTextAndBinaryMessages() async throws {
         let server = try await Self.startEchoServer()
-        let client = try await WebSocketClient.connect(to: URL(string: "ws://127.0.0.1:\(server.port)/echo?x=1")!)
+        let client = try await WebSocketClient.connect(
+            to: URL(string: "ws://127.0.0.1:\(server.port)/echo?x=1")!, configuration: Self.patientClient)
         var iterator = client.messages.makeAsyncIterator()
         try await client.send(text: "hello")
         #expect(await iterator.next() == .text("hello"))
@@ -39,7 +44,8 @@ struct LoopbackWebSocketTests {
                 for await _ in connection.messages {}
             }
         }
-        let client = try await WebSocketClient.connect(to: URL(string: "ws://127.0.0.1:\(server.port)/burst")!)
+        let client = try await WebSocketClient.connect(
+            to: URL(string: "ws://127.0.0.1:\(server.port)/burst")!, configuration: Self.patientClient)
         var iterator = client.messages.makeAsyncIterator()
 
         #expect(await iterator.next() == .text("one"))  // the three came in one write, so the rest is buffered now
