@@ -20,7 +20,7 @@ struct BenchOptions: Sendable {
     var senders = 8
     var window = 128
     /// At most this many of a conversation's messages go out in one write of the load server (throughput). One by
-    /// default, as people send; with bursts of 64 both runtimes spent more CPU per message (the Python peer ~20 %, the Swift bot ~10 %).
+    /// default, as people send; bursts of 64 made no steady difference to either runtime.
     var burst = 1
     var warmup = 2_000
     // latency
