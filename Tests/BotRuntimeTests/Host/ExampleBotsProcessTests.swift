@@ -66,7 +66,7 @@ struct ExampleBotsProcessTests {
 
         /// Waits until the bot process has a live session (its socket is open and it logged `live`).
         func waitUntilLive(_ process: BotProcess) async -> Bool {
-            await eventually(timeout: .seconds(20)) {
+            await eventually(timeout: .seconds(60)) {
                 let connected = await sandbox.admin.connectedDevices()
                 return process.errors.contains("msg=live") && !connected.isEmpty
             }
@@ -78,7 +78,7 @@ struct ExampleBotsProcessTests {
 
         /// Waits until the bot has stored `message` (its delivered watermark reached it).
         func waitUntilDelivered(_ message: Message) async -> Bool {
-            await eventually(timeout: .seconds(20)) {
+            await eventually(timeout: .seconds(60)) {
                 let conversation = try? await alice.conversation(self.conversation.id)
                 let member = conversation?.members.first { $0.userId == bot.user.id }
                 return (member?.lastDeliveredSeq ?? 0) >= message.seq

@@ -73,9 +73,10 @@ actor StandInSession: SupervisedBot {
 }
 
 /// Polls `condition` until it holds or `timeout` passes (then the caller's expectation reports the failure).
-/// The bound is generous: a full parallel test run keeps both cores busy, and sign-in hashes passwords.
+/// The bound is generous: a full parallel test run keeps both cores busy for its first 30-40 s (hundreds of tests
+/// take 20-39 s of wall time then), and sign-in hashes passwords. A condition that holds returns at once.
 func eventually(
-    timeout: Duration = .seconds(30), _ condition: @Sendable () async -> Bool
+    timeout: Duration = .seconds(90), _ condition: @Sendable () async -> Bool
 ) async -> Bool {
     let clock = ContinuousClock()
     let end = clock.now.advanced(by: timeout)

@@ -147,9 +147,10 @@ struct RuntimeHarness {
 
     // MARK: - Waiting
 
-    /// Polls `condition` in real time until it holds, failing after `timeout`.
+    /// Polls `condition` in real time until it holds, failing after `timeout` (generous: the full parallel test run
+    /// keeps both cores busy at its start; a condition that holds returns at once).
     func eventually(
-        _ what: @autoclosure () -> String, timeout: Duration = .seconds(10),
+        _ what: @autoclosure () -> String, timeout: Duration = .seconds(30),
         sourceLocation: SourceLocation = #_sourceLocation, _ condition: () async throws -> Bool
     ) async throws {
         let start = ContinuousClock.now
