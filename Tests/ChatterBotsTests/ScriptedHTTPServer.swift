@@ -55,7 +55,7 @@ final class ScriptedHTTPServer: Sendable {
         let scriptJSON = String(decoding: try JSONEncoder().encode(Script(rules: routes)), as: UTF8.self)
         let child = try ChildProcess(["python3", script.path, scriptJSON])
         // The first line is the port.
-        let line = try await child.nextLine(timeout: .seconds(30)) ?? ""
+        let line = try await child.nextLine(timeout: .seconds(60)) ?? ""
         guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             child.kill()
             throw PeerStartError(description: "the HTTP peer printed \"\(line)\" instead of a port")

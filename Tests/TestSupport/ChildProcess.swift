@@ -123,7 +123,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// The next line the child printed to the pipe, nil once its output ended; throws after `timeout`.
-    public func nextLine(timeout: Duration = .seconds(20)) async throws -> String? {
+    public func nextLine(timeout: Duration = .seconds(60)) async throws -> String? {
         try await output.nextLine(timeout: timeout)
     }
 

@@ -101,7 +101,7 @@ struct CrashDurabilityTests {
         // Stdin stays open: at its end sqlite3 would exit by itself and roll the open transaction back.
         child.send(Data((script + "\n").utf8), closingInput: false)
         var seen = ""
-        while !seen.contains(marker), let line = try await child.nextLine(timeout: .seconds(30)) {
+        while !seen.contains(marker), let line = try await child.nextLine(timeout: .seconds(60)) {
             seen += line + "\n"
         }
         child.kill(SIGKILL)

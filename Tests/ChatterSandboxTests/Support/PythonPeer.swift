@@ -9,7 +9,7 @@ enum PythonPeer {
         var description: String
     }
 
-    static func run(_ script: String, arguments: [String], timeout: Duration = .seconds(20)) async throws -> [[String: Any]] {
+    static func run(_ script: String, arguments: [String], timeout: Duration = .seconds(60)) async throws -> [[String: Any]] {
         let peers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Peers")
         let errorsFile = FileManager.default.temporaryDirectory.appendingPathComponent("python-peer-\(UUID().uuidString).err")

@@ -7,7 +7,7 @@ import Testing
 @Suite("Backpressure")
 struct BackpressureTests {
     /// Polls `condition` until it holds (or fails the test after `timeout`); waits for a state, measures nothing.
-    private func waitUntil(timeout: Duration = .seconds(20), _ condition: () -> Bool) async throws {
+    private func waitUntil(timeout: Duration = .seconds(60), _ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
             guard ContinuousClock.now < deadline else {

@@ -23,7 +23,7 @@ final class TLSPeerProcess: Sendable {
     /// The next line the peer printed, without its newline; nil if it exited first or printed nothing for 30 s.
     func readLine() -> String? {
         let child = child
-        return Self.blocking { (try? await child.nextLine(timeout: .seconds(30))) ?? nil } ?? nil
+        return Self.blocking { (try? await child.nextLine(timeout: .seconds(60))) ?? nil } ?? nil
     }
 
     /// The port a server peer printed as its first line.
