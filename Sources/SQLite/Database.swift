@@ -24,6 +24,9 @@ public final class Database {
     private static let seenOnceLimit = 512
     private var cacheClock: UInt64 = 0
     var savepointDepth = 0
+    /// Frames in the write-ahead log after the latest commit, counted only where commits leave checkpoints to the
+    /// queue (``DatabaseConfiguration/runsUncontendedWorkInline``); see ``checkpointIfDue()``.
+    private(set) var logFrames: Int32 = 0
 
     /// Opens (creating if needed) the database file at `path`.
     public convenience init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws {
@@ -71,6 +74,21 @@ public final class Database {
         statementCache.removeAll()
         guard !connection.isClosed else { return }
         sqlite3_db_release_memory(connection.handle)
+    }
+
+    /// Whether commits have grown the write-ahead log past ``DatabaseConfiguration/walAutoCheckpointPages`` since
+    /// its last checkpoint, on a connection whose commits leave checkpoints to its ``DatabaseQueue``.
+    var isCheckpointDue: Bool {
+        logFrames >= Int32(clamping: configuration.walAutoCheckpointPages ?? 1000)
+    }
+
+    /// Copies the write-ahead log into the database (a passive checkpoint, as SQLite's automatic one) if it is
+    /// due; a failure leaves it due, to be tried after a later commit, and loses nothing.
+    func checkpointIfDue() {
+        guard isCheckpointDue, !connection.isClosed else { return }
+        if sqlite3_wal_checkpoint_v2(connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil) == SQLITE_OK {
+            logFrames = 0
+        }
     }
 
     /// Whether ``close()`` was called.
@@ -343,6 +361,15 @@ public final class Database {
             }
             if let bytes = configuration.journalSizeLimit {
                 _ = try makeStatement(sql: "PRAGMA journal_size_limit = \(bytes)").fetchOne(Int.self)
+            }
+            if isFileBacked && configuration.allowsInlineWork {
+                // Replaces SQLite's automatic checkpoint: a commit only counts the log's frames, and the queue
+                // checkpoints on its own thread. The hook's context is this object, which outlives the connection.
+                sqlite3_wal_hook(handle, { context, _, _, frames in
+                    guard let context else { return SQLITE_OK }
+                    Unmanaged<Database>.fromOpaque(context).takeUnretainedValue().logFrames = frames
+                    return SQLITE_OK
+                }, Unmanaged.passUnretained(self).toOpaque())
             }
             if isFileBacked && configuration.keepsWriteAheadLogFile {
                 var persist: Int32 = 1

@@ -29,6 +29,12 @@ public struct DatabaseConfiguration: Sendable, Hashable {
     /// and deleting a file each time is slow on a busy file system (ext4 scans its recently deleted inodes). Default
     /// false.
     public var keepsWriteAheadLogFile: Bool
+    /// Whether a ``DatabaseQueue`` call that finds the connection open and nothing else queued runs its closure
+    /// on the caller's thread instead of hopping to the queue's thread and back (two thread wake-ups per call).
+    /// Commits then never checkpoint by themselves: the queue checkpoints on its own thread after
+    /// ``walAutoCheckpointPages`` (1000 when nil), since a checkpoint's fsyncs may block. Only for `.off` and
+    /// `.normal` ``synchronous`` levels, whose commits do no fsync; ignored with `.full` and `.extra`. Default false.
+    public var runsUncontendedWorkInline: Bool
 
     /// A configuration; every parameter has the default documented on its property.
     public init(
@@ -41,7 +47,8 @@ public struct DatabaseConfiguration: Sendable, Hashable {
         lockingMode: LockingMode = .normal,
         walAutoCheckpointPages: Int? = nil,
         journalSizeLimit: Int? = nil,
-        keepsWriteAheadLogFile: Bool = false
+        keepsWriteAheadLogFile: Bool = false,
+        runsUncontendedWorkInline: Bool = false
     ) {
         self.synchronous = synchronous
         self.busyTimeout = busyTimeout
@@ -53,6 +60,12 @@ public struct DatabaseConfiguration: Sendable, Hashable {
         self.walAutoCheckpointPages = walAutoCheckpointPages
         self.journalSizeLimit = journalSizeLimit
         self.keepsWriteAheadLogFile = keepsWriteAheadLogFile
+        self.runsUncontendedWorkInline = runsUncontendedWorkInline
+    }
+
+    /// Whether work may run on the caller's thread: asked for, and commits never fsync.
+    var allowsInlineWork: Bool {
+        runsUncontendedWorkInline && (synchronous == .off || synchronous == .normal)
     }
 
     /// The busy timeout in whole milliseconds, as `sqlite3_busy_timeout` takes it.

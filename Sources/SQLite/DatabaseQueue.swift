@@ -2,12 +2,17 @@ import CSQLite
 import Dispatch
 import Synchronization
 
-/// A database reached from async code: one connection, used only on a serial dispatch queue of its own.
+/// A database reached from async code: one connection, used by one closure at a time on a serial dispatch queue
+/// of its own.
 ///
 /// Every read and write is a closure that runs on that queue, one at a time, never on Swift's cooperative
 /// thread pool, so blocking SQLite calls (disk I/O, busy waits, fsync) never stall other tasks. The caller
 /// suspends until its closure has run; once queued, a closure runs to completion even if the calling task
 /// is cancelled, so a write is never half-done. The ``Database`` passed to a closure must not escape it.
+///
+/// With ``DatabaseConfiguration/runsUncontendedWorkInline`` (WAL commits without fsync), a call that finds the
+/// connection open and nothing queued runs its closure at once on the caller's thread, still one at a time;
+/// the queue's thread keeps what may block: opening, checkpoints, closing, and any call that finds it busy.
 ///
 /// With a ``DatabaseDormancy`` policy the queue closes its connection after a while without use (or when a
 /// ``ConnectionBudget`` needs the slot for another queue) and reopens it on its next use, on its own queue.
@@ -28,7 +33,12 @@ public final class DatabaseQueue: Sendable {
     /// When the connection is released while unused; nil keeps it open until ``close()``.
     public let dormancy: DatabaseDormancy?
     private let dispatchQueue: DispatchQueue
-    private let holder: DatabaseHolder
+    /// The connection, locked by whoever uses it: a closure on the dispatch queue, or a call running inline.
+    private let connection: ConnectionCell
+    /// Calls sent to the dispatch queue and not finished: a call runs inline only when there are none, so that
+    /// it never overtakes one queued before it.
+    private let dispatchedCalls = Atomic<Int>(0)
+    private let allowsInlineWork: Bool
     /// What the queue is doing, readable from any thread: the idle checks and the budget decide with it.
     let activity: Mutex<Activity>
 
@@ -72,7 +82,8 @@ public final class DatabaseQueue: Sendable {
         self.configuration = configuration
         self.dormancy = (path.isEmpty || path == ":memory:") ? nil : dormancy
         self.dispatchQueue = DispatchQueue(label: "SQLite \(path)", target: workers?.nextQueue())
-        self.holder = DatabaseHolder()
+        self.connection = ConnectionCell()
+        self.allowsInlineWork = configuration.allowsInlineWork
         self.activity = Mutex(Activity(lastUse: .now))
         try await withDatabase { _ in }
     }
@@ -85,9 +96,8 @@ public final class DatabaseQueue: Sendable {
     deinit {
         dormancy?.budget?.forget(ObjectIdentifier(self))
         // Close on the queue, after any work still queued, so that closing's checkpoint I/O blocks no caller.
-        dispatchQueue.async { [holder] in
-            holder.database?.close()
-            holder.database = nil
+        dispatchQueue.async { [connection] in
+            connection.slot.withLock { $0.close() }
         }
     }
 
@@ -112,10 +122,11 @@ public final class DatabaseQueue: Sendable {
     /// Closes the database after the work already queued. Later calls throw ``DatabaseError/closed``.
     public func close() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            dispatchQueue.async { [holder] in
-                holder.isClosed = true
-                holder.database?.close()
-                holder.database = nil
+            dispatchQueue.async { [connection] in
+                connection.slot.withLock { slot in
+                    slot.isClosed = true
+                    slot.close()
+                }
                 continuation.resume()
             }
         }
@@ -133,8 +144,8 @@ public final class DatabaseQueue: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             // No `malloc_trim` here, unlike after closing a connection: what this frees is small and soon reused,
             // and a trim of a large heap after every bot's synchronization cost a reconnect storm ~3 % of its CPU.
-            dispatchQueue.async { [holder] in
-                holder.database?.releaseMemory()
+            dispatchQueue.async { [connection] in
+                connection.slot.withLock { $0.database?.releaseMemory() }
                 continuation.resume()
             }
         }
@@ -144,7 +155,7 @@ public final class DatabaseQueue: Sendable {
     public var isConnectionOpen: Bool {
         get async {
             await withCheckedContinuation { continuation in
-                dispatchQueue.async { [holder] in continuation.resume(returning: holder.database != nil) }
+                dispatchQueue.async { [connection] in continuation.resume(returning: connection.slot.withLock { $0.database != nil }) }
             }
         }
     }
@@ -170,14 +181,8 @@ public final class DatabaseQueue: Sendable {
 
     private func withDatabase<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         guard let dormancy else {
-            return try await Self.run(on: dispatchQueue) { [holder, path, configuration] in
-                guard !holder.isClosed else { throw DatabaseError.closed }
-                if holder.database == nil {
-                    holder.database = try Database(path: path, configuration: configuration)
-                }
-                guard let database = holder.database else { throw DatabaseError.closed }
-                return try body(database)
-            }
+            if let result = runInline(body) { return try result.get() }
+            return try await dispatch(body).get()
         }
         let needsSlot = activity.withLock { activity -> Bool in
             activity.pendingWork += 1
@@ -190,20 +195,65 @@ public final class DatabaseQueue: Sendable {
         if needsSlot, let budget = dormancy.budget {
             await budget.acquire(for: self)
         }
-        let result = await Self.runCapturingResult(on: dispatchQueue) { [self] in
-            guard !holder.isClosed else { throw DatabaseError.closed }
-            if holder.database == nil {
-                holder.database = try Database(path: path, configuration: configuration)
-            }
-            guard let database = holder.database else { throw DatabaseError.closed }
+        let tracked: @Sendable (Database) throws -> T = { [self] database in
             defer {
                 let inTransaction = database.isInTransaction
-                activity.withLock { $0.inTransaction = inTransaction }
+                self.activity.withLock { $0.inTransaction = inTransaction }
             }
             return try body(database)
         }
+        let result: Result<T, any Error>
+        if let inline = runInline(tracked) {
+            result = inline
+        } else {
+            result = await dispatch(tracked)
+        }
         finishWork(dormancy)
         return try result.get()
+    }
+
+    /// Runs `body` on the caller's thread if inline work is allowed, the connection is open, nothing is queued
+    /// before it and no one holds the connection; nil when it must go through the dispatch queue instead.
+    private func runInline<T: Sendable>(_ body: @Sendable (Database) throws -> T) -> Result<T, any Error>? {
+        guard allowsInlineWork, dispatchedCalls.load(ordering: .acquiring) == 0 else { return nil }
+        let outcome = connection.slot.withLockIfAvailable { slot -> (result: Result<T, any Error>, checkpointDue: Bool)? in
+            guard !slot.isClosed, let database = slot.database else { return nil }
+            let result = Result { try body(database) }
+            return (result, database.isCheckpointDue)
+        }
+        guard case let ran?? = outcome else { return nil }
+        if ran.checkpointDue {
+            dispatchQueue.async { [connection] in
+                connection.slot.withLock { $0.database?.checkpointIfDue() }
+            }
+        }
+        return ran.result
+    }
+
+    /// Runs `body` on the dispatch queue, opening the connection first if it is not open. A checkpoint the
+    /// commit left due runs after the caller has its result.
+    private func dispatch<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async -> Result<T, any Error> {
+        dispatchedCalls.add(1, ordering: .relaxed)
+        return await withCheckedContinuation { continuation in
+            dispatchQueue.async { [self] in
+                let (result, checkpointDue) = connection.slot.withLock { slot -> (Result<T, any Error>, Bool) in
+                    let result = Result { () throws -> T in
+                        guard !slot.isClosed else { throw DatabaseError.closed }
+                        if slot.database == nil {
+                            slot.database = try Database(path: self.path, configuration: self.configuration)
+                        }
+                        guard let database = slot.database else { throw DatabaseError.closed }
+                        return try body(database)
+                    }
+                    return (result, slot.database?.isCheckpointDue ?? false)
+                }
+                self.dispatchedCalls.subtract(1, ordering: .releasing)
+                continuation.resume(returning: result)
+                if checkpointDue {
+                    connection.slot.withLock { $0.database?.checkpointIfDue() }
+                }
+            }
+        }
     }
 
     /// Ends a call: schedules the idle check if none is, and offers the slot to the budget's waiters.
@@ -243,8 +293,9 @@ public final class DatabaseQueue: Sendable {
                 activity.memoryCheckScheduled = true
                 return (false, activity.remainingIdle(until: releaseDelay))
             }
-            // On the dispatch queue: no call runs meanwhile, and one queued since the decision runs after this.
-            if releases { self.holder.database?.releaseMemory() }
+            // On the dispatch queue, holding the connection: a call queued since the decision runs after this, and
+            // one running inline has finished (or waits).
+            if releases { self.connection.slot.withLock { $0.database?.releaseMemory() } }
             if let recheck { self.scheduleMemoryCheck(after: recheck) }
         }
     }
@@ -306,40 +357,31 @@ public final class DatabaseQueue: Sendable {
     }
 
     private func closeReleasedConnection() {
-        guard let database = holder.database else { return }
-        database.close()
-        holder.database = nil
-        if dormancy?.returnsFreedMemory == true {
+        let closed = connection.slot.withLock { slot -> Bool in
+            guard slot.database != nil else { return false }
+            slot.close()
+            return true
+        }
+        if closed, dormancy?.returnsFreedMemory == true {
             FreedMemory.returnSoon()
-        }
-    }
-
-    private static func run<T: Sendable>(on queue: DispatchQueue, _ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async {
-                continuation.resume(with: Result { try work() })
-            }
-        }
-    }
-
-    private static func runCapturingResult<T: Sendable>(
-        on queue: DispatchQueue, _ work: @escaping @Sendable () throws -> T
-    ) async -> Result<T, any Error> {
-        await withCheckedContinuation { continuation in
-            queue.async {
-                continuation.resume(returning: Result { try work() })
-            }
         }
     }
 }
 
-/// Holds a queue's database. `@unchecked Sendable` is safe because `database` and `isClosed` are read and
-/// written only by closures running on the queue's serial `DispatchQueue` (opening, every read and write,
-/// releasing, closing), which never run concurrently and are ordered by the queue; the `Database` itself never
-/// leaves those closures.
-private final class DatabaseHolder: @unchecked Sendable {
+/// The lock around a queue's connection, in a class of its own so that `deinit` can hand it to the dispatch queue.
+private final class ConnectionCell: Sendable {
+    let slot = Mutex(ConnectionSlot())
+}
+
+/// A queue's connection, reached only under its lock. Opening and closing happen on the queue's dispatch queue.
+private struct ConnectionSlot {
     var database: Database?
     var isClosed = false
+
+    mutating func close() {
+        database?.close()
+        database = nil
+    }
 }
 
 /// Gives memory freed by released connections back to the system, at most once a second for the whole process:

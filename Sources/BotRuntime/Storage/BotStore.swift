@@ -78,7 +78,8 @@ public final class BotStore: Sendable {
         let configuration = DatabaseConfiguration(
             synchronous: synchronous, createsOwnerOnlyFile: true, statementCacheCapacity: 96,
             statementCacheAdmission: .repeatedUse, lockingMode: .exclusive,
-            walAutoCheckpointPages: 1000, journalSizeLimit: 67_108_864, keepsWriteAheadLogFile: true)
+            walAutoCheckpointPages: 1000, journalSizeLimit: 67_108_864, keepsWriteAheadLogFile: true,
+            runsUncontendedWorkInline: true)
         let queue: DatabaseQueue
         let derivation: ClientMessageIDDerivation
         do {

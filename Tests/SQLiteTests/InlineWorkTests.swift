@@ -1,0 +1,96 @@
+import Foundation
+@testable import SQLite
+import Testing
+
+/// With `runsUncontendedWorkInline`, a call that finds the connection open and idle runs on the caller's task
+/// instead of the queue's thread; whatever may block (opening, checkpoints) still runs on the queue's thread.
+@Suite struct InlineWorkTests {
+    let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    private func queue(
+        _ name: String = "inline.sqlite", inline: Bool = true, synchronous: SynchronousMode = .normal,
+        checkpointPages: Int? = nil, dormancy: DatabaseDormancy? = nil
+    ) async throws -> DatabaseQueue {
+        let configuration = DatabaseConfiguration(
+            synchronous: synchronous, lockingMode: .exclusive, walAutoCheckpointPages: checkpointPages,
+            runsUncontendedWorkInline: inline)
+        let queue = try await DatabaseQueue(path: directory.file(name), configuration: configuration, dormancy: dormancy)
+        try await queue.write { db in
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS counter (n INTEGER NOT NULL)")
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS blobs (data BLOB NOT NULL)")
+            if try db.fetchOne(Int.self, sql: "SELECT count(*) FROM counter") == 0 {
+                try db.execute(sql: "INSERT INTO counter VALUES (0)")
+            }
+        }
+        return queue
+    }
+
+    /// Whether the closure ran on the calling task (inline) rather than on the queue's dispatch thread.
+    @Sendable private static func runsOnATask(_ db: Database) -> Bool {
+        withUnsafeCurrentTask { $0 != nil }
+    }
+
+    @Sendable private static func increment(_ db: Database) throws {
+        let n = try db.fetchOne(Int.self, sql: "SELECT n FROM counter") ?? 0
+        try db.execute(sql: "UPDATE counter SET n = ?", arguments: [n + 1])
+    }
+
+    @Test func anUncontendedCallRunsOnTheCallersTask() async throws {
+        let queue = try await queue()
+        #expect(try await queue.write(Self.runsOnATask))
+        #expect(try await queue.read(Self.runsOnATask))
+    }
+
+    @Test func withoutTheOptionEveryCallRunsOnTheQueuesThread() async throws {
+        let queue = try await queue(inline: false)
+        #expect(try await queue.write(Self.runsOnATask) == false)
+    }
+
+    @Test(arguments: [SynchronousMode.full, .extra])
+    func commitsThatFsyncRunOnTheQueuesThreadEvenWithTheOption(synchronous: SynchronousMode) async throws {
+        let queue = try await queue(synchronous: synchronous)
+        #expect(try await queue.write(Self.runsOnATask) == false)
+    }
+
+    @Test func aDormantConnectionReopensOnTheQueuesThreadThenRunsInline() async throws {
+        let queue = try await queue(dormancy: DatabaseDormancy(idleTimeout: .seconds(3600)))
+        #expect(await queue.releaseConnectionIfIdle())
+        #expect(try await queue.write(Self.runsOnATask) == false)
+        #expect(try await queue.write(Self.runsOnATask))
+        #expect(try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM counter") } == 1)
+    }
+
+    @Test func concurrentCallsInlineAndQueuedNeverOverlap() async throws {
+        let queue = try await queue()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<300 {
+                group.addTask { try await queue.write(Self.increment) }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT n FROM counter") } == 300)
+    }
+
+    @Test func commitsLeaveTheCheckpointToTheQueueWhichRunsIt() async throws {
+        let queue = try await queue(checkpointPages: 16)
+        let blob = [UInt8](repeating: 7, count: 8_192)
+        var mostFramesSeen: Int32 = 0
+        for _ in 0..<40 {
+            let frames = try await queue.write { db in
+                try db.execute(sql: "INSERT INTO blobs VALUES (?)", arguments: [blob])
+                return db.logFrames
+            }
+            mostFramesSeen = max(mostFramesSeen, frames)
+        }
+        // A call through the dispatch queue runs after every checkpoint scheduled before it.
+        await queue.releaseMemory()
+        let due = try await queue.read { db in db.isCheckpointDue }
+        #expect(!due, "40 commits of two or more pages each would leave 80+ frames unless checkpointed")
+        #expect(try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM blobs") } == 40)
+        #expect(mostFramesSeen > 0, "the log's frames are counted")
+    }
+}
