@@ -35,8 +35,10 @@ public final class WebSocketConnection: Sendable {
         var actions: [WebSocketAction] = []
     }
 
-    /// What to do once the lock is released: hand messages and pongs to the application, wake waiters.
+    /// What to do once the lock is released: send the frames written, hand messages and pongs to the application,
+    /// wake waiters.
     private struct Effects {
+        var pendingWrite: SocketChannel.PendingWrite?
         var messages: [WebSocketMessage] = []
         var pongs: [[UInt8]] = []
         var pongHandler: (@Sendable ([UInt8]) -> Void)?
@@ -73,16 +75,16 @@ public final class WebSocketConnection: Sendable {
     /// Sends a text or binary message as one frame.
     /// - Throws: `WebSocketError.closing` once a close started, `.connectionClosed` after the connection ended.
     public func send(_ message: WebSocketMessage) async throws(WebSocketError) {
-        let mustWait = try state.withLock { state throws(WebSocketError) -> Bool in
+        let write = try state.withLock { state throws(WebSocketError) -> AcceptedWrite in
             let bytes: [UInt8]
             do throws(WebSocketSendError) {
                 bytes = try state.protocolState.send(message)
             } catch {
                 throw WebSocketError(error)
             }
-            return try write(bytes, state)
+            return try enqueue(bytes, state)
         }
-        if mustWait { _ = await channel.waitUntilWritable() }
+        if finish(write) { _ = await channel.waitUntilWritable() }
     }
 
     /// Sends `messages` in order, each as one frame, with a single write to the socket: for a caller holding several
@@ -91,16 +93,16 @@ public final class WebSocketConnection: Sendable {
     /// - Throws: `WebSocketError.closing` once a close started, `.connectionClosed` after the connection ended.
     public func send(_ messages: [WebSocketMessage]) async throws(WebSocketError) {
         guard !messages.isEmpty else { return }
-        let mustWait = try state.withLock { state throws(WebSocketError) -> Bool in
+        let write = try state.withLock { state throws(WebSocketError) -> AcceptedWrite in
             var bytes: [UInt8] = []
             do throws(WebSocketSendError) {
                 for message in messages { try state.protocolState.send(message, into: &bytes) }
             } catch {
                 throw WebSocketError(error)
             }
-            return try write(bytes, state)
+            return try enqueue(bytes, state)
         }
-        if mustWait { _ = await channel.waitUntilWritable() }
+        if finish(write) { _ = await channel.waitUntilWritable() }
     }
 
     /// Sends a text message.
@@ -116,16 +118,16 @@ public final class WebSocketConnection: Sendable {
     /// Sends a ping; the peer's pong reaches the `onPong` handler.
     /// - Throws: `.controlPayloadTooLong` beyond 125 bytes, `.closing` or `.connectionClosed` after a close.
     public func ping(_ payload: [UInt8] = []) async throws(WebSocketError) {
-        let mustWait = try state.withLock { state throws(WebSocketError) -> Bool in
+        let write = try state.withLock { state throws(WebSocketError) -> AcceptedWrite in
             let bytes: [UInt8]
             do throws(WebSocketSendError) {
                 bytes = try state.protocolState.sendPing(payload)
             } catch {
                 throw WebSocketError(error)
             }
-            return try write(bytes, state)
+            return try enqueue(bytes, state)
         }
-        if mustWait { _ = await channel.waitUntilWritable() }
+        if finish(write) { _ = await channel.waitUntilWritable() }
     }
 
     /// Sets the closure called (on the event loop; keep it short) with the payload of every pong received, for
@@ -134,13 +136,25 @@ public final class WebSocketConnection: Sendable {
         state.withLock { $0.pongHandler = handler }
     }
 
-    private func write(_ bytes: [UInt8], _ state: borrowing State) throws(WebSocketError) -> Bool {
-        switch channel.write(bytes) {
-        case .accepted(let mustWait):
-            return mustWait
-        case .closed:
+    /// Bytes the channel accepted under the lock, in frame order: sent by `finish` once the lock is released.
+    private struct AcceptedWrite {
+        var mustWait: Bool
+        var pending: SocketChannel.PendingWrite?
+    }
+
+    private func enqueue(_ bytes: [UInt8], _ state: borrowing State) throws(WebSocketError) -> AcceptedWrite {
+        switch channel.enqueue(bytes) {
+        case (.accepted(let mustWait), let pending):
+            return AcceptedWrite(mustWait: mustWait, pending: pending)
+        case (.closed, _):
             throw .connectionClosed(state.closeInfo ?? WebSocketCloseInfo(code: .abnormalClosure, initiator: .transport))
         }
+    }
+
+    /// Sends what this call became the writer of, outside the lock; returns whether to wait for room.
+    private func finish(_ write: AcceptedWrite) -> Bool {
+        guard let pending = write.pending else { return write.mustWait }
+        return channel.flush(pending)
     }
 
     // MARK: Closing
@@ -184,13 +198,14 @@ public final class WebSocketConnection: Sendable {
 
     // MARK: Carrying out actions
 
-    /// Carries out the state machine's actions in order; writes happen under the lock so frames keep their order.
+    /// Carries out the state machine's actions in order; frames are accepted under the lock, so they keep their
+    /// order, and sent by `deliver` after it.
     private func perform(_ actions: [WebSocketAction], _ state: inout State) -> Effects {
         var effects = Effects()
         for action in actions {
             switch action {
             case .write(let bytes):
-                _ = channel.write(bytes)
+                if case (_, let pending?) = channel.enqueue(bytes) { effects.pendingWrite = pending }
             case .deliver(let message):
                 effects.messages.append(message)
             case .pong(let payload):
@@ -213,6 +228,7 @@ public final class WebSocketConnection: Sendable {
     }
 
     private func deliver(_ effects: Effects) {
+        if let pending = effects.pendingWrite { _ = channel.flush(pending) }
         inbound.push(effects.messages)
         if let handler = effects.pongHandler {
             for payload in effects.pongs { handler(payload) }

@@ -5,10 +5,12 @@ import Synchronization
 /// A connected, non-blocking TCP socket owned by one `EventLoop`, optionally carrying TLS.
 ///
 /// Reads happen on the loop thread; with TLS they are decrypted under the channel's lock, and the plaintext goes
-/// to the `ChannelHandler`. Writes may come from any thread: when nothing is queued they go straight to the
-/// socket under the lock (a non-blocking write never blocks the caller), and what the kernel does not take waits
-/// in a queue flushed on EPOLLOUT. Past `highWatermark` queued bytes, writers are expected to wait
-/// (`waitUntilWritable`) until the queue drains below `lowWatermark`.
+/// to the `ChannelHandler`. Writes may come from any thread: when nothing is queued the caller becomes the
+/// channel's writer and sends straight to the socket, outside the lock (a non-blocking write never blocks the
+/// caller, but on loopback it carries the peer's receive path: holding the lock through it stalled the loop's
+/// reads). Bytes accepted meanwhile are queued and sent by that writer, in order; what the kernel does not take
+/// waits in the queue, flushed on EPOLLOUT. Past `highWatermark` queued bytes, writers are expected to wait
+/// (`waitUntilWritable`) until the queue drains below `lowWatermark`. With TLS, writes go out under the lock.
 final class SocketChannel: EventLoopSelectable {
     let loop: EventLoop
     let remoteAddress: SocketAddress?
@@ -33,6 +35,11 @@ final class SocketChannel: EventLoopSelectable {
         var readingPaused = false
         var watchingWritable = false
         var queue = WriteQueue()
+        /// A caller is sending outside the lock (see `flush`); others queue behind it.
+        var isWriting = false
+        /// The socket was closed while a writer was sending: the writer closes the descriptor when it is done,
+        /// so that its number cannot be reused under it.
+        var closesDescriptorAfterWrite = false
         var writabilityWaiters: [CheckedContinuation<Bool, Never>] = []
         var closeWaiters: [CheckedContinuation<Void, Never>] = []
     }
@@ -100,26 +107,113 @@ final class SocketChannel: EventLoopSelectable {
     /// Whether the TLS handshake has completed (always true without TLS).
     var isTLSHandshakeComplete: Bool { state.withLock { $0.tls?.isHandshakeComplete ?? true } }
 
+    /// Bytes `enqueue` accepted that its caller must send with `flush`, once it holds no lock of its own.
+    struct PendingWrite {
+        fileprivate let bytes: [UInt8]
+    }
+
     /// Writes or queues `bytes` (encrypted first with TLS); callable from any thread. Writes keep the order of the calls.
     func write(_ bytes: [UInt8]) -> WriteOutcome {
-        let (outcome, failure) = state.withLock { state -> (WriteOutcome, ChannelError?) in
-            guard !state.isClosed, !state.closeWhenFlushed else { return (.closed, nil) }
-            let failure: ChannelError?
+        let (outcome, pending) = enqueue(bytes)
+        guard let pending else { return outcome }
+        return .accepted(mustWait: flush(pending))
+    }
+
+    /// Accepts `bytes` after every byte accepted before, without a system call unless TLS is on; callable from any
+    /// thread, also under a caller's lock that orders its writes. When nothing is queued, returns them as a
+    /// `PendingWrite`: the caller is then the channel's writer and must pass it to `flush` (other writes queue
+    /// until it does).
+    func enqueue(_ bytes: [UInt8]) -> (WriteOutcome, PendingWrite?) {
+        let (outcome, pending, failure) = state.withLock { state -> (WriteOutcome, PendingWrite?, ChannelError?) in
+            guard !state.isClosed, !state.closeWhenFlushed else { return (.closed, nil, nil) }
             if let tls = state.tls {
                 do throws(TLSError) {
                     try tls.writePlaintext(bytes)
                 } catch {
-                    return (.closed, .tls(error))
+                    return (.closed, nil, .tls(error))
                 }
-                failure = flushTLSOutput(tls, &state)
-            } else {
-                failure = sendOrQueue(bytes, &state)
+                if let failure = flushTLSOutput(tls, &state) { return (.closed, nil, failure) }
+                return (.accepted(mustWait: state.queue.count > highWatermark), nil, nil)
             }
-            if failure != nil { return (.closed, failure) }
-            return (.accepted(mustWait: state.queue.count > highWatermark), nil)
+            if state.isWriting || !state.queue.isEmpty {
+                state.queue.append(bytes)
+                return (.accepted(mustWait: state.queue.count > highWatermark), nil, nil)
+            }
+            state.isWriting = true
+            return (.accepted(mustWait: false), PendingWrite(bytes: bytes), nil)
         }
         if let failure { close(error: failure) }
-        return outcome
+        return (outcome, pending)
+    }
+
+    /// Sends the writer's bytes and whatever was queued behind them meanwhile, outside the lock, until the queue
+    /// is empty or the kernel takes no more (the rest then waits for EPOLLOUT). Returns whether the queue is past
+    /// the high watermark.
+    func flush(_ pending: PendingWrite) -> Bool {
+        var batch = WriteQueue()
+        batch.append(pending.bytes)
+        var rounds = 0
+        while true {
+            let sendFailure = Self.sendQueued(fd, &batch)
+            rounds += 1
+            let step = state.withLock { state -> FlushStep in
+                if state.isClosed {
+                    state.isWriting = false
+                    if state.closesDescriptorAfterWrite {
+                        state.closesDescriptorAfterWrite = false
+                        Glibc.close(fd)
+                    }
+                    return .finished(mustWait: false, waiters: [], closesNow: false)
+                }
+                if let sendFailure {
+                    state.isWriting = false
+                    return .failed(.io(sendFailure))
+                }
+                // A few rounds, then the queue is the loop's, so that steady writers cannot keep one caller here.
+                if !batch.isEmpty || (rounds >= 16 && !state.queue.isEmpty) {
+                    batch.append(state.queue)
+                    swap(&state.queue, &batch)
+                    state.isWriting = false
+                    watchWritable(true, &state)
+                    return .finished(mustWait: state.queue.count > highWatermark, waiters: [], closesNow: false)
+                }
+                if !state.queue.isEmpty {
+                    swap(&state.queue, &batch)
+                    return .again
+                }
+                state.isWriting = false
+                var waiters: [CheckedContinuation<Bool, Never>] = []
+                swap(&waiters, &state.writabilityWaiters)
+                return .finished(mustWait: false, waiters: waiters, closesNow: state.closeWhenFlushed)
+            }
+            switch step {
+            case .again:
+                continue
+            case .failed(let failure):
+                close(error: failure)
+                return false
+            case .finished(let mustWait, let waiters, let closesNow):
+                for waiter in waiters { waiter.resume(returning: true) }
+                if closesNow {
+                    if loop.inEventLoop {
+                        finishFlushedClose()
+                    } else {
+                        loop.execute { [self] in finishFlushedClose() }
+                    }
+                }
+                return mustWait
+            }
+        }
+    }
+
+    /// What a writer does after a round of sending.
+    private enum FlushStep {
+        /// Send what was queued meanwhile.
+        case again
+        /// Done: wake the writers waiting for room, and finish a requested close if everything is written.
+        case finished(mustWait: Bool, waiters: [CheckedContinuation<Bool, Never>], closesNow: Bool)
+        /// The socket failed; close it.
+        case failed(ChannelError)
     }
 
     /// Suspends until the queue drains below the low watermark; returns false if the channel closed instead.
@@ -194,6 +288,33 @@ final class SocketChannel: EventLoopSelectable {
         return nil
     }
 
+    /// Sends `queue` until it is empty or the kernel takes no more (what is left stays queued); returns a fatal error.
+    private static func sendQueued(_ fd: Int32, _ queue: inout WriteQueue) -> IOError? {
+        while !queue.isEmpty {
+            var code: Int32 = 0
+            let written = queue.write { buffers in
+                var vectors = buffers.map {
+                    iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count)
+                }
+                // sendmsg rather than writev: MSG_NOSIGNAL turns a write to a reset connection into EPIPE
+                // instead of a SIGPIPE that would kill the process.
+                let result = vectors.withUnsafeMutableBufferPointer { vectors in
+                    var message = msghdr()
+                    message.msg_iov = vectors.baseAddress
+                    message.msg_iovlen = vectors.count
+                    return Glibc.sendmsg(fd, &message, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+                }
+                if result < 0 { code = errno }
+                return max(0, result)
+            }
+            if written > 0 { continue }
+            if code == EINTR { continue }
+            if code == EAGAIN || code == EWOULDBLOCK { return nil }
+            return IOError(operation: "sendmsg", errno: code)
+        }
+        return nil
+    }
+
     /// Writes as much of `bytes` as the kernel takes without blocking; returns the count written.
     private static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Result<Int, IOError> {
         guard let base = bytes.baseAddress else { return .success(0) }
@@ -227,7 +348,8 @@ final class SocketChannel: EventLoopSelectable {
             }
             state.closeWhenFlushed = true
             state.drainTimeout = drainTimeout
-            return state.queue.isEmpty
+            // A writer sending now finishes the close when it is done.
+            return state.queue.isEmpty && !state.isWriting
         }
         guard flushed else { return }
         if loop.inEventLoop {
@@ -343,28 +465,12 @@ final class SocketChannel: EventLoopSelectable {
         let (waiters, flushedAndClosing, failure) = state.withLock {
             state -> ([CheckedContinuation<Bool, Never>], Bool, ChannelError?) in
             guard !state.isClosed else { return ([], false, nil) }
-            while !state.queue.isEmpty {
-                var code: Int32 = 0
-                let written = state.queue.write { buffers in
-                    var vectors = buffers.map {
-                        iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count)
-                    }
-                    // sendmsg rather than writev: MSG_NOSIGNAL turns a write to a reset connection into EPIPE
-                    // instead of a SIGPIPE that would kill the process.
-                    let result = vectors.withUnsafeMutableBufferPointer { vectors in
-                        var message = msghdr()
-                        message.msg_iov = vectors.baseAddress
-                        message.msg_iovlen = vectors.count
-                        return Glibc.sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
-                    }
-                    if result < 0 { code = errno }
-                    return max(0, result)
-                }
-                if written > 0 { continue }
-                if code == EINTR { continue }
-                if code == EAGAIN || code == EWOULDBLOCK { break }
-                return ([], false, .io(IOError(operation: "sendmsg", errno: code)))
+            guard !state.isWriting else {
+                // The writer sends the queue and watches for room again if the kernel is full.
+                watchWritable(false, &state)
+                return ([], false, nil)
             }
+            if let failure = Self.sendQueued(fd, &state.queue) { return ([], false, .io(failure)) }
             var waiters: [CheckedContinuation<Bool, Never>] = []
             if state.queue.count <= lowWatermark {
                 swap(&waiters, &state.writabilityWaiters)
@@ -393,7 +499,11 @@ final class SocketChannel: EventLoopSelectable {
             guard !state.isClosed else { return nil }
             state.isClosed = true
             if state.isRegistered { loop.deregister(fd: fd, token: state.token) }
-            Glibc.close(fd)
+            if state.isWriting {
+                state.closesDescriptorAfterWrite = true
+            } else {
+                Glibc.close(fd)
+            }
             let handler = state.handler
             state.handler = nil
             state.tls = nil

@@ -23,6 +23,15 @@ struct WriteQueue {
         }
     }
 
+    /// Appends what `other` still holds, after this queue's bytes.
+    mutating func append(_ other: WriteQueue) {
+        guard other.count > 0 else { return }
+        for index in other.head..<other.chunks.count {
+            let chunk = other.chunks[index]
+            append(index == other.head && other.offset > 0 ? Array(chunk[other.offset...]) : chunk)
+        }
+    }
+
     /// Calls `body` with up to `maxChunks` pending byte ranges, oldest first; `body` returns how many bytes it wrote.
     mutating func write(maxChunks: Int = 64, _ body: ([UnsafeRawBufferPointer]) -> Int) -> Int {
         guard count > 0 else { return 0 }
