@@ -350,6 +350,13 @@ public final class Database {
                     reason: DatabaseFile.failureReason(path: path, errno: EACCES) ?? .fileNotAccessible,
                     underlying: nil)
             }
+            if isFileBacked, try makeStatement(sql: "PRAGMA page_count").fetchOne(Int.self) == 0 {
+                // A new, empty file: turning it to WAL writes its first page, and in the default rollback mode
+                // that meant creating, syncing and deleting a -journal file (3 fsyncs and a file's inode, slow on
+                // ext4 among many recently deleted ones when a thousand bots start). There is nothing to roll
+                // back yet, so that one write is journaled in memory.
+                _ = try makeStatement(sql: "PRAGMA journal_mode = MEMORY").fetchOne(String.self)
+            }
             let journalMode = try makeStatement(sql: "PRAGMA journal_mode = WAL").fetchOne(String.self) ?? ""
             if isFileBacked && journalMode.lowercased() != "wal" {
                 throw DatabaseError.cannotOpen(path: path, reason: .walUnavailable(journalMode: journalMode), underlying: nil)
