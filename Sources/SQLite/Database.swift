@@ -4,7 +4,7 @@ import Foundation
 /// One SQLite connection: a file in WAL mode, or an in-memory database.
 ///
 /// A `Database` is not `Sendable`: it is used from one thread at a time, normally inside the closures of a
-/// ``DatabaseQueue``, which owns it and serialises every access on its own thread. Use `Database` directly
+/// ``DatabaseQueue``, which owns it and serialises every access. Use `Database` directly
 /// only from synchronous code that owns it (a command-line tool, a benchmark).
 ///
 /// Opening a file sets WAL journaling, the configured `synchronous` level, the busy timeout and foreign
@@ -24,18 +24,32 @@ public final class Database {
     private static let seenOnceLimit = 512
     private var cacheClock: UInt64 = 0
     var savepointDepth = 0
-    /// Frames in the write-ahead log after the latest commit, counted only where commits leave checkpoints to the
-    /// queue (``DatabaseConfiguration/runsUncontendedWorkInline``); see ``checkpointIfDue()``.
+    /// Whether commits leave checkpoints to the owning ``DatabaseQueue`` (see
+    /// ``DatabaseConfiguration/runsUncontendedWorkInline``) instead of checkpointing by themselves.
+    let leavesCheckpointsToQueue: Bool
+    /// Frames in the write-ahead log after the latest commit, counted where commits leave checkpoints to the
+    /// queue; see ``checkpointIfDue()``.
     private(set) var logFrames: Int32 = 0
+    /// Whether the next commit may sync: it starts the write-ahead log afresh (after opening or a checkpoint), and
+    /// SQLite syncs a new log's header even at `synchronous=NORMAL`. Cleared by that commit.
+    private(set) var nextCommitMaySync = true
 
     /// Opens (creating if needed) the database file at `path`.
     public convenience init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws {
+        try self.init(path: path, configuration: configuration, leavesCheckpointsToQueue: false)
+    }
+
+    /// Opens the file for a ``DatabaseQueue``: with `leavesCheckpointsToQueue` (and a configuration that allows
+    /// inline work), commits only count the log's frames and the queue checkpoints.
+    convenience init(path: String, configuration: DatabaseConfiguration, leavesCheckpointsToQueue: Bool) throws {
         let isInMemory = path.isEmpty || path == ":memory:"
         if configuration.createsOwnerOnlyFile && !isInMemory {
             try DatabaseFile.createOwnerOnlyIfMissing(at: path)
         }
         let connection = try Self.openConnection(path: path)
-        self.init(connection: connection, path: path, configuration: configuration)
+        self.init(
+            connection: connection, path: path, configuration: configuration,
+            leavesCheckpointsToQueue: leavesCheckpointsToQueue && configuration.allowsInlineWork)
         try setUpConnection()
     }
 
@@ -44,7 +58,10 @@ public final class Database {
         try Database(path: ":memory:", configuration: configuration)
     }
 
-    private init(connection: Connection, path: String, configuration: DatabaseConfiguration) {
+    private init(
+        connection: Connection, path: String, configuration: DatabaseConfiguration, leavesCheckpointsToQueue: Bool = false
+    ) {
+        self.leavesCheckpointsToQueue = leavesCheckpointsToQueue
         self.connection = connection
         self.path = path
         self.configuration = configuration
@@ -79,7 +96,8 @@ public final class Database {
     /// Whether commits have grown the write-ahead log past ``DatabaseConfiguration/walAutoCheckpointPages`` since
     /// its last checkpoint, on a connection whose commits leave checkpoints to its ``DatabaseQueue``.
     var isCheckpointDue: Bool {
-        logFrames >= Int32(clamping: configuration.walAutoCheckpointPages ?? 1000)
+        let pages = configuration.walAutoCheckpointPages ?? 1000
+        return pages > 0 && logFrames >= Int32(clamping: pages)
     }
 
     /// Copies the write-ahead log into the database (a passive checkpoint, as SQLite's automatic one) if it is
@@ -88,6 +106,7 @@ public final class Database {
         guard isCheckpointDue, !connection.isClosed else { return }
         if sqlite3_wal_checkpoint_v2(connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil) == SQLITE_OK {
             logFrames = 0
+            nextCommitMaySync = true
         }
     }
 
@@ -350,11 +369,13 @@ public final class Database {
                     reason: DatabaseFile.failureReason(path: path, errno: EACCES) ?? .fileNotAccessible,
                     underlying: nil)
             }
-            if isFileBacked, try makeStatement(sql: "PRAGMA page_count").fetchOne(Int.self) == 0 {
-                // A new, empty file: turning it to WAL writes its first page, and in the default rollback mode
-                // that meant creating, syncing and deleting a -journal file (3 fsyncs and a file's inode, slow on
-                // ext4 among many recently deleted ones when a thousand bots start). There is nothing to roll
-                // back yet, so that one write is journaled in memory.
+            if isExclusive, try makeStatement(sql: "PRAGMA page_count").fetchOne(Int.self) == 0 {
+                // A new, empty file that only this connection can write: turning it to WAL writes its first page,
+                // and in the default rollback mode that meant creating, syncing and deleting a -journal file (3
+                // fsyncs and a file's inode, slow on ext4 among many recently deleted ones when a thousand bots
+                // start). There is nothing to roll back yet, so that one write is journaled in memory. A process
+                // crash cannot tear it (the write completes in the kernel); a power loss during it could leave a
+                // file that is not a database, where a rollback journal would have emptied it again.
                 _ = try makeStatement(sql: "PRAGMA journal_mode = MEMORY").fetchOne(String.self)
             }
             let journalMode = try makeStatement(sql: "PRAGMA journal_mode = WAL").fetchOne(String.self) ?? ""
@@ -369,12 +390,15 @@ public final class Database {
             if let bytes = configuration.journalSizeLimit {
                 _ = try makeStatement(sql: "PRAGMA journal_size_limit = \(bytes)").fetchOne(Int.self)
             }
-            if isFileBacked && configuration.allowsInlineWork {
+            if !isFileBacked { nextCommitMaySync = false }
+            if isFileBacked && leavesCheckpointsToQueue {
                 // Replaces SQLite's automatic checkpoint: a commit only counts the log's frames, and the queue
                 // checkpoints on its own thread. The hook's context is this object, which outlives the connection.
                 sqlite3_wal_hook(handle, { context, _, _, frames in
                     guard let context else { return SQLITE_OK }
-                    Unmanaged<Database>.fromOpaque(context).takeUnretainedValue().logFrames = frames
+                    let database = Unmanaged<Database>.fromOpaque(context).takeUnretainedValue()
+                    database.logFrames = frames
+                    database.nextCommitMaySync = false
                     return SQLITE_OK
                 }, Unmanaged.passUnretained(self).toOpaque())
             }

@@ -32,8 +32,10 @@ public struct DatabaseConfiguration: Sendable, Hashable {
     /// Whether a ``DatabaseQueue`` call that finds the connection open and nothing else queued runs its closure
     /// on the caller's thread instead of hopping to the queue's thread and back (two thread wake-ups per call).
     /// Commits then never checkpoint by themselves: the queue checkpoints on its own thread after
-    /// ``walAutoCheckpointPages`` (1000 when nil), since a checkpoint's fsyncs may block. Only for `.off` and
-    /// `.normal` ``synchronous`` levels, whose commits do no fsync; ignored with `.full` and `.extra`. Default false.
+    /// ``walAutoCheckpointPages`` (1000 when nil), since a checkpoint's fsyncs may block, and the commit that
+    /// starts a new log (which syncs its header) runs there too. Only with `.exclusive` ``lockingMode`` (no other
+    /// connection to wait for) and the `.off` and `.normal` ``synchronous`` levels (no fsync per commit); ignored
+    /// otherwise. Default false.
     public var runsUncontendedWorkInline: Bool
 
     /// A configuration; every parameter has the default documented on its property.
@@ -65,7 +67,7 @@ public struct DatabaseConfiguration: Sendable, Hashable {
 
     /// Whether work may run on the caller's thread: asked for, and commits never fsync.
     var allowsInlineWork: Bool {
-        runsUncontendedWorkInline && (synchronous == .off || synchronous == .normal)
+        runsUncontendedWorkInline && lockingMode == .exclusive && (synchronous == .off || synchronous == .normal)
     }
 
     /// The busy timeout in whole milliseconds, as `sqlite3_busy_timeout` takes it.

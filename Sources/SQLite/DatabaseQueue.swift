@@ -5,14 +5,15 @@ import Synchronization
 /// A database reached from async code: one connection, used by one closure at a time on a serial dispatch queue
 /// of its own.
 ///
-/// Every read and write is a closure that runs on that queue, one at a time, never on Swift's cooperative
+/// Every read and write is a closure that runs on that queue, one at a time, not on Swift's cooperative
 /// thread pool, so blocking SQLite calls (disk I/O, busy waits, fsync) never stall other tasks. The caller
 /// suspends until its closure has run; once queued, a closure runs to completion even if the calling task
 /// is cancelled, so a write is never half-done. The ``Database`` passed to a closure must not escape it.
 ///
-/// With ``DatabaseConfiguration/runsUncontendedWorkInline`` (WAL commits without fsync), a call that finds the
-/// connection open and nothing queued runs its closure at once on the caller's thread, still one at a time;
-/// the queue's thread keeps what may block: opening, checkpoints, closing, and any call that finds it busy.
+/// With ``DatabaseConfiguration/runsUncontendedWorkInline`` (exclusive locking, WAL commits without fsync), a
+/// call that finds the connection open and nothing queued runs its closure at once on the caller's thread, still
+/// one at a time; the queue's thread keeps what may block: opening, checkpoints, the commit that starts a new
+/// log, closing, and any call that finds the connection busy.
 ///
 /// With a ``DatabaseDormancy`` policy the queue closes its connection after a while without use (or when a
 /// ``ConnectionBudget`` needs the slot for another queue) and reopens it on its next use, on its own queue.
@@ -97,7 +98,7 @@ public final class DatabaseQueue: Sendable {
         dormancy?.budget?.forget(ObjectIdentifier(self))
         // Close on the queue, after any work still queued, so that closing's checkpoint I/O blocks no caller.
         dispatchQueue.async { [connection] in
-            connection.slot.withLock { $0.close() }
+            connection.slot.withLock { _ = $0.close() }
         }
     }
 
@@ -217,7 +218,7 @@ public final class DatabaseQueue: Sendable {
     private func runInline<T: Sendable>(_ body: @Sendable (Database) throws -> T) -> Result<T, any Error>? {
         guard allowsInlineWork, dispatchedCalls.load(ordering: .acquiring) == 0 else { return nil }
         let outcome = connection.slot.withLockIfAvailable { slot -> (result: Result<T, any Error>, checkpointDue: Bool)? in
-            guard !slot.isClosed, let database = slot.database else { return nil }
+            guard !slot.isClosed, let database = slot.database, !database.nextCommitMaySync else { return nil }
             let result = Result { try body(database) }
             return (result, database.isCheckpointDue)
         }
@@ -240,7 +241,8 @@ public final class DatabaseQueue: Sendable {
                     let result = Result { () throws -> T in
                         guard !slot.isClosed else { throw DatabaseError.closed }
                         if slot.database == nil {
-                            slot.database = try Database(path: self.path, configuration: self.configuration)
+                            slot.database = try Database(
+                                path: self.path, configuration: self.configuration, leavesCheckpointsToQueue: true)
                         }
                         guard let database = slot.database else { throw DatabaseError.closed }
                         return try body(database)
@@ -294,7 +296,7 @@ public final class DatabaseQueue: Sendable {
                 return (false, activity.remainingIdle(until: releaseDelay))
             }
             // On the dispatch queue, holding the connection: a call queued since the decision runs after this, and
-            // one running inline has finished (or waits).
+            // one that would run inline goes to the queue instead.
             if releases { self.connection.slot.withLock { $0.database?.releaseMemory() } }
             if let recheck { self.scheduleMemoryCheck(after: recheck) }
         }
@@ -323,8 +325,8 @@ public final class DatabaseQueue: Sendable {
     /// open; gives its budget slot back. Runs on the dispatch queue.
     private func releaseIfIdle(minimumIdle: Duration) -> Bool {
         dispatchPrecondition(condition: .onQueue(dispatchQueue))
-        // No `holder.database` check: a queue whose reopening failed holds a slot without a connection, and gives
-        // it back the same way.
+        // No `database` check: a queue whose reopening failed holds a slot without a connection, and gives it back
+        // the same way.
         func decide(_ activity: inout Activity) -> Bool {
             guard activity.mayBeOpen, activity.pendingWork == 0, !activity.inTransaction,
                 ContinuousClock.now - activity.lastUse >= minimumIdle
@@ -333,36 +335,36 @@ public final class DatabaseQueue: Sendable {
             activity.releases += 1
             return true
         }
-        let released: Bool
-        if let budget = dormancy?.budget {
-            released = budget.release(self, decide)
-        } else {
-            released = activity.withLock { activity in decide(&activity) }
+        // Deciding and closing under the connection's lock: a call that runs inline between the two would
+        // otherwise lose its connection (and a transaction it opened) to the close.
+        let (released, closed) = connection.slot.withLock { slot -> (Bool, Bool) in
+            let released: Bool
+            if let budget = dormancy?.budget {
+                released = budget.release(self, decide)
+            } else {
+                released = activity.withLock { activity in decide(&activity) }
+            }
+            return (released, released && slot.close())
         }
-        guard released else { return false }
-        closeReleasedConnection()
-        return true
+        if closed { returnFreedMemory() }
+        return released
     }
 
     /// Closes the connection of a queue the budget took the slot from, unless the queue got a slot back since.
     func closeEvictedConnection() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             dispatchQueue.async { [self] in
-                if !activity.withLock({ $0.mayBeOpen }) {
-                    closeReleasedConnection()
+                let closed = connection.slot.withLock { slot in
+                    !activity.withLock({ $0.mayBeOpen }) && slot.close()
                 }
+                if closed { returnFreedMemory() }
                 continuation.resume()
             }
         }
     }
 
-    private func closeReleasedConnection() {
-        let closed = connection.slot.withLock { slot -> Bool in
-            guard slot.database != nil else { return false }
-            slot.close()
-            return true
-        }
-        if closed, dormancy?.returnsFreedMemory == true {
+    private func returnFreedMemory() {
+        if dormancy?.returnsFreedMemory == true {
             FreedMemory.returnSoon()
         }
     }
@@ -378,9 +380,13 @@ private struct ConnectionSlot {
     var database: Database?
     var isClosed = false
 
-    mutating func close() {
-        database?.close()
-        database = nil
+    /// Closes the connection if one is open; returns whether one was.
+    @discardableResult
+    mutating func close() -> Bool {
+        guard let database else { return false }
+        database.close()
+        self.database = nil
+        return true
     }
 }
 

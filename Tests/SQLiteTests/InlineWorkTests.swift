@@ -13,10 +13,10 @@ import Testing
 
     private func queue(
         _ name: String = "inline.sqlite", inline: Bool = true, synchronous: SynchronousMode = .normal,
-        checkpointPages: Int? = nil, dormancy: DatabaseDormancy? = nil
+        lockingMode: LockingMode = .exclusive, checkpointPages: Int? = nil, dormancy: DatabaseDormancy? = nil
     ) async throws -> DatabaseQueue {
         let configuration = DatabaseConfiguration(
-            synchronous: synchronous, lockingMode: .exclusive, walAutoCheckpointPages: checkpointPages,
+            synchronous: synchronous, lockingMode: lockingMode, walAutoCheckpointPages: checkpointPages,
             runsUncontendedWorkInline: inline)
         let queue = try await DatabaseQueue(path: directory.file(name), configuration: configuration, dormancy: dormancy)
         try await queue.write { db in
@@ -56,12 +56,22 @@ import Testing
         #expect(try await queue.write(Self.runsOnATask) == false)
     }
 
-    @Test func aDormantConnectionReopensOnTheQueuesThreadThenRunsInline() async throws {
+    @Test func sharedLockingRunsEveryCallOnTheQueuesThreadEvenWithTheOption() async throws {
+        let queue = try await queue(lockingMode: .normal)
+        #expect(try await queue.write(Self.runsOnATask) == false)
+    }
+
+    @Test func aDormantConnectionReopensAndStartsItsLogOnTheQueuesThreadThenRunsInline() async throws {
         let queue = try await queue(dormancy: DatabaseDormancy(idleTimeout: .seconds(3600)))
         #expect(await queue.releaseConnectionIfIdle())
-        #expect(try await queue.write(Self.runsOnATask) == false)
+        #expect(try await queue.write(Self.runsOnATask) == false, "reopening")
+        let firstCommitInline = try await queue.write { db in
+            try Self.increment(db)
+            return Self.runsOnATask(db)
+        }
+        #expect(firstCommitInline == false, "the first commit starts a new log, whose header is synced")
         #expect(try await queue.write(Self.runsOnATask))
-        #expect(try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM counter") } == 1)
+        #expect(try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT n FROM counter") } == 1)
     }
 
     @Test func concurrentCallsInlineAndQueuedNeverOverlap() async throws {
@@ -92,5 +102,31 @@ import Testing
         #expect(!due, "40 commits of two or more pages each would leave 80+ frames unless checkpointed")
         #expect(try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM blobs") } == 40)
         #expect(mostFramesSeen > 0, "the log's frames are counted")
+    }
+
+    @Test func theCommitAfterACheckpointStartsTheLogOnTheQueuesThread() async throws {
+        let queue = try await queue(checkpointPages: 4)
+        try await queue.write { db in
+            try db.execute(sql: "INSERT INTO blobs VALUES (?)", arguments: [[UInt8](repeating: 1, count: 32_768)])
+        }
+        await queue.releaseMemory()  // after the checkpoint that write made due
+        let afterCheckpoint = try await queue.write { db in
+            try Self.increment(db)
+            return Self.runsOnATask(db)
+        }
+        #expect(afterCheckpoint == false, "it syncs the new log's header")
+        #expect(try await queue.write(Self.runsOnATask))
+    }
+
+    @Test func zeroCheckpointPagesNeverCheckpointsAsSQLiteReadsIt() async throws {
+        let queue = try await queue(checkpointPages: 0)
+        let blob = [UInt8](repeating: 7, count: 8_192)
+        for _ in 0..<40 {
+            try await queue.write { db in try db.execute(sql: "INSERT INTO blobs VALUES (?)", arguments: [blob]) }
+        }
+        await queue.releaseMemory()
+        let (due, frames) = try await queue.read { db in (db.isCheckpointDue, db.logFrames) }
+        #expect(!due)
+        #expect(frames >= 80, "every commit's frames are still in the log")
     }
 }

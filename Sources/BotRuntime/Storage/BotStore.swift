@@ -11,10 +11,12 @@ import Darwin
 /// The durable memory of one bot: its device session, conversation cursors, seen messages, outbox,
 /// state, schedules and dialogs, in one SQLite file of its own (WAL, mode 0600).
 ///
-/// Every operation runs on the database's own serial queue and is awaited, so nothing blocks Swift's
-/// cooperative pool. The hot path (admitting incoming messages, committing handler units, recording acks) goes
+/// Every operation is awaited on the database's own serial queue; what may block (opening, checkpoints, the
+/// commit that starts a new log) runs on its worker thread, while a short call finding the store idle runs at
+/// once on the calling task (`runsUncontendedWorkInline`: a commit with WAL and `synchronous=NORMAL` is a write
+/// to the page cache). The hot path (admitting incoming messages, committing handler units, recording acks) goes
 /// through a group committer: requests that arrive while a transaction runs are committed together in the
-/// next one, so a single awaited write (~40 µs of thread hand-off) is shared by every message ready at once.
+/// next one, so a single awaited write is shared by every message ready at once.
 ///
 /// ## Durability: WAL with `synchronous = NORMAL`
 ///

@@ -142,7 +142,8 @@ final class SocketChannel: EventLoopSelectable {
             state.isWriting = true
             return (.accepted(mustWait: false), PendingWrite(bytes: bytes), nil)
         }
-        if let failure { close(error: failure) }
+        // On the loop, later: a caller may hold its own lock, which the handler's `channelClosed` takes.
+        if let failure { loop.execute { [self] in closeNow(error: failure) } }
         return (outcome, pending)
     }
 
@@ -271,10 +272,12 @@ final class SocketChannel: EventLoopSelectable {
         }
     }
 
-    // MARK: Writing (under the lock)
+    // MARK: Writing
 
-    /// Sends `bytes` now if nothing is queued, queueing what the kernel does not take; returns a fatal error.
+    /// With TLS, under the lock: sends `bytes` now if nothing is queued, queueing what the kernel does not take;
+    /// returns a fatal error.
     private func sendOrQueue(_ bytes: [UInt8], _ state: inout State) -> ChannelError? {
+        assert(!state.isWriting, "a TLS channel never has a writer outside the lock")
         var written = 0
         if state.queue.isEmpty {
             switch bytes.withUnsafeBytes({ Self.send(fd, $0) }) {

@@ -81,6 +81,11 @@ struct SocketChannelWriterTests {
         let writer = try #require(pair.channel.enqueue(Array("in flight".utf8)).1)
         pair.channel.close()
         await pair.channel.waitUntilClosed()
+        // The handler hears the close just after the channel is marked closed.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !pair.closed.isClosed.load(ordering: .acquiring), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         let handlerHeardTheClose = pair.closed.isClosed.load(ordering: .acquiring)
         #expect(handlerHeardTheClose)
         #expect(!pair.peerIsReadable(within: 100), "the descriptor stays open while the writer holds it")
