@@ -70,7 +70,9 @@ struct StormScenario {
         let links = world.links.filter { $0.bot >= offset && $0.bot < offset + count }
         let fleet = try context.fleet(runtime, bots: bots, world: world, endpoint: server.endpoint, name: "storm-\(count)-\(runtime)")
         try await fleet.start()
-        _ = await fleet.waitUntilLive(count, timeout: .seconds(120))
+        // The storm needs every bot live first: start-up is CPU-bound and took up to 174 s for 10,000 bots on a slow
+        // day, so the wait grows with the fleet (at least 120 s, 30 ms a bot).
+        _ = await fleet.waitUntilLive(count, timeout: .milliseconds(max(120_000, 30 * count)))
         let liveBefore = fleet.liveCount(connection: 1)
         let mail = StormMail(world: world, links: links, endpoint: server.endpoint, label: runtime.rawValue)
 
