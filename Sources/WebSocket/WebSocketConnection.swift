@@ -75,16 +75,7 @@ public final class WebSocketConnection: Sendable {
     /// Sends a text or binary message as one frame.
     /// - Throws: `WebSocketError.closing` once a close started, `.connectionClosed` after the connection ended.
     public func send(_ message: WebSocketMessage) async throws(WebSocketError) {
-        let write = try state.withLock { state throws(WebSocketError) -> AcceptedWrite in
-            let bytes: [UInt8]
-            do throws(WebSocketSendError) {
-                bytes = try state.protocolState.send(message)
-            } catch {
-                throw WebSocketError(error)
-            }
-            return try enqueue(bytes, state)
-        }
-        if finish(write) { _ = await channel.waitUntilWritable() }
+        try await sendFrames { protocolState throws(WebSocketSendError) in try protocolState.send(message) }
     }
 
     /// Sends `messages` in order, each as one frame, with a single write to the socket: for a caller holding several
@@ -93,16 +84,11 @@ public final class WebSocketConnection: Sendable {
     /// - Throws: `WebSocketError.closing` once a close started, `.connectionClosed` after the connection ended.
     public func send(_ messages: [WebSocketMessage]) async throws(WebSocketError) {
         guard !messages.isEmpty else { return }
-        let write = try state.withLock { state throws(WebSocketError) -> AcceptedWrite in
+        try await sendFrames { protocolState throws(WebSocketSendError) in
             var bytes: [UInt8] = []
-            do throws(WebSocketSendError) {
-                for message in messages { try state.protocolState.send(message, into: &bytes) }
-            } catch {
-                throw WebSocketError(error)
-            }
-            return try enqueue(bytes, state)
+            for message in messages { try protocolState.send(message, into: &bytes) }
+            return bytes
         }
-        if finish(write) { _ = await channel.waitUntilWritable() }
     }
 
     /// Sends a text message.
@@ -118,16 +104,7 @@ public final class WebSocketConnection: Sendable {
     /// Sends a ping; the peer's pong reaches the `onPong` handler.
     /// - Throws: `.controlPayloadTooLong` beyond 125 bytes, `.closing` or `.connectionClosed` after a close.
     public func ping(_ payload: [UInt8] = []) async throws(WebSocketError) {
-        let write = try state.withLock { state throws(WebSocketError) -> AcceptedWrite in
-            let bytes: [UInt8]
-            do throws(WebSocketSendError) {
-                bytes = try state.protocolState.sendPing(payload)
-            } catch {
-                throw WebSocketError(error)
-            }
-            return try enqueue(bytes, state)
-        }
-        if finish(write) { _ = await channel.waitUntilWritable() }
+        try await sendFrames { protocolState throws(WebSocketSendError) in try protocolState.sendPing(payload) }
     }
 
     /// Sets the closure called (on the event loop; keep it short) with the payload of every pong received, for
@@ -136,25 +113,27 @@ public final class WebSocketConnection: Sendable {
         state.withLock { $0.pongHandler = handler }
     }
 
-    /// Bytes the channel accepted under the lock, in frame order: sent by `finish` once the lock is released.
-    private struct AcceptedWrite {
-        var mustWait: Bool
-        var pending: SocketChannel.PendingWrite?
-    }
-
-    private func enqueue(_ bytes: [UInt8], _ state: borrowing State) throws(WebSocketError) -> AcceptedWrite {
-        switch channel.enqueue(bytes) {
-        case (.accepted(let mustWait), let pending):
-            return AcceptedWrite(mustWait: mustWait, pending: pending)
-        case (.closed, _):
-            throw .connectionClosed(state.closeInfo ?? WebSocketCloseInfo(code: .abnormalClosure, initiator: .transport))
+    /// Encodes frames with the protocol state and hands them to the channel under the lock, so frames keep their
+    /// order; sends them (if this call became the channel's writer) after it, then waits while the queue is full.
+    private func sendFrames(
+        _ encode: (inout WebSocketProtocolState) throws(WebSocketSendError) -> [UInt8]
+    ) async throws(WebSocketError) {
+        let (mustWait, pending) = try state.withLock { state throws(WebSocketError) -> (Bool, SocketChannel.PendingWrite?) in
+            let bytes: [UInt8]
+            do throws(WebSocketSendError) {
+                bytes = try encode(&state.protocolState)
+            } catch {
+                throw WebSocketError(error)
+            }
+            switch channel.enqueue(bytes) {
+            case (.accepted(let mustWait), let pending):
+                return (mustWait, pending)
+            case (.closed, _):
+                throw .connectionClosed(state.closeInfo ?? WebSocketCloseInfo(code: .abnormalClosure, initiator: .transport))
+            }
         }
-    }
-
-    /// Sends what this call became the writer of, outside the lock; returns whether to wait for room.
-    private func finish(_ write: AcceptedWrite) -> Bool {
-        guard let pending = write.pending else { return write.mustWait }
-        return channel.flush(pending)
+        let waits = pending.map { channel.flush($0) } ?? mustWait
+        if waits { _ = await channel.waitUntilWritable() }
     }
 
     // MARK: Closing
