@@ -46,10 +46,20 @@ struct FleetCommand {
         let commands = StdinCommands()
         guard await commands.next() == "start" else { return 0 }
 
+        // CHATTER_BENCH_FLEET_LOG=PATH also writes the runtime's whole log (info and up) to PATH: every bot's
+        // connects, closes and reconnect waits, to see where a scenario's time goes.
+        let trace = ProcessInfo.processInfo.environment["CHATTER_BENCH_FLEET_LOG"].flatMap { path -> FileDescriptorLogOutput? in
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            return fd >= 0 ? FileDescriptorLogOutput(fileDescriptor: fd, label: path) : nil
+        }
+        let traceFormatter = LogfmtFormatter()
         var environment = BotRuntimeEnvironment(
             server: ChatterServerConfiguration(apiBaseURL: apiURL, webSocketURL: webSocketURL, clientKey: configuration.clientKey),
             dataDirectory: URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true),
-            logSink: LogSink(minimumLevel: .info) { record in reporter.observe(record) })
+            logSink: LogSink(minimumLevel: .info) { record in
+                reporter.observe(record)
+                trace?.write(line: traceFormatter.format(record))
+            })
         environment.sendPacing = nil
         // One socket per bot, plus the process's own descriptors; every store connection left takes two.
         let storeBudget = ConnectionBudget.fittingOpenFileLimit(reservedDescriptors: configuration.bots.count + 512)
@@ -96,6 +106,7 @@ struct FleetCommand {
         await supervisor.shutdown(deadline: .seconds(10))
         await running.value
         reporter.flush()
+        await trace?.flush()
         return 0
     }
 

@@ -95,6 +95,11 @@ public struct BotRuntimeEnvironment: Sendable {
     /// How WebSockets are opened: TLS trust, timeouts, frame limits.
     public var webSocket: WebSocketClientConfiguration
 
+    /// What carries the bots' REST requests: by default the process's shared built-in HTTP client (kept
+    /// connections shared by every bot); `.builtIn(HTTPClient(configuration:))` for other TLS trust or limits,
+    /// `.urlSession` for a proxy.
+    public var restTransport: ChatterHTTPTransport
+
     /// An environment with the documented defaults.
     public init(
         server: ChatterServerConfiguration, dataDirectory: URL, clock: any ChatterClock = SystemClock(),
@@ -125,6 +130,7 @@ public struct BotRuntimeEnvironment: Sendable {
         self.storeWorkers = .shared
         self.startupGate = Self.defaultStartupGate
         self.webSocket = WebSocketClientConfiguration()
+        self.restTransport = .shared
     }
 
     /// The store file of the bot named `name`.

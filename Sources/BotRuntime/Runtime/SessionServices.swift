@@ -10,17 +10,6 @@ import FoundationNetworking
 /// tasks: the store, the REST client, the dispatcher, the outbox, receipts, typing, schedule and directories,
 /// plus who the bot is once signed in. Created when `BotSession.run()` has opened the store.
 final class SessionServices: Sendable {
-    /// The REST session every bot of the process shares: without a URL cache. API answers are never reused, and
-    /// on Linux a request cancelled while the cache is consulted traps FoundationNetworking ("a task that is not in
-    /// the registry": swift-corelibs-foundation #3296); with 10,000 bots signing in at once some requests time out
-    /// and are cancelled, and `URLSession.shared` (which has a cache) crashed the whole process.
-    static let urlSession: URLSession = {
-        let configuration = URLSessionConfiguration.default
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        return URLSession(configuration: configuration)
-    }()
-
     /// The signed-in account and device.
     struct Identity: Sendable, Equatable {
         var userId: User.ID
@@ -85,7 +74,7 @@ final class SessionServices: Sendable {
                 log.error("could not store the rotated tokens: \(error); the next start signs in with the password")
             }
         }
-        self.rest = ChatterRESTClient(configuration: environment.server, tokenStore: tokenStore, urlSession: Self.urlSession)
+        self.rest = ChatterRESTClient(configuration: environment.server, tokenStore: tokenStore, transport: environment.restTransport)
         let dispatcher = HandlerDispatcher(
             maxConcurrent: environment.maxConcurrentHandlers, timeout: environment.handlerTimeout, clock: clock)
         self.dispatcher = dispatcher

@@ -13,7 +13,7 @@ import FoundationNetworking
 /// Errors: `ChatterAPIError` for every error the API reports (with HTTP status and `Retry-After`),
 /// `ChatterClientError` for the rest, and `CancellationError` when the calling task is cancelled. A
 /// `RATE_LIMITED` answer is thrown at once unless the client has a `retryPolicy` that waits it out (on `clock`).
-/// Transfers run on URLSession without blocking the caller's thread (see `URLSessionTransfer`).
+/// Transfers run on `transport` without blocking the caller's thread: the built-in HTTP/1.1 client by default.
 public struct ChatterRESTClient: Sendable {
     /// The service this client talks to: base URL and client key.
     public let configuration: ChatterServerConfiguration
@@ -23,21 +23,22 @@ public struct ChatterRESTClient: Sendable {
     public let retryPolicy: RESTRetryPolicy
     private let clock: any ChatterClock
     private let clientSecret: String?
-    private let urlSession: URLSession
+    private let transport: ChatterHTTPTransport
 
     /// - Parameters:
     ///   - clientSecret: the workspace's secret, needed only for the developer endpoints.
     ///   - retryPolicy: whether to wait out `RATE_LIMITED` answers; by default they are thrown at once.
+    ///   - transport: what carries the requests: the process's shared built-in client unless given another.
     ///   - clock: the clock `Retry-After` waits run on, and the "now" an HTTP-date `Retry-After` is read against.
     public init(
         configuration: ChatterServerConfiguration, tokenStore: ChatterTokenStore = ChatterTokenStore(),
-        clientSecret: String? = nil, urlSession: URLSession = .shared, retryPolicy: RESTRetryPolicy = .never,
+        clientSecret: String? = nil, transport: ChatterHTTPTransport = .shared, retryPolicy: RESTRetryPolicy = .never,
         clock: any ChatterClock = SystemClock()
     ) {
         self.configuration = configuration
         self.tokenStore = tokenStore
         self.clientSecret = clientSecret
-        self.urlSession = urlSession
+        self.transport = transport
         self.retryPolicy = retryPolicy
         self.clock = clock
     }
@@ -276,52 +277,52 @@ public struct ChatterRESTClient: Sendable {
     /// One HTTP request and its response.
     private func exchange<Response>(_ request: ChatterRequest<Response>, accessToken: String?) async throws -> Response {
         let endpoint = request.endpoint
-        var urlRequest = URLRequest(url: try configuration.url(for: request))
-        urlRequest.httpMethod = endpoint.method.rawValue
-        urlRequest.setValue(configuration.clientKey, forHTTPHeaderField: "X-Client-Key")
         let isRawFile = Response.self == MediaFile.self
-        urlRequest.setValue(isRawFile ? "*/*" : "application/json", forHTTPHeaderField: "Accept")
+        var headers = [("X-Client-Key", configuration.clientKey), ("Accept", isRawFile ? "*/*" : "application/json")]
         switch endpoint.authorization {
         case .clientKey:
             break
         case .user:
-            if let accessToken { urlRequest.setValue("Bearer \(accessToken)", forHTTPHeaderField: "Authorization") }
+            if let accessToken { headers.append(("Authorization", "Bearer \(accessToken)")) }
         case .developer:
             guard let clientSecret else { throw ChatterClientError.missingClientSecret(endpoint) }
-            urlRequest.setValue(clientSecret, forHTTPHeaderField: "X-Client-Secret")
+            headers.append(("X-Client-Secret", clientSecret))
         }
+        var body: Data?
         switch request.body {
         case .none:
             break
-        case .json(let body):
+        case .json(let value):
             do {
-                urlRequest.httpBody = try WireCoding.encoder.encode(body)
+                body = try WireCoding.encoder.encode(value)
             } catch {
                 throw ChatterClientError.invalidRequest(endpoint, description: "body not encodable as JSON: \(error)")
             }
-            urlRequest.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            headers.append(("Content-Type", "application/json"))
         case .raw(let data, let contentType):
-            urlRequest.httpBody = data
-            urlRequest.setValue(contentType, forHTTPHeaderField: "Content-Type")
+            body = data
+            headers.append(("Content-Type", contentType))
         }
 
-        let data: Data
-        let response: URLResponse
+        let http: ChatterHTTPTransport.Response
         do {
-            (data, response) = try await URLSessionTransfer.data(for: urlRequest, in: urlSession)
+            http = try await transport.send(
+                ChatterHTTPTransport.Request(
+                    method: endpoint.method.rawValue, url: try configuration.url(for: request), headers: headers, body: body),
+                timeout: Self.requestTimeout)
+        } catch let error as ChatterClientError {
+            throw error
         } catch {
             try Task.checkCancellation()
             throw ChatterClientError.transport(endpoint, description: Self.describe(error))
         }
-        guard let http = response as? HTTPURLResponse else {
-            throw ChatterClientError.transport(endpoint, description: "not an HTTP response")
-        }
-        guard (200..<300).contains(http.statusCode) else {
-            throw Self.apiError(endpoint: endpoint, response: http, body: data, now: clock.now)
+        let data = http.body
+        guard (200..<300).contains(http.status) else {
+            throw Self.apiError(endpoint: endpoint, status: http.status, retryAfterHeader: http.header("Retry-After"), body: data, now: clock.now)
         }
         if let nothing = NoContent() as? Response { return nothing }
         if isRawFile, let file = MediaFile(
-            data: data, contentType: http.value(forHTTPHeaderField: "Content-Type") ?? "application/octet-stream") as? Response
+            data: data, contentType: http.header("Content-Type") ?? "application/octet-stream") as? Response
         {
             return file
         }
@@ -329,7 +330,7 @@ public struct ChatterRESTClient: Sendable {
             return try WireCoding.decoder.decode(Response.self, from: data)
         } catch let error as DecodingError {
             let located = FrameDecodingError(frameType: nil, error)
-            throw ChatterClientError.invalidResponse(endpoint, httpStatus: http.statusCode, field: located.field, description: located.detail)
+            throw ChatterClientError.invalidResponse(endpoint, httpStatus: http.status, field: located.field, description: located.detail)
         }
     }
 
@@ -337,9 +338,8 @@ public struct ChatterRESTClient: Sendable {
     /// its status implies, except a 401: the service has four 401 codes, and taking a proxy's 401 for
     /// `UNAUTHORIZED` would spend the one-time refresh token, so it keeps `HTTP_401`. `now` reads a `Retry-After`
     /// given as an HTTP-date.
-    static func apiError(endpoint: ChatterEndpoint, response: HTTPURLResponse, body: Data, now: Date) -> ChatterAPIError {
-        let status = response.statusCode
-        let retryAfter = response.value(forHTTPHeaderField: "Retry-After").flatMap { RetryAfter.delay(inHeader: $0, now: now) }
+    static func apiError(endpoint: ChatterEndpoint, status: Int, retryAfterHeader: String?, body: Data, now: Date) -> ChatterAPIError {
+        let retryAfter = retryAfterHeader.flatMap { RetryAfter.delay(inHeader: $0, now: now) }
         if let errorBody = try? WireCoding.decoder.decode(ChatterErrorBody.self, from: body) {
             return ChatterAPIError(errorBody, httpStatus: status, retryAfter: retryAfter, endpoint: endpoint)
         }
@@ -358,6 +358,9 @@ public struct ChatterRESTClient: Sendable {
             code: code, message: "HTTP \(status) without a Chatter error body" + (text.isEmpty ? "" : ": \(text)"),
             httpStatus: status, retryAfter: retryAfter, endpoint: endpoint)
     }
+
+    /// The longest one request may take, connecting included (URLSession's default).
+    static let requestTimeout: Duration = .seconds(60)
 
     private static func describe(_ error: any Error) -> String {
         if let urlError = error as? URLError {

@@ -9,8 +9,8 @@ import WebSocket
 import FoundationNetworking
 #endif
 
-/// The router behind a real `HTTPServer` on 127.0.0.1, reached with URLSession (through ChatterBots' own REST
-/// client, so both ends of the wire format are checked against each other) and curl.
+/// The router behind a real `HTTPServer` on 127.0.0.1, reached through ChatterBots' own REST client (over its
+/// built-in HTTP client and over URLSession, so both ends of the wire format are checked against each other) and curl.
 @Suite("REST over a real HTTP server")
 struct LoopbackRESTTests {
     struct Server {
@@ -18,11 +18,11 @@ struct LoopbackRESTTests {
         let http: HTTPServer
         var apiURL: URL { URL(string: "http://127.0.0.1:\(http.port)/v1")! }
 
-        func client(secret: String? = nil) -> ChatterRESTClient {
+        func client(secret: String? = nil, transport: ChatterHTTPTransport = .shared) -> ChatterRESTClient {
             ChatterRESTClient(
                 configuration: ChatterServerConfiguration(
                     apiBaseURL: apiURL, webSocketURL: URL(string: "ws://127.0.0.1:\(http.port)/v1/ws")!, clientKey: "ck_sandbox"),
-                clientSecret: secret)
+                clientSecret: secret, transport: transport)
         }
     }
 
@@ -43,10 +43,13 @@ struct LoopbackRESTTests {
         await http.shutdown()
     }
 
-    @Test func chatterBotsRESTClientRunsTheWholeFlowAgainstTheSandbox() async throws {
+    /// Both transports: the built-in HTTP client (the default) and URLSession.
+    @Test(arguments: ["built-in", "URLSession"])
+    func chatterBotsRESTClientRunsTheWholeFlowAgainstTheSandbox(transport name: String) async throws {
+        let transport: ChatterHTTPTransport = name == "URLSession" ? .urlSession(URLSession(configuration: .ephemeral)) : .shared
         try await withServer { server in
-            let ana = server.client()
-            let ben = server.client()
+            let ana = server.client(transport: transport)
+            let ben = server.client(transport: transport)
             let anaSession = try await ana.register(username: "ana_souza", password: ServiceHarness.password, displayName: "Ana Souza")
             let benSession = try await ben.register(username: "ben_tan", password: ServiceHarness.password, displayName: "Ben Tan")
 

@@ -1,0 +1,149 @@
+import Synchronization
+
+/// Sends HTTP/1.1 requests on the module's event loops and keeps connections alive between them, per origin.
+///
+/// A request takes the most recently used idle connection to its origin, or opens one (resolving the host off the
+/// cooperative pool, and with TLS for `https`). A connection goes back to the pool when its response leaves it
+/// reusable; one unused for `idleTimeout` is closed. A request on a kept connection that the server closed before
+/// any byte of a response is sent once more on a new connection if its method is idempotent (or it carries an
+/// `Idempotency-Key`); otherwise the caller gets `connectionClosed` and decides. A request that found its connection
+/// closed before a byte of it was written goes out on another connection, whatever its method.
+///
+/// ```swift
+/// let client = HTTPClient()                              // or HTTPClient.shared
+/// let origin = try HTTPOrigin(url: URL(string: "http://127.0.0.1:8080")!)
+/// let response = try await client.send(HTTPRequest(method: .get, target: "/v1/health"), to: origin)
+/// ```
+public final class HTTPClient: Sendable {
+    /// One client for the whole process, with the default configuration on the shared event loops.
+    public static let shared = HTTPClient()
+
+    public let configuration: HTTPClientConfiguration
+    private let idle = Mutex<[HTTPOrigin: [HTTPClientConnection]]>([:])
+
+    public init(configuration: HTTPClientConfiguration = .init()) {
+        self.configuration = configuration
+    }
+
+    /// Sends `request` to `origin` and returns its whole response, whatever its status. Adds `Host` when missing.
+    ///
+    /// - Parameter timeout: the longest the request may take, connecting included (`configuration.requestTimeout`
+    ///   when nil).
+    /// - Throws: `HTTPClientError`: `.cancelled` when the calling task is cancelled (the connection is closed).
+    public func send(
+        _ request: HTTPRequest, to origin: HTTPOrigin, timeout: Duration? = nil
+    ) async throws(HTTPClientError) -> HTTPResponse {
+        var request = request
+        if !request.headers.contains(name: "Host") { request.headers.add(name: "Host", value: origin.hostHeader) }
+        let bytes = request.serialized()
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout ?? configuration.requestTimeout)
+        let mayRepeat = request.method.isIdempotent || request.headers.contains(name: "Idempotency-Key")
+        var reuses = true
+        var attempts = 0
+        while true {
+            attempts += 1
+            if Task.isCancelled { throw .cancelled }
+            let kept = reuses ? takeIdleConnection(to: origin) : nil
+            let connection: HTTPClientConnection
+            if let kept { connection = kept } else { connection = try await open(origin) }
+            let remaining = clock.now.duration(to: deadline)
+            guard remaining > .zero else {
+                connection.close()
+                throw .timedOut(.response)
+            }
+            switch await connection.exchange(bytes, method: request.method, timeout: remaining) {
+            case .response(let response, let reusable):
+                if reusable { keep(connection) }
+                return response
+            case .failure(.connectionClosed, receivedNothing: true) where kept != nil && mayRepeat:
+                // The server closed the kept connection as the request went out: once more on a fresh one.
+                reuses = false
+            case .notSent(.connectionClosed) where kept != nil || attempts == 1:
+                // Closed before a byte of the request was written (the server's idle timeout): nothing to repeat.
+                reuses = kept != nil
+            case .failure(let error, _), .notSent(let error):
+                throw error
+            }
+        }
+    }
+
+    /// Closes every idle connection (connections carrying a request finish it first).
+    public func closeIdleConnections() {
+        let connections = idle.withLock { idle -> [HTTPClientConnection] in
+            defer { idle.removeAll() }
+            return idle.values.flatMap { $0 }
+        }
+        for connection in connections { connection.close() }
+    }
+
+    /// How many idle connections the pool holds now, over every origin.
+    public var idleConnectionCount: Int {
+        idle.withLock { $0.values.reduce(0) { $0 + $1.count } }
+    }
+
+    private func takeIdleConnection(to origin: HTTPOrigin) -> HTTPClientConnection? {
+        while let connection = idle.withLock({ $0[origin]?.popLast() }) {
+            if connection.unpark() { return connection }
+        }
+        return nil
+    }
+
+    private func keep(_ connection: HTTPClientConnection) {
+        let limit = configuration.maxIdleConnectionsPerOrigin
+        let kept = idle.withLock { idle -> Bool in
+            guard idle[connection.origin, default: []].count < limit else { return false }
+            idle[connection.origin, default: []].append(connection)
+            return true
+        }
+        if kept {
+            connection.park(timeout: configuration.idleTimeout)
+        } else {
+            connection.close()
+        }
+    }
+
+    private func forget(_ connection: HTTPClientConnection) {
+        idle.withLock { idle in
+            guard let index = idle[connection.origin]?.firstIndex(where: { $0 === connection }) else { return }
+            idle[connection.origin]?.remove(at: index)
+            if idle[connection.origin]?.isEmpty == true { idle[connection.origin] = nil }
+        }
+    }
+
+    private func open(_ origin: HTTPOrigin) async throws(HTTPClientError) -> HTTPClientConnection {
+        var tls: TLSConfiguration?
+        if origin.isSecure {
+            tls = configuration.tls
+            if tls == nil {
+                do throws(TLSError) {
+                    tls = try TLSConfiguration.systemDefault
+                } catch {
+                    throw .tls(error)
+                }
+            }
+        }
+        let channel: SocketChannel
+        do throws(WebSocketError) {
+            let addresses = try await NameResolver.resolve(host: origin.host, port: origin.port)
+            if Task.isCancelled { throw .cancelled }
+            let loop = try configuration.eventLoopGroup.next()
+            channel = try await TCPConnector.connect(to: addresses, on: loop, timeout: configuration.connectTimeout)
+        } catch {
+            throw HTTPClientError(error)
+        }
+        let connection = HTTPClientConnection(
+            origin: origin, channel: channel, limits: configuration.parserLimits,
+            closedWhileIdle: { [weak self] connection in self?.forget(connection) })
+        try await connection.start(tls: tls, serverName: origin.host)
+        return connection
+    }
+}
+
+extension HTTPMethod {
+    /// Whether sending the request twice has the effect of sending it once (RFC 9110 §9.2.2), so that it may be
+    /// repeated after a connection failed under it.
+    public var isIdempotent: Bool {
+        self == .get || self == .head || self == .put || self == .delete || self == .options || self == "TRACE"
+    }
+}

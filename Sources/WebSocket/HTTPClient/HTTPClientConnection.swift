@@ -1,0 +1,250 @@
+import Synchronization
+
+/// One HTTP/1.1 connection of an `HTTPClient`: carries one request and its response at a time, and is kept for the
+/// next request when the response leaves it reusable (HTTP/1.1, no `Connection: close`, framed by length or
+/// chunks, nothing after it).
+final class HTTPClientConnection: ChannelHandler {
+    /// How one exchange ended.
+    enum Outcome: Sendable {
+        case response(HTTPResponse, reusable: Bool)
+        /// `receivedNothing`: no byte of a response arrived, so a reused connection the server closed while idle
+        /// can be told from a request the server saw.
+        case failure(HTTPClientError, receivedNothing: Bool)
+        /// The connection was closed before the request was written: the server cannot have seen it.
+        case notSent(HTTPClientError)
+    }
+
+    let origin: HTTPOrigin
+    private let channel: SocketChannel
+    private let limits: HTTPParserLimits
+    private let closedWhileIdle: @Sendable (HTTPClientConnection) -> Void
+    private let state: Mutex<State>
+
+    private struct Exchange {
+        var method: HTTPMethod
+        var continuation: CheckedContinuation<Outcome, Never>
+        var timer: EventLoopTimer?
+        var receivedBytes = false
+    }
+
+    private struct State {
+        var parser: HTTPResponseParser
+        var exchange: Exchange?
+        var isClosed = false
+        /// Why the connection closed before an exchange could start on it (a failed TLS handshake, a cancellation).
+        var closeReason: HTTPClientError?
+        /// Set while the connection waits in the client's pool; its timer closes it when unused too long.
+        var idleTimer: EventLoopTimer?
+        var isRetired = false
+    }
+
+    init(
+        origin: HTTPOrigin, channel: SocketChannel, limits: HTTPParserLimits,
+        closedWhileIdle: @escaping @Sendable (HTTPClientConnection) -> Void
+    ) {
+        self.origin = origin
+        self.channel = channel
+        self.limits = limits
+        self.closedWhileIdle = closedWhileIdle
+        self.state = Mutex(State(parser: HTTPResponseParser(limits: limits)))
+    }
+
+    /// Starts reading (after the TLS handshake begins, for `tls`), on the channel's loop.
+    func start(tls: TLSConfiguration?, serverName: String) async throws(HTTPClientError) {
+        let channel = channel
+        let failure: HTTPClientError? = await withCheckedContinuation { continuation in
+            channel.loop.execute { [self] in
+                if let tls {
+                    do throws(TLSError) {
+                        try channel.enableTLS(client: tls, serverName: serverName)
+                    } catch {
+                        channel.close()
+                        continuation.resume(returning: .tls(error))
+                        return
+                    }
+                }
+                channel.start(handler: self)
+                continuation.resume(returning: nil)
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Sends `request` (serialized) and waits for its whole response, at most `timeout`; a timeout or cancellation
+    /// closes the connection.
+    func exchange(_ request: [UInt8], method: HTTPMethod, timeout: Duration) async -> Outcome {
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+                let refusal = state.withLock { state -> HTTPClientError? in
+                    guard !state.isClosed, !state.isRetired, state.exchange == nil else {
+                        return state.closeReason ?? .connectionClosed(reason: "the connection closed while idle")
+                    }
+                    state.exchange = Exchange(method: method, continuation: continuation)
+                    return nil
+                }
+                if let refusal {
+                    continuation.resume(returning: .notSent(refusal))
+                    return
+                }
+                if case .closed = channel.write(request) {
+                    // channelClosed answers the exchange.
+                    return
+                }
+                let timer = channel.loop.scheduleTimer(in: timeout) { [weak self] in
+                    guard let self else { return }
+                    fail(.timedOut(channel.isTLSHandshakeComplete ? .response : .tlsHandshake))
+                }
+                let stillWaiting = state.withLock { state -> Bool in
+                    guard state.exchange != nil else { return false }
+                    state.exchange?.timer = timer
+                    return true
+                }
+                if !stillWaiting { timer.cancel() }
+            }
+        } onCancel: {
+            fail(.cancelled)
+        }
+        return outcome
+    }
+
+    /// Waits in the pool: closed if not taken within `timeout`.
+    func park(timeout: Duration) {
+        let timer = channel.loop.scheduleTimer(in: timeout) { [weak self] in
+            guard let self else { return }
+            let retire = state.withLock { state -> Bool in
+                guard state.idleTimer != nil, !state.isClosed else { return false }
+                state.idleTimer = nil
+                state.isRetired = true
+                return true
+            }
+            if retire { channel.close() }
+        }
+        let keep = state.withLock { state -> Bool in
+            guard !state.isClosed, !state.isRetired else { return false }
+            state.idleTimer = timer
+            return true
+        }
+        if !keep { timer.cancel() }
+    }
+
+    /// Takes the connection out of the pool for a request; false when it closed or is being closed meanwhile.
+    func unpark() -> Bool {
+        let (usable, timer) = state.withLock { state -> (Bool, EventLoopTimer?) in
+            defer { state.idleTimer = nil }
+            return (!state.isClosed && !state.isRetired, state.idleTimer)
+        }
+        timer?.cancel()
+        return usable
+    }
+
+    /// Closes the connection; an exchange in progress fails with `connectionClosed`.
+    func close() {
+        state.withLock { $0.isRetired = true }
+        channel.close()
+    }
+
+    /// Ends the exchange in progress with `error` and closes the connection (no response can follow on it).
+    private func fail(_ error: HTTPClientError) {
+        let exchange = state.withLock { state -> Exchange? in
+            state.isRetired = true
+            if state.closeReason == nil { state.closeReason = error }
+            defer { state.exchange = nil }
+            return state.exchange
+        }
+        channel.close()
+        guard let exchange else { return }
+        exchange.timer?.cancel()
+        exchange.continuation.resume(returning: .failure(error, receivedNothing: !exchange.receivedBytes))
+    }
+
+    func channelRead(_ channel: SocketChannel, _ bytes: UnsafeRawBufferPointer) {
+        enum Step {
+            case wait
+            case finished(Exchange, Outcome)
+            case unsolicited
+        }
+        let step = state.withLock { state -> Step in
+            guard var exchange = state.exchange else {
+                // Bytes with no request outstanding: nothing on this connection can be trusted any more.
+                state.isRetired = true
+                return .unsolicited
+            }
+            exchange.receivedBytes = true
+            state.exchange = exchange
+            state.parser.append(bytes)
+            do throws(HTTPParseError) {
+                while let response = try state.parser.nextResponse(to: exchange.method) {
+                    // An interim response (100 Continue, 103 Early Hints) precedes the real one.
+                    if (100..<200).contains(response.status.code) && response.status.code != 101 { continue }
+                    let leftover = state.parser.takeBufferedBytes()
+                    let reusable = response.version == .http1_1
+                        && !response.headers.contains(token: "close", inHeader: "Connection")
+                        && response.status.code != 101 && leftover.isEmpty && !state.isRetired
+                    state.exchange = nil
+                    if !reusable { state.isRetired = true }
+                    return .finished(exchange, .response(response, reusable: reusable))
+                }
+                return .wait
+            } catch {
+                state.exchange = nil
+                state.isRetired = true
+                return .finished(exchange, .failure(.invalidResponse(reason: error.description), receivedNothing: false))
+            }
+        }
+        switch step {
+        case .wait:
+            return
+        case .unsolicited:
+            channel.close()
+        case .finished(let exchange, let outcome):
+            exchange.timer?.cancel()
+            if case .failure = outcome { channel.close() }
+            if case .response(_, reusable: false) = outcome { channel.close() }
+            exchange.continuation.resume(returning: outcome)
+        }
+    }
+
+    func channelClosed(_ channel: SocketChannel, error: ChannelError?) {
+        let (exchange, outcome, idleTimer) = state.withLock { state -> (Exchange?, Outcome?, EventLoopTimer?) in
+            state.isClosed = true
+            let idleTimer = state.idleTimer
+            state.idleTimer = nil
+            guard let exchange = state.exchange else {
+                switch error {
+                case .tls(let tlsError)?: state.closeReason = .tls(tlsError)
+                case .io(let ioError)?: state.closeReason = .connectionClosed(reason: ioError.description)
+                case nil: break
+                }
+                return (nil, nil, idleTimer)
+            }
+            state.exchange = nil
+            let outcome: Outcome
+            switch error {
+            case .tls(let tlsError)?:
+                outcome = .failure(.tls(tlsError), receivedNothing: !exchange.receivedBytes)
+            case .io(let ioError)?:
+                outcome = .failure(.connectionClosed(reason: ioError.description), receivedNothing: !exchange.receivedBytes)
+            case nil:
+                // A response without Content-Length or chunks ends with the connection.
+                do throws(HTTPParseError) {
+                    if let response = try state.parser.endOfInput() {
+                        outcome = .response(response, reusable: false)
+                    } else {
+                        outcome = .failure(
+                            .connectionClosed(reason: "the server closed the connection"), receivedNothing: !exchange.receivedBytes)
+                    }
+                } catch {
+                    outcome = .failure(.connectionClosed(reason: error.description), receivedNothing: false)
+                }
+            }
+            return (exchange, outcome, idleTimer)
+        }
+        idleTimer?.cancel()
+        guard let exchange, let outcome else {
+            closedWhileIdle(self)
+            return
+        }
+        exchange.timer?.cancel()
+        exchange.continuation.resume(returning: outcome)
+    }
+}

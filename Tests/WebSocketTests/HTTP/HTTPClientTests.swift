@@ -1,0 +1,253 @@
+import Foundation
+import Glibc
+import Testing
+@testable import WebSocket
+
+/// `HTTPClient` against Python's own `http.server` and a few scripted servers (Peers/http_peer.py), on loopback.
+@Suite("HTTP client")
+struct HTTPClientTests {
+    private func startPeer(_ arguments: [String] = []) async throws -> (PeerProcess, HTTPOrigin) {
+        let peer = try PeerProcess(script: "http_peer.py", arguments: arguments)
+        return (peer, HTTPOrigin(isSecure: false, host: "127.0.0.1", port: try await peer.port()))
+    }
+
+    private func get(_ target: String) -> HTTPRequest { HTTPRequest(method: .get, target: target) }
+
+    @Test func sendsSeveralRequestsOverOneKeptConnection() async throws {
+        let (peer, origin) = try await startPeer()
+        let client = HTTPClient()
+        var ports: Set<String> = []
+        for _ in 0..<3 {
+            let response = try await client.send(get("/echo"), to: origin)
+            #expect(response.status.code == 200)
+            ports.insert(response.headers.first(name: "X-Peer-Port") ?? "")
+        }
+        #expect(ports.count == 1)
+        #expect(client.idleConnectionCount == 1)
+        client.closeIdleConnections()
+        _ = peer
+    }
+
+    @Test func sendsABodyAndItsHeadersAndReadsTheAnswer() async throws {
+        let (peer, origin) = try await startPeer()
+        let client = HTTPClient()
+        let body = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let request = HTTPRequest(
+            method: .post, target: "/echo?name=a%20b", headers: ["Content-Type": "application/octet-stream", "X-Token": "t1"],
+            body: body)
+        let response = try await client.send(request, to: origin)
+        #expect(response.status.code == 200)
+        #expect(response.body == body)
+        #expect(response.headers.first(name: "X-Method") == "POST")
+        #expect(response.headers.first(name: "X-Header-X-Token") == "t1")
+        #expect(response.headers.first(name: "X-Header-Host") == "127.0.0.1:\(origin.port)")
+        _ = peer
+    }
+
+    @Test func readsAChunkedBodyAndKeepsTheConnection() async throws {
+        let (peer, origin) = try await startPeer()
+        let client = HTTPClient()
+        let response = try await client.send(get("/chunked"), to: origin)
+        #expect(String(decoding: response.body, as: UTF8.self) == "alpha-beta-gamma")
+        let next = try await client.send(get("/echo"), to: origin)
+        #expect(next.headers.first(name: "X-Peer-Port") == response.headers.first(name: "X-Peer-Port"))
+        _ = peer
+    }
+
+    @Test func readsABodyThatEndsWithTheConnectionAndDoesNotKeepIt() async throws {
+        let (peer, origin) = try await startPeer()
+        let client = HTTPClient()
+        let response = try await client.send(get("/until-close"), to: origin)
+        #expect(String(decoding: response.body, as: UTF8.self) == "all of it, until the end")
+        #expect(client.idleConnectionCount == 0)
+        _ = peer
+    }
+
+    @Test func opensANewConnectionAfterAResponseWithConnectionClose() async throws {
+        let (peer, origin) = try await startPeer()
+        let client = HTTPClient()
+        let closing = try await client.send(get("/close"), to: origin)
+        #expect(String(decoding: closing.body, as: UTF8.self) == "bye")
+        #expect(client.idleConnectionCount == 0)
+        let next = try await client.send(get("/echo"), to: origin)
+        #expect(next.status.code == 200)
+        #expect(next.headers.first(name: "X-Peer-Port") != closing.headers.first(name: "X-Peer-Port"))
+        _ = peer
+    }
+
+    @Test func repeatsAGetOnANewConnectionWhenTheKeptOneClosesUnderIt() async throws {
+        let (peer, origin) = try await startPeer(["--mode", "close-second"])
+        let client = HTTPClient()
+        let first = try await client.send(get("/a"), to: origin)
+        let second = try await client.send(get("/b"), to: origin)
+        #expect(String(decoding: second.body, as: UTF8.self) == "first")
+        #expect(second.headers.first(name: "X-Peer-Port") != first.headers.first(name: "X-Peer-Port"))
+        _ = peer
+    }
+
+    @Test func doesNotRepeatAPostWhenTheKeptConnectionClosesUnderIt() async throws {
+        let (peer, origin) = try await startPeer(["--mode", "close-second"])
+        let client = HTTPClient()
+        _ = try await client.send(get("/a"), to: origin)
+        await #expect {
+            _ = try await client.send(HTTPRequest(method: .post, target: "/b", body: Array("x".utf8)), to: origin)
+        } throws: { error in
+            guard case HTTPClientError.connectionClosed = error else { return false }
+            return true
+        }
+        _ = peer
+    }
+
+    @Test func repeatsAPostCarryingAnIdempotencyKey() async throws {
+        let (peer, origin) = try await startPeer(["--mode", "close-second"])
+        let client = HTTPClient()
+        _ = try await client.send(get("/a"), to: origin)
+        let response = try await client.send(
+            HTTPRequest(method: .post, target: "/b", headers: ["Idempotency-Key": "k1"], body: Array("x".utf8)), to: origin)
+        #expect(String(decoding: response.body, as: UTF8.self) == "first")
+        _ = peer
+    }
+
+    @Test func forgetsAKeptConnectionTheServerClosedWhileIdle() async throws {
+        let (peer, origin) = try await startPeer(["--idle-timeout", "2"])
+        let client = HTTPClient()
+        let first = try await client.send(get("/echo"), to: origin)
+        #expect(client.idleConnectionCount == 1)
+        try await waitUntil { client.idleConnectionCount == 0 }
+        let response = try await client.send(get("/echo"), to: origin)
+        #expect(response.status.code == 200)
+        #expect(response.headers.first(name: "X-Peer-Port") != first.headers.first(name: "X-Peer-Port"))
+        _ = peer
+    }
+
+    @Test func closesItsIdleConnectionsAfterTheIdleTimeout() async throws {
+        let (peer, origin) = try await startPeer()
+        let client = HTTPClient(configuration: HTTPClientConfiguration(idleTimeout: .milliseconds(100)))
+        _ = try await client.send(get("/echo"), to: origin)
+        try await waitUntil { client.idleConnectionCount == 0 }
+        _ = peer
+    }
+
+    @Test func keepsNoMoreIdleConnectionsThanItsLimit() async throws {
+        let (peer, origin) = try await startPeer()
+        let client = HTTPClient(configuration: HTTPClientConfiguration(maxIdleConnectionsPerOrigin: 2))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<5 { group.addTask { _ = try await client.send(HTTPRequest(method: .get, target: "/echo"), to: origin) } }
+            try await group.waitForAll()
+        }
+        #expect(client.idleConnectionCount <= 2)
+        _ = peer
+    }
+
+    @Test func timesOutWhenTheResponseDoesNotCome() async throws {
+        let (peer, origin) = try await startPeer()
+        let client = HTTPClient()
+        await #expect {
+            _ = try await client.send(get("/slow"), to: origin, timeout: .milliseconds(300))
+        } throws: { error in
+            guard case HTTPClientError.timedOut(.response) = error else { return false }
+            return true
+        }
+        #expect(client.idleConnectionCount == 0)
+        _ = peer
+    }
+
+    @Test func failsWithCancelledWhenItsTaskIsCancelled() async throws {
+        let (peer, origin) = try await startPeer()
+        let client = HTTPClient()
+        let request = Task { try await client.send(HTTPRequest(method: .get, target: "/slow"), to: origin) }
+        try await Task.sleep(for: .milliseconds(200))
+        request.cancel()
+        await #expect {
+            _ = try await request.value
+        } throws: { error in
+            guard case HTTPClientError.cancelled = error else { return false }
+            return true
+        }
+        _ = peer
+    }
+
+    @Test func reportsAConnectionClosedWithoutAnAnswer() async throws {
+        let (peer, origin) = try await startPeer()
+        await #expect {
+            _ = try await HTTPClient().send(get("/drop"), to: origin)
+        } throws: { error in
+            guard case HTTPClientError.connectionClosed = error else { return false }
+            return true
+        }
+        _ = peer
+    }
+
+    @Test func rejectsBytesThatAreNotAnHTTPResponse() async throws {
+        let (peer, origin) = try await startPeer()
+        await #expect {
+            _ = try await HTTPClient().send(get("/garbage"), to: origin)
+        } throws: { error in
+            guard case HTTPClientError.invalidResponse = error else { return false }
+            return true
+        }
+        _ = peer
+    }
+
+    @Test func reportsARefusedConnectionWithItsErrno() async throws {
+        let listener = try Socket.listen(on: SocketAddress(ipLiteral: "127.0.0.1", port: 0)!)
+        let port = try #require(Socket.localAddress(of: listener)?.port)
+        close(listener)
+        await #expect {
+            _ = try await HTTPClient().send(get("/"), to: HTTPOrigin(isSecure: false, host: "127.0.0.1", port: port))
+        } throws: { error in
+            guard case HTTPClientError.connectionFailed(_, let code) = error else { return false }
+            return code == ECONNREFUSED
+        }
+    }
+
+    @Test func talksHTTPSToAServerItTrusts() async throws {
+        let certificates = try await TestCertificates.shared()
+        let peer = try PeerProcess(
+            script: "http_peer.py",
+            arguments: ["--cert", certificates.localhost.certificatePath, "--key", certificates.localhost.privateKeyPath])
+        let origin = try HTTPOrigin(url: #require(URL(string: "https://localhost:\(try await peer.port())/")))
+        let client = HTTPClient(configuration: HTTPClientConfiguration(tls: try certificates.clientConfiguration()))
+        let first = try await client.send(HTTPRequest(method: .post, target: "/echo", body: Array("secret".utf8)), to: origin)
+        let second = try await client.send(get("/echo"), to: origin)
+        #expect(String(decoding: first.body, as: UTF8.self) == "secret")
+        #expect(second.headers.first(name: "X-Peer-Port") == first.headers.first(name: "X-Peer-Port"))
+        _ = peer
+    }
+
+    @Test func refusesAnHTTPSServerItDoesNotTrust() async throws {
+        let certificates = try await TestCertificates.shared()
+        let peer = try PeerProcess(
+            script: "http_peer.py",
+            arguments: ["--cert", certificates.unknownAuthority.certificatePath, "--key", certificates.unknownAuthority.privateKeyPath])
+        let origin = HTTPOrigin(isSecure: true, host: "localhost", port: try await peer.port())
+        let client = HTTPClient(configuration: HTTPClientConfiguration(tls: try certificates.clientConfiguration()))
+        await #expect {
+            _ = try await client.send(get("/echo"), to: origin)
+        } throws: { error in
+            guard case HTTPClientError.tls = error else { return false }
+            return true
+        }
+        _ = peer
+    }
+
+    @Test func takesTheOriginAndTargetOfAURL() throws {
+        let url = try #require(URL(string: "https://[::1]:8443/v1/conversations?updatedSince=2026-01-01T00%3A00%3A00Z"))
+        let origin = try HTTPOrigin(url: url)
+        #expect(origin == HTTPOrigin(isSecure: true, host: "::1", port: 8443))
+        #expect(origin.hostHeader == "[::1]:8443")
+        #expect(HTTPRequest.target(of: url) == "/v1/conversations?updatedSince=2026-01-01T00%3A00%3A00Z")
+        #expect(throws: HTTPClientError.self) { try HTTPOrigin(url: #require(URL(string: "ws://example.com/"))) }
+    }
+
+    private func waitUntil(_ condition: @Sendable () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("condition not met within 10 s")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
