@@ -359,7 +359,7 @@ public struct ChatterRESTClient: Sendable {
             httpStatus: status, retryAfter: retryAfter, endpoint: endpoint)
     }
 
-    /// The longest one request may take, connecting included (URLSession's default).
+    /// The longest the server may stay silent during one request (as URLSession's default `timeoutInterval`).
     static let requestTimeout: Duration = .seconds(60)
 
     private static func describe(_ error: any Error) -> String {

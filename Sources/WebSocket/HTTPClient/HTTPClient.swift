@@ -27,8 +27,8 @@ public final class HTTPClient: Sendable {
 
     /// Sends `request` to `origin` and returns its whole response, whatever its status. Adds `Host` when missing.
     ///
-    /// - Parameter timeout: the longest the request may take, connecting included (`configuration.requestTimeout`
-    ///   when nil).
+    /// - Parameter timeout: the longest the server may stay silent once the request is sent
+    ///   (`configuration.requestTimeout` when nil); connecting takes at most `configuration.connectTimeout` of it.
     /// - Throws: `HTTPClientError`: `.cancelled` when the calling task is cancelled (the connection is closed).
     public func send(
         _ request: HTTPRequest, to origin: HTTPOrigin, timeout: Duration? = nil
@@ -37,7 +37,7 @@ public final class HTTPClient: Sendable {
         if !request.headers.contains(name: "Host") { request.headers.add(name: "Host", value: origin.hostHeader) }
         let bytes = request.serialized()
         let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout ?? configuration.requestTimeout)
+        let deadline = clock.now.advanced(by: max(timeout ?? configuration.requestTimeout, configuration.connectTimeout))
         let mayRepeat = request.method.isIdempotent || request.headers.contains(name: "Idempotency-Key")
         var reuses = true
         var attempts = 0
@@ -46,15 +46,16 @@ public final class HTTPClient: Sendable {
             if Task.isCancelled { throw .cancelled }
             let kept = reuses ? takeIdleConnection(to: origin) : nil
             let connection: HTTPClientConnection
-            if let kept { connection = kept } else { connection = try await open(origin) }
-            let remaining = clock.now.duration(to: deadline)
-            guard remaining > .zero else {
-                connection.close()
-                throw .timedOut(.response)
+            if let kept {
+                connection = kept
+            } else {
+                let remaining = clock.now.duration(to: deadline)
+                guard remaining > .zero else { throw .timedOut(.connect) }
+                connection = try await open(origin, timeout: min(remaining, configuration.connectTimeout))
             }
-            switch await connection.exchange(bytes, method: request.method, timeout: remaining) {
+            switch await connection.exchange(bytes, method: request.method, timeout: timeout ?? configuration.requestTimeout) {
             case .response(let response, let reusable):
-                if reusable { keep(connection) }
+                if reusable { keep(connection) } else { connection.close() }
                 return response
             case .failure(.connectionClosed, receivedNothing: true) where kept != nil && mayRepeat:
                 // The server closed the kept connection as the request went out: once more on a fresh one.
@@ -90,17 +91,18 @@ public final class HTTPClient: Sendable {
     }
 
     private func keep(_ connection: HTTPClientConnection) {
+        // Parked before the pool can hand it out, so that its idle timer belongs to this stay in the pool.
+        guard connection.park(timeout: configuration.idleTimeout) else {
+            connection.close()
+            return
+        }
         let limit = configuration.maxIdleConnectionsPerOrigin
         let kept = idle.withLock { idle -> Bool in
             guard idle[connection.origin, default: []].count < limit else { return false }
             idle[connection.origin, default: []].append(connection)
             return true
         }
-        if kept {
-            connection.park(timeout: configuration.idleTimeout)
-        } else {
-            connection.close()
-        }
+        if !kept { connection.close() }
     }
 
     private func forget(_ connection: HTTPClientConnection) {
@@ -111,7 +113,7 @@ public final class HTTPClient: Sendable {
         }
     }
 
-    private func open(_ origin: HTTPOrigin) async throws(HTTPClientError) -> HTTPClientConnection {
+    private func open(_ origin: HTTPOrigin, timeout: Duration) async throws(HTTPClientError) -> HTTPClientConnection {
         var tls: TLSConfiguration?
         if origin.isSecure {
             tls = configuration.tls
@@ -128,7 +130,7 @@ public final class HTTPClient: Sendable {
             let addresses = try await NameResolver.resolve(host: origin.host, port: origin.port)
             if Task.isCancelled { throw .cancelled }
             let loop = try configuration.eventLoopGroup.next()
-            channel = try await TCPConnector.connect(to: addresses, on: loop, timeout: configuration.connectTimeout)
+            channel = try await TCPConnector.connect(to: addresses, on: loop, timeout: timeout)
         } catch {
             throw HTTPClientError(error)
         }

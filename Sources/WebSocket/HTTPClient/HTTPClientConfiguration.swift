@@ -2,8 +2,8 @@
 public struct HTTPClientConfiguration: Sendable {
     /// The longest a TCP connect may take.
     public var connectTimeout: Duration
-    /// The longest a request may take, from its first send attempt to its whole response, when `send` is not
-    /// given a timeout of its own.
+    /// The longest the server may stay silent while a request waits for its response (the transfer itself may
+    /// take longer while bytes keep coming), when `send` is not given a timeout of its own.
     public var requestTimeout: Duration
     /// The most idle connections kept per origin; a connection freed beyond it is closed.
     public var maxIdleConnectionsPerOrigin: Int

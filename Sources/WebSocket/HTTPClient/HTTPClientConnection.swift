@@ -25,6 +25,8 @@ final class HTTPClientConnection: ChannelHandler {
         var continuation: CheckedContinuation<Outcome, Never>
         var timer: EventLoopTimer?
         var receivedBytes = false
+        /// When the server last sent bytes: the timeout counts the server's silence, not the transfer's length.
+        var lastActivity = MonotonicTime.now()
     }
 
     private struct State {
@@ -35,6 +37,8 @@ final class HTTPClientConnection: ChannelHandler {
         var closeReason: HTTPClientError?
         /// Set while the connection waits in the client's pool; its timer closes it when unused too long.
         var idleTimer: EventLoopTimer?
+        /// Counts parks and unparks, so that an idle timer of an earlier park never closes a connection in use.
+        var parkGeneration: UInt64 = 0
         var isRetired = false
     }
 
@@ -70,8 +74,8 @@ final class HTTPClientConnection: ChannelHandler {
         if let failure { throw failure }
     }
 
-    /// Sends `request` (serialized) and waits for its whole response, at most `timeout`; a timeout or cancellation
-    /// closes the connection.
+    /// Sends `request` (serialized) and waits for its whole response while the server is never silent for longer
+    /// than `timeout`; a timeout or cancellation closes the connection.
     func exchange(_ request: [UInt8], method: HTTPMethod, timeout: Duration) async -> Outcome {
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
@@ -87,19 +91,16 @@ final class HTTPClientConnection: ChannelHandler {
                     return
                 }
                 if case .closed = channel.write(request) {
-                    // channelClosed answers the exchange.
+                    // Not written: answered here unless channelClosed has answered already.
+                    let unsent = state.withLock { state -> Exchange? in
+                        defer { state.exchange = nil }
+                        return state.exchange
+                    }
+                    unsent?.continuation.resume(
+                        returning: .notSent(state.withLock { $0.closeReason } ?? .connectionClosed(reason: "the connection closed")))
                     return
                 }
-                let timer = channel.loop.scheduleTimer(in: timeout) { [weak self] in
-                    guard let self else { return }
-                    fail(.timedOut(channel.isTLSHandshakeComplete ? .response : .tlsHandshake))
-                }
-                let stillWaiting = state.withLock { state -> Bool in
-                    guard state.exchange != nil else { return false }
-                    state.exchange?.timer = timer
-                    return true
-                }
-                if !stillWaiting { timer.cancel() }
+                armTimer(timeout)
             }
         } onCancel: {
             fail(.cancelled)
@@ -107,29 +108,62 @@ final class HTTPClientConnection: ChannelHandler {
         return outcome
     }
 
-    /// Waits in the pool: closed if not taken within `timeout`.
-    func park(timeout: Duration) {
+    /// Arms the exchange's timeout: when it fires after the server was silent for less than `timeout`, it waits out
+    /// the rest instead of failing.
+    private func armTimer(_ timeout: Duration) {
+        let timer = channel.loop.scheduleTimer(in: timeout) { [weak self] in
+            guard let self else { return }
+            let silence = state.withLock { state -> UInt64? in
+                state.exchange.map { MonotonicTime.now() - $0.lastActivity }
+            }
+            guard let silence else { return }
+            if silence >= UInt64(timeout.nanoseconds) {
+                fail(.timedOut(channel.isTLSHandshakeComplete ? .response : .tlsHandshake))
+            } else {
+                armTimer(.nanoseconds(Int64(UInt64(timeout.nanoseconds) - silence)))
+            }
+        }
+        let stillWaiting = state.withLock { state -> Bool in
+            guard state.exchange != nil else { return false }
+            state.exchange?.timer = timer
+            return true
+        }
+        if !stillWaiting { timer.cancel() }
+    }
+
+    /// Makes the connection wait in the pool, closed if not taken within `timeout`; false when it cannot be kept
+    /// (closed, retired, or an exchange in progress). Call before the pool hands it out.
+    func park(timeout: Duration) -> Bool {
+        let generation = state.withLock { state -> UInt64? in
+            guard !state.isClosed, !state.isRetired, state.exchange == nil else { return nil }
+            state.parkGeneration &+= 1
+            return state.parkGeneration
+        }
+        guard let generation else { return false }
         let timer = channel.loop.scheduleTimer(in: timeout) { [weak self] in
             guard let self else { return }
             let retire = state.withLock { state -> Bool in
-                guard state.idleTimer != nil, !state.isClosed else { return false }
+                guard state.parkGeneration == generation, state.exchange == nil, !state.isClosed else { return false }
                 state.idleTimer = nil
                 state.isRetired = true
                 return true
             }
             if retire { channel.close() }
         }
-        let keep = state.withLock { state -> Bool in
-            guard !state.isClosed, !state.isRetired else { return false }
-            state.idleTimer = timer
-            return true
+        let (kept, previous) = state.withLock { state -> (Bool, EventLoopTimer?) in
+            guard state.parkGeneration == generation, !state.isClosed, !state.isRetired else { return (false, nil) }
+            defer { state.idleTimer = timer }
+            return (true, state.idleTimer)
         }
-        if !keep { timer.cancel() }
+        previous?.cancel()
+        if !kept { timer.cancel() }
+        return kept
     }
 
     /// Takes the connection out of the pool for a request; false when it closed or is being closed meanwhile.
     func unpark() -> Bool {
         let (usable, timer) = state.withLock { state -> (Bool, EventLoopTimer?) in
+            state.parkGeneration &+= 1
             defer { state.idleTimer = nil }
             return (!state.isClosed && !state.isRetired, state.idleTimer)
         }
@@ -170,6 +204,7 @@ final class HTTPClientConnection: ChannelHandler {
                 return .unsolicited
             }
             exchange.receivedBytes = true
+            exchange.lastActivity = MonotonicTime.now()
             state.exchange = exchange
             state.parser.append(bytes)
             do throws(HTTPParseError) {
@@ -219,6 +254,11 @@ final class HTTPClientConnection: ChannelHandler {
             }
             state.exchange = nil
             let outcome: Outcome
+            var error = error
+            if case .tls(.unexpectedEOF(duringHandshake: false))? = error {
+                // A server that closes without close_notify (common): the same end of stream as over plain TCP.
+                error = nil
+            }
             switch error {
             case .tls(let tlsError)?:
                 outcome = .failure(.tls(tlsError), receivedNothing: !exchange.receivedBytes)

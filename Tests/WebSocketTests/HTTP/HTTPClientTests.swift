@@ -54,6 +54,25 @@ struct HTTPClientTests {
         _ = peer
     }
 
+    @Test func readsNoBodyForHeadOrA204AndKeepsTheConnection() async throws {
+        let (peer, origin) = try await startPeer()
+        let client = HTTPClient()
+        let head = try await client.send(HTTPRequest(method: .head, target: "/echo"), to: origin)
+        #expect(head.status.code == 200)
+        #expect(head.body.isEmpty)
+        let empty = try await client.send(get("/no-content"), to: origin)
+        #expect(empty.status.code == 204)
+        #expect(empty.headers.first(name: "X-Peer-Port") == head.headers.first(name: "X-Peer-Port"))
+        _ = peer
+    }
+
+    @Test func waitsForAResponseLongerThanTheTimeoutWhileItsBytesKeepComing() async throws {
+        let (peer, origin) = try await startPeer()
+        let response = try await HTTPClient().send(get("/trickle"), to: origin, timeout: .seconds(1))
+        #expect(response.body == Array(repeating: UInt8(ascii: "."), count: 10))
+        _ = peer
+    }
+
     @Test func readsABodyThatEndsWithTheConnectionAndDoesNotKeepIt() async throws {
         let (peer, origin) = try await startPeer()
         let client = HTTPClient()

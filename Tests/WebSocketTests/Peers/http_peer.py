@@ -5,6 +5,8 @@ with --cert/--key, closing idle connections after --idle-timeout seconds). Paths
   /echo           200, the request body back; X-Method, X-Peer-Port (the client's port: one per connection),
                   X-Header-<name> for every request header
   /chunked        200, the body "alpha-beta-gamma" in three chunks
+  /no-content     204
+  /trickle        200, ten one-byte chunks 0.2 s apart
   /close          200 with Content-Length and Connection: close
   /until-close    200 with no length: the body ends when the server closes
   /slow           waits 30 s before answering
@@ -46,7 +48,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("X-Peer-Port", str(self.client_address[1]))
         self.end_headers()
-        self.wfile.write(body)
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
     def handle_any(self):
         length = int(self.headers.get("Content-Length") or 0)
@@ -73,6 +76,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("X-Peer-Port", str(self.client_address[1]))
             self.end_headers()
             self.wfile.write(b"all of it, until the end")
+        elif self.path == "/no-content":
+            self.send_response(204)
+            self.send_header("X-Peer-Port", str(self.client_address[1]))
+            self.end_headers()
+        elif self.path == "/trickle":
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for _ in range(10):
+                time.sleep(0.2)
+                self.wfile.write(b"1\r\n.\r\n")
+                self.wfile.flush()
+            self.wfile.write(b"0\r\n\r\n")
         elif self.path == "/slow":
             time.sleep(30)
             self.answer(200, b"late")
@@ -85,7 +101,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         else:
             self.answer(404, b"not found")
 
-    do_GET = do_POST = do_PUT = do_DELETE = handle_any
+    do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = handle_any
 
 
 def serve_standard(args):
