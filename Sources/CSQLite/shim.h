@@ -28,4 +28,27 @@ static inline int csqlite_return_freed_memory(void) {
     return 0;
 #endif
 }
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+/* Takes an exclusive open-file-description lock on the bytes SQLite locks (PENDING_BYTE, 0x40000000, and the 511
+   after it: RESERVED and SHARED), so that any other connection, in this process or another, finds the file locked
+   exactly as if this descriptor's owner held SQLite's EXCLUSIVE lock. Returns 0, or the errno (EAGAIN: another
+   descriptor holds a lock there). OFD locks are Linux's; elsewhere returns ENOSYS. */
+static inline int csqlite_lock_file_exclusively(int fd) {
+#if defined(__linux__)
+#ifndef F_OFD_SETLK
+#define F_OFD_SETLK 37
+#endif
+    struct flock lock = {0};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = 0x40000000;
+    lock.l_len = 512;
+    return fcntl(fd, F_OFD_SETLK, &lock) == 0 ? 0 : errno;
+#else
+    (void)fd;
+    return ENOSYS;
+#endif
+}
 #endif

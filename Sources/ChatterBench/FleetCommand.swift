@@ -61,7 +61,7 @@ struct FleetCommand {
                 trace?.write(line: traceFormatter.format(record))
             })
         environment.sendPacing = nil
-        // One socket per bot, plus the process's own descriptors; every store connection left takes two.
+        // One socket per bot, plus the process's own descriptors; every store connection left takes three.
         let storeBudget = ConnectionBudget.fittingOpenFileLimit(reservedDescriptors: configuration.bots.count + 512)
         if let seconds = configuration.storeIdleSeconds, seconds > 0 {
             // The runtime's policy (statements and pages freed after 10 s idle) with the bench's idle timeout.

@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 
 /// Owns an `sqlite3` handle. Statements keep their connection alive, so finalizing a statement never
 /// touches a freed handle; closing uses `sqlite3_close_v2`, which waits for outstanding statements.
@@ -8,14 +9,20 @@ final class Connection {
     /// Set inside `DatabaseQueue.read`: statements that would change the database are refused before they run.
     var refusesWrites = false
 
-    init(handle: OpaquePointer) {
+    /// The descriptor whose lock keeps the file to this connection when SQLite itself does not lock it (see
+    /// `Database.openConnection`); closed, and the lock with it, after the handle.
+    private let lockDescriptor: Int32?
+
+    init(handle: OpaquePointer, lockDescriptor: Int32? = nil) {
         self.handle = handle
+        self.lockDescriptor = lockDescriptor
     }
 
     func close() {
         guard !isClosed else { return }
         isClosed = true
         sqlite3_close_v2(handle)
+        if let lockDescriptor { Glibc.close(lockDescriptor) }
     }
 
     func error(resultCode: Int32, sql: String?) -> SQLiteError {

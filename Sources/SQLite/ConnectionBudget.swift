@@ -150,9 +150,10 @@ public final class ConnectionBudget: Sendable {
     }
 
     /// A budget that fits in the process's open-file limit (`RLIMIT_NOFILE`, soft): what is left after
-    /// `reservedDescriptors` (sockets, logs, listeners), divided by the descriptors one connection holds (2 in
-    /// WAL mode with ``LockingMode/exclusive``, 3 with ``LockingMode/normal``).
-    public static func fittingOpenFileLimit(reservedDescriptors: Int, descriptorsPerConnection: Int = 2) -> ConnectionBudget {
+    /// `reservedDescriptors` (sockets, logs, listeners), divided by the descriptors one connection holds in WAL
+    /// mode: 3 (the file, its log, and with ``LockingMode/exclusive`` on Linux the lock's own descriptor, or with
+    /// ``LockingMode/normal`` the shared-memory index).
+    public static func fittingOpenFileLimit(reservedDescriptors: Int, descriptorsPerConnection: Int = 3) -> ConnectionBudget {
         var limits = rlimit()
         let available: Int
         if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0, limits.rlim_cur != rlim_t.max {

@@ -46,7 +46,8 @@ public final class Database {
         if configuration.createsOwnerOnlyFile && !isInMemory {
             try DatabaseFile.createOwnerOnlyIfMissing(at: path)
         }
-        let connection = try Self.openConnection(path: path)
+        let connection = try Self.openConnection(
+            path: path, locksFileItself: !isInMemory && configuration.lockingMode == .exclusive)
         self.init(
             connection: connection, path: path, configuration: configuration,
             leavesCheckpointsToQueue: leavesCheckpointsToQueue && configuration.allowsInlineWork)
@@ -319,12 +320,43 @@ public final class Database {
         SQLiteMemoryStatistics.applyBeforeInitialization()
     }()
 
-    private static func openConnection(path: String) throws -> Connection {
+    /// Opens the file. With `locksFileItself` (exclusive locking) on Linux, the connection's lock is an
+    /// open-file-description lock on a descriptor of its own, taken before SQLite opens the file with its
+    /// `unix-none` VFS: SQLite's POSIX locks must track every open file of the process in one list that each open
+    /// walks, and with thousands of bot stores open that walk cost ~0.5 ms per open (5,000 files open: 765 µs
+    /// per open and close, against 132 µs this way). Other connections, SQLite's in other processes included,
+    /// find the file locked as before.
+    private static func openConnection(path: String, locksFileItself: Bool) throws -> Connection {
         _ = processConfiguration
+        var lockDescriptor: Int32?
+        #if os(Linux)
+        if locksFileItself {
+            let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else {
+                let code = errno
+                throw DatabaseError.cannotOpen(
+                    path: path, reason: DatabaseFile.failureReason(path: path, errno: code) ?? .fileNotAccessible, underlying: nil)
+            }
+            let lockError = csqlite_lock_file_exclusively(descriptor)
+            guard lockError == 0 else {
+                Glibc.close(descriptor)
+                guard lockError == EAGAIN || lockError == EACCES else {
+                    throw DatabaseError.cannotOpen(
+                        path: path, reason: DatabaseFile.failureReason(path: path, errno: lockError) ?? .fileNotAccessible,
+                        underlying: nil)
+                }
+                // What SQLite's own lock would have reported.
+                let busy = SQLiteError(extendedCode: ResultCode(rawValue: SQLITE_BUSY), message: String(cString: sqlite3_errstr(SQLITE_BUSY)))
+                throw DatabaseError.cannotOpen(path: path, reason: .lockedByAnotherConnection, underlying: busy)
+            }
+            lockDescriptor = descriptor
+        }
+        #endif
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let resultCode = sqlite3_open_v2(path, &handle, flags, nil)
+        let resultCode = sqlite3_open_v2(path, &handle, flags, lockDescriptor == nil ? nil : "unix-none")
         guard resultCode == SQLITE_OK, let handle else {
+            if let lockDescriptor { Glibc.close(lockDescriptor) }
             guard let handle else {
                 let error = SQLiteError(
                     extendedCode: ResultCode(rawValue: resultCode),
@@ -336,7 +368,7 @@ public final class Database {
             sqlite3_close_v2(handle)
             throw openError(path: path, error: error, systemErrno: systemErrno)
         }
-        return Connection(handle: handle)
+        return Connection(handle: handle, lockDescriptor: lockDescriptor)
     }
 
     /// Applies the configuration, and reads the schema so that SQLite's lazy open fails now rather than later.

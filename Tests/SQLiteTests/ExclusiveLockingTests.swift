@@ -70,6 +70,16 @@ import Testing
         #expect(try db.fetchOne(Int.self, sql: "SELECT count(*) FROM note") == 1)
     }
 
+    @Test func aConnectionTakingSQLitesOwnLocksInThisProcessIsRefusedToo() throws {
+        let first = try openWithRows("posix.sqlite")
+        let posix = DatabaseConfiguration(busyTimeout: .milliseconds(50), lockingMode: .normal)
+        #expect(throws: (any Error).self) {
+            let second = try Database(path: directory.file("posix.sqlite"), configuration: posix)
+            _ = try second.fetchOne(Int.self, sql: "SELECT count(*) FROM note")
+        }
+        #expect(try first.fetchOne(Int.self, sql: "SELECT count(*) FROM note") == 1)
+    }
+
     @Test func theNextOpenerSucceedsOnceTheOwnerClosesAndSeesItsData() throws {
         let first = try openWithRows("handed-over.sqlite")
         first.close()

@@ -73,10 +73,11 @@ public struct BotRuntimeEnvironment: Sendable {
     public var storeWorkers: DatabaseWorkers?
 
     /// The budget of open stores every environment made with the defaults shares: half of the process's open-file
-    /// limit (at two descriptors a store), so that stores never starve the bots' sockets. With 20,000 descriptors,
-    /// 4,936 stores open at once; below that number of bots it never closes a store early.
+    /// limit (at three descriptors a store: the file, its log and its lock), so that stores never starve the bots'
+    /// sockets. With 20,000 descriptors, 3,290 stores open at once; below that number of bots it never closes a
+    /// store early.
     public static let defaultStoreBudget = ConnectionBudget.fittingOpenFileLimit(
-        reservedDescriptors: Self.openFileLimit / 2 + 128, descriptorsPerConnection: 2)
+        reservedDescriptors: Self.openFileLimit / 2 + 128, descriptorsPerConnection: 3)
 
     private static var openFileLimit: Int {
         var limits = rlimit()
