@@ -14,6 +14,11 @@ static inline int csqlite_disable_page_cache_preallocation(void) {
 static inline int csqlite_disable_memory_statistics(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
+/* sqlite3_db_config is variadic too. With `on` 0, closing the last connection leaves the write-ahead log as it is
+   instead of checkpointing it into the database (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE); the next open reads it back. */
+static inline int csqlite_set_checkpoint_on_close(sqlite3 *db, int on) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, on ? 0 : 1, (int *)0);
+}
 #include <stdlib.h> /* defines __GLIBC__ on glibc */
 #if defined(__GLIBC__)
 #include <malloc.h>

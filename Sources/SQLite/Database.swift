@@ -75,6 +75,10 @@ public final class Database {
     /// Closes the connection. Later uses throw ``DatabaseError/closed``. Closing twice does nothing.
     public func close() {
         statementCache.removeAll()
+        if leavesCheckpointsToQueue, !connection.isClosed, logFrames <= Int32(clamping: configuration.maxLogPagesLeftOnClose) {
+            // A short log stays for the next open to read back: cheaper than copying it now and syncing the file.
+            csqlite_set_checkpoint_on_close(connection.handle, 0)
+        }
         connection.close()
     }
 

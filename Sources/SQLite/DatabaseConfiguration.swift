@@ -29,6 +29,12 @@ public struct DatabaseConfiguration: Sendable, Hashable {
     /// and deleting a file each time is slow on a busy file system (ext4 scans its recently deleted inodes). Default
     /// false.
     public var keepsWriteAheadLogFile: Bool
+    /// The most pages a write-ahead log may hold for closing to leave it as it is, for the next open to read back,
+    /// instead of checkpointing it into the database (`SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE`). For a database closed
+    /// and reopened often (a dormant one), a checkpoint's writes and fsync cost far more than reading a short log
+    /// back. Only where commits leave checkpoints to a ``DatabaseQueue`` (``runsUncontendedWorkInline``), which
+    /// knows the log's length; default 0: closing always checkpoints, as in SQLite.
+    public var maxLogPagesLeftOnClose: Int
     /// Whether a ``DatabaseQueue`` call that finds the connection open and nothing else queued runs its closure
     /// on the caller's thread instead of hopping to the queue's thread and back (two thread wake-ups per call).
     /// Commits then never checkpoint by themselves: the queue checkpoints on its own thread after
@@ -50,6 +56,7 @@ public struct DatabaseConfiguration: Sendable, Hashable {
         walAutoCheckpointPages: Int? = nil,
         journalSizeLimit: Int? = nil,
         keepsWriteAheadLogFile: Bool = false,
+        maxLogPagesLeftOnClose: Int = 0,
         runsUncontendedWorkInline: Bool = false
     ) {
         self.synchronous = synchronous
@@ -62,6 +69,7 @@ public struct DatabaseConfiguration: Sendable, Hashable {
         self.walAutoCheckpointPages = walAutoCheckpointPages
         self.journalSizeLimit = journalSizeLimit
         self.keepsWriteAheadLogFile = keepsWriteAheadLogFile
+        self.maxLogPagesLeftOnClose = max(0, maxLogPagesLeftOnClose)
         self.runsUncontendedWorkInline = runsUncontendedWorkInline
     }
 
