@@ -17,11 +17,11 @@ public struct HTTPClientConfiguration: Sendable {
     /// The event loops that carry the connections.
     public var eventLoopGroup: EventLoopGroup
 
-    /// Defaults: 10 s to connect, 60 s per request, up to 16 idle connections per origin closed after 4 s
-    /// unused, 64 KiB of headers and 16 MiB of body.
+    /// Defaults: 10 s to connect, 60 s of silence per request, up to 64 idle connections per origin (as many as
+    /// a bot runtime starts bots at once) closed after 4 s unused, 64 KiB of headers and 16 MiB of body.
     public init(
         connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(60),
-        maxIdleConnectionsPerOrigin: Int = 16, idleTimeout: Duration = .seconds(4),
+        maxIdleConnectionsPerOrigin: Int = 64, idleTimeout: Duration = .seconds(4),
         parserLimits: HTTPParserLimits = HTTPParserLimits(maxHeaderBytes: 64 * 1024, maxBodyBytes: 16 << 20),
         tls: TLSConfiguration? = nil, eventLoopGroup: EventLoopGroup = .shared
     ) {
