@@ -1,5 +1,3 @@
-import Glibc
-
 /// Why an `HTTPClient` request got no response, with what is needed to act on it.
 public enum HTTPClientError: Error, Sendable, CustomStringConvertible {
     /// The phase of a request that ran out of time.
@@ -38,24 +36,25 @@ public enum HTTPClientError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .invalidURL(let url):
             "invalid HTTP URL \(url): expected http:// or https:// with a host"
-        case .nameResolutionFailed(let host, let reason):
-            "cannot resolve \(host): \(reason)"
-        case .connectionFailed(let address, let code):
-            "cannot connect to \(address): \(String(cString: strerror(code))) (errno \(code))"
         case .timedOut(let phase):
             "timed out during the \(phase.rawValue) phase"
-        case .tls(let error):
-            error.description
         case .connectionClosed(let reason):
             "the connection closed before the response was complete: \(reason)"
         case .invalidResponse(let reason):
             "invalid HTTP response: \(reason)"
-        case .cancelled:
-            "cancelled"
-        case .eventLoopUnavailable(let error):
-            error.description
         case .eventLoopGroupShutDown:
             "the event-loop group was shut down; send with a running group"
+        // Connecting is the WebSocket client's too: the same words.
+        case .nameResolutionFailed(let host, let reason):
+            WebSocketError.nameResolutionFailed(host: host, reason: reason).description
+        case .connectionFailed(let address, let code):
+            WebSocketError.connectionFailed(address: address, errno: code).description
+        case .tls(let error):
+            WebSocketError.tls(error).description
+        case .cancelled:
+            WebSocketError.cancelled.description
+        case .eventLoopUnavailable(let error):
+            WebSocketError.eventLoopUnavailable(error).description
         }
     }
 
