@@ -9,9 +9,10 @@ import Foundation
 /// }
 /// try await migrator.migrate(queue)
 /// ```
-/// Migrations run in registration order, each in its own immediate transaction together with the record
-/// of its name in the table ``tableName``, so a failing migration leaves no trace and the next run tries it
-/// again. Never rename or edit a migration once released: add a new one.
+/// Pending migrations run in registration order in one immediate transaction, each in a savepoint of its own
+/// together with the record of its name in the table ``tableName``: a failing migration leaves no trace (the ones
+/// before it are committed) and the next run tries it again. Never rename or edit a migration once released: add
+/// a new one.
 ///
 /// A database that records a migration this migrator does not know was migrated by a newer version of the
 /// program: ``migrate(_:)`` refuses it with ``DatabaseError/newerSchema(unknownMigrations:)``
@@ -56,9 +57,9 @@ public struct DatabaseMigrator: Sendable {
         let applied = try appliedMigrations(in: db)
         try refuseUnknown(applied)
         let appliedSet = Set(applied)
-        for migration in migrations where !appliedSet.contains(migration.name) {
-            try apply(migration, to: db)
-        }
+        let pending = migrations.filter { !appliedSet.contains($0.name) }
+        guard !pending.isEmpty else { return }
+        try apply(pending, to: db)
     }
 
     /// The names of the migrations applied to `db`, in the order they were applied.
@@ -83,7 +84,13 @@ public struct DatabaseMigrator: Sendable {
         }
     }
 
-    private func apply(_ migration: (name: String, migrate: @Sendable (Database) throws -> Void), to db: Database) throws {
+    /// Applies `pending` in one immediate transaction, each migration in a savepoint of its own with the record of
+    /// its name: a failing one is undone alone, and the ones before it are committed. One commit and one setup
+    /// instead of one per migration: a new bot store runs eight, and with a thousand bots starting, the commits
+    /// and the statements prepared again after each migration's schema change were a third of the start-up's CPU.
+    private func apply(
+        _ pending: [(name: String, migrate: @Sendable (Database) throws -> Void)], to db: Database
+    ) throws {
         let checksForeignKeys = try db.fetchOne(Bool.self, sql: "PRAGMA foreign_keys") ?? false
         if checksForeignKeys {
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
@@ -91,6 +98,7 @@ public struct DatabaseMigrator: Sendable {
         defer {
             if checksForeignKeys { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
         }
+        var failure: (any Error)?
         try db.transaction(.immediate) { db in
             try db.execute(sql: """
                 CREATE TABLE IF NOT EXISTS \(Self.tableName) (
@@ -101,22 +109,36 @@ public struct DatabaseMigrator: Sendable {
             // Another process may have migrated between the first check and this transaction's lock.
             let applied = try appliedMigrations(in: db)
             try refuseUnknown(applied)
-            guard !applied.contains(migration.name) else { return }
-            do {
-                try migration.migrate(db)
-            } catch {
-                throw DatabaseError.migrationFailed(name: migration.name, underlying: error)
+            for migration in pending where !applied.contains(migration.name) {
+                do {
+                    try db.transaction { db in try apply(migration, in: db, checksForeignKeys: checksForeignKeys) }
+                } catch {
+                    failure = error
+                    break
+                }
             }
-            if checksForeignKeys, let violation = try db.fetchOne(sql: "PRAGMA foreign_key_check") {
-                throw DatabaseError.foreignKeyViolation(
-                    migration: migration.name,
-                    table: try violation["table"],
-                    rowID: try violation["rowid"],
-                    parent: try violation["parent"])
-            }
-            try db.execute(
-                sql: "INSERT INTO \(Self.tableName) (name, applied_at) VALUES (?, ?)",
-                arguments: [migration.name, Date()])
         }
+        if let failure { throw failure }
+    }
+
+    /// One migration, its foreign key check and its record, inside the caller's transaction.
+    private func apply(
+        _ migration: (name: String, migrate: @Sendable (Database) throws -> Void), in db: Database, checksForeignKeys: Bool
+    ) throws {
+        do {
+            try migration.migrate(db)
+        } catch {
+            throw DatabaseError.migrationFailed(name: migration.name, underlying: error)
+        }
+        if checksForeignKeys, let violation = try db.fetchOne(sql: "PRAGMA foreign_key_check") {
+            throw DatabaseError.foreignKeyViolation(
+                migration: migration.name,
+                table: try violation["table"],
+                rowID: try violation["rowid"],
+                parent: try violation["parent"])
+        }
+        try db.execute(
+            sql: "INSERT INTO \(Self.tableName) (name, applied_at) VALUES (?, ?)",
+            arguments: [migration.name, Date()])
     }
 }
