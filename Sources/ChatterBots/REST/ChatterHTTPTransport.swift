@@ -10,7 +10,9 @@ public enum ChatterHTTPTransport: Sendable {
     /// The WebSocket module's HTTP/1.1 client, on the same event loops as the realtime sockets, with keep-alive
     /// connections shared by every REST client given the same `HTTPClient`. Connects directly (no proxy).
     case builtIn(HTTPClient)
-    /// Foundation's `URLSession`, for what it adds: proxies from its configuration, HTTP/2, its caches.
+    /// Foundation's `URLSession`, for what it adds: proxies from its configuration, HTTP/2. On Linux give it a
+    /// session without a URL cache (`urlCache = nil`): a request cancelled while the cache is consulted traps
+    /// FoundationNetworking (swift-corelibs-foundation #3296), which with 10,000 bots signing in crashed a process.
     case urlSession(URLSession)
 
     /// The built-in client shared by the whole process. On Linux, URLSession's transfers cost several times the
