@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <spawn.h>
+#include <pthread.h>
 // Declared here because glibc only exposes it under _GNU_SOURCE.
 extern int accept4(int fd, struct sockaddr *addr, socklen_t *addr_len, int flags);
 // Also _GNU_SOURCE-only: close-on-exec pipes, and closing every inherited descriptor and changing directory in
@@ -15,4 +16,6 @@ extern int accept4(int fd, struct sockaddr *addr, socklen_t *addr_len, int flags
 extern int pipe2(int fds[2], int flags);
 extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
 extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
+// _GNU_SOURCE-only too: the name of a thread (15 bytes at most) as ps, perf and Foundation's Thread show it.
+extern int pthread_setname_np(pthread_t thread, const char *name);
 #endif

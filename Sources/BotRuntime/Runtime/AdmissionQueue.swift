@@ -65,7 +65,7 @@ final class AdmissionQueue: Sendable {
             state.isDraining = true
             return (true, true)
         }
-        if start { Task { await self.drain() } }
+        if start { Task(executorPreference: SessionExecutor.preferred) { await self.drain() } }
         return accepted
     }
 
@@ -273,7 +273,7 @@ final class AdmissionQueue: Sendable {
         }
         drained.withLock { $0[conversation] }?.wake()
         if fetch {
-            Task { await self.backfill(conversation, after: nil) }
+            Task(executorPreference: SessionExecutor.preferred) { await self.backfill(conversation, after: nil) }
         }
     }
 

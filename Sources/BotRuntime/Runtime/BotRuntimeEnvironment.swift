@@ -101,6 +101,9 @@ public struct BotRuntimeEnvironment: Sendable {
     /// `.urlSession` for a proxy.
     public var restTransport: ChatterHTTPTransport
 
+    /// Where each bot session's tasks run: by default on an event loop of `webSocket`'s group, with its socket.
+    public var sessionExecution: SessionExecution
+
     /// An environment with the documented defaults.
     public init(
         server: ChatterServerConfiguration, dataDirectory: URL, clock: any ChatterClock = SystemClock(),
@@ -132,6 +135,7 @@ public struct BotRuntimeEnvironment: Sendable {
         self.startupGate = Self.defaultStartupGate
         self.webSocket = WebSocketClientConfiguration()
         self.restTransport = .shared
+        self.sessionExecution = .eventLoop
     }
 
     /// The store file of the bot named `name`.

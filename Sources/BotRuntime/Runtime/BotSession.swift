@@ -101,6 +101,13 @@ public actor BotSession {
     /// Runs the bot until it stops for good: `shutdown(deadline:)`, a configuration error (4002, bad credentials),
     /// a revocation it could not recover from, or a storage failure. Returns why. Call it once.
     public func run() async -> BotStopReason {
+        let executor = SessionExecutor.forNewSession(of: environment)
+        return await SessionExecutor.$preferred.withValue(executor) {
+            await withTaskExecutorPreference(executor) { await runSession() }
+        }
+    }
+
+    private func runSession() async -> BotStopReason {
         guard case .idle = phase else {
             if case .finished(let reason) = phase { return reason }
             return .configurationError("run() was called twice on the session of bot \(name)")
@@ -110,7 +117,7 @@ public actor BotSession {
         guard !isShuttingDown else { return finish(.shutdown) }
         if let gate = environment.startupGate {
             // A shutdown, or the cancellation of the calling task, ends the wait: nothing was opened yet.
-            let admission = Task { await gate.enter() }
+            let admission = Task(executorPreference: SessionExecutor.preferred) { await gate.enter() }
             startupAdmission = admission
             let admitted = await withTaskCancellationHandler { await admission.value } onCancel: { admission.cancel() }
             startupAdmission = nil
@@ -205,7 +212,7 @@ public actor BotSession {
             let idle = WakeSignal(clock: environment.clock)
             let dispatcher = services.dispatcher
             let commits = services.commits
-            let waiter = Task {
+            let waiter = Task(executorPreference: SessionExecutor.preferred) {
                 await dispatcher.waitUntilIdle()
                 await commits.waitUntilIdle()
                 idle.wake()
@@ -336,7 +343,7 @@ public actor BotSession {
         let stale = method == .refreshToken ? lastConnectToken : nil
         let signIn = SessionSignIn(services: services)
         log.debug("signing in: \(method)")
-        let task = Task { [weak self] in
+        let task = Task(executorPreference: SessionExecutor.preferred) { [weak self] in
             if clear { await signIn.clearSession() }
             let failure = await signIn.signIn(method, staleAccessToken: stale)
             await self?.signInFinished(generation)
@@ -360,7 +367,7 @@ public actor BotSession {
         guard !hasStarted, let services, let runner else { return }
         hasStarted = true
         let timeout = environment.handlerTimeout
-        Task { [weak self] in
+        Task(executorPreference: SessionExecutor.preferred) { [weak self] in
             await runner.runStart(timeout: timeout)
             await self?.post(.started)
         }
@@ -376,8 +383,8 @@ public actor BotSession {
         let environment = environment
         let options = RealtimeConnectionOptions(
             sessionReadyTimeout: environment.readyTimeout, requestTimeout: environment.pongTimeout,
-            clock: environment.clock, webSocket: environment.webSocket)
-        let task = Task { [weak self] in
+            clock: environment.clock, webSocket: environment.webSocket, taskExecutor: SessionExecutor.preferred)
+        let task = Task(executorPreference: SessionExecutor.preferred) { [weak self] in
             guard let tokens = await services.tokenStore.tokens else {
                 await self?.post(.lifecycle(.closed(generation: generation, code: 4001, reason: "no access token")))
                 return
@@ -423,7 +430,7 @@ public actor BotSession {
         guard isCurrent, let services, let admission else {
             // The lifecycle gave up on this attempt meanwhile: drop it and report its close.
             connection.abort()
-            Task { [weak self] in
+            Task(executorPreference: SessionExecutor.preferred) { [weak self] in
                 let reason = await connection.closeReason
                 await self?.post(.lifecycle(.closed(generation: generation, code: reason.code, reason: reason.description)))
             }
@@ -431,7 +438,7 @@ public actor BotSession {
         }
         let link = RealtimeLink(generation: generation, connection: connection)
         let router = ServerEventRouter(services: services, admission: admission)
-        let reader = Task { [weak self] in
+        let reader = Task(executorPreference: SessionExecutor.preferred) { [weak self] in
             await router.read(link)
             let reason = await connection.closeReason
             let text: String
@@ -444,7 +451,7 @@ public actor BotSession {
         }
         let heartbeat = HeartbeatDriver(pongTimeout: environment.pongTimeout, clock: environment.clock, log: log)
         heartbeat.start(link, interval: connection.heartbeatInterval) { [weak self] in
-            Task { await self?.post(.lifecycle(.heartbeatDead(generation: generation))) }
+            Task(executorPreference: SessionExecutor.preferred) { await self?.post(.lifecycle(.heartbeatDead(generation: generation))) }
         }
         live = Live(link: link, reader: reader, heartbeat: heartbeat)
         services.receipts.attach(link)
@@ -460,7 +467,7 @@ public actor BotSession {
         let isFirst = !hasSynchronized
         let link = live.link
         let log = log
-        self.live?.sync = Task { [weak self] in
+        self.live?.sync = Task(executorPreference: SessionExecutor.preferred) { [weak self] in
             do {
                 try await synchronizer.synchronize(on: link, isFirst: isFirst)
                 await self?.post(.synchronized(generation))
@@ -488,7 +495,7 @@ public actor BotSession {
         if let live, live.link.generation == generation {
             if reason == .stopping {
                 let connection = live.link.connection
-                Task { await connection.close() }
+                Task(executorPreference: SessionExecutor.preferred) { await connection.close() }
             } else {
                 log.warning("dropping the connection: \(reason)")
                 live.link.connection.abort()
@@ -534,7 +541,7 @@ public actor BotSession {
         timer = nil
         guard let deadline else { return }
         let clock = environment.clock
-        let task = Task { [weak self, gate] in
+        let task = Task(executorPreference: SessionExecutor.preferred) { [weak self, gate] in
             do {
                 try await clock.sleep(until: deadline)
             } catch {

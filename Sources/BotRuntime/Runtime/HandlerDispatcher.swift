@@ -290,7 +290,7 @@ final class HandlerDispatcher: Sendable {
     }
 
     private func spawnWorker(_ lane: HandlerLane, id: UInt64, task: WorkerTask) {
-        task.set(Task { await self.work(lane, id: id, task: task) })
+        task.set(Task(executorPreference: SessionExecutor.preferred) { await self.work(lane, id: id, task: task) })
     }
 
     /// A worker: serves `lane` until it is empty, or until another lane waits for its slot.
@@ -422,7 +422,7 @@ final class HandlerDispatcher: Sendable {
             state.watchdogGeneration += 1
             let generation = state.watchdogGeneration
             let old = state.watchdog?.task
-            let task = Task { [clock] in
+            let task = Task(executorPreference: SessionExecutor.preferred) { [clock] in
                 do {
                     try await clock.sleep(until: deadline)
                 } catch {

@@ -207,7 +207,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
     func runStart(timeout: Duration) async {
         let run = HandlerRun()
         let done = WakeSignal(clock: services.clock)
-        let handler = Task {
+        let handler = Task(executorPreference: SessionExecutor.preferred) {
             await self.run(.event(.start, trace: "start"), run)
             done.wake()
         }

@@ -21,7 +21,7 @@ final class HeartbeatDriver: Sendable {
     func start(_ link: RealtimeLink, interval: Duration, onDead: @escaping @Sendable () -> Void) {
         let now = clock.now
         _ = monitor.withLock { $0.handle(.ready(interval: interval, now: now)) }
-        let started = Task { await self.run(link, onDead: onDead) }
+        let started = Task(executorPreference: SessionExecutor.preferred) { await self.run(link, onDead: onDead) }
         task.withLock { $0 = started }
     }
 
@@ -58,7 +58,7 @@ final class HeartbeatDriver: Sendable {
 
     private func ping(_ link: RealtimeLink) {
         let pongTimeout = monitor.withLock { $0.pongTimeout }
-        Task {
+        Task(executorPreference: SessionExecutor.preferred) {
             do {
                 // The monitor decides when the connection is dead; this wait only ends the request.
                 try await link.connection.ping(timeout: pongTimeout + pongTimeout)

@@ -68,7 +68,7 @@ final class JobScheduler: Sendable {
     func start() {
         state.withLock { state in
             guard state.loop == nil, !state.isStopped else { return }
-            state.loop = Task { await self.run() }
+            state.loop = Task(executorPreference: SessionExecutor.preferred) { await self.run() }
         }
     }
 

@@ -74,7 +74,7 @@ final class LaneCommitter: Sendable {
             state.queues[lane] = queue
             return (ticket, start)
         }
-        if start { Task { await self.drain(lane) } }
+        if start { Task(executorPreference: SessionExecutor.preferred) { await self.drain(lane) } }
         return ticket
     }
 

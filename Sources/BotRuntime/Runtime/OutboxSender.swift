@@ -207,7 +207,7 @@ final class OutboxSender: Sendable {
         }
         guard start else { return }
         store.outboxLiveness.set(true)
-        Task { await self.sendLoop(generation: link.generation) }
+        Task(executorPreference: SessionExecutor.preferred) { await self.sendLoop(generation: link.generation) }
         work.wake()
     }
 
@@ -245,7 +245,7 @@ final class OutboxSender: Sendable {
                     code: .payloadTooLarge,
                     message: "The connection closed with 1009 (message too big) while this message, over the service's "
                         + "size limits, was in flight; it is not sent again.")
-                Task { await self.fail(entry, with: error) }
+                Task(executorPreference: SessionExecutor.preferred) { await self.fail(entry, with: error) }
             }
         }
         work.wake()
@@ -321,7 +321,7 @@ final class OutboxSender: Sendable {
     /// short by the deadline leaves a ``waitUntilEmpty()`` behind, resumed when the sender stops.)
     func waitUntilSettled(before deadline: Date) async {
         let settled = WakeSignal(clock: clock)
-        let waiter = Task {
+        let waiter = Task(executorPreference: SessionExecutor.preferred) {
             await self.waitUntilEmpty()
             settled.wake()
         }
@@ -446,7 +446,7 @@ final class OutboxSender: Sendable {
             return true
         }
         switch startRecording {
-        case true?: Task { await self.recordAcks() }
+        case true?: Task(executorPreference: SessionExecutor.preferred) { await self.recordAcks() }
         case false?: break
         case nil:
             log.warning("ack received after the store closed, not recorded; the entry is sent again after the next start",
@@ -534,7 +534,7 @@ final class OutboxSender: Sendable {
         }
         guard let entry else { return true }  // a reply for a connection that has ended: the entry was requeued
         if Self.isPermanent(error.code) {
-            Task { await self.fail(entry, with: error) }
+            Task(executorPreference: SessionExecutor.preferred) { await self.fail(entry, with: error) }
         } else {
             let delay = state.withLock { state -> Duration in
                 let failures = state.failures[entry.id, default: 0] + 1
@@ -548,7 +548,7 @@ final class OutboxSender: Sendable {
                 "clientMessageId": entry.id.rawValue, "code": error.code.rawValue,
             ])
             let store = store
-            Task { try? await store.recordAttempts([entry.id], error: error.code) }
+            Task(executorPreference: SessionExecutor.preferred) { try? await store.recordAttempts([entry.id], error: error.code) }
             work.wake()
         }
         return true

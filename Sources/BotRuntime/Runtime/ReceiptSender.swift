@@ -51,7 +51,7 @@ final class ReceiptSender: Sendable {
             state.link = link
             return Self.beginFlush(&state)
         }
-        if flush { Task { await self.flush() } }
+        if flush { Task(executorPreference: SessionExecutor.preferred) { await self.flush() } }
     }
 
     /// The connection of `generation` ended; receipts wait for the next one. What was written to it may not have
@@ -80,7 +80,7 @@ final class ReceiptSender: Sendable {
             if !hadUnsent && marks.hasUnsent { state.dirty.append(conversation) }
             return Self.beginFlush(&state)
         }
-        if flush { Task { await self.flush() } }
+        if flush { Task(executorPreference: SessionExecutor.preferred) { await self.flush() } }
     }
 
     private static func beginFlush(_ state: inout State) -> Bool {

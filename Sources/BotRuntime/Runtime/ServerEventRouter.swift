@@ -50,12 +50,12 @@ struct ServerEventRouter: Sendable {
             services.dispatcher.enqueue(.event(.friendRequest(request), trace: "friend-request-\(request.id.rawValue)"), in: .events)
         case .friendRequestAccepted(let accepted):
             let ignored = services.ignoredRequests
-            Task { await ignored.forget(accepted.requestId) }
+            Task(executorPreference: SessionExecutor.preferred) { await ignored.forget(accepted.requestId) }
             services.dispatcher.enqueue(
                 .event(.friendAdded(accepted.friend, isRecorded: false), trace: "friend-request-\(accepted.requestId.rawValue)"), in: .events)
         case .friendRequestCancelled(let id):
             let ignored = services.ignoredRequests
-            Task { await ignored.forget(id) }
+            Task(executorPreference: SessionExecutor.preferred) { await ignored.forget(id) }
             services.dispatcher.enqueue(.event(.friendRequestCancelled(id), trace: "friend-request-\(id.rawValue)"), in: .events)
         case .userUpdated(let user):
             services.dispatcher.enqueue(.event(.userUpdated(user), trace: TraceID.make()), in: .events)

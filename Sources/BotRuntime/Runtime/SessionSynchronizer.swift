@@ -54,7 +54,7 @@ struct SessionSynchronizer: Sendable {
                 admission.submit(.messages(conversation.messages))
                 if conversation.hasMore, let last = conversation.messages.last?.seq {
                     let admission = admission
-                    Task { await admission.backfill(id, after: last) }
+                    Task(executorPreference: SessionExecutor.preferred) { await admission.backfill(id, after: last) }
                 }
             }
         }

@@ -46,7 +46,7 @@ final class StoreMaintenance: Sendable {
             return true
         }
         if due {
-            let pass = Task {
+            let pass = Task(executorPreference: SessionExecutor.preferred) {
                 await self.prune(now: now)
                 await self.store.releaseMemory()  // what the pass read and compiled, once an hour
             }
@@ -56,7 +56,7 @@ final class StoreMaintenance: Sendable {
             defer { waiting = true }
             return !waiting
         }) else { return }
-        Task {
+        Task(executorPreference: SessionExecutor.preferred) {
             await settled()
             self.releaseWaiting.withLock { $0 = false }
             await self.store.releaseMemory()

@@ -36,7 +36,7 @@ final class TypingIndicators: Sendable {
             if let current = state.shown[conversation] {
                 state.shown[conversation] = (owner, current.task)
             } else {
-                state.shown[conversation] = (owner, Task { await self.repeatStart(in: conversation) })
+                state.shown[conversation] = (owner, Task(executorPreference: SessionExecutor.preferred) { await self.repeatStart(in: conversation) })
             }
         }
     }
@@ -49,7 +49,7 @@ final class TypingIndicators: Sendable {
         guard let task else { return }
         task.cancel()
         if let link {
-            Task { try? await link.connection.send(.typingStop(conversationId: conversation)) }
+            Task(executorPreference: SessionExecutor.preferred) { try? await link.connection.send(.typingStop(conversationId: conversation)) }
         }
     }
 

@@ -45,7 +45,7 @@ final class WakeSignal: Sendable {
         guard let id else { return }
         let clock = clock
         let timer = deadline.map { deadline in
-            Task {
+            Task(executorPreference: SessionExecutor.preferred) {
                 try? await clock.sleep(until: deadline)
                 self.resume(id)
             }

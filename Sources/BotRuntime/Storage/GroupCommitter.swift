@@ -72,7 +72,7 @@ final class GroupCommitter: Sendable {
                 return true
             }
             if startsDrain {
-                Task { await self.drain() }
+                Task(executorPreference: SessionExecutor.preferred) { await self.drain() }
             }
         }
     }

@@ -58,7 +58,7 @@ public final class ChatterRealtimeConnection: Sendable {
 
         let session = RealtimeSession(
             webSocket: webSocket, clock: options.clock, eventBufferLimit: options.eventBufferLimit,
-            eventBufferHardLimit: options.eventBufferHardLimit)
+            eventBufferHardLimit: options.eventBufferHardLimit, taskExecutor: options.taskExecutor)
         session.start(sessionReadyTimeout: options.sessionReadyTimeout)
         let failure: RealtimeError
         switch await session.sessionReady() {

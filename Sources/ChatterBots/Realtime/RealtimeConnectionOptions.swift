@@ -20,12 +20,17 @@ public struct RealtimeConnectionOptions: Sendable {
     /// defaults suit the live service; only a runtime or a test that needs its own trust roots or timeouts sets it
     /// (importing WebSocket for that), so bot code never has to.
     public var webSocket: WebSocketClientConfiguration
+    /// The executor the connection's own tasks (its frame reader and timeout watchdog) prefer; nil for the global
+    /// concurrent one. A runtime passes one of `webSocket.eventLoopGroup`'s executors and connects from a task
+    /// that prefers it too: the socket then lives on that loop, and a frame goes from the socket to its reader
+    /// without waking another thread.
+    public var taskExecutor: (any TaskExecutor)?
 
     /// Options with the seed's timing; `eventBufferHardLimit` defaults to 16 times `eventBufferLimit`.
     public init(
         sessionReadyTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(10),
         eventBufferLimit: Int = 1024, eventBufferHardLimit: Int? = nil, clock: any ChatterClock = SystemClock(),
-        webSocket: WebSocketClientConfiguration = .init()
+        webSocket: WebSocketClientConfiguration = .init(), taskExecutor: (any TaskExecutor)? = nil
     ) {
         self.sessionReadyTimeout = sessionReadyTimeout
         self.requestTimeout = requestTimeout
@@ -33,5 +38,6 @@ public struct RealtimeConnectionOptions: Sendable {
         self.eventBufferHardLimit = max(eventBufferLimit, eventBufferHardLimit ?? eventBufferLimit * 16)
         self.clock = clock
         self.webSocket = webSocket
+        self.taskExecutor = taskExecutor
     }
 }

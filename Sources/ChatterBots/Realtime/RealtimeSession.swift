@@ -18,6 +18,7 @@ final class RealtimeSession: Sendable {
     let events: RealtimeEventBuffer
     private let eventBufferHardLimit: Int
     private let clock: any ChatterClock
+    private let taskExecutor: (any TaskExecutor)?
     private let state = Mutex(State())
     private let lastRequestID = Atomic<UInt64>(0)
 
@@ -35,9 +36,13 @@ final class RealtimeSession: Sendable {
         var watchdogGeneration: UInt64 = 0
     }
 
-    init(webSocket: WebSocketConnection, clock: any ChatterClock, eventBufferLimit: Int, eventBufferHardLimit: Int) {
+    init(
+        webSocket: WebSocketConnection, clock: any ChatterClock, eventBufferLimit: Int, eventBufferHardLimit: Int,
+        taskExecutor: (any TaskExecutor)?
+    ) {
         self.webSocket = webSocket
         self.clock = clock
+        self.taskExecutor = taskExecutor
         self.events = RealtimeEventBuffer(backlogLimit: eventBufferLimit, hardLimit: eventBufferHardLimit)
         self.eventBufferHardLimit = eventBufferHardLimit
     }
@@ -50,7 +55,7 @@ final class RealtimeSession: Sendable {
                 id: Self.sessionReadyID, type: "session.ready", timeout: sessionReadyTimeout, now: now)
             armWatchdog(&state, deadline: deadline)
         }
-        Task { await self.readFrames() }
+        Task(executorPreference: taskExecutor) { await self.readFrames() }
     }
 
     // MARK: Waiting for replies
@@ -183,7 +188,8 @@ final class RealtimeSession: Sendable {
         }
         guard isFirst else { return }
         let reason = RealtimeCloseReason.eventBufferOverflow(limit: eventBufferHardLimit)
-        Task { await webSocket.close(code: WebSocketCloseCode(reason.code), reason: "\(eventBufferHardLimit) events not read") }
+        let (webSocket, limit) = (webSocket, eventBufferHardLimit)
+        Task(executorPreference: taskExecutor) { await webSocket.close(code: WebSocketCloseCode(reason.code), reason: "\(limit) events not read") }
     }
 
     /// Decodes one text frame and delivers it: to the request it answers, to the `session.ready` wait, or as the
@@ -262,7 +268,7 @@ final class RealtimeSession: Sendable {
         state.watchdogGeneration &+= 1
         let generation = state.watchdogGeneration
         state.watchdogDeadline = deadline
-        state.watchdog = Task { await self.watch(generation: generation, firstDeadline: deadline) }
+        state.watchdog = Task(executorPreference: taskExecutor) { await self.watch(generation: generation, firstDeadline: deadline) }
     }
 
     private func watch(generation: UInt64, firstDeadline: Date) async {

@@ -23,8 +23,10 @@ enum EpollEvents {
 /// One thread that waits on epoll for socket readiness, runs closures submitted from any thread, and fires timers.
 ///
 /// Every socket belongs to exactly one loop; its reads, its registration changes and its close happen on that
-/// loop's thread, so a connection needs no thread of its own.
-final class EventLoop: Sendable {
+/// loop's thread, so a connection needs no thread of its own. The loop is also a `TaskExecutor`: a task that
+/// prefers it runs its jobs on the loop's thread between polls, so a frame read there resumes the task that
+/// awaits it with no thread woken and no switch.
+final class EventLoop: TaskExecutor, Sendable {
     /// Size of the buffer each read(2) fills; shared by all the loop's sockets because reads are consumed synchronously.
     static let readBufferSize = 64 * 1024
 
@@ -44,8 +46,22 @@ final class EventLoop: Sendable {
 
     private struct TaskQueue {
         var tasks: [@Sendable () -> Void] = []
+        var jobs: [UnownedJob] = []
         var wakePending = false
+
+        var isEmpty: Bool { tasks.isEmpty && jobs.isEmpty }
+
+        /// Whether the caller must wake the loop: true for the first submission since the loop last took its queue.
+        mutating func claimWake() -> Bool {
+            if wakePending { return false }
+            wakePending = true
+            return true
+        }
     }
+
+    /// How many rounds of jobs one turn runs before polling again: jobs a round enqueues (one task resuming
+    /// another) run in the next round without a system call, and a busy producer still cannot starve sockets.
+    private static let jobRoundsPerTurn = 16
 
     private struct Registry {
         var nextID: UInt64 = 1
@@ -73,9 +89,15 @@ final class EventLoop: Sendable {
         self.epollFD = epollFD
         self.wakeFD = wakeFD
         self.readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: 16)
-        let thread = Thread { [self] in self.run() }
+        let thread = Thread { [self] in
+            // The system's name of the thread (15 bytes at most), as `ps`, `perf` and `Thread.current.name` show it:
+            // without it the thread keeps the name of the dispatch thread that created it.
+            _ = pthread_setname_np(pthread_self(), String(name.utf8.prefix(15)) ?? "chatter-loop")
+            self.run()
+        }
         thread.name = name
-        thread.stackSize = 1 << 20
+        // Tasks that prefer the loop run their synchronous code (decoding, SQLite, bot handlers) on this stack.
+        thread.stackSize = 8 << 20
         thread.start()
     }
 
@@ -92,14 +114,24 @@ final class EventLoop: Sendable {
     func execute(_ task: @escaping @Sendable () -> Void) {
         let mustWake = queue.withLock { queue -> Bool in
             queue.tasks.append(task)
-            if queue.wakePending { return false }
-            queue.wakePending = true
-            return true
+            return queue.claimWake()
         }
-        if mustWake && !inEventLoop {
-            var one: UInt64 = 1
-            _ = Glibc.write(wakeFD, &one, 8)
+        if mustWake && !inEventLoop { wake() }
+    }
+
+    /// Runs a job of a task that prefers this loop (or of a default actor such a task calls) on the loop thread.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let mustWake = queue.withLock { queue -> Bool in
+            queue.jobs.append(job)
+            return queue.claimWake()
         }
+        if mustWake && !inEventLoop { wake() }
+    }
+
+    private func wake() {
+        var one: UInt64 = 1
+        _ = Glibc.write(wakeFD, &one, 8)
     }
 
     /// Runs `work` on the loop thread once `delay` has passed, unless the returned timer is cancelled first.
@@ -203,7 +235,7 @@ final class EventLoop: Sendable {
 
     /// Milliseconds epoll_wait may sleep: 0 with tasks queued, until the next timer, or forever.
     private func waitTimeout() -> Int32 {
-        if queue.withLock({ !$0.tasks.isEmpty }) { return 0 }
+        if queue.withLock({ !$0.isEmpty }) { return 0 }
         guard let deadline = timers.withLock({ $0.earliestDeadline() }) else { return -1 }
         let now = MonotonicTime.now()
         if deadline <= now { return 0 }
@@ -219,13 +251,30 @@ final class EventLoop: Sendable {
     }
 
     private func runTasks() {
-        // Tasks queued while these run are handled on the next turn, after I/O, so a busy producer cannot starve sockets.
+        // Closures queued while these run are handled on the next turn, after I/O, so a busy producer cannot
+        // starve sockets; jobs get a few rounds first (see `jobRoundsPerTurn`).
         var tasks: [@Sendable () -> Void] = []
+        var jobs: [UnownedJob] = []
         queue.withLock { queue in
             queue.wakePending = false
             swap(&tasks, &queue.tasks)
+            swap(&jobs, &queue.jobs)
         }
         for task in tasks { task() }
+        let executor = asUnownedTaskExecutor()
+        var round = 0
+        while !jobs.isEmpty {
+            for job in jobs { job.runSynchronously(on: executor) }
+            jobs.removeAll(keepingCapacity: true)
+            round += 1
+            guard round < Self.jobRoundsPerTurn else { break }
+            // Taking the queue resets the wake flag, as at the top: a flag left set over an empty queue would
+            // stop the next submission from another thread from waking the loop.
+            queue.withLock { queue in
+                queue.wakePending = !queue.tasks.isEmpty
+                swap(&jobs, &queue.jobs)
+            }
+        }
     }
 }
 

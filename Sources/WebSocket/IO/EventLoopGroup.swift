@@ -52,9 +52,28 @@ public final class EventLoopGroup: Sendable {
         _ = try runningLoops()
     }
 
-    /// The loop for the next socket, round-robin, starting the loops first if needed.
+    /// The loop for the next socket: the one the current task prefers as its executor when it is one of this
+    /// group's (so the socket's reads resume that task on its own thread), else the next one round-robin.
+    /// Starts the loops first if needed.
     /// - Throws: as `start()`.
     func next() throws(WebSocketError) -> EventLoop {
+        let loops = try runningLoops()
+        if let preferred = withUnsafeCurrentTask(body: { $0?.unownedTaskExecutor }),
+            let loop = loops.first(where: { $0.asUnownedTaskExecutor() == preferred })
+        {
+            return loop
+        }
+        let index = nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue
+        return loops[index % loops.count]
+    }
+
+    /// One of the group's loops as a task executor, round-robin, starting the loops first if needed.
+    ///
+    /// A task created with it as its preference (`Task(executorPreference:)`) runs on that loop's thread, together
+    /// with the sockets it connects from there: a frame read resumes the task awaiting it with no other thread
+    /// involved. Such a task must not block: it holds up every socket of its loop while it runs.
+    /// - Throws: as `start()`.
+    public func nextTaskExecutor() throws(WebSocketError) -> any TaskExecutor {
         let loops = try runningLoops()
         let index = nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue
         return loops[index % loops.count]
@@ -71,7 +90,7 @@ public final class EventLoopGroup: Sendable {
                 var loops: [EventLoop] = []
                 for index in 0..<threadCount {
                     do throws(IOError) {
-                        loops.append(try makeLoop("chatterbots.eventloop.\(index)"))
+                        loops.append(try makeLoop("chatter-loop-\(index)"))
                     } catch {
                         for loop in loops { loop.stop() }
                         return .failure(.eventLoopUnavailable(EventLoopStartError(error)))
