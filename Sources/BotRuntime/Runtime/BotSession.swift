@@ -103,7 +103,8 @@ public actor BotSession {
     public func run() async -> BotStopReason {
         let executor = SessionExecutor.forNewSession(of: environment)
         return await SessionExecutor.$preferred.withValue(executor) {
-            await withTaskExecutorPreference(executor) { await runSession() }
+            // The global executor, not nil, when there is no loop: nil would keep a preference the caller has.
+            await withTaskExecutorPreference(executor ?? globalConcurrentExecutor) { await runSession() }
         }
     }
 

@@ -2,11 +2,12 @@ import WebSocket
 
 /// Where a bot session's tasks run: its frame reader, admission, handlers, outbox, receipts and timers.
 public enum SessionExecution: Sendable, Equatable {
-    /// All on one of the realtime socket's event loops (`BotRuntimeEnvironment.webSocket`'s group, a thread per
-    /// core), the socket included: a message goes from the socket through its admission, its handler and the
-    /// outbox, and its reply back out, on one thread, with no other thread woken on the way. The default. A
-    /// handler that computes or blocks for long stretches then holds up the other bots of its loop: give such
-    /// work a `Task.detached` of its own, or choose `.globalConcurrentExecutor`.
+    /// All on one of the realtime socket's event loops (`BotRuntimeEnvironment.webSocket`'s group; the shared
+    /// group has a thread per core), the socket included: a message goes from the socket through its admission,
+    /// its handler and the outbox, and its reply back out, on one thread, with no other thread woken on the way.
+    /// The default. A handler that computes or blocks for long stretches then holds up the other bots of its loop,
+    /// and their timers (heartbeats, handler timeouts) wait for it: give such work a `Task.detached` of its own,
+    /// or choose `.globalConcurrentExecutor`.
     case eventLoop
     /// On Swift's global concurrent executor, as any unstructured task; the socket's loop resumes the session's
     /// tasks there.

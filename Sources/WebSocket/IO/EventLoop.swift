@@ -48,6 +48,9 @@ final class EventLoop: TaskExecutor, Sendable {
         var tasks: [@Sendable () -> Void] = []
         var jobs: [UnownedJob] = []
         var wakePending = false
+        /// Set once the thread has finished: the wake descriptor is closed, closures are dropped, and jobs go to
+        /// the global concurrent executor (a task that prefers a stopped loop still runs, elsewhere).
+        var isClosed = false
 
         var isEmpty: Bool { tasks.isEmpty && jobs.isEmpty }
 
@@ -110,25 +113,32 @@ final class EventLoop: TaskExecutor, Sendable {
         threadID.load(ordering: .acquiring) == UInt(bitPattern: Int(bitPattern: UInt(pthread_self())))
     }
 
-    /// Runs `task` on the loop thread, after the events being handled now.
+    /// Runs `task` on the loop thread, after the events being handled now; dropped once the loop has stopped.
     func execute(_ task: @escaping @Sendable () -> Void) {
-        let mustWake = queue.withLock { queue -> Bool in
+        let onLoop = inEventLoop
+        queue.withLock { queue in
+            guard !queue.isClosed else { return }
             queue.tasks.append(task)
-            return queue.claimWake()
+            if queue.claimWake() && !onLoop { wake() }
         }
-        if mustWake && !inEventLoop { wake() }
     }
 
-    /// Runs a job of a task that prefers this loop (or of a default actor such a task calls) on the loop thread.
+    /// Runs a job of a task that prefers this loop (or of a default actor such a task calls) on the loop thread;
+    /// on the global concurrent executor once the loop has stopped.
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let mustWake = queue.withLock { queue -> Bool in
+        let onLoop = inEventLoop
+        let accepted = queue.withLock { queue -> Bool in
+            guard !queue.isClosed else { return false }
             queue.jobs.append(job)
-            return queue.claimWake()
+            if queue.claimWake() && !onLoop { wake() }
+            return true
         }
-        if mustWake && !inEventLoop { wake() }
+        if !accepted { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
 
+    /// Wakes the thread from `epoll_wait`. Called with `queue` locked, so that it never writes to the descriptor
+    /// after the finished thread closed it (its number may belong to another file by then).
     private func wake() {
         var one: UInt64 = 1
         _ = Glibc.write(wakeFD, &one, 8)
@@ -189,15 +199,15 @@ final class EventLoop: TaskExecutor, Sendable {
     /// Whether `stop()` was called.
     var isStopped: Bool { stopped.load(ordering: .acquiring) }
 
-    /// Asks the thread to finish and waits until it has; sockets still registered are not closed.
+    /// Asks the thread to finish and, unless called from it, waits until it has; sockets still registered are not
+    /// closed. Jobs of tasks that prefer the loop run on the global concurrent executor from then on.
     func stop() {
-        stopped.store(true, ordering: .releasing)
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         if inEventLoop { return }
-        var one: UInt64 = 1
-        _ = Glibc.write(wakeFD, &one, 8)
+        queue.withLock { queue in
+            if !queue.isClosed { wake() }
+        }
         finished.wait()
-        Glibc.close(wakeFD)
-        Glibc.close(epollFD)
     }
 
     private func run() {
@@ -206,6 +216,17 @@ final class EventLoop: TaskExecutor, Sendable {
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         defer {
             events.deallocate()
+            // Closures left for the loop's sockets are dropped (released outside the lock: what they capture may
+            // submit more on its way out); jobs left go to the global executor.
+            let (dropped, jobs) = queue.withLock { queue in
+                queue.isClosed = true
+                Glibc.close(wakeFD)
+                Glibc.close(epollFD)
+                defer { (queue.tasks, queue.jobs) = ([], []) }
+                return (queue.tasks, queue.jobs)
+            }
+            withExtendedLifetime(dropped) {}
+            for job in jobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
             finished.signal()
         }
         while !stopped.load(ordering: .acquiring) {

@@ -71,7 +71,8 @@ public final class EventLoopGroup: Sendable {
     ///
     /// A task created with it as its preference (`Task(executorPreference:)`) runs on that loop's thread, together
     /// with the sockets it connects from there: a frame read resumes the task awaiting it with no other thread
-    /// involved. Such a task must not block: it holds up every socket of its loop while it runs.
+    /// involved. Such a task must not block: it holds up every socket and timer of its loop while it runs. After
+    /// `shutdown()` (never call it from such a task) the task goes on on the global concurrent executor.
     /// - Throws: as `start()`.
     public func nextTaskExecutor() throws(WebSocketError) -> any TaskExecutor {
         let loops = try runningLoops()

@@ -53,4 +53,21 @@ struct EventLoopTaskExecutorTests {
             #expect(chosen === loop)
         }
     }
+
+    /// A task that prefers a loop whose group was shut down still runs: on the global concurrent executor.
+    @Test func aTaskThatPrefersAStoppedLoopRunsElsewhere() async throws {
+        let group = try EventLoopGroup(threadCount: 1)
+        let executor = try group.nextTaskExecutor()
+        let loop = try #require(executor as? EventLoop)
+        group.shutdown()
+        let finished = Flag()
+        Task(executorPreference: executor) {
+            if !loop.inEventLoop { finished.set() }
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !finished.isSet && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(finished.isSet)
+    }
 }
