@@ -157,61 +157,80 @@ enum BotStoreSchema {
     /// Rebuilds `outbox` and `scheduled_jobs` with their status checks written as comparisons. SQLite evaluates
     /// `status IN ('a', 'b', 'c')` (three values or more) by building a temporary b-tree of the list at every
     /// INSERT and UPDATE of the row: on the outbox that was ~6 % of a flooded bot's CPU, two on every message.
-    /// A check cannot be altered in place, so the tables are copied (ids, order and contents unchanged).
+    /// A check cannot be altered in place, so a table with rows is copied (ids, order and contents unchanged); an
+    /// empty one (every new store's) is simply made again.
     @Sendable static func rebuildStatusChecksWithoutLists(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE outbox_rebuilt (
-                id INTEGER PRIMARY KEY,
-                client_message_id TEXT NOT NULL UNIQUE,
-                conversation_id TEXT NOT NULL,
-                payload TEXT NOT NULL,
-                created_at INTEGER NOT NULL,
-                status TEXT NOT NULL CHECK (status = 'pending' OR status = 'acked' OR status = 'failed'),
-                attempts INTEGER NOT NULL DEFAULT 0,
-                last_attempt_at INTEGER,
-                last_error TEXT,
-                message_id TEXT,
-                seq INTEGER,
-                message_created_at INTEGER,
-                acked_at INTEGER,
-                origin_kind TEXT NOT NULL,
-                origin_id TEXT,
-                origin_occurrence INTEGER,
-                trace_id TEXT,
-                first_attempt_at INTEGER
-            );
-            INSERT INTO outbox_rebuilt SELECT
+        try rebuild(
+            "outbox",
+            definition: """
+                (
+                    id INTEGER PRIMARY KEY,
+                    client_message_id TEXT NOT NULL UNIQUE,
+                    conversation_id TEXT NOT NULL,
+                    payload TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    status TEXT NOT NULL CHECK (status = 'pending' OR status = 'acked' OR status = 'failed'),
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    last_attempt_at INTEGER,
+                    last_error TEXT,
+                    message_id TEXT,
+                    seq INTEGER,
+                    message_created_at INTEGER,
+                    acked_at INTEGER,
+                    origin_kind TEXT NOT NULL,
+                    origin_id TEXT,
+                    origin_occurrence INTEGER,
+                    trace_id TEXT,
+                    first_attempt_at INTEGER
+                )
+                """,
+            columns: """
                 id, client_message_id, conversation_id, payload, created_at, status, attempts, last_attempt_at, last_error,
                 message_id, seq, message_created_at, acked_at, origin_kind, origin_id, origin_occurrence, trace_id, first_attempt_at
-            FROM outbox;
-            DROP TABLE outbox;
-            ALTER TABLE outbox_rebuilt RENAME TO outbox;
-            CREATE INDEX outbox_pending ON outbox (id) WHERE status = 'pending';
-
-            CREATE TABLE scheduled_jobs_rebuilt (
-                id TEXT PRIMARY KEY NOT NULL,
-                name TEXT NOT NULL,
-                due_at INTEGER NOT NULL,
-                payload TEXT NOT NULL,
-                repeat_rule TEXT,
-                time_zone TEXT,
-                status TEXT NOT NULL CHECK (status = 'scheduled' OR status = 'running' OR status = 'done' OR status = 'cancelled'),
-                occurrence INTEGER NOT NULL CHECK (occurrence >= 1),
-                last_fired_at INTEGER,
-                created_at INTEGER NOT NULL,
-                finished_at INTEGER,
-                owner_scope TEXT NOT NULL,
-                owner_id TEXT NOT NULL
-            ) WITHOUT ROWID;
-            INSERT INTO scheduled_jobs_rebuilt SELECT
+                """,
+            indexes: "CREATE INDEX outbox_pending ON outbox (id) WHERE status = 'pending';", in: db)
+        try rebuild(
+            "scheduled_jobs",
+            definition: """
+                (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL,
+                    due_at INTEGER NOT NULL,
+                    payload TEXT NOT NULL,
+                    repeat_rule TEXT,
+                    time_zone TEXT,
+                    status TEXT NOT NULL CHECK (status = 'scheduled' OR status = 'running' OR status = 'done' OR status = 'cancelled'),
+                    occurrence INTEGER NOT NULL CHECK (occurrence >= 1),
+                    last_fired_at INTEGER,
+                    created_at INTEGER NOT NULL,
+                    finished_at INTEGER,
+                    owner_scope TEXT NOT NULL,
+                    owner_id TEXT NOT NULL
+                ) WITHOUT ROWID
+                """,
+            columns: """
                 id, name, due_at, payload, repeat_rule, time_zone, status, occurrence, last_fired_at, created_at, finished_at,
                 owner_scope, owner_id
-            FROM scheduled_jobs;
-            DROP TABLE scheduled_jobs;
-            ALTER TABLE scheduled_jobs_rebuilt RENAME TO scheduled_jobs;
-            CREATE INDEX scheduled_jobs_due ON scheduled_jobs (due_at, id) WHERE status = 'scheduled';
-            CREATE INDEX scheduled_jobs_owner ON scheduled_jobs (owner_scope, owner_id);
-            """)
+                """,
+            indexes: """
+                CREATE INDEX scheduled_jobs_due ON scheduled_jobs (due_at, id) WHERE status = 'scheduled';
+                CREATE INDEX scheduled_jobs_owner ON scheduled_jobs (owner_scope, owner_id);
+                """, in: db)
+    }
+
+    /// Makes `table` again as `definition` with `indexes`, keeping its rows (`columns`, in the order of both).
+    private static func rebuild(_ table: String, definition: String, columns: String, indexes: String, in db: Database) throws {
+        if try db.fetchOne(Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM \(table))") == true {
+            try db.execute(sql: """
+                CREATE TABLE \(table)_rebuilt \(definition);
+                INSERT INTO \(table)_rebuilt SELECT \(columns) FROM \(table);
+                DROP TABLE \(table);
+                ALTER TABLE \(table)_rebuilt RENAME TO \(table);
+                \(indexes)
+                """)
+        } else {
+            try db.execute(sql: "DROP TABLE \(table); CREATE TABLE \(table) \(definition); \(indexes)")
+        }
     }
 
     @Sendable static func createState(_ db: Database) throws {

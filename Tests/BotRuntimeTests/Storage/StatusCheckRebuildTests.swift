@@ -75,6 +75,23 @@ import Testing
         #expect(rejected == 2)
     }
 
+    @Test func aNewStoresTablesRejectAnUnknownStatus() async throws {
+        let queue = try await DatabaseQueue(path: directory.file("bot.sqlite"))
+        try await BotStoreSchema.migrator.migrate(queue)
+        let rejected = try await queue.write { db in
+            var rejected = 0
+            for sql in [
+                "INSERT INTO outbox (client_message_id, conversation_id, payload, created_at, status, origin_kind) VALUES ('cm', 'C', '{}', 0, 'sent', 'direct')",
+                "INSERT INTO scheduled_jobs (id, name, due_at, payload, status, occurrence, created_at, owner_scope, owner_id) VALUES ('j', 'n', 0, '{}', 'paused', 1, 0, 'global', '')",
+            ] {
+                do { try db.execute(sql: sql) } catch { rejected += 1 }
+            }
+            return rejected
+        }
+        await queue.close()
+        #expect(rejected == 2)
+    }
+
     @Test func writingAnOutboxEntryOrAJobBuildsNoTemporaryTable() async throws {
         let queue = try await DatabaseQueue(path: directory.file("bot.sqlite"))
         try await BotStoreSchema.migrator.migrate(queue)
