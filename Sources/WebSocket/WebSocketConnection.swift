@@ -56,7 +56,7 @@ public final class WebSocketConnection: Sendable {
         self.handshakeRequest = handshakeRequest
         self.handshakeResponse = handshakeResponse
         self.closeTimeout = closeTimeout
-        let inbound = InboundMessageBuffer { [weak channel] paused in channel?.setReadingPaused(paused) }
+        let inbound = InboundMessageBuffer { [weak channel] decision in channel?.setReadingPaused(decision) }
         self.inbound = inbound
         self.messages = WebSocketInboundStream(buffer: inbound)
         self.state = Mutex(State(protocolState: WebSocketProtocolState(role: role, limits: limits)))

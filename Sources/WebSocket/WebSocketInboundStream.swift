@@ -35,13 +35,21 @@ public struct WebSocketInboundStream: AsyncSequence, Sendable {
     }
 }
 
+/// An inbound buffer's decision to stop (`paused`) or resume reading its socket, numbered in the order the buffer
+/// made it, so that the channel can tell a late one from the latest.
+struct ReadPauseDecision: Sendable, Equatable {
+    var paused: Bool
+    var number: UInt64
+}
+
 /// The queue behind `WebSocketInboundStream`: filled on the event loop, drained by the consumer's task.
 final class InboundMessageBuffer: Sendable {
     private let state = Mutex(State())
     private let highWatermark: Int
     private let lowWatermark: Int
-    /// Told `true` to stop reading the socket and `false` to resume; called outside the buffer's lock.
-    private let setReadingPaused: @Sendable (Bool) -> Void
+    /// Told to stop reading the socket or to resume; called outside the buffer's lock, so the decisions carry
+    /// their order.
+    private let setReadingPaused: @Sendable (ReadPauseDecision) -> Void
 
     private struct State {
         var messages: [WebSocketMessage] = []
@@ -49,6 +57,7 @@ final class InboundMessageBuffer: Sendable {
         var bufferedBytes = 0
         var isFinished = false
         var isPaused = false
+        var pauseDecisions: UInt64 = 0
         var nextWaiterID = 0
         var waiters: [(id: Int, continuation: CheckedContinuation<WebSocketMessage?, Never>)] = []
 
@@ -68,7 +77,10 @@ final class InboundMessageBuffer: Sendable {
         }
     }
 
-    init(highWatermark: Int = 1 << 20, lowWatermark: Int = 256 << 10, setReadingPaused: @escaping @Sendable (Bool) -> Void) {
+    init(
+        highWatermark: Int = 1 << 20, lowWatermark: Int = 256 << 10,
+        setReadingPaused: @escaping @Sendable (ReadPauseDecision) -> Void
+    ) {
         self.highWatermark = highWatermark
         self.lowWatermark = lowWatermark
         self.setReadingPaused = setReadingPaused
@@ -81,8 +93,8 @@ final class InboundMessageBuffer: Sendable {
     func push(_ messages: [WebSocketMessage]) {
         guard !messages.isEmpty else { return }
         var handed: [(CheckedContinuation<WebSocketMessage?, Never>, WebSocketMessage)] = []
-        let pause = state.withLock { state -> Bool in
-            guard !state.isFinished else { return false }
+        let pause = state.withLock { state -> ReadPauseDecision? in
+            guard !state.isFinished else { return nil }
             for message in messages {
                 if !state.waiters.isEmpty {
                     handed.append((state.waiters.removeFirst().continuation, message))
@@ -93,12 +105,13 @@ final class InboundMessageBuffer: Sendable {
             }
             if !state.isPaused && state.bufferedBytes > highWatermark {
                 state.isPaused = true
-                return true
+                state.pauseDecisions += 1
+                return ReadPauseDecision(paused: true, number: state.pauseDecisions)
             }
-            return false
+            return nil
         }
         for (waiter, message) in handed { waiter.resume(returning: message) }
-        if pause { setReadingPaused(true) }
+        if let pause { setReadingPaused(pause) }
     }
 
     /// Ends the sequence after the messages already buffered.
@@ -123,7 +136,7 @@ final class InboundMessageBuffer: Sendable {
                 let ready = state.withLock { state -> Ready? in
                     // A message may have arrived since the fast path looked.
                     if let ready = take(&state) { return ready }
-                    if Task.isCancelled { return Ready(message: nil, resumeReading: false) }
+                    if Task.isCancelled { return Ready(message: nil, resumeReading: nil) }
                     state.waiters.append((id, continuation))
                     return nil
                 }
@@ -145,21 +158,22 @@ final class InboundMessageBuffer: Sendable {
 
     private struct Ready {
         var message: WebSocketMessage?
-        var resumeReading: Bool
+        var resumeReading: ReadPauseDecision?
     }
 
     /// A buffered message (or the end), nil when the consumer must wait.
     private func take(_ state: inout State) -> Ready? {
-        guard let message = state.pop() else { return state.isFinished ? Ready(message: nil, resumeReading: false) : nil }
+        guard let message = state.pop() else { return state.isFinished ? Ready(message: nil, resumeReading: nil) : nil }
         if state.isPaused && state.bufferedBytes <= lowWatermark {
             state.isPaused = false
-            return Ready(message: message, resumeReading: true)
+            state.pauseDecisions += 1
+            return Ready(message: message, resumeReading: ReadPauseDecision(paused: false, number: state.pauseDecisions))
         }
-        return Ready(message: message, resumeReading: false)
+        return Ready(message: message, resumeReading: nil)
     }
 
     private func deliver(_ ready: Ready) -> WebSocketMessage? {
-        if ready.resumeReading { setReadingPaused(false) }
+        if let resume = ready.resumeReading { setReadingPaused(resume) }
         return ready.message
     }
 }

@@ -33,6 +33,8 @@ final class SocketChannel: EventLoopSelectable {
         /// Output is shut down; reads are discarded until the peer's end of stream or the drain timer.
         var isDraining = false
         var readingPaused = false
+        /// The number of the last `ReadPauseDecision` applied: an older one arriving late is dropped.
+        var lastReadPauseDecision: UInt64 = 0
         var watchingWritable = false
         var queue = WriteQueue()
         /// A caller is sending outside the lock (see `flush`); others queue behind it.
@@ -232,11 +234,27 @@ final class SocketChannel: EventLoopSelectable {
 
     /// Stops or resumes watching for incoming bytes, so a slow consumer pushes back on the peer through TCP.
     func setReadingPaused(_ paused: Bool) {
+        state.withLock { state in setReadingPaused(paused, &state) }
+    }
+
+    /// Applies an inbound buffer's decision unless a newer one was applied already: the buffer decides under its
+    /// own lock but calls from two threads (the loop pausing, the consumer resuming), so its calls may arrive in
+    /// the other order, and a late pause must not stop reading for good.
+    func setReadingPaused(_ decision: ReadPauseDecision) {
         state.withLock { state in
-            guard state.readingPaused != paused, !state.isClosed else { return }
-            state.readingPaused = paused
-            updateInterest(&state)
+            guard decision.number > state.lastReadPauseDecision else { return }
+            state.lastReadPauseDecision = decision.number
+            setReadingPaused(decision.paused, &state)
         }
+    }
+
+    /// Whether the channel has stopped watching for incoming bytes.
+    var isReadingPaused: Bool { state.withLock { $0.readingPaused } }
+
+    private func setReadingPaused(_ paused: Bool, _ state: inout State) {
+        guard state.readingPaused != paused, !state.isClosed else { return }
+        state.readingPaused = paused
+        updateInterest(&state)
     }
 
     /// Closes once every accepted byte is written (or at once if none are queued); callable from any thread.
