@@ -47,7 +47,8 @@ public final class Database {
             try DatabaseFile.createOwnerOnlyIfMissing(at: path)
         }
         let connection = try Self.openConnection(
-            path: path, locksFileItself: !isInMemory && configuration.lockingMode == .exclusive)
+            path: path, locksFileItself: !isInMemory && configuration.lockingMode == .exclusive,
+            lockGrace: min(configuration.busyTimeout, Self.exclusiveLockGrace))
         self.init(
             connection: connection, path: path, configuration: configuration,
             leavesCheckpointsToQueue: leavesCheckpointsToQueue && configuration.allowsInlineWork)
@@ -330,7 +331,13 @@ public final class Database {
     /// walks, and with thousands of bot stores open that walk cost ~0.5 ms per open (5,000 files open: 765 µs
     /// per open and close, against 132 µs this way). Other connections, SQLite's in other processes included,
     /// find the file locked as before.
-    private static func openConnection(path: String, locksFileItself: Bool) throws -> Connection {
+    /// How long an exclusive opener tries again a lock it found held before it refuses the file.
+    static let exclusiveLockGrace: Duration = .milliseconds(200)
+
+    /// A lock found held is tried again for `lockGrace` (at most the busy timeout): a child process being spawned
+    /// holds the descriptions of the lock's descriptor until its exec closes them (close-on-exec), so a file
+    /// just closed by its owner can look locked for that moment. SQLite's own locks waited out the busy timeout.
+    private static func openConnection(path: String, locksFileItself: Bool, lockGrace: Duration) throws -> Connection {
         _ = processConfiguration
         var lockDescriptor: Int32?
         #if os(Linux)
@@ -341,7 +348,12 @@ public final class Database {
                 throw DatabaseError.cannotOpen(
                     path: path, reason: DatabaseFile.failureReason(path: path, errno: code) ?? .fileNotAccessible, underlying: nil)
             }
-            let lockError = csqlite_lock_file_exclusively(descriptor)
+            var lockError = csqlite_lock_file_exclusively(descriptor)
+            let graceEnd = ContinuousClock.now + lockGrace
+            while lockError == EAGAIN || lockError == EACCES, ContinuousClock.now < graceEnd {
+                usleep(1_000)
+                lockError = csqlite_lock_file_exclusively(descriptor)
+            }
             guard lockError == 0 else {
                 Glibc.close(descriptor)
                 guard lockError == EAGAIN || lockError == EACCES else {

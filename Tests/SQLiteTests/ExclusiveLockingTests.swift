@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import SQLite
 import Testing
@@ -78,6 +79,23 @@ import Testing
             _ = try second.fetchOne(Int.self, sql: "SELECT count(*) FROM note")
         }
         #expect(try first.fetchOne(Int.self, sql: "SELECT count(*) FROM note") == 1)
+    }
+
+    /// A child process being spawned holds the lock's description until its exec closes it: a lock let go a moment
+    /// after the open began is waited for, not reported as another owner.
+    @Test func aLockLetGoWithinTheGraceIsTakenNotRefused() throws {
+        let path = directory.file("briefly-held.sqlite")
+        try openWithRows("briefly-held.sqlite").close()
+        let holder = open(path, O_RDWR | O_CLOEXEC)
+        try #require(holder >= 0)
+        try #require(csqlite_lock_file_exclusively(holder) == 0)
+        // A thread of its own: the dispatch pool may be too busy with the other tests to run it in time.
+        Thread.detachNewThread {
+            usleep(20_000)
+            _ = close(holder)
+        }
+        let second = try Database(path: path, configuration: exclusive)
+        #expect(try second.fetchOne(String.self, sql: "SELECT body FROM note") == "kept")
     }
 
     @Test func theNextOpenerSucceedsOnceTheOwnerClosesAndSeesItsData() throws {
