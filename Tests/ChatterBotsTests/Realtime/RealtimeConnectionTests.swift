@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import TestSupport
 import Testing
 
@@ -579,9 +580,25 @@ struct RealtimeConnectionTests {
     }
 
     @Test func unreachableServerIsAConnectionFailure() async throws {
-        let server = try await ScriptedChatterServer.start { _ in }
-        let configuration = server.configuration
-        await server.shutdown()
+        // A port bound but not listening refuses connections, and no other test's server can take it meanwhile
+        // (a stopped server's port could be picked by the next one the suite starts).
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(socket >= 0)
+        defer { _ = Glibc.close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                Glibc.bind(socket, address, length) == 0 && getsockname(socket, address, &length) == 0
+            }
+        }
+        try #require(bound)
+        let base = "127.0.0.1:\(UInt16(bigEndian: address.sin_port))/v1"
+        let configuration = ChatterServerConfiguration(
+            apiBaseURL: try #require(URL(string: "http://\(base)")), webSocketURL: try #require(URL(string: "ws://\(base)/ws")),
+            clientKey: ScriptedPeer.clientKey)
         do {
             _ = try await ChatterRealtimeConnection.connect(configuration: configuration, accessToken: "t")
             Issue.record("connected to a stopped server")
