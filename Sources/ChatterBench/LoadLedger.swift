@@ -231,10 +231,12 @@ struct IdentifierSource {
     private static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
     private var lastMilliseconds: UInt64 = 0
     private var counter: UInt64 = 0
+    private var random: UInt64 = 0
     private var generator = SystemRandomNumberGenerator()
 
     /// A 26-character identifier: 48 bits of milliseconds, then a counter that keeps identifiers of the same
-    /// millisecond ordered, then randomness.
+    /// millisecond ordered, then randomness drawn once per millisecond (the counter already tells that
+    /// millisecond's identifiers apart; a draw per identifier was a system call per message).
     mutating func next() -> String {
         let milliseconds = UInt64(Date().timeIntervalSince1970 * 1000)
         if milliseconds == lastMilliseconds {
@@ -242,6 +244,7 @@ struct IdentifierSource {
         } else {
             lastMilliseconds = milliseconds
             counter = 0
+            random = generator.next()
         }
         var bytes = [UInt8](repeating: 0, count: 26)
         var time = milliseconds
@@ -249,7 +252,7 @@ struct IdentifierSource {
             bytes[index] = Self.alphabet[Int(time & 31)]
             time >>= 5
         }
-        var rest = counter << 40 | (generator.next() & 0xFF_FFFF_FFFF)
+        var rest = counter << 40 | (random & 0xFF_FFFF_FFFF)
         for index in stride(from: 25, through: 10, by: -1) {
             bytes[index] = Self.alphabet[Int(rest & 31)]
             rest >>= 5

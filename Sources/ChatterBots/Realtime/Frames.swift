@@ -36,7 +36,7 @@ public struct ServerFrame: Hashable, Sendable, Codable {
     /// `message.new` and `message.ack`, the frames a busy bot receives most, are read straight from the bytes
     /// when they are plainly written; everything else takes the `Codable` path, with the same result.
     public init(jsonData: Data) throws(FrameDecodingError) {
-        if let frame = jsonData.withUnsafeBytes({ HotFrameDecoder.decode($0.bindMemory(to: UInt8.self)) }) {
+        if let frame = jsonData.withUnsafeBytes({ HotFrameDecoder.serverFrame($0.bindMemory(to: UInt8.self)) }) {
             self = frame
             return
         }
@@ -88,8 +88,21 @@ public struct ClientFrame: Hashable, Sendable, Codable {
     }
 
     /// Decodes one WebSocket text frame. Throws `FrameDecodingError`, never traps.
+    ///
+    /// `message.send`, `receipt.read` and `receipt.delivered`, the frames a server receives most from busy bots, are
+    /// read straight from the bytes when they are plainly written; everything else takes the `Codable` path, with
+    /// the same result.
     public init(jsonData: Data) throws(FrameDecodingError) {
-        self = try decodeFrame(ClientFrame.self, from: jsonData)
+        if let frame = jsonData.withUnsafeBytes({ HotFrameDecoder.clientFrame($0.bindMemory(to: UInt8.self)) }) {
+            self = frame
+            return
+        }
+        self = try Self.decodedWithCodable(jsonData)
+    }
+
+    /// Decodes `data` with `Codable` alone (what ``init(jsonData:)`` falls back to).
+    static func decodedWithCodable(_ data: Data) throws(FrameDecodingError) -> ClientFrame {
+        try decodeFrame(ClientFrame.self, from: data)
     }
 
     /// The frame as JSON, ready for a WebSocket text frame (`id` omitted when nil).

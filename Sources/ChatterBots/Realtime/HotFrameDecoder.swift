@@ -1,19 +1,40 @@
-/// Decodes the frames a busy bot receives most (`message.new`, `message.ack`) straight from their bytes, without
-/// `JSONDecoder`'s intermediate tree and keyed containers.
+/// Decodes the frames sent most straight from their bytes, without `JSONDecoder`'s intermediate tree and keyed
+/// containers: the `message.new` and `message.ack` a busy bot receives, and the `message.send`, `receipt.read` and
+/// `receipt.delivered` a server receives from busy bots.
 ///
 /// It only ever answers for input it fully understands: the envelope and payload keys in any order, every key known,
 /// strings without escapes, plain integers, `reactions` empty. For anything else (another frame type, an
-/// unknown or repeated key, an escape, malformed JSON) it returns nil and ``ServerFrame/init(jsonData:)`` takes
-/// the `Codable` path, which gives the same value or the same ``FrameDecodingError`` it always did. So a value it
-/// returns is exactly what `Codable` decodes, and it never throws.
+/// unknown or repeated key, an escape, malformed JSON) it returns nil and ``ServerFrame/init(jsonData:)`` or
+/// ``ClientFrame/init(jsonData:)`` takes the `Codable` path, which gives the same value or the same
+/// ``FrameDecodingError`` it always did. So a value it returns is exactly what `Codable` decodes, and it never throws.
 struct HotFrameDecoder {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
 
-    /// The frame in `bytes`, or nil to take the `Codable` path.
-    static func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> ServerFrame? {
+    /// The server frame in `bytes`, or nil to take the `Codable` path.
+    static func serverFrame(_ bytes: UnsafeBufferPointer<UInt8>) -> ServerFrame? {
         var decoder = HotFrameDecoder(bytes: bytes)
-        return decoder.frame()
+        guard let (event, id, replyTo) = decoder.envelope(acceptsReplyTo: true, type: ServerFrameType.init, payload: { decoder, type in
+            switch type {
+            case .messageNew: decoder.message().map(ServerEvent.messageNew)
+            case .messageAck: decoder.ack().map(ServerEvent.messageAck)
+            }
+        }) else { return nil }
+        return ServerFrame(event, replyTo: replyTo, id: id)
+    }
+
+    /// The client frame in `bytes`, or nil to take the `Codable` path.
+    static func clientFrame(_ bytes: UnsafeBufferPointer<UInt8>) -> ClientFrame? {
+        var decoder = HotFrameDecoder(bytes: bytes)
+        // A client frame has no `replyTo`: `Codable` passes over one, so it is left to `Codable`.
+        guard let (request, id, _) = decoder.envelope(acceptsReplyTo: false, type: ClientFrameType.init, payload: { decoder, type in
+            switch type {
+            case .messageSend: decoder.messageSend().map(ClientRequest.sendMessage)
+            case .receiptRead: decoder.receiptPosition().map(ClientRequest.receiptRead)
+            case .receiptDelivered: decoder.receiptPosition().map(ClientRequest.receiptDelivered)
+            }
+        }) else { return nil }
+        return ClientFrame(request, id: id)
     }
 
     private init(bytes: UnsafeBufferPointer<UInt8>) {
@@ -22,14 +43,47 @@ struct HotFrameDecoder {
 
     // MARK: - The envelope
 
-    private enum FrameType {
+    private enum ServerFrameType {
         case messageNew, messageAck
+
+        init?(_ type: UnsafeBufferPointer<UInt8>) {
+            if type.matches("message.new") {
+                self = .messageNew
+            } else if type.matches("message.ack") {
+                self = .messageAck
+            } else {
+                return nil
+            }
+        }
     }
 
-    private mutating func frame() -> ServerFrame? {
+    private enum ClientFrameType {
+        case messageSend, receiptRead, receiptDelivered
+
+        init?(_ type: UnsafeBufferPointer<UInt8>) {
+            if type.matches("message.send") {
+                self = .messageSend
+            } else if type.matches("receipt.read") {
+                self = .receiptRead
+            } else if type.matches("receipt.delivered") {
+                self = .receiptDelivered
+            } else {
+                return nil
+            }
+        }
+    }
+
+    /// Reads the envelope `{ type, data, id, replyTo }` (keys in any order) and its payload: in place when `type`
+    /// came first, from the kept bytes of `data` when it comes later. Nil when a key is unknown or repeated, the type
+    /// is not one `type` knows, or `payload` cannot read the data.
+    private mutating func envelope<FrameType, Payload>(
+        acceptsReplyTo: Bool,
+        type recognize: (UnsafeBufferPointer<UInt8>) -> FrameType?,
+        payload read: (inout HotFrameDecoder, FrameType) -> Payload?
+    ) -> (payload: Payload, id: String?, replyTo: String?)? {
         var type: FrameType?
         var data: Range<Int>?
-        var event: ServerEvent?
+        var payload: Payload?
         var id: String??
         var replyTo: String??
         skipWhitespace()
@@ -43,42 +97,21 @@ struct HotFrameDecoder {
             guard let key = keyBytes() else { return nil }
             if key.matches("type") {
                 skipWhitespace()
-                guard type == nil, let value = stringBytes() else { return nil }
-                if value.matches("message.new") {
-                    type = .messageNew
-                } else if value.matches("message.ack") {
-                    type = .messageAck
-                } else {
-                    return nil
-                }
+                guard type == nil, let value = stringBytes(), let known = recognize(value) else { return nil }
+                type = known
             } else if key.matches("data") {
-                guard data == nil, event == nil else { return nil }
+                guard data == nil, payload == nil else { return nil }
                 if let type {
-                    // The type came first: read the payload in place.
-                    guard let payload = payload(of: type) else { return nil }
-                    event = payload
+                    guard let value = read(&self, type) else { return nil }
+                    payload = value
                 } else {
-                    // The type comes later: read the payload in place as either kind (their keys differ, so at most
-                    // one reads it; the type must then agree), else keep its bytes for when the type is known.
-                    skipWhitespace()
-                    let start = index
-                    if let message = message() {
-                        event = .messageNew(message)
-                    } else {
-                        index = start
-                        if let ack = ack() {
-                            event = .messageAck(ack)
-                        } else {
-                            index = start
-                            guard let range = skipObject() else { return nil }
-                            data = range
-                        }
-                    }
+                    guard let range = skipObject() else { return nil }
+                    data = range
                 }
             } else if key.matches("id") {
                 guard id == nil, let value = optionalString() else { return nil }
                 id = .some(value)
-            } else if key.matches("replyTo") {
+            } else if acceptsReplyTo, key.matches("replyTo") {
                 guard replyTo == nil, let value = optionalString() else { return nil }
                 replyTo = .some(value)
             } else {
@@ -87,28 +120,13 @@ struct HotFrameDecoder {
         }
         skipWhitespace()
         guard index == bytes.count, let type else { return nil }
-        if event == nil, let data {
-            var payload = HotFrameDecoder(bytes: UnsafeBufferPointer(rebasing: bytes[data]))
-            event = payload.payload(of: type)
-            guard payload.index == payload.bytes.count else { return nil }
+        if payload == nil, let data {
+            var nested = HotFrameDecoder(bytes: UnsafeBufferPointer(rebasing: bytes[data]))
+            payload = read(&nested, type)
+            guard nested.index == nested.bytes.count else { return nil }
         }
-        switch (type, event) {
-        case (.messageNew, .messageNew?), (.messageAck, .messageAck?):
-            break
-        default:
-            return nil
-        }
-        guard let event else { return nil }
-        return ServerFrame(event, replyTo: replyTo ?? nil, id: id ?? nil)
-    }
-
-    /// Reads the `data` object of a frame of `type` from the current position; nil when it is not one this
-    /// decoder fully understands.
-    private mutating func payload(of type: FrameType) -> ServerEvent? {
-        switch type {
-        case .messageNew: message().map(ServerEvent.messageNew)
-        case .messageAck: ack().map(ServerEvent.messageAck)
-        }
+        guard let payload else { return nil }
+        return (payload, id ?? nil, replyTo ?? nil)
     }
 
     /// Passes over an object (nested values and strings with escapes included) and returns its bytes; nil when it
@@ -207,6 +225,47 @@ struct HotFrameDecoder {
         return MessageAck(
             clientMessageId: ClientMessageID(rawValue: clientMessageId), messageId: Message.ID(messageId),
             conversationId: Conversation.ID(conversationId), seq: seq, createdAt: createdAt)
+    }
+
+    private mutating func messageSend() -> MessageSend? {
+        var conversationId: String?, clientMessageId: String?, kind: String?
+        var body: String??, mediaId: String??, replyToId: String??
+        guard object({ decoder, key in
+            if key.matches("conversationId") {
+                return HotFrameDecoder.set(&conversationId, decoder.plainString())
+            } else if key.matches("clientMessageId") {
+                return HotFrameDecoder.set(&clientMessageId, decoder.plainString())
+            } else if key.matches("type") {
+                return HotFrameDecoder.set(&kind, decoder.plainString())
+            } else if key.matches("body") {
+                return HotFrameDecoder.set(&body, decoder.optionalString())
+            } else if key.matches("mediaId") {
+                return HotFrameDecoder.set(&mediaId, decoder.optionalString())
+            } else if key.matches("replyToId") {
+                return HotFrameDecoder.set(&replyToId, decoder.optionalString())
+            }
+            return false
+        }) else { return nil }
+        guard let conversationId, let clientMessageId, let kind else { return nil }
+        return MessageSend(
+            conversationId: Conversation.ID(conversationId), clientMessageId: ClientMessageID(rawValue: clientMessageId),
+            content: MessageContent(
+                kind: Message.Kind(rawValue: kind), body: body ?? nil, mediaId: (mediaId ?? nil).map(Media.ID.init(rawValue:)),
+                replyToId: (replyToId ?? nil).map(Message.ID.init(rawValue:))))
+    }
+
+    private mutating func receiptPosition() -> ReceiptPosition? {
+        var conversationId: String?, seq: Int?
+        guard object({ decoder, key in
+            if key.matches("conversationId") {
+                return HotFrameDecoder.set(&conversationId, decoder.plainString())
+            } else if key.matches("seq") {
+                return HotFrameDecoder.set(&seq, decoder.integer())
+            }
+            return false
+        }) else { return nil }
+        guard let conversationId, let seq else { return nil }
+        return ReceiptPosition(conversationId: Conversation.ID(conversationId), seq: seq)
     }
 
     /// Stores a field's value once: false when it was set already (a repeated key) or could not be read.

@@ -37,7 +37,7 @@ struct HotFrameDecoderTests {
     }
 
     static func hot(_ data: Data) -> ServerFrame? {
-        data.withUnsafeBytes { raw in HotFrameDecoder.decode(raw.bindMemory(to: UInt8.self)) }
+        data.withUnsafeBytes { raw in HotFrameDecoder.serverFrame(raw.bindMemory(to: UInt8.self)) }
     }
 
     @Test func framesOurEncoderWritesDecodeToTheSameValueAsCodable() throws {
