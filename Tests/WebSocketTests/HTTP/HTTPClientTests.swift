@@ -128,7 +128,7 @@ struct HTTPClientTests {
     }
 
     @Test func forgetsAKeptConnectionTheServerClosedWhileIdle() async throws {
-        let (peer, origin) = try await startPeer(["--idle-timeout", "2"])
+        let (peer, origin) = try await startPeer(["--idle-timeout", "5"])
         let client = HTTPClient()
         let first = try await client.send(get("/echo"), to: origin)
         #expect(client.idleConnectionCount == 1)
