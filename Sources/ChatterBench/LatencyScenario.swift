@@ -14,6 +14,8 @@ struct LatencyScenario {
         var fleetCPU: Double
         var lost: Int
         var duplicates: Int
+        /// The machine's CPU time stolen by its hypervisor meanwhile (share of all cores).
+        var steal: Double
     }
 
     func run() async throws -> BenchReport {
@@ -39,6 +41,7 @@ struct LatencyScenario {
         var duplicates = 0
         let serverCPU: CPUMeter
         let fleetCPU: CPUMeter
+        let steal: StealMeter
         let sendingSeconds: Double
         switch options.server {
         case .load:
@@ -50,6 +53,7 @@ struct LatencyScenario {
             ).run(against: server.endpoint)
             serverCPU = CPUMeter(pid: server.pid)
             fleetCPU = CPUMeter(pid: fleet.pid)
+            steal = StealMeter()
             let result = try await FloodRequest(
                 conversations: conversations, count: measured, firstNumber: warmup, window: 0,
                 intervalNanoseconds: nanoseconds, timeoutSeconds: options.seconds + 30
@@ -65,6 +69,7 @@ struct LatencyScenario {
             for sender in pool.senders { sender.reserve(warmup + measured) }
             serverCPU = CPUMeter(pid: server.pid)
             fleetCPU = CPUMeter(pid: fleet.pid)
+            steal = StealMeter()
             let start = ContinuousClock.now
             await withTaskGroup(of: Void.self) { group in
                 for (index, sender) in pool.senders.enumerated() {
@@ -100,7 +105,7 @@ struct LatencyScenario {
         await fleet.stop()
         return Measurement(
             samples: samples, achievedRate: Double(measured * senders) / sendingSeconds, serverCPU: serverShare,
-            fleetCPU: fleetShare, lost: lost, duplicates: duplicates)
+            fleetCPU: fleetShare, lost: lost, duplicates: duplicates, steal: steal.share)
     }
 
     private func report(
@@ -123,6 +128,7 @@ struct LatencyScenario {
             Figure("offered rate", unit: "msg/s", values { $0.achievedRate }),
             Figure("server CPU", unit: "% core", values { $0.serverCPU * 100 }),
             Figure("bot process CPU", unit: "% core", values { $0.fleetCPU * 100 }),
+            Figure("CPU stolen by the host", unit: "% machine", values { $0.steal * 100 }),
             Figure("lost replies", unit: "count", values { Double($0.lost) }),
             Figure("duplicate replies", unit: "count", values { Double($0.duplicates) }),
         ]

@@ -97,6 +97,32 @@ struct CPUMeter {
     }
 }
 
+/// The CPU time a virtual machine's hypervisor gave to other guests over an interval (`steal` in `/proc/stat`), as a
+/// share of all the machine's CPU time: the noise every timing of that interval carries on a shared machine.
+struct StealMeter {
+    private let start: (steal: UInt64, total: UInt64)?
+
+    init() {
+        start = Self.read()
+    }
+
+    /// The stolen share since `init` (0.1 = a tenth of every core's time); 0 where `/proc/stat` has no steal column.
+    var share: Double {
+        guard let start, let now = Self.read(), now.total > start.total, now.steal >= start.steal else { return 0 }
+        return Double(now.steal - start.steal) / Double(now.total - start.total)
+    }
+
+    /// The machine's steal and total ticks: the `cpu` line's first eight columns (user to steal).
+    private static func read() -> (steal: UInt64, total: UInt64)? {
+        guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+            let line = text.split(separator: "\n").first, line.hasPrefix("cpu ")
+        else { return nil }
+        let ticks = line.split(separator: " ").dropFirst().compactMap { UInt64($0) }
+        guard ticks.count >= 8 else { return nil }
+        return (ticks[7], ticks.prefix(8).reduce(0, +))
+    }
+}
+
 extension ProcessProbe {
     /// How many file descriptors `pid` has open (entries of `/proc/<pid>/fd`).
     static func openFileCount(of pid: Int32) -> Int? {

@@ -16,6 +16,8 @@ struct ThroughputScenario {
         var duplicateReplies: Int
         var sendErrors: Int
         var fleetErrors: Int
+        /// The machine's CPU time stolen by its hypervisor meanwhile (share of all cores).
+        var steal: Double
 
         var rate: Double { Double(messages) / seconds }
     }
@@ -40,6 +42,7 @@ struct ThroughputScenario {
         let serverCPU: CPUMeter
         let fleetCPU: CPUMeter
         let driverCPU: CPUMeter
+        let steal: StealMeter
         let start: ContinuousClock.Instant
         var replied = false
         var duplicates = 0
@@ -56,6 +59,7 @@ struct ThroughputScenario {
             serverCPU = CPUMeter(pid: server.pid)
             fleetCPU = CPUMeter(pid: fleet.pid)
             driverCPU = CPUMeter()
+            steal = StealMeter()
             start = ContinuousClock.now
             let result = try await FloodRequest(
                 conversations: conversations, count: perSender, firstNumber: warmup, window: options.window, burst: options.burst,
@@ -74,6 +78,7 @@ struct ThroughputScenario {
             serverCPU = CPUMeter(pid: server.pid)
             fleetCPU = CPUMeter(pid: fleet.pid)
             driverCPU = CPUMeter()
+            steal = StealMeter()
             start = ContinuousClock.now
             await pool.flood(warmup..<(warmup + perSender))
             replied = await pool.waitForReplies(total, timeout: .seconds(600))
@@ -87,7 +92,7 @@ struct ThroughputScenario {
         let measurement = Measurement(
             messages: perSender * senders, seconds: seconds, serverCPU: serverCPU.coreShare,
             fleetCPU: fleetCPU.coreShare, driverCPU: driverCPU.coreShare, duplicateReplies: duplicates,
-            sendErrors: sendErrors, fleetErrors: fleet.errorCount)
+            sendErrors: sendErrors, fleetErrors: fleet.errorCount, steal: steal.share)
         await fleet.stop()
         guard replied && acked else {
             throw BenchFailure(
@@ -116,6 +121,7 @@ struct ThroughputScenario {
             Figure("bot process CPU", unit: "% core", values { $0.fleetCPU * 100 }),
             Figure("driver (senders) CPU", unit: "% core", values { $0.driverCPU * 100 }),
             Figure("bot CPU per message", unit: "µs", values { $0.fleetCPU * $0.seconds / Double($0.messages) * 1e6 }),
+            Figure("CPU stolen by the host", unit: "% machine", values { $0.steal * 100 }),
             Figure("server CPU per message", unit: "µs", values { $0.serverCPU * $0.seconds / Double($0.messages) * 1e6 }),
             Figure("duplicate replies", unit: "count", values { Double($0.duplicateReplies) }),
             Figure("errors", unit: "count", values { Double($0.sendErrors + $0.fleetErrors) }),
