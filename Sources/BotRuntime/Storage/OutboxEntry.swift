@@ -6,34 +6,75 @@ import Foundation
 ///
 /// Entries are resent, oldest first and with their original `clientMessageId`, after every reconnect and
 /// restart until acknowledged; the service turns every resend into the same single message.
+///
+/// Copies share their fields until one of them changes: the sender's queues and in-flight table hold entries by
+/// value, and a copy is then one reference instead of a dozen fields.
 public struct OutboxEntry: Hashable, Sendable, Identifiable {
+    private var storage: Storage
+
     /// The idempotency key, unique in the outbox.
-    public var id: ClientMessageID { message.clientMessageId }
+    public var id: ClientMessageID { storage.fields.message.clientMessageId }
     /// The order of enqueueing: lower is older.
-    public var sequence: Int64
+    public var sequence: Int64 {
+        get { storage.fields.sequence }
+        set { update { $0.sequence = newValue } }
+    }
     /// The `message.send` payload, exactly as it is (re)sent.
     public var message: MessageSend {
-        didSet { encodedMessage = OutboxPayload.json(message) }
+        get { storage.fields.message }
+        set {
+            update {
+                $0.message = newValue
+                $0.encodedMessage = OutboxPayload.json(newValue)
+            }
+        }
     }
     /// `message` as JSON text, exactly as stored in the outbox and written in each `message.send` frame: encoded
     /// once when the send is queued (or taken as stored), not again for every (re)send.
-    private(set) var encodedMessage: String
-    public var createdAt: Date
-    public var status: Status
+    var encodedMessage: String { storage.fields.encodedMessage }
+    public var createdAt: Date {
+        get { storage.fields.createdAt }
+        set { update { $0.createdAt = newValue } }
+    }
+    public var status: Status {
+        get { storage.fields.status }
+        set { update { $0.status = newValue } }
+    }
     /// How many sends were recorded with ``BotStore/recordAttempts(_:error:)``.
-    public var attempts: Int
-    public var lastAttemptAt: Date?
+    public var attempts: Int {
+        get { storage.fields.attempts }
+        set { update { $0.attempts = newValue } }
+    }
+    public var lastAttemptAt: Date? {
+        get { storage.fields.lastAttemptAt }
+        set { update { $0.lastAttemptAt = newValue } }
+    }
     /// When the entry first went out (recorded before its frame is written); nil while it was never sent. The
     /// service's idempotency window counts from here: an entry never sent cannot have created a message.
-    public var firstAttemptAt: Date?
+    public var firstAttemptAt: Date? {
+        get { storage.fields.firstAttemptAt }
+        set { update { $0.firstAttemptAt = newValue } }
+    }
     /// The error code of the latest failed attempt (transient, or the permanent one of a failed entry).
-    public var lastError: ChatterErrorCode?
+    public var lastError: ChatterErrorCode? {
+        get { storage.fields.lastError }
+        set { update { $0.lastError = newValue } }
+    }
     /// Set once acknowledged.
-    public var acknowledgement: Acknowledgement?
+    public var acknowledgement: Acknowledgement? {
+        get { storage.fields.acknowledgement }
+        set { update { $0.acknowledgement = newValue } }
+    }
     /// What produced the send.
-    public var origin: Origin
+    public var origin: Origin {
+        get { storage.fields.origin }
+        set { update { $0.origin = newValue } }
+    }
     /// The trace that produced the send, for logs and metrics.
-    public var traceID: String?
+    public var traceID: String? {
+        get { storage.fields.traceID }
+        set { update { $0.traceID = newValue } }
+    }
 
     public init(
         sequence: Int64, message: MessageSend, createdAt: Date, status: Status, attempts: Int, lastAttemptAt: Date?,
@@ -52,21 +93,50 @@ public struct OutboxEntry: Hashable, Sendable, Identifiable {
         lastAttemptAt: Date?, firstAttemptAt: Date? = nil, lastError: ChatterErrorCode?, acknowledgement: Acknowledgement?,
         origin: Origin, traceID: String?
     ) {
-        self.sequence = sequence
-        self.message = message
-        self.encodedMessage = encodedMessage
-        self.createdAt = createdAt
-        self.status = status
-        self.attempts = attempts
-        self.lastAttemptAt = lastAttemptAt
-        self.firstAttemptAt = firstAttemptAt
-        self.lastError = lastError
-        self.acknowledgement = acknowledgement
-        self.origin = origin
-        self.traceID = traceID
+        storage = Storage(Fields(
+            sequence: sequence, message: message, encodedMessage: encodedMessage, createdAt: createdAt, status: status,
+            attempts: attempts, lastAttemptAt: lastAttemptAt, firstAttemptAt: firstAttemptAt, lastError: lastError,
+            acknowledgement: acknowledgement, origin: origin, traceID: traceID))
     }
 
-    /// Where an entry is in its life.
+    /// The stored properties, in a box that copies share. It never changes: a change makes a new box.
+    private final class Storage: Sendable {
+        let fields: Fields
+
+        init(_ fields: Fields) {
+            self.fields = fields
+        }
+    }
+
+    private struct Fields: Hashable, Sendable {
+        var sequence: Int64
+        var message: MessageSend
+        var encodedMessage: String
+        var createdAt: Date
+        var status: Status
+        var attempts: Int
+        var lastAttemptAt: Date?
+        var firstAttemptAt: Date?
+        var lastError: ChatterErrorCode?
+        var acknowledgement: Acknowledgement?
+        var origin: Origin
+        var traceID: String?
+    }
+
+    private mutating func update(_ change: (inout Fields) -> Void) {
+        var fields = storage.fields
+        change(&fields)
+        storage = Storage(fields)
+    }
+
+    public static func == (lhs: OutboxEntry, rhs: OutboxEntry) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        storage.fields.hash(into: &hasher)
+    }
+
     public enum Status: String, Hashable, Sendable {
         /// Not acknowledged yet: (re)send it.
         case pending

@@ -331,10 +331,12 @@ struct HotFrameDecoder {
         return nil
     }
 
-    /// A string value (valid UTF-8, no escapes).
+    /// A string value (valid UTF-8, no escapes). ASCII, the usual case, is made without `String(validating:)`, whose
+    /// generic metadata lookups cost more than the copy.
     private mutating func plainString() -> String? {
         skipWhitespace()
         guard let raw = stringBytes() else { return nil }
+        if raw.allSatisfy({ $0 < 0x80 }) { return String(decoding: raw, as: UTF8.self) }
         return String(validating: raw, as: UTF8.self)
     }
 

@@ -244,4 +244,23 @@ struct OutboxPayloadTests {
         entry.message = Fixture.send("after", id: "cm-1")
         #expect(entry.encodedMessage == OutboxPayload.json(Fixture.send("after", id: "cm-1")))
     }
+
+    /// Entries share their fields between copies, yet a change to one copy is never seen through another.
+    @Test func changingACopyOfAnEntryLeavesTheOriginalAsItWas() {
+        let original = OutboxEntry(
+            sequence: 1, message: Fixture.send("before", id: "cm-1"), createdAt: Fixture.start, status: .pending, attempts: 0,
+            lastAttemptAt: nil, lastError: nil, acknowledgement: nil, origin: .direct, traceID: nil)
+        var copy = original
+        copy.status = .failed
+        copy.attempts = 2
+        copy.message = Fixture.send("after", id: "cm-1")
+        #expect(original.status == .pending)
+        #expect(original.attempts == 0)
+        #expect(original.encodedMessage == OutboxPayload.json(Fixture.send("before", id: "cm-1")))
+        #expect(copy != original)
+        copy.status = .pending
+        copy.attempts = 0
+        copy.message = Fixture.send("before", id: "cm-1")
+        #expect(copy == original)
+    }
 }
