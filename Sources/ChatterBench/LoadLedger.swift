@@ -231,12 +231,13 @@ struct IdentifierSource {
     private static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
     private var lastMilliseconds: UInt64 = 0
     private var counter: UInt64 = 0
-    private var random: UInt64 = 0
     private var generator = SystemRandomNumberGenerator()
+    /// The identifiers' randomness: a SplitMix64 sequence seeded once from the system (a draw from the system's
+    /// generator per identifier was a `getrandom` call per message).
+    private var state: UInt64 = 0
 
     /// A 26-character identifier: 48 bits of milliseconds, then a counter that keeps identifiers of the same
-    /// millisecond ordered, then randomness drawn once per millisecond (the counter already tells that
-    /// millisecond's identifiers apart; a draw per identifier was a system call per message).
+    /// millisecond ordered, then randomness.
     mutating func next() -> String {
         let milliseconds = UInt64(Date().timeIntervalSince1970 * 1000)
         if milliseconds == lastMilliseconds {
@@ -244,7 +245,6 @@ struct IdentifierSource {
         } else {
             lastMilliseconds = milliseconds
             counter = 0
-            random = generator.next()
         }
         var bytes = [UInt8](repeating: 0, count: 26)
         var time = milliseconds
@@ -252,12 +252,21 @@ struct IdentifierSource {
             bytes[index] = Self.alphabet[Int(time & 31)]
             time >>= 5
         }
-        var rest = counter << 40 | (random & 0xFF_FFFF_FFFF)
+        var rest = counter << 40 | (nextRandom() & 0xFF_FFFF_FFFF)
         for index in stride(from: 25, through: 10, by: -1) {
             bytes[index] = Self.alphabet[Int(rest & 31)]
             rest >>= 5
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private mutating func nextRandom() -> UInt64 {
+        if state == 0 { state = generator.next() | 1 }
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
     }
 
     /// 32 random lowercase hex digits.
