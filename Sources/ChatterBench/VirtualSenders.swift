@@ -92,7 +92,10 @@ final class VirtualSenders: Sendable {
                         let messages = numbers.map { number in
                             MessageSend(
                                 conversationId: track.conversationId,
-                                clientMessageId: ClientMessageID("\(runID)-\(tag)-\(request.firstNumber + number)"),
+                                // The whole conversation id: a person may flood two conversations (one per runtime) in one
+                                // run, and a key repeated by the same sender is answered with the earlier ack, not a message.
+                                clientMessageId: ClientMessageID(
+                                    "\(runID)-\(track.conversationId.rawValue)-\(request.firstNumber + number)"),
                                 content: MessageContent(kind: .text, body: "m\(tag).\(request.firstNumber + number)"))
                         }
                         let now = DispatchTime.now().uptimeNanoseconds
