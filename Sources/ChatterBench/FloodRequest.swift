@@ -41,7 +41,14 @@ extension FloodRequest {
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = try JSONEncoder().encode(self)
-        let (data, response) = try await URLSession.shared.data(for: request)
+        // The answer comes only once the flood is over: on Linux the session's idle timeout (60 s by default)
+        // applies whatever the request's, so a longer flood (the Python peer answering 250,000 messages) failed.
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeoutSeconds + 60
+        configuration.timeoutIntervalForResource = timeoutSeconds + 60
+        let session = URLSession(configuration: configuration)
+        defer { session.finishTasksAndInvalidate() }
+        let (data, response) = try await session.data(for: request)
         guard (response as? HTTPURLResponse)?.statusCode == 200 else {
             throw BenchFailure("the load server refused the flood: \(String(decoding: data, as: UTF8.self))")
         }
