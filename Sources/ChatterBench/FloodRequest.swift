@@ -1,9 +1,6 @@
 import ChatterBots
 import Foundation
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import WebSocket
 
 /// What the driver asks of the load server's virtual senders (`POST /bench/flood`): in each conversation, the
 /// person sends `count` messages (`m<index>`, numbered from `firstNumber`) to the bot, keeping at most `window`
@@ -33,25 +30,21 @@ struct FloodResult: Codable, Sendable {
 
 extension FloodRequest {
     /// Sends this request to the load server at `endpoint` and waits for its result.
+    ///
+    /// The request goes out on the WebSocket module's `HTTPClient`, whose connection waits on the event loop
+    /// without costing CPU. `URLSession` did not suit it: the answer comes only once the flood is over, which
+    /// (on Linux) ran into the session's 60 s idle timeout with the default session and, with a session given a
+    /// longer timeout, kept a dispatch timer firing for the whole wait: nearly a core of the driver's CPU taken
+    /// from the two processes being measured.
     func run(against endpoint: ServerEndpoint) async throws -> FloodResult {
-        guard let url = URL(string: "http://127.0.0.1:\(endpoint.port)/bench/flood") else {
-            throw BenchFailure("cannot form the flood URL")
+        let request = HTTPRequest(
+            method: .post, target: "/bench/flood", headers: ["Content-Type": "application/json"],
+            body: Array(try JSONEncoder().encode(self)))
+        let origin = HTTPOrigin(isSecure: false, host: "127.0.0.1", port: endpoint.port)
+        let response = try await HTTPClient.shared.send(request, to: origin, timeout: .seconds(timeoutSeconds + 60))
+        guard response.status == .ok else {
+            throw BenchFailure("the load server refused the flood: \(String(decoding: response.body, as: UTF8.self))")
         }
-        var request = URLRequest(url: url, timeoutInterval: timeoutSeconds + 60)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = try JSONEncoder().encode(self)
-        // The answer comes only once the flood is over: on Linux the session's idle timeout (60 s by default)
-        // applies whatever the request's, so a longer flood (the Python peer answering 250,000 messages) failed.
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeoutSeconds + 60
-        configuration.timeoutIntervalForResource = timeoutSeconds + 60
-        let session = URLSession(configuration: configuration)
-        defer { session.finishTasksAndInvalidate() }
-        let (data, response) = try await session.data(for: request)
-        guard (response as? HTTPURLResponse)?.statusCode == 200 else {
-            throw BenchFailure("the load server refused the flood: \(String(decoding: data, as: UTF8.self))")
-        }
-        return try JSONDecoder().decode(FloodResult.self, from: data)
+        return try JSONDecoder().decode(FloodResult.self, from: Data(response.body))
     }
 }
