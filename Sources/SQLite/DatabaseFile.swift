@@ -7,6 +7,19 @@ import Darwin
 
 /// File-system work around opening a database: creating it owner-only, and explaining why it cannot be opened.
 enum DatabaseFile {
+    /// Writes the file's changed pages to disk (`fdatasync`), if it exists; false when it could not.
+    @discardableResult
+    static func flushToDisk(at path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        #if canImport(Glibc)
+        return fdatasync(descriptor) == 0
+        #else
+        return fsync(descriptor) == 0
+        #endif
+    }
+
     /// Creates an empty file at `path` with mode 0600 unless something already exists there.
     /// An empty file is a valid empty SQLite database; an existing file is never truncated.
     static func createOwnerOnlyIfMissing(at path: String) throws {

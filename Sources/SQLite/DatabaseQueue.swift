@@ -39,6 +39,9 @@ public final class DatabaseQueue: Sendable {
     /// Calls sent to the dispatch queue and not finished: a call runs inline only when there are none, so that
     /// it never overtakes one queued before it.
     private let dispatchedCalls = Atomic<Int>(0)
+    /// Whether a checkpoint is queued on the dispatch queue: the commits made while it waits find the log still
+    /// due, and one checkpoint is enough for all of them.
+    private let checkpointQueued = Atomic<Bool>(false)
     private let allowsInlineWork: Bool
     /// What the queue is doing, readable from any thread: the idle checks and the budget decide with it.
     let activity: Mutex<Activity>
@@ -224,8 +227,8 @@ public final class DatabaseQueue: Sendable {
         }
         guard case let ran?? = outcome else { return nil }
         if ran.checkpointDue {
-            dispatchQueue.async { [connection] in
-                connection.slot.withLock { $0.database?.checkpointIfDue() }
+            if !checkpointQueued.exchange(true, ordering: .acquiringAndReleasing) {
+                dispatchQueue.async { [self] in checkpoint() }
             }
         }
         return ran.result
@@ -251,11 +254,24 @@ public final class DatabaseQueue: Sendable {
                 }
                 self.dispatchedCalls.subtract(1, ordering: .releasing)
                 continuation.resume(returning: result)
-                if checkpointDue {
-                    connection.slot.withLock { $0.database?.checkpointIfDue() }
-                }
+                if checkpointDue { self.checkpoint() }
             }
         }
+    }
+
+    /// Checkpoints the write-ahead log if it is still due, on the dispatch queue.
+    ///
+    /// The log is flushed to disk first WITHOUT holding the connection: a checkpoint begins by syncing the log,
+    /// which is most of its time (6-12 ms for a log of 1,000 pages on a cloud disk), and commits that run inline
+    /// meanwhile would wait for the connection. So SQLite's own sync finds only the frames of the commits made
+    /// during the flush, and inline commits stall for the copy into the database and its (short) sync only.
+    private func checkpoint() {
+        checkpointQueued.store(false, ordering: .releasing)
+        if configuration.synchronous != .off, path != ":memory:", !path.isEmpty {
+            // A failed flush changes nothing: the checkpoint syncs the log itself and reports its own errors.
+            DatabaseFile.flushToDisk(at: path + "-wal")
+        }
+        connection.slot.withLock { $0.database?.checkpointIfDue() }
     }
 
     /// Ends a call: schedules the idle check if none is, and offers the slot to the budget's waiters.
