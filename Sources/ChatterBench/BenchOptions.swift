@@ -11,6 +11,8 @@ struct BenchOptions: Sendable {
     var python = "python3"
     var peerScript: String?
     var jsonPath: String?
+    /// Where the latency scenario writes every message's latency (CSV), if anywhere.
+    var latenciesPath: String?
     var keepFiles = false
     /// The Swift bots send `receipt.read` only, like the Python peer (the runtime's default sends delivered too).
     var readReceiptsOnly = false
@@ -64,6 +66,7 @@ struct BenchOptions: Sendable {
             case "--python": python = try reader.value(for: option)
             case "--peer": peerScript = try reader.value(for: option)
             case "--json": jsonPath = try reader.value(for: option)
+            case "--latencies": latenciesPath = try reader.value(for: option)
             case "--keep": keepFiles = true
             case "--read-receipts-only": readReceiptsOnly = true
             case "--messages": messages = max(1, try reader.integer(for: option))
@@ -122,6 +125,8 @@ struct BenchOptions: Sendable {
           --runtimes swift,python which fleets run (default both, side by side); --swift-only
           --python PATH           the Python interpreter of the peer (default python3)
           --json PATH             where the JSON report goes (default bench/results/<scenario>.json)
+          --latencies PATH        latency: every message's latency as CSV (runtime, when it was due, latency), to
+                                  tell the tail's stalls (many messages late together) from spread
           --keep                  keep the stores and logs (printed) instead of deleting them
           --read-receipts-only    the Swift bots send receipt.read only, as the Python peer does (the runtime's
                                   default also sends receipt.delivered once a message is stored)

@@ -16,6 +16,9 @@ struct LatencyScenario {
         var duplicates: Int
         /// The machine's CPU time stolen by its hypervisor meanwhile (share of all cores).
         var steal: Double
+        /// Per message, when it was due to be sent (milliseconds from the start of the measured interval) and its
+        /// latency (milliseconds; nil when lost): what `--latencies` writes, to tell a stall from spread.
+        var timeline: [(sentMilliseconds: Double, latencyMilliseconds: Double?)]
     }
 
     func run() async throws -> BenchReport {
@@ -24,7 +27,27 @@ struct LatencyScenario {
         let (measurements, server) = try await context.measureEachRuntime(spec, name: "latency") { runtime, bot, server in
             try await measure(runtime, bot: bot, server: server)
         }
+        if let path = context.options.latenciesPath {
+            try writeTimelines(measurements, to: path)
+        }
         return report(measurements, machine: machine, server: server)
+    }
+
+    /// Writes every runtime's per-message latencies as CSV (`runtime,sent_ms,latency_ms`, latency empty when lost),
+    /// in the order the messages were due.
+    private func writeTimelines(_ measurements: [FleetProcess.Runtime: Measurement], to path: String) throws {
+        var csv = "runtime,sent_ms,latency_ms\n"
+        for (runtime, measurement) in measurements.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            for entry in measurement.timeline.sorted(by: { $0.sentMilliseconds < $1.sentMilliseconds }) {
+                let latency = entry.latencyMilliseconds.map { String(format: "%.3f", $0) } ?? ""
+                csv += "\(runtime.rawValue),\(String(format: "%.3f", entry.sentMilliseconds)),\(latency)\n"
+            }
+        }
+        do {
+            try csv.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            throw BenchFailure("cannot write the latencies to \(path): \(error.localizedDescription)")
+        }
     }
 
     private func measure(_ runtime: FleetProcess.Runtime, bot: Int, server: ServerProcess) async throws -> Measurement {
@@ -37,6 +60,7 @@ struct LatencyScenario {
         let measured = max(1, Int((perSenderRate * options.seconds).rounded()))
         let interval = Duration.seconds(1 / perSenderRate)
         var samples = LatencySamples()
+        var timeline: [(sentMilliseconds: Double, latencyMilliseconds: Double?)] = []
         var lost = 0
         var duplicates = 0
         let serverCPU: CPUMeter
@@ -60,7 +84,12 @@ struct LatencyScenario {
             ).run(against: server.endpoint)
             sendingSeconds = options.seconds
             duplicates = result.duplicateReplies
-            for latency in result.latencyNanoseconds {
+            // Conversation-major; the load server's senders are offset evenly within one interval.
+            let intervalMilliseconds = 1_000 / perSenderRate
+            for (index, latency) in result.latencyNanoseconds.enumerated() {
+                let (conversation, number) = index.quotientAndRemainder(dividingBy: max(1, measured))
+                let sent = (Double(number) + Double(conversation) / Double(senders)) * intervalMilliseconds
+                timeline.append((sent, latency == 0 ? nil : Double(latency) / 1e6))
                 if latency == 0 { lost += 1 } else { samples.add(nanoseconds: latency) }
             }
         case .sandbox:
@@ -85,16 +114,19 @@ struct LatencyScenario {
             }
             sendingSeconds = (ContinuousClock.now - start).seconds - 1
             _ = await pool.waitForReplies((warmup + measured) * senders, timeout: .seconds(30))
-            for sender in pool.senders {
+            for (senderIndex, sender) in pool.senders.enumerated() {
                 let log = sender.snapshot
                 duplicates += log.duplicateReplies
                 for number in warmup..<(warmup + measured) {
                     let sent = log.sentAt[number]
                     let replied = log.repliedAt[number]
+                    let due = (Double(number - warmup) + Double(senderIndex) / Double(senders)) * interval.seconds * 1_000
                     if replied == 0 || sent == 0 {
                         lost += 1
+                        timeline.append((due, nil))
                     } else {
                         samples.add(nanoseconds: replied &- sent)
+                        timeline.append((due, Double(replied &- sent) / 1e6))
                     }
                 }
             }
@@ -105,7 +137,7 @@ struct LatencyScenario {
         await fleet.stop()
         return Measurement(
             samples: samples, achievedRate: Double(measured * senders) / sendingSeconds, serverCPU: serverShare,
-            fleetCPU: fleetShare, lost: lost, duplicates: duplicates, steal: steal.share)
+            fleetCPU: fleetShare, lost: lost, duplicates: duplicates, steal: steal.share, timeline: timeline)
     }
 
     private func report(
