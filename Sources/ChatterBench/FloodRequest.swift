@@ -29,6 +29,12 @@ struct FloodResult: Codable, Sendable {
 }
 
 extension FloodRequest {
+    /// The driver's client for floods: a result carries a latency per message (about 12 bytes of JSON each), so
+    /// its body may pass the default 16 MiB cap on a long run.
+    private static let client = HTTPClient(
+        configuration: HTTPClientConfiguration(
+            parserLimits: HTTPParserLimits(maxHeaderBytes: 64 * 1024, maxBodyBytes: 1 << 30)))
+
     /// Sends this request to the load server at `endpoint` and waits for its result.
     ///
     /// The request goes out on the WebSocket module's `HTTPClient`, whose connection waits on the event loop
@@ -41,7 +47,7 @@ extension FloodRequest {
             method: .post, target: "/bench/flood", headers: ["Content-Type": "application/json"],
             body: Array(try JSONEncoder().encode(self)))
         let origin = HTTPOrigin(isSecure: false, host: "127.0.0.1", port: endpoint.port)
-        let response = try await HTTPClient.shared.send(request, to: origin, timeout: .seconds(timeoutSeconds + 60))
+        let response = try await Self.client.send(request, to: origin, timeout: .seconds(timeoutSeconds + 60))
         guard response.status == .ok else {
             throw BenchFailure("the load server refused the flood: \(String(decoding: response.body, as: UTF8.self))")
         }

@@ -18,7 +18,7 @@ struct LatencyScenario {
         var steal: Double
         /// Per message, when it was due to be sent (milliseconds from the start of the measured interval) and its
         /// latency (milliseconds; nil when lost): what `--latencies` writes, to tell a stall from spread.
-        var timeline: [(sentMilliseconds: Double, latencyMilliseconds: Double?)]
+        var timeline: [(dueMilliseconds: Double, latencyMilliseconds: Double?)]
     }
 
     func run() async throws -> BenchReport {
@@ -28,25 +28,25 @@ struct LatencyScenario {
             try await measure(runtime, bot: bot, server: server)
         }
         if let path = context.options.latenciesPath {
-            try writeTimelines(measurements, to: path)
+            writeTimelines(measurements, to: path)
         }
         return report(measurements, machine: machine, server: server)
     }
 
-    /// Writes every runtime's per-message latencies as CSV (`runtime,sent_ms,latency_ms`, latency empty when lost),
-    /// in the order the messages were due.
-    private func writeTimelines(_ measurements: [FleetProcess.Runtime: Measurement], to path: String) throws {
-        var csv = "runtime,sent_ms,latency_ms\n"
+    /// Writes every runtime's per-message latencies as CSV (`runtime,due_ms,latency_ms`, latency empty when lost),
+    /// in the order the messages were due. A file that cannot be written is reported, and the run's report stands.
+    private func writeTimelines(_ measurements: [FleetProcess.Runtime: Measurement], to path: String) {
+        var csv = "runtime,due_ms,latency_ms\n"
         for (runtime, measurement) in measurements.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            for entry in measurement.timeline.sorted(by: { $0.sentMilliseconds < $1.sentMilliseconds }) {
+            for entry in measurement.timeline.sorted(by: { $0.dueMilliseconds < $1.dueMilliseconds }) {
                 let latency = entry.latencyMilliseconds.map { String(format: "%.3f", $0) } ?? ""
-                csv += "\(runtime.rawValue),\(String(format: "%.3f", entry.sentMilliseconds)),\(latency)\n"
+                csv += "\(runtime.rawValue),\(String(format: "%.3f", entry.dueMilliseconds)),\(latency)\n"
             }
         }
         do {
             try csv.write(toFile: path, atomically: true, encoding: .utf8)
         } catch {
-            throw BenchFailure("cannot write the latencies to \(path): \(error.localizedDescription)")
+            FileHandle.standardError.write(Data("chatter-bench: cannot write the latencies to \(path): \(error.localizedDescription)\n".utf8))
         }
     }
 
@@ -60,7 +60,7 @@ struct LatencyScenario {
         let measured = max(1, Int((perSenderRate * options.seconds).rounded()))
         let interval = Duration.seconds(1 / perSenderRate)
         var samples = LatencySamples()
-        var timeline: [(sentMilliseconds: Double, latencyMilliseconds: Double?)] = []
+        var timeline: [(dueMilliseconds: Double, latencyMilliseconds: Double?)] = []
         var lost = 0
         var duplicates = 0
         let serverCPU: CPUMeter
@@ -88,8 +88,8 @@ struct LatencyScenario {
             let intervalMilliseconds = 1_000 / perSenderRate
             for (index, latency) in result.latencyNanoseconds.enumerated() {
                 let (conversation, number) = index.quotientAndRemainder(dividingBy: max(1, measured))
-                let sent = (Double(number) + Double(conversation) / Double(senders)) * intervalMilliseconds
-                timeline.append((sent, latency == 0 ? nil : Double(latency) / 1e6))
+                let due = (Double(number) + Double(conversation) / Double(senders)) * intervalMilliseconds
+                timeline.append((due, latency == 0 ? nil : Double(latency) / 1e6))
                 if latency == 0 { lost += 1 } else { samples.add(nanoseconds: latency) }
             }
         case .sandbox:

@@ -106,6 +106,15 @@ public final class Database {
         return pages > 0 && logFrames >= Int32(clamping: pages)
     }
 
+    /// The write-ahead log's path as SQLite resolved it when opening (symbolic links followed, made absolute),
+    /// whether or not the log exists now; nil for a database without a file.
+    var writeAheadLogPath: String? {
+        guard !connection.isClosed, let name = sqlite3_db_filename(connection.handle, "main"), name.pointee != 0,
+            let log = sqlite3_filename_wal(name)
+        else { return nil }
+        return String(cString: log)
+    }
+
     /// Copies the write-ahead log into the database (a passive checkpoint, as SQLite's automatic one) if it is
     /// due; a failure leaves it due, to be tried after a later commit, and loses nothing.
     func checkpointIfDue() {

@@ -264,14 +264,23 @@ public final class DatabaseQueue: Sendable {
     /// The log is flushed to disk first WITHOUT holding the connection: a checkpoint begins by syncing the log,
     /// which is most of its time (6-12 ms for a log of 1,000 pages on a cloud disk), and commits that run inline
     /// meanwhile would wait for the connection. So SQLite's own sync finds only the frames of the commits made
-    /// during the flush, and inline commits stall for the copy into the database and its (short) sync only.
+    /// during the flush, and inline commits wait for the copy into the database and its (short) sync only.
+    /// `checkpointQueued` is cleared only once the log is no longer due, so those commits queue no second pass.
     private func checkpoint() {
-        checkpointQueued.store(false, ordering: .releasing)
-        if configuration.synchronous != .off, path != ":memory:", !path.isEmpty {
-            // A failed flush changes nothing: the checkpoint syncs the log itself and reports its own errors.
-            DatabaseFile.flushToDisk(at: path + "-wal")
+        let (isDue, log) = connection.slot.withLock { slot -> (Bool, String?) in
+            guard let database = slot.database, database.isCheckpointDue else {
+                checkpointQueued.store(false, ordering: .releasing)
+                return (false, nil)
+            }
+            return (true, configuration.synchronous == .off ? nil : database.writeAheadLogPath)
         }
-        connection.slot.withLock { $0.database?.checkpointIfDue() }
+        guard isDue else { return }
+        // A failed flush changes nothing: the checkpoint syncs the log itself and reports its own errors.
+        if let log { DatabaseFile.flushToDisk(at: log) }
+        connection.slot.withLock { slot in
+            slot.database?.checkpointIfDue()
+            checkpointQueued.store(false, ordering: .releasing)
+        }
     }
 
     /// Ends a call: schedules the idle check if none is, and offers the slot to the budget's waiters.

@@ -22,4 +22,23 @@ import Testing
         #expect(DatabaseFile.flushToDisk(at: path) == false)
         #expect(FileManager.default.fileExists(atPath: path) == false)
     }
+
+    @Test func theWriteAheadLogPathIsTheOneSQLiteResolvedThroughASymbolicLink() throws {
+        let real = directory.file("real.sqlite")
+        let link = directory.file("link.sqlite")
+        let database = try Database(path: real)
+        database.close()
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+        let linked = try Database(path: link)
+        defer { linked.close() }
+        let log = try #require(linked.writeAheadLogPath)
+        #expect(URL(fileURLWithPath: log).resolvingSymlinksInPath() == URL(fileURLWithPath: real + "-wal").resolvingSymlinksInPath())
+        #expect(log.hasSuffix("real.sqlite-wal"))
+    }
+
+    @Test func aDatabaseInMemoryHasNoWriteAheadLogPath() throws {
+        let database = try Database(path: ":memory:")
+        defer { database.close() }
+        #expect(database.writeAheadLogPath == nil)
+    }
 }
