@@ -143,7 +143,10 @@ final class AdmissionQueue: Sendable {
     private func admit(_ messages: [Message]) async {
         guard let bot = services.identity?.userId else { return }
         let limit = services.environment.conversationBacklogLimit
-        // Shed what a conversation over its backlog limit cannot take now; it stays on the server.
+        // Shed what a conversation over its backlog limit cannot take now; it stays on the server. So does what
+        // would park behind a gap that already holds `limit` messages (only a message below them can fill it),
+        // so that a gap the service never fills cannot grow the bot's memory without end.
+        var stalled: Set<Conversation.ID> = []
         let accepted = state.withLock { state -> [Message] in
             messages.filter { message in
                 let conversation = message.conversationId
@@ -155,8 +158,21 @@ final class AdmissionQueue: Sendable {
                     ])
                     return false
                 }
+                let parked = services.store.memory.parkedMessages(in: conversation)
+                if parked.count >= limit, let first = parked.firstSeq, message.seq > first {
+                    state.shedding.insert(conversation)
+                    stalled.insert(conversation)
+                    log.warning("\(parked.count) messages parked behind a gap: leaving new ones on the server and fetching from the gap", trace: message.id.rawValue, [
+                        "conversation": conversation.rawValue, "gapBelowSeq": String(first),
+                    ])
+                    return false
+                }
                 return true
             }
+        }
+        // A lane stalled by a gap has nothing to drain, so nothing else would start the fetch that fills it.
+        for conversation in stalled where services.dispatcher.backlog(of: .conversation(conversation)) == 0 {
+            laneDrained(conversation)
         }
         guard !accepted.isEmpty else { return }
         let report: AdmissionReport

@@ -29,8 +29,9 @@ public struct BotRuntimeEnvironment: Sendable {
     public var handlerTimeout: Duration
     /// How many handlers of one bot run at once, across conversations (one at a time within a conversation).
     public var maxConcurrentHandlers: Int
-    /// How many messages of one conversation may wait for their handler before the rest are left on the server
-    /// and fetched again once the backlog shrinks (a hung handler cannot make memory grow without bound).
+    /// How many messages of one conversation may wait for their handler, or wait parked behind a gap, before the
+    /// rest are left on the server and fetched again (once the backlog shrinks; from the gap): neither a hung
+    /// handler nor a message the service never delivered can make memory grow without bound.
     public var conversationBacklogLimit: Int
     /// Which receipts the bots send.
     public var receipts: ReceiptPolicy

@@ -28,6 +28,14 @@ final class CursorMemory: Sendable {
         state.withLock { $0.cursors[conversation] }
     }
 
+    /// How many messages `conversation` holds parked, and the lowest seq it holds (message or own marker).
+    func parkedMessages(in conversation: Conversation.ID) -> (count: Int, firstSeq: Int?) {
+        state.withLock { state in
+            guard let parked = state.parked[conversation] else { return (0, nil) }
+            return (parked.messageCount, parked.firstSeq)
+        }
+    }
+
     func parked(in conversation: Conversation.ID) -> ParkedMessages {
         state.withLock { $0.parked[conversation] } ?? ParkedMessages()
     }

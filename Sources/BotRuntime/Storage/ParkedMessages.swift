@@ -16,9 +16,13 @@ struct ParkedMessages: Sendable {
     }
 
     private(set) var entries: [(seq: Int, entry: Entry)] = []
+    /// How many entries are messages (not own markers): what a conversation's cap on parked messages counts.
+    private(set) var messageCount = 0
 
     var isEmpty: Bool { entries.isEmpty }
     var count: Int { entries.count }
+    /// The lowest seq held, if any: a message below it fills the gap before everything parked.
+    var firstSeq: Int? { entries.first?.seq }
 
     /// The index of the first entry at or above `seq`.
     private func lowerBound(_ seq: Int) -> Int {
@@ -56,11 +60,12 @@ struct ParkedMessages: Sendable {
     mutating func insert(_ entry: Entry, at seq: Int) -> Bool {
         if let last = entries.last, last.seq < seq {
             entries.append((seq, entry))
-            return true
+        } else {
+            let index = lowerBound(seq)
+            if index < entries.count, entries[index].seq == seq { return false }
+            entries.insert((seq, entry), at: index)
         }
-        let index = lowerBound(seq)
-        if index < entries.count, entries[index].seq == seq { return false }
-        entries.insert((seq, entry), at: index)
+        if case .message = entry { messageCount += 1 }
         return true
     }
 
@@ -69,14 +74,18 @@ struct ParkedMessages: Sendable {
     mutating func remove(at seq: Int) -> Entry? {
         let index = lowerBound(seq)
         guard index < entries.count, entries[index].seq == seq else { return nil }
-        return entries.remove(at: index).entry
+        let entry = entries.remove(at: index).entry
+        if case .message = entry { messageCount -= 1 }
+        return entry
     }
 
     /// Removes every entry at or below `seq` and returns them, in seq order.
     mutating func removeThrough(_ seq: Int) -> [(seq: Int, entry: Entry)] {
         let end = lowerBound(seq + 1)
         guard end > 0 else { return [] }
-        defer { entries.removeFirst(end) }
-        return Array(entries[..<end])
+        let removed = Array(entries[..<end])
+        entries.removeFirst(end)
+        for (_, entry) in removed { if case .message = entry { messageCount -= 1 } }
+        return removed
     }
 }

@@ -62,7 +62,7 @@ public struct SandboxAdmin: Sendable {
             _ = try await service.expireAccessTokens(of: deviceId)
         case .revokeDevice:
             _ = try await service.revokeDevice(deviceId)
-        case .dropSocket, .dropBeforeNextAck, .duplicateMessageNew, .reorderMessageNew, .delayAcks, .close:
+        case .dropSocket, .dropBeforeNextAck, .duplicateMessageNew, .loseMessageNew, .reorderMessageNew, .delayAcks, .close:
             break
         }
         await hub.apply(fault, to: deviceId)

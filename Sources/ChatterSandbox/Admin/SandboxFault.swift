@@ -12,6 +12,9 @@ public enum SandboxFault: Sendable, Hashable {
     case dropBeforeNextAck
     /// Send every `message.new` to the device `copies` extra times (until the faults are cleared).
     case duplicateMessageNew(copies: Int)
+    /// Never send the device's next `count` `message.new` frames (they are stored, and a sync or a page of
+    /// `GET …/messages` returns them): a gap the client must notice and fill.
+    case loseMessageNew(count: Int)
     /// Hold back each `message.new` to the device and send it after the following one, swapping pairs
     /// (until the faults are cleared; clearing sends a message still held).
     case reorderMessageNew
@@ -30,6 +33,7 @@ public enum SandboxFault: Sendable, Hashable {
         case .dropSocket: "dropSocket"
         case .dropBeforeNextAck: "dropBeforeNextAck"
         case .duplicateMessageNew: "duplicateMessageNew"
+        case .loseMessageNew: "loseMessageNew"
         case .reorderMessageNew: "reorderMessageNew"
         case .delayAcks: "delayAcks"
         case .close: "close"
@@ -41,7 +45,7 @@ public enum SandboxFault: Sendable, Hashable {
 
 extension SandboxFault: Codable {
     enum CodingKeys: String, CodingKey {
-        case type, copies, milliseconds, code, reason
+        case type, copies, count, milliseconds, code, reason
     }
 
     public init(from decoder: any Decoder) throws {
@@ -57,6 +61,13 @@ extension SandboxFault: Codable {
                     forKey: .copies, in: container, debugDescription: "copies must be between 1 and 100")
             }
             self = .duplicateMessageNew(copies: copies)
+        case "loseMessageNew":
+            let count = try container.decodeIfPresent(Int.self, forKey: .count) ?? 1
+            guard (1...10_000).contains(count) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .count, in: container, debugDescription: "count must be between 1 and 10000")
+            }
+            self = .loseMessageNew(count: count)
         case "reorderMessageNew": self = .reorderMessageNew
         case "delayAcks":
             let milliseconds = try container.decode(Int.self, forKey: .milliseconds)
@@ -92,6 +103,7 @@ extension SandboxFault: Codable {
         try container.encode(type, forKey: .type)
         switch self {
         case .duplicateMessageNew(let copies): try container.encode(copies, forKey: .copies)
+        case .loseMessageNew(let count): try container.encode(count, forKey: .count)
         case .delayAcks(let delay):
             let (seconds, attoseconds) = delay.components
             try container.encode(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000), forKey: .milliseconds)

@@ -1,6 +1,6 @@
 import ChatterBots
 
-/// The lasting faults armed on devices, as a pure value: which frames to duplicate, hold back or delay, and
+/// The lasting faults armed on devices, as a pure value: which frames to lose, duplicate, hold back or delay, and
 /// whether the next `message.send` loses its ack. Immediate faults (drop, close, expire, revoke) are acted on at
 /// once by the hub and never stored here.
 ///
@@ -9,12 +9,13 @@ public struct FaultPlan<Frame: Sendable>: Sendable {
     private struct DeviceFaults: Sendable {
         var dropBeforeNextAck = false
         var duplicateCopies = 0
+        var messagesToLose = 0
         var reorder = false
         var held: Frame?
         var ackDelay: Duration?
 
         var isEmpty: Bool {
-            !dropBeforeNextAck && duplicateCopies == 0 && !reorder && held == nil && ackDelay == nil
+            !dropBeforeNextAck && duplicateCopies == 0 && messagesToLose == 0 && !reorder && held == nil && ackDelay == nil
         }
     }
 
@@ -31,6 +32,7 @@ public struct FaultPlan<Frame: Sendable>: Sendable {
         switch fault {
         case .dropBeforeNextAck: faults.dropBeforeNextAck = true
         case .duplicateMessageNew(let copies): faults.duplicateCopies = max(0, copies)
+        case .loseMessageNew(let count): faults.messagesToLose = max(0, count)
         case .reorderMessageNew: faults.reorder = true
         case .delayAcks(let delay): faults.ackDelay = delay
         case .dropSocket, .close, .expireToken, .revokeDevice: return false
@@ -62,10 +64,15 @@ public struct FaultPlan<Frame: Sendable>: Sendable {
     /// How long to hold the device's acks; nil to send them at once.
     public func ackDelay(_ deviceId: Device.ID) -> Duration? { devices[deviceId]?.ackDelay }
 
-    /// The frames to send for one `message.new` to the device, in order: duplicated, held back, or released with
-    /// the frame held before it.
+    /// The frames to send for one `message.new` to the device, in order: none while it loses them, duplicated,
+    /// held back, or released with the frame held before it.
     public mutating func messageNew(_ frame: Frame, to deviceId: Device.ID) -> [Frame] {
         guard var faults = devices[deviceId] else { return [frame] }
+        if faults.messagesToLose > 0 {
+            faults.messagesToLose -= 1
+            devices[deviceId] = faults.isEmpty ? nil : faults
+            return []
+        }
         var frames: [Frame]
         if faults.reorder {
             if let held = faults.held {

@@ -452,7 +452,7 @@ public actor RealtimeHub: SandboxEventSink {
             closeSockets(of: deviceId, code: .chatterTokenInvalid, reason: SandboxAuthError.expired.closeReason)
         case .revokeDevice:
             closeSockets(of: deviceId, code: .chatterSessionRevoked, reason: SandboxAuthError.deviceRevoked.closeReason)
-        case .dropBeforeNextAck, .duplicateMessageNew, .reorderMessageNew, .delayAcks:
+        case .dropBeforeNextAck, .duplicateMessageNew, .loseMessageNew, .reorderMessageNew, .delayAcks:
             _ = faults.arm(fault, on: deviceId)
         }
     }

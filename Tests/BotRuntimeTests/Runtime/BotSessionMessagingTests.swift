@@ -290,6 +290,28 @@ enum ScriptError: Error {
         }
     }
 
+    @Test func messagesParkedBehindAGapTheServiceNeverFillsAreCappedAndTheGapIsFetched() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe)) { environment in
+                environment.conversationBacklogLimit = 3
+                environment.messagePageSize = 2
+            }
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.inject(.loseMessageNew(count: 1))
+            let texts = (1...9).map { "m\($0)" }
+            for text in texts { try await harness.say(text, as: harness.ana, in: conversation) }
+            try await harness.eventually("the parked messages reach the cap") { harness.logs.contains(.warning, "parked behind a gap") }
+            try await harness.eventually("every message is answered, m1 fetched over REST") {
+                try await harness.texts(in: conversation, from: harness.botty).count == 9
+            }
+            try await harness.settle()
+            #expect(probe.texts == texts)
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == texts.map { "echo: \($0)" })
+            await bot.stop()
+        }
+    }
+
     @Test func removalFromAGroupAndEditsReachTheirHandlers() async throws {
         try await RuntimeHarness.run { harness in
             let probe = BotProbe()

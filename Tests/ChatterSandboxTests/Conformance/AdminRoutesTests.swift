@@ -108,7 +108,8 @@ struct AdminRoutesTests {
 
     @Test(arguments: [
         #"{"type":"dropSocket"}"#, #"{"type":"dropBeforeNextAck"}"#, #"{"type":"duplicateMessageNew","copies":1}"#,
-        #"{"type":"reorderMessageNew"}"#, #"{"type":"delayAcks","milliseconds":10}"#, #"{"type":"close","code":4000}"#,
+        #"{"type":"loseMessageNew","count":2}"#, #"{"type":"reorderMessageNew"}"#, #"{"type":"delayAcks","milliseconds":10}"#,
+        #"{"type":"close","code":4000}"#,
         #"{"type":"expireToken"}"#, #"{"type":"revokeDevice"}"#,
     ])
     func everyFaultOnAnUnknownDeviceIsNotFound(_ json: String) async throws {

@@ -147,8 +147,8 @@ struct FaultConformanceTests {
     }
 
     static let everyFault: [SandboxFault] = [
-        .dropSocket, .dropBeforeNextAck, .duplicateMessageNew(copies: 1), .reorderMessageNew, .delayAcks(.seconds(1)),
-        .close(code: 4000, reason: "test"), .expireToken, .revokeDevice,
+        .dropSocket, .dropBeforeNextAck, .duplicateMessageNew(copies: 1), .loseMessageNew(count: 1), .reorderMessageNew,
+        .delayAcks(.seconds(1)), .close(code: 4000, reason: "test"), .expireToken, .revokeDevice,
     ]
 
     @Test(arguments: everyFault)

@@ -65,9 +65,24 @@ struct FaultPlanTests {
         #expect(!plan.hasFaults(phone))
     }
 
+    @Test func lostMessagesAreNeverSentAndTheFaultDisarmsAfterItsCount() {
+        var plan = FaultPlan<String>()
+        let armed = plan.arm(.loseMessageNew(count: 2), on: phone)
+        let sent = ["m1", "m2", "m3", "m4"].map { plan.messageNew($0, to: phone) }
+        #expect(armed)
+        #expect(sent == [[], [], ["m3"], ["m4"]])
+        #expect(!plan.hasFaults(phone))
+    }
+
+    @Test func aLossCountOutsideItsRangeIsRefusedInJSON() {
+        for json in [#"{"type":"loseMessageNew","count":0}"#, #"{"type":"loseMessageNew","count":10001}"#] {
+            #expect(throws: DecodingError.self) { try JSONDecoder().decode(SandboxFault.self, from: Data(json.utf8)) }
+        }
+    }
+
     @Test func faultsHaveAStableJSONForm() throws {
         let faults: [SandboxFault] = [
-            .dropSocket, .dropBeforeNextAck, .duplicateMessageNew(copies: 2), .reorderMessageNew,
+            .dropSocket, .dropBeforeNextAck, .duplicateMessageNew(copies: 2), .loseMessageNew(count: 3), .reorderMessageNew,
             .delayAcks(.milliseconds(1500)), .close(code: 4008, reason: "30"), .expireToken, .revokeDevice,
         ]
         for fault in faults {
