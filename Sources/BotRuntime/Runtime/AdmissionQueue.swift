@@ -14,6 +14,9 @@ final class AdmissionQueue: Sendable {
     enum Item: Sendable {
         /// Messages to admit (`message.new`, a sync, a REST page).
         case messages([Message])
+        /// A page the queue's own backfill fetched: admitted even while its conversation sheds (the backfill
+        /// waits for room in the lane before each page), since it is what fills the gap or the backlog.
+        case fetched([Message])
         /// `message.updated`: to the message's lane, after what came before it.
         case updated(Message, trace: String)
         /// Conversations the service reported.
@@ -41,6 +44,8 @@ final class AdmissionQueue: Sendable {
         var shedding: Set<Conversation.ID> = []
         /// Conversations being fetched page by page.
         var backfilling: Set<Conversation.ID> = []
+        /// Conversations with messages parked behind a gap and a check of that gap scheduled.
+        var gapChecks: Set<Conversation.ID> = []
         var isStopped = false
     }
 
@@ -121,6 +126,8 @@ final class AdmissionQueue: Sendable {
         switch item {
         case .messages(let messages):
             await admit(messages)
+        case .fetched(let messages):
+            await admit(messages, fetched: true)
         case .updated(let message, let trace):
             services.dispatcher.enqueue(.messageUpdated(message, trace: trace), in: .conversation(message.conversationId))
         case .conversations(let conversations, let report, let trace):
@@ -140,14 +147,14 @@ final class AdmissionQueue: Sendable {
 
     // MARK: - Messages
 
-    private func admit(_ messages: [Message]) async {
+    private func admit(_ messages: [Message], fetched: Bool = false) async {
         guard let bot = services.identity?.userId else { return }
         let limit = services.environment.conversationBacklogLimit
         // Shed what a conversation over its backlog limit cannot take now; it stays on the server. So does what
         // would park behind a gap that already holds `limit` messages (only a message below them can fill it),
         // so that a gap the service never fills cannot grow the bot's memory without end.
         var stalled: Set<Conversation.ID> = []
-        let accepted = state.withLock { state -> [Message] in
+        let accepted = fetched ? messages : state.withLock { state -> [Message] in
             messages.filter { message in
                 let conversation = message.conversationId
                 if state.shedding.contains(conversation) { return false }
@@ -158,12 +165,12 @@ final class AdmissionQueue: Sendable {
                     ])
                     return false
                 }
-                let parked = services.store.memory.parkedMessages(in: conversation)
-                if parked.count >= limit, let first = parked.firstSeq, message.seq > first {
+                let gap = services.store.memory.gap(in: conversation)
+                if gap.isOpen, gap.parkedMessages >= limit, let first = gap.firstParkedSeq, message.seq > first {
                     state.shedding.insert(conversation)
                     stalled.insert(conversation)
-                    log.warning("\(parked.count) messages parked behind a gap: leaving new ones on the server and fetching from the gap", trace: message.id.rawValue, [
-                        "conversation": conversation.rawValue, "gapBelowSeq": String(first),
+                    log.warning("\(gap.parkedMessages) messages parked behind a gap: leaving new ones on the server and fetching from the gap", trace: message.id.rawValue, [
+                        "conversation": conversation.rawValue, "missingSeq": String(gap.expected),
                     ])
                     return false
                 }
@@ -187,6 +194,7 @@ final class AdmissionQueue: Sendable {
         var stored: [Conversation.ID: Int] = [:]
         var own: [Conversation.ID: [Int]] = [:]
         var unknown: [Message] = []
+        var parkedIn: Set<Conversation.ID> = []
         for (message, admission) in zip(accepted, report.admissions) {
             if log.accepts(.trace) {
                 log.trace("admitted: \(admission)", trace: message.id.rawValue, [
@@ -198,7 +206,8 @@ final class AdmissionQueue: Sendable {
                 delivered.append(message)
                 stored[message.conversationId] = max(stored[message.conversationId] ?? 0, message.seq)
             case .parked:
-                break  // after a gap: `receipt.delivered` covers everything up to its seq, so it waits for the gap
+                // After a gap: `receipt.delivered` covers everything up to its seq, so it waits for the gap.
+                parkedIn.insert(message.conversationId)
             case .own:
                 own[message.conversationId, default: []].append(message.seq)
             case .duplicate:
@@ -211,7 +220,53 @@ final class AdmissionQueue: Sendable {
         for (conversation, seqs) in own { services.dispatcher.noteOwn(seqs, in: conversation) }
         SessionServices.dispatch(delivered + report.released, to: services.dispatcher)
         for (conversation, seq) in stored { services.receipts.delivered(seq, in: conversation) }
+        for conversation in parkedIn { scheduleGapCheck(conversation) }
         if !unknown.isEmpty { await admitDiscovering(unknown) }
+    }
+
+    /// Ends a backfill. Messages shed while it ran are fetched by the next one: the lane's draining starts it, or
+    /// this when the lane has nothing to drain. A gap still open is looked at again after the gap-fill delay.
+    private func finishBackfill(_ conversation: Conversation.ID) {
+        let sheds = state.withLock { state -> Bool in
+            state.backfilling.remove(conversation)
+            return state.shedding.contains(conversation) && !state.isStopped
+        }
+        if services.store.memory.gap(in: conversation).isOpen {
+            scheduleGapCheck(conversation)
+        } else if sheds && services.dispatcher.backlog(of: .conversation(conversation)) == 0 {
+            laneDrained(conversation)
+        }
+    }
+
+    // MARK: - Gaps
+
+    /// Checks `conversation`'s gap after `BotRuntimeEnvironment.gapFillDelay`: if it is still open and nothing
+    /// moved meanwhile, the missing messages are fetched over REST from the contiguous seq. A `message.new` the
+    /// service never sent (or one lost with a socket) is otherwise only recovered by the next sync.
+    private func scheduleGapCheck(_ conversation: Conversation.ID) {
+        let scheduled = state.withLock { state in
+            !state.isStopped && state.gapChecks.insert(conversation).inserted
+        }
+        guard scheduled else { return }
+        let waitingFor = services.store.memory.gap(in: conversation).expected
+        let delay = services.environment.gapFillDelay
+        Task(executorPreference: SessionExecutor.preferred) {
+            let slept: Void? = try? await self.services.clock.sleep(for: delay)
+            let fetch = self.state.withLock { state -> Bool in
+                state.gapChecks.remove(conversation)
+                return slept != nil && !state.isStopped && !state.backfilling.contains(conversation)
+            }
+            guard fetch else { return }
+            let now = self.services.store.memory.gap(in: conversation)
+            if now.isOpen && now.expected == waitingFor {
+                self.log.warning("seq \(waitingFor) still missing after \(delay): fetching the conversation from it", [
+                    "conversation": conversation.rawValue,
+                ])
+                await self.backfill(conversation, after: nil)
+            } else if now.isOpen {
+                self.scheduleGapCheck(conversation)
+            }
+        }
     }
 
     /// Looks up the conversations of messages that arrived before the bot knew them, records them, and admits
@@ -301,7 +356,7 @@ final class AdmissionQueue: Sendable {
             state.shedding.remove(conversation)
             state.backfilling.insert(conversation)
         }
-        defer { state.withLock { _ = $0.backfilling.remove(conversation) } }
+        defer { finishBackfill(conversation) }
         let signal = drained.withLock { signals in
             if let signal = signals[conversation] { return signal }
             let signal = WakeSignal(clock: services.clock)
@@ -323,8 +378,14 @@ final class AdmissionQueue: Sendable {
                 log.debug("fetched \(page.messages.count) messages after seq \(afterSeq)", [
                     "conversation": conversation.rawValue, "hasMore": String(page.hasMore),
                 ])
-                submit(.messages(page.messages))
+                submit(.fetched(page.messages))
                 await waitUntilProcessed()
+                let gap = services.store.memory.gap(in: conversation)
+                if gap.isOpen && gap.parkedMessages >= limit * 2 {
+                    // The pages do not close the gap: stop parking more, and look again after the gap-fill delay.
+                    log.warning("seq \(gap.expected) is missing from the fetched pages too", ["conversation": conversation.rawValue])
+                    break
+                }
                 guard page.hasMore, let last = page.messages.last?.seq, last > afterSeq else { return }
                 afterSeq = last
             }

@@ -33,6 +33,9 @@ public struct BotRuntimeEnvironment: Sendable {
     /// rest are left on the server and fetched again (once the backlog shrinks; from the gap): neither a hung
     /// handler nor a message the service never delivered can make memory grow without bound.
     public var conversationBacklogLimit: Int
+    /// How long messages may wait parked behind a missing seq before the bot fetches the conversation over REST
+    /// from its contiguous seq: a `message.new` lost on the way is recovered without waiting for a reconnect.
+    public var gapFillDelay: Duration
     /// Which receipts the bots send.
     public var receipts: ReceiptPolicy
     /// The pacing of outgoing messages; nil sends as fast as the connection takes them (benchmarks). A 4008 or
@@ -118,6 +121,7 @@ public struct BotRuntimeEnvironment: Sendable {
         self.handlerTimeout = .seconds(30)
         self.maxConcurrentHandlers = 16
         self.conversationBacklogLimit = 1000
+        self.gapFillDelay = .seconds(5)
         self.receipts = ReceiptPolicy()
         self.sendPacing = .conservative
         self.outboxResendWindow = OutboxSender.serviceIdempotencyWindow

@@ -28,11 +28,13 @@ final class CursorMemory: Sendable {
         state.withLock { $0.cursors[conversation] }
     }
 
-    /// How many messages `conversation` holds parked, and the lowest seq it holds (message or own marker).
-    func parkedMessages(in conversation: Conversation.ID) -> (count: Int, firstSeq: Int?) {
+    /// What `conversation` waits for: the next seq neither handled nor handed out, the messages parked above it
+    /// and the lowest seq parked; the gap is open when something is parked and that seq is not the next.
+    func gap(in conversation: Conversation.ID) -> (expected: Int, parkedMessages: Int, firstParkedSeq: Int?, isOpen: Bool) {
         state.withLock { state in
-            guard let parked = state.parked[conversation] else { return (0, nil) }
-            return (parked.messageCount, parked.firstSeq)
+            let expected = max(state.cursors[conversation]?.contiguous ?? 0, state.handedOut[conversation] ?? 0) + 1
+            guard let parked = state.parked[conversation], let first = parked.firstSeq else { return (expected, 0, nil, false) }
+            return (expected, parked.messageCount, first, first > expected)
         }
     }
 

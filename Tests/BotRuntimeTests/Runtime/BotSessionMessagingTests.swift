@@ -295,19 +295,43 @@ enum ScriptError: Error {
             let probe = BotProbe()
             let bot = try await harness.start(ScriptedBot(probe: probe)) { environment in
                 environment.conversationBacklogLimit = 3
-                environment.messagePageSize = 2
+                environment.messagePageSize = 3
             }
             let conversation = try await harness.direct(harness.ana)
             try await harness.inject(.loseMessageNew(count: 1))
-            let texts = (1...9).map { "m\($0)" }
-            for text in texts { try await harness.say(text, as: harness.ana, in: conversation) }
+            let texts = (1...12).map { "m\($0)" }
+            for text in texts.prefix(9) { try await harness.say(text, as: harness.ana, in: conversation) }
             try await harness.eventually("the parked messages reach the cap") { harness.logs.contains(.warning, "parked behind a gap") }
+            // More live messages while the bot fetches from the gap: shed or admitted, none may be lost.
+            for text in texts.suffix(3) { try await harness.say(text, as: harness.ana, in: conversation) }
             try await harness.eventually("every message is answered, m1 fetched over REST") {
-                try await harness.texts(in: conversation, from: harness.botty).count == 9
+                try await harness.texts(in: conversation, from: harness.botty).count == 12
             }
             try await harness.settle()
             #expect(probe.texts == texts)
             #expect(try await harness.texts(in: conversation, from: harness.botty) == texts.map { "echo: \($0)" })
+            await bot.stop()
+        }
+    }
+
+    @Test func aGapThatStaysOpenIsFetchedAfterTheGapFillDelay() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe)) { environment in
+                environment.gapFillDelay = .seconds(4)
+            }
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.inject(.loseMessageNew(count: 1))
+            let texts = ["m1", "m2", "m3"]
+            for text in texts { try await harness.say(text, as: harness.ana, in: conversation) }
+            try await harness.settle()
+            #expect(probe.texts.isEmpty, "m2 and m3 wait behind the missing m1")
+            await harness.clock.advance(by: .seconds(4))
+            try await harness.eventually("m1 fetched, then all three answered in order") {
+                try await harness.texts(in: conversation, from: harness.botty).count == 3
+            }
+            #expect(probe.texts == texts)
+            #expect(harness.logs.contains(.warning, "still missing"))
             await bot.stop()
         }
     }
