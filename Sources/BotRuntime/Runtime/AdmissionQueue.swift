@@ -46,6 +46,10 @@ final class AdmissionQueue: Sendable {
         var backfilling: Set<Conversation.ID> = []
         /// Conversations with messages parked behind a gap and a check of that gap scheduled.
         var gapChecks: Set<Conversation.ID> = []
+        /// The seq a conversation's gap waited for at its latest check, and the delay before that check: the same
+        /// gap found open again after a fetch waits twice as long (a hole the service cannot fill costs a fetch
+        /// every few minutes, not a loop).
+        var gapRetries: [Conversation.ID: (expected: Int, delay: Duration)] = [:]
         var isStopped = false
     }
 
@@ -244,30 +248,41 @@ final class AdmissionQueue: Sendable {
     /// moved meanwhile, the missing messages are fetched over REST from the contiguous seq. A `message.new` the
     /// service never sent (or one lost with a socket) is otherwise only recovered by the next sync.
     private func scheduleGapCheck(_ conversation: Conversation.ID) {
-        let scheduled = state.withLock { state in
-            !state.isStopped && state.gapChecks.insert(conversation).inserted
-        }
-        guard scheduled else { return }
         let waitingFor = services.store.memory.gap(in: conversation).expected
-        let delay = services.environment.gapFillDelay
+        let base = max(services.environment.gapFillDelay, Self.minimumGapFillDelay)
+        let delay = state.withLock { state -> Duration? in
+            guard !state.isStopped, state.gapChecks.insert(conversation).inserted else { return nil }
+            let previous = state.gapRetries[conversation]
+            let delay = previous?.expected == waitingFor ? min((previous?.delay ?? base) * 2, Self.maximumGapFillDelay) : base
+            state.gapRetries[conversation] = (waitingFor, delay)
+            return delay
+        }
+        guard let delay else { return }
         Task(executorPreference: SessionExecutor.preferred) {
             let slept: Void? = try? await self.services.clock.sleep(for: delay)
+            let now = self.services.store.memory.gap(in: conversation)
             let fetch = self.state.withLock { state -> Bool in
                 state.gapChecks.remove(conversation)
-                return slept != nil && !state.isStopped && !state.backfilling.contains(conversation)
+                if !now.isOpen { state.gapRetries[conversation] = nil }
+                guard slept != nil, !state.isStopped, now.isOpen, now.expected == waitingFor else { return false }
+                return state.backfilling.insert(conversation).inserted
             }
-            guard fetch else { return }
-            let now = self.services.store.memory.gap(in: conversation)
-            if now.isOpen && now.expected == waitingFor {
+            if fetch {
                 self.log.warning("seq \(waitingFor) still missing after \(delay): fetching the conversation from it", [
                     "conversation": conversation.rawValue,
                 ])
-                await self.backfill(conversation, after: nil)
-            } else if now.isOpen {
+                await self.runBackfill(conversation, after: nil)
+            } else if slept != nil, now.isOpen {
                 self.scheduleGapCheck(conversation)
+            } else if slept != nil, self.services.dispatcher.backlog(of: .conversation(conversation)) == 0 {
+                // The gap closed without a fetch; messages shed meanwhile have no drain to bring them.
+                self.laneDrained(conversation)
             }
         }
     }
+
+    static let minimumGapFillDelay: Duration = .seconds(1)
+    static let maximumGapFillDelay: Duration = .seconds(300)
 
     /// Looks up the conversations of messages that arrived before the bot knew them, records them, and admits
     /// the messages again.
@@ -344,18 +359,23 @@ final class AdmissionQueue: Sendable {
         }
         drained.withLock { $0[conversation] }?.wake()
         if fetch {
-            Task(executorPreference: SessionExecutor.preferred) { await self.backfill(conversation, after: nil) }
+            Task(executorPreference: SessionExecutor.preferred) { await self.runBackfill(conversation, after: nil) }
         }
     }
 
     /// Fetches `conversation`'s messages page by page over REST, after `after` (nil: the contiguous seq), each page
     /// once the lane has room, until the server has no more. New live messages are admitted meanwhile (parked
     /// until the pages close the gap before them).
+    /// One backfill per conversation at a time: a request while one runs is left to it (it goes on to the end).
     func backfill(_ conversation: Conversation.ID, after: Int?) async {
-        state.withLock { state in
-            state.shedding.remove(conversation)
-            state.backfilling.insert(conversation)
-        }
+        let reserved = state.withLock { state in !state.isStopped && state.backfilling.insert(conversation).inserted }
+        guard reserved else { return }
+        await runBackfill(conversation, after: after)
+    }
+
+    /// The backfill of a conversation whose `backfilling` mark the caller set.
+    private func runBackfill(_ conversation: Conversation.ID, after: Int?) async {
+        state.withLock { state in _ = state.shedding.remove(conversation) }
         defer { finishBackfill(conversation) }
         let signal = drained.withLock { signals in
             if let signal = signals[conversation] { return signal }
@@ -381,8 +401,10 @@ final class AdmissionQueue: Sendable {
                 submit(.fetched(page.messages))
                 await waitUntilProcessed()
                 let gap = services.store.memory.gap(in: conversation)
-                if gap.isOpen && gap.parkedMessages >= limit * 2 {
-                    // The pages do not close the gap: stop parking more, and look again after the gap-fill delay.
+                if gap.isOpen, let last = page.messages.last?.seq, last >= gap.expected,
+                    gap.parkedMessages >= services.environment.conversationBacklogLimit
+                {
+                    // The pages went past the missing seq without it: stop parking more, look again later.
                     log.warning("seq \(gap.expected) is missing from the fetched pages too", ["conversation": conversation.rawValue])
                     break
                 }

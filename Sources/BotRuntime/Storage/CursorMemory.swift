@@ -28,13 +28,19 @@ final class CursorMemory: Sendable {
         state.withLock { $0.cursors[conversation] }
     }
 
-    /// What `conversation` waits for: the next seq neither handled nor handed out, the messages parked above it
-    /// and the lowest seq parked; the gap is open when something is parked and that seq is not the next.
+    /// What `conversation` waits for: the next seq neither handled, handed out nor the bot's own (`expected`), the
+    /// messages parked, and the lowest seq parked above it (entries below are handed out, or own markers the cursor
+    /// will pass); the gap is open when something is parked beyond `expected`.
     func gap(in conversation: Conversation.ID) -> (expected: Int, parkedMessages: Int, firstParkedSeq: Int?, isOpen: Bool) {
         state.withLock { state in
-            let expected = max(state.cursors[conversation]?.contiguous ?? 0, state.handedOut[conversation] ?? 0) + 1
-            guard let parked = state.parked[conversation], let first = parked.firstSeq else { return (expected, 0, nil, false) }
-            return (expected, parked.messageCount, first, first > expected)
+            var expected = max(state.cursors[conversation]?.contiguous ?? 0, state.handedOut[conversation] ?? 0) + 1
+            guard let parked = state.parked[conversation] else { return (expected, 0, nil, false) }
+            for (seq, entry) in parked.entries(from: expected) {
+                guard seq == expected, case .own = entry else { break }
+                expected += 1
+            }
+            let first = parked.first(after: expected - 1)?.seq
+            return (expected, parked.messageCount, first, first.map { $0 > expected } ?? false)
         }
     }
 
