@@ -182,9 +182,7 @@ final class AdmissionQueue: Sendable {
             }
         }
         // A lane stalled by a gap has nothing to drain, so nothing else would start the fetch that fills it.
-        for conversation in stalled where services.dispatcher.backlog(of: .conversation(conversation)) == 0 {
-            laneDrained(conversation)
-        }
+        for conversation in stalled { fetchShedIfLaneIsEmpty(conversation) }
         guard !accepted.isEmpty else { return }
         let report: AdmissionReport
         do {
@@ -231,14 +229,11 @@ final class AdmissionQueue: Sendable {
     /// Ends a backfill. Messages shed while it ran are fetched by the next one: the lane's draining starts it, or
     /// this when the lane has nothing to drain. A gap still open is looked at again after the gap-fill delay.
     private func finishBackfill(_ conversation: Conversation.ID) {
-        let sheds = state.withLock { state -> Bool in
-            state.backfilling.remove(conversation)
-            return state.shedding.contains(conversation) && !state.isStopped
-        }
+        state.withLock { state in _ = state.backfilling.remove(conversation) }
         if services.store.memory.gap(in: conversation).isOpen {
             scheduleGapCheck(conversation)
-        } else if sheds && services.dispatcher.backlog(of: .conversation(conversation)) == 0 {
-            laneDrained(conversation)
+        } else {
+            fetchShedIfLaneIsEmpty(conversation)
         }
     }
 
@@ -274,9 +269,9 @@ final class AdmissionQueue: Sendable {
                 await self.runBackfill(conversation, after: nil)
             } else if slept != nil, now.isOpen {
                 self.scheduleGapCheck(conversation)
-            } else if slept != nil, self.services.dispatcher.backlog(of: .conversation(conversation)) == 0 {
-                // The gap closed without a fetch; messages shed meanwhile have no drain to bring them.
-                self.laneDrained(conversation)
+            } else if slept != nil {
+                // The gap closed without a fetch; messages shed meanwhile may have no drain to bring them.
+                self.fetchShedIfLaneIsEmpty(conversation)
             }
         }
     }
@@ -347,6 +342,12 @@ final class AdmissionQueue: Sendable {
     }
 
     // MARK: - Backlogs
+
+    /// What shed messages wait for when the lane holds nothing to drain (behind a gap, or after a fetch).
+    private func fetchShedIfLaneIsEmpty(_ conversation: Conversation.ID) {
+        guard services.dispatcher.backlog(of: .conversation(conversation)) == 0 else { return }
+        laneDrained(conversation)
+    }
 
     /// A conversation's lane has nothing queued: if it shed messages, fetch them now.
     func laneDrained(_ conversation: Conversation.ID) {
