@@ -123,6 +123,14 @@ public final class DatabaseQueue: Sendable {
         try await withDatabase(body)
     }
 
+    /// Runs `pass` outside any transaction on the dispatch queue, never inline, again and again while it returns
+    /// true, and returns once it returns false (or throws). Work queued meanwhile (other calls, a checkpoint the
+    /// passes left due) runs between two passes. For a consumer of many writes that should keep the database's
+    /// thread busy while its producers go on on theirs, without a hop back to its caller between batches.
+    public func writePasses(_ pass: @escaping @Sendable (Database) throws -> Bool) async throws {
+        _ = try await withDatabase(inline: false, repeatingWhile: { $0 }, pass)
+    }
+
     /// Closes the database after the work already queued. Later calls throw ``DatabaseError/closed``.
     public func close() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -183,10 +191,14 @@ public final class DatabaseQueue: Sendable {
 
     // MARK: - Running work
 
-    private func withDatabase<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    /// Runs `body` inline when `inline` allows it and ``runInline(_:)`` can, else on the dispatch queue, where
+    /// it runs again (after whatever was queued meanwhile) as long as `repeatingWhile` holds for its result.
+    private func withDatabase<T: Sendable>(
+        inline: Bool = true, repeatingWhile: (@Sendable (T) -> Bool)? = nil, _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws -> T {
         guard let dormancy else {
-            if let result = runInline(body) { return try result.get() }
-            return try await dispatch(body).get()
+            if inline, let result = runInline(body) { return try result.get() }
+            return try await dispatch(body, repeatingWhile: repeatingWhile).get()
         }
         let needsSlot = activity.withLock { activity -> Bool in
             activity.pendingWork += 1
@@ -207,10 +219,10 @@ public final class DatabaseQueue: Sendable {
             return try body(database)
         }
         let result: Result<T, any Error>
-        if let inline = runInline(tracked) {
-            result = inline
+        if inline, let ran = runInline(tracked) {
+            result = ran
         } else {
-            result = await dispatch(tracked)
+            result = await dispatch(tracked, repeatingWhile: repeatingWhile)
         }
         finishWork(dormancy)
         return try result.get()
@@ -234,28 +246,42 @@ public final class DatabaseQueue: Sendable {
         return ran.result
     }
 
-    /// Runs `body` on the dispatch queue, opening the connection first if it is not open. A checkpoint the
-    /// commit left due runs after the caller has its result.
-    private func dispatch<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async -> Result<T, any Error> {
+    /// Runs `body` on the dispatch queue, opening the connection first if it is not open, and again at the queue's
+    /// tail while `repeatingWhile` holds for its result. A checkpoint a run left due runs before the next one, or
+    /// after the caller has its result.
+    private func dispatch<T: Sendable>(
+        _ body: @escaping @Sendable (Database) throws -> T, repeatingWhile: (@Sendable (T) -> Bool)? = nil
+    ) async -> Result<T, any Error> {
         dispatchedCalls.add(1, ordering: .relaxed)
         return await withCheckedContinuation { continuation in
-            dispatchQueue.async { [self] in
-                let (result, checkpointDue) = connection.slot.withLock { slot -> (Result<T, any Error>, Bool) in
-                    let result = Result { () throws -> T in
-                        guard !slot.isClosed else { throw DatabaseError.closed }
-                        if slot.database == nil {
-                            slot.database = try Database(
-                                path: self.path, configuration: self.configuration, leavesCheckpointsToQueue: true)
-                        }
-                        guard let database = slot.database else { throw DatabaseError.closed }
-                        return try body(database)
+            dispatchRun(body, repeatingWhile: repeatingWhile, continuation: continuation)
+        }
+    }
+
+    private func dispatchRun<T: Sendable>(
+        _ body: @escaping @Sendable (Database) throws -> T, repeatingWhile: (@Sendable (T) -> Bool)?,
+        continuation: CheckedContinuation<Result<T, any Error>, Never>
+    ) {
+        dispatchQueue.async { [self] in
+            let (result, checkpointDue) = connection.slot.withLock { slot -> (Result<T, any Error>, Bool) in
+                let result = Result { () throws -> T in
+                    guard !slot.isClosed else { throw DatabaseError.closed }
+                    if slot.database == nil {
+                        slot.database = try Database(path: self.path, configuration: self.configuration, leavesCheckpointsToQueue: true)
                     }
-                    return (result, slot.database?.isCheckpointDue ?? false)
+                    guard let database = slot.database else { throw DatabaseError.closed }
+                    return try body(database)
                 }
-                self.dispatchedCalls.subtract(1, ordering: .releasing)
-                continuation.resume(returning: result)
-                if checkpointDue { self.checkpoint() }
+                return (result, slot.database?.isCheckpointDue ?? false)
             }
+            if case .success(let value) = result, let repeatingWhile, repeatingWhile(value) {
+                if checkpointDue { checkpoint() }
+                dispatchRun(body, repeatingWhile: repeatingWhile, continuation: continuation)
+                return
+            }
+            dispatchedCalls.subtract(1, ordering: .releasing)
+            continuation.resume(returning: result)
+            if checkpointDue { checkpoint() }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 @testable import SQLite
 import Testing
 
@@ -128,5 +129,67 @@ import Testing
         let (due, frames) = try await queue.read { db in (db.isCheckpointDue, db.logFrames) }
         #expect(!due)
         #expect(frames >= 80, "every commit's frames are still in the log")
+    }
+
+    // MARK: - Passes
+
+    @Test func passesRunAgainWhileTheyReturnTrueAndAllOnTheQueuesThread() async throws {
+        let queue = try await queue()
+        let onTasks = Mutex<[Bool]>([])
+        try await queue.writePasses { db in
+            try Self.increment(db)
+            onTasks.withLock { $0.append(Self.runsOnATask(db)) }
+            return try db.fetchOne(Int.self, sql: "SELECT n FROM counter") ?? 0 < 5
+        }
+        #expect(onTasks.withLock { $0 } == [false, false, false, false, false])
+        #expect(try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT n FROM counter") } == 5)
+    }
+
+    @Test func aCallMadeWhilePassesRunIsServedBetweenTwoPasses() async throws {
+        let queue = try await queue()
+        let passes = Mutex(0)
+        try await queue.writePasses { db in
+            let count = passes.withLock { passes in
+                passes += 1
+                return passes
+            }
+            if count == 1 {
+                Task { try await queue.write(Self.increment) }
+            }
+            let served = try db.fetchOne(Int.self, sql: "SELECT n FROM counter") == 1
+            return !served && count < 10_000_000
+        }
+        #expect(try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT n FROM counter") } == 1)
+        #expect(passes.withLock { $0 } < 10_000_000, "the passes ended because the call was served")
+    }
+
+    @Test func aPassThatThrowsEndsThePassesWithItsError() async throws {
+        let queue = try await queue()
+        let passes = Mutex(0)
+        await #expect(throws: SQLiteError.self) {
+            try await queue.writePasses { db in
+                passes.withLock { $0 += 1 }
+                try db.execute(sql: "INSERT INTO missing VALUES (1)")
+                return true
+            }
+        }
+        #expect(passes.withLock { $0 } == 1)
+        #expect(try await queue.write(Self.runsOnATask), "calls run inline again afterwards")
+    }
+
+    @Test func aCheckpointThePassesMadeDueRunsBeforeTheNextPass() async throws {
+        let queue = try await queue(checkpointPages: 16)
+        let blob = [UInt8](repeating: 7, count: 8_192)
+        let dueAtStart = Mutex<[Bool]>([])
+        try await queue.writePasses { db in
+            let count = dueAtStart.withLock { seen in
+                seen.append(db.isCheckpointDue)
+                return seen.count
+            }
+            try db.execute(sql: "INSERT INTO blobs VALUES (?)", arguments: [blob])
+            return count < 40
+        }
+        #expect(dueAtStart.withLock { $0 }.allSatisfy { !$0 }, "40 commits of two or more pages would leave 80+ frames")
+        #expect(try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM blobs") } == 40)
     }
 }

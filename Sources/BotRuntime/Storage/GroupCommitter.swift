@@ -9,7 +9,9 @@ import Synchronization
 /// One drain task at a time takes the waiting requests (up to ``maxItemsPerTransaction`` items), applies
 /// them in ONE immediate transaction on the database queue (acks first, the rest in arrival order), commits,
 /// and resumes every caller; it keeps going while requests keep arriving, yielding the queue to other work every
-/// ``maxTransactionsPerTurn`` transactions. Within a transaction a lane's units share one savepoint, and run
+/// ``maxTransactionsPerTurn`` transactions. A few waiting requests are committed inline on the callers' executor
+/// when the connection is free; in a flood (``minItemsForQueueDrain`` or more) the drain stays on the database's
+/// queue, so that committing and the callers' own work run on two threads at once. Within a transaction a lane's units share one savepoint, and run
 /// again in one savepoint each if any is refused, so a refused unit is undone alone; if the transaction itself
 /// fails (disk full, I/O error), every request in it fails with that error and nothing of it is written. A
 /// request, once submitted, runs even if its caller is cancelled, so the caller never sees half of it.
@@ -45,10 +47,17 @@ final class GroupCommitter: Sendable {
     private struct State: Sendable {
         var waiters: [Waiter] = []
         var isDraining = false
+        /// The items of the latest transaction: whether a flood is on.
+        var lastBatchItems = 0
     }
 
-    static let maxItemsPerTransaction = 1024
+    /// Small enough that, in a flood, the callers get a transaction's results while the next one runs.
+    static let maxItemsPerTransaction = 256
     static let maxTransactionsPerTurn = 8
+    /// From how many waiting items the drain leaves the callers' executor and runs its turns on the database's
+    /// queue, one after another while requests keep arriving, so that the callers go on producing them on their
+    /// own thread meanwhile. Fewer commit inline (when the connection is free), which saves two thread hops.
+    static let minItemsForQueueDrain = 64
 
     private let state = Mutex(State())
     private let queue: DatabaseQueue
@@ -65,21 +74,31 @@ final class GroupCommitter: Sendable {
 
     func submit(_ request: Request) async throws -> Response {
         try await withCheckedThrowingContinuation { continuation in
-            let startsDrain = state.withLock { state in
+            let start = state.withLock { state -> DrainStart? in
                 state.waiters.append(Waiter(request: request, continuation: continuation))
-                guard !state.isDraining else { return false }
+                guard !state.isDraining else { return nil }
                 state.isDraining = true
-                return true
+                return state.lastBatchItems >= Self.minItemsForQueueDrain ? .onQueue : .inline
             }
-            if startsDrain {
-                Task(executorPreference: SessionExecutor.preferred) { await self.drain() }
+            switch start {
+            case .inline?: Task(executorPreference: SessionExecutor.preferred) { await self.drain(onQueue: false) }
+            case .onQueue?: Task(executorPreference: globalConcurrentExecutor) { await self.drain(onQueue: true) }
+            case nil: break
             }
         }
     }
 
-    private func drain() async {
+    /// Where a new drain starts: on the caller's executor, to commit inline; or straight on the database's queue,
+    /// when the latest transaction was a flood's, so that the first commit does not wait behind the callers' work.
+    private enum DrainStart { case inline, onQueue }
+
+    private func drain(onQueue: Bool) async {
         while true {
             do {
+                if onQueue || waitingItemCount() >= Self.minItemsForQueueDrain {
+                    try await queue.writePasses { db in self.runTurn(db) }
+                    return
+                }
                 let hasMore = try await queue.writeWithoutTransaction { db in self.runTurn(db) }
                 if !hasMore { return }
             } catch {
@@ -118,6 +137,10 @@ final class GroupCommitter: Sendable {
         return true
     }
 
+    private func waitingItemCount() -> Int {
+        state.withLock { state in state.waiters.reduce(0) { $0 + $1.request.itemCount } }
+    }
+
     /// The next requests to commit together, or nil (and draining stops) when none wait.
     private func takeBatch() -> [Waiter]? {
         state.withLock { state in
@@ -133,6 +156,7 @@ final class GroupCommitter: Sendable {
             }
             let batch = Array(state.waiters.prefix(count))
             state.waiters.removeFirst(count)
+            state.lastBatchItems = items
             return batch
         }
     }

@@ -168,6 +168,33 @@ struct OutboxStoreTests {
         }
         #expect(try await store.pendingOutbox().map(\.origin) == origins)
     }
+
+    /// More requests at once than one transaction takes: the group committer drains them on the database's queue,
+    /// and a second flood starts there straight away. Each caller still gets exactly its own result.
+    @Test func floodsOfConcurrentEnqueuesAndAcksEachGetTheirOwnResult() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let count = GroupCommitter.maxItemsPerTransaction * 3
+        for round in 0..<2 {
+            let ids = (0..<count).map { ClientMessageID("cm-\(round)-\($0)") }
+            let entries = try await withThrowingTaskGroup(of: (ClientMessageID, OutboxEntry).self) { group in
+                for id in ids { group.addTask { (id, try await store.enqueue(Fixture.send("\(id)", id: id))) } }
+                return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+            }
+            #expect(entries.count == count)
+            #expect(entries.allSatisfy { id, entry in entry.id == id && entry.message.content.body == id.rawValue })
+            #expect(try await store.outboxDepth() == count)
+
+            let outcomes = try await withThrowingTaskGroup(of: [AckOutcome].self) { group in
+                for (index, id) in ids.enumerated() {
+                    group.addTask { try await store.markAcked(Fixture.ack(id, seq: round * count + index + 1)).outcomes }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(outcomes.count == count)
+            #expect(outcomes.allSatisfy { $0 == .acknowledged })
+            #expect(try await store.outboxDepth() == 0)
+        }
+    }
 }
 
 /// The stored payload of an outbox entry reads back exactly, whatever the text holds.
