@@ -51,16 +51,14 @@ public struct ClientMessageID: RawRepresentable, Hashable, Sendable, Codable, Ex
     /// every version before time-ordered keys derived, and still the key of every trigger that names no message.
     /// Its value for given arguments never changes (stores and the service hold keys derived this way).
     public static func nameBased(bot: User.ID, trigger: String, index: Int) -> ClientMessageID {
-        ClientMessageID(nameBasedUUID(namespace: derivedNamespace, name: derivationName(bot: bot, trigger: trigger, index: index)))
+        ClientMessageID(nameBasedUUID(hashing: derivationInput(bot: bot, trigger: trigger, index: index)))
     }
 
     /// The time-ordered key (UUID version 8, RFC 9562) of the `index`-th send that `bot` makes while handling
     /// `trigger`: the 48 bits of `milliseconds` (the triggering message's time), then 74 bits of the SHA-1 of the
     /// name the name-based key hashes. Its value for given arguments never changes.
     static func timeOrdered(bot: User.ID, trigger: String, index: Int, milliseconds: UInt64) -> ClientMessageID {
-        var input = derivedNamespace
-        input.append(contentsOf: derivationName(bot: bot, trigger: trigger, index: index).utf8)
-        let digest = SHA1.hash(input)
+        let digest = SHA1.hash(derivationInput(bot: bot, trigger: trigger, index: index))
         var bytes = [UInt8](repeating: 0, count: 16)
         writeMilliseconds(milliseconds, into: &bytes)
         for offset in 0..<10 { bytes[6 + offset] = digest[offset] }
@@ -108,9 +106,19 @@ public struct ClientMessageID: RawRepresentable, Hashable, Sendable, Codable, Ex
         return values
     }()
 
-    /// The name hashed by derived keys: `<bot>\n<trigger>\n<index>`.
-    private static func derivationName(bot: User.ID, trigger: String, index: Int) -> String {
-        "\(bot.rawValue)\n\(trigger)\n\(index)"
+    /// What derived keys hash: the namespace, then the name `<bot>\n<trigger>\n<index>` in UTF-8, built in one
+    /// buffer (this runs for every reply a bot sends).
+    private static func derivationInput(bot: User.ID, trigger: String, index: Int) -> [UInt8] {
+        let digits = String(index).utf8
+        var input: [UInt8] = []
+        input.reserveCapacity(derivedNamespace.count + bot.rawValue.utf8.count + trigger.utf8.count + digits.count + 2)
+        input.append(contentsOf: derivedNamespace)
+        input.append(contentsOf: bot.rawValue.utf8)
+        input.append(UInt8(ascii: "\n"))
+        input.append(contentsOf: trigger.utf8)
+        input.append(UInt8(ascii: "\n"))
+        input.append(contentsOf: digits)
+        return input
     }
 
     /// Writes the low 48 bits of `milliseconds` big-endian into the first 6 bytes of `bytes`.
@@ -158,8 +166,11 @@ public struct ClientMessageID: RawRepresentable, Hashable, Sendable, Codable, Ex
 
     /// RFC 9562 version 5 UUID of `name` in `namespace`, lowercase.
     static func nameBasedUUID(namespace: [UInt8], name: String) -> String {
-        var input = namespace
-        input.append(contentsOf: name.utf8)
+        nameBasedUUID(hashing: namespace + Array(name.utf8))
+    }
+
+    /// The version 5 UUID whose SHA-1 input (namespace, then name) is `input`.
+    private static func nameBasedUUID(hashing input: [UInt8]) -> String {
         var digest = SHA1.hash(input)
         digest[6] = (digest[6] & 0x0f) | 0x50
         digest[8] = (digest[8] & 0x3f) | 0x80
@@ -168,15 +179,23 @@ public struct ClientMessageID: RawRepresentable, Hashable, Sendable, Codable, Ex
 
     /// The lowercase text form (8-4-4-4-12 hex digits) of a UUID's 16 bytes.
     static func uuidText(_ bytes: some Collection<UInt8>) -> String {
-        let hex = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for (index, byte) in bytes.prefix(16).enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(hex[Int(byte >> 4)])
-            text.append(hex[Int(byte & 0x0f)])
+        String(unsafeUninitializedCapacity: 36) { text in
+            var count = 0
+            for (index, byte) in bytes.prefix(16).enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    text[count] = UInt8(ascii: "-")
+                    count += 1
+                }
+                text[count] = hexDigit(byte >> 4)
+                text[count + 1] = hexDigit(byte & 0x0f)
+                count += 2
+            }
+            return count
         }
-        return String(decoding: text, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 }
 
@@ -185,6 +204,10 @@ enum SHA1 {
     /// The digest of `message` (20 bytes). The padded message is read byte by byte and the schedule lives in a
     /// temporary buffer, so a hash allocates only its result.
     static func hash(_ message: [UInt8]) -> [UInt8] {
+        message.withUnsafeBufferPointer(hash)
+    }
+
+    private static func hash(_ message: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
         let bitLength = UInt64(message.count) &* 8
         // The message, 0x80, zeros up to 56 modulo 64, then the length in bits as 8 big-endian bytes.
