@@ -34,6 +34,9 @@ public final class DatabaseQueue: Sendable {
     /// When the connection is released while unused; nil keeps it open until ``close()``.
     public let dormancy: DatabaseDormancy?
     private let dispatchQueue: DispatchQueue
+    /// The shared worker `dispatchQueue` runs on, if any: a repeated call goes back through it between runs, so
+    /// that the other databases on that worker get their turns.
+    private let worker: DispatchQueue?
     /// The connection, locked by whoever uses it: a closure on the dispatch queue, or a call running inline.
     private let connection: ConnectionCell
     /// Calls sent to the dispatch queue and not finished: a call runs inline only when there are none, so that
@@ -85,7 +88,8 @@ public final class DatabaseQueue: Sendable {
         self.path = path
         self.configuration = configuration
         self.dormancy = (path.isEmpty || path == ":memory:") ? nil : dormancy
-        self.dispatchQueue = DispatchQueue(label: "SQLite \(path)", target: workers?.nextQueue())
+        self.worker = workers?.nextQueue()
+        self.dispatchQueue = DispatchQueue(label: "SQLite \(path)", target: worker)
         self.connection = ConnectionCell()
         self.allowsInlineWork = configuration.allowsInlineWork
         self.activity = Mutex(Activity(lastUse: .now))
@@ -124,9 +128,13 @@ public final class DatabaseQueue: Sendable {
     }
 
     /// Runs `pass` outside any transaction on the dispatch queue, never inline, again and again while it returns
-    /// true, and returns once it returns false (or throws). Work queued meanwhile (other calls, a checkpoint the
-    /// passes left due) runs between two passes. For a consumer of many writes that should keep the database's
-    /// thread busy while its producers go on on theirs, without a hop back to its caller between batches.
+    /// true, and returns once it returns false (or throws, with its error). For a consumer of many writes that
+    /// should keep the database's thread busy while its producers go on on theirs, without a hop back to its
+    /// caller between batches.
+    ///
+    /// A checkpoint a pass left due runs right after it; calls queued meanwhile run between two passes (none runs
+    /// inline until the passes end), and so do the other databases of a shared ``DatabaseWorkers`` worker. After
+    /// ``close()``, the next pass is not run and this throws ``DatabaseError/closed``.
     public func writePasses(_ pass: @escaping @Sendable (Database) throws -> Bool) async throws {
         _ = try await withDatabase(inline: false, repeatingWhile: { $0 }, pass)
     }
@@ -276,7 +284,12 @@ public final class DatabaseQueue: Sendable {
             }
             if case .success(let value) = result, let repeatingWhile, repeatingWhile(value) {
                 if checkpointDue { checkpoint() }
-                dispatchRun(body, repeatingWhile: repeatingWhile, continuation: continuation)
+                // Straight back onto its own queue, a database would keep a shared worker to itself.
+                if let worker {
+                    worker.async { self.dispatchRun(body, repeatingWhile: repeatingWhile, continuation: continuation) }
+                } else {
+                    dispatchRun(body, repeatingWhile: repeatingWhile, continuation: continuation)
+                }
                 return
             }
             dispatchedCalls.subtract(1, ordering: .releasing)

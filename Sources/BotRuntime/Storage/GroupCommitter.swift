@@ -11,7 +11,8 @@ import Synchronization
 /// and resumes every caller; it keeps going while requests keep arriving, yielding the queue to other work every
 /// ``maxTransactionsPerTurn`` transactions. A few waiting requests are committed inline on the callers' executor
 /// when the connection is free; in a flood (``minItemsForQueueDrain`` or more) the drain stays on the database's
-/// queue, so that committing and the callers' own work run on two threads at once. Within a transaction a lane's units share one savepoint, and run
+/// queue, so that committing and the callers' own work run on two threads at once (the store's other calls then
+/// wait on that queue between two turns instead of running inline). Within a transaction a lane's units share one savepoint, and run
 /// again in one savepoint each if any is refused, so a refused unit is undone alone; if the transaction itself
 /// fails (disk full, I/O error), every request in it fails with that error and nothing of it is written. A
 /// request, once submitted, runs even if its caller is cancelled, so the caller never sees half of it.
@@ -47,7 +48,8 @@ final class GroupCommitter: Sendable {
     private struct State: Sendable {
         var waiters: [Waiter] = []
         var isDraining = false
-        /// The items of the latest transaction: whether a flood is on.
+        /// The items of the latest transaction: a large one says a flood is probably still on (after a pause, the
+        /// next drain starts on the database's queue once, needlessly).
         var lastBatchItems = 0
     }
 

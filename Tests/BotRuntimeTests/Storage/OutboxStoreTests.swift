@@ -169,8 +169,8 @@ struct OutboxStoreTests {
         #expect(try await store.pendingOutbox().map(\.origin) == origins)
     }
 
-    /// More requests at once than one transaction takes: the group committer drains them on the database's queue,
-    /// and a second flood starts there straight away. Each caller still gets exactly its own result.
+    /// More requests at once than one transaction takes, twice: whether the group committer drains them inline or
+    /// on the database's queue, and whichever way the second flood starts, each caller gets exactly its own result.
     @Test func floodsOfConcurrentEnqueuesAndAcksEachGetTheirOwnResult() async throws {
         let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
         let count = GroupCommitter.maxItemsPerTransaction * 3
