@@ -254,9 +254,9 @@ public final class DatabaseQueue: Sendable {
         return ran.result
     }
 
-    /// Runs `body` on the dispatch queue, opening the connection first if it is not open, and again at the queue's
-    /// tail while `repeatingWhile` holds for its result. A checkpoint a run left due runs before the next one, or
-    /// after the caller has its result.
+    /// Runs `body` on the dispatch queue, opening the connection first if it is not open, and again (after what was
+    /// queued meanwhile, on this queue and on its shared worker) while `repeatingWhile` holds for its result. A
+    /// checkpoint a run left due runs before the next run, or after the caller has its result.
     private func dispatch<T: Sendable>(
         _ body: @escaping @Sendable (Database) throws -> T, repeatingWhile: (@Sendable (T) -> Bool)? = nil
     ) async -> Result<T, any Error> {

@@ -145,8 +145,12 @@ import Testing
         #expect(try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT n FROM counter") } == 5)
     }
 
-    @Test func aCallMadeWhilePassesRunIsServedBetweenTwoPasses() async throws {
-        let queue = try await queue()
+    /// Runs passes on `queue` until `isDone` holds (or 30 s have passed), calling `start` in the first one;
+    /// returns how many passes ran.
+    private static func passes(
+        on queue: DatabaseQueue, starting start: @escaping @Sendable () -> Void,
+        until isDone: @escaping @Sendable (Database) throws -> Bool
+    ) async throws -> Int {
         let passes = Mutex(0)
         let deadline = ContinuousClock.now + .seconds(30)
         try await queue.writePasses { db in
@@ -154,14 +158,19 @@ import Testing
                 passes += 1
                 return passes
             }
-            if count == 1 {
-                Task { try await queue.write(Self.increment) }
-            }
-            let served = try db.fetchOne(Int.self, sql: "SELECT n FROM counter") == 1
-            return !served && ContinuousClock.now < deadline
+            if count == 1 { start() }
+            return try !isDone(db) && ContinuousClock.now < deadline
+        }
+        return passes.withLock { $0 }
+    }
+
+    @Test func aCallMadeWhilePassesRunIsServedBetweenTwoPasses() async throws {
+        let queue = try await queue()
+        let passes = try await Self.passes(on: queue, starting: { Task { try await queue.write(Self.increment) } }) { db in
+            try db.fetchOne(Int.self, sql: "SELECT n FROM counter") == 1
         }
         #expect(try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT n FROM counter") } == 1)
-        #expect(passes.withLock { $0 } > 1, "the call came after the first pass")
+        #expect(passes > 1, "the call came after the first pass")
     }
 
     /// Two databases on one shared worker: the passes of one must not keep the worker from the other.
@@ -170,21 +179,13 @@ import Testing
         let flooded = try await DatabaseQueue(path: directory.file("flooded.sqlite"), workers: workers)
         let other = try await DatabaseQueue(path: directory.file("other.sqlite"), workers: workers)
         let served = Flag()
-        let passes = Mutex(0)
-        let deadline = ContinuousClock.now + .seconds(30)
-        try await flooded.writePasses { _ in
-            let count = passes.withLock { passes in
-                passes += 1
-                return passes
+        let start: @Sendable () -> Void = {
+            Task {
+                try await other.write { db in try db.execute(sql: "CREATE TABLE served (n INTEGER)") }
+                served.raise()
             }
-            if count == 1 {
-                Task {
-                    try await other.write { db in try db.execute(sql: "CREATE TABLE served (n INTEGER)") }
-                    served.raise()
-                }
-            }
-            return !served.isRaised && ContinuousClock.now < deadline
         }
+        _ = try await Self.passes(on: flooded, starting: start) { _ in served.isRaised }
         #expect(served.isRaised, "the other database's call waited for the passes to end")
     }
 

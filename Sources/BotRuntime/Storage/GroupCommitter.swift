@@ -12,10 +12,11 @@ import Synchronization
 /// ``maxTransactionsPerTurn`` transactions. A few waiting requests are committed inline on the callers' executor
 /// when the connection is free; in a flood (``minItemsForQueueDrain`` or more) the drain stays on the database's
 /// queue, so that committing and the callers' own work run on two threads at once (the store's other calls then
-/// wait on that queue between two turns instead of running inline). Within a transaction a lane's units share one savepoint, and run
-/// again in one savepoint each if any is refused, so a refused unit is undone alone; if the transaction itself
-/// fails (disk full, I/O error), every request in it fails with that error and nothing of it is written. A
-/// request, once submitted, runs even if its caller is cancelled, so the caller never sees half of it.
+/// wait on that queue between two turns instead of running inline). Within a transaction a lane's units share
+/// one savepoint, and run again in one savepoint each if any is refused, so a refused unit is undone alone; if
+/// the transaction itself fails (disk full, I/O error), every request in it fails with that error and nothing of
+/// it is written. A request, once submitted, runs even if its caller is cancelled, so the caller never sees half
+/// of it.
 final class GroupCommitter: Sendable {
     enum Request: Sendable {
         case admit([Message], bot: User.ID)
