@@ -49,6 +49,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "ChatterBotsTestingTests", dependencies: ["ChatterBotsTesting"], swiftSettings: strict),
         .testTarget(name: "ChatterBotsTests", dependencies: ["ChatterBots", "TestSupport"], resources: [.copy("Peers")], swiftSettings: strict),
+        .testTarget(name: "ChatterBenchTests", dependencies: ["ChatterBench"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

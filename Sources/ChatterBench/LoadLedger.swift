@@ -34,18 +34,13 @@ struct LoadLedger {
         var excludedDevice: Device.ID?
     }
 
-    struct IdempotencyKey: Hashable {
-        var sender: User.ID
-        var clientMessageId: ClientMessageID
-    }
-
     private(set) var accounts: [User.ID: Account] = [:]
     private var userByName: [String: User.ID] = [:]
     private var accessTokens: [String: Caller] = [:]
     private var refreshTokens: [String: Caller] = [:]
     private var deviceOwner: [Device.ID: User.ID] = [:]
     private var conversations: [Conversation.ID: StoredConversation] = [:]
-    private var acks: [IdempotencyKey: MessageAck] = [:]
+    private var acks = IdempotencyTable()
     private var identifiers = IdentifierSource()
 
     /// Who is calling: a user on one of its devices.
@@ -157,8 +152,7 @@ struct LoadLedger {
 
     /// `message.send`: a new message and its ack, or the earlier ack of the same (sender, clientMessageId).
     mutating func send(_ send: MessageSend, from caller: Caller) -> Result<(MessageAck, [Delivery]), ChatterErrorBody> {
-        let key = IdempotencyKey(sender: caller.userId, clientMessageId: send.clientMessageId)
-        if let ack = acks[key] { return .success((ack, [])) }
+        if let ack = acks[caller.userId, send.clientMessageId] { return .success((ack, [])) }
         guard let stored = conversations[send.conversationId],
             stored.conversation.members.contains(where: { $0.userId == caller.userId })
         else {
@@ -180,7 +174,7 @@ struct LoadLedger {
         let ack = MessageAck(
             clientMessageId: send.clientMessageId, messageId: message.id, conversationId: message.conversationId,
             seq: message.seq, createdAt: now)
-        acks[key] = ack
+        acks[caller.userId, send.clientMessageId] = ack
         let delivery = Delivery(
             frame: ServerFrame(.messageNew(message)), recipients: stored.conversation.members.map(\.userId),
             excludedDevice: caller.deviceId)

@@ -11,6 +11,8 @@ final class VirtualSenders: Sendable {
     private final class Track: Sendable {
         let caller: LoadLedger.Caller
         let conversationId: Conversation.ID
+        /// This track's number among all the server's tracks, part of its messages' keys.
+        let ordinal: UInt64
         let firstNumber: Int
         let credits: Credits
         let log: Mutex<Log>
@@ -22,9 +24,10 @@ final class VirtualSenders: Sendable {
             var duplicates = 0
         }
 
-        init(caller: LoadLedger.Caller, conversationId: Conversation.ID, count: Int, firstNumber: Int, window: Int) {
+        init(caller: LoadLedger.Caller, conversationId: Conversation.ID, ordinal: UInt64, count: Int, firstNumber: Int, window: Int) {
             self.caller = caller
             self.conversationId = conversationId
+            self.ordinal = ordinal
             self.firstNumber = firstNumber
             self.credits = Credits(window)
             self.log = Mutex(Log(sentAt: Array(repeating: 0, count: count), repliedAt: Array(repeating: 0, count: count)))
@@ -32,9 +35,12 @@ final class VirtualSenders: Sendable {
     }
 
     private let tracks = Mutex<[Conversation.ID: Track]>([:])
-    /// Makes the senders' clientMessageIds unique across servers and runs (`<run>-<conversation>-<number>`):
-    /// cheaper than a random UUID per message, which costs the server a system call each.
-    private let runID = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+    /// Makes the senders' clientMessageIds unique across servers and runs: the first half of every key. The second
+    /// half is the flood's track number and the message's number, so keys cost no random bytes (a system call each).
+    private let runBits = UInt64.random(in: 0...UInt64.max)
+    /// The number of tracks started so far; each track's keys carry its own number, so a person who floods two
+    /// conversations, or one conversation twice, never repeats a key (a repeated key is answered with the earlier ack).
+    private let trackCount = Atomic<UInt64>(0)
 
     /// Notes a message the bot sent; called by the server for every stored message not sent by a virtual sender.
     func observe(_ message: Message) {
@@ -65,14 +71,16 @@ final class VirtualSenders: Sendable {
         let started = tracks.withLock { tracks -> [Track] in
             request.conversations.compactMap { id in
                 guard let caller = callers[id] else { return nil }
-                let track = Track(caller: caller, conversationId: id, count: request.count, firstNumber: request.firstNumber, window: window)
+                let track = Track(
+                    caller: caller, conversationId: id, ordinal: trackCount.add(1, ordering: .relaxed).oldValue,
+                    count: request.count, firstNumber: request.firstNumber, window: window)
                 tracks[id] = track
                 return track
             }
         }
         let total = started.count * request.count
         let start = ContinuousClock.now
-        let runID = self.runID
+        let runBits = self.runBits
         await withTaskGroup(of: Void.self) { group in
             for (index, track) in started.enumerated() {
                 group.addTask {
@@ -92,10 +100,8 @@ final class VirtualSenders: Sendable {
                         let messages = numbers.map { number in
                             MessageSend(
                                 conversationId: track.conversationId,
-                                // The whole conversation id: a person may flood two conversations (one per runtime) in one
-                                // run, and a key repeated by the same sender is answered with the earlier ack, not a message.
-                                clientMessageId: ClientMessageID(
-                                    "\(runID)-\(track.conversationId.rawValue)-\(request.firstNumber + number)"),
+                                clientMessageId: Self.clientMessageId(
+                                    runBits: runBits, track: track.ordinal, number: request.firstNumber + number),
                                 content: MessageContent(kind: .text, body: "m\(tag).\(request.firstNumber + number)"))
                         }
                         let now = DispatchTime.now().uptimeNanoseconds
@@ -131,5 +137,11 @@ final class VirtualSenders: Sendable {
         let elapsed = lastReply > firstSent ? Double(lastReply - firstSent) / 1e9 : (ContinuousClock.now - start).seconds
         return FloodResult(
             elapsedSeconds: elapsed, sent: total, replies: replies, duplicateReplies: duplicates, latencyNanoseconds: latencies)
+    }
+
+    /// A sender's key in UUID text, which the ledger keeps as 128 bits: the run's bits, then the track's number
+    /// (24 bits) and the message's number (40 bits).
+    static func clientMessageId(runBits: UInt64, track: UInt64, number: Int) -> ClientMessageID {
+        ClientMessageID(IdempotencyTable.UUIDBits(high: runBits, low: track << 40 | UInt64(number) & (1 << 40 - 1)).text)
     }
 }

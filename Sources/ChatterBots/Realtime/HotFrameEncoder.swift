@@ -139,12 +139,15 @@ package enum HotFrameEncoder {
     /// Appends `value` quoted when it holds only printable ASCII other than `"` and `\` (what every encoder
     /// writes unchanged); false, with `bytes` to be discarded, otherwise.
     private static func appendPlainString(_ value: String, to bytes: inout [UInt8]) -> Bool {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else { return false }
-            bytes.append(byte)
+        var value = value
+        return value.withUTF8 { utf8 in
+            for byte in utf8 {
+                guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else { return false }
+            }
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(contentsOf: utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return true
         }
-        bytes.append(UInt8(ascii: "\""))
-        return true
     }
 }

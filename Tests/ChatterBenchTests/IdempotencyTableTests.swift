@@ -1,0 +1,69 @@
+import ChatterBots
+import Testing
+
+@testable import ChatterBench
+
+@Suite("IdempotencyTable")
+struct IdempotencyTableTests {
+    static func ack(_ key: ClientMessageID, seq: Int) -> MessageAck {
+        MessageAck(
+            clientMessageId: key, messageId: Message.ID("m\(seq)"), conversationId: "c1", seq: seq,
+            createdAt: Timestamp(millisecondsSince1970: 1_700_000_000_000))
+    }
+
+    @Test func aRepeatedUUIDKeyFromTheSameSenderGetsTheFirstAck() {
+        var table = IdempotencyTable()
+        let key = ClientMessageID.random()
+        table["alice", key] = Self.ack(key, seq: 1)
+        #expect(table["alice", key] == Self.ack(key, seq: 1))
+    }
+
+    @Test func aRepeatedTextKeyFromTheSameSenderGetsTheFirstAck() {
+        var table = IdempotencyTable()
+        table["alice", "not-a-uuid"] = Self.ack("not-a-uuid", seq: 1)
+        #expect(table["alice", "not-a-uuid"] == Self.ack("not-a-uuid", seq: 1))
+    }
+
+    @Test func theSameKeyFromAnotherSenderIsAnotherKey() {
+        var table = IdempotencyTable()
+        let key = ClientMessageID.random()
+        table["alice", key] = Self.ack(key, seq: 1)
+        table["alice", "text"] = Self.ack("text", seq: 2)
+        #expect(table["bob", key] == nil)
+        #expect(table["bob", "text"] == nil)
+    }
+
+    @Test func keysDifferingOnlyInCaseAreTwoKeys() {
+        var table = IdempotencyTable()
+        let lower: ClientMessageID = "0190f3a2-7c41-7abc-8def-0123456789ab"
+        let upper = ClientMessageID(lower.rawValue.uppercased())
+        table["alice", lower] = Self.ack(lower, seq: 1)
+        #expect(table["alice", upper] == nil)
+        table["alice", upper] = Self.ack(upper, seq: 2)
+        #expect(table["alice", lower]?.seq == 1)
+        #expect(table["alice", upper]?.seq == 2)
+    }
+
+    @Test func uuidTextReadsBackToItsBits() {
+        let bits = IdempotencyTable.UUIDBits(high: 0x0123_4567_89AB_CDEF, low: 0xFEDC_BA98_7654_3210)
+        #expect(bits.text == "01234567-89ab-cdef-fedc-ba9876543210")
+        #expect(IdempotencyTable.UUIDBits(bits.text) == bits)
+    }
+
+    @Test(arguments: [
+        "", "01234567-89ab-cdef-fedc-ba987654321", "01234567-89ab-cdef-fedc-ba98765432100", "01234567+89ab-cdef-fedc-ba9876543210",
+        "0123456789abcdeffedcba9876543210----", "01234567-89AB-cdef-fedc-ba9876543210", "01234567-89ab-cdeg-fedc-ba9876543210",
+        "0123456é-89ab-cdef-fedc-ba987654321",
+    ])
+    func textThatIsNotLowercaseUUIDHasNoBits(_ text: String) {
+        #expect(IdempotencyTable.UUIDBits(text) == nil)
+    }
+
+    @Test func virtualSendersKeysDifferByTrackAndNumberAndAreUUIDText() {
+        let keys = [(0, 1), (0, 2), (1, 1), (1, 2)].map { track, number in
+            VirtualSenders.clientMessageId(runBits: 42, track: UInt64(track), number: number)
+        }
+        #expect(Set(keys).count == 4)
+        #expect(keys.allSatisfy { IdempotencyTable.UUIDBits($0.rawValue) != nil })
+    }
+}
