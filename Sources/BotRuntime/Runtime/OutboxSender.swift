@@ -50,6 +50,9 @@ final class OutboxSender: Sendable {
         var pacer: SendPacer
         var waiters: [ClientMessageID: [AckPromise]] = [:]
         var acksToRecord: [MessageAck] = []
+        /// The outbox row of each ack in `acksToRecord` when it was in flight here (the store then needs no index
+        /// search to find it); nil for an ack of an entry sent before the last reconnect or by another run.
+        var ackRowsToRecord: [Int64?] = []
         var isRecordingAcks = false
         /// Set by `finishRecordingAcks(before:)`: the store is about to close, no further ack is written.
         var isAckRecordingClosed = false
@@ -437,10 +440,10 @@ final class OutboxSender: Sendable {
     func received(_ ack: MessageAck) {
         let startRecording = state.withLock { state -> Bool? in
             guard !state.isAckRecordingClosed else { return nil }
-            if let entry = state.inFlight.removeValue(forKey: ack.clientMessageId) {
-                state.inFlightBySequence[entry.sequence] = nil
-            }
+            let entry = state.inFlight.removeValue(forKey: ack.clientMessageId)
+            if let entry { state.inFlightBySequence[entry.sequence] = nil }
             state.acksToRecord.append(ack)
+            state.ackRowsToRecord.append(entry?.sequence)
             guard !state.isRecordingAcks else { return false }
             state.isRecordingAcks = true
             return true
@@ -464,7 +467,10 @@ final class OutboxSender: Sendable {
         }
         let (dropped, writing) = state.withLock { state -> (Int, Bool) in
             state.isAckRecordingClosed = true
-            defer { state.acksToRecord = [] }
+            defer {
+                state.acksToRecord = []
+                state.ackRowsToRecord = []
+            }
             return (state.acksToRecord.count, state.isRecordingAcks)
         }
         if dropped > 0 || writing {
@@ -476,13 +482,16 @@ final class OutboxSender: Sendable {
     /// Writes the acks received so far in one batch, again while more arrived meanwhile.
     private func recordAcks() async {
         while true {
-            let batch = state.withLock { state -> [MessageAck] in
+            let (batch, rows) = state.withLock { state -> ([MessageAck], [Int64?]) in
                 guard !state.acksToRecord.isEmpty, !state.isAckRecordingClosed else {
                     state.isRecordingAcks = false
-                    return []
+                    return ([], [])
                 }
-                defer { state.acksToRecord = [] }
-                return state.acksToRecord
+                defer {
+                    state.acksToRecord = []
+                    state.ackRowsToRecord = []
+                }
+                return (state.acksToRecord, state.ackRowsToRecord)
             }
             guard !batch.isEmpty else {
                 acksRecorded.wake()
@@ -491,7 +500,7 @@ final class OutboxSender: Sendable {
             var released: [Message] = []
             var recorded = false
             do {
-                let report = try await store.markAcked(batch)
+                let report = try await store.markAcked(batch, rows: rows)
                 released = report.released
                 recorded = true
             } catch {

@@ -39,8 +39,15 @@ extension BotStore {
     ///
     /// Acks that arrive together are committed together with other hot-path writes.
     public func markAcked(_ acks: [MessageAck]) async throws(BotStoreError) -> AckReport {
+        try await markAcked(acks, rows: [])
+    }
+
+    /// Records `acks` as ``markAcked(_:)-([MessageAck])`` does; `rows[i]`, when there is one, is the
+    /// ``OutboxEntry/sequence`` of the entry `acks[i]` acknowledges (the sender knows it), which finds the row
+    /// without a search of the clientMessageId index. A row that turns out not to hold that key is ignored.
+    func markAcked(_ acks: [MessageAck], rows: [Int64?]) async throws(BotStoreError) -> AckReport {
         guard !acks.isEmpty else { return AckReport(outcomes: [], released: []) }
-        guard case .acknowledged(let report) = try await submit(.acknowledge(acks), "record acks") else {
+        guard case .acknowledged(let report) = try await submit(.acknowledge(acks, rows: rows), "record acks") else {
             throw .storage(operation: "record acks", underlying: GroupCommitterMismatch())
         }
         return report
@@ -173,16 +180,26 @@ enum OutboxWrites {
     }
 
     /// Applies acks: entries acknowledged, acknowledged seqs passed over, parked messages released.
-    static func acknowledge(_ acks: [MessageAck], in workspace: CursorWorkspace) throws -> AckReport {
+    static func acknowledge(_ acks: [MessageAck], rows: [Int64?], in workspace: CursorWorkspace) throws -> AckReport {
         var outcomes: [AckOutcome] = []
         outcomes.reserveCapacity(acks.count)
-        for ack in acks {
-            try workspace.statement(.acknowledgeOutbox).execute(
-                arguments: StatementArguments(values: [
-                    ack.messageId.rawValue.databaseValue, ack.seq.databaseValue, ack.createdAt.millisecondsSince1970.databaseValue,
-                    workspace.now.databaseValue, ack.clientMessageId.rawValue.databaseValue,
-                ]))
-            if workspace.db.changes > 0 {
+        for (index, ack) in acks.enumerated() {
+            var values: [DatabaseValue] = [
+                ack.messageId.rawValue.databaseValue, ack.seq.databaseValue, ack.createdAt.millisecondsSince1970.databaseValue,
+                workspace.now.databaseValue, ack.clientMessageId.rawValue.databaseValue,
+            ]
+            var acknowledged = false
+            if index < rows.count, let row = rows[index] {
+                values.append(row.databaseValue)
+                try workspace.statement(.acknowledgeOutboxRow).execute(arguments: StatementArguments(values: values))
+                acknowledged = workspace.db.changes > 0
+                values.removeLast()
+            }
+            if !acknowledged {
+                try workspace.statement(.acknowledgeOutbox).execute(arguments: StatementArguments(values: values))
+                acknowledged = workspace.db.changes > 0
+            }
+            if acknowledged {
                 outcomes.append(.acknowledged)
             } else if try workspace.statement(.selectOutboxExists).fetchOne(Int.self, arguments: [ack.clientMessageId.rawValue]) != nil {
                 outcomes.append(.alreadyAcknowledged)
@@ -225,6 +242,12 @@ enum OutboxSQL {
     static let acknowledge = """
         UPDATE outbox SET status = 'acked', message_id = ?, seq = ?, message_created_at = ?, acked_at = ?
         WHERE client_message_id = ? AND status <> 'acked'
+        """
+    /// ``acknowledge`` for an entry whose row id is known (one more argument, the id): a lookup by primary key.
+    /// The clientMessageId must match as well, so a wrong id changes nothing.
+    static let acknowledgeRow = """
+        UPDATE outbox SET status = 'acked', message_id = ?1, seq = ?2, message_created_at = ?3, acked_at = ?4
+        WHERE id = ?6 AND client_message_id = ?5 AND status <> 'acked'
         """
     static let fail = """
         UPDATE outbox SET status = 'failed', last_error = ?, last_attempt_at = coalesce(last_attempt_at, ?)

@@ -72,7 +72,7 @@ final class CursorWorkspace {
     /// being looked up by its SQL text at every row.
     enum HotStatement: Int, CaseIterable {
         case selectCursor, upsertCursor, deleteStoredParked
-        case selectSeenExists, insertSeen, insertOutbox, acknowledgeOutbox, selectOutboxExists
+        case selectSeenExists, insertSeen, insertOutbox, acknowledgeOutbox, acknowledgeOutboxRow, selectOutboxExists
 
         var sql: String {
             switch self {
@@ -83,6 +83,7 @@ final class CursorWorkspace {
             case .insertSeen: CursorWorkspace.insertSeen
             case .insertOutbox: OutboxSQL.insert
             case .acknowledgeOutbox: OutboxSQL.acknowledge
+            case .acknowledgeOutboxRow: OutboxSQL.acknowledgeRow
             case .selectOutboxExists: OutboxSQL.selectExists
             }
         }

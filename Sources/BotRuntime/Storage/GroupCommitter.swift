@@ -22,14 +22,15 @@ final class GroupCommitter: Sendable {
         case admit([Message], bot: User.ID)
         case commit([UnitOfWork])
         case enqueue([PendingSend], origin: OutboxEntry.Origin)
-        case acknowledge([MessageAck])
+        /// Acks, with the row ids of their entries where the sender knows them (empty, or one per ack).
+        case acknowledge([MessageAck], rows: [Int64?])
 
         var itemCount: Int {
             switch self {
             case .admit(let messages, _): messages.count
             case .commit(let units): units.count
             case .enqueue(let sends, _): sends.count
-            case .acknowledge(let acks): acks.count
+            case .acknowledge(let acks, _): acks.count
             }
         }
     }
@@ -209,8 +210,8 @@ final class GroupCommitter: Sendable {
         case .enqueue(let sends, let origin):
             let (entries, created) = try OutboxWrites.insert(sends, origin: origin, in: workspace)
             return .enqueued(CommitReceipt(outboxEntries: entries, createdEntries: created, contiguousSeq: nil, job: nil, released: []))
-        case .acknowledge(let acks):
-            return .acknowledged(try OutboxWrites.acknowledge(acks, in: workspace))
+        case .acknowledge(let acks, let rows):
+            return .acknowledged(try OutboxWrites.acknowledge(acks, rows: rows, in: workspace))
         }
     }
 }

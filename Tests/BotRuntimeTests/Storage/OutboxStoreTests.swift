@@ -104,6 +104,30 @@ struct OutboxStoreTests {
         #expect(try await store.outboxDepth() == 0)
     }
 
+    @Test func anAckWithItsEntrysRowRecordsTheSameAsOneWithout() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let byRow = try await store.enqueue(Fixture.send("by row"))
+        let byKey = try await store.enqueue(Fixture.send("by key"))
+        let report = try await store.markAcked(
+            [Fixture.ack(byRow.id, seq: 1), Fixture.ack(byKey.id, seq: 2)], rows: [byRow.sequence, nil])
+        #expect(report.outcomes == [.acknowledged, .acknowledged])
+        #expect(try await store.outboxEntry(byRow.id)?.acknowledgement?.seq == 1)
+        #expect(try await store.outboxEntry(byKey.id)?.acknowledgement?.seq == 2)
+        #expect(try await store.markAcked([Fixture.ack(byRow.id, seq: 1)], rows: [byRow.sequence]).outcomes == [.alreadyAcknowledged])
+    }
+
+    @Test func anAckGivenAnotherEntrysRowAcknowledgesItsOwnEntryOnly() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let acked = try await store.enqueue(Fixture.send("acked"))
+        let other = try await store.enqueue(Fixture.send("other"))
+        let report = try await store.markAcked([Fixture.ack(acked.id, seq: 1)], rows: [other.sequence])
+        #expect(report.outcomes == [.acknowledged])
+        #expect(try await store.outboxEntry(acked.id)?.status == .acked)
+        #expect(try await store.outboxEntry(other.id)?.status == .pending)
+        #expect(try await store.markAcked([Fixture.ack("unknown-id", seq: 2)], rows: [other.sequence]).outcomes == [.unknownEntry])
+        #expect(try await store.outboxEntry(other.id)?.status == .pending)
+    }
+
     @Test func aPermanentErrorFailsTheEntryForGood() async throws {
         let store = try await openStore(in: directory, clock: clock)
         let entry = try await store.enqueue(Fixture.send("to a former friend"))
