@@ -22,45 +22,76 @@ public struct UnitOfWork: Sendable {
     }
 
     /// The bot's user id, the namespace of derived clientMessageIds.
-    public let bot: User.ID
-    public let trigger: Trigger
+    public var bot: User.ID { storage.fields.bot }
+    public var trigger: Trigger { storage.fields.trigger }
     /// How the clientMessageIds of the unit's sends are derived: the store's ``BotStore/clientMessageIDDerivation``.
-    public let derivation: ClientMessageIDDerivation
+    public var derivation: ClientMessageIDDerivation { storage.fields.derivation }
     /// For an occurrence: when the job runs next (computed by the caller from the repeat rule); nil ends the job.
-    public var nextDueAt: Date?
+    public var nextDueAt: Date? {
+        get { storage.fields.nextDueAt }
+        set { modify { $0.nextDueAt = newValue } }
+    }
     /// The trace recorded with the unit's sends unless a send names its own.
-    public var traceID: String?
+    public var traceID: String? {
+        get { storage.fields.traceID }
+        set { modify { $0.traceID = newValue } }
+    }
 
-    private(set) var sends: [PendingSend] = []
-    private(set) var stateWrites: [StateAddress: Data?] = [:]
-    private(set) var jobChanges: [JobChange] = []
-    private(set) var dialogWrites: [DialogAddress: DialogState?] = [:]
+    var sends: [PendingSend] { storage.fields.sends }
+    var stateWrites: [StateAddress: Data?] { storage.fields.stateWrites }
+    var jobChanges: [JobChange] { storage.fields.jobChanges }
+    var dialogWrites: [DialogAddress: DialogState?] { storage.fields.dialogWrites }
+
+    /// The unit's contents, in a box its copies share until one of them changes (copy on write). A unit passes
+    /// through several owners between the handler and the commit (the handler's context, the lane's queue, the
+    /// store's request); a copy is then one reference instead of nine fields.
+    private var storage: Storage
+
+    /// `@unchecked Sendable`: `fields` is only changed through `modify`, which first makes the box unique
+    /// (`isKnownUniquelyReferenced`, else a fresh box), so a box that another unit, and so possibly another
+    /// thread, can reach is never written; shared boxes are only read. It is the copy-on-write rule of the
+    /// standard library's collections, which are `Sendable` on the same grounds.
+    private final class Storage: @unchecked Sendable {
+        var fields: Fields
+
+        init(_ fields: Fields) {
+            self.fields = fields
+        }
+    }
+
+    private struct Fields {
+        let bot: User.ID
+        let trigger: Trigger
+        let derivation: ClientMessageIDDerivation
+        var nextDueAt: Date?
+        var traceID: String?
+        var sends: [PendingSend] = []
+        var stateWrites: [StateAddress: Data?] = [:]
+        var jobChanges: [JobChange] = []
+        var dialogWrites: [DialogAddress: DialogState?] = [:]
+    }
+
+    private mutating func modify(_ change: (inout Fields) -> Void) {
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+        change(&storage.fields)
+    }
 
     /// A unit for handling `message`; its sends' clientMessageIds follow `derivation` (pass the store's).
     public init(
         handling message: Message, bot: User.ID, traceID: String? = nil, derivation: ClientMessageIDDerivation = .timeOrdered
     ) {
-        self.bot = bot
-        self.derivation = derivation
-        self.trigger = .message(message)
-        self.traceID = traceID
+        storage = Storage(Fields(bot: bot, trigger: .message(message), derivation: derivation, traceID: traceID))
     }
 
     /// A unit for running `occurrence`; `nextDueAt` is when the job runs again (nil: it is done).
     public init(running occurrence: JobOccurrence, nextDueAt: Date?, bot: User.ID, traceID: String? = nil) {
-        self.bot = bot
-        self.derivation = .timeOrdered
-        self.trigger = .occurrence(occurrence)
-        self.nextDueAt = nextDueAt
-        self.traceID = traceID
+        storage = Storage(
+            Fields(bot: bot, trigger: .occurrence(occurrence), derivation: .timeOrdered, nextDueAt: nextDueAt, traceID: traceID))
     }
 
     /// A unit for bot code that runs outside any handler.
     public init(bot: User.ID, traceID: String? = nil) {
-        self.bot = bot
-        self.derivation = .timeOrdered
-        self.trigger = .direct
-        self.traceID = traceID
+        storage = Storage(Fields(bot: bot, trigger: .direct, derivation: .timeOrdered, traceID: traceID))
     }
 
     // MARK: - Sending
@@ -88,7 +119,8 @@ public struct UnitOfWork: Sendable {
 
     /// Queues `message`, already encoded as `payload` (its `OutboxPayload` JSON text, stored and sent as is).
     mutating func send(_ message: MessageSend, encodedAs payload: String, traceID: String? = nil) {
-        sends.append(PendingSend(message: message, payload: payload, traceID: traceID ?? self.traceID))
+        let send = PendingSend(message: message, payload: payload, traceID: traceID ?? self.traceID)
+        modify { $0.sends.append(send) }
     }
 
     /// The messages queued so far, in send order.
@@ -100,19 +132,20 @@ public struct UnitOfWork: Sendable {
     public mutating func setValue<Value: Encodable>(
         _ value: Value, forKey key: String, in scope: StateScope
     ) throws(BotStoreError) {
-        stateWrites[StateAddress(scope: scope, key: key)] = .some(try StateValueCoding.encode(value, key: key))
+        let data = try StateValueCoding.encode(value, key: key)
+        modify { $0.stateWrites[StateAddress(scope: scope, key: key)] = .some(data) }
     }
 
     /// Sets `key` in `scope` to the JSON `data`, or removes it when nil: the form `BotContext.setStateData`
     /// hands over. Data that is not JSON is refused here.
     public mutating func setStateData(_ data: Data?, forKey key: String, in scope: StateScope) throws(BotStoreError) {
         if let data { try StateValueCoding.validate(data, key: key) }
-        stateWrites[StateAddress(scope: scope, key: key)] = .some(data)
+        modify { $0.stateWrites[StateAddress(scope: scope, key: key)] = .some(data) }
     }
 
     /// Removes `key` from `scope`.
     public mutating func removeValue(forKey key: String, in scope: StateScope) {
-        stateWrites[StateAddress(scope: scope, key: key)] = .some(nil)
+        modify { $0.stateWrites[StateAddress(scope: scope, key: key)] = .some(nil) }
     }
 
     /// The unit's own write of `key`: nil when the unit did not touch it, `.some(nil)` when it removed it.
@@ -124,24 +157,24 @@ public struct UnitOfWork: Sendable {
 
     /// Adds `job` to the schedule (nothing changes if a job with its id exists).
     public mutating func scheduleJob(_ job: NewScheduledJob) {
-        jobChanges.append(.add(job))
+        modify { $0.jobChanges.append(.add(job)) }
     }
 
     /// Cancels the job `id`: no further occurrence runs.
     public mutating func cancelJob(_ id: ScheduledJob.ID) {
-        jobChanges.append(.cancel(id))
+        modify { $0.jobChanges.append(.cancel(id)) }
     }
 
     // MARK: - Dialogs
 
     /// Sets the dialog state of `user` in `conversation`.
     public mutating func setDialog(_ dialog: DialogState, user: User.ID, conversation: Conversation.ID) {
-        dialogWrites[DialogAddress(user: user, conversation: conversation)] = .some(dialog)
+        modify { $0.dialogWrites[DialogAddress(user: user, conversation: conversation)] = .some(dialog) }
     }
 
     /// Ends the dialog of `user` in `conversation`.
     public mutating func endDialog(user: User.ID, conversation: Conversation.ID) {
-        dialogWrites[DialogAddress(user: user, conversation: conversation)] = .some(nil)
+        modify { $0.dialogWrites[DialogAddress(user: user, conversation: conversation)] = .some(nil) }
     }
 
     func pendingDialog(user: User.ID, conversation: Conversation.ID) -> DialogState?? {

@@ -33,6 +33,28 @@ struct UnitOfWorkTests {
         return unit
     }
 
+    @Test func aCopyOfAUnitChangesAloneLikeAnyValue() throws {
+        let message = Fixture.message(seq: 1)
+        var original = try fullUnit(for: message)
+        var copy = original
+        copy.send(.text("only in the copy"), to: message.conversationId)
+        copy.removeValue(forKey: "reminder", in: .user(Fixture.alice))
+        copy.cancelJob(ScheduledJob.ID("job-\(message.id)"))
+        copy.endDialog(user: Fixture.alice, conversation: message.conversationId)
+        copy.traceID = "trace-copy"
+        original.nextDueAt = Fixture.start
+
+        #expect(original.messages.map(\.content.body) == ["Noted."])
+        #expect(copy.messages.map(\.content.body) == ["Noted.", "only in the copy"])
+        #expect(original.pendingValue(forKey: "reminder", in: .user(Fixture.alice)) != .some(nil))
+        #expect(copy.pendingValue(forKey: "reminder", in: .user(Fixture.alice)) == .some(nil))
+        #expect(original.jobChanges.count == 1 && copy.jobChanges.count == 2)
+        #expect(original.pendingDialog(user: Fixture.alice, conversation: message.conversationId) != .some(nil))
+        #expect(copy.pendingDialog(user: Fixture.alice, conversation: message.conversationId) == .some(nil))
+        #expect(original.traceID == "trace-1" && copy.traceID == "trace-copy")
+        #expect(original.nextDueAt == Fixture.start && copy.nextDueAt == nil)
+    }
+
     /// Makes every outbox insert for `C_POISON` fail inside SQLite, to break a unit in the middle of its commit:
     /// `ABORT` fails the statement, `ROLLBACK` rolls back the whole transaction as some I/O errors do. Installed
     /// through the store's own connection: the store holds its file exclusively.
