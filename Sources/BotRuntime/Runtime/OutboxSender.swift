@@ -121,8 +121,10 @@ final class OutboxSender: Sendable {
             }
         }
 
+        /// The promises waiting for `id`'s ack, taken out of the state. Most entries have none, and an empty table
+        /// is not searched (hashing a key is the cost of a lookup, found or not).
         mutating func takeWaiters(_ id: ClientMessageID) -> [AckPromise] {
-            waiters.removeValue(forKey: id) ?? []
+            waiters.isEmpty ? [] : waiters.removeValue(forKey: id) ?? []
         }
     }
 
@@ -521,7 +523,7 @@ final class OutboxSender: Sendable {
                 for ack in batch {
                     // Each entry counts once, however many acks the service sends for it.
                     if state.known.remove(ack.clientMessageId) != nil { settled += 1 }
-                    state.failures[ack.clientMessageId] = nil
+                    if !state.failures.isEmpty { state.failures[ack.clientMessageId] = nil }
                     for promise in state.takeWaiters(ack.clientMessageId) { promises.append((promise, ack)) }
                 }
                 metrics.countOut(settled)
