@@ -15,6 +15,12 @@ struct FloodRequest: Codable, Sendable {
     var burst: Int = 1
     var intervalNanoseconds: UInt64? = nil
     var timeoutSeconds: Double
+
+    /// Whether the server can run it: numbers from 0, every one of them fitting the 40 bits a sender's key keeps
+    /// (``VirtualSenders/clientMessageId(runBits:track:number:)``).
+    var isWellFormed: Bool {
+        count >= 0 && firstNumber >= 0 && firstNumber <= VirtualSenders.messageNumbers - count
+    }
 }
 
 /// What the virtual senders saw: how long the whole flood took, and for each message the time from the server

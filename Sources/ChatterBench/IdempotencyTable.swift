@@ -3,8 +3,8 @@ import ChatterBots
 /// The load server's acks of `message.send` by (sender, clientMessageId), so that a repeated send gets its first
 /// ack. A flood leaves hundreds of thousands of keys; those in lowercase UUID text (every key ChatterBots makes and
 /// derives) are held per sender as their 128 bits, which hash and compare without reaching the key's string storage
-/// (a cache miss per lookup in a table this size). Other keys are held as they are; a key is the same key only
-/// when its text is byte for byte the same, so `ABC…` and `abc…` stay two keys.
+/// (a cache miss per lookup in a table this size). Other keys are held as they are and compared as strings, as
+/// before; either way `ABC…` and `abc…` stay two keys (uppercase text is not read as bits).
 struct IdempotencyTable {
     /// A lowercase UUID text as its 128 bits.
     struct UUIDBits: Hashable {

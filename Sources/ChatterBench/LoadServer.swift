@@ -170,7 +170,7 @@ final class LoadServer: HTTPResponder, Sendable {
     // MARK: Virtual senders
 
     private func flood(_ request: HTTPRequest) async -> HTTPResponse {
-        guard let flood = Self.decode(FloodRequest.self, request) else { return Self.malformed }
+        guard let flood = Self.decode(FloodRequest.self, request), flood.isWellFormed else { return Self.malformed }
         let callers = people.withLock { $0 }
         let result = await senders.flood(flood, callers: callers) { [self] messages, caller in
             let deliveries = ledger.withLock { ledger in

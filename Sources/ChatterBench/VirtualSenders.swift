@@ -139,9 +139,14 @@ final class VirtualSenders: Sendable {
             elapsedSeconds: elapsed, sent: total, replies: replies, duplicateReplies: duplicates, latencyNanoseconds: latencies)
     }
 
+    /// How many message numbers a track's keys can tell apart: a flood's numbers are below it (`FloodRequest`).
+    static let messageNumbers = 1 << 40
+
     /// A sender's key in UUID text, which the ledger keeps as 128 bits: the run's bits, then the track's number
-    /// (24 bits) and the message's number (40 bits).
+    /// (its low 24 bits: a server would have to start 16 million floods before two tracks' keys could meet) and
+    /// the message's number (40 bits; numbers outside them are refused with the flood request).
     static func clientMessageId(runBits: UInt64, track: UInt64, number: Int) -> ClientMessageID {
-        ClientMessageID(IdempotencyTable.UUIDBits(high: runBits, low: track << 40 | UInt64(number) & (1 << 40 - 1)).text)
+        let low = track << 40 | UInt64(truncatingIfNeeded: number) & UInt64(messageNumbers - 1)
+        return ClientMessageID(IdempotencyTable.UUIDBits(high: runBits, low: low).text)
     }
 }

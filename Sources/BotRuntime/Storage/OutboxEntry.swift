@@ -14,7 +14,7 @@ public struct OutboxEntry: Hashable, Sendable, Identifiable {
 
     /// The idempotency key, unique in the outbox.
     public var id: ClientMessageID { storage.fields.message.clientMessageId }
-    /// The order of enqueueing: lower is older.
+    /// The order of enqueueing, lower is older: the entry's row id in the outbox (acks find the row by it).
     public var sequence: Int64 {
         get { storage.fields.sequence }
         set { update { $0.sequence = newValue } }

@@ -59,7 +59,7 @@ public struct UnitOfWork: Sendable {
         }
     }
 
-    private struct Fields {
+    private struct Fields: Sendable {
         let bot: User.ID
         let trigger: Trigger
         let derivation: ClientMessageIDDerivation

@@ -116,6 +116,17 @@ struct OutboxStoreTests {
         #expect(try await store.markAcked([Fixture.ack(byRow.id, seq: 1)], rows: [byRow.sequence]).outcomes == [.alreadyAcknowledged])
     }
 
+    @Test func theAckByRowStatementFindsAnEntryByItsSequence() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let entry = try await store.enqueue(Fixture.send("by row"))
+        let changes = try await store.queue.write { db -> Int in
+            try db.execute(sql: OutboxSQL.acknowledgeRow, arguments: ["M_1", 1, 0, 0, entry.id.rawValue, entry.sequence])
+            return db.changes
+        }
+        #expect(changes == 1)
+        #expect(try await store.outboxEntry(entry.id)?.acknowledgement?.messageId == "M_1")
+    }
+
     @Test func anAckGivenAnotherEntrysRowAcknowledgesItsOwnEntryOnly() async throws {
         let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
         let acked = try await store.enqueue(Fixture.send("acked"))
