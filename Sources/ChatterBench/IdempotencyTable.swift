@@ -65,26 +65,51 @@ struct IdempotencyTable {
         }
     }
 
-    private struct TextKey: Hashable {
+    fileprivate struct TextKey: Hashable {
         var sender: User.ID
         var clientMessageId: ClientMessageID
+    }
+
+    /// A (sender, clientMessageId) read once, for a lookup and then a store of the same key.
+    struct Key {
+        fileprivate enum Form {
+            case uuid(User.ID, UUIDBits)
+            case text(TextKey)
+        }
+
+        fileprivate let form: Form
+
+        init(sender: User.ID, clientMessageId: ClientMessageID) {
+            if let bits = UUIDBits(clientMessageId.rawValue) {
+                form = .uuid(sender, bits)
+            } else {
+                form = .text(TextKey(sender: sender, clientMessageId: clientMessageId))
+            }
+        }
     }
 
     private var uuidKeys: [User.ID: [UUIDBits: MessageAck]] = [:]
     private var textKeys: [TextKey: MessageAck] = [:]
 
-    /// The ack stored for `clientMessageId` from `sender`; nil when it has not been sent.
-    subscript(sender: User.ID, clientMessageId: ClientMessageID) -> MessageAck? {
+    /// The ack stored for `key`; nil when it has not been sent.
+    subscript(key: Key) -> MessageAck? {
         get {
-            if let bits = UUIDBits(clientMessageId.rawValue) { return uuidKeys[sender]?[bits] }
-            return textKeys[TextKey(sender: sender, clientMessageId: clientMessageId)]
-        }
-        set {
-            if let bits = UUIDBits(clientMessageId.rawValue) {
-                uuidKeys[sender, default: [:]][bits] = newValue
-            } else {
-                textKeys[TextKey(sender: sender, clientMessageId: clientMessageId)] = newValue
+            switch key.form {
+            case .uuid(let sender, let bits): uuidKeys[sender]?[bits]
+            case .text(let key): textKeys[key]
             }
         }
+        set {
+            switch key.form {
+            case .uuid(let sender, let bits): uuidKeys[sender, default: [:]][bits] = newValue
+            case .text(let key): textKeys[key] = newValue
+            }
+        }
+    }
+
+    /// The ack stored for `clientMessageId` from `sender`; nil when it has not been sent.
+    subscript(sender: User.ID, clientMessageId: ClientMessageID) -> MessageAck? {
+        get { self[Key(sender: sender, clientMessageId: clientMessageId)] }
+        set { self[Key(sender: sender, clientMessageId: clientMessageId)] = newValue }
     }
 }

@@ -152,7 +152,8 @@ struct LoadLedger {
 
     /// `message.send`: a new message and its ack, or the earlier ack of the same (sender, clientMessageId).
     mutating func send(_ send: MessageSend, from caller: Caller) -> Result<(MessageAck, [Delivery]), ChatterErrorBody> {
-        if let ack = acks[caller.userId, send.clientMessageId] { return .success((ack, [])) }
+        let key = IdempotencyTable.Key(sender: caller.userId, clientMessageId: send.clientMessageId)
+        if let ack = acks[key] { return .success((ack, [])) }
         guard let stored = conversations[send.conversationId],
             stored.conversation.members.contains(where: { $0.userId == caller.userId })
         else {
@@ -174,7 +175,7 @@ struct LoadLedger {
         let ack = MessageAck(
             clientMessageId: send.clientMessageId, messageId: message.id, conversationId: message.conversationId,
             seq: message.seq, createdAt: now)
-        acks[caller.userId, send.clientMessageId] = ack
+        acks[key] = ack
         let delivery = Delivery(
             frame: ServerFrame(.messageNew(message)), recipients: stored.conversation.members.map(\.userId),
             excludedDevice: caller.deviceId)

@@ -73,14 +73,19 @@ final class ReceiptSender: Sendable {
 
     private func update(_ conversation: Conversation.ID, _ change: (inout Marks) -> Void) {
         let flush = state.withLock { state -> Bool in
-            var marks = state.marks[conversation] ?? Marks()
-            let hadUnsent = marks.hasUnsent
-            change(&marks)
-            state.marks[conversation] = marks
-            if !hadUnsent && marks.hasUnsent { state.dirty.append(conversation) }
+            // In place: one lookup of the conversation (a hash of its id) per message, not two.
+            let becameUnsent = Self.apply(change, to: &state.marks[conversation, default: Marks()])
+            if becameUnsent { state.dirty.append(conversation) }
             return Self.beginFlush(&state)
         }
         if flush { Task(executorPreference: SessionExecutor.preferred) { await self.flush() } }
+    }
+
+    /// Applies `change` to `marks`; true when they had nothing unsent before and have now.
+    private static func apply(_ change: (inout Marks) -> Void, to marks: inout Marks) -> Bool {
+        let hadUnsent = marks.hasUnsent
+        change(&marks)
+        return !hadUnsent && marks.hasUnsent
     }
 
     private static func beginFlush(_ state: inout State) -> Bool {
