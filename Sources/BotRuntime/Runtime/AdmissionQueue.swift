@@ -247,8 +247,7 @@ final class AdmissionQueue: Sendable {
         let base = max(services.environment.gapFillDelay, Self.minimumGapFillDelay)
         let delay = state.withLock { state -> Duration? in
             guard !state.isStopped, state.gapChecks.insert(conversation).inserted else { return nil }
-            let previous = state.gapRetries[conversation]
-            let delay = previous?.expected == waitingFor ? min((previous?.delay ?? base) * 2, Self.maximumGapFillDelay) : base
+            let delay = Self.gapCheckDelay(waitingFor: waitingFor, previous: state.gapRetries[conversation], base: base)
             state.gapRetries[conversation] = (waitingFor, delay)
             return delay
         }
@@ -278,6 +277,14 @@ final class AdmissionQueue: Sendable {
 
     static let minimumGapFillDelay: Duration = .seconds(1)
     static let maximumGapFillDelay: Duration = .seconds(300)
+
+    /// The wait before the next check of a gap waiting for seq `waitingFor`: `base` for a new gap, twice the
+    /// previous wait (at most ``maximumGapFillDelay``) when the check before waited for the same seq, so a hole the
+    /// service cannot fill costs a fetch every few minutes, not one per `base`.
+    static func gapCheckDelay(waitingFor: Int, previous: (expected: Int, delay: Duration)?, base: Duration) -> Duration {
+        guard let previous, previous.expected == waitingFor else { return base }
+        return min(previous.delay * 2, maximumGapFillDelay)
+    }
 
     /// Looks up the conversations of messages that arrived before the bot knew them, records them, and admits
     /// the messages again.
