@@ -31,7 +31,7 @@ final class RuntimeBotContext: BotContext {
         /// The trigger (message handled, occurrence completed) is committed; later work goes in direct units.
         var isTriggerCommitted = false
         var sendIndex = 0
-        /// Send indices of replies made outside a derivation key (events without one): keyed by the message.
+        /// Send indices of replies made outside a derivation key (events without one): keyed by their trigger.
         var replyIndices: [String: Int] = [:]
         var jobIndex = 0
         /// The handler returned: every change commits at once.
@@ -174,8 +174,8 @@ final class RuntimeBotContext: BotContext {
     }
 
     /// Queues a send. Its clientMessageId derives from the handler's trigger; without one, a reply derives from
-    /// the message it answers, any other send is random. A message the service would refuse for its size throws
-    /// `ChatterAPIError` (`VALIDATION_FAILED`) here and is not queued.
+    /// the message it answers (``eventReplyTrigger(_:)``), any other send is random. A message the service would
+    /// refuse for its size throws `ChatterAPIError` (`VALIDATION_FAILED`) here and is not queued.
     private func send(
         _ content: MessageContent, to conversationId: Conversation.ID, replyingTo message: Message.ID?
     ) async throws -> OutgoingMessage {
@@ -189,7 +189,7 @@ final class RuntimeBotContext: BotContext {
             if let derivationKey {
                 id = services.store.clientMessageIDDerivation.key(bot: bot.userId, trigger: derivationKey, index: state.sendIndex)
             } else if let message {
-                let key = ClientMessageID.messageTrigger(message)
+                let key = Self.eventReplyTrigger(message)
                 let index = state.replyIndices[key, default: 0]
                 replyIndex = (key, index + 1)
                 id = services.store.clientMessageIDDerivation.key(bot: bot.userId, trigger: key, index: index)
@@ -212,6 +212,13 @@ final class RuntimeBotContext: BotContext {
         return OutgoingMessage(clientMessageId: id, conversationId: conversationId, content: content) { [self] in
             try await acknowledgement(of: id)
         }
+    }
+
+    /// What replies to `message` made by an event without an identity of its own derive from: not the message's
+    /// own trigger (`message:<id>`), whose keys its handler's replies already hold, so such a reply would have
+    /// been taken for one of them and never sent. The same event delivered again still sends nothing twice.
+    static func eventReplyTrigger(_ message: Message.ID) -> String {
+        "event-reply:" + ClientMessageID.messageTrigger(message)
     }
 
     private func acknowledgement(of id: ClientMessageID) async throws -> MessageAck {

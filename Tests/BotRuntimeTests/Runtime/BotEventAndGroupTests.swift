@@ -36,6 +36,32 @@ import Testing
         }
     }
 
+    @Test func aReplyFromAnEventWithoutAKeyIsSentBesideTheMessagesOwnReply() async throws {
+        try await RuntimeHarness.run { harness in
+            let answered = Mutex<IncomingMessage?>(nil)
+            var script = ScriptedBot(probe: BotProbe())
+            script.onMessageScript = { message, context in
+                try await context.reply(to: message, "echo: \(message.text)")
+                answered.withLock { $0 = message }
+            }
+            script.onUserUpdatedScript = { user, context in
+                guard let message = answered.withLock({ $0 }) else { return }
+                try await context.reply(to: message, "nice name, \(user.displayName)")
+            }
+            let bot = try await harness.start(script)
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.say("hi", as: harness.ana, in: conversation)
+            try await harness.eventually("the message is answered") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["echo: hi"]
+            }
+            _ = try await harness.rest(harness.ana).updateMe(displayName: "Ana Souza")
+            try await harness.eventually("the event's reply to the same message arrives too") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["echo: hi", "nice name, Ana Souza"]
+            }
+            await bot.stop()
+        }
+    }
+
     @Test func aBotCreatesAGroupManagesItsMembersMutesItAndLeaves() async throws {
         try await RuntimeHarness.run { harness in
             let ana = harness.ana.user.id, ben = harness.ben.user.id, cleo = harness.cleo.user.id

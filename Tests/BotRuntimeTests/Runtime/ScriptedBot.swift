@@ -64,6 +64,7 @@ struct ScriptedBot: Bot {
     typealias MessageScript = @Sendable (IncomingMessage, any BotContext) async throws -> Void
     typealias JobScript = @Sendable (ChatterBots.ScheduledJob, any BotContext) async throws -> Void
     typealias StartScript = @Sendable (any BotContext) async throws -> Void
+    typealias UserUpdatedScript = @Sendable (User, any BotContext) async throws -> Void
 
     let probe: BotProbe
     var onMessageScript: MessageScript = { message, context in
@@ -71,6 +72,7 @@ struct ScriptedBot: Bot {
     }
     var onJobScript: JobScript = { _, _ in }
     var onStartScript: StartScript = { _ in }
+    var onUserUpdatedScript: UserUpdatedScript = { _, _ in }
     var friendRequestDecision: FriendRequestDecision = .useConfiguredPolicy
 
     init(probe: BotProbe) {
@@ -131,6 +133,7 @@ struct ScriptedBot: Bot {
 
     func onUserUpdated(_ user: User, context: any BotContext) async throws {
         probe.recordUpdated(user)
+        try await onUserUpdatedScript(user, context)
     }
 }
 
