@@ -144,11 +144,13 @@ public struct ChatClient: Sendable {
 
     // MARK: The realtime connection
 
-    /// Connects, forwards events, and reconnects as the close code says, until cancelled or told to stop.
+    /// Connects, forwards events, and reconnects as the close code says (refused credentials as
+    /// `ChatCredentialRetries` says), until cancelled or told to stop.
     func maintainConnection(rest: ChatterRESTClient, deviceFile: ChatDeviceFile?, events: AsyncStream<ChatShell.Event>.Continuation) async {
         var policy = configuration.reconnectPolicy
         var random = SystemRandomNumberGenerator()
         let clock = configuration.connectionOptions.clock
+        var credentials = ChatCredentialRetries()
         while !Task.isCancelled {
             let accessToken = await rest.tokenStore.tokens?.accessToken ?? ""
             let reason: String
@@ -157,6 +159,7 @@ public struct ChatClient: Sendable {
                 let connection = try await ChatterRealtimeConnection.connect(
                     configuration: configuration.server, accessToken: accessToken, options: configuration.connectionOptions)
                 policy.reset()
+                credentials.ready()
                 events.yield(.opened(connection))
                 let heartbeat = Task { await Self.keepAlive(connection, clock: clock) }
                 for await event in connection.events {
@@ -185,12 +188,13 @@ public struct ChatClient: Sendable {
             case .reconnectAfter(let rateLimit):
                 delay = rateLimit.delay
             case .refreshTokenThenReconnect:
+                let wait = credentials.unauthorizedWaitsForBackoff() ? policy.nextDelay(using: &random) : .zero
                 if (try? await rest.refreshTokens(replacing: accessToken)) != nil {
-                    delay = .zero
+                    delay = wait
                 } else {
                     do {
                         _ = try await signIn(rest: rest, deviceFile: deviceFile, forgettingDevice: false)
-                        delay = .zero
+                        delay = wait
                     } catch {
                         switch error {
                         case .serverUnreachable: delay = policy.nextDelay(using: &random)
@@ -201,6 +205,10 @@ public struct ChatClient: Sendable {
                     }
                 }
             case .clearSessionAndSignInAfresh:
+                guard credentials.revokedMaySignInAfresh() else {
+                    events.yield(.stopped(.sessionRevoked(description: "the new session was revoked again before it was ready")))
+                    return
+                }
                 do {
                     _ = try await signIn(rest: rest, deviceFile: deviceFile, forgettingDevice: true)
                     delay = .zero
@@ -242,7 +250,8 @@ public struct ChatClient: Sendable {
                 try await connection.ping(timeout: HeartbeatMonitor.defaultPongTimeout)
             } catch {
                 if case .cancelled = error { return }
-                await connection.close()
+                // Dropped, not closed: a close handshake with a peer that stopped answering waits out its timeout.
+                connection.abort()
                 return
             }
         }

@@ -7,6 +7,12 @@ struct ChatConversation: Sendable, Hashable {
     var conversation: Conversation
     /// The highest `seq` seen: listed by the server, printed, or acknowledged.
     var lastSeq: Int
+    /// The highest `seq` up to which nothing is missing: what a reconnect's `sync.request` asks after, and how far
+    /// receipts go. A message another member sent may arrive after the ack of a later one of the person's own
+    /// (fan-outs of different senders are not ordered), and a sync from the highest seq would never fetch it.
+    private(set) var contiguousSeq: Int
+    /// Seqs seen after a missing one, until the contiguous seq reaches them.
+    private var seenAfterGap: Set<Int> = []
     /// Messages from others not yet read (0 while the conversation is open).
     var unread: Int
     /// The person's own messages seen this run, by `seq`: their text, for receipt lines.
@@ -31,6 +37,7 @@ struct ChatConversation: Sendable, Hashable {
     init(_ conversation: Conversation, me: User.ID?) {
         self.conversation = conversation
         lastSeq = conversation.lastSeq
+        contiguousSeq = conversation.lastSeq
         lastActivity = conversation.lastMessage?.createdAt ?? conversation.updatedAt
         var marks: [User.ID: Watermarks] = [:]
         for member in conversation.members {
@@ -43,6 +50,14 @@ struct ChatConversation: Sendable, Hashable {
         } else {
             unread = max(0, conversation.lastSeq - myRead)
         }
+    }
+
+    /// Notes that message `seq` is here (printed, acknowledged or loaded with the history).
+    mutating func noteSeen(_ seq: Int) {
+        lastSeq = max(lastSeq, seq)
+        guard seq > contiguousSeq else { return }
+        seenAfterGap.insert(seq)
+        while seenAfterGap.remove(contiguousSeq + 1) != nil { contiguousSeq += 1 }
     }
 
     /// The members other than `me`.

@@ -129,7 +129,9 @@ extension ChatScreen {
 
     mutating func receiveLive(_ message: Message, into update: inout ChatUpdate) {
         guard receive(message, into: &update), message.senderId != me?.id else { return }
-        sendReceipts(in: message.conversationId, upTo: message.seq, into: &update)
+        // Up to the newest seen: a message that fills a gap makes the ones after it receivable too.
+        let newest = conversations[message.conversationId]?.lastSeq ?? message.seq
+        sendReceipts(in: message.conversationId, upTo: newest, into: &update)
     }
 
     /// Prints a message seen for the first time and counts it; false for a duplicate. A message of a
@@ -148,7 +150,7 @@ extension ChatScreen {
             return true
         }
         let isMine = message.senderId == me?.id
-        entry.lastSeq = max(entry.lastSeq, message.seq)
+        entry.noteSeen(message.seq)
         entry.lastActivity = max(entry.lastActivity, message.createdAt)
         entry.preview = preview(of: message)
         if isMine {
@@ -166,9 +168,11 @@ extension ChatScreen {
         return true
     }
 
-    /// `receipt.delivered` up to `seq`, and `receipt.read` too when the conversation is open.
-    mutating func sendReceipts(in id: Conversation.ID, upTo seq: Int, into update: inout ChatUpdate) {
+    /// `receipt.delivered` up to `seq`, and `receipt.read` too when the conversation is open; never past a
+    /// missing message (a receipt says everything up to its seq is here).
+    mutating func sendReceipts(in id: Conversation.ID, upTo newest: Int, into update: inout ChatUpdate) {
         guard let me = me?.id, let entry = conversations[id] else { return }
+        let seq = min(newest, entry.contiguousSeq)
         let mine = entry.watermarks[me] ?? .init(delivered: 0, read: 0)
         let position = ReceiptPosition(conversationId: id, seq: seq)
         if id == openConversationId {
@@ -211,7 +215,7 @@ extension ChatScreen {
                 seenMessageIds.insert(message.id)
                 if let editedAt = message.editedAt { editStamps[message.id] = editedAt }
                 if message.isDeleted { deletedMessageIds.insert(message.id) }
-                entry.lastSeq = max(entry.lastSeq, message.seq)
+                entry.noteSeen(message.seq)
                 if message.senderId == me?.id { entry.ownMessages[message.seq] = message.body ?? "" }
             }
             conversations[id] = entry
@@ -255,7 +259,7 @@ extension ChatScreen {
             id: ack.messageId, conversationId: id, seq: ack.seq, senderId: me.id, clientMessageId: ack.clientMessageId,
             kind: sent.content.kind, body: sent.content.body, createdAt: ack.createdAt)
         if var entry = conversations[id] {
-            entry.lastSeq = max(entry.lastSeq, ack.seq)
+            entry.noteSeen(ack.seq)
             entry.lastActivity = max(entry.lastActivity, ack.createdAt)
             entry.ownMessages[ack.seq] = body
             entry.preview = preview(of: message)

@@ -129,7 +129,7 @@ public struct ChatScreen: Sendable {
         update.lines.append(ScreenLine(
             hasConnectedBefore ? "Reconnected." : "Connected: messages arrive live. Type /help for the commands.",
             tone: .status))
-        let known = Dictionary(uniqueKeysWithValues: conversations.values.map { ($0.id, $0.lastSeq) })
+        let known = Dictionary(uniqueKeysWithValues: conversations.values.map { ($0.id, $0.contiguousSeq) })
         // Reload the directory after a reconnect (events were missed), or when the first load failed.
         update.actions.append(.catchUp(
             SyncRequest(conversations: known), refreshDirectory: hasConnectedBefore || !hasLoadedDirectory))

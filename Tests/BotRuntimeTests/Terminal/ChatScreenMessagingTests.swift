@@ -92,6 +92,23 @@ struct ChatScreenMessagingTests {
         ])
     }
 
+    @Test func aReconnectSyncsFromTheLastSeqWithNothingMissingBeforeIt() {
+        var screen = F.screenWithBobOpen()
+        _ = screen.handle(.server(.messageNew(F.message("M-BOB-7", in: F.withBob, seq: 7, from: F.bob, "seven"))))
+        _ = screen.handle(.disconnected(reason: "network lost (1006)", retryIn: .seconds(1)))
+        #expect(screen.handle(.connected).actions.first == .catchUp(SyncRequest(conversations: [F.withBob: 5, F.team: 2]), refreshDirectory: true))
+    }
+
+    @Test func receiptsStopBeforeAMissingMessageAndCatchUpOnceItArrives() {
+        var screen = F.screenWithBobOpen()
+        let early = screen.handle(.server(.messageNew(F.message("M-BOB-7", in: F.withBob, seq: 7, from: F.bob, "seven"))))
+        #expect(!early.actions.contains(.markRead(ReceiptPosition(conversationId: F.withBob, seq: 7))))
+        let filled = screen.handle(.server(.messageNew(F.message("M-BOB-6", in: F.withBob, seq: 6, from: F.bob, "six"))))
+        #expect(filled.actions.contains(.markRead(ReceiptPosition(conversationId: F.withBob, seq: 7))))
+        _ = screen.handle(.disconnected(reason: "network lost (1006)", retryIn: .seconds(1)))
+        #expect(screen.handle(.connected).actions.first == .catchUp(SyncRequest(conversations: [F.withBob: 7, F.team: 2]), refreshDirectory: true))
+    }
+
     @Test func givingUpOnTheConnectionSaysSo() {
         var screen = F.screen()
         #expect(screen.handle(.disconnected(reason: "client key invalid (4002)", retryIn: nil)).text == [
