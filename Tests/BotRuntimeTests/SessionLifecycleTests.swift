@@ -179,6 +179,31 @@ struct SessionLifecycleConnectionTests {
         ])
     }
 
+    @Test func aServiceCloseCodeThatArrivesAfterTheSyncFailedDecidesTheReconnect() {
+        var session = LifecycleHarness()
+        _ = session.handle(.start(hasRefreshToken: true))
+        _ = session.handle(.signedIn(generation: 1))
+        _ = session.handle(.connected(generation: 2))
+        _ = session.handle(.ready(generation: 2))
+        _ = session.handle(.syncFailed(generation: 2))
+        #expect(session.handle(.closed(generation: 2, code: 4008, reason: "45"))
+            == [.scheduleReconnect(at: session.at(45), .closed(code: 4008, reason: "45"))])
+        session.now = session.at(1)
+        #expect(session.handle(.timerFired) == [])
+    }
+
+    @Test func anOrdinaryCloseAfterADropKeepsTheDropsReconnect() {
+        var session = LifecycleHarness()
+        _ = session.handle(.start(hasRefreshToken: true))
+        _ = session.handle(.signedIn(generation: 1))
+        _ = session.handle(.connected(generation: 2))
+        _ = session.handle(.ready(generation: 2))
+        _ = session.handle(.syncFailed(generation: 2))
+        #expect(session.handle(.closed(generation: 2, code: 1000, reason: "")) == [])
+        session.now = session.at(1)
+        #expect(session.handle(.timerFired) == [.connect(generation: 3)])
+    }
+
     @Test func aTimerBeforeItsDeadlineChangesNothing() {
         var session = LifecycleHarness()
         _ = session.handle(.start(hasRefreshToken: true))

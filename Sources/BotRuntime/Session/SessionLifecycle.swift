@@ -236,6 +236,12 @@ public struct SessionLifecycle: Sendable {
         case .closed(let connection, let code, let reason):
             switch state {
             case .disconnecting(connection, let next, let notBefore):
+                // A code only the service sends (4001-4008: the bot never closes with one) says why the sync or
+                // the heartbeat failed just before, and its reaction replaces the drop's plain reconnect.
+                let reaction = CloseCodeReaction(code: code, reason: reason)
+                if reaction != .reconnectWithBackoff {
+                    return react(to: reaction, code: code, reason: reason, now: now, random: &random)
+                }
                 return resume(next, notBefore: notBefore, now: now)
             case .connecting(connection, _), .awaitingReady(connection, _), .synchronizing(connection),
                 .live(connection):
