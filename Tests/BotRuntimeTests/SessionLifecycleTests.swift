@@ -192,6 +192,17 @@ struct SessionLifecycleConnectionTests {
         #expect(session.handle(.timerFired) == [])
     }
 
+    @Test func aRateLimitCloseAfterALongerRetryAfterWaitsForTheLonger() {
+        var session = LifecycleHarness()
+        _ = session.handle(.start(hasRefreshToken: true))
+        _ = session.handle(.signedIn(generation: 1))
+        _ = session.handle(.connected(generation: 2))
+        _ = session.handle(.ready(generation: 2))
+        _ = session.handle(.syncFailed(generation: 2, retryAfter: .seconds(120)))
+        #expect(session.handle(.closed(generation: 2, code: 4008, reason: "30"))
+            == [.scheduleReconnect(at: session.at(120), .closed(code: 4008, reason: "30"))])
+    }
+
     @Test func anOrdinaryCloseAfterADropKeepsTheDropsReconnect() {
         var session = LifecycleHarness()
         _ = session.handle(.start(hasRefreshToken: true))

@@ -31,8 +31,6 @@ final class RuntimeBotContext: BotContext {
         /// The trigger (message handled, occurrence completed) is committed; later work goes in direct units.
         var isTriggerCommitted = false
         var sendIndex = 0
-        /// Send indices of replies made outside a derivation key (events without one): keyed by their trigger.
-        var replyIndices: [String: Int] = [:]
         var jobIndex = 0
         /// The handler returned: every change commits at once.
         var isFinished = false
@@ -165,42 +163,30 @@ final class RuntimeBotContext: BotContext {
 
     // MARK: - Sending
 
-    func send(_ content: MessageContent, to conversationId: Conversation.ID) async throws -> OutgoingMessage {
-        try await send(content, to: conversationId, replyingTo: nil)
-    }
-
     func reply(to message: IncomingMessage, with content: MessageContent) async throws -> OutgoingMessage {
-        try await send(content, to: message.conversationId, replyingTo: message.id)
+        try await send(content, to: message.conversationId)
     }
 
-    /// Queues a send. Its clientMessageId derives from the handler's trigger; without one, a reply derives from
-    /// the message it answers (``eventReplyTrigger(_:)``), any other send is random. A message the service would
-    /// refuse for its size throws `ChatterAPIError` (`VALIDATION_FAILED`) here and is not queued.
-    private func send(
-        _ content: MessageContent, to conversationId: Conversation.ID, replyingTo message: Message.ID?
-    ) async throws -> OutgoingMessage {
+    /// Queues a send. Its clientMessageId derives from the handler's trigger; without one (an event with no
+    /// identity of its own, which is never delivered again as the same event) every send is random, replies too:
+    /// a reply keyed by the message it answers took the keys of that message's own replies, or of another event's
+    /// reply to it, and the outbox then took it for that earlier send and never sent it. A message the service
+    /// would refuse for its size throws `ChatterAPIError` (`VALIDATION_FAILED`) here and is not queued.
+    func send(_ content: MessageContent, to conversationId: Conversation.ID) async throws -> OutgoingMessage {
         try checkUsable()
         // The id is chosen, the message encoded and its size checked under the lock, and the send index used up only
         // once the check passed: a refused message takes no index, and concurrent sends of one handler cannot take
         // the same one. The payload checked is the one stored and sent (no second encoding).
         let id = try state.withLock { state throws(ChatterAPIError) -> ClientMessageID in
             let id: ClientMessageID
-            var replyIndex: (key: String, next: Int)?
             if let derivationKey {
                 id = services.store.clientMessageIDDerivation.key(bot: bot.userId, trigger: derivationKey, index: state.sendIndex)
-            } else if let message {
-                let key = Self.eventReplyTrigger(message)
-                let index = state.replyIndices[key, default: 0]
-                replyIndex = (key, index + 1)
-                id = services.store.clientMessageIDDerivation.key(bot: bot.userId, trigger: key, index: index)
             } else {
                 id = .random()
             }
             let send = MessageSend(conversationId: conversationId, clientMessageId: id, content: content)
             let payload = try MessageSizeLimit.checkedPayload(of: send)
-            if let replyIndex {
-                state.replyIndices[replyIndex.key] = replyIndex.next
-            } else if derivationKey != nil {
+            if derivationKey != nil {
                 state.sendIndex += 1
             }
             state.unit.send(send, encodedAs: payload, traceID: trace)
@@ -212,13 +198,6 @@ final class RuntimeBotContext: BotContext {
         return OutgoingMessage(clientMessageId: id, conversationId: conversationId, content: content) { [self] in
             try await acknowledgement(of: id)
         }
-    }
-
-    /// What replies to `message` made by an event without an identity of its own derive from: not the message's
-    /// own trigger (`message:<id>`), whose keys its handler's replies already hold, so such a reply would have
-    /// been taken for one of them and never sent. The same event delivered again still sends nothing twice.
-    static func eventReplyTrigger(_ message: Message.ID) -> String {
-        "event-reply:" + ClientMessageID.messageTrigger(message)
     }
 
     private func acknowledgement(of id: ClientMessageID) async throws -> MessageAck {

@@ -239,6 +239,11 @@ public struct SessionLifecycle: Sendable {
                 // A code only the service sends (4001-4008: the bot never closes with one) says why the sync or
                 // the heartbeat failed just before, and its reaction replaces the drop's plain reconnect.
                 let reaction = CloseCodeReaction(code: code, reason: reason)
+                if case .reconnectAfter(let delay) = reaction {
+                    // Not sooner than the drop asked (a sync refused with a longer Retry-After).
+                    let until = max(notBefore, now.adding(delay.delay))
+                    return wait(until: until, then: .connect, because: .closed(code: code, reason: reason))
+                }
                 if reaction != .reconnectWithBackoff {
                     return react(to: reaction, code: code, reason: reason, now: now, random: &random)
                 }

@@ -197,7 +197,7 @@ public struct ChatClient: Sendable {
                         delay = wait
                     } catch {
                         switch error {
-                        case .serverUnreachable: delay = policy.nextDelay(using: &random)
+                        case .serverUnreachable: delay = wait == .zero ? policy.nextDelay(using: &random) : wait
                         default:
                             events.yield(.stopped(error))
                             return

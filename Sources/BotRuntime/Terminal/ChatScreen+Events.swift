@@ -230,6 +230,7 @@ extension ChatScreen {
     /// Messages the connection missed. In the open conversation all are shown; elsewhere the last few, with a count.
     mutating func catchUp(_ id: Conversation.ID, messages: [Message], members: [MemberWatermarks], into update: inout ChatUpdate) {
         let fresh = messages.sorted { $0.seq < $1.seq }.filter { !seenMessageIds.contains($0.id) }
+        let contiguousBefore = conversations[id]?.contiguousSeq
         let shown = id == openConversationId ? fresh.count : Self.catchUpPreviewCount
         if fresh.count > shown {
             update.lines.append(ScreenLine(
@@ -238,7 +239,10 @@ extension ChatScreen {
         for (index, message) in fresh.enumerated() {
             receive(message, printing: index >= fresh.count - shown, into: &update)
         }
-        if let newest = fresh.last(where: { $0.senderId != me?.id }) {
+        if let entry = conversations[id], let contiguousBefore, entry.contiguousSeq > contiguousBefore {
+            // Up to the newest seen: messages that came live after a gap this catch-up filled are here too.
+            sendReceipts(in: id, upTo: entry.lastSeq, into: &update)
+        } else if let newest = fresh.last(where: { $0.senderId != me?.id }) {
             sendReceipts(in: id, upTo: newest.seq, into: &update)
         }
         for member in members {
@@ -266,7 +270,12 @@ extension ChatScreen {
             conversations[id] = entry
         }
         update.lines += lines(for: message)
-        if id == openConversationId { sendReceipts(in: id, upTo: ack.seq, into: &update) }
+        if let entry = conversations[id], entry.contiguousSeq > ack.seq {
+            // The person's own message was the one missing: the messages after it are all here now.
+            sendReceipts(in: id, upTo: entry.lastSeq, into: &update)
+        } else if id == openConversationId {
+            sendReceipts(in: id, upTo: ack.seq, into: &update)
+        }
         // Receipts that overtook the ack.
         guard let entry = conversations[id] else { return }
         for other in entry.others(than: me.id) {

@@ -191,9 +191,10 @@ public final class RecordingBotContext: BotContext {
         record(content, to: conversationId, trigger: Self.trigger)
     }
 
-    /// Records the reply, keyed as the runtime keys replies to `message`, and acknowledges it at once.
+    /// Records the reply and acknowledges it at once; keyed as the runtime keys it: derived from the delivered
+    /// trigger, random outside one (as in an event without an identity of its own).
     public func reply(to message: IncomingMessage, with content: MessageContent) async throws -> OutgoingMessage {
-        record(content, to: message.conversationId, trigger: Self.trigger ?? ClientMessageID.messageTrigger(message.id))
+        record(content, to: message.conversationId, trigger: Self.trigger)
     }
 
     private func record(_ content: MessageContent, to conversationId: Conversation.ID, trigger: String?) -> OutgoingMessage {

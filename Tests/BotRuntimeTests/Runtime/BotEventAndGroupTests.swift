@@ -36,7 +36,7 @@ import Testing
         }
     }
 
-    @Test func aReplyFromAnEventWithoutAKeyIsSentBesideTheMessagesOwnReply() async throws {
+    @Test func repliesFromEventsWithoutAKeyAreAllSentBesideTheMessagesOwnReply() async throws {
         try await RuntimeHarness.run { harness in
             let answered = Mutex<IncomingMessage?>(nil)
             var script = ScriptedBot(probe: BotProbe())
@@ -57,6 +57,10 @@ import Testing
             _ = try await harness.rest(harness.ana).updateMe(displayName: "Ana Souza")
             try await harness.eventually("the event's reply to the same message arrives too") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["echo: hi", "nice name, Ana Souza"]
+            }
+            _ = try await harness.rest(harness.ana).updateMe(displayName: "Ana S.")
+            try await harness.eventually("and another event's reply to it") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["echo: hi", "nice name, Ana Souza", "nice name, Ana S."]
             }
             await bot.stop()
         }

@@ -109,6 +109,16 @@ struct ChatScreenMessagingTests {
         #expect(screen.handle(.connected).actions.first == .catchUp(SyncRequest(conversations: [F.withBob: 7, F.team: 2]), refreshDirectory: true))
     }
 
+    @Test func theAckOfTheMissingOwnMessageLetsTheReceiptsCatchUp() {
+        var screen = F.screenWithBobOpen()
+        _ = screen.handle(.line("six"))
+        let early = screen.handle(.server(.messageNew(F.message("M-BOB-7", in: F.withBob, seq: 7, from: F.bob, "seven"))))
+        #expect(!early.actions.contains(.markRead(ReceiptPosition(conversationId: F.withBob, seq: 7))))
+        let acked = screen.handle(.acknowledged(MessageAck(
+            clientMessageId: "cm-1", messageId: "M-ME-6", conversationId: F.withBob, seq: 6, createdAt: F.time(14, 11))))
+        #expect(acked.actions.contains(.markRead(ReceiptPosition(conversationId: F.withBob, seq: 7))))
+    }
+
     @Test func givingUpOnTheConnectionSaysSo() {
         var screen = F.screen()
         #expect(screen.handle(.disconnected(reason: "client key invalid (4002)", retryIn: nil)).text == [
