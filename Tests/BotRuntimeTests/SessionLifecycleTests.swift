@@ -45,6 +45,16 @@ struct LifecycleHarness {
         return openAndSync(connection)
     }
 
+    /// Start → signed in → connected → ready, then the sync fails; returns the dropped connection's generation.
+    mutating func failFirstSync(retryAfter: Duration? = nil) -> UInt64 {
+        _ = handle(.start(hasRefreshToken: true))
+        _ = handle(.signedIn(generation: 1))
+        _ = handle(.connected(generation: 2))
+        _ = handle(.ready(generation: 2))
+        _ = handle(.syncFailed(generation: 2, retryAfter: retryAfter))
+        return 2
+    }
+
     mutating func openAndSync(_ connection: UInt64) -> UInt64 {
         _ = handle(.connected(generation: connection))
         _ = handle(.ready(generation: connection))
@@ -181,12 +191,8 @@ struct SessionLifecycleConnectionTests {
 
     @Test func aServiceCloseCodeThatArrivesAfterTheSyncFailedDecidesTheReconnect() {
         var session = LifecycleHarness()
-        _ = session.handle(.start(hasRefreshToken: true))
-        _ = session.handle(.signedIn(generation: 1))
-        _ = session.handle(.connected(generation: 2))
-        _ = session.handle(.ready(generation: 2))
-        _ = session.handle(.syncFailed(generation: 2))
-        #expect(session.handle(.closed(generation: 2, code: 4008, reason: "45"))
+        let dropped = session.failFirstSync()
+        #expect(session.handle(.closed(generation: dropped, code: 4008, reason: "45"))
             == [.scheduleReconnect(at: session.at(45), .closed(code: 4008, reason: "45"))])
         session.now = session.at(1)
         #expect(session.handle(.timerFired) == [])
@@ -194,25 +200,17 @@ struct SessionLifecycleConnectionTests {
 
     @Test func aRateLimitCloseAfterALongerRetryAfterWaitsForTheLonger() {
         var session = LifecycleHarness()
-        _ = session.handle(.start(hasRefreshToken: true))
-        _ = session.handle(.signedIn(generation: 1))
-        _ = session.handle(.connected(generation: 2))
-        _ = session.handle(.ready(generation: 2))
-        _ = session.handle(.syncFailed(generation: 2, retryAfter: .seconds(120)))
-        #expect(session.handle(.closed(generation: 2, code: 4008, reason: "30"))
+        let dropped = session.failFirstSync(retryAfter: .seconds(120))
+        #expect(session.handle(.closed(generation: dropped, code: 4008, reason: "30"))
             == [.scheduleReconnect(at: session.at(120), .closed(code: 4008, reason: "30"))])
     }
 
     @Test func anOrdinaryCloseAfterADropKeepsTheDropsReconnect() {
         var session = LifecycleHarness()
-        _ = session.handle(.start(hasRefreshToken: true))
-        _ = session.handle(.signedIn(generation: 1))
-        _ = session.handle(.connected(generation: 2))
-        _ = session.handle(.ready(generation: 2))
-        _ = session.handle(.syncFailed(generation: 2))
-        #expect(session.handle(.closed(generation: 2, code: 1000, reason: "")) == [])
+        let dropped = session.failFirstSync()
+        #expect(session.handle(.closed(generation: dropped, code: 1000, reason: "")) == [])
         session.now = session.at(1)
-        #expect(session.handle(.timerFired) == [.connect(generation: 3)])
+        #expect(session.handle(.timerFired) == [.connect(generation: dropped + 1)])
     }
 
     @Test func aTimerBeforeItsDeadlineChangesNothing() {
