@@ -168,10 +168,10 @@ final class RuntimeBotContext: BotContext {
     }
 
     /// Queues a send. Its clientMessageId derives from the handler's trigger; without one (an event with no
-    /// identity of its own, which is never delivered again as the same event) every send is random, replies too:
-    /// a reply keyed by the message it answers took the keys of that message's own replies, or of another event's
-    /// reply to it, and the outbox then took it for that earlier send and never sent it. A message the service
-    /// would refuse for its size throws `ChatterAPIError` (`VALIDATION_FAILED`) here and is not queued.
+    /// identity of its own, never delivered again as the same event) every send is random, replies too: a key
+    /// derived from the message answered would be shared with that message's own replies and with other events'
+    /// replies to it, and the outbox would take it for one of those. A message the service would refuse for its
+    /// size throws `ChatterAPIError` (`VALIDATION_FAILED`) here and is not queued.
     func send(_ content: MessageContent, to conversationId: Conversation.ID) async throws -> OutgoingMessage {
         try checkUsable()
         // The id is chosen, the message encoded and its size checked under the lock, and the send index used up only

@@ -168,7 +168,7 @@ extension ChatScreen {
         return true
     }
 
-    /// `receipt.delivered` up to `seq`, and `receipt.read` too when the conversation is open; never past a
+    /// `receipt.delivered` up to `newest`, and `receipt.read` too when the conversation is open; never past a
     /// missing message (a receipt says everything up to its seq is here).
     mutating func sendReceipts(in id: Conversation.ID, upTo newest: Int, into update: inout ChatUpdate) {
         guard let me = me?.id, let entry = conversations[id] else { return }
