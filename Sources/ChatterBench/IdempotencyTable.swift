@@ -106,10 +106,4 @@ struct IdempotencyTable {
             }
         }
     }
-
-    /// The ack stored for `clientMessageId` from `sender`; nil when it has not been sent.
-    subscript(sender: User.ID, clientMessageId: ClientMessageID) -> MessageAck? {
-        get { self[Key(sender: sender, clientMessageId: clientMessageId)] }
-        set { self[Key(sender: sender, clientMessageId: clientMessageId)] = newValue }
-    }
 }

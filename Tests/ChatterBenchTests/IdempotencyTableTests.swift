@@ -11,37 +11,41 @@ struct IdempotencyTableTests {
             createdAt: Timestamp(millisecondsSince1970: 1_700_000_000_000))
     }
 
+    static func key(_ sender: User.ID, _ clientMessageId: ClientMessageID) -> IdempotencyTable.Key {
+        IdempotencyTable.Key(sender: sender, clientMessageId: clientMessageId)
+    }
+
     @Test func aRepeatedUUIDKeyFromTheSameSenderGetsTheFirstAck() {
         var table = IdempotencyTable()
         let key = ClientMessageID.random()
-        table["alice", key] = Self.ack(key, seq: 1)
-        #expect(table["alice", key] == Self.ack(key, seq: 1))
+        table[Self.key("alice", key)] = Self.ack(key, seq: 1)
+        #expect(table[Self.key("alice", key)] == Self.ack(key, seq: 1))
     }
 
     @Test func aRepeatedTextKeyFromTheSameSenderGetsTheFirstAck() {
         var table = IdempotencyTable()
-        table["alice", "not-a-uuid"] = Self.ack("not-a-uuid", seq: 1)
-        #expect(table["alice", "not-a-uuid"] == Self.ack("not-a-uuid", seq: 1))
+        table[Self.key("alice", "not-a-uuid")] = Self.ack("not-a-uuid", seq: 1)
+        #expect(table[Self.key("alice", "not-a-uuid")] == Self.ack("not-a-uuid", seq: 1))
     }
 
     @Test func theSameKeyFromAnotherSenderIsAnotherKey() {
         var table = IdempotencyTable()
         let key = ClientMessageID.random()
-        table["alice", key] = Self.ack(key, seq: 1)
-        table["alice", "text"] = Self.ack("text", seq: 2)
-        #expect(table["bob", key] == nil)
-        #expect(table["bob", "text"] == nil)
+        table[Self.key("alice", key)] = Self.ack(key, seq: 1)
+        table[Self.key("alice", "text")] = Self.ack("text", seq: 2)
+        #expect(table[Self.key("bob", key)] == nil)
+        #expect(table[Self.key("bob", "text")] == nil)
     }
 
     @Test func keysDifferingOnlyInCaseAreTwoKeys() {
         var table = IdempotencyTable()
         let lower: ClientMessageID = "0190f3a2-7c41-7abc-8def-0123456789ab"
         let upper = ClientMessageID(lower.rawValue.uppercased())
-        table["alice", lower] = Self.ack(lower, seq: 1)
-        #expect(table["alice", upper] == nil)
-        table["alice", upper] = Self.ack(upper, seq: 2)
-        #expect(table["alice", lower]?.seq == 1)
-        #expect(table["alice", upper]?.seq == 2)
+        table[Self.key("alice", lower)] = Self.ack(lower, seq: 1)
+        #expect(table[Self.key("alice", upper)] == nil)
+        table[Self.key("alice", upper)] = Self.ack(upper, seq: 2)
+        #expect(table[Self.key("alice", lower)]?.seq == 1)
+        #expect(table[Self.key("alice", upper)]?.seq == 2)
     }
 
     @Test func uuidTextReadsBackToItsBits() {
