@@ -7,7 +7,7 @@ enum HandlerWork: Sendable {
     /// `onMessageUpdated`.
     case messageUpdated(Message, trace: String)
     /// `onScheduledJob`, for a claimed occurrence.
-    case job(JobOccurrence)
+    indirect case job(JobOccurrence)
     /// Any other handler.
     case event(BotEvent, trace: String)
 
@@ -35,15 +35,15 @@ enum HandlerWork: Sendable {
 enum BotEvent: Sendable {
     case start
     case ready(SessionReady)
-    case friendRequest(FriendRequest)
+    indirect case friendRequest(FriendRequest)
     /// A friendship began; `isRecorded` when the friends list already has it (found by the REST refresh).
     case friendAdded(Friend, isRecorded: Bool)
     /// A friendship ended; `isRecorded` when the friends list already dropped it.
     case friendRemoved(User.ID, isRecorded: Bool)
     case presenceSnapshot([Presence])
     case presenceChanged(Presence)
-    case conversationCreated(Conversation)
-    case conversationUpdated(Conversation)
+    indirect case conversationCreated(Conversation)
+    indirect case conversationUpdated(Conversation)
     case conversationRemoved(Conversation.ID)
     case friendRequestCancelled(FriendRequest.ID)
     case userUpdated(User)

@@ -11,7 +11,10 @@ public struct CommitReceipt: Hashable, Sendable {
     /// the bot's own messages follow it). The seq to report in `receipt.read`.
     public var contiguousSeq: Int?
     /// For a job occurrence: the job after completing it.
-    public var job: ScheduledJobRecord?
+    public var job: ScheduledJobRecord? {
+        get { if case .record(let record) = storedJob { record } else { nil } }
+        set { storedJob = newValue.map(StoredJob.record) }
+    }
     /// Parked messages of the handled message's conversation that are next now: they are handed out to the
     /// caller, in seq order, to handle after this one.
     public var released: [Message]
@@ -23,8 +26,15 @@ public struct CommitReceipt: Hashable, Sendable {
         self.outboxEntries = outboxEntries
         self.createdEntries = createdEntries
         self.contiguousSeq = contiguousSeq
-        self.job = job
+        self.storedJob = job.map(StoredJob.record)
         self.released = released
+    }
+
+    /// The job out of line: a record is large, and nearly every receipt (one per handled message) has none.
+    private var storedJob: StoredJob?
+
+    private indirect enum StoredJob: Hashable, Sendable {
+        case record(ScheduledJobRecord)
     }
 
     /// The entries to send now: those still pending.

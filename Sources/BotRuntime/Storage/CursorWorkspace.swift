@@ -290,10 +290,10 @@ final class CursorWorkspace {
     /// Decides what to do with incoming messages (see ``MessageAdmission``), parking those ahead of a gap.
     func admit(_ messages: [Message], bot: User.ID) throws -> [MessageAdmission] {
         var admissions = [MessageAdmission](repeating: .duplicate, count: messages.count)
-        // Per conversation in seq order, so that a batch holding 41, 42, 43 delivers all three.
-        let order = messages.indices.sorted {
-            (messages[$0].conversationId, messages[$0].seq) < (messages[$1].conversationId, messages[$1].seq)
-        }
+        // Each conversation's messages in seq order, so that a batch holding 41, 42, 43 delivers all three.
+        // Conversations do not affect each other, so ordering the whole batch by seq is enough.
+        let seqs = messages.map(\.seq)
+        let order = zip(seqs, seqs.dropFirst()).allSatisfy { $0 <= $1 } ? Array(messages.indices) : messages.indices.sorted { seqs[$0] < seqs[$1] }
         for index in order {
             admissions[index] = try admit(messages[index], bot: bot)
         }

@@ -16,7 +16,7 @@ public struct UnitOfWork: Sendable {
         /// Handling an incoming message: the commit marks it handled (seen, cursor advanced, unparked).
         case message(Message)
         /// Running a claimed job occurrence: the commit completes the occurrence.
-        case occurrence(JobOccurrence)
+        indirect case occurrence(JobOccurrence)
         /// Bot code outside any handler: sends get random clientMessageIds.
         case direct
     }

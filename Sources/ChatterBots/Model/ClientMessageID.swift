@@ -71,16 +71,19 @@ public struct ClientMessageID: RawRepresentable, Hashable, Sendable, Codable, Ex
     /// `message-updated:`, which may be followed by more text after a character that is not a letter or digit
     /// (`message-updated:<id>#<fingerprint>`). Nil for any other trigger, and for message ids that are not ULIDs.
     static func messageMilliseconds(ofTrigger trigger: String) -> UInt64? {
-        guard let prefix = messagePrefixes.first(where: { trigger.utf8.starts(with: $0) }) else { return nil }
-        let id = trigger.utf8.dropFirst(prefix.count)
-        guard id.count >= 26 else { return nil }
-        if let boundary = id.dropFirst(26).first, isASCIIAlphanumeric(boundary) { return nil }
-        var milliseconds: UInt64 = 0
-        for (position, character) in id.prefix(26).enumerated() {
-            guard let value = crockfordValue(character), position > 0 || value <= 7 else { return nil }
-            if position < 10 { milliseconds = milliseconds << 5 | UInt64(value) }
+        var trigger = trigger
+        return trigger.withUTF8 { utf8 in
+            guard let prefix = messagePrefixes.first(where: { utf8.starts(with: $0) }) else { return nil }
+            let id = UnsafeBufferPointer(rebasing: utf8[prefix.count...])
+            guard id.count >= 26 else { return nil }
+            if id.count > 26, isASCIIAlphanumeric(id[26]) { return nil }
+            var milliseconds: UInt64 = 0
+            for position in 0..<26 {
+                guard let value = crockfordValue(id[position]), position > 0 || value <= 7 else { return nil }
+                if position < 10 { milliseconds = milliseconds << 5 | UInt64(value) }
+            }
+            return milliseconds
         }
-        return milliseconds
     }
 
     private static let messagePrefixes = [Array("message:".utf8), Array("message-updated:".utf8)]

@@ -2,6 +2,9 @@
 ///
 /// A `type` this version does not know decodes as `.unknown` (the protocol says to ignore unknown
 /// types), never as an error.
+///
+/// The cases with large payloads are `indirect`, so that the frequent ones (`message.new`, `message.ack`) are
+/// not copied in a value sized for a friend request.
 public enum ServerEvent: Hashable, Sendable {
     /// `session.ready`: first frame after connect.
     case sessionReady(SessionReady)
@@ -22,15 +25,15 @@ public enum ServerEvent: Hashable, Sendable {
     /// `presence.snapshot`: all friends, right after `session.ready`.
     case presenceSnapshot([Presence])
     /// `conversation.created`: someone started a conversation with the caller.
-    case conversationCreated(Conversation)
+    indirect case conversationCreated(Conversation)
     /// `conversation.updated`: title, avatar, members or roles changed.
-    case conversationUpdated(Conversation)
+    indirect case conversationUpdated(Conversation)
     /// `conversation.removed`: the caller was removed from a group.
     case conversationRemoved(conversationId: Conversation.ID)
     /// `friend_request.received`.
-    case friendRequestReceived(FriendRequest)
+    indirect case friendRequestReceived(FriendRequest)
     /// `friend_request.accepted`: sent to both users, each with the other user as `friend`.
-    case friendRequestAccepted(FriendRequestAccepted)
+    indirect case friendRequestAccepted(FriendRequestAccepted)
     /// `friend_request.cancelled`: the sender withdrew a request to the caller.
     case friendRequestCancelled(requestId: FriendRequest.ID)
     /// `friend.removed`.
