@@ -10,8 +10,10 @@
 struct ConversationSequencer: Sendable {
     /// The highest seq known to be handled or passed over; nil until learned.
     private(set) var contiguous: Int?
-    /// The bot's own messages acknowledged above `contiguous`.
-    private var own: Set<Int> = []
+    /// The bot's own messages acknowledged above `contiguous`, in ascending order. Acks come mostly in seq order,
+    /// so a new one is nearly always appended, and what the contiguous seq passes is a prefix: each message then
+    /// costs a look at the first few, where a set had to be filtered (and copied) whole.
+    private var own: [Int] = []
 
     /// How far `own` may grow before it is forgotten (the store is asked again instead).
     private static let ownLimit = 4096
@@ -30,7 +32,12 @@ struct ConversationSequencer: Sendable {
     /// Where `seq` stands.
     mutating func verdict(for seq: Int) -> Verdict {
         guard var current = contiguous else { return .unknown }
-        while own.remove(current + 1) != nil { current += 1 }
+        var passed = 0
+        while passed < own.count, own[passed] == current + 1 {
+            current += 1
+            passed += 1
+        }
+        own.removeFirst(passed)
         contiguous = current
         if seq == current + 1 { return .next }
         if seq <= current { return .handled }
@@ -39,19 +46,36 @@ struct ConversationSequencer: Sendable {
 
     /// The store's contiguous seq is at least `seq` (a commit's receipt, a cursor read).
     mutating func noteContiguous(_ seq: Int) {
-        contiguous = max(contiguous ?? seq, seq)
-        if let contiguous { own = own.filter { $0 > contiguous } }
+        let raised = max(contiguous ?? seq, seq)
+        contiguous = raised
+        own.removeFirst(own.prefix { $0 <= raised }.count)
     }
 
     /// The bot's own message at `seq` was passed over by the store.
     mutating func noteOwn(_ seq: Int) {
         guard let contiguous else { return }
         guard seq > contiguous else { return }
+        let index = own.insertionIndex(of: seq)
+        guard index == own.count || own[index] != seq else { return }
         if own.count >= Self.ownLimit {
             own = []
             self.contiguous = nil
             return
         }
-        own.insert(seq)
+        own.insert(seq, at: index)
+    }
+}
+
+extension [Int] {
+    /// Where `value` is in this ascending array, or where it goes: the index of the first element not below it.
+    fileprivate func insertionIndex(of value: Int) -> Int {
+        if let last, last < value { return count }
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if self[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }

@@ -226,6 +226,29 @@ import Testing
         sequencer.noteContiguous(3)
         #expect(sequencer.verdict(for: 9) == .next)
     }
+
+    @Test func ownMessagesAckedOutOfOrderOrTwiceAreCountedOnce() {
+        var sequencer = ConversationSequencer()
+        sequencer.noteContiguous(4)
+        sequencer.noteOwn(7)
+        sequencer.noteOwn(5)
+        #expect(sequencer.verdict(for: 7) == .gap)
+        sequencer.noteOwn(6)
+        sequencer.noteOwn(6)
+        #expect(sequencer.verdict(for: 8) == .next)
+        #expect(sequencer.verdict(for: 7) == .handled)
+    }
+
+    @Test func aRaisedContiguousSeqDropsTheOwnMessagesItPassed() {
+        var sequencer = ConversationSequencer()
+        sequencer.noteContiguous(4)
+        sequencer.noteOwn(6)
+        sequencer.noteOwn(9)
+        sequencer.noteContiguous(7)
+        #expect(sequencer.verdict(for: 8) == .next)
+        sequencer.noteContiguous(8)
+        #expect(sequencer.verdict(for: 10) == .next)
+    }
 }
 
 @Suite struct FriendRequestResolutionTests {
