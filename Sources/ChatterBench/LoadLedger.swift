@@ -159,7 +159,7 @@ struct LoadLedger {
         else {
             return .failure(ChatterErrorBody(code: .notFound, message: "No such conversation."))
         }
-        guard let body = send.content.body, !body.isEmpty, body.count <= 4096 else {
+        guard let body = send.content.body, !body.isEmpty, body.utf8.count <= 4096 || body.count <= 4096 else {
             return .failure(ChatterErrorBody(
                 code: .validationFailed, message: "A text message has 1 to 4,096 characters.", details: ["field": "body"]))
         }

@@ -40,8 +40,10 @@ enum MessageSizeLimit {
         (message.content.body.map(fitsBody) ?? true) && fitsFrame(payload)
     }
 
+    /// A character has at least one UTF-8 byte, so a body of at most that many bytes fits without counting its
+    /// characters (which walks every grapheme).
     private static func fitsBody(_ body: String) -> Bool {
-        body.count <= maxBodyCharacters
+        body.utf8.count <= maxBodyCharacters || body.count <= maxBodyCharacters
     }
 
     private static func fitsFrame(_ payload: String) -> Bool {

@@ -382,9 +382,11 @@ struct HotFrameDecoder {
         return negative ? -value : value
     }
 
+    /// A timestamp read from the string's bytes (no `String` made); nil when it is not one.
     private mutating func timestamp() -> Timestamp? {
-        guard let text = plainString() else { return nil }
-        return try? Timestamp(iso8601: text)
+        skipWhitespace()
+        guard let raw = stringBytes(), case .success(let milliseconds) = ISO8601Timestamp.parse(raw) else { return nil }
+        return Timestamp(millisecondsSince1970: milliseconds)
     }
 
     private mutating func optionalTimestamp() -> Timestamp?? {

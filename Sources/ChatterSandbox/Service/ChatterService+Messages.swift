@@ -279,7 +279,7 @@ extension ChatterService {
             if required { throw .validation(field: "body", "A text message needs a body that is not empty.") }
             return nil
         }
-        if let body, body.count > maxCharacters {
+        if let body, body.utf8.count > maxCharacters, body.count > maxCharacters {
             throw .validation(field: "body", "A message body has at most \(maxCharacters) characters (this one has \(body.count)).")
         }
         return body
