@@ -19,6 +19,20 @@ final class CursorWorkspace {
         var isDirty = false
     }
 
+    /// What this transaction knows of one conversation. One record per conversation, so that each step of the
+    /// seq rules finds everything about it with one lookup.
+    private struct ConversationState {
+        /// The cursor as loaded or set here; `.some(nil)` for a conversation known to have none, nil when not
+        /// loaded yet.
+        var cursor: Cursor??
+        /// The hand-out mark decided here, published after the commit.
+        var handedOut: Int?
+        /// The parked messages, once this transaction looked at them.
+        var parked: ParkedMessages?
+        /// Whether `parked` changed here (published after the commit).
+        var parkedChanged = false
+    }
+
     /// A change to undo when the running unit is refused.
     private enum UndoStep {
         case cursor(Conversation.ID, Cursor??, Int?)
@@ -32,14 +46,8 @@ final class CursorWorkspace {
     /// sent at `now`.
     let outboxSendsAtCommit: Bool
     private let memory: CursorMemory
-    /// Loaded cursors; a nil value is a conversation known to have no cursor.
-    private var cursors: [Conversation.ID: Cursor?] = [:]
-    /// Hand-out marks decided in this transaction, published after the commit.
-    private var handedOutChanges: [Conversation.ID: Int] = [:]
-    /// The parked messages of the conversations this transaction looked at; the changed ones are published after
-    /// the commit.
-    private var parked: [Conversation.ID: ParkedMessages] = [:]
-    private var parkedChanged: Set<Conversation.ID> = []
+    /// The conversations this transaction looked at.
+    private var conversations: [Conversation.ID: ConversationState] = [:]
     /// What to restore if the running unit is refused; nil outside a unit.
     private var undoLog: [UndoStep]?
 
@@ -115,8 +123,8 @@ final class CursorWorkspace {
             for step in (undoLog ?? []).reversed() {
                 switch step {
                 case .cursor(let conversation, let cursor, let handedOut):
-                    cursors[conversation] = cursor
-                    handedOutChanges[conversation] = handedOut
+                    conversations[conversation, default: ConversationState()].cursor = cursor
+                    conversations[conversation, default: ConversationState()].handedOut = handedOut
                 case .parkedInserted(let conversation, let seq):
                     modifyParked(conversation) { _ = $0.remove(at: seq) }
                 case .parkedRemoved(let conversation, let seq, let entry):
@@ -137,9 +145,9 @@ final class CursorWorkspace {
 
     /// The cursor of `conversation`, or nil when it has none.
     func cursor(_ conversation: Conversation.ID) throws -> Cursor? {
-        if let known = cursors[conversation] { return known }
+        if let known = conversations[conversation]?.cursor { return known }
         if let cached = memory.cursor(conversation) {
-            cursors[conversation] = .some(cached)
+            conversations[conversation, default: ConversationState()].cursor = .some(cached)
             return cached
         }
         var cursor: Cursor?
@@ -148,16 +156,15 @@ final class CursorWorkspace {
             // Parked rows of an earlier version: in memory now, and what they held comes back through sync.
             try statement(.deleteStoredParked).execute(arguments: [conversation.rawValue])
         }
-        cursors[conversation] = .some(cursor)
+        conversations[conversation, default: ConversationState()].cursor = .some(cursor)
         return cursor
     }
 
     /// Stores `cursor` as the new state of `conversation` (written at the end of the transaction).
     func setCursor(_ cursor: Cursor, for conversation: Conversation.ID) {
-        rememberForUndo(conversation)
         var cursor = cursor
         cursor.isDirty = true
-        cursors[conversation] = .some(cursor)
+        modifyRemembering(conversation) { $0.cursor = .some(cursor) }
     }
 
     /// Creates or replaces the cursor of `conversation` with exactly these values.
@@ -175,36 +182,51 @@ final class CursorWorkspace {
     }
 
     func handedOut(_ conversation: Conversation.ID) -> Int? {
-        if let staged = handedOutChanges[conversation] { return staged }
+        if let staged = conversations[conversation]?.handedOut { return staged }
         return memory.handedOut(in: conversation)
     }
 
     func setHandedOut(_ seq: Int, in conversation: Conversation.ID) {
-        rememberForUndo(conversation)
-        handedOutChanges[conversation] = seq
+        modifyRemembering(conversation) { $0.handedOut = seq }
     }
 
-    private func rememberForUndo(_ conversation: Conversation.ID) {
-        guard undoLog != nil else { return }
-        undoLog?.append(.cursor(conversation, cursors[conversation], handedOutChanges[conversation]))
+    /// Changes the cursor or hand-out mark of `conversation`, first logging both for undo inside a unit.
+    private func modifyRemembering(_ conversation: Conversation.ID, _ change: (inout ConversationState) -> Void) {
+        let logsUndo = undoLog != nil
+        var step: UndoStep?
+        Self.modify(&conversations[conversation, default: ConversationState()]) { state in
+            if logsUndo { step = .cursor(conversation, state.cursor, state.handedOut) }
+            change(&state)
+        }
+        if let step { undoLog?.append(step) }
+    }
+
+    /// Runs `body` on `value` in place: on a dictionary's `default:` subscript, one lookup for the read and the
+    /// write. `body` must not touch the dictionary.
+    private static func modify<Value, Result>(_ value: inout Value, _ body: (inout Value) -> Result) -> Result {
+        body(&value)
     }
 
     // MARK: - Parked messages
 
     private func parkedMessages(_ conversation: Conversation.ID) -> ParkedMessages {
-        if let loaded = parked[conversation] { return loaded }
+        if let loaded = conversations[conversation]?.parked { return loaded }
         let loaded = memory.parked(in: conversation)
-        parked[conversation] = loaded
+        conversations[conversation, default: ConversationState()].parked = loaded
         return loaded
     }
 
     private func modifyParked<T>(_ conversation: Conversation.ID, _ body: (inout ParkedMessages) -> T) -> T {
-        var messages = parked.removeValue(forKey: conversation) ?? memory.parked(in: conversation)
-        defer {
-            parked[conversation] = messages
-            parkedChanged.insert(conversation)
+        let memory = memory
+        return Self.modify(&conversations[conversation, default: ConversationState()]) { state in
+            var messages = state.parked ?? memory.parked(in: conversation)
+            state.parked = nil
+            defer {
+                state.parked = messages
+                state.parkedChanged = true
+            }
+            return body(&messages)
         }
-        return body(&messages)
     }
 
     private func insertParked(_ entry: ParkedMessages.Entry, at seq: Int, in conversation: Conversation.ID) {
@@ -367,8 +389,8 @@ final class CursorWorkspace {
 
     /// Writes the changed cursors. Called once, before the commit.
     func flush() throws {
-        for (conversation, cursor) in cursors {
-            guard let cursor, cursor.isDirty else { continue }
+        for (conversation, state) in conversations {
+            guard case .some(.some(let cursor)) = state.cursor, cursor.isDirty else { continue }
             try statement(.upsertCursor).execute(
                 arguments: StatementArguments(values: [
                     conversation.rawValue.databaseValue, cursor.contiguous.databaseValue, cursor.lastSeq.databaseValue,
@@ -380,13 +402,15 @@ final class CursorWorkspace {
     /// the commit.
     func publish() {
         var committed: [Conversation.ID: Cursor] = [:]
-        for (conversation, cursor) in cursors {
-            if let cursor { committed[conversation] = cursor }
-        }
+        var handedOut: [Conversation.ID: Int] = [:]
         var changedParked: [Conversation.ID: ParkedMessages] = [:]
-        for conversation in parkedChanged { changedParked[conversation] = parked[conversation] ?? ParkedMessages() }
-        if !handedOutChanges.isEmpty || !committed.isEmpty || !changedParked.isEmpty {
-            memory.publish(cursors: committed, handedOut: handedOutChanges, parked: changedParked)
+        for (conversation, state) in conversations {
+            if case .some(.some(let cursor)) = state.cursor { committed[conversation] = cursor }
+            if let mark = state.handedOut { handedOut[conversation] = mark }
+            if state.parkedChanged { changedParked[conversation] = state.parked ?? ParkedMessages() }
+        }
+        if !handedOut.isEmpty || !committed.isEmpty || !changedParked.isEmpty {
+            memory.publish(cursors: committed, handedOut: handedOut, parked: changedParked)
         }
     }
 
