@@ -1,7 +1,9 @@
 import ChatterBots
 
-/// The load server's acks of `message.send` by (sender, clientMessageId), so that a repeated send gets its first
-/// ack. A flood leaves hundreds of thousands of keys; those in lowercase UUID text (every key ChatterBots makes and
+/// The messages `message.send` created, by (sender, clientMessageId), so that a repeated send gets the ack of the
+/// first (which the message holds: id, seq, time). A flood leaves hundreds of thousands of keys, each holding one
+/// reference rather than an ack's five fields, so that the table stays small enough to probe without a cache miss
+/// in each of its arrays; those in lowercase UUID text (every key ChatterBots makes and
 /// derives) are held per sender as their 128 bits, which hash and compare without reaching the key's string storage
 /// (a cache miss per lookup in a table this size). Other keys are held as they are and compared as strings, as
 /// before; either way `ABC…` and `abc…` stay two keys (uppercase text is not read as bits).
@@ -88,11 +90,11 @@ struct IdempotencyTable {
         }
     }
 
-    private var uuidKeys: [User.ID: [UUIDBits: MessageAck]] = [:]
-    private var textKeys: [TextKey: MessageAck] = [:]
+    private var uuidKeys: [User.ID: [UUIDBits: Message]] = [:]
+    private var textKeys: [TextKey: Message] = [:]
 
-    /// The ack stored for `key`; nil when it has not been sent.
-    subscript(key: Key) -> MessageAck? {
+    /// The message the first send of `key` created; nil when it has not been sent.
+    subscript(key: Key) -> Message? {
         get {
             switch key.form {
             case .uuid(let sender, let bits): uuidKeys[sender]?[bits]

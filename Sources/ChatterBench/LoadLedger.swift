@@ -153,7 +153,7 @@ struct LoadLedger {
     /// `message.send`: a new message and its ack, or the earlier ack of the same (sender, clientMessageId).
     mutating func send(_ send: MessageSend, from caller: Caller) -> Result<(MessageAck, [Delivery]), ChatterErrorBody> {
         let key = IdempotencyTable.Key(sender: caller.userId, clientMessageId: send.clientMessageId)
-        if let ack = acks[key] { return .success((ack, [])) }
+        if let first = acks[key] { return .success((Self.ack(of: first, for: send.clientMessageId), [])) }
         guard let stored = conversations[send.conversationId],
             stored.conversation.members.contains(where: { $0.userId == caller.userId })
         else {
@@ -172,14 +172,19 @@ struct LoadLedger {
         stored.conversation.lastSeq = message.seq
         stored.conversation.lastMessage = message
         stored.conversation.updatedAt = now
-        let ack = MessageAck(
-            clientMessageId: send.clientMessageId, messageId: message.id, conversationId: message.conversationId,
-            seq: message.seq, createdAt: now)
-        acks[key] = ack
+        acks[key] = message
+        let ack = Self.ack(of: message, for: send.clientMessageId)
         let delivery = Delivery(
             frame: ServerFrame(.messageNew(message)), recipients: stored.conversation.members.map(\.userId),
             excludedDevice: caller.deviceId)
         return .success((ack, [delivery]))
+    }
+
+    /// The ack of the send `clientMessageId` that created `message`.
+    private static func ack(of message: Message, for clientMessageId: ClientMessageID) -> MessageAck {
+        MessageAck(
+            clientMessageId: clientMessageId, messageId: message.id, conversationId: message.conversationId, seq: message.seq,
+            createdAt: message.createdAt)
     }
 
     /// `receipt.delivered` / `receipt.read`: watermarks only move forward; read implies delivered.
@@ -241,18 +246,19 @@ struct IdentifierSource {
             lastMilliseconds = milliseconds
             counter = 0
         }
-        var bytes = [UInt8](repeating: 0, count: 26)
-        var time = milliseconds
-        for index in stride(from: 9, through: 0, by: -1) {
-            bytes[index] = Self.alphabet[Int(time & 31)]
-            time >>= 5
-        }
         var rest = counter << 40 | (nextRandom() & 0xFF_FFFF_FFFF)
-        for index in stride(from: 25, through: 10, by: -1) {
-            bytes[index] = Self.alphabet[Int(rest & 31)]
-            rest >>= 5
+        return String(unsafeUninitializedCapacity: 26) { bytes in
+            var time = milliseconds
+            for index in stride(from: 9, through: 0, by: -1) {
+                bytes[index] = Self.alphabet[Int(time & 31)]
+                time >>= 5
+            }
+            for index in stride(from: 25, through: 10, by: -1) {
+                bytes[index] = Self.alphabet[Int(rest & 31)]
+                rest >>= 5
+            }
+            return 26
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     private mutating func nextRandom() -> UInt64 {

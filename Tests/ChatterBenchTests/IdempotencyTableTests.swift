@@ -5,34 +5,34 @@ import Testing
 
 @Suite("IdempotencyTable")
 struct IdempotencyTableTests {
-    static func ack(_ key: ClientMessageID, seq: Int) -> MessageAck {
-        MessageAck(
-            clientMessageId: key, messageId: Message.ID("m\(seq)"), conversationId: "c1", seq: seq,
-            createdAt: Timestamp(millisecondsSince1970: 1_700_000_000_000))
+    static func message(_ key: ClientMessageID, seq: Int) -> Message {
+        Message(
+            id: Message.ID("m\(seq)"), conversationId: "c1", seq: seq, senderId: "alice", clientMessageId: key, kind: .text,
+            body: "hi", createdAt: Timestamp(millisecondsSince1970: 1_700_000_000_000))
     }
 
     static func key(_ sender: User.ID, _ clientMessageId: ClientMessageID) -> IdempotencyTable.Key {
         IdempotencyTable.Key(sender: sender, clientMessageId: clientMessageId)
     }
 
-    @Test func aRepeatedUUIDKeyFromTheSameSenderGetsTheFirstAck() {
+    @Test func aRepeatedUUIDKeyFromTheSameSenderGetsTheFirstMessage() {
         var table = IdempotencyTable()
         let key = ClientMessageID.random()
-        table[Self.key("alice", key)] = Self.ack(key, seq: 1)
-        #expect(table[Self.key("alice", key)] == Self.ack(key, seq: 1))
+        table[Self.key("alice", key)] = Self.message(key, seq: 1)
+        #expect(table[Self.key("alice", key)] == Self.message(key, seq: 1))
     }
 
-    @Test func aRepeatedTextKeyFromTheSameSenderGetsTheFirstAck() {
+    @Test func aRepeatedTextKeyFromTheSameSenderGetsTheFirstMessage() {
         var table = IdempotencyTable()
-        table[Self.key("alice", "not-a-uuid")] = Self.ack("not-a-uuid", seq: 1)
-        #expect(table[Self.key("alice", "not-a-uuid")] == Self.ack("not-a-uuid", seq: 1))
+        table[Self.key("alice", "not-a-uuid")] = Self.message("not-a-uuid", seq: 1)
+        #expect(table[Self.key("alice", "not-a-uuid")] == Self.message("not-a-uuid", seq: 1))
     }
 
     @Test func theSameKeyFromAnotherSenderIsAnotherKey() {
         var table = IdempotencyTable()
         let key = ClientMessageID.random()
-        table[Self.key("alice", key)] = Self.ack(key, seq: 1)
-        table[Self.key("alice", "text")] = Self.ack("text", seq: 2)
+        table[Self.key("alice", key)] = Self.message(key, seq: 1)
+        table[Self.key("alice", "text")] = Self.message("text", seq: 2)
         #expect(table[Self.key("bob", key)] == nil)
         #expect(table[Self.key("bob", "text")] == nil)
     }
@@ -41,9 +41,9 @@ struct IdempotencyTableTests {
         var table = IdempotencyTable()
         let lower: ClientMessageID = "0190f3a2-7c41-7abc-8def-0123456789ab"
         let upper = ClientMessageID(lower.rawValue.uppercased())
-        table[Self.key("alice", lower)] = Self.ack(lower, seq: 1)
+        table[Self.key("alice", lower)] = Self.message(lower, seq: 1)
         #expect(table[Self.key("alice", upper)] == nil)
-        table[Self.key("alice", upper)] = Self.ack(upper, seq: 2)
+        table[Self.key("alice", upper)] = Self.message(upper, seq: 2)
         #expect(table[Self.key("alice", lower)]?.seq == 1)
         #expect(table[Self.key("alice", upper)]?.seq == 2)
     }
