@@ -380,20 +380,28 @@ final class LoadServer: HTTPResponder, Sendable {
 }
 
 /// The load server as a `BenchServer`.
+///
+/// It runs on one event loop of its own, sockets and handlers alike (the handlers and the virtual senders it
+/// starts, as the loop's task executor). On the shared loops and the cooperative pool a flood kept two pool
+/// threads handing each message to each other and waiting on the ledger's lock (~1,300 context switches a
+/// second), and the sockets on a third; it needs half a core.
 struct LoadBenchServer: BenchServer {
     let server: LoadServer
     let http: HTTPServer
+    let loops: EventLoopGroup
     let endpoint: ServerEndpoint
 
     static func start(_ options: ServeOptions) async throws -> LoadBenchServer {
         let server = LoadServer(heartbeatIntervalMs: options.heartbeatMilliseconds)
-        let http = try await HTTPServer.start(host: "127.0.0.1", port: options.port, responder: server)
+        let loops = try EventLoopGroup(threadCount: 1)
+        let configuration = HTTPServerConfiguration(eventLoopGroup: loops, taskExecutor: try loops.nextTaskExecutor())
+        let http = try await HTTPServer.start(host: "127.0.0.1", port: options.port, configuration: configuration, responder: server)
         let authority = "127.0.0.1:\(http.port)"
         guard let api = URL(string: "http://\(authority)/v1"), let ws = URL(string: "ws://\(authority)/v1/ws") else {
             throw BenchFailure("cannot form the load server's URLs")
         }
         return LoadBenchServer(
-            server: server, http: http,
+            server: server, http: http, loops: loops,
             endpoint: ServerEndpoint(apiURL: api, webSocketURL: ws, clientKey: server.clientKey, port: http.port, kind: "load"))
     }
 
@@ -404,5 +412,6 @@ struct LoadBenchServer: BenchServer {
 
     func shutdown() async {
         await http.shutdown()
+        loops.shutdown()
     }
 }
