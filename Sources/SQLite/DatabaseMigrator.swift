@@ -25,6 +25,7 @@ public struct DatabaseMigrator: Sendable {
     public static let tableName = "schema_migrations"
 
     private var migrations: [(name: String, migrate: @Sendable (Database) throws -> Void)] = []
+    private var baseline: (through: String, create: @Sendable (Database) throws -> Void)?
 
     /// A migrator with no migrations yet.
     public init() {}
@@ -32,6 +33,16 @@ public struct DatabaseMigrator: Sendable {
     /// Adds a migration after those already registered.
     public mutating func registerMigration(_ name: String, migrate: @escaping @Sendable (Database) throws -> Void) {
         migrations.append((name, migrate))
+    }
+
+    /// Registers how a new, empty database gets at once the schema that the migrations up to and including
+    /// `lastMigration` build one by one; they are then recorded as applied, and any later ones run after it.
+    ///
+    /// Replaying history costs: every table rebuilt or altered makes SQLite read its whole schema again before the
+    /// next statement. `create` must leave exactly the schema and rows those migrations leave (test it against
+    /// them); a database with any migration applied, or with any table, migrates one by one as before.
+    public mutating func registerBaseline(through lastMigration: String, create: @escaping @Sendable (Database) throws -> Void) {
+        baseline = (lastMigration, create)
     }
 
     /// The registered migration names, in order.
@@ -107,9 +118,26 @@ public struct DatabaseMigrator: Sendable {
                 )
                 """)
             // Another process may have migrated between the first check and this transaction's lock.
-            let applied = try appliedMigrations(in: db)
+            var applied = try appliedMigrations(in: db)
             try refuseUnknown(applied)
-            for migration in pending where !applied.contains(migration.name) {
+            if applied.isEmpty, let baseline, let last = pending.firstIndex(where: { $0.name == baseline.through }),
+                try isEmpty(db)
+            {
+                do {
+                    try db.transaction { db in
+                        do {
+                            try baseline.create(db)
+                        } catch {
+                            throw DatabaseError.migrationFailed(name: "baseline through \(baseline.through)", underlying: error)
+                        }
+                        for migration in pending[...last] { try record(migration.name, in: db) }
+                    }
+                    applied = pending[...last].map(\.name)
+                } catch {
+                    failure = error
+                }
+            }
+            for migration in pending where failure == nil && !applied.contains(migration.name) {
                 do {
                     try db.transaction { db in try apply(migration, in: db, checksForeignKeys: checksForeignKeys) }
                 } catch {
@@ -137,8 +165,17 @@ public struct DatabaseMigrator: Sendable {
                 rowID: try violation["rowid"],
                 parent: try violation["parent"])
         }
-        try db.execute(
-            sql: "INSERT INTO \(Self.tableName) (name, applied_at) VALUES (?, ?)",
-            arguments: [migration.name, Date()])
+        try record(migration.name, in: db)
+    }
+
+    private func record(_ name: String, in db: Database) throws {
+        try db.execute(sql: "INSERT INTO \(Self.tableName) (name, applied_at) VALUES (?, ?)", arguments: [name, Date()])
+    }
+
+    /// Whether `db` holds no table but the migrations' record.
+    private func isEmpty(_ db: Database) throws -> Bool {
+        try db.fetchOne(
+            Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND name <> ?",
+            arguments: [Self.tableName]) == 0
     }
 }

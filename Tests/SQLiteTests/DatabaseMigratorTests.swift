@@ -40,6 +40,37 @@ import Testing
         #expect(recorded == names)
     }
 
+    /// `migrator(names)` with a baseline through `through` that logs "baseline" instead of each migration's name.
+    private func migrator(_ names: [String], baselineThrough through: String) -> DatabaseMigrator {
+        var migrator = migrator(names)
+        migrator.registerBaseline(through: through) { db in
+            try db.execute(sql: "CREATE TABLE log (name TEXT NOT NULL)")
+            try db.execute(sql: "INSERT INTO log (name) VALUES ('baseline')")
+        }
+        return migrator
+    }
+
+    @Test func aNewDatabaseTakesTheBaselineThenTheMigrationsAfterIt() throws {
+        let db = try Database(path: path)
+        try migrator(["v1", "v2", "v3"], baselineThrough: "v2").migrate(db)
+        #expect(try log(db) == ["baseline", "v3"])
+        #expect(try migrator(["v1", "v2", "v3"]).appliedMigrations(in: db) == ["v1", "v2", "v3"])
+    }
+
+    @Test func aDatabaseWithAMigrationAppliedIgnoresTheBaseline() throws {
+        try migrator(["v1"]).migrate(Database(path: path))
+        let db = try Database(path: path)
+        try migrator(["v1", "v2", "v3"], baselineThrough: "v2").migrate(db)
+        #expect(try log(db) == ["v1", "v2", "v3"])
+    }
+
+    @Test func aDatabaseWithTablesButNoMigrationsIgnoresTheBaseline() throws {
+        let db = try Database(path: path)
+        try db.execute(sql: "CREATE TABLE unrelated (x)")
+        try migrator(["v1", "v2"], baselineThrough: "v2").migrate(db)
+        #expect(try log(db) == ["v1", "v2"])
+    }
+
     @Test func onlyNewMigrationsRunAfterAnUpgrade() throws {
         try migrator(["v1", "v2"]).migrate(Database(path: path))
         let db = try Database(path: path)

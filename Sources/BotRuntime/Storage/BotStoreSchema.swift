@@ -29,7 +29,119 @@ enum BotStoreSchema {
             migrator.registerMigration(name, migrate: migrate)
             if name == last { break }
         }
+        if last == nil { migrator.registerBaseline(through: baselineThrough, create: createBaseline) }
         return migrator
+    }
+
+    /// The last migration ``createBaseline(_:)`` stands for; migrations appended later run after it.
+    static let baselineThrough = "v4-status-checks-without-lists"
+
+    /// The schema and rows of the migrations through ``baselineThrough``, made at once in a new store: the tables as
+    /// those migrations leave them (their `CREATE` text included) and the store's metadata. Replaying the migrations
+    /// (a table made, altered, rebuilt) was ~40 % of a thousand bots' start-up CPU, SQLite reading the whole schema
+    /// again after each change. `BotStoreBaselineTests` checks it against the migrations.
+    @Sendable static func createBaseline(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE session (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                user_id TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                access_token TEXT NOT NULL,
+                refresh_token TEXT NOT NULL,
+                access_token_expires_at INTEGER NOT NULL,
+                saved_at INTEGER NOT NULL
+            );
+            CREATE TABLE devices (
+                device_id TEXT PRIMARY KEY NOT NULL,
+                user_id TEXT NOT NULL,
+                first_saved_at INTEGER NOT NULL,
+                revoked_at INTEGER
+            ) WITHOUT ROWID;
+            CREATE TABLE store_metadata (
+                key TEXT PRIMARY KEY NOT NULL,
+                value
+            ) WITHOUT ROWID;
+            CREATE TABLE conversations (
+                id TEXT PRIMARY KEY NOT NULL,
+                contiguous_seq INTEGER NOT NULL CHECK (contiguous_seq >= 0),
+                last_seq INTEGER NOT NULL,
+                updated_at INTEGER,
+                removed_at INTEGER
+            ) WITHOUT ROWID;
+            CREATE TABLE parked_messages (
+                conversation_id TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                message_id TEXT NOT NULL,
+                own INTEGER NOT NULL,
+                message TEXT,
+                parked_at INTEGER NOT NULL,
+                PRIMARY KEY (conversation_id, seq)
+            ) WITHOUT ROWID;
+            CREATE TABLE seen_messages (
+                message_id TEXT PRIMARY KEY NOT NULL,
+                conversation_id TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                handled_at INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            CREATE TABLE state (
+                scope TEXT NOT NULL,
+                scope_id TEXT NOT NULL,
+                key TEXT NOT NULL,
+                value TEXT NOT NULL,
+                updated_at INTEGER NOT NULL,
+                PRIMARY KEY (scope, scope_id, key)
+            ) WITHOUT ROWID;
+            CREATE TABLE dialogs (
+                user_id TEXT NOT NULL,
+                conversation_id TEXT NOT NULL,
+                name TEXT NOT NULL,
+                step TEXT NOT NULL,
+                data TEXT NOT NULL,
+                expires_at INTEGER,
+                updated_at INTEGER NOT NULL,
+                PRIMARY KEY (user_id, conversation_id)
+            ) WITHOUT ROWID;
+            CREATE TABLE outbox (
+                id INTEGER PRIMARY KEY,
+                client_message_id TEXT NOT NULL UNIQUE,
+                conversation_id TEXT NOT NULL,
+                payload TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                status TEXT NOT NULL CHECK (status = 'pending' OR status = 'acked' OR status = 'failed'),
+                attempts INTEGER NOT NULL DEFAULT 0,
+                last_attempt_at INTEGER,
+                last_error TEXT,
+                message_id TEXT,
+                seq INTEGER,
+                message_created_at INTEGER,
+                acked_at INTEGER,
+                origin_kind TEXT NOT NULL,
+                origin_id TEXT,
+                origin_occurrence INTEGER,
+                trace_id TEXT,
+                first_attempt_at INTEGER
+            );
+            CREATE INDEX outbox_pending ON outbox (id) WHERE status = 'pending';
+            CREATE TABLE scheduled_jobs (
+                id TEXT PRIMARY KEY NOT NULL,
+                name TEXT NOT NULL,
+                due_at INTEGER NOT NULL,
+                payload TEXT NOT NULL,
+                repeat_rule TEXT,
+                time_zone TEXT,
+                status TEXT NOT NULL CHECK (status = 'scheduled' OR status = 'running' OR status = 'done' OR status = 'cancelled'),
+                occurrence INTEGER NOT NULL CHECK (occurrence >= 1),
+                last_fired_at INTEGER,
+                created_at INTEGER NOT NULL,
+                finished_at INTEGER,
+                owner_scope TEXT NOT NULL,
+                owner_id TEXT NOT NULL
+            ) WITHOUT ROWID;
+            CREATE INDEX scheduled_jobs_due ON scheduled_jobs (due_at, id) WHERE status = 'scheduled';
+            CREATE INDEX scheduled_jobs_owner ON scheduled_jobs (owner_scope, owner_id);
+            """)
+        try db.execute(
+            sql: "INSERT INTO store_metadata (key, value) VALUES (?, 0)", arguments: [timeOrderedClientMessageIDsSinceKey])
     }
 
     /// The tables the migrations create, for checks and diagnostics.

@@ -1,0 +1,43 @@
+@testable import BotRuntime
+import Foundation
+import SQLite
+import Testing
+
+/// A new store gets its schema at once (`BotStoreSchema.createBaseline`) instead of replaying the migrations; the
+/// result must be the store the migrations make.
+@Suite struct BotStoreBaselineTests {
+    let directory: StoreDirectory
+
+    init() throws {
+        directory = try StoreDirectory()
+    }
+
+    /// The schema (each table's and index's `CREATE` text), the metadata rows and the recorded migrations of a new
+    /// store made by `migrator`.
+    func newStore(_ name: String, _ migrator: DatabaseMigrator) async throws -> (schema: [Row], metadata: [Row], applied: [String]) {
+        let queue = try await DatabaseQueue(path: directory.file(name))
+        try await migrator.migrate(queue)
+        let result = try await queue.read { db in
+            (
+                try db.fetchAll(sql: "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name <> 'schema_migrations' ORDER BY name"),
+                try db.fetchAll(sql: "SELECT key, value FROM store_metadata ORDER BY key"),
+                try migrator.appliedMigrations(in: db)
+            )
+        }
+        await queue.close()
+        return result
+    }
+
+    @Test func aNewStoreMadeAtOnceHasTheSchemaTheMigrationsMake() async throws {
+        let replayed = try await newStore("replayed.sqlite", BotStoreSchema.migrator(through: BotStoreSchema.baselineThrough))
+        let atOnce = try await newStore("at-once.sqlite", BotStoreSchema.migrator)
+        #expect(replayed.schema.count == 15)
+        #expect(atOnce.schema == replayed.schema)
+        #expect(atOnce.metadata == replayed.metadata)
+    }
+
+    @Test func aNewStoreRecordsEveryMigrationAsApplied() async throws {
+        let atOnce = try await newStore("at-once.sqlite", BotStoreSchema.migrator)
+        #expect(atOnce.applied == BotStoreSchema.migrator.migrationNames)
+    }
+}
