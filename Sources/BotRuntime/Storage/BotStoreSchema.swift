@@ -41,114 +41,20 @@ enum BotStoreSchema {
     /// (a table made, altered, rebuilt) was ~40 % of a thousand bots' start-up CPU, SQLite reading the whole schema
     /// again after each change. `BotStoreBaselineTests` checks it against the migrations.
     @Sendable static func createBaseline(_ db: Database) throws {
+        // The tables no later migration changed, made as their own migrations make them; then the two v4 rebuilt.
+        try createSession(db)
+        try createConversations(db)
+        try createState(db)
+        try createDialogs(db)
         try db.execute(sql: """
-            CREATE TABLE session (
-                id INTEGER PRIMARY KEY CHECK (id = 1),
-                user_id TEXT NOT NULL,
-                device_id TEXT NOT NULL,
-                access_token TEXT NOT NULL,
-                refresh_token TEXT NOT NULL,
-                access_token_expires_at INTEGER NOT NULL,
-                saved_at INTEGER NOT NULL
-            );
-            CREATE TABLE devices (
-                device_id TEXT PRIMARY KEY NOT NULL,
-                user_id TEXT NOT NULL,
-                first_saved_at INTEGER NOT NULL,
-                revoked_at INTEGER
-            ) WITHOUT ROWID;
-            CREATE TABLE store_metadata (
-                key TEXT PRIMARY KEY NOT NULL,
-                value
-            ) WITHOUT ROWID;
-            CREATE TABLE conversations (
-                id TEXT PRIMARY KEY NOT NULL,
-                contiguous_seq INTEGER NOT NULL CHECK (contiguous_seq >= 0),
-                last_seq INTEGER NOT NULL,
-                updated_at INTEGER,
-                removed_at INTEGER
-            ) WITHOUT ROWID;
-            CREATE TABLE parked_messages (
-                conversation_id TEXT NOT NULL,
-                seq INTEGER NOT NULL,
-                message_id TEXT NOT NULL,
-                own INTEGER NOT NULL,
-                message TEXT,
-                parked_at INTEGER NOT NULL,
-                PRIMARY KEY (conversation_id, seq)
-            ) WITHOUT ROWID;
-            CREATE TABLE seen_messages (
-                message_id TEXT PRIMARY KEY NOT NULL,
-                conversation_id TEXT NOT NULL,
-                seq INTEGER NOT NULL,
-                handled_at INTEGER NOT NULL
-            ) WITHOUT ROWID;
-            CREATE TABLE state (
-                scope TEXT NOT NULL,
-                scope_id TEXT NOT NULL,
-                key TEXT NOT NULL,
-                value TEXT NOT NULL,
-                updated_at INTEGER NOT NULL,
-                PRIMARY KEY (scope, scope_id, key)
-            ) WITHOUT ROWID;
-            CREATE TABLE dialogs (
-                user_id TEXT NOT NULL,
-                conversation_id TEXT NOT NULL,
-                name TEXT NOT NULL,
-                step TEXT NOT NULL,
-                data TEXT NOT NULL,
-                expires_at INTEGER,
-                updated_at INTEGER NOT NULL,
-                PRIMARY KEY (user_id, conversation_id)
-            ) WITHOUT ROWID;
-            CREATE TABLE outbox (
-                id INTEGER PRIMARY KEY,
-                client_message_id TEXT NOT NULL UNIQUE,
-                conversation_id TEXT NOT NULL,
-                payload TEXT NOT NULL,
-                created_at INTEGER NOT NULL,
-                status TEXT NOT NULL CHECK (status = 'pending' OR status = 'acked' OR status = 'failed'),
-                attempts INTEGER NOT NULL DEFAULT 0,
-                last_attempt_at INTEGER,
-                last_error TEXT,
-                message_id TEXT,
-                seq INTEGER,
-                message_created_at INTEGER,
-                acked_at INTEGER,
-                origin_kind TEXT NOT NULL,
-                origin_id TEXT,
-                origin_occurrence INTEGER,
-                trace_id TEXT,
-                first_attempt_at INTEGER
-            );
-            CREATE INDEX outbox_pending ON outbox (id) WHERE status = 'pending';
-            CREATE TABLE scheduled_jobs (
-                id TEXT PRIMARY KEY NOT NULL,
-                name TEXT NOT NULL,
-                due_at INTEGER NOT NULL,
-                payload TEXT NOT NULL,
-                repeat_rule TEXT,
-                time_zone TEXT,
-                status TEXT NOT NULL CHECK (status = 'scheduled' OR status = 'running' OR status = 'done' OR status = 'cancelled'),
-                occurrence INTEGER NOT NULL CHECK (occurrence >= 1),
-                last_fired_at INTEGER,
-                created_at INTEGER NOT NULL,
-                finished_at INTEGER,
-                owner_scope TEXT NOT NULL,
-                owner_id TEXT NOT NULL
-            ) WITHOUT ROWID;
-            CREATE INDEX scheduled_jobs_due ON scheduled_jobs (due_at, id) WHERE status = 'scheduled';
-            CREATE INDEX scheduled_jobs_owner ON scheduled_jobs (owner_scope, owner_id);
+            CREATE TABLE outbox \(outboxDefinition);
+            \(outboxIndexes)
+            CREATE TABLE scheduled_jobs \(scheduledJobsDefinition);
+            \(scheduledJobsIndexes)
             """)
         try db.execute(
             sql: "INSERT INTO store_metadata (key, value) VALUES (?, 0)", arguments: [timeOrderedClientMessageIDsSinceKey])
     }
-
-    /// The tables the migrations create, for checks and diagnostics.
-    static let tables = [
-        "session", "devices", "store_metadata", "conversations", "parked_messages", "seen_messages", "outbox",
-        "state", "scheduled_jobs", "dialogs",
-    ]
 
     @Sendable static func createSession(_ db: Database) throws {
         try db.execute(sql: """
@@ -273,62 +179,67 @@ enum BotStoreSchema {
     /// empty one (every new store's) is simply made again.
     @Sendable static func rebuildStatusChecksWithoutLists(_ db: Database) throws {
         try rebuild(
-            "outbox",
-            definition: """
-                (
-                    id INTEGER PRIMARY KEY,
-                    client_message_id TEXT NOT NULL UNIQUE,
-                    conversation_id TEXT NOT NULL,
-                    payload TEXT NOT NULL,
-                    created_at INTEGER NOT NULL,
-                    status TEXT NOT NULL CHECK (status = 'pending' OR status = 'acked' OR status = 'failed'),
-                    attempts INTEGER NOT NULL DEFAULT 0,
-                    last_attempt_at INTEGER,
-                    last_error TEXT,
-                    message_id TEXT,
-                    seq INTEGER,
-                    message_created_at INTEGER,
-                    acked_at INTEGER,
-                    origin_kind TEXT NOT NULL,
-                    origin_id TEXT,
-                    origin_occurrence INTEGER,
-                    trace_id TEXT,
-                    first_attempt_at INTEGER
-                )
-                """,
+            "outbox", definition: outboxDefinition,
             columns: """
                 id, client_message_id, conversation_id, payload, created_at, status, attempts, last_attempt_at, last_error,
                 message_id, seq, message_created_at, acked_at, origin_kind, origin_id, origin_occurrence, trace_id, first_attempt_at
                 """,
-            indexes: "CREATE INDEX outbox_pending ON outbox (id) WHERE status = 'pending';", in: db)
+            indexes: outboxIndexes, in: db)
         try rebuild(
-            "scheduled_jobs",
-            definition: """
-                (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    name TEXT NOT NULL,
-                    due_at INTEGER NOT NULL,
-                    payload TEXT NOT NULL,
-                    repeat_rule TEXT,
-                    time_zone TEXT,
-                    status TEXT NOT NULL CHECK (status = 'scheduled' OR status = 'running' OR status = 'done' OR status = 'cancelled'),
-                    occurrence INTEGER NOT NULL CHECK (occurrence >= 1),
-                    last_fired_at INTEGER,
-                    created_at INTEGER NOT NULL,
-                    finished_at INTEGER,
-                    owner_scope TEXT NOT NULL,
-                    owner_id TEXT NOT NULL
-                ) WITHOUT ROWID
-                """,
+            "scheduled_jobs", definition: scheduledJobsDefinition,
             columns: """
                 id, name, due_at, payload, repeat_rule, time_zone, status, occurrence, last_fired_at, created_at, finished_at,
                 owner_scope, owner_id
                 """,
-            indexes: """
-                CREATE INDEX scheduled_jobs_due ON scheduled_jobs (due_at, id) WHERE status = 'scheduled';
-                CREATE INDEX scheduled_jobs_owner ON scheduled_jobs (owner_scope, owner_id);
-                """, in: db)
+            indexes: scheduledJobsIndexes, in: db)
     }
+
+    /// The outbox's columns as v4 rebuilt it (and the baseline makes it).
+    static let outboxDefinition = """
+        (
+            id INTEGER PRIMARY KEY,
+            client_message_id TEXT NOT NULL UNIQUE,
+            conversation_id TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            status TEXT NOT NULL CHECK (status = 'pending' OR status = 'acked' OR status = 'failed'),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            last_attempt_at INTEGER,
+            last_error TEXT,
+            message_id TEXT,
+            seq INTEGER,
+            message_created_at INTEGER,
+            acked_at INTEGER,
+            origin_kind TEXT NOT NULL,
+            origin_id TEXT,
+            origin_occurrence INTEGER,
+            trace_id TEXT,
+            first_attempt_at INTEGER
+        )
+        """
+    static let outboxIndexes = "CREATE INDEX outbox_pending ON outbox (id) WHERE status = 'pending';"
+    /// The scheduled jobs' columns as v4 rebuilt them (and the baseline makes them).
+    static let scheduledJobsDefinition = """
+        (
+            id TEXT PRIMARY KEY NOT NULL,
+            name TEXT NOT NULL,
+            due_at INTEGER NOT NULL,
+            payload TEXT NOT NULL,
+            repeat_rule TEXT,
+            time_zone TEXT,
+            status TEXT NOT NULL CHECK (status = 'scheduled' OR status = 'running' OR status = 'done' OR status = 'cancelled'),
+            occurrence INTEGER NOT NULL CHECK (occurrence >= 1),
+            last_fired_at INTEGER,
+            created_at INTEGER NOT NULL,
+            finished_at INTEGER,
+            owner_scope TEXT NOT NULL,
+            owner_id TEXT NOT NULL
+        ) WITHOUT ROWID
+        """
+    static let scheduledJobsIndexes = """
+        CREATE INDEX scheduled_jobs_due ON scheduled_jobs (due_at, id) WHERE status = 'scheduled';
+        CREATE INDEX scheduled_jobs_owner ON scheduled_jobs (owner_scope, owner_id);
+        """
 
     /// Makes `table` again as `definition` with `indexes`, keeping its rows (`columns`, in the order of both).
     private static func rebuild(_ table: String, definition: String, columns: String, indexes: String, in db: Database) throws {
