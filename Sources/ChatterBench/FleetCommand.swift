@@ -94,11 +94,13 @@ struct FleetCommand {
             case "memory":
                 // Where the resident memory goes: SQLite's own allocations (page caches, schemas, statements), and
                 // the C heap in use (the rest of the resident memory is heap the allocator holds free, and code).
-                reporter.emit([
-                    "event": "memory", "sqlite": SQLiteMemoryStatistics.bytesInUse, "heapInUse": Self.heapInUse,
-                    "storesOpen": storeBudget.openCount,
-                    "evictions": storeBudget.evictionCount,
-                ])
+                // Counts that are not kept (SQLite's, unless asked for) are left out rather than sent as null.
+                var report: [String: any Sendable] = [
+                    "event": "memory", "storesOpen": storeBudget.openCount, "evictions": storeBudget.evictionCount,
+                ]
+                report["sqlite"] = SQLiteMemoryStatistics.bytesInUse
+                report["heapInUse"] = Self.heapInUse
+                reporter.emit(report)
             default:
                 reporter.emit(["event": "error", "message": "unknown command \(command)"])
             }

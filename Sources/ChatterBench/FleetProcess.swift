@@ -65,7 +65,8 @@ final class FleetProcess: Sendable {
 
     /// The Swift fleet's account of its memory (`memory` command): what SQLite has allocated.
     struct MemoryReport: Sendable {
-        var sqliteBytes: Int
+        /// Nil unless the fleet counts SQLite's memory (`--sqlite-memory`).
+        var sqliteBytes: Int?
         /// The C heap in use, SQLite's included; the rest of the resident memory is free heap and code.
         var heapInUseBytes: Int?
         /// Stores whose database connection is open (the rest are dormant).
@@ -122,7 +123,7 @@ final class FleetProcess: Sendable {
                 progress.ackedReports += 1
             case "memory":
                 progress.memory = MemoryReport(
-                    sqliteBytes: report.sqlite ?? 0, heapInUseBytes: report.heapInUse, storesOpen: report.storesOpen, evictions: report.evictions)
+                    sqliteBytes: report.sqlite, heapInUseBytes: report.heapInUse, storesOpen: report.storesOpen, evictions: report.evictions)
             case "error":
                 progress.errors += 1
                 return progress.errors <= 5

@@ -1,0 +1,16 @@
+import Testing
+
+@testable import ChatterBench
+
+@Suite("BenchOptions")
+struct BenchOptionsTests {
+    @Test func theBotsScenarioDoesNotCountSQLiteMemoryUnlessAsked() throws {
+        #expect(try BenchOptions(arguments: ["--bots", "1000"]).countsSQLiteMemory == false)
+        #expect(try BenchOptions(arguments: ["--bots", "1000", "--sqlite-memory"]).countsSQLiteMemory)
+    }
+
+    @Test func anUnknownOptionIsAUsageErrorNamingIt() {
+        let error = #expect(throws: BenchUsageError.self) { try BenchOptions(arguments: ["--sqlite-memroy"]) }
+        #expect(error?.description.contains("--sqlite-memroy") == true)
+    }
+}
