@@ -36,7 +36,7 @@ struct BenchOptions: Sendable {
     var heartbeatMilliseconds = 25_000
     var storeIdleSeconds: Double? = 10
     /// The Swift bots' process counts SQLite's memory (bots). Off by default: SQLite then takes one process-wide lock
-    /// on every allocation, which the runtime never does, and 1,000 bots came up 12 % slower (12-02).
+    /// on every allocation, which the runtime never does, and 1,000 bots came up 15–25 % slower (12-02, alternating runs).
     var countsSQLiteMemory = false
     var stormMessages = 2_000
     var downSeconds = 3.0

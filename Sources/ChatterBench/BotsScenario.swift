@@ -172,7 +172,7 @@ struct BotsScenario {
             "Idle CPU: user+system time of the bots' process over \(context.options.idleSeconds) s with the server's "
                 + "heartbeat interval at \(context.options.heartbeatMilliseconds) ms.")
         if !context.options.countsSQLiteMemory {
-            notes.append("SQLite's memory is not counted: --sqlite-memory counts it, at the price of a lock SQLite then takes on every allocation (1,000 bots came up 12 % slower).")
+            notes.append("SQLite's memory is not counted: --sqlite-memory counts it, at the price of a lock SQLite then takes on every allocation (1,000 bots came up 15–25 % slower).")
         }
         notes.append(
             "Each bot creates three files. On ext4 without a journal, creating a file skips the inodes deleted in the "
