@@ -36,10 +36,11 @@ struct BenchContext: Sendable {
     }
 
     /// Starts the fleet of `runtime` with `bots` (not yet running: call `start()`); `countsSQLiteMemory` for a
-    /// scenario that asks the fleet for its memory report.
+    /// scenario that asks the fleet for its memory report. The fleet's data directory is `name`'s, emptied first
+    /// unless `keepsData` (a restarted fleet finds its bots' stores where the one before left them).
     func fleet(
         _ runtime: FleetProcess.Runtime, bots: [BenchWorld.Bot], world: BenchWorld, endpoint: ServerEndpoint, name: String,
-        countsSQLiteMemory: Bool = false
+        countsSQLiteMemory: Bool = false, keepsData: Bool = false
     ) throws -> FleetProcess {
         let command: [String]
         switch runtime {
@@ -53,7 +54,8 @@ struct BenchContext: Sendable {
         }
         return try FleetProcess(
             runtime, command: command, bots: bots, password: world.password, endpoint: endpoint,
-            dataDirectory: try directory(name), receipts: options.readReceiptsOnly ? "read" : nil,
+            dataDirectory: keepsData ? workDirectory.appendingPathComponent(name, isDirectory: true) : try directory(name),
+            receipts: options.readReceiptsOnly ? "read" : nil,
             storeIdleSeconds: options.storeIdleSeconds, countsSQLiteMemory: countsSQLiteMemory)
     }
 

@@ -38,6 +38,8 @@ struct BenchOptions: Sendable {
     /// The Swift bots' process counts SQLite's memory (bots). Off by default: SQLite then takes one process-wide lock
     /// on every allocation, which the runtime never does, and 1,000 bots came up 15–25 % slower (12-02, alternating runs).
     var countsSQLiteMemory = false
+    /// The bots scenario also restarts the bots' process on the same stores, as a deployment does (bots).
+    var measuresRestart = false
     var stormMessages = 2_000
     var downSeconds = 3.0
     // sandbox
@@ -86,6 +88,7 @@ struct BenchOptions: Sendable {
             case "--heartbeat-ms": heartbeatMilliseconds = max(1, try reader.integer(for: option))
             case "--store-idle-seconds": storeIdleSeconds = try reader.seconds(for: option)
             case "--sqlite-memory": countsSQLiteMemory = true
+            case "--restart": measuresRestart = true
             case "--storm-messages": stormMessages = try reader.integer(for: option)
             case "--down-seconds": downSeconds = try reader.seconds(for: option)
             case "--sockets": sockets = max(1, try reader.integer(for: option))
@@ -110,7 +113,9 @@ struct BenchOptions: Sendable {
           bots         --bots N[,N…] bots in one process: time to ready and synced, memory per bot, idle CPU
                        over --idle-seconds with heartbeats every --heartbeat-ms; the Swift bots' stores go
                        dormant after --store-idle-seconds without use (default 10); --sqlite-memory adds SQLite's
-                       share of the memory (SQLite then locks on every allocation: the start is slower)
+                       share of the memory (SQLite then locks on every allocation: the start is slower);
+                       --restart then stops the bots' process and starts a new one on the same stores: time until
+                       all are live again, and replies sent twice (must be none)
           storm        --bots N connected, the server restarts (down --down-seconds, default 3); time until all
                        are back and synced; replies to --storm-messages messages sent around the restart
                        checked in the server's store

@@ -27,12 +27,24 @@ struct BotsScenario {
         var idleMemory: FleetProcess.MemoryReport?
         /// False when the fleet's process ended during the run (a crash): its probes then read nothing.
         var survived: Bool
+        /// The same bots in a new process on the stores the first one left (`--restart`).
+        var restart: Restart?
 
         /// Per bot that runs (the live ones: a bot that could not start holds next to nothing).
         var bytesPerBot: Double? { live > 0 && survived ? Double(residentBytes - baselineBytes) / Double(live) : nil }
         var idleBytesPerBot: Double? { live > 0 && survived ? Double(idleResidentBytes - baselineBytes) / Double(live) : nil }
         /// CPU milliseconds per live bot per minute while idle.
         var idleCPUPerBotPerMinute: Double? { live > 0 && survived ? idleCPUShare * 60_000 / Double(live) : nil }
+    }
+
+    /// The bots' second process, started on the first one's stores once it has stopped, as after a deployment: the
+    /// bots sign in with their stored sessions and sync; every waiting message was answered before, so a reply
+    /// sent now is a duplicate.
+    struct Restart {
+        var readySeconds: Double?
+        var live: Int
+        var replies: Int
+        var errors: Int
     }
 
     func run() async throws -> BenchReport {
@@ -102,12 +114,31 @@ struct BotsScenario {
         let answered = await fleet.ackedCount()
         let errors = fleet.errorCount
         await fleet.stop()
+        let restart = context.options.measuresRestart
+            ? try await measureRestart(runtime, bots: bots, world: world, server: server, timeout: timeout) : nil
         return Measurement(
             bots: count, readySeconds: ready, live: live, baselineBytes: baseline, residentBytes: resident,
             idleResidentBytes: idleResident,
             idleCPUShare: idleShare, idleSeconds: idleSeconds, serverIdleCPUShare: serverShare, openFiles: openFiles,
             idleOpenFiles: idleOpenFiles, answered: answered, errors: errors, memory: memory, idleMemory: idleMemory,
-            survived: survived)
+            survived: survived, restart: restart)
+    }
+
+    private func measureRestart(
+        _ runtime: FleetProcess.Runtime, bots: [BenchWorld.Bot], world: BenchWorld, server: ServerProcess, timeout: Duration
+    ) async throws -> Restart {
+        let fleet = try context.fleet(
+            runtime, bots: bots, world: world, endpoint: server.endpoint, name: "bots-\(bots.count)-\(runtime)",
+            keepsData: true)
+        try await fleet.start()
+        let ready = await fleet.waitUntilLive(bots.count, timeout: timeout)
+        let live = fleet.liveCount(connection: 1)
+        // Room for a reply that should not be sent: a message handled again, or an outbox entry sent twice.
+        try await Task.sleep(for: .seconds(2))
+        let replies = await fleet.ackedCount()
+        let errors = fleet.errorCount
+        await fleet.stop()
+        return Restart(readySeconds: ready, live: live, replies: replies, errors: errors)
     }
 
     private func report(
@@ -158,6 +189,17 @@ struct BotsScenario {
                 Figure("\(count) bots: waiting messages answered", unit: "count", values { Double($0.answered) }),
                 Figure("\(count) bots: errors reported", unit: "count", values { Double($0.errors) }),
             ]
+            if results.values.contains(where: { $0.restart != nil }) {
+                figures += [
+                    Figure("\(count) bots: live again after a restart", unit: "bots", values { $0.restart.map { Double($0.live) } },
+                           goal: "all \(count)", met: swift?.restart.map { $0.live == count }),
+                    Figure("\(count) bots: time to all live after a restart", unit: "s", values { $0.restart?.readySeconds }),
+                    Figure("\(count) bots: replies sent again after the restart", unit: "count",
+                           values { $0.restart.map { Double($0.replies) } }, goal: "0", met: swift?.restart.map { $0.replies == 0 }),
+                    Figure("\(count) bots: errors reported after the restart", unit: "count",
+                           values { $0.restart.map { Double($0.errors) } }),
+                ]
+            }
         }
         var notes = extraNotes
         for (count, results) in measurements {
@@ -186,7 +228,7 @@ struct BotsScenario {
                 "bots": context.options.bots.map(String.init).joined(separator: ","),
                 "idleSeconds": "\(context.options.idleSeconds)", "heartbeatMs": "\(context.options.heartbeatMilliseconds)",
                 "storeIdleSeconds": context.options.storeIdleSeconds.map { "\($0)" } ?? "default",
-                "sqliteMemory": "\(context.options.countsSQLiteMemory)",
+                "sqliteMemory": "\(context.options.countsSQLiteMemory)", "restart": "\(context.options.measuresRestart)",
             ],
             figures: figures, notes: notes)
     }

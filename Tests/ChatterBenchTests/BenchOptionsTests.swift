@@ -9,6 +9,11 @@ struct BenchOptionsTests {
         #expect(try BenchOptions(arguments: ["--bots", "1000", "--sqlite-memory"]).countsSQLiteMemory)
     }
 
+    @Test func theBotsScenarioRestartsTheBotsProcessOnlyWhenAsked() throws {
+        #expect(try BenchOptions(arguments: []).measuresRestart == false)
+        #expect(try BenchOptions(arguments: ["--restart"]).measuresRestart)
+    }
+
     @Test func anUnknownOptionIsAUsageErrorNamingIt() {
         let error = #expect(throws: BenchUsageError.self) { try BenchOptions(arguments: ["--sqlite-memroy"]) }
         #expect(error?.description.contains("--sqlite-memroy") == true)
