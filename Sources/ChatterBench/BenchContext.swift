@@ -35,8 +35,8 @@ struct BenchContext: Sendable {
         return server
     }
 
-    /// Starts the fleet of `runtime` with `bots` (not yet running: call `start()`); `countsSQLiteMemory` for a
-    /// scenario that asks the fleet for its memory report. The fleet's data directory is `name`'s, emptied first
+    /// Starts the fleet of `runtime` with `bots` (not yet running: call `start()`); `countsSQLiteMemory` has the
+    /// Swift fleet's memory report include SQLite's share. The fleet's data directory is `name`'s, emptied first
     /// unless `keepsData` (a restarted fleet finds its bots' stores where the one before left them).
     func fleet(
         _ runtime: FleetProcess.Runtime, bots: [BenchWorld.Bot], world: BenchWorld, endpoint: ServerEndpoint, name: String,

@@ -36,7 +36,7 @@ struct BenchOptions: Sendable {
     var heartbeatMilliseconds = 25_000
     var storeIdleSeconds: Double? = 10
     /// The Swift bots' process counts SQLite's memory (bots). Off by default: SQLite then takes one process-wide lock
-    /// on every allocation, which the runtime never does, and 1,000 bots came up 15–25 % slower (12-02, alternating runs).
+    /// on every allocation, which the runtime never does, and 1,000 bots came up 15–25 % slower in alternating runs (bench/README.md).
     var countsSQLiteMemory = false
     /// The bots scenario also restarts the bots' process on the same stores, as a deployment does (bots).
     var measuresRestart = false
@@ -115,7 +115,7 @@ struct BenchOptions: Sendable {
                        dormant after --store-idle-seconds without use (default 10); --sqlite-memory adds SQLite's
                        share of the memory (SQLite then locks on every allocation: the start is slower);
                        --restart then stops the bots' process and starts a new one on the same stores: time until
-                       all are live again, and replies sent twice (must be none)
+                       all are live again, and waiting messages without a reply or answered twice (must be none)
           storm        --bots N connected, the server restarts (down --down-seconds, default 3); time until all
                        are back and synced; replies to --storm-messages messages sent around the restart
                        checked in the server's store

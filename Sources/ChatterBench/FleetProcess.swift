@@ -32,7 +32,7 @@ final class FleetProcess: Sendable {
         /// process's open-file limit next to one socket per bot.
         var storeIdleSeconds: Double? = nil
         /// Whether the Swift fleet has SQLite count its memory, for the `memory` command (it costs every SQLite
-        /// allocation a process-wide mutex, so only the scenarios that report memory ask for it).
+        /// allocation a process-wide mutex, so only the bots scenario asks for it, with `--sqlite-memory`).
         var countsSQLiteMemory: Bool? = nil
     }
 
@@ -63,7 +63,8 @@ final class FleetProcess: Sendable {
         var memory: MemoryReport?
     }
 
-    /// The Swift fleet's account of its memory (`memory` command): what SQLite has allocated.
+    /// The Swift fleet's account of its memory (`memory` command): the C heap in use, its open stores, and what
+    /// SQLite has allocated when it counts.
     struct MemoryReport: Sendable {
         /// Nil unless the fleet counts SQLite's memory (`--sqlite-memory`).
         var sqliteBytes: Int?
@@ -210,6 +211,17 @@ final class FleetProcess: Sendable {
             try? await Task.sleep(for: .milliseconds(1))
         }
         return false
+    }
+
+    /// Runs `body`; if it throws, stops the fleet's process before passing the error on, so that a failed
+    /// scenario leaves no fleet running.
+    func stoppingOnError<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            await stop()
+            throw error
+        }
     }
 
     /// Stops every bot gracefully (end of stdin) and waits until the process has exited.

@@ -75,6 +75,7 @@ struct StormScenario {
         _ = await fleet.waitUntilLive(count, timeout: .milliseconds(max(120_000, 30 * count)))
         let liveBefore = fleet.liveCount(connection: 1)
         let mail = StormMail(world: world, links: links, endpoint: server.endpoint, label: runtime.rawValue)
+        let replies = ReplyAudit(world: world, links: links, endpoint: server.endpoint)
 
         // Before the restart: half of the messages; the restart comes while their replies are in flight.
         let half = options.stormMessages / 2
@@ -99,10 +100,10 @@ struct StormScenario {
 
         // Let the replies settle, then count them in the server's store.
         let settleStart = ContinuousClock.now
-        var audit = try await mail.audit()
+        var audit = try await replies.count()
         while audit.lost > 0 && ContinuousClock.now - settleStart < .seconds(60) {
             try await Task.sleep(for: .milliseconds(500))
-            audit = try await mail.audit()
+            audit = try await replies.count()
         }
         let settle = (ContinuousClock.now - settleStart).seconds
         let errors = fleet.errorCount
@@ -162,8 +163,7 @@ struct StormScenario {
     }
 }
 
-/// The people's side of the storm: messages posted over REST to the bots' conversations, and the audit of the
-/// replies in the server's store.
+/// The people's side of the storm: messages posted over REST to the bots' conversations.
 struct StormMail: Sendable {
     let world: BenchWorld
     let links: [BenchWorld.Link]
@@ -171,23 +171,11 @@ struct StormMail: Sendable {
     /// Makes message texts unique per run (`storm-<label>-<n>`).
     let label: String
 
-    struct Audit {
-        var lost = 0
-        var duplicated = 0
-    }
-
-    private func client(for person: Int) -> ChatterRESTClient {
-        let account = world.people[person]
-        return ChatterRESTClient(
-            configuration: endpoint.configuration,
-            tokenStore: ChatterTokenStore(tokens: SessionTokens(accessToken: account.accessToken, refreshToken: account.refreshToken)))
-    }
-
     /// Posts messages `numbers` (message n goes to conversation n mod links), 16 at a time, each retried until
     /// the server takes it (the same clientMessageId, so a retry never makes a second message).
     func send(_ numbers: Range<Int>) async {
         guard !links.isEmpty else { return }
-        let clients = Dictionary(uniqueKeysWithValues: Set(links.map(\.person)).map { ($0, client(for: $0)) })
+        let clients = Dictionary(uniqueKeysWithValues: Set(links.map(\.person)).map { ($0, world.restClient(forPerson: $0, on: endpoint)) })
         await withTaskGroup(of: Void.self) { group in
             var next = numbers.lowerBound
             func add() {
@@ -213,38 +201,5 @@ struct StormMail: Sendable {
                 if next < numbers.upperBound { add() }
             }
         }
-    }
-
-    /// Reads every conversation back and counts, per person message, the bot's replies (`echo: <text>`).
-    func audit() async throws -> Audit {
-        var audit = Audit()
-        for link in links {
-            let client = client(for: link.person)
-            var messages: [Message] = []
-            var after = 0
-            while true {
-                let page = try await client.messages(in: link.conversationId, afterSeq: after, limit: 500)
-                messages += page.messages
-                guard page.hasMore, let last = page.messages.last else { break }
-                after = last.seq
-            }
-            let personId = world.people[link.person].userId
-            var sent: [String: Int] = [:]
-            var replies: [String: Int] = [:]
-            for message in messages {
-                guard let body = message.body else { continue }
-                if message.senderId == personId {
-                    sent[body, default: 0] += 1
-                } else if body.hasPrefix("echo: ") {
-                    replies[String(body.dropFirst(6)), default: 0] += 1
-                }
-            }
-            for (body, copies) in sent {
-                let answered = replies[body] ?? 0
-                if answered == 0 { audit.lost += 1 }
-                if answered > 1 || copies > 1 { audit.duplicated += 1 }
-            }
-        }
-        return audit
     }
 }
