@@ -22,6 +22,13 @@ struct BenchContext: Sendable {
         return url
     }
 
+    /// The directory `name` under the work directory as an earlier step left it; throws if there is none.
+    func existingDirectory(_ name: String) throws -> URL {
+        let url = workDirectory.appendingPathComponent(name, isDirectory: true)
+        guard FileManager.default.fileExists(atPath: url.path) else { throw BenchFailure("no directory \(name) to reuse") }
+        return url
+    }
+
     /// Starts the server under test with a fresh store and `spec`'s world.
     func startServer(_ spec: WorldSpec, name: String, heartbeatMilliseconds: Int = 25_000) async throws -> ServerProcess {
         let directory = try directory(name)
@@ -37,7 +44,7 @@ struct BenchContext: Sendable {
 
     /// Starts the fleet of `runtime` with `bots` (not yet running: call `start()`); `countsSQLiteMemory` has the
     /// Swift fleet's memory report include SQLite's share. The fleet's data directory is `name`'s, emptied first
-    /// unless `keepsData` (a restarted fleet finds its bots' stores where the one before left them).
+    /// unless `keepsData` (a restarted fleet finds its bots' stores where the one before left them; none is an error).
     func fleet(
         _ runtime: FleetProcess.Runtime, bots: [BenchWorld.Bot], world: BenchWorld, endpoint: ServerEndpoint, name: String,
         countsSQLiteMemory: Bool = false, keepsData: Bool = false
@@ -54,7 +61,7 @@ struct BenchContext: Sendable {
         }
         return try FleetProcess(
             runtime, command: command, bots: bots, password: world.password, endpoint: endpoint,
-            dataDirectory: keepsData ? workDirectory.appendingPathComponent(name, isDirectory: true) : try directory(name),
+            dataDirectory: keepsData ? try existingDirectory(name) : try directory(name),
             receipts: options.readReceiptsOnly ? "read" : nil,
             storeIdleSeconds: options.storeIdleSeconds, countsSQLiteMemory: countsSQLiteMemory)
     }

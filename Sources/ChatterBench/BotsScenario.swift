@@ -133,9 +133,6 @@ struct BotsScenario {
         _ runtime: FleetProcess.Runtime, bots: [BenchWorld.Bot], links: [BenchWorld.Link], world: BenchWorld,
         server: ServerProcess, dataName: String, timeout: Duration
     ) async throws -> Restart {
-        guard FileManager.default.fileExists(atPath: context.workDirectory.appendingPathComponent(dataName).path) else {
-            throw BenchFailure("no stores to restart on in \(dataName)")
-        }
         let fleet = try context.fleet(
             runtime, bots: bots, world: world, endpoint: server.endpoint, name: dataName, keepsData: true)
         let restart = try await fleet.stoppingOnError {
@@ -145,13 +142,8 @@ struct BotsScenario {
             // Room for a reply that should not be sent (a message handled again, an acknowledged entry sent again),
             // and for one the first process left unsent; then the server's store says which happened.
             try await Task.sleep(for: .seconds(2))
-            let audit = ReplyAudit(world: world, links: links, endpoint: server.endpoint)
-            var counts = try await audit.count()
-            let settleStart = ContinuousClock.now
-            while counts.lost > 0 && ContinuousClock.now - settleStart < .seconds(30) {
-                try await Task.sleep(for: .milliseconds(500))
-                counts = try await audit.count()
-            }
+            let counts = try await ReplyAudit(world: world, links: links, endpoint: server.endpoint)
+                .countOnceSettled(waitingAtMost: .seconds(30))
             return Restart(
                 readySeconds: ready, live: live, lost: counts.lost, duplicated: counts.duplicated, errors: fleet.errorCount)
         }

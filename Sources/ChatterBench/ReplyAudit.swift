@@ -13,6 +13,18 @@ struct ReplyAudit: Sendable {
         var duplicated = 0
     }
 
+    /// Counts, then again every 500 ms while a message has no reply yet, for at most `limit`: a reply still in
+    /// flight is late, not lost.
+    func countOnceSettled(waitingAtMost limit: Duration) async throws -> Counts {
+        let start = ContinuousClock.now
+        var counts = try await count()
+        while counts.lost > 0 && ContinuousClock.now - start < limit {
+            try await Task.sleep(for: .milliseconds(500))
+            counts = try await count()
+        }
+        return counts
+    }
+
     /// Reads every linked conversation (pages of 500) and counts.
     func count() async throws -> Counts {
         var counts = Counts()

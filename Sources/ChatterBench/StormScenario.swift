@@ -100,11 +100,7 @@ struct StormScenario {
 
         // Let the replies settle, then count them in the server's store.
         let settleStart = ContinuousClock.now
-        var audit = try await replies.count()
-        while audit.lost > 0 && ContinuousClock.now - settleStart < .seconds(60) {
-            try await Task.sleep(for: .milliseconds(500))
-            audit = try await replies.count()
-        }
+        let audit = try await replies.countOnceSettled(waitingAtMost: .seconds(60))
         let settle = (ContinuousClock.now - settleStart).seconds
         let errors = fleet.errorCount
         await fleet.stop()
