@@ -50,6 +50,8 @@ let package = Package(
         .testTarget(name: "ChatterBotsTestingTests", dependencies: ["ChatterBotsTesting"], swiftSettings: strict),
         .testTarget(name: "ChatterBotsTests", dependencies: ["ChatterBots", "TestSupport"], resources: [.copy("Peers")], swiftSettings: strict),
         .testTarget(name: "ChatterBenchTests", dependencies: ["ChatterBench"], swiftSettings: strict),
+        // The README's test command itself (scripts/test), run on copies in temporary folders.
+        .testTarget(name: "ScriptsTests", dependencies: ["TestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

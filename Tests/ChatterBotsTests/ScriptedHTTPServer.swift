@@ -53,7 +53,7 @@ final class ScriptedHTTPServer: Sendable {
             .appendingPathComponent("Peers/scripted_http_server.py")
         struct Script: Encodable { var rules: [ScriptedRoute] }
         let scriptJSON = String(decoding: try JSONEncoder().encode(Script(rules: routes)), as: UTF8.self)
-        let child = try ChildProcess(["python3", script.path, scriptJSON])
+        let child = try ChildProcess([try TestPeer.python(), script.path, scriptJSON])
         // The first line is the port.
         let line = try await child.nextLine(timeout: .seconds(60)) ?? ""
         guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {

@@ -97,7 +97,7 @@ struct CrashDurabilityTests {
     /// Starts `sqlite3` on `path`, feeds it `script`, and once it printed `marker` (its transaction still
     /// open, stdin still open) kills it with SIGKILL. Returns whether it died of that signal.
     func runAndKill(sqlite3At path: String, script: String, after marker: String) async throws -> Bool {
-        let child = try ChildProcess(["sqlite3", "-batch", path])
+        let child = try ChildProcess([try TestPeer.command("sqlite3"), "-batch", path])
         // Stdin stays open: at its end sqlite3 would exit by itself and roll the open transaction back.
         child.send(Data((script + "\n").utf8), closingInput: false)
         var seen = ""

@@ -103,7 +103,7 @@ func permissions(of path: String) throws -> Int {
 /// Runs the `sqlite3` command-line shell on `path` with `script` on its standard input; returns its output.
 /// The child's output and exit are awaited off the cooperative pool, for at most a minute.
 func sqlite3(_ path: String, _ script: String) async throws -> String {
-    let child = try ChildProcess(["sqlite3", "-batch", path], standardError: .standardOutput)
+    let child = try ChildProcess([try TestPeer.command("sqlite3"), "-batch", path], standardError: .standardOutput)
     child.send(Data(script.utf8))
     let data = try await child.allOutput(timeout: .seconds(60))
     guard await child.termination(timeout: .seconds(10)) != nil else {

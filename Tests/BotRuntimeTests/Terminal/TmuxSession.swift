@@ -12,6 +12,7 @@ struct TmuxSession: Sendable {
 
     /// Starts `command` (a shell command line) in a new `width`×`height` session.
     static func start(_ command: String, width: Int = 120, height: Int = 40) async throws -> TmuxSession {
+        try TestPeer.command("tmux")
         let session = TmuxSession(server: "chatterbots-\(UUID().uuidString.prefix(8))", name: "chat")
         try await session.tmux(["new-session", "-d", "-s", session.name, "-x", "\(width)", "-y", "\(height)", command])
         return session

@@ -15,7 +15,7 @@ enum PythonPeer {
         let errorsFile = FileManager.default.temporaryDirectory.appendingPathComponent("python-peer-\(UUID().uuidString).err")
         defer { try? FileManager.default.removeItem(at: errorsFile) }
         let child = try ChildProcess(
-            ["python3", peers.appendingPathComponent(script).path] + arguments, standardError: .file(errorsFile.path),
+            [try TestPeer.python(importing: ["websockets"]), peers.appendingPathComponent(script).path] + arguments, standardError: .file(errorsFile.path),
             discardingInput: true)
         let stdout: [UInt8]
         do {

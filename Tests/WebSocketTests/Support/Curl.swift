@@ -10,7 +10,7 @@ enum Curl {
 
     /// `curl -s -S --max-time 20 <arguments>`, with `input` on stdin.
     static func run(_ arguments: [String], input: Data = Data()) async throws -> Output {
-        let child = try ChildProcess(["curl", "-s", "-S", "--max-time", "20"] + arguments)
+        let child = try ChildProcess([try TestPeer.command("curl"), "-s", "-S", "--max-time", "20"] + arguments)
         child.send(input)
         let output = try await child.allOutput()
         return Output(exitStatus: await child.exitStatus(), stdout: String(decoding: output, as: UTF8.self))

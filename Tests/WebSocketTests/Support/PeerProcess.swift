@@ -14,10 +14,17 @@ final class PeerProcess: Sendable {
     static let peersDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Peers")
 
-    /// Starts `python3 <Peers/script> arguments...`; with `mergingStandardError`, its stderr lines are read too.
+    /// The packages of Tests/requirements.txt each peer imports.
+    private static let packages = [
+        "ws_client.py": ["websockets"], "ws_server.py": ["websockets"], "kosoku_runner.py": ["kosoku"],
+    ]
+
+    /// Starts `<Peers/script> arguments...` with the project's Python; with `mergingStandardError`, its stderr lines
+    /// are read too.
     init(script: String, arguments: [String] = [], mergingStandardError: Bool = false) throws {
+        let python = try TestPeer.python(importing: Self.packages[script] ?? [])
         child = try ChildProcess(
-            ["python3", "-u", Self.peersDirectory.appendingPathComponent(script).path] + arguments,
+            [python, "-u", Self.peersDirectory.appendingPathComponent(script).path] + arguments,
             mergingStandardError: mergingStandardError)
     }
 

@@ -13,7 +13,7 @@ final class TLSPeerProcess: Sendable {
     init(script: String, arguments: [String]) throws {
         let peers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Peers")
-        child = try ChildProcess(["python3", peers.appendingPathComponent(script).path] + arguments)
+        child = try ChildProcess([try TestPeer.python(), peers.appendingPathComponent(script).path] + arguments)
     }
 
     deinit {

@@ -135,7 +135,7 @@ struct TestCertificates: Sendable {
     /// Runs `openssl` without blocking the calling (cooperative) thread: its output and exit are awaited.
     private static func openssl(_ arguments: String...) async throws {
         let child = try ChildProcess(
-            ["openssl"] + arguments, standardOutput: .discarded, standardError: .pipe, discardingInput: true)
+            [try TestPeer.command("openssl")] + arguments, standardOutput: .discarded, standardError: .pipe, discardingInput: true)
         let message = String(decoding: try await child.allOutput(), as: UTF8.self)
         guard await child.termination(timeout: .seconds(60)) == .exited(0) else {
             throw TestCertificateError(command: arguments.prefix(2).joined(separator: " "), output: message)
