@@ -60,7 +60,6 @@ struct FleetCommand {
                 reporter.observe(record)
                 trace?.write(line: traceFormatter.format(record))
             })
-        environment.sendPacing = nil
         // One socket per bot, plus the process's own descriptors; every store connection left takes three.
         let storeBudget = ConnectionBudget.fittingOpenFileLimit(reservedDescriptors: configuration.bots.count + 512)
         if let seconds = configuration.storeIdleSeconds, seconds > 0 {
@@ -78,7 +77,8 @@ struct FleetCommand {
             BotSession(
                 configuration: BotConfiguration(
                     name: bot.name, kind: "echo", credentials: BotCredentials(username: bot.username, password: bot.password),
-                    friendRequests: .nobody),
+                    // As `"sendPacing": "off"` in bots.json: the bench measures the runtime, not the pacer.
+                    friendRequests: .nobody, sendPacing: nil),
                 bot: EchoBenchBot(), environment: environment)
         }
         // The sessions report their own errors through the reporter; the supervisor would repeat each one.

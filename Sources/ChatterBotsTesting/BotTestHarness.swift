@@ -119,7 +119,9 @@ public final class BotTestHarness: Sendable {
         let name = configuration.botName ?? kindName.map { $0.replacingOccurrences(of: "-", with: "_") } ?? "bot"
         let botConfiguration = BotConfiguration(
             name: name, kind: kindName ?? "test", credentials: BotCredentials(username: name, password: BotTestConfiguration.password),
-            friendRequests: configuration.friendRequests, options: options)
+            friendRequests: configuration.friendRequests, options: options,
+            // Pacing sleeps on the clock: on a virtual clock that stands still it would hold replies back.
+            sendPacing: nil)
         do {
             _ = try makeBot(botConfiguration)  // a bad option fails here, before anything starts
         } catch {
@@ -190,8 +192,6 @@ public final class BotTestHarness: Sendable {
         var environment = BotRuntimeEnvironment(
             server: sandbox.serverConfiguration, dataDirectory: dataDirectory, clock: clock, logSink: configuration.logSink)
         environment.randomSeed = 7
-        // Pacing sleeps on the clock: on a virtual clock that stands still it would hold replies back.
-        environment.sendPacing = nil
         configuration.environment(&environment)
         environment.server = sandbox.serverConfiguration
         environment.dataDirectory = dataDirectory

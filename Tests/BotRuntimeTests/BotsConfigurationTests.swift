@@ -98,6 +98,63 @@ struct BotsConfigurationTests {
         #expect(try JSONDecoder().decode(BotsFile.self, from: data) == file)
     }
 
+    // MARK: Send pacing
+
+    @Test func withoutAnySettingABotIsPacedAtTheDefault() throws {
+        let configuration = try load(sandbox())
+        #expect(configuration.bots.first?.sendPacing == .conservative)
+        #expect(SendPacer.Configuration.conservative == SendPacer.Configuration(sendsPerSecond: 2, burst: 10))
+    }
+
+    @Test func theFilesPacingAppliesToEveryBotWithoutItsOwn() throws {
+        let json = #"""
+        {"server": "sandbox", "sendPacing": {"perSecond": 20, "burst": 50},
+         "bots": [{"name": "a", "kind": "k", "credentials": {"username": "a", "password": "p"}, "friendRequests": "nobody"},
+                  {"name": "b", "kind": "k", "credentials": {"username": "b", "password": "p"}, "friendRequests": "nobody",
+                   "sendPacing": "off"}]}
+        """#
+        let configuration = try load(json)
+        #expect(configuration.bots.map(\.sendPacing) == [SendPacer.Configuration(sendsPerSecond: 20, burst: 50), nil])
+    }
+
+    @Test func aBotsOwnPacingWinsAndAMissingFieldTakesTheDefault() throws {
+        let json = #"""
+        {"server": "sandbox", "sendPacing": "off",
+         "bots": [{"name": "a", "kind": "k", "credentials": {"username": "a", "password": "p"}, "friendRequests": "nobody",
+                   "sendPacing": {"perSecond": 0.5}},
+                  {"name": "b", "kind": "k", "credentials": {"username": "b", "password": "p"}, "friendRequests": "nobody",
+                   "sendPacing": {"burst": 3}}]}
+        """#
+        let configuration = try load(json)
+        #expect(configuration.bots.map(\.sendPacing) == [
+            SendPacer.Configuration(sendsPerSecond: 0.5, burst: 10), SendPacer.Configuration(sendsPerSecond: 2, burst: 3),
+        ])
+    }
+
+    @Test func aBadPacingIsAnErrorNamingTheFieldAndLosesNothingElse() {
+        let json = #"""
+        {"server": "sandbox", "sendPacing": "fast",
+         "bots": [{"name": "a", "kind": "k", "credentials": {"username": "a", "password": "p"}, "friendRequests": "nobody",
+                   "sendPacing": {"perSecond": 0, "burst": 2.5, "window": 1}}]}
+        """#
+        #expect(problems(json) == [
+            #"sendPacing: must be "off" or an object, found a string; use "off" or {"perSecond": 2, "burst": 10}"#,
+            #"bot "a", sendPacing.window: unknown field; expected one of: perSecond, burst"#,
+            #"bot "a", sendPacing.perSecond: must be a number above 0 (sends per second, sustained)"#,
+            #"bot "a", sendPacing.burst: must be a whole number from 1 to 1000000 (sends back to back)"#,
+        ])
+    }
+
+    @Test func pacingIsWrittenBackAsRead() throws {
+        let file = BotsFile(
+            server: .sandbox, sendPacing: .paced(perSecond: 5, burst: nil),
+            bots: [BotsFile.Bot(
+                name: "x", kind: "k", credentials: .init(username: "u", password: "p"), friendRequests: .nobody,
+                sendPacing: .off)])
+        let data = try JSONEncoder().encode(file)
+        #expect(try JSONDecoder().decode(BotsFile.self, from: data) == file)
+    }
+
     // MARK: Secrets from the environment
 
     @Test func environmentReferencesAreReadFromTheInjectedEnvironment() throws {
@@ -202,7 +259,7 @@ struct BotsConfigurationTests {
 
     @Test func anUnknownFieldIsRefusedSoTyposAreNotSilentlyIgnored() {
         let found = problems(sandbox(bot: #""name": "e", "kind": "k", "credentials": {"username": "u", "password": "p"}, "friendRequests": "nobody", "frendRequests": "everyone""#))
-        #expect(found == [#"bot "e", frendRequests: unknown field; expected one of: name, kind, credentials, friendRequests, options"#])
+        #expect(found == [#"bot "e", frendRequests: unknown field; expected one of: name, kind, credentials, friendRequests, options, sendPacing"#])
     }
 
     @Test func aBotWithoutANameIsNamedByItsPosition() {

@@ -74,7 +74,7 @@ public struct BotsConfiguration: Sendable, Equatable {
         var validator = BotsConfigurationValidator(environment: environment)
         let server = validator.server(file.server)
         let dataDirectory = validator.dataDirectory(file.dataDirectory, baseDirectory: baseDirectory)
-        let bots = validator.bots(file.bots, server: file.server, knownKinds: knownKinds)
+        let bots = validator.bots(file.bots, server: file.server, sendPacing: file.sendPacing, knownKinds: knownKinds)
         guard validator.errors.isEmpty, let server, let dataDirectory else {
             throw ConfigurationError(issues: validator.errors)
         }
@@ -99,17 +99,21 @@ public struct BotConfiguration: Sendable, Equatable {
     public var friendRequests: FriendRequestPolicy
     /// Kind-specific options, environment references resolved.
     public var options: BotOptions
+    /// How fast the bot sends; nil: as fast as the connection takes frames. A 4008 or `RATE_LIMITED` pauses sending
+    /// either way.
+    public var sendPacing: SendPacer.Configuration?
 
     /// Creates a bot's configuration.
     public init(
         name: String, kind: String, credentials: BotCredentials, friendRequests: FriendRequestPolicy,
-        options: BotOptions = .empty
+        options: BotOptions = .empty, sendPacing: SendPacer.Configuration? = .conservative
     ) {
         self.name = name
         self.kind = kind
         self.credentials = credentials
         self.friendRequests = friendRequests
         self.options = options
+        self.sendPacing = sendPacing
     }
 }
 
@@ -209,8 +213,9 @@ struct BotsConfigurationValidator {
     }
 
     mutating func bots(
-        _ bots: [BotsFile.Bot], server: BotsFile.Server, knownKinds: Set<String>?
+        _ bots: [BotsFile.Bot], server: BotsFile.Server, sendPacing: BotsFile.SendPacing?, knownKinds: Set<String>?
     ) -> [BotConfiguration] {
+        let defaultPacing = (sendPacing ?? .paced(perSecond: nil, burst: nil)).configuration
         if bots.isEmpty { error("bots", "is empty; configure at least one bot") }
         var firstIndexOfName: [String: Int] = [:]
         var resolved: [BotConfiguration] = []
@@ -247,7 +252,8 @@ struct BotsConfigurationValidator {
             if let username, let password {
                 resolved.append(BotConfiguration(
                     name: bot.name, kind: kind, credentials: BotCredentials(username: username, password: password),
-                    friendRequests: bot.friendRequests, options: options))
+                    friendRequests: bot.friendRequests, options: options,
+                    sendPacing: bot.sendPacing.map(\.configuration) ?? defaultPacing))
             }
         }
         return resolved

@@ -14,6 +14,27 @@ public struct BotsFile: Sendable, Equatable, Codable {
         case remote(apiURL: ConfigurationString, webSocketURL: ConfigurationString, clientKey: ConfigurationString)
     }
 
+    /// How fast a bot may send, as written: `"off"`, or `{"perSecond": …, "burst": …}` where a missing field takes
+    /// the default's (`SendPacer.Configuration.conservative`).
+    public enum SendPacing: Sendable, Equatable {
+        /// No pacing: frames go out as fast as the connection takes them (a 4008 or `RATE_LIMITED` still pauses).
+        case off
+        /// A token bucket: `perSecond` sustained, `burst` back to back after a quiet period.
+        case paced(perSecond: Double?, burst: Int?)
+
+        /// The pacer's configuration; nil for `off`.
+        public var configuration: SendPacer.Configuration? {
+            switch self {
+            case .off:
+                return nil
+            case .paced(let perSecond, let burst):
+                let defaults = SendPacer.Configuration.conservative
+                return SendPacer.Configuration(
+                    sendsPerSecond: perSecond ?? defaults.sendsPerSecond, burst: burst ?? defaults.burst)
+            }
+        }
+    }
+
     /// A bot's account.
     public struct Credentials: Sendable, Equatable {
         /// The account's username.
@@ -40,17 +61,20 @@ public struct BotsFile: Sendable, Equatable, Codable {
         public var friendRequests: FriendRequestPolicy
         /// Kind-specific options (`{}` when absent).
         public var options: BotOptions
+        /// This bot's send pacing; nil: the file's `sendPacing`, else the default.
+        public var sendPacing: SendPacing?
 
         /// Creates a bot entry.
         public init(
             name: String, kind: String, credentials: Credentials, friendRequests: FriendRequestPolicy,
-            options: BotOptions = .empty
+            options: BotOptions = .empty, sendPacing: SendPacing? = nil
         ) {
             self.name = name
             self.kind = kind
             self.credentials = credentials
             self.friendRequests = friendRequests
             self.options = options
+            self.sendPacing = sendPacing
         }
     }
 
@@ -62,18 +86,21 @@ public struct BotsFile: Sendable, Equatable, Codable {
     public var logLevel: LogLevel?
     /// The port of the `/healthz` and `/metrics` endpoint; absent: no HTTP endpoint; 0: a port the OS chooses.
     public var httpPort: Int?
+    /// The send pacing of every bot that sets none of its own; nil: the default.
+    public var sendPacing: SendPacing?
     /// The bots to run.
     public var bots: [Bot]
 
     /// Creates a file's content in code (for tests and generated configurations).
     public init(
         server: Server, dataDirectory: ConfigurationString? = nil, logLevel: LogLevel? = nil, httpPort: Int? = nil,
-        bots: [Bot]
+        sendPacing: SendPacing? = nil, bots: [Bot]
     ) {
         self.server = server
         self.dataDirectory = dataDirectory
         self.logLevel = logLevel
         self.httpPort = httpPort
+        self.sendPacing = sendPacing
         self.bots = bots
     }
 
@@ -107,6 +134,7 @@ public struct BotsFile: Sendable, Equatable, Codable {
         root["dataDirectory"] = dataDirectory?.json
         root["logLevel"] = logLevel.map { .string($0.rawValue) }
         root["httpPort"] = httpPort.map { .number(Double($0)) }
+        root["sendPacing"] = sendPacing?.json
         root["bots"] = .array(bots.map { bot in
             var fields: [String: ConfigurationJSON] = [
                 "name": .string(bot.name),
@@ -115,9 +143,24 @@ public struct BotsFile: Sendable, Equatable, Codable {
                 "friendRequests": bot.friendRequests.json,
             ]
             if !bot.options.isEmpty { fields["options"] = bot.options.json }
+            if let pacing = bot.sendPacing { fields["sendPacing"] = pacing.json }
             return .object(fields)
         })
         return .object(root)
+    }
+}
+
+extension BotsFile.SendPacing {
+    var json: ConfigurationJSON {
+        switch self {
+        case .off:
+            return .string("off")
+        case .paced(let perSecond, let burst):
+            var fields: [String: ConfigurationJSON] = [:]
+            fields["perSecond"] = perSecond.map { .number($0) }
+            fields["burst"] = burst.map { .number(Double($0)) }
+            return .object(fields)
+        }
     }
 }
 
@@ -125,9 +168,10 @@ public struct BotsFile: Sendable, Equatable, Codable {
 struct BotsFileReader {
     private(set) var issues: [ConfigurationIssue] = []
 
-    private static let topLevelKeys = ["server", "dataDirectory", "logLevel", "httpPort", "bots"]
+    private static let topLevelKeys = ["server", "dataDirectory", "logLevel", "httpPort", "sendPacing", "bots"]
     private static let serverKeys = ["apiURL", "webSocketURL", "clientKey"]
-    private static let botKeys = ["name", "kind", "credentials", "friendRequests", "options"]
+    private static let botKeys = ["name", "kind", "credentials", "friendRequests", "options", "sendPacing"]
+    private static let pacingKeys = ["perSecond", "burst"]
     private static let credentialKeys = ["username", "password"]
 
     /// Where a value sits: a bot (by name once known, else by index) and a field path.
@@ -156,9 +200,12 @@ struct BotsFileReader {
         let dataDirectory = fields["dataDirectory"].flatMap { configurationString($0, at: top.child("dataDirectory")) }
         let logLevel = fields["logLevel"].flatMap { readLogLevel($0, at: top.child("logLevel")) }
         let httpPort = fields["httpPort"].flatMap { readPort($0, at: top.child("httpPort")) }
+        let sendPacing = fields["sendPacing"].flatMap { readPacing($0, at: top.child("sendPacing")) }
         let bots = readBots(fields["bots"], at: top.child("bots"))
         guard let server, let bots, issues.isEmpty else { return nil }
-        return BotsFile(server: server, dataDirectory: dataDirectory, logLevel: logLevel, httpPort: httpPort, bots: bots)
+        return BotsFile(
+            server: server, dataDirectory: dataDirectory, logLevel: logLevel, httpPort: httpPort, sendPacing: sendPacing,
+            bots: bots)
     }
 
     private mutating func checkKeys(_ fields: [String: ConfigurationJSON], allowed: [String], at place: Place) {
@@ -242,6 +289,39 @@ struct BotsFileReader {
         return Int(number)
     }
 
+    private mutating func readPacing(_ value: ConfigurationJSON, at place: Place) -> BotsFile.SendPacing? {
+        let expected = "use \"off\" or {\"perSecond\": 2, \"burst\": 10}"
+        switch value {
+        case .string("off"):
+            return .off
+        case .object(let fields):
+            checkKeys(fields, allowed: Self.pacingKeys, at: place)
+            var perSecond: Double?
+            var burst: Int?
+            var valid = true
+            if let field = fields["perSecond"] {
+                if case .number(let number) = field, number.isFinite, number > 0 {
+                    perSecond = number
+                } else {
+                    report(place.child("perSecond"), "must be a number above 0 (sends per second, sustained)")
+                    valid = false
+                }
+            }
+            if let field = fields["burst"] {
+                if case .number(let number) = field, number.rounded() == number, (1...1_000_000).contains(number) {
+                    burst = Int(number)
+                } else {
+                    report(place.child("burst"), "must be a whole number from 1 to 1000000 (sends back to back)")
+                    valid = false
+                }
+            }
+            return valid ? .paced(perSecond: perSecond, burst: burst) : nil
+        default:
+            report(place, "must be \"off\" or an object, found \(value.kindDescription); \(expected)")
+            return nil
+        }
+    }
+
     private mutating func readBots(_ value: ConfigurationJSON?, at place: Place) -> [BotsFile.Bot]? {
         guard let value else {
             report(place, "is missing; list the bots to run")
@@ -275,8 +355,11 @@ struct BotsFileReader {
                 report(place.child("options"), "must be an object, found \(value.kindDescription)")
             }
         }
+        let sendPacing = fields["sendPacing"].flatMap { readPacing($0, at: place.child("sendPacing")) }
         guard let name, let kind, let credentials, let policy else { return nil }
-        return BotsFile.Bot(name: name, kind: kind, credentials: credentials, friendRequests: policy, options: options)
+        return BotsFile.Bot(
+            name: name, kind: kind, credentials: credentials, friendRequests: policy, options: options,
+            sendPacing: sendPacing)
     }
 
     private mutating func readCredentials(_ value: ConfigurationJSON?, at place: Place) -> BotsFile.Credentials? {

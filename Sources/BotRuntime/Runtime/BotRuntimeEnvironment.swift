@@ -10,7 +10,8 @@ import Darwin
 #endif
 
 /// What every bot session of a process shares: the server, where the bots keep their files, the clock every timer
-/// reads, the log sink, and the tuning of handlers, receipts, pacing and reconnects.
+/// reads, the log sink, and the tuning of handlers, receipts and reconnects (a bot's send pacing is in its
+/// `BotConfiguration`).
 ///
 /// The defaults follow the realtime seed and are right for production; tests shorten or virtualise them (a
 /// `ManualClock` shared with the sandbox, a fixed `randomSeed` for reproducible jitter).
@@ -38,9 +39,6 @@ public struct BotRuntimeEnvironment: Sendable {
     public var gapFillDelay: Duration
     /// Which receipts the bots send.
     public var receipts: ReceiptPolicy
-    /// The pacing of outgoing messages; nil sends as fast as the connection takes them (benchmarks). A 4008 or
-    /// `RATE_LIMITED` pauses sending either way.
-    public var sendPacing: SendPacer.Configuration?
     /// How long after its first send an unacknowledged outbox entry may still be resent: the service turns a
     /// repeated `clientMessageId` into the same message for 24 hours, so an entry first sent longer ago is failed
     /// with `OutgoingMessageExpired` instead of risking a duplicate. An entry never sent is not limited.
@@ -123,7 +121,6 @@ public struct BotRuntimeEnvironment: Sendable {
         self.conversationBacklogLimit = 1000
         self.gapFillDelay = .seconds(5)
         self.receipts = ReceiptPolicy()
-        self.sendPacing = .conservative
         self.outboxResendWindow = OutboxSender.serviceIdempotencyWindow
         self.reconnectPolicy = ReconnectPolicy()
         self.connectTimeout = .seconds(15)

@@ -79,7 +79,7 @@ final class SessionServices: Sendable {
             maxConcurrent: environment.maxConcurrentHandlers, timeout: environment.handlerTimeout, clock: clock)
         self.dispatcher = dispatcher
         let outbox = OutboxSender(
-            store: store, clock: clock, pacing: environment.sendPacing, resendWindow: environment.outboxResendWindow,
+            store: store, clock: clock, pacing: configuration.sendPacing, resendWindow: environment.outboxResendWindow,
             log: log, metrics: metrics
         ) { acks, released in
             var own: [Conversation.ID: [Int]] = [:]

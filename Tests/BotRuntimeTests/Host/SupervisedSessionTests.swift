@@ -28,7 +28,7 @@ struct SupervisedSessionTests {
             return BotSession(
                 configuration: BotConfiguration(
                     name: name, kind: "greeting", credentials: BotCredentials(username: username, password: password),
-                    friendRequests: .nobody),
+                    friendRequests: .nobody, sendPacing: nil),
                 bot: GreetingBot(options: .init(greeting: "hello")), environment: environment)
         }
         let supervisor = BotSupervisor(
@@ -78,7 +78,7 @@ struct SupervisedSessionTests {
             BotSession(
                 configuration: BotConfiguration(
                     name: name, kind: "greeting", credentials: BotCredentials(username: name, password: "\(name)-password"),
-                    friendRequests: .nobody),
+                    friendRequests: .nobody, sendPacing: nil),
                 bot: GreetingBot(options: .init(greeting: "hello")), environment: environment)
         }
         let supervisor = BotSupervisor(bots: sessions, log: .discarding)

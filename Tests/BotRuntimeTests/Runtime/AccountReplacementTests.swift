@@ -23,7 +23,7 @@ import Testing
             let configuration = BotConfiguration(
                 name: "botty", kind: "test",
                 credentials: BotCredentials(username: harness.otto.user.username, password: RuntimeHarness.password),
-                friendRequests: .nobody)
+                friendRequests: .nobody, sendPacing: nil)
             let session = BotSession(configuration: configuration, bot: ScriptedBot(probe: BotProbe()), environment: harness.environment())
             let second = RunningBot(session: session, task: Task { await session.run() })
             try await second.waitUntilLive(harness)

@@ -99,9 +99,8 @@ import Testing
 
     @Test func sendsArePacedOnTheClock() async throws {
         try await RuntimeHarness.run { harness in
-            let bot = try await harness.start(ScriptedBot(probe: BotProbe())) { environment in
-                environment.sendPacing = SendPacer.Configuration(sendsPerSecond: 2, burst: 2)
-            }
+            let bot = try await harness.start(
+                ScriptedBot(probe: BotProbe()), sendPacing: SendPacer.Configuration(sendsPerSecond: 2, burst: 2))
             let conversation = try await harness.direct(harness.ana)
             for text in ["a", "b", "c", "d"] { try await harness.say(text, as: harness.ana, in: conversation) }
             try await harness.eventually("the burst goes out") {

@@ -75,25 +75,30 @@ struct RuntimeHarness {
             server: server, dataDirectory: URL(fileURLWithPath: directory.path, isDirectory: true), clock: clock,
             logSink: logs.sink)
         environment.randomSeed = 7
-        environment.sendPacing = nil
         configure(&environment)
         return environment
     }
 
-    func configuration(_ account: SeededAccount, policy: FriendRequestPolicy = .nobody, password: String = Self.password) -> BotConfiguration {
+    /// A bot's configuration; its sends are not paced unless told (pacing sleeps on the clock, which stands still).
+    func configuration(
+        _ account: SeededAccount, policy: FriendRequestPolicy = .nobody, password: String = Self.password,
+        sendPacing: SendPacer.Configuration? = nil
+    ) -> BotConfiguration {
         BotConfiguration(
             name: account.user.username, kind: "test",
-            credentials: BotCredentials(username: account.user.username, password: password), friendRequests: policy)
+            credentials: BotCredentials(username: account.user.username, password: password), friendRequests: policy,
+            sendPacing: sendPacing)
     }
 
     /// Starts `bot` as `account` and waits until it is live (unless told not to).
     func start(
         _ bot: ScriptedBot, as account: SeededAccount? = nil, policy: FriendRequestPolicy = .nobody,
-        password: String = Self.password, waitUntilLive: Bool = true,
+        password: String = Self.password, sendPacing: SendPacer.Configuration? = nil, waitUntilLive: Bool = true,
         _ configure: (inout BotRuntimeEnvironment) -> Void = { _ in }
     ) async throws -> RunningBot {
         let session = BotSession(
-            configuration: configuration(account ?? botty, policy: policy, password: password), bot: bot,
+            configuration: configuration(account ?? botty, policy: policy, password: password, sendPacing: sendPacing),
+            bot: bot,
             environment: environment(configure))
         let running = RunningBot(session: session, task: Task { await session.run() })
         if waitUntilLive { try await running.waitUntilLive(self) }
