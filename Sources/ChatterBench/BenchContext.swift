@@ -63,7 +63,8 @@ struct BenchContext: Sendable {
             runtime, command: command, bots: bots, password: world.password, endpoint: endpoint,
             dataDirectory: keepsData ? try existingDirectory(name) : try directory(name),
             receipts: options.readReceiptsOnly ? "read" : nil,
-            storeIdleSeconds: options.storeIdleSeconds, countsSQLiteMemory: countsSQLiteMemory)
+            storeIdleSeconds: options.storeIdleSeconds, countsSQLiteMemory: countsSQLiteMemory,
+            pythonCommit: runtime == .python ? options.pythonCommit.rawValue : nil)
     }
 
     /// The world of the echo scenarios: one bot per runtime (`<prefix>_swift`, `<prefix>_python`), each in a direct

@@ -9,6 +9,14 @@ struct BenchOptions: Sendable {
     var server: ServeOptions.Kind = .sandbox
     var runtimes: [FleetProcess.Runtime] = FleetProcess.Runtime.allCases
     var python = "python3"
+    /// How the Python peer commits (`--python-commit`).
+    var pythonCommit = PythonCommit.group
+
+    /// The Python peer's transactions: everything read since the last one together, or one per message and per ack.
+    enum PythonCommit: String, Sendable {
+        case group
+        case each
+    }
     var peerScript: String?
     var jsonPath: String?
     /// Where the latency scenario writes every message's latency (CSV), if anywhere.
@@ -71,6 +79,12 @@ struct BenchOptions: Sendable {
                 runtimes = parsed
             case "--swift-only": runtimes = [.swift]
             case "--python": python = try reader.value(for: option)
+            case "--python-commit":
+                let value = try reader.value(for: option)
+                guard let commit = PythonCommit(rawValue: value) else {
+                    throw BenchUsageError("--python-commit is group or each, not \(value)")
+                }
+                pythonCommit = commit
             case "--peer": peerScript = try reader.value(for: option)
             case "--json": jsonPath = try reader.value(for: option)
             case "--latencies": latenciesPath = try reader.value(for: option)
@@ -136,6 +150,9 @@ struct BenchOptions: Sendable {
                                   sandbox for bots and storm
           --runtimes swift,python which fleets run (default both, side by side); --swift-only
           --python PATH           the Python interpreter of the peer (default python3)
+          --python-commit group|each  the peer's transactions: every message and ack read since the last one in
+                                  one (group, default: what a careful asyncio user writes), or one per message and
+                                  one per ack (each: the first, naive peer)
           --json PATH             where the JSON report goes (default bench/results/<scenario>.json)
           --latencies PATH        latency: every message's latency as CSV (runtime, when it was due, latency), to
                                   tell the tail's stalls (many messages late together) from spread

@@ -34,6 +34,9 @@ final class FleetProcess: Sendable {
         /// Whether the Swift fleet has SQLite count its memory, for the `memory` command (it costs every SQLite
         /// allocation a process-wide mutex, so only the bots scenario asks for it, with `--sqlite-memory`).
         var countsSQLiteMemory: Bool? = nil
+        /// How the Python peer commits: `group` (everything read since its last transaction in one, the default)
+        /// or `each` (each message and each ack in a transaction of its own).
+        var commit: String? = nil
     }
 
     /// Which runtime runs the bots.
@@ -88,14 +91,16 @@ final class FleetProcess: Sendable {
     /// Starts the fleet process of `runtime` with `bots`; they wait for `start()`.
     init(
         _ runtime: Runtime, command: [String], bots: [BenchWorld.Bot], password: String, endpoint: ServerEndpoint,
-        dataDirectory: URL, receipts: String? = nil, storeIdleSeconds: Double? = nil, countsSQLiteMemory: Bool = false
+        dataDirectory: URL, receipts: String? = nil, storeIdleSeconds: Double? = nil, countsSQLiteMemory: Bool = false,
+        pythonCommit: String? = nil
     ) throws {
         self.runtime = runtime
         let configuration = Configuration(
             apiURL: endpoint.apiURL.absoluteString, webSocketURL: endpoint.webSocketURL.absoluteString,
             clientKey: endpoint.clientKey, dataDirectory: dataDirectory.path,
             bots: bots.map { Configuration.Bot(name: $0.username, username: $0.username, password: password) },
-            receipts: receipts, storeIdleSeconds: storeIdleSeconds, countsSQLiteMemory: countsSQLiteMemory)
+            receipts: receipts, storeIdleSeconds: storeIdleSeconds, countsSQLiteMemory: countsSQLiteMemory,
+            commit: pythonCommit)
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let configurationURL = dataDirectory.appendingPathComponent("peer.json")
         try JSONEncoder().encode(configuration).write(to: configurationURL)

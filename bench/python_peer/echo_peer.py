@@ -5,8 +5,10 @@
 - sign in: the stored refresh token, else POST /auth/login with the stored deviceId (one device for life);
 - connect, wait for session.ready, refresh over REST (conversations updatedSince, friend requests, friends);
 - sync.request with the highest contiguous seq per conversation, following hasMore through REST;
-- for each message from someone else: one SQLite transaction recording it as seen (dedupe) and putting the
-  reply in the outbox, THEN message.send; on message.ack, a transaction marking the entry acked;
+- group commit, as a careful asyncio user writes it: frames read off the socket are queued, and a flush task
+  commits every message and ack queued so far in ONE SQLite transaction (each message recorded as seen for dedupe,
+  its reply put in the outbox, the cursors, the acks marked), THEN sends the replies. With `"commit": "each"` in
+  the configuration it commits each message and each ack on its own instead (the first, naive peer);
 - after every (re)connect, resend every unacknowledged outbox entry with its original clientMessageId;
 - receipt.read after handling (coalesced per conversation); ping every heartbeatIntervalMs, no pong within 10 s
   means the connection is dead; backoff 1, 2, 4, 8, 16, 30 s with +-20 % jitter; 4001 refresh, 4002 stop,
@@ -138,6 +140,10 @@ class EchoBot:
         self.connections = 0
         self.stopping = False
         self.request_number = 0
+        self.group_commit = config.get("commit", "group") == "group"
+        self.inbox = []  # messages read and not yet committed, in arrival order
+        self.acks = []  # acks read and not yet marked
+        self.flush_task = None
 
     def open_store(self):
         path = os.path.join(self.config["dataDirectory"], f"{self.name}.sqlite")
@@ -277,9 +283,17 @@ class EchoBot:
                 kind = frame.get("type")
                 reply_to = frame.get("replyTo")
                 if kind == "message.new":
-                    await self.handle(frame["data"])
+                    if self.group_commit:
+                        self.inbox.append(frame["data"])
+                        self.schedule_flush()
+                    else:
+                        await self.handle(frame["data"])
                 elif kind == "message.ack":
-                    self.acked(frame["data"])
+                    if self.group_commit:
+                        self.acks.append(frame["data"])
+                        self.schedule_flush()
+                    else:
+                        self.acked(frame["data"])
                 elif reply_to in self.waiting:
                     future = self.waiting.pop(reply_to)
                     if not future.done():
@@ -314,16 +328,23 @@ class EchoBot:
             return
         reply = await self.request(ws, "sync.request", {"conversations": dict(self.cursors)})
         for conversation_id, result in reply["data"]["conversations"].items():
-            for message in result["messages"]:
-                await self.handle(message)
+            await self.handle_all(result["messages"])
             more = result.get("hasMore", False)
             while more:
                 after = self.cursors.get(conversation_id, 0)
                 page = await self.rest.request(
                     "GET", f"/conversations/{conversation_id}/messages?afterSeq={after}&limit=100", token=token)
-                for message in page["messages"]:
-                    await self.handle(message)
+                await self.handle_all(page["messages"])
                 more = page["hasMore"] and page["messages"]
+
+    async def handle_all(self, messages):
+        if self.group_commit:
+            self.inbox.extend(messages)
+            self.schedule_flush()
+            await self.drained()
+        else:
+            for message in messages:
+                await self.handle(message)
 
     async def resend_outbox(self, ws):
         pending = self.db.execute(
@@ -373,6 +394,71 @@ class EchoBot:
         if reply and ws is not None:
             await self.send_reply(ws, client_message_id, conversation_id, body)
         self.mark_read(conversation_id, seq)
+
+    # --- group commit -------------------------------------------------------------------------------------------
+
+    def schedule_flush(self):
+        """Starts the flush task unless one runs: it first runs once the reader has taken every frame already
+        received, so a burst shares one transaction."""
+        if self.flush_task is None:
+            self.flush_task = asyncio.get_running_loop().create_task(self.flush())
+
+    async def drained(self):
+        while self.flush_task is not None:
+            await asyncio.shield(self.flush_task)
+
+    async def flush(self):
+        try:
+            while self.inbox or self.acks:
+                messages, self.inbox = self.inbox, []
+                acks, self.acks = self.acks, []
+                replies, handled = self.commit(messages, acks)
+                ws = self.ws
+                if ws is not None:
+                    for client_message_id, conversation_id, body in replies:
+                        await self.send_reply(ws, client_message_id, conversation_id, body)
+                for conversation_id, seq in handled:
+                    self.mark_read(conversation_id, seq)
+        finally:
+            self.flush_task = None
+
+    def commit(self, messages, acks):
+        """One transaction for everything queued: messages seen, replies in the outbox, cursors, acks marked."""
+        replies = []
+        handled = []
+        moved = {}
+        acked = 0
+        now = time.time()
+        with self.db:
+            self.db.execute("BEGIN")
+            for message in messages:
+                message_id = message["id"]
+                conversation_id = message["conversationId"]
+                seq = message["seq"]
+                inserted = self.db.execute(
+                    "INSERT OR IGNORE INTO seen (message_id, conversation_id, seq) VALUES (?, ?, ?)",
+                    (message_id, conversation_id, seq)).rowcount
+                if not inserted:
+                    continue
+                moved[conversation_id] = self.advance(conversation_id, seq)
+                if message["senderId"] != self.user_id and message.get("type") == "text" and message.get("body"):
+                    client_message_id = str(uuid.uuid5(REPLY_NAMESPACE, f"{self.user_id}/{message_id}/0"))
+                    body = "echo: " + message["body"]
+                    self.db.execute(
+                        "INSERT OR IGNORE INTO outbox (client_message_id, conversation_id, body, created_at) VALUES (?, ?, ?, ?)",
+                        (client_message_id, conversation_id, body, now))
+                    replies.append((client_message_id, conversation_id, body))
+                handled.append((conversation_id, seq))
+            if moved:
+                self.db.executemany(
+                    "INSERT INTO conversations (id, last_seq) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET last_seq = excluded.last_seq",
+                    list(moved.items()))
+            for ack in acks:
+                acked += self.db.execute(
+                    "UPDATE outbox SET acked_at = ?, message_id = ? WHERE client_message_id = ? AND acked_at IS NULL",
+                    (now, ack["messageId"], ack["clientMessageId"])).rowcount
+        self.fleet.acked += acked
+        return replies, handled
 
     async def send_reply(self, ws, client_message_id, conversation_id, body):
         frame = {"id": client_message_id, "type": "message.send",
