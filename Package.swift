@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "WebSocket", targets: ["WebSocket"]),
         .library(name: "ChatterBots", targets: ["ChatterBots"]),
         .library(name: "BotRuntime", targets: ["BotRuntime"]),
+        .library(name: "ChatterBotsCLI", targets: ["ChatterBotsCLI"]),
         .library(name: "ChatterSandbox", targets: ["ChatterSandbox"]),
         .library(name: "ChatterBotsTesting", targets: ["ChatterBotsTesting"]),
         .executable(name: "chatter-bench", targets: ["ChatterBench"]),
@@ -28,20 +29,26 @@ let package = Package(
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "WebSocket", dependencies: ["COpenSSL", "CLinuxIO"], swiftSettings: strict),
         .target(name: "ChatterBots", dependencies: ["WebSocket"], swiftSettings: strict),
-        .target(name: "BotRuntime", dependencies: ["ChatterBots", "SQLite", "WebSocket", "ChatterSandbox"], swiftSettings: strict),
+        .target(name: "BotRuntime", dependencies: ["ChatterBots", "SQLite", "WebSocket"], swiftSettings: strict),
+        // The command line (run, check, say, chat, sandbox), the embedded sandbox's wiring and the terminal client:
+        // what an executable of bots imports, so that the runtime library carries no server.
+        .target(
+            name: "ChatterBotsCLI", dependencies: ["BotRuntime", "ChatterBots", "ChatterSandbox", "WebSocket"],
+            swiftSettings: strict),
         .target(name: "ChatterSandbox", dependencies: ["ChatterBots", "SQLite", "WebSocket", "COpenSSL"], swiftSettings: strict),
         .target(
             name: "ChatterBotsTesting", dependencies: ["BotRuntime", "ChatterSandbox", "ChatterBots"], swiftSettings: strict),
-        .target(name: "ExampleBotKinds", dependencies: ["ChatterBots", "BotRuntime"], swiftSettings: strict),
+        .target(name: "ExampleBotKinds", dependencies: ["ChatterBots"], swiftSettings: strict),
         .executableTarget(name: "ChatterBench", dependencies: ["WebSocket", "ChatterBots", "BotRuntime", "ChatterSandbox", "SQLite"], swiftSettings: strict),
         .executableTarget(
-            name: "ExampleBots", dependencies: ["ExampleBotKinds", "BotRuntime", "ChatterSandbox"], swiftSettings: strict),
+            name: "ExampleBots", dependencies: ["ExampleBotKinds", "ChatterBotsCLI"], swiftSettings: strict),
         // What several test targets share: child processes started without Foundation's Process, bounded waits.
         .target(name: "TestSupport", dependencies: ["CLinuxIO"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "TestSupport"], resources: [.copy("Peers")], swiftSettings: strict),
         .testTarget(
-            name: "BotRuntimeTests", dependencies: ["BotRuntime", "ChatterSandbox", "ChatterBotsTesting", "TestSupport"],
+            name: "BotRuntimeTests",
+            dependencies: ["BotRuntime", "ChatterBotsCLI", "ChatterSandbox", "ChatterBotsTesting", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "ChatterSandboxTests", dependencies: ["ChatterSandbox", "TestSupport"], resources: [.copy("Peers")], swiftSettings: strict),
         .testTarget(

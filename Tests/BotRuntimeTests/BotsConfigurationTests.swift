@@ -1,3 +1,4 @@
+import ChatterBots
 @testable import BotRuntime
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import ChatterBots
 import Foundation
 
 /// The validated configuration the runtime runs with: `bots.json` with its environment references resolved,
@@ -87,62 +88,16 @@ public struct BotsConfiguration: Sendable, Equatable {
     }
 }
 
-/// One bot, ready to run.
-public struct BotConfiguration: Sendable, Equatable {
-    /// Unique among the bots; names the bot's data file.
-    public var name: String
-    /// The registered bot kind that runs it.
-    public var kind: String
-    /// The bot's Chatter account.
-    public var credentials: BotCredentials
-    /// Which friend requests are accepted without asking the bot's code.
-    public var friendRequests: FriendRequestPolicy
-    /// Kind-specific options, environment references resolved.
-    public var options: BotOptions
-    /// How fast the bot sends; nil: as fast as the connection takes frames. A 4008 or `RATE_LIMITED` pauses sending
-    /// either way.
-    public var sendPacing: SendPacer.Configuration?
-
-    /// Creates a bot's configuration.
-    public init(
-        name: String, kind: String, credentials: BotCredentials, friendRequests: FriendRequestPolicy,
-        options: BotOptions = .empty, sendPacing: SendPacer.Configuration? = .conservative
-    ) {
-        self.name = name
-        self.kind = kind
-        self.credentials = credentials
-        self.friendRequests = friendRequests
-        self.options = options
-        self.sendPacing = sendPacing
-    }
-}
-
-/// A bot's username and password. Its description hides the password, so it can be logged.
-public struct BotCredentials: Sendable, Equatable, CustomStringConvertible {
-    /// The account's username.
-    public var username: String
-    /// The account's password.
-    public var password: String
-
-    /// Creates credentials.
-    public init(username: String, password: String) {
-        self.username = username
-        self.password = password
-    }
-
-    public var description: String { "\(username) (password hidden)" }
-}
-
 /// Resolves environment references and checks the rules that need values, collecting every problem.
-struct BotsConfigurationValidator {
+package struct BotsConfigurationValidator {
     let environment: [String: String]
-    private(set) var errors: [ConfigurationIssue] = []
+    package private(set) var errors: [ConfigurationIssue] = []
     private(set) var warnings: [ConfigurationIssue] = []
 
     /// Bot names become file names: letters, digits, `.`, `_`, `-`; no leading dot; at most 64 characters.
     private static let nameCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
 
-    init(environment: [String: String]) {
+    package init(environment: [String: String]) {
         self.environment = environment
     }
 
@@ -170,7 +125,7 @@ struct BotsConfigurationValidator {
         }
     }
 
-    mutating func server(_ server: BotsFile.Server) -> BotsConfiguration.Server? {
+    package mutating func server(_ server: BotsFile.Server) -> BotsConfiguration.Server? {
         switch server {
         case .sandbox:
             return .sandbox
@@ -199,7 +154,7 @@ struct BotsConfigurationValidator {
         return url
     }
 
-    mutating func dataDirectory(_ value: ConfigurationString?, baseDirectory: URL) -> URL? {
+    package mutating func dataDirectory(_ value: ConfigurationString?, baseDirectory: URL) -> URL? {
         let path: String?
         if let value {
             path = resolve(value, field: "dataDirectory")

@@ -1,3 +1,4 @@
+import ChatterBots
 import Foundation
 
 /// `bots.json` as written: which server, where data lives, and the bots, with strings that may still be

@@ -1,3 +1,4 @@
+import ChatterBots
 import Foundation
 
 /// One problem in `bots.json`, naming the bot and the field at fault and saying what to write instead.

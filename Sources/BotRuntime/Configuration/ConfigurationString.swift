@@ -1,3 +1,4 @@
+import ChatterBots
 import Foundation
 
 /// A string of `bots.json` given either literally or as `{"env": "VARIABLE"}`, read from the environment at

@@ -2,7 +2,7 @@ import Foundation
 
 extension Duration {
     /// This duration in seconds, as Foundation's `TimeInterval`.
-    var timeInterval: TimeInterval {
+    package var timeInterval: TimeInterval {
         let parts = components
         return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) * 1e-18
     }

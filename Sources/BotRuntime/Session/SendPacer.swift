@@ -1,3 +1,4 @@
+import ChatterBots
 import Foundation
 
 /// Paces a bot's outgoing frames with a token bucket so that a busy bot does not trip the server's rate limit,
@@ -6,28 +7,8 @@ import Foundation
 /// A plain value with time passed in: the outbox asks `requestSend(now:)` before each frame and sleeps on the
 /// injected clock until the instant it is given.
 public struct SendPacer: Sendable {
-    /// Bucket size and refill rate.
-    public struct Configuration: Sendable, Equatable {
-        /// Sustained sends per second (the refill rate of the bucket).
-        public var sendsPerSecond: Double
-        /// Sends that may go back to back after a quiet period (the bucket's size).
-        public var burst: Int
-
-        /// The default, deliberately conservative: Chatter publishes no rate limit, so a bot answers a burst of
-        /// 10 messages at once and then sustains 2 per second (120 a minute), far above what one conversation
-        /// needs and well below what a chat service tolerates from a single device.
-        public static let conservative = Configuration(sendsPerSecond: 2, burst: 10)
-
-        /// Creates a configuration.
-        ///
-        /// - Precondition: `sendsPerSecond` is finite and positive, `burst` at least 1 (programming errors).
-        public init(sendsPerSecond: Double, burst: Int) {
-            precondition(sendsPerSecond.isFinite && sendsPerSecond > 0, "sendsPerSecond must be > 0")
-            precondition(burst >= 1, "burst must be at least 1")
-            self.sendsPerSecond = sendsPerSecond
-            self.burst = burst
-        }
-    }
+    /// Bucket size and refill rate, as a bot's configuration gives them.
+    public typealias Configuration = SendPacing
 
     /// The answer to "may I send now?".
     public enum Decision: Sendable, Equatable {

@@ -1,4 +1,3 @@
-import BotRuntime
 import ChatterBots
 
 /// The `auto-responder` bot kind: answers messages by rules (keywords or patterns to a reply with the

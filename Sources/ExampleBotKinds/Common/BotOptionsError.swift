@@ -1,4 +1,3 @@
-import BotRuntime
 import ChatterBots
 
 /// The `options` of a bot in `bots.json` cannot be used by its kind: names the option at fault and says

@@ -1,4 +1,4 @@
-import BotRuntime
+import ChatterBots
 
 extension ConfigurableBot {
     /// This bot as a kind the command line can run: `BotCommandLine(kinds: [ReminderBot.botKind, …])`.

@@ -1,4 +1,3 @@
-import BotRuntime
 import ChatterBots
 
 /// The smallest useful bot: it answers every message with the same text, prefixed. With `typingSeconds` it first

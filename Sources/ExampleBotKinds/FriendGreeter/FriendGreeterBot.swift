@@ -1,4 +1,3 @@
-import BotRuntime
 import ChatterBots
 
 /// The `friend-greeter` bot kind: decides friend requests by policy, welcomes each new friend in a direct

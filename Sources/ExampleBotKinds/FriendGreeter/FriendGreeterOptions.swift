@@ -1,4 +1,3 @@
-import BotRuntime
 import ChatterBots
 
 /// The `options` of a `friend-greeter` bot in `bots.json`:

@@ -1,4 +1,3 @@
-import BotRuntime
 import ChatterBots
 
 /// The `reminders` bot kind: sets, lists and cancels reminders said in plain English and sends each one on

@@ -1,3 +1,4 @@
+@testable import ChatterBotsCLI
 @testable import BotRuntime
 import ChatterBots
 import Foundation

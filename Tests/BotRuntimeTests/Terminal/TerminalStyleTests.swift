@@ -1,3 +1,4 @@
+@testable import ChatterBotsCLI
 @testable import BotRuntime
 import Foundation
 import Testing

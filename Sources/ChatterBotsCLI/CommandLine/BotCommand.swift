@@ -1,0 +1,292 @@
+import BotRuntime
+import ChatterBots
+import Foundation
+
+/// A parsed command line of a bot executable (`BotCommandLine`).
+public enum BotCommand: Sendable, Equatable {
+    /// `run`: run the bots of a configuration until SIGINT/SIGTERM.
+    case run(RunOptions)
+    /// `check`: validate a configuration and print what would run.
+    case check(configuration: String?)
+    /// `sandbox`: run the local Chatter sandbox alone until SIGINT/SIGTERM.
+    case sandbox(SandboxOptions)
+    /// `say`: send one message as a person and print the reply (to try bots from a terminal).
+    case say(SayOptions)
+    /// `chat`: the terminal client: sign in as a person and read and send messages live.
+    case chat(ChatOptions)
+    /// `help`, `--help`, `-h` (optionally about one command).
+    case help(command: String?)
+
+    /// Options of `run`.
+    public struct RunOptions: Sendable, Equatable {
+        /// `--config FILE`; nil: `bots.json` in the working directory.
+        public var configuration: String?
+        /// `--sandbox-port N`: the embedded sandbox's port; nil: `EmbeddedSandbox.defaultPort`.
+        public var sandboxPort: Int?
+        /// `--shutdown-timeout SECONDS`: how long a graceful shutdown may take.
+        public var shutdownTimeout: Duration
+
+        /// The default shutdown timeout: running handlers and pending acknowledgements get this long.
+        public static let defaultShutdownTimeout: Duration = .seconds(10)
+
+        public init(configuration: String? = nil, sandboxPort: Int? = nil, shutdownTimeout: Duration = defaultShutdownTimeout) {
+            self.configuration = configuration
+            self.sandboxPort = sandboxPort
+            self.shutdownTimeout = shutdownTimeout
+        }
+    }
+
+    /// Options of `say`.
+    public struct SayOptions: Sendable, Equatable {
+        /// `--as USER`: who sends.
+        public var sender: String
+        /// `--password PASSWORD`; nil: the password of the sandbox test account of that name.
+        public var password: String?
+        /// `--to USER`: who receives, in a direct conversation (they must be friends).
+        public var recipient: String
+        /// The message: the words after the options.
+        public var text: String
+        /// `--server URL`: the REST base URL; nil: the embedded sandbox on its default port.
+        public var server: String?
+        /// `--client-key KEY`; nil: the sandbox's client key.
+        public var clientKey: String?
+        /// `--wait SECONDS`: how long to wait for a reply; 0 sends without waiting.
+        public var wait: Duration
+
+        /// How long `say` waits for a reply by default.
+        public static let defaultWait: Duration = .seconds(15)
+
+        public init(
+            sender: String, password: String? = nil, recipient: String, text: String, server: String? = nil,
+            clientKey: String? = nil, wait: Duration = defaultWait
+        ) {
+            self.sender = sender
+            self.password = password
+            self.recipient = recipient
+            self.text = text
+            self.server = server
+            self.clientKey = clientKey
+            self.wait = wait
+        }
+    }
+
+    /// Options of `sandbox`.
+    public struct SandboxOptions: Sendable, Equatable {
+        /// `--port N`; nil: `EmbeddedSandbox.defaultPort`; 0: a free port the system chooses (printed).
+        public var port: Int?
+        /// `--data DIR`: keep the sandbox's database in `DIR/sandbox/`; nil: in memory.
+        public var dataDirectory: String?
+
+        public init(port: Int? = nil, dataDirectory: String? = nil) {
+            self.port = port
+            self.dataDirectory = dataDirectory
+        }
+    }
+}
+
+/// The command line cannot be understood; `message` says what is wrong. Exit code 2.
+public struct CommandLineUsageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong, e.g. `unknown option --prot for sandbox`.
+    public var message: String
+    /// The command it concerns, for the usage text to print with it.
+    public var command: String?
+
+    public init(_ message: String, command: String? = nil) {
+        self.message = message
+        self.command = command
+    }
+
+    public var description: String { message }
+}
+
+extension BotCommand {
+    /// The commands, in the order the usage lists them.
+    public static let names = ["run", "check", "sandbox", "say", "chat", "help"]
+
+    /// Parses the arguments after the program name.
+    ///
+    /// Options take their value as the next argument or after `=` (`--config bots.json`, `--config=bots.json`);
+    /// `--help`/`-h` anywhere asks for the help of the command.
+    public static func parse(_ arguments: [String]) throws(CommandLineUsageError) -> BotCommand {
+        guard let first = arguments.first else {
+            throw CommandLineUsageError("no command given")
+        }
+        var rest = OptionReader(Array(arguments.dropFirst()), command: first)
+        switch first {
+        case "help", "--help", "-h":
+            let topic = rest.arguments.first
+            if let topic, !names.contains(topic) {
+                throw CommandLineUsageError("no help for \"\(topic)\": not a command")
+            }
+            return .help(command: topic)
+        case "run":
+            var options = RunOptions()
+            while let option = try rest.nextOption() {
+                switch option.name {
+                case "--help", "-h": return .help(command: "run")
+                case "--config", "-c": options.configuration = try rest.value(of: option)
+                case "--sandbox-port": options.sandboxPort = try rest.port(of: option)
+                case "--shutdown-timeout": options.shutdownTimeout = try rest.seconds(of: option)
+                default: throw rest.unknown(option)
+                }
+            }
+            return .run(options)
+        case "check":
+            var configuration: String?
+            while let option = try rest.nextOption() {
+                switch option.name {
+                case "--help", "-h": return .help(command: "check")
+                case "--config", "-c": configuration = try rest.value(of: option)
+                default: throw rest.unknown(option)
+                }
+            }
+            return .check(configuration: configuration)
+        case "sandbox":
+            var options = SandboxOptions()
+            while let option = try rest.nextOption() {
+                switch option.name {
+                case "--help", "-h": return .help(command: "sandbox")
+                case "--port", "-p": options.port = try rest.port(of: option)
+                case "--data", "-d": options.dataDirectory = try rest.value(of: option)
+                default: throw rest.unknown(option)
+                }
+            }
+            return .sandbox(options)
+        case "say":
+            var sender: String?
+            var recipient: String?
+            var options = SayOptions(sender: "", recipient: "", text: "")
+            var words: [String] = []
+            while let option = try rest.nextOption(collecting: &words) {
+                switch option.name {
+                case "--help", "-h": return .help(command: "say")
+                case "--as": sender = try rest.value(of: option)
+                case "--to": recipient = try rest.value(of: option)
+                case "--password": options.password = try rest.value(of: option)
+                case "--server": options.server = try rest.value(of: option)
+                case "--client-key": options.clientKey = try rest.value(of: option)
+                case "--wait": options.wait = try rest.seconds(of: option)
+                default: throw rest.unknown(option)
+                }
+            }
+            guard let sender else { throw CommandLineUsageError("say needs --as USER: who sends", command: "say") }
+            guard let recipient else { throw CommandLineUsageError("say needs --to USER: who receives", command: "say") }
+            let text = words.joined(separator: " ")
+            guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw CommandLineUsageError("say needs a message after the options", command: "say")
+            }
+            options.sender = sender
+            options.recipient = recipient
+            options.text = text
+            return .say(options)
+        case "chat":
+            var username: String?
+            var options = ChatOptions(username: "")
+            while let option = try rest.nextOption() {
+                switch option.name {
+                case "--help", "-h": return .help(command: "chat")
+                case "--as": username = try rest.value(of: option)
+                case "--password": options.password = try rest.value(of: option)
+                case "--config", "-c": options.configuration = try rest.value(of: option)
+                case "--sandbox-port": options.sandboxPort = try rest.port(of: option)
+                case "--api", "--server": options.apiURL = try rest.value(of: option)
+                case "--ws": options.webSocketURL = try rest.value(of: option)
+                case "--client-key": options.clientKey = try rest.value(of: option)
+                case "--data", "-d": options.dataDirectory = try rest.value(of: option)
+                default: throw rest.unknown(option)
+                }
+            }
+            guard let username, !username.isEmpty else {
+                throw CommandLineUsageError("chat needs --as USER: who you are (alice or bob on the sandbox)", command: "chat")
+            }
+            options.username = username
+            if options.apiURL != nil, options.configuration != nil {
+                throw CommandLineUsageError("chat takes --config FILE or --api URL, not both", command: "chat")
+            }
+            if options.apiURL == nil, options.webSocketURL != nil || options.clientKey != nil {
+                throw CommandLineUsageError("--ws and --client-key go with --api URL", command: "chat")
+            }
+            return .chat(options)
+        default:
+            throw CommandLineUsageError(
+                "unknown command \"\(first)\"; the commands are \(names.joined(separator: ", "))")
+        }
+    }
+}
+
+/// Reads `--name value`, `--name=value` and flags off the arguments of one command.
+private struct OptionReader {
+    struct Option {
+        var name: String
+        var inlineValue: String?
+    }
+
+    var arguments: [String]
+    let command: String
+
+    init(_ arguments: [String], command: String) {
+        self.arguments = arguments
+        self.command = command
+    }
+
+    /// The next option, or nil at the end; bare words (and everything after `--`) go to `words`.
+    mutating func nextOption(collecting words: inout [String]) throws(CommandLineUsageError) -> Option? {
+        while let argument = arguments.first {
+            if argument == "--" {
+                words += arguments.dropFirst()
+                arguments = []
+                return nil
+            }
+            guard !argument.hasPrefix("-") || argument == "-" else { return try nextOption() }
+            words.append(arguments.removeFirst())
+        }
+        return nil
+    }
+
+    /// The next option, or nil at the end; a bare word is an error.
+    mutating func nextOption() throws(CommandLineUsageError) -> Option? {
+        guard !arguments.isEmpty else { return nil }
+        let argument = arguments.removeFirst()
+        guard argument.hasPrefix("-"), argument.count > 1 else {
+            throw CommandLineUsageError("unexpected argument \"\(argument)\" for \(command)", command: command)
+        }
+        if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+            return Option(name: String(argument[..<equals]), inlineValue: String(argument[argument.index(after: equals)...]))
+        }
+        return Option(name: argument, inlineValue: nil)
+    }
+
+    mutating func value(of option: Option) throws(CommandLineUsageError) -> String {
+        if let inline = option.inlineValue {
+            guard !inline.isEmpty else { throw CommandLineUsageError("\(option.name) needs a value", command: command) }
+            return inline
+        }
+        guard let next = arguments.first, !next.hasPrefix("-") || next == "-" else {
+            throw CommandLineUsageError("\(option.name) needs a value", command: command)
+        }
+        arguments.removeFirst()
+        return next
+    }
+
+    mutating func port(of option: Option) throws(CommandLineUsageError) -> Int {
+        let text = try value(of: option)
+        guard let port = Int(text), (0...65_535).contains(port) else {
+            throw CommandLineUsageError(
+                "\(option.name) must be a port number from 0 to 65535 (0: any free port), found \"\(text)\"", command: command)
+        }
+        return port
+    }
+
+    mutating func seconds(of option: Option) throws(CommandLineUsageError) -> Duration {
+        let text = try value(of: option)
+        guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 86_400 else {
+            throw CommandLineUsageError(
+                "\(option.name) must be a number of seconds from 0 to 86400, found \"\(text)\"", command: command)
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+
+    func unknown(_ option: Option) -> CommandLineUsageError {
+        CommandLineUsageError("unknown option \(option.name) for \(command)", command: command)
+    }
+}

@@ -1,0 +1,45 @@
+import BotRuntime
+import ChatterBots
+import Foundation
+
+extension BotCommandLine {
+    /// `check`: validates the configuration and prints what `run` would start; connects to nothing.
+    func check(configuration path: String?, in environment: CommandEnvironment) async -> ExitCode {
+        guard let (configuration, lineup) = loadLineup(path, in: environment) else { return .usageError }
+        let url = configurationURL(path, in: environment)
+        var lines = ["\(url.path) is valid: \(lineup.members.count) bot\(lineup.members.count == 1 ? "" : "s")."]
+        switch configuration.server {
+        case .sandbox:
+            let people = SandboxTestAccount.defaults.map(\.username).joined(separator: ", ")
+            lines.append("Server: the embedded sandbox, started by `run` (test accounts \(people)).")
+        case .remote(let apiURL, let webSocketURL, _):
+            lines.append("Server: \(apiURL.absoluteString) (realtime \(webSocketURL.absoluteString)).")
+        }
+        lines.append("Data directory: \(configuration.dataDirectory.path)")
+        lines.append("Log level: \(configuration.logLevel.rawValue)")
+        lines.append(configuration.httpPort.map { "Health and metrics: /healthz and /metrics on port \($0)." }
+            ?? "Health and metrics: off (set httpPort to serve /healthz and /metrics).")
+        lines.append("Bots:")
+        let nameWidth = lineup.members.map(\.configuration.name.count).max() ?? 0
+        for member in lineup.members {
+            let bot = member.configuration
+            let padding = String(repeating: " ", count: nameWidth - bot.name.count)
+            lines.append(
+                "  \(bot.name)\(padding)  kind \(bot.kind), account \(bot.credentials.username), "
+                    + "friend requests: \(Self.describe(bot.friendRequests))")
+        }
+        for warning in configuration.warnings {
+            lines.append("Warning: \(warning)")
+        }
+        environment.standardOutput.write(line: lines.joined(separator: "\n"))
+        return .success
+    }
+
+    static func describe(_ policy: FriendRequestPolicy) -> String {
+        switch policy {
+        case .everyone: "everyone"
+        case .nobody: "nobody"
+        case .allowlist(let names): "only " + names.sorted().joined(separator: ", ")
+        }
+    }
+}

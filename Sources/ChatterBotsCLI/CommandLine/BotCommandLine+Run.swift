@@ -1,0 +1,157 @@
+import BotRuntime
+import ChatterBots
+import ChatterSandbox
+import Foundation
+import WebSocket
+
+extension BotCommandLine {
+    /// How much longer than the shutdown timeout `run` waits for the bots before it gives up on them.
+    static let shutdownGrace: Duration = .seconds(2)
+
+    /// `run`: the embedded sandbox when configured, every bot under a supervisor, the health endpoint when
+    /// configured; until a shutdown request (SIGINT/SIGTERM) or until every bot has stopped.
+    func runBots(_ options: BotCommand.RunOptions, in environment: CommandEnvironment) async -> ExitCode {
+        guard let (configuration, lineup) = loadLineup(options.configuration, in: environment) else { return .usageError }
+        let log = LogSink(minimumLevel: configuration.logLevel, output: environment.standardError)
+        for bot in configuration.bots { log.registerSecret(bot.credentials.password) }
+        for warning in configuration.warnings { log.log(.warning, "configuration: \(warning)") }
+        let signals = watchSignals(in: environment, log: log)
+        defer { signals?.cancel() }
+
+        var embedded: EmbeddedSandbox?
+        let server: ChatterServerConfiguration
+        switch configuration.server {
+        case .sandbox:
+            let port = options.sandboxPort ?? EmbeddedSandbox.defaultPort
+            let started: EmbeddedSandbox
+            do {
+                started = try await EmbeddedSandbox.start(
+                    dataDirectory: configuration.dataDirectory, port: port, bots: configuration.bots,
+                    clock: environment.clock)
+            } catch {
+                environment.standardError.write(line: "\(programName): the embedded sandbox could not start: \(error)"
+                    + (Self.isPortInUse(error) ? "; pass --sandbox-port with another port, or 0 for any free one" : ""))
+                return .failure
+            }
+            for problem in started.problems { log.log(.warning, "sandbox: \(problem)") }
+            embedded = started
+            server = started.sandbox.serverConfiguration
+        case .remote(let apiURL, let webSocketURL, let clientKey):
+            server = ChatterServerConfiguration(apiBaseURL: apiURL, webSocketURL: webSocketURL, clientKey: clientKey)
+        }
+
+        let host = BotHost(server: server, dataDirectory: configuration.dataDirectory, log: log, clock: environment.clock)
+        let supervisor = BotSupervisor(bots: lineup.members.map { environment.makeSession($0, host) }, log: log)
+        var health: HealthServer?
+        if let port = configuration.httpPort {
+            do {
+                health = try await HealthServer.start(supervisor: supervisor, port: Int(port))
+            } catch {
+                environment.standardError.write(line: "\(programName): /healthz and /metrics cannot be served: \(error)"
+                    + "; change httpPort in the configuration (0: any free port)")
+                await embedded?.shutdown()
+                return .failure
+            }
+        }
+        environment.standardOutput.write(line: banner(
+            configuration: configuration, lineup: lineup, options: options, sandbox: embedded, health: health,
+            in: environment))
+
+        let shutdown = environment.shutdown
+        let stopper = Task {
+            await shutdown.wait()
+            guard shutdown.isRequested else { return }
+            await supervisor.shutdown(deadline: options.shutdownTimeout)
+        }
+        let outcome = await Self.outcome(of: supervisor, shutdown: shutdown, allowing: options.shutdownTimeout + Self.shutdownGrace)
+        stopper.cancel()
+        await health?.shutdown()
+        await embedded?.shutdown()
+        guard let outcome else {
+            log.log(.critical, "the shutdown took longer than its timeout; exiting without waiting for the bots still running",
+                ["timeout": "\(options.shutdownTimeout.components.seconds)s"])
+            await log.flush()
+            return .failure
+        }
+        if outcome.wasShutDown {
+            log.log(.info, "all bots stopped; bye")
+            await log.flush()
+            return .success
+        }
+        await log.flush()
+        return outcome.failures.allSatisfy(\.reason.isConfigurationError) ? .usageError : .failure
+    }
+
+    /// Watches SIGINT/SIGTERM when the environment says so: the first requests the shutdown, a second exits.
+    func watchSignals(in environment: CommandEnvironment, log: LogSink) -> ShutdownSignals? {
+        guard environment.watchesSignals else { return nil }
+        let shutdown = environment.shutdown
+        return ShutdownSignals { signal in
+            let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
+            log.log(.notice, "received \(name): shutting down gracefully (send it again to exit at once)")
+            shutdown.request()
+        }
+    }
+
+    /// The supervisor's outcome, or nil when it has not come `allowing` after a shutdown request.
+    static func outcome(
+        of supervisor: BotSupervisor, shutdown: ShutdownRequest, allowing limit: Duration
+    ) async -> SupervisorOutcome? {
+        let (results, continuation) = AsyncStream.makeStream(of: SupervisorOutcome?.self)
+        // When the watchdog wins, this task is left behind: the process exits with the bots still in it.
+        _ = Task {
+            continuation.yield(await supervisor.run())
+        }
+        let watchdog = Task {
+            await shutdown.wait()
+            guard shutdown.isRequested, (try? await Task.sleep(for: limit)) != nil else { return }
+            continuation.yield(nil)
+        }
+        var first: SupervisorOutcome?? = nil
+        for await result in results {
+            first = result
+            break
+        }
+        watchdog.cancel()
+        continuation.finish()
+        return first ?? nil
+    }
+
+    static func isPortInUse(_ error: SandboxStartError) -> Bool {
+        if case .cannotListen(.cannotListen(_, let code)) = error { return code == EADDRINUSE }
+        return false
+    }
+
+    /// The few lines `run` prints: what runs, where, and how to talk to the bots.
+    func banner(
+        configuration: BotsConfiguration, lineup: BotLineup, options: BotCommand.RunOptions, sandbox: EmbeddedSandbox?,
+        health: HealthServer?, in environment: CommandEnvironment
+    ) -> String {
+        let count = lineup.members.count
+        let bots = lineup.members.map { "\($0.configuration.name) (\($0.configuration.kind), account \($0.configuration.credentials.username))" }
+        let file = configurationURL(options.configuration, in: environment).path
+        var lines = ["Running \(count) bot\(count == 1 ? "" : "s") from \(file): \(bots.joined(separator: ", "))"]
+        if let sandbox {
+            let api = sandbox.sandbox.apiURL.absoluteString
+            lines.append("Chatter sandbox: \(api) (realtime \(sandbox.sandbox.webSocketURL.absoluteString), client key \(sandbox.sandbox.clientKey)); "
+                + "data in \(configuration.dataDirectory.path)")
+            let people = sandbox.testAccounts.map { "\($0.username) (password \($0.password))" }
+            lines.append("Test accounts, friends with every bot: \(people.joined(separator: ", "))")
+            if let person = sandbox.testAccounts.first, let bot = lineup.members.first?.configuration.credentials.username {
+                let port = sandbox.sandbox.apiURL.port ?? EmbeddedSandbox.defaultPort
+                let server = port == EmbeddedSandbox.defaultPort ? "" : " --server \(api)"
+                lines.append("Talk to the bots, in another terminal: \(programName) say --as \(person.username) --to \(bot)\(server) hello")
+                let config = options.configuration.map { " --config \($0)" } ?? ""
+                let chatPort = port == EmbeddedSandbox.defaultPort ? "" : " --sandbox-port \(port)"
+                lines.append("Or chat live (conversations, typing, receipts): \(programName) chat --as \(person.username)\(config)\(chatPort)")
+            }
+        } else if case .remote(let apiURL, _, _) = configuration.server {
+            lines.append("Server: \(apiURL.absoluteString); data in \(configuration.dataDirectory.path)")
+        }
+        if let health {
+            lines.append("Health: http://127.0.0.1:\(health.port)/healthz and http://127.0.0.1:\(health.port)/metrics")
+        }
+        lines.append("Logs go to standard error. Ctrl-C stops gracefully (press it twice to exit at once).")
+        return lines.joined(separator: "\n")
+    }
+}

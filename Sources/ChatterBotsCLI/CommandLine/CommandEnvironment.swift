@@ -1,0 +1,54 @@
+import BotRuntime
+import ChatterBots
+import Foundation
+
+/// What a command reads from and writes to: the process's by default, substitutes in tests (captured output, a
+/// shutdown requested by the test instead of a signal, fake sessions).
+struct CommandEnvironment: Sendable {
+    /// Where a relative `--config` or `--data` is resolved, and where `bots.json` is looked for.
+    var workingDirectory: URL
+    /// Where `{"env": …}` values of the configuration are looked up.
+    var variables: [String: String]
+    /// What the commands print for people (what runs, how to talk to it, `check`'s report).
+    var standardOutput: any LogOutput
+    /// Usage and configuration errors, and the logs.
+    var standardError: any LogOutput
+    /// Asks `run` and `sandbox` to stop; the signal watcher calls it when `watchesSignals`.
+    var shutdown: ShutdownRequest
+    /// Whether `run` and `sandbox` watch SIGINT/SIGTERM (a second signal exits the process at once).
+    var watchesSignals: Bool
+    /// The time source of the sessions and the embedded sandbox.
+    var clock: any ChatterClock
+    /// Makes the session that runs one bot.
+    var makeSession: @Sendable (BotLineup.Member, BotHost) -> any SupervisedBot
+    /// The person's typed lines, for `chat` (standard input, read on a thread of its own).
+    var standardInput: @Sendable () -> AsyncStream<String> = { StandardInputReader.lines() }
+    /// How `chat` colours what it prints on standard output: ANSI colours only on a terminal.
+    var standardOutputStyle: TerminalStyle = .plain
+
+    /// The process's own: its working directory and environment, standard output and error, signals.
+    static func process(makeSession: @escaping @Sendable (BotLineup.Member, BotHost) -> any SupervisedBot) -> CommandEnvironment {
+        CommandEnvironment(
+            workingDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true),
+            variables: ProcessInfo.processInfo.environment,
+            standardOutput: FileDescriptorLogOutput.standardOutput,
+            standardError: FileDescriptorLogOutput.standardError,
+            shutdown: ShutdownRequest(), watchesSignals: true, clock: SystemClock(), makeSession: makeSession,
+            standardOutputStyle: TerminalStyle.detect(fileDescriptor: 1, environment: ProcessInfo.processInfo.environment))
+    }
+
+    /// `path` made absolute against the working directory (`~` expanded).
+    func resolve(_ path: String) -> URL {
+        let expanded = (path as NSString).expandingTildeInPath
+        if expanded.hasPrefix("/") { return URL(fileURLWithPath: expanded).standardizedFileURL }
+        return workingDirectory.appendingPathComponent(expanded).standardizedFileURL
+    }
+}
+
+/// What every session of a `run` shares: the server, the data directory, the log and the clock.
+struct BotHost: Sendable {
+    var server: ChatterServerConfiguration
+    var dataDirectory: URL
+    var log: LogSink
+    var clock: any ChatterClock
+}

@@ -1,0 +1,26 @@
+import BotRuntime
+import ChatterBots
+
+/// What the terminal client's logic asks its I/O shell to do. The shell reports each outcome back as a
+/// `ChatInput` (for example `.send` → `.acknowledged` or `.sendFailed`).
+public enum ChatAction: Sendable, Hashable {
+    /// Send `message.send` and report the ack. Resent with the same `clientMessageId` after a reconnect.
+    case send(MessageSend)
+    /// Send `receipt.delivered`.
+    case markDelivered(ReceiptPosition)
+    /// Send `receipt.read`.
+    case markRead(ReceiptPosition)
+    /// Fetch the newest `limit` messages of a conversation before `beforeSeq` and report them as `.historyLoaded`.
+    case loadHistory(Conversation.ID, beforeSeq: Int, limit: Int)
+    /// Open (or create) the direct conversation with a friend and report it as `.conversationOpened`.
+    case openDirectConversation(with: User.ID)
+    /// Accept a friend request and report `.friendRequestAccepted`.
+    case acceptFriendRequest(FriendRequest.ID)
+    /// Fetch a user the screen has no name for and report `.userLoaded`.
+    case lookUpUser(User.ID)
+    /// After (re)connecting: reload the directory when `refreshDirectory`, then `sync.request` the given
+    /// conversations, page what `hasMore` leaves, and report each conversation as `.caughtUp`.
+    case catchUp(SyncRequest, refreshDirectory: Bool)
+    /// Close the connection and end the client.
+    case quit
+}

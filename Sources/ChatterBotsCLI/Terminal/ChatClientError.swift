@@ -1,0 +1,31 @@
+import BotRuntime
+import ChatterBots
+
+/// Why the terminal client stopped before the person asked it to; `description` says what to do.
+public enum ChatClientError: Error, Sendable, CustomStringConvertible {
+    /// The username or password was refused (`INVALID_CREDENTIALS`).
+    case invalidCredentials(username: String)
+    /// The client key was refused (`INVALID_CLIENT_KEY` or close 4002).
+    case clientKeyRejected
+    /// The server could not be reached to sign in.
+    case serverUnreachable(apiURL: String, description: String)
+    /// Signing in failed for another reason the server gave.
+    case signInFailed(description: String)
+    /// The device was signed out elsewhere (close 4003) and signing in again failed.
+    case sessionRevoked(description: String)
+
+    public var description: String {
+        switch self {
+        case .invalidCredentials(let username):
+            "the server refused the password for \"\(username)\": check --as and --password"
+        case .clientKeyRejected:
+            "the server refused the client key: check --client-key (or the server of the configuration)"
+        case .serverUnreachable(let apiURL, let description):
+            "cannot reach \(apiURL) (\(description)): is the server running? For the sandbox, start `example-bots run` first"
+        case .signInFailed(let description):
+            "signing in failed: \(description)"
+        case .sessionRevoked(let description):
+            "this device was signed out elsewhere and signing in again failed: \(description)"
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import BotRuntime
+import ChatterBots
+
+/// Everything that can change the terminal client's screen: what the person typed, what the server sent, and
+/// the results of the requests the client made for it (`ChatAction`). `ChatScreen.handle(_:)` takes one at a time.
+public enum ChatInput: Sendable, Hashable {
+    /// A line the person typed (without its line break).
+    case line(String)
+    /// The person's input ended (Ctrl-D): leave as `/quit` does.
+    case endOfInput
+    /// Signed in as `user`.
+    case signedIn(User)
+    /// Friends, pending requests and conversations as the REST API lists them (at start and after reconnecting).
+    case directoryLoaded(ChatDirectory)
+    /// The realtime session is ready (`session.ready`); pending messages can go out.
+    case connected
+    /// The realtime connection ended for `reason`; the client reconnects after `retryIn` (nil: it gave up).
+    case disconnected(reason: String, retryIn: Duration?)
+    /// A realtime event from the server.
+    case server(ServerEvent)
+    /// The recent messages of a conversation, ascending, after `ChatAction.loadHistory`.
+    case historyLoaded(Conversation.ID, [Message])
+    /// What a conversation gained while the socket was down (`sync.request` and the pages after it), ascending,
+    /// with every member's watermarks.
+    case caughtUp(Conversation.ID, messages: [Message], members: [MemberWatermarks])
+    /// The server stored a message sent with `ChatAction.send`.
+    case acknowledged(MessageAck)
+    /// The server refused a message for good (`reason` says why); it is not resent.
+    case sendFailed(ClientMessageID, reason: String)
+    /// The direct conversation `ChatAction.openDirectConversation` asked for.
+    case conversationOpened(Conversation)
+    /// A friend request was accepted through `ChatAction.acceptFriendRequest`.
+    case friendRequestAccepted(FriendRequestAccepted)
+    /// A user `ChatAction.lookUpUser` asked for.
+    case userLoaded(User)
+    /// A request made for the person failed; `message` says what and what to do.
+    case requestFailed(String)
+}

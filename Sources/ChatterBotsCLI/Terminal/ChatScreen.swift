@@ -1,0 +1,195 @@
+import BotRuntime
+import ChatterBots
+import Foundation
+
+/// The terminal client's logic, apart from all I/O: it takes one `ChatInput` at a time (a typed line, a server
+/// event, the result of a request) and returns the lines to print and the `ChatAction`s to carry out.
+///
+/// It keeps the conversations with their unread counts, the open conversation, friends and who of them is
+/// online, pending friend requests, who is typing, and the messages not yet acknowledged (resent with the same
+/// `clientMessageId` after every reconnect, so a drop never loses or doubles a message). `ChatClient` is the
+/// shell that feeds it; tests feed it directly.
+public struct ChatScreen: Sendable {
+    /// The signed-in person, once `.signedIn` arrived.
+    public internal(set) var me: User?
+    /// Whether the realtime session is up: messages go out at once, otherwise they wait for `.connected`.
+    public internal(set) var isConnected = false
+    /// The conversation plain lines are sent to.
+    public internal(set) var openConversationId: Conversation.ID?
+    /// Messages typed but not acknowledged yet, oldest first.
+    public internal(set) var pendingMessages: [MessageSend] = []
+    /// How many recent messages opening a conversation shows.
+    public let historyLimit: Int
+
+    var conversations: [Conversation.ID: ChatConversation] = [:]
+    /// The conversation numbers of `/open <n>`: set by `/list`, extended as conversations appear.
+    var listing: [Conversation.ID] = []
+    var users: [User.ID: User] = [:]
+    var friends: [User.ID: Friend] = [:]
+    var incomingRequests: [FriendRequest] = []
+    var outgoingRequests: [FriendRequest] = []
+    var online: Set<User.ID> = []
+    var hasPresenceSnapshot = false
+    /// Who is typing in the open conversation.
+    var typing: Set<User.ID> = []
+    var seenMessageIds: Set<Message.ID> = []
+    /// Messages of the open conversation printed since it was opened, so its history does not repeat them.
+    var printedSinceOpen: Set<Message.ID> = []
+    var editStamps: [Message.ID: Timestamp] = [:]
+    var deletedMessageIds: Set<Message.ID> = []
+    var requestedLookups: Set<User.ID> = []
+    var hasLoadedDirectory = false
+    var hasConnectedBefore = false
+    var hasQuit = false
+    let calendar: Calendar
+    let makeMessageID: @Sendable () -> ClientMessageID
+
+    /// The longest message body the service accepts.
+    public static let maximumBodyLength = 4096
+
+    /// - Parameters:
+    ///   - historyLimit: how many recent messages `/open` shows.
+    ///   - timeZone: the zone message times are shown in.
+    ///   - makeMessageID: the `clientMessageId` of each new message (random; fixed in tests).
+    public init(
+        historyLimit: Int = 20, timeZone: TimeZone = .current,
+        makeMessageID: @escaping @Sendable () -> ClientMessageID = { ClientMessageID.random() }
+    ) {
+        self.historyLimit = max(1, historyLimit)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        self.calendar = calendar
+        self.makeMessageID = makeMessageID
+    }
+
+    /// Whether the person asked to leave (`/quit` or the end of input).
+    public var hasEnded: Bool { hasQuit }
+
+    /// The unread count of a conversation (0 for the open one and for unknown ones).
+    public func unreadCount(in id: Conversation.ID) -> Int {
+        conversations[id]?.unread ?? 0
+    }
+
+    /// Who is typing in the open conversation, by username, sorted.
+    public var typingUsernames: [String] {
+        typing.map { name(of: $0) }.sorted()
+    }
+
+    /// Applies one input and returns what to print and do.
+    public mutating func handle(_ input: ChatInput) -> ChatUpdate {
+        var update = ChatUpdate()
+        switch input {
+        case .line(let line):
+            handleLine(line, into: &update)
+        case .endOfInput:
+            quit(into: &update)
+        case .signedIn(let user):
+            me = user
+            users[user.id] = user
+            update.lines.append(ScreenLine("Signed in as \(user.username) (\(user.displayName)).", tone: .notice))
+        case .directoryLoaded(let directory):
+            loadDirectory(directory, into: &update)
+        case .connected:
+            connected(into: &update)
+        case .disconnected(let reason, let retryIn):
+            isConnected = false
+            typing = []
+            let next = retryIn.map { "reconnecting in \(Self.describe($0))" } ?? "not reconnecting"
+            update.lines.append(ScreenLine("Connection lost (\(reason)); \(next). Messages you type are kept until it is back.", tone: .status))
+        case .server(let event):
+            handleServerEvent(event, into: &update)
+        case .historyLoaded(let id, let messages):
+            showHistory(messages, of: id, into: &update)
+        case .caughtUp(let id, let messages, let members):
+            catchUp(id, messages: messages, members: members, into: &update)
+        case .acknowledged(let ack):
+            acknowledge(ack, into: &update)
+        case .sendFailed(let clientMessageId, let reason):
+            guard let index = pendingMessages.firstIndex(where: { $0.clientMessageId == clientMessageId }) else { break }
+            let message = pendingMessages.remove(at: index)
+            update.lines.append(ScreenLine(
+                "✗ Not sent: \"\(Self.excerpt(message.content.body ?? ""))\": \(reason)", tone: .error))
+        case .conversationOpened(let conversation):
+            addConversation(conversation)
+            open(conversation.id, into: &update)
+        case .friendRequestAccepted(let accepted):
+            friendshipStarted(accepted, into: &update)
+        case .userLoaded(let user):
+            users[user.id] = user
+            if let friend = friends[user.id] { friends[user.id] = Friend(user: user, since: friend.since) }
+        case .requestFailed(let message):
+            update.lines.append(ScreenLine(message, tone: .error))
+        }
+        return update
+    }
+
+    // MARK: Connection
+
+    private mutating func connected(into update: inout ChatUpdate) {
+        isConnected = true
+        update.lines.append(ScreenLine(
+            hasConnectedBefore ? "Reconnected." : "Connected: messages arrive live. Type /help for the commands.",
+            tone: .status))
+        let known = Dictionary(uniqueKeysWithValues: conversations.values.map { ($0.id, $0.contiguousSeq) })
+        // Reload the directory after a reconnect (events were missed), or when the first load failed.
+        update.actions.append(.catchUp(
+            SyncRequest(conversations: known), refreshDirectory: hasConnectedBefore || !hasLoadedDirectory))
+        hasConnectedBefore = true
+        update.actions += pendingMessages.map { .send($0) }
+    }
+
+    mutating func quit(into update: inout ChatUpdate) {
+        guard !hasQuit else { return }
+        hasQuit = true
+        if !pendingMessages.isEmpty {
+            update.lines.append(ScreenLine(
+                "\(pendingMessages.count) message\(pendingMessages.count == 1 ? " was" : "s were") not acknowledged and may not have been sent.",
+                tone: .error))
+        }
+        update.lines.append(ScreenLine("Bye.", tone: .notice))
+        update.actions.append(.quit)
+    }
+
+    // MARK: Conversations
+
+    /// Adds or refreshes a conversation from the server, keeping what this screen saw (seq, unread, receipts).
+    /// Returns true when it is new.
+    @discardableResult
+    mutating func addConversation(_ conversation: Conversation) -> Bool {
+        if var known = conversations[conversation.id] {
+            known.conversation = conversation
+            conversations[conversation.id] = known
+            return false
+        }
+        var entry = ChatConversation(conversation, me: me?.id)
+        if let last = conversation.lastMessage {
+            entry.preview = preview(of: last)
+            seenMessageIds.insert(last.id)
+        }
+        if conversation.id == openConversationId { entry.unread = 0 }
+        conversations[conversation.id] = entry
+        if !listing.contains(conversation.id) { listing.append(conversation.id) }
+        return true
+    }
+
+    /// The number `/open` knows a conversation by, giving it the next one when it has none.
+    mutating func number(of id: Conversation.ID) -> Int {
+        if let index = listing.firstIndex(of: id) { return index + 1 }
+        listing.append(id)
+        return listing.count
+    }
+
+    func sortedConversations() -> [ChatConversation] {
+        conversations.values.sorted {
+            $0.lastActivity != $1.lastActivity ? $0.lastActivity > $1.lastActivity : $0.id < $1.id
+        }
+    }
+
+    /// Asks for the users among `ids` the screen has no name for (once each).
+    mutating func lookUpUnknown(_ ids: [User.ID], into update: inout ChatUpdate) {
+        for id in ids where users[id] == nil && !requestedLookups.contains(id) {
+            requestedLookups.insert(id)
+            update.actions.append(.lookUpUser(id))
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import BotRuntime
+import ChatterBots
+import Foundation
+
+/// Carries out what `ChatScreen` asks for, with real I/O: it owns the screen and the current connection, shows
+/// lines, and turns each `ChatAction` into a request whose outcome comes back to the client's loop as an event.
+/// Runs inside that one loop, so the screen is never touched concurrently.
+struct ChatShell {
+    /// What the client's loop reacts to.
+    enum Event: Sendable {
+        /// An input for the screen.
+        case input(ChatInput)
+        /// A realtime session is ready.
+        case opened(ChatterRealtimeConnection)
+        /// The current realtime session ended (the connection task reconnects).
+        case closed
+        /// The client cannot go on.
+        case stopped(ChatClientError)
+    }
+
+    /// A message to send on a connection, in the order the person typed it.
+    struct Outbound: Sendable {
+        var connection: ChatterRealtimeConnection
+        var message: MessageSend
+    }
+
+    var screen: ChatScreen
+    var connection: ChatterRealtimeConnection?
+    /// Receipts the screen produced while no socket was open, the latest per conversation and kind; sent by
+    /// `flushReceipts()` once a session is ready, since the screen already counts them as sent.
+    var pendingReceipts: [ReceiptKey: ReceiptPosition] = [:]
+
+    struct ReceiptKey: Hashable {
+        var conversationId: Conversation.ID
+        var isRead: Bool
+    }
+    let rest: ChatterRESTClient
+    let events: AsyncStream<Event>.Continuation
+    let outbound: AsyncStream<Outbound>.Continuation
+    let display: @Sendable ([ScreenLine]) -> Void
+
+    /// Sends a receipt now, or keeps it for the next session when no socket is open.
+    private mutating func sendReceipt(_ position: ReceiptPosition, isRead: Bool) {
+        guard let connection else {
+            let key = ReceiptKey(conversationId: position.conversationId, isRead: isRead)
+            if (pendingReceipts[key]?.seq ?? 0) < position.seq { pendingReceipts[key] = position }
+            return
+        }
+        let request: ClientRequest = isRead ? .receiptRead(position) : .receiptDelivered(position)
+        Task { try? await connection.send(request) }
+    }
+
+    /// Sends the receipts kept while disconnected; call when a session opens.
+    mutating func flushReceipts() {
+        let pending = pendingReceipts
+        pendingReceipts = [:]
+        for (key, position) in pending { sendReceipt(position, isRead: key.isRead) }
+    }
+
+    /// Gives the screen one input, shows its lines, and carries out its actions.
+    mutating func apply(_ input: ChatInput) {
+        let update = screen.handle(input)
+        if !update.lines.isEmpty { display(update.lines) }
+        for action in update.actions { perform(action) }
+    }
+
+    private mutating func perform(_ action: ChatAction) {
+        let rest = rest
+        let events = events
+        switch action {
+        case .send(let message):
+            // Without a connection the message stays pending in the screen and goes out on `.connected`.
+            guard let connection else { return }
+            outbound.yield(Outbound(connection: connection, message: message))
+        case .markDelivered(let position):
+            sendReceipt(position, isRead: false)
+        case .markRead(let position):
+            sendReceipt(position, isRead: true)
+        case .loadHistory(let id, let beforeSeq, let limit):
+            Task {
+                do {
+                    let page = try await rest.messages(in: id, beforeSeq: max(1, beforeSeq), limit: limit)
+                    events.yield(.input(.historyLoaded(id, page.messages.reversed())))
+                } catch {
+                    events.yield(.input(.requestFailed("Could not load the messages: \(error)")))
+                }
+            }
+        case .openDirectConversation(let userId):
+            Task {
+                do {
+                    events.yield(.input(.conversationOpened(try await rest.directConversation(with: userId))))
+                } catch {
+                    events.yield(.input(.requestFailed("Could not open the conversation: \(error)")))
+                }
+            }
+        case .acceptFriendRequest(let requestId):
+            Task {
+                do {
+                    events.yield(.input(.friendRequestAccepted(try await rest.acceptFriendRequest(requestId))))
+                } catch {
+                    events.yield(.input(.requestFailed("Could not accept the friend request: \(error)")))
+                }
+            }
+        case .lookUpUser(let userId):
+            // A name is a nicety: without it the screen shows a short id.
+            Task {
+                if let user = try? await rest.user(userId) { events.yield(.input(.userLoaded(user))) }
+            }
+        case .catchUp(let request, let refreshDirectory):
+            let connection = connection
+            Task { await Self.catchUp(request, refreshDirectory: refreshDirectory, connection: connection, rest: rest, events: events) }
+        case .quit:
+            break  // the loop ends once the screen says so
+        }
+    }
+
+    /// The directory when asked, then what the conversations gained since the given `seq`s: `sync.request`,
+    /// and REST pages while `hasMore`.
+    private static func catchUp(
+        _ request: SyncRequest, refreshDirectory: Bool, connection: ChatterRealtimeConnection?, rest: ChatterRESTClient,
+        events: AsyncStream<Event>.Continuation
+    ) async {
+        if refreshDirectory {
+            do {
+                events.yield(.input(.directoryLoaded(try await loadDirectory(rest))))
+            } catch {
+                events.yield(.input(.requestFailed("Could not refresh your conversations: \(error)")))
+            }
+        }
+        guard let connection, !request.conversations.isEmpty else { return }
+        do {
+            let response = try await connection.sync(request)
+            for (id, sync) in response.conversations {
+                var messages = sync.messages
+                var hasMore = sync.hasMore
+                while hasMore {
+                    let after = messages.last?.seq ?? request.conversations[id] ?? 0
+                    let page = try await rest.messages(in: id, afterSeq: after, limit: 100)
+                    messages += page.messages
+                    hasMore = page.hasMore && !page.messages.isEmpty
+                }
+                events.yield(.input(.caughtUp(id, messages: messages, members: sync.members)))
+            }
+        } catch let error as RealtimeError {
+            switch error {
+            case .closed, .cancelled:
+                return  // caught up again after the reconnect
+            default:
+                events.yield(.input(.requestFailed("Could not fetch the messages missed while offline: \(error)")))
+            }
+        } catch {
+            events.yield(.input(.requestFailed("Could not fetch the messages missed while offline: \(error)")))
+        }
+    }
+
+    /// Friends, friend requests and every conversation (paged by `updatedSince`).
+    static func loadDirectory(_ rest: ChatterRESTClient) async throws -> ChatDirectory {
+        async let friends = rest.friends()
+        async let requests = rest.friendRequests()
+        var conversations: [Conversation] = []
+        var seen: Set<Conversation.ID> = []
+        var since: Timestamp?
+        while true {
+            let page = try await rest.conversations(updatedSince: since)
+            for conversation in page where seen.insert(conversation.id).inserted { conversations.append(conversation) }
+            guard page.count >= 100, let last = page.last?.updatedAt, last != since else { break }
+            since = last
+        }
+        let pending = try await requests
+        return ChatDirectory(
+            friends: try await friends, incomingRequests: pending.incoming, outgoingRequests: pending.outgoing,
+            conversations: conversations)
+    }
+}
