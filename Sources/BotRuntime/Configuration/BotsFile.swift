@@ -16,7 +16,7 @@ public struct BotsFile: Sendable, Equatable, Codable {
     }
 
     /// How fast a bot may send, as written: `"off"`, or `{"perSecond": …, "burst": …}` where a missing field takes
-    /// the default's (`SendPacer.Configuration.conservative`).
+    /// the default's (`SendPacing.conservative`).
     public enum SendPacing: Sendable, Equatable {
         /// No pacing: frames go out as fast as the connection takes them (a 4008 or `RATE_LIMITED` still pauses).
         case off
@@ -24,13 +24,13 @@ public struct BotsFile: Sendable, Equatable, Codable {
         case paced(perSecond: Double?, burst: Int?)
 
         /// The pacer's configuration; nil for `off`.
-        public var configuration: SendPacer.Configuration? {
+        public var configuration: ChatterBots.SendPacing? {
             switch self {
             case .off:
                 return nil
             case .paced(let perSecond, let burst):
-                let defaults = SendPacer.Configuration.conservative
-                return SendPacer.Configuration(
+                let defaults = ChatterBots.SendPacing.conservative
+                return ChatterBots.SendPacing(
                     sendsPerSecond: perSecond ?? defaults.sendsPerSecond, burst: burst ?? defaults.burst)
             }
         }

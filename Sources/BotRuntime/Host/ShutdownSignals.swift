@@ -5,7 +5,7 @@ import Synchronization
 /// What to do on SIGINT/SIGTERM: the first one asks for a graceful shutdown, any later one ends the process at once
 /// with the shell's code for death by that signal (128 + its number: 130 for SIGINT, 143 for SIGTERM), so an
 /// impatient operator pressing Ctrl-C twice never waits.
-public struct ShutdownSignalState: Sendable, Equatable {
+package struct ShutdownSignalState: Sendable, Equatable {
     /// The response to one signal.
     public enum Action: Sendable, Equatable {
         /// Stop gracefully: no new work, finish what is running within the deadline.

@@ -11,7 +11,7 @@ import Foundation
 /// | 4002 | stop the bot: configuration error (client key) |
 /// | 4003 | clear the device's session data, sign in once afresh, stop if that fails |
 /// | 4008 | reconnect after the seconds in the close reason |
-public enum CloseCodeReaction: Sendable, Equatable {
+package enum CloseCodeReaction: Sendable, Equatable {
     /// Reconnect after the next backoff delay.
     case reconnectWithBackoff
     /// The access token is invalid or expired: refresh it, then reconnect.

@@ -7,7 +7,7 @@ import Foundation
 ///
 /// A plain value: events in, actions out, time passed in with every event. The owner wakes at `nextDeadline`
 /// and reports `.tick(now:)`. Use one monitor per connection (or send `.ready` again for a new one).
-public struct HeartbeatMonitor: Sendable {
+package struct HeartbeatMonitor: Sendable {
     /// The ping interval when the server does not give a usable one.
     public static let defaultInterval: Duration = .seconds(25)
     /// How long a ping may wait for its pong before the connection counts as dead.

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// A plain value with time passed in: the outbox asks `requestSend(now:)` before each frame and sleeps on the
 /// injected clock until the instant it is given.
-public struct SendPacer: Sendable {
+package struct SendPacer: Sendable {
     /// Bucket size and refill rate, as a bot's configuration gives them.
     public typealias Configuration = SendPacing
 

@@ -12,7 +12,7 @@ import Foundation
 ///   `.closeConnection`. A new `.connect` is only ever emitted after the previous connection's `.closed`, so
 ///   a bot never holds two connections.
 /// - After every `handle`, the actor arranges to report `.timerFired` at `nextDeadline` (when not nil).
-public struct SessionLifecycle: Sendable {
+package struct SessionLifecycle: Sendable {
     /// Where the session is.
     public enum State: Sendable, Equatable {
         /// Created, not started.

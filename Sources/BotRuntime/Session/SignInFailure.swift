@@ -1,7 +1,7 @@
 import Foundation
 
 /// How a bot signs in: design.md point 1 (refresh first, then a password login that keeps the stored deviceId).
-public enum SignInMethod: Sendable, Equatable, CustomStringConvertible {
+package enum SignInMethod: Sendable, Equatable, CustomStringConvertible {
     /// `POST /auth/refresh` with the stored refresh token.
     case refreshToken
     /// `POST /auth/login` with the bot's username and password, passing the stored `deviceId` when there is one,

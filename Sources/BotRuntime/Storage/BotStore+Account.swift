@@ -3,7 +3,7 @@ import Foundation
 import SQLite
 
 /// What `BotStore.wipeAccountData()` deleted, for the log.
-public struct AccountDataWipe: Sendable, Equatable, CustomStringConvertible {
+package struct AccountDataWipe: Sendable, Equatable, CustomStringConvertible {
     public var outboxEntries: Int
     public var stateValues: Int
     public var conversations: Int

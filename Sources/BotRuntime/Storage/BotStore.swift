@@ -32,7 +32,7 @@ import Darwin
 ///   clientMessageId and acknowledged again. `docs/storage.md` lists every case.
 /// `FULL` would fsync the log at every (group) commit to close that window; pass `synchronous: .full` where
 /// a power loss must not even repeat work.
-public final class BotStore: Sendable {
+package final class BotStore: Sendable {
     /// The path of the store's database file.
     public let path: String
     let queue: DatabaseQueue

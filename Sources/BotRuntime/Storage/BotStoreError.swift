@@ -6,7 +6,7 @@ import SQLite
 /// Unit refusals (`alreadyHandled`, `outOfOrder`, `unknownConversation`, `occurrenceNotClaimed`) leave the
 /// unit without any effect and other units of the same group commit unaffected. `storage` means SQLite
 /// itself failed (disk full, I/O error, closed database): nothing of the operation was written.
-public enum BotStoreError: Error, CustomStringConvertible {
+package enum BotStoreError: Error, CustomStringConvertible {
     /// The database failed during `operation`; `underlying` is the SQLite module's error (an ``SQLiteError``
     /// with its result codes, or a ``DatabaseError``). Nothing of the operation was written.
     case storage(operation: String, underlying: any Error)

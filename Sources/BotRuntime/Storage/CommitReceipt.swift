@@ -1,7 +1,7 @@
 import ChatterBots
 
 /// What committing one ``UnitOfWork`` stored.
-public struct CommitReceipt: Hashable, Sendable {
+package struct CommitReceipt: Hashable, Sendable {
     /// The unit's outbox entries in send order, as stored. A send whose clientMessageId was already in the
     /// outbox is the existing entry, unchanged (possibly already acknowledged: then do not send it again).
     public var outboxEntries: [OutboxEntry]

@@ -5,7 +5,7 @@ import ChatterBots
 /// `contiguousSeq` is what `sync.request` sends: every message up to it has been handled, or passed over
 /// (the bot's own messages, skipped history). Messages above it that arrived early are parked until the gap
 /// before them is filled.
-public struct ConversationCursor: Hashable, Sendable {
+package struct ConversationCursor: Hashable, Sendable {
     public var conversationId: Conversation.ID
     /// The highest seq such that every message at or below it was handled or passed over.
     public var contiguousSeq: Int

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// For multi-step exchanges ("When should I remind you?" → "What about?"). An expired dialog reads as
 /// absent, so an abandoned exchange does not trap the user.
-public struct DialogState: Hashable, Sendable {
+package struct DialogState: Hashable, Sendable {
     /// Which dialog is running.
     public var name: String
     /// Where it is.

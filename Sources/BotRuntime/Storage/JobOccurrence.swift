@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The pair (job id, occurrence) names the run: sends made while running it get clientMessageIds derived
 /// from `job:<id>@<occurrence>`, so a run repeated after a crash sends nothing twice.
-public struct JobOccurrence: Hashable, Sendable {
+package struct JobOccurrence: Hashable, Sendable {
     /// The job, with status `running`.
     public var job: ScheduledJobRecord
     /// The occurrence number, from 1.

@@ -2,7 +2,7 @@ import ChatterBots
 
 /// What to do with an incoming message, as ``BotStore/admit(_:bot:)`` decides from the durable cursor, the
 /// parked messages and the messages already handed out.
-public enum MessageAdmission: Hashable, Sendable {
+package enum MessageAdmission: Hashable, Sendable {
     /// The next message of its conversation: it is now handed out. Handle it and commit a unit for it.
     case deliver
     /// It arrived ahead of a gap and waits in the store's memory: the store hands it out (in the `released` of the
@@ -19,7 +19,7 @@ public enum MessageAdmission: Hashable, Sendable {
 }
 
 /// What ``BotStore/markAcked(_:)`` did with one `message.ack`.
-public enum AckOutcome: Hashable, Sendable {
+package enum AckOutcome: Hashable, Sendable {
     /// The pending (or failed) entry is now acknowledged.
     case acknowledged
     /// The entry was already acknowledged (a repeated ack): nothing changed.
@@ -30,7 +30,7 @@ public enum AckOutcome: Hashable, Sendable {
 }
 
 /// What ``BotStore/admit(_:bot:)`` decided for a batch of incoming messages.
-public struct AdmissionReport: Hashable, Sendable {
+package struct AdmissionReport: Hashable, Sendable {
     /// One admission per message, in the order given.
     public var admissions: [MessageAdmission]
     /// Parked messages that now follow the delivered ones without a gap (this batch closed the gap before
@@ -44,7 +44,7 @@ public struct AdmissionReport: Hashable, Sendable {
 }
 
 /// What ``BotStore/markAcked(_:)`` did with a batch of acks.
-public struct AckReport: Hashable, Sendable {
+package struct AckReport: Hashable, Sendable {
     /// One outcome per ack, in the order given.
     public var outcomes: [AckOutcome]
     /// Parked messages handed out because an acknowledged seq closed the gap before them, in seq order per

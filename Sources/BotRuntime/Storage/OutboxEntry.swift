@@ -9,7 +9,7 @@ import Foundation
 ///
 /// Copies share their fields until one of them changes: the sender's queues and in-flight table hold entries by
 /// value, and a copy is then one reference instead of a dozen fields.
-public struct OutboxEntry: Hashable, Sendable, Identifiable {
+package struct OutboxEntry: Hashable, Sendable, Identifiable {
     private var storage: Storage
 
     /// The idempotency key, unique in the outbox.

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// The store keeps the repeat rule as opaque JSON: the caller computes each next due time from it (in the
 /// job's time zone) and passes it when an occurrence completes.
-public struct ScheduledJobRecord: Hashable, Sendable, Identifiable {
+package struct ScheduledJobRecord: Hashable, Sendable, Identifiable {
     public var id: ScheduledJob.ID
     /// What kind of job it is: which handler runs it.
     public var name: String
@@ -77,7 +77,7 @@ public struct ScheduledJobRecord: Hashable, Sendable, Identifiable {
 }
 
 /// A job to add to the schedule.
-public struct NewScheduledJob: Hashable, Sendable {
+package struct NewScheduledJob: Hashable, Sendable {
     /// The job's id; adding a job whose id exists changes nothing, so a derived id makes adding idempotent.
     public var id: ScheduledJob.ID
     public var name: String

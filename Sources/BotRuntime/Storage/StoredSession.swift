@@ -6,7 +6,7 @@ import Foundation
 /// A bot is ONE device for its whole life: the runtime signs in again with `deviceId` (refresh first, then
 /// `POST /auth/login` passing it), so restarts never create devices. The tokens are secrets; the store file
 /// is readable by its owner only.
-public struct StoredSession: Hashable, Sendable {
+package struct StoredSession: Hashable, Sendable {
     public var userId: User.ID
     public var deviceId: Device.ID
     public var accessToken: String
@@ -41,7 +41,7 @@ public struct StoredSession: Hashable, Sendable {
 ///
 /// The history explains why a bot that should be one device for life has had several: each revocation
 /// forces a fresh login, which creates a new device.
-public struct DeviceRecord: Hashable, Sendable {
+package struct DeviceRecord: Hashable, Sendable {
     public var deviceId: Device.ID
     public var userId: User.ID
     public var firstSavedAt: Date

@@ -10,7 +10,7 @@ import SQLite
 /// Sends get clientMessageIds derived from the trigger and their index, so running the same trigger again
 /// (after a crash, or a power loss that undid the commit) produces the same ids and the service creates no
 /// second message. Reads through ``BotStore`` with `overlaying: unit` see the unit's own pending writes.
-public struct UnitOfWork: Sendable {
+package struct UnitOfWork: Sendable {
     /// What the unit is the effect of.
     public enum Trigger: Hashable, Sendable {
         /// Handling an incoming message: the commit marks it handled (seen, cursor advanced, unparked).
