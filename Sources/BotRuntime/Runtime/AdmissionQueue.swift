@@ -23,6 +23,9 @@ final class AdmissionQueue: Sendable {
         case conversations([Conversation], ConversationReport, trace: String)
         /// `conversation.removed`, or a conversation the sync no longer returns.
         case removed(Conversation.ID, trace: String)
+        /// The store refused a unit of the conversation: forget what was handed out and not committed, and fetch
+        /// its messages again from the store's contiguous seq (after marking `passingOver` handled, when given).
+        case rewind(Conversation.ID, passingOver: Message?)
         /// Runs once everything before it was processed.
         case barrier(@Sendable () -> Void)
     }
@@ -144,9 +147,36 @@ final class AdmissionQueue: Sendable {
             } catch {
                 log.error("could not record the removal of conversation \(id): \(error)", trace: trace)
             }
+        case .rewind(let conversation, let message):
+            await rewind(conversation, passingOver: message)
         case .barrier(let done):
             done()
         }
+    }
+
+    /// Goes on with a conversation from what the store holds, after it refused one of its units.
+    private func rewind(_ conversation: Conversation.ID, passingOver message: Message?) async {
+        let lane = HandlerLane.conversation(conversation)
+        if let message, let bot = services.identity?.userId {
+            services.commits.submit(
+                UnitOfWork(handling: message, bot: bot, traceID: message.id.rawValue, derivation: services.store.clientMessageIDDerivation),
+                in: lane, trace: message.id.rawValue, epoch: services.dispatcher.epoch(of: conversation))
+            await services.commits.waitUntilDrained(lane)
+        }
+        let contiguous: Int?
+        do {
+            let rewound = try await services.store.rewind(conversation)
+            contiguous = rewound.contiguousSeq
+            SessionServices.dispatch(rewound.released, to: services.dispatcher)
+        } catch {
+            log.error("could not rewind the conversation after a refused unit: \(error); the next sync goes on from the store", [
+                "conversation": conversation.rawValue,
+            ])
+            return
+        }
+        guard let contiguous else { return }
+        // Not awaited here: the backfill waits for this queue to process each page.
+        Task(executorPreference: SessionExecutor.preferred) { await self.backfill(conversation, after: contiguous) }
     }
 
     // MARK: - Messages

@@ -43,6 +43,8 @@ public struct BotRuntimeEnvironment: Sendable {
     /// repeated `clientMessageId` into the same message for 24 hours, so an entry first sent longer ago is failed
     /// with `OutgoingMessageExpired` instead of risking a duplicate. An entry never sent is not limited.
     public var outboxResendWindow: Duration
+    /// Failures tests inject into the bots' stores; nil outside tests.
+    var storeFaults: StoreFaults?
     /// The reconnect backoff (1, 2, 4, 8, 16, 30 s, ±20 %).
     public var reconnectPolicy: ReconnectPolicy
     /// The longest a connection may take to open.

@@ -40,6 +40,8 @@ public actor BotSession {
         case started
         /// The bot cannot go on (its storage failed).
         case fatal(BotStopReason)
+        /// The store refused a unit of the conversation: it goes on from what the store holds.
+        case rewind(Conversation.ID, passingOver: Message?)
     }
 
     /// The connection held between `.opened` and its `.closed`.
@@ -136,7 +138,7 @@ public actor BotSession {
             store = try await BotStore.open(
                 path: environment.storeURL(forBot: name).path, clock: environment.clock,
                 synchronous: environment.storeSynchronousMode, dormancy: environment.storeDormancy,
-                workers: environment.storeWorkers)
+                workers: environment.storeWorkers, faults: environment.storeFaults)
         } catch {
             log.error("cannot open the bot's store: \(error)")
             return finish(.storageFailed("\(environment.storeURL(forBot: name).path): \(error)"))
@@ -153,7 +155,8 @@ public actor BotSession {
         inputs = continuation
         let services = SessionServices(
             configuration: configuration, bot: bot, environment: environment, store: store, log: log, metrics: metrics,
-            identity: stored.map { SessionServices.Identity(userId: $0.userId, deviceId: $0.deviceId) }
+            identity: stored.map { SessionServices.Identity(userId: $0.userId, deviceId: $0.deviceId) },
+            onRewind: { conversation, passingOver in continuation.yield(.rewind(conversation, passingOver: passingOver)) }
         ) { reason in
             continuation.yield(.fatal(reason))
         }
@@ -298,6 +301,8 @@ public actor BotSession {
         case .fatal(let reason):
             if stopReason == nil { stopReason = reason }
             perform(lifecycle.handle(.stopRequested, now: environment.clock.now, random: &random))
+        case .rewind(let conversation, let message):
+            admission?.submit(.rewind(conversation, passingOver: message))
         }
         rearmTimer()
         updateState()

@@ -51,6 +51,12 @@ struct ConversationSequencer: Sendable {
         own.removeFirst(own.prefix { $0 <= raised }.count)
     }
 
+    /// Forgets what it knew of the contiguous seq: the conversation was rewound to the store's truth, which the
+    /// lane asks for before its next message. The bot's own acknowledged messages stay known.
+    mutating func forgetContiguous() {
+        contiguous = nil
+    }
+
     /// The bot's own message at `seq` was passed over by the store.
     mutating func noteOwn(_ seq: Int) {
         guard let contiguous else { return }

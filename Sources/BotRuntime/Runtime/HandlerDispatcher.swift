@@ -74,6 +74,13 @@ final class HandlerDispatcher: Sendable {
             return item
         }
 
+        /// Drops the queued messages, keeping other work (edits) in order.
+        mutating func removeQueuedMessages() {
+            items = items[head...].filter { if case .message = $0 { false } else { true } }
+            head = 0
+            isBlocked = false
+        }
+
         mutating func removeQueued() -> Int {
             let dropped = items.count - head
             items = []
@@ -124,6 +131,8 @@ final class HandlerDispatcher: Sendable {
         var watchdog: (deadline: Date, generation: UInt64, task: Task<Void, Never>)?
         var watchdogGeneration: UInt64 = 0
         var sequencers: [Conversation.ID: ConversationSequencer] = [:]
+        /// How many times each conversation was rewound (see ``rewind(_:ifEpoch:)``).
+        var epochs: [Conversation.ID: UInt64] = [:]
 
         var isIdle: Bool { activeWorkers == 0 && lanes.values.allSatisfy { $0.count == 0 } }
 
@@ -270,6 +279,28 @@ final class HandlerDispatcher: Sendable {
         if let (lane, id, task) = start { spawnWorker(lane, id: id, task: task) }
     }
 
+    /// The rewind epoch of `conversation`: work taken from its lane carries it in its ``HandlerRun``.
+    func epoch(of conversation: Conversation.ID) -> UInt64 {
+        state.withLock { $0.epochs[conversation] ?? 0 }
+    }
+
+    /// The store refused a unit of `conversation` taken at `epoch`: unless the conversation was rewound since,
+    /// starts a new epoch, drops its queued messages (they come again from the store's truth) and forgets its
+    /// contiguous seq, so that its next message waits until the store says it is next. Returns whether it rewound.
+    func rewind(_ conversation: Conversation.ID, ifEpoch epoch: UInt64) -> Bool {
+        let lane = HandlerLane.conversation(conversation)
+        return state.withLock { state in
+            guard (state.epochs[conversation] ?? 0) == epoch else { return false }
+            state.epochs[conversation] = epoch + 1
+            state.sequencers[conversation, default: ConversationSequencer()].forgetContiguous()
+            if var current = state.lanes.removeValue(forKey: lane) {
+                current.removeQueuedMessages()
+                state.lanes[lane] = current
+            }
+            return true
+        }
+    }
+
     /// How many items wait in `lane` (queued, not running).
     func backlog(of lane: HandlerLane) -> Int {
         state.withLock { $0.lanes[lane]?.count ?? 0 }
@@ -392,7 +423,9 @@ final class HandlerDispatcher: Sendable {
                 if case .conversation(let conversation) = lane { drained = (runner, conversation) }
                 return nil
             }
-            let run = HandlerRun()
+            let conversationEpoch: UInt64
+            if case .conversation(let conversation) = lane { conversationEpoch = state.epochs[conversation] ?? 0 } else { conversationEpoch = 0 }
+            let run = HandlerRun(epoch: conversationEpoch)
             let deadline = clock.now.addingTimeInterval(timeout.timeInterval)
             state.running[id] = Running(lane: lane, work: work, run: run, deadline: deadline, task: task)
             if state.watchdog.map({ deadline < $0.deadline }) ?? true { armWatchdog = deadline }

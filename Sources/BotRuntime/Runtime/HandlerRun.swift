@@ -8,6 +8,13 @@ final class HandlerRun: Sendable {
 
     private let phase = Mutex(Phase.running)
     private let context = Mutex<ObjectIdentifier?>(nil)
+    /// The rewind epoch of the conversation when the work was taken (``HandlerDispatcher/rewind(_:ifEpoch:)``): a
+    /// refusal of a unit from an older epoch is expected, since the conversation was already rewound past it.
+    let epoch: UInt64
+
+    init(epoch: UInt64 = 0) {
+        self.epoch = epoch
+    }
 
     /// The context the handler runs with, so that what it left behind (a typing indicator) can be cleared when
     /// it is abandoned.

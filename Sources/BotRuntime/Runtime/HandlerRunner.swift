@@ -230,7 +230,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
                 UnitOfWork(
                     handling: message, bot: identity.userId, traceID: work.trace, derivation: services.store.clientMessageIDDerivation),
                 in: .conversation(message.conversationId),
-                trace: work.trace)
+                trace: work.trace, epoch: run.epoch)
         case .job(let occurrence):
             let next = nextDueDate(after: occurrence, trace: work.trace)
             services.commits.submit(
@@ -241,7 +241,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             services.commits.submit(
                 RuntimeBotContext.unitRecording(
                     MessageUpdateFingerprint(message), of: message, after: handled, bot: identity.userId, trace: work.trace),
-                in: .conversation(message.conversationId), trace: work.trace)
+                in: .conversation(message.conversationId), trace: work.trace, epoch: run.epoch)
         case .event:
             break
         }

@@ -14,10 +14,14 @@ import Synchronization
 final class LaneCommitter: Sendable {
     /// Where a commit's results go: the session routes receipts (outbox, read receipts, released messages).
     typealias Route = @Sendable (CommitReceipt, UnitOfWork) -> Void
+    /// Where a refused unit goes (other than one already handled): the session rewinds its conversation. The
+    /// epoch is the one its work was taken at.
+    typealias Refusal = @Sendable (UnitOfWork, BotStoreError, _ epoch: UInt64) -> Void
 
     private struct Queued: Sendable {
         var unit: UnitOfWork
         var trace: String
+        var epoch: UInt64
     }
 
     private typealias Pending = LaneCommitQueue<Queued>.Pending
@@ -46,31 +50,34 @@ final class LaneCommitter: Sendable {
     private let log: SessionLog
     private let metrics: SessionMetrics
     private let route: Route
+    private let onRefusal: Refusal
     private let onFatal: @Sendable (BotStopReason, [ClientMessageID], BotStoreError) -> Void
     private let state = Mutex(State())
 
     init(
         store: BotStore, clock: any ChatterClock, log: SessionLog, metrics: SessionMetrics, route: @escaping Route,
-        onFatal: @escaping @Sendable (BotStopReason, [ClientMessageID], BotStoreError) -> Void
+        onRefusal: @escaping Refusal, onFatal: @escaping @Sendable (BotStopReason, [ClientMessageID], BotStoreError) -> Void
     ) {
         self.store = store
         self.clock = clock
         self.log = log
         self.metrics = metrics
         self.route = route
+        self.onRefusal = onRefusal
         self.onFatal = onFatal
     }
 
-    /// Queues `unit` for commit after everything queued before it in `lane`; returns its ticket.
+    /// Queues `unit` for commit after everything queued before it in `lane`; returns its ticket. `epoch` is the
+    /// rewind epoch its work was taken at (``HandlerRun/epoch``).
     @discardableResult
-    func submit(_ unit: UnitOfWork, in lane: HandlerLane, trace: String) -> UInt64 {
+    func submit(_ unit: UnitOfWork, in lane: HandlerLane, trace: String, epoch: UInt64 = 0) -> UInt64 {
         let (ticket, start) = state.withLock { state -> (UInt64, Bool) in
             state.nextTicket += 1
             let ticket = state.nextTicket
             guard !state.isStopped else { return (ticket, false) }
             // Taken out of the dictionary while changed, so that its arrays are not copied.
             var queue = state.queues.removeValue(forKey: lane) ?? Queue()
-            let start = queue.units.submit(Queued(unit: unit, trace: trace), ticket: ticket)
+            let start = queue.units.submit(Queued(unit: unit, trace: trace, epoch: epoch), ticket: ticket)
             state.queues[lane] = queue
             return (ticket, start)
         }
@@ -189,6 +196,7 @@ final class LaneCommitter: Sendable {
                         route(receipt, pending.unit.unit)
                     case .failure(let error):
                         report(error, trace: pending.unit.trace)
+                        if case .alreadyHandled = error {} else { onRefusal(pending.unit.unit, error, pending.unit.epoch) }
                     }
                 }
                 return

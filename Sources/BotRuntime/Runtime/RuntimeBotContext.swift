@@ -96,7 +96,7 @@ final class RuntimeBotContext: BotContext {
             state.uncommittedSends = []
             if !state.isTriggerCommitted {
                 state.isTriggerCommitted = true
-                services.commits.submit(freshTriggerUnit(), in: lane, trace: trace)
+                services.commits.submit(freshTriggerUnit(), in: lane, trace: trace, epoch: run?.epoch ?? 0)
             }
             return dropped
         }
@@ -140,7 +140,7 @@ final class RuntimeBotContext: BotContext {
         state.isTriggerCommitted = true
         state.uncommittedSends = []
         guard mustCommitTrigger || !unit.hasNoEffects else { return nil }
-        return services.commits.submit(unit, in: lane, trace: trace)
+        return services.commits.submit(unit, in: lane, trace: trace, epoch: run?.epoch ?? 0)
     }
 
     /// Commits what the handler did so far and waits until it is stored.

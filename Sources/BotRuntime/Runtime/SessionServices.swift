@@ -44,7 +44,9 @@ final class SessionServices: Sendable {
 
     init(
         configuration: BotConfiguration, bot: any Bot, environment: BotRuntimeEnvironment, store: BotStore,
-        log: SessionLog, metrics: SessionMetrics, identity: Identity?, onFatal: @escaping @Sendable (BotStopReason) -> Void
+        log: SessionLog, metrics: SessionMetrics, identity: Identity?,
+        onRewind: @escaping @Sendable (Conversation.ID, _ passingOver: Message?) -> Void,
+        onFatal: @escaping @Sendable (BotStopReason) -> Void
     ) {
         self.name = configuration.name
         self.bot = bot
@@ -101,6 +103,19 @@ final class SessionServices: Sendable {
             store: store, clock: clock, log: log, metrics: metrics,
             route: { receipt, unit in
                 Self.route(receipt, of: unit, dispatcher: dispatcher, outbox: outbox, receipts: receipts, scheduler: scheduler)
+            },
+            onRefusal: { [recovery = Mutex(RefusalRecovery())] unit, error, epoch in
+                // Units taken before the conversation's latest rewind are refused as expected: it goes on from there.
+                guard case .message(let message) = unit.trigger,
+                    dispatcher.rewind(message.conversationId, ifEpoch: epoch)
+                else { return }
+                let decision = recovery.withLock { $0.refused(message) }
+                log.warning(
+                    decision == .passOver
+                        ? "the store refused this message's work \(RefusalRecovery.maxAttempts) times: it counts as handled without its effects, and the conversation goes on"
+                        : "the store refused this message's work: the conversation is rewound to what the store holds and goes on from there",
+                    trace: unit.traceID, ["conversation": message.conversationId.rawValue, "seq": String(message.seq), "error": error.description])
+                onRewind(message.conversationId, decision == .passOver ? message : nil)
             },
             onFatal: { reason, sends, error in
                 outbox.failWaiters(of: sends, with: error)

@@ -32,4 +32,14 @@ extension BotStore {
         }
         return results
     }
+
+    /// Forgets what was handed out of `conversation` and not committed, after the store refused one of its units:
+    /// those messages are handed out again when they come back (from a REST page, or parked). Returns the
+    /// committed contiguous seq (nil: the conversation has no cursor) and the parked messages now next.
+    func rewind(_ conversation: Conversation.ID) async throws(BotStoreError) -> (contiguousSeq: Int?, released: [Message]) {
+        guard case .rewound(let contiguous, let released) = try await submit(.rewind(conversation), "rewind a conversation") else {
+            throw .storage(operation: "rewind a conversation", underlying: GroupCommitterMismatch())
+        }
+        return (contiguous, released)
+    }
 }

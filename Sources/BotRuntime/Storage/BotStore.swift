@@ -40,6 +40,8 @@ package final class BotStore: Sendable {
     let outboxLiveness = OutboxLiveness()
     let clock: any ChatterClock
     let memory = CursorMemory()
+    /// Failures tests inject (none otherwise).
+    let faults: StoreFaults
     private let committer: GroupCommitter
     /// How the runtime derives the clientMessageIds of this store's bot: recorded in the file by its first version
     /// with time-ordered keys, read once at open and never changed.
@@ -66,7 +68,7 @@ package final class BotStore: Sendable {
     ///     thread of its own while it works.
     public static func open(
         path: String, clock: any ChatterClock = SystemClock(), synchronous: SynchronousMode = .normal,
-        dormancy: DatabaseDormancy? = nil, workers: DatabaseWorkers? = nil
+        dormancy: DatabaseDormancy? = nil, workers: DatabaseWorkers? = nil, faults: StoreFaults? = nil
     ) async throws(BotStoreError) -> BotStore {
         // Checkpoint at SQLite's 1000 log pages (4 MiB). The checkpoint runs on the store's queue, so every
         // operation of the bot waits for it: at 8192 pages (32 MiB) each one held the queue ~25 ms and set the p99
@@ -98,7 +100,8 @@ package final class BotStore: Sendable {
         } catch {
             throw BotStoreError(error, during: "open the store at \(path)")
         }
-        return BotStore(path: path, queue: queue, clock: clock, clientMessageIDDerivation: derivation)
+        return BotStore(
+            path: path, queue: queue, clock: clock, clientMessageIDDerivation: derivation, faults: faults ?? StoreFaults())
     }
 
     /// Whether the store's database connection is open now: false while the store is dormant (see
@@ -107,12 +110,17 @@ package final class BotStore: Sendable {
         get async { await queue.isConnectionOpen }
     }
 
-    private init(path: String, queue: DatabaseQueue, clock: any ChatterClock, clientMessageIDDerivation: ClientMessageIDDerivation) {
+    private init(
+        path: String, queue: DatabaseQueue, clock: any ChatterClock, clientMessageIDDerivation: ClientMessageIDDerivation,
+        faults: StoreFaults
+    ) {
         self.path = path
+        self.faults = faults
         self.queue = queue
         self.clock = clock
         self.clientMessageIDDerivation = clientMessageIDDerivation
-        self.committer = GroupCommitter(queue: queue, clock: clock, memory: memory, outboxLiveness: outboxLiveness)
+        self.committer = GroupCommitter(
+            queue: queue, clock: clock, memory: memory, outboxLiveness: outboxLiveness, faults: faults)
     }
 
     /// The derivation the migrations recorded in `db`; name-based for every trigger if the record is missing (only a

@@ -374,6 +374,14 @@ final class CursorWorkspace {
         return messages
     }
 
+    /// Forgets what was handed out of `conversation` beyond its committed contiguous seq, which it returns (nil: no
+    /// cursor): those messages are handed out again when they come back.
+    func rewind(_ conversation: Conversation.ID) throws -> Int? {
+        guard let cursor = try cursor(conversation) else { return nil }
+        setHandedOut(cursor.contiguous, in: conversation)
+        return cursor.contiguous
+    }
+
     /// Hands out the parked messages that are now next in `conversation` (none while a gap remains).
     func release(_ conversation: Conversation.ID) throws -> [Message] {
         guard let cursor = try cursor(conversation),

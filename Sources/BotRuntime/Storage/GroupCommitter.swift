@@ -24,6 +24,8 @@ final class GroupCommitter: Sendable {
         case enqueue([PendingSend], origin: OutboxEntry.Origin)
         /// Acks, with the row ids of their entries where the sender knows them (empty, or one per ack).
         case acknowledge([MessageAck], rows: [Int64?])
+        /// Forgets what was handed out of a conversation and not committed, after the store refused one of its units.
+        case rewind(Conversation.ID)
 
         var itemCount: Int {
             switch self {
@@ -31,6 +33,7 @@ final class GroupCommitter: Sendable {
             case .commit(let units): units.count
             case .enqueue(let sends, _): sends.count
             case .acknowledge(let acks, _): acks.count
+            case .rewind: 1
             }
         }
     }
@@ -40,6 +43,8 @@ final class GroupCommitter: Sendable {
         case committed([Result<CommitReceipt, BotStoreError>])
         case enqueued(CommitReceipt)
         case acknowledged(AckReport)
+        /// The conversation's committed contiguous seq (nil: no cursor) and the parked messages now next.
+        case rewound(contiguousSeq: Int?, released: [Message])
     }
 
     private struct Waiter: Sendable {
@@ -68,12 +73,14 @@ final class GroupCommitter: Sendable {
     private let clock: any ChatterClock
     private let memory: CursorMemory
     private let outboxLiveness: OutboxLiveness
+    private let faults: StoreFaults
 
-    init(queue: DatabaseQueue, clock: any ChatterClock, memory: CursorMemory, outboxLiveness: OutboxLiveness) {
+    init(queue: DatabaseQueue, clock: any ChatterClock, memory: CursorMemory, outboxLiveness: OutboxLiveness, faults: StoreFaults) {
         self.queue = queue
         self.clock = clock
         self.memory = memory
         self.outboxLiveness = outboxLiveness
+        self.faults = faults
     }
 
     func submit(_ request: Request) async throws -> Response {
@@ -128,7 +135,7 @@ final class GroupCommitter: Sendable {
                 var responses = [Response?](repeating: nil, count: batch.count)
                 try CursorWorkspace.run(db, now: clock.now, memory: memory, outboxSendsAtCommit: outboxLiveness.isLive) { workspace in
                     for index in order {
-                        responses[index] = try Self.apply(batch[index].request, in: workspace)
+                        responses[index] = try Self.apply(batch[index].request, in: workspace, faults: faults)
                     }
                 }
                 for (waiter, response) in zip(batch, responses) {
@@ -171,7 +178,7 @@ final class GroupCommitter: Sendable {
         if case .acknowledge = request { true } else { false }
     }
 
-    private static func apply(_ request: Request, in workspace: CursorWorkspace) throws -> Response {
+    private static func apply(_ request: Request, in workspace: CursorWorkspace, faults: StoreFaults) throws -> Response {
         switch request {
         case .admit(let messages, let bot):
             let admissions = try workspace.admit(messages, bot: bot)
@@ -185,7 +192,12 @@ final class GroupCommitter: Sendable {
             // refused unit is undone alone.
             if units.count > 1 {
                 do {
-                    let receipts = try workspace.unit { try units.map { unit in try UnitCommit.apply(unit, in: workspace) } }
+                    let receipts = try workspace.unit {
+                        try units.map { unit in
+                            try faults.check(unit)
+                            return try UnitCommit.apply(unit, in: workspace)
+                        }
+                    }
                     return .committed(receipts.map { .success($0) })
                 } catch let error as CursorWorkspace.TransactionLost {
                     throw error.underlying
@@ -197,7 +209,10 @@ final class GroupCommitter: Sendable {
             results.reserveCapacity(units.count)
             for unit in units {
                 do {
-                    results.append(.success(try workspace.unit { try UnitCommit.apply(unit, in: workspace) }))
+                    results.append(.success(try workspace.unit {
+                        try faults.check(unit)
+                        return try UnitCommit.apply(unit, in: workspace)
+                    }))
                 } catch let error as BotStoreError {
                     results.append(.failure(error))
                 } catch let error as CursorWorkspace.TransactionLost {
@@ -212,6 +227,9 @@ final class GroupCommitter: Sendable {
             return .enqueued(CommitReceipt(outboxEntries: entries, createdEntries: created, contiguousSeq: nil, job: nil, released: []))
         case .acknowledge(let acks, let rows):
             return .acknowledged(try OutboxWrites.acknowledge(acks, rows: rows, in: workspace))
+        case .rewind(let conversation):
+            guard let contiguous = try workspace.rewind(conversation) else { return .rewound(contiguousSeq: nil, released: []) }
+            return .rewound(contiguousSeq: contiguous, released: try workspace.release(conversation))
         }
     }
 }

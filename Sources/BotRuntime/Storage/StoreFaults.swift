@@ -1,0 +1,46 @@
+import ChatterBots
+import Synchronization
+
+/// Failures a test injects into a store, to prove that the runtime recovers from them: the unit of work handling
+/// a given message fails inside its savepoint, as a SQLite error in its writes would, and is refused alone (a unit
+/// without effects, which only marks its message handled, never fails). Nothing is armed outside tests, and then
+/// the one check per unit is an atomic read.
+package final class StoreFaults: Sendable {
+    private struct Failure {
+        var matches: @Sendable (Message) -> Bool
+        var left: Int
+    }
+
+    private let isArmed = Atomic<Bool>(false)
+    private let failures = Mutex<[Failure]>([])
+
+    package init() {}
+
+    /// The next `count` units that handle a message `matching` fail.
+    package func failUnits(count: Int = 1, handling matching: @escaping @Sendable (Message) -> Bool) {
+        failures.withLock { $0.append(Failure(matches: matching, left: count)) }
+        isArmed.store(true, ordering: .releasing)
+    }
+
+    /// How many failures are still to come.
+    package var pending: Int {
+        failures.withLock { $0.reduce(0) { $0 + $1.left } }
+    }
+
+    /// Throws ``InjectedStoreFault`` when `unit` is one to fail.
+    func check(_ unit: UnitOfWork) throws {
+        guard isArmed.load(ordering: .acquiring), case .message(let message) = unit.trigger, !unit.hasNoEffects else { return }
+        let fails = failures.withLock { failures -> Bool in
+            guard let index = failures.firstIndex(where: { $0.left > 0 && $0.matches(message) }) else { return false }
+            failures[index].left -= 1
+            return true
+        }
+        if fails { throw InjectedStoreFault(message: message.id) }
+    }
+}
+
+/// The failure ``StoreFaults`` injects.
+struct InjectedStoreFault: Error, CustomStringConvertible {
+    var message: Message.ID
+    var description: String { "injected failure of the unit handling \(message)" }
+}
