@@ -167,6 +167,13 @@ final class CursorWorkspace {
         modifyRemembering(conversation) { $0.cursor = .some(cursor) }
     }
 
+    /// Keeps `cursor` as the state of `conversation` in memory without writing it: for a raised `lastSeq` alone,
+    /// which nothing reads back from the file, so that admitting an ordinary message writes nothing. The row
+    /// catches up with the next write of the conversation's cursor (its upsert keeps the larger `last_seq`).
+    func keepCursor(_ cursor: Cursor, for conversation: Conversation.ID) {
+        modifyRemembering(conversation) { $0.cursor = .some(cursor) }
+    }
+
     /// Creates or replaces the cursor of `conversation` with exactly these values.
     func resetCursor(_ conversation: Conversation.ID, contiguous: Int, lastSeq: Int) throws {
         try statement(.deleteStoredParked).execute(arguments: [conversation.rawValue])
@@ -344,8 +351,10 @@ final class CursorWorkspace {
             try passOwn(conversation, seq: message.seq, messageId: message.id)
             return .own
         }
-        cursor.lastSeq = max(cursor.lastSeq, message.seq)
-        setCursor(cursor, for: conversation)
+        if message.seq > cursor.lastSeq {
+            cursor.lastSeq = message.seq
+            keepCursor(cursor, for: conversation)
+        }
         if message.seq == expected + 1 {
             setHandedOut(message.seq, in: conversation)
             return .deliver

@@ -26,6 +26,19 @@ struct ConversationCursorTests {
         #expect(try await store.syncPositions() == [Fixture.direct: 3])
     }
 
+    /// Admission records nothing durable for a message to handle or to park (the service still has it, and the
+    /// store's memory knows it was handed out): the file's write-ahead log does not grow.
+    @Test func admittingOrdinaryMessagesWritesNothingToTheFile() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let wal = store.path + "-wal"
+        let before = try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int
+        #expect(try await admit([Fixture.message(seq: 1), Fixture.message(seq: 3)], store) == [.deliver, .parked])
+        #expect(try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int == before)
+        try await handle(Fixture.message(seq: 1), in: store)
+        #expect(try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int != before)
+        #expect(try await store.conversationCursor(Fixture.direct)?.lastSeq == 3)
+    }
+
     @Test func aBatchIsAdmittedInSeqOrderWhateverOrderItArrivesIn() async throws {
         let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
         let admissions = try await admit([3, 1, 2].map { Fixture.message(seq: $0) }, store)
