@@ -1,5 +1,3 @@
-import ChatterBots
-
 /// A kind of bot an executable can run: the name `bots.json` refers to in `kind`, and how to make a bot of that
 /// kind from its configuration (typically by decoding its `options`).
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import WebSocket
 
 /// The source of time for every timer of the runtime and the sandbox (backoff, heartbeat, handler timeouts,
 /// schedules, typing expiry, presence grace), so tests can substitute a virtual clock and run hours in milliseconds.
@@ -32,15 +33,19 @@ extension Duration {
     }
 }
 
-/// Sleeps on the real continuous clock in slices of at most a day, re-reading `remaining` after each slice,
-/// so a far deadline (even `Date.distantFuture`) never overflows `Task.sleep` and a cancelled task wakes at once.
+/// Sleeps on the real continuous clock in slices, re-reading `remaining` after each slice, so a far deadline (even
+/// `Date.distantFuture`) never overflows `Task.sleep` and a cancelled task wakes at once. On an event loop's thread
+/// (where sessions run) the loop's own timer wakes it, with no thread of the global pool involved; its slices are
+/// an hour at most, since a cancelled loop timer stays in the loop's heap until its deadline.
 func sleepOnContinuousClock(remaining: () -> TimeInterval) async throws {
     let slice: TimeInterval = 86_400
+    let loopSlice: TimeInterval = 3_600
     while true {
         try Task.checkCancellation()
         let seconds = remaining()
         // `!(seconds > 0)` also ends the wait for a NaN deadline instead of sleeping on garbage.
         guard seconds > 0 else { return }
+        if try await EventLoopSleep.sleep(for: .seconds(min(seconds, loopSlice))) { continue }
         try await Task.sleep(for: .seconds(min(seconds, slice)), tolerance: nil, clock: .continuous)
     }
 }

@@ -108,6 +108,12 @@ final class EventLoop: TaskExecutor, Sendable {
         readBuffer.deallocate()
     }
 
+    /// The loop whose thread runs the caller; nil off every loop's thread.
+    static var current: EventLoop? {
+        guard let pointer = pthread_getspecific(currentLoopKey) else { return nil }
+        return Unmanaged<EventLoop>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
     /// Whether the caller runs on this loop's thread.
     var inEventLoop: Bool {
         threadID.load(ordering: .acquiring) == UInt(bitPattern: Int(bitPattern: UInt(pthread_self())))
@@ -212,6 +218,8 @@ final class EventLoop: TaskExecutor, Sendable {
 
     private func run() {
         threadID.store(UInt(bitPattern: Int(bitPattern: UInt(pthread_self()))), ordering: .releasing)
+        // The thread's closure holds the loop for as long as the thread runs, so the pointer stays valid.
+        pthread_setspecific(currentLoopKey, Unmanaged.passUnretained(self).toOpaque())
         let capacity = 256
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         defer {
@@ -318,6 +326,13 @@ final class EventLoopTimer: Sendable {
         if let work = work.withLock({ work in work.take() }) { work() }
     }
 }
+
+/// The thread-specific slot that names the loop running on a thread (``EventLoop/current``).
+private let currentLoopKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    return key
+}()
 
 /// A binary min-heap of timers by deadline.
 private struct TimerHeap {

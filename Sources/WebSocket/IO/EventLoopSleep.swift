@@ -1,0 +1,67 @@
+import Synchronization
+
+/// Sleeping on the event loop that runs the caller. The timer is the loop's own (its `epoll_wait` timeout), so the
+/// sleeper resumes on the loop's thread with no other thread woken; `Task.sleep` fires on a thread of the global
+/// pool, which then has to wake the loop, a futex and an eventfd write for every timer of every bot.
+package enum EventLoopSleep {
+    /// Sleeps for `duration` on the current event loop and returns true; returns false at once when the caller runs
+    /// on no event loop (then sleep some other way).
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled before the time is up.
+    package static func sleep(for duration: Duration) async throws -> Bool {
+        guard let loop = EventLoop.current else { return false }
+        let sleeper = Sleeper()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let timer = loop.scheduleTimer(in: duration) { sleeper.finish(nil) }
+                sleeper.start(continuation, timer: timer)
+            }
+        } onCancel: {
+            sleeper.finish(CancellationError())
+        }
+        return true
+    }
+}
+
+/// One sleep: its continuation and timer, resumed exactly once by whichever comes first (the timer, or the
+/// cancellation, which may come before the continuation exists).
+private final class Sleeper: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Void, any Error>?
+        var timer: EventLoopTimer?
+        var isFinished = false
+        var error: (any Error)?
+    }
+
+    private let state = Mutex(State())
+
+    func start(_ continuation: CheckedContinuation<Void, any Error>, timer: EventLoopTimer) {
+        let finished = state.withLock { state -> (any Error)?? in
+            guard state.isFinished else {
+                state.continuation = continuation
+                state.timer = timer
+                return nil
+            }
+            return .some(state.error)
+        }
+        guard let finished else { return }
+        timer.cancel()
+        if let error = finished { continuation.resume(throwing: error) } else { continuation.resume() }
+    }
+
+    func finish(_ error: (any Error)?) {
+        let (continuation, timer) = state.withLock { state -> (CheckedContinuation<Void, any Error>?, EventLoopTimer?) in
+            guard !state.isFinished else { return (nil, nil) }
+            state.isFinished = true
+            state.error = error
+            defer { (state.continuation, state.timer) = (nil, nil) }
+            return (state.continuation, state.timer)
+        }
+        if let error {
+            timer?.cancel()
+            continuation?.resume(throwing: error)
+        } else {
+            continuation?.resume()
+        }
+    }
+}

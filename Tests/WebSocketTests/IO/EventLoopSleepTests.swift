@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+@testable import WebSocket
+
+/// Sleeping on an event loop: the loop's own timer wakes the sleeper on the loop's thread.
+@Suite("Event loop sleeps")
+struct EventLoopSleepTests {
+    @Test func aSleepOnALoopEndsOnTheLoopThreadWithTheLoopsTimer() async throws {
+        let group = try EventLoopGroup(threadCount: 1)
+        defer { group.shutdown() }
+        let executor = try group.nextTaskExecutor()
+        let loop = try #require(executor as? EventLoop)
+        let (slept, onLoop, elapsed) = try await Task(executorPreference: executor) { () async throws -> (Bool, Bool, Duration) in
+            let start = ContinuousClock.now
+            let slept = try await EventLoopSleep.sleep(for: .milliseconds(20))
+            return (slept, loop.inEventLoop, ContinuousClock.now - start)
+        }.value
+        #expect(slept)
+        #expect(onLoop)
+        #expect(elapsed >= .milliseconds(20))
+    }
+
+    @Test func offEveryLoopItSaysSoAtOnce() async throws {
+        #expect(EventLoop.current == nil)
+        #expect(try await EventLoopSleep.sleep(for: .seconds(3_600)) == false)
+    }
+
+    @Test func cancellingTheTaskEndsTheSleepWithCancellationError() async throws {
+        let group = try EventLoopGroup(threadCount: 1)
+        defer { group.shutdown() }
+        let executor = try group.nextTaskExecutor()
+        let sleeper = Task(executorPreference: executor) { try await EventLoopSleep.sleep(for: .seconds(3_600)) }
+        sleeper.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+    }
+}
