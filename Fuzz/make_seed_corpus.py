@@ -96,6 +96,30 @@ def chatter_seeds():
     return seeds
 
 
+def echo_floor_seeds():
+    """The C floor: server frames as a socket delivers them (control bit 0 = 0, split at control >> 1), and single
+    text messages and HTTP response heads (bit 0 = 1)."""
+    texts = chatter_seeds()
+    stream = 0x40 << 1  # split about halfway
+    frames = b"".join(frame(0x1, texts[name]) for name in ("session-ready", "message-new", "message-ack", "pong"))
+    new = texts["message-new"]
+    seeds = {
+        "stream": bytes([stream]) + frames,
+        "stream-fragmented": bytes([stream]) + frame(0x1, new[:40], fin=False) + frame(0x9, b"hb")
+        + frame(0x0, new[40:]),
+        "stream-long": bytes([0x7F << 1]) + frame(0x1, json.dumps({"type": "message.new", "data": {
+            "id": "m", "conversationId": "c", "seq": 1, "senderId": "s", "type": "text",
+            "body": "x\u00e9\ud83d\ude00" * 40}}).encode()),
+        "stream-close": bytes([0]) + frame(0x8, close_payload(4008, "30")),
+        "response-101": bytes([1]) + b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+        b"Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n",
+        "response-200": bytes([1]) + b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}",
+    }
+    for name in ("message-new", "message-ack", "sync-response", "error", "session-ready", "wrong-field-type"):
+        seeds["text-" + name] = bytes([1]) + texts[name]
+    return seeds
+
+
 def http_seeds():
     request = 0x00
     response = 0x01
@@ -130,7 +154,7 @@ def main():
         sys.exit(__doc__)
     output = sys.argv[1]
     for target, seeds in (("websocket-codec", websocket_seeds()), ("chatter-frames", chatter_seeds()),
-                          ("http-parser", http_seeds())):
+                          ("http-parser", http_seeds()), ("echo-floor", echo_floor_seeds())):
         directory = os.path.join(output, target)
         os.makedirs(directory, exist_ok=True)
         for name, data in seeds.items():

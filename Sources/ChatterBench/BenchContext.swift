@@ -58,6 +58,7 @@ struct BenchContext: Sendable {
             } ?? []
             command = (wrapper.isEmpty ? [] : ["/usr/bin/env"] + wrapper) + [BenchCommand.executableURL.path, "fleet"]
         case .python: command = ["/usr/bin/env", options.python, peerScript.path]
+        case .c: command = [try CFloor.executable(in: workDirectory).path]
         }
         return try FleetProcess(
             runtime, command: command, bots: bots, password: world.password, endpoint: endpoint,
@@ -67,8 +68,8 @@ struct BenchContext: Sendable {
             pythonCommit: runtime == .python ? options.pythonCommit.rawValue : nil)
     }
 
-    /// The world of the echo scenarios: one bot per runtime (`<prefix>_swift`, `<prefix>_python`), each in a direct
-    /// conversation with every one of `senders` people.
+    /// The world of the echo scenarios: one bot per runtime (`<prefix>_swift`, `<prefix>_python`, `<prefix>_c`),
+    /// each in a direct conversation with every one of `senders` people.
     static func echoWorld(prefix: String, runtimes: [FleetProcess.Runtime], senders: Int) -> WorldSpec {
         WorldSpec(
             botUsernames: runtimes.map { "\(prefix)_\($0.rawValue)" },

@@ -7,6 +7,8 @@ struct BenchOptions: Sendable {
     var serverChoice: ServeOptions.Kind?
     /// The server of the scenario being run (`serverChoice` or the scenario's default).
     var server: ServeOptions.Kind = .sandbox
+    /// The fleets measured, side by side (`--runtimes`). The C floor is in by default too: it builds in about a
+    /// second with the machine's `cc`, and `--runtimes swift,python` leaves it out on a machine without one.
     var runtimes: [FleetProcess.Runtime] = FleetProcess.Runtime.allCases
     var python = "python3"
     /// How the Python peer commits (`--python-commit`).
@@ -74,7 +76,7 @@ struct BenchOptions: Sendable {
                 let names = value.split(separator: ",").map(String.init)
                 let parsed = names.compactMap(FleetProcess.Runtime.init(rawValue:))
                 guard !parsed.isEmpty, parsed.count == names.count else {
-                    throw BenchUsageError("--runtimes lists swift and/or python, not \(value)")
+                    throw BenchUsageError("--runtimes lists swift, python and/or c, not \(value)")
                 }
                 runtimes = parsed
             case "--swift-only": runtimes = [.swift]
@@ -148,7 +150,8 @@ struct BenchOptions: Sendable {
           --server sandbox|load   the server under test, in its own process: ChatterSandbox (SQLite) or LoadServer
                                   (lean, in memory, virtual senders); default load for throughput and latency,
                                   sandbox for bots and storm
-          --runtimes swift,python which fleets run (default both, side by side); --swift-only
+          --runtimes swift,python,c  which fleets run, side by side (default all three); c is the floor, plain C
+                                  (bench/c_floor/echo_floor.c, built with cc on first use); --swift-only
           --python PATH           the Python interpreter of the peer (default python3)
           --python-commit group|each  the peer's transactions: every message and ack read since the last one in
                                   one (group, default: what a careful asyncio user writes), or one per message and

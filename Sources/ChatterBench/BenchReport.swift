@@ -8,7 +8,7 @@ import Glibc
 struct Figure: Codable, Sendable {
     var name: String
     var unit: String
-    /// By runtime (`swift`, `python`).
+    /// By runtime (`swift`, `python`, `c`).
     var values: [String: Double]
     /// The goal, in words (`≥ 20,000`), when the issue sets one.
     var goal: String?
@@ -38,18 +38,19 @@ struct BenchReport: Codable, Sendable {
 
     /// The table printed on stdout.
     func table() -> String {
-        // The runtimes' columns, then any other (the sandbox scenario's figures are the server's own).
-        let known = ["swift", "python"]
+        // The runtimes' columns, then any other (the sandbox scenario's figures are the server's own), then Swift's
+        // ratio to each other runtime present: to the Python peer, and to the C floor.
+        let known = Self.runtimeColumns
         let others = Set(figures.flatMap(\.values.keys)).subtracting(known).sorted()
         let runtimes = known.filter { runtime in figures.contains { $0.values[runtime] != nil } } + others
-        let paired = runtimes == known
-        var rows: [[String]] = [["figure", "unit"] + runtimes + (paired ? ["swift/python"] : []) + ["goal"]]
+        let ratios = Self.ratioColumns(runtimes)
+        var rows: [[String]] = [["figure", "unit"] + runtimes + ratios.map { "\($0)/\($1)" } + ["goal"]]
         for figure in figures {
             var row = [figure.name, figure.unit]
             for runtime in runtimes { row.append(figure.values[runtime].map(Self.format) ?? "–") }
-            if paired {
-                if let swift = figure.values["swift"], let python = figure.values["python"], python != 0 {
-                    row.append(String(format: "%.2f×", swift / python))
+            for (numerator, denominator) in ratios {
+                if let top = figure.values[numerator], let bottom = figure.values[denominator], bottom != 0 {
+                    row.append(String(format: "%.2f×", top / bottom))
                 } else {
                     row.append("")
                 }
@@ -82,6 +83,16 @@ struct BenchReport: Codable, Sendable {
         }
         for note in notes { lines.append("· " + note) }
         return lines.joined(separator: "\n")
+    }
+
+    /// The runtimes' columns, in this order: the Swift runtime, the Python peer, the C floor.
+    static let runtimeColumns = ["swift", "python", "c"]
+
+    /// The ratio columns of a table with `columns`: Swift over each other runtime present (`swift/python`,
+    /// `swift/c`), none when Swift is absent or the columns are not runtimes (the sandbox scenario's).
+    static func ratioColumns(_ columns: [String]) -> [(String, String)] {
+        guard columns.contains("swift"), columns.allSatisfy(runtimeColumns.contains) else { return [] }
+        return columns.filter { $0 != "swift" }.map { ("swift", $0) }
     }
 
     /// Writes the report as JSON to `path`, creating its directory.

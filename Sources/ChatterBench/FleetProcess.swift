@@ -2,8 +2,9 @@ import Foundation
 import Synchronization
 
 /// A set of echo bots under test, all in one process of their own: the Swift fleet (`chatter-bench fleet`, on
-/// BotRuntime) or the Python peer (`bench/python_peer/echo_peer.py`: asyncio, `websockets`, `sqlite3`). Both take
-/// the same configuration file and speak the same line protocol, so every scenario drives them identically.
+/// BotRuntime), the Python peer (`bench/python_peer/echo_peer.py`: asyncio, `websockets`, `sqlite3`) or the C floor
+/// (`bench/c_floor/echo_floor.c`: epoll, SQLite's C API). All take the same configuration file and speak the same
+/// line protocol, so every scenario drives them identically.
 ///
 /// On stdout, one JSON object a line: `{"event":"boot"}` once loaded (its resident memory then is the baseline),
 /// `{"event":"live","bot":i,"connection":k}` each time bot i is synced on its k-th connection,
@@ -35,7 +36,8 @@ final class FleetProcess: Sendable {
         /// allocation a process-wide mutex, so only the bots scenario asks for it, with `--sqlite-memory`).
         var countsSQLiteMemory: Bool? = nil
         /// How the Python peer commits: `group` (everything read since its last transaction in one, the default)
-        /// or `each` (each message and each ack in a transaction of its own).
+        /// or `each` (each message and each ack in a transaction of its own). The C floor always commits what one
+        /// wake-up of its loop read in one transaction.
         var commit: String? = nil
     }
 
@@ -43,6 +45,8 @@ final class FleetProcess: Sendable {
     enum Runtime: String, Sendable, CaseIterable {
         case swift
         case python
+        /// The floor: plain C on the same sockets and SQLite (`bench/c_floor/echo_floor.c`), built on first use.
+        case c
     }
 
     private struct Report: Decodable {

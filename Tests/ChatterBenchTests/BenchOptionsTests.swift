@@ -21,6 +21,20 @@ struct BenchOptionsTests {
         #expect(error?.description.contains("batch") == true)
     }
 
+    @Test func theRuntimesIncludeTheCFloorByDefaultAndOnRequest() throws {
+        #expect(try BenchOptions(arguments: []).runtimes == [.swift, .python, .c])
+        #expect(try BenchOptions(arguments: ["--runtimes", "c"]).runtimes == [.c])
+        #expect(try BenchOptions(arguments: ["--runtimes", "swift,python,c"]).runtimes == [.swift, .python, .c])
+        #expect(try BenchOptions(arguments: ["--runtimes", "swift,python"]).runtimes == [.swift, .python])
+        #expect(try BenchOptions(arguments: ["--swift-only"]).runtimes == [.swift])
+    }
+
+    @Test func anUnknownRuntimeIsAUsageErrorNamingItAndTheKnownOnes() {
+        let error = #expect(throws: BenchUsageError.self) { try BenchOptions(arguments: ["--runtimes", "swift,rust"]) }
+        #expect(error?.description.contains("swift,rust") == true)
+        #expect(error?.description.contains("python and/or c") == true)
+    }
+
     @Test func anUnknownOptionIsAUsageErrorNamingIt() {
         let error = #expect(throws: BenchUsageError.self) { try BenchOptions(arguments: ["--sqlite-memroy"]) }
         #expect(error?.description.contains("--sqlite-memroy") == true)
