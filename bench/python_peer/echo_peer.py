@@ -449,14 +449,16 @@ class EchoBot:
                         (client_message_id, conversation_id, body, now))
                     replies.append((client_message_id, conversation_id, body))
                 handled.append((conversation_id, seq))
-            if moved:
-                self.db.executemany(
-                    "INSERT INTO conversations (id, last_seq) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET last_seq = excluded.last_seq",
-                    list(moved.items()))
             for ack in acks:
                 acked += self.db.execute(
                     "UPDATE outbox SET acked_at = ?, message_id = ? WHERE client_message_id = ? AND acked_at IS NULL",
                     (now, ack["messageId"], ack["clientMessageId"])).rowcount
+                # The bot's own reply holds a seq of the conversation too: the contiguous cursor passes over it.
+                moved[ack["conversationId"]] = self.advance(ack["conversationId"], ack["seq"])
+            if moved:
+                self.db.executemany(
+                    "INSERT INTO conversations (id, last_seq) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET last_seq = excluded.last_seq",
+                    list(moved.items()))
         self.fleet.acked += acked
         return replies, handled
 
