@@ -2,6 +2,7 @@ import ChatterBots
 import Foundation
 import SQLite
 import Synchronization
+import WebSocket
 
 /// Commits the hot-path writes of many callers together: admissions, handler units, enqueues and acks that
 /// arrive while a transaction runs wait for the next one and share it.
@@ -55,10 +56,19 @@ final class GroupCommitter: Sendable {
     private struct State: Sendable {
         var waiters: [Waiter] = []
         var isDraining = false
+        /// Acks wait for a commit to share its transaction (``ackLinger``); the drain passes them over meanwhile.
+        var isLingering = false
+        var lingerGeneration: UInt64 = 0
         /// The items of the latest transaction: a large one says a flood is probably still on (after a pause, the
         /// next drain starts on the database's queue once, needlessly).
         var lastBatchItems = 0
     }
+
+    /// How long acks that find the committer idle wait for a commit to join them. A reply's ack comes back well
+    /// before the next message is handled, so at a steady rate (1,000 messages a second) every ack would otherwise
+    /// cost a write transaction of its own; with the next commit the pages they share are written once. Only on an
+    /// event loop, whose own timer makes the wait cheap; admissions meanwhile go ahead without the acks.
+    static let ackLinger: Duration = .milliseconds(2)
 
     /// Small enough that, in a flood, the callers get a transaction's results while the next one runs.
     static let maxItemsPerTransaction = 256
@@ -86,22 +96,57 @@ final class GroupCommitter: Sendable {
     func submit(_ request: Request) async throws -> Response {
         try await withCheckedThrowingContinuation { continuation in
             let start = state.withLock { state -> DrainStart? in
+                let isAck = Self.isAck(request)
+                if state.isLingering && Self.endsLinger(request) { state.isLingering = false }
+                if isAck && !state.isDraining && !state.isLingering && state.waiters.isEmpty
+                    && state.lastBatchItems < Self.minItemsForQueueDrain
+                {
+                    state.waiters.append(Waiter(request: request, continuation: continuation))
+                    state.isLingering = true
+                    state.lingerGeneration &+= 1
+                    return .linger(state.lingerGeneration)
+                }
                 state.waiters.append(Waiter(request: request, continuation: continuation))
-                guard !state.isDraining else { return nil }
+                guard !state.isDraining, !(isAck && state.isLingering) else { return nil }
                 state.isDraining = true
                 return state.lastBatchItems >= Self.minItemsForQueueDrain ? .onQueue : .inline
             }
             switch start {
             case .inline?: Task(executorPreference: SessionExecutor.preferred) { await self.drain(onQueue: false) }
             case .onQueue?: Task(executorPreference: globalConcurrentExecutor) { await self.drain(onQueue: true) }
+            case .linger(let generation)?: Task(executorPreference: SessionExecutor.preferred) { await self.linger(generation) }
             case nil: break
             }
         }
     }
 
     /// Where a new drain starts: on the caller's executor, to commit inline; or straight on the database's queue,
-    /// when the latest transaction was a flood's, so that the first commit does not wait behind the callers' work.
-    private enum DrainStart { case inline, onQueue }
+    /// when the latest transaction was a flood's, so that the first commit does not wait behind the callers' work;
+    /// or, for acks that found the committer idle, after ``ackLinger`` unless a commit comes first.
+    private enum DrainStart { case inline, onQueue, linger(UInt64) }
+
+    /// Whether a request takes lingering acks into its transaction at once: anything that writes the outbox or
+    /// marks messages handled. An admission writes nothing for ordinary messages and goes ahead without them.
+    private static func endsLinger(_ request: Request) -> Bool {
+        switch request {
+        case .commit, .enqueue, .rewind: true
+        case .admit, .acknowledge: false
+        }
+    }
+
+    /// Waits ``ackLinger`` on the event loop (not at all off one), then lets the acks be drained if no commit took
+    /// them meanwhile.
+    private func linger(_ generation: UInt64) async {
+        _ = try? await EventLoopSleep.sleep(for: Self.ackLinger)
+        let start = state.withLock { state -> Bool in
+            guard state.isLingering, state.lingerGeneration == generation else { return false }
+            state.isLingering = false
+            guard !state.isDraining, !state.waiters.isEmpty else { return false }
+            state.isDraining = true
+            return true
+        }
+        if start { await drain(onQueue: false) }
+    }
 
     private func drain(onQueue: Bool) async {
         while true {
@@ -152,21 +197,32 @@ final class GroupCommitter: Sendable {
         state.withLock { state in state.waiters.reduce(0) { $0 + $1.request.itemCount } }
     }
 
-    /// The next requests to commit together, or nil (and draining stops) when none wait.
+    /// The next requests to commit together (lingering acks left waiting), or nil (and draining stops) when none
+    /// can go.
     private func takeBatch() -> [Waiter]? {
         state.withLock { state in
-            guard !state.waiters.isEmpty else {
+            let lingering = state.isLingering
+            var batch: [Waiter] = []
+            var kept: [Waiter] = []
+            var items = 0
+            for (index, waiter) in state.waiters.enumerated() {
+                if lingering && Self.isAck(waiter.request) {
+                    kept.append(waiter)
+                    continue
+                }
+                let count = waiter.request.itemCount
+                if !batch.isEmpty && items + count > Self.maxItemsPerTransaction {
+                    kept += state.waiters[index...]
+                    break
+                }
+                batch.append(waiter)
+                items += count
+            }
+            guard !batch.isEmpty else {
                 state.isDraining = false
                 return nil
             }
-            var count = 0
-            var items = 0
-            while count < state.waiters.count && (count == 0 || items + state.waiters[count].request.itemCount <= Self.maxItemsPerTransaction) {
-                items += state.waiters[count].request.itemCount
-                count += 1
-            }
-            let batch = Array(state.waiters.prefix(count))
-            state.waiters.removeFirst(count)
+            state.waiters = kept
             state.lastBatchItems = items
             return batch
         }
