@@ -53,6 +53,9 @@ final class AdmissionQueue: Sendable {
         /// gap found open again after a fetch waits twice as long (a hole the service cannot fill costs a fetch
         /// every few minutes, not a loop).
         var gapRetries: [Conversation.ID: (expected: Int, delay: Duration)] = [:]
+        /// Conversations rewound after a refused unit, and the seq to fetch them from: taken by the backfill that
+        /// runs (or the next one), which goes back there.
+        var rewoundFrom: [Conversation.ID: Int] = [:]
         var isStopped = false
     }
 
@@ -175,7 +178,9 @@ final class AdmissionQueue: Sendable {
             return
         }
         guard let contiguous else { return }
-        // Not awaited here: the backfill waits for this queue to process each page.
+        // A backfill already running takes it over; otherwise one starts. Not awaited here: the backfill waits for
+        // this queue to process each page.
+        state.withLock { state in state.rewoundFrom[conversation] = min(state.rewoundFrom[conversation] ?? contiguous, contiguous) }
         Task(executorPreference: SessionExecutor.preferred) { await self.backfill(conversation, after: contiguous) }
     }
 
@@ -259,7 +264,15 @@ final class AdmissionQueue: Sendable {
     /// Ends a backfill. Messages shed while it ran are fetched by the next one: the lane's draining starts it, or
     /// this when the lane has nothing to drain. A gap still open is looked at again after the gap-fill delay.
     private func finishBackfill(_ conversation: Conversation.ID) {
-        state.withLock { state in _ = state.backfilling.remove(conversation) }
+        let rewound = state.withLock { state -> Int? in
+            _ = state.backfilling.remove(conversation)
+            return state.isStopped ? nil : state.rewoundFrom[conversation]
+        }
+        if let rewound {
+            // Rewound while this one ran past the rewound seqs: fetch them again.
+            Task(executorPreference: SessionExecutor.preferred) { await self.backfill(conversation, after: rewound) }
+            return
+        }
         if services.store.memory.gap(in: conversation).isOpen {
             scheduleGapCheck(conversation)
         } else {
@@ -428,6 +441,9 @@ final class AdmissionQueue: Sendable {
             if position == nil { position = try await services.store.conversationCursor(conversation)?.contiguousSeq }
             guard var afterSeq = position else { return }
             while !state.withLock({ $0.isStopped }) {
+                if let rewound = state.withLock({ $0.rewoundFrom.removeValue(forKey: conversation) }) {
+                    afterSeq = min(afterSeq, rewound)
+                }
                 while services.dispatcher.backlog(of: .conversation(conversation)) >= limit, !state.withLock({ $0.isStopped }) {
                     await signal.wait()
                 }

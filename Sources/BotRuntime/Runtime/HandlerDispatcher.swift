@@ -335,11 +335,11 @@ final class HandlerDispatcher: Sendable {
                 served += 1
                 await runner.run(work, run)
                 guard finish(id, run) else { return }
-                noteDone(work)
+                noteDone(work, epoch: run.epoch)
             case .recover(let work, let run, let runner):
                 served += 1
                 await runner.recover(work, run, timedOutAfter: timeout)
-                noteDone(work)
+                noteDone(work, epoch: run.epoch)
             case .verify(let conversation, let runner):
                 if let contiguous = await runner.contiguousSeq(of: conversation) {
                     state.withLock { $0.sequencers[conversation, default: ConversationSequencer()].noteContiguous(contiguous) }
@@ -349,11 +349,27 @@ final class HandlerDispatcher: Sendable {
         }
     }
 
-    /// A message's handler is done (or given up): the next message of its conversation may start.
-    private func noteDone(_ work: HandlerWork) {
-        if case .message(let message) = work {
-            noteContiguous(message.seq, in: message.conversationId)
+    /// A message's handler is done (or given up): the next message of its conversation may start, unless the
+    /// conversation was rewound since the message was taken (the store's truth decides then).
+    private func noteDone(_ work: HandlerWork, epoch: UInt64) {
+        guard case .message(let message) = work else { return }
+        let conversation = message.conversationId
+        let lane = HandlerLane.conversation(conversation)
+        let start = state.withLock { state -> (HandlerLane, UInt64, WorkerTask)? in
+            guard (state.epochs[conversation] ?? 0) == epoch else { return nil }
+            state.sequencers[conversation, default: ConversationSequencer()].noteContiguous(message.seq)
+            guard state.lanes[lane]?.isBlocked == true else { return nil }
+            state.lanes[lane]?.isBlocked = false
+            guard state.isOpen else { return nil }
+            return Self.activate(lane, &state, maxConcurrent: maxConcurrent)
         }
+        if let (lane, id, task) = start { spawnWorker(lane, id: id, task: task) }
+    }
+
+    /// Whether work of `conversation` taken at `epoch` was taken before its latest rewind: its unit must not be
+    /// committed (the conversation goes on from the store's truth).
+    func isStale(epoch: UInt64, in conversation: Conversation.ID) -> Bool {
+        state.withLock { ($0.epochs[conversation] ?? 0) != epoch }
     }
 
     private enum Next {

@@ -14,9 +14,11 @@ import Synchronization
 final class LaneCommitter: Sendable {
     /// Where a commit's results go: the session routes receipts (outbox, read receipts, released messages).
     typealias Route = @Sendable (CommitReceipt, UnitOfWork) -> Void
-    /// Where a refused unit goes (other than one already handled): the session rewinds its conversation. The
-    /// epoch is the one its work was taken at.
-    typealias Refusal = @Sendable (UnitOfWork, BotStoreError, _ epoch: UInt64) -> Void
+    /// Where a refused unit goes, or one not committed because it is stale: the session fails what waits for its
+    /// sends and, for a refusal, rewinds its conversation. The epoch is the one its work was taken at.
+    typealias Refusal = @Sendable (UnitOfWork, BotStoreError?, _ epoch: UInt64) -> Void
+    /// Whether a unit taken at an epoch was taken before its conversation's latest rewind: it is not committed.
+    typealias Staleness = @Sendable (UnitOfWork, _ epoch: UInt64) -> Bool
 
     private struct Queued: Sendable {
         var unit: UnitOfWork
@@ -51,13 +53,16 @@ final class LaneCommitter: Sendable {
     private let metrics: SessionMetrics
     private let route: Route
     private let onRefusal: Refusal
+    private let isStale: Staleness
     private let onFatal: @Sendable (BotStopReason, [ClientMessageID], BotStoreError) -> Void
     private let state = Mutex(State())
 
     init(
         store: BotStore, clock: any ChatterClock, log: SessionLog, metrics: SessionMetrics, route: @escaping Route,
-        onRefusal: @escaping Refusal, onFatal: @escaping @Sendable (BotStopReason, [ClientMessageID], BotStoreError) -> Void
+        onRefusal: @escaping Refusal, isStale: @escaping Staleness,
+        onFatal: @escaping @Sendable (BotStopReason, [ClientMessageID], BotStoreError) -> Void
     ) {
+        self.isStale = isStale
         self.store = store
         self.clock = clock
         self.log = log
@@ -186,6 +191,14 @@ final class LaneCommitter: Sendable {
 
     /// Commits a batch in one call, retrying a failing database a few times; a lasting failure stops the bot.
     private func commit(_ batch: [Pending]) async {
+        // Work taken before its conversation was rewound is not committed: the conversation goes on from the store.
+        let batch = batch.filter { pending in
+            guard isStale(pending.unit.unit, pending.unit.epoch) else { return true }
+            log.debug("taken before the conversation was rewound; not committed", trace: pending.unit.trace)
+            onRefusal(pending.unit.unit, nil, pending.unit.epoch)
+            return false
+        }
+        guard !batch.isEmpty else { return }
         var attempt = 0
         while true {
             do {
@@ -196,7 +209,7 @@ final class LaneCommitter: Sendable {
                         route(receipt, pending.unit.unit)
                     case .failure(let error):
                         report(error, trace: pending.unit.trace)
-                        if case .alreadyHandled = error {} else { onRefusal(pending.unit.unit, error, pending.unit.epoch) }
+                        onRefusal(pending.unit.unit, error, pending.unit.epoch)
                     }
                 }
                 return

@@ -629,7 +629,8 @@ final class OutboxSender: Sendable {
     // MARK: - Waiting for one message
 
     /// The ack of the entry `id`, once the store has recorded it; throws `ChatterAPIError` when the service
-    /// refused the message for good. Waits across reconnects.
+    /// refused the message for good, and `CancellationError` when it was never stored (its unit was refused or
+    /// discarded). Waits across reconnects.
     func acknowledgement(of id: ClientMessageID) async throws -> MessageAck {
         let promise = AckPromise()
         let stopped = state.withLock { state -> Bool in
@@ -656,6 +657,9 @@ final class OutboxSender: Sendable {
             case .pending:
                 break
             }
+        } else {
+            // Never stored: the unit that made it was refused or discarded (the trigger is handled again).
+            promise.settle(.failure(CancellationError()))
         }
         defer {
             state.withLock { state in

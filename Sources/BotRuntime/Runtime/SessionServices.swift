@@ -105,8 +105,10 @@ final class SessionServices: Sendable {
                 Self.route(receipt, of: unit, dispatcher: dispatcher, outbox: outbox, receipts: receipts, scheduler: scheduler)
             },
             onRefusal: { [recovery = Mutex(RefusalRecovery())] unit, error, epoch in
+                // Nothing of the unit was stored: whoever waits for its sends learns it now.
+                outbox.failWaiters(of: unit.messages.map(\.clientMessageId), with: error ?? CancellationError())
                 // Units taken before the conversation's latest rewind are refused as expected: it goes on from there.
-                guard case .message(let message) = unit.trigger,
+                guard let error, !error.isAlreadyHandled, case .message(let message) = unit.trigger,
                     dispatcher.rewind(message.conversationId, ifEpoch: epoch)
                 else { return }
                 let decision = recovery.withLock { $0.refused(message) }
@@ -116,6 +118,10 @@ final class SessionServices: Sendable {
                         : "the store refused this message's work: the conversation is rewound to what the store holds and goes on from there",
                     trace: unit.traceID, ["conversation": message.conversationId.rawValue, "seq": String(message.seq), "error": error.description])
                 onRewind(message.conversationId, decision == .passOver ? message : nil)
+            },
+            isStale: { unit, epoch in
+                guard case .message(let message) = unit.trigger else { return false }
+                return dispatcher.isStale(epoch: epoch, in: message.conversationId)
             },
             onFatal: { reason, sends, error in
                 outbox.failWaiters(of: sends, with: error)

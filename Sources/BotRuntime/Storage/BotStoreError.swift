@@ -70,3 +70,10 @@ package enum BotStoreError: Error, CustomStringConvertible {
         }
     }
 }
+
+extension BotStoreError {
+    /// Whether the store refused a unit because its trigger was handled already (a repeat, not a failure).
+    var isAlreadyHandled: Bool {
+        if case .alreadyHandled = self { true } else { false }
+    }
+}

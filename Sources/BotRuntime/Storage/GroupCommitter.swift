@@ -250,7 +250,7 @@ final class GroupCommitter: Sendable {
                 do {
                     let receipts = try workspace.unit {
                         try units.map { unit in
-                            try faults.check(unit)
+                            try faults.check(unit, consuming: false)
                             return try UnitCommit.apply(unit, in: workspace)
                         }
                     }

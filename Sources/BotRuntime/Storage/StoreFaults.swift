@@ -27,12 +27,13 @@ package final class StoreFaults: Sendable {
         failures.withLock { $0.reduce(0) { $0 + $1.left } }
     }
 
-    /// Throws ``InjectedStoreFault`` when `unit` is one to fail.
-    func check(_ unit: UnitOfWork) throws {
+    /// Throws ``InjectedStoreFault`` when `unit` is one to fail; a failure counts only when `consuming` (a unit
+    /// that fails inside a batch's savepoint is tried again on its own, where it must fail again).
+    func check(_ unit: UnitOfWork, consuming: Bool = true) throws {
         guard isArmed.load(ordering: .acquiring), case .message(let message) = unit.trigger, !unit.hasNoEffects else { return }
         let fails = failures.withLock { failures -> Bool in
             guard let index = failures.firstIndex(where: { $0.left > 0 && $0.matches(message) }) else { return false }
-            failures[index].left -= 1
+            if consuming { failures[index].left -= 1 }
             return true
         }
         if fails { throw InjectedStoreFault(message: message.id) }

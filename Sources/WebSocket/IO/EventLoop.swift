@@ -150,13 +150,20 @@ final class EventLoop: TaskExecutor, Sendable {
         _ = Glibc.write(wakeFD, &one, 8)
     }
 
-    /// Runs `work` on the loop thread once `delay` has passed, unless the returned timer is cancelled first.
+    /// Runs `work` on the loop thread once `delay` has passed, unless the returned timer is cancelled first. With
+    /// `firesOnStop`, the work also runs when the loop stops first (at once, on the caller's thread, if it has
+    /// stopped already): for a sleeper, which must not wait on a loop that will never wake it.
     @discardableResult
-    func scheduleTimer(in delay: Duration, _ work: @escaping @Sendable () -> Void) -> EventLoopTimer {
-        let timer = EventLoopTimer(deadline: MonotonicTime.now() + delay.nanoseconds, work: work)
+    func scheduleTimer(in delay: Duration, firesOnStop: Bool = false, _ work: @escaping @Sendable () -> Void) -> EventLoopTimer {
+        let timer = EventLoopTimer(deadline: MonotonicTime.now() + delay.nanoseconds, firesOnStop: firesOnStop, work: work)
         let becameEarliest = timers.withLock { heap -> Bool in
             heap.insert(timer)
             return heap.earliest === timer
+        }
+        // The loop's exit fires the timers it finds; one inserted after that fires here (a timer runs at most once).
+        if firesOnStop && queue.withLock({ $0.isClosed }) {
+            timer.fire()
+            return timer
         }
         // epoll_wait must recompute its timeout when the new timer fires before the one it sleeps for.
         if becameEarliest && !inEventLoop { execute {} }
@@ -235,6 +242,8 @@ final class EventLoop: TaskExecutor, Sendable {
             }
             withExtendedLifetime(dropped) {}
             for job in jobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+            // Sleepers on this loop's timers end now, and go on sleeping elsewhere; other timers are dropped.
+            for timer in timers.withLock({ $0.removeAll() }) where timer.firesOnStop { timer.fire() }
             finished.signal()
         }
         while !stopped.load(ordering: .acquiring) {
@@ -310,10 +319,13 @@ final class EventLoop: TaskExecutor, Sendable {
 /// A closure due on an `EventLoop` at a monotonic deadline; cancelling it from any thread stops it from running.
 final class EventLoopTimer: Sendable {
     let deadline: UInt64
+    /// Whether the work runs when the loop stops before the deadline.
+    let firesOnStop: Bool
     private let work: Mutex<(@Sendable () -> Void)?>
 
-    init(deadline: UInt64, work: @escaping @Sendable () -> Void) {
+    init(deadline: UInt64, firesOnStop: Bool = false, work: @escaping @Sendable () -> Void) {
         self.deadline = deadline
+        self.firesOnStop = firesOnStop
         self.work = Mutex(work)
     }
 
@@ -322,7 +334,7 @@ final class EventLoopTimer: Sendable {
         _ = work.withLock { work in work.take() }
     }
 
-    fileprivate func fire() {
+    func fire() {
         if let work = work.withLock({ work in work.take() }) { work() }
     }
 }
@@ -341,6 +353,12 @@ private struct TimerHeap {
     var earliest: EventLoopTimer? { items.first }
 
     func earliestDeadline() -> UInt64? { items.first?.deadline }
+
+    /// Empties the heap, returning its timers in no particular order.
+    mutating func removeAll() -> [EventLoopTimer] {
+        defer { items = [] }
+        return items
+    }
 
     mutating func insert(_ timer: EventLoopTimer) {
         items.append(timer)

@@ -5,7 +5,8 @@ import Synchronization
 /// pool, which then has to wake the loop, a futex and an eventfd write for every timer of every bot.
 package enum EventLoopSleep {
     /// Sleeps for `duration` on the current event loop and returns true; returns false at once when the caller runs
-    /// on no event loop (then sleep some other way).
+    /// on no event loop (then sleep some other way). A loop that stops ends the sleep early: callers re-read the time
+    /// left, and sleep on elsewhere.
     ///
     /// - Throws: `CancellationError` when the task is cancelled before the time is up.
     package static func sleep(for duration: Duration) async throws -> Bool {
@@ -13,7 +14,7 @@ package enum EventLoopSleep {
         let sleeper = Sleeper()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let timer = loop.scheduleTimer(in: duration) { sleeper.finish(nil) }
+                let timer = loop.scheduleTimer(in: duration, firesOnStop: true) { sleeper.finish(nil) }
                 sleeper.start(continuation, timer: timer)
             }
         } onCancel: {

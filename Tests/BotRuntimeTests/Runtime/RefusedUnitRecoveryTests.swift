@@ -25,6 +25,57 @@ import Testing
         }
     }
 
+    /// m13's handler still runs when m12's unit is refused: when it returns, it must not tell the lane that m13 is
+    /// handled, or the lane would drop the rewound m12 and m13 as done when they come again.
+    @Test func aHandlerStillRunningAtTheRewindDoesNotSkipTheRewoundMessages() async throws {
+        try await RuntimeHarness.run { harness in
+            let faults = StoreFaults()
+            faults.failUnits { $0.body == "m12" }
+            let gate = Gate()
+            var script = ScriptedBot(probe: BotProbe())
+            script.onMessageScript = { message, context in
+                if message.text == "m13" { await gate.wait() }
+                try await context.reply(to: message, "echo: \(message.text)")
+            }
+            let bot = try await harness.start(script) { $0.storeFaults = faults }
+            let conversation = try await harness.direct(harness.ana)
+            let texts = (1...13).map { "m\($0)" }
+            for text in texts { try await harness.say(text, as: harness.ana, in: conversation) }
+            try await harness.eventually("the unit of m12 refused") { faults.pending == 0 }
+            gate.open()
+
+            try await harness.eventually("every message answered") {
+                try await harness.texts(in: conversation, from: harness.botty) == texts.map { "echo: \($0)" }
+            }
+            #expect(await bot.stop() == .shutdown)
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == texts.map { "echo: \($0)" })
+        }
+    }
+
+    /// m2's handler awaits its reply's acknowledgement: when the unit is refused, the wait ends with the refusal
+    /// instead of holding the conversation until the handler times out, and m2 is handled again and answered.
+    @Test func aRefusedUnitAwaitedWithAcknowledgedIsHandledAgainAtOnce() async throws {
+        try await RuntimeHarness.run { harness in
+            let faults = StoreFaults()
+            faults.failUnits { $0.body == "m2" }
+            var script = ScriptedBot(probe: BotProbe())
+            script.onMessageScript = { message, context in
+                let reply = try await context.reply(to: message, "echo: \(message.text)")
+                _ = try await reply.acknowledged()
+            }
+            let bot = try await harness.start(script) { $0.storeFaults = faults }
+            let conversation = try await harness.direct(harness.ana)
+            for text in ["m1", "m2", "m3"] { try await harness.say(text, as: harness.ana, in: conversation) }
+
+            try await harness.eventually("every message answered") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["echo: m1", "echo: m2", "echo: m3"]
+            }
+            #expect(faults.pending == 0)
+            #expect(await bot.stop() == .shutdown)
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["echo: m1", "echo: m2", "echo: m3"])
+        }
+    }
+
     @Test func aMessageWhoseUnitIsAlwaysRefusedIsPassedOverAndTheConversationGoesOn() async throws {
         try await RuntimeHarness.run { harness in
             let faults = StoreFaults()

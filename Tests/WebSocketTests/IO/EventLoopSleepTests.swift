@@ -5,6 +5,8 @@ import Testing
 /// Sleeping on an event loop: the loop's own timer wakes the sleeper on the loop's thread.
 @Suite("Event loop sleeps")
 struct EventLoopSleepTests {
+    typealias Flag = EventLoopTaskExecutorTests.Flag
+
     @Test func aSleepOnALoopEndsOnTheLoopThreadWithTheLoopsTimer() async throws {
         let group = try EventLoopGroup(threadCount: 1)
         defer { group.shutdown() }
@@ -32,5 +34,27 @@ struct EventLoopSleepTests {
         let sleeper = Task(executorPreference: executor) { try await EventLoopSleep.sleep(for: .seconds(3_600)) }
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }
+    }
+
+    @Test func aLoopThatStopsEndsTheSleepsOnItsTimers() async throws {
+        let group = try EventLoopGroup(threadCount: 1)
+        let executor = try group.nextTaskExecutor()
+        let started = Flag()
+        let sleeper = Task(executorPreference: executor) { () async throws -> Bool in
+            started.set()
+            return try await EventLoopSleep.sleep(for: .seconds(3_600))
+        }
+        while !started.isSet { await Task.yield() }
+        group.shutdown()
+        #expect(try await sleeper.value)
+    }
+
+    @Test func aSleepArmedOnAStoppedLoopEndsAtOnce() async throws {
+        let group = try EventLoopGroup(threadCount: 1)
+        let loop = try #require(try group.nextTaskExecutor() as? EventLoop)
+        group.shutdown()
+        let fired = Flag()
+        loop.scheduleTimer(in: .seconds(3_600), firesOnStop: true) { fired.set() }
+        #expect(fired.isSet)
     }
 }
