@@ -168,7 +168,7 @@ package struct BotsConfigurationValidator {
     }
 
     mutating func bots(
-        _ bots: [BotsFile.Bot], server: BotsFile.Server, sendPacing: BotsFile.SendPacing?, knownKinds: Set<String>?
+        _ bots: [BotsFile.Bot], server: BotsFile.Server, sendPacing: BotsFile.PacingSetting?, knownKinds: Set<String>?
     ) -> [BotConfiguration] {
         let defaultPacing = (sendPacing ?? .paced(perSecond: nil, burst: nil)).configuration
         if bots.isEmpty { error("bots", "is empty; configure at least one bot") }

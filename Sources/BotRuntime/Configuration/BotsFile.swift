@@ -17,20 +17,20 @@ public struct BotsFile: Sendable, Equatable, Codable {
 
     /// How fast a bot may send, as written: `"off"`, or `{"perSecond": …, "burst": …}` where a missing field takes
     /// the default's (`SendPacing.conservative`).
-    public enum SendPacing: Sendable, Equatable {
+    public enum PacingSetting: Sendable, Equatable {
         /// No pacing: frames go out as fast as the connection takes them (a 4008 or `RATE_LIMITED` still pauses).
         case off
         /// A token bucket: `perSecond` sustained, `burst` back to back after a quiet period.
         case paced(perSecond: Double?, burst: Int?)
 
         /// The pacer's configuration; nil for `off`.
-        public var configuration: ChatterBots.SendPacing? {
+        public var configuration: SendPacing? {
             switch self {
             case .off:
                 return nil
             case .paced(let perSecond, let burst):
-                let defaults = ChatterBots.SendPacing.conservative
-                return ChatterBots.SendPacing(
+                let defaults = SendPacing.conservative
+                return SendPacing(
                     sendsPerSecond: perSecond ?? defaults.sendsPerSecond, burst: burst ?? defaults.burst)
             }
         }
@@ -63,12 +63,12 @@ public struct BotsFile: Sendable, Equatable, Codable {
         /// Kind-specific options (`{}` when absent).
         public var options: BotOptions
         /// This bot's send pacing; nil: the file's `sendPacing`, else the default.
-        public var sendPacing: SendPacing?
+        public var sendPacing: PacingSetting?
 
         /// Creates a bot entry.
         public init(
             name: String, kind: String, credentials: Credentials, friendRequests: FriendRequestPolicy,
-            options: BotOptions = .empty, sendPacing: SendPacing? = nil
+            options: BotOptions = .empty, sendPacing: PacingSetting? = nil
         ) {
             self.name = name
             self.kind = kind
@@ -88,14 +88,14 @@ public struct BotsFile: Sendable, Equatable, Codable {
     /// The port of the `/healthz` and `/metrics` endpoint; absent: no HTTP endpoint; 0: a port the OS chooses.
     public var httpPort: Int?
     /// The send pacing of every bot that sets none of its own; nil: the default.
-    public var sendPacing: SendPacing?
+    public var sendPacing: PacingSetting?
     /// The bots to run.
     public var bots: [Bot]
 
     /// Creates a file's content in code (for tests and generated configurations).
     public init(
         server: Server, dataDirectory: ConfigurationString? = nil, logLevel: LogLevel? = nil, httpPort: Int? = nil,
-        sendPacing: SendPacing? = nil, bots: [Bot]
+        sendPacing: PacingSetting? = nil, bots: [Bot]
     ) {
         self.server = server
         self.dataDirectory = dataDirectory
@@ -151,7 +151,7 @@ public struct BotsFile: Sendable, Equatable, Codable {
     }
 }
 
-extension BotsFile.SendPacing {
+extension BotsFile.PacingSetting {
     var json: ConfigurationJSON {
         switch self {
         case .off:
@@ -290,7 +290,7 @@ struct BotsFileReader {
         return Int(number)
     }
 
-    private mutating func readPacing(_ value: ConfigurationJSON, at place: Place) -> BotsFile.SendPacing? {
+    private mutating func readPacing(_ value: ConfigurationJSON, at place: Place) -> BotsFile.PacingSetting? {
         let expected = "use \"off\" or {\"perSecond\": 2, \"burst\": 10}"
         switch value {
         case .string("off"):

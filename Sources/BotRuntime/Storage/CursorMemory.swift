@@ -8,9 +8,10 @@ import Synchronization
 ///
 /// Parked messages and hand-out marks exist in memory only: after a restart nothing is in flight, and everything
 /// above the contiguous seq comes again through sync. All three change only on the database queue, after the
-/// transaction that decided the change committed; the cached cursors are exactly the committed rows because every
-/// write of `conversations` goes through a ``CursorWorkspace`` or forgets the conversation here. The store must be
-/// the only writer of its file.
+/// transaction that decided the change committed; the cached contiguous seqs are exactly the committed rows because
+/// every write of `conversations` goes through a ``CursorWorkspace`` or forgets the conversation here (a cached
+/// `lastSeq` may be ahead of its row: admission raises it in memory only). The store must be the only writer of its
+/// file.
 final class CursorMemory: Sendable {
     private struct State {
         var cursors: [Conversation.ID: CursorWorkspace.Cursor] = [:]

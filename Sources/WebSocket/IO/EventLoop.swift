@@ -170,6 +170,9 @@ final class EventLoop: TaskExecutor, Sendable {
         return timer
     }
 
+    /// How many timers the loop holds, cancelled ones not yet dropped included.
+    var timerCount: Int { timers.withLock { $0.count } }
+
     /// Registers `selectable` for `events`; returns the token that identifies it in epoll.
     func register(fd: Int32, events: UInt32, _ selectable: any EventLoopSelectable) throws(IOError) -> UInt64 {
         let token = registry.withLock { registry -> UInt64 in
@@ -329,6 +332,9 @@ final class EventLoopTimer: Sendable {
         self.work = Mutex(work)
     }
 
+    /// Whether the work was cancelled (or has run).
+    var isCancelled: Bool { work.withLock { $0 == nil } }
+
     /// Prevents the work from running if it has not started; releases what the closure captured.
     func cancel() {
         _ = work.withLock { work in work.take() }
@@ -349,8 +355,13 @@ private let currentLoopKey: pthread_key_t = {
 /// A binary min-heap of timers by deadline.
 private struct TimerHeap {
     private var items: [EventLoopTimer] = []
+    /// From this many timers, an insert first drops the cancelled ones: a cancelled timer otherwise stays until its
+    /// deadline (sleepers that are woken early, such as a scheduler re-armed at every new job, leave many behind).
+    private var purgeThreshold = 1024
 
     var earliest: EventLoopTimer? { items.first }
+
+    var count: Int { items.count }
 
     func earliestDeadline() -> UInt64? { items.first?.deadline }
 
@@ -361,6 +372,11 @@ private struct TimerHeap {
     }
 
     mutating func insert(_ timer: EventLoopTimer) {
+        if items.count >= purgeThreshold {
+            // A sorted array is a valid min-heap.
+            items = items.filter { !$0.isCancelled }.sorted { $0.deadline < $1.deadline }
+            purgeThreshold = max(1024, items.count * 2)
+        }
         items.append(timer)
         var child = items.count - 1
         while child > 0 {

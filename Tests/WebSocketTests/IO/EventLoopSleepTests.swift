@@ -57,4 +57,14 @@ struct EventLoopSleepTests {
         loop.scheduleTimer(in: .seconds(3_600), firesOnStop: true) { fired.set() }
         #expect(fired.isSet)
     }
+
+    @Test func cancelledTimersDoNotPileUpInTheLoop() throws {
+        let group = try EventLoopGroup(threadCount: 1)
+        defer { group.shutdown() }
+        let loop = try #require(try group.nextTaskExecutor() as? EventLoop)
+        for _ in 0..<5_000 {
+            loop.scheduleTimer(in: .seconds(3_600)) {}.cancel()
+        }
+        #expect(loop.timerCount <= 1_024)
+    }
 }
