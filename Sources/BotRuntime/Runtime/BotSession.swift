@@ -456,7 +456,7 @@ public actor BotSession {
             await self?.post(.lifecycle(.closed(generation: generation, code: reason.code, reason: text)))
         }
         let heartbeat = HeartbeatDriver(pongTimeout: environment.pongTimeout, clock: environment.clock, log: log)
-        heartbeat.start(link, interval: connection.heartbeatInterval) { [weak self] in
+        heartbeat.start(connection, interval: connection.heartbeatInterval) { [weak self] in
             Task(executorPreference: SessionExecutor.preferred) { await self?.post(.lifecycle(.heartbeatDead(generation: generation))) }
         }
         live = Live(link: link, reader: reader, heartbeat: heartbeat)

@@ -3,10 +3,16 @@ import Foundation
 
 /// The runtime's own log lines for one bot: the bot's name on every record, the trace id of the event at hand,
 /// and the message built only when its level passes.
-struct SessionLog: Sendable {
+package struct SessionLog: Sendable {
     let sink: LogSink
     let bot: String
     let clock: any ChatterClock
+
+    package init(sink: LogSink, bot: String, clock: any ChatterClock) {
+        self.sink = sink
+        self.bot = bot
+        self.clock = clock
+    }
 
     func accepts(_ level: LogLevel) -> Bool { sink.accepts(level) }
 

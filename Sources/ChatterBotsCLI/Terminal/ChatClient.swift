@@ -162,11 +162,16 @@ public struct ChatClient: Sendable {
                 policy.reset()
                 credentials.ready()
                 events.yield(.opened(connection))
-                let heartbeat = Task { await Self.keepAlive(connection, clock: clock) }
+                // The bots' heartbeat: no pong in time drops the connection (not closed: a close handshake with a
+                // peer that stopped answering waits out its timeout), and the loop reconnects.
+                let heartbeat = HeartbeatDriver(
+                    pongTimeout: HeartbeatMonitor.defaultPongTimeout, clock: clock,
+                    log: SessionLog(sink: .discarding, bot: "chat", clock: clock))
+                heartbeat.start(connection, interval: connection.heartbeatInterval) { connection.abort() }
                 for await event in connection.events {
                     if case .frame(let frame) = event { events.yield(.input(.server(frame.event))) }
                 }
-                heartbeat.cancel()
+                heartbeat.stop()
                 if Task.isCancelled {
                     await connection.close()
                     return
@@ -236,25 +241,5 @@ public struct ChatClient: Sendable {
             return .reconnectAfter(seconds.map { RateLimitDelay(delay: .seconds($0)) } ?? RateLimitDelay(serverValue: ""))
         }
         return CloseCodeReaction(code: reason.code, reason: "")
-    }
-
-    /// Pings every heartbeat interval; no pong within the seed's 10 s means the connection is dead, so it is
-    /// closed and the reconnect loop takes over.
-    static func keepAlive(_ connection: ChatterRealtimeConnection, clock: any ChatterClock) async {
-        while !Task.isCancelled {
-            do {
-                try await clock.sleep(for: connection.heartbeatInterval)
-            } catch {
-                return
-            }
-            do throws(RealtimeError) {
-                try await connection.ping(timeout: HeartbeatMonitor.defaultPongTimeout)
-            } catch {
-                if case .cancelled = error { return }
-                // Dropped, not closed: a close handshake with a peer that stopped answering waits out its timeout.
-                connection.abort()
-                return
-            }
-        }
     }
 }
