@@ -132,6 +132,15 @@ struct BotsConfigurationTests {
         ])
     }
 
+    @Test func aBotsPacingFieldsGoOverTheFilesOnes() throws {
+        let json = #"""
+        {"server": "sandbox", "sendPacing": {"perSecond": 5},
+         "bots": [{"name": "a", "kind": "k", "credentials": {"username": "a", "password": "p"}, "friendRequests": "nobody",
+                   "sendPacing": {"burst": 20}}]}
+        """#
+        #expect(try load(json).bots.first?.sendPacing == SendPacer.Configuration(sendsPerSecond: 5, burst: 20))
+    }
+
     @Test func aBadPacingIsAnErrorNamingTheFieldAndLosesNothingElse() {
         let json = #"""
         {"server": "sandbox", "sendPacing": "fast",

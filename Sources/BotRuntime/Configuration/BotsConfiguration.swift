@@ -171,6 +171,8 @@ package struct BotsConfigurationValidator {
         _ bots: [BotsFile.Bot], server: BotsFile.Server, sendPacing: BotsFile.PacingSetting?, knownKinds: Set<String>?
     ) -> [BotConfiguration] {
         let defaultPacing = (sendPacing ?? .paced(perSecond: nil, burst: nil)).configuration
+        // A bot's fields over the file's: with the file "off", over the default.
+        let pacingBase = defaultPacing ?? .conservative
         if bots.isEmpty { error("bots", "is empty; configure at least one bot") }
         var firstIndexOfName: [String: Int] = [:]
         var resolved: [BotConfiguration] = []
@@ -208,7 +210,7 @@ package struct BotsConfigurationValidator {
                 resolved.append(BotConfiguration(
                     name: bot.name, kind: kind, credentials: BotCredentials(username: username, password: password),
                     friendRequests: bot.friendRequests, options: options,
-                    sendPacing: bot.sendPacing.map(\.configuration) ?? defaultPacing))
+                    sendPacing: bot.sendPacing.map { $0.configuration(over: pacingBase) } ?? defaultPacing))
             }
         }
         return resolved

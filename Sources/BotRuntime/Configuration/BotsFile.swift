@@ -15,8 +15,8 @@ public struct BotsFile: Sendable, Equatable, Codable {
         case remote(apiURL: ConfigurationString, webSocketURL: ConfigurationString, clientKey: ConfigurationString)
     }
 
-    /// How fast a bot may send, as written: `"off"`, or `{"perSecond": …, "burst": …}` where a missing field takes
-    /// the default's (`SendPacing.conservative`).
+    /// How fast a bot may send, as written: `"off"`, or `{"perSecond": …, "burst": …}`. A field a bot's setting
+    /// leaves out is the file's, and one the file leaves out the default's (`SendPacing.conservative`).
     public enum PacingSetting: Sendable, Equatable {
         /// No pacing: frames go out as fast as the connection takes them (a 4008 or `RATE_LIMITED` still pauses).
         case off
@@ -24,14 +24,16 @@ public struct BotsFile: Sendable, Equatable, Codable {
         case paced(perSecond: Double?, burst: Int?)
 
         /// The pacer's configuration; nil for `off`.
-        public var configuration: SendPacing? {
+        public var configuration: SendPacing? { configuration(over: .conservative) }
+
+        /// The pacer's configuration, a field left out taken from `base` (a bot's setting over the file's); nil for
+        /// `off`.
+        public func configuration(over base: SendPacing) -> SendPacing? {
             switch self {
             case .off:
                 return nil
             case .paced(let perSecond, let burst):
-                let defaults = SendPacing.conservative
-                return SendPacing(
-                    sendsPerSecond: perSecond ?? defaults.sendsPerSecond, burst: burst ?? defaults.burst)
+                return SendPacing(sendsPerSecond: perSecond ?? base.sendsPerSecond, burst: burst ?? base.burst)
             }
         }
     }
