@@ -267,9 +267,14 @@ final class HandlerDispatcher: Sendable {
         }
     }
 
-    private func note(_ conversation: Conversation.ID, _ change: (inout ConversationSequencer) -> Void) {
+    /// Changes what `conversation`'s lane knows and lets a lane blocked on it look again; with `epoch`, only while
+    /// the conversation has not been rewound since.
+    private func note(
+        _ conversation: Conversation.ID, ifEpoch epoch: UInt64? = nil, _ change: (inout ConversationSequencer) -> Void
+    ) {
         let lane = HandlerLane.conversation(conversation)
         let start = state.withLock { state -> (HandlerLane, UInt64, WorkerTask)? in
+            if let epoch, (state.epochs[conversation] ?? 0) != epoch { return nil }
             change(&state.sequencers[conversation, default: ConversationSequencer()])
             guard state.lanes[lane]?.isBlocked == true else { return nil }
             state.lanes[lane]?.isBlocked = false
@@ -353,17 +358,7 @@ final class HandlerDispatcher: Sendable {
     /// conversation was rewound since the message was taken (the store's truth decides then).
     private func noteDone(_ work: HandlerWork, epoch: UInt64) {
         guard case .message(let message) = work else { return }
-        let conversation = message.conversationId
-        let lane = HandlerLane.conversation(conversation)
-        let start = state.withLock { state -> (HandlerLane, UInt64, WorkerTask)? in
-            guard (state.epochs[conversation] ?? 0) == epoch else { return nil }
-            state.sequencers[conversation, default: ConversationSequencer()].noteContiguous(message.seq)
-            guard state.lanes[lane]?.isBlocked == true else { return nil }
-            state.lanes[lane]?.isBlocked = false
-            guard state.isOpen else { return nil }
-            return Self.activate(lane, &state, maxConcurrent: maxConcurrent)
-        }
-        if let (lane, id, task) = start { spawnWorker(lane, id: id, task: task) }
+        note(message.conversationId, ifEpoch: epoch) { $0.noteContiguous(message.seq) }
     }
 
     /// Whether work of `conversation` taken at `epoch` was taken before its latest rewind: its unit must not be
