@@ -34,7 +34,7 @@ final class HandlerDispatcher: Sendable {
         var isActive = false
         /// An item whose handler timed out, to be recovered before anything else of the lane.
         var timedOut: (work: HandlerWork, run: HandlerRun)?
-        /// A conversation lane whose first message waits for one before it (see `ConversationSequencer`).
+        /// A conversation lane whose first message waits for one before it (see the lane's `ConversationLedger`).
         var isBlocked = false
 
         var count: Int { items.count - head + (timedOut == nil ? 0 : 1) }
@@ -130,7 +130,8 @@ final class HandlerDispatcher: Sendable {
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
         var watchdog: (deadline: Date, generation: UInt64, task: Task<Void, Never>)?
         var watchdogGeneration: UInt64 = 0
-        var sequencers: [Conversation.ID: ConversationSequencer] = [:]
+        /// Each conversation lane's copy of its ledger: what its handlers finished, and the bot's own messages passed.
+        var ledgers: [Conversation.ID: ConversationLedger] = [:]
         /// How many times each conversation was rewound (see ``rewind(_:ifEpoch:)``).
         var epochs: [Conversation.ID: UInt64] = [:]
 
@@ -256,26 +257,26 @@ final class HandlerDispatcher: Sendable {
 
     /// The store's contiguous seq of `conversation` is at least `seq` (a committed message, a cursor read).
     func noteContiguous(_ seq: Int, in conversation: Conversation.ID) {
-        note(conversation) { $0.noteContiguous(seq) }
+        note(conversation) { $0.raiseContiguous(to: seq) }
     }
 
     /// The store passed over the bot's own messages at `seqs` (acknowledged, or seen through sync).
     func noteOwn(_ seqs: [Int], in conversation: Conversation.ID) {
         guard !seqs.isEmpty else { return }
-        note(conversation) { sequencer in
-            for seq in seqs { sequencer.noteOwn(seq) }
+        note(conversation) { ledger in
+            for seq in seqs { ledger.notePassedOwn(seq) }
         }
     }
 
     /// Changes what `conversation`'s lane knows and lets a lane blocked on it look again; with `epoch`, only while
     /// the conversation has not been rewound since.
     private func note(
-        _ conversation: Conversation.ID, ifEpoch epoch: UInt64? = nil, _ change: (inout ConversationSequencer) -> Void
+        _ conversation: Conversation.ID, ifEpoch epoch: UInt64? = nil, _ change: (inout ConversationLedger) -> Void
     ) {
         let lane = HandlerLane.conversation(conversation)
         let start = state.withLock { state -> (HandlerLane, UInt64, WorkerTask)? in
             if let epoch, (state.epochs[conversation] ?? 0) != epoch { return nil }
-            change(&state.sequencers[conversation, default: ConversationSequencer()])
+            change(&state.ledgers[conversation, default: ConversationLedger()])
             guard state.lanes[lane]?.isBlocked == true else { return nil }
             state.lanes[lane]?.isBlocked = false
             guard state.isOpen else { return nil }
@@ -297,7 +298,7 @@ final class HandlerDispatcher: Sendable {
         return state.withLock { state in
             guard (state.epochs[conversation] ?? 0) == epoch else { return false }
             state.epochs[conversation] = epoch + 1
-            state.sequencers[conversation, default: ConversationSequencer()].forgetContiguous()
+            state.ledgers[conversation, default: ConversationLedger()].forgetContiguous()
             if var current = state.lanes.removeValue(forKey: lane) {
                 current.removeQueuedMessages()
                 state.lanes[lane] = current
@@ -347,7 +348,7 @@ final class HandlerDispatcher: Sendable {
                 noteDone(work, epoch: run.epoch)
             case .verify(let conversation, let runner):
                 if let contiguous = await runner.contiguousSeq(of: conversation) {
-                    state.withLock { $0.sequencers[conversation, default: ConversationSequencer()].noteContiguous(contiguous) }
+                    state.withLock { $0.ledgers[conversation, default: ConversationLedger()].raiseContiguous(to: contiguous) }
                 }
                 verified = true
             }
@@ -358,7 +359,7 @@ final class HandlerDispatcher: Sendable {
     /// conversation was rewound since the message was taken (the store's truth decides then).
     private func noteDone(_ work: HandlerWork, epoch: UInt64) {
         guard case .message(let message) = work else { return }
-        note(message.conversationId, ifEpoch: epoch) { $0.noteContiguous(message.seq) }
+        note(message.conversationId, ifEpoch: epoch) { $0.raiseContiguous(to: message.seq) }
     }
 
     /// Whether work of `conversation` taken at `epoch` was taken before its latest rewind: its unit must not be
@@ -411,15 +412,15 @@ final class HandlerDispatcher: Sendable {
             // A message starts only when every message before it was handled or passed over.
             while case .message(let message)? = current.first {
                 let conversation = message.conversationId
-                switch state.sequencers[conversation, default: ConversationSequencer()].verdict(for: message.seq) {
+                switch state.ledgers[conversation]?.position(of: message.seq) ?? .unknownConversation {
                 case .next:
                     break
                 case .handled:
                     _ = current.popFirst()
                     continue
-                case .unknown where !verified, .gap where !verified:
+                case .unknownConversation where !verified, .outOfOrder where !verified:
                     return .verify(conversation, runner)
-                case .unknown, .gap:
+                case .unknownConversation, .outOfOrder:
                     // The message before it is still on its way: wait for it (or for an ack) without a slot.
                     current.isActive = false
                     current.isBlocked = true

@@ -19,9 +19,8 @@ extension BotStore {
             var cursors: [ConversationCursor] = []
             for conversation in conversations {
                 var contiguous: Int
-                if var cursor = try workspace.cursor(conversation.id) {
-                    cursor.lastSeq = max(cursor.lastSeq, conversation.lastSeq)
-                    workspace.setCursor(cursor, for: conversation.id)
+                if let cursor = try workspace.cursor(conversation.id) {
+                    try workspace.raiseLastSeq(conversation.lastSeq, in: conversation.id)
                     contiguous = cursor.contiguous
                 } else {
                     let start = newConversationsStart == .firstMessage ? 0 : conversation.lastSeq

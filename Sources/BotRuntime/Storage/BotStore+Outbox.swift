@@ -206,7 +206,7 @@ enum OutboxWrites {
             } else {
                 outcomes.append(.unknownEntry)
             }
-            try workspace.passOwn(ack.conversationId, seq: ack.seq, messageId: ack.messageId)
+            try workspace.passOwn(ack.conversationId, seq: ack.seq)
         }
         var released: [Message] = []
         var conversations: [Conversation.ID] = []

@@ -196,61 +196,6 @@ import Testing
     }
 }
 
-@Suite struct ConversationSequencerTests {
-    @Test func withoutKnowledgeItAsksTheStore() {
-        var sequencer = ConversationSequencer()
-        #expect(sequencer.verdict(for: 1) == .unknown)
-    }
-
-    @Test func theNextSeqGoesAndAGapWaits() {
-        var sequencer = ConversationSequencer()
-        sequencer.noteContiguous(4)
-        #expect(sequencer.verdict(for: 5) == .next)
-        #expect(sequencer.verdict(for: 6) == .gap)
-        #expect(sequencer.verdict(for: 4) == .handled)
-    }
-
-    @Test func theBotsOwnMessagesAreCountedAsPassed() {
-        var sequencer = ConversationSequencer()
-        sequencer.noteContiguous(4)
-        sequencer.noteOwn(5)
-        sequencer.noteOwn(6)
-        #expect(sequencer.verdict(for: 7) == .next)
-        sequencer.noteOwn(9)
-        #expect(sequencer.verdict(for: 10) == .gap)
-    }
-
-    @Test func theContiguousSeqNeverMovesBack() {
-        var sequencer = ConversationSequencer()
-        sequencer.noteContiguous(8)
-        sequencer.noteContiguous(3)
-        #expect(sequencer.verdict(for: 9) == .next)
-    }
-
-    @Test func ownMessagesAckedOutOfOrderOrTwiceAreCountedOnce() {
-        var sequencer = ConversationSequencer()
-        sequencer.noteContiguous(4)
-        sequencer.noteOwn(7)
-        sequencer.noteOwn(5)
-        #expect(sequencer.verdict(for: 7) == .gap)
-        sequencer.noteOwn(6)
-        sequencer.noteOwn(6)
-        #expect(sequencer.verdict(for: 8) == .next)
-        #expect(sequencer.verdict(for: 7) == .handled)
-    }
-
-    @Test func aRaisedContiguousSeqDropsTheOwnMessagesItPassed() {
-        var sequencer = ConversationSequencer()
-        sequencer.noteContiguous(4)
-        sequencer.noteOwn(6)
-        sequencer.noteOwn(9)
-        sequencer.noteContiguous(7)
-        #expect(sequencer.verdict(for: 8) == .next)
-        sequencer.noteContiguous(8)
-        #expect(sequencer.verdict(for: 10) == .next)
-    }
-}
-
 @Suite struct FriendRequestResolutionTests {
     static let request = FriendRequest(
         id: "R1", fromUser: User(id: "U1", username: "Cleo_P", displayName: "Cleo"),

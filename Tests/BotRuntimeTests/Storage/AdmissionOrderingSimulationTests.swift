@@ -6,7 +6,7 @@ import Testing
 /// The store and the lanes' view of it agree under every interleaving the runtime allows: messages arriving
 /// duplicated, reordered and again through sync, acks of the bot's replies arriving late and twice, units committed
 /// behind their handlers. A seeded walk through those events plays the runtime's part (the lane's
-/// `ConversationSequencer`, units committed in handler order) against a real store, and every unit must be
+/// the lane's `ConversationLedger`, units committed in handler order) against a real store, and every unit must be
 /// accepted: a refusal here is a reply the bot would lose.
 @Suite("BotStore admission ordering under reordering")
 struct AdmissionOrderingSimulationTests {
@@ -43,7 +43,7 @@ private struct EchoWorld {
     var outgoing: [OutboxEntry] = []
     /// The lane: messages handed out, not run yet.
     var lane: [Message] = []
-    var sequencer = ConversationSequencer()
+    var laneLedger = ConversationLedger()
     /// Units queued behind their handlers (the lane committer).
     var units: [UnitOfWork] = []
     var handled: [Int] = []
@@ -60,7 +60,7 @@ private struct EchoWorld {
     }
 
     var summary: String {
-        "users \(userSeqs.count) handled \(handled.count) live \(live.count) acks \(acks.count) out \(outgoing.count) lane \(lane.map(\.seq)) units \(units.count) sequencer \(String(describing: sequencer.contiguous))"
+        "users \(userSeqs.count) handled \(handled.count) live \(live.count) acks \(acks.count) out \(outgoing.count) lane \(lane.map(\.seq)) units \(units.count) lane ledger \(String(describing: laneLedger.cursor?.contiguous))"
     }
 
     func makeMessage(seq: Int, from sender: User.ID, clientMessageId: ClientMessageID? = nil) -> Message {
@@ -89,7 +89,7 @@ private struct EchoWorld {
             let ack = acks.remove(at: index)
             if Int.random(in: 0..<10, using: &random) == 0 { acks.append(ack) }
             let report = try await store.markAcked([ack])
-            sequencer.noteOwn(ack.seq)
+            laneLedger.notePassedOwn(ack.seq)
             lane += report.released
         case 42..<62 where !lane.isEmpty:
             try await runLane(store)
@@ -124,18 +124,18 @@ private struct EchoWorld {
         for (message, admission) in zip(batch, report.admissions) {
             switch admission {
             case .deliver: lane.append(message)
-            case .own: sequencer.noteOwn(message.seq)
+            case .own: laneLedger.notePassedOwn(message.seq)
             default: break
             }
         }
         lane += report.released
     }
 
-    /// The dispatcher's worker: the lowest seq first, run when the sequencer says it is next.
+    /// The dispatcher's worker: the lowest seq first, run when the lane's ledger says it is next.
     mutating func runLane(_ store: BotStore) async throws {
         lane.sort { $0.seq < $1.seq }
         while let first = lane.first {
-            switch sequencer.verdict(for: first.seq) {
+            switch laneLedger.position(of: first.seq) {
             case .handled:
                 lane.removeFirst()
                 continue
@@ -145,11 +145,11 @@ private struct EchoWorld {
                 unit.send(.text("echo: \(first.body ?? "")"), to: Fixture.direct)
                 units.append(unit)
                 handled.append(first.seq)
-                sequencer.noteContiguous(first.seq)
-            case .gap, .unknown:
+                laneLedger.raiseContiguous(to: first.seq)
+            case .outOfOrder, .unknownConversation:
                 // Ask the store where the conversation is (the dispatcher's `verify`).
                 if let contiguous = try await store.conversationCursor(Fixture.direct)?.contiguousSeq {
-                    sequencer.noteContiguous(contiguous)
+                    laneLedger.raiseContiguous(to: contiguous)
                 }
             }
             return
@@ -164,7 +164,7 @@ private struct EchoWorld {
             switch result {
             case .success(let receipt):
                 outgoing += receipt.entriesToSend
-                if let contiguous = receipt.contiguousSeq { sequencer.noteContiguous(contiguous) }
+                if let contiguous = receipt.contiguousSeq { laneLedger.raiseContiguous(to: contiguous) }
                 lane += receipt.released
             case .failure(let error):
                 refusals.append(error)

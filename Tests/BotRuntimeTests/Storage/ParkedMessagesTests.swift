@@ -40,39 +40,4 @@ import Testing
         #expect(parked.messageCount == 0)
         #expect(parked.firstSeq == nil)
     }
-
-    private func memory(contiguous: Int, handedOut: Int? = nil, parked entries: [(Int, ParkedMessages.Entry)]) -> CursorMemory {
-        var parked = ParkedMessages()
-        for (seq, entry) in entries { parked.insert(entry, at: seq) }
-        let memory = CursorMemory()
-        memory.publish(
-            cursors: [Fixture.direct: CursorWorkspace.Cursor(contiguous: contiguous, lastSeq: entries.last?.0 ?? contiguous)],
-            handedOut: handedOut.map { [Fixture.direct: $0] } ?? [:], parked: [Fixture.direct: parked])
-        return memory
-    }
-
-    @Test func aGapIsOpenWhenAMessageWaitsBeyondTheNextSeq() {
-        let gap = memory(contiguous: 4, parked: [(6, .message(Fixture.message(seq: 6)))]).gap(in: Fixture.direct)
-        #expect(gap.isOpen)
-        #expect(gap.expected == 5)
-        #expect(gap.firstParkedSeq == 6)
-    }
-
-    @Test func ownMarkersAtTheNextSeqArePassedOverBeforeTheGapIsJudged() {
-        let open = memory(contiguous: 4, parked: [(5, .own), (7, .message(Fixture.message(seq: 7)))]).gap(in: Fixture.direct)
-        #expect(open.isOpen, "5 is the bot's own; 6 is missing")
-        #expect(open.expected == 6)
-        let closed = memory(contiguous: 4, parked: [(5, .own), (6, .message(Fixture.message(seq: 6)))]).gap(in: Fixture.direct)
-        #expect(!closed.isOpen)
-    }
-
-    @Test func handedOutMessagesStillParkedDoNotHideAGapAfterThem() {
-        let gap = memory(contiguous: 4, handedOut: 5, parked: [
-            (5, .message(Fixture.message(seq: 5))), (7, .message(Fixture.message(seq: 7))),
-        ]).gap(in: Fixture.direct)
-        #expect(gap.isOpen, "5 is with its handler; 6 is missing")
-        #expect(gap.expected == 6)
-        #expect(gap.firstParkedSeq == 7)
-        #expect(gap.parkedMessages == 2)
-    }
 }
