@@ -35,6 +35,8 @@ final class EventLoop: TaskExecutor, Sendable {
     private let queue = Mutex(TaskQueue())
     private let registry = Mutex(Registry())
     private let timers = Mutex(TimerHeap())
+    /// Work to run once the turn's events, timers and jobs are done, before the loop waits again (see `atEndOfTurn`).
+    private let endOfTurn = Mutex<[@Sendable () -> Void]>([])
     private let threadID = Atomic<UInt>(0)
     private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
@@ -212,6 +214,26 @@ final class EventLoop: TaskExecutor, Sendable {
         return try body(readBuffer)
     }
 
+    /// Runs `work` on the loop thread once this turn's events, timers and jobs are done, before the loop waits for
+    /// events again: for a socket to send in one system call what the turn wrote to it. Must be called on the loop
+    /// thread.
+    func atEndOfTurn(_ work: @escaping @Sendable () -> Void) {
+        assert(inEventLoop)
+        endOfTurn.withLock { $0.append(work) }
+    }
+
+    /// Runs the end-of-turn work, including work it adds.
+    private func finishTurn() {
+        while true {
+            let work = endOfTurn.withLock { work -> [@Sendable () -> Void] in
+                defer { work = [] }
+                return work
+            }
+            if work.isEmpty { return }
+            for item in work { item() }
+        }
+    }
+
     /// Whether `stop()` was called.
     var isStopped: Bool { stopped.load(ordering: .acquiring) }
 
@@ -234,6 +256,7 @@ final class EventLoop: TaskExecutor, Sendable {
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         defer {
             events.deallocate()
+            finishTurn()
             // Closures left for the loop's sockets are dropped (released outside the lock: what they capture may
             // submit more on its way out); jobs left go to the global executor.
             let (dropped, jobs) = queue.withLock { queue in
@@ -271,6 +294,7 @@ final class EventLoop: TaskExecutor, Sendable {
             }
             fireDueTimers()
             runTasks()
+            finishTurn()
         }
     }
 

@@ -39,6 +39,8 @@ final class SocketChannel: EventLoopSelectable {
         var queue = WriteQueue()
         /// A caller is sending outside the lock (see `flush`); others queue behind it.
         var isWriting = false
+        /// The queue is sent at the end of the loop's turn (see `flush`); `isWriting` is set meanwhile.
+        var isFlushScheduled = false
         /// The socket was closed while a writer was sending: the writer closes the descriptor when it is done,
         /// so that its number cannot be reused under it.
         var closesDescriptorAfterWrite = false
@@ -152,9 +154,48 @@ final class SocketChannel: EventLoopSelectable {
     /// Sends the writer's bytes and whatever was queued behind them meanwhile, outside the lock, until the queue
     /// is empty or the kernel takes no more (the rest then waits for EPOLLOUT). Returns whether the queue is past
     /// the high watermark.
+    ///
+    /// On the loop thread the bytes are sent at the end of the loop's turn instead, with everything else the turn
+    /// writes to this socket (a receipt, a reply, another receipt): one system call for them all.
     func flush(_ pending: PendingWrite) -> Bool {
         var batch = WriteQueue()
         batch.append(pending.bytes)
+        if loop.inEventLoop {
+            let (mustWait, schedules) = state.withLock { state -> (Bool, Bool) in
+                // Bytes queued meanwhile were accepted after the writer's, so they go behind them.
+                batch.append(state.queue)
+                swap(&state.queue, &batch)
+                defer { state.isFlushScheduled = true }
+                return (state.queue.count > highWatermark, !state.isFlushScheduled)
+            }
+            if schedules { loop.atEndOfTurn { [self] in flushAtEndOfTurn() } }
+            return mustWait
+        }
+        return send(&batch)
+    }
+
+    /// Sends what the turn queued, as the writer `flush` left in charge.
+    private func flushAtEndOfTurn() {
+        var batch = WriteQueue()
+        let isClosed = state.withLock { state -> Bool in
+            state.isFlushScheduled = false
+            guard state.isClosed else {
+                swap(&state.queue, &batch)
+                return false
+            }
+            // Closed without flushing meanwhile: nothing more is sent, and the descriptor kept for this writer goes.
+            state.isWriting = false
+            if state.closesDescriptorAfterWrite {
+                state.closesDescriptorAfterWrite = false
+                Glibc.close(fd)
+            }
+            return true
+        }
+        if !isClosed { _ = send(&batch) }
+    }
+
+    /// Sends `batch` and whatever is queued behind it meanwhile, as the channel's writer.
+    private func send(_ batch: inout WriteQueue) -> Bool {
         var rounds = 0
         while true {
             let sendFailure = Self.sendQueued(fd, &batch)
