@@ -145,8 +145,9 @@ final class OutboxSender: Sendable {
     func stop() {
         let liveness = store.outboxLiveness
         let waiters = state.withLock { state -> [AckPromise] in
-            defer { liveness.set(state.machine.sendsAtCommit) }
-            return state.machine.stop()
+            let waiters = state.machine.stop()
+            liveness.set(state.machine.sendsAtCommit)
+            return waiters
         }
         work.wake()
         resumeEmptyWaiters()
