@@ -123,7 +123,7 @@ public struct BotRuntimeEnvironment: Sendable {
         self.conversationBacklogLimit = 1000
         self.gapFillDelay = .seconds(5)
         self.receipts = ReceiptPolicy()
-        self.outboxResendWindow = OutboxSender.serviceIdempotencyWindow
+        self.outboxResendWindow = OutboxStateMachine.serviceIdempotencyWindow
         self.reconnectPolicy = ReconnectPolicy()
         self.connectTimeout = .seconds(15)
         self.readyTimeout = .seconds(10)
