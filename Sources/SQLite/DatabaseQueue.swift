@@ -236,6 +236,32 @@ public final class DatabaseQueue: Sendable {
         return try result.get()
     }
 
+    /// Runs `body` now, on the caller's thread and outside any transaction, when it can run inline: inline work is
+    /// allowed, the connection is open and free, and nothing is queued before it. Nil, with nothing run, otherwise:
+    /// the caller then goes through ``writeWithoutTransaction(_:)``. For a caller that has nothing to wait for but
+    /// the database, this saves suspending and resuming.
+    public func writeInlineIfFree<T: Sendable>(_ body: @Sendable (Database) throws -> T) -> Result<T, any Error>? {
+        guard allowsInlineWork else { return nil }
+        guard let dormancy else { return runInline(body) }
+        let isOpen = activity.withLock { activity -> Bool in
+            guard activity.mayBeOpen else { return false }
+            activity.pendingWork += 1
+            activity.lastUse = .now
+            activity.holdsMemory = true
+            return true
+        }
+        guard isOpen else { return nil }
+        let ran = runInline { database in
+            defer {
+                let inTransaction = database.isInTransaction
+                self.activity.withLock { $0.inTransaction = inTransaction }
+            }
+            return try body(database)
+        }
+        finishWork(dormancy)
+        return ran
+    }
+
     /// Runs `body` on the caller's thread if inline work is allowed, the connection is open, nothing is queued
     /// before it and no one holds the connection; nil when it must go through the dispatch queue instead.
     private func runInline<T: Sendable>(_ body: @Sendable (Database) throws -> T) -> Result<T, any Error>? {

@@ -94,7 +94,8 @@ final class GroupCommitter: Sendable {
     }
 
     func submit(_ request: Request) async throws -> Response {
-        try await withCheckedThrowingContinuation { continuation in
+        if let result = commitInline(request) { return try result.get() }
+        return try await withCheckedThrowingContinuation { continuation in
             let start = state.withLock { state -> DrainStart? in
                 let isAck = Self.isAck(request)
                 if state.isLingering && Self.endsLinger(request) { state.isLingering = false }
@@ -117,6 +118,57 @@ final class GroupCommitter: Sendable {
             case .linger(let generation)?: Task(executorPreference: SessionExecutor.preferred) { await self.linger(generation) }
             case nil: break
             }
+        }
+    }
+
+    /// Commits `request` at once on the caller's thread when nothing is being committed, no flood is on and the
+    /// store's connection is free: no task is started and the caller does not suspend. Acks lingering for a commit
+    /// go along with one that ends their linger. Nil, with nothing committed, when the request must wait its turn.
+    /// Acks themselves are never committed this way: they linger for a commit to join.
+    private func commitInline(_ request: Request) -> Result<Response, any Error>? {
+        guard !Self.isAck(request) else { return nil }
+        let lingering = state.withLock { state -> [Waiter]? in
+            guard !state.isDraining, state.lastBatchItems < Self.minItemsForQueueDrain else { return nil }
+            state.isDraining = true
+            // Nothing waits unless acks linger (any other waiter means a drain is on).
+            guard state.isLingering, Self.endsLinger(request) else { return [] }
+            state.isLingering = false
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        guard let lingering else { return nil }
+        let requests = lingering.map(\.request) + [request]
+        let ran = queue.writeInlineIfFree { db in Result { try self.commit(requests, in: db) } }
+        guard let ran else {
+            // The connection is busy: everything goes the usual way, the acks first, as they came first.
+            state.withLock { state in
+                state.waiters = lingering + state.waiters
+                state.isDraining = false
+            }
+            return nil
+        }
+        let responses: Result<[Response], any Error>
+        switch ran {
+        case .success(let committed): responses = committed
+        case .failure(let error): responses = .failure(error)
+        }
+        switch responses {
+        case .success(let responses):
+            for (waiter, response) in zip(lingering, responses) { waiter.continuation.resume(returning: response) }
+        case .failure(let error):
+            for waiter in lingering { waiter.continuation.resume(throwing: error) }
+        }
+        let startsDrain = state.withLock { state -> Bool in
+            state.lastBatchItems = requests.reduce(0) { $0 + $1.itemCount }
+            guard !state.waiters.isEmpty, !state.isLingering else {
+                state.isDraining = false
+                return false
+            }
+            return true
+        }
+        if startsDrain { Task(executorPreference: SessionExecutor.preferred) { await self.drain(onQueue: false) } }
+        return responses.flatMap { responses in
+            responses.last.map { .success($0) } ?? .failure(GroupCommitterMismatch())
         }
     }
 
@@ -174,23 +226,27 @@ final class GroupCommitter: Sendable {
         for _ in 0..<Self.maxTransactionsPerTurn {
             guard let batch = takeBatch() else { return false }
             do {
-                // Acks first: an admission in the same transaction then finds the bot's own messages passed over
-                // and delivers what follows them instead of parking it. Nothing else depends on their order.
-                let order = batch.indices.filter { Self.isAck(batch[$0].request) } + batch.indices.filter { !Self.isAck(batch[$0].request) }
-                var responses = [Response?](repeating: nil, count: batch.count)
-                try CursorWorkspace.run(db, now: clock.now, memory: memory, outboxSendsAtCommit: outboxLiveness.isLive) { workspace in
-                    for index in order {
-                        responses[index] = try Self.apply(batch[index].request, in: workspace, faults: faults)
-                    }
-                }
-                for (waiter, response) in zip(batch, responses) {
-                    if let response { waiter.continuation.resume(returning: response) }
-                }
+                let responses = try commit(batch.map(\.request), in: db)
+                for (waiter, response) in zip(batch, responses) { waiter.continuation.resume(returning: response) }
             } catch {
                 for waiter in batch { waiter.continuation.resume(throwing: error) }
             }
         }
         return true
+    }
+
+    /// Applies `requests` in one transaction; their responses, in the same order.
+    private func commit(_ requests: [Request], in db: Database) throws -> [Response] {
+        // Acks first: an admission in the same transaction then finds the bot's own messages passed over and
+        // delivers what follows them instead of parking it. Nothing else depends on their order.
+        let order = requests.indices.filter { Self.isAck(requests[$0]) } + requests.indices.filter { !Self.isAck(requests[$0]) }
+        var responses = [Response?](repeating: nil, count: requests.count)
+        try CursorWorkspace.run(db, now: clock.now, memory: memory, outboxSendsAtCommit: outboxLiveness.isLive) { workspace in
+            for index in order {
+                responses[index] = try Self.apply(requests[index], in: workspace, faults: faults)
+            }
+        }
+        return responses.compactMap { $0 }
     }
 
     private func waitingItemCount() -> Int {
