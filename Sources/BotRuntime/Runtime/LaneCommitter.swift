@@ -86,7 +86,7 @@ final class LaneCommitter: Sendable {
             state.queues[lane] = queue
             return (ticket, start)
         }
-        if start { Task(executorPreference: SessionExecutor.preferred) { await self.drain(lane) } }
+        if start { drainNow(lane) }
         return ticket
     }
 
@@ -154,64 +154,103 @@ final class LaneCommitter: Sendable {
 
     // MARK: - Committing
 
-    private func drain(_ lane: HandlerLane) async {
-        while true {
-            let step = state.withLock { state -> DrainStep in
-                guard var queue = state.queues.removeValue(forKey: lane) else { return .finished([]) }
-                if !state.isStopped, let batch = queue.units.takeBatch() {
-                    state.queues[lane] = queue
-                    return .commit(batch)
+    /// Commits what `lane` holds on the caller's thread for as long as the store takes it at once (no task, no
+    /// hand-off: the usual case below a flood); what is left goes to a drain task.
+    private func drainNow(_ lane: HandlerLane) {
+        while let batch = nextBatch(lane) {
+            let live = droppingStale(batch)
+            if !live.isEmpty {
+                guard case .success(let results)? = store.commitInline(live.map(\.unit.unit)) else {
+                    Task(executorPreference: SessionExecutor.preferred) {
+                        await self.commit(live)
+                        self.finishBatch(lane)
+                        await self.drain(lane)
+                    }
+                    return
                 }
-                // Nothing pending: the lane is forgotten in the same step, so a unit submitted from now on starts a
-                // new drain (see `LaneCommitQueue`).
-                var waiters = queue.waiters.map(\.continuation)
-                if state.queues.isEmpty {
-                    waiters += state.idleWaiters
-                    state.idleWaiters = []
-                }
-                return .finished(waiters)
+                deliver(results, of: live)
             }
-            guard case .commit(let batch) = step else {
-                if case .finished(let waiters) = step { for waiter in waiters { waiter.resume() } }
-                return
-            }
-            await commit(batch)
-            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-                guard var queue = state.queues.removeValue(forKey: lane) else { return [] }
-                defer { state.queues[lane] = queue }
-                queue.units.finishBatch()
-                let through = queue.units.committedThrough
-                let ready = queue.waiters.filter { $0.ticket <= through }
-                queue.waiters.removeAll { $0.ticket <= through }
-                return ready.map(\.continuation)
-            }
-            for waiter in waiters { waiter.resume() }
+            finishBatch(lane)
         }
     }
 
-    /// Commits a batch in one call, retrying a failing database a few times; a lasting failure stops the bot.
-    private func commit(_ batch: [Pending]) async {
-        // Work taken before its conversation was rewound is not committed: the conversation goes on from the store.
-        let batch = batch.filter { pending in
+    private func drain(_ lane: HandlerLane) async {
+        while let batch = nextBatch(lane) {
+            let live = droppingStale(batch)
+            if !live.isEmpty { await commit(live) }
+            finishBatch(lane)
+        }
+    }
+
+    /// The lane's next batch; nil when nothing is pending, and then the lane is forgotten in the same step (a unit
+    /// submitted from now on starts a new drain, see `LaneCommitQueue`) and its waiters resume.
+    private func nextBatch(_ lane: HandlerLane) -> [Pending]? {
+        let step = state.withLock { state -> DrainStep in
+            guard var queue = state.queues.removeValue(forKey: lane) else { return .finished([]) }
+            if !state.isStopped, let batch = queue.units.takeBatch() {
+                state.queues[lane] = queue
+                return .commit(batch)
+            }
+            var waiters = queue.waiters.map(\.continuation)
+            if state.queues.isEmpty {
+                waiters += state.idleWaiters
+                state.idleWaiters = []
+            }
+            return .finished(waiters)
+        }
+        switch step {
+        case .commit(let batch):
+            return batch
+        case .finished(let waiters):
+            for waiter in waiters { waiter.resume() }
+            return nil
+        }
+    }
+
+    /// The batch taken last is done: whoever waits for its units resumes.
+    private func finishBatch(_ lane: HandlerLane) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard var queue = state.queues.removeValue(forKey: lane) else { return [] }
+            defer { state.queues[lane] = queue }
+            queue.units.finishBatch()
+            let through = queue.units.committedThrough
+            let ready = queue.waiters.filter { $0.ticket <= through }
+            queue.waiters.removeAll { $0.ticket <= through }
+            return ready.map(\.continuation)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// The batch without the work taken before its conversation was rewound: that is not committed (the
+    /// conversation goes on from the store) and counts as refused.
+    private func droppingStale(_ batch: [Pending]) -> [Pending] {
+        batch.filter { pending in
             guard isStale(pending.unit.unit, pending.unit.epoch) else { return true }
             log.debug("taken before the conversation was rewound; not committed", trace: pending.unit.trace)
             onRefusal(pending.unit.unit, nil, pending.unit.epoch)
             return false
         }
-        guard !batch.isEmpty else { return }
+    }
+
+    /// Routes each committed unit's receipt, and reports each refused one.
+    private func deliver(_ results: [Result<CommitReceipt, BotStoreError>], of batch: [Pending]) {
+        for (pending, result) in zip(batch, results) {
+            switch result {
+            case .success(let receipt):
+                route(receipt, pending.unit.unit)
+            case .failure(let error):
+                report(error, trace: pending.unit.trace)
+                onRefusal(pending.unit.unit, error, pending.unit.epoch)
+            }
+        }
+    }
+
+    /// Commits a batch in one call, retrying a failing database a few times; a lasting failure stops the bot.
+    private func commit(_ batch: [Pending]) async {
         var attempt = 0
         while true {
             do {
-                let results = try await store.commit(batch.map(\.unit.unit))
-                for (pending, result) in zip(batch, results) {
-                    switch result {
-                    case .success(let receipt):
-                        route(receipt, pending.unit.unit)
-                    case .failure(let error):
-                        report(error, trace: pending.unit.trace)
-                        onRefusal(pending.unit.unit, error, pending.unit.epoch)
-                    }
-                }
+                deliver(try await store.commit(batch.map(\.unit.unit)), of: batch)
                 return
             } catch {
                 attempt += 1

@@ -33,6 +33,17 @@ extension BotStore {
         return results
     }
 
+    /// Commits `units` as ``commit(_:)-([UnitOfWork])`` does, but at once on the caller's thread, when nothing else
+    /// is being committed and the connection is free; nil, with nothing committed, when they must wait their turn.
+    func commitInline(_ units: [UnitOfWork]) -> Result<[Result<CommitReceipt, BotStoreError>], BotStoreError>? {
+        guard let response = committer.commitInline(.commit(units)) else { return nil }
+        switch response {
+        case .success(.committed(let results)): return .success(results)
+        case .success: return .failure(.storage(operation: "commit units", underlying: GroupCommitterMismatch()))
+        case .failure(let error): return .failure(BotStoreError(error, during: "commit units"))
+        }
+    }
+
     /// Forgets what was handed out of `conversation` and not committed, after the store refused one of its units:
     /// those messages are handed out again when they come back (from a REST page, or parked). Returns the
     /// committed contiguous seq (nil: the conversation has no cursor) and the parked messages now next.

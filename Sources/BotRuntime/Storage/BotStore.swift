@@ -42,7 +42,7 @@ package final class BotStore: Sendable {
     let memory = CursorMemory()
     /// Failures tests inject (none otherwise).
     let faults: StoreFaults
-    private let committer: GroupCommitter
+    let committer: GroupCommitter
     /// How the runtime derives the clientMessageIds of this store's bot: recorded in the file by its first version
     /// with time-ordered keys, read once at open and never changed.
     public let clientMessageIDDerivation: ClientMessageIDDerivation

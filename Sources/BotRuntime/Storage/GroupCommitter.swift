@@ -125,7 +125,7 @@ final class GroupCommitter: Sendable {
     /// store's connection is free: no task is started and the caller does not suspend. Acks lingering for a commit
     /// go along with one that ends their linger. Nil, with nothing committed, when the request must wait its turn.
     /// Acks themselves are never committed this way: they linger for a commit to join.
-    private func commitInline(_ request: Request) -> Result<Response, any Error>? {
+    func commitInline(_ request: Request) -> Result<Response, any Error>? {
         guard !Self.isAck(request) else { return nil }
         let lingering = state.withLock { state -> [Waiter]? in
             guard !state.isDraining, state.lastBatchItems < Self.minItemsForQueueDrain else { return nil }
