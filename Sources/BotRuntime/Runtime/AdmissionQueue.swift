@@ -80,7 +80,9 @@ final class AdmissionQueue: Sendable {
             state.isDraining = true
             return (true, true)
         }
-        if start { Task(executorPreference: SessionExecutor.preferred) { await self.drain() } }
+        guard start else { return accepted }
+        if case .messages(let messages) = item, admitNow(messages) { return accepted }
+        Task(executorPreference: SessionExecutor.preferred) { await self.drain() }
         return accepted
     }
 
@@ -188,6 +190,74 @@ final class AdmissionQueue: Sendable {
 
     private func admit(_ messages: [Message], fetched: Bool = false) async {
         guard let bot = services.identity?.userId else { return }
+        let accepted = accept(messages, fetched: fetched)
+        guard !accepted.isEmpty else { return }
+        let report: AdmissionReport
+        do {
+            report = try await services.store.admit(accepted, bot: bot)
+        } catch {
+            admissionFailed(accepted, error)
+            return
+        }
+        let unknown = carryOut(report, of: accepted)
+        if !unknown.isEmpty { await admitDiscovering(unknown) }
+    }
+
+    /// Admits `messages` at once on the caller's thread, when the queue is idle and the store takes them inline:
+    /// the usual case for a live `message.new`, which then reaches its lane without a hand-off. False, with the
+    /// messages left for the drain task, otherwise.
+    private func admitNow(_ messages: [Message]) -> Bool {
+        let isAlone = state.withLock { state -> Bool in
+            guard state.items.count == 1 else { return false }
+            state.items.removeAll(keepingCapacity: true)
+            return true
+        }
+        guard isAlone else { return false }
+        guard let bot = services.identity?.userId else { return finishNow() }
+        let accepted = accept(messages, fetched: false)
+        guard !accepted.isEmpty else { return finishNow() }
+        guard let admitted = services.store.admitInline(accepted, bot: bot) else {
+            // The store is busy: the drain admits them (filtered for shedding already).
+            state.withLock { $0.items.insert(.fetched(accepted), at: 0) }
+            return false
+        }
+        switch admitted {
+        case .success(let report):
+            let unknown = carryOut(report, of: accepted)
+            if !unknown.isEmpty {
+                // Looking conversations up takes the network: the drain goes on after it, in order.
+                Task(executorPreference: SessionExecutor.preferred) {
+                    await self.admitDiscovering(unknown)
+                    await self.drain()
+                }
+                return true
+            }
+        case .failure(let error):
+            admissionFailed(accepted, error)
+        }
+        return finishNow()
+    }
+
+    /// Ends a synchronous turn of the queue: it is idle again unless items came meanwhile, which a drain task takes.
+    private func finishNow() -> Bool {
+        let hasMore = state.withLock { state -> Bool in
+            if state.items.isEmpty || state.isStopped {
+                state.isDraining = false
+                return false
+            }
+            return true
+        }
+        if hasMore { Task(executorPreference: SessionExecutor.preferred) { await self.drain() } }
+        return true
+    }
+
+    private func admissionFailed(_ messages: [Message], _ error: BotStoreError) {
+        log.error("could not admit \(messages.count) messages: \(error); they come again with the next sync")
+        services.metrics.setLastError("admission failed: \(error)")
+    }
+
+    /// What of `messages` the conversations can take now (all of a fetched page).
+    private func accept(_ messages: [Message], fetched: Bool) -> [Message] {
         let limit = services.environment.conversationBacklogLimit
         // Shed what a conversation over its backlog limit cannot take now; it stays on the server. So does what
         // would park behind a gap that already holds `limit` messages (only a message below them can fill it),
@@ -218,15 +288,13 @@ final class AdmissionQueue: Sendable {
         }
         // A lane stalled by a gap has nothing to drain, so nothing else would start the fetch that fills it.
         for conversation in stalled { fetchShedIfLaneIsEmpty(conversation) }
-        guard !accepted.isEmpty else { return }
-        let report: AdmissionReport
-        do {
-            report = try await services.store.admit(accepted, bot: bot)
-        } catch {
-            log.error("could not admit \(accepted.count) messages: \(error); they come again with the next sync")
-            services.metrics.setLastError("admission failed: \(error)")
-            return
-        }
+        return accepted
+    }
+
+    /// Carries out what the store decided of `accepted`: delivered and released messages to their lanes, the
+    /// bot's own to the lanes' ledgers, `receipt.delivered`, gap checks. Returns the messages of conversations the
+    /// bot does not know yet.
+    private func carryOut(_ report: AdmissionReport, of accepted: [Message]) -> [Message] {
         var delivered: [Message] = []
         var stored: [Conversation.ID: Int] = [:]
         var own: [Conversation.ID: [Int]] = [:]
@@ -258,7 +326,7 @@ final class AdmissionQueue: Sendable {
         SessionServices.dispatch(delivered + report.released, to: services.dispatcher)
         for (conversation, seq) in stored { services.receipts.delivered(seq, in: conversation) }
         for conversation in parkedIn { scheduleGapCheck(conversation) }
-        if !unknown.isEmpty { await admitDiscovering(unknown) }
+        return unknown
     }
 
     /// Ends a backfill. Messages shed while it ran are fetched by the next one: the lane's draining starts it, or

@@ -122,6 +122,17 @@ extension BotStore {
         return report
     }
 
+    /// Admits `messages` as ``admit(_:bot:)-([Message],_)`` does, but at once on the caller's thread, when nothing
+    /// else is being committed and the connection is free; nil, with nothing admitted, when they must wait their turn.
+    func admitInline(_ messages: [Message], bot: User.ID) -> Result<AdmissionReport, BotStoreError>? {
+        guard let response = committer.commitInline(.admit(messages, bot: bot)) else { return nil }
+        switch response {
+        case .success(.admitted(let report)): return .success(report)
+        case .success: return .failure(.storage(operation: "admit messages", underlying: GroupCommitterMismatch()))
+        case .failure(let error): return .failure(BotStoreError(error, during: "admit messages"))
+        }
+    }
+
     /// Admits one message; see ``admit(_:bot:)-([Message],_)``.
     public func admit(_ message: Message, bot: User.ID) async throws(BotStoreError) -> AdmissionReport {
         try await admit([message], bot: bot)
