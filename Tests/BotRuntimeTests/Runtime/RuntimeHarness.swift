@@ -117,10 +117,7 @@ struct RuntimeHarness {
 
     /// Signals `changes` on every state change of `session`, until it stops.
     func watch(_ session: BotSession) {
-        let changes = changes
-        Task {
-            for await _ in await session.stateChanges() { changes.signal() }
-        }
+        signalStateChanges(of: session, to: changes)
     }
 
     // MARK: - People
@@ -198,6 +195,13 @@ struct RuntimeHarness {
             return (members.first { $0.userId == member }?.lastReadSeq ?? 0) >= seq
         }
         try await bot.waitUntilIdle(sourceLocation: sourceLocation)
+    }
+}
+
+/// Signals `changes` on every state change of `session`, from a task that ends when the session stops.
+func signalStateChanges(of session: BotSession, to changes: ChangeSignal) {
+    Task {
+        for await _ in await session.stateChanges() { changes.signal() }
     }
 }
 
