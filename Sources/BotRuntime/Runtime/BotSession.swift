@@ -78,6 +78,9 @@ public actor BotSession {
     private var hasSynchronized = false
     private var connects = 0
     private var finishedWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The streams of `stateChanges()`, each told every change of `state`.
+    private var stateObservers: [UInt64: AsyncStream<BotStatus.State>.Continuation] = [:]
+    private var nextStateObserver: UInt64 = 0
     /// Held from the start of a start-up or reconnect attempt until the bot is live, the attempt failed or the bot
     /// stopped (see ``StartupGate``).
     private var startupTicket: StartupGate.Ticket?
@@ -245,14 +248,43 @@ public actor BotSession {
             await services.dispatcher.waitUntilIdle()
             await services.commits.waitUntilIdle()
             if services.outbox.depth > 0 {
-                // Acknowledgements come from the network: look again shortly (real time, not the bot's clock).
-                try? await Task.sleep(for: .milliseconds(1))
+                // Acknowledgements come from the network: wait for the last one, or for a cancellation.
+                let outbox = services.outbox
+                let empty = WakeSignal(clock: environment.clock)
+                let waiter = Task(executorPreference: SessionExecutor.preferred) {
+                    await outbox.waitUntilEmpty()
+                    empty.wake()
+                }
+                await empty.wait()
+                waiter.cancel()
                 continue
             }
             guard case .running = phase, !isShuttingDown else { return }
             if services.scheduler.isCaughtUp && services.dispatcher.isIdle && services.commits.isIdle
                 && services.outbox.depth == 0 { return }
         }
+    }
+
+    /// The bot's state now and then each change of it; the stream ends once the bot stopped. For tests that wait
+    /// for a state (live, reconnecting…) instead of polling `status`.
+    package func stateChanges() -> AsyncStream<BotStatus.State> {
+        let (stream, continuation) = AsyncStream.makeStream(of: BotStatus.State.self)
+        continuation.yield(state)
+        if case .finished = phase {
+            continuation.finish()
+            return stream
+        }
+        nextStateObserver += 1
+        let id = nextStateObserver
+        stateObservers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.stopObservingState(id) }
+        }
+        return stream
+    }
+
+    private func stopObservingState(_ id: UInt64) {
+        stateObservers[id] = nil
     }
 
     /// The presence the bot last heard for `userId` (its presence snapshot and the changes since), as its
@@ -594,6 +626,7 @@ public actor BotSession {
         guard next != state else { return }
         state = next
         since = environment.clock.now
+        for observer in stateObservers.values { observer.yield(next) }
     }
 
     // MARK: - The end
@@ -641,6 +674,9 @@ public actor BotSession {
         let waiters = finishedWaiters
         finishedWaiters = []
         for waiter in waiters { waiter.resume() }
+        let observers = stateObservers
+        stateObservers = [:]
+        for observer in observers.values { observer.finish() }
         return reason
     }
 

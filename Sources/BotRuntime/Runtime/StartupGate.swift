@@ -29,6 +29,16 @@ public final class StartupGate: Sendable {
         var waiters: [Waiter] = []
         var firstWaiter = 0
         var nextId: UInt64 = 0
+        /// Callers of `waitUntilWaiting(_:)`: resumed once that many callers wait to be admitted.
+        var queueWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        mutating func takeSatisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
+            guard !queueWatchers.isEmpty else { return [] }
+            let waiting = waiterCount
+            let satisfied = queueWatchers.filter { $0.count <= waiting }.map(\.continuation)
+            queueWatchers.removeAll { $0.count <= waiting }
+            return satisfied
+        }
 
         var waiterCount: Int { waiters.count - firstWaiter }
 
@@ -83,6 +93,18 @@ public final class StartupGate: Sendable {
     /// How many callers wait to be admitted.
     public var waitingCount: Int { state.withLock { $0.waiterCount } }
 
+    /// Returns once at least `count` callers wait to be admitted (for tests that need a bot parked at the gate).
+    package func waitUntilWaiting(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let reached = state.withLock { state -> Bool in
+                guard state.waiterCount < count else { return true }
+                state.queueWatchers.append((count, continuation))
+                return false
+            }
+            if reached { continuation.resume() }
+        }
+    }
+
     /// Waits (without blocking a thread) until there is room, first come first served, and returns the ticket to
     /// release when the attempt is over. Returns nil, holding nothing, when the calling task is cancelled first.
     public func enter() async -> Ticket? {
@@ -92,7 +114,7 @@ public final class StartupGate: Sendable {
         }
         let admitted = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                enum Outcome { case admitted, waiting, cancelled }
+                enum Outcome { case admitted, waiting([CheckedContinuation<Void, Never>]), cancelled }
                 let outcome = state.withLock { state -> Outcome in
                     if Task.isCancelled { return .cancelled }
                     if state.admitted < limit && state.waiterCount == 0 {
@@ -100,12 +122,12 @@ public final class StartupGate: Sendable {
                         return .admitted
                     }
                     state.waiters.append(Waiter(id: id, continuation: continuation))
-                    return .waiting
+                    return .waiting(state.takeSatisfiedWatchers())
                 }
                 switch outcome {
                 case .admitted: continuation.resume(returning: true)
                 case .cancelled: continuation.resume(returning: false)
-                case .waiting: break
+                case .waiting(let watchers): for watcher in watchers { watcher.resume() }
                 }
             }
         } onCancel: {

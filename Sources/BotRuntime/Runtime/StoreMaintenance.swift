@@ -24,6 +24,8 @@ final class StoreMaintenance: Sendable {
     private let pendingPass = Mutex<Task<Void, Never>?>(nil)
     /// Whether a release waits for a synchronization's catch-up to settle.
     private let releaseWaiting = Mutex(false)
+    /// How many passes and releases have not finished yet, and who waits for none to be left.
+    private let unfinished = Mutex<(count: Int, waiters: [CheckedContinuation<Void, Never>])>((0, []))
 
     /// - Parameter lastPass: when the store was last pruned, if known; the next pass is due `interval` after it.
     init(store: BotStore, clock: any ChatterClock, log: SessionLog, lastPass: Date? = nil) {
@@ -46,9 +48,11 @@ final class StoreMaintenance: Sendable {
             return true
         }
         if due {
+            begin()
             let pass = Task(executorPreference: SessionExecutor.preferred) {
                 await self.prune(now: now)
                 await self.store.releaseMemory()  // what the pass read and compiled, once an hour
+                self.end()
             }
             pendingPass.withLock { $0 = pass }
         }
@@ -56,11 +60,39 @@ final class StoreMaintenance: Sendable {
             defer { waiting = true }
             return !waiting
         }) else { return }
+        begin()
         Task(executorPreference: SessionExecutor.preferred) {
             await settled()
             self.releaseWaiting.withLock { $0 = false }
             await self.store.releaseMemory()
+            self.end()
         }
+    }
+
+    /// Returns once every pass and release started so far has finished, a stopped pass included (for tests).
+    func waitUntilFinished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let finished = unfinished.withLock { state -> Bool in
+                guard state.count > 0 else { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if finished { continuation.resume() }
+        }
+    }
+
+    private func begin() {
+        unfinished.withLock { $0.count += 1 }
+    }
+
+    private func end() {
+        let waiters = unfinished.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.count -= 1
+            guard state.count == 0 else { return [] }
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Cancels a pass still running: the session is stopping and its store closes.

@@ -48,6 +48,11 @@ public actor RealtimeHub: SandboxEventSink {
     /// Whether `deviceId` has an open socket (so it receives events, not pushes).
     public func isConnected(_ deviceId: Device.ID) -> Bool { socketsByDevice[deviceId] != nil }
 
+    /// When the typing of `userId` in `conversationId` runs out unless repeated; nil when they are not typing.
+    package func typingExpiry(of userId: User.ID, in conversationId: Conversation.ID) -> Date? {
+        typing.expiry(of: userId, in: conversationId)
+    }
+
     /// Whether the user counts as online for presence (an open socket, or within the grace period).
     public func isOnline(_ userId: User.ID) -> Bool { presence.isOnline(userId) }
 
@@ -147,6 +152,7 @@ public actor RealtimeHub: SandboxEventSink {
         }
         closeWhenExpired(socket, at: grant.expiresAt)
         rearmTimer()
+        service.store.changes.noteChange()
         return true
     }
 
@@ -166,6 +172,7 @@ public actor RealtimeHub: SandboxEventSink {
     /// Unregisters a socket whose transport ended; its user goes offline after the grace period if it was the last.
     private func closed(_ socket: RealtimeSocket, of caller: SandboxCaller) {
         guard socketsByDevice[caller.deviceId]?.removeValue(forKey: socket.id) != nil else { return }
+        defer { service.store.changes.noteChange() }
         if socketsByDevice[caller.deviceId]?.isEmpty == true {
             socketsByDevice[caller.deviceId] = nil
             devicesByUser[caller.userId]?.remove(caller.deviceId)
@@ -378,6 +385,7 @@ public actor RealtimeHub: SandboxEventSink {
     private func typingStarted(_ userId: User.ID, in conversationId: Conversation.ID) async {
         let change = typing.start(userId, in: conversationId, at: clock.now)
         rearmTimer()
+        service.store.changes.noteChange()
         if let change { await announce(change) }
     }
 

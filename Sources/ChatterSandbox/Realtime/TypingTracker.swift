@@ -26,6 +26,11 @@ public struct TypingTracker: Sendable {
         expiries[Key(conversationId: conversationId, userId: userId)] != nil
     }
 
+    /// When the typing of `userId` in `conversationId` runs out; nil when they are not typing.
+    package func expiry(of userId: User.ID, in conversationId: Conversation.ID) -> Date? {
+        expiries[Key(conversationId: conversationId, userId: userId)]
+    }
+
     /// `typing.start` at `now`: returns the indicator to announce when the user was not typing yet.
     public mutating func start(_ userId: User.ID, in conversationId: Conversation.ID, at now: Date) -> TypingIndicator? {
         let key = Key(conversationId: conversationId, userId: userId)

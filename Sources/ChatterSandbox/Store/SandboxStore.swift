@@ -7,6 +7,8 @@ import SQLite
 public final class SandboxStore: Sendable {
     /// The underlying database; reach it only through `read` and `write`.
     public let database: DatabaseQueue
+    /// Observers of its committed writes (and of the hub's sockets opening and closing).
+    package let changes = SandboxChanges()
 
     private init(database: DatabaseQueue) {
         self.database = database
@@ -33,7 +35,9 @@ public final class SandboxStore: Sendable {
 
     /// Runs `body` in one immediate transaction: all of it commits, or none of it.
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await database.write(body)
+        let result = try await database.write(body)
+        changes.noteChange()
+        return result
     }
 
     /// Closes the database after the work already queued.

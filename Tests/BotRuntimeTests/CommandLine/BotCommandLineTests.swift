@@ -11,8 +11,10 @@ import Testing
 /// 5 s to shut down; every other bot runs until shut down.
 final class CommandHarness: Sendable {
     let directory: TemporaryDirectory
-    let output = CapturedLines()
-    let errors = CapturedLines()
+    /// Signalled by every line written and every state change of a stand-in session.
+    let changes = ChangeSignal()
+    let output: CapturedLines
+    let errors: CapturedLines
     let shutdown = ShutdownRequest()
     let hosts = Mutex<[BotHost]>([])
     let sessions = Mutex<[StandInSession]>([])
@@ -22,6 +24,8 @@ final class CommandHarness: Sendable {
 
     init(realSessions: Bool = false) throws {
         directory = try TemporaryDirectory("BotCommandLineTests")
+        output = CapturedLines(changes: changes)
+        errors = CapturedLines(changes: changes)
         self.realSessions = realSessions
     }
 
@@ -32,13 +36,13 @@ final class CommandHarness: Sendable {
             let name = member.configuration.name
             let bot: StandInSession
             if name.hasPrefix("bad") {
-                bot = StandInSession(name, .stop(.credentialsRejected(StopMessages.invalidCredentials), after: .zero))
+                bot = StandInSession(name, .stop(.credentialsRejected(StopMessages.invalidCredentials), after: .zero), changes: changes)
             } else if name.hasPrefix("revoked") {
-                bot = StandInSession(name, .stop(.revoked("signed out elsewhere"), after: .zero))
+                bot = StandInSession(name, .stop(.revoked("signed out elsewhere"), after: .zero), changes: changes)
             } else if name.hasPrefix("slow") {
-                bot = StandInSession(name, workOnShutdown: .seconds(5))
+                bot = StandInSession(name, workOnShutdown: .seconds(5), changes: changes)
             } else {
-                bot = StandInSession(name)
+                bot = StandInSession(name, changes: changes)
             }
             self.sessions.withLock { $0.append(bot) }
             return bot
@@ -46,13 +50,18 @@ final class CommandHarness: Sendable {
     }
 
     /// Waits until `count` sessions exist and every one is live (the supervisor runs them).
-    func waitUntilLive(count: Int) async -> Bool {
-        await eventually {
+    func waitUntilLive(count: Int) async throws {
+        try await waitUntil("\(count) sessions live") {
             let sessions = self.sessions.withLock { $0 }
             guard sessions.count == count else { return false }
             for session in sessions where await session.status.state != .live { return false }
             return true
         }
+    }
+
+    /// Returns once `condition` holds, checked after each line written and each state change of a stand-in.
+    func waitUntil(_ what: String, _ condition: () async throws -> Bool) async throws {
+        try await changes.wait(until: condition, what)
     }
 
     func run(_ arguments: String...) async -> BotCommandLine.ExitCode {
@@ -149,8 +158,8 @@ struct BotCommandLineTests {
         let harness = try CommandHarness()
         try harness.writeConfiguration(bots: ["echo", "greeter"])
         let run = Task { await harness.run("run", "--sandbox-port", "0") }
-        #expect(await eventually { harness.output.text.contains("Ctrl-C stops gracefully") })
-        #expect(await harness.waitUntilLive(count: 2))
+        try await harness.waitUntil("the run to start") { harness.output.text.contains("Ctrl-C stops gracefully") }
+        try await harness.waitUntilLive(count: 2)
 
         let text = harness.output.text
         #expect(text.contains("Running 2 bots from \(harness.directory.url.appendingPathComponent("bots.json").path): "
@@ -176,7 +185,7 @@ struct BotCommandLineTests {
         let harness = try CommandHarness()
         try harness.writeConfiguration(bots: ["echo", "bad"])
         let run = Task { await harness.run("run", "--sandbox-port", "0") }
-        #expect(await eventually { harness.errors.text.contains("bot=bad") })
+        try await harness.waitUntil("bad to stop") { harness.errors.text.contains("bot=bad") }
         #expect(harness.errors.lines(containing: "level=error", "bot=bad", "check the bot's username and password").count == 1)
         #expect(!harness.errors.text.contains("password-bad"))
         harness.shutdown.request()
@@ -199,11 +208,12 @@ struct BotCommandLineTests {
         let harness = try CommandHarness()
         try harness.writeConfiguration(bots: ["echo"], extra: #""httpPort": 0,"#)
         let run = Task { await harness.run("run", "--sandbox-port", "0") }
-        #expect(await eventually { harness.output.text.contains("Health: ") })
+        try await harness.waitUntil("the health endpoint to start") { harness.output.text.contains("Health: ") }
         let line = try #require(harness.output.lines(containing: "Health: ").first)
         let url = try #require(line.split(separator: " ").dropFirst().first.flatMap { URL(string: String($0)) })
         #expect(url.path == "/healthz")
-        #expect(await eventually { (try? await HTTPFetch.get(url).status) == 200 })
+        try await harness.waitUntilLive(count: 1)
+        #expect(try await HTTPFetch.get(url).status == 200)
         harness.shutdown.request()
         #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
     }
@@ -212,7 +222,7 @@ struct BotCommandLineTests {
         let harness = try CommandHarness()
         try harness.writeConfiguration(bots: ["slow"])
         let run = Task { await harness.run("run", "--sandbox-port", "0", "--shutdown-timeout", "0.1") }
-        #expect(await harness.waitUntilLive(count: 1))
+        try await harness.waitUntilLive(count: 1)
         harness.shutdown.request()
         #expect(try await value(of: run, within: .seconds(60), "the command to end") == .failure, "\(harness.errors.text)")
         #expect(harness.errors.lines(containing: "level=critical", "the shutdown took longer than its timeout").count == 1)
@@ -222,7 +232,7 @@ struct BotCommandLineTests {
         let harness = try CommandHarness(realSessions: true)
         try harness.writeConfiguration(bots: ["echo"])
         let run = Task { await harness.run("run", "--sandbox-port", "0") }
-        #expect(await eventually { harness.errors.text.contains("bot=echo msg=live") }, "\(harness.errors.text)")
+        try await harness.waitUntil("echo live") { harness.errors.text.contains("bot=echo msg=live") }
         let talk = try #require(harness.output.lines(containing: "Talk to the bots").first)
         let server = try #require(talk.split(separator: " ").drop { $0 != "--server" }.dropFirst().first.map(String.init))
 
@@ -247,7 +257,7 @@ struct BotCommandLineTests {
     @Test func theSandboxCommandServesTheSeededAccountsUntilAShutdownRequest() async throws {
         let harness = try CommandHarness()
         let run = Task { await harness.run("sandbox", "--port", "0", "--data", "sandbox-data") }
-        #expect(await eventually { harness.output.text.contains("Ctrl-C stops it.") })
+        try await harness.waitUntil("the sandbox to start") { harness.output.text.contains("Ctrl-C stops it.") }
         let line = try #require(harness.output.lines(containing: "Chatter sandbox listening on ").first)
         let api = try #require(URL(string: String(line.dropFirst("Chatter sandbox listening on ".count))))
         #expect(harness.output.text.contains("Client key ck_sandbox"))

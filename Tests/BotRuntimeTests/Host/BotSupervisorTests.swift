@@ -5,18 +5,24 @@ import Testing
 
 @Suite("bot supervisor")
 struct BotSupervisorTests {
-    let lines = CapturedLines()
+    let changes = ChangeSignal()
+    let lines: CapturedLines
     var log: LogSink { LogSink(minimumLevel: .info, output: lines) }
+
+    init() {
+        lines = CapturedLines(changes: changes)
+    }
 
     @Test func aBotWithRejectedCredentialsStopsWithAClearMessageAndTheOthersKeepRunning() async throws {
         let message = StopMessages.invalidCredentials
         let supervisor = BotSupervisor(bots: [
-            StandInSession("echo"), StandInSession("bad", .stop(.credentialsRejected(message), after: .milliseconds(10))),
-            StandInSession("greeter"),
+            StandInSession("echo", changes: changes),
+            StandInSession("bad", .stop(.credentialsRejected(message), after: .milliseconds(10)), changes: changes),
+            StandInSession("greeter", changes: changes),
         ], log: log)
         let run = Task { await supervisor.run() }
 
-        #expect(await eventually { await supervisor.stopReasons["bad"] != nil })
+        try await changes.wait(until: { await supervisor.stopReasons["bad"] != nil }, "bad to stop")
         let statuses = await supervisor.statuses()
         #expect(statuses.map(\.name) == ["echo", "bad", "greeter"])
         #expect(statuses.map(\.connected) == [true, false, true])
@@ -34,8 +40,8 @@ struct BotSupervisorTests {
 
     @Test func whenEveryBotStopsByItselfRunReturnsWithoutAShutdown() async throws {
         let supervisor = BotSupervisor(bots: [
-            StandInSession("a", .stop(.configurationError("check the client key"), after: .zero)),
-            StandInSession("b", .stop(.revoked("signed out"), after: .milliseconds(5))),
+            StandInSession("a", .stop(.configurationError("check the client key"), after: .zero), changes: changes),
+            StandInSession("b", .stop(.revoked("signed out"), after: .milliseconds(5)), changes: changes),
         ], log: log)
         let outcome = await supervisor.run()
         #expect(!outcome.wasShutDown)
@@ -44,11 +50,11 @@ struct BotSupervisorTests {
     }
 
     @Test func shutdownWaitsForEveryBotToFinishItsWorkWithTheDeadline() async throws {
-        let slow = StandInSession("slow", workOnShutdown: .milliseconds(200))
-        let quick = StandInSession("quick")
+        let slow = StandInSession("slow", workOnShutdown: .milliseconds(200), changes: changes)
+        let quick = StandInSession("quick", changes: changes)
         let supervisor = BotSupervisor(bots: [slow, quick], log: log)
         let run = Task { await supervisor.run() }
-        #expect(await eventually { await supervisor.statuses().allSatisfy(\.connected) })
+        try await changes.wait(until: { await supervisor.statuses().allSatisfy(\.connected) }, "every bot to connect")
 
         await supervisor.shutdown(deadline: .seconds(7))
         #expect(await slow.finishedWork)
@@ -60,20 +66,20 @@ struct BotSupervisorTests {
     }
 
     @Test func aBotThatAlreadyStoppedIsNotAskedToShutDown() async throws {
-        let failed = StandInSession("failed", .stop(.storageFailed("disk full"), after: .zero))
-        let supervisor = BotSupervisor(bots: [failed, StandInSession("ok")], log: log)
+        let failed = StandInSession("failed", .stop(.storageFailed("disk full"), after: .zero), changes: changes)
+        let supervisor = BotSupervisor(bots: [failed, StandInSession("ok", changes: changes)], log: log)
         let run = Task { await supervisor.run() }
-        #expect(await eventually { await supervisor.stopReasons["failed"] != nil })
+        try await changes.wait(until: { await supervisor.stopReasons["failed"] != nil }, "failed to stop")
         await supervisor.shutdown(deadline: .seconds(1))
         _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
         #expect(await failed.shutdownDeadlines.isEmpty)
     }
 
     @Test func cancellingTheRunShutsTheBotsDown() async throws {
-        let bot = StandInSession("echo")
+        let bot = StandInSession("echo", changes: changes)
         let supervisor = BotSupervisor(bots: [bot], log: log)
         let run = Task { await supervisor.run() }
-        #expect(await eventually { await supervisor.statuses().first?.connected == true })
+        try await changes.wait(until: { await supervisor.statuses().first?.connected == true }, "echo to connect")
         run.cancel()
         let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
         #expect(outcome.wasShutDown)
@@ -81,7 +87,7 @@ struct BotSupervisorTests {
     }
 
     @Test func aShutdownBeforeTheRunStartsNoBot() async throws {
-        let bot = StandInSession("echo")
+        let bot = StandInSession("echo", changes: changes)
         let supervisor = BotSupervisor(bots: [bot], log: log)
         await supervisor.shutdown(deadline: .seconds(1))
         let outcome = await supervisor.run()

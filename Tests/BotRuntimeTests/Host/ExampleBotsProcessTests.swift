@@ -4,10 +4,13 @@ import ChatterSandbox
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 import Testing
 
 /// The built `example-bots` executable against a sandbox in this test process (so the sandbox survives the bot
-/// being killed): graceful and immediate shutdown on signals, and exactly-once replies across a SIGKILL.
+/// being killed): graceful and immediate shutdown on signals, and exactly-once replies across a SIGKILL. What the
+/// sandbox stores and what alice hears are waited for on their changes; the process's log is a file, looked at
+/// again until it says what is awaited.
 @Suite("example-bots as a process", .serialized)
 struct ExampleBotsProcessTests {
     static let botPassword = "echo-bot-password"
@@ -19,6 +22,9 @@ struct ExampleBotsProcessTests {
         let alice: ChatterRESTClient
         let bot: SeededAccount
         let conversation: Conversation
+        /// Signalled by each write and socket of the sandbox, and by alice's typing watch.
+        let changes: ChangeSignal
+        let observation: SandboxChanges.Observation
 
         static func start(typingSeconds: Double) async throws -> Fixture {
             let sandbox = try await Sandbox.start(SandboxConfiguration(
@@ -47,7 +53,11 @@ struct ExampleBotsProcessTests {
                             "friendRequests": "everyone", "options": {"typingSeconds": \(typingSeconds)}}]
                 }
                 """, to: "bots.json")
-            return Fixture(sandbox: sandbox, directory: directory, alice: alice, bot: bot, conversation: conversation)
+            let changes = ChangeSignal()
+            let observation = sandbox.service.store.changes.observe { changes.signal() }
+            return Fixture(
+                sandbox: sandbox, directory: directory, alice: alice, bot: bot, conversation: conversation, changes: changes,
+                observation: observation)
         }
 
         /// Alice's realtime connection, watching for the bot to start typing: its handler is running then.
@@ -55,7 +65,7 @@ struct ExampleBotsProcessTests {
             let account = try #require(sandbox.seeded["alice"])
             let connection = try await ChatterRealtimeConnection.connect(
                 configuration: sandbox.serverConfiguration, accessToken: account.session.accessToken)
-            return TypingWatch(connection: connection, typist: bot.user.id)
+            return TypingWatch(connection: connection, typist: bot.user.id, changes: changes)
         }
 
         func launch(_ extra: [String] = [], label: String) throws -> BotProcess {
@@ -77,12 +87,22 @@ struct ExampleBotsProcessTests {
         }
 
         /// Waits until the bot has stored `message` (its delivered watermark reached it).
-        func waitUntilDelivered(_ message: Message) async -> Bool {
-            await eventually(timeout: .seconds(60)) {
-                let conversation = try? await alice.conversation(self.conversation.id)
-                let member = conversation?.members.first { $0.userId == bot.user.id }
+        func waitUntilDelivered(_ message: Message) async throws {
+            try await changes.wait(until: {
+                let conversation = try await alice.conversation(self.conversation.id)
+                let member = conversation.members.first { $0.userId == bot.user.id }
                 return (member?.lastDeliveredSeq ?? 0) >= message.seq
-            }
+            }, "the bot to store \(message.body ?? "")", timeout: .seconds(60))
+        }
+
+        /// Waits until the service stores the bot's replies `expected`, in order.
+        func waitForReplies(_ expected: [String]) async throws {
+            try await changes.wait(until: { try await replies() == expected }, "the replies \(expected)", timeout: .seconds(60))
+        }
+
+        /// Waits until alice sees the bot typing: its handler is running then.
+        func waitUntilTyping(_ typing: TypingWatch) async throws {
+            try await changes.wait(until: { typing.hasStarted }, "the bot to start typing", timeout: .seconds(60))
         }
 
         /// The bodies of the bot's messages in the conversation, as the server stores them.
@@ -100,6 +120,7 @@ struct ExampleBotsProcessTests {
         }
 
         func stop() async {
+            sandbox.service.store.changes.stopObserving(observation)
             await sandbox.shutdown()
         }
     }
@@ -110,7 +131,7 @@ struct ExampleBotsProcessTests {
         let process = try fixture.launch(label: "graceful")
         #expect(await fixture.waitUntilLive(process), "\(process.errors)")
         _ = try await fixture.say("hello")
-        #expect(await eventually(timeout: .seconds(60)) { typing.hasStarted })
+        try await fixture.waitUntilTyping(typing)
 
         process.send(SIGTERM)
         #expect(await process.waitForExit() == .code(0), "\(process.errors)")
@@ -126,7 +147,7 @@ struct ExampleBotsProcessTests {
         let process = try fixture.launch(["--shutdown-timeout", "30"], label: "impatient")
         #expect(await fixture.waitUntilLive(process), "\(process.errors)")
         let message = try await fixture.say("hello")
-        #expect(await fixture.waitUntilDelivered(message))
+        try await fixture.waitUntilDelivered(message)
 
         process.send(SIGTERM)
         #expect(await eventually { process.errors.contains("received SIGTERM") })
@@ -146,7 +167,7 @@ struct ExampleBotsProcessTests {
 
         _ = try await fixture.say("hello")
         // The server stored the reply; its ack is held back, so the entry is still in the bot's outbox.
-        #expect(await eventually { (try? await fixture.replies()) == ["echo: hello"] })
+        try await fixture.waitForReplies(["echo: hello"])
         first.send(SIGKILL)
         #expect(await first.waitForExit() == .signal(SIGKILL))
         let pending = try await fixture.pendingOutbox()
@@ -168,14 +189,14 @@ struct ExampleBotsProcessTests {
         let first = try fixture.launch(label: "killed-in-handler")
         #expect(await fixture.waitUntilLive(first), "\(first.errors)")
         _ = try await fixture.say("hello")
-        #expect(await eventually(timeout: .seconds(60)) { typing.hasStarted })
+        try await fixture.waitUntilTyping(typing)
         first.send(SIGKILL)
         #expect(await first.waitForExit() == .signal(SIGKILL))
         #expect(try await fixture.replies().isEmpty)
 
         let second = try fixture.launch(label: "rehandled")
         #expect(await fixture.waitUntilLive(second), "\(second.errors)")
-        #expect(await eventually(timeout: .seconds(60)) { (try? await fixture.replies()) == ["echo: hello"] }, "\(second.errors)")
+        try await fixture.waitForReplies(["echo: hello"])
         second.send(SIGTERM)
         #expect(await second.waitForExit() == .code(0), "\(second.errors)")
         #expect(try await fixture.replies() == ["echo: hello"])
@@ -189,7 +210,8 @@ final class TypingWatch: Sendable {
     private let connection: ChatterRealtimeConnection
     private let started = Mutex(false)
 
-    init(connection: ChatterRealtimeConnection, typist: User.ID) {
+    /// Watches `connection`; signals `changes` when `typist` starts typing.
+    init(connection: ChatterRealtimeConnection, typist: User.ID, changes: ChangeSignal) {
         self.connection = connection
         Task { [self] in
             for await event in connection.events {
@@ -197,6 +219,7 @@ final class TypingWatch: Sendable {
                     indicator.userId == typist, indicator.isTyping
                 {
                     self.started.withLock { $0 = true }
+                    changes.signal()
                 }
             }
         }

@@ -5,8 +5,11 @@ import Testing
 
 @Suite("health and metrics over HTTP")
 struct HealthServerTests {
+    /// Signalled by the stand-ins' state changes and the supervisor's log lines.
+    let changes = ChangeSignal()
+
     func start(_ bots: [any SupervisedBot]) async throws -> (BotSupervisor, HealthServer, Task<SupervisorOutcome, Never>) {
-        let supervisor = BotSupervisor(bots: bots, log: .discarding)
+        let supervisor = BotSupervisor(bots: bots, log: LogSink(minimumLevel: .info, output: CapturedLines(changes: changes)))
         let run = Task { await supervisor.run() }
         let server = try await HealthServer.start(supervisor: supervisor, port: 0)
         return (supervisor, server, run)
@@ -17,8 +20,10 @@ struct HealthServerTests {
     }
 
     @Test func healthzAnswers200WithEveryBotsStatusWhenAllAreConnected() async throws {
-        let (supervisor, server, run) = try await start([StandInSession("echo"), StandInSession("greeter")])
-        #expect(await eventually { await supervisor.health().isHealthy })
+        let (supervisor, server, run) = try await start([
+            StandInSession("echo", changes: changes), StandInSession("greeter", changes: changes),
+        ])
+        try await changes.wait(until: { await supervisor.health().isHealthy }, "every bot to be healthy")
 
         let response = try await HTTPFetch.get(url(server, "/healthz"))
         #expect(response.status == 200)
@@ -37,9 +42,10 @@ struct HealthServerTests {
 
     @Test func healthzAnswers503AndSaysWhyWhenABotIsNotConnected() async throws {
         let (supervisor, server, run) = try await start([
-            StandInSession("echo"), StandInSession("bad", .stop(.credentialsRejected(StopMessages.invalidCredentials), after: .zero)),
+            StandInSession("echo", changes: changes),
+            StandInSession("bad", .stop(.credentialsRejected(StopMessages.invalidCredentials), after: .zero), changes: changes),
         ])
-        #expect(await eventually { await supervisor.stopReasons["bad"] != nil })
+        try await changes.wait(until: { await supervisor.stopReasons["bad"] != nil }, "bad to stop")
 
         let response = try await HTTPFetch.get(url(server, "/healthz"))
         #expect(response.status == 503)
@@ -57,8 +63,8 @@ struct HealthServerTests {
     }
 
     @Test func metricsServesPrometheusTextWithHelpAndTypeBeforeEachFamily() async throws {
-        let (supervisor, server, run) = try await start([StandInSession("echo")])
-        #expect(await eventually { await supervisor.health().isHealthy })
+        let (supervisor, server, run) = try await start([StandInSession("echo", changes: changes)])
+        try await changes.wait(until: { await supervisor.health().isHealthy }, "every bot to be healthy")
 
         let response = try await HTTPFetch.get(url(server, "/metrics"))
         #expect(response.status == 200)
@@ -81,7 +87,7 @@ struct HealthServerTests {
     }
 
     @Test func otherPathsAre404AndOtherMethods405() async throws {
-        let (supervisor, server, run) = try await start([StandInSession("echo")])
+        let (supervisor, server, run) = try await start([StandInSession("echo", changes: changes)])
         #expect(try await HTTPFetch.get(url(server, "/")).status == 404)
         #expect(try await HTTPFetch.get(url(server, "/metrics"), method: "POST").status == 405)
         await supervisor.shutdown(deadline: .seconds(1))

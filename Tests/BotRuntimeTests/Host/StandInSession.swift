@@ -1,8 +1,9 @@
 @testable import BotRuntime
 import Foundation
+import TestSupport
 
 /// A stand-in for `BotSession` under the supervisor: it runs until shut down, or stops by itself with a reason,
-/// and it can be given work that a shutdown must wait for.
+/// and it can be given work that a shutdown must wait for. Each change of its state signals `changes`.
 actor StandInSession: SupervisedBot {
     enum Script {
         /// Connects and runs until `shutdown(deadline:)`.
@@ -23,11 +24,13 @@ actor StandInSession: SupervisedBot {
     private let workOnShutdown: Duration
     private(set) var shutdownDeadlines: [Duration] = []
     private(set) var finishedWork = false
+    private let changes: ChangeSignal?
 
-    init(_ name: String, _ script: Script = .runUntilShutdown, workOnShutdown: Duration = .zero) {
+    init(_ name: String, _ script: Script = .runUntilShutdown, workOnShutdown: Duration = .zero, changes: ChangeSignal? = nil) {
         self.name = name
         self.script = script
         self.workOnShutdown = workOnShutdown
+        self.changes = changes
     }
 
     func run() async -> BotStopReason {
@@ -36,17 +39,20 @@ actor StandInSession: SupervisedBot {
             state = .live
             connected = true
             messagesIn = 3
+            changes?.signal()
             if !shutdownRequested {
                 await withCheckedContinuation { stopWaiters.append($0) }
             }
             connected = false
             state = .stopped
+            changes?.signal()
             return .shutdown
         case .stop(let reason, let delay):
             state = .signingIn
-            try? await Task.sleep(for: delay)
+            try? await Task.sleep(for: delay)  // its scripted time signing in, not a wait for anything
             state = .stopped
             lastError = reason.description
+            changes?.signal()
             return reason
         }
     }
@@ -55,7 +61,8 @@ actor StandInSession: SupervisedBot {
         shutdownDeadlines.append(deadline)
         shutdownRequested = true
         state = .stopping
-        try? await Task.sleep(for: workOnShutdown)
+        changes?.signal()
+        try? await Task.sleep(for: workOnShutdown)  // the scripted work a shutdown must wait for
         finishedWork = true
         let waiters = stopWaiters
         stopWaiters = []
@@ -72,7 +79,8 @@ actor StandInSession: SupervisedBot {
     }
 }
 
-/// Polls `condition` until it holds or `timeout` passes (then the caller's expectation reports the failure).
+/// Polls `condition` until it holds or `timeout` passes (then the caller's expectation reports the failure): for
+/// child processes and terminals, which signal nothing; in-process code is waited for with a `ChangeSignal`.
 /// The bound is generous: a full parallel test run keeps both cores busy for its first 30-40 s (hundreds of tests
 /// take 20-39 s of wall time then), and sign-in hashes passwords. A condition that holds returns at once.
 func eventually(

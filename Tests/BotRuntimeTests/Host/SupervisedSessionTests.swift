@@ -19,23 +19,29 @@ struct SupervisedSessionTests {
                 ],
                 friendships: [SandboxFriendship("alice", "good_bot"), SandboxFriendship("alice", "bad_bot")])))
         let directory = try TemporaryDirectory("SupervisedSessionTests")
-        let lines = CapturedLines()
+        // Signalled by the sandbox's writes, the sessions' state changes and every log line.
+        let changes = ChangeSignal()
+        let observation = sandbox.service.store.changes.observe { changes.signal() }
+        defer { sandbox.service.store.changes.stopObserving(observation) }
+        let lines = CapturedLines(changes: changes)
         let log = LogSink(minimumLevel: .info, output: lines)
         let environment = BotRuntimeEnvironment(
             server: sandbox.serverConfiguration, dataDirectory: directory.url, logSink: log)
         func session(_ name: String, _ username: String, _ password: String) -> BotSession {
             log.registerSecret(password)
-            return BotSession(
+            let session = BotSession(
                 configuration: BotConfiguration(
                     name: name, kind: "greeting", credentials: BotCredentials(username: username, password: password),
                     friendRequests: .nobody, sendPacing: nil),
                 bot: GreetingBot(options: .init(greeting: "hello")), environment: environment)
+            signalStateChanges(of: session, to: changes)
+            return session
         }
         let supervisor = BotSupervisor(
             bots: [session("good", "good_bot", "good-password"), session("bad", "bad_bot", "wrong-password")], log: log)
         let run = Task { await supervisor.run() }
 
-        #expect(await eventually { await supervisor.stopReasons["bad"] != nil })
+        try await changes.wait(until: { await supervisor.stopReasons["bad"] != nil }, "bad to stop")
         #expect(await supervisor.stopReasons["bad"] == .credentialsRejected(SessionStopReason.invalidCredentials.message))
         #expect(lines.lines(containing: "level=error", "bot=bad", "bot stopped: configuration error: check the bot's username and password").count == 1, "\(lines.text)")
 
@@ -46,12 +52,12 @@ struct SupervisedSessionTests {
             tokenStore: ChatterTokenStore(tokens: SessionTokens(
                 accessToken: alice.session.accessToken, refreshToken: alice.session.refreshToken)))
         let conversation = try await client.directConversation(with: goodBot.user.id)
-        #expect(await eventually { await supervisor.statuses().first?.connected == true })
+        try await changes.wait(until: { await supervisor.statuses().first?.connected == true }, "good to connect")
         _ = try await client.postMessage(.text("anyone there?"), clientMessageId: .random(), in: conversation.id)
-        #expect(await eventually {
-            let messages = (try? await client.messages(in: conversation.id, afterSeq: 0).messages) ?? []
+        try await changes.wait(until: {
+            let messages = try await client.messages(in: conversation.id, afterSeq: 0).messages
             return messages.contains { $0.senderId == goodBot.user.id && $0.body == "hello, anyone there?" }
-        })
+        }, "good to answer")
 
         let health = await supervisor.health()
         #expect(!health.isHealthy)
@@ -74,17 +80,20 @@ struct SupervisedSessionTests {
         var environment = BotRuntimeEnvironment(server: sandbox.serverConfiguration, dataDirectory: directory.url)
         let gate = StartupGate(limit: 1)
         environment.startupGate = gate
+        let changes = ChangeSignal()
         let sessions = names.map { name in
-            BotSession(
+            let session = BotSession(
                 configuration: BotConfiguration(
                     name: name, kind: "greeting", credentials: BotCredentials(username: name, password: "\(name)-password"),
                     friendRequests: .nobody, sendPacing: nil),
                 bot: GreetingBot(options: .init(greeting: "hello")), environment: environment)
+            signalStateChanges(of: session, to: changes)
+            return session
         }
         let supervisor = BotSupervisor(bots: sessions, log: .discarding)
         let run = Task { await supervisor.run() }
 
-        #expect(await eventually { await supervisor.statuses().allSatisfy { $0.state == .live } })
+        try await changes.wait(until: { await supervisor.statuses().allSatisfy { $0.state == .live } }, "every bot live")
         #expect(gate.admittedCount == 0)
         #expect(gate.waitingCount == 0)
 

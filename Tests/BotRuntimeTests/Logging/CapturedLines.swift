@@ -1,12 +1,20 @@
 @testable import BotRuntime
 import Synchronization
+import TestSupport
 
 /// A `LogOutput` that keeps the lines in memory, for asserting what was logged or printed.
 final class CapturedLines: LogOutput {
     private let lines = Mutex<[String]>([])
+    private let changes: ChangeSignal?
+
+    /// Lines kept in memory; `changes` (if given) is signalled after each write.
+    init(changes: ChangeSignal? = nil) {
+        self.changes = changes
+    }
 
     func write(line: String) {
         lines.withLock { $0.append(line) }
+        changes?.signal()
     }
 
     func flush() async {}

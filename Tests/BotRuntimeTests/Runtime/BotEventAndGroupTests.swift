@@ -16,9 +16,9 @@ import Testing
             let bot = try await harness.start(script)
             let dan = harness.rest(harness.dan)
             let request = try await dan.sendFriendRequest(to: .userId(harness.botty.user.id))
-            try await harness.eventually("the bot is asked") { probe.friendRequests.map(\.id) == [request.id] }
+            try await harness.waitUntil("the bot is asked") { probe.friendRequests.map(\.id) == [request.id] }
             try await dan.cancelFriendRequest(request.id)
-            try await harness.eventually("the withdrawal reaches the bot") { probe.cancelledRequests == [request.id] }
+            try await harness.waitUntil("the withdrawal reaches the bot") { probe.cancelledRequests == [request.id] }
             await bot.stop()
         }
     }
@@ -28,7 +28,7 @@ import Testing
             let probe = BotProbe()
             let bot = try await harness.start(ScriptedBot(probe: probe))
             _ = try await harness.rest(harness.ana).updateMe(displayName: "Ana Souza")
-            try await harness.eventually("the change reaches the bot") {
+            try await harness.waitUntil("the change reaches the bot") {
                 probe.updatedUsers.map(\.displayName) == ["Ana Souza"]
             }
             #expect(probe.updatedUsers.map(\.id) == [harness.ana.user.id])
@@ -51,15 +51,15 @@ import Testing
             let bot = try await harness.start(script)
             let conversation = try await harness.direct(harness.ana)
             try await harness.say("hi", as: harness.ana, in: conversation)
-            try await harness.eventually("the message is answered") {
+            try await harness.waitUntil("the message is answered") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["echo: hi"]
             }
             _ = try await harness.rest(harness.ana).updateMe(displayName: "Ana Souza")
-            try await harness.eventually("the event's reply to the same message arrives too") {
+            try await harness.waitUntil("the event's reply to the same message arrives too") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["echo: hi", "nice name, Ana Souza"]
             }
             _ = try await harness.rest(harness.ana).updateMe(displayName: "Ana S.")
-            try await harness.eventually("and another event's reply to it") {
+            try await harness.waitUntil("and another event's reply to it") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["echo: hi", "nice name, Ana Souza", "nice name, Ana S."]
             }
             await bot.stop()
@@ -98,7 +98,7 @@ import Testing
             let bot = try await harness.start(script)
             let direct = try await harness.direct(harness.ana)
             try await harness.say("make a group", as: harness.ana, in: direct)
-            try await harness.eventually("the group is made") {
+            try await harness.waitUntil("the group is made") {
                 try await harness.texts(in: direct, from: harness.botty) == ["members 3, muted true"]
             }
             let group = try #require(created.group)
@@ -109,12 +109,12 @@ import Testing
             await #expect(throws: ChatterAPIError.self) { try await harness.rest(harness.ben).conversation(group.id) }
 
             try await harness.say("add cleo", as: harness.ana, in: direct)
-            try await harness.eventually("adding a stranger is refused") {
+            try await harness.waitUntil("adding a stranger is refused") {
                 try await harness.texts(in: direct, from: harness.botty).last == "refused: NOT_FRIENDS"
             }
 
             try await harness.say("leave", as: harness.ana, in: direct)
-            try await harness.eventually("the bot left") { try await harness.texts(in: direct, from: harness.botty).last == "left" }
+            try await harness.waitUntil("the bot left") { try await harness.texts(in: direct, from: harness.botty).last == "left" }
             #expect(try await harness.rest(harness.ana).conversation(group.id).members.map(\.userId) == [ana])
             await bot.stop()
         }

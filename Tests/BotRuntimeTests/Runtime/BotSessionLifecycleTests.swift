@@ -18,10 +18,10 @@ import Testing
             let fromDan = try await harness.rest(harness.dan).sendFriendRequest(to: .userId(harness.botty.user.id))
             let probe = BotProbe()
             let bot = try await harness.start(ScriptedBot(probe: probe), policy: policy)
-            try await harness.eventually("cleo's request is accepted") {
+            try await harness.waitUntil("cleo's request is accepted") {
                 try await harness.rest(harness.cleo).friends().contains { $0.user.id == harness.botty.user.id }
             }
-            try await harness.eventually("the new friendship reaches the bot") {
+            try await harness.waitUntil("the new friendship reaches the bot") {
                 probe.friendsAdded.map(\.user.id) == [harness.cleo.user.id]
             }
             #expect(Set(probe.friendRequests.map(\.id)) == [fromCleo.id, fromDan.id])
@@ -37,7 +37,7 @@ import Testing
             script.friendRequestDecision = .decline
             let bot = try await harness.start(script, policy: .everyone)
             let request = try await harness.rest(harness.dan).sendFriendRequest(to: .userId(harness.botty.user.id))
-            try await harness.eventually("declined") {
+            try await harness.waitUntil("declined") {
                 try await harness.rest(harness.dan).friendRequests().outgoing.isEmpty
             }
             #expect(try await harness.rest(harness.dan).friends().isEmpty)
@@ -57,10 +57,10 @@ import Testing
             let bot = try await harness.start(script)
             let conversation = try await harness.direct(harness.ana)
             try await harness.say("slow", as: harness.ana, in: conversation)
-            try await harness.eventually("the handler runs") { script.probe.texts == ["slow"] }
+            try await harness.waitUntil("the handler runs") { script.probe.texts == ["slow"] }
 
             let stopping = Task { await bot.stop(deadline: .seconds(30)) }
-            try await harness.eventually("stopping") { await bot.status.state == .stopping }
+            try await bot.waitUntil(.stopping)
             #expect(try await harness.texts(in: conversation, from: harness.botty).isEmpty)
             gate.open()
             #expect(try await value(of: stopping, within: .seconds(60), "the session to stop") == .shutdown)
@@ -81,7 +81,7 @@ import Testing
                 try await context.send("good morning", to: conversation.id)
             }
             let bot = try await harness.start(script)
-            try await harness.eventually("the greeting is sent") {
+            try await harness.waitUntil("the greeting is sent") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["good morning"]
             }
             #expect(script.probe.starts == 1)
@@ -103,7 +103,7 @@ import Testing
             let bot = try await harness.start(script)
             let conversation = try await harness.direct(harness.ana)
             for text in ["a", "b", "c", "d"] { try await harness.say(text, as: harness.ana, in: conversation) }
-            try await harness.eventually("four replies") {
+            try await harness.waitUntil("four replies") {
                 try await harness.texts(in: conversation, from: harness.botty).count == 4
             }
             #expect(try await harness.texts(in: conversation, from: harness.botty) == ["1", "2", "3", "4"])

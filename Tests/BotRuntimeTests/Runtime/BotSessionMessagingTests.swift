@@ -3,6 +3,7 @@ import ChatterBots
 import ChatterSandbox
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// A bot's messages end to end: handled once, in order, replied to exactly once, with receipts.
@@ -14,16 +15,16 @@ import Testing
             let conversation = try await harness.direct(harness.ana)
             let hello = try await harness.say("hello", as: harness.ana, in: conversation)
 
-            try await harness.eventually("the reply is stored") {
+            try await harness.waitUntil("the reply is stored") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["echo: hello"]
             }
-            try await harness.settle()
+            try await harness.waitUntilHandled(upTo: hello.seq, in: conversation, by: bot)
             #expect(try await harness.messages(in: conversation).map(\.body) == ["hello", "echo: hello"])
             #expect(probe.messages.map(\.id) == [hello.id])
             let status = await bot.status
             #expect(status.messagesIn == 1)
-            try await harness.eventually("the ack is recorded") { await bot.status.messagesOut == 1 }
-            #expect(await bot.status.outboxDepth == 0)
+            #expect(status.messagesOut == 1)
+            #expect(status.outboxDepth == 0)
             #expect(probe.readies == 1)
             #expect(probe.starts == 1)
             #expect(probe.conversationsCreated == [conversation.id])
@@ -38,7 +39,7 @@ import Testing
             let bot = try await harness.start(ScriptedBot(probe: BotProbe()))
             let conversation = try await harness.direct(harness.ana)
             let hello = try await harness.say("hello", as: harness.ana, in: conversation)
-            try await harness.eventually("the reply is stored") {
+            try await harness.waitUntil("the reply is stored") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["echo: hello"]
             }
             let reply = try #require(try await harness.messages(in: conversation).first { $0.senderId == harness.botty.user.id })
@@ -68,7 +69,7 @@ import Testing
             let bot = try await harness.start(scripted)
             let conversation = try await harness.direct(harness.ana)
             let hello = try await harness.say("hello", as: harness.ana, in: conversation)
-            try await harness.eventually("the reply is stored") {
+            try await harness.waitUntil("the reply is stored") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["scheduled"]
             }
             let expected = ClientMessageID.nameBased(bot: harness.botty.user.id, trigger: "message:\(hello.id.rawValue)#job", index: 0)
@@ -85,12 +86,13 @@ import Testing
             try await harness.inject(.duplicateMessageNew(copies: 2))
             try await harness.inject(.reorderMessageNew)
             let texts = (1...6).map { "m\($0)" }
-            for text in texts { try await harness.say(text, as: harness.ana, in: conversation) }
+            var last: Message?
+            for text in texts { last = try await harness.say(text, as: harness.ana, in: conversation) }
 
-            try await harness.eventually("six replies") {
+            try await harness.waitUntil("six replies") {
                 try await harness.texts(in: conversation, from: harness.botty).count == 6
             }
-            try await harness.settle()
+            try await harness.waitUntilHandled(upTo: try #require(last).seq, in: conversation, by: bot)
             #expect(probe.texts == texts)
             #expect(try await harness.texts(in: conversation, from: harness.botty) == texts.map { "echo: \($0)" })
             await bot.stop()
@@ -102,20 +104,24 @@ import Testing
             let bot = try await harness.start(
                 ScriptedBot(probe: BotProbe()), sendPacing: SendPacer.Configuration(sendsPerSecond: 2, burst: 2))
             let conversation = try await harness.direct(harness.ana)
+            let start = harness.clock.now
             for text in ["a", "b", "c", "d"] { try await harness.say(text, as: harness.ana, in: conversation) }
-            try await harness.eventually("the burst goes out") {
+            try await harness.waitUntil("the burst goes out") {
                 try await harness.texts(in: conversation, from: harness.botty).count == 2
             }
-            try await harness.settle()
-            #expect(try await harness.texts(in: conversation, from: harness.botty).count == 2)
             await harness.clock.advance(by: .milliseconds(500))
-            try await harness.eventually("one more after half a second") {
+            try await harness.waitUntil("one more after half a second") {
                 try await harness.texts(in: conversation, from: harness.botty).count == 3
             }
             await harness.clock.advance(by: .milliseconds(500))
-            try await harness.eventually("and the last") {
+            try await harness.waitUntil("and the last") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["echo: a", "echo: b", "echo: c", "echo: d"]
             }
+            // The service stamps each reply with the shared clock: a send that had not waited for its token would
+            // carry the start time.
+            let sentAt = try await harness.messages(in: conversation).filter { $0.senderId == harness.botty.user.id }
+                .map { $0.createdAt.date.timeIntervalSince(start) }
+            #expect(sentAt == [0, 0, 0.5, 1])
             await bot.stop()
         }
     }
@@ -128,10 +134,10 @@ import Testing
             // The bot account's other device (the seed's) writes; the bot's own device receives it as message.new.
             try await harness.say("from my other device", as: harness.botty, in: conversation)
             let hello = try await harness.say("hello", as: harness.ana, in: conversation)
-            try await harness.eventually("the reply") {
+            try await harness.waitUntil("the reply") {
                 try await harness.texts(in: conversation, from: harness.botty).contains("echo: hello")
             }
-            try await harness.settle()
+            try await harness.waitUntilHandled(upTo: hello.seq, in: conversation, by: bot)
             #expect(probe.messages.map(\.id) == [hello.id])
             await bot.stop()
         }
@@ -143,7 +149,7 @@ import Testing
             let bot = try await harness.start(ScriptedBot(probe: probe))
             let conversation = try await harness.direct(harness.ana)
             let hello = try await harness.say("hello", as: harness.ana, in: conversation)
-            try await harness.eventually("the bot's read watermark reaches the message") {
+            try await harness.waitUntil("the bot's read watermark reaches the message") {
                 let members = try await harness.sandbox.service.conversation(harness.ana.caller, conversation.id).members
                 let watermark = members.first { $0.userId == harness.botty.user.id }
                 return (watermark?.lastReadSeq ?? 0) >= hello.seq && (watermark?.lastDeliveredSeq ?? 0) >= hello.seq
@@ -169,7 +175,7 @@ import Testing
             let conversation = try await harness.direct(harness.ana)
             let boom = try await harness.say("boom", as: harness.ana, in: conversation)
             try await harness.say("after", as: harness.ana, in: conversation)
-            try await harness.eventually("the next message is answered") {
+            try await harness.waitUntil("the next message is answered") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["echo: after, exploded: false"]
             }
             #expect(probe.texts == ["boom", "after"])
@@ -195,15 +201,15 @@ import Testing
             let bens = try await harness.direct(harness.ben)
             try await harness.say("hang", as: harness.ana, in: anas)
             try await harness.say("next", as: harness.ana, in: anas)
-            try await harness.eventually("the hanging handler runs") { probe.texts.contains("hang") }
+            try await harness.waitUntil("the hanging handler runs") { probe.texts.contains("hang") }
             try await harness.say("hi", as: harness.ben, in: bens)
-            try await harness.eventually("another conversation is answered meanwhile") {
+            try await harness.waitUntil("another conversation is answered meanwhile") {
                 try await harness.texts(in: bens, from: harness.botty) == ["echo: hi"]
             }
             #expect(try await harness.texts(in: anas, from: harness.botty).isEmpty)
 
             await harness.clock.advance(by: .seconds(5))
-            try await harness.eventually("the conversation goes on after the timeout") {
+            try await harness.waitUntil("the conversation goes on after the timeout") {
                 try await harness.texts(in: anas, from: harness.botty) == ["echo: next"]
             }
             #expect(harness.logs.contains(.error, "did not return within"))
@@ -230,11 +236,12 @@ import Testing
             try await harness.rest(harness.ben).removeFriend(harness.botty.user.id)
             let anas = try await harness.direct(harness.ana)
             try await harness.say("tell ben", as: harness.ana, in: anas)
-            try await harness.eventually("the failure reaches the handler") {
+            try await harness.waitUntil("the failure reaches the handler") {
                 try await harness.texts(in: anas, from: harness.botty) == ["failed: NOT_FRIENDS"]
             }
             #expect(try await harness.texts(in: bens, from: harness.botty).isEmpty)
-            try await harness.eventually("nothing is left to send") { await bot.status.outboxDepth == 0 }
+            try await bot.waitUntilIdle()
+            #expect(await bot.status.outboxDepth == 0)
             await bot.stop()
         }
     }
@@ -244,7 +251,8 @@ import Testing
             let bot = try await harness.start(ScriptedBot(probe: BotProbe()))
             let conversation = try await harness.direct(harness.ana)
             let hello = try await harness.say("hello", as: harness.ana, in: conversation)
-            try await harness.eventually("the reply is acked") { await bot.status.messagesOut == 1 }
+            try await harness.waitUntilHandled(upTo: hello.seq, in: conversation, by: bot)
+            #expect(await bot.status.messagesOut == 1)
             let lines = harness.logs.records(trace: hello.id.rawValue).map(\.message)
             #expect(lines.contains { $0.hasPrefix("message.new") })
             #expect(lines.contains { $0.hasPrefix("admitted") })
@@ -276,13 +284,14 @@ enum ScriptError: Error {
             }
             let conversation = try await harness.direct(harness.ana)
             let texts = (1...8).map { "m\($0)" }
-            for text in texts { try await harness.say(text, as: harness.ana, in: conversation) }
-            try await harness.eventually("the backlog is shed") { harness.logs.contains(.warning, "backlog over 3") }
+            var last: Message?
+            for text in texts { last = try await harness.say(text, as: harness.ana, in: conversation) }
+            try await harness.waitUntil("the backlog is shed") { harness.logs.contains(.warning, "backlog over 3") }
             gate.open()
-            try await harness.eventually("every message is answered") {
+            try await harness.waitUntil("every message is answered") {
                 try await harness.texts(in: conversation, from: harness.botty).count == 8
             }
-            try await harness.settle()
+            try await harness.waitUntilHandled(upTo: try #require(last).seq, in: conversation, by: bot)
             #expect(script.probe.texts == texts)
             #expect(try await harness.texts(in: conversation, from: harness.botty) == texts.map { "echo: \($0)" })
             await bot.stop()
@@ -300,13 +309,14 @@ enum ScriptError: Error {
             try await harness.inject(.loseMessageNew(count: 1))
             let texts = (1...12).map { "m\($0)" }
             for text in texts.prefix(9) { try await harness.say(text, as: harness.ana, in: conversation) }
-            try await harness.eventually("the parked messages reach the cap") { harness.logs.contains(.warning, "parked behind a gap") }
+            try await harness.waitUntil("the parked messages reach the cap") { harness.logs.contains(.warning, "parked behind a gap") }
             // More live messages while the bot fetches from the gap: shed or admitted, none may be lost.
-            for text in texts.suffix(3) { try await harness.say(text, as: harness.ana, in: conversation) }
-            try await harness.eventually("every message is answered, m1 fetched over REST") {
+            var last: Message?
+            for text in texts.suffix(3) { last = try await harness.say(text, as: harness.ana, in: conversation) }
+            try await harness.waitUntil("every message is answered, m1 fetched over REST") {
                 try await harness.texts(in: conversation, from: harness.botty).count == 12
             }
-            try await harness.settle()
+            try await harness.waitUntilHandled(upTo: try #require(last).seq, in: conversation, by: bot)
             #expect(probe.texts == texts)
             #expect(try await harness.texts(in: conversation, from: harness.botty) == texts.map { "echo: \($0)" })
             await bot.stop()
@@ -322,11 +332,16 @@ enum ScriptError: Error {
             let conversation = try await harness.direct(harness.ana)
             try await harness.inject(.loseMessageNew(count: 1))
             let texts = ["m1", "m2", "m3"]
-            for text in texts { try await harness.say(text, as: harness.ana, in: conversation) }
-            try await harness.settle()
+            var last: Message?
+            for text in texts { last = try await harness.say(text, as: harness.ana, in: conversation) }
+            let m3 = try #require(last)
+            try await harness.waitUntil("m3 is parked") {
+                harness.logs.records(trace: m3.id.rawValue).contains { $0.message == "admitted: parked" }
+            }
+            try await bot.waitUntilIdle()
             #expect(probe.texts.isEmpty, "m2 and m3 wait behind the missing m1")
             await harness.clock.advance(by: .seconds(4))
-            try await harness.eventually("m1 fetched, then all three answered in order") {
+            try await harness.waitUntil("m1 fetched, then all three answered in order") {
                 try await harness.texts(in: conversation, from: harness.botty).count == 3
             }
             #expect(probe.texts == texts)
@@ -342,11 +357,11 @@ enum ScriptError: Error {
             let ana = harness.rest(harness.ana)
             let group = try await ana.createGroup(title: "tea", memberIds: [harness.botty.user.id])
             let question = try await harness.say("milk?", as: harness.ana, in: group)
-            try await harness.eventually("answered") { try await harness.texts(in: group, from: harness.botty) == ["echo: milk?"] }
+            try await harness.waitUntil("answered") { try await harness.texts(in: group, from: harness.botty) == ["echo: milk?"] }
             _ = try await ana.editMessage(question.id, in: group.id, body: "milk or lemon?")
-            try await harness.eventually("the edit reaches onMessageUpdated") { probe.updates.map(\.body) == ["milk or lemon?"] }
+            try await harness.waitUntil("the edit reaches onMessageUpdated") { probe.updates.map(\.body) == ["milk or lemon?"] }
             try await ana.removeMember(harness.botty.user.id, from: group.id)
-            try await harness.eventually("the removal reaches its handler") { probe.conversationsRemoved == [group.id] }
+            try await harness.waitUntil("the removal reaches its handler") { probe.conversationsRemoved == [group.id] }
             #expect(probe.conversationsCreated.contains(group.id))
             #expect(probe.texts == ["milk?"])
             await bot.stop()
@@ -367,7 +382,7 @@ enum ScriptError: Error {
             let watcher = try await ChatterRealtimeConnection.connect(
                 configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken,
                 options: RealtimeConnectionOptions(clock: harness.clock))
-            let typing = TypingLog()
+            let typing = TypingLog(changes: harness.changes)
             let reader = Task {
                 for await event in watcher.events {
                     if case .frame(let frame) = event, case .typing(let indicator) = frame.event, indicator.userId == harness.botty.user.id {
@@ -376,17 +391,20 @@ enum ScriptError: Error {
                 }
             }
             try await harness.say("a long answer please", as: harness.ana, in: conversation)
-            try await harness.eventually("typing is shown") { typing.values == [true] }
+            try await harness.waitUntil("typing is shown") { typing.values == [true] }
             // The service ends typing 5 s after the last typing.start: the bot repeats it every 3 s.
             for _ in 0..<3 {
                 await harness.clock.advance(by: .seconds(3))
-                try await harness.settle()
+                let renewed = harness.clock.now.addingTimeInterval(5)
+                try await harness.waitUntil("the service has the repeated typing.start") {
+                    await harness.sandbox.hub.typingExpiry(of: harness.botty.user.id, in: conversation.id) == renewed
+                }
             }
             #expect(typing.values == [true])
             gate.open()
-            try await harness.eventually("typing is hidden") { typing.values.last == false }
+            try await harness.waitUntil("typing is hidden") { typing.values.last == false }
             // Typing stops as the reply goes out, which can be before the service has stored it.
-            try await harness.eventually("the reply is stored") {
+            try await harness.waitUntil("the reply is stored") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["there you go"]
             }
             await watcher.close()
@@ -398,7 +416,17 @@ enum ScriptError: Error {
 
 /// The typing changes a test client saw.
 final class TypingLog: Sendable {
-    private let changes = Mutex<[Bool]>([])
-    var values: [Bool] { changes.withLock { $0 } }
-    func append(_ value: Bool) { changes.withLock { $0.append(value) } }
+    private let recorded = Mutex<[Bool]>([])
+    private let changes: ChangeSignal
+
+    init(changes: ChangeSignal) {
+        self.changes = changes
+    }
+
+    var values: [Bool] { recorded.withLock { $0 } }
+
+    func append(_ value: Bool) {
+        recorded.withLock { $0.append(value) }
+        changes.signal()
+    }
 }

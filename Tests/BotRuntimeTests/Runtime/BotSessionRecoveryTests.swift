@@ -18,14 +18,14 @@ import Testing
             let bot = try await harness.start(script)
             let conversation = try await harness.direct(harness.ana)
             try await harness.inject(.dropBeforeNextAck)
-            try await harness.say("ping", as: harness.ana, in: conversation)
+            let ping = try await harness.say("ping", as: harness.ana, in: conversation)
 
-            try await harness.eventually("the socket dropped before the ack") { await bot.status.state == .reconnecting }
+            try await bot.waitUntil(.reconnecting)  // the socket dropped before the ack
             #expect(probe.acks.isEmpty)
             await harness.clock.advance(by: .milliseconds(1300))
             try await bot.waitUntilLive(harness)
-            try await harness.eventually("the caller's send returned") { probe.acks.count == 1 }
-            try await harness.settle()
+            try await harness.waitUntil("the caller's send returned") { probe.acks.count == 1 }
+            try await harness.waitUntilHandled(upTo: ping.seq, in: conversation, by: bot)
 
             let replies = try await harness.messages(in: conversation).filter { $0.senderId == harness.botty.user.id }
             #expect(replies.map(\.body) == ["echo: ping"])
@@ -41,14 +41,15 @@ import Testing
             let probe = BotProbe()
             let bot = try await harness.start(ScriptedBot(probe: probe))
             let conversation = try await harness.direct(harness.ana)
-            try await harness.say("before", as: harness.ana, in: conversation)
-            try await harness.eventually("answered") { await bot.status.messagesOut == 1 }
+            let before = try await harness.say("before", as: harness.ana, in: conversation)
+            try await harness.waitUntilHandled(upTo: before.seq, in: conversation, by: bot)
+            #expect(await bot.status.messagesOut == 1)
             try await harness.inject(.dropSocket)
-            try await harness.eventually("disconnected") { await bot.status.state == .reconnecting }
+            try await bot.waitUntil(.reconnecting)
             try await harness.say("while down 1", as: harness.ana, in: conversation)
             try await harness.say("while down 2", as: harness.ana, in: conversation)
             await harness.clock.advance(by: .milliseconds(1300))
-            try await harness.eventually("both are answered after the reconnect") {
+            try await harness.waitUntil("both are answered after the reconnect") {
                 try await harness.texts(in: conversation, from: harness.botty).count == 3
             }
             #expect(probe.texts == ["before", "while down 1", "while down 2"])
@@ -65,12 +66,12 @@ import Testing
             let device = try #require(try await harness.connectedDevice())
             try await harness.inject(.delayAcks(.seconds(3600)))
             try await harness.say("x", as: harness.ana, in: conversation)
-            try await harness.eventually("the reply is stored, its ack held back") {
+            try await harness.waitUntil("the reply is stored, its ack held back") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["echo: x"]
             }
             #expect(await bot.status.outboxDepth == 1)
             let stopping = Task { await bot.stop(deadline: .seconds(2)) }
-            try await harness.eventually("the shutdown waits for the ack") { await bot.status.state == .stopping }
+            try await bot.waitUntil(.stopping)  // the shutdown waits for the ack
             await harness.clock.advance(by: .seconds(3))
             #expect(try await value(of: stopping, within: .seconds(60), "the session to stop") == .shutdown)
             #expect(await bot.status.outboxDepth == 1)
@@ -78,7 +79,8 @@ import Testing
             await harness.sandbox.admin.clearFaults(of: device)
             let second = BotProbe()
             let restarted = try await harness.start(ScriptedBot(probe: second))
-            try await harness.eventually("the resend is acknowledged") { await restarted.status.messagesOut == 1 }
+            try await restarted.waitUntilIdle()  // the resend is acknowledged
+            #expect(await restarted.status.messagesOut == 1)
             #expect(await restarted.status.outboxDepth == 0)
             #expect(try await harness.texts(in: conversation, from: harness.botty) == ["echo: x"])
             #expect(second.messages.isEmpty)
@@ -94,18 +96,20 @@ import Testing
             }
             let first = try await harness.start(ScriptedBot(probe: BotProbe()), configure)
             let conversation = try await harness.direct(harness.ana)
-            try await harness.say("first", as: harness.ana, in: conversation)
-            try await harness.eventually("the first reply is acked") { await first.status.messagesOut == 1 }
+            let firstMessage = try await harness.say("first", as: harness.ana, in: conversation)
+            try await harness.waitUntilHandled(upTo: firstMessage.seq, in: conversation, by: first)
+            #expect(await first.status.messagesOut == 1)
             await first.stop()
 
             let missed = (1...9).map { "offline \($0)" }
-            for text in missed { try await harness.say(text, as: harness.ana, in: conversation) }
+            var last: Message?
+            for text in missed { last = try await harness.say(text, as: harness.ana, in: conversation) }
             let probe = BotProbe()
             let bot = try await harness.start(ScriptedBot(probe: probe), configure)
-            try await harness.eventually("every missed message is answered") {
+            try await harness.waitUntil("every missed message is answered") {
                 try await harness.texts(in: conversation, from: harness.botty).count == 10
             }
-            try await harness.settle()
+            try await harness.waitUntilHandled(upTo: try #require(last).seq, in: conversation, by: bot)
             #expect(probe.texts == missed)
             #expect(try await harness.texts(in: conversation, from: harness.botty) == ["echo: first"] + missed.map { "echo: \($0)" })
             await bot.stop()
@@ -117,14 +121,14 @@ import Testing
             let bot = try await harness.start(ScriptedBot(probe: BotProbe()))
             let device = try #require(try await harness.connectedDevice())
             try await harness.inject(.expireToken)
-            try await harness.eventually("reconnected without waiting") {
+            try await harness.waitUntil("reconnected without waiting") {
                 let status = await bot.status
                 return status.reconnects == 1 && status.state == .live
             }
             #expect(try await harness.connectedDevice() == device)
             let conversation = try await harness.direct(harness.ana)
             try await harness.say("still there?", as: harness.ana, in: conversation)
-            try await harness.eventually("answered") {
+            try await harness.waitUntil("answered") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["echo: still there?"]
             }
             await bot.stop()
@@ -135,9 +139,9 @@ import Testing
         try await RuntimeHarness.run { harness in
             let bot = try await harness.start(ScriptedBot(probe: BotProbe()))
             try await harness.inject(.close(code: 4008, reason: "2"))
-            try await harness.eventually("disconnected") { await bot.status.state == .reconnecting }
+            try await bot.waitUntil(.reconnecting)
+            #expect(harness.logs.contains(.notice, "reconnecting in 2.0 s"))
             await harness.clock.advance(by: .milliseconds(1900))
-            try await harness.settle()
             #expect(await bot.status.state == .reconnecting)
             #expect(try await harness.connectedDevice() == nil)
             await harness.clock.advance(by: .milliseconds(200))
@@ -162,7 +166,7 @@ import Testing
 
             let conversation = try await harness.direct(harness.ana, harness.otto)
             try await harness.say("otto?", as: harness.ana, in: conversation)
-            try await harness.eventually("the other bot goes on") {
+            try await harness.waitUntil("the other bot goes on") {
                 try await harness.texts(in: conversation, from: harness.otto) == ["echo: otto?"]
             }
             await otto.stop()
@@ -185,7 +189,7 @@ import Testing
             let bot = try await harness.start(ScriptedBot(probe: BotProbe()))
             let revoked = try #require(try await harness.connectedDevice())
             try await harness.inject(.revokeDevice)
-            try await harness.eventually("live again on another device") {
+            try await harness.waitUntil("live again on another device") {
                 let device = try await harness.connectedDevice()
                 return device != nil && device != revoked
             }
@@ -194,7 +198,7 @@ import Testing
             #expect(!active.contains(revoked))
             let conversation = try await harness.direct(harness.ana)
             try await harness.say("hi again", as: harness.ana, in: conversation)
-            try await harness.eventually("answered from the new device") {
+            try await harness.waitUntil("answered from the new device") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["echo: hi again"]
             }
             await bot.stop()
@@ -208,10 +212,10 @@ import Testing
             relay.freezeExisting()
             await harness.clock.advance(by: .seconds(25))  // the ping goes into the silence
             await harness.clock.advance(by: .milliseconds(9900))
-            try await harness.settle()
             #expect(await bot.status.state == .live)
+            #expect(!harness.logs.contains(.warning, "no pong"))
             await harness.clock.advance(by: .milliseconds(100))  // 10 s without a pong
-            try await harness.eventually("the dead connection is dropped") { await bot.status.state == .reconnecting }
+            try await bot.waitUntil(.reconnecting)  // the dead connection is dropped
             await harness.clock.advance(by: .milliseconds(1300))  // the first backoff, 1 s ± 20 %
             try await bot.waitUntilLive(harness)
             #expect(await bot.status.reconnects == 1)

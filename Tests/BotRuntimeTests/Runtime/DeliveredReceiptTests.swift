@@ -16,12 +16,15 @@ import Testing
             }
             let conversation = try await harness.direct(harness.ana)
             try await harness.say("m1", as: harness.ana, in: conversation)
-            try await harness.eventually("m1 is delivered") { try await deliveredSeq(harness, conversation) == 1 }
+            try await harness.waitUntil("m1 is delivered") { try await deliveredSeq(harness, conversation) == 1 }
             // m2 is stored by the service without reaching the bot (a lost message.new): m3 lands after a gap.
             _ = try await harness.sandbox.service.postMessage(
                 harness.ana.caller, conversation.id, MessagePostBody(clientMessageId: .random(), content: .text("m2")))
-            try await harness.say("m3", as: harness.ana, in: conversation)
-            try await harness.settle(.milliseconds(300))
+            let m3 = try await harness.say("m3", as: harness.ana, in: conversation)
+            try await harness.waitUntil("m3 is parked behind the gap") {
+                harness.logs.records(trace: m3.id.rawValue).contains { $0.message == "admitted: parked" }
+            }
+            try await bot.waitUntilIdle()
             #expect(probe.texts == ["m1"])
             #expect(try await deliveredSeq(harness, conversation) == 1)
             await bot.stop()

@@ -2,6 +2,7 @@
 import ChatterBots
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// The dispatcher on its own: a runner that records and blocks on command, a manual clock, no sockets.
@@ -16,14 +17,35 @@ import Testing
             var maxRunning = 0
             var gates: [String: Gate] = [:]
             var contiguous: [Conversation.ID: Int] = [:]
+            var asked: [Conversation.ID] = []
         }
 
         private let state = Mutex(State())
+        /// Signalled after every call the dispatcher makes.
+        private let changes = ChangeSignal()
 
         var started: [String] { state.withLock { $0.started } }
         var finished: [String] { state.withLock { $0.finished } }
         var recovered: [String] { state.withLock { $0.recovered } }
         var maxRunning: Int { state.withLock { $0.maxRunning } }
+        /// The conversations whose contiguous seq the dispatcher asked for, in order.
+        var asked: [Conversation.ID] { state.withLock { $0.asked } }
+
+        /// Returns once `condition` holds, checked after each call the dispatcher makes.
+        func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
+            do {
+                try await changes.wait(until: { condition() }, what)
+            } catch {
+                Issue.record("\(error)")
+                throw error
+            }
+        }
+
+        private func update<T>(_ change: (inout State) -> T) -> T {
+            let result = state.withLock { change(&$0) }
+            changes.signal()
+            return result
+        }
 
         /// Makes the handler for `text` wait until `release(text)`.
         func block(_ text: String) {
@@ -40,14 +62,14 @@ import Testing
 
         func run(_ work: HandlerWork, _ run: HandlerRun) async {
             let text = Self.text(of: work)
-            let gate = state.withLock { state -> Gate? in
+            let gate = update { state -> Gate? in
                 state.started.append(text)
                 state.running += 1
                 state.maxRunning = max(state.maxRunning, state.running)
                 return state.gates[text]
             }
             await gate?.wait()
-            state.withLock { state in
+            update { state in
                 state.running -= 1
                 state.finished.append(text)
             }
@@ -55,7 +77,7 @@ import Testing
         }
 
         func recover(_ work: HandlerWork, _ run: HandlerRun, timedOutAfter timeout: Duration) async {
-            state.withLock { state in
+            update { state in
                 state.running -= 1
                 state.recovered.append(Self.text(of: work))
             }
@@ -64,7 +86,10 @@ import Testing
         func laneDrained(_ conversation: Conversation.ID) {}
 
         func contiguousSeq(of conversation: Conversation.ID) async -> Int? {
-            state.withLock { $0.contiguous[conversation] }
+            update { state in
+                state.asked.append(conversation)
+                return state.contiguous[conversation]
+            }
         }
 
         static func text(of work: HandlerWork) -> String {
@@ -82,14 +107,6 @@ import Testing
             clientMessageId: nil, kind: .text, body: "\(conversation.rawValue)#\(seq)", createdAt: Timestamp(millisecondsSince1970: 0)))
     }
 
-    static func eventually(_ condition: () -> Bool) async throws {
-        for _ in 0..<2000 {
-            if condition() { return }
-            try await Task.sleep(for: .milliseconds(2))
-        }
-        Issue.record("condition not met in time")
-    }
-
     @Test func messagesOfAConversationRunInSeqOrderEvenWhenHandedOutOfOrder() async throws {
         let runner = RecordingRunner()
         let dispatcher = HandlerDispatcher(maxConcurrent: 4, timeout: .seconds(30), clock: ManualClock())
@@ -97,7 +114,7 @@ import Testing
         dispatcher.enqueue([Self.message(3), Self.message(1)], in: .conversation("C1"))
         dispatcher.enqueue(Self.message(2), in: .conversation("C1"))
         dispatcher.open(runner: runner)
-        try await Self.eventually { runner.finished.count == 3 }
+        try await runner.waitUntil("three handlers finished") { runner.finished.count == 3 }
         #expect(runner.started == ["C1#1", "C1#2", "C1#3"])
         dispatcher.cancelAll()
     }
@@ -108,10 +125,10 @@ import Testing
         runner.setStoreContiguous(1, in: "C1")
         dispatcher.open(runner: runner)
         dispatcher.enqueue(Self.message(3), in: .conversation("C1"))  // seq 2 is the bot's reply, not acked yet
-        try await Task.sleep(for: .milliseconds(50))
+        try await runner.waitUntil("the lane looked up the store's seq") { runner.asked.contains("C1") }
         #expect(runner.started.isEmpty)
         dispatcher.noteOwn([2], in: "C1")
-        try await Self.eventually { runner.finished == ["C1#3"] }
+        try await runner.waitUntil("C1#3 finished") { runner.finished == ["C1#3"] }
         dispatcher.cancelAll()
     }
 
@@ -121,11 +138,11 @@ import Testing
         runner.setStoreContiguous(0, in: "C1")
         dispatcher.open(runner: runner)
         dispatcher.enqueue(Self.message(1), in: .conversation("C1"))
-        try await Self.eventually { runner.finished == ["C1#1"] }
+        try await runner.waitUntil("C1#1 finished") { runner.finished == ["C1#1"] }
         dispatcher.noteContiguous(1, in: "C1")
         dispatcher.enqueue([Self.message(1), Self.message(2)], in: .conversation("C1"))
-        try await Self.eventually { runner.finished == ["C1#1", "C1#2"] }
-        try await Task.sleep(for: .milliseconds(20))
+        try await runner.waitUntil("C1#2 finished") { runner.finished == ["C1#1", "C1#2"] }
+        try await withDeadline(.seconds(60), "the dispatcher to be idle") { await dispatcher.waitUntilIdle() }
         #expect(runner.started == ["C1#1", "C1#2"])
         dispatcher.cancelAll()
     }
@@ -140,12 +157,11 @@ import Testing
         }
         dispatcher.open(runner: runner)
         for conversation in conversations { dispatcher.enqueue(Self.message(1, in: conversation), in: .conversation(conversation)) }
-        try await Self.eventually { runner.started.count == 2 }
-        try await Task.sleep(for: .milliseconds(30))
+        try await runner.waitUntil("two handlers started") { runner.started.count == 2 }
         #expect(runner.started.count == 2)
         for conversation in conversations { runner.release("\(conversation.rawValue)#1") }
-        try await Self.eventually { runner.finished.count == 4 }
-        #expect(runner.maxRunning == 2)
+        try await runner.waitUntil("four handlers finished") { runner.finished.count == 4 }
+        #expect(runner.maxRunning == 2, "the two blocked handlers held both slots until released")
         dispatcher.cancelAll()
     }
 
@@ -157,7 +173,7 @@ import Testing
         dispatcher.enqueue((1...3).map { Self.message($0, in: "A") }, in: .conversation("A"))
         dispatcher.enqueue((1...3).map { Self.message($0, in: "B") }, in: .conversation("B"))
         dispatcher.open(runner: runner)
-        try await Self.eventually { runner.finished.count == 6 }
+        try await runner.waitUntil("six handlers finished") { runner.finished.count == 6 }
         #expect(runner.started == ["A#1", "B#1", "A#2", "B#2", "A#3", "B#3"])
         dispatcher.cancelAll()
     }
@@ -170,14 +186,14 @@ import Testing
         runner.block("C1#1")
         dispatcher.open(runner: runner)
         dispatcher.enqueue([Self.message(1), Self.message(2)], in: .conversation("C1"))
-        try await Self.eventually { runner.started == ["C1#1"] }
+        try await runner.waitUntil("C1#1 started") { runner.started == ["C1#1"] }
         try await clock.waitForSleepers(1)
         await clock.advance(by: .seconds(5))
-        try await Self.eventually { runner.finished == ["C1#2"] }
+        try await runner.waitUntil("C1#2 finished") { runner.finished == ["C1#2"] }
         #expect(runner.recovered == ["C1#1"])
-        await dispatcher.waitUntilIdle()
+        try await withDeadline(.seconds(60), "the dispatcher to be idle") { await dispatcher.waitUntilIdle() }
         runner.release("C1#1")  // returning late changes nothing
-        try await Self.eventually { runner.finished == ["C1#2", "C1#1"] }
+        try await runner.waitUntil("C1#1 returned") { runner.finished == ["C1#2", "C1#1"] }
         #expect(runner.recovered == ["C1#1"])
         dispatcher.cancelAll()
     }
@@ -186,12 +202,11 @@ import Testing
         let runner = RecordingRunner()
         let dispatcher = HandlerDispatcher(maxConcurrent: 2, timeout: .seconds(30), clock: ManualClock())
         dispatcher.enqueue(.event(.start, trace: "first"), in: .events)
-        try await Task.sleep(for: .milliseconds(20))
         #expect(runner.started.isEmpty)
-        #expect(dispatcher.stopAccepting() == 1)
+        #expect(dispatcher.stopAccepting() == 1, "the event is still queued: nothing took it")
         dispatcher.open(runner: runner)
         dispatcher.enqueue(.event(.start, trace: "late"), in: .events)
-        await dispatcher.waitUntilIdle()
+        try await withDeadline(.seconds(60), "the dispatcher to be idle") { await dispatcher.waitUntilIdle() }
         #expect(runner.started.isEmpty)
     }
 }

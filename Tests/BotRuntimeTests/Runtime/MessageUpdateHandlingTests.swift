@@ -14,11 +14,11 @@ import Testing
             let hello = try await harness.say("hello", as: harness.ana, in: conversation)
             let ana = harness.rest(harness.ana)
             _ = try await ana.addReaction("👍", to: hello.id, in: conversation.id)
-            try await harness.eventually("first reply") { try await harness.texts(in: conversation, from: harness.botty).count == 1 }
+            try await harness.waitUntil("first reply") { try await harness.texts(in: conversation, from: harness.botty).count == 1 }
             _ = try await ana.removeReaction("👍", from: hello.id, in: conversation.id)
-            try await harness.eventually("second reply") { try await harness.texts(in: conversation, from: harness.botty).count == 2 }
+            try await harness.waitUntil("second reply") { try await harness.texts(in: conversation, from: harness.botty).count == 2 }
             _ = try await ana.addReaction("❤️", to: hello.id, in: conversation.id)
-            try await harness.eventually("third reply") { try await harness.texts(in: conversation, from: harness.botty).count == 3 }
+            try await harness.waitUntil("third reply") { try await harness.texts(in: conversation, from: harness.botty).count == 3 }
             #expect(try await harness.texts(in: conversation, from: harness.botty) == [
                 "reactions: 👍x1", "reactions: ", "reactions: ❤️x1",
             ])
@@ -33,7 +33,7 @@ import Testing
             let conversation = try await harness.direct(harness.ana)
             let hello = try await harness.say("hello", as: harness.ana, in: conversation)
             let updated = try await harness.rest(harness.ana).addReaction("👍", to: hello.id, in: conversation.id)
-            try await harness.eventually("the update is answered") { try await harness.texts(in: conversation, from: harness.botty).count == 1 }
+            try await harness.waitUntil("the update is answered") { try await harness.texts(in: conversation, from: harness.botty).count == 1 }
             for _ in 0..<2 {
                 await harness.sandbox.hub.deliver([
                     SandboxDelivery(event: .messageUpdated(updated), recipients: [harness.botty.user.id])
@@ -41,10 +41,10 @@ import Testing
             }
             // A later, different update shows that the copies were read (frames are read in order).
             _ = try await harness.rest(harness.ana).addReaction("🎉", to: hello.id, in: conversation.id)
-            try await harness.eventually("the later update is answered") {
+            try await harness.waitUntil("the later update is answered") {
                 try await harness.texts(in: conversation, from: harness.botty).count == 2
             }
-            await bot.session.waitUntilIdle()
+            try await bot.waitUntilIdle()
             #expect(probe.updates.count == 2)
             #expect(try await harness.texts(in: conversation, from: harness.botty).count == 2)
             await bot.stop()
@@ -61,17 +61,17 @@ import Testing
             let hello = try await harness.say("hello", as: harness.ana, in: conversation)
             let ana = harness.rest(harness.ana)
             let updateA = try await ana.addReaction("👍", to: hello.id, in: conversation.id)
-            try await harness.eventually("A is answered") { try await harness.texts(in: conversation, from: harness.botty).count == 1 }
+            try await harness.waitUntil("A is answered") { try await harness.texts(in: conversation, from: harness.botty).count == 1 }
             _ = try await ana.addReaction("🎉", to: hello.id, in: conversation.id)
-            try await harness.eventually("B is answered") { try await harness.texts(in: conversation, from: harness.botty).count == 2 }
+            try await harness.waitUntil("B is answered") { try await harness.texts(in: conversation, from: harness.botty).count == 2 }
 
             await harness.sandbox.hub.deliver([SandboxDelivery(event: .messageUpdated(updateA), recipients: [harness.botty.user.id])])
             // A later, different update shows that the copy was read (frames are read in order).
             _ = try await ana.addReaction("❤️", to: hello.id, in: conversation.id)
-            try await harness.eventually("the later update is answered") {
+            try await harness.waitUntil("the later update is answered") {
                 try await harness.texts(in: conversation, from: harness.botty).count == 3
             }
-            await bot.session.waitUntilIdle()
+            try await bot.waitUntilIdle()
             #expect(probe.updates.map { $0.reactions.count } == [1, 2, 3])
             #expect(try await harness.texts(in: conversation, from: harness.botty).count == 3)
             await bot.stop()
@@ -97,6 +97,7 @@ extension RuntimeHarness {
     ) async throws -> RunningBot {
         let session = BotSession(configuration: configuration(account ?? botty), bot: bot, environment: environment(configure))
         let running = RunningBot(session: session, task: Task { await session.run() })
+        watch(session)
         try await running.waitUntilLive(self)
         return running
     }

@@ -34,7 +34,8 @@ import Testing
             await harness.clock.advance(by: .seconds(24 * 3600 + 1))
 
             let restarted = try await harness.start(ScriptedBot(probe: BotProbe()))
-            try await harness.eventually("the entry is acknowledged") { await restarted.status.messagesOut == 1 }
+            try await restarted.waitUntilIdle()  // the entry is acknowledged
+            #expect(await restarted.status.messagesOut == 1)
             #expect(try await harness.texts(in: conversation, from: harness.botty) == ["queued while offline"])
             #expect(await restarted.status.messagesExpired == 0)
             await restarted.stop()
@@ -50,11 +51,11 @@ import Testing
             let device = try #require(try await harness.connectedDevice())
             try await harness.inject(.delayAcks(.seconds(3 * 24 * 3600)))
             try await harness.say("x", as: harness.ana, in: conversation)
-            try await harness.eventually("the reply is stored, its ack held back") {
+            try await harness.waitUntil("the reply is stored, its ack held back") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["echo: x"]
             }
             let stopping = Task { await bot.stop(deadline: .seconds(2)) }
-            try await harness.eventually("the shutdown waits for the ack") { await bot.status.state == .stopping }
+            try await bot.waitUntil(.stopping)  // the shutdown waits for the ack
             await harness.clock.advance(by: .seconds(3))
             #expect(try await value(of: stopping, within: .seconds(60), "the session to stop") == .shutdown)
             await harness.sandbox.admin.clearFaults(of: device)
@@ -62,10 +63,9 @@ import Testing
             await harness.clock.advance(by: .seconds(24 * 3600))
             try await Self.enqueueOffline("fresh news", id: "cm-fresh", in: conversation, harness: harness)
             let restarted = try await harness.start(ScriptedBot(probe: BotProbe()))
-            try await harness.eventually("the fresh entry is sent and the stale one settled") {
-                let status = await restarted.status
-                return status.outboxDepth == 0 && status.messagesOut == 1
-            }
+            try await restarted.waitUntilIdle()  // the fresh entry is sent and the stale one settled
+            #expect(await restarted.status.outboxDepth == 0)
+            #expect(await restarted.status.messagesOut == 1)
             #expect(try await harness.texts(in: conversation, from: harness.botty) == ["echo: x", "fresh news"])
             #expect(await restarted.status.messagesExpired == 1)
             #expect(harness.logs.contains(.error, "first sent longer ago than the service's idempotency window"))
@@ -93,7 +93,8 @@ import Testing
             await harness.clock.advance(by: .seconds(24 * 3600 - 60))
 
             let restarted = try await harness.start(ScriptedBot(probe: BotProbe()))
-            try await harness.eventually("the entry is acknowledged") { await restarted.status.messagesOut == 1 }
+            try await restarted.waitUntilIdle()  // the entry is acknowledged
+            #expect(await restarted.status.messagesOut == 1)
             #expect(try await harness.texts(in: conversation, from: harness.botty) == ["late but safe"])
             #expect(await restarted.status.messagesExpired == 0)
             await restarted.stop()

@@ -27,13 +27,14 @@ import Testing
             let bot = try await harness.start(scripted)
             let conversation = try await harness.direct(harness.ana)
             try await harness.say("big", as: harness.ana, in: conversation)
-            try await harness.say("hello", as: harness.ana, in: conversation)
+            let hello = try await harness.say("hello", as: harness.ana, in: conversation)
 
-            try await harness.eventually("the echo is stored") {
+            try await harness.waitUntil("the echo is stored") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["echo: hello"]
             }
             #expect(probe.failures == ["VALIDATION_FAILED"])
-            try await harness.eventually("the outbox is empty") { await bot.status.outboxDepth == 0 }
+            try await harness.waitUntilHandled(upTo: hello.seq, in: conversation, by: bot)
+            #expect(await bot.status.outboxDepth == 0)
             #expect(await bot.status.reconnects == 0)
             await bot.stop()
         }
@@ -48,7 +49,7 @@ import Testing
             let bot = try await harness.start(scripted)
             let conversation = try await harness.direct(harness.ana)
             try await harness.say("long please", as: harness.ana, in: conversation)
-            try await harness.eventually("the long reply is stored") {
+            try await harness.waitUntil("the long reply is stored") {
                 try await harness.texts(in: conversation, from: harness.botty).first?.count == 4_096
             }
             await bot.stop()
@@ -73,13 +74,14 @@ import Testing
             }
             let bot = try await harness.start(scripted)
             let conversation = try await harness.direct(harness.ana)
-            try await harness.say("go", as: harness.ana, in: conversation)
-            try await harness.eventually("the next reply is stored") {
+            let go = try await harness.say("go", as: harness.ana, in: conversation)
+            try await harness.waitUntil("the next reply is stored") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["after the heavy one"]
             }
             #expect(heavy.count == 100)
             #expect(probe.failures == ["VALIDATION_FAILED"])
-            try await harness.eventually("the outbox is empty") { await bot.status.outboxDepth == 0 }
+            try await harness.waitUntilHandled(upTo: go.seq, in: conversation, by: bot)
+            #expect(await bot.status.outboxDepth == 0)
             #expect(await bot.status.reconnects == 0)
             await bot.stop()
         }
@@ -100,7 +102,7 @@ import Testing
             let bot = try await harness.start(scripted)
             let conversation = try await harness.direct(harness.ana)
             try await harness.say("go", as: harness.ana, in: conversation)
-            try await harness.eventually("the reply is stored") {
+            try await harness.waitUntil("the reply is stored") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["fits"]
             }
             let recorded = try #require(ids.pairs.first)
@@ -121,14 +123,15 @@ import Testing
                 conversationId: conversation.id, clientMessageId: .random(), content: .text("after the big one")))
             await store.close()
 
-            let bot = try await harness.start(ScriptedBot(probe: BotProbe()), waitUntilLive: false)
-            for _ in 0..<20 {
-                if try await harness.texts(in: conversation, from: harness.botty) == ["after the big one"] { break }
-                await harness.clock.advance(by: .seconds(2))
-                try await harness.settle(.milliseconds(100))
+            // Reconnects right after the 1009: no backoff to wait out on the clock.
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe()), waitUntilLive: false) {
+                $0.reconnectPolicy = ReconnectPolicy(delays: [.zero], jitter: 0)
             }
-            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["after the big one"])
-            try await harness.eventually("the outbox is settled") { await bot.status.outboxDepth == 0 }
+            try await harness.waitUntil("the entry behind the big one is stored") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["after the big one"]
+            }
+            try await bot.waitUntilIdle()
+            #expect(await bot.status.outboxDepth == 0)
             await bot.stop()
 
             let reopened = try await BotStore.open(path: harness.environment().storeURL(forBot: "botty").path, clock: harness.clock)
@@ -149,18 +152,19 @@ import Testing
             let device = try #require(try await harness.connectedDevice())
             try await harness.inject(.delayAcks(.seconds(3600)))
             try await harness.say("x", as: harness.ana, in: conversation)
-            try await harness.eventually("the reply is stored, its ack held back") {
+            try await harness.waitUntil("the reply is stored, its ack held back") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["echo: x"]
             }
             #expect(await bot.status.outboxDepth == 1)
 
             try await harness.inject(.close(code: 1009, reason: "message too big"))
-            try await harness.eventually("the connection closed") { await bot.status.state == .reconnecting }
+            try await bot.waitUntil(.reconnecting)  // the connection closed
             await harness.sandbox.admin.clearFaults(of: device)
             await harness.clock.advance(by: .milliseconds(1300))
             try await bot.waitUntilLive(harness)
 
-            try await harness.eventually("the resend is acknowledged") { await bot.status.messagesOut == 1 }
+            try await bot.waitUntilIdle()  // the resend is acknowledged
+            #expect(await bot.status.messagesOut == 1)
             #expect(await bot.status.outboxDepth == 0)
             #expect(try await harness.texts(in: conversation, from: harness.botty) == ["echo: x"])
             #expect(harness.logs.contains(.warning, "no message in flight is over the size limits"))

@@ -10,27 +10,25 @@ import Testing
     @Test func aReadReceiptWrittenIntoADeadConnectionIsSentAfterTheReconnect() async throws {
         try await RuntimeHarness.run(relay: true) { harness in
             let probe = BotProbe()
-            let gate = Mutex(false)
+            let gate = Gate()
             var scripted = ScriptedBot(probe: probe)
-            scripted.onMessageScript = { _, _ in
-                while !gate.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(2)) }
-            }
+            scripted.onMessageScript = { _, _ in await gate.wait() }
             let bot = try await harness.start(scripted)
             let conversation = try await harness.direct(harness.ana)
             try await harness.say("hi", as: harness.ana, in: conversation)
-            try await harness.eventually("the handler runs") { probe.messages.count == 1 }
+            try await harness.waitUntil("the handler runs") { probe.messages.count == 1 }
             let relay = try #require(harness.relay)
             relay.freezeExisting()
-            gate.withLock { $0 = true }  // the handler returns: its read receipt goes into the silence
-            try await harness.settle()
+            gate.open()  // the handler returns: its read receipt goes into the silence
+            try await bot.waitUntilIdle()
             #expect(try await readSeq(of: harness.botty, in: conversation, harness) == 0)
 
             await harness.clock.advance(by: .seconds(25))  // the ping goes into the silence too
             await harness.clock.advance(by: .seconds(10))  // no pong: the connection is dropped
-            try await harness.eventually("the dead connection is dropped") { await bot.status.state == .reconnecting }
+            try await bot.waitUntil(.reconnecting)  // the dead connection is dropped
             await harness.clock.advance(by: .milliseconds(1300))
             try await bot.waitUntilLive(harness)
-            try await harness.eventually("the read receipt reaches the service") {
+            try await harness.waitUntil("the read receipt reaches the service") {
                 try await readSeq(of: harness.botty, in: conversation, harness) == 1
             }
             await bot.stop()

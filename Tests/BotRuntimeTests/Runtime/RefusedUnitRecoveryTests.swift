@@ -15,7 +15,7 @@ import Testing
             let texts = (1...30).map { "m\($0)" }
             for text in texts { try await harness.say(text, as: harness.ana, in: conversation) }
 
-            try await harness.eventually("every message answered") {
+            try await harness.waitUntil("every message answered") {
                 Set(try await harness.texts(in: conversation, from: harness.botty)) == Set(texts.map { "echo: \($0)" })
             }
             #expect(faults.pending == 0)
@@ -41,10 +41,10 @@ import Testing
             let conversation = try await harness.direct(harness.ana)
             let texts = (1...13).map { "m\($0)" }
             for text in texts { try await harness.say(text, as: harness.ana, in: conversation) }
-            try await harness.eventually("the unit of m12 refused") { faults.pending == 0 }
+            try await harness.waitUntil("the unit of m12 refused") { faults.pending == 0 }
             gate.open()
 
-            try await harness.eventually("every message answered") {
+            try await harness.waitUntil("every message answered") {
                 try await harness.texts(in: conversation, from: harness.botty) == texts.map { "echo: \($0)" }
             }
             #expect(await bot.stop() == .shutdown)
@@ -67,7 +67,7 @@ import Testing
             let conversation = try await harness.direct(harness.ana)
             for text in ["m1", "m2", "m3"] { try await harness.say(text, as: harness.ana, in: conversation) }
 
-            try await harness.eventually("every message answered") {
+            try await harness.waitUntil("every message answered") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["echo: m1", "echo: m2", "echo: m3"]
             }
             #expect(faults.pending == 0)
@@ -87,7 +87,7 @@ import Testing
             for text in texts { try await harness.say(text, as: harness.ana, in: conversation) }
             let answered = texts.filter { $0 != "m3" }.map { "echo: \($0)" }
 
-            try await harness.eventually("every other message answered") {
+            try await harness.waitUntil("every other message answered") {
                 try await harness.texts(in: conversation, from: harness.botty) == answered
             }
             // Tried at the limit (a page fetched by an earlier rewind may hand it out once more meanwhile).

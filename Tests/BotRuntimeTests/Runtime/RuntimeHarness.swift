@@ -20,6 +20,9 @@ struct RuntimeHarness {
     let clock: ManualClock
     let directory: StoreDirectory
     let logs: LogCollector
+    /// Signalled on every change a test may wait for: a write or a socket of the sandbox, a state of a bot started
+    /// here, a call of its handlers, a log line. `waitUntil` re-checks its condition on each.
+    let changes: ChangeSignal
     /// A relay in front of the sandbox's WebSocket endpoint that can go silent, when asked for.
     let relay: TCPRelay?
 
@@ -53,7 +56,12 @@ struct RuntimeHarness {
             await sandbox.shutdown()
             throw error
         }
-        let harness = RuntimeHarness(sandbox: sandbox, clock: clock, directory: try StoreDirectory(), logs: LogCollector(), relay: relayed)
+        let changes = ChangeSignal()
+        let observation = sandbox.service.store.changes.observe { changes.signal() }
+        defer { sandbox.service.store.changes.stopObserving(observation) }
+        let harness = RuntimeHarness(
+            sandbox: sandbox, clock: clock, directory: try StoreDirectory(), logs: LogCollector(changes: changes),
+            changes: changes, relay: relayed)
         do {
             try await body(harness)
         } catch {
@@ -100,9 +108,16 @@ struct RuntimeHarness {
             configuration: configuration(account ?? botty, policy: policy, password: password, sendPacing: sendPacing),
             bot: bot,
             environment: environment(configure))
+        bot.probe.report(to: changes)
         let running = RunningBot(session: session, task: Task { await session.run() })
+        watch(running.session)
         if waitUntilLive { try await running.waitUntilLive(self) }
         return running
+    }
+
+    /// Signals `changes` on every state change of `session`, until it stops.
+    func watch(_ session: BotSession) {
+        signalStateChanges(of: session, to: changes)
     }
 
     // MARK: - People
@@ -152,24 +167,41 @@ struct RuntimeHarness {
 
     // MARK: - Waiting
 
-    /// Polls `condition` in real time until it holds, failing after `timeout` (generous: the full parallel test run
-    /// keeps both cores busy at its start; a condition that holds returns at once).
-    func eventually(
+    /// Returns once `condition` holds, checking it now and after each change the harness sees (`changes`); fails
+    /// the test naming `what` if it still does not hold after `timeout` (a bound for a bug, not a pace).
+    func waitUntil(
         _ what: @autoclosure () -> String, timeout: Duration = .seconds(30),
         sourceLocation: SourceLocation = #_sourceLocation, _ condition: () async throws -> Bool
     ) async throws {
-        let start = ContinuousClock.now
-        while ContinuousClock.now - start < timeout {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(3))
+        do {
+            try await changes.wait(until: condition, what(), timeout: timeout)
+        } catch let error as DeadlineExceeded {
+            Issue.record("\(error)", sourceLocation: sourceLocation)
+            throw error
         }
-        Issue.record("timed out waiting for: \(what())", sourceLocation: sourceLocation)
-        throw HarnessError("timed out waiting for: \(what())")
     }
 
-    /// Lets real time pass for tasks to run (to show that something does NOT happen).
-    func settle(_ duration: Duration = .milliseconds(150)) async throws {
-        try await Task.sleep(for: duration)
+    /// Returns once `bot` has read and handled the messages of `conversation` up to `seq`: its read watermark at
+    /// the service reached `seq` (moved once the handler finished), and it has nothing left to do.
+    func waitUntilHandled(
+        upTo seq: Int, in conversation: Conversation, by bot: RunningBot, as account: SeededAccount? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let member = (account ?? botty).user.id
+        let reader = conversation.members.first { $0.userId != member }?.userId
+        let caller = sandbox.seeded.users.first { $0.user.id == reader }?.caller ?? ana.caller
+        try await waitUntil("\(bot.session.name) to read \(conversation.id) up to seq \(seq)", sourceLocation: sourceLocation) {
+            let members = try await sandbox.service.conversation(caller, conversation.id).members
+            return (members.first { $0.userId == member }?.lastReadSeq ?? 0) >= seq
+        }
+        try await bot.waitUntilIdle(sourceLocation: sourceLocation)
+    }
+}
+
+/// Signals `changes` on every state change of `session`, from a task that ends when the session stops.
+func signalStateChanges(of session: BotSession, to changes: ChangeSignal) {
+    Task {
+        for await _ in await session.stateChanges() { changes.signal() }
     }
 }
 
@@ -181,8 +213,33 @@ struct RunningBot: Sendable {
     var status: BotStatus { get async { await session.status } }
 
     func waitUntilLive(_ harness: RuntimeHarness, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        try await harness.eventually("bot \(session.name) live", sourceLocation: sourceLocation) {
-            await session.status.state == .live
+        try await waitUntil(.live, sourceLocation: sourceLocation)
+    }
+
+    /// Returns once the bot's state is `state` (it may be already), woken by the bot's own state changes; fails the
+    /// test if that does not happen within a minute or the bot stops first.
+    func waitUntil(_ state: BotStatus.State, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let session = session
+        do {
+            try await withDeadline(.seconds(60), "bot \(session.name) \(state)") {
+                for await current in await session.stateChanges() where current == state { return }
+                throw HarnessError("bot \(session.name) stopped before it was \(state)")
+            }
+        } catch {
+            Issue.record("\(error)", sourceLocation: sourceLocation)
+            throw error
+        }
+    }
+
+    /// Returns once the bot has nothing left to do at the clock's instant (`BotSession.waitUntilIdle()`: events
+    /// admitted, due jobs and handlers run, work committed, its messages acknowledged); fails the test after a minute.
+    func waitUntilIdle(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let session = session
+        do {
+            try await withDeadline(.seconds(60), "bot \(session.name) idle") { await session.waitUntilIdle() }
+        } catch {
+            Issue.record("\(error)", sourceLocation: sourceLocation)
+            throw error
         }
     }
 

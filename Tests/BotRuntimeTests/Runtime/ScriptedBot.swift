@@ -2,6 +2,7 @@ import BotRuntime
 import ChatterBots
 import Foundation
 import Synchronization
+import TestSupport
 
 /// What a test bot's handlers were called with, in order, readable from the test while the bot runs.
 final class BotProbe: Sendable {
@@ -24,6 +25,17 @@ final class BotProbe: Sendable {
     }
 
     private let records = Mutex(Records())
+    private let signals = Mutex<[ChangeSignal]>([])
+
+    /// Signals `signal` after each call recorded from now on.
+    func report(to signal: ChangeSignal) {
+        signals.withLock { $0.append(signal) }
+    }
+
+    private func update(_ change: (inout Records) -> Void) {
+        records.withLock { change(&$0) }
+        for signal in signals.withLock({ $0 }) { signal.signal() }
+    }
 
     var messages: [Message] { records.withLock { $0.messages } }
     var texts: [String] { messages.map { $0.body ?? "" } }
@@ -42,21 +54,21 @@ final class BotProbe: Sendable {
     var cancelledRequests: [FriendRequest.ID] { records.withLock { $0.cancelledRequests } }
     var updatedUsers: [User] { records.withLock { $0.updatedUsers } }
 
-    func record(_ message: Message) { records.withLock { $0.messages.append(message) } }
-    func record(_ job: ChatterBots.ScheduledJob) { records.withLock { $0.jobs.append(job) } }
-    func record(_ request: FriendRequest) { records.withLock { $0.friendRequests.append(request) } }
-    func recordAdded(_ friend: Friend) { records.withLock { $0.friendsAdded.append(friend) } }
-    func recordRemoved(_ id: User.ID) { records.withLock { $0.friendsRemoved.append(id) } }
-    func recordReady() { records.withLock { $0.readies += 1 } }
-    func recordStart() { records.withLock { $0.starts += 1 } }
-    func record(_ ack: MessageAck) { records.withLock { $0.acks.append(ack) } }
-    func recordFailure(_ text: String) { records.withLock { $0.failures.append(text) } }
-    func recordCreated(_ id: Conversation.ID) { records.withLock { $0.conversationsCreated.append(id) } }
-    func recordRemoved(conversation id: Conversation.ID) { records.withLock { $0.conversationsRemoved.append(id) } }
-    func recordUpdate(_ message: Message) { records.withLock { $0.updates.append(message) } }
-    func recordSnapshot() { records.withLock { $0.presenceSnapshots += 1 } }
-    func recordCancelled(_ id: FriendRequest.ID) { records.withLock { $0.cancelledRequests.append(id) } }
-    func recordUpdated(_ user: User) { records.withLock { $0.updatedUsers.append(user) } }
+    func record(_ message: Message) { update { $0.messages.append(message) } }
+    func record(_ job: ChatterBots.ScheduledJob) { update { $0.jobs.append(job) } }
+    func record(_ request: FriendRequest) { update { $0.friendRequests.append(request) } }
+    func recordAdded(_ friend: Friend) { update { $0.friendsAdded.append(friend) } }
+    func recordRemoved(_ id: User.ID) { update { $0.friendsRemoved.append(id) } }
+    func recordReady() { update { $0.readies += 1 } }
+    func recordStart() { update { $0.starts += 1 } }
+    func record(_ ack: MessageAck) { update { $0.acks.append(ack) } }
+    func recordFailure(_ text: String) { update { $0.failures.append(text) } }
+    func recordCreated(_ id: Conversation.ID) { update { $0.conversationsCreated.append(id) } }
+    func recordRemoved(conversation id: Conversation.ID) { update { $0.conversationsRemoved.append(id) } }
+    func recordUpdate(_ message: Message) { update { $0.updates.append(message) } }
+    func recordSnapshot() { update { $0.presenceSnapshots += 1 } }
+    func recordCancelled(_ id: FriendRequest.ID) { update { $0.cancelledRequests.append(id) } }
+    func recordUpdated(_ user: User) { update { $0.updatedUsers.append(user) } }
 }
 
 /// A bot whose handlers record their calls in a probe and then run what the test scripted (by default: echo).
@@ -140,9 +152,18 @@ struct ScriptedBot: Bot {
 /// Log records of a test, searchable.
 final class LogCollector: Sendable {
     private let records = Mutex<[LogRecord]>([])
+    private let changes: ChangeSignal?
+
+    /// A collector that signals `changes` (if given) after each record.
+    init(changes: ChangeSignal? = nil) {
+        self.changes = changes
+    }
 
     var sink: LogSink {
-        LogSink(minimumLevel: .trace) { [self] record in records.withLock { $0.append(record) } }
+        LogSink(minimumLevel: .trace) { [self] record in
+            records.withLock { $0.append(record) }
+            changes?.signal()
+        }
     }
 
     var all: [LogRecord] { records.withLock { $0 } }

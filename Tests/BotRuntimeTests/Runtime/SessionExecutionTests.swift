@@ -28,7 +28,7 @@ import Testing
             }
             let conversation = try await harness.direct(harness.ana)
             _ = try await harness.say("where are you?", as: harness.ana, in: conversation)
-            try await harness.eventually("the reply is stored") {
+            try await harness.waitUntil("the reply is stored") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["echo: where are you?"]
             }
             #expect(await bot.stop() == .shutdown)

@@ -15,9 +15,9 @@ import Testing
             let other = try #require(await gate.enter())  // another bot in its start-up
 
             try await harness.inject(.dropSocket)
-            try await harness.eventually("disconnected") { await bot.status.state == .reconnecting }
+            try await bot.waitUntil(.reconnecting)
             await harness.clock.advance(by: .milliseconds(1300))
-            try await harness.eventually("the reconnect waits at the gate") { gate.waitingCount == 1 }
+            try await withDeadline(.seconds(60), "the reconnect to wait at the gate") { await gate.waitUntilWaiting(1) }
             #expect(await bot.status.state == .reconnecting)
             #expect(try await harness.connectedDevice() == nil)
 
@@ -34,7 +34,7 @@ import Testing
             let gate = StartupGate(limit: 1)
             let bot = try await harness.start(ScriptedBot(probe: BotProbe())) { $0.startupGate = gate }
             try await harness.inject(.dropSocket)
-            try await harness.eventually("disconnected") { await bot.status.state == .reconnecting }
+            try await bot.waitUntil(.reconnecting)
             await harness.clock.advance(by: .milliseconds(1300))
             try await bot.waitUntilLive(harness)
             #expect(gate.admittedCount == 0 && gate.waitingCount == 0)
@@ -47,7 +47,7 @@ import Testing
             let gate = StartupGate(limit: 1)
             let other = try #require(await gate.enter())
             let bot = try await harness.start(ScriptedBot(probe: BotProbe()), waitUntilLive: false) { $0.startupGate = gate }
-            try await harness.eventually("the start waits at the gate") { gate.waitingCount == 1 }
+            try await withDeadline(.seconds(60), "the start to wait at the gate") { await gate.waitUntilWaiting(1) }
 
             #expect(await bot.stop() == .shutdown)
             #expect(gate.waitingCount == 0)
@@ -67,7 +67,7 @@ import Testing
                 $0.startupGate = gate
                 $0.dataDirectory = notADirectory
             }
-            try await harness.eventually("the bot stopped") { await bot.status.state == .stopped }
+            try await bot.waitUntil(.stopped)
             #expect(gate.admittedCount == 0)
             #expect(gate.waitingCount == 0)
         }

@@ -27,7 +27,8 @@ import Testing
 
         maintenance.afterSynchronization {}
 
-        #expect(await eventually { (try? await cachedStatements(store)) == 0 })
+        try await withDeadline(.seconds(60), "the maintenance to finish") { await maintenance.waitUntilFinished() }
+        #expect(try await cachedStatements(store) == 0)
         let entry = try await store.enqueue(Fixture.send("four"))
         #expect(try await store.outboxEntry(entry.id)?.status == .pending)
         await store.close()
@@ -51,7 +52,8 @@ import Testing
         handled.continuation.yield()
 
         #expect(whileHandling > 0)
-        #expect(await eventually { (try? await cachedStatements(store)) == 0 })
+        try await withDeadline(.seconds(60), "the release to finish") { await maintenance.waitUntilFinished() }
+        #expect(try await cachedStatements(store) == 0)
         await store.close()
     }
 
@@ -87,9 +89,8 @@ import Testing
 
         maintenance.afterSynchronization {}
 
-        #expect(await eventually {
-            do { return try await store.outboxEntry(settled.id) == nil } catch { return false }
-        })
+        try await withDeadline(.seconds(60), "the pass to finish") { await maintenance.waitUntilFinished() }
+        #expect(try await store.outboxEntry(settled.id) == nil)
         await store.close()
     }
 
@@ -100,7 +101,7 @@ import Testing
         maintenance.stop()
         await store.close()
 
-        try await Task.sleep(for: .milliseconds(100))
+        try await withDeadline(.seconds(60), "the stopped pass to end") { await maintenance.waitUntilFinished() }
 
         #expect(!logs.all.contains { $0.message.contains("could not prune") })
     }

@@ -16,7 +16,7 @@ import Testing
 
             let probe = BotProbe()
             let second = try await harness.start(ScriptedBot(probe: probe))
-            try await harness.eventually("the removal is noticed") { probe.conversationsRemoved == [group.id] }
+            try await harness.waitUntil("the removal is noticed") { probe.conversationsRemoved == [group.id] }
             #expect(harness.logs.contains(.info, "NOT_FOUND"))
             await second.stop()
         }

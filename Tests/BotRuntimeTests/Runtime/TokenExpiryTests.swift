@@ -11,7 +11,7 @@ import Testing
         try await RuntimeHarness.run(service: service) { harness in
             let bot = try await harness.start(ScriptedBot(probe: BotProbe()))
             try await harness.inject(.expireToken)
-            try await harness.eventually("refreshed and live again") {
+            try await harness.waitUntil("refreshed and live again") {
                 let status = await bot.status
                 return status.reconnects == 1 && status.state == .live
             }

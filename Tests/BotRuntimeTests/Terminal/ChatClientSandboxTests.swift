@@ -34,17 +34,26 @@ struct ChatClientSandboxTests {
     /// Bob's realtime events, kept for the test to wait on.
     final class EventCollector: Sendable {
         private let events = Mutex<[ServerEvent]>([])
+        private let changes = ChangeSignal()
 
-        func record(_ event: ServerEvent) { events.withLock { $0.append(event) } }
+        func record(_ event: ServerEvent) {
+            events.withLock { $0.append(event) }
+            changes.signal()
+        }
 
-        /// Waits for an event `matching` returns a value for.
+        /// Waits for an event `matching` returns a value for, woken by each event recorded.
         func wait<T: Sendable>(timeout: Duration = .seconds(15), for matching: @Sendable (ServerEvent) -> T?) async throws -> T {
-            let deadline = ContinuousClock.now + timeout
-            while ContinuousClock.now < deadline {
-                if let found = events.withLock({ $0.lazy.compactMap(matching).first }) { return found }
-                try await Task.sleep(for: .milliseconds(20))
+            var found: T?
+            do {
+                try await changes.wait(until: {
+                    found = events.withLock { $0.lazy.compactMap(matching).first }
+                    return found != nil
+                }, "a matching event", timeout: timeout)
+            } catch is DeadlineExceeded {
+                throw EventWaitTimedOut()
             }
-            throw EventWaitTimedOut()
+            guard let found else { throw EventWaitTimedOut() }
+            return found
         }
 
     }

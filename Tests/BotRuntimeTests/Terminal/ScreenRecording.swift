@@ -2,10 +2,13 @@
 @testable import BotRuntime
 import Foundation
 import Synchronization
+import TestSupport
 
 /// The lines a `ChatClient` showed, in order, with a wait for a line that has not come yet.
 final class ScreenRecording: Sendable {
     private let lines = Mutex<[String]>([])
+    /// Signalled after each line shown.
+    private let changes = ChangeSignal()
 
     var display: @Sendable ([ScreenLine]) -> Void {
         { [self] shown in self.append(shown) }
@@ -13,6 +16,7 @@ final class ScreenRecording: Sendable {
 
     private func append(_ shown: [ScreenLine]) {
         lines.withLock { $0 += shown.map(\.text) }
+        changes.signal()
     }
 
     var text: [String] { lines.withLock { $0 } }
@@ -24,13 +28,17 @@ final class ScreenRecording: Sendable {
     /// - Throws: `ScreenWaitTimedOut` with everything shown, after `timeout`.
     @discardableResult
     func waitForLine(containing fragment: String, after: Int = 0, timeout: Duration = .seconds(15)) async throws -> String {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let found = lines.withLock { shown in shown.dropFirst(after).first { $0.contains(fragment) } }
-            if let found { return found }
-            guard ContinuousClock.now < deadline else { throw ScreenWaitTimedOut(fragment: fragment, shown: text) }
-            try await Task.sleep(for: .milliseconds(20))
+        var found: String?
+        do {
+            try await changes.wait(until: {
+                found = lines.withLock { shown in shown.dropFirst(after).first { $0.contains(fragment) } }
+                return found != nil
+            }, "a line containing \(fragment)", timeout: timeout)
+        } catch is DeadlineExceeded {
+            throw ScreenWaitTimedOut(fragment: fragment, shown: text)
         }
+        guard let found else { throw ScreenWaitTimedOut(fragment: fragment, shown: text) }
+        return found
     }
 }
 
