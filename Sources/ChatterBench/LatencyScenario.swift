@@ -12,6 +12,9 @@ struct LatencyScenario {
         var achievedRate: Double
         var serverCPU: Double
         var fleetCPU: Double
+        /// The bots' process's thread context switches per message, voluntary and involuntary.
+        var voluntarySwitches: Double
+        var involuntarySwitches: Double
         var lost: Int
         var duplicates: Int
         /// The machine's CPU time stolen by its hypervisor meanwhile (share of all cores).
@@ -65,6 +68,9 @@ struct LatencyScenario {
         var duplicates = 0
         let serverCPU: CPUMeter
         let fleetCPU: CPUMeter
+        let fleetSwitches: ContextSwitchMeter
+        /// How many messages the bots handled while the meters ran.
+        let meteredMessages: Int
         let steal: StealMeter
         let sendingSeconds: Double
         switch options.server {
@@ -77,6 +83,8 @@ struct LatencyScenario {
             ).run(against: server.endpoint)
             serverCPU = CPUMeter(pid: server.pid)
             fleetCPU = CPUMeter(pid: fleet.pid)
+            fleetSwitches = ContextSwitchMeter(pid: fleet.pid)
+            meteredMessages = measured * senders
             steal = StealMeter()
             let result = try await FloodRequest(
                 conversations: conversations, count: measured, firstNumber: warmup, window: 0,
@@ -98,6 +106,8 @@ struct LatencyScenario {
             for sender in pool.senders { sender.reserve(warmup + measured) }
             serverCPU = CPUMeter(pid: server.pid)
             fleetCPU = CPUMeter(pid: fleet.pid)
+            fleetSwitches = ContextSwitchMeter(pid: fleet.pid)
+            meteredMessages = (warmup + measured) * senders
             steal = StealMeter()
             let start = ContinuousClock.now
             await withTaskGroup(of: Void.self) { group in
@@ -134,10 +144,13 @@ struct LatencyScenario {
         }
         let serverShare = serverCPU.coreShare
         let fleetShare = fleetCPU.coreShare
+        let switches = fleetSwitches.switches
+        let messages = Double(max(1, meteredMessages))
         await fleet.stop()
         return Measurement(
             samples: samples, achievedRate: Double(measured * senders) / sendingSeconds, serverCPU: serverShare,
-            fleetCPU: fleetShare, lost: lost, duplicates: duplicates, steal: steal.share, timeline: timeline)
+            fleetCPU: fleetShare, voluntarySwitches: Double(switches.voluntary) / messages,
+            involuntarySwitches: Double(switches.involuntary) / messages, lost: lost, duplicates: duplicates, steal: steal.share, timeline: timeline)
     }
 
     private func report(
@@ -162,6 +175,8 @@ struct LatencyScenario {
             Figure("bot process CPU", unit: "% core", values { $0.fleetCPU * 100 }),
             // At a fixed rate, a share of a core is a cost per message: 30 % of a core at 1,000 msg/s is 300 µs each.
             Figure("bot CPU per message", unit: "µs", values { $0.achievedRate > 0 ? $0.fleetCPU / $0.achievedRate * 1e6 : 0 }),
+            Figure("voluntary switches", unit: "per msg", values { $0.voluntarySwitches }),
+            Figure("involuntary switches", unit: "per msg", values { $0.involuntarySwitches }),
             Figure("CPU stolen by the host", unit: "% machine", values { $0.steal * 100 }),
             Figure("lost replies", unit: "count", values { Double($0.lost) }),
             Figure("duplicate replies", unit: "count", values { Double($0.duplicates) }),

@@ -97,6 +97,42 @@ struct CPUMeter {
     }
 }
 
+/// The thread context switches of a process over an interval, summed over its threads
+/// (`/proc/<pid>/task/*/status`): voluntary ones are a thread going to sleep (waiting for I/O, a lock, a wake-up),
+/// involuntary ones a thread preempted. Together they count the thread wake-ups a message costs.
+struct ContextSwitchMeter {
+    private let pid: Int32
+    private let start: (voluntary: Int, involuntary: Int)
+
+    init(pid: Int32) {
+        self.pid = pid
+        self.start = Self.read(pid)
+    }
+
+    /// The switches since `init`; threads that ended meanwhile are not counted.
+    var switches: (voluntary: Int, involuntary: Int) {
+        let now = Self.read(pid)
+        return (max(0, now.voluntary - start.voluntary), max(0, now.involuntary - start.involuntary))
+    }
+
+    private static func read(_ pid: Int32) -> (voluntary: Int, involuntary: Int) {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        var voluntary = 0
+        var involuntary = 0
+        for task in tasks {
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n") {
+                if line.hasPrefix("voluntary_ctxt_switches:") {
+                    voluntary += Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+                } else if line.hasPrefix("nonvoluntary_ctxt_switches:") {
+                    involuntary += Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+                }
+            }
+        }
+        return (voluntary, involuntary)
+    }
+}
+
 /// The CPU time a virtual machine's hypervisor gave to other guests over an interval (`steal` in `/proc/stat`), as a
 /// share of all the machine's CPU time: the noise every timing of that interval carries on a shared machine.
 struct StealMeter {
