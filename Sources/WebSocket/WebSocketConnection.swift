@@ -113,12 +113,29 @@ public final class WebSocketConnection: Sendable {
         state.withLock { $0.pongHandler = handler }
     }
 
+    /// Sends `message` without waiting for room in the socket's queue, from synchronous code: for small frames that
+    /// need no backpressure (a receipt, at most one per conversation at a time). Throws as ``send(_:)-(WebSocketMessage)``.
+    package func sendWithoutWaiting(_ message: WebSocketMessage) throws(WebSocketError) {
+        let (_, pending) = try enqueueFrames { protocolState throws(WebSocketSendError) in try protocolState.send(message) }
+        if let pending { _ = channel.flush(pending) }
+    }
+
     /// Encodes frames with the protocol state and hands them to the channel under the lock, so frames keep their
     /// order; sends them (if this call became the channel's writer) after it, then waits while the queue is full.
     private func sendFrames(
         _ encode: (inout WebSocketProtocolState) throws(WebSocketSendError) -> [UInt8]
     ) async throws(WebSocketError) {
-        let (mustWait, pending) = try state.withLock { state throws(WebSocketError) -> (Bool, SocketChannel.PendingWrite?) in
+        let (mustWait, pending) = try enqueueFrames(encode)
+        let waits = pending.map { channel.flush($0) } ?? mustWait
+        if waits { _ = await channel.waitUntilWritable() }
+    }
+
+    /// Encodes frames and hands them to the channel under the lock; returns whether the queue is full and, when this
+    /// call became the channel's writer, what it must flush.
+    private func enqueueFrames(
+        _ encode: (inout WebSocketProtocolState) throws(WebSocketSendError) -> [UInt8]
+    ) throws(WebSocketError) -> (mustWait: Bool, pending: SocketChannel.PendingWrite?) {
+        try state.withLock { state throws(WebSocketError) -> (Bool, SocketChannel.PendingWrite?) in
             let bytes: [UInt8]
             do throws(WebSocketSendError) {
                 bytes = try encode(&state.protocolState)
@@ -132,8 +149,6 @@ public final class WebSocketConnection: Sendable {
                 throw .connectionClosed(state.closeInfo ?? WebSocketCloseInfo(code: .abnormalClosure, initiator: .transport))
             }
         }
-        let waits = pending.map { channel.flush($0) } ?? mustWait
-        if waits { _ = await channel.waitUntilWritable() }
     }
 
     // MARK: Closing

@@ -1,10 +1,14 @@
 import ChatterBots
 import Synchronization
+import WebSocket
 
 /// Sends `receipt.delivered` (an incoming message is stored) and `receipt.read` (its handler finished) as the
 /// policy says. Receipts are watermarks, so only the highest seq per conversation is sent: a burst of a thousand
 /// messages costs a few frames. A write that succeeded may still be lost with a connection that was dying, so the
 /// marks sent on a connection are sent again on the next one (watermarks only move forward: resending is safe).
+///
+/// On an event loop the receipts go out at the end of the loop's turn, without a task: a message stored and handled
+/// in one turn then costs one `receipt.read` (it covers delivery too), written with the reply.
 final class ReceiptSender: Sendable {
     private struct Marks {
         var delivered = 0
@@ -51,7 +55,7 @@ final class ReceiptSender: Sendable {
             state.link = link
             return Self.beginFlush(&state)
         }
-        if flush { Task(executorPreference: SessionExecutor.preferred) { await self.flush() } }
+        if flush { scheduleFlush() }
     }
 
     /// The connection of `generation` ended; receipts wait for the next one. What was written to it may not have
@@ -78,7 +82,7 @@ final class ReceiptSender: Sendable {
             if becameUnsent { state.dirty.append(conversation) }
             return Self.beginFlush(&state)
         }
-        if flush { Task(executorPreference: SessionExecutor.preferred) { await self.flush() } }
+        if flush { scheduleFlush() }
     }
 
     /// Applies `change` to `marks`; true when they had nothing unsent before and have now.
@@ -94,7 +98,12 @@ final class ReceiptSender: Sendable {
         return true
     }
 
-    private func flush() async {
+    /// Flushes at the end of the event loop's turn, or at once off a loop.
+    private func scheduleFlush() {
+        if !EventLoopTurn.atEnd({ self.flush() }) { flush() }
+    }
+
+    private func flush() {
         while true {
             let batch = state.withLock { state -> (RealtimeLink, [ClientRequest])? in
                 guard let link = state.link, !state.dirty.isEmpty else {
@@ -122,7 +131,7 @@ final class ReceiptSender: Sendable {
             guard let (link, requests) = batch else { return }
             for request in requests {
                 do {
-                    try await link.connection.send(request)
+                    try link.connection.sendWithoutWaiting(request)
                 } catch {
                     log.debug("receipt not sent: \(error)")
                     break

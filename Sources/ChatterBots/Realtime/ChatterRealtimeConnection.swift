@@ -98,6 +98,18 @@ public final class ChatterRealtimeConnection: Sendable {
         }
     }
 
+    /// Sends `request` from synchronous code without waiting for room in the socket's queue: for receipts, small and
+    /// at most one per conversation at a time. - Throws: `.connectionFailed` once the connection is closing or
+    /// closed, `.unencodableRequest`.
+    package func sendWithoutWaiting(_ request: ClientRequest) throws(RealtimeError) {
+        let text = try Self.encode(ClientFrame(request), type: request.type)
+        do throws(WebSocketError) {
+            try session.webSocket.sendWithoutWaiting(.text(text))
+        } catch {
+            throw .connectionFailed(error)
+        }
+    }
+
     /// Sends `request` with the caller's own `id` and returns once the frame is written, without waiting for a
     /// reply: the reply (e.g. `message.ack`, or an `error`) arrives in `events` with `replyTo` set to `id`.
     ///
