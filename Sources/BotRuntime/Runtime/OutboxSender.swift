@@ -252,7 +252,7 @@ final class OutboxSender: Sendable {
     /// A `message.ack` arrived: the entry is acknowledged once the store has recorded it.
     func received(_ ack: MessageAck) {
         switch state.withLock({ $0.machine.ackReceived(ack) }) {
-        case .startRecording: Task(executorPreference: SessionExecutor.preferred) { await self.recordAcks() }
+        case .startRecording: recordNextAckBatch()
         case .queued: break
         case .dropped:
             log.warning("ack received after the store closed, not recorded; the entry is sent again after the next start",
@@ -275,34 +275,37 @@ final class OutboxSender: Sendable {
         }
     }
 
-    /// Writes the acks received so far in one batch, again while more arrived meanwhile.
-    private func recordAcks() async {
-        while let batch = state.withLock({ $0.machine.nextAckBatch() }) {
-            var released: [Message] = []
-            var recorded = false
-            do {
-                let report = try await store.markAcked(batch.acks, rows: batch.rows)
-                released = report.released
-                recorded = true
-            } catch {
-                // Not recorded: the entries stay pending in the store and are sent again after the next start;
-                // the service answers with the same acks.
-                if state.withLock({ $0.machine.isAckRecordingClosed }) {
-                    log.warning("could not record \(batch.acks.count) acks before the store closed: \(error)")
-                } else {
-                    log.error("could not record \(batch.acks.count) acks: \(error)")
-                }
-            }
-            if log.accepts(.trace) {
-                for ack in batch.acks { log.trace("ack recorded", ["clientMessageId": ack.clientMessageId.rawValue]) }
-            }
-            let settlement = state.withLock { $0.machine.ackBatchWritten(batch.acks) }
-            metrics.countOut(settlement.settled)
-            for (promise, ack) in settlement.waiters { promise.settle(.success(ack)) }
-            if settlement.isSettled { resumeEmptyWaiters() }
-            if recorded { onRecorded(batch.acks, released) }
+    /// Hands the acks received so far to the store as one batch, written with its next transaction; once written,
+    /// the next batch (acks that arrived meanwhile) follows. No task waits for it.
+    private func recordNextAckBatch() {
+        guard let batch = state.withLock({ $0.machine.nextAckBatch() }) else {
+            acksRecorded.wake()
+            return
         }
-        acksRecorded.wake()
+        store.markAcked(batch.acks, rows: batch.rows) { result in
+            self.ackBatchWritten(batch.acks, result)
+            self.recordNextAckBatch()
+        }
+    }
+
+    private func ackBatchWritten(_ acks: [MessageAck], _ result: Result<AckReport, BotStoreError>) {
+        if case .failure(let error) = result {
+            // Not recorded: the entries stay pending in the store and are sent again after the next start; the
+            // service answers with the same acks.
+            if state.withLock({ $0.machine.isAckRecordingClosed }) {
+                log.warning("could not record \(acks.count) acks before the store closed: \(error)")
+            } else {
+                log.error("could not record \(acks.count) acks: \(error)")
+            }
+        }
+        if log.accepts(.trace) {
+            for ack in acks { log.trace("ack recorded", ["clientMessageId": ack.clientMessageId.rawValue]) }
+        }
+        let settlement = state.withLock { $0.machine.ackBatchWritten(acks) }
+        metrics.countOut(settlement.settled)
+        for (promise, ack) in settlement.waiters { promise.settle(.success(ack)) }
+        if settlement.isSettled { resumeEmptyWaiters() }
+        if case .success(let report) = result { onRecorded(acks, report.released) }
     }
 
     /// An `error` reply arrived; returns false when `replyTo` is not one of this sender's frames.

@@ -53,6 +53,22 @@ extension BotStore {
         return report
     }
 
+    /// Records `acks` as ``markAcked(_:rows:)`` does, without suspending: they are written with the store's next
+    /// transaction (a commit's, or their own after a short wait), and `done` runs once they are, on the thread that
+    /// wrote them.
+    func markAcked(
+        _ acks: [MessageAck], rows: [Int64?], then done: @escaping @Sendable (Result<AckReport, BotStoreError>) -> Void
+    ) {
+        guard !acks.isEmpty else { return done(.success(AckReport(outcomes: [], released: []))) }
+        committer.submit(.acknowledge(acks, rows: rows)) { result in
+            switch result {
+            case .success(.acknowledged(let report)): done(.success(report))
+            case .success: done(.failure(.storage(operation: "record acks", underlying: GroupCommitterMismatch())))
+            case .failure(let error): done(.failure(BotStoreError(error, during: "record acks")))
+            }
+        }
+    }
+
     /// Records one `message.ack`; see ``markAcked(_:)-([MessageAck])``.
     public func markAcked(_ ack: MessageAck) async throws(BotStoreError) -> AckReport {
         try await markAcked([ack])

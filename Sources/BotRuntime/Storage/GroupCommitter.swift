@@ -50,7 +50,21 @@ final class GroupCommitter: Sendable {
 
     private struct Waiter: Sendable {
         var request: Request
-        var continuation: CheckedContinuation<Response, any Error>
+        var reply: Reply
+    }
+
+    /// How a request's caller hears its response: a suspended caller resumes, or a callback runs (on the thread that
+    /// committed it, outside the committer's lock).
+    private enum Reply: Sendable {
+        case resume(CheckedContinuation<Response, any Error>)
+        case call(@Sendable (Result<Response, any Error>) -> Void)
+
+        func send(_ result: Result<Response, any Error>) {
+            switch self {
+            case .resume(let continuation): continuation.resume(with: result)
+            case .call(let callback): callback(result)
+            }
+        }
     }
 
     private struct State: Sendable {
@@ -96,28 +110,42 @@ final class GroupCommitter: Sendable {
     func submit(_ request: Request) async throws -> Response {
         if let result = commitInline(request) { return try result.get() }
         return try await withCheckedThrowingContinuation { continuation in
-            let start = state.withLock { state -> DrainStart? in
-                let isAck = Self.isAck(request)
-                if state.isLingering && Self.endsLinger(request) { state.isLingering = false }
-                if isAck && !state.isDraining && !state.isLingering && state.waiters.isEmpty
-                    && state.lastBatchItems < Self.minItemsForQueueDrain
-                {
-                    state.waiters.append(Waiter(request: request, continuation: continuation))
-                    state.isLingering = true
-                    state.lingerGeneration &+= 1
-                    return .linger(state.lingerGeneration)
-                }
-                state.waiters.append(Waiter(request: request, continuation: continuation))
-                guard !state.isDraining, !(isAck && state.isLingering) else { return nil }
-                state.isDraining = true
-                return state.lastBatchItems >= Self.minItemsForQueueDrain ? .onQueue : .inline
+            enqueue(Waiter(request: request, reply: .resume(continuation)))
+        }
+    }
+
+    /// Submits `request` without suspending: `reply` runs once it is committed (or failed), on the thread that
+    /// committed it. For acks, which need no caller to wait: they go with the next transaction.
+    func submit(_ request: Request, then reply: @escaping @Sendable (Result<Response, any Error>) -> Void) {
+        enqueue(Waiter(request: request, reply: .call(reply)))
+    }
+
+    /// Queues `waiter` for the next transaction, and starts what commits it: a drain, or an ack's linger.
+    private func enqueue(_ waiter: Waiter) {
+        let request = waiter.request
+        let start = state.withLock { state -> DrainStart? in
+            let isAck = Self.isAck(request)
+            if state.isLingering && Self.endsLinger(request) { state.isLingering = false }
+            if isAck && !state.isDraining && !state.isLingering && state.waiters.isEmpty
+                && state.lastBatchItems < Self.minItemsForQueueDrain
+            {
+                state.waiters.append(waiter)
+                state.isLingering = true
+                state.lingerGeneration &+= 1
+                return .linger(state.lingerGeneration)
             }
-            switch start {
-            case .inline?: Task(executorPreference: SessionExecutor.preferred) { await self.drain(onQueue: false) }
-            case .onQueue?: Task(executorPreference: globalConcurrentExecutor) { await self.drain(onQueue: true) }
-            case .linger(let generation)?: Task(executorPreference: SessionExecutor.preferred) { await self.linger(generation) }
-            case nil: break
-            }
+            state.waiters.append(waiter)
+            guard !state.isDraining, !(isAck && state.isLingering) else { return nil }
+            state.isDraining = true
+            return state.lastBatchItems >= Self.minItemsForQueueDrain ? .onQueue : .inline
+        }
+        switch start {
+        case .inline?: Task(executorPreference: SessionExecutor.preferred) { await self.drain(onQueue: false) }
+        case .onQueue?: Task(executorPreference: globalConcurrentExecutor) { await self.drain(onQueue: true) }
+        case .linger(let generation)?:
+            // On an event loop its own timer ends the linger, with no task; elsewhere acks do not linger.
+            if !EventLoopSleep.call(after: Self.ackLinger, { self.lingerEnded(generation) }) { lingerEnded(generation) }
+        case nil: break
         }
     }
 
@@ -154,9 +182,9 @@ final class GroupCommitter: Sendable {
         }
         switch responses {
         case .success(let responses):
-            for (waiter, response) in zip(lingering, responses) { waiter.continuation.resume(returning: response) }
+            for (waiter, response) in zip(lingering, responses) { waiter.reply.send(.success(response)) }
         case .failure(let error):
-            for waiter in lingering { waiter.continuation.resume(throwing: error) }
+            for waiter in lingering { waiter.reply.send(.failure(error)) }
         }
         let startsDrain = state.withLock { state -> Bool in
             state.lastBatchItems = requests.reduce(0) { $0 + $1.itemCount }
@@ -186,10 +214,9 @@ final class GroupCommitter: Sendable {
         }
     }
 
-    /// Waits ``ackLinger`` on the event loop (not at all off one), then lets the acks be drained if no commit took
-    /// them meanwhile.
-    private func linger(_ generation: UInt64) async {
-        _ = try? await EventLoopSleep.sleep(for: Self.ackLinger)
+    /// The linger of `generation` is over: unless a commit took the acks meanwhile, they are committed now, on this
+    /// thread when the store is free, else by a drain task.
+    private func lingerEnded(_ generation: UInt64) {
         let start = state.withLock { state -> Bool in
             guard state.isLingering, state.lingerGeneration == generation else { return false }
             state.isLingering = false
@@ -197,7 +224,9 @@ final class GroupCommitter: Sendable {
             state.isDraining = true
             return true
         }
-        if start { await drain(onQueue: false) }
+        guard start else { return }
+        if case .success(false)? = queue.writeInlineIfFree({ db in self.runTurn(db) }) { return }
+        Task(executorPreference: SessionExecutor.preferred) { await self.drain(onQueue: false) }
     }
 
     private func drain(onQueue: Bool) async {
@@ -215,7 +244,7 @@ final class GroupCommitter: Sendable {
                     defer { state.waiters = []; state.isDraining = false }
                     return state.waiters
                 }
-                for waiter in waiters { waiter.continuation.resume(throwing: error) }
+                for waiter in waiters { waiter.reply.send(.failure(error)) }
                 return
             }
         }
@@ -227,9 +256,9 @@ final class GroupCommitter: Sendable {
             guard let batch = takeBatch() else { return false }
             do {
                 let responses = try commit(batch.map(\.request), in: db)
-                for (waiter, response) in zip(batch, responses) { waiter.continuation.resume(returning: response) }
+                for (waiter, response) in zip(batch, responses) { waiter.reply.send(.success(response)) }
             } catch {
-                for waiter in batch { waiter.continuation.resume(throwing: error) }
+                for waiter in batch { waiter.reply.send(.failure(error)) }
             }
         }
         return true

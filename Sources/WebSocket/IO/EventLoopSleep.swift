@@ -22,6 +22,15 @@ package enum EventLoopSleep {
         }
         return true
     }
+
+    /// Runs `work` on the current event loop once `duration` has passed, and returns true; returns false at once,
+    /// running nothing, when the caller runs on no event loop. Costs a timer of the loop, no task. A loop that stops
+    /// first runs `work` then.
+    package static func call(after duration: Duration, _ work: @escaping @Sendable () -> Void) -> Bool {
+        guard let loop = EventLoop.current else { return false }
+        loop.scheduleTimer(in: duration, firesOnStop: true, work)
+        return true
+    }
 }
 
 /// One sleep: its continuation and timer, resumed exactly once by whichever comes first (the timer, or the
