@@ -32,8 +32,8 @@ public actor BotSession {
     /// What the actor reacts to, from its own tasks.
     private enum Input: Sendable {
         case lifecycle(SessionLifecycle.Event)
-        /// The connect of this generation succeeded (`session.ready` included).
-        case opened(UInt64, ChatterRealtimeConnection)
+        /// The connect of this generation succeeded (`session.ready` included); its scope waits to be read.
+        case opened(UInt64, ChatterRealtimeConnection, ConnectionTasks)
         /// The synchronization of this generation finished.
         case synchronized(UInt64)
         /// `onStart` returned: handlers and jobs may run.
@@ -44,12 +44,10 @@ public actor BotSession {
         case rewind(Conversation.ID, passingOver: Message?)
     }
 
-    /// The connection held between `.opened` and its `.closed`.
+    /// The connection taken between `.opened` and its `.closed`, and its `ConnectionScope`.
     private struct Live {
         var link: RealtimeLink
-        var reader: Task<Void, Never>
-        var heartbeat: HeartbeatDriver
-        var sync: Task<Void, Never>?
+        var tasks: ConnectionTasks
     }
 
     private var phase = Phase.idle
@@ -70,7 +68,9 @@ public actor BotSession {
     /// The sign-in running now, if any. A finished one is let go: a task kept referenced keeps its stack slabs.
     private var signInTask: (generation: UInt64, task: Task<Void, Never>)?
     private var clearsSessionBeforeSignIn = false
-    private var connecting: (generation: UInt64, task: Task<Void, Never>)?
+    /// The task of the connection of this generation, from its connect to its `.closed` report: it connects, then
+    /// runs the connection's `ConnectionScope`, so the connection's reader, heartbeat and sync end within it.
+    private var connection: (generation: UInt64, task: Task<Void, Never>)?
     private var live: Live?
     /// The access token of the last connect attempt: a 4001 refused it.
     private var lastConnectToken: String?
@@ -290,8 +290,8 @@ public actor BotSession {
         case .lifecycle(let event):
             if case .closed(let generation, let code, let reason) = event { connectionClosed(generation, code: code, reason: reason) }
             perform(lifecycle.handle(event, now: environment.clock.now, random: &random))
-        case .opened(let generation, let connection):
-            opened(generation, connection)
+        case .opened(let generation, let connection, let tasks):
+            opened(generation, connection, tasks)
         case .synchronized(let generation):
             synchronized(generation)
         case .started:
@@ -390,22 +390,39 @@ public actor BotSession {
         let options = RealtimeConnectionOptions(
             sessionReadyTimeout: environment.readyTimeout, requestTimeout: environment.pongTimeout,
             clock: environment.clock, webSocket: environment.webSocket, taskExecutor: SessionExecutor.preferred)
+        let heartbeat = HeartbeatDriver(pongTimeout: environment.pongTimeout, clock: environment.clock, log: log)
+        // Reports go straight into the actor's input stream: no hop onto the actor to hand them over.
+        let inputs = inputs
         let task = Task(executorPreference: SessionExecutor.preferred) { [weak self] in
             guard let tokens = await services.tokenStore.tokens else {
-                await self?.post(.lifecycle(.closed(generation: generation, code: 4001, reason: "no access token")))
+                inputs?.yield(.lifecycle(.closed(generation: generation, code: 4001, reason: "no access token")))
                 return
             }
             await self?.noteConnectToken(tokens.accessToken)
+            let connection: ChatterRealtimeConnection
             do throws(RealtimeError) {
-                let connection = try await ChatterRealtimeConnection.connect(
+                connection = try await ChatterRealtimeConnection.connect(
                     configuration: environment.server, accessToken: tokens.accessToken, options: options)
-                await self?.post(.opened(generation, connection))
             } catch {
                 let (code, reason) = Self.closeCode(of: error)
-                await self?.post(.lifecycle(.closed(generation: generation, code: code, reason: reason)))
+                inputs?.yield(.lifecycle(.closed(generation: generation, code: code, reason: reason)))
+                return
             }
+            await ConnectionScope.run(connection, heartbeat: heartbeat) {
+                inputs?.yield(.lifecycle(.heartbeatDead(generation: generation)))
+            } opened: { tasks in
+                inputs?.yield(.opened(generation, connection, tasks))
+            }
+            let reason = await connection.closeReason
+            let text: String
+            switch reason {
+            case .rateLimited(let seconds): text = seconds.map(String.init) ?? ""
+            case .other(_, let reasonText): text = reasonText
+            default: text = reason.description
+            }
+            inputs?.yield(.lifecycle(.closed(generation: generation, code: reason.code, reason: text)))
         }
-        connecting = (generation, task)
+        connection = (generation, task)
     }
 
     private func noteConnectToken(_ token: String) {
@@ -426,40 +443,21 @@ public actor BotSession {
         }
     }
 
-    private func opened(_ generation: UInt64, _ connection: ChatterRealtimeConnection) {
+    private func opened(_ generation: UInt64, _ connection: ChatterRealtimeConnection, _ tasks: ConnectionTasks) {
         let isCurrent: Bool
         switch lifecycle.state {
         case .connecting(generation, _), .awaitingReady(generation, _): isCurrent = true
         default: isCurrent = false
         }
-        connecting = nil
         guard isCurrent, let services, let admission else {
-            // The lifecycle gave up on this attempt meanwhile: drop it and report its close.
-            connection.abort()
-            Task(executorPreference: SessionExecutor.preferred) { [weak self] in
-                let reason = await connection.closeReason
-                await self?.post(.lifecycle(.closed(generation: generation, code: reason.code, reason: reason.description)))
-            }
+            // The lifecycle gave up on this attempt meanwhile: its scope drops it and reports its close.
+            tasks.end()
             return
         }
         let link = RealtimeLink(generation: generation, connection: connection)
         let router = ServerEventRouter(services: services, admission: admission)
-        let reader = Task(executorPreference: SessionExecutor.preferred) { [weak self] in
-            await router.read(link)
-            let reason = await connection.closeReason
-            let text: String
-            switch reason {
-            case .rateLimited(let seconds): text = seconds.map(String.init) ?? ""
-            case .other(_, let reasonText): text = reasonText
-            default: text = reason.description
-            }
-            await self?.post(.lifecycle(.closed(generation: generation, code: reason.code, reason: text)))
-        }
-        let heartbeat = HeartbeatDriver(pongTimeout: environment.pongTimeout, clock: environment.clock, log: log)
-        heartbeat.start(connection, interval: connection.heartbeatInterval) { [weak self] in
-            Task(executorPreference: SessionExecutor.preferred) { await self?.post(.lifecycle(.heartbeatDead(generation: generation))) }
-        }
-        live = Live(link: link, reader: reader, heartbeat: heartbeat)
+        tasks.startReading { await router.read(link) }
+        live = Live(link: link, tasks: tasks)
         services.receipts.attach(link)
         services.typing.attach(link)
         log.info("connected", ["url": connection.redactedURL, "device": connection.sessionReady.deviceId.rawValue])
@@ -473,14 +471,17 @@ public actor BotSession {
         let isFirst = !hasSynchronized
         let link = live.link
         let log = log
-        self.live?.sync = Task(executorPreference: SessionExecutor.preferred) { [weak self] in
+        let inputs = inputs
+        live.tasks.add {
             do {
                 try await synchronizer.synchronize(on: link, isFirst: isFirst)
-                await self?.post(.synchronized(generation))
+                inputs?.yield(.synchronized(generation))
             } catch {
+                // Cancelled with its connection: the `.closed` report says what happened.
+                if Task.isCancelled { return }
                 log.warning("synchronization failed: \(error)")
                 let retryAfter = (error as? ChatterAPIError).flatMap { $0.code == .rateLimited ? $0.retryAfter ?? RateLimitDelay.fallback : nil }
-                await self?.post(.lifecycle(.syncFailed(generation: generation, retryAfter: retryAfter)))
+                inputs?.yield(.lifecycle(.syncFailed(generation: generation, retryAfter: retryAfter)))
             }
         }
     }
@@ -488,7 +489,6 @@ public actor BotSession {
     private func synchronized(_ generation: UInt64) {
         guard case .synchronizing(generation) = lifecycle.state, let services, let live else { return }
         perform(lifecycle.handle(.syncFinished(generation: generation), now: environment.clock.now, random: &random))
-        self.live?.sync = nil  // finished: let the task and its stack slabs go
         hasSynchronized = true
         releaseStartupTicket()
         services.outbox.resume(on: live.link)
@@ -501,23 +501,22 @@ public actor BotSession {
         if let live, live.link.generation == generation {
             if reason == .stopping {
                 let connection = live.link.connection
-                Task(executorPreference: SessionExecutor.preferred) { await connection.close() }
+                live.tasks.add { await connection.close() }
             } else {
                 log.warning("dropping the connection: \(reason)")
                 live.link.connection.abort()
             }
-        } else if let connecting, connecting.generation == generation {
-            connecting.task.cancel()
+        } else if let connection, connection.generation == generation {
+            // Not taken yet: cancelling its task ends the connect, or the scope waiting for the `.opened` answer.
+            connection.task.cancel()
         }
     }
 
     /// The connection of `generation` ended: everything tied to it stops; entries in flight go back to the outbox.
     private func connectionClosed(_ generation: UInt64, code: UInt16, reason: String) {
-        if connecting?.generation == generation { connecting = nil }
+        if connection?.generation == generation { connection = nil }
         guard let live, live.link.generation == generation else { return }
         self.live = nil
-        live.heartbeat.stop()
-        live.sync?.cancel()
         services?.outbox.suspend(generation: generation, closeCode: code)
         services?.receipts.detach(generation: generation)
         services?.typing.detach(generation: generation)
@@ -603,7 +602,6 @@ public actor BotSession {
         timer = nil
         releaseStartupTicket()
         signInTask?.task.cancel()
-        connecting?.task.cancel()
         admission?.stop()
         if let services {
             services.scheduler.stop()
@@ -613,12 +611,14 @@ public actor BotSession {
             services.outbox.stop()
         }
         if let live {
-            live.heartbeat.stop()
-            live.sync?.cancel()
+            // Closed gracefully, its scope ends once the reader has handed over every frame before the close.
             _ = await live.link.connection.close()
-            await live.reader.value
+            await connection?.task.value
+        } else {
+            connection?.task.cancel()
         }
         live = nil
+        connection = nil
         if let services {
             // The reader has handed over every ack that came before the close (the close handshake included);
             // their batches are written before the store closes, until the shutdown deadline, or at least for a

@@ -167,11 +167,13 @@ public struct ChatClient: Sendable {
                 let heartbeat = HeartbeatDriver(
                     pongTimeout: HeartbeatMonitor.defaultPongTimeout, clock: clock,
                     log: SessionLog(sink: .discarding, bot: "chat", clock: clock))
-                heartbeat.start(connection, interval: connection.heartbeatInterval) { connection.abort() }
-                for await event in connection.events {
-                    if case .frame(let frame) = event { events.yield(.input(.server(frame.event))) }
+                await ConnectionScope.run(connection, heartbeat: heartbeat) { connection.abort() } opened: { tasks in
+                    tasks.startReading {
+                        for await event in connection.events {
+                            if case .frame(let frame) = event { events.yield(.input(.server(frame.event))) }
+                        }
+                    }
                 }
-                heartbeat.stop()
                 if Task.isCancelled {
                     await connection.close()
                     return
