@@ -404,8 +404,7 @@ public actor BotSession {
                 connection = try await ChatterRealtimeConnection.connect(
                     configuration: environment.server, accessToken: tokens.accessToken, options: options)
             } catch {
-                let (code, reason) = Self.closeCode(of: error)
-                inputs?.yield(.lifecycle(.closed(generation: generation, code: code, reason: reason)))
+                inputs?.yield(.lifecycle(.closed(generation: generation, connectFailure: error)))
                 return
             }
             await ConnectionScope.run(connection, heartbeat: heartbeat) {
@@ -413,34 +412,13 @@ public actor BotSession {
             } opened: { tasks in
                 inputs?.yield(.opened(generation, connection, tasks))
             }
-            let reason = await connection.closeReason
-            let text: String
-            switch reason {
-            case .rateLimited(let seconds): text = seconds.map(String.init) ?? ""
-            case .other(_, let reasonText): text = reasonText
-            default: text = reason.description
-            }
-            inputs?.yield(.lifecycle(.closed(generation: generation, code: reason.code, reason: text)))
+            inputs?.yield(.lifecycle(.closed(generation: generation, await connection.closeReason)))
         }
         connection = (generation, task)
     }
 
     private func noteConnectToken(_ token: String) {
         lastConnectToken = token
-    }
-
-    /// The close code and reason a failed connect stands for (1006 when no close frame explains it).
-    private static func closeCode(of error: RealtimeError) -> (UInt16, String) {
-        switch error {
-        case .closed(let reason):
-            switch reason {
-            case .rateLimited(let seconds): return (4008, seconds.map(String.init) ?? "")
-            case .other(let code, let text): return (code, text)
-            default: return (reason.code, reason.description)
-            }
-        default:
-            return (1006, error.description)
-        }
     }
 
     private func opened(_ generation: UInt64, _ connection: ChatterRealtimeConnection, _ tasks: ConnectionTasks) {
