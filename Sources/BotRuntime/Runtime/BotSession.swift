@@ -42,6 +42,8 @@ public actor BotSession {
         case fatal(BotStopReason)
         /// The store refused a unit of the conversation: it goes on from what the store holds.
         case rewind(Conversation.ID, passingOver: Message?)
+        /// The lifecycle's deadline came on the session's `DeadlineScheduler`.
+        case lifecycleDue
     }
 
     /// The connection taken between `.opened` and its `.closed`, and its `ConnectionScope`.
@@ -64,7 +66,12 @@ public actor BotSession {
     private var admission: AdmissionQueue?
     private var runner: HandlerRunner?
     private var inputs: AsyncStream<Input>.Continuation?
-    private var timer: (deadline: Date, gated: Bool, task: Task<Void, Never>)?
+    /// The session's one timer: the lifecycle's deadline and the heartbeat of its connection.
+    private var timers: DeadlineScheduler<SessionDeadline>?
+    /// The lifecycle deadline scheduled on `timers` (or waiting at the startup gate).
+    private var lifecycleDeadline: Date?
+    /// A reconnect whose backoff ended, waiting for its turn at the startup gate.
+    private var gateEntry: Task<Void, Never>?
     /// The sign-in running now, if any. A finished one is let go: a task kept referenced keeps its stack slabs.
     private var signInTask: (generation: UInt64, task: Task<Void, Never>)?
     private var clearsSessionBeforeSignIn = false
@@ -153,6 +160,7 @@ public actor BotSession {
 
         let (stream, continuation) = AsyncStream.makeStream(of: Input.self)
         inputs = continuation
+        timers = DeadlineScheduler(clock: environment.clock)
         let services = SessionServices(
             configuration: configuration, bot: bot, environment: environment, store: store, log: log, metrics: metrics,
             identity: stored.map { SessionServices.Identity(userId: $0.userId, deviceId: $0.deviceId) },
@@ -303,6 +311,8 @@ public actor BotSession {
             perform(lifecycle.handle(.stopRequested, now: environment.clock.now, random: &random))
         case .rewind(let conversation, let message):
             admission?.submit(.rewind(conversation, passingOver: message))
+        case .lifecycleDue:
+            lifecycleDue()
         }
         rearmTimer()
         updateState()
@@ -383,14 +393,15 @@ public actor BotSession {
     // MARK: - Connecting
 
     private func connect(generation: UInt64) {
-        guard let services else { return }
+        guard let services, let timers else { return }
         connects += 1
         if connects > 1 { metrics.countReconnect() }
         let environment = environment
         let options = RealtimeConnectionOptions(
             sessionReadyTimeout: environment.readyTimeout, requestTimeout: environment.pongTimeout,
             clock: environment.clock, webSocket: environment.webSocket, taskExecutor: SessionExecutor.preferred)
-        let heartbeat = HeartbeatDriver(pongTimeout: environment.pongTimeout, clock: environment.clock, log: log)
+        let heartbeat = HeartbeatDriver(
+            pongTimeout: environment.pongTimeout, clock: environment.clock, log: log, timers: timers, generation: generation)
         // Reports go straight into the actor's input stream: no hop onto the actor to hand them over.
         let inputs = inputs
         let task = Task(executorPreference: SessionExecutor.preferred) { [weak self] in
@@ -511,32 +522,37 @@ public actor BotSession {
 
     // MARK: - Timer and state
 
+    /// Keeps the lifecycle's `nextDeadline` on the session's timers.
     private func rearmTimer() {
         let deadline = lifecycle.nextDeadline
-        // A reconnect waits for its turn at the gate once its backoff is over, before the attempt's own timeouts run.
-        var gate: StartupGate?
-        if case .waitingToReconnect = lifecycle.state, startupTicket == nil { gate = environment.startupGate }
-        // A gated timer whose ticket was adopted has passed the gate: it stays, and posts its `timerFired` once.
-        if let timer, timer.deadline == deadline, timer.gated == (gate != nil) || (timer.gated && startupTicket != nil) {
+        guard deadline != lifecycleDeadline else { return }
+        lifecycleDeadline = deadline
+        gateEntry?.cancel()
+        gateEntry = nil
+        guard let timers else { return }
+        guard let deadline else {
+            timers.cancel(.lifecycle)
             return
         }
-        timer?.task.cancel()
-        timer = nil
-        guard let deadline else { return }
-        let clock = environment.clock
-        let task = Task(executorPreference: SessionExecutor.preferred) { [weak self, gate] in
-            do {
-                try await clock.sleep(until: deadline)
-            } catch {
-                return
-            }
-            if let gate {
+        let inputs = inputs
+        timers.schedule(.lifecycle, at: deadline) { inputs?.yield(.lifecycleDue) }
+    }
+
+    /// The lifecycle's deadline came. A reconnect waits for its turn at the startup gate once its backoff is over,
+    /// before the attempt's own timeouts run; anything else fires at once.
+    private func lifecycleDue() {
+        if case .waitingToReconnect = lifecycle.state, startupTicket == nil, let gate = environment.startupGate {
+            guard gateEntry == nil else { return }
+            let inputs = inputs
+            gateEntry = Task(executorPreference: SessionExecutor.preferred) { [weak self] in
                 guard let ticket = await gate.enter() else { return }
                 await self?.adoptStartupTicket(ticket)
+                inputs?.yield(.lifecycle(.timerFired))
             }
-            await self?.post(.lifecycle(.timerFired))
+            return
         }
-        timer = (deadline, gate != nil, task)
+        lifecycleDeadline = nil  // fired: a deadline still pending is scheduled again
+        perform(lifecycle.handle(.timerFired, now: environment.clock.now, random: &random))
     }
 
     /// The reconnect whose backoff just ended was admitted by the gate: hold its ticket until the attempt is over.
@@ -576,8 +592,9 @@ public actor BotSession {
     // MARK: - The end
 
     private func tearDown() async {
-        timer?.task.cancel()
-        timer = nil
+        timers?.stop()
+        gateEntry?.cancel()
+        gateEntry = nil
         releaseStartupTicket()
         signInTask?.task.cancel()
         admission?.stop()

@@ -1,9 +1,9 @@
 import ChatterBots
 
-/// The tasks of one open realtime connection, as one task group that ends with the connection: the heartbeat from
-/// the start, then the frame reader and the per-connection work its owner adds (a bot's synchronization). When the
-/// reader returns (the connection ended), everything else of the connection is cancelled and awaited, so no task
-/// of a connection outlives it, and the next connection starts with none of the last one's.
+/// The tasks of one open realtime connection, as one task group that ends with the connection: the frame reader,
+/// the heartbeat's pings, and the per-connection work its owner adds (a bot's synchronization). When the reader
+/// returns (the connection ended), everything else of the connection is cancelled and awaited and its heartbeat
+/// stopped, so no task of a connection outlives it, and the next connection starts with none of the last one's.
 ///
 /// The owner decides, once the connection is open, whether it takes it: `ConnectionTasks.startReading(_:)` or
 /// `ConnectionTasks.end()` (the connection is then aborted). Bot sessions and the terminal client both run their
@@ -17,16 +17,16 @@ import ChatterBots
 /// ```
 package enum ConnectionScope {
     /// Runs the tasks of `connection` until its reader returned, or until `opened`'s handle was ended without one,
-    /// or the calling task is cancelled. `opened` gets the handle first, before anything is read; `onDead` runs
-    /// when the heartbeat gave the connection up (the owner then drops it, which ends the reader).
+    /// or the calling task is cancelled. The heartbeat starts at once; `opened` gets the handle, before anything is
+    /// read; `onDead` runs when the heartbeat gave the connection up (the owner then drops it, which ends the reader).
     package static func run(
         _ connection: ChatterRealtimeConnection, heartbeat: HeartbeatDriver,
-        onDead: @escaping @Sendable () async -> Void, opened: (ConnectionTasks) async -> Void
+        onDead: @escaping @Sendable () -> Void, opened: (ConnectionTasks) async -> Void
     ) async {
         let (work, continuation) = AsyncStream.makeStream(of: ConnectionTasks.Work.self)
         let tasks = ConnectionTasks(continuation)
+        heartbeat.start(connection, interval: connection.heartbeatInterval, tasks: tasks, onDead: onDead)
         let didRead = await withDiscardingTaskGroup { group -> Bool in
-            group.addTask { await heartbeat.run(connection, interval: connection.heartbeatInterval, onDead: onDead) }
             await opened(tasks)
             var didRead = false
             // Ends when the reader finished the stream, when the owner ended it, or when this task is cancelled.
@@ -48,6 +48,7 @@ package enum ConnectionScope {
             group.cancelAll()
             return didRead
         }
+        heartbeat.stop()
         // A connection nobody read (given up, or its owner went away) is dropped rather than left open.
         if !didRead { connection.abort() }
     }

@@ -28,8 +28,9 @@ struct ChatConnectionKeeper {
     /// made before calling this.
     func run() async {
         let options = configuration.connectionOptions
-        var state = LoopState(lifecycle: SessionLifecycle(
-            reconnectPolicy: configuration.reconnectPolicy, readyTimeout: options.sessionReadyTimeout))
+        var state = LoopState(
+            lifecycle: SessionLifecycle(reconnectPolicy: configuration.reconnectPolicy, readyTimeout: options.sessionReadyTimeout),
+            timers: DeadlineScheduler(clock: options.clock, executor: nil))
         let (inputs, post) = AsyncStream.makeStream(of: Input.self)
         await apply(.start(hasRefreshToken: false), to: &state, post: post)
         for await input in inputs {
@@ -62,11 +63,14 @@ struct ChatConnectionKeeper {
         var connection: (generation: UInt64, task: Task<Void, Never>)?
         /// The connection taken, between its `.opened` and its end.
         var live: (generation: UInt64, connection: ChatterRealtimeConnection, tasks: ConnectionTasks)?
-        var timer: (deadline: Date, task: Task<Void, Never>)?
+        /// The client's one timer: the lifecycle's deadline and the heartbeat of its connection.
+        let timers: DeadlineScheduler<SessionDeadline>
+        /// The lifecycle deadline scheduled on `timers`.
+        var lifecycleDeadline: Date?
 
         /// Ends what is still running: the connection closes with 1000 and its scope is awaited.
         mutating func end() async {
-            timer?.task.cancel()
+            timers.stop()
             signInTask?.cancel()
             if let live {
                 await live.connection.close()
@@ -81,6 +85,7 @@ struct ChatConnectionKeeper {
     private func apply(
         _ event: SessionLifecycle.Event, to state: inout LoopState, post: AsyncStream<Input>.Continuation
     ) async {
+        if event == .timerFired { state.lifecycleDeadline = nil }  // fired: a deadline still pending is scheduled again
         let actions = state.lifecycle.handle(event, now: configuration.connectionOptions.clock.now, random: &state.random)
         for action in actions { await perform(action, in: &state, post: post) }
         rearmTimer(&state, post: post)
@@ -156,6 +161,7 @@ struct ChatConnectionKeeper {
         let server = configuration.server
         let options = configuration.connectionOptions
         let events = events
+        let timers = state.timers
         let task = Task {
             let connection: ChatterRealtimeConnection
             do throws(RealtimeError) {
@@ -167,7 +173,8 @@ struct ChatConnectionKeeper {
             }
             let heartbeat = HeartbeatDriver(
                 pongTimeout: HeartbeatMonitor.defaultPongTimeout, clock: options.clock,
-                log: SessionLog(sink: .discarding, bot: "chat", clock: options.clock))
+                log: SessionLog(sink: .discarding, bot: "chat", clock: options.clock), timers: timers,
+                generation: generation)
             await ConnectionScope.run(connection, heartbeat: heartbeat) {
                 post.yield(.lifecycle(.heartbeatDead(generation: generation)))
             } opened: { tasks in
@@ -225,19 +232,16 @@ struct ChatConnectionKeeper {
 
     // MARK: The lifecycle's deadline
 
-    /// Arranges the lifecycle's `.timerFired` at its next deadline on the client's clock.
+    /// Keeps the lifecycle's `nextDeadline` on the client's timers, which report `.timerFired`.
     private func rearmTimer(_ state: inout LoopState, post: AsyncStream<Input>.Continuation) {
         let deadline = state.lifecycle.nextDeadline
-        if state.timer?.deadline == deadline, deadline != nil { return }
-        state.timer?.task.cancel()
-        state.timer = nil
-        guard let deadline else { return }
-        let clock = configuration.connectionOptions.clock
-        let task = Task {
-            guard (try? await clock.sleep(until: deadline)) != nil else { return }
-            post.yield(.lifecycle(.timerFired))
+        guard deadline != state.lifecycleDeadline else { return }
+        state.lifecycleDeadline = deadline
+        guard let deadline else {
+            state.timers.cancel(.lifecycle)
+            return
         }
-        state.timer = (deadline, task)
+        state.timers.schedule(.lifecycle, at: deadline) { post.yield(.lifecycle(.timerFired)) }
     }
 
     /// What the person is told when the lifecycle stops for `reason`; nil for a stop the client asked for.

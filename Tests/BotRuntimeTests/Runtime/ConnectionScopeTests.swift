@@ -32,7 +32,9 @@ struct ConnectionScopeTests {
     }
 
     static func heartbeat() -> HeartbeatDriver {
-        HeartbeatDriver(pongTimeout: .seconds(10), clock: SystemClock(), log: SessionLog(sink: .discarding, bot: "scope", clock: SystemClock()))
+        HeartbeatDriver(
+            pongTimeout: .seconds(10), clock: SystemClock(), log: SessionLog(sink: .discarding, bot: "scope", clock: SystemClock()),
+            timers: DeadlineScheduler(clock: SystemClock()), generation: 1)
     }
 
     /// A yes/no a task sets and the test reads.

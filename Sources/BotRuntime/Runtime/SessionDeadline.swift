@@ -1,0 +1,7 @@
+/// What a session's `DeadlineScheduler` wakes it for.
+package enum SessionDeadline: Hashable, Sendable {
+    /// The lifecycle's `nextDeadline` (connect and ready timeouts, the end of a reconnect wait).
+    case lifecycle
+    /// The heartbeat of the connection of this generation (the next ping, or a pong's deadline).
+    case heartbeat(generation: UInt64)
+}
