@@ -160,10 +160,11 @@ public actor BotSession {
 
         let (stream, continuation) = AsyncStream.makeStream(of: Input.self)
         inputs = continuation
-        timers = DeadlineScheduler(clock: environment.clock)
+        let timers = DeadlineScheduler<SessionDeadline>(clock: environment.clock)
+        self.timers = timers
         let services = SessionServices(
             configuration: configuration, bot: bot, environment: environment, store: store, log: log, metrics: metrics,
-            identity: stored.map { SessionServices.Identity(userId: $0.userId, deviceId: $0.deviceId) },
+            identity: stored.map { SessionServices.Identity(userId: $0.userId, deviceId: $0.deviceId) }, timers: timers,
             onRewind: { conversation, passingOver in continuation.yield(.rewind(conversation, passingOver: passingOver)) }
         ) { reason in
             continuation.yield(.fatal(reason))
@@ -448,7 +449,7 @@ public actor BotSession {
         tasks.startReading { await router.read(link) }
         live = Live(link: link, tasks: tasks)
         services.receipts.attach(link)
-        services.typing.attach(link)
+        services.typing.attach(link, tasks: tasks)
         log.info("connected", ["url": connection.redactedURL, "device": connection.sessionReady.deviceId.rawValue])
         perform(lifecycle.handle(.connected(generation: generation), now: environment.clock.now, random: &random))
         perform(lifecycle.handle(.ready(generation: generation), now: environment.clock.now, random: &random))

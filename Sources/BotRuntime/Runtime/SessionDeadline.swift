@@ -1,7 +1,11 @@
+import ChatterBots
+
 /// What a session's `DeadlineScheduler` wakes it for.
 package enum SessionDeadline: Hashable, Sendable {
     /// The lifecycle's `nextDeadline` (connect and ready timeouts, the end of a reconnect wait).
     case lifecycle
     /// The heartbeat of the connection of this generation (the next ping, or a pong's deadline).
     case heartbeat(generation: UInt64)
+    /// The next `typing.start` of the indicator shown in this conversation.
+    case typing(Conversation.ID)
 }
