@@ -8,4 +8,6 @@ package enum SessionDeadline: Hashable, Sendable {
     case heartbeat(generation: UInt64)
     /// The next `typing.start` of the indicator shown in this conversation.
     case typing(Conversation.ID)
+    /// The earliest scheduled job of the bot comes due (or the schedule is read again after a failure).
+    case jobs
 }

@@ -92,7 +92,7 @@ final class SessionServices: Sendable {
         let receipts = ReceiptSender(policy: environment.receipts, log: log)
         self.receipts = receipts
         self.typing = TypingIndicators(clock: clock, timers: timers)
-        let scheduler = JobScheduler(store: store, clock: clock, log: log, dispatcher: dispatcher)
+        let scheduler = JobScheduler(store: store, clock: clock, log: log, dispatcher: dispatcher, timers: timers)
         self.scheduler = scheduler
         self.presence = PresenceDirectory()
         self.friends = FriendDirectory(store: store, log: log)
