@@ -1,7 +1,8 @@
 import ChatterBots
 
 /// The tasks of one open realtime connection, as one task group that ends with the connection: the frame reader,
-/// the heartbeat's pings, and the per-connection work its owner adds (a bot's synchronization). When the reader
+/// the sender of the frames nobody awaits a reply to (typing), the heartbeat's pings, and the per-connection work
+/// its owner adds (a bot's synchronization). When the reader
 /// returns (the connection ended), everything else of the connection is cancelled and awaited and its heartbeat
 /// stopped, so no task of a connection outlives it, and the next connection starts with none of the last one's.
 ///
@@ -24,9 +25,17 @@ package enum ConnectionScope {
         onDead: @escaping @Sendable () -> Void, opened: (ConnectionTasks) async -> Void
     ) async {
         let (work, continuation) = AsyncStream.makeStream(of: ConnectionTasks.Work.self)
-        let tasks = ConnectionTasks(continuation)
+        let (frames, frameSink) = AsyncStream.makeStream(of: ClientRequest.self)
+        let tasks = ConnectionTasks(continuation, frames: frameSink)
         heartbeat.start(connection, interval: connection.heartbeatInterval, tasks: tasks, onDead: onDead)
         let didRead = await withDiscardingTaskGroup { group -> Bool in
+            // One sender, so such frames go out in the order they were asked for, one hop after the ask.
+            group.addTask {
+                for await frame in frames {
+                    // Closed: the reader reports the end; the frames still queued fail as fast.
+                    try? await connection.send(frame)
+                }
+            }
             await opened(tasks)
             var didRead = false
             // Ends when the reader finished the stream, when the owner ended it, or when this task is cancelled.
@@ -63,9 +72,17 @@ package struct ConnectionTasks: Sendable {
     }
 
     private let work: AsyncStream<Work>.Continuation
+    private let frames: AsyncStream<ClientRequest>.Continuation
 
-    init(_ work: AsyncStream<Work>.Continuation) {
+    init(_ work: AsyncStream<Work>.Continuation, frames: AsyncStream<ClientRequest>.Continuation) {
         self.work = work
+        self.frames = frames
+    }
+
+    /// Sends `request`, a frame the server does not answer, on the connection's sender; dropped once the
+    /// connection ended.
+    package func send(_ request: ClientRequest) {
+        frames.yield(request)
     }
 
     /// Reads the connection with `read`, which returns once the connection has ended; the scope ends with it.

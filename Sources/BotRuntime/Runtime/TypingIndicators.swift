@@ -4,8 +4,8 @@ import Synchronization
 
 /// The bot's "typing…" indicators: `typing.start` when shown and again every 3 s (the service ends typing after
 /// 5 s without one), `typing.stop` when hidden. The repeats are deadlines on the session's `DeadlineScheduler`,
-/// and each frame goes out as a task of the current connection's `ConnectionScope`. Best effort: nothing is sent
-/// while disconnected.
+/// and the frames go out, in order, on the current connection's sender (of its `ConnectionScope`). Best effort:
+/// nothing is sent while disconnected.
 final class TypingIndicators: Sendable {
     /// How often `typing.start` is repeated while shown (the seed: every 3 seconds).
     static let repeatInterval: Duration = .seconds(3)
@@ -25,7 +25,7 @@ final class TypingIndicators: Sendable {
         self.timers = timers
     }
 
-    /// Sends on `link` from now on, as tasks of its scope.
+    /// Sends on `link` from now on, through its scope's sender.
     func attach(_ link: RealtimeLink, tasks: ConnectionTasks) {
         state.withLock { $0.connection = (link, tasks) }
     }
@@ -76,10 +76,8 @@ final class TypingIndicators: Sendable {
         }
     }
 
-    /// Sends `request` on the current connection, as one of its tasks; nothing while disconnected.
+    /// Sends `request` on the current connection's sender; nothing while disconnected.
     private func send(_ request: ClientRequest) {
-        guard let connection = state.withLock({ $0.connection }) else { return }
-        let link = connection.link
-        connection.tasks.add { try? await link.connection.send(request) }
+        state.withLock { $0.connection }?.tasks.send(request)
     }
 }

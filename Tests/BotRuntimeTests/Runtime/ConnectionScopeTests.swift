@@ -13,9 +13,12 @@ struct ConnectionScopeTests {
     static func withConnection(
         _ body: (Sandbox, SeededAccount, ChatterRealtimeConnection) async throws -> Void
     ) async throws {
-        var configuration = SandboxConfiguration(seed: SandboxSeed(users: [
-            SandboxUserSeed(username: "carol", password: "sandbox-password", displayName: "Carol"),
-        ]))
+        var configuration = SandboxConfiguration(seed: SandboxSeed(
+            users: [
+                SandboxUserSeed(username: "carol", password: "sandbox-password", displayName: "Carol"),
+                SandboxUserSeed(username: "dave", password: "sandbox-password", displayName: "Dave"),
+            ],
+            friendships: [SandboxFriendship("carol", "dave")]))
         configuration.passwordHashIterations = 1_000
         let sandbox = try await Sandbox.start(configuration)
         do {
@@ -101,6 +104,40 @@ struct ConnectionScopeTests {
             try await value(of: scope, within: .seconds(30), "the cancelled scope to end")
             #expect(probe.cancelled.isSet)
             #expect(await connection.closeReason == .networkLost)
+        }
+    }
+
+    @Test func framesSentThroughTheScopeGoOutInTheOrderAsked() async throws {
+        try await Self.withConnection { sandbox, carol, connection in
+            let dave = try #require(sandbox.seeded["dave"])
+            let rest = ChatterRESTClient(
+                configuration: sandbox.serverConfiguration, tokenStore: ChatterTokenStore(tokens: carol.session.tokens))
+            let conversation = try await rest.directConversation(with: dave.user.id).id
+            let watcher = try await ChatterRealtimeConnection.connect(
+                configuration: sandbox.serverConfiguration, accessToken: dave.session.accessToken)
+            let seen = Task { () -> [Bool] in
+                var changes: [Bool] = []
+                for await event in watcher.events {
+                    if case .frame(let frame) = event, case .typing(let indicator) = frame.event {
+                        changes.append(indicator.isTyping)
+                        if changes.count == 4 { break }
+                    }
+                }
+                return changes
+            }
+            let scope = Task {
+                await ConnectionScope.run(connection, heartbeat: Self.heartbeat(), onDead: {}) { tasks in
+                    tasks.startReading { for await _ in connection.events {} }
+                    tasks.send(.typingStart(conversationId: conversation))
+                    tasks.send(.typingStop(conversationId: conversation))
+                    tasks.send(.typingStart(conversationId: conversation))
+                    tasks.send(.typingStop(conversationId: conversation))
+                }
+            }
+            #expect(try await value(of: seen, within: .seconds(30), "dave to see the typing changes") == [true, false, true, false])
+            await watcher.close()
+            connection.abort()
+            try await value(of: scope, within: .seconds(30), "the scope to end")
         }
     }
 }
