@@ -215,7 +215,7 @@ public actor BotSession {
         setState(.stopping)
         startupAdmission?.cancel()
         log.info("shutting down", ["deadline": "\(deadline)"])
-        if let services, let admission {
+        if let services, let admission, let timers {
             let end = environment.clock.now.addingTimeInterval(deadline.timeInterval)
             shutdownEnd = end
             admission.stop()
@@ -230,7 +230,9 @@ public actor BotSession {
                 await commits.waitUntilIdle()
                 idle.wake()
             }
-            await idle.wait(until: end)
+            timers.schedule(.shutdown, at: end) { idle.wake() }
+            await idle.wait()
+            timers.cancel(.shutdown)
             waiter.cancel()
             await services.outbox.waitUntilSettled(before: end)
         }

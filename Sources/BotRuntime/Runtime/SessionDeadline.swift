@@ -10,4 +10,6 @@ package enum SessionDeadline: Hashable, Sendable {
     case typing(Conversation.ID)
     /// The earliest scheduled job of the bot comes due (or the schedule is read again after a failure).
     case jobs
+    /// The deadline of a running shutdown for handlers and commits to finish.
+    case shutdown
 }
