@@ -383,14 +383,13 @@ public actor BotSession {
     /// After the first sign-in: `onStart`, then the dispatcher and the scheduler. Events that arrive meanwhile
     /// wait in their lanes.
     private func startIfNeeded() {
-        guard !hasStarted, let services, let runner else { return }
+        guard !hasStarted, let runner, let timers else { return }
         hasStarted = true
         let timeout = environment.handlerTimeout
         Task(executorPreference: SessionExecutor.preferred) { [weak self] in
-            await runner.runStart(timeout: timeout)
+            await runner.runStart(timeout: timeout, timers: timers)
             await self?.post(.started)
         }
-        _ = services
     }
 
     // MARK: - Connecting

@@ -12,4 +12,6 @@ package enum SessionDeadline: Hashable, Sendable {
     case jobs
     /// The deadline of a running shutdown for handlers and commits to finish.
     case shutdown
+    /// The end of the time `onStart` has to return.
+    case startTimeout
 }

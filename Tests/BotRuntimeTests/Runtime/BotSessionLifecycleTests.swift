@@ -46,6 +46,28 @@ import Testing
         }
     }
 
+    @Test func anOnStartThatDoesNotReturnIsGivenUpAtItsTimeoutAndMessagesAreHandled() async throws {
+        try await RuntimeHarness.run { harness in
+            let gate = Gate()
+            let started = Gate()
+            var script = ScriptedBot(probe: BotProbe())
+            script.onStartScript = { _ in
+                started.open()
+                await gate.wait()
+            }
+            let bot = try await harness.start(script) { $0.handlerTimeout = .seconds(20) }
+            await started.wait()
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.say("anyone?", as: harness.ana, in: conversation)
+            await harness.clock.advance(by: .seconds(20))
+            try await harness.eventually("the message is answered once onStart was given up") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["echo: anyone?"]
+            }
+            gate.open()
+            await bot.stop()
+        }
+    }
+
     @Test func aHandlerStillRunningAtTheShutdownDeadlineDoesNotHoldTheShutdown() async throws {
         try await RuntimeHarness.run { harness in
             let gate = Gate()
