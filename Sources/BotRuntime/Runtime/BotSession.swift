@@ -32,8 +32,8 @@ public actor BotSession {
     /// What the actor reacts to, from its own tasks.
     private enum Input: Sendable {
         case lifecycle(SessionLifecycle.Event)
-        /// The connect of this generation succeeded (`session.ready` included).
-        case opened(UInt64, ChatterRealtimeConnection)
+        /// The connect of this generation succeeded (`session.ready` included); its scope waits to be read.
+        case opened(UInt64, ChatterRealtimeConnection, ConnectionTasks)
         /// The synchronization of this generation finished.
         case synchronized(UInt64)
         /// `onStart` returned: handlers and jobs may run.
@@ -42,14 +42,14 @@ public actor BotSession {
         case fatal(BotStopReason)
         /// The store refused a unit of the conversation: it goes on from what the store holds.
         case rewind(Conversation.ID, passingOver: Message?)
+        /// The lifecycle's deadline came on the session's `DeadlineScheduler`.
+        case lifecycleDue
     }
 
-    /// The connection held between `.opened` and its `.closed`.
+    /// The connection taken between `.opened` and its `.closed`, and its `ConnectionScope`.
     private struct Live {
         var link: RealtimeLink
-        var reader: Task<Void, Never>
-        var heartbeat: HeartbeatDriver
-        var sync: Task<Void, Never>?
+        var tasks: ConnectionTasks
     }
 
     private var phase = Phase.idle
@@ -66,11 +66,18 @@ public actor BotSession {
     private var admission: AdmissionQueue?
     private var runner: HandlerRunner?
     private var inputs: AsyncStream<Input>.Continuation?
-    private var timer: (deadline: Date, gated: Bool, task: Task<Void, Never>)?
+    /// The session's one timer: the lifecycle's deadline and the heartbeat of its connection.
+    private var timers: DeadlineScheduler<SessionDeadline>?
+    /// The lifecycle deadline scheduled on `timers` (or waiting at the startup gate).
+    private var lifecycleDeadline: Date?
+    /// A reconnect whose backoff ended, waiting for its turn at the startup gate.
+    private var gateEntry: Task<Void, Never>?
     /// The sign-in running now, if any. A finished one is let go: a task kept referenced keeps its stack slabs.
     private var signInTask: (generation: UInt64, task: Task<Void, Never>)?
     private var clearsSessionBeforeSignIn = false
-    private var connecting: (generation: UInt64, task: Task<Void, Never>)?
+    /// The task of the connection of this generation, from its connect to its `.closed` report: it connects, then
+    /// runs the connection's `ConnectionScope`, so the connection's reader, heartbeat and sync end within it.
+    private var connection: (generation: UInt64, task: Task<Void, Never>)?
     private var live: Live?
     /// The access token of the last connect attempt: a 4001 refused it.
     private var lastConnectToken: String?
@@ -156,9 +163,11 @@ public actor BotSession {
 
         let (stream, continuation) = AsyncStream.makeStream(of: Input.self)
         inputs = continuation
+        let timers = DeadlineScheduler<SessionDeadline>(clock: environment.clock)
+        self.timers = timers
         let services = SessionServices(
             configuration: configuration, bot: bot, environment: environment, store: store, log: log, metrics: metrics,
-            identity: stored.map { SessionServices.Identity(userId: $0.userId, deviceId: $0.deviceId) },
+            identity: stored.map { SessionServices.Identity(userId: $0.userId, deviceId: $0.deviceId) }, timers: timers,
             onRewind: { conversation, passingOver in continuation.yield(.rewind(conversation, passingOver: passingOver)) }
         ) { reason in
             continuation.yield(.fatal(reason))
@@ -209,7 +218,7 @@ public actor BotSession {
         setState(.stopping)
         startupAdmission?.cancel()
         log.info("shutting down", ["deadline": "\(deadline)"])
-        if let services, let admission {
+        if let services, let admission, let timers {
             let end = environment.clock.now.addingTimeInterval(deadline.timeInterval)
             shutdownEnd = end
             admission.stop()
@@ -224,7 +233,9 @@ public actor BotSession {
                 await commits.waitUntilIdle()
                 idle.wake()
             }
-            await idle.wait(until: end)
+            timers.schedule(.shutdown, at: end) { idle.wake() }
+            await idle.wait()
+            timers.cancel(.shutdown)
             waiter.cancel()
             await services.outbox.waitUntilSettled(before: end)
         }
@@ -322,8 +333,8 @@ public actor BotSession {
         case .lifecycle(let event):
             if case .closed(let generation, let code, let reason) = event { connectionClosed(generation, code: code, reason: reason) }
             perform(lifecycle.handle(event, now: environment.clock.now, random: &random))
-        case .opened(let generation, let connection):
-            opened(generation, connection)
+        case .opened(let generation, let connection, let tasks):
+            opened(generation, connection, tasks)
         case .synchronized(let generation):
             synchronized(generation)
         case .started:
@@ -335,6 +346,8 @@ public actor BotSession {
             perform(lifecycle.handle(.stopRequested, now: environment.clock.now, random: &random))
         case .rewind(let conversation, let message):
             admission?.submit(.rewind(conversation, passingOver: message))
+        case .lifecycleDue:
+            lifecycleDue()
         }
         rearmTimer()
         updateState()
@@ -402,98 +415,74 @@ public actor BotSession {
     /// After the first sign-in: `onStart`, then the dispatcher and the scheduler. Events that arrive meanwhile
     /// wait in their lanes.
     private func startIfNeeded() {
-        guard !hasStarted, let services, let runner else { return }
+        guard !hasStarted, let runner, let timers else { return }
         hasStarted = true
         let timeout = environment.handlerTimeout
         Task(executorPreference: SessionExecutor.preferred) { [weak self] in
-            await runner.runStart(timeout: timeout)
+            await runner.runStart(timeout: timeout, timers: timers)
             await self?.post(.started)
         }
-        _ = services
     }
 
     // MARK: - Connecting
 
     private func connect(generation: UInt64) {
-        guard let services else { return }
+        guard let services, let timers else { return }
         connects += 1
         if connects > 1 { metrics.countReconnect() }
         let environment = environment
         let options = RealtimeConnectionOptions(
             sessionReadyTimeout: environment.readyTimeout, requestTimeout: environment.pongTimeout,
             clock: environment.clock, webSocket: environment.webSocket, taskExecutor: SessionExecutor.preferred)
+        let heartbeat = HeartbeatDriver(
+            pongTimeout: environment.pongTimeout, clock: environment.clock, log: log, timers: timers, generation: generation)
+        // Reports go straight into the actor's input stream: no hop onto the actor to hand them over.
+        let inputs = inputs
         let task = Task(executorPreference: SessionExecutor.preferred) { [weak self] in
             guard let tokens = await services.tokenStore.tokens else {
-                await self?.post(.lifecycle(.closed(generation: generation, code: 4001, reason: "no access token")))
+                inputs?.yield(.lifecycle(.closed(generation: generation, code: 4001, reason: "no access token")))
                 return
             }
             await self?.noteConnectToken(tokens.accessToken)
+            let connection: ChatterRealtimeConnection
             do throws(RealtimeError) {
-                let connection = try await ChatterRealtimeConnection.connect(
+                connection = try await ChatterRealtimeConnection.connect(
                     configuration: environment.server, accessToken: tokens.accessToken, options: options)
-                await self?.post(.opened(generation, connection))
             } catch {
-                let (code, reason) = Self.closeCode(of: error)
-                await self?.post(.lifecycle(.closed(generation: generation, code: code, reason: reason)))
+                inputs?.yield(.lifecycle(.closed(generation: generation, connectFailure: error)))
+                return
             }
+            await ConnectionScope.run(connection, heartbeat: heartbeat) {
+                inputs?.yield(.lifecycle(.heartbeatDead(generation: generation)))
+            } opened: { tasks in
+                inputs?.yield(.opened(generation, connection, tasks))
+            }
+            inputs?.yield(.lifecycle(.closed(generation: generation, await connection.closeReason)))
         }
-        connecting = (generation, task)
+        connection = (generation, task)
     }
 
     private func noteConnectToken(_ token: String) {
         lastConnectToken = token
     }
 
-    /// The close code and reason a failed connect stands for (1006 when no close frame explains it).
-    private static func closeCode(of error: RealtimeError) -> (UInt16, String) {
-        switch error {
-        case .closed(let reason):
-            switch reason {
-            case .rateLimited(let seconds): return (4008, seconds.map(String.init) ?? "")
-            case .other(let code, let text): return (code, text)
-            default: return (reason.code, reason.description)
-            }
-        default:
-            return (1006, error.description)
-        }
-    }
-
-    private func opened(_ generation: UInt64, _ connection: ChatterRealtimeConnection) {
+    private func opened(_ generation: UInt64, _ connection: ChatterRealtimeConnection, _ tasks: ConnectionTasks) {
         let isCurrent: Bool
         switch lifecycle.state {
         case .connecting(generation, _), .awaitingReady(generation, _): isCurrent = true
         default: isCurrent = false
         }
-        connecting = nil
         guard isCurrent, let services, let admission else {
-            // The lifecycle gave up on this attempt meanwhile: drop it and report its close.
-            connection.abort()
-            Task(executorPreference: SessionExecutor.preferred) { [weak self] in
-                let reason = await connection.closeReason
-                await self?.post(.lifecycle(.closed(generation: generation, code: reason.code, reason: reason.description)))
-            }
+            // The lifecycle gave up on this attempt meanwhile: its scope drops it and reports its close.
+            tasks.end()
             return
         }
         let link = RealtimeLink(generation: generation, connection: connection)
         let router = ServerEventRouter(services: services, admission: admission)
-        let reader = Task(executorPreference: SessionExecutor.preferred) { [weak self] in
-            await router.read(link)
-            let reason = await connection.closeReason
-            let text: String
-            switch reason {
-            case .rateLimited(let seconds): text = seconds.map(String.init) ?? ""
-            case .other(_, let reasonText): text = reasonText
-            default: text = reason.description
-            }
-            await self?.post(.lifecycle(.closed(generation: generation, code: reason.code, reason: text)))
-        }
-        let heartbeat = HeartbeatDriver(pongTimeout: environment.pongTimeout, clock: environment.clock, log: log)
-        heartbeat.start(connection, interval: connection.heartbeatInterval) { [weak self] in
-            Task(executorPreference: SessionExecutor.preferred) { await self?.post(.lifecycle(.heartbeatDead(generation: generation))) }
-        }
-        live = Live(link: link, reader: reader, heartbeat: heartbeat)
+        tasks.startReading { await router.read(link) }
+        live = Live(link: link, tasks: tasks)
         services.receipts.attach(link)
-        services.typing.attach(link)
+        services.typing.attach(link, tasks: tasks)
         log.info("connected", ["url": connection.redactedURL, "device": connection.sessionReady.deviceId.rawValue])
         perform(lifecycle.handle(.connected(generation: generation), now: environment.clock.now, random: &random))
         perform(lifecycle.handle(.ready(generation: generation), now: environment.clock.now, random: &random))
@@ -505,14 +494,17 @@ public actor BotSession {
         let isFirst = !hasSynchronized
         let link = live.link
         let log = log
-        self.live?.sync = Task(executorPreference: SessionExecutor.preferred) { [weak self] in
+        let inputs = inputs
+        live.tasks.add {
             do {
                 try await synchronizer.synchronize(on: link, isFirst: isFirst)
-                await self?.post(.synchronized(generation))
+                inputs?.yield(.synchronized(generation))
             } catch {
+                // Cancelled with its connection: the `.closed` report says what happened.
+                if Task.isCancelled { return }
                 log.warning("synchronization failed: \(error)")
                 let retryAfter = (error as? ChatterAPIError).flatMap { $0.code == .rateLimited ? $0.retryAfter ?? RateLimitDelay.fallback : nil }
-                await self?.post(.lifecycle(.syncFailed(generation: generation, retryAfter: retryAfter)))
+                inputs?.yield(.lifecycle(.syncFailed(generation: generation, retryAfter: retryAfter)))
             }
         }
     }
@@ -520,7 +512,6 @@ public actor BotSession {
     private func synchronized(_ generation: UInt64) {
         guard case .synchronizing(generation) = lifecycle.state, let services, let live else { return }
         perform(lifecycle.handle(.syncFinished(generation: generation), now: environment.clock.now, random: &random))
-        self.live?.sync = nil  // finished: let the task and its stack slabs go
         hasSynchronized = true
         releaseStartupTicket()
         services.outbox.resume(on: live.link)
@@ -533,23 +524,22 @@ public actor BotSession {
         if let live, live.link.generation == generation {
             if reason == .stopping {
                 let connection = live.link.connection
-                Task(executorPreference: SessionExecutor.preferred) { await connection.close() }
+                live.tasks.add { await connection.close() }
             } else {
                 log.warning("dropping the connection: \(reason)")
                 live.link.connection.abort()
             }
-        } else if let connecting, connecting.generation == generation {
-            connecting.task.cancel()
+        } else if let connection, connection.generation == generation {
+            // Not taken yet: cancelling its task ends the connect, or the scope waiting for the `.opened` answer.
+            connection.task.cancel()
         }
     }
 
     /// The connection of `generation` ended: everything tied to it stops; entries in flight go back to the outbox.
     private func connectionClosed(_ generation: UInt64, code: UInt16, reason: String) {
-        if connecting?.generation == generation { connecting = nil }
+        if connection?.generation == generation { connection = nil }
         guard let live, live.link.generation == generation else { return }
         self.live = nil
-        live.heartbeat.stop()
-        live.sync?.cancel()
         services?.outbox.suspend(generation: generation, closeCode: code)
         services?.receipts.detach(generation: generation)
         services?.typing.detach(generation: generation)
@@ -566,32 +556,37 @@ public actor BotSession {
 
     // MARK: - Timer and state
 
+    /// Keeps the lifecycle's `nextDeadline` on the session's timers.
     private func rearmTimer() {
         let deadline = lifecycle.nextDeadline
-        // A reconnect waits for its turn at the gate once its backoff is over, before the attempt's own timeouts run.
-        var gate: StartupGate?
-        if case .waitingToReconnect = lifecycle.state, startupTicket == nil { gate = environment.startupGate }
-        // A gated timer whose ticket was adopted has passed the gate: it stays, and posts its `timerFired` once.
-        if let timer, timer.deadline == deadline, timer.gated == (gate != nil) || (timer.gated && startupTicket != nil) {
+        guard deadline != lifecycleDeadline else { return }
+        lifecycleDeadline = deadline
+        gateEntry?.cancel()
+        gateEntry = nil
+        guard let timers else { return }
+        guard let deadline else {
+            timers.cancel(.lifecycle)
             return
         }
-        timer?.task.cancel()
-        timer = nil
-        guard let deadline else { return }
-        let clock = environment.clock
-        let task = Task(executorPreference: SessionExecutor.preferred) { [weak self, gate] in
-            do {
-                try await clock.sleep(until: deadline)
-            } catch {
-                return
-            }
-            if let gate {
+        let inputs = inputs
+        timers.schedule(.lifecycle, at: deadline) { inputs?.yield(.lifecycleDue) }
+    }
+
+    /// The lifecycle's deadline came. A reconnect waits for its turn at the startup gate once its backoff is over,
+    /// before the attempt's own timeouts run; anything else fires at once.
+    private func lifecycleDue() {
+        if case .waitingToReconnect = lifecycle.state, startupTicket == nil, let gate = environment.startupGate {
+            guard gateEntry == nil else { return }
+            let inputs = inputs
+            gateEntry = Task(executorPreference: SessionExecutor.preferred) { [weak self] in
                 guard let ticket = await gate.enter() else { return }
                 await self?.adoptStartupTicket(ticket)
+                inputs?.yield(.lifecycle(.timerFired))
             }
-            await self?.post(.lifecycle(.timerFired))
+            return
         }
-        timer = (deadline, gate != nil, task)
+        lifecycleDeadline = nil  // fired: a deadline still pending is scheduled again
+        perform(lifecycle.handle(.timerFired, now: environment.clock.now, random: &random))
     }
 
     /// The reconnect whose backoff just ended was admitted by the gate: hold its ticket until the attempt is over.
@@ -632,11 +627,11 @@ public actor BotSession {
     // MARK: - The end
 
     private func tearDown() async {
-        timer?.task.cancel()
-        timer = nil
+        timers?.stop()
+        gateEntry?.cancel()
+        gateEntry = nil
         releaseStartupTicket()
         signInTask?.task.cancel()
-        connecting?.task.cancel()
         admission?.stop()
         if let services {
             services.scheduler.stop()
@@ -646,12 +641,14 @@ public actor BotSession {
             services.outbox.stop()
         }
         if let live {
-            live.heartbeat.stop()
-            live.sync?.cancel()
+            // Closed gracefully, its scope ends once the reader has handed over every frame before the close.
             _ = await live.link.connection.close()
-            await live.reader.value
+            await connection?.task.value
+        } else {
+            connection?.task.cancel()
         }
         live = nil
+        connection = nil
         if let services {
             // The reader has handed over every ack that came before the close (the close handshake included);
             // their batches are written before the store closes, until the shutdown deadline, or at least for a

@@ -203,15 +203,18 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         }
     }
 
-    /// Runs `onStart` (once per process, after the first sign-in), giving up on it after `timeout`.
-    func runStart(timeout: Duration) async {
+    /// Runs `onStart` (once per process, after the first sign-in), giving up on it after `timeout`, a deadline on
+    /// the session's `timers`.
+    func runStart(timeout: Duration, timers: DeadlineScheduler<SessionDeadline>) async {
         let run = HandlerRun()
         let done = WakeSignal(clock: services.clock)
         let handler = Task(executorPreference: SessionExecutor.preferred) {
             await self.run(.event(.start, trace: "start"), run)
             done.wake()
         }
-        await done.wait(until: services.clock.now.addingTimeInterval(timeout.timeInterval))
+        timers.schedule(.startTimeout, at: services.clock.now.adding(timeout)) { done.wake() }
+        await done.wait()
+        timers.cancel(.startTimeout)
         if run.abandon() {
             handler.cancel()
             log.error("onStart did not return within \(timeout): cancelled, its changes are discarded and the bot goes on", trace: "start")

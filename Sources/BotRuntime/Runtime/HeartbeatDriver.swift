@@ -2,71 +2,93 @@ import ChatterBots
 import Foundation
 import Synchronization
 
-/// Carries out `HeartbeatMonitor` on one connection: wakes at the monitor's deadlines on the clock, sends `ping`,
-/// reports the `pong`, and calls `onDead` when no pong came within the pong timeout. Runs in its own task, so no
-/// handler and no backlog delays it. Bot sessions and the terminal client both keep their connections alive with it.
+/// Carries out `HeartbeatMonitor` on one connection: at the monitor's deadlines, which the session's
+/// `DeadlineScheduler` keeps, it sends `ping` (each ping's wait for its pong is a task of the connection's
+/// `ConnectionScope`), reports the `pong`, and calls `onDead` when no pong came within the pong timeout. No handler
+/// and no backlog delays it, and it ends with the connection. Bot sessions and the terminal client both keep their
+/// connections alive with it. One driver serves one connection.
 package final class HeartbeatDriver: Sendable {
+    private struct Running {
+        var connection: ChatterRealtimeConnection
+        var tasks: ConnectionTasks
+        var onDead: @Sendable () -> Void
+    }
+
     private let monitor: Mutex<HeartbeatMonitor>
+    private let running = Mutex<Running?>(nil)
+    private let pongTimeout: Duration
     private let clock: any ChatterClock
     private let log: SessionLog
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let timers: DeadlineScheduler<SessionDeadline>
+    private let key: SessionDeadline
 
-    package init(pongTimeout: Duration, clock: any ChatterClock, log: SessionLog) {
+    /// A driver for the connection of `generation`, whose deadlines go to `timers`.
+    package init(
+        pongTimeout: Duration, clock: any ChatterClock, log: SessionLog, timers: DeadlineScheduler<SessionDeadline>,
+        generation: UInt64
+    ) {
         self.monitor = Mutex(HeartbeatMonitor(pongTimeout: pongTimeout))
+        self.pongTimeout = pongTimeout
         self.clock = clock
         self.log = log
+        self.timers = timers
+        self.key = .heartbeat(generation: generation)
     }
 
-    /// Starts the heartbeat of `connection`, pinging every `interval`.
-    package func start(_ connection: ChatterRealtimeConnection, interval: Duration, onDead: @escaping @Sendable () -> Void) {
+    /// Starts pinging `connection` every `interval`; its pings run in `tasks`. `onDead` runs once, when the
+    /// connection is dead, and the heartbeat then stops.
+    package func start(
+        _ connection: ChatterRealtimeConnection, interval: Duration, tasks: ConnectionTasks,
+        onDead: @escaping @Sendable () -> Void
+    ) {
         let now = clock.now
+        running.withLock { $0 = Running(connection: connection, tasks: tasks, onDead: onDead) }
         _ = monitor.withLock { $0.handle(.ready(interval: interval, now: now)) }
-        let started = Task(executorPreference: SessionExecutor.preferred) { await self.run(connection, onDead: onDead) }
-        task.withLock { $0 = started }
+        rearm()
     }
 
+    /// Stops the heartbeat: its deadline is dropped and no ping goes out any more.
     package func stop() {
-        task.withLock { $0 }?.cancel()
+        running.withLock { $0 = nil }
+        timers.cancel(key)
     }
 
-    private func run(_ connection: ChatterRealtimeConnection, onDead: @escaping @Sendable () -> Void) async {
-        while !Task.isCancelled {
-            guard let deadline = monitor.withLock({ $0.nextDeadline }) else { return }
-            do {
-                try await clock.sleep(until: deadline)
-            } catch {
+    private func rearm() {
+        guard let deadline = monitor.withLock({ $0.nextDeadline }) else { return }
+        timers.schedule(key, at: deadline) { [self] in tick() }
+    }
+
+    /// The monitor's deadline came: carries out what it says, then waits for its next deadline.
+    private func tick() {
+        guard let running = running.withLock({ $0 }) else { return }
+        let now = clock.now
+        let actions = monitor.withLock { $0.handle(.tick(now: now)) }
+        for action in actions {
+            switch action {
+            case .sendPing:
+                _ = monitor.withLock { $0.handle(.pingSent(now: now)) }
+                let connection = running.connection
+                running.tasks.add { await self.ping(connection) }
+            case .connectionDead(let sentAt):
+                log.warning("no pong within the deadline (ping sent at \(Timestamp(sentAt).iso8601)): the connection is dead")
+                stop()
+                running.onDead()
                 return
-            }
-            let now = clock.now
-            let actions = monitor.withLock { $0.handle(.tick(now: now)) }
-            for action in actions {
-                switch action {
-                case .sendPing:
-                    let sent = clock.now
-                    _ = monitor.withLock { $0.handle(.pingSent(now: sent)) }
-                    ping(connection)
-                case .connectionDead(let sentAt):
-                    log.warning("no pong within the deadline (ping sent at \(Timestamp(sentAt).iso8601)): the connection is dead")
-                    onDead()
-                    return
-                case .idleCloseLikely(let lastSentAt):
-                    log.warning("nothing sent since \(Timestamp(lastSentAt).iso8601): the server may close the connection as idle")
-                }
+            case .idleCloseLikely(let lastSentAt):
+                log.warning("nothing sent since \(Timestamp(lastSentAt).iso8601): the server may close the connection as idle")
             }
         }
+        rearm()
     }
 
-    private func ping(_ connection: ChatterRealtimeConnection) {
-        let pongTimeout = monitor.withLock { $0.pongTimeout }
-        Task(executorPreference: SessionExecutor.preferred) {
-            do {
-                // The monitor decides when the connection is dead; this wait only ends the request.
-                try await connection.ping(timeout: pongTimeout + pongTimeout)
-                let now = self.clock.now
-                _ = self.monitor.withLock { $0.handle(.pongReceived(now: now)) }
-            } catch {
-                // Closed or timed out: the reader or the monitor reports it.
-            }
+    private func ping(_ connection: ChatterRealtimeConnection) async {
+        do {
+            // The monitor decides when the connection is dead; this wait only ends the request.
+            try await connection.ping(timeout: pongTimeout + pongTimeout)
+            let now = clock.now
+            _ = monitor.withLock { $0.handle(.pongReceived(now: now)) }
+        } catch {
+            // Closed or timed out: the reader or the monitor reports it.
         }
     }
 }

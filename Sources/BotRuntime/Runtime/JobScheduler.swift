@@ -2,7 +2,8 @@ import ChatterBots
 import Foundation
 import Synchronization
 
-/// Fires a bot's scheduled jobs: sleeps on the clock until the earliest due job, claims what is due (after
+/// Fires a bot's scheduled jobs: waits until the earliest due job (a deadline on the session's
+/// `DeadlineScheduler`, or a change of the schedule), claims what is due (after
 /// downtime: everything that came due meanwhile, each once) and hands each occurrence to the dispatcher, one lane
 /// per job. A claimed occurrence completes when its unit commits; until then it is not due again, and a crash
 /// puts it back on the schedule (the store resets running jobs when it opens), so every job fires at least once.
@@ -51,12 +52,17 @@ final class JobScheduler: Sendable {
     private let log: SessionLog
     private let dispatcher: HandlerDispatcher
     private let wakeSignal: WakeSignal
+    private let timers: DeadlineScheduler<SessionDeadline>
     private let state = Mutex(State())
     /// Occurrences claimed per look: the rest are claimed on the next one.
     private let claimLimit: Int
 
-    init(store: BotStore, clock: any ChatterClock, log: SessionLog, dispatcher: HandlerDispatcher, claimLimit: Int = 64) {
+    init(
+        store: BotStore, clock: any ChatterClock, log: SessionLog, dispatcher: HandlerDispatcher,
+        timers: DeadlineScheduler<SessionDeadline>, claimLimit: Int = 64
+    ) {
         self.store = store
+        self.timers = timers
         self.clock = clock
         self.log = log
         self.dispatcher = dispatcher
@@ -113,6 +119,7 @@ final class JobScheduler: Sendable {
             return (state.loop, state.enter(.stopped))
         }
         loop?.cancel()
+        timers.cancel(.jobs)
         for waiter in waiters { waiter.resume() }
     }
 
@@ -135,14 +142,25 @@ final class JobScheduler: Sendable {
                 let next = try await store.nextDueDate()
                 guard !Task.isCancelled else { return }
                 enter(.waiting(until: next))
-                await wakeSignal.wait(until: next)
+                await wait(until: next)
             } catch {
                 failures += 1
                 log.error("could not read the schedule: \(error)")
                 let retry = clock.now.addingTimeInterval(TimeInterval(min(60, 1 << min(failures, 6))))
                 enter(.waiting(until: retry))
-                await wakeSignal.wait(until: retry)
+                await wait(until: retry)
             }
         }
+    }
+
+    /// Waits for `wake()` or for `deadline` (nil: no deadline), whichever comes first.
+    private func wait(until deadline: Date?) async {
+        let signal = wakeSignal
+        if let deadline {
+            timers.schedule(.jobs, at: deadline) { signal.wake() }
+        } else {
+            timers.cancel(.jobs)
+        }
+        await signal.wait()
     }
 }

@@ -44,7 +44,7 @@ final class SessionServices: Sendable {
 
     init(
         configuration: BotConfiguration, bot: any Bot, environment: BotRuntimeEnvironment, store: BotStore,
-        log: SessionLog, metrics: SessionMetrics, identity: Identity?,
+        log: SessionLog, metrics: SessionMetrics, identity: Identity?, timers: DeadlineScheduler<SessionDeadline>,
         onRewind: @escaping @Sendable (Conversation.ID, _ passingOver: Message?) -> Void,
         onFatal: @escaping @Sendable (BotStopReason) -> Void
     ) {
@@ -91,8 +91,8 @@ final class SessionServices: Sendable {
         }
         let receipts = ReceiptSender(policy: environment.receipts, log: log)
         self.receipts = receipts
-        self.typing = TypingIndicators(clock: clock)
-        let scheduler = JobScheduler(store: store, clock: clock, log: log, dispatcher: dispatcher)
+        self.typing = TypingIndicators(clock: clock, timers: timers)
+        let scheduler = JobScheduler(store: store, clock: clock, log: log, dispatcher: dispatcher, timers: timers)
         self.scheduler = scheduler
         self.presence = PresenceDirectory()
         self.friends = FriendDirectory(store: store, log: log)

@@ -45,7 +45,7 @@ struct SessionSignIn: Sendable {
             services.log.info("signed in with the stored refresh token", ["device": stored.deviceId.rawValue])
             return nil
         } catch {
-            return Self.failure(error)
+            return SignInFailure(signInError: error)
         }
     }
 
@@ -76,7 +76,7 @@ struct SessionSignIn: Sendable {
         } catch let error as BotStoreError {
             return .unavailable("the new session could not be stored: \(error)")
         } catch {
-            return Self.failure(error)
+            return SignInFailure(signInError: error)
         }
     }
 
@@ -107,27 +107,5 @@ struct SessionSignIn: Sendable {
         } catch {
             services.log.error("could not clear the revoked session: \(error)")
         }
-    }
-
-    /// What a failed sign-in request means for the session's next step.
-    static func failure(_ error: any Error) -> SignInFailure {
-        if let error = error as? ChatterAPIError {
-            switch error.code {
-            case .invalidCredentials: return .invalidCredentials
-            case .invalidRefreshToken, .unauthorized: return .invalidRefreshToken
-            case .invalidClientKey: return .invalidClientKey
-            case .rateLimited: return .rateLimited(RateLimitDelay(delay: error.retryAfter ?? RateLimitDelay.fallback))
-            default:
-                return error.isTransient ? .unavailable(error.description) : .rejected(code: error.code.rawValue, message: error.message)
-            }
-        }
-        if let error = error as? ChatterClientError {
-            switch error {
-            case .notSignedIn: return .invalidRefreshToken
-            case .transport, .invalidResponse: return .unavailable(error.description)
-            case .invalidRequest, .missingClientSecret: return .rejected(code: "CLIENT_ERROR", message: error.description)
-            }
-        }
-        return .unavailable(String(describing: error))
     }
 }

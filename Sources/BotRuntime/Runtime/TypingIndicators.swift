@@ -3,60 +3,61 @@ import Foundation
 import Synchronization
 
 /// The bot's "typing…" indicators: `typing.start` when shown and again every 3 s (the service ends typing after
-/// 5 s without one), `typing.stop` when hidden. Best effort: nothing is sent while disconnected.
+/// 5 s without one), `typing.stop` when hidden. The repeats are deadlines on the session's `DeadlineScheduler`,
+/// and the frames go out, in order, on the current connection's sender (of its `ConnectionScope`). Best effort:
+/// nothing is sent while disconnected.
 final class TypingIndicators: Sendable {
     /// How often `typing.start` is repeated while shown (the seed: every 3 seconds).
     static let repeatInterval: Duration = .seconds(3)
 
     private struct State {
-        var shown: [Conversation.ID: (owner: ObjectIdentifier, task: Task<Void, Never>)] = [:]
-        var link: RealtimeLink?
+        /// The conversations typing is shown in, and who shows it (a handler's context).
+        var shown: [Conversation.ID: ObjectIdentifier] = [:]
+        var connection: (link: RealtimeLink, tasks: ConnectionTasks)?
     }
 
     private let clock: any ChatterClock
+    private let timers: DeadlineScheduler<SessionDeadline>
     private let state = Mutex(State())
 
-    init(clock: any ChatterClock) {
+    init(clock: any ChatterClock, timers: DeadlineScheduler<SessionDeadline>) {
         self.clock = clock
+        self.timers = timers
     }
 
-    func attach(_ link: RealtimeLink) {
-        state.withLock { $0.link = link }
+    /// Sends on `link` from now on, through its scope's sender.
+    func attach(_ link: RealtimeLink, tasks: ConnectionTasks) {
+        state.withLock { $0.connection = (link, tasks) }
     }
 
     func detach(generation: UInt64) {
         state.withLock { state in
-            if state.link?.generation == generation { state.link = nil }
+            if state.connection?.link.generation == generation { state.connection = nil }
         }
     }
 
     /// Shows typing in `conversation` on behalf of `owner` (a handler's context) until it is hidden.
     func show(in conversation: Conversation.ID, owner: ObjectIdentifier) {
-        state.withLock { state in
-            if let current = state.shown[conversation] {
-                state.shown[conversation] = (owner, current.task)
-            } else {
-                state.shown[conversation] = (owner, Task(executorPreference: SessionExecutor.preferred) { await self.repeatStart(in: conversation) })
-            }
+        let isNew = state.withLock { state -> Bool in
+            let isNew = state.shown[conversation] == nil
+            state.shown[conversation] = owner
+            return isNew
         }
+        if isNew { repeatStart(in: conversation) }
     }
 
     /// Hides typing in `conversation` (sending `typing.stop`).
     func hide(in conversation: Conversation.ID) {
-        let (task, link) = state.withLock { state in
-            (state.shown.removeValue(forKey: conversation)?.task, state.link)
-        }
-        guard let task else { return }
-        task.cancel()
-        if let link {
-            Task(executorPreference: SessionExecutor.preferred) { try? await link.connection.send(.typingStop(conversationId: conversation)) }
-        }
+        let wasShown = state.withLock { $0.shown.removeValue(forKey: conversation) != nil }
+        guard wasShown else { return }
+        timers.cancel(.typing(conversation))
+        send(.typingStop(conversationId: conversation))
     }
 
     /// Hides every indicator `owner` shows (its handler returned).
     func hideAll(of owner: ObjectIdentifier) {
         let conversations = state.withLock { state in
-            state.shown.filter { $0.value.owner == owner }.map(\.key)
+            state.shown.filter { $0.value == owner }.map(\.key)
         }
         for conversation in conversations { hide(in: conversation) }
     }
@@ -66,16 +67,17 @@ final class TypingIndicators: Sendable {
         state.withLock { $0.shown[conversation] != nil }
     }
 
-    private func repeatStart(in conversation: Conversation.ID) async {
-        while !Task.isCancelled {
-            if let link = state.withLock({ $0.link }) {
-                try? await link.connection.send(.typingStart(conversationId: conversation))
-            }
-            do {
-                try await clock.sleep(for: Self.repeatInterval)
-            } catch {
-                return
-            }
+    /// Sends `typing.start` while typing is shown in `conversation`, and comes back after the repeat interval.
+    private func repeatStart(in conversation: Conversation.ID) {
+        guard isShown(in: conversation) else { return }
+        send(.typingStart(conversationId: conversation))
+        timers.schedule(.typing(conversation), at: clock.now.adding(Self.repeatInterval)) { [self] in
+            repeatStart(in: conversation)
         }
+    }
+
+    /// Sends `request` on the current connection's sender; nothing while disconnected.
+    private func send(_ request: ClientRequest) {
+        state.withLock { $0.connection }?.tasks.send(request)
     }
 }

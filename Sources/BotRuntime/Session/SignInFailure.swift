@@ -1,3 +1,4 @@
+import ChatterBots
 import Foundation
 
 /// How a bot signs in: design.md point 1 (refresh first, then a password login that keeps the stored deviceId).
@@ -41,5 +42,32 @@ public enum SignInFailure: Error, Sendable, Equatable, CustomStringConvertible {
         case .unavailable(let detail): "server unavailable: \(detail)"
         case .rejected(let code, let message): "rejected (\(code)): \(message)"
         }
+    }
+}
+
+extension SignInFailure {
+    /// What a failed sign-in request (login or refresh) means for the session's next step: the REST client's
+    /// error read as an API code, a transport failure or a client-side error.
+    package init(signInError error: any Error) {
+        if let error = error as? ChatterAPIError {
+            switch error.code {
+            case .invalidCredentials: self = .invalidCredentials
+            case .invalidRefreshToken, .unauthorized: self = .invalidRefreshToken
+            case .invalidClientKey: self = .invalidClientKey
+            case .rateLimited: self = .rateLimited(RateLimitDelay(delay: error.retryAfter ?? RateLimitDelay.fallback))
+            default:
+                self = error.isTransient ? .unavailable(error.description) : .rejected(code: error.code.rawValue, message: error.message)
+            }
+            return
+        }
+        if let error = error as? ChatterClientError {
+            switch error {
+            case .notSignedIn: self = .invalidRefreshToken
+            case .transport, .invalidResponse: self = .unavailable(error.description)
+            case .invalidRequest, .missingClientSecret: self = .rejected(code: "CLIENT_ERROR", message: error.description)
+            }
+            return
+        }
+        self = .unavailable(String(describing: error))
     }
 }

@@ -7,9 +7,10 @@ import WebSocket
 /// conversations, connects the realtime socket, and shows messages, typing, receipts and presence as they come,
 /// while the person's lines are read as commands or sent to the open conversation.
 ///
-/// All decisions are `ChatScreen`'s; this type only does the I/O. The realtime connection reconnects with the
-/// seed's backoff (`ReconnectPolicy`), refreshes an expired token (4001), signs in again after a revoked device
-/// (4003), and waits out a rate limit (4008); messages typed meanwhile are kept and sent, with their original
+/// All decisions are `ChatScreen`'s; this type only does the I/O. The realtime connection is kept up by
+/// `ChatConnectionKeeper` with the bots' lifecycle and heartbeat: it reconnects with the seed's backoff, refreshes
+/// an expired token (4001), stops on a refused client key (4002), signs in again as a new device after a revoked
+/// one (4003), and waits out a rate limit (4008); messages typed meanwhile are kept and sent, with their original
 /// `clientMessageId`, once it is back.
 public struct ChatClient: Sendable {
     public var configuration: ChatClientConfiguration
@@ -65,7 +66,11 @@ public struct ChatClient: Sendable {
                 }
             }
         }
-        let connectionTask = Task { await maintainConnection(rest: rest, deviceFile: deviceFile, events: eventSink) }
+        let keeper = ChatConnectionKeeper(
+            configuration: configuration, rest: rest,
+            signIn: { forgettingDevice in _ = try await signInAsDevice(rest: rest, deviceFile: deviceFile, forgettingDevice: forgettingDevice) },
+            events: eventSink)
+        let connectionTask = Task { await keeper.run() }
 
         var failure: ChatClientError?
         for await event in events {
@@ -100,19 +105,8 @@ public struct ChatClient: Sendable {
     func signIn(
         rest: ChatterRESTClient, deviceFile: ChatDeviceFile?, forgettingDevice: Bool
     ) async throws(ChatClientError) -> (AuthSession, [String]) {
-        var warnings: [String] = []
-        var storedDevice: Device.ID?
-        if let deviceFile, !forgettingDevice {
-            switch await Self.offThePool({ Result { () throws(ChatDeviceFileError) in try deviceFile.load() } }) {
-            case .success(let id): storedDevice = id
-            case .failure(let error): warnings.append(error.description)
-            }
-        }
-        let session: AuthSession
         do {
-            session = try await rest.login(
-                username: configuration.username, password: configuration.password, deviceId: storedDevice,
-                device: configuration.device)
+            return try await signInAsDevice(rest: rest, deviceFile: deviceFile, forgettingDevice: forgettingDevice)
         } catch let error as ChatterAPIError {
             switch error.code {
             case .invalidCredentials: throw .invalidCredentials(username: configuration.username)
@@ -127,6 +121,24 @@ public struct ChatClient: Sendable {
         } catch {
             throw .signInFailed(description: String(describing: error))
         }
+    }
+
+    /// `signIn(rest:deviceFile:forgettingDevice:)` with the REST client's errors as they are, for the lifecycle
+    /// to read (`SignInFailure`).
+    func signInAsDevice(
+        rest: ChatterRESTClient, deviceFile: ChatDeviceFile?, forgettingDevice: Bool
+    ) async throws -> (AuthSession, [String]) {
+        var warnings: [String] = []
+        var storedDevice: Device.ID?
+        if let deviceFile, !forgettingDevice {
+            switch await Self.offThePool({ Result { () throws(ChatDeviceFileError) in try deviceFile.load() } }) {
+            case .success(let id): storedDevice = id
+            case .failure(let error): warnings.append(error.description)
+            }
+        }
+        let session = try await rest.login(
+            username: configuration.username, password: configuration.password, deviceId: storedDevice,
+            device: configuration.device)
         if let deviceFile, session.deviceId != storedDevice {
             let username = session.user.username
             if case .failure(let error) = await Self.offThePool({
@@ -141,105 +153,5 @@ public struct ChatClient: Sendable {
     /// Runs a small blocking file operation on a dispatch queue, so the cooperative pool never waits on the disk.
     static func offThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
         await DedicatedThread.run(named: "chatterbots.chat-file", work)
-    }
-
-    // MARK: The realtime connection
-
-    /// Connects, forwards events, and reconnects as the close code says (refused credentials as
-    /// `ChatCredentialRetries` says), until cancelled or told to stop.
-    func maintainConnection(rest: ChatterRESTClient, deviceFile: ChatDeviceFile?, events: AsyncStream<ChatShell.Event>.Continuation) async {
-        var policy = configuration.reconnectPolicy
-        var random = SystemRandomNumberGenerator()
-        let clock = configuration.connectionOptions.clock
-        var credentials = ChatCredentialRetries()
-        while !Task.isCancelled {
-            let accessToken = await rest.tokenStore.tokens?.accessToken ?? ""
-            let reason: String
-            let reaction: CloseCodeReaction
-            do throws(RealtimeError) {
-                let connection = try await ChatterRealtimeConnection.connect(
-                    configuration: configuration.server, accessToken: accessToken, options: configuration.connectionOptions)
-                policy.reset()
-                credentials.ready()
-                events.yield(.opened(connection))
-                // The bots' heartbeat: no pong in time drops the connection (not closed: a close handshake with a
-                // peer that stopped answering waits out its timeout), and the loop reconnects.
-                let heartbeat = HeartbeatDriver(
-                    pongTimeout: HeartbeatMonitor.defaultPongTimeout, clock: clock,
-                    log: SessionLog(sink: .discarding, bot: "chat", clock: clock))
-                heartbeat.start(connection, interval: connection.heartbeatInterval) { connection.abort() }
-                for await event in connection.events {
-                    if case .frame(let frame) = event { events.yield(.input(.server(frame.event))) }
-                }
-                heartbeat.stop()
-                if Task.isCancelled {
-                    await connection.close()
-                    return
-                }
-                let closeReason = await connection.closeReason
-                events.yield(.closed)
-                reason = closeReason.description
-                reaction = Self.reaction(to: closeReason)
-            } catch {
-                if case .cancelled = error { return }
-                if Task.isCancelled { return }
-                reason = error.description
-                reaction = error.closeReason.map(Self.reaction(to:)) ?? .reconnectWithBackoff
-            }
-
-            let delay: Duration
-            switch reaction {
-            case .reconnectWithBackoff:
-                delay = policy.nextDelay(using: &random)
-            case .reconnectAfter(let rateLimit):
-                delay = rateLimit.delay
-            case .refreshTokenThenReconnect:
-                let wait = credentials.unauthorizedWaitsForBackoff() ? policy.nextDelay(using: &random) : .zero
-                if (try? await rest.refreshTokens(replacing: accessToken)) != nil {
-                    delay = wait
-                } else {
-                    do {
-                        _ = try await signIn(rest: rest, deviceFile: deviceFile, forgettingDevice: false)
-                        delay = wait
-                    } catch {
-                        switch error {
-                        case .serverUnreachable: delay = wait == .zero ? policy.nextDelay(using: &random) : wait
-                        default:
-                            events.yield(.stopped(error))
-                            return
-                        }
-                    }
-                }
-            case .clearSessionAndSignInAfresh:
-                guard credentials.revokedMaySignInAfresh() else {
-                    events.yield(.stopped(.sessionRevoked(description: "the new session was revoked again before it was ready")))
-                    return
-                }
-                do {
-                    _ = try await signIn(rest: rest, deviceFile: deviceFile, forgettingDevice: true)
-                    delay = .zero
-                } catch {
-                    events.yield(.stopped(.sessionRevoked(description: error.description)))
-                    return
-                }
-            case .stop:
-                events.yield(.stopped(.clientKeyRejected))
-                return
-            }
-            events.yield(.input(.disconnected(reason: reason, retryIn: delay)))
-            do {
-                try await clock.sleep(for: delay)
-            } catch {
-                return
-            }
-        }
-    }
-
-    /// The runtime's reaction to a close (design.md point 8), from the connection's reading of the close code.
-    static func reaction(to reason: RealtimeCloseReason) -> CloseCodeReaction {
-        if case .rateLimited(let seconds) = reason {
-            return .reconnectAfter(seconds.map { RateLimitDelay(delay: .seconds($0)) } ?? RateLimitDelay(serverValue: ""))
-        }
-        return CloseCodeReaction(code: reason.code, reason: "")
     }
 }

@@ -46,6 +46,49 @@ import Testing
         }
     }
 
+    @Test func anOnStartThatDoesNotReturnIsGivenUpAtItsTimeoutAndMessagesAreHandled() async throws {
+        try await RuntimeHarness.run { harness in
+            let gate = Gate()
+            let started = Gate()
+            var script = ScriptedBot(probe: BotProbe())
+            script.onStartScript = { _ in
+                started.open()
+                await gate.wait()
+            }
+            let bot = try await harness.start(script) { $0.handlerTimeout = .seconds(20) }
+            await started.wait()
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.say("anyone?", as: harness.ana, in: conversation)
+            await harness.clock.advance(by: .seconds(20))
+            try await harness.eventually("the message is answered once onStart was given up") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["echo: anyone?"]
+            }
+            gate.open()
+            await bot.stop()
+        }
+    }
+
+    @Test func aHandlerStillRunningAtTheShutdownDeadlineDoesNotHoldTheShutdown() async throws {
+        try await RuntimeHarness.run { harness in
+            let gate = Gate()
+            var script = ScriptedBot(probe: BotProbe())
+            script.onMessageScript = { message, context in
+                await gate.wait()
+                try await context.reply(to: message, "too late: \(message.text)")
+            }
+            let bot = try await harness.start(script)
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.say("slow", as: harness.ana, in: conversation)
+            try await harness.eventually("the handler runs") { script.probe.texts == ["slow"] }
+
+            let stopping = Task { await bot.stop(deadline: .seconds(5)) }
+            try await harness.eventually("stopping") { await bot.status.state == .stopping }
+            await harness.clock.advance(by: .seconds(5))
+            #expect(try await value(of: stopping, within: .seconds(60), "the session to stop") == .shutdown)
+            gate.open()
+        }
+    }
+
     @Test func shutdownLetsARunningHandlerFinishAndAwaitsItsAck() async throws {
         try await RuntimeHarness.run { harness in
             let gate = Gate()

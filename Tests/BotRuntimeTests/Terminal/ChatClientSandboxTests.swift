@@ -258,6 +258,105 @@ struct ChatClientSandboxTests {
         }
     }
 
+    /// alice's device, once her client is connected.
+    static func aliceDevice(_ harness: Harness) async throws -> Device.ID {
+        let devices = await harness.sandbox.admin.connectedDevices()
+        return try #require(devices.first { $0 != harness.bob.session.deviceId })
+    }
+
+    /// alice's message reaches bob: the connection works.
+    static func expectAliceReachesBob(_ client: RunningClient, _ harness: Harness, saying body: String) async throws {
+        client.type(body)
+        let received = try await harness.bobEvents.wait(for: Self.newMessage(body))
+        #expect(received.senderId == harness.alice.user.id)
+    }
+
+    @Test func anExpiredTokenIsRefreshedAndTheClientReconnectsAtOnce() async throws {
+        try await Self.withHarness { harness in
+            let client = Self.start(harness.clientConfiguration())
+            try await client.screen.waitForLine(containing: "Connected:")
+            client.type("/dm bob")
+            try await client.screen.waitForLine(containing: "No messages yet")
+
+            try await harness.sandbox.admin.inject(.expireToken, into: try await Self.aliceDevice(harness))
+            let lost = try await client.screen.waitForLine(containing: "Connection lost")
+            #expect(lost.contains("reconnecting in 0.0 s"))
+            try await client.screen.waitForLine(containing: "Reconnected.")
+            try await Self.expectAliceReachesBob(client, harness, saying: "after the refresh")
+            try await client.quit()
+        }
+    }
+
+    @Test func aRefusedClientKeyStopsTheClientSayingWhatToCheck() async throws {
+        try await Self.withHarness { harness in
+            let client = Self.start(harness.clientConfiguration())
+            try await client.screen.waitForLine(containing: "Connected:")
+
+            try await harness.sandbox.admin.inject(.close(code: 4002, reason: "client key invalid"), into: try await Self.aliceDevice(harness))
+            let result = try await value(of: client.task, within: .seconds(60), "the chat client to stop")
+            guard case .failure(let error) = result, case .clientKeyRejected = error else {
+                Issue.record("expected clientKeyRejected, got \(result)")
+                return
+            }
+            #expect(error.description.contains("--client-key"))
+        }
+    }
+
+    @Test func aRevokedDeviceSignsInAgainAsANewDevice() async throws {
+        try await Self.withHarness { harness in
+            let client = Self.start(harness.clientConfiguration())
+            try await client.screen.waitForLine(containing: "Connected:")
+            client.type("/dm bob")
+            try await client.screen.waitForLine(containing: "No messages yet")
+            let file = ChatDeviceFile(dataDirectory: harness.dataDirectory, username: "alice")
+            let revoked = try await Self.aliceDevice(harness)
+
+            try await harness.sandbox.admin.inject(.revokeDevice, into: revoked)
+            try await client.screen.waitForLine(containing: "Reconnected.")
+            let device = try #require(try file.load())
+            #expect(device != revoked)
+            #expect(await harness.sandbox.admin.connectedDevices().contains(device))
+            try await Self.expectAliceReachesBob(client, harness, saying: "as a new device")
+            try await client.quit()
+        }
+    }
+
+    @Test func aRateLimitCloseWaitsTheSecondsOfItsReasonBeforeReconnecting() async throws {
+        try await Self.withHarness { harness in
+            let clock = ManualClock()
+            var configuration = harness.clientConfiguration()
+            configuration.connectionOptions.clock = clock
+            let client = Self.start(configuration)
+            try await client.screen.waitForLine(containing: "Connected:")
+            let device = try await Self.aliceDevice(harness)
+
+            try await harness.sandbox.admin.inject(.close(code: 4008, reason: "30"), into: device)
+            try await client.screen.waitForLine(containing: "reconnecting in 30 s")
+            // Only the client's clock ends the wait, and it has not moved.
+            #expect(!(await harness.sandbox.admin.connectedDevices().contains(device)))
+            await clock.advance(by: .seconds(30))
+            try await client.screen.waitForLine(containing: "Reconnected.")
+            #expect(await harness.sandbox.admin.connectedDevices().contains(device))
+            try await client.quit()
+        }
+    }
+
+    @Test func aNormalCloseByTheServerReconnectsAfterTheBackoff() async throws {
+        try await Self.withHarness { harness in
+            let client = Self.start(harness.clientConfiguration())
+            try await client.screen.waitForLine(containing: "Connected:")
+            client.type("/dm bob")
+            try await client.screen.waitForLine(containing: "No messages yet")
+
+            try await harness.sandbox.admin.inject(.close(code: 1000, reason: "maintenance"), into: try await Self.aliceDevice(harness))
+            let lost = try await client.screen.waitForLine(containing: "Connection lost")
+            #expect(lost.contains("reconnecting in 0.1 s") || lost.contains("reconnecting in 0.0 s"))
+            try await client.screen.waitForLine(containing: "Reconnected.")
+            try await Self.expectAliceReachesBob(client, harness, saying: "after the maintenance")
+            try await client.quit()
+        }
+    }
+
     @Test func repeatedRunsSignInAsTheSameDevice() async throws {
         try await Self.withHarness { harness in
             let first = Self.start(harness.clientConfiguration())

@@ -1,0 +1,17 @@
+import ChatterBots
+
+/// What a session's `DeadlineScheduler` wakes it for.
+package enum SessionDeadline: Hashable, Sendable {
+    /// The lifecycle's `nextDeadline` (connect and ready timeouts, the end of a reconnect wait).
+    case lifecycle
+    /// The heartbeat of the connection of this generation (the next ping, or a pong's deadline).
+    case heartbeat(generation: UInt64)
+    /// The next `typing.start` of the indicator shown in this conversation.
+    case typing(Conversation.ID)
+    /// The earliest scheduled job of the bot comes due (or the schedule is read again after a failure).
+    case jobs
+    /// The deadline of a running shutdown for handlers and commits to finish.
+    case shutdown
+    /// The end of the time `onStart` has to return.
+    case startTimeout
+}

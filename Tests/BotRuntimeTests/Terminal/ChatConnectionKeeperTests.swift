@@ -1,0 +1,29 @@
+@testable import BotRuntime
+@testable import ChatterBotsCLI
+import Testing
+
+@Suite("ChatConnectionKeeper")
+struct ChatConnectionKeeperTests {
+    @Test func aStopTheClientAskedForIsNoError() {
+        #expect(ChatConnectionKeeper.error(for: .requested, username: "alice") == nil)
+    }
+
+    @Test func refusedCredentialsNameTheUsernameToCheck() {
+        let error = ChatConnectionKeeper.error(for: .invalidCredentials, username: "alice")
+        guard case .invalidCredentials(let username)? = error else {
+            Issue.record("expected invalidCredentials, got \(String(describing: error))")
+            return
+        }
+        #expect(username == "alice")
+    }
+
+    @Test func aSessionRevokedAgainBeforeReadySaysSo() {
+        let error = ChatConnectionKeeper.error(for: .sessionRevoked(failure: nil), username: "alice")
+        #expect(error?.description.contains("revoked again before it was ready") == true)
+    }
+
+    @Test func aFailedFreshSignInAfterARevocationSaysWhyItFailed() {
+        let error = ChatConnectionKeeper.error(for: .sessionRevoked(failure: .invalidCredentials), username: "alice")
+        #expect(error?.description.contains("INVALID_CREDENTIALS") == true)
+    }
+}
