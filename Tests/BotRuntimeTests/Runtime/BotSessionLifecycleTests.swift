@@ -60,7 +60,7 @@ import Testing
             let conversation = try await harness.direct(harness.ana)
             try await harness.say("anyone?", as: harness.ana, in: conversation)
             await harness.clock.advance(by: .seconds(20))
-            try await harness.eventually("the message is answered once onStart was given up") {
+            try await harness.waitUntil("the message is answered once onStart was given up") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["echo: anyone?"]
             }
             gate.open()
@@ -79,10 +79,10 @@ import Testing
             let bot = try await harness.start(script)
             let conversation = try await harness.direct(harness.ana)
             try await harness.say("slow", as: harness.ana, in: conversation)
-            try await harness.eventually("the handler runs") { script.probe.texts == ["slow"] }
+            try await harness.waitUntil("the handler runs") { script.probe.texts == ["slow"] }
 
             let stopping = Task { await bot.stop(deadline: .seconds(5)) }
-            try await harness.eventually("stopping") { await bot.status.state == .stopping }
+            try await bot.waitUntil(.stopping)
             await harness.clock.advance(by: .seconds(5))
             #expect(try await value(of: stopping, within: .seconds(60), "the session to stop") == .shutdown)
             gate.open()
