@@ -61,6 +61,19 @@ struct ConversationLedger: Sendable {
         self.cursor = cursor
     }
 
+    /// What a unit of work changed, to be undone if the store refuses it (see ``beginUnit()``): the scalar fields as
+    /// they were, and each change to `parked` with what stood there before. Kept as a journal rather than a copy so
+    /// that a unit does not copy the parked messages.
+    private struct Journal: Sendable {
+        var cursor: Cursor?
+        var handedOut: Int?
+        var cursorNeedsWrite: Bool
+        /// In the order made: the seq changed and the entry it held before (nil: none).
+        var parkedChanges: [(seq: Int, previous: ParkedMessages.Entry?)] = []
+    }
+
+    private var journal: Journal?
+
     /// Whether nothing is known: a ledger like this need not be kept.
     var isEmpty: Bool { cursor == nil && handedOut == nil && parked.isEmpty }
 
@@ -83,7 +96,7 @@ struct ConversationLedger: Sendable {
     /// Sets the cursor to exactly these values (a new conversation, or history skipped), dropping what is parked at
     /// or below `contiguous`.
     mutating func reset(contiguous: Int, lastSeq: Int) {
-        _ = parked.removeThrough(contiguous)
+        removeParked(through: contiguous)
         cursor = Cursor(contiguous: contiguous, lastSeq: max(lastSeq, contiguous))
         sweep()
         changedCursor()
@@ -124,7 +137,7 @@ struct ConversationLedger: Sendable {
             handedOut = message.seq
             return .deliver
         }
-        parked.insert(.message(message), at: message.seq)
+        insertParked(.message(message), at: message.seq)
         return .parked
     }
 
@@ -132,7 +145,7 @@ struct ConversationLedger: Sendable {
     /// at once when it is next, or when it reaches it later (a marker). Without a cursor the marker waits for one.
     mutating func passOwn(seq: Int) {
         guard var cursor else {
-            parked.insert(.own, at: seq)
+            insertParked(.own, at: seq)
             return
         }
         cursor.lastSeq = max(cursor.lastSeq, seq)
@@ -141,11 +154,11 @@ struct ConversationLedger: Sendable {
             let expected = max(cursor.contiguous, handedOut ?? 0)
             sweep()
             if seq == (self.cursor?.contiguous ?? cursor.contiguous) + 1 {
-                _ = parked.remove(at: seq)
+                removeParked(at: seq)
                 self.cursor?.contiguous = seq
                 sweep()
             } else {
-                parked.insert(.own, at: seq)
+                insertParked(.own, at: seq)
                 if seq == expected + 1 { handedOut = seq }
             }
         }
@@ -168,7 +181,7 @@ struct ConversationLedger: Sendable {
     mutating func handled(_ seq: Int) -> Int {
         sweep()
         guard var cursor else { return seq }
-        _ = parked.remove(at: seq)
+        removeParked(at: seq)
         cursor.contiguous = max(cursor.contiguous, seq)
         cursor.lastSeq = max(cursor.lastSeq, seq)
         self.cursor = cursor
@@ -250,7 +263,7 @@ struct ConversationLedger: Sendable {
         cursor.contiguous = max(cursor.contiguous, seq)
         cursor.lastSeq = max(cursor.lastSeq, cursor.contiguous)
         self.cursor = cursor
-        _ = parked.removeThrough(cursor.contiguous)
+        removeParked(through: cursor.contiguous)
         normalizeHandedOut()
     }
 
@@ -272,13 +285,55 @@ struct ConversationLedger: Sendable {
         passOwn(seq: seq)
     }
 
+    // MARK: - Units
+
+    /// Starts recording changes, so that ``rollBackUnit()`` can undo them (a unit of work the store may refuse).
+    mutating func beginUnit() {
+        journal = Journal(cursor: cursor, handedOut: handedOut, cursorNeedsWrite: cursorNeedsWrite)
+    }
+
+    /// Keeps the changes made since ``beginUnit()``.
+    mutating func endUnit() {
+        journal = nil
+    }
+
+    /// Undoes the changes made since ``beginUnit()``.
+    mutating func rollBackUnit() {
+        guard let journal else { return }
+        self.journal = nil
+        cursor = journal.cursor
+        handedOut = journal.handedOut
+        cursorNeedsWrite = journal.cursorNeedsWrite
+        for change in journal.parkedChanges.reversed() {
+            if let previous = change.previous {
+                parked.insert(previous, at: change.seq)
+            } else {
+                _ = parked.remove(at: change.seq)
+            }
+        }
+    }
+
+    private mutating func insertParked(_ entry: ParkedMessages.Entry, at seq: Int) {
+        if parked.insert(entry, at: seq) { journal?.parkedChanges.append((seq, nil)) }
+    }
+
+    private mutating func removeParked(at seq: Int) {
+        guard let removed = parked.remove(at: seq) else { return }
+        journal?.parkedChanges.append((seq, removed))
+    }
+
+    private mutating func removeParked(through seq: Int) {
+        guard let first = parked.firstSeq, first <= seq else { return }
+        for (seq, entry) in parked.removeThrough(seq) { journal?.parkedChanges.append((seq, entry)) }
+    }
+
     // MARK: - Rules
 
     /// Passes over the own markers right after the contiguous seq.
     private mutating func sweep() {
         guard var cursor else { return }
         while let first = parked.first(after: cursor.contiguous), first.seq == cursor.contiguous + 1, first.own {
-            _ = parked.remove(at: first.seq)
+            removeParked(at: first.seq)
             cursor.contiguous = first.seq
         }
         self.cursor = cursor

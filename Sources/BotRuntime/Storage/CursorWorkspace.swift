@@ -18,8 +18,8 @@ final class CursorWorkspace {
     private let memory: CursorMemory
     /// The ledgers this transaction looked at, their cursors read.
     private var ledgers: [Conversation.ID: ConversationLedger] = [:]
-    /// The ledgers as they were before the running unit changed them; nil outside a unit.
-    private var undo: [Conversation.ID: ConversationLedger]?
+    /// The conversations whose ledgers the running unit changed (each journals its changes); nil outside a unit.
+    private var unitConversations: [Conversation.ID]?
 
     init(db: Database, now: Date, memory: CursorMemory, outboxSendsAtCommit: Bool = false) {
         self.db = db
@@ -83,13 +83,15 @@ final class CursorWorkspace {
     ///   (some I/O, disk-full and out-of-memory errors do): then no later unit may run, since each of its
     ///   statements would commit on its own.
     func unit<T>(_ body: () throws -> T) throws -> T {
-        undo = [:]
-        defer { undo = nil }
+        unitConversations = []
+        defer { unitConversations = nil }
         do {
-            return try db.transaction { _ in try body() }
+            let result = try db.transaction { _ in try body() }
+            for conversation in unitConversations ?? [] { ledgers[conversation]?.endUnit() }
+            return result
         } catch {
+            for conversation in unitConversations ?? [] { ledgers[conversation]?.rollBackUnit() }
             guard db.isInTransaction else { throw TransactionLost(underlying: error) }
-            for (conversation, ledger) in undo ?? [:] { ledgers[conversation] = ledger }
             throw error
         }
     }
@@ -115,11 +117,15 @@ final class CursorWorkspace {
         return ledger
     }
 
-    /// Changes the ledger of `conversation` in place, first keeping it for undo inside a unit.
+    /// Changes the ledger of `conversation` in place; inside a unit, the ledger journals the changes for undo.
     private func change<T>(_ conversation: Conversation.ID, _ body: (inout ConversationLedger) throws -> T) throws -> T {
-        let before = try ledger(conversation)
-        if undo != nil, undo?[conversation] == nil { undo?[conversation] = before }
-        return try Self.modify(&ledgers[conversation, default: before], body)
+        if ledgers[conversation] == nil { _ = try ledger(conversation) }
+        let startsUnit = unitConversations.map { !$0.contains(conversation) } ?? false
+        if startsUnit { unitConversations?.append(conversation) }
+        return try Self.modify(&ledgers[conversation, default: ConversationLedger()]) { ledger in
+            if startsUnit { ledger.beginUnit() }
+            return try body(&ledger)
+        }
     }
 
     /// Runs `body` on `value` in place: on a dictionary's `default:` subscript, one lookup for the read and the

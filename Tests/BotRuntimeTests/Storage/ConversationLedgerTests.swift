@@ -184,6 +184,38 @@ import Testing
         #expect(ledger.cursor == ConversationLedger.Cursor(contiguous: 7, lastSeq: 7))
     }
 
+    // MARK: - Units
+
+    @Test func aRolledBackUnitLeavesTheLedgerAsItWas() {
+        var ledger = ledger()
+        admit(6, into: &ledger)
+        ledger.passOwn(seq: 8)
+        admit(5, into: &ledger)
+        ledger.cursorWritten()
+        let before = (ledger.cursor, ledger.handedOut, ledger.parked.entries.map(\.seq), ledger.cursorNeedsWrite)
+        ledger.beginUnit()
+        ledger.handled(5)
+        ledger.handled(6)
+        ledger.passOwn(seq: 9)
+        ledger.reset(contiguous: 12, lastSeq: 12)
+        ledger.rollBackUnit()
+        #expect(ledger.cursor == before.0)
+        #expect(ledger.handedOut == before.1)
+        #expect(ledger.parked.entries.map(\.seq) == before.2)
+        #expect(ledger.parked.messageCount == 1)
+        #expect(ledger.cursorNeedsWrite == before.3)
+    }
+
+    @Test func anEndedUnitKeepsItsChanges() {
+        var ledger = ledger()
+        admit(5, into: &ledger)
+        ledger.beginUnit()
+        ledger.handled(5)
+        ledger.endUnit()
+        ledger.rollBackUnit()
+        #expect(ledger.cursor?.contiguous == 5)
+    }
+
     // MARK: - Gaps
 
     @Test func aGapIsOpenWhenAMessageWaitsBeyondTheNextSeq() {
