@@ -81,7 +81,9 @@ final class AdmissionQueue: Sendable {
             return (true, true)
         }
         guard start else { return accepted }
-        if case .messages(let messages) = item, admitNow(messages) { return accepted }
+        // One message alone is admitted at once; several that arrived together (a flood) go to the drain, whose
+        // batches the store commits on its own thread.
+        if case .messages(let messages) = item, messages.count == 1, admitNow(messages) { return accepted }
         Task(executorPreference: SessionExecutor.preferred) { await self.drain() }
         return accepted
     }

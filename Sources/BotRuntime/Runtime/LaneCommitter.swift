@@ -19,6 +19,9 @@ final class LaneCommitter: Sendable {
     typealias Refusal = @Sendable (UnitOfWork, BotStoreError?, _ epoch: UInt64) -> Void
     /// Whether a unit taken at an epoch was taken before its conversation's latest rewind: it is not committed.
     typealias Staleness = @Sendable (UnitOfWork, _ epoch: UInt64) -> Bool
+    /// Whether a lane has more work queued behind the unit just submitted: its units are then left to gather for
+    /// one commit instead of being committed one by one.
+    typealias Backlog = @Sendable (HandlerLane) -> Bool
 
     private struct Queued: Sendable {
         var unit: UnitOfWork
@@ -54,15 +57,17 @@ final class LaneCommitter: Sendable {
     private let route: Route
     private let onRefusal: Refusal
     private let isStale: Staleness
+    private let hasBacklog: Backlog
     private let onFatal: @Sendable (BotStopReason, [ClientMessageID], BotStoreError) -> Void
     private let state = Mutex(State())
 
     init(
         store: BotStore, clock: any ChatterClock, log: SessionLog, metrics: SessionMetrics, route: @escaping Route,
-        onRefusal: @escaping Refusal, isStale: @escaping Staleness,
+        onRefusal: @escaping Refusal, isStale: @escaping Staleness, hasBacklog: @escaping Backlog = { _ in false },
         onFatal: @escaping @Sendable (BotStopReason, [ClientMessageID], BotStoreError) -> Void
     ) {
         self.isStale = isStale
+        self.hasBacklog = hasBacklog
         self.store = store
         self.clock = clock
         self.log = log
@@ -86,7 +91,13 @@ final class LaneCommitter: Sendable {
             state.queues[lane] = queue
             return (ticket, start)
         }
-        if start { drainNow(lane) }
+        guard start else { return ticket }
+        if hasBacklog(lane) {
+            // More of the lane's work is queued (a flood): its units gather while it runs, for one commit.
+            Task(executorPreference: SessionExecutor.preferred) { await self.drain(lane) }
+        } else {
+            drainNow(lane)
+        }
         return ticket
     }
 

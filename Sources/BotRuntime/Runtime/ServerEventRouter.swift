@@ -7,25 +7,44 @@ struct ServerEventRouter: Sendable {
     let services: SessionServices
     let admission: AdmissionQueue
 
-    /// Reads `link`'s events until the connection ends.
+    /// Reads `link`'s events until the connection ends. The `message.new`s that arrived together go to the admission
+    /// as one batch (one transaction in a flood), in order with the other events.
     func read(_ link: RealtimeLink) async {
-        for await event in link.connection.events {
-            switch event {
-            case .frame(let frame):
-                route(frame)
-            case .diagnostic(let diagnostic):
-                services.log.warning("\(diagnostic)")
+        var events = link.connection.events.makeAsyncIterator()
+        while let first = await events.next() {
+            var messages: [Message] = []
+            var next: RealtimeEvent? = first
+            while let event = next {
+                switch event {
+                case .frame(let frame):
+                    if case .messageNew(let message) = frame.event {
+                        traceArrival(of: message)
+                        messages.append(message)
+                    } else {
+                        if !messages.isEmpty { admission.submit(.messages(messages)) }
+                        messages = []
+                        route(frame)
+                    }
+                case .diagnostic(let diagnostic):
+                    services.log.warning("\(diagnostic)")
+                }
+                next = events.nextBuffered()
             }
+            if !messages.isEmpty { admission.submit(.messages(messages)) }
         }
+    }
+
+    private func traceArrival(of message: Message) {
+        services.log.trace("message.new", trace: message.id.rawValue, [
+            "conversation": message.conversationId.rawValue, "seq": String(message.seq),
+        ])
     }
 
     func route(_ frame: ServerFrame) {
         let log = services.log
         switch frame.event {
         case .messageNew(let message):
-            log.trace("message.new", trace: message.id.rawValue, [
-                "conversation": message.conversationId.rawValue, "seq": String(message.seq),
-            ])
+            traceArrival(of: message)
             admission.submit(.messages([message]))
         case .messageUpdated(let message):
             admission.submit(.updated(message, trace: "\(message.id.rawValue)-updated"))

@@ -123,6 +123,7 @@ final class SessionServices: Sendable {
                 guard case .message(let message) = unit.trigger else { return false }
                 return dispatcher.isStale(epoch: epoch, in: message.conversationId)
             },
+            hasBacklog: { lane in dispatcher.backlog(of: lane) > 0 },
             onFatal: { reason, sends, error in
                 outbox.failWaiters(of: sends, with: error)
                 onFatal(reason)

@@ -108,8 +108,7 @@ final class GroupCommitter: Sendable {
     }
 
     func submit(_ request: Request) async throws -> Response {
-        if let result = commitInline(request) { return try result.get() }
-        return try await withCheckedThrowingContinuation { continuation in
+        try await withCheckedThrowingContinuation { continuation in
             enqueue(Waiter(request: request, reply: .resume(continuation)))
         }
     }
@@ -150,7 +149,9 @@ final class GroupCommitter: Sendable {
     }
 
     /// Commits `request` at once on the caller's thread when nothing is being committed, no flood is on and the
-    /// store's connection is free: no task is started and the caller does not suspend. Acks lingering for a commit
+    /// store's connection is free: no task is started and the caller does not suspend. For callers that know they
+    /// are alone (one live message, one unit with nothing behind it); in a flood the drain's batches, on the
+    /// database's own thread, cost less. Acks lingering for a commit
     /// go along with one that ends their linger. Nil, with nothing committed, when the request must wait its turn.
     /// Acks themselves are never committed this way: they linger for a commit to join.
     func commitInline(_ request: Request) -> Result<Response, any Error>? {

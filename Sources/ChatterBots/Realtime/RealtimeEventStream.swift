@@ -31,6 +31,12 @@ public struct RealtimeEventStream: AsyncSequence, Sendable {
         public mutating func next(isolation actor: isolated (any Actor)?) async -> RealtimeEvent? {
             await buffer.next()
         }
+
+        /// The next event if one is buffered already, without waiting; nil otherwise. For a reader that takes what
+        /// arrived together as one batch.
+        package mutating func nextBuffered() -> RealtimeEvent? {
+            buffer.nextBuffered()
+        }
     }
 }
 
@@ -146,6 +152,11 @@ final class RealtimeEventBuffer: Sendable {
             }
             consumer?.resume(returning: nil)
         }
+    }
+
+    /// A buffered event, nil when none is (or the stream ended).
+    func nextBuffered() -> RealtimeEvent? {
+        state.withLock { take(&$0) }?.event
     }
 
     /// What `take` found: an event, or the end (nil).
