@@ -10,6 +10,9 @@ struct BotsScenario {
     struct Measurement {
         var bots: Int
         var readySeconds: Double?
+        /// CPU seconds the bots' process and the server used from the start until every bot was live.
+        var startCPUSeconds: Double
+        var serverStartCPUSeconds: Double
         var live: Int
         var baselineBytes: Int
         var residentBytes: Int
@@ -98,8 +101,11 @@ struct BotsScenario {
             try await fleet.waitUntilBooted()
             try await Task.sleep(for: .milliseconds(200))
             let baseline = ProcessProbe.residentBytes(of: fleet.pid) ?? 0
+            let startCPU = CPUMeter(pid: fleet.pid)
+            let serverStartCPU = CPUMeter(pid: server.pid)
             try await fleet.start()
             let ready = await fleet.waitUntilLive(count, timeout: timeout)
+            let (startCPUSeconds, serverStartCPUSeconds) = (startCPU.cpuSeconds, serverStartCPU.cpuSeconds)
             let live = fleet.liveCount(connection: 1)
             // Let the replies to the waiting messages and the first receipts go out before measuring memory and idling.
             _ = await fleet.waitUntilAcked(live, timeout: .seconds(30))
@@ -111,7 +117,8 @@ struct BotsScenario {
             let serverIdle = CPUMeter(pid: server.pid)
             try await Task.sleep(for: .seconds(context.options.idleSeconds))
             return Measurement(
-                bots: count, readySeconds: ready, live: live, baselineBytes: baseline, residentBytes: resident,
+                bots: count, readySeconds: ready, startCPUSeconds: startCPUSeconds, serverStartCPUSeconds: serverStartCPUSeconds,
+                live: live, baselineBytes: baseline, residentBytes: resident,
                 idleResidentBytes: ProcessProbe.residentBytes(of: fleet.pid) ?? 0,
                 idleCPUShare: idle.coreShare, idleSeconds: idle.elapsedSeconds, serverIdleCPUShare: serverIdle.coreShare,
                 openFiles: openFiles, idleOpenFiles: ProcessProbe.openFileCount(of: fleet.pid) ?? 0,
@@ -169,6 +176,11 @@ struct BotsScenario {
                        goal: "all \(count)", met: swift.map { $0.live == count }),
                 Figure("\(count) bots: time to all live", unit: "s", values { $0.readySeconds },
                        goal: readyGoal, met: readyGoal == nil ? nil : swift.map { ($0.readySeconds ?? .infinity) <= 10 }),
+                Figure("\(count) bots: start-up CPU per bot", unit: "ms",
+                       values { $0.live > 0 ? $0.startCPUSeconds / Double($0.live) * 1_000 : nil }, goal: "≤ 2 ms",
+                       met: swift.map { $0.live > 0 && $0.startCPUSeconds / Double($0.live) * 1_000 <= 2 }),
+                Figure("\(count) bots: server CPU per bot at start-up", unit: "ms",
+                       values { $0.live > 0 ? $0.serverStartCPUSeconds / Double($0.live) * 1_000 : nil }),
                 Figure("\(count) bots: resident per live bot", unit: "KiB", values { $0.bytesPerBot.map { $0 / 1024 } },
                        goal: "≤ 200 KiB", met: swift.map { ($0.bytesPerBot ?? .infinity) <= 200 * 1024 }),
                 Figure("\(count) bots: resident per live bot after idling", unit: "KiB",
