@@ -46,9 +46,17 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CLinuxIO"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "TestSupport"], resources: [.copy("Peers")], swiftSettings: strict),
+        // Stand-ins for the runtime's parts, shared by the runtime's and the command line's tests.
+        .target(
+            name: "BotRuntimeTestSupport", dependencies: ["BotRuntime", "TestSupport"], path: "Tests/BotRuntimeTestSupport",
+            swiftSettings: strict),
         .testTarget(
             name: "BotRuntimeTests",
-            dependencies: ["BotRuntime", "ChatterBotsCLI", "ChatterSandbox", "ChatterBotsTesting", "TestSupport"],
+            dependencies: ["BotRuntime", "ChatterSandbox", "ChatterBotsTesting", "TestSupport", "BotRuntimeTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "ChatterBotsCLITests",
+            dependencies: ["ChatterBotsCLI", "BotRuntime", "ChatterSandbox", "TestSupport", "BotRuntimeTestSupport"],
             swiftSettings: strict),
         .testTarget(name: "ChatterSandboxTests", dependencies: ["ChatterSandbox", "TestSupport"], resources: [.copy("Peers")], swiftSettings: strict),
         .testTarget(

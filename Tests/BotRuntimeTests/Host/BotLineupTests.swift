@@ -2,25 +2,7 @@
 import ChatterBots
 import Foundation
 import Testing
-
-/// A bot kind for tests: it answers every message with its greeting and the text, after an optional delay.
-struct GreetingBot: Bot {
-    struct Options: Decodable, Sendable {
-        var greeting: String
-        var delaySeconds: Double?
-    }
-
-    let options: Options
-
-    func onMessage(_ message: IncomingMessage, context: any BotContext) async throws {
-        if let delay = options.delaySeconds { try await Task.sleep(for: .milliseconds(Int64(delay * 1000))) }
-        try await context.reply(to: message, "\(options.greeting), \(message.text)")
-    }
-
-    static let kind = BotKind("greeting") { configuration in
-        GreetingBot(options: try configuration.options.decode())
-    }
-}
+import BotRuntimeTestSupport
 
 @Suite("configuration to bots")
 struct BotLineupTests {

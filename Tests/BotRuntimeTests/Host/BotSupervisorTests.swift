@@ -2,6 +2,7 @@
 import Foundation
 import TestSupport
 import Testing
+import BotRuntimeTestSupport
 
 @Suite("bot supervisor")
 struct BotSupervisorTests {
@@ -94,8 +95,4 @@ struct BotSupervisorTests {
         #expect(outcome.wasShutDown)
         #expect(await bot.status.state != .live)
     }
-}
-
-enum StopMessages {
-    static let invalidCredentials = SessionStopReason.invalidCredentials.message
 }

@@ -2,6 +2,7 @@
 import Foundation
 import TestSupport
 import Testing
+import BotRuntimeTestSupport
 
 @Suite("health and metrics over HTTP")
 struct HealthServerTests {

@@ -4,6 +4,7 @@ import ChatterSandbox
 import Foundation
 import TestSupport
 import Testing
+import BotRuntimeTestSupport
 
 /// The supervisor running real `BotSession`s against an in-process sandbox.
 @Suite("supervisor with real sessions")

@@ -2,6 +2,7 @@
 import ChatterBots
 import Foundation
 import Testing
+import BotRuntimeTestSupport
 
 @Suite("log sink")
 struct LogSinkTests {

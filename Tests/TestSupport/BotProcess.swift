@@ -1,12 +1,10 @@
 import Foundation
 import Glibc
-import TestSupport
-import Testing
 
 /// The built `example-bots` executable running as a child process, its output captured to files (a pipe could
 /// fill up and stall it), its exit awaited without blocking.
-final class BotProcess: Sendable {
-    enum Exit: Equatable {
+package final class BotProcess: Sendable {
+    package enum Exit: Equatable {
         /// `exit(code)`.
         case code(Int32)
         /// Killed by this signal.
@@ -14,17 +12,17 @@ final class BotProcess: Sendable {
     }
 
     private let child: ChildProcess
-    let outputFile: URL
-    let errorFile: URL
+    package let outputFile: URL
+    package let errorFile: URL
 
     /// `example-bots` next to the test bundle (both live in the build's products directory).
-    static func executable() throws -> URL {
+    package static func executable() throws -> URL {
         let testBinary = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).resolvingSymlinksInPath()
         var candidates = [testBinary.deletingLastPathComponent()]
         // `swift test` may run the tests from inside `<name>.xctest`; the products are beside it.
         candidates.append(testBinary.deletingLastPathComponent().deletingLastPathComponent())
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         candidates.append(root.appendingPathComponent(".build/debug"))
         for directory in candidates {
             let url = directory.appendingPathComponent("example-bots")
@@ -35,7 +33,7 @@ final class BotProcess: Sendable {
     }
 
     /// Starts `example-bots` with `arguments` in `directory`, with `environment` added to this process's.
-    init(_ arguments: [String], in directory: URL, environment: [String: String] = [:], label: String) throws {
+    package init(_ arguments: [String], in directory: URL, environment: [String: String] = [:], label: String) throws {
         outputFile = directory.appendingPathComponent("\(label).out")
         errorFile = directory.appendingPathComponent("\(label).err")
         child = try ChildProcess(
@@ -43,15 +41,15 @@ final class BotProcess: Sendable {
             standardOutput: .file(outputFile.path), standardError: .file(errorFile.path), discardingInput: true)
     }
 
-    var output: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }
-    var errors: String { (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "" }
+    package var output: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }
+    package var errors: String { (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "" }
 
-    func send(_ signal: Int32) {
+    package func send(_ signal: Int32) {
         child.kill(signal)
     }
 
     /// How the process ended, or nil if it is still running after `timeout` (then it is killed).
-    func waitForExit(timeout: Duration = .seconds(30)) async -> Exit? {
+    package func waitForExit(timeout: Duration = .seconds(30)) async -> Exit? {
         guard let termination = await child.termination(timeout: timeout) else {
             child.kill(SIGKILL)
             _ = await child.termination(timeout: .seconds(10))
@@ -64,7 +62,7 @@ final class BotProcess: Sendable {
     }
 }
 
-struct ProcessTestError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+package struct ProcessTestError: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }

@@ -4,6 +4,8 @@ import ChatterBots
 import ChatterSandbox
 import Foundation
 import Testing
+import BotRuntimeTestSupport
+import TestSupport
 
 /// `example-bots chat`: its options, where it connects, and a whole session in process.
 @Suite("chat command")

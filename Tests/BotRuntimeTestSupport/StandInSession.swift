@@ -4,15 +4,15 @@ import TestSupport
 
 /// A stand-in for `BotSession` under the supervisor: it runs until shut down, or stops by itself with a reason,
 /// and it can be given work that a shutdown must wait for. Each change of its state signals `changes`.
-actor StandInSession: SupervisedBot {
-    enum Script {
+package actor StandInSession: SupervisedBot {
+    package enum Script {
         /// Connects and runs until `shutdown(deadline:)`.
         case runUntilShutdown
         /// Stops by itself with `reason` after `delay`, never connecting.
         case stop(BotStopReason, after: Duration)
     }
 
-    let name: String
+    package let name: String
     private let script: Script
     private var state: BotStatus.State = .starting
     private var connected = false
@@ -22,18 +22,18 @@ actor StandInSession: SupervisedBot {
     private var shutdownRequested = false
     /// How long a shutdown takes to finish the running work.
     private let workOnShutdown: Duration
-    private(set) var shutdownDeadlines: [Duration] = []
-    private(set) var finishedWork = false
+    package private(set) var shutdownDeadlines: [Duration] = []
+    package private(set) var finishedWork = false
     private let changes: ChangeSignal?
 
-    init(_ name: String, _ script: Script = .runUntilShutdown, workOnShutdown: Duration = .zero, changes: ChangeSignal? = nil) {
+    package init(_ name: String, _ script: Script = .runUntilShutdown, workOnShutdown: Duration = .zero, changes: ChangeSignal? = nil) {
         self.name = name
         self.script = script
         self.workOnShutdown = workOnShutdown
         self.changes = changes
     }
 
-    func run() async -> BotStopReason {
+    package func run() async -> BotStopReason {
         switch script {
         case .runUntilShutdown:
             state = .live
@@ -57,7 +57,7 @@ actor StandInSession: SupervisedBot {
         }
     }
 
-    func shutdown(deadline: Duration) async {
+    package func shutdown(deadline: Duration) async {
         shutdownDeadlines.append(deadline)
         shutdownRequested = true
         state = .stopping
@@ -69,7 +69,7 @@ actor StandInSession: SupervisedBot {
         for waiter in waiters { waiter.resume() }
     }
 
-    var status: BotStatus {
+    package var status: BotStatus {
         var latency = HandlerLatencySummary()
         latency.record(seconds: 0.02)
         return BotStatus(
@@ -77,20 +77,4 @@ actor StandInSession: SupervisedBot {
             userId: nil, lastError: lastError, reconnects: 1, messagesIn: messagesIn, messagesOut: 2, outboxDepth: 0,
             handlerLatency: latency, stopReason: nil)
     }
-}
-
-/// Polls `condition` until it holds or `timeout` passes (then the caller's expectation reports the failure): for
-/// child processes and terminals, which signal nothing; in-process code is waited for with a `ChangeSignal`.
-/// The bound is generous: a full parallel test run keeps both cores busy for its first 30-40 s (hundreds of tests
-/// take 20-39 s of wall time then), and sign-in hashes passwords. A condition that holds returns at once.
-func eventually(
-    timeout: Duration = .seconds(90), _ condition: @Sendable () async -> Bool
-) async -> Bool {
-    let clock = ContinuousClock()
-    let end = clock.now.advanced(by: timeout)
-    while clock.now < end {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return await condition()
 }

@@ -1,20 +1,19 @@
-import Testing
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 /// One plain HTTP request over loopback, for tests of the process's own HTTP endpoints.
-struct HTTPFetch {
-    var status: Int
-    var headers: [String: String]
-    var body: String
+package struct HTTPFetch {
+    package var status: Int
+    package var headers: [String: String]
+    package var body: String
 
-    static func get(_ url: URL, method: String = "GET") async throws -> HTTPFetch {
+    package static func get(_ url: URL, method: String = "GET") async throws -> HTTPFetch {
         var request = URLRequest(url: url)
         request.httpMethod = method
         let (data, response) = try await URLSession.shared.data(for: request)
-        let http = try #require(response as? HTTPURLResponse)
+        guard let http = response as? HTTPURLResponse else { throw ProcessTestError("\(url) answered with no HTTP response") }
         var headers: [String: String] = [:]
         for (key, value) in http.allHeaderFields {
             if let key = key as? String, let value = value as? String { headers[key.lowercased()] = value }

@@ -1,17 +1,17 @@
 import Foundation
 
 /// A fresh directory under the system's temporary directory, removed when released.
-final class TemporaryDirectory: Sendable {
-    let url: URL
+package final class TemporaryDirectory: Sendable {
+    package let url: URL
 
-    init(_ label: String = "BotRuntimeHostTests") throws {
+    package init(_ label: String = "BotRuntimeHostTests") throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
     /// Writes `text` to `name` inside the directory and returns its URL.
     @discardableResult
-    func write(_ text: String, to name: String) throws -> URL {
+    package func write(_ text: String, to name: String) throws -> URL {
         let file = url.appendingPathComponent(name)
         try Data(text.utf8).write(to: file)
         return file

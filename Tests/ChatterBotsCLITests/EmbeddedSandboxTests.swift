@@ -4,6 +4,7 @@ import ChatterBots
 import ChatterSandbox
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("embedded sandbox")
 struct EmbeddedSandboxTests {

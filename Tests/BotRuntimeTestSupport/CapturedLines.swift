@@ -3,32 +3,32 @@ import Synchronization
 import TestSupport
 
 /// A `LogOutput` that keeps the lines in memory, for asserting what was logged or printed.
-final class CapturedLines: LogOutput {
+package final class CapturedLines: LogOutput {
     private let lines = Mutex<[String]>([])
     private let changes: ChangeSignal?
 
     /// Lines kept in memory; `changes` (if given) is signalled after each write.
-    init(changes: ChangeSignal? = nil) {
+    package init(changes: ChangeSignal? = nil) {
         self.changes = changes
     }
 
-    func write(line: String) {
+    package func write(line: String) {
         lines.withLock { $0.append(line) }
         changes?.signal()
     }
 
-    func flush() async {}
+    package func flush() async {}
 
     /// Every line so far (multi-line writes split at newlines).
-    var all: [String] {
+    package var all: [String] {
         lines.withLock { $0 }.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
     }
 
     /// Everything written so far as one text.
-    var text: String { all.joined(separator: "\n") }
+    package var text: String { all.joined(separator: "\n") }
 
     /// The lines that contain every one of `parts`.
-    func lines(containing parts: String...) -> [String] {
+    package func lines(containing parts: String...) -> [String] {
         all.filter { line in parts.allSatisfy { line.contains($0) } }
     }
 }

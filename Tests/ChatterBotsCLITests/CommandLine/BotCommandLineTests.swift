@@ -5,6 +5,7 @@ import Foundation
 import Synchronization
 import TestSupport
 import Testing
+import BotRuntimeTestSupport
 
 /// Runs commands in this process with captured output, a shutdown requested by the test instead of a signal, and
 /// scripted sessions: a bot named `bad…` has its credentials rejected, `revoked…` is revoked, `slow…` takes

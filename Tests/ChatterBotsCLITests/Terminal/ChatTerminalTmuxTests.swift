@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// The built `example-bots` as a person uses it: `run` with the embedded sandbox and the echo bot in one
 /// process, `chat --as alice` in a tmux pane in another, typed into and read off the screen.
