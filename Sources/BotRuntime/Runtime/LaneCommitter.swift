@@ -63,7 +63,7 @@ final class LaneCommitter: Sendable {
 
     init(
         store: BotStore, clock: any ChatterClock, log: SessionLog, metrics: SessionMetrics, route: @escaping Route,
-        onRefusal: @escaping Refusal, isStale: @escaping Staleness, hasBacklog: @escaping Backlog = { _ in false },
+        onRefusal: @escaping Refusal, isStale: @escaping Staleness, hasBacklog: @escaping Backlog,
         onFatal: @escaping @Sendable (BotStopReason, [ClientMessageID], BotStoreError) -> Void
     ) {
         self.isStale = isStale

@@ -46,11 +46,10 @@ extension BotStore {
     /// ``OutboxEntry/sequence`` of the entry `acks[i]` acknowledges (the sender knows it), which finds the row
     /// without a search of the clientMessageId index. A row that turns out not to hold that key is ignored.
     func markAcked(_ acks: [MessageAck], rows: [Int64?]) async throws(BotStoreError) -> AckReport {
-        guard !acks.isEmpty else { return AckReport(outcomes: [], released: []) }
-        guard case .acknowledged(let report) = try await submit(.acknowledge(acks, rows: rows), "record acks") else {
-            throw .storage(operation: "record acks", underlying: GroupCommitterMismatch())
+        let result = await withCheckedContinuation { continuation in
+            markAcked(acks, rows: rows) { continuation.resume(returning: $0) }
         }
-        return report
+        return try result.get()
     }
 
     /// Records `acks` as ``markAcked(_:rows:)`` does, without suspending: they are written with the store's next
