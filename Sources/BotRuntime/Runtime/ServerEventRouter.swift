@@ -3,35 +3,36 @@ import ChatterBots
 /// Sends each server event of a connection where it belongs, without waiting for any handler: messages and
 /// conversations to the admission queue, replies to the outbox, presence, friend and profile events to the events lane.
 /// Unknown types are ignored; unreadable frames are logged; nothing here ends the session.
-struct ServerEventRouter: Sendable {
+struct ServerEventRouter: RealtimeEventSink {
     let services: SessionServices
     let admission: AdmissionQueue
 
-    /// Reads `link`'s events until the connection ends. The `message.new`s that arrived together go to the admission
-    /// as one batch (one transaction in a flood), in order with the other events.
+    /// Routes `link`'s events until the connection ends. They come on the connection's reader task, batch by batch
+    /// (routing never waits), with no hand-over to a task of the session's own.
     func read(_ link: RealtimeLink) async {
-        var events = link.connection.events.makeAsyncIterator()
-        while let first = await events.next() {
-            var messages: [Message] = []
-            var next: RealtimeEvent? = first
-            while let event = next {
-                switch event {
-                case .frame(let frame):
-                    if case .messageNew(let message) = frame.event {
-                        traceArrival(of: message)
-                        messages.append(message)
-                    } else {
-                        if !messages.isEmpty { admission.submit(.messages(messages)) }
-                        messages = []
-                        route(frame)
-                    }
-                case .diagnostic(let diagnostic):
-                    services.log.warning("\(diagnostic)")
+        await link.connection.deliverEvents(to: self)
+    }
+
+    /// Routes one batch of events, in order. The `message.new`s among them go to the admission as one batch (one
+    /// transaction in a flood), in order with the other events.
+    func receive(_ events: [RealtimeEvent]) {
+        var messages: [Message] = []
+        for event in events {
+            switch event {
+            case .frame(let frame):
+                if case .messageNew(let message) = frame.event {
+                    traceArrival(of: message)
+                    messages.append(message)
+                } else {
+                    if !messages.isEmpty { admission.submit(.messages(messages)) }
+                    messages = []
+                    route(frame)
                 }
-                next = events.nextBuffered()
+            case .diagnostic(let diagnostic):
+                services.log.warning("\(diagnostic)")
             }
-            if !messages.isEmpty { admission.submit(.messages(messages)) }
         }
+        if !messages.isEmpty { admission.submit(.messages(messages)) }
     }
 
     private func traceArrival(of message: Message) {

@@ -236,6 +236,15 @@ public final class ChatterRealtimeConnection: Sendable {
         session.webSocket.abort()
     }
 
+    /// Hands every event to `sink` on the connection's reader task instead of `events`: first the events buffered so
+    /// far, in order, then each batch as it is read. For a consumer whose handling never waits, which saves a
+    /// hand-over between tasks per frame. Call once; `events` then only ends. Returns once the connection has ended
+    /// and every event was handed over, or when the calling task is cancelled (the sink may then still get events).
+    package func deliverEvents(to sink: any RealtimeEventSink) async {
+        session.events.deliver(to: sink)
+        await session.waitUntilClosed()
+    }
+
     /// How the connection ended; suspends until it has.
     public var closeReason: RealtimeCloseReason {
         get async { await session.closeReason }

@@ -31,13 +31,14 @@ public struct RealtimeEventStream: AsyncSequence, Sendable {
         public mutating func next(isolation actor: isolated (any Actor)?) async -> RealtimeEvent? {
             await buffer.next()
         }
-
-        /// The next event if one is buffered already, without waiting; nil otherwise. For a reader that takes what
-        /// arrived together as one batch.
-        package mutating func nextBuffered() -> RealtimeEvent? {
-            buffer.nextBuffered()
-        }
     }
+}
+
+/// A consumer of a connection's events that takes each batch synchronously on the reader's task, never waiting: the
+/// session runtime routes events this way, saving the hand-over from the reader to a consumer task (a thread wake-up
+/// per frame). Events that arrived together come as one batch, in order.
+package protocol RealtimeEventSink: Sendable {
+    func receive(_ events: [RealtimeEvent])
 }
 
 /// The queue behind `RealtimeEventStream`: filled by the connection's reader task, drained by the consumer. The
@@ -61,6 +62,9 @@ final class RealtimeEventBuffer: Sendable {
         var overflowed = false
         var nextConsumerID = 0
         var consumers: [(id: Int, continuation: CheckedContinuation<RealtimeEvent?, Never>)] = []
+        /// Set once a synchronous consumer took over (`deliver(to:)`) and the buffer has been emptied into it: the
+        /// reader then hands every batch to it directly.
+        var sink: (any RealtimeEventSink)?
 
         var bufferedCount: Int { events.count - head }
 
@@ -119,6 +123,33 @@ final class RealtimeEventBuffer: Sendable {
         return outcome
     }
 
+    /// The synchronous consumer that took over, if any: the reader hands its batches to it instead of pushing them.
+    var sink: (any RealtimeEventSink)? {
+        state.withLock { $0.sink }
+    }
+
+    /// Makes `sink` the consumer: the events buffered so far are handed to it first, in order, then the reader hands
+    /// it every later batch itself, so no task waits in between. Returns once the buffer is empty and `sink` took
+    /// over. Only one consumer may read a buffer; after this, `next()` finds nothing.
+    func deliver(to sink: any RealtimeEventSink) {
+        while true {
+            let backlog = state.withLock { state -> [RealtimeEvent] in
+                guard state.bufferedCount > 0 else {
+                    state.sink = sink
+                    return []
+                }
+                var backlog: [RealtimeEvent] = []
+                while let event = state.pop() { backlog.append(event) }
+                state.reportedBacklog = false
+                return backlog
+            }
+            // The reader keeps buffering while the backlog is handed over, so order holds; it hands batches over
+            // directly only once the buffer is found empty under the lock.
+            guard !backlog.isEmpty else { return }
+            sink.receive(backlog)
+        }
+    }
+
     /// Ends the sequence after the events already buffered.
     func finish() {
         let consumers = state.withLock { state in
@@ -152,11 +183,6 @@ final class RealtimeEventBuffer: Sendable {
             }
             consumer?.resume(returning: nil)
         }
-    }
-
-    /// A buffered event, nil when none is (or the stream ended).
-    func nextBuffered() -> RealtimeEvent? {
-        state.withLock { take(&$0) }?.event
     }
 
     /// What `take` found: an event, or the end (nil).

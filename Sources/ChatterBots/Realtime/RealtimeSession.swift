@@ -29,6 +29,9 @@ final class RealtimeSession: Sendable {
         /// Set when `events` refused an event (its consumer is stuck): the connection is closing for that reason.
         var eventBufferOverflowLimit: Int?
         var closeWaiters: [CheckedContinuation<RealtimeCloseReason, Never>] = []
+        /// Waiters of `waitUntilClosed()`, by id so that a cancelled one can leave.
+        var endWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextEndWaiterID: UInt64 = 0
         var watchdog: Task<Void, Never>?
         /// The deadline the current watchdog sleeps until; nil when no watchdog runs.
         var watchdogDeadline: Date?
@@ -143,6 +146,26 @@ final class RealtimeSession: Sendable {
         }
     }
 
+    /// Returns once the connection has ended, or when the calling task is cancelled.
+    func waitUntilClosed() async {
+        let id = state.withLock { state in
+            defer { state.nextEndWaiterID += 1 }
+            return state.nextEndWaiterID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let waits = state.withLock { state -> Bool in
+                    guard state.closeReason == nil, !Task.isCancelled else { return false }
+                    state.endWaiters[id] = continuation
+                    return true
+                }
+                if !waits { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.endWaiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+
     /// The close reason if the connection has ended, without waiting.
     var currentCloseReason: RealtimeCloseReason? {
         state.withLock { $0.closeReason }
@@ -157,25 +180,53 @@ final class RealtimeSession: Sendable {
 
     /// Reads every frame until the socket ends. It never waits for the consumer of `events`, so replies are routed
     /// however many events wait unread; a consumer that is stuck costs the connection instead (see `eventBufferOverflow`).
+    /// Once a synchronous consumer took over (`RealtimeEventSink`), the frames that arrived together go to it as one
+    /// batch from this task.
     private func readFrames() async {
-        for await message in webSocket.messages {
-            let event: RealtimeEvent?
-            switch message {
-            case .text(let text): event = route(text)
-            case .binary(let bytes): event = .diagnostic(.binaryFrame(byteCount: bytes.count))
+        var messages = webSocket.messages.makeAsyncIterator()
+        var sink: (any RealtimeEventSink)?
+        var batch: [RealtimeEvent] = []
+        while let first = await messages.next() {
+            if sink == nil { sink = events.sink }
+            var next: WebSocketMessage? = first
+            while let message = next {
+                if let event = event(from: message) {
+                    if sink != nil {
+                        batch.append(event)
+                    } else {
+                        switch events.push(event) {
+                        case .accepted: break
+                        // Never a wait (a reply may be next on the socket), but a turn for a consumer starved of CPU:
+                        // while the socket has data this loop does not suspend, and on a two-thread pool it could
+                        // keep the consumer off.
+                        case .acceptedBehind: await Task.yield()
+                        case .overflowed: closeForEventBufferOverflow()
+                        }
+                    }
+                }
+                next = batch.count < Self.maxBatch ? messages.nextBuffered() : nil
             }
-            guard let event else { continue }
-            switch events.push(event) {
-            case .accepted: break
-            // Never a wait (a reply may be next on the socket), but a turn for a consumer starved of CPU: while the
-            // socket has data this loop does not suspend, and on a two-thread pool it could keep the consumer off.
-            case .acceptedBehind: await Task.yield()
-            case .overflowed: closeForEventBufferOverflow()
+            if let sink, !batch.isEmpty {
+                sink.receive(batch)
+                let isFull = batch.count >= Self.maxBatch
+                batch.removeAll(keepingCapacity: true)
+                // A flood that keeps the socket readable would otherwise keep this loop from suspending.
+                if isFull { await Task.yield() }
             }
         }
         let info = await webSocket.closeInfo
         let overflow = state.withLock { $0.eventBufferOverflowLimit }
         end(overflow.map { .eventBufferOverflow(limit: $0) } ?? RealtimeCloseReason(info))
+    }
+
+    /// The most events handed to a sink at once.
+    static let maxBatch = 256
+
+    private func event(from message: WebSocketMessage) -> RealtimeEvent? {
+        switch message {
+        case .text(let text): route(text)
+        case .binary(let bytes): .diagnostic(.binaryFrame(byteCount: bytes.count))
+        }
     }
 
     /// `events` refused an event: its consumer is stuck. Closes the connection (once), so that memory stays bounded
@@ -251,12 +302,16 @@ final class RealtimeSession: Sendable {
             state.watchdogDeadline = nil
             state.watchdogGeneration &+= 1
             let failed = state.requests.resolveAll { _ in .failure(.closed(reason)) }
-            defer { state.closeWaiters = [] }
-            return (failed, state.closeWaiters)
+            defer {
+                state.closeWaiters = []
+                state.endWaiters = [:]
+            }
+            return (failed, (state.closeWaiters, Array(state.endWaiters.values)))
         }
         for (waiter, reply) in failed { waiter.resume(returning: reply) }
         events.finish()
-        for waiter in closeWaiters { waiter.resume(returning: reason) }
+        for waiter in closeWaiters.0 { waiter.resume(returning: reason) }
+        for waiter in closeWaiters.1 { waiter.resume() }
     }
 
     // MARK: Timeouts
