@@ -5,66 +5,27 @@ import Synchronization
 /// The one ordered path from what the service says to the bot's store and lanes: incoming messages (live, from a
 /// sync, from a REST page), edits, and conversations created, updated or removed, taken in arrival order.
 ///
-/// Items that arrive while the store is busy are admitted together in the next transaction (the reader never
-/// waits for the database). Messages the store hands out go to their conversation's lane; their
-/// `receipt.delivered` is sent once they are stored. A message of an unknown conversation makes the queue look the
-/// conversation up first. A conversation whose lane is over `BotRuntimeEnvironment.conversationBacklogLimit`
-/// sheds: its new messages are left on the server, and fetched page by page once the lane has drained.
+/// It carries out what its ``AdmissionPlan`` decides (the order, shedding, fetches, gap checks): items that arrive
+/// while the store is busy are admitted together in the next transaction (the reader never waits for the
+/// database); messages the store hands out go to their conversation's lane, and their `receipt.delivered` is sent
+/// once they are stored; a message of an unknown conversation makes the queue look the conversation up first;
+/// fetches run as tasks and gap checks on the session's deadline scheduler.
 final class AdmissionQueue: Sendable {
-    enum Item: Sendable {
-        /// Messages to admit (`message.new`, a sync, a REST page).
-        case messages([Message])
-        /// A page the queue's own backfill fetched: admitted even while its conversation sheds (the backfill
-        /// waits for room in the lane before each page), since it is what fills the gap or the backlog.
-        case fetched([Message])
-        /// `message.updated`: to the message's lane, after what came before it.
-        case updated(Message, trace: String)
-        /// Conversations the service reported.
-        case conversations([Conversation], ConversationReport, trace: String)
-        /// `conversation.removed`, or a conversation the sync no longer returns.
-        case removed(Conversation.ID, trace: String)
-        /// The store refused a unit of the conversation: forget what was handed out and not committed, and fetch
-        /// its messages again from the store's contiguous seq (after marking `passingOver` handled, when given).
-        case rewind(Conversation.ID, passingOver: Message?)
-        /// Runs once everything before it was processed.
-        case barrier(@Sendable () -> Void)
-    }
-
-    /// Where a conversation comes from, which decides the handler it reaches.
-    enum ConversationReport: Sendable {
-        /// `conversation.created`: `onConversationCreated`, unless the bot knows it already (a repeated event).
-        case created
-        /// `conversation.updated`: `onConversationUpdated` (`onConversationCreated` if the bot did not know it).
-        case updated
-        /// The REST refresh or a look-up: created when new, updated when changed since last recorded.
-        case refreshed
-    }
-
-    private struct State {
-        var items: [Item] = []
-        var isDraining = false
-        /// Conversations whose new messages are left on the server until their lane drains.
-        var shedding: Set<Conversation.ID> = []
-        /// Conversations being fetched page by page.
-        var backfilling: Set<Conversation.ID> = []
-        /// Conversations with messages parked behind a gap and a check of that gap scheduled.
-        var gapChecks: Set<Conversation.ID> = []
-        /// The seq a conversation's gap waited for at its latest check, and the delay before that check: the same
-        /// gap found open again after a fetch waits twice as long (a hole the service cannot fill costs a fetch
-        /// every few minutes, not a loop).
-        var gapRetries: [Conversation.ID: (expected: Int, delay: Duration)] = [:]
-        /// Conversations rewound after a refused unit, and the seq to fetch them from: taken by the backfill that
-        /// runs (or the next one), which goes back there.
-        var rewoundFrom: [Conversation.ID: Int] = [:]
-        var isStopped = false
-    }
+    typealias Item = AdmissionItem
+    typealias ConversationReport = AdmissionItem.ConversationReport
 
     private let services: SessionServices
-    private let state = Mutex(State())
+    private let timers: DeadlineScheduler<SessionDeadline>
+    private let plan: Mutex<AdmissionPlan>
+    /// Per conversation being fetched, what its fetch waits on for room in the lane.
     private let drained: Mutex<[Conversation.ID: WakeSignal]> = Mutex([:])
 
-    init(services: SessionServices) {
+    /// A queue admitting into `services`' store, whose gap checks go to `timers`.
+    init(services: SessionServices, timers: DeadlineScheduler<SessionDeadline>) {
         self.services = services
+        self.timers = timers
+        self.plan = Mutex(AdmissionPlan(
+            backlogLimit: services.environment.conversationBacklogLimit, gapFillDelay: services.environment.gapFillDelay))
     }
 
     private var log: SessionLog { services.log }
@@ -73,19 +34,18 @@ final class AdmissionQueue: Sendable {
     /// once the queue is stopped.
     @discardableResult
     func submit(_ item: Item) -> Bool {
-        let (accepted, start) = state.withLock { state -> (Bool, Bool) in
-            guard !state.isStopped else { return (false, false) }
-            state.items.append(item)
-            guard !state.isDraining else { return (true, false) }
-            state.isDraining = true
-            return (true, true)
+        switch plan.withLock({ $0.submit(item) }) {
+        case .refused:
+            return false
+        case .queued:
+            return true
+        case .admitNow(let messages):
+            admitNow(messages)
+            return true
+        case .startDrain:
+            Task(executorPreference: SessionExecutor.preferred) { await self.drain() }
+            return true
         }
-        guard start else { return accepted }
-        // One message alone is admitted at once; several that arrived together (a flood) go to the drain, whose
-        // batches the store commits on its own thread.
-        if case .messages(let messages) = item, messages.count == 1, admitNow(messages) { return accepted }
-        Task(executorPreference: SessionExecutor.preferred) { await self.drain() }
-        return accepted
     }
 
     /// Waits until every item submitted so far was processed (or the queue stopped).
@@ -98,27 +58,36 @@ final class AdmissionQueue: Sendable {
 
     /// Stops admitting: what comes later is left on the server (it returns through the next sync).
     func stop() {
-        let pending = state.withLock { state -> [Item] in
-            state.isStopped = true
-            defer { state.items = [] }
-            return state.items
-        }
-        for case .barrier(let done) in pending { done() }
+        let stopping = plan.withLock { $0.stop() }
+        for done in stopping.barriers { done() }
+        perform(stopping.actions)
         for signal in drained.withLock({ Array($0.values) }) { signal.wake() }
+    }
+
+    /// Carries out the plan's actions.
+    private func perform(_ actions: [AdmissionPlan.Action]) {
+        for action in actions {
+            switch action {
+            case .backfill(let conversation, let after):
+                Task(executorPreference: SessionExecutor.preferred) { await self.runBackfill(conversation, after: after) }
+            case .fetchGap(let conversation, let missingSeq, let waited):
+                log.warning("seq \(missingSeq) still missing after \(waited): fetching the conversation from it", [
+                    "conversation": conversation.rawValue,
+                ])
+                Task(executorPreference: SessionExecutor.preferred) { await self.runBackfill(conversation, after: nil) }
+            case .scheduleGapCheck(let conversation, let deadline):
+                timers.schedule(.gapCheck(conversation), at: deadline) { [self] in gapCheckDue(conversation) }
+            case .cancelGapCheck(let conversation):
+                timers.cancel(.gapCheck(conversation))
+            }
+        }
     }
 
     // MARK: - Draining
 
     private func drain() async {
         while true {
-            let items = state.withLock { state -> [Item] in
-                guard !state.items.isEmpty, !state.isStopped else {
-                    state.isDraining = false
-                    return []
-                }
-                defer { state.items = [] }
-                return state.items
-            }
+            let items = plan.withLock { $0.takeItems() }
             guard !items.isEmpty else { return }
             var messages: [Message] = []
             for item in items {
@@ -182,10 +151,8 @@ final class AdmissionQueue: Sendable {
             return
         }
         guard let contiguous else { return }
-        // A backfill already running takes it over; otherwise one starts. Not awaited here: the backfill waits for
-        // this queue to process each page.
-        state.withLock { state in state.rewoundFrom[conversation] = min(state.rewoundFrom[conversation] ?? contiguous, contiguous) }
-        Task(executorPreference: SessionExecutor.preferred) { await self.backfill(conversation, after: contiguous) }
+        // Not awaited here: the fetch waits for this queue to process each page.
+        perform(plan.withLock { $0.rewound(conversation, contiguous: contiguous) })
     }
 
     // MARK: - Messages
@@ -205,23 +172,18 @@ final class AdmissionQueue: Sendable {
         if !unknown.isEmpty { await admitDiscovering(unknown) }
     }
 
-    /// Admits `messages` at once on the caller's thread, when the queue is idle and the store takes them inline:
-    /// the usual case for a live `message.new`, which then reaches its lane without a hand-off. False, with the
-    /// messages left for the drain task, otherwise.
-    private func admitNow(_ messages: [Message]) -> Bool {
-        let isAlone = state.withLock { state -> Bool in
-            guard state.items.count == 1 else { return false }
-            state.items.removeAll(keepingCapacity: true)
-            return true
-        }
-        guard isAlone else { return false }
-        guard let bot = services.identity?.userId else { return finishNow() }
+    /// Admits `messages` at once on the caller's thread, in the turn the plan gave it: the usual case for a live
+    /// `message.new`, which then reaches its lane without a hand-off. When the store is busy, the turn goes on as
+    /// a drain task.
+    private func admitNow(_ messages: [Message]) {
+        guard let bot = services.identity?.userId else { return endTurn() }
         let accepted = accept(messages, fetched: false)
-        guard !accepted.isEmpty else { return finishNow() }
+        guard !accepted.isEmpty else { return endTurn() }
         guard let admitted = services.store.admitInline(accepted, bot: bot) else {
-            // The store is busy: the drain admits them (filtered for shedding already).
-            state.withLock { $0.items.insert(.fetched(accepted), at: 0) }
-            return false
+            // The drain admits them (filtered for shedding already).
+            plan.withLock { $0.storeBusy(admitting: accepted) }
+            Task(executorPreference: SessionExecutor.preferred) { await self.drain() }
+            return
         }
         switch admitted {
         case .success(let report):
@@ -232,25 +194,19 @@ final class AdmissionQueue: Sendable {
                     await self.admitDiscovering(unknown)
                     await self.drain()
                 }
-                return true
+                return
             }
         case .failure(let error):
             admissionFailed(accepted, error)
         }
-        return finishNow()
+        endTurn()
     }
 
-    /// Ends a synchronous turn of the queue: it is idle again unless items came meanwhile, which a drain task takes.
-    private func finishNow() -> Bool {
-        let hasMore = state.withLock { state -> Bool in
-            if state.items.isEmpty || state.isStopped {
-                state.isDraining = false
-                return false
-            }
-            return true
-        }
-        if hasMore { Task(executorPreference: SessionExecutor.preferred) { await self.drain() } }
-        return true
+    /// Ends a turn on the caller's thread: the queue is idle again unless items came meanwhile, which a drain task
+    /// takes.
+    private func endTurn() {
+        guard plan.withLock({ $0.turnEnded() }) else { return }
+        Task(executorPreference: SessionExecutor.preferred) { await self.drain() }
     }
 
     private func admissionFailed(_ messages: [Message], _ error: BotStoreError) {
@@ -258,39 +214,28 @@ final class AdmissionQueue: Sendable {
         services.metrics.setLastError("admission failed: \(error)")
     }
 
-    /// What of `messages` the conversations can take now (all of a fetched page).
+    /// What of `messages` the conversations can take now (all of a fetched page); the rest stays on the server.
     private func accept(_ messages: [Message], fetched: Bool) -> [Message] {
-        let limit = services.environment.conversationBacklogLimit
-        // Shed what a conversation over its backlog limit cannot take now; it stays on the server. So does what
-        // would park behind a gap that already holds `limit` messages (only a message below them can fill it),
-        // so that a gap the service never fills cannot grow the bot's memory without end.
-        var stalled: Set<Conversation.ID> = []
-        let accepted = fetched ? messages : state.withLock { state -> [Message] in
-            messages.filter { message in
-                let conversation = message.conversationId
-                if state.shedding.contains(conversation) { return false }
-                if services.dispatcher.backlog(of: .conversation(conversation)) >= limit {
-                    state.shedding.insert(conversation)
-                    log.warning("conversation backlog over \(limit) messages: leaving new ones on the server until it drains", trace: message.id.rawValue, [
-                        "conversation": conversation.rawValue,
-                    ])
-                    return false
-                }
-                let gap = services.store.memory.gap(in: conversation)
-                if gap.isOpen, gap.parkedMessages >= limit, let first = gap.firstParkedSeq, message.seq > first {
-                    state.shedding.insert(conversation)
-                    stalled.insert(conversation)
-                    log.warning("\(gap.parkedMessages) messages parked behind a gap: leaving new ones on the server and fetching from the gap", trace: message.id.rawValue, [
-                        "conversation": conversation.rawValue, "missingSeq": String(gap.expected),
-                    ])
-                    return false
-                }
-                return true
+        guard !fetched else { return messages }
+        let dispatcher = services.dispatcher
+        let memory = services.store.memory
+        let acceptance = plan.withLock { plan in
+            plan.accept(messages, backlog: { dispatcher.backlog(of: .conversation($0)) }, gap: { memory.gap(in: $0) })
+        }
+        for shedding in acceptance.shed {
+            switch shedding.reason {
+            case .backlog(let limit):
+                log.warning("conversation backlog over \(limit) messages: leaving new ones on the server until it drains", trace: shedding.message.rawValue, [
+                    "conversation": shedding.conversation.rawValue,
+                ])
+            case .parkedBehindGap(let parked, let missingSeq):
+                log.warning("\(parked) messages parked behind a gap: leaving new ones on the server and fetching from the gap", trace: shedding.message.rawValue, [
+                    "conversation": shedding.conversation.rawValue, "missingSeq": String(missingSeq),
+                ])
             }
         }
-        // A lane stalled by a gap has nothing to drain, so nothing else would start the fetch that fills it.
-        for conversation in stalled { fetchShedIfLaneIsEmpty(conversation) }
-        return accepted
+        perform(acceptance.actions)
+        return acceptance.accepted
     }
 
     /// Carries out what the store decided of `accepted`: delivered and released messages to their lanes, the
@@ -327,76 +272,40 @@ final class AdmissionQueue: Sendable {
         for (conversation, seqs) in own { services.dispatcher.noteOwn(seqs, in: conversation) }
         SessionServices.dispatch(delivered + report.released, to: services.dispatcher)
         for (conversation, seq) in stored { services.receipts.delivered(seq, in: conversation) }
-        for conversation in parkedIn { scheduleGapCheck(conversation) }
+        if !parkedIn.isEmpty || !report.released.isEmpty { noteGaps(parkedIn: parkedIn, released: report.released) }
         return unknown
     }
 
-    /// Ends a backfill. Messages shed while it ran are fetched by the next one: the lane's draining starts it, or
-    /// this when the lane has nothing to drain. A gap still open is looked at again after the gap-fill delay.
+    /// Tells the plan about the gaps an admission opened (messages parked) or closed (parked messages released).
+    private func noteGaps(parkedIn: Set<Conversation.ID>, released: [Message]) {
+        let memory = services.store.memory
+        let now = services.clock.now
+        let closed = Set(released.map(\.conversationId)).subtracting(parkedIn).filter { !memory.gap(in: $0).isOpen }
+        let opened = parkedIn.map { ($0, memory.gap(in: $0).expected) }
+        let actions = plan.withLock { plan in
+            closed.flatMap { plan.gapClosed($0) } + opened.flatMap { plan.gapFoundOpen($0, waitingFor: $1, now: now) }
+        }
+        perform(actions)
+    }
+
+    /// Ends a fetch: the plan decides what follows (a fetch from a rewound seq, a later gap check, or fetching what
+    /// was shed meanwhile).
     private func finishBackfill(_ conversation: Conversation.ID) {
-        let rewound = state.withLock { state -> Int? in
-            _ = state.backfilling.remove(conversation)
-            return state.isStopped ? nil : state.rewoundFrom[conversation]
-        }
-        if let rewound {
-            // Rewound while this one ran past the rewound seqs: fetch them again.
-            Task(executorPreference: SessionExecutor.preferred) { await self.backfill(conversation, after: rewound) }
-            return
-        }
-        if services.store.memory.gap(in: conversation).isOpen {
-            scheduleGapCheck(conversation)
-        } else {
-            fetchShedIfLaneIsEmpty(conversation)
-        }
+        let gap = services.store.memory.gap(in: conversation)
+        let backlog = services.dispatcher.backlog(of: .conversation(conversation))
+        let now = services.clock.now
+        perform(plan.withLock { $0.backfillFinished(conversation, gap: gap, backlog: backlog, now: now) })
     }
 
     // MARK: - Gaps
 
-    /// Checks `conversation`'s gap after `BotRuntimeEnvironment.gapFillDelay`: if it is still open and nothing
-    /// moved meanwhile, the missing messages are fetched over REST from the contiguous seq. A `message.new` the
-    /// service never sent (or one lost with a socket) is otherwise only recovered by the next sync.
-    private func scheduleGapCheck(_ conversation: Conversation.ID) {
-        let waitingFor = services.store.memory.gap(in: conversation).expected
-        let base = max(services.environment.gapFillDelay, Self.minimumGapFillDelay)
-        let delay = state.withLock { state -> Duration? in
-            guard !state.isStopped, state.gapChecks.insert(conversation).inserted else { return nil }
-            let delay = Self.gapCheckDelay(waitingFor: waitingFor, previous: state.gapRetries[conversation], base: base)
-            state.gapRetries[conversation] = (waitingFor, delay)
-            return delay
-        }
-        guard let delay else { return }
-        Task(executorPreference: SessionExecutor.preferred) {
-            let slept: Void? = try? await self.services.clock.sleep(for: delay)
-            let now = self.services.store.memory.gap(in: conversation)
-            let fetch = self.state.withLock { state -> Bool in
-                state.gapChecks.remove(conversation)
-                if !now.isOpen { state.gapRetries[conversation] = nil }
-                guard slept != nil, !state.isStopped, now.isOpen, now.expected == waitingFor else { return false }
-                return state.backfilling.insert(conversation).inserted
-            }
-            if fetch {
-                self.log.warning("seq \(waitingFor) still missing after \(delay): fetching the conversation from it", [
-                    "conversation": conversation.rawValue,
-                ])
-                await self.runBackfill(conversation, after: nil)
-            } else if slept != nil, now.isOpen {
-                self.scheduleGapCheck(conversation)
-            } else if slept != nil {
-                // The gap closed without a fetch; messages shed meanwhile may have no drain to bring them.
-                self.fetchShedIfLaneIsEmpty(conversation)
-            }
-        }
-    }
-
-    static let minimumGapFillDelay: Duration = .seconds(1)
-    static let maximumGapFillDelay: Duration = .seconds(300)
-
-    /// The wait before the next check of a gap waiting for seq `waitingFor`: `base` for a new gap, twice the
-    /// previous wait (at most ``maximumGapFillDelay``) when the check before waited for the same seq, so a hole the
-    /// service cannot fill costs a fetch every few minutes, not one per `base`.
-    static func gapCheckDelay(waitingFor: Int, previous: (expected: Int, delay: Duration)?, base: Duration) -> Duration {
-        guard let previous, previous.expected == waitingFor else { return base }
-        return min(previous.delay * 2, maximumGapFillDelay)
+    /// A gap check scheduled on the session's timers is due. Runs on the scheduler's task: it only reads memory
+    /// and starts what the plan decides.
+    private func gapCheckDue(_ conversation: Conversation.ID) {
+        let gap = services.store.memory.gap(in: conversation)
+        let backlog = services.dispatcher.backlog(of: .conversation(conversation))
+        let now = services.clock.now
+        perform(plan.withLock { $0.gapCheckDue(conversation, gap: gap, backlog: backlog, now: now) })
     }
 
     /// Looks up the conversations of messages that arrived before the bot knew them, records them, and admits
@@ -463,40 +372,26 @@ final class AdmissionQueue: Sendable {
 
     // MARK: - Backlogs
 
-    /// What shed messages wait for when the lane holds nothing to drain (behind a gap, or after a fetch).
-    private func fetchShedIfLaneIsEmpty(_ conversation: Conversation.ID) {
-        guard services.dispatcher.backlog(of: .conversation(conversation)) == 0 else { return }
-        laneDrained(conversation)
-    }
-
-    /// A conversation's lane has nothing queued: if it shed messages, fetch them now.
+    /// A conversation's lane has nothing queued: a fetch waiting for room goes on, and if the conversation shed
+    /// messages, they are fetched now.
     func laneDrained(_ conversation: Conversation.ID) {
-        let fetch = state.withLock { state -> Bool in
-            guard state.shedding.contains(conversation), !state.backfilling.contains(conversation), !state.isStopped else {
-                return false
-            }
-            state.backfilling.insert(conversation)
-            return true
-        }
+        let actions = plan.withLock { $0.laneDrained(conversation) }
         drained.withLock { $0[conversation] }?.wake()
-        if fetch {
-            Task(executorPreference: SessionExecutor.preferred) { await self.runBackfill(conversation, after: nil) }
-        }
+        perform(actions)
     }
 
     /// Fetches `conversation`'s messages page by page over REST, after `after` (nil: the contiguous seq), each page
     /// once the lane has room, until the server has no more. New live messages are admitted meanwhile (parked
     /// until the pages close the gap before them).
-    /// One backfill per conversation at a time: a request while one runs is left to it (it goes on to the end).
+    /// One fetch per conversation at a time: a request while one runs is left to it (it goes on to the end).
     func backfill(_ conversation: Conversation.ID, after: Int?) async {
-        let reserved = state.withLock { state in !state.isStopped && state.backfilling.insert(conversation).inserted }
-        guard reserved else { return }
+        guard plan.withLock({ $0.reserveBackfill(conversation) }) else { return }
         await runBackfill(conversation, after: after)
     }
 
-    /// The backfill of a conversation whose `backfilling` mark the caller set.
+    /// The fetch of a conversation the plan reserved.
     private func runBackfill(_ conversation: Conversation.ID, after: Int?) async {
-        state.withLock { state in _ = state.shedding.remove(conversation) }
+        plan.withLock { $0.backfillStarted(conversation) }
         defer { finishBackfill(conversation) }
         let signal = drained.withLock { signals in
             if let signal = signals[conversation] { return signal }
@@ -505,16 +400,14 @@ final class AdmissionQueue: Sendable {
             return signal
         }
         defer { drained.withLock { _ = $0.removeValue(forKey: conversation) } }
-        var position = after
-        let limit = max(1, services.environment.conversationBacklogLimit / 2)
+        let lane = HandlerLane.conversation(conversation)
         do {
+            var position = after
             if position == nil { position = try await services.store.conversationCursor(conversation)?.contiguousSeq }
             guard var afterSeq = position else { return }
-            while !state.withLock({ $0.isStopped }) {
-                if let rewound = state.withLock({ $0.rewoundFrom.removeValue(forKey: conversation) }) {
-                    afterSeq = min(afterSeq, rewound)
-                }
-                while services.dispatcher.backlog(of: .conversation(conversation)) >= limit, !state.withLock({ $0.isStopped }) {
+            while let start = plan.withLock({ $0.pageStart(in: conversation, after: afterSeq) }) {
+                afterSeq = start
+                while plan.withLock({ $0.waitsForRoom(backlog: services.dispatcher.backlog(of: lane)) }) {
                     await signal.wait()
                 }
                 let page = try await services.rest.messages(
@@ -525,15 +418,16 @@ final class AdmissionQueue: Sendable {
                 submit(.fetched(page.messages))
                 await waitUntilProcessed()
                 let gap = services.store.memory.gap(in: conversation)
-                if gap.isOpen, let last = page.messages.last?.seq, last >= gap.expected,
-                    gap.parkedMessages >= services.environment.conversationBacklogLimit
-                {
-                    // The pages went past the missing seq without it: stop parking more, look again later.
-                    log.warning("seq \(gap.expected) is missing from the fetched pages too", ["conversation": conversation.rawValue])
-                    break
+                let from = afterSeq
+                switch plan.withLock({ $0.afterPage(after: from, lastSeq: page.messages.last?.seq, hasMore: page.hasMore, gap: gap) }) {
+                case .nextPage(let last):
+                    afterSeq = last
+                case .finished:
+                    return
+                case .missingFromPages(let missingSeq):
+                    log.warning("seq \(missingSeq) is missing from the fetched pages too", ["conversation": conversation.rawValue])
+                    return
                 }
-                guard page.hasMore, let last = page.messages.last?.seq, last > afterSeq else { return }
-                afterSeq = last
             }
         } catch {
             log.warning("could not fetch the messages of conversation \(conversation): \(error); the next sync goes on from there")

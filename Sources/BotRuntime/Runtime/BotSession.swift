@@ -172,7 +172,7 @@ public actor BotSession {
         ) { reason in
             continuation.yield(.fatal(reason))
         }
-        let admission = AdmissionQueue(services: services)
+        let admission = AdmissionQueue(services: services, timers: timers)
         self.services = services
         self.admission = admission
         self.runner = HandlerRunner(services: services, admission: admission)

@@ -8,6 +8,8 @@ package enum SessionDeadline: Hashable, Sendable {
     case heartbeat(generation: UInt64)
     /// The next `typing.start` of the indicator shown in this conversation.
     case typing(Conversation.ID)
+    /// The next look at the gap messages of this conversation are parked behind.
+    case gapCheck(Conversation.ID)
     /// The earliest scheduled job of the bot comes due (or the schedule is read again after a failure).
     case jobs
     /// The deadline of a running shutdown for handlers and commits to finish.
