@@ -92,7 +92,20 @@ final class RealtimeEventBuffer: Sendable {
         case acceptedBehind
         /// Refused: `hardLimit` events wait unread. The reader closes the connection.
         case overflowed
+        /// Not buffered: a sink took over meanwhile, and the reader hands it this event and every later one.
+        case sinkTookOver(any RealtimeEventSink)
+
+        static func == (lhs: PushOutcome, rhs: PushOutcome) -> Bool {
+            switch (lhs, rhs) {
+            case (.accepted, .accepted), (.acceptedBehind, .acceptedBehind), (.overflowed, .overflowed),
+                (.sinkTookOver, .sinkTookOver): true
+            default: false
+            }
+        }
     }
+
+    /// The most events handed to a sink at once.
+    static let maxBatch = 256
 
     init(backlogLimit: Int, hardLimit: Int) {
         self.backlogLimit = max(1, backlogLimit)
@@ -104,6 +117,7 @@ final class RealtimeEventBuffer: Sendable {
     func push(_ event: RealtimeEvent) -> PushOutcome {
         let (consumer, outcome) = state.withLock { state -> (CheckedContinuation<RealtimeEvent?, Never>?, PushOutcome) in
             guard !state.isFinished, !state.overflowed else { return (nil, state.overflowed ? .overflowed : .accepted) }
+            if let sink = state.sink { return (nil, .sinkTookOver(sink)) }
             if !state.consumers.isEmpty {
                 return (state.consumers.removeFirst().continuation, .accepted)
             }
@@ -139,8 +153,8 @@ final class RealtimeEventBuffer: Sendable {
                     return []
                 }
                 var backlog: [RealtimeEvent] = []
-                while let event = state.pop() { backlog.append(event) }
-                state.reportedBacklog = false
+                while backlog.count < Self.maxBatch, let event = state.pop() { backlog.append(event) }
+                if state.bufferedCount == 0 { state.reportedBacklog = false }
                 return backlog
             }
             // The reader keeps buffering while the backlog is handed over, so order holds; it hands batches over

@@ -191,9 +191,7 @@ final class RealtimeSession: Sendable {
             var next: WebSocketMessage? = first
             while let message = next {
                 if let event = event(from: message) {
-                    if sink != nil {
-                        batch.append(event)
-                    } else {
+                    if sink == nil {
                         switch events.push(event) {
                         case .accepted: break
                         // Never a wait (a reply may be next on the socket), but a turn for a consumer starved of CPU:
@@ -201,14 +199,19 @@ final class RealtimeSession: Sendable {
                         // keep the consumer off.
                         case .acceptedBehind: await Task.yield()
                         case .overflowed: closeForEventBufferOverflow()
+                        case .sinkTookOver(let taker):
+                            sink = taker
+                            batch.append(event)
                         }
+                    } else {
+                        batch.append(event)
                     }
                 }
-                next = batch.count < Self.maxBatch ? messages.nextBuffered() : nil
+                next = batch.count < RealtimeEventBuffer.maxBatch ? messages.nextBuffered() : nil
             }
             if let sink, !batch.isEmpty {
                 sink.receive(batch)
-                let isFull = batch.count >= Self.maxBatch
+                let isFull = batch.count >= RealtimeEventBuffer.maxBatch
                 batch.removeAll(keepingCapacity: true)
                 // A flood that keeps the socket readable would otherwise keep this loop from suspending.
                 if isFull { await Task.yield() }
@@ -218,9 +221,6 @@ final class RealtimeSession: Sendable {
         let overflow = state.withLock { $0.eventBufferOverflowLimit }
         end(overflow.map { .eventBufferOverflow(limit: $0) } ?? RealtimeCloseReason(info))
     }
-
-    /// The most events handed to a sink at once.
-    static let maxBatch = 256
 
     private func event(from message: WebSocketMessage) -> RealtimeEvent? {
         switch message {

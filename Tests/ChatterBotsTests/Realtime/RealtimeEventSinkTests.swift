@@ -45,7 +45,7 @@ struct RealtimeEventSinkTests {
         await connection.deliverEvents(to: sink)
 
         #expect(sink.seqs == Array(1...count))
-        #expect(sink.largestBatch <= RealtimeSession.maxBatch)
+        #expect(sink.largestBatch <= RealtimeEventBuffer.maxBatch)
         try await server.scriptOutcome()
         await server.shutdown()
     }
@@ -65,6 +65,26 @@ struct RealtimeEventSinkTests {
         #expect(await connection.close() == .normal)
         #expect(try await server.scriptOutcome() == .normalClosure)
         await server.shutdown()
+    }
+
+    @Test func anEventPushedAfterTheSinkTookOverIsHandedBackForTheSinkNotBuffered() {
+        let buffer = RealtimeEventBuffer(backlogLimit: 1024, hardLimit: 16_384)
+        for seq in 1...600 { _ = buffer.push(Self.event(seq)) }
+        let sink = RecordingSink()
+
+        buffer.deliver(to: sink)
+        let outcome = buffer.push(Self.event(601))
+
+        #expect(sink.seqs == Array(1...600))
+        #expect(sink.largestBatch == RealtimeEventBuffer.maxBatch)
+        guard case .sinkTookOver = outcome else {
+            Issue.record("expected the sink to take the event, got \(outcome)")
+            return
+        }
+    }
+
+    static func event(_ seq: Int) -> RealtimeEvent {
+        .frame(ServerFrame(receipt(seq), replyTo: nil))
     }
 
     static func receipt(_ seq: Int) -> ServerEvent {
