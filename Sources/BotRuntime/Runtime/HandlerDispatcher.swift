@@ -7,8 +7,8 @@ import Synchronization
 ///
 /// No actor: enqueueing is a few dictionary operations under a lock, so the reader of the socket never waits for
 /// handlers. One worker task serves a lane while it has work and hands its slot to a waiting lane after each item,
-/// so a busy conversation cannot starve the others. A watchdog task sleeps on the clock until the earliest
-/// deadline; a handler still running then is cancelled and abandoned: a new worker takes over its lane, first
+/// so a busy conversation cannot starve the others. The earliest handler deadline waits on the session's deadline
+/// scheduler; a handler still running then is cancelled and abandoned: a new worker takes over its lane, first
 /// letting the runner record the timed-out item (its message handled, without the handler's effects). An abandoned
 /// handler that never returns holds no slot, so neither a slow nor a hung handler delays other lanes, heartbeats
 /// or other bots.
@@ -17,7 +17,7 @@ final class HandlerDispatcher: Sendable {
     protocol Runner: Sendable {
         /// Runs one handler call and commits its work, unless `run` was abandoned meanwhile.
         func run(_ work: HandlerWork, _ run: HandlerRun) async
-        /// Records a call (`run`) the watchdog abandoned after `timeout`: its work is discarded, the event counts as
+        /// Records a call (`run`) the timeout check abandoned after `timeout`: its work is discarded, the event counts as
         /// handled.
         func recover(_ work: HandlerWork, _ run: HandlerRun, timedOutAfter timeout: Duration) async
         /// The conversation's lane has nothing queued any more (a backlog that was shed can be fetched again).
@@ -89,7 +89,7 @@ final class HandlerDispatcher: Sendable {
         }
     }
 
-    /// The task of a worker, reachable by the watchdog to cancel it.
+    /// The task of a worker, reachable by the timeout check to cancel it.
     private final class WorkerTask: Sendable {
         private let state = Mutex<(task: Task<Void, Never>?, cancelled: Bool)>((nil, false))
 
@@ -128,8 +128,9 @@ final class HandlerDispatcher: Sendable {
         var running: [UInt64: Running] = [:]
         var nextWorkerID: UInt64 = 0
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
-        var watchdog: (deadline: Date, generation: UInt64, task: Task<Void, Never>)?
-        var watchdogGeneration: UInt64 = 0
+        /// The handler deadline scheduled on the session's timers, if any: the earliest of the running handlers' when
+        /// it was scheduled (a handler that finished early leaves it; the check then finds nothing due).
+        var scheduledTimeout: Date?
         /// Each conversation lane's copy of its ledger: what its handlers finished, and the bot's own messages passed.
         var ledgers: [Conversation.ID: ConversationLedger] = [:]
         /// How many times each conversation was rewound (see ``rewind(_:ifEpoch:)``).
@@ -154,12 +155,14 @@ final class HandlerDispatcher: Sendable {
     /// How long one handler may run.
     let timeout: Duration
     private let clock: any ChatterClock
+    private let timers: DeadlineScheduler<SessionDeadline>
     private let state = Mutex(State())
 
-    init(maxConcurrent: Int, timeout: Duration, clock: any ChatterClock) {
+    init(maxConcurrent: Int, timeout: Duration, clock: any ChatterClock, timers: DeadlineScheduler<SessionDeadline>) {
         self.maxConcurrent = max(1, maxConcurrent)
         self.timeout = timeout
         self.clock = clock
+        self.timers = timers
     }
 
     // MARK: - Control
@@ -194,7 +197,7 @@ final class HandlerDispatcher: Sendable {
 
     /// Abandons every running handler (cancelling it), drops all work and forgets the runner.
     func cancelAll() {
-        let (tasks, waiters, watchdog) = state.withLock { state -> ([WorkerTask], [CheckedContinuation<Void, Never>], Task<Void, Never>?) in
+        let (tasks, waiters) = state.withLock { state -> ([WorkerTask], [CheckedContinuation<Void, Never>]) in
             state.isAccepting = false
             state.isOpen = false
             state.runner = nil
@@ -204,12 +207,11 @@ final class HandlerDispatcher: Sendable {
             state.lanes = [:]
             state.waiting = []
             state.activeWorkers = 0
-            let watchdog = state.watchdog?.task
-            state.watchdog = nil
+            state.scheduledTimeout = nil
+            timers.cancel(.handlerTimeouts)
             defer { state.idleWaiters = [] }
-            return (tasks, state.idleWaiters, watchdog)
+            return (tasks, state.idleWaiters)
         }
-        watchdog?.cancel()
         for task in tasks { task.cancel() }
         for waiter in waiters { waiter.resume() }
     }
@@ -392,7 +394,6 @@ final class HandlerDispatcher: Sendable {
         var spawn: (HandlerLane, UInt64, WorkerTask)?
         var waiters: [CheckedContinuation<Void, Never>] = []
         var drained: (any Runner, Conversation.ID)?
-        var armWatchdog: Date?
         let next = state.withLock { state -> Next? in
             // Taken out of the dictionary while changed (so that its array is not copied), put back unless empty.
             guard let runner = state.runner, var current = state.lanes.removeValue(forKey: lane) else { return nil }
@@ -440,10 +441,9 @@ final class HandlerDispatcher: Sendable {
             let run = HandlerRun(epoch: conversationEpoch)
             let deadline = clock.now.addingTimeInterval(timeout.timeInterval)
             state.running[id] = Running(lane: lane, work: work, run: run, deadline: deadline, task: task)
-            if state.watchdog.map({ deadline < $0.deadline }) ?? true { armWatchdog = deadline }
+            if state.scheduledTimeout.map({ deadline < $0 }) ?? true { scheduleTimeout(deadline, &state) }
             return .run(work, run, runner)
         }
-        if let armWatchdog { arm(armWatchdog) }
         if let (other, otherID, otherTask) = spawn { spawnWorker(other, id: otherID, task: otherTask) }
         for waiter in waiters { waiter.resume() }
         if let (runner, conversation) = drained { runner.laneDrained(conversation) }
@@ -461,32 +461,17 @@ final class HandlerDispatcher: Sendable {
 
     // MARK: - Timeouts
 
-    private func arm(_ deadline: Date) {
-        let replaced = state.withLock { state -> Task<Void, Never>? in
-            if let current = state.watchdog, current.deadline <= deadline { return nil }
-            state.watchdogGeneration += 1
-            let generation = state.watchdogGeneration
-            let old = state.watchdog?.task
-            let task = Task(executorPreference: SessionExecutor.preferred) { [clock] in
-                do {
-                    try await clock.sleep(until: deadline)
-                } catch {
-                    return
-                }
-                self.expire(generation: generation)
-            }
-            state.watchdog = (deadline, generation, task)
-            return old
-        }
-        replaced?.cancel()
+    /// Schedules the handler deadline on the session's timers (under the lock, so that the latest decision wins).
+    private func scheduleTimeout(_ deadline: Date, _ state: inout State) {
+        state.scheduledTimeout = deadline
+        timers.schedule(.handlerTimeouts, at: deadline) { [weak self] in self?.expire() }
     }
 
     /// Abandons every handler past its deadline and gives its lane a new worker; re-arms for the next deadline.
-    private func expire(generation: UInt64) {
+    private func expire() {
         let now = clock.now
-        let (expired, next) = state.withLock { state -> ([(Running, UInt64, WorkerTask)], Date?) in
-            guard state.watchdog?.generation == generation else { return ([], nil) }
-            state.watchdog = nil
+        let expired = state.withLock { state -> [(Running, UInt64, WorkerTask)] in
+            state.scheduledTimeout = nil
             var expired: [(Running, UInt64, WorkerTask)] = []
             for (id, running) in state.running where running.deadline <= now {
                 state.running[id] = nil
@@ -495,12 +480,12 @@ final class HandlerDispatcher: Sendable {
                 state.lanes[running.lane]?.isActive = true
                 expired.append((running, state.makeWorkerID(), WorkerTask()))
             }
-            return (expired, state.running.values.map(\.deadline).min())
+            if let next = state.running.values.map(\.deadline).min() { scheduleTimeout(next, &state) }
+            return expired
         }
         for (running, id, task) in expired {
             running.task.cancel()
             spawnWorker(running.lane, id: id, task: task)
         }
-        if let next { arm(next) }
     }
 }

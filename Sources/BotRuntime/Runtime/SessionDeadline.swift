@@ -14,6 +14,8 @@ package enum SessionDeadline: Hashable, Sendable {
     case jobs
     /// The deadline of a running shutdown for handlers and commits to finish.
     case shutdown
+    /// The earliest deadline of the running handlers.
+    case handlerTimeouts
     /// The end of the time `onStart` has to return.
     case startTimeout
 }

@@ -78,7 +78,8 @@ final class SessionServices: Sendable {
         }
         self.rest = ChatterRESTClient(configuration: environment.server, tokenStore: tokenStore, transport: environment.restTransport)
         let dispatcher = HandlerDispatcher(
-            maxConcurrent: environment.maxConcurrentHandlers, timeout: environment.handlerTimeout, clock: clock)
+            maxConcurrent: environment.maxConcurrentHandlers, timeout: environment.handlerTimeout, clock: clock,
+            timers: timers)
         self.dispatcher = dispatcher
         let outbox = OutboxSender(
             store: store, clock: clock, pacing: configuration.sendPacing, resendWindow: environment.outboxResendWindow,

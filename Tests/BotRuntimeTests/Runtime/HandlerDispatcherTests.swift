@@ -109,7 +109,7 @@ import Testing
 
     @Test func messagesOfAConversationRunInSeqOrderEvenWhenHandedOutOfOrder() async throws {
         let runner = RecordingRunner()
-        let dispatcher = HandlerDispatcher(maxConcurrent: 4, timeout: .seconds(30), clock: ManualClock())
+        let dispatcher = Self.dispatcher(maxConcurrent: 4, timeout: .seconds(30))
         runner.setStoreContiguous(0, in: "C1")
         dispatcher.enqueue([Self.message(3), Self.message(1)], in: .conversation("C1"))
         dispatcher.enqueue(Self.message(2), in: .conversation("C1"))
@@ -121,7 +121,7 @@ import Testing
 
     @Test func aLaneWaitsForAMissingMessageAndGoesOnWhenTheBotsOwnMessageFillsTheGap() async throws {
         let runner = RecordingRunner()
-        let dispatcher = HandlerDispatcher(maxConcurrent: 4, timeout: .seconds(30), clock: ManualClock())
+        let dispatcher = Self.dispatcher(maxConcurrent: 4, timeout: .seconds(30))
         runner.setStoreContiguous(1, in: "C1")
         dispatcher.open(runner: runner)
         dispatcher.enqueue(Self.message(3), in: .conversation("C1"))  // seq 2 is the bot's reply, not acked yet
@@ -134,7 +134,7 @@ import Testing
 
     @Test func aMessageTheStoreAlreadyPassedIsNotRunAgain() async throws {
         let runner = RecordingRunner()
-        let dispatcher = HandlerDispatcher(maxConcurrent: 4, timeout: .seconds(30), clock: ManualClock())
+        let dispatcher = Self.dispatcher(maxConcurrent: 4, timeout: .seconds(30))
         runner.setStoreContiguous(0, in: "C1")
         dispatcher.open(runner: runner)
         dispatcher.enqueue(Self.message(1), in: .conversation("C1"))
@@ -149,7 +149,7 @@ import Testing
 
     @Test func conversationsRunConcurrentlyUpToTheBound() async throws {
         let runner = RecordingRunner()
-        let dispatcher = HandlerDispatcher(maxConcurrent: 2, timeout: .seconds(30), clock: ManualClock())
+        let dispatcher = Self.dispatcher(maxConcurrent: 2, timeout: .seconds(30))
         let conversations: [Conversation.ID] = ["A", "B", "C", "D"]
         for conversation in conversations {
             runner.setStoreContiguous(0, in: conversation)
@@ -167,7 +167,7 @@ import Testing
 
     @Test func aBusyConversationYieldsItsSlotToWaitingOnes() async throws {
         let runner = RecordingRunner()
-        let dispatcher = HandlerDispatcher(maxConcurrent: 1, timeout: .seconds(30), clock: ManualClock())
+        let dispatcher = Self.dispatcher(maxConcurrent: 1, timeout: .seconds(30))
         runner.setStoreContiguous(0, in: "A")
         runner.setStoreContiguous(0, in: "B")
         dispatcher.enqueue((1...3).map { Self.message($0, in: "A") }, in: .conversation("A"))
@@ -181,7 +181,7 @@ import Testing
     @Test func aHandlerPastItsTimeoutIsAbandonedAndItsLaneGoesOn() async throws {
         let runner = RecordingRunner()
         let clock = ManualClock()
-        let dispatcher = HandlerDispatcher(maxConcurrent: 1, timeout: .seconds(5), clock: clock)
+        let dispatcher = Self.dispatcher(maxConcurrent: 1, timeout: .seconds(5), clock: clock)
         runner.setStoreContiguous(0, in: "C1")
         runner.block("C1#1")
         dispatcher.open(runner: runner)
@@ -200,7 +200,7 @@ import Testing
 
     @Test func nothingRunsBeforeTheDispatcherOpensAndQueuedWorkIsDroppedWhenItStopsAccepting() async throws {
         let runner = RecordingRunner()
-        let dispatcher = HandlerDispatcher(maxConcurrent: 2, timeout: .seconds(30), clock: ManualClock())
+        let dispatcher = Self.dispatcher(maxConcurrent: 2, timeout: .seconds(30))
         dispatcher.enqueue(.event(.start, trace: "first"), in: .events)
         #expect(runner.started.isEmpty)
         #expect(dispatcher.stopAccepting() == 1, "the event is still queued: nothing took it")
@@ -208,6 +208,11 @@ import Testing
         dispatcher.enqueue(.event(.start, trace: "late"), in: .events)
         try await withDeadline(.seconds(60), "the dispatcher to be idle") { await dispatcher.waitUntilIdle() }
         #expect(runner.started.isEmpty)
+    }
+
+    /// A dispatcher whose handler deadlines wait on a scheduler of `clock`, as a session's do.
+    static func dispatcher(maxConcurrent: Int, timeout: Duration, clock: ManualClock = ManualClock()) -> HandlerDispatcher {
+        HandlerDispatcher(maxConcurrent: maxConcurrent, timeout: timeout, clock: clock, timers: DeadlineScheduler(clock: clock))
     }
 }
 

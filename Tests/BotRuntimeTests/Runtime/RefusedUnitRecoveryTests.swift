@@ -130,7 +130,7 @@ import Testing
 
 @Suite struct DispatcherRewindTests {
     @Test func aRewindHappensOncePerEpochSoStaleRefusalsAreIgnored() {
-        let dispatcher = HandlerDispatcher(maxConcurrent: 1, timeout: .seconds(30), clock: SystemClock())
+        let dispatcher = HandlerDispatcher(maxConcurrent: 1, timeout: .seconds(30), clock: SystemClock(), timers: DeadlineScheduler(clock: SystemClock()))
         let conversation = Conversation.ID(rawValue: "c1")
         #expect(dispatcher.epoch(of: conversation) == 0)
         #expect(dispatcher.rewind(conversation, ifEpoch: 0))
