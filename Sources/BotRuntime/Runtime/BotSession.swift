@@ -478,7 +478,9 @@ public actor BotSession {
             return
         }
         let link = RealtimeLink(generation: generation, connection: connection)
-        let router = ServerEventRouter(services: services, admission: admission)
+        let router = ServerEventRouter(
+            admission: admission, outbox: services.outbox, dispatcher: services.dispatcher, presence: services.presence,
+            ignoredRequests: services.ignoredRequests, log: log)
         tasks.startReading { await router.read(link) }
         live = Live(link: link, tasks: tasks)
         services.receipts.attach(link)

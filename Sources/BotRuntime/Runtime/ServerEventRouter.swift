@@ -4,8 +4,12 @@ import ChatterBots
 /// conversations to the admission queue, replies to the outbox, presence, friend and profile events to the events lane.
 /// Unknown types are ignored; unreadable frames are logged; nothing here ends the session.
 struct ServerEventRouter: RealtimeEventSink {
-    let services: SessionServices
     let admission: AdmissionQueue
+    let outbox: OutboxSender
+    let dispatcher: HandlerDispatcher
+    let presence: PresenceDirectory
+    let ignoredRequests: IgnoredFriendRequests
+    let log: SessionLog
 
     /// Routes `link`'s events until the connection ends. They come on the connection's reader task, batch by batch
     /// (routing never waits), with no hand-over to a task of the session's own.
@@ -29,20 +33,19 @@ struct ServerEventRouter: RealtimeEventSink {
                     route(frame)
                 }
             case .diagnostic(let diagnostic):
-                services.log.warning("\(diagnostic)")
+                log.warning("\(diagnostic)")
             }
         }
         if !messages.isEmpty { admission.submit(.messages(messages)) }
     }
 
     private func traceArrival(of message: Message) {
-        services.log.trace("message.new", trace: message.id.rawValue, [
+        log.trace("message.new", trace: message.id.rawValue, [
             "conversation": message.conversationId.rawValue, "seq": String(message.seq),
         ])
     }
 
     func route(_ frame: ServerFrame) {
-        let log = services.log
         switch frame.event {
         case .messageNew(let message):
             traceArrival(of: message)
@@ -50,16 +53,16 @@ struct ServerEventRouter: RealtimeEventSink {
         case .messageUpdated(let message):
             admission.submit(.updated(message, trace: "\(message.id.rawValue)-updated"))
         case .messageAck(let ack):
-            services.outbox.received(ack)
+            outbox.received(ack)
         case .error(let body):
-            if let replyTo = frame.replyTo, services.outbox.received(body, replyTo: replyTo) { return }
+            if let replyTo = frame.replyTo, outbox.received(body, replyTo: replyTo) { return }
             log.warning("the server reported an error: \(body.code) (\(body.message))", ["replyTo": frame.replyTo ?? ""])
         case .presenceSnapshot(let presences):
-            services.presence.replace(with: presences)
-            services.dispatcher.enqueue(.event(.presenceSnapshot(presences), trace: TraceID.make()), in: .events)
-        case .presence(let presence):
-            services.presence.update(presence)
-            services.dispatcher.enqueue(.event(.presenceChanged(presence), trace: TraceID.make()), in: .events)
+            presence.replace(with: presences)
+            dispatcher.enqueue(.event(.presenceSnapshot(presences), trace: TraceID.make()), in: .events)
+        case .presence(let change):
+            presence.update(change)
+            dispatcher.enqueue(.event(.presenceChanged(change), trace: TraceID.make()), in: .events)
         case .conversationCreated(let conversation):
             admission.submit(.conversations([conversation], .created, trace: "conversation-\(conversation.id.rawValue)"))
         case .conversationUpdated(let conversation):
@@ -67,20 +70,20 @@ struct ServerEventRouter: RealtimeEventSink {
         case .conversationRemoved(let id):
             admission.submit(.removed(id, trace: "conversation-\(id.rawValue)"))
         case .friendRequestReceived(let request):
-            services.dispatcher.enqueue(.event(.friendRequest(request), trace: "friend-request-\(request.id.rawValue)"), in: .events)
+            dispatcher.enqueue(.event(.friendRequest(request), trace: "friend-request-\(request.id.rawValue)"), in: .events)
         case .friendRequestAccepted(let accepted):
-            let ignored = services.ignoredRequests
+            let ignored = ignoredRequests
             Task(executorPreference: SessionExecutor.preferred) { await ignored.forget(accepted.requestId) }
-            services.dispatcher.enqueue(
+            dispatcher.enqueue(
                 .event(.friendAdded(accepted.friend, isRecorded: false), trace: "friend-request-\(accepted.requestId.rawValue)"), in: .events)
         case .friendRequestCancelled(let id):
-            let ignored = services.ignoredRequests
+            let ignored = ignoredRequests
             Task(executorPreference: SessionExecutor.preferred) { await ignored.forget(id) }
-            services.dispatcher.enqueue(.event(.friendRequestCancelled(id), trace: "friend-request-\(id.rawValue)"), in: .events)
+            dispatcher.enqueue(.event(.friendRequestCancelled(id), trace: "friend-request-\(id.rawValue)"), in: .events)
         case .userUpdated(let user):
-            services.dispatcher.enqueue(.event(.userUpdated(user), trace: TraceID.make()), in: .events)
+            dispatcher.enqueue(.event(.userUpdated(user), trace: TraceID.make()), in: .events)
         case .friendRemoved(let userId):
-            services.dispatcher.enqueue(.event(.friendRemoved(userId, isRecorded: false), trace: TraceID.make()), in: .events)
+            dispatcher.enqueue(.event(.friendRemoved(userId, isRecorded: false), trace: TraceID.make()), in: .events)
         case .sessionReady, .pong, .receiptUpdated, .typing, .syncResponse, .unknown:
             if log.accepts(.trace) { log.trace("ignored \(frame.event.type)") }
         }
