@@ -1,11 +1,11 @@
-/// The units of one lane waiting for their commit, as a plain value: which are pending, which the running commit
-/// took, and whether a drain task runs. `LaneCommitter` keeps one per busy lane under its lock.
+/// The units of one lane waiting for their commit, as a plain value: which are pending, which the batch in the
+/// store's writer took, and whether the lane has a batch there. ``StoreWriter`` keeps one per busy lane under its lock.
 ///
-/// The one rule it exists for: a unit is either taken by the running drain or starts a new one. "Nothing is pending"
-/// and "the drain ends" are decided in the same step (``takeBatch()`` returning nil), so a unit submitted at any
-/// moment is committed. (They were once two steps under two lock acquisitions, and a unit submitted between them
-/// joined a lane whose drain had already decided to end: it was dropped without a commit, and every later unit of
-/// the conversation was refused as out of order.)
+/// The one rule it exists for: a unit is either taken by the lane's running batches or starts a new one. "Nothing is
+/// pending" and "the lane's batches end" are decided in the same step (``takeBatch()`` returning nil), so a unit
+/// submitted at any moment is committed. (They were once two steps under two lock acquisitions, and a unit submitted
+/// between them joined a lane that had already decided to end: it was dropped without a commit, and every later unit
+/// of the conversation was refused as out of order.)
 struct LaneCommitQueue<Unit> {
     struct Pending {
         var ticket: UInt64
@@ -60,3 +60,5 @@ struct LaneCommitQueue<Unit> {
     /// The queued and in-flight units, oldest first.
     var units: [Unit] { (inFlight + pending).map(\.unit) }
 }
+
+extension LaneCommitQueue.Pending: Sendable where Unit: Sendable {}
