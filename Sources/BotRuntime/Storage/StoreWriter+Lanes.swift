@@ -34,6 +34,9 @@ extension StoreWriter {
         var isStale: Staleness
         var hasBacklog: Backlog
         var onFatal: @Sendable (BotStopReason, [ClientMessageID], BotStoreError) -> Void
+        /// Where the outcomes of units committed by a drain are carried out: the session's executor, not the store's
+        /// thread that committed them (its receipts then go out at the end of the loop's turn, as the inline ones do).
+        var executor: (any TaskExecutor)? = SessionExecutor.preferred
     }
 
     /// A unit in its lane.
@@ -171,11 +174,18 @@ extension StoreWriter {
             }
             let write = StoreWrite.commit(live.map(\.unit.unit), faults: faults)
             guard inline, case .success(let results)? = writeInline(write) else {
-                submit(write) { result in self.laneCommitted(lane, live, result, attempt: 1, hooks: hooks) }
+                submitLaneBatch(lane, live, attempt: 1, hooks: hooks)
                 return
             }
             deliver(results, of: live, hooks: hooks)
             next = finishLaneBatch(lane)
+        }
+    }
+
+    /// Queues a lane's batch in the writer; its outcome is carried out on the session's executor.
+    private func submitLaneBatch(_ lane: HandlerLane, _ batch: LaneBatch, attempt: Int, hooks: LaneHooks) {
+        submit(StoreWrite.commit(batch.map(\.unit.unit), faults: faults)) { result in
+            Task(executorPreference: hooks.executor) { self.laneCommitted(lane, batch, result, attempt: attempt, hooks: hooks) }
         }
     }
 
@@ -192,11 +202,9 @@ extension StoreWriter {
             let error = BotStoreError(failure, during: "commit units")
             guard attempt >= Self.laneCommitAttempts else {
                 hooks.log.warning("could not store \(batch.count) handler results (attempt \(attempt)): \(error)")
-                Task(executorPreference: SessionExecutor.preferred) {
+                Task(executorPreference: hooks.executor) {
                     try? await hooks.clock.sleep(for: .milliseconds(200 * attempt))
-                    self.submit(StoreWrite.commit(batch.map(\.unit.unit), faults: self.faults)) { result in
-                        self.laneCommitted(lane, batch, result, attempt: attempt + 1, hooks: hooks)
-                    }
+                    self.submitLaneBatch(lane, batch, attempt: attempt + 1, hooks: hooks)
                 }
                 return
             }
