@@ -3,6 +3,7 @@ import ChatterBots
 import Foundation
 import Synchronization
 import Testing
+import WebSocket
 
 /// The store's one writer: each write gets its own typed result, the writes of a batch share one transaction, and
 /// handler units commit per lane in order.
@@ -93,6 +94,44 @@ struct StoreWriterTests {
         #expect(inline.withLock { $0 } == false)
         let alone = store.writer.writeInline(.admit([Fixture.message(seq: 1)], bot: Fixture.bot))
         #expect(try alone?.get().admissions == [.deliver], "alone, it is admitted at once: nothing was admitted before")
+    }
+
+    @Test func anAckThatFindsTheWriterIdleGoesWithTheNextCommitsTransaction() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let reply = try await store.enqueue(Fixture.send("reply", id: "cm-reply"))
+        let group = try EventLoopGroup(threadCount: 1)
+        defer { group.shutdown() }
+        let (ackedAtOnce, ackedWithTheCommit, contiguous) = try await Task(executorPreference: try group.nextTaskExecutor()) {
+            () throws -> (Bool, Bool, Int?) in
+            let acked = Mutex(false)
+            store.writer.submit(.acknowledge([Fixture.ack(reply.id, seq: 2)], rows: [])) { result in
+                acked.withLock { $0 = (try? result.get().outcomes) == [.acknowledged] }
+            }
+            let ackedAtOnce = acked.withLock { $0 }
+            let unit = UnitOfWork(handling: Fixture.message(seq: 1), bot: Fixture.bot)
+            let committed = store.writer.writeInline(.commit([unit], faults: store.faults))
+            return (ackedAtOnce, acked.withLock { $0 }, try committed?.get().first?.get().contiguousSeq)
+        }.value
+        #expect(!ackedAtOnce, "the ack waits for a commit to join")
+        #expect(ackedWithTheCommit)
+        #expect(contiguous == 2, "the ack, applied first in the same transaction, let the cursor pass over the bot's reply")
+    }
+
+    @Test func anAckAloneOnAnEventLoopIsWrittenOnceItsLingerEnds() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let reply = try await store.enqueue(Fixture.send("reply", id: "cm-reply"))
+        let group = try EventLoopGroup(threadCount: 1)
+        defer { group.shutdown() }
+        let executor = try group.nextTaskExecutor()
+        let outcomes = await withCheckedContinuation { (continuation: CheckedContinuation<[AckOutcome]?, Never>) in
+            Task(executorPreference: executor) {
+                store.writer.submit(.acknowledge([Fixture.ack(reply.id, seq: 1)], rows: [])) { result in
+                    continuation.resume(returning: try? result.get().outcomes)
+                }
+            }
+        }
+        #expect(outcomes == [.acknowledged])
+        #expect(try await store.outboxEntry(reply.id)?.status == .acked)
     }
 
     // MARK: - Lanes
