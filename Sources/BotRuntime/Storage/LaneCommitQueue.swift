@@ -13,28 +13,28 @@ struct LaneCommitQueue<Unit> {
     }
 
     private(set) var pending: [Pending] = []
-    /// Units taken by the running commit, still readable until it returns.
+    /// Units taken by the lane's batch in the writer, still readable until it is committed.
     private(set) var inFlight: [Pending] = []
-    /// A drain task runs for this lane.
-    private(set) var isDraining = false
+    /// The lane's batches are going through the writer, one after another.
+    private(set) var isCommitting = false
     private(set) var committedThrough: UInt64 = 0
 
-    /// Whether the queue holds nothing and no drain runs: the lane can be forgotten.
-    var isIdle: Bool { !isDraining && pending.isEmpty && inFlight.isEmpty }
+    /// Whether the queue holds nothing and commits nothing: the lane can be forgotten.
+    var isIdle: Bool { !isCommitting && pending.isEmpty && inFlight.isEmpty }
 
-    /// Queues `unit`; true when the caller must start a drain task (none runs).
+    /// Queues `unit`; true when the caller must take the lane's first batch (the lane commits nothing now).
     mutating func submit(_ unit: Unit, ticket: UInt64) -> Bool {
         pending.append(Pending(ticket: ticket, unit: unit))
-        guard !isDraining else { return false }
-        isDraining = true
+        guard !isCommitting else { return false }
+        isCommitting = true
         return true
     }
 
-    /// For the drain task: the units to commit next, in submission order; nil when none are pending, and the drain
-    /// ends in the same step (the next ``submit(_:ticket:)`` starts a new one).
+    /// The units to commit next, in submission order; nil when none are pending, and the lane's commits end in the
+    /// same step (the next ``submit(_:ticket:)`` starts them again).
     mutating func takeBatch() -> [Pending]? {
         guard !pending.isEmpty else {
-            isDraining = false
+            isCommitting = false
             return nil
         }
         inFlight = pending
