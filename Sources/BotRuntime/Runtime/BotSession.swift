@@ -230,7 +230,7 @@ public actor BotSession {
             let commits = services.commits
             let waiter = Task(executorPreference: SessionExecutor.preferred) {
                 await dispatcher.waitUntilIdle()
-                await commits.waitUntilIdle()
+                await commits.waitUntilLanesIdle()
                 idle.wake()
             }
             timers.schedule(.shutdown, at: end) { idle.wake() }
@@ -257,7 +257,7 @@ public actor BotSession {
             await services.scheduler.waitUntilCaughtUp()
             await admission.waitUntilProcessed()
             await services.dispatcher.waitUntilIdle()
-            await services.commits.waitUntilIdle()
+            await services.commits.waitUntilLanesIdle()
             if services.outbox.depth > 0 {
                 // Acknowledgements come from the network: wait for the last one, or for a cancellation.
                 let outbox = services.outbox
@@ -271,7 +271,7 @@ public actor BotSession {
                 continue
             }
             guard case .running = phase, !isShuttingDown else { return }
-            if services.scheduler.isCaughtUp && services.dispatcher.isIdle && services.commits.isIdle
+            if services.scheduler.isCaughtUp && services.dispatcher.isIdle && services.commits.lanesAreIdle
                 && services.outbox.depth == 0 { return }
         }
     }
@@ -639,7 +639,7 @@ public actor BotSession {
             services.scheduler.stop()
             services.maintenance.stop()
             services.dispatcher.cancelAll()
-            services.commits.stop()
+            services.commits.stopLanes()
             services.outbox.stop()
         }
         if let live {

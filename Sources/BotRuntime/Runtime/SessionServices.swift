@@ -35,7 +35,8 @@ final class SessionServices: Sendable {
     let friends: FriendDirectory
     /// Friend requests the bot left pending, not asked about again.
     let ignoredRequests: IgnoredFriendRequests
-    let commits: LaneCommitter
+    /// The store's writer, whose lanes take the handlers' units.
+    let commits: StoreWriter
     let maintenance: StoreMaintenance
     private let identityState: IdentityState
     /// The `expiresIn` of the sign-in whose tokens are about to be stored (nil: not known).
@@ -100,8 +101,9 @@ final class SessionServices: Sendable {
         self.ignoredRequests = IgnoredFriendRequests(store: store, log: log)
         self.maintenance = StoreMaintenance(store: store, clock: clock, log: log)
         self.outbox = outbox
-        self.commits = LaneCommitter(
-            store: store, clock: clock, log: log, metrics: metrics,
+        self.commits = store.writer
+        store.writer.openLanes(StoreWriter.LaneHooks(
+            clock: clock, log: log, metrics: metrics,
             route: { receipt, unit in
                 Self.route(receipt, of: unit, dispatcher: dispatcher, outbox: outbox, receipts: receipts, scheduler: scheduler)
             },
@@ -128,7 +130,7 @@ final class SessionServices: Sendable {
             onFatal: { reason, sends, error in
                 outbox.failWaiters(of: sends, with: error)
                 onFatal(reason)
-            })
+            }))
     }
 
     // MARK: - Identity

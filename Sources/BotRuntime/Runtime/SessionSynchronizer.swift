@@ -65,7 +65,7 @@ struct SessionSynchronizer: Sendable {
         services.maintenance.afterSynchronization {
             await admission.waitUntilProcessed()
             await services.dispatcher.waitUntilIdle()
-            await services.commits.waitUntilIdle()
+            await services.commits.waitUntilLanesIdle()
             await services.outbox.waitUntilEmpty()  // the replies' acks are recorded too
         }
     }

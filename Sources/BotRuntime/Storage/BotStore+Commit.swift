@@ -15,9 +15,8 @@ extension BotStore {
     ///   when the unit is refused; ``BotStoreError/storage(operation:underlying:)`` when SQLite failed.
     @discardableResult
     public func commit(_ unit: UnitOfWork) async throws(BotStoreError) -> CommitReceipt {
-        let results = try await commit([unit])
-        guard let result = results.first else {
-            throw .storage(operation: "commit a unit", underlying: GroupCommitterMismatch())
+        guard let result = try await commit([unit]).first else {
+            throw .storage(operation: "commit a unit", underlying: StoreWriterMismatch(expected: 1, got: 0))
         }
         return try result.get()
     }
@@ -27,30 +26,19 @@ extension BotStore {
     /// transaction itself failed, and then none of them is stored.
     public func commit(_ units: [UnitOfWork]) async throws(BotStoreError) -> [Result<CommitReceipt, BotStoreError>] {
         guard !units.isEmpty else { return [] }
-        guard case .committed(let results) = try await submit(.commit(units), "commit units") else {
-            throw .storage(operation: "commit units", underlying: GroupCommitterMismatch())
-        }
-        return results
+        return try await submit(.commit(units, faults: faults), "commit units")
     }
 
     /// Commits `units` as ``commit(_:)-([UnitOfWork])`` does, but at once on the caller's thread, when nothing else
     /// is being committed and the connection is free; nil, with nothing committed, when they must wait their turn.
     func commitInline(_ units: [UnitOfWork]) -> Result<[Result<CommitReceipt, BotStoreError>], BotStoreError>? {
-        guard let response = committer.commitInline(.commit(units)) else { return nil }
-        switch response {
-        case .success(.committed(let results)): return .success(results)
-        case .success: return .failure(.storage(operation: "commit units", underlying: GroupCommitterMismatch()))
-        case .failure(let error): return .failure(BotStoreError(error, during: "commit units"))
-        }
+        writeInline(.commit(units, faults: faults), "commit units")
     }
 
     /// Forgets what was handed out of `conversation` and not committed, after the store refused one of its units:
     /// those messages are handed out again when they come back (from a REST page, or parked). Returns the
     /// committed contiguous seq (nil: the conversation has no cursor) and the parked messages now next.
-    func rewind(_ conversation: Conversation.ID) async throws(BotStoreError) -> (contiguousSeq: Int?, released: [Message]) {
-        guard case .rewound(let contiguous, let released) = try await submit(.rewind(conversation), "rewind a conversation") else {
-            throw .storage(operation: "rewind a conversation", underlying: GroupCommitterMismatch())
-        }
-        return (contiguous, released)
+    func rewind(_ conversation: Conversation.ID) async throws(BotStoreError) -> RewindOutcome {
+        try await submit(.rewind(conversation), "rewind a conversation")
     }
 }

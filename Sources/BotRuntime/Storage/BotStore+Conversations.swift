@@ -116,21 +116,13 @@ extension BotStore {
     /// - Parameter bot: the bot's user id: its own messages are never delivered.
     public func admit(_ messages: [Message], bot: User.ID) async throws(BotStoreError) -> AdmissionReport {
         guard !messages.isEmpty else { return AdmissionReport(admissions: [], released: []) }
-        guard case .admitted(let report) = try await submit(.admit(messages, bot: bot), "admit messages") else {
-            throw .storage(operation: "admit messages", underlying: GroupCommitterMismatch())
-        }
-        return report
+        return try await submit(.admit(messages, bot: bot), "admit messages")
     }
 
     /// Admits `messages` as ``admit(_:bot:)-([Message],_)`` does, but at once on the caller's thread, when nothing
     /// else is being committed and the connection is free; nil, with nothing admitted, when they must wait their turn.
     func admitInline(_ messages: [Message], bot: User.ID) -> Result<AdmissionReport, BotStoreError>? {
-        guard let response = committer.commitInline(.admit(messages, bot: bot)) else { return nil }
-        switch response {
-        case .success(.admitted(let report)): return .success(report)
-        case .success: return .failure(.storage(operation: "admit messages", underlying: GroupCommitterMismatch()))
-        case .failure(let error): return .failure(BotStoreError(error, during: "admit messages"))
-        }
+        writeInline(.admit(messages, bot: bot), "admit messages")
     }
 
     /// Admits one message; see ``admit(_:bot:)-([Message],_)``.

@@ -12,9 +12,9 @@ extension BotStore {
         _ message: MessageSend, origin: OutboxEntry.Origin = .direct, traceID: String? = nil
     ) async throws(BotStoreError) -> OutboxEntry {
         let send = PendingSend(message: message, payload: OutboxPayload.json(message), traceID: traceID)
-        guard case .enqueued(let receipt) = try await submit(.enqueue([send], origin: origin), "enqueue an outbox entry"),
-            let entry = receipt.outboxEntries.first
-        else { throw .storage(operation: "enqueue an outbox entry", underlying: GroupCommitterMismatch()) }
+        guard let entry = try await submit(.enqueue([send], origin: origin), "enqueue an outbox entry").first else {
+            throw .storage(operation: "enqueue an outbox entry", underlying: StoreWriterMismatch(expected: 1, got: 0))
+        }
         return entry
     }
 
@@ -59,12 +59,8 @@ extension BotStore {
         _ acks: [MessageAck], rows: [Int64?], then done: @escaping @Sendable (Result<AckReport, BotStoreError>) -> Void
     ) {
         guard !acks.isEmpty else { return done(.success(AckReport(outcomes: [], released: []))) }
-        committer.submit(.acknowledge(acks, rows: rows)) { result in
-            switch result {
-            case .success(.acknowledged(let report)): done(.success(report))
-            case .success: done(.failure(.storage(operation: "record acks", underlying: GroupCommitterMismatch())))
-            case .failure(let error): done(.failure(BotStoreError(error, during: "record acks")))
-            }
+        writer.submit(.acknowledge(acks, rows: rows)) { result in
+            done(result.mapError { BotStoreError($0, during: "record acks") })
         }
     }
 
@@ -131,9 +127,11 @@ extension BotStore {
     }
 }
 
-/// A response of the group committer that does not match its request: a bug, reported instead of trapping.
-struct GroupCommitterMismatch: Error, CustomStringConvertible {
-    var description: String { "internal error: the group committer answered with another kind of response" }
+/// A write of the store's writer returned fewer results than it was given items: a bug, reported instead of trapping.
+struct StoreWriterMismatch: Error, CustomStringConvertible {
+    var expected: Int
+    var got: Int
+    var description: String { "internal error: the store's writer returned \(got) results for \(expected) items" }
 }
 
 extension OutboxEntry {
@@ -159,7 +157,7 @@ extension OutboxEntry {
     }
 }
 
-/// Outbox writes inside a group-commit transaction.
+/// Outbox writes inside a transaction of the store's writer.
 enum OutboxWrites {
     /// Inserts each send unless its clientMessageId exists; returns the entries as stored and the ids created.
     static func insert(

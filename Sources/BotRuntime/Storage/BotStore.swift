@@ -15,8 +15,8 @@ import Darwin
 /// commit that starts a new log) runs on its worker thread, while a short call finding the store idle runs at
 /// once on the calling task (`runsUncontendedWorkInline`: a commit with WAL and `synchronous=NORMAL` is a write
 /// to the page cache). The hot path (admitting incoming messages, committing handler units, recording acks) goes
-/// through a group committer: requests that arrive while a transaction runs are committed together in the
-/// next one, so a single awaited write is shared by every message ready at once.
+/// through the store's one ``StoreWriter``: writes that arrive while a transaction runs are committed together in
+/// the next one, so a single awaited write is shared by every message ready at once.
 ///
 /// ## Durability: WAL with `synchronous = NORMAL`
 ///
@@ -42,7 +42,8 @@ package final class BotStore: Sendable {
     let memory = CursorMemory()
     /// Failures tests inject (none otherwise).
     let faults: StoreFaults
-    let committer: GroupCommitter
+    /// The one writer of the hot path, handler lanes included.
+    let writer: StoreWriter
     /// How the runtime derives the clientMessageIds of this store's bot: recorded in the file by its first version
     /// with time-ordered keys, read once at open and never changed.
     public let clientMessageIDDerivation: ClientMessageIDDerivation
@@ -119,7 +120,7 @@ package final class BotStore: Sendable {
         self.queue = queue
         self.clock = clock
         self.clientMessageIDDerivation = clientMessageIDDerivation
-        self.committer = GroupCommitter(
+        self.writer = StoreWriter(
             queue: queue, clock: clock, memory: memory, outboxLiveness: outboxLiveness, faults: faults)
     }
 
@@ -194,12 +195,18 @@ package final class BotStore: Sendable {
         }
     }
 
-    /// Submits a hot-path request to the group committer.
-    func submit(_ request: GroupCommitter.Request, _ operation: String) async throws(BotStoreError) -> GroupCommitter.Response {
+    /// Submits a hot-path write to the store's writer; its own result once its transaction committed.
+    func submit<Output>(_ write: StoreWrite<Output>, _ operation: String) async throws(BotStoreError) -> Output {
         do {
-            return try await committer.submit(request)
+            return try await writer.submit(write)
         } catch {
             throw BotStoreError(error, during: operation)
         }
+    }
+
+    /// Commits a hot-path write at once on the caller's thread when the writer and the connection are free (see
+    /// ``StoreWriter/writeInline(_:)``); nil, with nothing written, when it must wait its turn.
+    func writeInline<Output>(_ write: StoreWrite<Output>, _ operation: String) -> Result<Output, BotStoreError>? {
+        writer.writeInline(write)?.mapError { BotStoreError($0, during: operation) }
     }
 }

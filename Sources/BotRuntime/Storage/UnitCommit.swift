@@ -2,7 +2,7 @@ import ChatterBots
 import Foundation
 import SQLite
 
-/// Applies one ``UnitOfWork`` inside a group-commit transaction (and inside the unit's savepoint).
+/// Applies one ``UnitOfWork`` inside a transaction of the store's writer (and inside the unit's savepoint).
 ///
 /// The trigger goes first, so a unit for a message that is already handled, or an occurrence that is not
 /// claimed, is refused before any of its effects is written.

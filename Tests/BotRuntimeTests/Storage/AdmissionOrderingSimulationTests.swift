@@ -44,7 +44,7 @@ private struct EchoWorld {
     /// The lane: messages handed out, not run yet.
     var lane: [Message] = []
     var laneLedger = ConversationLedger()
-    /// Units queued behind their handlers (the lane committer).
+    /// Units queued behind their handlers (the store writer's lanes).
     var units: [UnitOfWork] = []
     var handled: [Int] = []
     var refusals: [BotStoreError] = []

@@ -204,11 +204,11 @@ struct OutboxStoreTests {
         #expect(try await store.pendingOutbox().map(\.origin) == origins)
     }
 
-    /// More requests at once than one transaction takes, twice: whether the group committer drains them inline or
+    /// More requests at once than one transaction takes, twice: whether the store's writer drains them inline or
     /// on the database's queue, and whichever way the second flood starts, each caller gets exactly its own result.
     @Test func floodsOfConcurrentEnqueuesAndAcksEachGetTheirOwnResult() async throws {
         let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
-        let count = GroupCommitter.maxItemsPerTransaction * 3
+        let count = StoreWriter.maxItemsPerTransaction * 3
         for round in 0..<2 {
             let ids = (0..<count).map { ClientMessageID("cm-\(round)-\($0)") }
             let entries = try await withThrowingTaskGroup(of: (ClientMessageID, OutboxEntry).self) { group in

@@ -1,12 +1,12 @@
 @testable import BotRuntime
 import Testing
 
-/// A lane's commit queue: every submitted unit is taken by the running drain or starts a new one, in order.
+/// A lane's commit queue: every submitted unit is taken by the lane's running commits or starts them again, in order.
 @Suite("Lane commit queue")
 struct LaneCommitQueueTests {
-    /// The interleaving that once lost a unit: the drain found nothing pending, a handler then submitted its unit, and
-    /// only afterwards did the drain end; the unit joined a lane that nobody would commit any more.
-    @Test func aUnitSubmittedRightAfterTheDrainFoundNothingPendingStartsANewDrain() {
+    /// The interleaving that once lost a unit: the lane's commits found nothing pending, a handler then submitted its
+    /// unit, and only afterwards did they end; the unit joined a lane that nobody would commit any more.
+    @Test func aUnitSubmittedRightAfterTheLaneFoundNothingPendingStartsItsCommitsAgain() {
         var queue = LaneCommitQueue<Int>()
         let first = queue.submit(908, ticket: 1)
         #expect(first)
@@ -17,12 +17,12 @@ struct LaneCommitQueueTests {
         #expect(empty == nil)
         #expect(queue.isIdle)
         let late = queue.submit(918, ticket: 2)
-        #expect(late, "no drain runs any more: this unit must start one")
+        #expect(late, "the lane commits nothing any more: this unit must start it again")
         let next = queue.takeBatch()
         #expect(next?.map(\.unit) == [918])
     }
 
-    @Test func unitsSubmittedWhileADrainRunsAreTakenByItInOrder() {
+    @Test func unitsSubmittedWhileALaneCommitsAreTakenByItInOrder() {
         var queue = LaneCommitQueue<Int>()
         let started = queue.submit(1, ticket: 1)
         #expect(started)
