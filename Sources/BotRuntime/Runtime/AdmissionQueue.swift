@@ -14,21 +14,42 @@ final class AdmissionQueue: Sendable {
     typealias Item = AdmissionItem
     typealias ConversationReport = AdmissionItem.ConversationReport
 
-    private let services: SessionServices
+    private let store: BotStore
+    private let writer: StoreWriter
+    private let dispatcher: HandlerDispatcher
+    private let receipts: ReceiptSender
+    private let rest: ChatterRESTClient
+    private let identity: SessionIdentity
+    private let environment: BotRuntimeEnvironment
+    private let log: SessionLog
+    private let metrics: SessionMetrics
     private let timers: DeadlineScheduler<SessionDeadline>
     private let plan: Mutex<AdmissionPlan>
     /// Per conversation being fetched, what its fetch waits on for room in the lane.
     private let drained: Mutex<[Conversation.ID: WakeSignal]> = Mutex([:])
 
-    /// A queue admitting into `services`' store, whose gap checks go to `timers`.
-    init(services: SessionServices, timers: DeadlineScheduler<SessionDeadline>) {
-        self.services = services
+    /// A queue admitting into `store` (through `writer`) as the bot `identity` says, handing messages to
+    /// `dispatcher` and their delivery to `receipts`, fetching over `rest`; its gap checks go to `timers`.
+    init(
+        store: BotStore, writer: StoreWriter, dispatcher: HandlerDispatcher, receipts: ReceiptSender,
+        rest: ChatterRESTClient, identity: SessionIdentity, environment: BotRuntimeEnvironment, log: SessionLog,
+        metrics: SessionMetrics, timers: DeadlineScheduler<SessionDeadline>
+    ) {
+        self.store = store
+        self.writer = writer
+        self.dispatcher = dispatcher
+        self.receipts = receipts
+        self.rest = rest
+        self.identity = identity
+        self.environment = environment
+        self.log = log
+        self.metrics = metrics
         self.timers = timers
         self.plan = Mutex(AdmissionPlan(
-            backlogLimit: services.environment.conversationBacklogLimit, gapFillDelay: services.environment.gapFillDelay))
+            backlogLimit: environment.conversationBacklogLimit, gapFillDelay: environment.gapFillDelay))
     }
 
-    private var log: SessionLog { services.log }
+    private var clock: any ChatterClock { environment.clock }
 
     /// Adds an item; it is processed after every item submitted before it. Returns false, dropping the item,
     /// once the queue is stopped.
@@ -112,13 +133,13 @@ final class AdmissionQueue: Sendable {
         case .fetched(let messages):
             await admit(messages, fetched: true)
         case .updated(let message, let trace):
-            services.dispatcher.enqueue(.messageUpdated(message, trace: trace), in: .conversation(message.conversationId))
+            dispatcher.enqueue(.messageUpdated(message, trace: trace), in: .conversation(message.conversationId))
         case .conversations(let conversations, let report, let trace):
             await record(conversations, as: report, trace: trace)
         case .removed(let id, let trace):
             do {
-                if try await services.store.removeConversation(id) {
-                    services.dispatcher.enqueue(.event(.conversationRemoved(id), trace: trace), in: .events)
+                if try await store.removeConversation(id) {
+                    dispatcher.enqueue(.event(.conversationRemoved(id), trace: trace), in: .events)
                 }
             } catch {
                 log.error("could not record the removal of conversation \(id): \(error)", trace: trace)
@@ -133,17 +154,17 @@ final class AdmissionQueue: Sendable {
     /// Goes on with a conversation from what the store holds, after it refused one of its units.
     private func rewind(_ conversation: Conversation.ID, passingOver message: Message?) async {
         let lane = HandlerLane.conversation(conversation)
-        if let message, let bot = services.identity?.userId {
-            services.commits.submit(
-                UnitOfWork(handling: message, bot: bot, traceID: message.id.rawValue, derivation: services.store.clientMessageIDDerivation),
-                in: lane, trace: message.id.rawValue, epoch: services.dispatcher.epoch(of: conversation))
-            await services.commits.waitUntilDrained(lane)
+        if let message, let bot = identity.device?.userId {
+            writer.submit(
+                UnitOfWork(handling: message, bot: bot, traceID: message.id.rawValue, derivation: store.clientMessageIDDerivation),
+                in: lane, trace: message.id.rawValue, epoch: dispatcher.epoch(of: conversation))
+            await writer.waitUntilDrained(lane)
         }
         let contiguous: Int?
         do {
-            let rewound = try await services.store.rewind(conversation)
+            let rewound = try await store.rewind(conversation)
             contiguous = rewound.contiguousSeq
-            SessionServices.dispatch(rewound.released, to: services.dispatcher)
+            dispatcher.enqueueHandedOut(rewound.released)
         } catch {
             log.error("could not rewind the conversation after a refused unit: \(error); the next sync goes on from the store", [
                 "conversation": conversation.rawValue,
@@ -158,12 +179,12 @@ final class AdmissionQueue: Sendable {
     // MARK: - Messages
 
     private func admit(_ messages: [Message], fetched: Bool = false) async {
-        guard let bot = services.identity?.userId else { return }
+        guard let bot = identity.device?.userId else { return }
         let accepted = accept(messages, fetched: fetched)
         guard !accepted.isEmpty else { return }
         let report: AdmissionReport
         do {
-            report = try await services.store.admit(accepted, bot: bot)
+            report = try await store.admit(accepted, bot: bot)
         } catch {
             admissionFailed(accepted, error)
             return
@@ -176,10 +197,10 @@ final class AdmissionQueue: Sendable {
     /// `message.new`, which then reaches its lane without a hand-off. When the store is busy, the turn goes on as
     /// a drain task.
     private func admitNow(_ messages: [Message]) {
-        guard let bot = services.identity?.userId else { return endTurn() }
+        guard let bot = identity.device?.userId else { return endTurn() }
         let accepted = accept(messages, fetched: false)
         guard !accepted.isEmpty else { return endTurn() }
-        guard let admitted = services.store.admitInline(accepted, bot: bot) else {
+        guard let admitted = store.admitInline(accepted, bot: bot) else {
             // The drain admits them (filtered for shedding already).
             plan.withLock { $0.storeBusy(admitting: accepted) }
             Task(executorPreference: SessionExecutor.preferred) { await self.drain() }
@@ -211,14 +232,14 @@ final class AdmissionQueue: Sendable {
 
     private func admissionFailed(_ messages: [Message], _ error: BotStoreError) {
         log.error("could not admit \(messages.count) messages: \(error); they come again with the next sync")
-        services.metrics.setLastError("admission failed: \(error)")
+        metrics.setLastError("admission failed: \(error)")
     }
 
     /// What of `messages` the conversations can take now (all of a fetched page); the rest stays on the server.
     private func accept(_ messages: [Message], fetched: Bool) -> [Message] {
         guard !fetched else { return messages }
-        let dispatcher = services.dispatcher
-        let memory = services.store.memory
+        let dispatcher = dispatcher
+        let memory = store.memory
         let acceptance = plan.withLock { plan in
             plan.accept(messages, backlog: { dispatcher.backlog(of: .conversation($0)) }, gap: { memory.gap(in: $0) })
         }
@@ -269,17 +290,17 @@ final class AdmissionQueue: Sendable {
             }
         }
         for message in report.released { stored[message.conversationId] = max(stored[message.conversationId] ?? 0, message.seq) }
-        for (conversation, seqs) in own { services.dispatcher.noteOwn(seqs, in: conversation) }
-        SessionServices.dispatch(delivered + report.released, to: services.dispatcher)
-        for (conversation, seq) in stored { services.receipts.delivered(seq, in: conversation) }
+        for (conversation, seqs) in own { dispatcher.noteOwn(seqs, in: conversation) }
+        dispatcher.enqueueHandedOut(delivered + report.released)
+        for (conversation, seq) in stored { receipts.delivered(seq, in: conversation) }
         if !parkedIn.isEmpty || !report.released.isEmpty { noteGaps(parkedIn: parkedIn, released: report.released) }
         return unknown
     }
 
     /// Tells the plan about the gaps an admission opened (messages parked) or closed (parked messages released).
     private func noteGaps(parkedIn: Set<Conversation.ID>, released: [Message]) {
-        let memory = services.store.memory
-        let now = services.clock.now
+        let memory = store.memory
+        let now = clock.now
         let closed = Set(released.map(\.conversationId)).subtracting(parkedIn).filter { !memory.gap(in: $0).isOpen }
         let opened = parkedIn.map { ($0, memory.gap(in: $0).expected) }
         let actions = plan.withLock { plan in
@@ -291,9 +312,9 @@ final class AdmissionQueue: Sendable {
     /// Ends a fetch: the plan decides what follows (a fetch from a rewound seq, a later gap check, or fetching what
     /// was shed meanwhile).
     private func finishBackfill(_ conversation: Conversation.ID) {
-        let gap = services.store.memory.gap(in: conversation)
-        let backlog = services.dispatcher.backlog(of: .conversation(conversation))
-        let now = services.clock.now
+        let gap = store.memory.gap(in: conversation)
+        let backlog = dispatcher.backlog(of: .conversation(conversation))
+        let now = clock.now
         perform(plan.withLock { $0.backfillFinished(conversation, gap: gap, backlog: backlog, now: now) })
     }
 
@@ -302,9 +323,9 @@ final class AdmissionQueue: Sendable {
     /// A gap check scheduled on the session's timers is due. Runs on the scheduler's task: it only reads memory
     /// and starts what the plan decides.
     private func gapCheckDue(_ conversation: Conversation.ID) {
-        let gap = services.store.memory.gap(in: conversation)
-        let backlog = services.dispatcher.backlog(of: .conversation(conversation))
-        let now = services.clock.now
+        let gap = store.memory.gap(in: conversation)
+        let backlog = dispatcher.backlog(of: .conversation(conversation))
+        let now = clock.now
         perform(plan.withLock { $0.gapCheckDue(conversation, gap: gap, backlog: backlog, now: now) })
     }
 
@@ -314,7 +335,7 @@ final class AdmissionQueue: Sendable {
         var conversations: [Conversation] = []
         for id in Set(messages.map(\.conversationId)).sorted(by: { $0.rawValue < $1.rawValue }) {
             do {
-                conversations.append(try await services.rest.conversation(id))
+                conversations.append(try await rest.conversation(id))
             } catch {
                 log.warning("message for unknown conversation \(id), which could not be looked up: \(error); it comes again with the next sync")
             }
@@ -323,18 +344,18 @@ final class AdmissionQueue: Sendable {
         await record(conversations, as: .refreshed, trace: messages.first?.id.rawValue ?? TraceID.make())
         let known = Set(conversations.map(\.id))
         let retry = messages.filter { known.contains($0.conversationId) }
-        guard let bot = services.identity?.userId, !retry.isEmpty else { return }
+        guard let bot = identity.device?.userId, !retry.isEmpty else { return }
         do {
-            let report = try await services.store.admit(retry, bot: bot)
+            let report = try await store.admit(retry, bot: bot)
             var delivered: [Message] = []
             for (message, admission) in zip(retry, report.admissions) {
                 switch admission {
                 case .deliver: delivered.append(message)
-                case .own: services.dispatcher.noteOwn([message.seq], in: message.conversationId)
+                case .own: dispatcher.noteOwn([message.seq], in: message.conversationId)
                 default: break
                 }
             }
-            SessionServices.dispatch(delivered + report.released, to: services.dispatcher)
+            dispatcher.enqueueHandedOut(delivered + report.released)
         } catch {
             log.error("could not admit messages of newly found conversations: \(error)")
         }
@@ -347,10 +368,10 @@ final class AdmissionQueue: Sendable {
         do {
             var before: [Conversation.ID: ConversationCursor] = [:]
             for conversation in conversations {
-                if let cursor = try await services.store.conversationCursor(conversation.id) { before[conversation.id] = cursor }
+                if let cursor = try await store.conversationCursor(conversation.id) { before[conversation.id] = cursor }
             }
-            try await services.store.recordConversations(
-                conversations, newConversationsStart: services.environment.newConversationStart)
+            try await store.recordConversations(
+                conversations, newConversationsStart: environment.newConversationStart)
             for conversation in conversations {
                 let event: BotEvent
                 if let cursor = before[conversation.id], !cursor.isRemoved {
@@ -363,7 +384,7 @@ final class AdmissionQueue: Sendable {
                 } else {
                     event = .conversationCreated(conversation)
                 }
-                services.dispatcher.enqueue(.event(event, trace: trace), in: .events)
+                dispatcher.enqueue(.event(event, trace: trace), in: .events)
             }
         } catch {
             log.error("could not record \(conversations.count) conversations: \(error)", trace: trace)
@@ -395,7 +416,7 @@ final class AdmissionQueue: Sendable {
         defer { finishBackfill(conversation) }
         let signal = drained.withLock { signals in
             if let signal = signals[conversation] { return signal }
-            let signal = WakeSignal(clock: services.clock)
+            let signal = WakeSignal(clock: clock)
             signals[conversation] = signal
             return signal
         }
@@ -403,21 +424,21 @@ final class AdmissionQueue: Sendable {
         let lane = HandlerLane.conversation(conversation)
         do {
             var position = after
-            if position == nil { position = try await services.store.conversationCursor(conversation)?.contiguousSeq }
+            if position == nil { position = try await store.conversationCursor(conversation)?.contiguousSeq }
             guard var afterSeq = position else { return }
             while let start = plan.withLock({ $0.pageStart(in: conversation, after: afterSeq) }) {
                 afterSeq = start
-                while plan.withLock({ $0.waitsForRoom(backlog: services.dispatcher.backlog(of: lane)) }) {
+                while plan.withLock({ $0.waitsForRoom(backlog: dispatcher.backlog(of: lane)) }) {
                     await signal.wait()
                 }
-                let page = try await services.rest.messages(
-                    in: conversation, afterSeq: afterSeq, limit: services.environment.messagePageSize)
+                let page = try await rest.messages(
+                    in: conversation, afterSeq: afterSeq, limit: environment.messagePageSize)
                 log.debug("fetched \(page.messages.count) messages after seq \(afterSeq)", [
                     "conversation": conversation.rawValue, "hasMore": String(page.hasMore),
                 ])
                 submit(.fetched(page.messages))
                 await waitUntilProcessed()
-                let gap = services.store.memory.gap(in: conversation)
+                let gap = store.memory.gap(in: conversation)
                 let from = afterSeq
                 switch plan.withLock({ $0.afterPage(after: from, lastSeq: page.messages.last?.seq, hasMore: page.hasMore, gap: gap) }) {
                 case .nextPage(let last):

@@ -62,7 +62,7 @@ public actor BotSession {
     private var shutdownEnd: Date?
     private var stopReason: BotStopReason?
 
-    private var services: SessionServices?
+    private var parts: SessionParts?
     private var admission: AdmissionQueue?
     private var runner: HandlerRunner?
     private var inputs: AsyncStream<Input>.Continuation?
@@ -165,26 +165,26 @@ public actor BotSession {
         inputs = continuation
         let timers = DeadlineScheduler<SessionDeadline>(clock: environment.clock)
         self.timers = timers
-        let services = SessionServices(
+        let parts = SessionParts(
             configuration: configuration, bot: bot, environment: environment, store: store, log: log, metrics: metrics,
-            identity: stored.map { SessionServices.Identity(userId: $0.userId, deviceId: $0.deviceId) }, timers: timers,
+            device: stored.map { SignedInDevice(userId: $0.userId, deviceId: $0.deviceId) }, timers: timers,
             onRewind: { conversation, passingOver in continuation.yield(.rewind(conversation, passingOver: passingOver)) }
         ) { reason in
             continuation.yield(.fatal(reason))
         }
-        let admission = AdmissionQueue(services: services, timers: timers)
-        self.services = services
+        let admission = parts.makeAdmission()
+        self.parts = parts
         self.admission = admission
-        self.runner = HandlerRunner(services: services, admission: admission)
+        self.runner = parts.makeRunner(admission: admission)
         do {
-            try await services.outbox.loadPending()
-            try await services.friends.load()
-            try await services.ignoredRequests.load()
+            try await parts.outbox.loadPending()
+            try await parts.friends.load()
+            try await parts.ignoredRequests.load()
         } catch {
             log.error("cannot read the bot's store: \(error)")
             stopReason = .storageFailed("\(error)")
         }
-        log.info("starting", ["store": store.path, "outbox": String(services.outbox.depth)])
+        log.info("starting", ["store": store.path, "outbox": String(parts.outbox.depth)])
 
         if stopReason == nil && !isShuttingDown {
             handle(.lifecycle(.start(hasRefreshToken: stored != nil)))
@@ -218,26 +218,26 @@ public actor BotSession {
         setState(.stopping)
         startupAdmission?.cancel()
         log.info("shutting down", ["deadline": "\(deadline)"])
-        if let services, let admission, let timers {
+        if let parts, let admission, let timers {
             let end = environment.clock.now.addingTimeInterval(deadline.timeInterval)
             shutdownEnd = end
             admission.stop()
-            services.scheduler.stop()
-            let dropped = services.dispatcher.stopAccepting()
+            parts.scheduler.stop()
+            let dropped = parts.dispatcher.stopAccepting()
             if dropped > 0 { log.info("left \(dropped) queued events for the next start") }
             let idle = WakeSignal(clock: environment.clock)
-            let dispatcher = services.dispatcher
-            let commits = services.commits
+            let dispatcher = parts.dispatcher
+            let writer = parts.writer
             let waiter = Task(executorPreference: SessionExecutor.preferred) {
                 await dispatcher.waitUntilIdle()
-                await commits.waitUntilLanesIdle()
+                await writer.waitUntilLanesIdle()
                 idle.wake()
             }
             timers.schedule(.shutdown, at: end) { idle.wake() }
             await idle.wait()
             timers.cancel(.shutdown)
             waiter.cancel()
-            await services.outbox.waitUntilSettled(before: end)
+            await parts.outbox.waitUntilSettled(before: end)
         }
         inputs?.yield(.lifecycle(.stopRequested))
         await waitUntilFinished()
@@ -252,15 +252,15 @@ public actor BotSession {
     /// messages acknowledged, so bound the wait (cancelling the waiting task ends it). Returns at once before
     /// `run()` and after the bot stopped.
     public func waitUntilIdle() async {
-        guard case .running = phase, !isShuttingDown, let services, let admission else { return }
+        guard case .running = phase, !isShuttingDown, let parts, let admission else { return }
         while !Task.isCancelled {
-            await services.scheduler.waitUntilCaughtUp()
+            await parts.scheduler.waitUntilCaughtUp()
             await admission.waitUntilProcessed()
-            await services.dispatcher.waitUntilIdle()
-            await services.commits.waitUntilLanesIdle()
-            if services.outbox.depth > 0 {
+            await parts.dispatcher.waitUntilIdle()
+            await parts.writer.waitUntilLanesIdle()
+            if parts.outbox.depth > 0 {
                 // Acknowledgements come from the network: wait for the last one, or for a cancellation.
-                let outbox = services.outbox
+                let outbox = parts.outbox
                 let empty = WakeSignal(clock: environment.clock)
                 let waiter = Task(executorPreference: SessionExecutor.preferred) {
                     await outbox.waitUntilEmpty()
@@ -271,8 +271,8 @@ public actor BotSession {
                 continue
             }
             guard case .running = phase, !isShuttingDown else { return }
-            if services.scheduler.isCaughtUp && services.dispatcher.isIdle && services.commits.lanesAreIdle
-                && services.outbox.depth == 0 { return }
+            if parts.scheduler.isCaughtUp && parts.dispatcher.isIdle && parts.writer.lanesAreIdle
+                && parts.outbox.depth == 0 { return }
         }
     }
 
@@ -301,16 +301,16 @@ public actor BotSession {
     /// The presence the bot last heard for `userId` (its presence snapshot and the changes since), as its
     /// handlers see it through `BotContext.presence(of:)`; nil when it heard none, or the bot is not running.
     public func presence(of userId: User.ID) -> Presence? {
-        services?.presence.presence(of: userId)
+        parts?.presence.presence(of: userId)
     }
 
     /// Where the bot is now, with its counters.
     public var status: BotStatus {
         BotStatus(
-            name: name, state: state, connected: isConnected, since: since, userId: services?.identity?.userId,
+            name: name, state: state, connected: isConnected, since: since, userId: parts?.identity.device?.userId,
             lastError: metrics.lastError, reconnects: metrics.reconnects.load(ordering: .relaxed),
             messagesIn: metrics.messagesIn.load(ordering: .relaxed), messagesOut: metrics.messagesOut.load(ordering: .relaxed),
-            outboxDepth: services?.outbox.depth ?? 0, handlerLatency: metrics.handlerLatency,
+            outboxDepth: parts?.outbox.depth ?? 0, handlerLatency: metrics.handlerLatency,
             stopReason: state == .stopped ? stopReason?.description : nil,
             messagesExpired: metrics.messagesExpired.load(ordering: .relaxed))
     }
@@ -338,9 +338,9 @@ public actor BotSession {
         case .synchronized(let generation):
             synchronized(generation)
         case .started:
-            guard let services, let runner else { return }
-            services.dispatcher.open(runner: runner)
-            services.scheduler.start()
+            guard let parts, let runner else { return }
+            parts.dispatcher.open(runner: runner)
+            parts.scheduler.start()
         case .fatal(let reason):
             if stopReason == nil { stopReason = reason }
             perform(lifecycle.handle(.stopRequested, now: environment.clock.now, random: &random))
@@ -388,11 +388,11 @@ public actor BotSession {
     // MARK: - Signing in
 
     private func signIn(_ method: SignInMethod, generation: UInt64) {
-        guard let services else { return }
+        guard let parts else { return }
         let clear = clearsSessionBeforeSignIn
         clearsSessionBeforeSignIn = false
         let stale = method == .refreshToken ? lastConnectToken : nil
-        let signIn = SessionSignIn(services: services)
+        let signIn = parts.makeSignIn()
         log.debug("signing in: \(method)")
         let task = Task(executorPreference: SessionExecutor.preferred) { [weak self] in
             if clear { await signIn.clearSession() }
@@ -427,7 +427,7 @@ public actor BotSession {
     // MARK: - Connecting
 
     private func connect(generation: UInt64) {
-        guard let services, let timers else { return }
+        guard let parts, let timers else { return }
         connects += 1
         if connects > 1 { metrics.countReconnect() }
         let environment = environment
@@ -439,7 +439,7 @@ public actor BotSession {
         // Reports go straight into the actor's input stream: no hop onto the actor to hand them over.
         let inputs = inputs
         let task = Task(executorPreference: SessionExecutor.preferred) { [weak self] in
-            guard let tokens = await services.tokenStore.tokens else {
+            guard let tokens = await parts.tokenStore.tokens else {
                 inputs?.yield(.lifecycle(.closed(generation: generation, code: 4001, reason: "no access token")))
                 return
             }
@@ -472,27 +472,25 @@ public actor BotSession {
         case .connecting(generation, _), .awaitingReady(generation, _): isCurrent = true
         default: isCurrent = false
         }
-        guard isCurrent, let services, let admission else {
+        guard isCurrent, let parts, let admission else {
             // The lifecycle gave up on this attempt meanwhile: its scope drops it and reports its close.
             tasks.end()
             return
         }
         let link = RealtimeLink(generation: generation, connection: connection)
-        let router = ServerEventRouter(
-            admission: admission, outbox: services.outbox, dispatcher: services.dispatcher, presence: services.presence,
-            ignoredRequests: services.ignoredRequests, log: log)
+        let router = parts.makeRouter(admission: admission)
         tasks.startReading { await router.read(link) }
         live = Live(link: link, tasks: tasks)
-        services.receipts.attach(link)
-        services.typing.attach(link, tasks: tasks)
+        parts.receipts.attach(link)
+        parts.typing.attach(link, tasks: tasks)
         log.info("connected", ["url": connection.redactedURL, "device": connection.sessionReady.deviceId.rawValue])
         perform(lifecycle.handle(.connected(generation: generation), now: environment.clock.now, random: &random))
         perform(lifecycle.handle(.ready(generation: generation), now: environment.clock.now, random: &random))
     }
 
     private func synchronize(generation: UInt64) {
-        guard let services, let admission, let live, live.link.generation == generation else { return }
-        let synchronizer = SessionSynchronizer(services: services, admission: admission)
+        guard let parts, let admission, let live, live.link.generation == generation else { return }
+        let synchronizer = parts.makeSynchronizer(admission: admission)
         let isFirst = !hasSynchronized
         let link = live.link
         let log = log
@@ -512,14 +510,14 @@ public actor BotSession {
     }
 
     private func synchronized(_ generation: UInt64) {
-        guard case .synchronizing(generation) = lifecycle.state, let services, let live else { return }
+        guard case .synchronizing(generation) = lifecycle.state, let parts, let live else { return }
         perform(lifecycle.handle(.syncFinished(generation: generation), now: environment.clock.now, random: &random))
         hasSynchronized = true
         releaseStartupTicket()
-        services.outbox.resume(on: live.link)
-        services.dispatcher.enqueue(
+        parts.outbox.resume(on: live.link)
+        parts.dispatcher.enqueue(
             .event(.ready(live.link.connection.sessionReady), trace: "ready-\(generation)"), in: .events)
-        log.info("live", ["outbox": String(services.outbox.depth)])
+        log.info("live", ["outbox": String(parts.outbox.depth)])
     }
 
     private func closeConnection(_ generation: UInt64, _ reason: SessionLifecycle.DisconnectReason) {
@@ -542,11 +540,11 @@ public actor BotSession {
         if connection?.generation == generation { connection = nil }
         guard let live, live.link.generation == generation else { return }
         self.live = nil
-        services?.outbox.suspend(generation: generation, closeCode: code)
-        services?.receipts.detach(generation: generation)
-        services?.typing.detach(generation: generation)
+        parts?.outbox.suspend(generation: generation, closeCode: code)
+        parts?.receipts.detach(generation: generation)
+        parts?.typing.detach(generation: generation)
         if code == 4008 {
-            services?.outbox.rateLimited(retryAfter: RateLimitDelay(serverValue: reason).delay)
+            parts?.outbox.rateLimited(retryAfter: RateLimitDelay(serverValue: reason).delay)
         }
         let meaning = CloseCodeReaction.meaning(ofCode: code)
         if code == 1000 && isShuttingDown {
@@ -635,12 +633,12 @@ public actor BotSession {
         releaseStartupTicket()
         signInTask?.task.cancel()
         admission?.stop()
-        if let services {
-            services.scheduler.stop()
-            services.maintenance.stop()
-            services.dispatcher.cancelAll()
-            services.commits.stopLanes()
-            services.outbox.stop()
+        if let parts {
+            parts.scheduler.stop()
+            parts.maintenance.stop()
+            parts.dispatcher.cancelAll()
+            parts.writer.stopLanes()
+            parts.outbox.stop()
         }
         if let live {
             // Closed gracefully, its scope ends once the reader has handed over every frame before the close.
@@ -651,14 +649,14 @@ public actor BotSession {
         }
         live = nil
         connection = nil
-        if let services {
+        if let parts {
             // The reader has handed over every ack that came before the close (the close handshake included);
             // their batches are written before the store closes, until the shutdown deadline, or at least for a
             // short grace: they are in memory already and need no network.
             let now = environment.clock.now
             let graceEnd = now.addingTimeInterval(OutboxSender.finalAckRecordingGrace.timeInterval)
-            await services.outbox.finishRecordingAcks(before: max(shutdownEnd ?? now, graceEnd))
-            await services.store.close()
+            await parts.outbox.finishRecordingAcks(before: max(shutdownEnd ?? now, graceEnd))
+            await parts.store.close()
         }
         inputs?.finish()
         inputs = nil

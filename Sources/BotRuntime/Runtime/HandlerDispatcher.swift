@@ -255,6 +255,24 @@ final class HandlerDispatcher: Sendable {
         if let (lane, id, task) = start { spawnWorker(lane, id: id, task: task) }
     }
 
+    /// Queues messages the store handed out, each in its conversation's lane, in order.
+    func enqueueHandedOut(_ messages: [Message]) {
+        guard !messages.isEmpty else { return }
+        if messages.count == 1, let message = messages.first {
+            enqueue(.message(message), in: .conversation(message.conversationId))
+            return
+        }
+        var byConversation: [Conversation.ID: [HandlerWork]] = [:]
+        var order: [Conversation.ID] = []
+        for message in messages {
+            if byConversation[message.conversationId] == nil { order.append(message.conversationId) }
+            byConversation[message.conversationId, default: []].append(.message(message))
+        }
+        for conversation in order {
+            enqueue(byConversation[conversation] ?? [], in: .conversation(conversation))
+        }
+    }
+
     // MARK: - What conversation lanes know of the store
 
     /// The store's contiguous seq of `conversation` is at least `seq` (a committed message, a cursor read).

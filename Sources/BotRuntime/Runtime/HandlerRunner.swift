@@ -5,26 +5,48 @@ import Foundation
 /// commits (or, when the handler threw, records only that the event was handled). A throwing handler is logged
 /// and the bot goes on; a friend request's decision is applied with the configured policy.
 final class HandlerRunner: HandlerDispatcher.Runner {
-    private let services: SessionServices
+    private let bot: any Bot
+    private let identity: SessionIdentity
+    private let contexts: RuntimeBotContext.Dependencies
+    private let friendRequests: FriendRequestPolicy
+    private let dispatcher: HandlerDispatcher
+    private let friends: FriendDirectory
+    private let ignoredRequests: IgnoredFriendRequests
     private let admission: AdmissionQueue
+    private let metrics: SessionMetrics
 
-    init(services: SessionServices, admission: AdmissionQueue) {
-        self.services = services
+    /// - Parameters:
+    ///   - contexts: what the handlers' contexts act through.
+    ///   - friendRequests: the configured policy a friend request's decision falls back to.
+    init(
+        bot: any Bot, identity: SessionIdentity, contexts: RuntimeBotContext.Dependencies,
+        friendRequests: FriendRequestPolicy, dispatcher: HandlerDispatcher, friends: FriendDirectory,
+        ignoredRequests: IgnoredFriendRequests, admission: AdmissionQueue, metrics: SessionMetrics
+    ) {
+        self.bot = bot
+        self.identity = identity
+        self.contexts = contexts
+        self.friendRequests = friendRequests
+        self.dispatcher = dispatcher
+        self.friends = friends
+        self.ignoredRequests = ignoredRequests
         self.admission = admission
+        self.metrics = metrics
     }
 
-    private var log: SessionLog { services.log }
+    private var log: SessionLog { contexts.log }
+    private var clock: any ChatterClock { contexts.clock }
 
     func run(_ work: HandlerWork, _ run: HandlerRun) async {
-        guard let identity = services.botIdentity else { return }
-        let bot = services.bot
+        guard let identity = identity.bot else { return }
+        let bot = bot
         let trace = work.trace
         switch work {
         case .message(let message):
-            services.metrics.countIn()
+            metrics.countIn()
             log.debug("onMessage", trace: trace, ["conversation": message.conversationId.rawValue, "seq": String(message.seq)])
             let context = RuntimeBotContext(
-                services: services, bot: identity, trigger: .message(message), lane: .conversation(message.conversationId),
+                contexts, bot: identity, trigger: .message(message), lane: .conversation(message.conversationId),
                 trace: trace, run: run)
             await call(work, context, run) { try await bot.onMessage(IncomingMessage(message), context: context) }
 
@@ -37,7 +59,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
                 return
             }
             let context = RuntimeBotContext(
-                services: services, bot: identity, trigger: .update(message, fingerprint, handled: handled),
+                contexts, bot: identity, trigger: .update(message, fingerprint, handled: handled),
                 lane: .conversation(message.conversationId), trace: trace, run: run)
             await call(work, context, run) { try await bot.onMessageUpdated(message, context: context) }
 
@@ -48,7 +70,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
                 repeatRule: repeatRule(of: occurrence, trace: trace), payload: occurrence.job.payload)
             log.debug("onScheduledJob", trace: trace, ["job": job.name, "dueAt": Timestamp(job.dueAt).iso8601])
             let context = RuntimeBotContext(
-                services: services, bot: identity, trigger: .occurrence(occurrence, nextDueAt: next), lane: .job(occurrence.job.id),
+                contexts, bot: identity, trigger: .occurrence(occurrence, nextDueAt: next), lane: .job(occurrence.job.id),
                 trace: trace, run: run)
             await call(work, context, run) { try await bot.onScheduledJob(job, context: context) }
 
@@ -62,11 +84,11 @@ final class HandlerRunner: HandlerDispatcher.Runner {
     private func handledUpdates(of message: Message) async -> HandledMessageUpdates {
         let key = MessageUpdateFingerprint.storageKey(of: message.id)
         let data: Data?
-        if let queued = services.commits.pendingState(forKey: key, in: .global, lane: .conversation(message.conversationId)) {
+        if let queued = contexts.writer.pendingState(forKey: key, in: .global, lane: .conversation(message.conversationId)) {
             data = queued
         } else {
             do {
-                data = try await services.store.stateData(forKey: key, in: .global)
+                data = try await contexts.store.stateData(forKey: key, in: .global)
             } catch {
                 log.warning("could not read whether an update was handled (\(error)); handling it", ["message": message.id.rawValue])
                 return HandledMessageUpdates()
@@ -76,9 +98,8 @@ final class HandlerRunner: HandlerDispatcher.Runner {
     }
 
     private func runEvent(_ event: BotEvent, work: HandlerWork, identity: BotIdentity, trace: String, run: HandlerRun) async {
-        let bot = services.bot
         func context(_ key: String?) -> RuntimeBotContext {
-            RuntimeBotContext(services: services, bot: identity, trigger: .event(key: key), lane: .events, trace: trace, run: run)
+            RuntimeBotContext(contexts, bot: identity, trigger: .event(key: key), lane: .events, trace: trace, run: run)
         }
         switch event {
         case .start:
@@ -93,7 +114,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             await decide(request, work: work, context: context("friend-request:\(request.id.rawValue)"), run: run)
 
         case .friendAdded(let friend, let isRecorded):
-            if !isRecorded, await !services.friends.add(friend) {
+            if !isRecorded, await !friends.add(friend) {
                 log.debug("friend already known", trace: trace, ["user": friend.user.id.rawValue])
                 _ = run.complete()
                 return
@@ -102,11 +123,11 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             await call(work, context, run) { try await bot.onFriendAdded(friend, context: context) }
 
         case .friendRemoved(let userId, let isRecorded):
-            if !isRecorded, await !services.friends.remove(userId) {
+            if !isRecorded, await !friends.remove(userId) {
                 _ = run.complete()
                 return
             }
-            services.presence.remove(userId)
+            contexts.presence.remove(userId)
             let context = context(nil)
             await call(work, context, run) { try await bot.onFriendRemoved(userId, context: context) }
 
@@ -145,14 +166,14 @@ final class HandlerRunner: HandlerDispatcher.Runner {
     private func call(
         _ work: HandlerWork, _ context: RuntimeBotContext, _ run: HandlerRun, _ body: () async throws -> Void
     ) async {
-        let started = services.clock.now
+        let started = clock.now
         var failure: (any Error)?
         do {
             try await body()
         } catch {
             failure = error
         }
-        services.metrics.recordHandler(seconds: services.clock.now.timeIntervalSince(started))
+        metrics.recordHandler(seconds: clock.now.timeIntervalSince(started))
         guard run.complete() else { return }
         if let failure { report(failure, of: work) }
         context.finish(discarding: failure != nil)
@@ -160,46 +181,46 @@ final class HandlerRunner: HandlerDispatcher.Runner {
 
     private func report(_ error: any Error, of work: HandlerWork) {
         log.error("\(work.name) threw \(error); its changes are discarded and the bot goes on", trace: work.trace)
-        services.metrics.setLastError("\(work.name) threw: \(error)")
+        metrics.setLastError("\(work.name) threw: \(error)")
     }
 
     /// Asks the bot about a friend request and carries out its decision (or the configured policy's).
     private func decide(_ request: FriendRequest, work: HandlerWork, context: RuntimeBotContext, run: HandlerRun) async {
-        let started = services.clock.now
+        let started = clock.now
         var decision = FriendRequestDecision.useConfiguredPolicy
         var failure: (any Error)?
         do {
-            decision = try await services.bot.onFriendRequest(request, context: context)
+            decision = try await bot.onFriendRequest(request, context: context)
         } catch {
             failure = error
         }
-        services.metrics.recordHandler(seconds: services.clock.now.timeIntervalSince(started))
+        metrics.recordHandler(seconds: clock.now.timeIntervalSince(started))
         guard run.complete() else { return }
         if let failure { report(failure, of: work) }
         context.finish(discarding: failure != nil)
-        let resolved = services.configuration.friendRequests.resolve(decision, for: request)
+        let resolved = friendRequests.resolve(decision, for: request)
         let fields = ["from": request.fromUser.username, "request": request.id.rawValue, "decision": "\(resolved)"]
         do {
             switch resolved {
             case .accept:
-                let accepted = try await services.rest.acceptFriendRequest(request.id)
+                let accepted = try await contexts.rest.acceptFriendRequest(request.id)
                 log.info("friend request accepted", trace: work.trace, fields)
-                if await services.friends.add(accepted.friend) {
-                    services.dispatcher.enqueue(
+                if await friends.add(accepted.friend) {
+                    dispatcher.enqueue(
                         .event(.friendAdded(accepted.friend, isRecorded: true), trace: work.trace), in: .events)
                 }
             case .decline:
-                try await services.rest.declineFriendRequest(request.id)
+                try await contexts.rest.declineFriendRequest(request.id)
                 log.info("friend request declined", trace: work.trace, fields)
             case .ignore, .useConfiguredPolicy:
-                await services.ignoredRequests.remember(request.id)
+                await ignoredRequests.remember(request.id)
                 log.info("friend request left pending", trace: work.trace, fields)
             }
         } catch let error as ChatterAPIError where error.code == .notFound || error.code == .alreadyFriends {
             log.info("friend request no longer pending: \(error.code)", trace: work.trace, fields)
         } catch {
             log.warning("could not answer the friend request: \(error)", trace: work.trace, fields)
-            services.metrics.setLastError("friend request \(request.id): \(error)")
+            metrics.setLastError("friend request \(request.id): \(error)")
         }
     }
 
@@ -207,41 +228,41 @@ final class HandlerRunner: HandlerDispatcher.Runner {
     /// the session's `timers`.
     func runStart(timeout: Duration, timers: DeadlineScheduler<SessionDeadline>) async {
         let run = HandlerRun()
-        let done = WakeSignal(clock: services.clock)
+        let done = WakeSignal(clock: clock)
         let handler = Task(executorPreference: SessionExecutor.preferred) {
             await self.run(.event(.start, trace: "start"), run)
             done.wake()
         }
-        timers.schedule(.startTimeout, at: services.clock.now.adding(timeout)) { done.wake() }
+        timers.schedule(.startTimeout, at: clock.now.adding(timeout)) { done.wake() }
         await done.wait()
         timers.cancel(.startTimeout)
         if run.abandon() {
             handler.cancel()
             log.error("onStart did not return within \(timeout): cancelled, its changes are discarded and the bot goes on", trace: "start")
-            services.metrics.setLastError("onStart timed out after \(timeout)")
+            metrics.setLastError("onStart timed out after \(timeout)")
         }
     }
 
     func recover(_ work: HandlerWork, _ run: HandlerRun, timedOutAfter timeout: Duration) async {
-        if let context = run.contextID { services.typing.hideAll(of: context) }
+        if let context = run.contextID { contexts.typing.hideAll(of: context) }
         log.error("\(work.name) did not return within \(timeout): cancelled, its changes are discarded and the bot goes on", trace: work.trace)
-        services.metrics.setLastError("\(work.name) timed out after \(timeout)")
-        guard let identity = services.botIdentity else { return }
+        metrics.setLastError("\(work.name) timed out after \(timeout)")
+        guard let identity = identity.bot else { return }
         switch work {
         case .message(let message):
-            services.commits.submit(
+            contexts.writer.submit(
                 UnitOfWork(
-                    handling: message, bot: identity.userId, traceID: work.trace, derivation: services.store.clientMessageIDDerivation),
+                    handling: message, bot: identity.userId, traceID: work.trace, derivation: contexts.store.clientMessageIDDerivation),
                 in: .conversation(message.conversationId),
                 trace: work.trace, epoch: run.epoch)
         case .job(let occurrence):
             let next = nextDueDate(after: occurrence, trace: work.trace)
-            services.commits.submit(
+            contexts.writer.submit(
                 UnitOfWork(running: occurrence, nextDueAt: next, bot: identity.userId, traceID: work.trace), in: .job(occurrence.job.id),
                 trace: work.trace)
         case .messageUpdated(let message, _):
             let handled = await handledUpdates(of: message)
-            services.commits.submit(
+            contexts.writer.submit(
                 RuntimeBotContext.unitRecording(
                     MessageUpdateFingerprint(message), of: message, after: handled, bot: identity.userId, trace: work.trace),
                 in: .conversation(message.conversationId), trace: work.trace, epoch: run.epoch)
@@ -255,7 +276,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
     }
 
     func contiguousSeq(of conversation: Conversation.ID) async -> Int? {
-        try? await services.store.conversationCursor(conversation)?.contiguousSeq
+        try? await contexts.store.conversationCursor(conversation)?.contiguousSeq
     }
 
     // MARK: - Repeating jobs
@@ -273,6 +294,6 @@ final class HandlerRunner: HandlerDispatcher.Runner {
     /// When a job runs after this occurrence: the rule's next occurrence after now (missed ones are skipped, the
     /// rhythm is kept); nil for a one-off job.
     private func nextDueDate(after occurrence: JobOccurrence, trace: String) -> Date? {
-        repeatRule(of: occurrence, trace: trace)?.nextOccurrence(following: occurrence.dueAt, after: services.clock.now)
+        repeatRule(of: occurrence, trace: trace)?.nextOccurrence(following: occurrence.dueAt, after: clock.now)
     }
 }

@@ -40,7 +40,7 @@ final class RuntimeBotContext: BotContext {
 
     let bot: BotIdentity
     let logger: BotLogger
-    private let services: SessionServices
+    private let dependencies: Dependencies
     private let trigger: Trigger
     private let lane: HandlerLane
     private let run: HandlerRun?
@@ -49,18 +49,30 @@ final class RuntimeBotContext: BotContext {
     private let derivationKey: String?
     private let state: Mutex<State>
 
-    init(services: SessionServices, bot: BotIdentity, trigger: Trigger, lane: HandlerLane, trace: String, run: HandlerRun?) {
-        self.services = services
+    /// What every handler context of a session acts through; built once per session.
+    struct Dependencies: Sendable {
+        let store: BotStore
+        let writer: StoreWriter
+        let rest: ChatterRESTClient
+        let outbox: OutboxSender
+        let typing: TypingIndicators
+        let presence: PresenceDirectory
+        let clock: any ChatterClock
+        let log: SessionLog
+    }
+
+    init(_ dependencies: Dependencies, bot: BotIdentity, trigger: Trigger, lane: HandlerLane, trace: String, run: HandlerRun?) {
+        self.dependencies = dependencies
         self.bot = bot
         self.trigger = trigger
         self.lane = lane
         self.trace = trace
         self.run = run
-        self.logger = services.log.botLogger(trace: trace)
+        self.logger = dependencies.log.botLogger(trace: trace)
         let unit: UnitOfWork
         switch trigger {
         case .message(let message):
-            unit = UnitOfWork(handling: message, bot: bot.userId, traceID: trace, derivation: services.store.clientMessageIDDerivation)
+            unit = UnitOfWork(handling: message, bot: bot.userId, traceID: trace, derivation: dependencies.store.clientMessageIDDerivation)
             derivationKey = ClientMessageID.messageTrigger(message.id)
         case .occurrence(let occurrence, let next):
             unit = UnitOfWork(running: occurrence, nextDueAt: next, bot: bot.userId, traceID: trace)
@@ -76,7 +88,7 @@ final class RuntimeBotContext: BotContext {
         run?.contextID = ObjectIdentifier(self)
     }
 
-    var now: Date { services.clock.now }
+    var now: Date { dependencies.clock.now }
 
     // MARK: - The handler's end
 
@@ -84,7 +96,7 @@ final class RuntimeBotContext: BotContext {
     /// counts as handled, the occurrence as done). Called once, when the handler returned; afterwards changes
     /// commit at once. The lane's next handler does not wait for the commit.
     func finish(discarding: Bool) {
-        services.typing.hideAll(of: ObjectIdentifier(self))
+        dependencies.typing.hideAll(of: ObjectIdentifier(self))
         let dropped = state.withLock { state -> [ClientMessageID] in
             state.isFinished = true
             guard discarding else {
@@ -96,18 +108,18 @@ final class RuntimeBotContext: BotContext {
             state.uncommittedSends = []
             if !state.isTriggerCommitted {
                 state.isTriggerCommitted = true
-                services.commits.submit(freshTriggerUnit(), in: lane, trace: trace, epoch: run?.epoch ?? 0)
+                dependencies.writer.submit(freshTriggerUnit(), in: lane, trace: trace, epoch: run?.epoch ?? 0)
             }
             return dropped
         }
-        if !dropped.isEmpty { services.outbox.failWaiters(of: dropped, with: CancellationError()) }
+        if !dropped.isEmpty { dependencies.outbox.failWaiters(of: dropped, with: CancellationError()) }
     }
 
     /// A unit that only marks the trigger done.
     private func freshTriggerUnit() -> UnitOfWork {
         switch trigger {
         case .message(let message):
-            UnitOfWork(handling: message, bot: bot.userId, traceID: trace, derivation: services.store.clientMessageIDDerivation)
+            UnitOfWork(handling: message, bot: bot.userId, traceID: trace, derivation: dependencies.store.clientMessageIDDerivation)
         case .occurrence(let occurrence, let next): UnitOfWork(running: occurrence, nextDueAt: next, bot: bot.userId, traceID: trace)
         case .update(let message, let fingerprint, let handled):
             Self.unitRecording(fingerprint, of: message, after: handled, bot: bot.userId, trace: trace)
@@ -140,13 +152,13 @@ final class RuntimeBotContext: BotContext {
         state.isTriggerCommitted = true
         state.uncommittedSends = []
         guard mustCommitTrigger || !unit.hasNoEffects else { return nil }
-        return services.commits.submit(unit, in: lane, trace: trace, epoch: run?.epoch ?? 0)
+        return dependencies.writer.submit(unit, in: lane, trace: trace, epoch: run?.epoch ?? 0)
     }
 
     /// Commits what the handler did so far and waits until it is stored.
     private func commitPending() async {
         guard let ticket = state.withLock({ submit(&$0) }) else { return }
-        await services.commits.waitUntilCommitted(ticket, in: lane)
+        await dependencies.writer.waitUntilCommitted(ticket, in: lane)
     }
 
     /// After the handler returned, changes commit at once.
@@ -180,7 +192,7 @@ final class RuntimeBotContext: BotContext {
         let id = try state.withLock { state throws(ChatterAPIError) -> ClientMessageID in
             let id: ClientMessageID
             if let derivationKey {
-                id = services.store.clientMessageIDDerivation.key(bot: bot.userId, trigger: derivationKey, index: state.sendIndex)
+                id = dependencies.store.clientMessageIDDerivation.key(bot: bot.userId, trigger: derivationKey, index: state.sendIndex)
             } else {
                 id = .random()
             }
@@ -193,7 +205,7 @@ final class RuntimeBotContext: BotContext {
             state.uncommittedSends.insert(id)
             return id
         }
-        if services.typing.isShown(in: conversationId) { services.typing.hide(in: conversationId) }
+        if dependencies.typing.isShown(in: conversationId) { dependencies.typing.hide(in: conversationId) }
         commitIfFinished()
         return OutgoingMessage(clientMessageId: id, conversationId: conversationId, content: content) { [self] in
             try await acknowledgement(of: id)
@@ -205,15 +217,15 @@ final class RuntimeBotContext: BotContext {
             try checkUsable()
             await commitPending()
         }
-        return try await services.outbox.acknowledgement(of: id)
+        return try await dependencies.outbox.acknowledgement(of: id)
     }
 
     func setTyping(_ isTyping: Bool, in conversationId: Conversation.ID) async throws {
         try checkUsable()
         if isTyping {
-            services.typing.show(in: conversationId, owner: ObjectIdentifier(self))
+            dependencies.typing.show(in: conversationId, owner: ObjectIdentifier(self))
         } else {
-            services.typing.hide(in: conversationId)
+            dependencies.typing.hide(in: conversationId)
         }
     }
 
@@ -222,8 +234,8 @@ final class RuntimeBotContext: BotContext {
     func stateData(for key: String, in scope: StateScope) async throws -> Data? {
         try checkUsable()
         if let own = state.withLock({ $0.unit.pendingValue(forKey: key, in: scope) }) { return own }
-        if let queued = services.commits.pendingState(forKey: key, in: scope, lane: lane) { return queued }
-        return try await services.store.stateData(forKey: key, in: scope)
+        if let queued = dependencies.writer.pendingState(forKey: key, in: scope, lane: lane) { return queued }
+        return try await dependencies.store.stateData(forKey: key, in: scope)
     }
 
     func setStateData(_ data: Data?, for key: String, in scope: StateScope) async throws {
@@ -267,98 +279,98 @@ final class RuntimeBotContext: BotContext {
 
     func scheduledJobs() async throws -> [ScheduledJob] {
         try checkUsable()
-        await services.commits.waitUntilDrained(lane)
+        await dependencies.writer.waitUntilDrained(lane)
         let unit = state.withLock { $0.unit }
-        return try await services.store.jobs(overlaying: unit).map { try $0.scheduledJob() }
+        return try await dependencies.store.jobs(overlaying: unit).map { try $0.scheduledJob() }
     }
 
     // MARK: - Friends and look-ups (REST, at once)
 
     func friends() async throws -> [Friend] {
         try checkUsable()
-        return try await services.rest.friends()
+        return try await dependencies.rest.friends()
     }
 
     func friendRequests() async throws -> FriendRequestList {
         try checkUsable()
-        return try await services.rest.friendRequests()
+        return try await dependencies.rest.friendRequests()
     }
 
     func acceptFriendRequest(_ id: FriendRequest.ID) async throws -> Friend {
         try checkUsable()
-        return try await services.rest.acceptFriendRequest(id).friend
+        return try await dependencies.rest.acceptFriendRequest(id).friend
     }
 
     func declineFriendRequest(_ id: FriendRequest.ID) async throws {
         try checkUsable()
-        try await services.rest.declineFriendRequest(id)
+        try await dependencies.rest.declineFriendRequest(id)
     }
 
     func sendFriendRequest(to target: FriendRequestBody) async throws -> FriendRequest {
         try checkUsable()
-        return try await services.rest.sendFriendRequest(to: target)
+        return try await dependencies.rest.sendFriendRequest(to: target)
     }
 
     func removeFriend(_ userId: User.ID) async throws {
         try checkUsable()
-        try await services.rest.removeFriend(userId)
+        try await dependencies.rest.removeFriend(userId)
     }
 
     func cancelFriendRequest(_ id: FriendRequest.ID) async throws {
         try checkUsable()
-        try await services.rest.cancelFriendRequest(id)
+        try await dependencies.rest.cancelFriendRequest(id)
     }
 
     // MARK: - Groups and conversation settings (REST, at once)
 
     func conversations(updatedSince: Timestamp?) async throws -> [Conversation] {
         try checkUsable()
-        return try await services.rest.conversations(updatedSince: updatedSince)
+        return try await dependencies.rest.conversations(updatedSince: updatedSince)
     }
 
     func createGroup(title: String, memberIds: [User.ID]) async throws -> Conversation {
         try checkUsable()
-        let group = try await services.rest.createGroup(title: title, memberIds: memberIds)
+        let group = try await dependencies.rest.createGroup(title: title, memberIds: memberIds)
         // Known at once, as a direct conversation is: the acks of the bot's messages there move its cursor.
-        try await services.store.recordConversations([group], newConversationsStart: .firstMessage)
+        try await dependencies.store.recordConversations([group], newConversationsStart: .firstMessage)
         return group
     }
 
     func addMembers(_ userIds: [User.ID], to conversationId: Conversation.ID) async throws -> Conversation {
         try checkUsable()
-        return try await services.rest.addMembers(userIds, to: conversationId)
+        return try await dependencies.rest.addMembers(userIds, to: conversationId)
     }
 
     func removeMember(_ userId: User.ID, from conversationId: Conversation.ID) async throws {
         try checkUsable()
-        try await services.rest.removeMember(userId, from: conversationId)
+        try await dependencies.rest.removeMember(userId, from: conversationId)
     }
 
     func leaveConversation(_ conversationId: Conversation.ID) async throws {
         try checkUsable()
-        try await services.rest.removeMember(bot.userId, from: conversationId)
+        try await dependencies.rest.removeMember(bot.userId, from: conversationId)
     }
 
     func setMuted(_ muted: Bool, conversation conversationId: Conversation.ID) async throws {
         try checkUsable()
-        try await services.rest.setMuted(muted, conversation: conversationId)
+        try await dependencies.rest.setMuted(muted, conversation: conversationId)
     }
 
     func directConversation(with userId: User.ID) async throws -> Conversation {
         try checkUsable()
-        let conversation = try await services.rest.directConversation(with: userId)
+        let conversation = try await dependencies.rest.directConversation(with: userId)
         // Known at once, so the acks of messages sent there move its cursor and replies are handled.
-        try await services.store.recordConversations([conversation], newConversationsStart: .firstMessage)
+        try await dependencies.store.recordConversations([conversation], newConversationsStart: .firstMessage)
         return conversation
     }
 
     func conversation(_ id: Conversation.ID) async throws -> Conversation {
         try checkUsable()
-        return try await services.rest.conversation(id)
+        return try await dependencies.rest.conversation(id)
     }
 
     func presence(of userId: User.ID) async -> Presence? {
-        services.presence.presence(of: userId)
+        dependencies.presence.presence(of: userId)
     }
 }
 

@@ -4,11 +4,21 @@ import Foundation
 /// Signing a bot in (design.md point 1): the stored refresh token first, then a password login that passes the
 /// stored `deviceId`, so a bot is one device for its whole life. Tokens are stored before they are used.
 struct SessionSignIn: Sendable {
-    let services: SessionServices
+    let credentials: BotCredentials
+    let identity: SessionIdentity
+    let tokenStore: ChatterTokenStore
+    /// Where a sign-in notes its tokens' lifetime for `tokenStore`'s persistence.
+    let tokenLifetime: TokenLifetimeNote
+    let store: BotStore
+    let rest: ChatterRESTClient
+    let outbox: OutboxSender
+    let friends: FriendDirectory
+    let clock: any ChatterClock
+    let log: SessionLog
 
     /// The device description a bot signs in with.
     var device: DeviceDescription {
-        DeviceDescription(name: "ChatterBots \(services.name)", platform: "chatterbots")
+        DeviceDescription(name: "ChatterBots \(identity.botName)", platform: "chatterbots")
     }
 
     /// Signs in with `method`; nil on success, else why it failed. `staleAccessToken` is the token a 4001 refused:
@@ -23,26 +33,25 @@ struct SessionSignIn: Sendable {
     private func refresh(staleAccessToken: String?) async -> SignInFailure? {
         let stored: StoredSession?
         do {
-            stored = try await services.store.session()
+            stored = try await store.session()
         } catch {
             return .unavailable("the store could not be read: \(error)")
         }
         guard let stored else { return .invalidRefreshToken }
-        let identity = SessionServices.Identity(userId: stored.userId, deviceId: stored.deviceId)
-        if await services.tokenStore.tokens == nil {
-            services.setIdentity(nil)  // no need to store what was just read
-            await services.tokenStore.replace(with: stored.tokens)
+        let device = SignedInDevice(userId: stored.userId, deviceId: stored.deviceId)
+        if await tokenStore.tokens == nil {
+            identity.device = nil  // no need to store what was just read
+            await tokenStore.replace(with: stored.tokens)
         }
-        services.setIdentity(identity)
-        let rest = services.rest
-        let services = services
+        identity.device = device
+        let (rest, tokenLifetime) = (rest, tokenLifetime)
         do {
-            _ = try await services.tokenStore.refreshed(replacing: staleAccessToken) { refreshToken in
+            _ = try await tokenStore.refreshed(replacing: staleAccessToken) { refreshToken in
                 let session = try await rest.send(ChatterAPI.refresh(RefreshBody(refreshToken: refreshToken)))
-                services.noteExpiresIn(session.expiresIn)
+                tokenLifetime.note(session.expiresIn)
                 return session.tokens
             }
-            services.log.info("signed in with the stored refresh token", ["device": stored.deviceId.rawValue])
+            log.info("signed in with the stored refresh token", ["device": stored.deviceId.rawValue])
             return nil
         } catch {
             return SignInFailure(signInError: error)
@@ -53,22 +62,21 @@ struct SessionSignIn: Sendable {
         let storedDevice: Device.ID?
         let previousUser: User.ID?
         do {
-            storedDevice = try await services.store.session()?.deviceId
-            previousUser = try await services.store.accountUserId()
+            storedDevice = try await store.session()?.deviceId
+            previousUser = try await store.accountUserId()
         } catch {
             return .unavailable("the store could not be read: \(error)")
         }
-        let credentials = services.configuration.credentials
-        services.setIdentity(nil)
+        identity.device = nil
         do {
-            let session = try await services.rest.login(
+            let session = try await rest.login(
                 username: credentials.username, password: credentials.password, deviceId: storedDevice, device: device)
             if let previousUser, previousUser != session.user.id {
                 try await wipeData(of: previousUser, signedInAs: session.user.id)
             }
-            services.setIdentity(SessionServices.Identity(userId: session.user.id, deviceId: session.deviceId))
-            try await services.store.saveSession(StoredSession(session, receivedAt: services.clock.now))
-            services.log.info("signed in with the password", [
+            identity.device = SignedInDevice(userId: session.user.id, deviceId: session.deviceId)
+            try await store.saveSession(StoredSession(session, receivedAt: clock.now))
+            log.info("signed in with the password", [
                 "username": credentials.username, "device": session.deviceId.rawValue,
                 "newDevice": String(storedDevice != session.deviceId),
             ])
@@ -84,28 +92,28 @@ struct SessionSignIn: Sendable {
     /// re-created under the same username. The old user's outbox, state, cursors and schedules must not act as
     /// the new one, so they are deleted, on disk and in memory, before anything else runs.
     private func wipeData(of previousUser: User.ID, signedInAs user: User.ID) async throws(BotStoreError) {
-        let wipe = try await services.store.wipeAccountData()
-        services.outbox.discardAll(failingWaitersWith: BotContextError.accountReplaced(previous: previousUser, current: user))
-        services.log.warning("signed in as another user than the store's: the account was re-created; the old account's data is deleted", [
+        let wipe = try await store.wipeAccountData()
+        outbox.discardAll(failingWaitersWith: BotContextError.accountReplaced(previous: previousUser, current: user))
+        log.warning("signed in as another user than the store's: the account was re-created; the old account's data is deleted", [
             "previousUser": previousUser.rawValue, "user": user.rawValue, "deleted": wipe.description,
         ])
         do {
-            try await services.friends.load()
+            try await friends.load()
         } catch {
-            services.log.error("could not reload the friends list after the wipe: \(error)")
+            log.error("could not reload the friends list after the wipe: \(error)")
         }
     }
 
     /// Forgets the device's tokens and id after a revocation (close 4003); the next login creates a new device.
     func clearSession() async {
-        services.setIdentity(nil)
-        await services.tokenStore.replace(with: nil)
+        identity.device = nil
+        await tokenStore.replace(with: nil)
         do {
-            if let revoked = try await services.store.clearSession() {
-                services.log.warning("the device was revoked; its session data is cleared", ["device": revoked.deviceId.rawValue])
+            if let revoked = try await store.clearSession() {
+                log.warning("the device was revoked; its session data is cleared", ["device": revoked.deviceId.rawValue])
             }
         } catch {
-            services.log.error("could not clear the revoked session: \(error)")
+            log.error("could not clear the revoked session: \(error)")
         }
     }
 }

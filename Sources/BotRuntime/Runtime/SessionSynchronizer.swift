@@ -7,36 +7,43 @@ import Foundation
 /// `hasMore` with REST pages. Everything goes through the admission queue, so it is deduplicated against what
 /// arrives live meanwhile.
 struct SessionSynchronizer: Sendable {
-    let services: SessionServices
+    let store: BotStore
+    let writer: StoreWriter
+    let rest: ChatterRESTClient
+    let dispatcher: HandlerDispatcher
+    let outbox: OutboxSender
+    let friends: FriendDirectory
+    let ignoredRequests: IgnoredFriendRequests
+    let maintenance: StoreMaintenance
     let admission: AdmissionQueue
+    let environment: BotRuntimeEnvironment
+    let log: SessionLog
 
     /// Runs the refresh and the sync on `link`; throws when a request failed (the session then reconnects).
     func synchronize(on link: RealtimeLink, isFirst: Bool) async throws {
         let trace = "sync-\(link.generation)"
-        let log = services.log
         try await refreshConversations(trace: trace)
 
         try await refreshFriends(trace: trace)
 
-        let requests = try await services.rest.friendRequests()
+        let requests = try await rest.friendRequests()
         // Requests no longer pending are forgotten; the bot was asked about the others that it left pending.
-        await services.ignoredRequests.retain(pending: requests.incoming.map(\.id))
-        for request in requests.incoming where !services.ignoredRequests.contains(request.id) {
-            services.dispatcher.enqueue(.event(.friendRequest(request), trace: "friend-request-\(request.id.rawValue)"), in: .events)
+        await ignoredRequests.retain(pending: requests.incoming.map(\.id))
+        for request in requests.incoming where !ignoredRequests.contains(request.id) {
+            dispatcher.enqueue(.event(.friendRequest(request), trace: "friend-request-\(request.id.rawValue)"), in: .events)
         }
 
         if isFirst {
             // Parked messages that are next and not handed out (none after a restart: they live in memory, and
             // this sync brings them back).
-            for conversation in try await services.store.conversationsWithDeliverableMessages() {
-                let messages = try await services.store.deliverableMessages(in: conversation)
-                SessionServices.dispatch(messages, to: services.dispatcher)
+            for conversation in try await store.conversationsWithDeliverableMessages() {
+                let messages = try await store.deliverableMessages(in: conversation)
+                dispatcher.enqueueHandedOut(messages)
             }
         }
 
-        let positions = try await services.store.syncPositions()
+        let positions = try await store.syncPositions()
         guard !positions.isEmpty else { return }
-        let environment = services.environment
         let plan = SyncPlan(
             limitPerConversation: environment.syncLimitPerConversation,
             inboundMessageLimit: environment.webSocket.limits.maxMessageSize)
@@ -60,13 +67,12 @@ struct SessionSynchronizer: Sendable {
         }
         if !absent.isEmpty { await verifyMembership(of: absent, trace: trace) }
         log.debug("synchronized \(positions.count) conversations, \(fetched) messages", trace: trace)
-        let services = services
-        let admission = admission
-        services.maintenance.afterSynchronization {
+        let (admission, dispatcher, writer, outbox) = (admission, dispatcher, writer, outbox)
+        maintenance.afterSynchronization {
             await admission.waitUntilProcessed()
-            await services.dispatcher.waitUntilIdle()
-            await services.commits.waitUntilLanesIdle()
-            await services.outbox.waitUntilEmpty()  // the replies' acks are recorded too
+            await dispatcher.waitUntilIdle()
+            await writer.waitUntilLanesIdle()
+            await outbox.waitUntilEmpty()  // the replies' acks are recorded too
         }
     }
 
@@ -74,14 +80,13 @@ struct SessionSynchronizer: Sendable {
     /// one the bot was removed from while offline is noticed (`NOT_FOUND`); a service that leaves out many (every
     /// conversation without news) is not asked about each.
     private func verifyMembership(of absent: [Conversation.ID], trace: String) async {
-        let log = services.log
         guard absent.count <= Self.maxMembershipLookups else {
             log.debug("the sync left out \(absent.count) conversations: taken as nothing new", trace: trace)
             return
         }
         for id in absent {
             do {
-                _ = try await services.rest.conversation(id)
+                _ = try await rest.conversation(id)
             } catch let error as ChatterAPIError where error.code == .notFound {
                 log.info("conversation \(id) is gone (NOT_FOUND): the bot is no longer a member", trace: trace)
                 admission.submit(.removed(id, trace: trace))
@@ -98,25 +103,25 @@ struct SessionSynchronizer: Sendable {
     /// their handlers. Fetched again when a live friend event changed the list while the request ran.
     private func refreshFriends(trace: String) async throws {
         for _ in 0..<5 {
-            let version = services.friends.version
-            let friends = try await services.rest.friends()
-            guard let (added, removed) = await services.friends.reconcile(with: friends, fetchedAt: version) else { continue }
+            let version = friends.version
+            let current = try await rest.friends()
+            guard let (added, removed) = await friends.reconcile(with: current, fetchedAt: version) else { continue }
             for friend in added {
-                services.dispatcher.enqueue(.event(.friendAdded(friend, isRecorded: true), trace: trace), in: .events)
+                dispatcher.enqueue(.event(.friendAdded(friend, isRecorded: true), trace: trace), in: .events)
             }
             for userId in removed {
-                services.dispatcher.enqueue(.event(.friendRemoved(userId, isRecorded: true), trace: trace), in: .events)
+                dispatcher.enqueue(.event(.friendRemoved(userId, isRecorded: true), trace: trace), in: .events)
             }
             return
         }
-        services.log.notice("the friends list kept changing during the refresh; live events keep it current", trace: trace)
+        log.notice("the friends list kept changing during the refresh; live events keep it current", trace: trace)
     }
 
     /// `GET /conversations?updatedSince=`, page after page (at most 100 each), from the last refresh on.
     private func refreshConversations(trace: String) async throws {
-        var since = try await services.store.conversationsUpdatedSince()
+        var since = try await store.conversationsUpdatedSince()
         while true {
-            let page = try await services.rest.conversations(updatedSince: since)
+            let page = try await rest.conversations(updatedSince: since)
             guard let newest = page.map(\.updatedAt).max(), since.map({ newest > $0 }) ?? true else { break }
             admission.submit(.conversations(page, .refreshed, trace: trace))
             since = newest

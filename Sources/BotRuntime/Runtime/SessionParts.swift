@@ -6,26 +6,20 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// Everything a running bot shares between its session actor, its reader, its handlers and its background
-/// tasks: the store, the REST client, the dispatcher, the outbox, receipts, typing, schedule and directories,
-/// plus who the bot is once signed in. Created when `BotSession.run()` has opened the store.
-final class SessionServices: Sendable {
-    /// The signed-in account and device.
-    struct Identity: Sendable, Equatable {
-        var userId: User.ID
-        var deviceId: Device.ID
-    }
-
-    let name: String
+/// The parts of a running bot, built and wired together once `BotSession.run()` has opened its store: the REST
+/// client and its token persistence, the dispatcher, the outbox, receipts, typing, the job schedule and the
+/// directories, and the store writer's lanes. Only the session holds it; every other type is handed exactly
+/// what it uses, by the `make…` functions here.
+final class SessionParts: Sendable {
     let bot: any Bot
     let configuration: BotConfiguration
     let environment: BotRuntimeEnvironment
-    let clock: any ChatterClock
     let store: BotStore
     let rest: ChatterRESTClient
     let tokenStore: ChatterTokenStore
     let log: SessionLog
     let metrics: SessionMetrics
+    let identity: SessionIdentity
     let dispatcher: HandlerDispatcher
     let outbox: OutboxSender
     let receipts: ReceiptSender
@@ -35,44 +29,47 @@ final class SessionServices: Sendable {
     let friends: FriendDirectory
     /// Friend requests the bot left pending, not asked about again.
     let ignoredRequests: IgnoredFriendRequests
-    /// The store's writer, whose lanes take the handlers' units.
-    let commits: StoreWriter
     let maintenance: StoreMaintenance
-    private let identityState: IdentityState
-    /// The `expiresIn` of the sign-in whose tokens are about to be stored (nil: not known).
-    private let expiresIn: TokenLifetimeNote
-    private let onFatal: @Sendable (BotStopReason) -> Void
+    private let timers: DeadlineScheduler<SessionDeadline>
+    /// The `expiresIn` of the sign-in whose tokens are about to be stored.
+    private let tokenLifetime: TokenLifetimeNote
 
+    /// The lifetime assumed for an access token whose `expiresIn` the runtime did not see (a refresh the REST
+    /// client made by itself after an `UNAUTHORIZED`): the service's usual hour.
+    static let assumedTokenLifetime = 3600
+
+    /// - Parameters:
+    ///   - device: the account and device the store holds a session of, if any.
+    ///   - onRewind: a refused unit rewound its conversation (passing over the message when given).
+    ///   - onFatal: the bot must stop for good (a storage failure that retrying did not fix).
     init(
         configuration: BotConfiguration, bot: any Bot, environment: BotRuntimeEnvironment, store: BotStore,
-        log: SessionLog, metrics: SessionMetrics, identity: Identity?, timers: DeadlineScheduler<SessionDeadline>,
+        log: SessionLog, metrics: SessionMetrics, device: SignedInDevice?, timers: DeadlineScheduler<SessionDeadline>,
         onRewind: @escaping @Sendable (Conversation.ID, _ passingOver: Message?) -> Void,
         onFatal: @escaping @Sendable (BotStopReason) -> Void
     ) {
-        self.name = configuration.name
         self.bot = bot
         self.configuration = configuration
         self.environment = environment
-        self.clock = environment.clock
         self.store = store
         self.log = log
         self.metrics = metrics
-        self.onFatal = onFatal
-        let identityState = IdentityState(identity)
-        self.identityState = identityState
-        let expiresIn = TokenLifetimeNote()
-        self.expiresIn = expiresIn
+        self.timers = timers
+        let identity = SessionIdentity(botName: configuration.name, device: device)
+        self.identity = identity
+        let tokenLifetime = TokenLifetimeNote()
+        self.tokenLifetime = tokenLifetime
         // Rotated tokens are stored before they are used (the old refresh token no longer works): the token store
         // awaits this before any caller sees the new pair.
         let clock = environment.clock
         self.tokenStore = ChatterTokenStore(tokens: nil) { tokens in
-            guard let tokens, let identity = identityState.value else { return }
+            guard let tokens, let device = identity.device else { return }
             do {
                 try await store.saveSession(StoredSession(
-                    userId: identity.userId, deviceId: identity.deviceId, accessToken: tokens.accessToken,
+                    userId: device.userId, deviceId: device.deviceId, accessToken: tokens.accessToken,
                     refreshToken: tokens.refreshToken,
                     accessTokenExpiresAt: clock.now.addingTimeInterval(TimeInterval(
-                        expiresIn.take() ?? Self.assumedTokenLifetime))))
+                        tokenLifetime.take() ?? Self.assumedTokenLifetime))))
             } catch {
                 log.error("could not store the rotated tokens: \(error); the next start signs in with the password")
             }
@@ -89,7 +86,7 @@ final class SessionServices: Sendable {
             var own: [Conversation.ID: [Int]] = [:]
             for ack in acks { own[ack.conversationId, default: []].append(ack.seq) }
             for (conversation, seqs) in own { dispatcher.noteOwn(seqs, in: conversation) }
-            SessionServices.dispatch(released, to: dispatcher)
+            dispatcher.enqueueHandedOut(released)
         }
         let receipts = ReceiptSender(policy: environment.receipts, log: log)
         self.receipts = receipts
@@ -101,7 +98,6 @@ final class SessionServices: Sendable {
         self.ignoredRequests = IgnoredFriendRequests(store: store, log: log)
         self.maintenance = StoreMaintenance(store: store, clock: clock, log: log)
         self.outbox = outbox
-        self.commits = store.writer
         store.writer.openLanes(StoreWriter.LaneHooks(
             clock: clock, log: log, metrics: metrics,
             route: { receipt, unit in
@@ -133,29 +129,51 @@ final class SessionServices: Sendable {
             }))
     }
 
-    // MARK: - Identity
+    /// The store's writer, whose lanes take the handlers' units.
+    var writer: StoreWriter { store.writer }
 
-    var identity: Identity? { identityState.value }
+    // MARK: - The session's working types
 
-    /// The lifetime assumed for an access token whose `expiresIn` the runtime did not see (a refresh the REST
-    /// client made by itself after an `UNAUTHORIZED`): the service's usual hour.
-    static let assumedTokenLifetime = 3600
-
-    /// The sign-in that produced the tokens about to be stored said they expire in `seconds`.
-    func noteExpiresIn(_ seconds: Int) {
-        expiresIn.note(seconds)
+    /// The admission queue of this bot.
+    func makeAdmission() -> AdmissionQueue {
+        AdmissionQueue(
+            store: store, writer: writer, dispatcher: dispatcher, receipts: receipts, rest: rest, identity: identity,
+            environment: environment, log: log, metrics: metrics, timers: timers)
     }
 
-    /// The bot as handlers see it; nil before the first sign-in.
-    var botIdentity: BotIdentity? {
-        identity.map { BotIdentity(name: name, userId: $0.userId) }
+    /// What runs the bot's handlers for the dispatcher.
+    func makeRunner(admission: AdmissionQueue) -> HandlerRunner {
+        HandlerRunner(
+            bot: bot, identity: identity,
+            contexts: RuntimeBotContext.Dependencies(
+                store: store, writer: writer, rest: rest, outbox: outbox, typing: typing, presence: presence,
+                clock: environment.clock, log: log),
+            friendRequests: configuration.friendRequests, dispatcher: dispatcher, friends: friends,
+            ignoredRequests: ignoredRequests, admission: admission, metrics: metrics)
     }
 
-    func setIdentity(_ identity: Identity?) {
-        identityState.value = identity
+    /// What signs the bot in.
+    func makeSignIn() -> SessionSignIn {
+        SessionSignIn(
+            credentials: configuration.credentials, identity: identity, tokenStore: tokenStore,
+            tokenLifetime: tokenLifetime, store: store, rest: rest, outbox: outbox, friends: friends,
+            clock: environment.clock, log: log)
     }
 
-    // MARK: - Friend requests already decided
+    /// What synchronizes the bot after each `session.ready`.
+    func makeSynchronizer(admission: AdmissionQueue) -> SessionSynchronizer {
+        SessionSynchronizer(
+            store: store, writer: writer, rest: rest, dispatcher: dispatcher, outbox: outbox, friends: friends,
+            ignoredRequests: ignoredRequests, maintenance: maintenance, admission: admission,
+            environment: environment, log: log)
+    }
+
+    /// What routes a connection's events.
+    func makeRouter(admission: AdmissionQueue) -> ServerEventRouter {
+        ServerEventRouter(
+            admission: admission, outbox: outbox, dispatcher: dispatcher, presence: presence,
+            ignoredRequests: ignoredRequests, log: log)
+    }
 
     // MARK: - Committing
 
@@ -170,55 +188,9 @@ final class SessionServices: Sendable {
             dispatcher.noteContiguous(contiguous, in: message.conversationId)
             receipts.read(contiguous, in: message.conversationId)
         }
-        dispatch(receipt.released, to: dispatcher)
+        dispatcher.enqueueHandedOut(receipt.released)
         if receipt.job != nil || !unit.jobChanges.isEmpty {
             scheduler.wake()
         }
-    }
-
-    /// Queues messages the store handed out in their conversations' lanes.
-    static func dispatch(_ messages: [Message], to dispatcher: HandlerDispatcher) {
-        guard !messages.isEmpty else { return }
-        if messages.count == 1, let message = messages.first {
-            dispatcher.enqueue(.message(message), in: .conversation(message.conversationId))
-            return
-        }
-        var byConversation: [Conversation.ID: [HandlerWork]] = [:]
-        var order: [Conversation.ID] = []
-        for message in messages {
-            if byConversation[message.conversationId] == nil { order.append(message.conversationId) }
-            byConversation[message.conversationId, default: []].append(.message(message))
-        }
-        for conversation in order {
-            dispatcher.enqueue(byConversation[conversation] ?? [], in: .conversation(conversation))
-        }
-    }
-
-    /// Stops the bot for good (a storage failure that retrying did not fix).
-    func fail(_ reason: BotStopReason) {
-        onFatal(reason)
-    }
-}
-
-/// The signed-in identity, shared with the token store's persistence callback.
-/// The `expiresIn` of a sign-in, from the request that returned it to the storing of its tokens.
-private final class TokenLifetimeNote: Sendable {
-    private let seconds = Mutex<Int?>(nil)
-
-    func note(_ value: Int) { seconds.withLock { $0 = value } }
-
-    func take() -> Int? { seconds.withLock { $0.take() } }
-}
-
-private final class IdentityState: Sendable {
-    private let state: Mutex<SessionServices.Identity?>
-
-    init(_ identity: SessionServices.Identity?) {
-        state = Mutex(identity)
-    }
-
-    var value: SessionServices.Identity? {
-        get { state.withLock { $0 } }
-        set { state.withLock { $0 = newValue } }
     }
 }
