@@ -207,6 +207,17 @@ struct IncludedRouterTests {
         #expect(context.replies == ["prefixed", "plain"])
     }
 
+    @Test func aDialogRegisteredInTwoRoutersStopsTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            let survey = Dialog("survey", initialValues: "").step("color", ask: "Favourite color?") { _, _ in .finish }
+            let surveys = MessageRouter { $0.dialog(survey) }
+            _ = MessageRouter { router in
+                router.dialog(survey)
+                router.include(surveys)
+            }
+        }
+    }
+
     @Test func anIncludedRouterWithAFallbackStopsTheProgram() async {
         await #expect(processExitsWith: .failure) {
             let chatty = MessageRouter { $0.fallback { _ in } }
