@@ -6,6 +6,8 @@ struct DialogRunner: Sendable {
     var cancelWords: Set<String>
     var cancelReply: String?
     var resume: @Sendable (ActiveDialog, RoutedMessage) async throws -> Bool
+    /// The middleware of the included routers that registered the dialog, outermost first; its answers run inside.
+    var middleware: [any MessageMiddleware] = []
 
     /// `text` as compared with cancel words: trimmed, lowercased, without trailing punctuation.
     static func normalized(_ text: String) -> String {

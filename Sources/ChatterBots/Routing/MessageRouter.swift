@@ -26,9 +26,13 @@ import Foundation
 ///
 /// How a message is routed, first match wins:
 /// 1. the middleware, in the order added; any of them may stop here;
-/// 2. the sender's active dialog in the conversation (see `Dialog`);
+/// 2. the sender's active dialog in the conversation (see `Dialog`), inside the middleware of the included
+///    router that registered it, if any;
 /// 3. the automatic help (`/help`, `/help remind`), unless a registered command has its name;
-/// 4. commands and patterns, in registration order: register `reminders clear` before `reminders`;
+/// 4. commands and patterns, in registration order: register `reminders clear` before `reminders`. An
+///    included router's routes take the place of its `include(_:)` call, in their own order, and once one of
+///    them matches, that router's middleware runs around it (around its handler, or around the usage reply
+///    when its arguments do not fit), inside this router's middleware;
 /// 5. a reply that the command does not exist, for text that starts with the prefix;
 /// 6. the fallback.
 ///
@@ -57,7 +61,14 @@ public struct MessageRouter: Bot {
         case pattern(PatternRoute)
     }
 
-    private var routes: [Route] = []
+    /// A route with the middleware of the included routers it came from, outermost first (empty for a route
+    /// registered on this router).
+    private struct ScopedRoute: Sendable {
+        var route: Route
+        var middleware: [any MessageMiddleware]
+    }
+
+    private var routes: [ScopedRoute] = []
     private var middleware: [any MessageMiddleware] = []
     private var dialogs: [DialogRunner] = []
     private var fallbackHandler: (@Sendable (RoutedMessage) async throws -> Void)?
@@ -83,7 +94,8 @@ public struct MessageRouter: Bot {
 
     // MARK: Registering
 
-    /// Adds a middleware around the handling of every message; the first added runs first.
+    /// Adds a middleware around the handling of every message; the first added runs first. On a router that
+    /// another includes, it runs only around this router's own routes and dialogs (see `include(_:)`).
     public mutating func use(_ middleware: some MessageMiddleware) {
         self.middleware.append(middleware)
     }
@@ -113,8 +125,10 @@ public struct MessageRouter: Bot {
         _ name: String, prefixed: Bool = true, usage: String = "", summary: String = "",
         _ handler: @escaping @Sendable (RoutedMessage) async throws -> Void
     ) {
-        routes.append(.command(CommandRoute(
-            name: name, prefix: commandPrefix, isPrefixed: prefixed, usage: usage, summary: summary, handler: handler)))
+        let command = CommandRoute(
+            name: name, prefix: commandPrefix, isPrefixed: prefixed, usage: usage, summary: summary, handler: handler)
+        requireUnregistered(command)
+        routes.append(ScopedRoute(route: .command(command), middleware: []))
     }
 
     /// Adds a text pattern, matched anywhere in the text (anchor it with `^…$` for the whole text). The
@@ -162,7 +176,7 @@ public struct MessageRouter: Bot {
         name: String?, match: @escaping @Sendable (String) -> (PatternCaptures, PatternRoute.BoundHandler)?
     ) {
         patternCount += 1
-        routes.append(.pattern(PatternRoute(name: name ?? "pattern-\(patternCount)", match: match)))
+        routes.append(ScopedRoute(route: .pattern(PatternRoute(name: name ?? "pattern-\(patternCount)", match: match)), middleware: []))
     }
 
     /// Registers a dialog so that `startDialog(_:)` can start it and the sender's answers reach it.
@@ -175,6 +189,58 @@ public struct MessageRouter: Bot {
     /// Sets the handler for text that nothing else took (replacing any earlier fallback).
     public mutating func fallback(_ handler: @escaping @Sendable (RoutedMessage) async throws -> Void) {
         fallbackHandler = handler
+    }
+
+    /// Adds the commands, patterns and dialogs of `router` here, as if registered at this point, each guarded
+    /// by `router`'s own middleware: it runs only for them, inside this router's middleware (which runs for
+    /// every message). Routers nest: `router` may include others.
+    ///
+    /// ```swift
+    /// let admin = MessageRouter { admin in
+    ///     admin.use(AccessControlMiddleware(allowing: [.username("ana")]))
+    ///     admin.command("pause", summary: "stop answering for a while") { try await $0.reply("Paused.") }
+    /// }
+    /// let router = MessageRouter { router in
+    ///     router.use(LoggingMiddleware())                // every message
+    ///     router.command("ping") { try await $0.reply("pong") }
+    ///     router.include(admin)                          // only ana may /pause; anyone may /ping
+    ///     router.fallback { try await $0.reply("Send /help to see what I can do.") }
+    /// }
+    /// ```
+    ///
+    /// `router` is copied as it is now; changing it afterwards changes nothing here. The automatic help lists
+    /// its commands with this router's, in routing order. Only this router's help, unknown-command reply and
+    /// fallback answer: an included router's own are not used.
+    ///
+    /// - Precondition: `router` has this router's `commandPrefix` and no fallback, and none of its commands or
+    ///   dialogs has the name of one already here. These are mistakes in the bot's code, so they stop the
+    ///   program at start-up, saying which name.
+    public mutating func include(_ router: MessageRouter) {
+        precondition(
+            router.commandPrefix == commandPrefix,
+            "An included router has the command prefix “\(router.commandPrefix)”, but the router including it has “\(commandPrefix)”: build both with the same commandPrefix.")
+        precondition(
+            router.fallbackHandler == nil,
+            "An included router has a fallback, which would never run: set the fallback on the router that includes it.")
+        for scoped in router.routes {
+            if case .command(let command) = scoped.route { requireUnregistered(command) }
+            routes.append(ScopedRoute(route: scoped.route, middleware: router.middleware + scoped.middleware))
+        }
+        for var dialog in router.dialogs {
+            precondition(
+                !dialogs.contains { $0.name == dialog.name },
+                "The dialog “\(dialog.name)” is registered twice (in an included router and in the router including it, or in two included routers): give each dialog its own name.")
+            dialog.middleware = router.middleware + dialog.middleware
+            dialogs.append(dialog)
+        }
+    }
+
+    /// Stops the program when a command with the same words and prefix is already registered, here or in an
+    /// included router: the second could never run, so it is a mistake in the bot's code.
+    private func requireUnregistered(_ command: CommandRoute) {
+        precondition(
+            !commands.contains { $0.isPrefixed == command.isPrefixed && $0.words == command.words },
+            "The command “\(command.invocation(prefix: commandPrefix))” is registered twice: each command name may be registered once, across included routers too.")
     }
 
     // MARK: Routing
@@ -191,13 +257,17 @@ public struct MessageRouter: Bot {
         // "Ana joined" must not be rate limited, refused or answered by the fallback.
         guard message.kind != .system else { return .unhandled }
         let routed = RoutedMessage(message, context: context, registeredDialogs: Set(dialogs.map(\.name)))
-        return try await proceed(from: 0, with: routed)
+        return try await Self.run(routed, through: middleware[...]) { message in try await dispatch(message) }
     }
 
-    private func proceed(from index: Int, with message: RoutedMessage) async throws -> RoutingOutcome {
-        guard index < middleware.count else { return try await dispatch(message) }
-        return try await middleware[index].handle(message) { next in
-            try await proceed(from: index + 1, with: next)
+    /// Runs `body` inside `middleware`, the first outermost; any of them may stop before `body`.
+    private static func run(
+        _ message: RoutedMessage, through middleware: ArraySlice<any MessageMiddleware>,
+        _ body: (RoutedMessage) async throws -> RoutingOutcome
+    ) async throws -> RoutingOutcome {
+        guard let first = middleware.first else { return try await body(message) }
+        return try await first.handle(message) { next in
+            try await run(next, through: middleware.dropFirst(), body)
         }
     }
 
@@ -212,8 +282,8 @@ public struct MessageRouter: Bot {
             try await message.reply(topic.isEmpty ? helpList() : helpEntry(for: topic))
             return .help
         }
-        for route in routes {
-            switch route {
+        for scoped in routes {
+            switch scoped.route {
             case .command(let command):
                 guard let length = command.nameLength(in: tokens, prefix: commandPrefix) else { continue }
                 let usage = "usage: " + command.synopsis(prefix: commandPrefix)
@@ -224,21 +294,27 @@ public struct MessageRouter: Bot {
                         words: tokens[length...].map(\.value), text: CommandSignature.rest(of: tokens[length...], in: text),
                         command: command.invocation(prefix: commandPrefix), usage: usage,
                         declared: Set(command.signature.parameters.map(\.name)), bound: bound)
-                    return try await answering(routed, as: .command(command.name), name: command.name, handler: command.handler)
+                    return try await Self.run(routed, through: scoped.middleware[...]) { routed in
+                        try await answering(routed, as: .command(command.name), name: command.name, handler: command.handler)
+                    }
                 case .failure(let failure):
                     guard command.isPrefixed else { continue }
                     let reason: CommandArgumentError.Reason = switch failure.mismatch {
                     case .missing(let parameter): .missing(parameter: parameter.name)
                     case .unexpected(let text): .unexpected(text)
                     }
-                    try await message.reply(CommandArgumentError(reason, usage: usage).description)
-                    return .invalidArguments(command.name)
+                    return try await Self.run(message, through: scoped.middleware[...]) { message in
+                        try await message.reply(CommandArgumentError(reason, usage: usage).description)
+                        return .invalidArguments(command.name)
+                    }
                 }
             case .pattern(let pattern):
                 guard let (captures, handler) = pattern.match(text) else { continue }
                 var routed = message
                 routed.captures = captures
-                return try await answering(routed, as: .pattern(pattern.name), name: pattern.name, handler: handler)
+                return try await Self.run(routed, through: scoped.middleware[...]) { routed in
+                    try await answering(routed, as: .pattern(pattern.name), name: pattern.name, handler: handler)
+                }
             }
         }
         if let unknownCommandReply, let first = tokens.first, !first.isQuoted, !commandPrefix.isEmpty,
@@ -294,28 +370,33 @@ public struct MessageRouter: Bot {
         }
         var answer = Substring(DialogRunner.normalized(message.text))
         if !commandPrefix.isEmpty, answer.hasPrefix(commandPrefix) { answer = answer.dropFirst(commandPrefix.count) }
-        if dialog.cancelWords.contains(String(answer)) {
-            try await message.endDialog()
-            if let reply = dialog.cancelReply { try await message.reply(reply) }
-            return .dialog(dialog.name)
-        }
-        if namesPrefixedCommand(tokens) {
+        let isCancel = dialog.cancelWords.contains(String(answer))
+        if !isCancel, namesPrefixedCommand(tokens) {
             message.logger.info("dialog left for a command", ["dialog": state.name, "step": state.step])
             try await message.endDialog()
             return nil
         }
-        do {
-            return try await dialog.resume(state, message) ? .dialog(dialog.name) : nil
-        } catch let error as CommandArgumentError {
-            try await message.reply(error.description)  // the step stays as it was: the answer is asked again
+        var stateFits = true
+        let outcome = try await Self.run(message, through: dialog.middleware[...]) { message in
+            if isCancel {
+                try await message.endDialog()
+                if let reply = dialog.cancelReply { try await message.reply(reply) }
+                return .dialog(dialog.name)
+            }
+            do {
+                stateFits = try await dialog.resume(state, message)
+            } catch let error as CommandArgumentError {
+                try await message.reply(error.description)  // the step stays as it was: the answer is asked again
+            }
             return .dialog(dialog.name)
         }
+        return stateFits ? outcome : nil
     }
 
     private func namesPrefixedCommand(_ tokens: [CommandTokenizer.Token]) -> Bool {
         if helpRoute?.nameLength(in: tokens, prefix: commandPrefix) != nil { return true }
-        return routes.contains { route in
-            guard case .command(let command) = route, command.isPrefixed else { return false }
+        return routes.contains { scoped in
+            guard case .command(let command) = scoped.route, command.isPrefixed else { return false }
             return command.nameLength(in: tokens, prefix: commandPrefix) != nil
         }
     }
@@ -323,8 +404,8 @@ public struct MessageRouter: Bot {
     // MARK: Help
 
     private var commands: [CommandRoute] {
-        routes.compactMap { route in
-            if case .command(let command) = route { command } else { nil }
+        routes.compactMap { scoped in
+            if case .command(let command) = scoped.route { command } else { nil }
         }
     }
 

@@ -62,7 +62,11 @@ public struct SandboxAdmin: Sendable {
             _ = try await service.expireAccessTokens(of: deviceId)
         case .revokeDevice:
             _ = try await service.revokeDevice(deviceId)
-        case .dropSocket, .dropBeforeNextAck, .duplicateMessageNew, .loseMessageNew, .reorderMessageNew, .delayAcks, .close:
+        case .duplicateEvents(let types, _) where types.isEmpty || !types.isSubset(of: SandboxFault.duplicableEventTypes):
+            let known = SandboxFault.duplicableEventTypes.sorted().joined(separator: ", ")
+            throw .validation(field: "types", "Name one or more pushed events to duplicate, of: \(known).")
+        case .dropSocket, .dropBeforeNextAck, .duplicateMessageNew, .duplicateEvents, .loseMessageNew, .reorderMessageNew, .delayAcks,
+            .close:
             break
         }
         await hub.apply(fault, to: deviceId)

@@ -10,8 +10,18 @@ public enum SandboxFault: Sendable, Hashable {
     /// When the device's next `message.send` arrives, store the message, then drop the socket before the ack
     /// (one shot). The client's resend with the same `clientMessageId` gets the ack of the stored message.
     case dropBeforeNextAck
-    /// Send every `message.new` to the device `copies` extra times (until the faults are cleared).
+    /// Send every `message.new` to the device `copies` extra times (until the faults are cleared); the same as
+    /// `duplicateEvents(types: ["message.new"], copies:)`.
     case duplicateMessageNew(copies: Int)
+    /// Send every event of these `types` (any of `duplicableEventTypes`, e.g. `message.updated`,
+    /// `conversation.updated`, `friend_request.received`) to the device `copies` extra times, until the faults
+    /// are cleared. Replies to the device's own frames (`message.ack`, `sync.response`, `error`) are never
+    /// duplicated. Arming it again adds types; a type armed again takes the new `copies`.
+    ///
+    /// ```swift
+    /// try await sandbox.admin.inject(.duplicateEvents(types: ["message.updated"], copies: 1), into: deviceId)
+    /// ```
+    case duplicateEvents(types: Set<String>, copies: Int)
     /// Never send the device's next `count` `message.new` frames (they are stored, and a sync or a page of
     /// `GET …/messages` returns them): a gap the client must notice and fill.
     case loseMessageNew(count: Int)
@@ -33,6 +43,7 @@ public enum SandboxFault: Sendable, Hashable {
         case .dropSocket: "dropSocket"
         case .dropBeforeNextAck: "dropBeforeNextAck"
         case .duplicateMessageNew: "duplicateMessageNew"
+        case .duplicateEvents: "duplicateEvents"
         case .loseMessageNew: "loseMessageNew"
         case .reorderMessageNew: "reorderMessageNew"
         case .delayAcks: "delayAcks"
@@ -41,11 +52,18 @@ public enum SandboxFault: Sendable, Hashable {
         case .revokeDevice: "revokeDevice"
         }
     }
+
+    /// The events the service pushes on its own, which `duplicateEvents` can repeat.
+    public static let duplicableEventTypes: Set<String> = [
+        "message.new", "message.updated", "receipt.updated", "typing", "presence", "presence.snapshot",
+        "conversation.created", "conversation.updated", "conversation.removed", "friend_request.received",
+        "friend_request.accepted", "friend_request.cancelled", "friend.removed", "user.updated",
+    ]
 }
 
 extension SandboxFault: Codable {
     enum CodingKeys: String, CodingKey {
-        case type, copies, count, milliseconds, code, reason
+        case type, copies, types, count, milliseconds, code, reason
     }
 
     public init(from decoder: any Decoder) throws {
@@ -61,6 +79,19 @@ extension SandboxFault: Codable {
                     forKey: .copies, in: container, debugDescription: "copies must be between 1 and 100")
             }
             self = .duplicateMessageNew(copies: copies)
+        case "duplicateEvents":
+            let copies = try container.decodeIfPresent(Int.self, forKey: .copies) ?? 1
+            guard (1...100).contains(copies) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .copies, in: container, debugDescription: "copies must be between 1 and 100")
+            }
+            let types = try container.decode(Set<String>.self, forKey: .types)
+            guard !types.isEmpty, types.isSubset(of: Self.duplicableEventTypes) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .types, in: container,
+                    debugDescription: "types lists one or more of \(Self.duplicableEventTypes.sorted().joined(separator: ", "))")
+            }
+            self = .duplicateEvents(types: types, copies: copies)
         case "loseMessageNew":
             let count = try container.decodeIfPresent(Int.self, forKey: .count) ?? 1
             guard (1...10_000).contains(count) else {
@@ -103,6 +134,9 @@ extension SandboxFault: Codable {
         try container.encode(type, forKey: .type)
         switch self {
         case .duplicateMessageNew(let copies): try container.encode(copies, forKey: .copies)
+        case .duplicateEvents(let types, let copies):
+            try container.encode(types.sorted(), forKey: .types)
+            try container.encode(copies, forKey: .copies)
         case .loseMessageNew(let count): try container.encode(count, forKey: .count)
         case .delayAcks(let delay):
             let (seconds, attoseconds) = delay.components

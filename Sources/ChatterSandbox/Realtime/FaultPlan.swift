@@ -8,14 +8,15 @@ import ChatterBots
 public struct FaultPlan<Frame: Sendable>: Sendable {
     private struct DeviceFaults: Sendable {
         var dropBeforeNextAck = false
-        var duplicateCopies = 0
+        /// Extra copies to send of each event, by its `type`.
+        var duplicates: [String: Int] = [:]
         var messagesToLose = 0
         var reorder = false
         var held: Frame?
         var ackDelay: Duration?
 
         var isEmpty: Bool {
-            !dropBeforeNextAck && duplicateCopies == 0 && messagesToLose == 0 && !reorder && held == nil && ackDelay == nil
+            !dropBeforeNextAck && duplicates.isEmpty && messagesToLose == 0 && !reorder && held == nil && ackDelay == nil
         }
     }
 
@@ -31,7 +32,9 @@ public struct FaultPlan<Frame: Sendable>: Sendable {
         var faults = devices[deviceId] ?? DeviceFaults()
         switch fault {
         case .dropBeforeNextAck: faults.dropBeforeNextAck = true
-        case .duplicateMessageNew(let copies): faults.duplicateCopies = max(0, copies)
+        case .duplicateMessageNew(let copies): faults.duplicates["message.new"] = max(0, copies)
+        case .duplicateEvents(let types, let copies):
+            for type in types { faults.duplicates[type] = max(0, copies) }
         case .loseMessageNew(let count): faults.messagesToLose = max(0, count)
         case .reorderMessageNew: faults.reorder = true
         case .delayAcks(let delay): faults.ackDelay = delay
@@ -64,6 +67,14 @@ public struct FaultPlan<Frame: Sendable>: Sendable {
     /// How long to hold the device's acks; nil to send them at once.
     public func ackDelay(_ deviceId: Device.ID) -> Duration? { devices[deviceId]?.ackDelay }
 
+    /// The frames to send for one event of `type` pushed to the device, in order: a `message.new` as
+    /// `messageNew(_:to:)` says, any other event once or duplicated.
+    public mutating func event(_ frame: Frame, type: String, to deviceId: Device.ID) -> [Frame] {
+        if type == "message.new" { return messageNew(frame, to: deviceId) }
+        guard let copies = devices[deviceId]?.duplicates[type], copies > 0 else { return [frame] }
+        return Array(repeating: frame, count: 1 + copies)
+    }
+
     /// The frames to send for one `message.new` to the device, in order: none while it loses them, duplicated,
     /// held back, or released with the frame held before it.
     public mutating func messageNew(_ frame: Frame, to deviceId: Device.ID) -> [Frame] {
@@ -85,8 +96,8 @@ public struct FaultPlan<Frame: Sendable>: Sendable {
         } else {
             frames = [frame]
         }
-        if faults.duplicateCopies > 0 {
-            frames = frames.flatMap { Array(repeating: $0, count: 1 + faults.duplicateCopies) }
+        if let copies = faults.duplicates["message.new"], copies > 0 {
+            frames = frames.flatMap { Array(repeating: $0, count: 1 + copies) }
         }
         devices[deviceId] = faults
         return frames

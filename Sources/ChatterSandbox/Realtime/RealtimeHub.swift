@@ -143,7 +143,9 @@ public actor RealtimeHub: SandboxEventSink {
                 ? Presence(userId: friend, isOnline: true, lastSeenAt: nil)
                 : Presence(userId: friend, isOnline: false, lastSeenAt: lastSeen[friend])
         }
-        socket.send(ServerFrame(.presenceSnapshot(snapshot)))
+        if let text = ServerFrame(.presenceSnapshot(snapshot)).encodedText {
+            socket.send(encoded: faults.event(text, type: "presence.snapshot", to: caller.deviceId))
+        }
         socketsByDevice[caller.deviceId, default: [:]][socket.id] = socket
         devicesByUser[caller.userId, default: []].insert(caller.deviceId)
         if presence.socketOpened(by: caller.userId) {
@@ -304,10 +306,10 @@ public actor RealtimeHub: SandboxEventSink {
         // Socket fan-out first, without suspending, so events reach each socket in the order they were delivered.
         var reached: Set<Device.ID> = []
         if let text = ServerFrame(delivery.event).encodedText {
-            let isMessageNew = if case .messageNew = delivery.event { true } else { false }
+            let type = delivery.event.type
             for deviceId in devices(of: delivery.recipients) where deviceId != delivery.excludedDevice {
                 guard let sockets = socketsByDevice[deviceId] else { continue }
-                let texts = isMessageNew ? faults.messageNew(text, to: deviceId) : [text]
+                let texts = faults.event(text, type: type, to: deviceId)
                 for socket in sockets.values { socket.send(encoded: texts) }
                 reached.insert(deviceId)
             }
@@ -352,9 +354,9 @@ public actor RealtimeHub: SandboxEventSink {
     private func send(_ frame: ServerFrame, to users: [User.ID], excludingDevice excluded: Device.ID? = nil) {
         guard let text = frame.encodedText else { return }
         for deviceId in devices(of: users) where deviceId != excluded {
-            for socket in socketsByDevice[deviceId]?.values ?? [:].values {
-                socket.send(encoded: [text])
-            }
+            guard let sockets = socketsByDevice[deviceId] else { continue }
+            let texts = faults.event(text, type: frame.event.type, to: deviceId)
+            for socket in sockets.values { socket.send(encoded: texts) }
         }
     }
 
@@ -460,7 +462,7 @@ public actor RealtimeHub: SandboxEventSink {
             closeSockets(of: deviceId, code: .chatterTokenInvalid, reason: SandboxAuthError.expired.closeReason)
         case .revokeDevice:
             closeSockets(of: deviceId, code: .chatterSessionRevoked, reason: SandboxAuthError.deviceRevoked.closeReason)
-        case .dropBeforeNextAck, .duplicateMessageNew, .loseMessageNew, .reorderMessageNew, .delayAcks:
+        case .dropBeforeNextAck, .duplicateMessageNew, .duplicateEvents, .loseMessageNew, .reorderMessageNew, .delayAcks:
             _ = faults.arm(fault, on: deviceId)
         }
     }

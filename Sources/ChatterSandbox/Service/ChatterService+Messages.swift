@@ -10,77 +10,121 @@ extension ChatterService {
     /// causes nothing. `message.new` goes to every member's devices except the sending device, with a push
     /// trigger for the devices without a socket.
     ///
-    /// Membership is checked before the idempotency record, so a former member cannot read the conversation's
-    /// current state by resending an old `clientMessageId`; a key already used in another conversation is
-    /// `VALIDATION_FAILED` (it still names its first message, so it cannot name a second one).
+    /// Membership is checked before the idempotency record: the answer is the whole current message, other
+    /// members' reactions and edits included, so a former member must not read it by resending an old
+    /// `clientMessageId`. A key already used in another conversation is `VALIDATION_FAILED` (it still names its
+    /// first message, so it cannot name a second one).
     public func postMessage(_ caller: SandboxCaller, _ conversationId: Conversation.ID, _ body: MessagePostBody) async throws(ChatterErrorBody) -> SandboxOutcome<SandboxCreation<Message>> {
-        let clientMessageId = body.clientMessageId
-        guard (1...128).contains(clientMessageId.rawValue.count) else {
-            throw .validation(field: "clientMessageId", "clientMessageId is required: 1 to 128 characters, unique per message you send.")
-        }
-        let content = try validatedContent(body.content)
+        let content = try validatedSend(body)
         let time = now
         let messageId: Message.ID = identifiers.make(at: time)
-        let retainedSince = time.advanced(by: .zero - configuration.idempotencyRetention).millisecondsSince1970
         return try await write { db in
             _ = try self.requireMember(db, caller.userId, of: conversationId)
-            if let existingId = try db.fetchOne(
-                String.self,
-                sql: "SELECT message_id FROM idempotency_keys WHERE sender_id = ? AND client_message_id = ? AND created_at >= ?",
-                arguments: [caller.userId.rawValue, clientMessageId.rawValue, retainedSince]),
-                let existing = try db.message(Message.ID(existingId))
-            {
-                guard existing.conversationId == conversationId else {
-                    throw ChatterErrorBody.validation(
-                        field: "clientMessageId",
-                        "This clientMessageId was already used for a message in another conversation; give every message its own.")
-                }
+            if let existing = try self.previouslySent(db, by: caller.userId, as: body.clientMessageId, at: time) {
+                try Self.requireSameConversation(existing, conversationId)
                 return SandboxOutcome(value: SandboxCreation(value: existing, isNew: false))
             }
-            guard let conversation = try db.storedConversation(conversationId) else { throw ChatterErrorBody.conversationNotFound }
-            let members = try db.members(of: conversationId)
-            if conversation.kind == .direct {
-                for member in members where member.userId != caller.userId {
-                    guard try db.areFriends(caller.userId, member.userId) else { throw ChatterErrorBody.notFriends }
-                }
-            }
-            try self.validateReferences(db, content, from: caller.userId, in: conversationId)
-            let seq = conversation.lastSeq + 1
-            try db.execute(
-                sql: """
-                    INSERT INTO messages (id, conversation_id, seq, sender_id, client_message_id, kind, body, media_id, reply_to_id, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    messageId.rawValue, conversationId.rawValue, seq, caller.userId.rawValue, clientMessageId.rawValue,
-                    content.kind.rawValue, content.body, content.mediaId?.rawValue, content.replyToId?.rawValue,
-                    time.millisecondsSince1970,
-                ])
-            try db.execute(
-                sql: "UPDATE conversations SET last_seq = ?, updated_at = ? WHERE id = ?",
-                arguments: [seq, try db.nextConversationUpdateTime(time).millisecondsSince1970, conversationId.rawValue])
-            try db.execute(sql: "DELETE FROM idempotency_keys WHERE created_at < ?", arguments: [retainedSince])
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO idempotency_keys (sender_id, client_message_id, message_id, created_at) VALUES (?, ?, ?, ?)",
-                arguments: [caller.userId.rawValue, clientMessageId.rawValue, messageId.rawValue, time.millisecondsSince1970])
-            guard let message = try db.message(messageId) else { throw ChatterErrorBody.messageNotFound }
-            return SandboxOutcome(value: SandboxCreation(value: message, isNew: true), deliveries: [
-                SandboxDelivery(
-                    event: .messageNew(message), recipients: members.map(\.userId), excludedDevice: caller.deviceId,
-                    pushTrigger: .newMessage(message))
-            ])
+            return try self.storeMessage(db, content, id: messageId, from: caller, as: body.clientMessageId, in: conversationId, at: time)
         }
     }
 
     /// `message.send`: the realtime twin of `postMessage`, answered with the ack (the same ack for every resend).
+    ///
+    /// Unlike `postMessage`, a resend of a key stored in this conversation is answered before membership is
+    /// checked: a sender who left (or was removed) after the message was stored but before the ack reached them
+    /// still gets that ack, as the contract promises. The ack names only the sender's own message (ids, `seq`,
+    /// time), so nothing of the conversation leaks.
     public func sendMessage(_ caller: SandboxCaller, _ send: MessageSend) async throws(ChatterErrorBody) -> SandboxOutcome<MessageAck> {
-        let outcome = try await postMessage(
-            caller, send.conversationId, MessagePostBody(clientMessageId: send.clientMessageId, content: send.content))
-        let message = outcome.value.value
+        let content = try validatedSend(MessagePostBody(clientMessageId: send.clientMessageId, content: send.content))
+        let time = now
+        let messageId: Message.ID = identifiers.make(at: time)
+        let outcome = try await write { db in
+            let existing = try self.previouslySent(db, by: caller.userId, as: send.clientMessageId, at: time)
+            if let existing, existing.conversationId == send.conversationId {
+                return SandboxOutcome(value: existing)
+            }
+            _ = try self.requireMember(db, caller.userId, of: send.conversationId)
+            if let existing { try Self.requireSameConversation(existing, send.conversationId) }
+            let stored = try self.storeMessage(
+                db, content, id: messageId, from: caller, as: send.clientMessageId, in: send.conversationId, at: time)
+            return SandboxOutcome(value: stored.value.value, deliveries: stored.deliveries)
+        }
+        let message = outcome.value
         let ack = MessageAck(
             clientMessageId: send.clientMessageId, messageId: message.id, conversationId: message.conversationId,
             seq: message.seq, createdAt: message.createdAt)
         return SandboxOutcome(value: ack, deliveries: outcome.deliveries)
+    }
+
+    /// The checks of a send that need no database: the `clientMessageId`'s length and the content.
+    private func validatedSend(_ body: MessagePostBody) throws(ChatterErrorBody) -> MessageContent {
+        guard (1...128).contains(body.clientMessageId.rawValue.count) else {
+            throw .validation(field: "clientMessageId", "clientMessageId is required: 1 to 128 characters, unique per message you send.")
+        }
+        return try validatedContent(body.content)
+    }
+
+    /// The message `sender` already stored with `clientMessageId` within `idempotencyRetention`, in any
+    /// conversation, if any.
+    private func previouslySent(
+        _ db: Database, by sender: User.ID, as clientMessageId: ClientMessageID, at time: Timestamp
+    ) throws -> Message? {
+        let retainedSince = time.advanced(by: .zero - configuration.idempotencyRetention).millisecondsSince1970
+        guard let existingId = try db.fetchOne(
+            String.self,
+            sql: "SELECT message_id FROM idempotency_keys WHERE sender_id = ? AND client_message_id = ? AND created_at >= ?",
+            arguments: [sender.rawValue, clientMessageId.rawValue, retainedSince])
+        else { return nil }
+        return try db.message(Message.ID(existingId))
+    }
+
+    /// A key already used in another conversation is `VALIDATION_FAILED`: it names its first message for good.
+    private static func requireSameConversation(_ existing: Message, _ conversationId: Conversation.ID) throws {
+        guard existing.conversationId == conversationId else {
+            throw ChatterErrorBody.validation(
+                field: "clientMessageId",
+                "This clientMessageId was already used for a message in another conversation; give every message its own.")
+        }
+    }
+
+    /// Stores a new message of a member with the next `seq` and its idempotency record, and says whom to tell.
+    private func storeMessage(
+        _ db: Database, _ content: MessageContent, id messageId: Message.ID, from caller: SandboxCaller,
+        as clientMessageId: ClientMessageID, in conversationId: Conversation.ID, at time: Timestamp
+    ) throws -> SandboxOutcome<SandboxCreation<Message>> {
+        let retainedSince = time.advanced(by: .zero - configuration.idempotencyRetention).millisecondsSince1970
+        guard let conversation = try db.storedConversation(conversationId) else { throw ChatterErrorBody.conversationNotFound }
+        let members = try db.members(of: conversationId)
+        if conversation.kind == .direct {
+            for member in members where member.userId != caller.userId {
+                guard try db.areFriends(caller.userId, member.userId) else { throw ChatterErrorBody.notFriends }
+            }
+        }
+        try validateReferences(db, content, from: caller.userId, in: conversationId)
+        let seq = conversation.lastSeq + 1
+        try db.execute(
+            sql: """
+                INSERT INTO messages (id, conversation_id, seq, sender_id, client_message_id, kind, body, media_id, reply_to_id, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                messageId.rawValue, conversationId.rawValue, seq, caller.userId.rawValue, clientMessageId.rawValue,
+                content.kind.rawValue, content.body, content.mediaId?.rawValue, content.replyToId?.rawValue,
+                time.millisecondsSince1970,
+            ])
+        try db.execute(
+            sql: "UPDATE conversations SET last_seq = ?, updated_at = ? WHERE id = ?",
+            arguments: [seq, try db.nextConversationUpdateTime(time).millisecondsSince1970, conversationId.rawValue])
+        try db.execute(sql: "DELETE FROM idempotency_keys WHERE created_at < ?", arguments: [retainedSince])
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO idempotency_keys (sender_id, client_message_id, message_id, created_at) VALUES (?, ?, ?, ?)",
+            arguments: [caller.userId.rawValue, clientMessageId.rawValue, messageId.rawValue, time.millisecondsSince1970])
+        guard let message = try db.message(messageId) else { throw ChatterErrorBody.messageNotFound }
+        return SandboxOutcome(value: SandboxCreation(value: message, isNew: true), deliveries: [
+            SandboxDelivery(
+                event: .messageNew(message), recipients: members.map(\.userId), excludedDevice: caller.deviceId,
+                pushTrigger: .newMessage(message))
+        ])
     }
 
     // MARK: Reading

@@ -36,6 +36,37 @@ import Testing
         }
     }
 
+    @Test func aReplyStoredBeforeTheBotLeftTheGroupIsAcknowledgedOnResend() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            var script = ScriptedBot(probe: probe)
+            script.onMessageScript = { message, context in
+                let reply = try await context.reply(to: message, "echo: \(message.text)")
+                do {
+                    probe.record(try await reply.acknowledged())
+                } catch let error as ChatterAPIError {
+                    probe.recordFailure(error.code.rawValue)
+                }
+            }
+            let bot = try await harness.start(script)
+            let group = try await harness.rest(harness.ana).createGroup(title: "Plans", memberIds: [harness.botty.user.id])
+            try await harness.inject(.dropBeforeNextAck)
+            try await harness.say("ping", as: harness.ana, in: group)
+            try await bot.waitUntil(.reconnecting)  // the reply is stored; the socket dropped before its ack
+
+            try await harness.rest(harness.ana).removeMember(harness.botty.user.id, from: group.id)
+            await harness.clock.advance(by: .milliseconds(1300))
+            try await bot.waitUntilLive(harness)
+            try await harness.waitUntil("the resend is answered") { probe.acks.count + probe.failures.count == 1 }
+
+            let replies = try await harness.messages(in: group).filter { $0.senderId == harness.botty.user.id }
+            #expect(probe.failures.isEmpty)
+            #expect(replies.map(\.body) == ["echo: ping"])
+            #expect(probe.acks.map(\.messageId) == replies.map(\.id))
+            await bot.stop()
+        }
+    }
+
     @Test func messagesSentWhileTheSocketWasDownArriveThroughSyncAfterTheReconnect() async throws {
         try await RuntimeHarness.run { harness in
             let probe = BotProbe()

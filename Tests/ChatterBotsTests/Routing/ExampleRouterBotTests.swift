@@ -4,7 +4,7 @@ import Testing
 @testable import ChatterBots
 
 /// The example: a reminder bot for its owner, built on the router with commands, a pattern, middleware and
-/// a dialog, and a scheduled-job handler of its own.
+/// a dialog in included routers, and a scheduled-job handler of its own.
 struct ReminderRouterBot: Bot {
     struct Reminder: Codable, Sendable { var conversationId: Conversation.ID? = nil; var time = ""; var task = "" }
     let router: MessageRouter
@@ -32,23 +32,31 @@ struct ReminderRouterBot: Bot {
                 try await message.context.schedule("daily", at: first, repeating: rule, payload: reminder)
                 try await message.reply("Done: every day at \(reminder.time).")
             }
-        router = MessageRouter { router in
-            router.use(LoggingMiddleware())
-            router.use(AccessControlMiddleware(allowing: [.username(owner)]))
-            router.use(RateLimitMiddleware(messages: 5, per: .seconds(60)))
-            router.dialog(daily)
-            router.command("remind", usage: "<delay> <task...>", summary: "remind you of <task> after <delay>") { message in
+        // The reminder commands and their dialog, and the small talk, are routers of their own, included by the
+        // bot's router, whose middleware guards them all.
+        let reminders = MessageRouter { reminders in
+            reminders.dialog(daily)
+            reminders.command("remind", usage: "<delay> <task...>", summary: "remind you of <task> after <delay>") { message in
                 let delay: Duration = try message.arguments.value("delay")
                 let reminder = Reminder(conversationId: message.conversationId, task: try message.arguments.value("task"))
                 try await message.context.schedule("once", after: delay, payload: reminder)
                 try await message.reply("OK, I'll remind you.")
             }
-            router.command("daily", summary: "set up a daily reminder") { try await $0.startDialog(daily) }
-            router.command("list reminders", prefixed: false, summary: "show your reminders") { message in
+            reminders.command("daily", summary: "set up a daily reminder") { try await $0.startDialog(daily) }
+            reminders.command("list reminders", prefixed: false, summary: "show your reminders") { message in
                 let tasks = try await message.context.scheduledJobs().map { try $0.payload(as: Reminder.self).task }
                 try await message.reply(tasks.isEmpty ? "No reminders." : tasks.joined(separator: "\n"))
             }
-            router.pattern(/\bthank(s| you)\b/, ignoringCase: true) { message, _ in try await message.reply("You're welcome!") }
+        }
+        let smallTalk = MessageRouter { smallTalk in
+            smallTalk.pattern(/\bthank(s| you)\b/, ignoringCase: true) { message, _ in try await message.reply("You're welcome!") }
+        }
+        router = MessageRouter { router in
+            router.use(LoggingMiddleware())
+            router.use(AccessControlMiddleware(allowing: [.username(owner)]))
+            router.use(RateLimitMiddleware(messages: 5, per: .seconds(60)))
+            router.include(reminders)
+            router.include(smallTalk)
             router.fallback { try await $0.reply("Send /help to see what I can do.") }
         }
     }

@@ -109,6 +109,7 @@ struct AdminRoutesTests {
     @Test(arguments: [
         #"{"type":"dropSocket"}"#, #"{"type":"dropBeforeNextAck"}"#, #"{"type":"duplicateMessageNew","copies":1}"#,
         #"{"type":"loseMessageNew","count":2}"#, #"{"type":"reorderMessageNew"}"#, #"{"type":"delayAcks","milliseconds":10}"#,
+        #"{"type":"duplicateEvents","types":["typing"],"copies":1}"#,
         #"{"type":"close","code":4000}"#,
         #"{"type":"expireToken"}"#, #"{"type":"revokeDevice"}"#,
     ])

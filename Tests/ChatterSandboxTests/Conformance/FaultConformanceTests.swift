@@ -78,6 +78,38 @@ struct FaultConformanceTests {
         }
     }
 
+    @Test func duplicateEventsSendsEachEventOfTheNamedTypesAgain() async throws {
+        try await SandboxFixture.run { fixture in
+            let chat = try await fixture.direct(fixture.ana, fixture.ben).id
+            let ben = try await fixture.connect(fixture.ben)
+            let duplicated: Set<String> = ["message.updated", "conversation.updated", "friend_request.received"]
+            try await fixture.sandbox.admin.inject(.duplicateEvents(types: duplicated, copies: 1), into: fixture.ben.session.deviceId)
+            let ana = fixture.rest(fixture.ana)
+
+            let message = try await ana.postMessage(.text("draft"), clientMessageId: .random(), in: chat)
+            _ = try await ana.editMessage(message.id, in: chat, body: "final")
+            let group = try await ana.createGroup(title: "Trip", memberIds: [fixture.ben.user.id])
+            _ = try await ana.updateConversation(group.id, title: "Trip to Porto")
+            _ = try await fixture.rest(fixture.dan).sendFriendRequest(to: .username("ben"))
+
+            let types = try await ben.framesBeforePong().map(\.event.type).filter { !$0.hasPrefix("presence") }
+            #expect(types == [
+                "message.new", "message.updated", "message.updated", "conversation.created",
+                "conversation.updated", "conversation.updated", "friend_request.received", "friend_request.received",
+            ])
+            await ben.close()
+        }
+    }
+
+    @Test func duplicateEventsOfAnEventTheServiceDoesNotPushIsRefused() async throws {
+        try await SandboxFixture.run { fixture in
+            await expectAPIError(.validationFailed, field: "types") {
+                try await fixture.sandbox.admin.inject(
+                    .duplicateEvents(types: ["message.ack"], copies: 1), into: fixture.ben.session.deviceId)
+            }
+        }
+    }
+
     @Test func reorderSwapsConsecutiveMessageNewEvents() async throws {
         try await SandboxFixture.run { fixture in
             let chat = try await fixture.direct(fixture.ana, fixture.ben).id
@@ -148,7 +180,7 @@ struct FaultConformanceTests {
 
     static let everyFault: [SandboxFault] = [
         .dropSocket, .dropBeforeNextAck, .duplicateMessageNew(copies: 1), .loseMessageNew(count: 1), .reorderMessageNew,
-        .delayAcks(.seconds(1)), .close(code: 4000, reason: "test"), .expireToken, .revokeDevice,
+        .duplicateEvents(types: ["typing"], copies: 1), .delayAcks(.seconds(1)), .close(code: 4000, reason: "test"), .expireToken, .revokeDevice,
     ]
 
     @Test(arguments: everyFault)

@@ -110,6 +110,34 @@ struct MembershipSecurityTests {
         #expect(await scene.harness.sink.take().isEmpty)
     }
 
+    @Test func aFormerMemberStillGetsTheAckOfTheirOwnMessageOnARealtimeResend() async throws {
+        let scene = try await scene()
+        let service = scene.harness.service
+        let send = MessageSend(conversationId: scene.group.id, clientMessageId: "k-1", content: .text("hello"))
+        let first = try await service.sendMessage(scene.ben.caller, send).value
+        _ = try await service.removeMember(scene.ana.caller, scene.group.id, scene.ben.id)
+
+        let resent = try await service.sendMessage(scene.ben.caller, send)
+
+        #expect(resent.value == first)
+        #expect(resent.deliveries.isEmpty, "a resend tells nobody anything")
+        let messages = try await service.messages(scene.ana.caller, scene.group.id, .after(seq: 0), limit: nil).messages
+        #expect(messages.map(\.body) == ["secret", "hello"], "the resend stored nothing")
+    }
+
+    @Test func aFormerMemberSendingANewMessageIsRefused() async throws {
+        let scene = try await scene()
+        let service = scene.harness.service
+        _ = try await service.sendMessage(
+            scene.ben.caller, MessageSend(conversationId: scene.group.id, clientMessageId: "k-1", content: .text("hello")))
+        _ = try await service.removeMember(scene.ana.caller, scene.group.id, scene.ben.id)
+
+        await expectAPIError(.notFound) {
+            try await service.sendMessage(
+                scene.ben.caller, MessageSend(conversationId: scene.group.id, clientMessageId: "k-2", content: .text("again")))
+        }
+    }
+
     @Test func aClientMessageIdUsedElsewhereDoesNotOpenAConversationOfOthers() async throws {
         let scene = try await scene()
         let own = try await scene.harness.direct(scene.eve, scene.ana)

@@ -25,6 +25,26 @@ struct FaultPlanTests {
         #expect(plan.messageNew("m1", to: laptop) == ["m1"])
     }
 
+    @Test func duplicateEventsRepeatsEveryNamedTypeAndNoOther() {
+        var plan = FaultPlan<String>()
+        let others = SandboxFault.duplicableEventTypes.subtracting(["message.new"])
+        _ = plan.arm(.duplicateEvents(types: others, copies: 1), on: phone)
+        for type in others {
+            #expect(plan.event(type, type: type, to: phone) == [type, type], "\(type)")
+            #expect(plan.event(type, type: type, to: laptop) == [type], "\(type) on another device")
+        }
+        #expect(plan.event("m1", type: "message.new", to: phone) == ["m1"])
+        #expect(plan.clear(phone).isEmpty)
+        #expect(plan.event("u1", type: "message.updated", to: phone) == ["u1"])
+    }
+
+    @Test func duplicateEventsOfMessageNewIsDuplicateMessageNew() {
+        var plan = FaultPlan<String>()
+        _ = plan.arm(.duplicateEvents(types: ["message.new", "typing"], copies: 2), on: phone)
+        #expect(plan.event("m1", type: "message.new", to: phone) == ["m1", "m1", "m1"])
+        #expect(plan.event("p1", type: "presence", to: phone) == ["p1"])
+    }
+
     @Test func reorderSwapsPairsAndClearingReleasesTheHeldFrame() {
         var plan = FaultPlan<String>()
         _ = plan.arm(.reorderMessageNew, on: phone)
@@ -80,9 +100,21 @@ struct FaultPlanTests {
         }
     }
 
+    @Test func duplicateEventsNamesKnownPushedEventsInJSON() throws {
+        let json = #"{"type":"duplicateEvents","types":["conversation.updated"]}"#
+        #expect(try JSONDecoder().decode(SandboxFault.self, from: Data(json.utf8)) == .duplicateEvents(types: ["conversation.updated"], copies: 1))
+        for json in [
+            #"{"type":"duplicateEvents","types":[]}"#, #"{"type":"duplicateEvents","types":["message.ack"]}"#,
+            #"{"type":"duplicateEvents","copies":1}"#, #"{"type":"duplicateEvents","types":["typing"],"copies":0}"#,
+        ] {
+            #expect(throws: DecodingError.self, "\(json)") { try JSONDecoder().decode(SandboxFault.self, from: Data(json.utf8)) }
+        }
+    }
+
     @Test func faultsHaveAStableJSONForm() throws {
         let faults: [SandboxFault] = [
             .dropSocket, .dropBeforeNextAck, .duplicateMessageNew(copies: 2), .loseMessageNew(count: 3), .reorderMessageNew,
+            .duplicateEvents(types: ["message.updated", "friend.removed"], copies: 3),
             .delayAcks(.milliseconds(1500)), .close(code: 4008, reason: "30"), .expireToken, .revokeDevice,
         ]
         for fault in faults {
