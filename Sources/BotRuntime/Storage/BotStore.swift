@@ -90,6 +90,11 @@ package final class BotStore: Sendable {
         let queue: DatabaseQueue
         let derivation: ClientMessageIDDerivation
         do {
+            // A new store starts as the image of a migrated one, complete or absent even across a crash: making the
+            // schema in the file (parsing each table's SQL again and again, committing it through the log, switching
+            // the new file to WAL with a sync) was a third of a thousand bots' start-up CPU. Where the file system
+            // cannot, opening creates an empty file and the migrations make the schema.
+            _ = BotStoreSchema.newStoreImage?.createFileIfMissing(at: path)
             queue = try await DatabaseQueue(path: path, configuration: configuration, dormancy: dormancy, workers: workers)
             try await BotStoreSchema.migrator.migrate(queue)
             derivation = try await queue.writeWithoutTransaction { db in
