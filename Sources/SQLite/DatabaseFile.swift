@@ -42,15 +42,18 @@ enum DatabaseFile {
     }
 
     /// Creates the file at `path` (mode 0600) holding `bytes`, unless something already exists there, and returns
-    /// whether it did. The file appears complete or not at all: the bytes go to a file without a name in the same
-    /// directory, are synced to disk, and only then get the name, which never replaces an existing file. A crash
-    /// or a power loss partway leaves no file at `path` (and no other file), so the next open creates it again.
+    /// whether it did. The file appears whole or not at all: the bytes go to a file without a name in the same
+    /// directory, are synced to disk if `syncs`, and only then get the name, which never replaces an existing file.
+    /// A crash partway leaves no file at `path` (and no other file); with `syncs`, a power loss does too.
     ///
     /// False as well where the file system cannot (no unnamed files off Linux or on some file systems) or any step
     /// fails (a missing directory, a full disk): nothing is left behind, and the caller creates the file the usual
     /// way, which reports what is wrong. `stopsAfterBytes` (tests only) stops writing there, as a crash would.
-    static func createOwnerOnlyIfMissing(at path: String, holding bytes: [UInt8], stopsAfterBytes: Int? = nil) -> Bool {
-        let descriptor = csqlite_open_unnamed_file(parentDirectory(of: path))
+    static func createOwnerOnlyIfMissing(at path: String, holding bytes: [UInt8], syncs: Bool, stopsAfterBytes: Int? = nil) -> Bool {
+        // The common case, a file already there, costs one system call.
+        guard access(path, F_OK) != 0, errno == ENOENT else { return false }
+        let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let descriptor = csqlite_open_unnamed_file(directory)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         let length = min(bytes.count, stopsAfterBytes ?? bytes.count)
@@ -65,7 +68,7 @@ enum DatabaseFile {
             }
             return true
         }
-        guard written, length == bytes.count, flushToDisk(descriptor) else { return false }
+        guard written, length == bytes.count, !syncs || flushToDisk(descriptor) else { return false }
         return csqlite_link_unnamed_file(descriptor, path) == 0
     }
 

@@ -97,7 +97,8 @@ final class SessionServices: Sendable {
         self.presence = PresenceDirectory()
         self.friends = FriendDirectory(store: store, log: log)
         self.ignoredRequests = IgnoredFriendRequests(store: store, log: log)
-        self.maintenance = StoreMaintenance(store: store, clock: clock, log: log)
+        self.maintenance = StoreMaintenance(
+            store: store, clock: clock, log: log, lastPass: StoreMaintenance.lastPass(of: store, at: clock.now))
         self.outbox = outbox
         self.commits = LaneCommitter(
             store: store, clock: clock, log: log, metrics: metrics,

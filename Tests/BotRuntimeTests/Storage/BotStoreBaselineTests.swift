@@ -1,6 +1,6 @@
 @testable import BotRuntime
 import Foundation
-import SQLite
+@testable import SQLite
 import Testing
 
 /// A new store gets its schema at once (written from `BotStoreSchema.newStoreImage`, or made by
@@ -62,6 +62,16 @@ import Testing
         #expect(fromImage.schema == replayed.schema)
         #expect(fromImage.metadata == replayed.metadata)
         #expect(fromImage.applied == BotStoreSchema.migrator.migrationNames)
+    }
+
+    @Test func aStoreWhoseLogWasLostWhileItWasCreatedIsMigratedIntoTheSameStore() async throws {
+        let replayed = try await newStore("replayed.sqlite", BotStoreSchema.migrator(through: BotStoreSchema.baselineThrough))
+        let image = try #require(BotStoreSchema.newStoreImage)
+        #expect(DatabaseFile.createOwnerOnlyIfMissing(at: directory.file("no-log.sqlite"), holding: image.emptyDatabase, syncs: true))
+        let migrated = try await openedStore("no-log.sqlite")
+        #expect(migrated.schema == replayed.schema)
+        #expect(migrated.metadata == replayed.metadata)
+        #expect(migrated.applied == BotStoreSchema.migrator.migrationNames)
     }
 
     @Test func anEmptyFileIsMigratedInPlaceIntoTheSameStore() async throws {
