@@ -51,7 +51,7 @@ enum DatabaseFile {
     /// way, which reports what is wrong. `stopsAfterBytes` (tests only) stops writing there, as a crash would.
     static func createOwnerOnlyIfMissing(at path: String, holding bytes: [UInt8], syncs: Bool, stopsAfterBytes: Int? = nil) -> Bool {
         // The common case, a file already there, costs one system call.
-        guard access(path, F_OK) != 0, errno == ENOENT else { return false }
+        guard !exists(path) else { return false }
         let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         let descriptor = csqlite_open_unnamed_file(directory)
         guard descriptor >= 0 else { return false }
@@ -70,6 +70,12 @@ enum DatabaseFile {
         }
         guard written, length == bytes.count, !syncs || flushToDisk(descriptor) else { return false }
         return csqlite_link_unnamed_file(descriptor, path) == 0
+    }
+
+    /// Whether something is at `path` (a dangling symbolic link included), or it cannot be told.
+    static func exists(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 || errno != ENOENT
     }
 
     /// The reason a file operation on the database at `path` failed with `errno`, when the file system tells.

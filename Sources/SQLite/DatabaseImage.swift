@@ -33,7 +33,11 @@ package struct DatabaseImage: Sendable, Hashable {
     /// whether it did. The database file appears whole or not at all (see `DatabaseFile`), and before its log. False
     /// also where the file system cannot do that: then open the database as usual, which creates an empty file.
     package func createFileIfMissing(at path: String) -> Bool {
-        guard DatabaseFile.createOwnerOnlyIfMissing(at: path, holding: emptyDatabase, syncs: true) else { return false }
+        // A log left without its database (a store deleted but not its -wal) is no one's: SQLite deletes it when it
+        // opens an empty file, so that way is left to it. Any other log appears only once the file below exists.
+        guard !DatabaseFile.exists(path + "-wal"),
+            DatabaseFile.createOwnerOnlyIfMissing(at: path, holding: emptyDatabase, syncs: true)
+        else { return false }
         // A log already there (another process opening the new file first) is SQLite's to use: it is left alone.
         _ = DatabaseFile.createOwnerOnlyIfMissing(at: path + "-wal", holding: log, syncs: false)
         return true

@@ -68,6 +68,17 @@ import Testing
         #expect(try entries() == ["notes.sqlite"])
     }
 
+    @Test func aLogLeftWithoutItsDatabaseIsDroppedNotTakenForTheNewFilesLog() throws {
+        let path = directory.file("notes.sqlite")
+        let image = try notesImage()
+        try Data(image.log).write(to: URL(fileURLWithPath: path + "-wal"))
+        #expect(image.createFileIfMissing(at: path) == false)
+        let database = try Database(path: path)
+        defer { database.close() }
+        #expect(try tables(in: database) == [])
+        #expect(try database.fetchOne(String.self, sql: "PRAGMA integrity_check") == "ok")
+    }
+
     @Test func aDatabaseFileCutShortLeavesNoFile() throws {
         let path = directory.file("notes.sqlite")
         let image = try notesImage()
