@@ -56,4 +56,33 @@ static inline int csqlite_lock_file_exclusively(int fd) {
     return ENOSYS;
 #endif
 }
+/* Opens a new file without a name in `directory` (O_TMPFILE), readable and writable by its owner only; it
+   disappears with its last descriptor unless csqlite_link_unnamed_file gives it a name. Returns the descriptor, or -1
+   with errno set (EOPNOTSUPP or EISDIR where the file system cannot, ENOSYS off Linux). */
+#if defined(__linux__) && !defined(O_TMPFILE)
+#define O_TMPFILE (020000000 | O_DIRECTORY) /* glibc defines it only with _GNU_SOURCE */
+#endif
+static inline int csqlite_open_unnamed_file(const char *directory) {
+#if defined(__linux__)
+    return open(directory, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#else
+    (void)directory;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+/* Gives the unnamed file open as `fd` the name `path`, unless something already has that name (then -1 with errno
+   EEXIST, and the file stays unnamed). Goes through /proc/self/fd, which needs no privilege. Returns 0 or -1. */
+#include <stdio.h>
+static inline int csqlite_link_unnamed_file(int fd, const char *path) {
+#if defined(__linux__)
+    char name[64];
+    snprintf(name, sizeof name, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, name, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+#else
+    (void)fd; (void)path;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
 #endif

@@ -33,6 +33,8 @@ public final class Database {
     /// Whether the next commit may sync: it starts the write-ahead log afresh (after opening or a checkpoint), and
     /// SQLite syncs a new log's header even at `synchronous=NORMAL`. Cleared by that commit.
     private(set) var nextCommitMaySync = true
+    /// Whether opening created the file from ``DatabaseConfiguration/newFileImage``.
+    package let createdFromImage: Bool
 
     /// Opens (creating if needed) the database file at `path`.
     public convenience init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws {
@@ -43,7 +45,8 @@ public final class Database {
     /// inline work), commits only count the log's frames and the queue checkpoints.
     convenience init(path: String, configuration: DatabaseConfiguration, leavesCheckpointsToQueue: Bool) throws {
         let isInMemory = path.isEmpty || path == ":memory:"
-        if configuration.createsOwnerOnlyFile && !isInMemory {
+        let createdFromImage = !isInMemory && (configuration.newFileImage?.createFileIfMissing(at: path) ?? false)
+        if configuration.createsOwnerOnlyFile && !isInMemory && !createdFromImage {
             try DatabaseFile.createOwnerOnlyIfMissing(at: path)
         }
         let connection = try Self.openConnection(
@@ -51,7 +54,7 @@ public final class Database {
             lockGrace: min(configuration.busyTimeout, Self.exclusiveLockGrace))
         self.init(
             connection: connection, path: path, configuration: configuration,
-            leavesCheckpointsToQueue: leavesCheckpointsToQueue && configuration.allowsInlineWork)
+            leavesCheckpointsToQueue: leavesCheckpointsToQueue && configuration.allowsInlineWork, createdFromImage: createdFromImage)
         try setUpConnection()
     }
 
@@ -61,9 +64,11 @@ public final class Database {
     }
 
     private init(
-        connection: Connection, path: String, configuration: DatabaseConfiguration, leavesCheckpointsToQueue: Bool = false
+        connection: Connection, path: String, configuration: DatabaseConfiguration, leavesCheckpointsToQueue: Bool = false,
+        createdFromImage: Bool = false
     ) {
         self.leavesCheckpointsToQueue = leavesCheckpointsToQueue
+        self.createdFromImage = createdFromImage
         self.connection = connection
         self.path = path
         self.configuration = configuration

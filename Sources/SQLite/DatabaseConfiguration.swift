@@ -43,6 +43,9 @@ public struct DatabaseConfiguration: Sendable, Hashable {
     /// connection to wait for) and the `.off` and `.normal` ``synchronous`` levels (no fsync per commit); ignored
     /// otherwise. Default false.
     public var runsUncontendedWorkInline: Bool
+    /// What a database file that does not exist yet starts as (see ``DatabaseImage``); nil, the default, creates it
+    /// empty. An existing file is opened as it is.
+    package var newFileImage: DatabaseImage?
 
     /// A configuration; every parameter has the default documented on its property.
     public init(

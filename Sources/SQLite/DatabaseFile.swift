@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -13,6 +14,10 @@ enum DatabaseFile {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
+        return flushToDisk(descriptor)
+    }
+
+    private static func flushToDisk(_ descriptor: Int32) -> Bool {
         #if canImport(Glibc)
         return fdatasync(descriptor) == 0
         #else
@@ -34,6 +39,43 @@ enum DatabaseFile {
             path: path,
             reason: failureReason(path: path, errno: code) ?? .other(String(cString: strerror(code))),
             underlying: nil)
+    }
+
+    /// Creates the file at `path` (mode 0600) holding `bytes`, unless something already exists there, and returns
+    /// whether it did. The file appears whole or not at all: the bytes go to a file without a name in the same
+    /// directory, are synced to disk if `syncs`, and only then get the name, which never replaces an existing file.
+    /// A crash partway leaves no file at `path` (and no other file); with `syncs`, a power loss does too.
+    ///
+    /// False as well where the file system cannot (no unnamed files off Linux or on some file systems) or any step
+    /// fails (a missing directory, a full disk): nothing is left behind, and the caller creates the file the usual
+    /// way, which reports what is wrong. `stopsAfterBytes` (tests only) stops writing there, as a crash would.
+    static func createOwnerOnlyIfMissing(at path: String, holding bytes: [UInt8], syncs: Bool, stopsAfterBytes: Int? = nil) -> Bool {
+        // The common case, a file already there, costs one system call.
+        guard !exists(path) else { return false }
+        let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let descriptor = csqlite_open_unnamed_file(directory)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        let length = min(bytes.count, stopsAfterBytes ?? bytes.count)
+        let written = bytes.withUnsafeBytes { buffer -> Bool in
+            guard let start = buffer.baseAddress else { return false }
+            var offset = 0
+            while offset < length {
+                let count = pwrite(descriptor, start + offset, length - offset, off_t(offset))
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+        guard written, length == bytes.count, !syncs || flushToDisk(descriptor) else { return false }
+        return csqlite_link_unnamed_file(descriptor, path) == 0
+    }
+
+    /// Whether something is at `path` (a dangling symbolic link included), or it cannot be told.
+    static func exists(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 || errno != ENOENT
     }
 
     /// The reason a file operation on the database at `path` failed with `errno`, when the file system tells.

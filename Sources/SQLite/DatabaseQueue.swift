@@ -46,6 +46,7 @@ public final class DatabaseQueue: Sendable {
     /// due, and one checkpoint is enough for all of them.
     private let checkpointQueued = Atomic<Bool>(false)
     private let allowsInlineWork: Bool
+    private let openingCreatedFile = Atomic<Bool>(false)
     /// What the queue is doing, readable from any thread: the idle checks and the budget decide with it.
     let activity: Mutex<Activity>
 
@@ -93,7 +94,13 @@ public final class DatabaseQueue: Sendable {
         self.connection = ConnectionCell()
         self.allowsInlineWork = configuration.allowsInlineWork
         self.activity = Mutex(Activity(lastUse: .now))
-        try await withDatabase { _ in }
+        let created = try await withDatabase { $0.createdFromImage }
+        openingCreatedFile.store(created, ordering: .relaxed)
+    }
+
+    /// Whether the first opening created the file, from ``DatabaseConfiguration/newFileImage``.
+    package var createdFileFromImage: Bool {
+        openingCreatedFile.load(ordering: .relaxed)
     }
 
     /// Opens a new, empty in-memory database.

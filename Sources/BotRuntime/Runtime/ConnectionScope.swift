@@ -29,15 +29,9 @@ package enum ConnectionScope {
         let tasks = ConnectionTasks(continuation, frames: frameSink)
         heartbeat.start(connection, interval: connection.heartbeatInterval, tasks: tasks, onDead: onDead)
         let didRead = await withDiscardingTaskGroup { group -> Bool in
-            // One sender, so such frames go out in the order they were asked for, one hop after the ask.
-            group.addTask {
-                for await frame in frames {
-                    // Closed: the reader reports the end; the frames still queued fail as fast.
-                    try? await connection.send(frame)
-                }
-            }
             await opened(tasks)
             var didRead = false
+            var sending = false
             // Ends when the reader finished the stream, when the owner ended it, or when this task is cancelled.
             loop: for await item in work {
                 switch item {
@@ -50,6 +44,17 @@ package enum ConnectionScope {
                     }
                 case .child(let body):
                     group.addTask(operation: body)
+                case .sender:
+                    // One sender, so such frames go out in the order they were asked for, one hop after the ask;
+                    // started by the first frame: most connections send none, and an idle task costs a bot memory.
+                    guard !sending else { continue }
+                    sending = true
+                    group.addTask {
+                        for await frame in frames {
+                            // Closed: the reader reports the end; the frames still queued fail as fast.
+                            try? await connection.send(frame)
+                        }
+                    }
                 case .end:
                     if !didRead { break loop }
                 }
@@ -68,6 +73,8 @@ package struct ConnectionTasks: Sendable {
     enum Work: Sendable {
         case reader(@Sendable () async -> Void)
         case child(@Sendable () async -> Void)
+        /// A frame waits for the sender.
+        case sender
         case end
     }
 
@@ -83,6 +90,7 @@ package struct ConnectionTasks: Sendable {
     /// connection ended.
     package func send(_ request: ClientRequest) {
         frames.yield(request)
+        work.yield(.sender)
     }
 
     /// Reads the connection with `read`, which returns once the connection has ended; the scope ends with it.

@@ -129,17 +129,25 @@ final class JobScheduler: Sendable {
             enter(.looking)
             do {
                 let now = clock.now
-                let claimed = try await store.claimDueJobs(at: now, limit: claimLimit)
-                guard !Task.isCancelled else { return }
-                for occurrence in claimed {
-                    log.debug("job due", trace: HandlerWork.job(occurrence).trace, [
-                        "job": occurrence.job.name, "dueAt": Timestamp(occurrence.dueAt).iso8601,
-                    ])
-                    dispatcher.enqueue(.job(occurrence), in: .job(occurrence.job.id))
+                // Looked up before claiming: most bots have nothing due, most of the time none scheduled at all, and
+                // the claim (a write) compiles and runs a statement several times costlier than this look.
+                var next = try await store.nextDueDate()
+                if let due = next, due <= now {
+                    let claimed = try await store.claimDueJobs(at: now, limit: claimLimit)
+                    guard !Task.isCancelled else { return }
+                    for occurrence in claimed {
+                        log.debug("job due", trace: HandlerWork.job(occurrence).trace, [
+                            "job": occurrence.job.name, "dueAt": Timestamp(occurrence.dueAt).iso8601,
+                        ])
+                        dispatcher.enqueue(.job(occurrence), in: .job(occurrence.job.id))
+                    }
+                    if claimed.count == claimLimit {
+                        failures = 0
+                        continue
+                    }
+                    next = try await store.nextDueDate()
                 }
                 failures = 0
-                if claimed.count == claimLimit { continue }
-                let next = try await store.nextDueDate()
                 guard !Task.isCancelled else { return }
                 enter(.waiting(until: next))
                 await wait(until: next)

@@ -96,7 +96,8 @@ final class SessionParts: Sendable {
         self.presence = PresenceDirectory()
         self.friends = FriendDirectory(store: store, log: log)
         self.ignoredRequests = IgnoredFriendRequests(store: store, log: log)
-        self.maintenance = StoreMaintenance(store: store, clock: clock, log: log)
+        self.maintenance = StoreMaintenance(
+            store: store, clock: clock, log: log, lastPass: StoreMaintenance.lastPass(of: store, at: clock.now))
         self.outbox = outbox
         store.writer.openLanes(StoreWriter.LaneHooks(
             clock: clock, log: log, metrics: metrics,

@@ -35,6 +35,13 @@ final class StoreMaintenance: Sendable {
         self.lastRun = Mutex(lastPass)
     }
 
+    /// When `store` was last pruned, as far as this process knows: a store its open just created holds nothing to
+    /// prune, so its creation counts as a pass (with a thousand new bots, their first passes were ~4 % of the start-up's
+    /// CPU); for any other store, unknown, and a pass is due after the first synchronization.
+    static func lastPass(of store: BotStore, at now: Date) -> Date? {
+        store.isNew ? now : nil
+    }
+
     /// Called after a synchronization: prunes the store in the background unless a pass ran within `interval`
     /// (now, while the store is open anyway: a later pass would reopen a dormant store), and, once `settled`
     /// returns (what the synchronization brought is handled, committed and acknowledged), frees what the start-up

@@ -47,6 +47,8 @@ package final class BotStore: Sendable {
     /// How the runtime derives the clientMessageIds of this store's bot: recorded in the file by its first version
     /// with time-ordered keys, read once at open and never changed.
     public let clientMessageIDDerivation: ClientMessageIDDerivation
+    /// Whether opening wrote the store's file, from ``BotStoreSchema/newStoreImage``: it held nothing at the open.
+    let isNew: Bool
 
     /// The migrations every store file goes through, in order.
     public static var migrationNames: [String] { BotStoreSchema.migrator.migrationNames }
@@ -82,16 +84,22 @@ package final class BotStore: Sendable {
         // few writes no longer copies them into the file and syncs it (~10 % of the fleet's CPU in that storm).
         // A start-up runs ~40 statements once and a live bot ~10 again and again: caching only what repeats keeps
         // the one-off ones (~4 KiB each) from piling up while 1,000 bots start together.
-        let configuration = DatabaseConfiguration(
+        var configuration = DatabaseConfiguration(
             synchronous: synchronous, createsOwnerOnlyFile: true, statementCacheCapacity: 96,
             statementCacheAdmission: .repeatedUse, lockingMode: .exclusive,
             walAutoCheckpointPages: 1000, journalSizeLimit: 67_108_864, keepsWriteAheadLogFile: true,
             maxLogPagesLeftOnClose: 128,
             runsUncontendedWorkInline: true)
+        // A new store starts as the image of a migrated one: making the schema in the file (parsing each table's SQL
+        // again and again, committing it through a new log, switching the file to WAL) was a third of a thousand
+        // bots' start-up CPU. Where the file system cannot, opening creates an empty file and the migrations run.
+        configuration.newFileImage = BotStoreSchema.newStoreImage
         let queue: DatabaseQueue
         let derivation: ClientMessageIDDerivation
+        let isNew: Bool
         do {
             queue = try await DatabaseQueue(path: path, configuration: configuration, dormancy: dormancy, workers: workers)
+            isNew = queue.createdFileFromImage
             try await BotStoreSchema.migrator.migrate(queue)
             derivation = try await queue.writeWithoutTransaction { db in
                 Self.restrictToOwner(path: path)
@@ -102,7 +110,8 @@ package final class BotStore: Sendable {
             throw BotStoreError(error, during: "open the store at \(path)")
         }
         return BotStore(
-            path: path, queue: queue, clock: clock, clientMessageIDDerivation: derivation, faults: faults ?? StoreFaults())
+            path: path, queue: queue, clock: clock, clientMessageIDDerivation: derivation, isNew: isNew,
+            faults: faults ?? StoreFaults())
     }
 
     /// Whether the store's database connection is open now: false while the store is dormant (see
@@ -113,8 +122,9 @@ package final class BotStore: Sendable {
 
     private init(
         path: String, queue: DatabaseQueue, clock: any ChatterClock, clientMessageIDDerivation: ClientMessageIDDerivation,
-        faults: StoreFaults
+        isNew: Bool, faults: StoreFaults
     ) {
+        self.isNew = isNew
         self.path = path
         self.faults = faults
         self.queue = queue

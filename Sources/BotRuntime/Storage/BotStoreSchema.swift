@@ -21,6 +21,10 @@ enum BotStoreSchema {
 
     static let migrator: DatabaseMigrator = Self.migrator(through: nil)
 
+    /// A new store as ``migrator`` makes it, built once per process in memory; nil if that failed (out of memory),
+    /// and new stores are then migrated in their files. Its migrations are recorded as applied when it was built.
+    static let newStoreImage: DatabaseImage? = try? DatabaseImage(building: { try migrator.migrate($0) })
+
     /// The migrator of the schema up to and including the migration `last` (all of them when nil): the store an
     /// older version wrote, for upgrade tests.
     static func migrator(through last: String?) -> DatabaseMigrator {

@@ -94,6 +94,20 @@ import Testing
         await store.close()
     }
 
+    @Test func aStoreItsOpenCreatedCountsAsPrunedWhenItWasCreated() async throws {
+        let store = try await openStore(in: directory, clock: clock)
+        #expect(StoreMaintenance.lastPass(of: store, at: clock.now) == clock.now)
+        await store.close()
+    }
+
+    @Test func aStoreThatExistedBeforeItsOpenIsDueForAPass() async throws {
+        let created = try await openStore(in: directory, clock: clock)
+        await created.close()
+        let reopened = try await openStore(in: directory, clock: clock)
+        #expect(StoreMaintenance.lastPass(of: reopened, at: clock.now) == nil)
+        await reopened.close()
+    }
+
     @Test func aPassCutShortByStopLogsNoWarning() async throws {
         let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
         let maintenance = StoreMaintenance(store: store, clock: clock, log: SessionLog(sink: logs.sink, bot: "botty", clock: clock))

@@ -1,0 +1,116 @@
+import CSQLite
+
+/// A database built once in memory, to start new files from: a file created from an image holds the image's schema
+/// and rows at once, in WAL mode, with no statement compiled and no transaction committed.
+///
+/// For a program that creates many databases with the same schema (one per bot): building a schema statement by
+/// statement parses each `CREATE` several times and commits it through a new write-ahead log, whose header SQLite
+/// syncs. A file from an image is one empty page, synced, and a log holding every page of the image, committed in
+/// one transaction and not synced (as any commit at `synchronous=NORMAL`): a crash or a power loss before the log is
+/// whole leaves an empty database (SQLite ignores frames whose checksums fail), which the caller builds as it would
+/// have built a new file. A database opened on such a file is an ordinary one.
+package struct DatabaseImage: Sendable, Hashable {
+    /// A new file's content: one page with an empty schema, in WAL mode (what SQLite writes when it turns a new file
+    /// to WAL).
+    let emptyDatabase: [UInt8]
+    /// A new file's write-ahead log: every page of the built database, committed in one transaction.
+    let log: [UInt8]
+
+    /// Runs `build` on a new in-memory database (a ``DatabaseMigrator``'s `migrate`, typically) and keeps its pages.
+    package init(building build: (Database) throws -> Void) throws {
+        let built = try Self.pages { try build($0) }
+        // Writing the header makes page 1 of an empty database.
+        let empty = try Self.pages { try $0.execute(sql: "PRAGMA user_version = 0") }
+        let pageSize = Self.pageSize(of: built)
+        guard pageSize == Self.pageSize(of: empty), built.count % pageSize == 0, empty.count == pageSize else {
+            throw SQLiteError(extendedCode: ResultCode(rawValue: SQLITE_INTERNAL), message: "unexpected page sizes in a database image")
+        }
+        emptyDatabase = empty
+        log = Self.writeAheadLog(of: built, pageSize: pageSize)
+    }
+
+    /// Creates the file at `path` (mode 0600) from the image unless something already exists there, and returns
+    /// whether it did. The database file appears whole or not at all (see `DatabaseFile`), and before its log. False
+    /// also where the file system cannot do that: then open the database as usual, which creates an empty file.
+    package func createFileIfMissing(at path: String) -> Bool {
+        // A log left without its database (a store deleted but not its -wal) is no one's: SQLite deletes it when it
+        // opens an empty file, so that way is left to it. Any other log appears only once the file below exists.
+        guard !DatabaseFile.exists(path + "-wal"),
+            DatabaseFile.createOwnerOnlyIfMissing(at: path, holding: emptyDatabase, syncs: true)
+        else { return false }
+        // A log already there (another process opening the new file first) is SQLite's to use: it is left alone.
+        _ = DatabaseFile.createOwnerOnlyIfMissing(at: path + "-wal", holding: log, syncs: false)
+        return true
+    }
+
+    /// The pages of a new in-memory database after `build`, page 1 marked for WAL.
+    private static func pages(_ build: (Database) throws -> Void) throws -> [UInt8] {
+        let database = try Database.inMemory()
+        defer { database.close() }
+        try build(database)
+        guard !database.isClosed else { throw DatabaseError.closed }
+        var size: sqlite3_int64 = 0
+        // SQLite returns no copy only when it cannot allocate one; a database holds at least its 100-byte header.
+        guard let pages = sqlite3_serialize(database.connection.handle, "main", &size, 0), size >= 100 else {
+            throw SQLiteError(extendedCode: ResultCode(rawValue: SQLITE_NOMEM), message: String(cString: sqlite3_errstr(SQLITE_NOMEM)))
+        }
+        defer { sqlite3_free(pages) }
+        var bytes = Array(UnsafeBufferPointer(start: pages, count: Int(size)))
+        // The header's file format write and read versions (bytes 18 and 19): 2 is WAL, what `PRAGMA journal_mode =
+        // WAL` writes there.
+        bytes[18] = 2
+        bytes[19] = 2
+        return bytes
+    }
+
+    /// The page size in the header (bytes 16 and 17, big-endian; 1 stands for 65,536).
+    private static func pageSize(of database: [UInt8]) -> Int {
+        let size = Int(database[16]) << 8 | Int(database[17])
+        return size == 1 ? 65_536 : size
+    }
+
+    /// A write-ahead log (SQLite's file format, section 4) holding `pages` in frames 1 to n, the last one committing
+    /// the transaction: a 32-byte header, then for each page a 24-byte frame header and the page. Checksums chain from
+    /// the header through every frame, over little-endian words (the magic number 0x377f0682 says so).
+    static func writeAheadLog(of pages: [UInt8], pageSize: Int) -> [UInt8] {
+        let count = pages.count / pageSize
+        let salts = (UInt32.random(in: .min ... .max), UInt32.random(in: .min ... .max))
+        var log: [UInt8] = []
+        log.reserveCapacity(32 + count * (24 + pageSize))
+        for word in [0x377f_0682, 3_007_000, UInt32(pageSize), 0, salts.0, salts.1] { log.appendBigEndian(word) }
+        var sum = checksum(log[0..<24], continuing: (0, 0))
+        log.appendBigEndian(sum.0)
+        log.appendBigEndian(sum.1)
+        for index in 0..<count {
+            let page = pages[(index * pageSize)..<((index + 1) * pageSize)]
+            let start = log.count
+            for word in [UInt32(index + 1), index + 1 == count ? UInt32(count) : 0, salts.0, salts.1] { log.appendBigEndian(word) }
+            sum = checksum(log[start..<(start + 8)], continuing: sum)
+            sum = checksum(page, continuing: sum)
+            log.appendBigEndian(sum.0)
+            log.appendBigEndian(sum.1)
+            log.append(contentsOf: page)
+        }
+        return log
+    }
+
+    /// SQLite's log checksum of `bytes` (a multiple of 8 long) continuing from `sum`, over little-endian words.
+    static func checksum(_ bytes: ArraySlice<UInt8>, continuing sum: (UInt32, UInt32)) -> (UInt32, UInt32) {
+        var (s0, s1) = sum
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset + 8 <= buffer.count {
+                s0 = s0 &+ UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) &+ s1
+                s1 = s1 &+ UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)) &+ s0
+                offset += 8
+            }
+        }
+        return (s0, s1)
+    }
+}
+
+extension [UInt8] {
+    fileprivate mutating func appendBigEndian(_ word: UInt32) {
+        append(contentsOf: [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)])
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+@testable import SQLite
+import Testing
+
+/// New database files started from an image built in memory: the image's schema and rows at once, in WAL mode; a
+/// creation cut short leaves no file, or an empty database.
+@Suite struct DatabaseImageTests {
+    let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    func notesImage() throws -> DatabaseImage {
+        try DatabaseImage { db in
+            try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+            try db.execute(sql: "CREATE INDEX notes_body ON notes (body)")
+            try db.execute(sql: "INSERT INTO notes (body) VALUES ('first')")
+        }
+    }
+
+    func entries() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+    }
+
+    func tables(in database: Database) throws -> [String] {
+        try database.fetchAll(String.self, sql: "SELECT name FROM sqlite_master ORDER BY name")
+    }
+
+    @Test func aFileCreatedFromAnImageOpensInWALModeWithTheImagesSchemaAndRows() throws {
+        let path = directory.file("notes.sqlite")
+        #expect(try notesImage().createFileIfMissing(at: path))
+        let database = try Database(path: path)
+        defer { database.close() }
+        #expect(try database.fetchOne(String.self, sql: "PRAGMA journal_mode") == "wal")
+        #expect(try tables(in: database) == ["notes", "notes_body"])
+        #expect(try database.fetchAll(String.self, sql: "SELECT body FROM notes") == ["first"])
+        try database.execute(sql: "INSERT INTO notes (body) VALUES ('second')")
+        #expect(try database.fetchOne(Int.self, sql: "SELECT count(*) FROM notes") == 2)
+        #expect(try database.fetchOne(String.self, sql: "PRAGMA integrity_check") == "ok")
+    }
+
+    @Test func whatIsWrittenToAFileFromAnImageSurvivesACheckpointAndAReopening() throws {
+        let path = directory.file("notes.sqlite")
+        #expect(try notesImage().createFileIfMissing(at: path))
+        let database = try Database(path: path)
+        try database.execute(sql: "INSERT INTO notes (body) VALUES ('second')")
+        try database.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        database.close()
+        let reopened = try Database(path: path)
+        defer { reopened.close() }
+        #expect(try reopened.fetchAll(String.self, sql: "SELECT body FROM notes ORDER BY id") == ["first", "second"])
+        #expect(try reopened.fetchOne(String.self, sql: "PRAGMA integrity_check") == "ok")
+    }
+
+    @Test func aFileCreatedFromAnImageAndItsLogAreReadableByTheOwnerOnly() throws {
+        let path = directory.file("notes.sqlite")
+        #expect(try notesImage().createFileIfMissing(at: path))
+        #expect(try permissions(of: path) == 0o600)
+        #expect(try permissions(of: path + "-wal") == 0o600)
+    }
+
+    @Test func anImageNeverReplacesAnExistingFileNorGivesItALog() throws {
+        let path = directory.file("notes.sqlite")
+        try Data("not mine".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(try notesImage().createFileIfMissing(at: path) == false)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("not mine".utf8))
+        #expect(try entries() == ["notes.sqlite"])
+    }
+
+    @Test func aLogLeftWithoutItsDatabaseIsDroppedNotTakenForTheNewFilesLog() throws {
+        let path = directory.file("notes.sqlite")
+        let image = try notesImage()
+        try Data(image.log).write(to: URL(fileURLWithPath: path + "-wal"))
+        #expect(image.createFileIfMissing(at: path) == false)
+        let database = try Database(path: path)
+        defer { database.close() }
+        #expect(try tables(in: database) == [])
+        #expect(try database.fetchOne(String.self, sql: "PRAGMA integrity_check") == "ok")
+    }
+
+    @Test func aDatabaseFileCutShortLeavesNoFile() throws {
+        let path = directory.file("notes.sqlite")
+        let image = try notesImage()
+        #expect(DatabaseFile.createOwnerOnlyIfMissing(at: path, holding: image.emptyDatabase, syncs: true, stopsAfterBytes: 100) == false)
+        #expect(try entries() == [])
+        #expect(image.createFileIfMissing(at: path))
+        let database = try Database(path: path)
+        defer { database.close() }
+        #expect(try database.fetchAll(String.self, sql: "SELECT body FROM notes") == ["first"])
+    }
+
+    @Test func aFileWhoseLogNeverCameOpensAsAnEmptyDatabaseInWALMode() throws {
+        let path = directory.file("notes.sqlite")
+        let image = try notesImage()
+        #expect(DatabaseFile.createOwnerOnlyIfMissing(at: path, holding: image.emptyDatabase, syncs: true))
+        let database = try Database(path: path)
+        defer { database.close() }
+        #expect(try database.fetchOne(String.self, sql: "PRAGMA journal_mode") == "wal")
+        #expect(try tables(in: database) == [])
+        #expect(try database.fetchOne(String.self, sql: "PRAGMA integrity_check") == "ok")
+    }
+
+    @Test func aFileWhoseLogWasTornOpensAsAnEmptyDatabase() throws {
+        let path = directory.file("notes.sqlite")
+        let image = try notesImage()
+        #expect(DatabaseFile.createOwnerOnlyIfMissing(at: path, holding: image.emptyDatabase, syncs: true))
+        // Every frame but the last, which commits: what a power loss can leave of a log never synced.
+        let torn = Array(image.log.dropLast(image.emptyDatabase.count + 24))
+        try Data(torn).write(to: URL(fileURLWithPath: path + "-wal"))
+        let database = try Database(path: path)
+        defer { database.close() }
+        #expect(try tables(in: database) == [])
+        #expect(try database.fetchOne(String.self, sql: "PRAGMA integrity_check") == "ok")
+    }
+
+    @Test func anImageCreatesNothingInAMissingDirectory() throws {
+        let path = directory.file("missing/notes.sqlite")
+        #expect(try notesImage().createFileIfMissing(at: path) == false)
+        #expect(try entries() == [])
+    }
+}
