@@ -102,8 +102,11 @@ public final class TestUser: Sendable {
         return try await post(.media(kind, upload.mediaId, caption: caption), in: conversationId)
     }
 
+    // MARK: Acting on messages and conversations
+
     /// Changes the text of one of this user's own messages to `body`; returns the message as edited. The bot
-    /// gets it as an update of the message.
+    /// gets it as an update of the message. `settle()` cannot tell when the bot has handled an update: wait for
+    /// what it does in return (`nextMessage`, `harness.waitUntil`). The same holds for `delete` and reactions.
     ///
     /// - Throws: the service's `FORBIDDEN` for another sender's message.
     @discardableResult
@@ -170,6 +173,8 @@ public final class TestUser: Sendable {
             step: "mark \(message.conversationId) read up to seq \(message.seq)")
     }
 
+    // MARK: What the bot says
+
     /// Waits for the bot's next message to this user, in `conversation` or (nil) in any conversation, and takes
     /// it. Messages are taken in the order they arrived; each one once. Only messages that arrive on the user's
     /// socket count: one sent while the user was offline is not seen (the user does not sync).
@@ -212,14 +217,16 @@ public final class TestUser: Sendable {
         try await rest.friends().contains { $0.user.id == harness.botUser.id }
     }
 
-    /// Ends this user's friendship with the bot; both get `friend.removed`. Follow with `harness.settle()` to
-    /// let the bot handle it (`onFriendRemoved`).
+    /// Ends this user's friendship with the bot; both get `friend.removed`, which the bot handles in
+    /// `onFriendRemoved` when it knew of the friendship (a friendship made by `harness.user` is news to it until it
+    /// looks). Wait for the outcome with `harness.waitUntil`.
     public func unfriendBot() async throws {
         try await rest.removeFriend(harness.botUser.id)
     }
 
-    /// Withdraws this user's pending friend request to the bot; the bot gets `friend_request.cancelled`. Returns
-    /// the request withdrawn, or nil when none was pending (the bot had decided it already).
+    /// Withdraws this user's pending friend request to the bot; the bot gets `friend_request.cancelled`
+    /// (`onFriendRequestCancelled`). Returns the request withdrawn, or nil when none was pending (the bot had
+    /// decided it already).
     @discardableResult
     public func cancelFriendRequest() async throws -> FriendRequest? {
         let bot = harness.botUser.id
