@@ -17,11 +17,12 @@ struct UserView {
         /// Whether the change deleted the message for everyone.
         var isDeletion: Bool { current.deletedAt != nil && previous?.deletedAt == nil }
 
-        /// The emoji `user` reacts with, before and after the change, when they differ.
+        /// Whether the change added or took back a reaction of `user`'s.
         func reactionsChanged(by user: User.ID) -> Bool {
             Self.emojis(of: user, on: previous) != Self.emojis(of: user, on: current)
         }
 
+        /// The emoji `user` reacts to `message` with.
         static func emojis(of user: User.ID, on message: Message?) -> Set<String> {
             Set(message?.reactions.filter { $0.userIds.contains(user) }.map(\.emoji) ?? [])
         }
