@@ -1,7 +1,8 @@
 /// Calls to the Chatter service, made at once rather than with the handler's unit of work: they are reads, or
-/// actions that are idempotent at the service (accepting a request twice, renaming a group to the same title),
-/// so a handler run again after a crash repeats them harmlessly. They are not undone when the handler throws.
-/// Each mirrors an endpoint of the contract and throws its `ChatterAPIError`s.
+/// actions whose repeat is harmless (renaming a group to the same title, muting again) or refused by the service
+/// (accepting a request already accepted), so holding them back would only delay what the handler needs now. They
+/// are not undone when the handler throws. Each mirrors an endpoint of the contract and throws its
+/// `ChatterAPIError`s.
 public protocol BotService: Sendable {
     // MARK: People
 
