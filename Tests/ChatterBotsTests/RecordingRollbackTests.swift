@@ -89,3 +89,16 @@ struct RecordingRollbackTests {
         #expect(sent.clientMessageId == .derived(bot: "BOT", handling: "M1", index: 0))
     }
 }
+
+extension RecordingRollbackTests {
+    @Test func aRunInsideAThrowingRunIsDiscardedWithIt() async throws {
+        let context = RecordingBotContext()
+        await #expect(throws: Refusal.self) {
+            try await context.run {
+                try await context.run { try await context.state.set(7, for: Self.seen) }
+                throw Refusal()
+            }
+        }
+        #expect(try await context.state.value(Self.seen) == nil)
+    }
+}

@@ -196,8 +196,13 @@ public final class RecordingBotContext: BotContext {
     /// rethrown. Use it for handlers the `deliver` methods do not cover, e.g. `bot.onFriendAdded(friend, context:)`.
     public func run<Value>(_ handler: () async throws -> Value) async throws -> Value {
         let journal = Journal()
+        let enclosing = Self.journal
         do {
-            return try await Self.$journal.withValue(journal) { try await handler() }
+            let value = try await Self.$journal.withValue(journal) { try await handler() }
+            // A run inside another belongs to the outer unit of work: the outer run's throw undoes it too.
+            let undos = journal.undos.withLock { $0 }
+            enclosing?.undos.withLock { $0 += undos }
+            return value
         } catch {
             let undos = journal.undos.withLock { $0 }
             storage.records.withLock { records in
