@@ -11,12 +11,14 @@ struct ClockBot: Bot {
         var conversation: Conversation.ID
     }
 
+    static let later = JobKind<Later>("later")
+
     func onMessage(_ message: IncomingMessage, context: any BotContext) async throws {
         let words = message.text.split(separator: " ")
         if message.text == "quiet" { return }
         if words.first == "later", words.count == 2, let seconds = Int(words[1]) {
-            let job = try await context.schedule(
-                "later", after: .seconds(seconds), payload: Later(conversation: message.conversationId))
+            let job = try await context.jobs.schedule(
+                Self.later, after: .seconds(seconds), payload: Later(conversation: message.conversationId))
             try await context.reply(to: message, "scheduled for \(Timestamp(job.dueAt).iso8601)")
             return
         }
@@ -24,7 +26,7 @@ struct ClockBot: Bot {
     }
 
     func onScheduledJob(_ job: ScheduledJob, context: any BotContext) async throws {
-        let later = try job.payload(as: Later.self)
+        guard let later = try job.payload(of: Self.later) else { return }
         try await context.send("ran at \(Timestamp(context.now).iso8601)", to: later.conversation)
     }
 }
@@ -33,7 +35,7 @@ struct ClockBot: Bot {
 struct PresenceBot: Bot {
     func onPresenceChanged(_ presence: Presence, context: any BotContext) async throws {
         guard presence.isOnline else { return }
-        let conversation = try await context.directConversation(with: presence.userId)
+        let conversation = try await context.service.directConversation(with: presence.userId)
         try await context.send("saw you come online at \(Timestamp(context.now).iso8601)", to: conversation.id)
     }
 }

@@ -13,6 +13,7 @@ struct EchoBot: Bot {
 /// Accepts friends whose username ends in `_friend`, counts messages per user, reminds on request.
 struct ReminderBot: Bot {
     static let messageCount = StateKey<Int>("messageCount")
+    static let reminder = JobKind<Reminder>("reminder")
     struct Reminder: Codable, Sendable, Equatable {
         var conversationId: Conversation.ID
         var text: String
@@ -23,18 +24,18 @@ struct ReminderBot: Bot {
     }
 
     func onMessage(_ message: IncomingMessage, context: any BotContext) async throws {
-        let count = try await context.state(Self.messageCount, in: .user(message.senderId)) ?? 0
-        try await context.setState(count + 1, for: Self.messageCount, in: .user(message.senderId))
+        let count = try await context.state.value(Self.messageCount, in: .user(message.senderId)) ?? 0
+        try await context.state.set(count + 1, for: Self.messageCount, in: .user(message.senderId))
         if message.text.hasPrefix("remind me ") {
             let text = String(message.text.dropFirst("remind me ".count))
-            try await context.schedule("reminder", after: .seconds(600), payload: Reminder(conversationId: message.conversationId, text: text))
+            try await context.jobs.schedule(Self.reminder, after: .seconds(600), payload: Reminder(conversationId: message.conversationId, text: text))
             try await context.reply(to: message, "OK, in 10 minutes.", quoting: true)
             context.logger.info("reminder scheduled", ["user": message.senderId.rawValue])
         }
     }
 
     func onScheduledJob(_ job: ScheduledJob, context: any BotContext) async throws {
-        let reminder = try job.payload(as: Reminder.self)
+        guard let reminder = try job.payload(of: Self.reminder) else { return }
         try await context.send("⏰ \(reminder.text)", to: reminder.conversationId)
     }
 }
@@ -82,8 +83,8 @@ struct BotTests {
         let fromEve = FriendRequest(id: "R2", fromUser: eve, toUser: bot, createdAt: Timestamp(context.now))
         #expect(try await context.deliver(fromAna, to: ReminderBot()) == .accept)
         #expect(try await context.deliver(fromEve, to: ReminderBot()) == .ignore)
-        #expect(try await context.friends().map(\.user) == [ana])
-        #expect(try await context.friendRequests().incoming == [fromEve])
+        #expect(try await context.service.friends().map(\.user) == [ana])
+        #expect(try await context.service.friendRequests().incoming == [fromEve])
         #expect(context.friendActions == [.accepted("R1")])
     }
 
@@ -101,18 +102,18 @@ struct BotTests {
         try await context.deliver(incoming("one", id: "M1", from: "U1"), to: ReminderBot())
         try await context.deliver(incoming("two", id: "M2", from: "U1"), to: ReminderBot())
         try await context.deliver(incoming("three", id: "M3", from: "U2"), to: ReminderBot())
-        #expect(try await context.state(ReminderBot.messageCount, in: .user("U1")) == 2)
-        #expect(try await context.state(ReminderBot.messageCount, in: .user("U2")) == 1)
-        #expect(try await context.state(ReminderBot.messageCount, in: .global) == nil)
-        try await context.removeState(ReminderBot.messageCount, in: .user("U1"))
-        #expect(try await context.state(ReminderBot.messageCount, in: .user("U1")) == nil)
+        #expect(try await context.state.value(ReminderBot.messageCount, in: .user("U1")) == 2)
+        #expect(try await context.state.value(ReminderBot.messageCount, in: .user("U2")) == 1)
+        #expect(try await context.state.value(ReminderBot.messageCount, in: .global) == nil)
+        try await context.state.remove(ReminderBot.messageCount, in: .user("U1"))
+        #expect(try await context.state.value(ReminderBot.messageCount, in: .user("U1")) == nil)
     }
 
     @Test func scheduledJobRunsWhenDueAndItsSendIsDerivedFromTheJob() async throws {
         let context = RecordingBotContext(bot: identity)
         try await context.deliver(incoming("remind me stretch"), to: ReminderBot())
         #expect(context.sentMessages.map(\.content) == [.text("OK, in 10 minutes.", replyingTo: "M1")])
-        let job = try #require(try await context.scheduledJobs().first)
+        let job = try #require(try await context.jobs.scheduled().first)
         #expect(job.name == "reminder" && job.dueAt == Timestamp(context.now).advanced(by: .seconds(600)).date)
 
         context.advance(by: .seconds(599))
@@ -122,40 +123,40 @@ struct BotTests {
         let reminder = try #require(context.sentMessages.last)
         #expect(reminder.content == .text("⏰ stretch") && reminder.conversationId == "C1")
         #expect(reminder.clientMessageId == .derived(bot: "BOT", running: job.id, occurrence: 1, index: 0))
-        #expect(try await context.scheduledJobs().isEmpty, "a one-off job is done")
+        #expect(try await context.jobs.scheduled().isEmpty, "a one-off job is done")
         #expect(context.logRecords.map(\.message) == ["reminder scheduled"])
         #expect(context.logRecords.first?.fields == ["user": "U1"])
     }
 
     @Test func repeatingJobIsRescheduledAfterItRuns() async throws {
         let context = RecordingBotContext(bot: identity)
-        let job = try await context.schedule("tick", after: .seconds(60), repeating: .every(.seconds(60)))
+        let job = try await context.jobs.schedule(JobKind<Int>("tick"), after: .seconds(60), repeating: .every(.seconds(60)), payload: 0)
         context.advance(by: .seconds(150))
         #expect(try await context.runDueJobs(of: EchoBot()).map(\.id) == [job.id])
-        #expect(try await context.scheduledJobs().map(\.dueAt) == [job.dueAt.addingTimeInterval(120)])
-        try await context.cancelJob(job.id)
-        #expect(try await context.scheduledJobs().isEmpty)
+        #expect(try await context.jobs.scheduled().map(\.dueAt) == [job.dueAt.addingTimeInterval(120)])
+        try await context.jobs.cancel(job.id)
+        #expect(try await context.jobs.scheduled().isEmpty)
     }
 
     @Test func directConversationNeedsAFriendship() async throws {
         let ben = User(id: "U2", username: "ben", displayName: "Ben")
         let context = RecordingBotContext(bot: identity, users: [ben])
-        let refused = await #expect(throws: ChatterAPIError.self) { try await context.directConversation(with: "U2") }
+        let refused = await #expect(throws: ChatterAPIError.self) { try await context.service.directConversation(with: "U2") }
         #expect(refused?.code == .notFriends)
-        _ = try await context.sendFriendRequest(to: .username("ben"))
+        _ = try await context.service.sendFriendRequest(to: .username("ben"))
         #expect(context.friendActions == [.requested(.username("ben"))])
         let friendContext = RecordingBotContext(bot: identity, friends: [Friend(user: ben, since: Timestamp(context.now))])
-        let direct = try await friendContext.directConversation(with: "U2")
+        let direct = try await friendContext.service.directConversation(with: "U2")
         #expect(direct.kind == .direct && Set(direct.members.map(\.userId)) == ["BOT", "U2"])
-        #expect(try await friendContext.directConversation(with: "U2") == direct, "one direct conversation per pair")
+        #expect(try await friendContext.service.directConversation(with: "U2") == direct, "one direct conversation per pair")
     }
 
     @Test func presenceLookUpSeesTheLatestChange() async throws {
         let context = RecordingBotContext(bot: identity, presences: [Presence(userId: "U1", isOnline: true)])
-        #expect(await context.presence(of: "U1")?.isOnline == true)
+        #expect(await context.presence.lastKnown(of: "U1")?.isOnline == true)
         context.setPresence(Presence(userId: "U1", isOnline: false, lastSeenAt: Timestamp(context.now)))
-        #expect(await context.presence(of: "U1")?.isOnline == false)
-        #expect(await context.presence(of: "U9") == nil)
+        #expect(await context.presence.lastKnown(of: "U1")?.isOnline == false)
+        #expect(await context.presence.lastKnown(of: "U9") == nil)
     }
 
     @Test func incomingMessageReadsLikeItsMessage() {

@@ -299,7 +299,7 @@ public actor BotSession {
     }
 
     /// The presence the bot last heard for `userId` (its presence snapshot and the changes since), as its
-    /// handlers see it through `BotContext.presence(of:)`; nil when it heard none, or the bot is not running.
+    /// handlers see it through `context.presence.lastKnown(of:)`; nil when it heard none, or the bot is not running.
     public func presence(of userId: User.ID) -> Presence? {
         parts?.presence.presence(of: userId)
     }

@@ -4,13 +4,14 @@ import Synchronization
 
 /// The `BotContext` of one handler call: reads and writes go into a `UnitOfWork` of the bot's store, committed
 /// when the handler returns (discarded if it throws or times out); friend actions and look-ups are REST calls.
+/// It carries out every group of the context itself, as they share the handler's unit of work.
 ///
 /// Sends get `clientMessageId`s derived from the trigger (the incoming message, the job occurrence, or an event
 /// with an identity of its own) and their index, so running the handler again sends nothing twice. Scheduled
 /// jobs get ids derived the same way, so they are not scheduled twice either. `OutgoingMessage.acknowledged()`
 /// inside the handler commits the work so far first (the message cannot go out before it is durable). Once the
 /// handler has returned, the context still works: each further change commits at once.
-final class RuntimeBotContext: BotContext {
+final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateStore, BotJobs, BotPresence {
     /// What the handler reacts to.
     enum Trigger: Sendable {
         /// An incoming message: the commit marks it handled.
@@ -47,7 +48,7 @@ final class RuntimeBotContext: BotContext {
     private let trace: String
     /// The derivation key of sends and jobs; nil for random ids.
     private let derivationKey: String?
-    private let state: Mutex<State>
+    private let work: Mutex<State>
 
     /// What every handler context of a session acts through; built once per session.
     struct Dependencies: Sendable {
@@ -84,11 +85,17 @@ final class RuntimeBotContext: BotContext {
             unit = UnitOfWork(bot: bot.userId, traceID: trace)
             derivationKey = key
         }
-        self.state = Mutex(State(unit: unit))
+        self.work = Mutex(State(unit: unit))
         run?.contextID = ObjectIdentifier(self)
     }
 
     var now: Date { dependencies.clock.now }
+
+    var messaging: any BotMessaging { self }
+    var service: any BotService { self }
+    var state: any BotStateStore { self }
+    var jobs: any BotJobs { self }
+    var presence: any BotPresence { self }
 
     // MARK: - The handler's end
 
@@ -97,7 +104,7 @@ final class RuntimeBotContext: BotContext {
     /// commit at once. The lane's next handler does not wait for the commit.
     func finish(discarding: Bool) {
         dependencies.typing.hideAll(of: ObjectIdentifier(self))
-        let dropped = state.withLock { state -> [ClientMessageID] in
+        let dropped = work.withLock { state -> [ClientMessageID] in
             state.isFinished = true
             guard discarding else {
                 submit(&state)
@@ -157,13 +164,13 @@ final class RuntimeBotContext: BotContext {
 
     /// Commits what the handler did so far and waits until it is stored.
     private func commitPending() async {
-        guard let ticket = state.withLock({ submit(&$0) }) else { return }
+        guard let ticket = work.withLock({ submit(&$0) }) else { return }
         await dependencies.writer.waitUntilCommitted(ticket, in: lane)
     }
 
     /// After the handler returned, changes commit at once.
     private func commitIfFinished() {
-        state.withLock { state in
+        work.withLock { state in
             if state.isFinished { submit(&state) }
         }
     }
@@ -189,7 +196,7 @@ final class RuntimeBotContext: BotContext {
         // The id is chosen, the message encoded and its size checked under the lock, and the send index used up only
         // once the check passed: a refused message takes no index, and concurrent sends of one handler cannot take
         // the same one. The payload checked is the one stored and sent (no second encoding).
-        let id = try state.withLock { state throws(ChatterAPIError) -> ClientMessageID in
+        let id = try work.withLock { state throws(ChatterAPIError) -> ClientMessageID in
             let id: ClientMessageID
             if let derivationKey {
                 id = dependencies.store.clientMessageIDDerivation.key(bot: bot.userId, trigger: derivationKey, index: state.sendIndex)
@@ -213,7 +220,7 @@ final class RuntimeBotContext: BotContext {
     }
 
     private func acknowledgement(of id: ClientMessageID) async throws -> MessageAck {
-        if state.withLock({ $0.uncommittedSends.contains(id) }) {
+        if work.withLock({ $0.uncommittedSends.contains(id) }) {
             try checkUsable()
             await commitPending()
         }
@@ -231,19 +238,19 @@ final class RuntimeBotContext: BotContext {
 
     // MARK: - State
 
-    func stateData(for key: String, in scope: StateScope) async throws -> Data? {
+    func data(for key: String, in scope: StateScope) async throws -> Data? {
         try checkUsable()
-        if let own = state.withLock({ $0.unit.pendingValue(forKey: key, in: scope) }) { return own }
+        if let own = work.withLock({ $0.unit.pendingValue(forKey: key, in: scope) }) { return own }
         if let queued = dependencies.writer.pendingState(forKey: key, in: scope, lane: lane) { return queued }
         return try await dependencies.store.stateData(forKey: key, in: scope)
     }
 
-    func setStateData(_ data: Data?, for key: String, in scope: StateScope) async throws {
+    func setData(_ data: Data?, for key: String, in scope: StateScope) async throws {
         try checkUsable()
         guard !key.hasPrefix(Self.reservedKeyPrefix) || scope != .global else {
             throw BotContextError.reservedStateKey(key)
         }
-        try state.withLock { state throws(BotStoreError) in
+        try work.withLock { state throws(BotStoreError) in
             try state.unit.setStateData(data, forKey: key, in: scope)
         }
         commitIfFinished()
@@ -254,9 +261,9 @@ final class RuntimeBotContext: BotContext {
     /// Global state keys under this prefix are the runtime's own (the friends list, handled updates).
     static let reservedKeyPrefix = "chatterbots.runtime."
 
-    func scheduleJob(named name: String, at date: Date, repeating rule: RepeatRule?, payload: JSONValue) async throws -> ScheduledJob {
+    func schedule(named name: String, at date: Date, repeating rule: RepeatRule?, payload: JSONValue) async throws -> ScheduledJob {
         try checkUsable()
-        let job = try state.withLock { state throws(BotStoreError) -> ScheduledJob in
+        let job = try work.withLock { state throws(BotStoreError) -> ScheduledJob in
             // Name-based whatever the store's derivation: a job id is stored, and a re-run after an upgrade must
             // schedule the job the older version scheduled, not a second one.
             let id = derivationKey.map {
@@ -271,16 +278,16 @@ final class RuntimeBotContext: BotContext {
         return job
     }
 
-    func cancelJob(_ id: ScheduledJob.ID) async throws {
+    func cancel(_ id: ScheduledJob.ID) async throws {
         try checkUsable()
-        state.withLock { $0.unit.cancelJob(id) }
+        work.withLock { $0.unit.cancelJob(id) }
         commitIfFinished()
     }
 
-    func scheduledJobs() async throws -> [ScheduledJob] {
+    func scheduled() async throws -> [ScheduledJob] {
         try checkUsable()
         await dependencies.writer.waitUntilDrained(lane)
-        let unit = state.withLock { $0.unit }
+        let unit = work.withLock { $0.unit }
         return try await dependencies.store.jobs(overlaying: unit).map { try $0.scheduledJob() }
     }
 
@@ -321,7 +328,39 @@ final class RuntimeBotContext: BotContext {
         try await dependencies.rest.cancelFriendRequest(id)
     }
 
+    // MARK: - People (REST, at once)
+
+    func user(_ id: User.ID) async throws -> User {
+        try checkUsable()
+        return try await dependencies.rest.user(id)
+    }
+
+    func user(named username: String) async throws -> User? {
+        try checkUsable()
+        return try await dependencies.rest.users(username: username).first
+    }
+
+    func profile() async throws -> CurrentUser {
+        try checkUsable()
+        return try await dependencies.rest.me()
+    }
+
+    func updateProfile(displayName: String?, privacy: PrivacySettings?) async throws -> User {
+        try checkUsable()
+        return try await dependencies.rest.updateMe(displayName: displayName, privacy: privacy)
+    }
+
     // MARK: - Groups and conversation settings (REST, at once)
+
+    func updateGroup(_ conversationId: Conversation.ID, title: String?, avatarUrl: String?) async throws -> Conversation {
+        try checkUsable()
+        return try await dependencies.rest.updateConversation(conversationId, title: title, avatarUrl: avatarUrl)
+    }
+
+    func messages(in conversationId: Conversation.ID, beforeSeq: Int, limit: Int) async throws -> MessagePage {
+        try checkUsable()
+        return try await dependencies.rest.messages(in: conversationId, beforeSeq: beforeSeq, limit: limit)
+    }
 
     func conversations(updatedSince: Timestamp?) async throws -> [Conversation] {
         try checkUsable()
@@ -369,7 +408,7 @@ final class RuntimeBotContext: BotContext {
         return try await dependencies.rest.conversation(id)
     }
 
-    func presence(of userId: User.ID) async -> Presence? {
+    func lastKnown(of userId: User.ID) async -> Presence? {
         dependencies.presence.presence(of: userId)
     }
 }

@@ -12,7 +12,7 @@ extension BotStore {
         return try StateValueCoding.decode(type, from: data, key: key, scope: scope)
     }
 
-    /// The stored JSON of `key` in `scope`, or nil: what `BotContext.stateData(for:in:)` returns. With
+    /// The stored JSON of `key` in `scope`, or nil: what `BotStateStore.data(for:in:)` returns. With
     /// `unit`, the unit's own pending write of the key wins.
     public func stateData(
         forKey key: String, in scope: StateScope, overlaying unit: UnitOfWork? = nil

@@ -4,9 +4,11 @@ import Synchronization
 /// sends, stores and schedules, and simulates friends, conversations and presence from what the test
 /// gives it. The clock stands still until the test advances it.
 ///
-/// Drive the bot through `deliver(_:to:)` and `runDueJobs(of:)` to get the `clientMessageId`s the runtime
-/// would derive (the same ids when a message is delivered twice). Unlike the runtime, changes are
-/// recorded at once and not rolled back when a handler throws, and every send is acknowledged at once.
+/// Drive the bot through `deliver(_:to:)`, `runDueJobs(of:)` and `run(_:)` to get the `clientMessageId`s the
+/// runtime would derive (the same ids when a message is delivered twice) and its unit of work: when a handler
+/// throws, the messages it sent, the state it stored and the jobs it scheduled or cancelled are discarded, while
+/// `service` calls (friends, groups, profile) stay, as they do in the runtime. Unlike the runtime, every change is
+/// visible at once and every send is acknowledged at once.
 ///
 /// ```swift
 /// let context = RecordingBotContext(bot: BotIdentity(name: "echo", userId: "BOT"))
@@ -63,7 +65,14 @@ public final class RecordingBotContext: BotContext {
         var presences: [User.ID: Presence]
         var sendIndex: [String: Int] = [:]
         var seqs: [Conversation.ID: Int] = [:]
+        var history: [Message]
+        var privacy = PrivacySettings(lastSeen: .friends)
         var serial = 0
+
+        /// The bot's own account: its entry among the users, or one made from its identity.
+        func me(_ bot: BotIdentity) -> User {
+            users.first { $0.id == bot.userId } ?? User(id: bot.userId, username: bot.name, displayName: bot.name)
+        }
 
         mutating func nextSerial() -> Int {
             serial += 1
@@ -77,7 +86,19 @@ public final class RecordingBotContext: BotContext {
         init(_ records: Records) { self.records = Mutex(records) }
     }
 
+    /// What a handler run changed in its unit of work, to put back when it throws.
+    private final class Journal: Sendable {
+        enum Undo: Sendable {
+            case state(key: String, previous: Data?)
+            case job(ScheduledJob.ID, previous: ScheduledJob?)
+            case send(ClientMessageID, conversationId: Conversation.ID, previousSeq: Int?)
+        }
+
+        let undos = Mutex<[Undo]>([])
+    }
+
     @TaskLocal private static var trigger: String?
+    @TaskLocal private static var journal: Journal?
 
     /// The identity handlers see, and the account derived message keys are named after.
     public let bot: BotIdentity
@@ -88,17 +109,20 @@ public final class RecordingBotContext: BotContext {
     /// - Parameters:
     ///   - users: the accounts the bot can find (friend requests by username, direct conversations).
     ///   - conversations: the conversations the bot is a member of.
+    ///   - messages: the conversations' earlier messages, for `service.history(of:)`.
     public init(
         bot: BotIdentity = BotIdentity(name: "test-bot", userId: "BOT"),
         now: Date = Date(timeIntervalSince1970: 1_792_677_791.482),
         friends: [Friend] = [], friendRequests: [FriendRequest] = [], users: [User] = [],
-        conversations: [Conversation] = [], presences: [Presence] = [], logLevel: BotLogger.Level = .trace
+        conversations: [Conversation] = [], messages: [Message] = [], presences: [Presence] = [],
+        logLevel: BotLogger.Level = .trace
     ) {
         self.bot = bot
         let storage = Storage(Records(
             now: now, friends: friends, incoming: friendRequests, users: users,
             conversations: Dictionary(conversations.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last }),
-            presences: Dictionary(presences.map { ($0.userId, $0) }, uniquingKeysWith: { _, last in last })))
+            presences: Dictionary(presences.map { ($0.userId, $0) }, uniquingKeysWith: { _, last in last }),
+            history: messages))
         self.storage = storage
         self.logger = BotLogger(label: bot.name, minimumLevel: logLevel) { record in
             storage.records.withLock { $0.logRecords.append(record) }
@@ -113,7 +137,7 @@ public final class RecordingBotContext: BotContext {
         let trigger = ClientMessageID.messageTrigger(message.id)
         storage.records.withLock { $0.sendIndex[trigger] = 0 }
         try await Self.$trigger.withValue(trigger) {
-            try await bot.onMessage(IncomingMessage(message), context: self)
+            try await run { try await bot.onMessage(IncomingMessage(message), context: self) }
         }
     }
 
@@ -124,17 +148,18 @@ public final class RecordingBotContext: BotContext {
         storage.records.withLock { records in
             if !records.incoming.contains(where: { $0.id == request.id }) { records.incoming.append(request) }
         }
-        let decision = try await bot.onFriendRequest(request, context: self)
+        let decision = try await run { try await bot.onFriendRequest(request, context: self) }
         switch decision {
-        case .accept: _ = try await acceptFriendRequest(request.id)
-        case .decline: try await declineFriendRequest(request.id)
+        case .accept: _ = try await simulation.acceptFriendRequest(request.id)
+        case .decline: try await simulation.declineFriendRequest(request.id)
         case .ignore, .useConfiguredPolicy: break
         }
         return decision
     }
 
     /// Runs every job due at `now`, soonest first, through `bot.onScheduledJob`; repeating jobs are
-    /// rescheduled, one-off jobs removed. Returns the jobs that ran.
+    /// rescheduled, one-off jobs removed. Returns the jobs that ran. A handler that throws has its changes
+    /// discarded, its occurrence still counts as run (as in the runtime), and the error is rethrown.
     @discardableResult
     public func runDueJobs(of bot: some Bot) async throws -> [ScheduledJob] {
         let now = self.now
@@ -144,8 +169,13 @@ public final class RecordingBotContext: BotContext {
         for job in due {
             let trigger = ClientMessageID.jobTrigger(job.id, occurrence: job.occurrence)
             storage.records.withLock { $0.sendIndex[trigger] = 0 }
-            try await Self.$trigger.withValue(trigger) {
-                try await bot.onScheduledJob(job, context: self)
+            var failure: (any Error)?
+            do {
+                try await Self.$trigger.withValue(trigger) {
+                    try await run { try await bot.onScheduledJob(job, context: self) }
+                }
+            } catch {
+                failure = error
             }
             storage.records.withLock { records in
                 guard records.jobs[job.id] == job else { return }  // cancelled or replaced by the handler
@@ -156,8 +186,39 @@ public final class RecordingBotContext: BotContext {
                     records.jobs[job.id] = nil
                 }
             }
+            if let failure { throw failure }
         }
         return due
+    }
+
+    /// Runs `handler` in a unit of work, as the runtime runs a handler: when it throws, the messages sent, state
+    /// stored and jobs scheduled or cancelled through this context during the call are discarded and the error is
+    /// rethrown. Use it for handlers the `deliver` methods do not cover, e.g. `bot.onFriendAdded(friend, context:)`.
+    public func run<Value>(_ handler: () async throws -> Value) async throws -> Value {
+        let journal = Journal()
+        let enclosing = Self.journal
+        do {
+            let value = try await Self.$journal.withValue(journal) { try await handler() }
+            // A run inside another belongs to the outer unit of work: the outer run's throw undoes it too.
+            let undos = journal.undos.withLock { $0 }
+            enclosing?.undos.withLock { $0 += undos }
+            return value
+        } catch {
+            let undos = journal.undos.withLock { $0 }
+            storage.records.withLock { records in
+                for undo in undos.reversed() {
+                    switch undo {
+                    case .state(let key, let previous): records.state[key] = previous
+                    case .job(let id, let previous): records.jobs[id] = previous
+                    case .send(let id, let conversationId, let previousSeq):
+                        records.sent.removeAll { $0.clientMessageId == id }
+                        records.acks[id] = nil
+                        records.seqs[conversationId] = previousSeq
+                    }
+                }
+            }
+            throw error
+        }
     }
 
     /// Moves the clock forward.
@@ -186,15 +247,40 @@ public final class RecordingBotContext: BotContext {
     /// The test's clock: it stands still until the test advances it.
     public var now: Date { storage.records.withLock { $0.now } }
 
+    /// Records sends (acknowledged at once) and typing.
+    public var messaging: any BotMessaging { simulation }
+    /// Simulates the service from the friends, users and conversations the test gave.
+    public var service: any BotService { simulation }
+    /// Stores state in memory.
+    public var state: any BotStateStore { simulation }
+    /// Keeps jobs in memory; they run when the test calls `runDueJobs(of:)`.
+    public var jobs: any BotJobs { simulation }
+    /// The presences the test set.
+    public var presence: any BotPresence { simulation }
+
+    private var simulation: Simulation { Simulation(bot: bot, storage: storage) }
+
+    /// Carries out the context's groups on the recorded state.
+    private struct Simulation: BotMessaging, BotService, BotStateStore, BotJobs, BotPresence {
+    let bot: BotIdentity
+    let storage: Storage
+
+    var now: Date { storage.records.withLock { $0.now } }
+
+    /// Notes a change of the current handler run's unit of work.
+    private func journal(_ undo: Journal.Undo) {
+        RecordingBotContext.journal?.undos.withLock { $0.append(undo) }
+    }
+
     /// Records the message and acknowledges it at once; its key is derived as the runtime derives it on a fresh store.
     public func send(_ content: MessageContent, to conversationId: Conversation.ID) async throws -> OutgoingMessage {
-        record(content, to: conversationId, trigger: Self.trigger)
+        record(content, to: conversationId, trigger: RecordingBotContext.trigger)
     }
 
     /// Records the reply and acknowledges it at once; keyed as the runtime keys it: derived from the delivered
     /// trigger, random outside one (as in an event without an identity of its own).
     public func reply(to message: IncomingMessage, with content: MessageContent) async throws -> OutgoingMessage {
-        record(content, to: message.conversationId, trigger: Self.trigger)
+        record(content, to: message.conversationId, trigger: RecordingBotContext.trigger)
     }
 
     private func record(_ content: MessageContent, to conversationId: Conversation.ID, trigger: String?) -> OutgoingMessage {
@@ -209,6 +295,7 @@ public final class RecordingBotContext: BotContext {
             }
             if let earlier = records.acks[clientMessageId] { return earlier }  // the service's idempotency
             records.sent.append(SentMessage(clientMessageId: clientMessageId, conversationId: conversationId, content: content))
+            journal(.send(clientMessageId, conversationId: conversationId, previousSeq: records.seqs[conversationId]))
             let seq = records.seqs[conversationId, default: records.conversations[conversationId]?.lastSeq ?? 0] + 1
             records.seqs[conversationId] = seq
             let ack = MessageAck(
@@ -226,33 +313,41 @@ public final class RecordingBotContext: BotContext {
     }
 
     /// The value last stored under `key` in `scope`, nil if none.
-    public func stateData(for key: String, in scope: StateScope) async throws -> Data? {
+    public func data(for key: String, in scope: StateScope) async throws -> Data? {
         storage.records.withLock { $0.state[scope.storageKey + "\n" + key] }
     }
 
-    /// Stores (or with nil removes) the value at once; a handler that throws does not roll it back here.
-    public func setStateData(_ data: Data?, for key: String, in scope: StateScope) async throws {
-        storage.records.withLock { $0.state[scope.storageKey + "\n" + key] = data }
+    /// Stores (or with nil removes) the value; a handler run that throws puts the previous value back.
+    public func setData(_ data: Data?, for key: String, in scope: StateScope) async throws {
+        storage.records.withLock { records in
+            let key = scope.storageKey + "\n" + key
+            journal(.state(key: key, previous: records.state[key]))
+            records.state[key] = data
+        }
     }
 
     /// Stores the job; it runs only when the test calls `runDueJobs(of:)`.
-    public func scheduleJob(named name: String, at date: Date, repeating rule: RepeatRule?, payload: JSONValue) async throws -> ScheduledJob {
+    public func schedule(named name: String, at date: Date, repeating rule: RepeatRule?, payload: JSONValue) async throws -> ScheduledJob {
         storage.records.withLock { records in
             let job = ScheduledJob(
                 id: ScheduledJob.ID("recorded-job-\(records.nextSerial())"), name: name, dueAt: Timestamp(date).date,
                 repeatRule: rule, payload: payload)
+            journal(.job(job.id, previous: records.jobs[job.id]))
             records.jobs[job.id] = job
             return job
         }
     }
 
     /// Forgets the job; unknown ids are ignored.
-    public func cancelJob(_ id: ScheduledJob.ID) async throws {
-        storage.records.withLock { $0.jobs[id] = nil }
+    public func cancel(_ id: ScheduledJob.ID) async throws {
+        storage.records.withLock { records in
+            journal(.job(id, previous: records.jobs[id]))
+            records.jobs[id] = nil
+        }
     }
 
     /// The stored jobs, earliest due first.
-    public func scheduledJobs() async throws -> [ScheduledJob] {
+    public func scheduled() async throws -> [ScheduledJob] {
         storage.records.withLock { $0.jobs.values.sorted { ($0.dueAt, $0.id) < ($1.dueAt, $1.id) } }
     }
 
@@ -303,8 +398,7 @@ public final class RecordingBotContext: BotContext {
             guard !records.outgoing.contains(where: { $0.toUser.id == user.id }),
                 !records.incoming.contains(where: { $0.fromUser.id == user.id })
             else { throw ChatterAPIError(code: .requestExists, message: "A request is pending.") }
-            let me = records.users.first { $0.id == bot.userId }
-                ?? User(id: bot.userId, username: bot.name, displayName: bot.name)
+            let me = records.me(bot)
             let request = FriendRequest(
                 id: FriendRequest.ID("recorded-request-\(records.nextSerial())"), fromUser: me, toUser: user,
                 createdAt: Timestamp(records.now))
@@ -441,6 +535,64 @@ public final class RecordingBotContext: BotContext {
         }
     }
 
+    /// Renames a group or changes its avatar; `FORBIDDEN`, `NOT_FOUND` as the service.
+    public func updateGroup(_ conversationId: Conversation.ID, title: String?, avatarUrl: String?) async throws -> Conversation {
+        try storage.records.withLock { records in
+            var group = try Self.managedGroup(conversationId, in: records, by: bot.userId)
+            if let title { group.title = title }
+            if let avatarUrl { group.avatarUrl = avatarUrl }
+            group.updatedAt = Timestamp(records.now)
+            records.conversations[group.id] = group
+            return group
+        }
+    }
+
+    /// Up to `limit` of the messages the test gave (`RecordingBotContext.init(messages:)`) with `seq` below
+    /// `beforeSeq`, newest first; `NOT_FOUND` for a conversation the bot is not in.
+    public func messages(in conversationId: Conversation.ID, beforeSeq: Int, limit: Int) async throws -> MessagePage {
+        try storage.records.withLock { records in
+            guard records.conversations[conversationId] != nil else {
+                throw ChatterAPIError(code: .notFound, message: "No conversation \(conversationId).")
+            }
+            let older = records.history
+                .filter { $0.conversationId == conversationId && $0.seq < beforeSeq }
+                .sorted { $0.seq > $1.seq }
+            return MessagePage(messages: Array(older.prefix(limit)), hasMore: older.count > limit)
+        }
+    }
+
+    /// One of the test's users; `NOT_FOUND` for any other id.
+    public func user(_ id: User.ID) async throws -> User {
+        try storage.records.withLock { records in
+            guard let user = records.users.first(where: { $0.id == id }) else {
+                throw ChatterAPIError(code: .notFound, message: "No user \(id).")
+            }
+            return user
+        }
+    }
+
+    /// The test's user with this username, nil if none.
+    public func user(named username: String) async throws -> User? {
+        storage.records.withLock { records in records.users.first { $0.username == username } }
+    }
+
+    /// The bot's profile: its entry among the test's users (or one made from its identity) and its privacy.
+    public func profile() async throws -> CurrentUser {
+        storage.records.withLock { records in CurrentUser(user: records.me(bot), privacy: records.privacy) }
+    }
+
+    /// Changes the bot's entry among the users and its privacy.
+    public func updateProfile(displayName: String?, privacy: PrivacySettings?) async throws -> User {
+        storage.records.withLock { records in
+            var me = records.me(bot)
+            if let displayName { me.displayName = displayName }
+            if let privacy { records.privacy = privacy }
+            records.users.removeAll { $0.id == me.id }
+            records.users.append(me)
+            return me
+        }
+    }
+
     /// The group `id` if the bot may manage it (owner or admin), with the service's refusals.
     private static func managedGroup(_ id: Conversation.ID, in records: Records, by botId: User.ID) throws -> Conversation {
         guard let group = records.conversations[id], group.kind == .group else {
@@ -454,7 +606,8 @@ public final class RecordingBotContext: BotContext {
     }
 
     /// The presence the test set last for this user, nil if none.
-    public func presence(of userId: User.ID) async -> Presence? {
+    public func lastKnown(of userId: User.ID) async -> Presence? {
         storage.records.withLock { $0.presences[userId] }
     }
+}
 }

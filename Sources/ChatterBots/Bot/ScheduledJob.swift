@@ -12,12 +12,12 @@ public struct ScheduledJob: Identifiable, Hashable, Sendable, Codable {
     public var dueAt: Date
     /// How the job repeats after this occurrence; nil for a one-off job.
     public var repeatRule: RepeatRule?
-    /// What the bot stored with the job, e.g. the reminder's text; read it with `payload(as:)`.
+    /// What the bot stored with the job, e.g. the reminder's text; read it with `payload(of:)` and the job's `JobKind`.
     public var payload: JSONValue
     /// Which run of the job this is, from 1; the derived clientMessageIds of its sends are named after it.
     public var occurrence: Int
 
-    /// A job as the runtime's store holds it (bot code gets jobs from `scheduleJob`, tests may build them).
+    /// A job as the runtime's store holds it (bot code gets jobs from `BotJobs.schedule`, tests may build them).
     public init(id: ID, name: String, dueAt: Date, repeatRule: RepeatRule? = nil, payload: JSONValue = .null, occurrence: Int = 1) {
         self.id = id
         self.name = name

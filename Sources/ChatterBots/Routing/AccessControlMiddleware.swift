@@ -6,7 +6,7 @@
 /// ```
 ///
 /// User ids are checked first and cost nothing. A username is resolved through the bot's friends
-/// (`context.friends()`, a look-up made only when the sender's id is not listed and usernames are), and
+/// (`context.service.friends()`, a look-up made only when the sender's id is not listed and usernames are), and
 /// compared without case; a sender who is not a friend has no known username and is refused.
 public struct AccessControlMiddleware: MessageMiddleware {
     /// An account on the allowlist.
@@ -57,7 +57,7 @@ public struct AccessControlMiddleware: MessageMiddleware {
             if case .username(let name) = account { name.lowercased() } else { nil }
         })
         guard !usernames.isEmpty else { return false }
-        guard let friend = try await context.friends().first(where: { $0.user.id == sender }) else { return false }
+        guard let friend = try await context.service.friends().first(where: { $0.user.id == sender }) else { return false }
         return usernames.contains(friend.user.username.lowercased())
     }
 }

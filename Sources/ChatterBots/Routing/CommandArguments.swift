@@ -9,7 +9,7 @@
 /// router.command("remind", usage: "<delay> <task...>", summary: "remind you of <task> after <delay>") { message in
 ///     let delay: Duration = try message.arguments.value("delay")
 ///     let task: String = try message.arguments.value("task")
-///     try await message.context.schedule("reminder", after: delay, payload: task)
+///     try await message.context.jobs.schedule(Self.reminder, after: delay, payload: task)
 ///     try await message.reply("OK, I'll remind you.")
 /// }
 /// ```

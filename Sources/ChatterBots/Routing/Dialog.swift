@@ -159,7 +159,7 @@ public struct Dialog<Values: Codable & Sendable>: Sendable {
         let state = ActiveDialog(
             name: name, step: step.name, values: try JSONValue(encoding: values),
             expiresAt: timeout.map { Timestamp(message.context.now).advanced(by: $0) })
-        try await message.context.setState(state, for: ActiveDialog.key(for: message.conversationId), in: .user(message.senderId))
+        try await message.context.state.set(state, for: ActiveDialog.key(for: message.conversationId), in: .user(message.senderId))
     }
 
     /// The dialog without its `Values` type, as the router keeps it.

@@ -5,17 +5,18 @@ import Foundation
 /// the bot itself, or sit inside one that also handles other events.
 ///
 /// ```swift
+/// let reminder = JobKind<String>("reminder")
 /// let router = MessageRouter { router in
 ///     router.use(LoggingMiddleware())
 ///     router.use(RateLimitMiddleware(messages: 10, per: .seconds(60)))
 ///
 ///     router.command("remind", usage: "<delay> <task...>", summary: "remind you of <task> after <delay>") { message in
 ///         let delay: Duration = try message.arguments.value("delay")
-///         try await message.context.schedule("reminder", after: delay, payload: try message.arguments.value("task", as: String.self))
+///         try await message.context.jobs.schedule(reminder, after: delay, payload: try message.arguments.value("task", as: String.self))
 ///         try await message.reply("OK.")
 ///     }
 ///     router.command("list reminders", prefixed: false, summary: "show what I will remind you of") { message in
-///         try await message.reply(try await message.context.scheduledJobs().map(\.name).joined(separator: "\n"))
+///         try await message.reply("\(try await message.context.jobs.scheduled(reminder).count) reminders")
 ///     }
 ///     router.pattern(/\b(hi|hello)\b/, ignoringCase: true) { message, _ in
 ///         try await message.reply("Hello! Send /help to see what I can do.")
@@ -200,7 +201,8 @@ public struct MessageRouter: Bot {
     ///     admin.use(AccessControlMiddleware(allowing: [.username("ana")]))
     ///     admin.command("pause", summary: "stop answering for a while") { try await $0.reply("Paused.") }
     /// }
-    /// let router = MessageRouter { router in
+    /// let reminder = JobKind<String>("reminder")
+/// let router = MessageRouter { router in
     ///     router.use(LoggingMiddleware())                // every message
     ///     router.command("ping") { try await $0.reply("pong") }
     ///     router.include(admin)                          // only ana may /pause; anyone may /ping
@@ -351,7 +353,7 @@ public struct MessageRouter: Bot {
         let key = ActiveDialog.key(for: message.conversationId)
         let state: ActiveDialog?
         do {
-            state = try await message.context.state(key, in: .user(message.senderId))
+            state = try await message.context.state.value(key, in: .user(message.senderId))
         } catch is DecodingError {
             message.logger.warning("dialog state dropped: it does not decode", ["key": key.name])
             try await message.endDialog()

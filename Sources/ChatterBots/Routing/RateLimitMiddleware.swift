@@ -58,11 +58,11 @@ public struct RateLimitMiddleware: MessageMiddleware {
         let now = context.now
         let key = StateKey<SenderState>("chatterbots.rate-limit.\(name)")
         let scope = StateScope.user(message.senderId)
-        var state = try await context.state(key, in: scope) ?? SenderState(bucket: TokenBucket(capacity: messages, at: now), told: false)
+        var state = try await context.state.value(key, in: scope) ?? SenderState(bucket: TokenBucket(capacity: messages, at: now), told: false)
         let retryAfter = state.bucket.take(at: now, capacity: messages, refillInterval: window / messages)
         guard let retryAfter else {
             state.told = false
-            try await context.setState(state, for: key, in: scope)
+            try await context.state.set(state, for: key, in: scope)
             return try await next(message)
         }
         message.logger.notice("rate limit exceeded", [
@@ -72,7 +72,7 @@ public struct RateLimitMiddleware: MessageMiddleware {
             try await message.reply(exceededReply(retryAfter))
             state.told = true
         }
-        try await context.setState(state, for: key, in: scope)
+        try await context.state.set(state, for: key, in: scope)
         return .stopped("rate limited")
     }
 }

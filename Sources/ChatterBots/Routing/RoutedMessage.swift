@@ -54,6 +54,6 @@ public struct RoutedMessage: Sendable {
 
     /// Ends the sender's active dialog in this conversation, if any, without a reply.
     public func endDialog() async throws {
-        try await context.removeState(ActiveDialog.key(for: incoming.conversationId), in: .user(incoming.senderId))
+        try await context.state.remove(ActiveDialog.key(for: incoming.conversationId), in: .user(incoming.senderId))
     }
 }

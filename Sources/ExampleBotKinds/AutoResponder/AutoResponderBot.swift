@@ -47,25 +47,25 @@ public struct AutoResponderBot: ConfigurableBot {
 
         if let quietHours = options.quietHours, let night = quietHours.period(containing: now) {
             guard let reply = quietHours.reply,
-                  try await context.state(Self.quietReplyPeriod, in: person) != night.description else {
+                  try await context.state.value(Self.quietReplyPeriod, in: person) != night.description else {
                 logger.debug("quiet hours: not answering")
                 return
             }
             try await context.reply(to: message, try await render(reply, for: message, context: context))
-            try await context.setState(night.description, for: Self.quietReplyPeriod, in: person)
+            try await context.state.set(night.description, for: Self.quietReplyPeriod, in: person)
             return
         }
 
         if let away = options.away, away.isActive(at: now),
-           try await context.state(Self.awayPeriod, in: person) != away.periodIdentifier {
+           try await context.state.value(Self.awayPeriod, in: person) != away.periodIdentifier {
             try await context.reply(to: message, try await render(away.message, for: message, context: context))
-            try await context.setState(away.periodIdentifier, for: Self.awayPeriod, in: person)
+            try await context.state.set(away.periodIdentifier, for: Self.awayPeriod, in: person)
             return
         }
 
         guard let (rule, captures) = firstMatch(for: message.text) else { return }
         let cooldownKey = options.cooldownScope == .global ? "*" : rule.id
-        var cooldowns = (try? await context.state(Self.cooldowns, in: person)) ?? [:]
+        var cooldowns = (try? await context.state.value(Self.cooldowns, in: person)) ?? [:]
         if let until = cooldowns[cooldownKey], now < until {
             logger.debug("cooling down", ["rule": rule.id, "until": Timestamp(until).iso8601])
             return
@@ -75,9 +75,9 @@ public struct AutoResponderBot: ConfigurableBot {
         let cooldown = options.cooldown(after: rule)
         if cooldown > .zero { cooldowns[cooldownKey] = Timestamp(now).advanced(by: cooldown).date }
         if cooldowns.isEmpty {
-            try await context.removeState(Self.cooldowns, in: person)
+            try await context.state.remove(Self.cooldowns, in: person)
         } else {
-            try await context.setState(cooldowns, for: Self.cooldowns, in: person)
+            try await context.state.set(cooldowns, for: Self.cooldowns, in: person)
         }
         logger.debug("answered", ["rule": rule.id])
     }

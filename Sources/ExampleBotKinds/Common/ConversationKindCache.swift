@@ -8,12 +8,12 @@ struct ConversationKindCache: Sendable {
     /// True for a group. When the conversation cannot be looked up, it is taken for a group (the cautious
     /// choice: a bot answers less there) and not cached, so the next message asks again.
     func isGroup(_ conversationId: Conversation.ID, context: any BotContext) async throws -> Bool {
-        if let kind = try? await context.state(ConversationKindCache.key, in: .conversation(conversationId)) {
+        if let kind = try? await context.state.value(ConversationKindCache.key, in: .conversation(conversationId)) {
             return Conversation.Kind(rawValue: kind) != .direct
         }
         let conversation: Conversation
         do {
-            conversation = try await context.conversation(conversationId)
+            conversation = try await context.service.conversation(conversationId)
         } catch {
             context.logger.warning("could not look up a conversation", ["conversation": conversationId.rawValue, "error": "\(error)"])
             return true
@@ -24,6 +24,6 @@ struct ConversationKindCache: Sendable {
 
     /// Stores the kind of a conversation an event carried.
     func remember(_ conversation: Conversation, context: any BotContext) async throws {
-        try await context.setState(conversation.kind.rawValue, for: ConversationKindCache.key, in: .conversation(conversation.id))
+        try await context.state.set(conversation.kind.rawValue, for: ConversationKindCache.key, in: .conversation(conversation.id))
     }
 }

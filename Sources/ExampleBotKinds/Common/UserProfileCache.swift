@@ -21,24 +21,24 @@ struct UserProfileCache: Sendable {
     /// (a reply with a fallback name beats no reply).
     func user(_ userId: User.ID, context: any BotContext) async throws -> User? {
         let now = context.now
-        if let entry = try? await context.state(UserProfileCache.key, in: .user(userId)) {
+        if let entry = try? await context.state.value(UserProfileCache.key, in: .user(userId)) {
             let age = now.timeIntervalSince(entry.checkedAt)
             if age >= 0, age < (entry.user == nil ? unknownAge : maximumAge) { return entry.user }
         }
         let friends: [Friend]
         do {
-            friends = try await context.friends()
+            friends = try await context.service.friends()
         } catch {
             context.logger.warning("could not look up a profile", ["user": userId.rawValue, "error": "\(error)"])
             return nil
         }
         let user = friends.first { $0.user.id == userId }?.user
-        try await context.setState(Entry(user: user, checkedAt: now), for: UserProfileCache.key, in: .user(userId))
+        try await context.state.set(Entry(user: user, checkedAt: now), for: UserProfileCache.key, in: .user(userId))
         return user
     }
 
     /// Stores a profile an event carried (a new friend, a friend request).
     func remember(_ user: User, context: any BotContext) async throws {
-        try await context.setState(Entry(user: user, checkedAt: context.now), for: UserProfileCache.key, in: .user(user.id))
+        try await context.state.set(Entry(user: user, checkedAt: context.now), for: UserProfileCache.key, in: .user(user.id))
     }
 }

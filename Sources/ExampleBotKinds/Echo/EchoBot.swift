@@ -49,7 +49,7 @@ public struct EchoBot: ConfigurableBot {
     public func onMessage(_ message: IncomingMessage, context: any BotContext) async throws {
         guard !message.text.isEmpty else { return }
         if options.typingSeconds > 0 {
-            try await context.setTyping(true, in: message.conversationId)
+            try await context.messaging.setTyping(true, in: message.conversationId)
             try await Task.sleep(for: .milliseconds(Int64(options.typingSeconds * 1000)))
         }
         try await context.reply(to: message, options.prefix + message.text)

@@ -44,7 +44,7 @@ public struct FriendGreeterBot: ConfigurableBot {
     }
 
     public func onFriendRemoved(_ userId: User.ID, context: any BotContext) async throws {
-        try await context.removeState(UserProfileCache.key, in: .user(userId))
+        try await context.state.remove(UserProfileCache.key, in: .user(userId))
     }
 
     /// Deliberately greets nobody: see the type's documentation (reconnect storms must not spam).
@@ -53,7 +53,7 @@ public struct FriendGreeterBot: ConfigurableBot {
     public func onPresenceChanged(_ presence: Presence, context: any BotContext) async throws {
         guard presence.isOnline, presence.userId != context.bot.userId, let greeting = options.onlineGreeting else { return }
         let today = options.timeZone.localDate(at: context.now)
-        guard try await context.state(Self.lastGreetedOn, in: .user(presence.userId)) != today else { return }
+        guard try await context.state.value(Self.lastGreetedOn, in: .user(presence.userId)) != today else { return }
         guard let friend = try await profiles.user(presence.userId, context: context) else {
             context.logger.debug("online, but not a friend the bot can see", ["user": presence.userId.rawValue])
             return
@@ -63,8 +63,8 @@ public struct FriendGreeterBot: ConfigurableBot {
 
     /// Sends `template` to `user` in their direct conversation and records today as their last greeting.
     private func greet(_ user: User, with template: MessageTemplate, context: any BotContext) async throws {
-        let conversation = try await context.directConversation(with: user.id)
+        let conversation = try await context.service.directConversation(with: user.id)
         try await context.send(template.render(.init(name: user.displayName, username: user.username)), to: conversation.id)
-        try await context.setState(options.timeZone.localDate(at: context.now), for: Self.lastGreetedOn, in: .user(user.id))
+        try await context.state.set(options.timeZone.localDate(at: context.now), for: Self.lastGreetedOn, in: .user(user.id))
     }
 }

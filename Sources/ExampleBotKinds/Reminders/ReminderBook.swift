@@ -38,6 +38,6 @@ struct ReminderJobPayload: Codable, Sendable, Hashable {
     var conversationId: Conversation.ID
     var userId: User.ID
 
-    /// The name of the bot's reminder jobs.
-    static let jobName = "reminder"
+    /// The bot's reminder jobs, each carrying one of these.
+    static let job = JobKind<ReminderJobPayload>("reminder")
 }

@@ -17,7 +17,7 @@ import ChatterBots
 /// meeting" included, is ignored silently. Replies in a group quote the message they answer.
 ///
 /// Storage and scheduling: each person's reminders are kept in the bot's state (`ReminderBook`), each with one
-/// scheduled job (`context.scheduleJob`, repeating by the reminder's `RepeatRule`, payload: reminder id,
+/// scheduled job (`context.jobs`, kind `ReminderJobPayload.job`, repeating by the reminder's `RepeatRule`, payload: reminder id,
 /// conversation, person), so reminders survive restarts and one missed while the bot was down fires once,
 /// late, saying so. "list" and "cancel N" number the reminders set in the current conversation the same way,
 /// soonest first. Times are read in each person's zone ("timezone …"), by default `defaultTimeZone`.
@@ -89,7 +89,7 @@ public struct ReminderBot: ConfigurableBot {
             case .cancelAll:
                 try await reply(try await cancelAll(for: message, context: context))
             case .setTimeZone(let zone):
-                try await context.setState(zone.identifier, for: Self.timeZoneKey, in: .user(message.senderId))
+                try await context.state.set(zone.identifier, for: Self.timeZoneKey, in: .user(message.senderId))
                 try await reply(ReminderConfirmation.timeZoneSet(zone, now: context.now).text)
             }
         } catch let error as ReminderCommandError {
@@ -99,7 +99,7 @@ public struct ReminderBot: ConfigurableBot {
 
     /// The zone `userId`'s times are read in.
     func timeZone(of userId: User.ID, context: any BotContext) async throws -> TimeZone {
-        guard let identifier = try? await context.state(Self.timeZoneKey, in: .user(userId)),
+        guard let identifier = try? await context.state.value(Self.timeZoneKey, in: .user(userId)),
               let zone = TimeZone(identifier: identifier) else { return options.defaultTimeZone }
         return zone
     }
@@ -108,69 +108,69 @@ public struct ReminderBot: ConfigurableBot {
         let person = StateScope.user(message.senderId)
         let now = context.now
         let reminder = try request.reminder(now: now, timeZone: try await timeZone(of: message.senderId, context: context))
-        var book = try await context.state(ReminderBook.key, in: person) ?? ReminderBook()
+        var book = try await context.state.value(ReminderBook.key, in: person) ?? ReminderBook()
         guard book.entries.count < options.maximumRemindersPerPerson else {
             return "You have \(book.entries.count) reminders, as many as I keep for one person. "
                 + "Cancel some first ('list' shows them)."
         }
         let id = book.lastId + 1
         let payload = ReminderJobPayload(reminderId: id, conversationId: message.conversationId, userId: message.senderId)
-        let job = try await context.schedule(
-            ReminderJobPayload.jobName, at: reminder.due, repeating: reminder.schedule.repeatRule, payload: payload)
+        let job = try await context.jobs.schedule(
+            ReminderJobPayload.job, at: reminder.due, repeating: reminder.schedule.repeatRule, payload: payload)
         book.add(reminder, jobId: job.id, conversationId: message.conversationId, id: id)
-        try await context.setState(book, for: ReminderBook.key, in: person)
+        try await context.state.set(book, for: ReminderBook.key, in: person)
         context.logger.info("reminder set", ["user": message.senderId.rawValue, "reminder": "\(id)", "due": Timestamp(reminder.due).iso8601])
         return ReminderConfirmation(reminder, now: now).text
     }
 
     private func list(for message: IncomingMessage, context: any BotContext) async throws -> String {
-        let book = try await context.state(ReminderBook.key, in: .user(message.senderId)) ?? ReminderBook()
+        let book = try await context.state.value(ReminderBook.key, in: .user(message.senderId)) ?? ReminderBook()
         let zone = try await timeZone(of: message.senderId, context: context)
         return ReminderList(book.entries(in: message.conversationId).map(\.reminder), timeZone: zone).text(now: context.now)
     }
 
     private func cancel(number: Int, for message: IncomingMessage, context: any BotContext) async throws -> String {
         let person = StateScope.user(message.senderId)
-        var book = try await context.state(ReminderBook.key, in: person) ?? ReminderBook()
+        var book = try await context.state.value(ReminderBook.key, in: person) ?? ReminderBook()
         let shown = book.entries(in: message.conversationId)
         let zone = try await timeZone(of: message.senderId, context: context)
         let entry = shown[try ReminderList(shown.map(\.reminder), timeZone: zone).index(ofNumber: number)]
-        try await context.cancelJob(entry.jobId)
+        try await context.jobs.cancel(entry.jobId)
         book.remove(id: entry.id)
-        try await context.setState(book, for: ReminderBook.key, in: person)
+        try await context.state.set(book, for: ReminderBook.key, in: person)
         return ReminderConfirmation.cancelled(entry.reminder, number: number).text
     }
 
     private func cancelAll(for message: IncomingMessage, context: any BotContext) async throws -> String {
         let person = StateScope.user(message.senderId)
-        var book = try await context.state(ReminderBook.key, in: person) ?? ReminderBook()
+        var book = try await context.state.value(ReminderBook.key, in: person) ?? ReminderBook()
         let shown = book.entries(in: message.conversationId)
         for entry in shown {
-            try await context.cancelJob(entry.jobId)
+            try await context.jobs.cancel(entry.jobId)
             book.remove(id: entry.id)
         }
-        try await context.setState(book, for: ReminderBook.key, in: person)
+        try await context.state.set(book, for: ReminderBook.key, in: person)
         return ReminderConfirmation.cancelledAll(count: shown.count).text
     }
 
     // MARK: Firing
 
     public func onScheduledJob(_ job: ChatterBots.ScheduledJob, context: any BotContext) async throws {
-        guard job.name == ReminderJobPayload.jobName else { return }
         let payload: ReminderJobPayload
         do {
-            payload = try job.payload(as: ReminderJobPayload.self)
+            guard let reminder = try job.payload(of: ReminderJobPayload.job) else { return }
+            payload = reminder
         } catch {
             context.logger.error("a reminder job has an unreadable payload; cancelling it", ["job": job.id.rawValue, "error": "\(error)"])
-            try await context.cancelJob(job.id)
+            try await context.jobs.cancel(job.id)
             return
         }
         let person = StateScope.user(payload.userId)
-        var book = try await context.state(ReminderBook.key, in: person) ?? ReminderBook()
+        var book = try await context.state.value(ReminderBook.key, in: person) ?? ReminderBook()
         guard let entry = book.entries.first(where: { $0.id == payload.reminderId }) else {
             // Cancelled while the job was already running: a repeating job must not come back.
             context.logger.warning("a reminder job has no reminder any more; cancelling it", ["job": job.id.rawValue])
-            try await context.cancelJob(job.id)
+            try await context.jobs.cancel(job.id)
             return
         }
         let now = context.now
@@ -182,7 +182,7 @@ public struct ReminderBot: ConfigurableBot {
         if let next = occurrence.rescheduled(afterFiringAt: now) {
             book.entries.append(ReminderBook.Entry(id: entry.id, jobId: entry.jobId, conversationId: entry.conversationId, reminder: next))
         }
-        try await context.setState(book, for: ReminderBook.key, in: person)
+        try await context.state.set(book, for: ReminderBook.key, in: person)
         context.logger.info("reminder sent", ["user": payload.userId.rawValue, "reminder": "\(entry.id)", "late": "\(alert.isLate)"])
     }
 
@@ -194,13 +194,13 @@ public struct ReminderBot: ConfigurableBot {
 
     /// The bot left a group: its reminders there could never be delivered, so they are cancelled.
     public func onConversationRemoved(_ conversationId: Conversation.ID, context: any BotContext) async throws {
-        for job in try await context.scheduledJobs() where job.name == ReminderJobPayload.jobName {
-            guard let payload = try? job.payload(as: ReminderJobPayload.self), payload.conversationId == conversationId else { continue }
-            try await context.cancelJob(job.id)
+        for job in try await context.jobs.scheduled(ReminderJobPayload.job) {
+            guard let payload = try? job.payload(of: ReminderJobPayload.job), payload.conversationId == conversationId else { continue }
+            try await context.jobs.cancel(job.id)
             let person = StateScope.user(payload.userId)
-            if var book = try await context.state(ReminderBook.key, in: person) {
+            if var book = try await context.state.value(ReminderBook.key, in: person) {
                 book.remove(id: payload.reminderId)
-                try await context.setState(book, for: ReminderBook.key, in: person)
+                try await context.state.set(book, for: ReminderBook.key, in: person)
             }
         }
     }

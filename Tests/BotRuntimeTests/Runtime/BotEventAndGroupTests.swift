@@ -74,24 +74,24 @@ import Testing
             script.onMessageScript = { message, context in
                 switch message.text {
                 case "make a group":
-                    let group = try await context.createGroup(title: "Team", memberIds: [ana])
+                    let group = try await context.service.createGroup(title: "Team", memberIds: [ana])
                     created.set(group)
-                    let grown = try await context.addMembers([ben], to: group.id)
-                    try await context.setMuted(true, conversation: group.id)
-                    let listed = try await context.conversations(updatedSince: nil).first { $0.id == group.id }
-                    try await context.removeMember(ben, from: group.id)
+                    let grown = try await context.service.addMembers([ben], to: group.id)
+                    try await context.service.setMuted(true, conversation: group.id)
+                    let listed = try await context.service.conversations(updatedSince: nil).first { $0.id == group.id }
+                    try await context.service.removeMember(ben, from: group.id)
                     try await context.reply(to: message, "members \(grown.members.count), muted \(listed?.muted == true)")
                 case "add cleo":
                     guard let group = created.group else { throw HarnessError("no group yet") }
                     do {
-                        _ = try await context.addMembers([cleo], to: group.id)
+                        _ = try await context.service.addMembers([cleo], to: group.id)
                         try await context.reply(to: message, "added")
                     } catch let error as ChatterAPIError {
                         try await context.reply(to: message, "refused: \(error.code)")
                     }
                 default:
                     guard let group = created.group else { throw HarnessError("no group yet") }
-                    try await context.leaveConversation(group.id)
+                    try await context.service.leaveConversation(group.id)
                     try await context.reply(to: message, "left")
                 }
             }

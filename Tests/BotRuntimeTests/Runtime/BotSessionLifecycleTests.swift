@@ -139,8 +139,8 @@ import Testing
             let count = StateKey<Int>("count")
             script.onMessageScript = { message, context in
                 let scope = StateScope.conversation(message.conversationId)
-                let seen = (try await context.state(count, in: scope) ?? 0) + 1
-                try await context.setState(seen, for: count, in: scope)
+                let seen = (try await context.state.value(count, in: scope) ?? 0) + 1
+                try await context.state.set(seen, for: count, in: scope)
                 try await context.reply(to: message, "\(seen)")
             }
             let bot = try await harness.start(script)

@@ -62,7 +62,7 @@ import Testing
             let jobs = Mutex<[ScheduledJob.ID]>([])
             var scripted = ScriptedBot(probe: BotProbe())
             scripted.onMessageScript = { message, context in
-                let job = try await context.scheduleJob(named: "later", at: context.now.addingTimeInterval(3600), repeating: nil, payload: .null)
+                let job = try await context.jobs.schedule(named: "later", at: context.now.addingTimeInterval(3600), repeating: nil, payload: .null)
                 jobs.withLock { $0.append(job.id) }
                 try await context.reply(to: message, "scheduled")
             }
@@ -165,10 +165,10 @@ import Testing
             script.onMessageScript = { message, context in
                 if message.text == "boom" {
                     try await context.reply(to: message, "this reply is discarded")
-                    try await context.setState(true, for: StateKey<Bool>("exploded"))
+                    try await context.state.set(true, for: StateKey<Bool>("exploded"))
                     throw ScriptError.boom
                 }
-                let exploded = try await context.state(StateKey<Bool>("exploded")) ?? false
+                let exploded = try await context.state.value(StateKey<Bool>("exploded")) ?? false
                 try await context.reply(to: message, "echo: \(message.text), exploded: \(exploded)")
             }
             let bot = try await harness.start(script)
@@ -373,7 +373,7 @@ enum ScriptError: Error {
             let gate = Gate()
             var script = ScriptedBot(probe: BotProbe())
             script.onMessageScript = { message, context in
-                try await context.setTyping(true, in: message.conversationId)
+                try await context.messaging.setTyping(true, in: message.conversationId)
                 await gate.wait()
                 try await context.reply(to: message, "there you go")
             }

@@ -14,15 +14,16 @@ import Testing
 
     /// A bot that schedules a reminder 600 s ahead when asked and says it when the job fires.
     static func reminderBot(_ probe: BotProbe, every interval: Duration? = nil) -> ScriptedBot {
+        let remind = JobKind<Reminder>("remind")
         var bot = ScriptedBot(probe: probe)
         bot.onMessageScript = { message, context in
-            let job = try await context.schedule(
-                "remind", after: .seconds(600), repeating: interval.map { .every($0) },
+            let job = try await context.jobs.schedule(
+                remind, after: .seconds(600), repeating: interval.map { .every($0) },
                 payload: Reminder(conversation: message.conversationId, text: "reminder: \(message.text)"))
             try await context.reply(to: message, "scheduled for \(Timestamp(job.dueAt).iso8601)")
         }
         bot.onJobScript = { job, context in
-            let reminder = try job.payload(as: Reminder.self)
+            let reminder = try #require(try job.payload(of: remind))
             try await context.send(reminder.text, to: reminder.conversation)
         }
         return bot

@@ -242,7 +242,7 @@ struct UnitOfWorkTests {
         try await store.setValue(note, forKey: "note", in: .global)
         let data = try #require(try await store.stateData(forKey: "note", in: .global))
         #expect(try JSONDecoder().decode(Note.self, from: data) == note)
-        // ...and written the way BotContext.setState(_:for:in:) encodes it, read through the typed API.
+        // ...and written the way BotStateStore.set(_:for:in:) encodes it, read through the typed API.
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         try await store.setStateData(try encoder.encode(note), forKey: "from-context", in: .global)

@@ -29,7 +29,7 @@ private let booking = Dialog("booking", initialValues: Booking(), timeout: .seco
         }
     }
     .onFinish { message, booking in
-        try await message.context.setState(booking, for: StateKey<Booking>("booked"), in: .user(message.senderId))
+        try await message.context.state.set(booking, for: StateKey<Booking>("booked"), in: .user(message.senderId))
         try await message.reply("Booked: \(booking.people) at \(booking.time).")
     }
 
@@ -55,7 +55,7 @@ struct DialogTests {
         #expect(context.replies == [
             "What time? (like 18:30)", "For how many?", "A table for 4 at 18:30? (yes/no)", "Booked: 4 at 18:30.",
         ])
-        #expect(try await context.state(StateKey<Booking>("booked"), in: .user("U1")) == Booking(time: "18:30", people: 4))
+        #expect(try await context.state.value(StateKey<Booking>("booked"), in: .user("U1")) == Booking(time: "18:30", people: 4))
         #expect(try await context.say("hello", to: router) == .fallback)
     }
 
@@ -89,7 +89,7 @@ struct DialogTests {
         #expect(try await context.say("4", to: router) == .fallback)
         #expect(context.replies.last == "fallback: 4")
         #expect(try await context.say("5", to: router) == .fallback)
-        #expect(try await context.stateData(for: "chatterbots.dialog.C1", in: .user("U1")) == nil)
+        #expect(try await context.state.data(for: "chatterbots.dialog.C1", in: .user("U1")) == nil)
     }
 
     @Test func theTimeoutRestartsWithEveryQuestion() async throws {
@@ -175,7 +175,7 @@ struct DialogTests {
         }
         #expect(try await context.say("18:30", to: router) == .fallback)
         #expect(context.logRecords.contains { $0.message == "dialog dropped: its step no longer exists" })
-        #expect(try await context.stateData(for: "chatterbots.dialog.C1", in: .user("U1")) == nil)
+        #expect(try await context.state.data(for: "chatterbots.dialog.C1", in: .user("U1")) == nil)
     }
 
     @Test func startValuesCanBeGivenAndADialogWithoutTimeoutWaits() async throws {

@@ -29,7 +29,7 @@ struct ReminderRouterBot: Bot {
                 reminder.conversationId = message.conversationId
                 let rule = RepeatRule.daily(at: time, timeZone: .gmt)
                 let first = try #require(rule.nextOccurrence(following: message.context.now, after: message.context.now))
-                try await message.context.schedule("daily", at: first, repeating: rule, payload: reminder)
+                try await message.context.jobs.schedule(JobKind<Reminder>("daily"), at: first, repeating: rule, payload: reminder)
                 try await message.reply("Done: every day at \(reminder.time).")
             }
         // The reminder commands and their dialog, and the small talk, are routers of their own, included by the
@@ -39,12 +39,12 @@ struct ReminderRouterBot: Bot {
             reminders.command("remind", usage: "<delay> <task...>", summary: "remind you of <task> after <delay>") { message in
                 let delay: Duration = try message.arguments.value("delay")
                 let reminder = Reminder(conversationId: message.conversationId, task: try message.arguments.value("task"))
-                try await message.context.schedule("once", after: delay, payload: reminder)
+                try await message.context.jobs.schedule(JobKind<Reminder>("once"), after: delay, payload: reminder)
                 try await message.reply("OK, I'll remind you.")
             }
             reminders.command("daily", summary: "set up a daily reminder") { try await $0.startDialog(daily) }
             reminders.command("list reminders", prefixed: false, summary: "show your reminders") { message in
-                let tasks = try await message.context.scheduledJobs().map { try $0.payload(as: Reminder.self).task }
+                let tasks = try await message.context.jobs.scheduled().map { try $0.payload(as: Reminder.self).task }
                 try await message.reply(tasks.isEmpty ? "No reminders." : tasks.joined(separator: "\n"))
             }
         }
@@ -118,7 +118,7 @@ struct ExampleRouterBotTests {
             "Send /help to see what I can do.", "Send /help to see what I can do.",
             "You are sending messages faster than I can answer. Please wait 12 s and try again.",
         ])
-        #expect(try await context.scheduledJobs().isEmpty)
+        #expect(try await context.jobs.scheduled().isEmpty)
     }
 
     @Test func helpListsTheExampleCommands() async throws {

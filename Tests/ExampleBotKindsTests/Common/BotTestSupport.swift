@@ -109,35 +109,44 @@ func optionsError<B>(_ json: String, _ build: (BotOptions) throws(BotOptionsErro
 }
 
 /// A context that passes everything to a `RecordingBotContext` and counts the friend-list requests, which are
-/// what looking up a profile costs.
+/// what looking up a profile costs. Only the service group is wrapped; the others are the recording's own.
 final class CountingBotContext: BotContext {
     let base: RecordingBotContext
-    private let friendLookups = Mutex(0)
+    private let counting: CountingService
 
-    init(_ base: RecordingBotContext) { self.base = base }
+    init(_ base: RecordingBotContext) {
+        self.base = base
+        self.counting = CountingService(base: base.service)
+    }
 
-    var friendListRequests: Int { friendLookups.withLock { $0 } }
+    var friendListRequests: Int { counting.friendLookups.withLock { $0 } }
 
     var bot: BotIdentity { base.bot }
     var now: Date { base.now }
     var logger: BotLogger { base.logger }
-    func send(_ content: MessageContent, to conversationId: Conversation.ID) async throws -> OutgoingMessage {
-        try await base.send(content, to: conversationId)
-    }
-    func reply(to message: IncomingMessage, with content: MessageContent) async throws -> OutgoingMessage {
-        try await base.reply(to: message, with: content)
-    }
-    func setTyping(_ isTyping: Bool, in conversationId: Conversation.ID) async throws { try await base.setTyping(isTyping, in: conversationId) }
-    func stateData(for key: String, in scope: StateScope) async throws -> Data? { try await base.stateData(for: key, in: scope) }
-    func setStateData(_ data: Data?, for key: String, in scope: StateScope) async throws { try await base.setStateData(data, for: key, in: scope) }
-    func scheduleJob(named name: String, at date: Date, repeating rule: RepeatRule?, payload: JSONValue) async throws -> ScheduledJob {
-        try await base.scheduleJob(named: name, at: date, repeating: rule, payload: payload)
-    }
-    func cancelJob(_ id: ScheduledJob.ID) async throws { try await base.cancelJob(id) }
-    func scheduledJobs() async throws -> [ScheduledJob] { try await base.scheduledJobs() }
+    var messaging: any BotMessaging { base.messaging }
+    var service: any BotService { counting }
+    var state: any BotStateStore { base.state }
+    var jobs: any BotJobs { base.jobs }
+    var presence: any BotPresence { base.presence }
+}
+
+/// A service that counts `friends()` calls and passes every call on.
+final class CountingService: BotService {
+    let base: any BotService
+    let friendLookups = Mutex(0)
+
+    init(base: any BotService) { self.base = base }
+
     func friends() async throws -> [Friend] {
         friendLookups.withLock { $0 += 1 }
         return try await base.friends()
+    }
+    func user(_ id: User.ID) async throws -> User { try await base.user(id) }
+    func user(named username: String) async throws -> User? { try await base.user(named: username) }
+    func profile() async throws -> CurrentUser { try await base.profile() }
+    func updateProfile(displayName: String?, privacy: PrivacySettings?) async throws -> User {
+        try await base.updateProfile(displayName: displayName, privacy: privacy)
     }
     func friendRequests() async throws -> FriendRequestList { try await base.friendRequests() }
     func acceptFriendRequest(_ id: FriendRequest.ID) async throws -> Friend { try await base.acceptFriendRequest(id) }
@@ -145,11 +154,22 @@ final class CountingBotContext: BotContext {
     func sendFriendRequest(to target: FriendRequestBody) async throws -> FriendRequest { try await base.sendFriendRequest(to: target) }
     func removeFriend(_ userId: User.ID) async throws { try await base.removeFriend(userId) }
     func cancelFriendRequest(_ id: FriendRequest.ID) async throws { try await base.cancelFriendRequest(id) }
+    func directConversation(with userId: User.ID) async throws -> Conversation { try await base.directConversation(with: userId) }
+    func conversation(_ id: Conversation.ID) async throws -> Conversation { try await base.conversation(id) }
     func conversations(updatedSince: Timestamp?) async throws -> [Conversation] {
         try await base.conversations(updatedSince: updatedSince)
     }
+    func messages(in conversationId: Conversation.ID, beforeSeq: Int, limit: Int) async throws -> MessagePage {
+        try await base.messages(in: conversationId, beforeSeq: beforeSeq, limit: limit)
+    }
+    func setMuted(_ muted: Bool, conversation conversationId: Conversation.ID) async throws {
+        try await base.setMuted(muted, conversation: conversationId)
+    }
     func createGroup(title: String, memberIds: [User.ID]) async throws -> Conversation {
         try await base.createGroup(title: title, memberIds: memberIds)
+    }
+    func updateGroup(_ conversationId: Conversation.ID, title: String?, avatarUrl: String?) async throws -> Conversation {
+        try await base.updateGroup(conversationId, title: title, avatarUrl: avatarUrl)
     }
     func addMembers(_ userIds: [User.ID], to conversationId: Conversation.ID) async throws -> Conversation {
         try await base.addMembers(userIds, to: conversationId)
@@ -158,10 +178,4 @@ final class CountingBotContext: BotContext {
         try await base.removeMember(userId, from: conversationId)
     }
     func leaveConversation(_ conversationId: Conversation.ID) async throws { try await base.leaveConversation(conversationId) }
-    func setMuted(_ muted: Bool, conversation conversationId: Conversation.ID) async throws {
-        try await base.setMuted(muted, conversation: conversationId)
-    }
-    func directConversation(with userId: User.ID) async throws -> Conversation { try await base.directConversation(with: userId) }
-    func conversation(_ id: Conversation.ID) async throws -> Conversation { try await base.conversation(id) }
-    func presence(of userId: User.ID) async -> Presence? { await base.presence(of: userId) }
 }

@@ -58,8 +58,8 @@ struct ReminderBotTests {
         let context = context()
         try await context.say(phrase.message, to: Self.bot)
         #expect(context.sentTexts == [phrase.confirmation])
-        let job = try #require(try await context.scheduledJobs().first)
-        #expect(try await context.scheduledJobs().count == 1)
+        let job = try #require(try await context.jobs.scheduled().first)
+        #expect(try await context.jobs.scheduled().count == 1)
         #expect(job.name == "reminder")
         #expect(job.dueAt == Chat.instant(phrase.due))
         #expect(job.repeatRule == phrase.rule)
@@ -76,7 +76,7 @@ struct ReminderBotTests {
             "Okay, I'll remind you to call mom at 18:30 (America/New_York) today.",
             "Okay, I'll remind you to call dad at 18:30 (Europe/Lisbon) today.",
         ])
-        #expect(try await context.scheduledJobs().map(\.dueAt) == ["2025-11-30T18:30:00Z", "2025-11-30T23:30:00Z"].map(Chat.instant))
+        #expect(try await context.jobs.scheduled().map(\.dueAt) == ["2025-11-30T18:30:00Z", "2025-11-30T23:30:00Z"].map(Chat.instant))
     }
 
     @Test func aReminderKeepsTheZoneItWasSetInWhenThePersonMoves() async throws {
@@ -97,7 +97,7 @@ struct ReminderBotTests {
         let context = context()
         try await context.say("remind me at 21:00 to read", to: bot)
         #expect(context.sentTexts == ["Okay, I'll remind you to read at 21:00 (Asia/Kolkata) today."])
-        #expect(try await context.scheduledJobs().first?.dueAt == Chat.instant("2025-11-30T15:30:00Z"))
+        #expect(try await context.jobs.scheduled().first?.dueAt == Chat.instant("2025-11-30T15:30:00Z"))
     }
 
     // MARK: List and cancel
@@ -124,7 +124,7 @@ struct ReminderBotTests {
             2. pay rent — tomorrow 09:00
             """,
         ])
-        #expect(try await context.scheduledJobs().map(\.dueAt) == ["2025-11-30T14:40:00Z", "2025-12-01T09:00:00Z"].map(Chat.instant))
+        #expect(try await context.jobs.scheduled().map(\.dueAt) == ["2025-11-30T14:40:00Z", "2025-12-01T09:00:00Z"].map(Chat.instant))
     }
 
     @Test func cancellingANumberBeyondTheListSaysHowManyThereAre() async throws {
@@ -132,7 +132,7 @@ struct ReminderBotTests {
         try await context.say("remind me in 10 minutes to stretch", to: Self.bot)
         try await context.say("cancel 3", to: Self.bot)
         #expect(context.sentTexts.last == "There's no reminder 3: you have 1 reminder. Say 'list' to see it.")
-        #expect(try await context.scheduledJobs().count == 1)
+        #expect(try await context.jobs.scheduled().count == 1)
     }
 
     @Test func cancelAllCancelsEveryReminderOfThisConversation() async throws {
@@ -142,7 +142,7 @@ struct ReminderBotTests {
         try await context.say("remind me in 1 hour to call Ben", in: Chat.group, to: Self.bot)
         try await context.say("cancel all", to: Self.bot)
         #expect(context.sentTexts.last == "Okay, I cancelled all 2 of your reminders.")
-        #expect(try await context.scheduledJobs().map { try payload(of: $0).conversationId } == [Chat.group])
+        #expect(try await context.jobs.scheduled().map { try payload(of: $0).conversationId } == [Chat.group])
     }
 
     @Test func eachConversationListsOnlyTheRemindersSetInIt() async throws {
@@ -162,7 +162,7 @@ struct ReminderBotTests {
         let context = context()
         for minutes in [10, 20, 30] { try await context.say("remind me in \(minutes) minutes to stretch", to: bot) }
         #expect(context.sentTexts.last == "You have 2 reminders, as many as I keep for one person. Cancel some first ('list' shows them).")
-        #expect(try await context.scheduledJobs().count == 2)
+        #expect(try await context.jobs.scheduled().count == 2)
     }
 
     // MARK: Firing
@@ -175,7 +175,7 @@ struct ReminderBotTests {
         #expect(ran.count == 1)
         #expect(context.sentMessages.last?.conversationId == Chat.group)
         #expect(context.sentTexts.last == "@alice Reminder: stretch")
-        #expect(try await context.scheduledJobs().isEmpty)
+        #expect(try await context.jobs.scheduled().isEmpty)
         try await context.say("list", in: Chat.group, to: Self.bot)
         #expect(context.sentTexts.last == "You have no reminders. Set one with 'remind me in 10 minutes to stretch'.")
     }
@@ -203,7 +203,7 @@ struct ReminderBotTests {
         context.advance(to: Chat.instant("2025-12-01T09:00:00Z"))
         try await context.runDueJobs(of: Self.bot)
         #expect(context.sentTexts.last == "@alice Reminder: stand up")
-        #expect(try await context.scheduledJobs().map(\.dueAt) == [Chat.instant("2025-12-02T09:00:00Z")])
+        #expect(try await context.jobs.scheduled().map(\.dueAt) == [Chat.instant("2025-12-02T09:00:00Z")])
         try await context.say("list", to: Self.bot)
         #expect(context.sentTexts.last == "Your reminders (Europe/Lisbon):\n1. stand up — tomorrow 09:00, every day")
     }
@@ -215,7 +215,7 @@ struct ReminderBotTests {
         let ran = try await context.runDueJobs(of: Self.bot)
         #expect(ran.count == 1)
         #expect(context.sentTexts.last == "@alice Reminder: stand up (late: I was offline on Mon 1 Dec at 09:00)")
-        #expect(try await context.scheduledJobs().map(\.dueAt) == [Chat.instant("2025-12-04T09:00:00Z")])
+        #expect(try await context.jobs.scheduled().map(\.dueAt) == [Chat.instant("2025-12-04T09:00:00Z")])
         try await context.say("list", to: Self.bot)
         #expect(context.sentTexts.last == "Your reminders (Europe/Lisbon):\n1. stand up — tomorrow 09:00, every day")
     }
@@ -230,12 +230,12 @@ struct ReminderBotTests {
 
     @Test func aJobWhoseReminderIsGoneIsCancelledAndSendsNothing() async throws {
         let context = context()
-        let stale = try await context.schedule(
-            "reminder", at: Self.sunday, repeating: .every(.seconds(60)),
+        let stale = try await context.jobs.schedule(
+            ReminderJobPayload.job, at: Self.sunday, repeating: .every(.seconds(60)),
             payload: ReminderJobPayload(reminderId: 7, conversationId: Chat.aliceChat, userId: Chat.alice.id))
         try await context.runDueJobs(of: Self.bot)
         #expect(context.sentMessages.isEmpty)
-        #expect(try await context.scheduledJobs().contains { $0.id == stale.id } == false)
+        #expect(try await context.jobs.scheduled().contains { $0.id == stale.id } == false)
     }
 
     @Test func leavingAGroupCancelsTheRemindersSetThere() async throws {
@@ -243,7 +243,7 @@ struct ReminderBotTests {
         try await context.say("remind me in 10 minutes to stretch", to: Self.bot)
         try await context.say("remind me in 1 hour to book the room", in: Chat.group, to: Self.bot)
         try await Self.bot.onConversationRemoved(Chat.group, context: context)
-        #expect(try await context.scheduledJobs().map { try payload(of: $0).conversationId } == [Chat.aliceChat])
+        #expect(try await context.jobs.scheduled().map { try payload(of: $0).conversationId } == [Chat.aliceChat])
         try await context.say("list", to: Self.bot)
         #expect(context.sentTexts.last == "Your reminders (Europe/Lisbon):\n1. stretch — today 14:40")
     }
@@ -254,7 +254,7 @@ struct ReminderBotTests {
         let context = context()
         try await context.say("what's up?", to: Self.bot)
         #expect(context.sentTexts == [ReminderCommandParser.usage])
-        #expect(try await context.scheduledJobs().isEmpty)
+        #expect(try await context.jobs.scheduled().isEmpty)
     }
 
     @Test func aReminderItCannotPlaceSaysWhy() async throws {
@@ -267,7 +267,7 @@ struct ReminderBotTests {
             "I couldn't read the time '25:99'. Use a 24-hour time like 18:30, or 6:30pm.",
             "I don't know the time zone 'Mars/Olympus'. Use an IANA name like Europe/Lisbon or America/New_York.",
         ])
-        #expect(try await context.scheduledJobs().isEmpty)
+        #expect(try await context.jobs.scheduled().isEmpty)
     }
 
     @Test func helpExplainsTheCommands() async throws {
@@ -370,7 +370,7 @@ struct ReminderBotTests {
         let bot = try ReminderBot(options: botOptions(#"{"defaultTimeZone": "UTC", "defaultTime": "07:15"}"#))
         let context = context()
         try await context.say("remind me tomorrow to pay rent", to: bot)
-        #expect(try await context.scheduledJobs().first?.dueAt == Chat.instant("2025-12-01T07:15:00Z"))
+        #expect(try await context.jobs.scheduled().first?.dueAt == Chat.instant("2025-12-01T07:15:00Z"))
     }
 }
 

@@ -1,0 +1,32 @@
+/// What a handler sends: part of its unit of work. A send is written to the durable outbox with the handler's
+/// other changes when the handler returns (discarded if it throws) and goes out after; its `clientMessageId` is
+/// derived from what is being handled, so a handler run again after a crash sends nothing twice.
+public protocol BotMessaging: Sendable {
+    /// Sends `content` to a conversation: queues it in the handler's unit of work and returns at once. The
+    /// frame goes out when the work is committed; `OutgoingMessage.acknowledged()` waits for the service's ack.
+    func send(_ content: MessageContent, to conversationId: Conversation.ID) async throws -> OutgoingMessage
+
+    /// Sends `content` to the conversation of `message`. Like every send of a handler run, its
+    /// `clientMessageId` is derived from the bot, the event being handled and the index of the send, so
+    /// re-handling `message` never replies twice. (To quote the message, set `content.replyToId`.)
+    func reply(to message: IncomingMessage, with content: MessageContent) async throws -> OutgoingMessage
+
+    /// Shows or hides "typing…" in a conversation (best effort, at once: it is not part of the unit of work).
+    /// While shown, the runtime repeats `typing.start` every 3 s; it stops when the bot sends there, calls this
+    /// with false, or the handler returns.
+    func setTyping(_ isTyping: Bool, in conversationId: Conversation.ID) async throws
+}
+
+extension BotMessaging {
+    /// Sends a text message to a conversation.
+    @discardableResult
+    public func send(_ text: String, to conversationId: Conversation.ID) async throws -> OutgoingMessage {
+        try await send(.text(text), to: conversationId)
+    }
+
+    /// Replies with text in the conversation of `message`; with `quoting`, the reply quotes it.
+    @discardableResult
+    public func reply(to message: IncomingMessage, _ text: String, quoting: Bool = false) async throws -> OutgoingMessage {
+        try await reply(to: message, with: .text(text, replyingTo: quoting ? message.id : nil))
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+@testable import ChatterBots
+
+/// A throwing handler's unit of work is discarded by the recording context as by the runtime: its sends, state and
+/// jobs are gone, while service calls, made at once, stay.
+@Suite("Recording context: a throwing handler's changes are discarded")
+struct RecordingRollbackTests {
+    struct Refusal: Error {}
+
+    static let seen = StateKey<Int>("seen")
+    static let followUp = JobKind<String>("follow-up")
+    static let ben = User(id: "U2", username: "ben", displayName: "Ben")
+
+    /// Sends, stores, schedules and asks ben for friendship, then throws when the message says so.
+    struct FailingBot: Bot {
+        func onMessage(_ message: IncomingMessage, context: any BotContext) async throws {
+            try await context.reply(to: message, "working on it")
+            try await context.state.set(1, for: RecordingRollbackTests.seen)
+            try await context.jobs.schedule(RecordingRollbackTests.followUp, after: .seconds(60), payload: message.text)
+            if message.text == "fail" {
+                _ = try await context.service.sendFriendRequest(to: .username("ben"))
+                throw Refusal()
+            }
+        }
+
+        func onScheduledJob(_ job: ScheduledJob, context: any BotContext) async throws {
+            try await context.send("following up", to: "C1")
+            try await context.state.set(2, for: RecordingRollbackTests.seen)
+            throw Refusal()
+        }
+    }
+
+    func message(_ text: String, id: Message.ID = "M1") -> Message {
+        Message(
+            id: id, conversationId: "C1", seq: 1, senderId: "U1", clientMessageId: nil, kind: .text, body: text,
+            createdAt: Timestamp(Date(timeIntervalSince1970: 1_792_677_791)))
+    }
+
+    @Test func aThrowingMessageHandlerLeavesNoSendsStateOrJobsButItsServiceCallsStay() async throws {
+        let context = RecordingBotContext(users: [Self.ben])
+        await #expect(throws: Refusal.self) { try await context.deliver(message("fail"), to: FailingBot()) }
+        #expect(context.sentMessages.isEmpty)
+        #expect(try await context.state.value(Self.seen) == nil)
+        #expect(try await context.jobs.scheduled().isEmpty)
+        #expect(context.friendActions == [.requested(.username("ben"))], "a service call is not undone")
+    }
+
+    @Test func aHandlerThatReturnsKeepsItsChanges() async throws {
+        let context = RecordingBotContext(users: [Self.ben])
+        try await context.deliver(message("fine"), to: FailingBot())
+        #expect(context.sentMessages.map(\.content.body) == ["working on it"])
+        #expect(try await context.state.value(Self.seen) == 1)
+        #expect(try await context.jobs.scheduled(Self.followUp).count == 1)
+    }
+
+    @Test func aThrowingJobHandlerIsDiscardedAndItsOccurrenceStillCountsAsRun() async throws {
+        let context = RecordingBotContext(users: [Self.ben])
+        try await context.deliver(message("fine"), to: FailingBot())
+        context.advance(by: .seconds(60))
+        await #expect(throws: Refusal.self) { try await context.runDueJobs(of: FailingBot()) }
+        #expect(context.sentMessages.map(\.content.body) == ["working on it"])
+        #expect(try await context.state.value(Self.seen) == 1)
+        #expect(try await context.jobs.scheduled().isEmpty, "the one-off job ran, though its handler threw")
+    }
+
+    @Test func runDiscardsTheChangesOfAnyThrowingHandler() async throws {
+        let context = RecordingBotContext()
+        try await context.state.set(5, for: Self.seen)
+        await #expect(throws: Refusal.self) {
+            try await context.run {
+                try await context.state.set(6, for: Self.seen)
+                try await context.state.remove(Self.seen)
+                try await context.send("hello", to: "C1")
+                throw Refusal()
+            }
+        }
+        #expect(try await context.state.value(Self.seen) == 5)
+        #expect(context.sentMessages.isEmpty)
+    }
+
+    @Test func aRedeliveryAfterAThrowSendsUnderTheSameKeys() async throws {
+        let context = RecordingBotContext(users: [Self.ben])
+        await #expect(throws: Refusal.self) { try await context.deliver(message("fail"), to: FailingBot()) }
+        try await context.deliver(message("fine"), to: FailingBot())
+        let sent = try #require(context.sentMessages.first)
+        #expect(context.sentMessages.count == 1)
+        #expect(sent.clientMessageId == .derived(bot: "BOT", handling: "M1", index: 0))
+    }
+}
+
+extension RecordingRollbackTests {
+    @Test func aRunInsideAThrowingRunIsDiscardedWithIt() async throws {
+        let context = RecordingBotContext()
+        await #expect(throws: Refusal.self) {
+            try await context.run {
+                try await context.run { try await context.state.set(7, for: Self.seen) }
+                throw Refusal()
+            }
+        }
+        #expect(try await context.state.value(Self.seen) == nil)
+    }
+}
