@@ -13,7 +13,7 @@ struct DescribingBot: Bot {
             return
         }
         if message.text == "type" {
-            try await context.setTyping(true, in: message.conversationId)
+            try await context.messaging.setTyping(true, in: message.conversationId)
         }
         try await context.reply(to: message, "echo: \(message.text)")
     }
