@@ -158,6 +158,14 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         case .userUpdated(let user):
             let context = context(nil)
             await call(work, context, run) { try await bot.onUserUpdated(user, context: context) }
+
+        case .readStateChanged(let receipt):
+            let context = context(nil)
+            await call(work, context, run) { try await bot.onReadStateChanged(receipt, context: context) }
+
+        case .typing(let typing):
+            let context = context(nil)
+            await call(work, context, run) { try await bot.onTyping(typing, context: context) }
         }
     }
 

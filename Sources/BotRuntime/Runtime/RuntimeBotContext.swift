@@ -57,6 +57,7 @@ final class RuntimeBotContext: BotContext {
         let outbox: OutboxSender
         let typing: TypingIndicators
         let presence: PresenceDirectory
+        let readState: ReadStateDirectory
         let clock: any ChatterClock
         let log: SessionLog
     }
@@ -371,6 +372,10 @@ final class RuntimeBotContext: BotContext {
 
     func presence(of userId: User.ID) async -> Presence? {
         dependencies.presence.presence(of: userId)
+    }
+
+    func readState(of conversationId: Conversation.ID) async -> ConversationReadState? {
+        dependencies.readState.readState(of: conversationId)
     }
 }
 

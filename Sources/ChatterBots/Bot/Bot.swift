@@ -57,6 +57,15 @@ public protocol Bot: Sendable {
     /// A friend came online or went offline (best effort: changes can be missed; the next snapshot is whole).
     func onPresenceChanged(_ presence: Presence, context: any BotContext) async throws
 
+    /// Another member's delivered or read watermark moved (`receipt.updated`). Best effort: receipts can be
+    /// missed, and a repeated or late one is not passed on; `BotContext.readState(of:)` has the latest values, also
+    /// those of the sync after each connect. The bot's own receipts (from any of its devices) are not passed on.
+    func onReadStateChanged(_ receipt: ReceiptUpdate, context: any BotContext) async throws
+
+    /// Another member started or stopped typing (`typing`). Best effort: events can be dropped, and the service ends
+    /// typing by itself 5 s after the last `typing.start`.
+    func onTyping(_ typing: TypingIndicator, context: any BotContext) async throws
+
     /// Someone started a conversation with the bot (or added it to a group).
     func onConversationCreated(_ conversation: Conversation, context: any BotContext) async throws
 
@@ -108,6 +117,10 @@ extension Bot {
     public func onPresenceSnapshot(_ presences: [Presence], context: any BotContext) async throws {}
     /// Does nothing: a bot implements only the handlers it needs.
     public func onPresenceChanged(_ presence: Presence, context: any BotContext) async throws {}
+    /// Does nothing: a bot implements only the handlers it needs.
+    public func onReadStateChanged(_ receipt: ReceiptUpdate, context: any BotContext) async throws {}
+    /// Does nothing: a bot implements only the handlers it needs.
+    public func onTyping(_ typing: TypingIndicator, context: any BotContext) async throws {}
     /// Does nothing: a bot implements only the handlers it needs.
     public func onConversationCreated(_ conversation: Conversation, context: any BotContext) async throws {}
     /// Does nothing: a bot implements only the handlers it needs.

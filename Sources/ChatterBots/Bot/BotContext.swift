@@ -97,6 +97,13 @@ public protocol BotContext: Sendable {
 
     /// The last known presence of a friend (from the snapshot and later changes); nil if unknown.
     func presence(of userId: User.ID) async -> Presence?
+
+    // MARK: Read state (see BotContext+ReadState.swift)
+
+    /// How far each member has received and read `conversationId`, as the bot last heard (the sync after each
+    /// connect, conversation objects, `receipt.updated`), with the bot's own latest message there; nil when the bot
+    /// heard nothing of it. No request to the service.
+    func readState(of conversationId: Conversation.ID) async -> ConversationReadState?
 }
 
 /// Who a bot is: its configured name and its Chatter account.

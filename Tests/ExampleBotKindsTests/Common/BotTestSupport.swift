@@ -164,4 +164,5 @@ final class CountingBotContext: BotContext {
     func directConversation(with userId: User.ID) async throws -> Conversation { try await base.directConversation(with: userId) }
     func conversation(_ id: Conversation.ID) async throws -> Conversation { try await base.conversation(id) }
     func presence(of userId: User.ID) async -> Presence? { await base.presence(of: userId) }
+    func readState(of conversationId: Conversation.ID) async -> ConversationReadState? { await base.readState(of: conversationId) }
 }
