@@ -18,8 +18,8 @@ final class RuntimeBotContext: BotContext {
         /// A claimed job occurrence: the commit completes it and sets the next due time.
         case occurrence(JobOccurrence, nextDueAt: Date?)
         /// A `message.updated`: the commit records the update as handled (its fingerprint, added to the message's
-        /// recently `handled` updates), so a duplicate frame does not run the handler again; sends and jobs derive
-        /// from the fingerprint.
+        /// recently `handled` updates, with the message's version), so a duplicate frame does not run the handler
+        /// again and the next update is compared with this one; sends and jobs derive from the fingerprint.
         case update(Message, MessageUpdateFingerprint, handled: HandledMessageUpdates)
         /// Anything else. With a key, sends and jobs get ids derived from it (`friend-added:<id>@<since>`);
         /// without, random ones.
@@ -133,9 +133,9 @@ final class RuntimeBotContext: BotContext {
         _ fingerprint: MessageUpdateFingerprint, of message: Message, after handled: HandledMessageUpdates, bot: User.ID, trace: String
     ) -> UnitOfWork {
         var unit = UnitOfWork(bot: bot, traceID: trace)
-        // An array of strings always encodes to JSON: this cannot throw.
+        // Strings and timestamps always encode to JSON: this cannot throw.
         try? unit.setValue(
-            handled.recording(fingerprint).stored, forKey: MessageUpdateFingerprint.storageKey(of: message.id), in: .global)
+            handled.recording(fingerprint, version: MessageVersion(message)).stored, forKey: MessageUpdateFingerprint.storageKey(of: message.id), in: .global)
         return unit
     }
 
