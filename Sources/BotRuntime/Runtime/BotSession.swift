@@ -531,6 +531,7 @@ public actor BotSession {
         perform(readyGate.synchronized(generation))
     }
 
+    /// Carries out the `ReadyGate`'s actions: its deadline on the session's timers, and `onReady`.
     private func perform(_ actions: [ReadyGate.Action]) {
         for action in actions {
             switch action {
@@ -540,7 +541,7 @@ public actor BotSession {
             case .cancelSnapshotDeadline:
                 timers?.cancel(.presenceSnapshot)
             case .announceReady(let generation, let snapshotMissing):
-                guard let parts, let live, live.link.generation == generation else { return }
+                guard let parts, let live, live.link.generation == generation else { continue }
                 if snapshotMissing {
                     log.notice("no presence snapshot within \(ReadyGate.snapshotWait) of session.ready: onReady runs without it")
                 }

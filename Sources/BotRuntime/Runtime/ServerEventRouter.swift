@@ -1,7 +1,8 @@
 import ChatterBots
 
 /// Sends each server event of a connection where it belongs, without waiting for any handler: messages and
-/// conversations to the admission queue, replies to the outbox, presence, friend and profile events to the events lane.
+/// conversations to the admission queue, replies to the outbox, presence, friend, profile, receipt and typing events
+/// to the events lane (receipts through the read-state directory, which passes on only those that moved).
 /// Unknown types are ignored; unreadable frames are logged; nothing here ends the session.
 struct ServerEventRouter: RealtimeEventSink {
     let admission: AdmissionQueue

@@ -6,14 +6,19 @@ import Testing
 
 /// `onReady` runs once the sync is done and the presence snapshot is in, waiting at most 5 s for the snapshot.
 @Suite struct ReadyAfterPresenceSnapshotTests {
-    /// Connects again with the snapshot held back by `fault`; returns once the bot is live and idle again.
-    private func reconnect(_ bot: RunningBot, holdingTheSnapshot fault: SandboxFault, in harness: RuntimeHarness) async throws {
+    /// Connects again with the snapshot held back by `fault`; returns once the bot is live and idle again, with
+    /// the time of the new connection's `session.ready` (its "connected" log line).
+    @discardableResult
+    private func reconnect(
+        _ bot: RunningBot, holdingTheSnapshot fault: SandboxFault, in harness: RuntimeHarness
+    ) async throws -> Date {
         try await harness.inject(fault)
         try await harness.inject(.dropSocket)
         try await bot.waitUntil(.reconnecting)
         await harness.clock.advance(by: .milliseconds(1300))
         try await bot.waitUntil(.live)
         try await bot.waitUntilIdle()
+        return try #require(harness.logs.all.last { $0.message == "connected" }?.time)
     }
 
     @Test func onReadyWaitsForALateSnapshotAndRunsAfterIt() async throws {
@@ -37,13 +42,13 @@ import Testing
             let events = EventRecorder(changes: harness.changes)
             let bot = try await harness.startAny(ReadyOrderBot(events: events))
             try await harness.waitUntil("the first onReady") { events.entries == ["snapshot", "ready"] }
-            try await reconnect(bot, holdingTheSnapshot: .delayPresenceSnapshot(nil), in: harness)
+            let ready = try await reconnect(bot, holdingTheSnapshot: .delayPresenceSnapshot(nil), in: harness)
 
-            await harness.clock.advance(by: .milliseconds(4900))
+            await harness.clock.advance(to: ready.addingTimeInterval(4.9))
             try await bot.waitUntilIdle()
             #expect(events.entries == ["snapshot", "ready"])
 
-            await harness.clock.advance(by: .milliseconds(100))
+            await harness.clock.advance(to: ready.addingTimeInterval(5))
             try await harness.waitUntil("onReady without the snapshot") { events.entries.count == 3 }
             try await bot.waitUntilIdle()
             #expect(events.entries == ["snapshot", "ready", "ready"])
