@@ -44,3 +44,21 @@ import Testing
         #expect(MessageChanges(from: nil, to: Self.message("a")) == MessageChanges())
     }
 }
+
+/// `RecentMessageVersions`: the messages handled recently, bounded.
+@Suite struct RecentMessageVersionsTests {
+    static func message(_ index: Int) -> Message {
+        Message(
+            id: Message.ID("M\(index)"), conversationId: "C1", seq: index, senderId: "U1", clientMessageId: nil,
+            kind: .text, body: "text \(index)", createdAt: Timestamp(Date(timeIntervalSince1970: 1_800_000_000)))
+    }
+
+    @Test func onlyTheMostRecentMessagesAreRemembered() {
+        let recent = RecentMessageVersions()
+        let capacity = RecentMessageVersions.capacity
+        for index in 0...(2 * capacity) { recent.remember(Self.message(index)) }
+        #expect(recent.version(of: Self.message(capacity).id) == nil)
+        #expect(recent.version(of: Self.message(capacity + 1).id)?.body == "text \(capacity + 1)")
+        #expect(recent.version(of: Self.message(2 * capacity).id)?.body == "text \(2 * capacity)")
+    }
+}
