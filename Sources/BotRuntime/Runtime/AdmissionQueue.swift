@@ -18,6 +18,8 @@ final class AdmissionQueue: Sendable {
     private let writer: StoreWriter
     private let dispatcher: HandlerDispatcher
     private let receipts: ReceiptSender
+    /// Takes the member watermarks of conversation objects and the bot's own messages.
+    private let readState: ReadStateDirectory
     private let rest: ChatterRESTClient
     private let identity: SessionIdentity
     private let environment: BotRuntimeEnvironment
@@ -32,13 +34,14 @@ final class AdmissionQueue: Sendable {
     /// `dispatcher` and their delivery to `receipts`, fetching over `rest`; its gap checks go to `timers`.
     init(
         store: BotStore, writer: StoreWriter, dispatcher: HandlerDispatcher, receipts: ReceiptSender,
-        rest: ChatterRESTClient, identity: SessionIdentity, environment: BotRuntimeEnvironment, log: SessionLog,
+        readState: ReadStateDirectory, rest: ChatterRESTClient, identity: SessionIdentity, environment: BotRuntimeEnvironment, log: SessionLog,
         metrics: SessionMetrics, timers: DeadlineScheduler<SessionDeadline>
     ) {
         self.store = store
         self.writer = writer
         self.dispatcher = dispatcher
         self.receipts = receipts
+        self.readState = readState
         self.rest = rest
         self.identity = identity
         self.environment = environment
@@ -138,6 +141,7 @@ final class AdmissionQueue: Sendable {
             await record(conversations, as: report, trace: trace)
         case .removed(let id, let trace):
             do {
+                readState.remove(id)
                 if try await store.removeConversation(id) {
                     dispatcher.enqueue(.event(.conversationRemoved(id), trace: trace), in: .events)
                 }
@@ -290,7 +294,10 @@ final class AdmissionQueue: Sendable {
             }
         }
         for message in report.released { stored[message.conversationId] = max(stored[message.conversationId] ?? 0, message.seq) }
-        for (conversation, seqs) in own { dispatcher.noteOwn(seqs, in: conversation) }
+        for (conversation, seqs) in own {
+            dispatcher.noteOwn(seqs, in: conversation)
+            readState.noteOwn(seqs, in: conversation)
+        }
         dispatcher.enqueueHandedOut(delivered + report.released)
         for (conversation, seq) in stored { receipts.delivered(seq, in: conversation) }
         if !parkedIn.isEmpty || !report.released.isEmpty { noteGaps(parkedIn: parkedIn, released: report.released) }
@@ -351,7 +358,9 @@ final class AdmissionQueue: Sendable {
             for (message, admission) in zip(retry, report.admissions) {
                 switch admission {
                 case .deliver: delivered.append(message)
-                case .own: dispatcher.noteOwn([message.seq], in: message.conversationId)
+                case .own:
+                    dispatcher.noteOwn([message.seq], in: message.conversationId)
+                    readState.noteOwn([message.seq], in: message.conversationId)
                 default: break
                 }
             }
@@ -372,6 +381,7 @@ final class AdmissionQueue: Sendable {
             }
             try await store.recordConversations(
                 conversations, newConversationsStart: environment.newConversationStart)
+            for conversation in conversations { readState.record(conversation, bot: identity.device?.userId) }
             for conversation in conversations {
                 let event: BotEvent
                 if let cursor = before[conversation.id], !cursor.isRemoved {

@@ -44,6 +44,10 @@ public actor BotSession {
         case rewind(Conversation.ID, passingOver: Message?)
         /// The lifecycle's deadline came on the session's `DeadlineScheduler`.
         case lifecycleDue
+        /// The connection of this generation received its `presence.snapshot`.
+        case presenceSnapshot(UInt64)
+        /// The wait for the `presence.snapshot` of this generation's connection ran out.
+        case presenceSnapshotDue(UInt64)
     }
 
     /// The connection taken between `.opened` and its `.closed`, and its `ConnectionScope`.
@@ -54,6 +58,8 @@ public actor BotSession {
 
     private var phase = Phase.idle
     private var lifecycle: SessionLifecycle
+    /// When `onReady` runs after each connect.
+    private var readyGate = ReadyGate()
     private var random: JitterRandom
     private var state = BotStatus.State.starting
     private var since: Date
@@ -348,6 +354,10 @@ public actor BotSession {
             admission?.submit(.rewind(conversation, passingOver: message))
         case .lifecycleDue:
             lifecycleDue()
+        case .presenceSnapshot(let generation):
+            perform(readyGate.snapshotReceived(generation))
+        case .presenceSnapshotDue(let generation):
+            perform(readyGate.snapshotWaitEnded(generation))
         }
         rearmTimer()
         updateState()
@@ -478,7 +488,9 @@ public actor BotSession {
             return
         }
         let link = RealtimeLink(generation: generation, connection: connection)
-        let router = parts.makeRouter(admission: admission)
+        perform(readyGate.opened(generation, now: environment.clock.now))
+        let inputs = inputs
+        let router = parts.makeRouter(admission: admission) { inputs?.yield(.presenceSnapshot(generation)) }
         tasks.startReading { await router.read(link) }
         live = Live(link: link, tasks: tasks)
         parts.receipts.attach(link)
@@ -515,9 +527,28 @@ public actor BotSession {
         hasSynchronized = true
         releaseStartupTicket()
         parts.outbox.resume(on: live.link)
-        parts.dispatcher.enqueue(
-            .event(.ready(live.link.connection.sessionReady), trace: "ready-\(generation)"), in: .events)
         log.info("live", ["outbox": String(parts.outbox.depth)])
+        perform(readyGate.synchronized(generation))
+    }
+
+    /// Carries out the `ReadyGate`'s actions: its deadline on the session's timers, and `onReady`.
+    private func perform(_ actions: [ReadyGate.Action]) {
+        for action in actions {
+            switch action {
+            case .scheduleSnapshotDeadline(let date, let generation):
+                let inputs = inputs
+                timers?.schedule(.presenceSnapshot, at: date) { inputs?.yield(.presenceSnapshotDue(generation)) }
+            case .cancelSnapshotDeadline:
+                timers?.cancel(.presenceSnapshot)
+            case .announceReady(let generation, let snapshotMissing):
+                guard let parts, let live, live.link.generation == generation else { continue }
+                if snapshotMissing {
+                    log.notice("no presence snapshot within \(ReadyGate.snapshotWait) of session.ready: onReady runs without it")
+                }
+                parts.dispatcher.enqueue(
+                    .event(.ready(live.link.connection.sessionReady), trace: "ready-\(generation)"), in: .events)
+            }
+        }
     }
 
     private func closeConnection(_ generation: UInt64, _ reason: SessionLifecycle.DisconnectReason) {

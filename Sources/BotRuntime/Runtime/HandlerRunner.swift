@@ -14,6 +14,8 @@ final class HandlerRunner: HandlerDispatcher.Runner {
     private let ignoredRequests: IgnoredFriendRequests
     private let admission: AdmissionQueue
     private let metrics: SessionMetrics
+    /// The messages handled recently, which the first update of each is compared with.
+    private let recentMessages = RecentMessageVersions()
 
     /// - Parameters:
     ///   - contexts: what the handlers' contexts act through.
@@ -44,6 +46,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         switch work {
         case .message(let message):
             metrics.countIn()
+            recentMessages.remember(message)
             log.debug("onMessage", trace: trace, ["conversation": message.conversationId.rawValue, "seq": String(message.seq)])
             let context = RuntimeBotContext(
                 contexts, bot: identity, trigger: .message(message), lane: .conversation(message.conversationId),
@@ -58,10 +61,20 @@ final class HandlerRunner: HandlerDispatcher.Runner {
                 _ = run.complete()
                 return
             }
+            let changes = MessageChanges(from: handled.last ?? recentMessages.version(of: message.id), to: message)
             let context = RuntimeBotContext(
                 contexts, bot: identity, trigger: .update(message, fingerprint, handled: handled),
                 lane: .conversation(message.conversationId), trace: trace, run: run)
-            await call(work, context, run) { try await bot.onMessageUpdated(message, context: context) }
+            await call(work, context, run) {
+                try await bot.onMessageUpdated(message, context: context)
+                if changes.isDeleted { try await bot.onMessageDeleted(message, context: context) }
+                if let edit = changes.edit {
+                    try await bot.onMessageEdited(message, previousBody: edit.previousBody, context: context)
+                }
+                if !changes.added.isEmpty || !changes.removed.isEmpty {
+                    try await bot.onReactionsChanged(message, added: changes.added, removed: changes.removed, context: context)
+                }
+            }
 
         case .job(let occurrence):
             let next = nextDueDate(after: occurrence, trace: trace)
@@ -158,6 +171,14 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         case .userUpdated(let user):
             let context = context(nil)
             await call(work, context, run) { try await bot.onUserUpdated(user, context: context) }
+
+        case .readStateChanged(let receipt):
+            let context = context(nil)
+            await call(work, context, run) { try await bot.onReadStateChanged(receipt, context: context) }
+
+        case .typing(let typing):
+            let context = context(nil)
+            await call(work, context, run) { try await bot.onTyping(typing, context: context) }
         }
     }
 

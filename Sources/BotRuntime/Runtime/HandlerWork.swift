@@ -47,6 +47,10 @@ enum BotEvent: Sendable {
     case conversationRemoved(Conversation.ID)
     case friendRequestCancelled(FriendRequest.ID)
     case userUpdated(User)
+    /// Another member's watermarks moved.
+    case readStateChanged(ReceiptUpdate)
+    /// Another member started or stopped typing.
+    case typing(TypingIndicator)
 
     var handlerName: String {
         switch self {
@@ -62,6 +66,8 @@ enum BotEvent: Sendable {
         case .conversationRemoved: "onConversationRemoved"
         case .friendRequestCancelled: "onFriendRequestCancelled"
         case .userUpdated: "onUserUpdated"
+        case .readStateChanged: "onReadStateChanged"
+        case .typing: "onTyping"
         }
     }
 }

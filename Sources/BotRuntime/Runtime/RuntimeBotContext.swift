@@ -19,8 +19,8 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
         /// A claimed job occurrence: the commit completes it and sets the next due time.
         case occurrence(JobOccurrence, nextDueAt: Date?)
         /// A `message.updated`: the commit records the update as handled (its fingerprint, added to the message's
-        /// recently `handled` updates), so a duplicate frame does not run the handler again; sends and jobs derive
-        /// from the fingerprint.
+        /// recently `handled` updates, with the message's version), so a duplicate frame does not run the handler
+        /// again and the next update is compared with this one; sends and jobs derive from the fingerprint.
         case update(Message, MessageUpdateFingerprint, handled: HandledMessageUpdates)
         /// Anything else. With a key, sends and jobs get ids derived from it (`friend-added:<id>@<since>`);
         /// without, random ones.
@@ -58,6 +58,7 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
         let outbox: OutboxSender
         let typing: TypingIndicators
         let presence: PresenceDirectory
+        let readState: ReadStateDirectory
         let clock: any ChatterClock
         let log: SessionLog
     }
@@ -139,9 +140,9 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
         _ fingerprint: MessageUpdateFingerprint, of message: Message, after handled: HandledMessageUpdates, bot: User.ID, trace: String
     ) -> UnitOfWork {
         var unit = UnitOfWork(bot: bot, traceID: trace)
-        // An array of strings always encodes to JSON: this cannot throw.
+        // Strings and timestamps always encode to JSON: this cannot throw.
         try? unit.setValue(
-            handled.recording(fingerprint).stored, forKey: MessageUpdateFingerprint.storageKey(of: message.id), in: .global)
+            handled.recording(fingerprint, version: MessageVersion(message)).stored, forKey: MessageUpdateFingerprint.storageKey(of: message.id), in: .global)
         return unit
     }
 
@@ -410,6 +411,10 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
 
     func lastKnown(of userId: User.ID) async -> Presence? {
         dependencies.presence.presence(of: userId)
+    }
+
+    func readState(of conversationId: Conversation.ID) async -> ConversationReadState? {
+        dependencies.readState.readState(of: conversationId)
     }
 }
 

@@ -1,15 +1,20 @@
 import ChatterBots
 
 /// Sends each server event of a connection where it belongs, without waiting for any handler: messages and
-/// conversations to the admission queue, replies to the outbox, presence, friend and profile events to the events lane.
+/// conversations to the admission queue, replies to the outbox, presence, friend, profile, receipt and typing events
+/// to the events lane (receipts through the read-state directory, which passes on only those that moved).
 /// Unknown types are ignored; unreadable frames are logged; nothing here ends the session.
 struct ServerEventRouter: RealtimeEventSink {
     let admission: AdmissionQueue
     let outbox: OutboxSender
     let dispatcher: HandlerDispatcher
     let presence: PresenceDirectory
+    let readState: ReadStateDirectory
+    let identity: SessionIdentity
     let ignoredRequests: IgnoredFriendRequests
     let log: SessionLog
+    /// Told when the connection's `presence.snapshot` arrived, after its handler was queued (`onReady` waits for it).
+    let snapshotReceived: @Sendable () -> Void
 
     /// Routes `link`'s events until the connection ends. They come on the connection's reader task, batch by batch
     /// (routing never waits), with no hand-over to a task of the session's own.
@@ -60,6 +65,7 @@ struct ServerEventRouter: RealtimeEventSink {
         case .presenceSnapshot(let presences):
             presence.replace(with: presences)
             dispatcher.enqueue(.event(.presenceSnapshot(presences), trace: TraceID.make()), in: .events)
+            snapshotReceived()
         case .presence(let change):
             presence.update(change)
             dispatcher.enqueue(.event(.presenceChanged(change), trace: TraceID.make()), in: .events)
@@ -84,7 +90,14 @@ struct ServerEventRouter: RealtimeEventSink {
             dispatcher.enqueue(.event(.userUpdated(user), trace: TraceID.make()), in: .events)
         case .friendRemoved(let userId):
             dispatcher.enqueue(.event(.friendRemoved(userId, isRecorded: false), trace: TraceID.make()), in: .events)
-        case .sessionReady, .pong, .receiptUpdated, .typing, .syncResponse, .unknown:
+        case .receiptUpdated(let receipt):
+            // Best effort, in memory only: a receipt that moves nothing (a copy, a late one) reaches no handler.
+            guard readState.update(receipt), receipt.userId != identity.device?.userId else { return }
+            dispatcher.enqueue(.event(.readStateChanged(receipt), trace: TraceID.make()), in: .events)
+        case .typing(let typing):
+            guard typing.userId != identity.device?.userId else { return }
+            dispatcher.enqueue(.event(.typing(typing), trace: TraceID.make()), in: .events)
+        case .sessionReady, .pong, .syncResponse, .unknown:
             if log.accepts(.trace) { log.trace("ignored \(frame.event.type)") }
         }
     }

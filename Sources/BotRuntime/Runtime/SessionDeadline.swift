@@ -18,4 +18,6 @@ package enum SessionDeadline: Hashable, Sendable {
     case handlerTimeouts
     /// The end of the time `onStart` has to return.
     case startTimeout
+    /// The end of the wait for the connection's `presence.snapshot` before `onReady` (`ReadyGate`).
+    case presenceSnapshot
 }

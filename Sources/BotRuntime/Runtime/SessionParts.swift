@@ -26,6 +26,7 @@ final class SessionParts: Sendable {
     let typing: TypingIndicators
     let scheduler: JobScheduler
     let presence: PresenceDirectory
+    let readState: ReadStateDirectory
     let friends: FriendDirectory
     /// Friend requests the bot left pending, not asked about again.
     let ignoredRequests: IgnoredFriendRequests
@@ -79,13 +80,18 @@ final class SessionParts: Sendable {
             maxConcurrent: environment.maxConcurrentHandlers, timeout: environment.handlerTimeout, clock: clock,
             timers: timers)
         self.dispatcher = dispatcher
+        let readState = ReadStateDirectory()
+        self.readState = readState
         let outbox = OutboxSender(
             store: store, clock: clock, pacing: configuration.sendPacing, resendWindow: environment.outboxResendWindow,
             log: log, metrics: metrics
         ) { acks, released in
             var own: [Conversation.ID: [Int]] = [:]
             for ack in acks { own[ack.conversationId, default: []].append(ack.seq) }
-            for (conversation, seqs) in own { dispatcher.noteOwn(seqs, in: conversation) }
+            for (conversation, seqs) in own {
+                dispatcher.noteOwn(seqs, in: conversation)
+                readState.noteOwn(seqs, in: conversation)
+            }
             dispatcher.enqueueHandedOut(released)
         }
         let receipts = ReceiptSender(policy: environment.receipts, log: log)
@@ -138,8 +144,8 @@ final class SessionParts: Sendable {
     /// The admission queue of this bot.
     func makeAdmission() -> AdmissionQueue {
         AdmissionQueue(
-            store: store, writer: writer, dispatcher: dispatcher, receipts: receipts, rest: rest, identity: identity,
-            environment: environment, log: log, metrics: metrics, timers: timers)
+            store: store, writer: writer, dispatcher: dispatcher, receipts: receipts, readState: readState, rest: rest,
+            identity: identity, environment: environment, log: log, metrics: metrics, timers: timers)
     }
 
     /// What runs the bot's handlers for the dispatcher.
@@ -148,7 +154,7 @@ final class SessionParts: Sendable {
             bot: bot, identity: identity,
             contexts: RuntimeBotContext.Dependencies(
                 store: store, writer: writer, rest: rest, outbox: outbox, typing: typing, presence: presence,
-                clock: environment.clock, log: log),
+                readState: readState, clock: environment.clock, log: log),
             friendRequests: configuration.friendRequests, dispatcher: dispatcher, friends: friends,
             ignoredRequests: ignoredRequests, admission: admission, metrics: metrics)
     }
@@ -165,15 +171,15 @@ final class SessionParts: Sendable {
     func makeSynchronizer(admission: AdmissionQueue) -> SessionSynchronizer {
         SessionSynchronizer(
             store: store, writer: writer, rest: rest, dispatcher: dispatcher, outbox: outbox, friends: friends,
-            ignoredRequests: ignoredRequests, maintenance: maintenance, admission: admission,
+            ignoredRequests: ignoredRequests, maintenance: maintenance, admission: admission, readState: readState,
             environment: environment, log: log)
     }
 
-    /// What routes a connection's events.
-    func makeRouter(admission: AdmissionQueue) -> ServerEventRouter {
+    /// What routes a connection's events; `snapshotReceived` is told when its `presence.snapshot` came.
+    func makeRouter(admission: AdmissionQueue, snapshotReceived: @escaping @Sendable () -> Void) -> ServerEventRouter {
         ServerEventRouter(
-            admission: admission, outbox: outbox, dispatcher: dispatcher, presence: presence,
-            ignoredRequests: ignoredRequests, log: log)
+            admission: admission, outbox: outbox, dispatcher: dispatcher, presence: presence, readState: readState,
+            identity: identity, ignoredRequests: ignoredRequests, log: log, snapshotReceived: snapshotReceived)
     }
 
     // MARK: - Committing

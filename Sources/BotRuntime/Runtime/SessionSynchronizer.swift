@@ -16,6 +16,8 @@ struct SessionSynchronizer: Sendable {
     let ignoredRequests: IgnoredFriendRequests
     let maintenance: StoreMaintenance
     let admission: AdmissionQueue
+    /// Takes each synced conversation's member watermarks.
+    let readState: ReadStateDirectory
     let environment: BotRuntimeEnvironment
     let log: SessionLog
 
@@ -58,6 +60,7 @@ struct SessionSynchronizer: Sendable {
                     continue
                 }
                 fetched += conversation.messages.count
+                readState.record(conversation.members, in: id)
                 admission.submit(.messages(conversation.messages))
                 if conversation.hasMore, let last = conversation.messages.last?.seq {
                     let admission = admission

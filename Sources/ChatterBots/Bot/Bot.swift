@@ -33,8 +33,28 @@ public protocol Bot: Sendable {
     /// A new message from someone else, in `seq` order per conversation.
     func onMessage(_ message: IncomingMessage, context: any BotContext) async throws
 
-    /// A message was edited, deleted for everyone (`deletedAt` set) or its reactions changed.
+    /// A message was edited, deleted for everyone (`deletedAt` set) or its reactions changed: the whole message
+    /// as it is now. Runs first for every update; `onMessageEdited`, `onMessageDeleted` and `onReactionsChanged`
+    /// then say what changed, in the same unit of work (a throw in any discards them all).
+    ///
+    /// Like messages, each update is handled once while connected, even when its frame comes twice. Changes
+    /// made while the bot was offline are not replayed (the sync returns only new messages): page back through
+    /// `GET /conversations/{id}/messages` for the current state when it matters.
     func onMessageUpdated(_ message: Message, context: any BotContext) async throws
+
+    /// A message was edited: `message` has the new text; `previousBody` is the text before the edit, nil when
+    /// the bot does not know it (the message came before the bot's last start, or it had no text).
+    func onMessageEdited(_ message: Message, previousBody: String?, context: any BotContext) async throws
+
+    /// A message was deleted for everyone (`message.deletedAt` is set).
+    func onMessageDeleted(_ message: Message, context: any BotContext) async throws
+
+    /// Reactions on a message changed: `added` and `removed` hold one entry per emoji with the users who added or
+    /// removed it; `message.reactions` has them all now. The first change the bot sees after being offline is
+    /// compared with the message as the bot last saw it, so it may include reactions made meanwhile.
+    func onReactionsChanged(
+        _ message: Message, added: [Message.Reaction], removed: [Message.Reaction], context: any BotContext
+    ) async throws
 
     /// A friend request to the bot. Return what to do; the default defers to the bot's configured policy.
     func onFriendRequest(_ request: FriendRequest, context: any BotContext) async throws -> FriendRequestDecision
@@ -56,6 +76,15 @@ public protocol Bot: Sendable {
 
     /// A friend came online or went offline (best effort: changes can be missed; the next snapshot is whole).
     func onPresenceChanged(_ presence: Presence, context: any BotContext) async throws
+
+    /// Another member's delivered or read watermark moved (`receipt.updated`). Best effort: receipts can be
+    /// missed, and a repeated or late one is not passed on; `context.presence.readState(of:)` has the latest values, also
+    /// those of the sync after each connect. The bot's own receipts (from any of its devices) are not passed on.
+    func onReadStateChanged(_ receipt: ReceiptUpdate, context: any BotContext) async throws
+
+    /// Another member started or stopped typing (`typing`). Best effort: events can be dropped, and the service ends
+    /// typing by itself 5 s after the last `typing.start`.
+    func onTyping(_ typing: TypingIndicator, context: any BotContext) async throws
 
     /// Someone started a conversation with the bot (or added it to a group).
     func onConversationCreated(_ conversation: Conversation, context: any BotContext) async throws
@@ -92,6 +121,14 @@ extension Bot {
     public func onMessage(_ message: IncomingMessage, context: any BotContext) async throws {}
     /// Does nothing: a bot implements only the handlers it needs.
     public func onMessageUpdated(_ message: Message, context: any BotContext) async throws {}
+    /// Does nothing: a bot implements only the handlers it needs.
+    public func onMessageEdited(_ message: Message, previousBody: String?, context: any BotContext) async throws {}
+    /// Does nothing: a bot implements only the handlers it needs.
+    public func onMessageDeleted(_ message: Message, context: any BotContext) async throws {}
+    /// Does nothing: a bot implements only the handlers it needs.
+    public func onReactionsChanged(
+        _ message: Message, added: [Message.Reaction], removed: [Message.Reaction], context: any BotContext
+    ) async throws {}
     /// Defers to the configured policy, so the runtime's configuration decides unless the bot overrides this.
     public func onFriendRequest(_ request: FriendRequest, context: any BotContext) async throws -> FriendRequestDecision {
         .useConfiguredPolicy
@@ -108,6 +145,10 @@ extension Bot {
     public func onPresenceSnapshot(_ presences: [Presence], context: any BotContext) async throws {}
     /// Does nothing: a bot implements only the handlers it needs.
     public func onPresenceChanged(_ presence: Presence, context: any BotContext) async throws {}
+    /// Does nothing: a bot implements only the handlers it needs.
+    public func onReadStateChanged(_ receipt: ReceiptUpdate, context: any BotContext) async throws {}
+    /// Does nothing: a bot implements only the handlers it needs.
+    public func onTyping(_ typing: TypingIndicator, context: any BotContext) async throws {}
     /// Does nothing: a bot implements only the handlers it needs.
     public func onConversationCreated(_ conversation: Conversation, context: any BotContext) async throws {}
     /// Does nothing: a bot implements only the handlers it needs.

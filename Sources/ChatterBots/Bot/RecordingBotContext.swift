@@ -67,6 +67,8 @@ public final class RecordingBotContext: BotContext {
         var seqs: [Conversation.ID: Int] = [:]
         var history: [Message]
         var privacy = PrivacySettings(lastSeen: .friends)
+        /// Receipts the test recorded, over the conversations' member watermarks.
+        var receipts: [Conversation.ID: [MemberWatermarks]] = [:]
         var serial = 0
 
         /// The bot's own account: its entry among the users, or one made from its identity.
@@ -229,6 +231,14 @@ public final class RecordingBotContext: BotContext {
     /// Records a presence change, as a `presence` event would.
     public func setPresence(_ presence: Presence) {
         storage.records.withLock { $0.presences[presence.userId] = presence }
+    }
+
+    /// Records a member's watermarks, as a `receipt.updated` event would (`readState(of:)` sees them).
+    public func recordReceipt(_ receipt: ReceiptUpdate) {
+        storage.records.withLock {
+            $0.receipts[receipt.conversationId, default: []].append(MemberWatermarks(
+                userId: receipt.userId, lastDeliveredSeq: receipt.lastDeliveredSeq, lastReadSeq: receipt.lastReadSeq))
+        }
     }
 
     // MARK: What the bot did
@@ -603,6 +613,25 @@ public final class RecordingBotContext: BotContext {
             throw ChatterAPIError(code: .forbidden, message: "Only owners and admins manage a group.")
         }
         return group
+    }
+
+    /// The watermarks of the conversation given at `init` (its members) and recorded since (`recordReceipt`), with
+    /// the bot's latest message: its last send here, or the conversation's last message when the bot sent it.
+    public func readState(of conversationId: Conversation.ID) async -> ConversationReadState? {
+        storage.records.withLock { records in
+            let conversation = records.conversations[conversationId]
+            let receipts = records.receipts[conversationId] ?? []
+            guard conversation != nil || !receipts.isEmpty || records.seqs[conversationId] != nil else { return nil }
+            var state = ConversationReadState(conversationId: conversationId)
+            for member in conversation?.members ?? [] {
+                state.merge(MemberWatermarks(
+                    userId: member.userId, lastDeliveredSeq: member.lastDeliveredSeq, lastReadSeq: member.lastReadSeq))
+            }
+            for receipt in receipts { state.merge(receipt) }
+            if let last = conversation?.lastMessage, last.senderId == bot.userId { state.noteOwnMessage(last.seq) }
+            if let seq = records.seqs[conversationId] { state.noteOwnMessage(seq) }
+            return state
+        }
     }
 
     /// The presence the test set last for this user, nil if none.

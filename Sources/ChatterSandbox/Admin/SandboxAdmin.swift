@@ -66,7 +66,7 @@ public struct SandboxAdmin: Sendable {
             let known = SandboxFault.duplicableEventTypes.sorted().joined(separator: ", ")
             throw .validation(field: "types", "Name one or more pushed events to duplicate, of: \(known).")
         case .dropSocket, .dropBeforeNextAck, .duplicateMessageNew, .duplicateEvents, .loseMessageNew, .reorderMessageNew, .delayAcks,
-            .close:
+            .delayPresenceSnapshot, .close:
             break
         }
         await hub.apply(fault, to: deviceId)

@@ -30,6 +30,10 @@ public enum SandboxFault: Sendable, Hashable {
     case reorderMessageNew
     /// Send the device's `message.ack` frames this much later (on the sandbox clock) until the faults are cleared.
     case delayAcks(Duration)
+    /// Send the `presence.snapshot` of each of the device's next connections this much later (on the sandbox
+    /// clock), or never when nil, until the faults are cleared: a client must not wait for it forever. JSON:
+    /// `{ "type": "delayPresenceSnapshot", "milliseconds": 3000 }`, without `milliseconds` for never.
+    case delayPresenceSnapshot(Duration?)
     /// Close the device's sockets now with this code and reason.
     case close(code: UInt16, reason: String)
     /// Expire the device's access tokens now and close its sockets with 4001; the client must refresh.
@@ -47,6 +51,7 @@ public enum SandboxFault: Sendable, Hashable {
         case .loseMessageNew: "loseMessageNew"
         case .reorderMessageNew: "reorderMessageNew"
         case .delayAcks: "delayAcks"
+        case .delayPresenceSnapshot: "delayPresenceSnapshot"
         case .close: "close"
         case .expireToken: "expireToken"
         case .revokeDevice: "revokeDevice"
@@ -107,6 +112,13 @@ extension SandboxFault: Codable {
                     forKey: .milliseconds, in: container, debugDescription: "milliseconds must not be negative")
             }
             self = .delayAcks(.milliseconds(milliseconds))
+        case "delayPresenceSnapshot":
+            let milliseconds = try container.decodeIfPresent(Int.self, forKey: .milliseconds)
+            guard (milliseconds ?? 0) >= 0 else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .milliseconds, in: container, debugDescription: "milliseconds must not be negative")
+            }
+            self = .delayPresenceSnapshot(milliseconds.map { .milliseconds($0) })
         case "close":
             let code = try container.decode(UInt16.self, forKey: .code)
             guard code == 1000 || (1001...1003).contains(code) || (1007...1014).contains(code)
@@ -129,6 +141,11 @@ extension SandboxFault: Codable {
         }
     }
 
+    private static func milliseconds(of duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(type, forKey: .type)
@@ -139,8 +156,9 @@ extension SandboxFault: Codable {
             try container.encode(copies, forKey: .copies)
         case .loseMessageNew(let count): try container.encode(count, forKey: .count)
         case .delayAcks(let delay):
-            let (seconds, attoseconds) = delay.components
-            try container.encode(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000), forKey: .milliseconds)
+            try container.encode(Self.milliseconds(of: delay), forKey: .milliseconds)
+        case .delayPresenceSnapshot(let delay):
+            try container.encodeIfPresent(delay.map(Self.milliseconds(of:)), forKey: .milliseconds)
         case .close(let code, let reason):
             try container.encode(code, forKey: .code)
             try container.encode(reason, forKey: .reason)

@@ -14,13 +14,23 @@ public struct FaultPlan<Frame: Sendable>: Sendable {
         var reorder = false
         var held: Frame?
         var ackDelay: Duration?
+        var snapshotHold: SnapshotHold?
 
         var isEmpty: Bool {
             !dropBeforeNextAck && duplicates.isEmpty && messagesToLose == 0 && !reorder && held == nil && ackDelay == nil
+                && snapshotHold == nil
         }
     }
 
     private var devices: [Device.ID: DeviceFaults] = [:]
+
+    /// How a connection's `presence.snapshot` is held back.
+    public enum SnapshotHold: Sendable, Equatable {
+        /// Sent this much later.
+        case delayed(Duration)
+        /// Never sent.
+        case withheld
+    }
 
     public init() {}
 
@@ -38,6 +48,7 @@ public struct FaultPlan<Frame: Sendable>: Sendable {
         case .loseMessageNew(let count): faults.messagesToLose = max(0, count)
         case .reorderMessageNew: faults.reorder = true
         case .delayAcks(let delay): faults.ackDelay = delay
+        case .delayPresenceSnapshot(let delay): faults.snapshotHold = delay.map { .delayed($0) } ?? .withheld
         case .dropSocket, .close, .expireToken, .revokeDevice: return false
         }
         devices[deviceId] = faults
@@ -63,6 +74,9 @@ public struct FaultPlan<Frame: Sendable>: Sendable {
         if devices[deviceId]?.isEmpty == true { devices[deviceId] = nil }
         return true
     }
+
+    /// How to hold back the `presence.snapshot` of a new connection of the device; nil to send it at once.
+    public func snapshotHold(_ deviceId: Device.ID) -> SnapshotHold? { devices[deviceId]?.snapshotHold }
 
     /// How long to hold the device's acks; nil to send them at once.
     public func ackDelay(_ deviceId: Device.ID) -> Duration? { devices[deviceId]?.ackDelay }

@@ -144,7 +144,23 @@ public actor RealtimeHub: SandboxEventSink {
                 : Presence(userId: friend, isOnline: false, lastSeenAt: lastSeen[friend])
         }
         if let text = ServerFrame(.presenceSnapshot(snapshot)).encodedText {
-            socket.send(encoded: faults.event(text, type: "presence.snapshot", to: caller.deviceId))
+            let frames = faults.event(text, type: "presence.snapshot", to: caller.deviceId)
+            switch faults.snapshotHold(caller.deviceId) {
+            case nil:
+                socket.send(encoded: frames)
+            case .delayed(let delay):
+                let due = clock.now.addingTimeInterval(delay.timeInterval)
+                socket.spawn { [clock] in
+                    do {
+                        try await clock.sleep(until: due)
+                    } catch {
+                        return
+                    }
+                    socket.send(encoded: frames)
+                }
+            case .withheld:
+                break
+            }
         }
         socketsByDevice[caller.deviceId, default: [:]][socket.id] = socket
         devicesByUser[caller.userId, default: []].insert(caller.deviceId)
@@ -462,7 +478,8 @@ public actor RealtimeHub: SandboxEventSink {
             closeSockets(of: deviceId, code: .chatterTokenInvalid, reason: SandboxAuthError.expired.closeReason)
         case .revokeDevice:
             closeSockets(of: deviceId, code: .chatterSessionRevoked, reason: SandboxAuthError.deviceRevoked.closeReason)
-        case .dropBeforeNextAck, .duplicateMessageNew, .duplicateEvents, .loseMessageNew, .reorderMessageNew, .delayAcks:
+        case .dropBeforeNextAck, .duplicateMessageNew, .duplicateEvents, .loseMessageNew, .reorderMessageNew, .delayAcks,
+            .delayPresenceSnapshot:
             _ = faults.arm(fault, on: deviceId)
         }
     }

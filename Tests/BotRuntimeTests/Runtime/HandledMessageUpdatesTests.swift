@@ -12,8 +12,27 @@ import Testing
             editedAt: Timestamp(Date(timeIntervalSince1970: 1_800_000_100))))
     }
 
+    static let version = MessageVersion(Message(
+        id: "01JFMESSAGE0000000000000001", conversationId: "01JECONVERSATION0000000001", seq: 1, senderId: "01JCUSER00000000000000001",
+        clientMessageId: nil, kind: .text, body: "edited", createdAt: Timestamp(Date(timeIntervalSince1970: 1_800_000_000)),
+        editedAt: Timestamp(Date(timeIntervalSince1970: 1_800_000_100))))
+
+    @Test func theVersionOfTheLastUpdateIsKeptAndReadsBack() throws {
+        let handled = HandledMessageUpdates().recording(Self.update("a"), version: Self.version)
+        #expect(handled.last == Self.version)
+        let data = try JSONEncoder().encode(handled.stored)
+        #expect(HandledMessageUpdates(stored: data)?.last?.body == "edited")
+    }
+
+    @Test func theDigestListEarlierVersionsStoredIsReadWithoutAVersion() throws {
+        let stored = try JSONEncoder().encode([Self.update("a").digest])
+        let handled = try #require(HandledMessageUpdates(stored: stored))
+        #expect(handled.contains(Self.update("a")))
+        #expect(handled.last == nil)
+    }
+
     @Test func anUpdateRecordedBeforeALaterOneIsStillKnown() {
-        let handled = HandledMessageUpdates().recording(Self.update("a")).recording(Self.update("b"))
+        let handled = HandledMessageUpdates().recording(Self.update("a"), version: Self.version).recording(Self.update("b"), version: Self.version)
         #expect(handled.contains(Self.update("a")))
         #expect(handled.contains(Self.update("b")))
         #expect(!handled.contains(Self.update("c")))
@@ -21,7 +40,7 @@ import Testing
 
     @Test func onlyTheMostRecentUpdatesAreKept() {
         var handled = HandledMessageUpdates()
-        for index in 0...HandledMessageUpdates.capacity { handled = handled.recording(Self.update("edit \(index)")) }
+        for index in 0...HandledMessageUpdates.capacity { handled = handled.recording(Self.update("edit \(index)"), version: Self.version) }
         #expect(handled.digests.count == HandledMessageUpdates.capacity)
         #expect(!handled.contains(Self.update("edit 0")))
         #expect(handled.contains(Self.update("edit 1")))
@@ -29,7 +48,7 @@ import Testing
     }
 
     @Test func recordingAKnownUpdateAgainMakesItTheNewestWithoutACopy() {
-        let handled = HandledMessageUpdates().recording(Self.update("a")).recording(Self.update("b")).recording(Self.update("a"))
+        let handled = HandledMessageUpdates().recording(Self.update("a"), version: Self.version).recording(Self.update("b"), version: Self.version).recording(Self.update("a"), version: Self.version)
         #expect(handled.digests == [Self.update("b").digest, Self.update("a").digest])
     }
 
@@ -52,7 +71,7 @@ import Testing
     }
 
     @Test func theStoredFormReadsBack() throws {
-        let handled = HandledMessageUpdates().recording(Self.update("a")).recording(Self.update("b"))
+        let handled = HandledMessageUpdates().recording(Self.update("a"), version: Self.version).recording(Self.update("b"), version: Self.version)
         let data = try JSONEncoder().encode(handled.stored)
         #expect(HandledMessageUpdates(stored: data) == handled)
         #expect(HandledMessageUpdates(stored: Data("{}".utf8)) == nil)

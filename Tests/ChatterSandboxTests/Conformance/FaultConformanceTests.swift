@@ -181,6 +181,7 @@ struct FaultConformanceTests {
     static let everyFault: [SandboxFault] = [
         .dropSocket, .dropBeforeNextAck, .duplicateMessageNew(copies: 1), .loseMessageNew(count: 1), .reorderMessageNew,
         .duplicateEvents(types: ["typing"], copies: 1), .delayAcks(.seconds(1)), .close(code: 4000, reason: "test"), .expireToken, .revokeDevice,
+        .delayPresenceSnapshot(.seconds(1)),
     ]
 
     @Test(arguments: everyFault)

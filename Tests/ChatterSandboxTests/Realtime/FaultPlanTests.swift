@@ -100,6 +100,18 @@ struct FaultPlanTests {
         }
     }
 
+    @Test func aHeldBackSnapshotIsDelayedOrWithheldUntilTheFaultsAreCleared() {
+        var plan = FaultPlan<String>()
+        let phone: Device.ID = "PHONE"
+        #expect(plan.snapshotHold(phone) == nil)
+        _ = plan.arm(.delayPresenceSnapshot(.seconds(3)), on: phone)
+        #expect(plan.snapshotHold(phone) == .delayed(.seconds(3)))
+        _ = plan.arm(.delayPresenceSnapshot(nil), on: phone)
+        #expect(plan.snapshotHold(phone) == .withheld)
+        _ = plan.clear(phone)
+        #expect(plan.snapshotHold(phone) == nil)
+    }
+
     @Test func duplicateEventsNamesKnownPushedEventsInJSON() throws {
         let json = #"{"type":"duplicateEvents","types":["conversation.updated"]}"#
         #expect(try JSONDecoder().decode(SandboxFault.self, from: Data(json.utf8)) == .duplicateEvents(types: ["conversation.updated"], copies: 1))
@@ -116,6 +128,7 @@ struct FaultPlanTests {
             .dropSocket, .dropBeforeNextAck, .duplicateMessageNew(copies: 2), .loseMessageNew(count: 3), .reorderMessageNew,
             .duplicateEvents(types: ["message.updated", "friend.removed"], copies: 3),
             .delayAcks(.milliseconds(1500)), .close(code: 4008, reason: "30"), .expireToken, .revokeDevice,
+            .delayPresenceSnapshot(.milliseconds(3000)), .delayPresenceSnapshot(nil),
         ]
         for fault in faults {
             let data = try JSONEncoder().encode(fault)

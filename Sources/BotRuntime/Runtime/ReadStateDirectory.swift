@@ -1,0 +1,64 @@
+import ChatterBots
+import Synchronization
+
+/// The last known read state of each conversation (members' watermarks and the bot's latest message), in memory:
+/// fed by the sync response's member watermarks, by conversation objects, by `receipt.updated` and by the bot's
+/// own messages. Best effort, like the events feeding it; nothing is stored.
+final class ReadStateDirectory: Sendable {
+    private let states = Mutex<[Conversation.ID: ConversationReadState]>([:])
+
+    /// Merges a `receipt.updated`; returns whether a watermark moved (false for a repeated or late receipt).
+    func update(_ receipt: ReceiptUpdate) -> Bool {
+        merge([MemberWatermarks(
+            userId: receipt.userId, lastDeliveredSeq: receipt.lastDeliveredSeq, lastReadSeq: receipt.lastReadSeq)],
+            in: receipt.conversationId)
+    }
+
+    /// Merges the watermarks a sync response lists for a conversation.
+    func record(_ members: [MemberWatermarks], in conversationId: Conversation.ID) {
+        merge(members, in: conversationId)
+    }
+
+    /// Merges a conversation object's member watermarks, and its last message when `bot` sent it.
+    func record(_ conversation: Conversation, bot: User.ID?) {
+        let members = conversation.members.map {
+            MemberWatermarks(userId: $0.userId, lastDeliveredSeq: $0.lastDeliveredSeq, lastReadSeq: $0.lastReadSeq)
+        }
+        states.withLock { states in
+            var state = states[conversation.id] ?? ConversationReadState(conversationId: conversation.id)
+            for member in members { state.merge(member) }
+            if let last = conversation.lastMessage, let bot, last.senderId == bot { state.noteOwnMessage(last.seq) }
+            states[conversation.id] = state
+        }
+    }
+
+    /// Notes messages of the bot's own (acknowledged sends, or sent from its other devices).
+    func noteOwn(_ seqs: [Int], in conversationId: Conversation.ID) {
+        guard let last = seqs.max() else { return }
+        states.withLock { states in
+            var state = states[conversationId] ?? ConversationReadState(conversationId: conversationId)
+            state.noteOwnMessage(last)
+            states[conversationId] = state
+        }
+    }
+
+    /// Forgets a conversation the bot is no longer a member of.
+    func remove(_ conversationId: Conversation.ID) {
+        _ = states.withLock { $0.removeValue(forKey: conversationId) }
+    }
+
+    func readState(of conversationId: Conversation.ID) -> ConversationReadState? {
+        states.withLock { $0[conversationId] }
+    }
+
+    @discardableResult
+    private func merge(_ members: [MemberWatermarks], in conversationId: Conversation.ID) -> Bool {
+        states.withLock { states in
+            var state = states[conversationId] ?? ConversationReadState(conversationId: conversationId)
+            var moved = false
+            for member in members where state.merge(member) { moved = true }
+            states[conversationId] = state
+            return moved
+        }
+    }
+}
