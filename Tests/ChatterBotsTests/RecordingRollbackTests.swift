@@ -38,6 +38,24 @@ struct RecordingRollbackTests {
             createdAt: Timestamp(Date(timeIntervalSince1970: 1_792_677_791)))
     }
 
+    /// Reacts to every message and edits an earlier one, then throws when the message says so.
+    struct ChangingBot: Bot {
+        func onMessage(_ message: IncomingMessage, context: any BotContext) async throws {
+            try await context.messaging.react("👀", to: message)
+            try await context.messaging.edit("M0", in: message.conversationId, to: "edited")
+            if message.text == "fail" { throw Refusal() }
+        }
+    }
+
+    @Test func aThrowingHandlersMessageChangesAreDiscardedAndAPassingOnesKept() async throws {
+        let context = RecordingBotContext()
+        await #expect(throws: Refusal.self) { try await context.deliver(message("fail"), to: ChangingBot()) }
+        #expect(context.messageChanges.isEmpty)
+        try await context.deliver(message("pass", id: "M2"), to: ChangingBot())
+        #expect(context.messageChanges.map(\.change) == [.addReaction("👀"), .edit(body: "edited")])
+        #expect(context.messageChanges.map(\.messageId) == ["M2", "M0"])
+    }
+
     @Test func aThrowingMessageHandlerLeavesNoSendsStateOrJobsButItsServiceCallsStay() async throws {
         let context = RecordingBotContext(users: [Self.ben])
         await #expect(throws: Refusal.self) { try await context.deliver(message("fail"), to: FailingBot()) }

@@ -184,6 +184,7 @@ public actor BotSession {
         self.runner = parts.makeRunner(admission: admission)
         do {
             try await parts.outbox.loadPending()
+            try await parts.messageActions.loadPending()
             try await parts.friends.load()
             try await parts.ignoredRequests.load()
         } catch {
@@ -264,12 +265,13 @@ public actor BotSession {
             await admission.waitUntilProcessed()
             await parts.dispatcher.waitUntilIdle()
             await parts.writer.waitUntilLanesIdle()
-            if parts.outbox.depth > 0 {
-                // Acknowledgements come from the network: wait for the last one, or for a cancellation.
-                let outbox = parts.outbox
+            if parts.outbox.depth > 0 || !parts.messageActions.isIdle {
+                // Acknowledgements and message changes wait on the network: wait for them, or for a cancellation.
+                let (outbox, messageActions) = (parts.outbox, parts.messageActions)
                 let empty = WakeSignal(clock: environment.clock)
                 let waiter = Task(executorPreference: SessionExecutor.preferred) {
                     await outbox.waitUntilEmpty()
+                    await messageActions.waitUntilIdle()
                     empty.wake()
                 }
                 await empty.wait()
@@ -278,7 +280,7 @@ public actor BotSession {
             }
             guard case .running = phase, !isShuttingDown else { return }
             if parts.scheduler.isCaughtUp && parts.dispatcher.isIdle && parts.writer.lanesAreIdle
-                && parts.outbox.depth == 0 { return }
+                && parts.outbox.depth == 0 && parts.messageActions.isIdle { return }
         }
     }
 
@@ -527,6 +529,7 @@ public actor BotSession {
         hasSynchronized = true
         releaseStartupTicket()
         parts.outbox.resume(on: live.link)
+        parts.messageActions.start()
         log.info("live", ["outbox": String(parts.outbox.depth)])
         perform(readyGate.synchronized(generation))
     }
@@ -670,6 +673,7 @@ public actor BotSession {
             parts.dispatcher.cancelAll()
             parts.writer.stopLanes()
             parts.outbox.stop()
+            parts.messageActions.stop()
         }
         if let live {
             // Closed gracefully, its scope ends once the reader has handed over every frame before the close.

@@ -228,6 +228,14 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
         return try await dependencies.outbox.acknowledgement(of: id)
     }
 
+    /// Queues the change in the handler's unit: stored with it, carried out by the session's
+    /// `MessageActionPerformer` once committed.
+    func change(_ change: MessageChange, of messageId: Message.ID, in conversationId: Conversation.ID) async throws {
+        try checkUsable()
+        work.withLock { $0.unit.change(change, of: messageId, in: conversationId, traceID: trace) }
+        commitIfFinished()
+    }
+
     func setTyping(_ isTyping: Bool, in conversationId: Conversation.ID) async throws {
         try checkUsable()
         if isTyping {

@@ -31,6 +31,8 @@ final class SessionParts: Sendable {
     /// Friend requests the bot left pending, not asked about again.
     let ignoredRequests: IgnoredFriendRequests
     let maintenance: StoreMaintenance
+    /// Carries out the edits, deletions and reactions handlers committed.
+    let messageActions: MessageActionPerformer
     private let timers: DeadlineScheduler<SessionDeadline>
     /// The `expiresIn` of the sign-in whose tokens are about to be stored.
     private let tokenLifetime: TokenLifetimeNote
@@ -105,10 +107,14 @@ final class SessionParts: Sendable {
         self.maintenance = StoreMaintenance(
             store: store, clock: clock, log: log, lastPass: StoreMaintenance.lastPass(of: store, at: clock.now))
         self.outbox = outbox
+        let messageActions = MessageActionPerformer(store: store, rest: rest, clock: clock, log: log, metrics: metrics)
+        self.messageActions = messageActions
         store.writer.openLanes(StoreWriter.LaneHooks(
             clock: clock, log: log, metrics: metrics,
             route: { receipt, unit in
-                Self.route(receipt, of: unit, dispatcher: dispatcher, outbox: outbox, receipts: receipts, scheduler: scheduler)
+                Self.route(
+                    receipt, of: unit, dispatcher: dispatcher, outbox: outbox, receipts: receipts, scheduler: scheduler,
+                    messageActions: messageActions)
             },
             onRefusal: { [recovery = Mutex(RefusalRecovery())] unit, error, epoch in
                 // Nothing of the unit was stored: whoever waits for its sends learns it now.
@@ -184,13 +190,14 @@ final class SessionParts: Sendable {
 
     // MARK: - Committing
 
-    /// Carries out what a commit stored: outbox entries to the sender, the read receipt, released messages to
-    /// their lanes, the schedule.
+    /// Carries out what a commit stored: outbox entries to the sender, message changes to their performer, the read
+    /// receipt, released messages to their lanes, the schedule.
     static func route(
         _ receipt: CommitReceipt, of unit: UnitOfWork, dispatcher: HandlerDispatcher, outbox: OutboxSender,
-        receipts: ReceiptSender, scheduler: JobScheduler
+        receipts: ReceiptSender, scheduler: JobScheduler, messageActions: MessageActionPerformer
     ) {
         outbox.enqueue(receipt.entriesToSend)
+        messageActions.enqueue(receipt.messageActions)
         if let contiguous = receipt.contiguousSeq, case .message(let message) = unit.trigger {
             dispatcher.noteContiguous(contiguous, in: message.conversationId)
             receipts.read(contiguous, in: message.conversationId)

@@ -17,6 +17,7 @@ enum BotStoreSchema {
         ("v2-outbox-first-attempt", addOutboxFirstAttempt),
         ("v3-time-ordered-client-message-ids", recordTimeOrderedClientMessageIDsSince),
         ("v4-status-checks-without-lists", rebuildStatusChecksWithoutLists),
+        ("v5-message-actions", createMessageActions),
     ]
 
     static let migrator: DatabaseMigrator = Self.migrator(through: nil)
@@ -196,6 +197,23 @@ enum BotStoreSchema {
                 owner_scope, owner_id
                 """,
             indexes: scheduledJobsIndexes, in: db)
+    }
+
+    /// Edits, deletions and reactions handlers asked for, until the service carried them out (then deleted).
+    @Sendable static func createMessageActions(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE message_actions (
+                id INTEGER PRIMARY KEY,
+                kind TEXT NOT NULL,
+                conversation_id TEXT NOT NULL,
+                message_id TEXT NOT NULL,
+                argument TEXT,
+                trace_id TEXT,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                last_error TEXT,
+                created_at INTEGER NOT NULL
+            );
+            """)
     }
 
     /// The outbox's columns as v4 rebuilt it (and the baseline makes it).

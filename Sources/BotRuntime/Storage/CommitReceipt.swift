@@ -18,6 +18,8 @@ package struct CommitReceipt: Hashable, Sendable {
     /// Parked messages of the handled message's conversation that are next now: they are handed out to the
     /// caller, in seq order, to handle after this one.
     public var released: [Message]
+    /// The unit's edits, deletions and reactions as stored, to carry out now.
+    var messageActions: [StoredMessageAction] = []
 
     public init(
         outboxEntries: [OutboxEntry], createdEntries: Set<ClientMessageID>, contiguousSeq: Int?, job: ScheduledJobRecord?,

@@ -46,11 +46,14 @@ enum UnitCommit {
             }
         }
         let (entries, created) = try OutboxWrites.insert(unit.sends, origin: unit.origin, in: workspace)
+        let actions = unit.messageActions.isEmpty ? [] : try MessageActionWrites.insert(unit.messageActions, now: now, db: db)
         var released: [Message] = []
         if case .message(let message) = unit.trigger {
             released = try workspace.release(message.conversationId)
         }
-        return CommitReceipt(
+        var receipt = CommitReceipt(
             outboxEntries: entries, createdEntries: created, contiguousSeq: contiguousSeq, job: job, released: released)
+        receipt.messageActions = actions
+        return receipt
     }
 }

@@ -41,6 +41,8 @@ package struct UnitOfWork: Sendable {
     var stateWrites: [StateAddress: Data?] { storage.fields.stateWrites }
     var jobChanges: [JobChange] { storage.fields.jobChanges }
     var dialogWrites: [DialogAddress: DialogState?] { storage.fields.dialogWrites }
+    /// Edits, deletions and reactions, in the order asked for.
+    var messageActions: [MessageAction] { storage.fields.messageActions }
 
     /// The unit's contents, in a box its copies share until one of them changes (copy on write). A unit passes
     /// through several owners between the handler and the commit (the handler's context, the lane's queue, the
@@ -69,6 +71,7 @@ package struct UnitOfWork: Sendable {
         var stateWrites: [StateAddress: Data?] = [:]
         var jobChanges: [JobChange] = []
         var dialogWrites: [DialogAddress: DialogState?] = [:]
+        var messageActions: [MessageAction] = []
     }
 
     private mutating func modify(_ change: (inout Fields) -> Void) {
@@ -125,6 +128,14 @@ package struct UnitOfWork: Sendable {
 
     /// The messages queued so far, in send order.
     public var messages: [MessageSend] { sends.map(\.message) }
+
+    // MARK: - Changes to messages
+
+    /// Queues `change` of `messageId`: stored with the unit, carried out over REST after it commits.
+    public mutating func change(_ change: MessageChange, of messageId: Message.ID, in conversation: Conversation.ID, traceID: String? = nil) {
+        let action = MessageAction(change, of: messageId, in: conversation, traceID: traceID ?? self.traceID)
+        modify { $0.messageActions.append(action) }
+    }
 
     // MARK: - State
 
@@ -183,7 +194,7 @@ package struct UnitOfWork: Sendable {
 
     /// Whether the unit changes nothing beyond its trigger.
     public var hasNoEffects: Bool {
-        sends.isEmpty && stateWrites.isEmpty && jobChanges.isEmpty && dialogWrites.isEmpty
+        sends.isEmpty && stateWrites.isEmpty && jobChanges.isEmpty && dialogWrites.isEmpty && messageActions.isEmpty
     }
 
     /// The origin recorded with the unit's outbox entries.

@@ -15,6 +15,12 @@ public protocol BotMessaging: Sendable {
     /// While shown, the runtime repeats `typing.start` every 3 s; it stops when the bot sends there, calls this
     /// with false, or the handler returns.
     func setTyping(_ isTyping: Bool, in conversationId: Conversation.ID) async throws
+
+    /// Changes a message that exists: edits or deletes one of the bot's own, or adds or removes the bot's
+    /// reaction. Like a send, it is stored with the handler's unit of work and carried out after it, retried until
+    /// the service answers: a handler that throws changes nothing, and running it again changes nothing twice.
+    /// A change the service refuses for good (not the bot's message, no such message) is logged and dropped.
+    func change(_ change: MessageChange, of messageId: Message.ID, in conversationId: Conversation.ID) async throws
 }
 
 extension BotMessaging {
@@ -28,5 +34,25 @@ extension BotMessaging {
     @discardableResult
     public func reply(to message: IncomingMessage, _ text: String, quoting: Bool = false) async throws -> OutgoingMessage {
         try await reply(to: message, with: .text(text, replyingTo: quoting ? message.id : nil))
+    }
+
+    /// Replaces the text of one of the bot's own messages (see ``change(_:of:in:)``).
+    public func edit(_ messageId: Message.ID, in conversationId: Conversation.ID, to body: String) async throws {
+        try await change(.edit(body: body), of: messageId, in: conversationId)
+    }
+
+    /// Deletes one of the bot's own messages for everyone (see ``change(_:of:in:)``).
+    public func delete(_ messageId: Message.ID, in conversationId: Conversation.ID) async throws {
+        try await change(.delete, of: messageId, in: conversationId)
+    }
+
+    /// Adds the bot's reaction `emoji` to `message` (see ``change(_:of:in:)``).
+    public func react(_ emoji: String, to message: IncomingMessage) async throws {
+        try await change(.addReaction(emoji), of: message.id, in: message.conversationId)
+    }
+
+    /// Removes the bot's reaction `emoji` from a message (see ``change(_:of:in:)``).
+    public func removeReaction(_ emoji: String, from messageId: Message.ID, in conversationId: Conversation.ID) async throws {
+        try await change(.removeReaction(emoji), of: messageId, in: conversationId)
     }
 }

@@ -34,6 +34,16 @@ public final class RecordingBotContext: BotContext {
         public var isTyping: Bool
     }
 
+    /// A change the bot made to a message.
+    public struct MessageChangeRecord: Hashable, Sendable {
+        /// What changed.
+        public var change: MessageChange
+        /// The message changed.
+        public var messageId: Message.ID
+        /// Its conversation.
+        public var conversationId: Conversation.ID
+    }
+
     /// A friend action the bot took.
     public enum FriendAction: Hashable, Sendable {
         /// The bot accepted this request.
@@ -53,6 +63,7 @@ public final class RecordingBotContext: BotContext {
         var sent: [SentMessage] = []
         var acks: [ClientMessageID: MessageAck] = [:]
         var typing: [TypingChange] = []
+        var messageChanges: [MessageChangeRecord] = []
         var friendActions: [FriendAction] = []
         var logRecords: [BotLogger.Record] = []
         var state: [String: Data] = [:]
@@ -94,6 +105,7 @@ public final class RecordingBotContext: BotContext {
             case state(key: String, previous: Data?)
             case job(ScheduledJob.ID, previous: ScheduledJob?)
             case send(ClientMessageID, conversationId: Conversation.ID, previousSeq: Int?)
+            case messageChange
         }
 
         let undos = Mutex<[Undo]>([])
@@ -195,7 +207,7 @@ public final class RecordingBotContext: BotContext {
 
     /// Runs `handler` in a unit of work, as the runtime runs a handler: when it throws, the messages sent, state
     /// stored and jobs scheduled or cancelled through this context during the call are discarded and the error is
-    /// rethrown. Use it for handlers the `deliver` methods do not cover, e.g. `bot.onFriendAdded(friend, context:)`.
+    /// rethrown (message changes too). Use it for handlers the `deliver` methods do not cover, e.g. `bot.onFriendAdded(friend, context:)`.
     public func run<Value>(_ handler: () async throws -> Value) async throws -> Value {
         let journal = Journal()
         let enclosing = Self.journal
@@ -216,6 +228,7 @@ public final class RecordingBotContext: BotContext {
                         records.sent.removeAll { $0.clientMessageId == id }
                         records.acks[id] = nil
                         records.seqs[conversationId] = previousSeq
+                    case .messageChange: records.messageChanges.removeLast()
                     }
                 }
             }
@@ -247,6 +260,8 @@ public final class RecordingBotContext: BotContext {
     public var sentMessages: [SentMessage] { storage.records.withLock { $0.sent } }
     /// Every typing indicator the bot showed or hid, in order.
     public var typingChanges: [TypingChange] { storage.records.withLock { $0.typing } }
+    /// Every change the bot made to a message (edits, deletions, reactions), in order.
+    public var messageChanges: [MessageChangeRecord] { storage.records.withLock { $0.messageChanges } }
     /// Every friend action the bot took, in order.
     public var friendActions: [FriendAction] { storage.records.withLock { $0.friendActions } }
     /// Every record the bot logged, in order.
@@ -315,6 +330,14 @@ public final class RecordingBotContext: BotContext {
             return ack
         }
         return OutgoingMessage(clientMessageId: ack.clientMessageId, conversationId: conversationId, content: content) { ack }
+    }
+
+    /// Records the change in `messageChanges`.
+    func change(_ change: MessageChange, of messageId: Message.ID, in conversationId: Conversation.ID) async throws {
+        storage.records.withLock {
+            $0.messageChanges.append(MessageChangeRecord(change: change, messageId: messageId, conversationId: conversationId))
+            journal(.messageChange)
+        }
     }
 
     /// Records the indicator in `typingChanges`.

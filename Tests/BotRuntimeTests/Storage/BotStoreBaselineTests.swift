@@ -13,6 +13,9 @@ import Testing
         directory = try StoreDirectory()
     }
 
+    /// Every migration replayed one by one, the baseline's included: what an old store becomes.
+    static let replayingEveryMigration = BotStoreSchema.migrator(through: BotStoreSchema.migrations.last?.name)
+
     /// The schema (each table's and index's `CREATE` text), the metadata rows and the recorded migrations of a new
     /// store made by `migrator`.
     func newStore(_ name: String, _ migrator: DatabaseMigrator) async throws -> (schema: [Row], metadata: [Row], applied: [String]) {
@@ -30,9 +33,9 @@ import Testing
     }
 
     @Test func aNewStoreMadeAtOnceHasTheSchemaTheMigrationsMake() async throws {
-        let replayed = try await newStore("replayed.sqlite", BotStoreSchema.migrator(through: BotStoreSchema.baselineThrough))
+        let replayed = try await newStore("replayed.sqlite", Self.replayingEveryMigration)
         let atOnce = try await newStore("at-once.sqlite", BotStoreSchema.migrator)
-        #expect(replayed.schema.count == 15)
+        #expect(replayed.schema.count == 16)
         #expect(atOnce.schema == replayed.schema)
         #expect(atOnce.metadata == replayed.metadata)
     }
@@ -54,7 +57,7 @@ import Testing
     }
 
     @Test func aNewStoreWrittenFromTheImageIsTheStoreTheMigrationsMake() async throws {
-        let replayed = try await newStore("replayed.sqlite", BotStoreSchema.migrator(through: BotStoreSchema.baselineThrough))
+        let replayed = try await newStore("replayed.sqlite", Self.replayingEveryMigration)
         let path = directory.file("from-image.sqlite")
         let image = try #require(BotStoreSchema.newStoreImage)
         #expect(image.createFileIfMissing(at: path))
@@ -65,7 +68,7 @@ import Testing
     }
 
     @Test func aStoreWhoseLogWasLostWhileItWasCreatedIsMigratedIntoTheSameStore() async throws {
-        let replayed = try await newStore("replayed.sqlite", BotStoreSchema.migrator(through: BotStoreSchema.baselineThrough))
+        let replayed = try await newStore("replayed.sqlite", Self.replayingEveryMigration)
         let image = try #require(BotStoreSchema.newStoreImage)
         #expect(DatabaseFile.createOwnerOnlyIfMissing(at: directory.file("no-log.sqlite"), holding: image.emptyDatabase, syncs: true))
         let migrated = try await openedStore("no-log.sqlite")
@@ -75,7 +78,7 @@ import Testing
     }
 
     @Test func anEmptyFileIsMigratedInPlaceIntoTheSameStore() async throws {
-        let replayed = try await newStore("replayed.sqlite", BotStoreSchema.migrator(through: BotStoreSchema.baselineThrough))
+        let replayed = try await newStore("replayed.sqlite", Self.replayingEveryMigration)
         #expect(FileManager.default.createFile(atPath: directory.file("empty.sqlite"), contents: nil))
         let migrated = try await openedStore("empty.sqlite")
         #expect(migrated.schema == replayed.schema)

@@ -1,0 +1,34 @@
+import ChatterBots
+import Foundation
+
+/// What to do after a message action failed: the rule of `MessageActionPerformer`, apart from its I/O.
+///
+/// Every change is idempotent at the service, so trying again is always safe; what the service refuses for good
+/// (not the bot's message, no such message, not a member, an invalid body) is dropped and logged instead of
+/// retried forever. A deletion answered `NOT_FOUND` is done: the message is gone.
+enum MessageActionRetry: Equatable {
+    /// Carried out (or needs no doing): forget it.
+    case done
+    /// Refused for good, for this reason: forget it, log it.
+    case refused(String)
+    /// Try again after this delay.
+    case retry(after: Duration)
+
+    /// The longest wait between two tries.
+    static let maxDelay: Duration = .seconds(60)
+
+    /// The decision after `error`, the `attempts`-th failure (1 for the first) of `change`.
+    static func after(_ error: any Error, of change: MessageChange, attempts: Int) -> MessageActionRetry {
+        guard let error = error as? ChatterAPIError else { return .retry(after: backoff(attempts: attempts)) }
+        if error.code == .notFound, change == .delete { return .done }
+        if error.code == .rateLimited { return .retry(after: max(error.retryAfter ?? .zero, backoff(attempts: attempts))) }
+        if error.isTransient { return .retry(after: backoff(attempts: attempts)) }
+        return .refused("\(error.code.rawValue): \(error.message)")
+    }
+
+    /// 1 s after the first failure, doubling up to ``maxDelay``.
+    static func backoff(attempts: Int) -> Duration {
+        let exponent = min(max(attempts - 1, 0), 6)
+        return min(.seconds(1 << exponent), maxDelay)
+    }
+}

@@ -1,0 +1,46 @@
+import ChatterBots
+import Testing
+
+@testable import BotRuntime
+
+/// What the message action performer does after a failure, apart from its I/O.
+@Suite struct MessageActionRetryTests {
+    static func apiError(_ code: ChatterErrorCode, retryAfter: Duration? = nil) -> ChatterAPIError {
+        ChatterAPIError(ChatterErrorBody(code: code, message: "\(code.rawValue)"), retryAfter: retryAfter)
+    }
+
+    @Test func aDeletionOfAMessageAlreadyGoneIsDone() {
+        #expect(MessageActionRetry.after(Self.apiError(.notFound), of: .delete, attempts: 1) == .done)
+    }
+
+    @Test func anEditOfAMessageNotFoundIsRefusedForGood() {
+        guard case .refused = MessageActionRetry.after(Self.apiError(.notFound), of: .edit(body: "x"), attempts: 1) else {
+            Issue.record("expected a refusal")
+            return
+        }
+    }
+
+    @Test func anEditOfSomeoneElsesMessageIsRefusedForGood() {
+        guard case .refused(let reason) = MessageActionRetry.after(Self.apiError(.forbidden), of: .edit(body: "x"), attempts: 1)
+        else {
+            Issue.record("expected a refusal")
+            return
+        }
+        #expect(reason.hasPrefix("FORBIDDEN"))
+    }
+
+    @Test func aServerErrorIsRetriedAfterADelayThatDoublesUpToAMinute() {
+        let delays = (1...9).map { MessageActionRetry.after(Self.apiError(.internalError), of: .addReaction("👍"), attempts: $0) }
+        #expect(delays == [1, 2, 4, 8, 16, 32, 60, 60, 60].map { .retry(after: .seconds($0)) })
+    }
+
+    @Test func aRateLimitWaitsAtLeastItsRetryAfter() {
+        let outcome = MessageActionRetry.after(Self.apiError(.rateLimited, retryAfter: .seconds(7)), of: .delete, attempts: 1)
+        #expect(outcome == .retry(after: .seconds(7)))
+    }
+
+    @Test func aTransportFailureIsRetried() {
+        struct ConnectionRefused: Error {}
+        #expect(MessageActionRetry.after(ConnectionRefused(), of: .removeReaction("👍"), attempts: 2) == .retry(after: .seconds(2)))
+    }
+}
