@@ -6,13 +6,19 @@ import Testing
 
 /// Edits, deletions and reactions reach handlers of their own, saying what changed, once each.
 @Suite struct MessageChangeEventTests {
+    /// Ana's "hello" in her direct conversation with the bot, once the bot has handled it.
+    static func handledHello(_ harness: RuntimeHarness, by bot: RunningBot) async throws -> (Conversation, Message) {
+        let conversation = try await harness.direct(harness.ana)
+        let hello = try await harness.say("hello", as: harness.ana, in: conversation)
+        try await harness.waitUntilHandled(upTo: hello.seq, in: conversation, by: bot)
+        return (conversation, hello)
+    }
+
     @Test func anEditReachesOnMessageEditedWithTheBodyBeforeEachEdit() async throws {
         try await RuntimeHarness.run { harness in
             let events = EventRecorder(changes: harness.changes)
             let bot = try await harness.startAny(ChangeWatchingBot(events: events))
-            let conversation = try await harness.direct(harness.ana)
-            let hello = try await harness.say("hello", as: harness.ana, in: conversation)
-            try await harness.waitUntilHandled(upTo: hello.seq, in: conversation, by: bot)
+            let (conversation, hello) = try await Self.handledHello(harness, by: bot)
             let ana = harness.rest(harness.ana)
             _ = try await ana.editMessage(hello.id, in: conversation.id, body: "hello there")
             try await harness.waitUntil("the first edit") { events.entries.filter { $0.hasPrefix("edited") }.count == 1 }
@@ -30,9 +36,7 @@ import Testing
         try await RuntimeHarness.run { harness in
             let events = EventRecorder(changes: harness.changes)
             let bot = try await harness.startAny(ChangeWatchingBot(events: events))
-            let conversation = try await harness.direct(harness.ana)
-            let hello = try await harness.say("hello", as: harness.ana, in: conversation)
-            try await harness.waitUntilHandled(upTo: hello.seq, in: conversation, by: bot)
+            let (conversation, hello) = try await Self.handledHello(harness, by: bot)
             let ana = harness.rest(harness.ana)
             _ = try await ana.addReaction("👍", to: hello.id, in: conversation.id)
             try await harness.waitUntil("the reaction") { events.entries.filter { $0.hasPrefix("reactions") }.count == 1 }
@@ -54,9 +58,7 @@ import Testing
         try await RuntimeHarness.run { harness in
             let events = EventRecorder(changes: harness.changes)
             let bot = try await harness.startAny(ChangeWatchingBot(events: events))
-            let conversation = try await harness.direct(harness.ana)
-            let hello = try await harness.say("hello", as: harness.ana, in: conversation)
-            try await harness.waitUntilHandled(upTo: hello.seq, in: conversation, by: bot)
+            let (conversation, hello) = try await Self.handledHello(harness, by: bot)
             _ = try await harness.rest(harness.ana).deleteMessage(hello.id, in: conversation.id)
             try await harness.waitUntil("the deletion") { events.entries.contains { $0.hasPrefix("deleted") } }
             try await bot.waitUntilIdle()
@@ -70,9 +72,7 @@ import Testing
             let events = EventRecorder(changes: harness.changes)
             let bot = try await harness.startAny(ChangeWatchingBot(events: events))
             try await harness.inject(.duplicateEvents(types: ["message.updated"], copies: 2))
-            let conversation = try await harness.direct(harness.ana)
-            let hello = try await harness.say("hello", as: harness.ana, in: conversation)
-            try await harness.waitUntilHandled(upTo: hello.seq, in: conversation, by: bot)
+            let (conversation, hello) = try await Self.handledHello(harness, by: bot)
             let ana = harness.rest(harness.ana)
             _ = try await ana.editMessage(hello.id, in: conversation.id, body: "hello there")
             _ = try await ana.addReaction("👍", to: hello.id, in: conversation.id)
@@ -92,9 +92,7 @@ import Testing
         try await RuntimeHarness.run { harness in
             let events = EventRecorder(changes: harness.changes)
             var bot = try await harness.startAny(ChangeWatchingBot(events: events))
-            let conversation = try await harness.direct(harness.ana)
-            let hello = try await harness.say("hello", as: harness.ana, in: conversation)
-            try await harness.waitUntilHandled(upTo: hello.seq, in: conversation, by: bot)
+            let (conversation, hello) = try await Self.handledHello(harness, by: bot)
             let ana = harness.rest(harness.ana)
             _ = try await ana.editMessage(hello.id, in: conversation.id, body: "hello there")
             try await harness.waitUntil("the first edit") { events.entries.filter { $0.hasPrefix("edited") }.count == 1 }
