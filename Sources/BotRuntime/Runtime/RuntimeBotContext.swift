@@ -228,6 +228,19 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
         return try await dependencies.outbox.acknowledgement(of: id)
     }
 
+    /// Uploads at once, then queues the media message as any send: its outbox entry carries the `mediaId`, so every
+    /// resend reuses the upload.
+    func sendMedia(_ attachment: MediaAttachment, caption: String?, to conversationId: Conversation.ID) async throws -> OutgoingMessage {
+        try checkUsable()
+        let upload = try await dependencies.rest.uploadMedia(attachment.data, contentType: attachment.contentType)
+        return try await send(.media(attachment.kind, upload.mediaId, caption: caption), to: conversationId)
+    }
+
+    func downloadMedia(_ mediaId: Media.ID) async throws -> MediaFile {
+        try checkUsable()
+        return try await dependencies.rest.downloadMedia(mediaId)
+    }
+
     /// Queues the change in the handler's unit: stored with it, carried out by the session's
     /// `MessageActionPerformer` once committed.
     func change(_ change: MessageChange, of messageId: Message.ID, in conversationId: Conversation.ID) async throws {

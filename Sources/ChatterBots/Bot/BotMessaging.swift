@@ -16,6 +16,11 @@ public protocol BotMessaging: Sendable {
     /// with false, or the handler returns.
     func setTyping(_ isTyping: Bool, in conversationId: Conversation.ID) async throws
 
+    /// Sends a photo, voice note, video or document: uploads `attachment` at once (`POST /media`), then sends the
+    /// media message like any send, with the handler's unit of work, its type following the file's. A resend after a
+    /// reconnect or a restart reuses the same upload, so the message arrives once.
+    func sendMedia(_ attachment: MediaAttachment, caption: String?, to conversationId: Conversation.ID) async throws -> OutgoingMessage
+
     /// Changes a message that exists: edits or deletes one of the bot's own, or adds or removes the bot's
     /// reaction. Like a send, it is stored with the handler's unit of work and carried out after it, retried until
     /// the service answers: a handler that throws changes nothing, and running it again changes nothing twice.
@@ -34,6 +39,12 @@ extension BotMessaging {
     @discardableResult
     public func reply(to message: IncomingMessage, _ text: String, quoting: Bool = false) async throws -> OutgoingMessage {
         try await reply(to: message, with: .text(text, replyingTo: quoting ? message.id : nil))
+    }
+
+    /// Sends `attachment` to the conversation of `message` (see ``sendMedia(_:caption:to:)``).
+    @discardableResult
+    public func replyMedia(to message: IncomingMessage, _ attachment: MediaAttachment, caption: String? = nil) async throws -> OutgoingMessage {
+        try await sendMedia(attachment, caption: caption, to: message.conversationId)
     }
 
     /// Replaces the text of one of the bot's own messages (see ``change(_:of:in:)``).

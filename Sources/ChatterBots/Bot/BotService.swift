@@ -57,6 +57,10 @@ public protocol BotService: Sendable {
     /// newest first. Prefer `history(of:before:pageSize:)`, which pages on by itself.
     func messages(in conversationId: Conversation.ID, beforeSeq: Int, limit: Int) async throws -> MessagePage
 
+    /// The bytes and type of an uploaded file: one the bot uploaded, or one a message of its conversations
+    /// carries (`message.mediaId`).
+    func downloadMedia(_ mediaId: Media.ID) async throws -> MediaFile
+
     /// Mutes or unmutes a conversation for the bot (a muted conversation sends the bot's devices no pushes).
     func setMuted(_ muted: Bool, conversation conversationId: Conversation.ID) async throws
 

@@ -77,6 +77,8 @@ public final class RecordingBotContext: BotContext {
         var sendIndex: [String: Int] = [:]
         var seqs: [Conversation.ID: Int] = [:]
         var history: [Message]
+        /// Files the bot uploaded, and the ones the test made available (`addMedia`).
+        var media: [Media.ID: MediaFile] = [:]
         var privacy = PrivacySettings(lastSeen: .friends)
         /// Receipts the test recorded, over the conversations' member watermarks.
         var receipts: [Conversation.ID: [MemberWatermarks]] = [:]
@@ -241,6 +243,11 @@ public final class RecordingBotContext: BotContext {
         storage.records.withLock { $0.now = Timestamp($0.now).advanced(by: duration).date }
     }
 
+    /// Makes a file available to `service.downloadMedia`, as one a delivered media message carries.
+    public func addMedia(_ file: MediaFile, as mediaId: Media.ID) {
+        storage.records.withLock { $0.media[mediaId] = file }
+    }
+
     /// Records a presence change, as a `presence` event would.
     public func setPresence(_ presence: Presence) {
         storage.records.withLock { $0.presences[presence.userId] = presence }
@@ -330,6 +337,16 @@ public final class RecordingBotContext: BotContext {
             return ack
         }
         return OutgoingMessage(clientMessageId: ack.clientMessageId, conversationId: conversationId, content: content) { ack }
+    }
+
+    /// Keeps the file (``downloadMedia(_:)`` returns it) under a new `mediaId` and records the media message as a send.
+    public func sendMedia(_ attachment: MediaAttachment, caption: String?, to conversationId: Conversation.ID) async throws -> OutgoingMessage {
+        let mediaId = storage.records.withLock { records -> Media.ID in
+            let id = Media.ID("recorded-media-\(records.nextSerial())")
+            records.media[id] = MediaFile(data: attachment.data, contentType: attachment.contentType)
+            return id
+        }
+        return try await send(.media(attachment.kind, mediaId, caption: caption), to: conversationId)
     }
 
     /// Records the change in `messageChanges`.
@@ -555,6 +572,14 @@ public final class RecordingBotContext: BotContext {
                 throw ChatterAPIError(code: .notFound, message: "No group \(conversationId).")
             }
             records.conversations[conversationId] = nil
+        }
+    }
+
+    /// A file the bot uploaded or the test added; `NOT_FOUND` for any other id.
+    public func downloadMedia(_ mediaId: Media.ID) async throws -> MediaFile {
+        try storage.records.withLock { records throws(ChatterAPIError) -> MediaFile in
+            guard let file = records.media[mediaId] else { throw ChatterAPIError(code: .notFound, message: "No media \(mediaId).") }
+            return file
         }
     }
 

@@ -1,6 +1,7 @@
 import ChatterBots
 
-/// The smallest useful bot: it answers every message with the same text, prefixed. With `typingSeconds` it first
+/// The smallest useful bot: it answers every message with the same text, prefixed, and every picture with the same
+/// picture, its caption prefixed. With `typingSeconds` it first
 /// shows "typing…" for that long, as a person would, which also makes it a handy bot for trying graceful shutdown
 /// (a reply in progress is finished and acknowledged before the process exits).
 ///
@@ -47,6 +48,12 @@ public struct EchoBot: ConfigurableBot {
     }
 
     public func onMessage(_ message: IncomingMessage, context: any BotContext) async throws {
+        if message.kind == .photo, let mediaId = message.mediaId {
+            let file = try await context.service.downloadMedia(mediaId)
+            let picture = try MediaAttachment(data: file.data, contentType: file.contentType)
+            try await context.messaging.replyMedia(to: message, picture, caption: options.prefix + message.text)
+            return
+        }
         guard !message.text.isEmpty else { return }
         if options.typingSeconds > 0 {
             try await context.messaging.setTyping(true, in: message.conversationId)

@@ -183,6 +183,37 @@ struct ExampleBotsProcessTests {
         await fixture.stop()
     }
 
+    @Test func killedBetweenThePictureUploadAndItsAckTheRestartedBotSendsThePictureOnce() async throws {
+        let fixture = try await Fixture.start(typingSeconds: 0)
+        let first = try fixture.launch(label: "killed-after-upload")
+        #expect(await fixture.waitUntilLive(first), "\(first.errors)")
+        let device = try #require(await fixture.sandbox.admin.connectedDevices().first)
+        try await fixture.sandbox.admin.inject(.delayAcks(.seconds(600)), into: device)
+
+        let upload = try await fixture.alice.uploadMedia(Data([0x47, 0x49, 0x46, 0x38, 1, 2]), contentType: "image/gif")
+        _ = try await fixture.alice.postMessage(
+            .media(.photo, upload.mediaId, caption: "cat"), clientMessageId: .random(), in: fixture.conversation.id)
+        // The echo uploaded its copy and the server stored the picture; the ack is held back, so the entry waits.
+        try await fixture.waitForReplies(["echo: cat"])
+        first.send(SIGKILL)
+        #expect(await first.waitForExit() == .signal(SIGKILL))
+        let pending = try await fixture.pendingOutbox()
+        let mediaId = try #require(pending.first?.message.content.mediaId)
+        #expect(pending.map(\.message.content.kind) == [.photo])
+
+        await fixture.sandbox.admin.clearFaults(of: device)
+        let second = try fixture.launch(label: "restarted-after-upload")
+        #expect(await fixture.waitUntilLive(second), "\(second.errors)")
+        second.send(SIGTERM)
+        #expect(await second.waitForExit() == .code(0), "\(second.errors)")
+        let pictures = try await fixture.alice.messages(in: fixture.conversation.id, afterSeq: 0).messages
+            .filter { $0.senderId == fixture.bot.user.id }
+        #expect(pictures.map(\.body) == ["echo: cat"])
+        #expect(pictures.map(\.mediaId) == [mediaId])
+        #expect(try await fixture.pendingOutbox().isEmpty)
+        await fixture.stop()
+    }
+
     @Test func killedWhileTheHandlerRunsTheRestartedBotRepliesOnce() async throws {
         let fixture = try await Fixture.start(typingSeconds: 3)
         let typing = try await fixture.watchTyping()

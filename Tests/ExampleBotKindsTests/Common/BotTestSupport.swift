@@ -165,6 +165,9 @@ final class CountingService: BotService {
     func setMuted(_ muted: Bool, conversation conversationId: Conversation.ID) async throws {
         try await base.setMuted(muted, conversation: conversationId)
     }
+    func downloadMedia(_ mediaId: Media.ID) async throws -> MediaFile {
+        try await base.downloadMedia(mediaId)
+    }
     func createGroup(title: String, memberIds: [User.ID]) async throws -> Conversation {
         try await base.createGroup(title: title, memberIds: memberIds)
     }
