@@ -39,8 +39,35 @@ import Testing
         #expect(outcome == .retry(after: .seconds(7)))
     }
 
+    @Test func anAnswerThatCannotBeReadIsRefusedInsteadOfHoldingUpTheRest() {
+        let unreadable = DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not JSON"))
+        guard case .refused = MessageActionRetry.after(unreadable, of: .edit(body: "x"), attempts: 1) else {
+            Issue.record("expected a refusal")
+            return
+        }
+    }
+
     @Test func aTransportFailureIsRetried() {
         struct ConnectionRefused: Error {}
         #expect(MessageActionRetry.after(ConnectionRefused(), of: .removeReaction("👍"), attempts: 2) == .retry(after: .seconds(2)))
+    }
+}
+
+/// What the runtime checks of a message change when the handler asks for it.
+@Suite struct MessageChangeInputTests {
+    @Test(arguments: [MessageChange.edit(body: ""), .edit(body: String(repeating: "a", count: 4_097)), .addReaction(""), .removeReaction("")])
+    func aChangeTheServiceWouldRefuseIsRefusedAtOnce(change: MessageChange) {
+        let error = #expect(throws: ChatterAPIError.self) { try MessageSizeLimit.check(change) }
+        #expect(error?.code == .validationFailed)
+    }
+
+    @Test(arguments: [MessageChange.edit(body: "fixed"), .delete, .addReaction("👍"), .removeReaction("👍")])
+    func aChangeWithinTheLimitsPasses(change: MessageChange) throws {
+        try MessageSizeLimit.check(change)
+    }
+
+    @Test func aCaptionOverTheBodyLimitIsRefusedBeforeTheUpload() {
+        let error = #expect(throws: ChatterAPIError.self) { try MessageSizeLimit.checkCaption(String(repeating: "c", count: 4_097)) }
+        #expect(error?.code == .validationFailed)
     }
 }

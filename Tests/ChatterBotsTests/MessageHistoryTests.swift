@@ -39,4 +39,11 @@ import Testing
         let error = await #expect(throws: ChatterAPIError.self) { _ = try await iterator.next() }
         #expect(error?.code == .notFound)
     }
+
+    @Test func aPageSizeOutOfTheServicesRangeIsRefusedWithAReason() async throws {
+        let context = context(messages: 4)
+        var iterator = context.service.history(of: "C1", before: 5, pageSize: 0).makeAsyncIterator()
+        let error = await #expect(throws: ChatterAPIError.self) { _ = try await iterator.next() }
+        #expect(error?.code == .validationFailed)
+    }
 }

@@ -56,6 +56,20 @@ struct RecordingRollbackTests {
         #expect(context.messageChanges.map(\.messageId) == ["M2", "M0"])
     }
 
+    @Test func aThrowingRunUndoesEveryMessageChangeItMadeNestedRunsIncluded() async throws {
+        let context = RecordingBotContext()
+        await #expect(throws: Refusal.self) {
+            try await context.run {
+                try await context.messaging.change(.addReaction("👀"), of: "M1", in: "C1")
+                try await context.run { try await context.messaging.change(.addReaction("👍"), of: "M2", in: "C1") }
+                try await context.messaging.change(.delete, of: "M3", in: "C1")
+                throw Refusal()
+            }
+        }
+        try await context.messaging.change(.addReaction("👀"), of: "M1", in: "C1")
+        #expect(context.messageChanges.map(\.messageId) == ["M1"])
+    }
+
     @Test func aThrowingMessageHandlerLeavesNoSendsStateOrJobsButItsServiceCallsStay() async throws {
         let context = RecordingBotContext(users: [Self.ben])
         await #expect(throws: Refusal.self) { try await context.deliver(message("fail"), to: FailingBot()) }

@@ -34,6 +34,38 @@ enum MessageSizeLimit {
         return payload
     }
 
+    /// Throws `VALIDATION_FAILED` for a change the service would refuse for its input: an edit to an empty body or
+    /// one over ``maxBodyCharacters``, an empty emoji. Checked when the handler asks, so a refusal reaches it
+    /// instead of a log line after the commit.
+    static func check(_ change: MessageChange) throws(ChatterAPIError) {
+        switch change {
+        case .edit(let body):
+            guard !body.isEmpty, fitsBody(body) else {
+                throw ChatterAPIError(
+                    code: .validationFailed,
+                    message: "An edited body has 1 to \(maxBodyCharacters) characters (this one has \(body.count)). "
+                        + "Nothing was changed.",
+                    details: ["field": "body"])
+            }
+        case .addReaction(let emoji), .removeReaction(let emoji):
+            guard !emoji.isEmpty, emoji.utf8.count <= 64 else {
+                throw ChatterAPIError(
+                    code: .validationFailed, message: "A reaction is one emoji. Nothing was changed.", details: ["field": "emoji"])
+            }
+        case .delete:
+            break
+        }
+    }
+
+    /// Throws `VALIDATION_FAILED` for a caption over ``maxBodyCharacters``, before anything is uploaded.
+    static func checkCaption(_ caption: String?) throws(ChatterAPIError) {
+        guard let caption, !fitsBody(caption) else { return }
+        throw ChatterAPIError(
+            code: .validationFailed,
+            message: "A caption has at most \(maxBodyCharacters) characters (this one has \(caption.count)). Nothing was sent.",
+            details: ["field": "body"])
+    }
+
     /// Whether the service accepts `message`, encoded as `payload`, for its size (what ``checkedPayload(of:)``
     /// checks, on a payload already encoded).
     static func accepts(_ message: MessageSend, encodedAs payload: String) -> Bool {

@@ -232,6 +232,7 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
     /// resend reuses the upload.
     func sendMedia(_ attachment: MediaAttachment, caption: String?, to conversationId: Conversation.ID) async throws -> OutgoingMessage {
         try checkUsable()
+        try MessageSizeLimit.checkCaption(caption)
         let upload = try await dependencies.rest.uploadMedia(attachment.data, contentType: attachment.contentType)
         return try await send(.media(attachment.kind, upload.mediaId, caption: caption), to: conversationId)
     }
@@ -245,6 +246,7 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
     /// `MessageActionPerformer` once committed.
     func change(_ change: MessageChange, of messageId: Message.ID, in conversationId: Conversation.ID) async throws {
         try checkUsable()
+        try MessageSizeLimit.check(change)
         work.withLock { $0.unit.change(change, of: messageId, in: conversationId, traceID: trace) }
         commitIfFinished()
     }

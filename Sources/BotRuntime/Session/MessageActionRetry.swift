@@ -19,6 +19,8 @@ enum MessageActionRetry: Equatable {
 
     /// The decision after `error`, the `attempts`-th failure (1 for the first) of `change`.
     static func after(_ error: any Error, of change: MessageChange, attempts: Int) -> MessageActionRetry {
+        // An answer that cannot be read will not read better later: retrying it would hold up every later action.
+        if error is DecodingError { return .refused("the service's answer could not be read: \(error)") }
         guard let error = error as? ChatterAPIError else { return .retry(after: backoff(attempts: attempts)) }
         if error.code == .notFound, change == .delete { return .done }
         if error.code == .rateLimited { return .retry(after: max(error.retryAfter ?? .zero, backoff(attempts: attempts))) }

@@ -37,13 +37,17 @@ public protocol Bot: Sendable {
     /// as it is now. Runs first for every update; `onMessageEdited`, `onMessageDeleted` and `onReactionsChanged`
     /// then say what changed, in the same unit of work (a throw in any discards them all).
     ///
-    /// Like messages, each update is handled once while connected, even when its frame comes twice. Changes
-    /// made while the bot was offline are not replayed (the sync returns only new messages): page back through
-    /// `GET /conversations/{id}/messages` for the current state when it matters.
+    /// Like messages, each update is handled once while connected, even when its frame comes twice. An update is
+    /// known by the state it leaves the message in, so one that returns a message to a state the bot already
+    /// handled (a reaction taken off and put back) is taken for a copy and not handled again. Changes made while
+    /// the bot was offline are not replayed (the sync returns only new messages): page back with
+    /// `context.service.history(of:)` for the current state when it matters. The bot's own edits and reactions
+    /// reach these handlers too; compare `message.senderId` or the reactions' users with `context.bot.userId`.
     func onMessageUpdated(_ message: Message, context: any BotContext) async throws
 
     /// A message was edited: `message` has the new text; `previousBody` is the text before the edit, nil when
-    /// the bot does not know it (the message came before the bot's last start, or it had no text).
+    /// the bot does not know it (the message came before the bot's last start, or it had no text). For a message
+    /// the bot knows no earlier version of, any update with `editedAt` set reaches this handler.
     func onMessageEdited(_ message: Message, previousBody: String?, context: any BotContext) async throws
 
     /// A message was deleted for everyone (`message.deletedAt` is set).
@@ -51,7 +55,8 @@ public protocol Bot: Sendable {
 
     /// Reactions on a message changed: `added` and `removed` hold one entry per emoji with the users who added or
     /// removed it; `message.reactions` has them all now. The first change the bot sees after being offline is
-    /// compared with the message as the bot last saw it, so it may include reactions made meanwhile.
+    /// compared with the message as the bot last saw it, so it may include reactions made meanwhile; for a message
+    /// the bot knows no earlier version of, every reaction it has counts as added.
     func onReactionsChanged(
         _ message: Message, added: [Message.Reaction], removed: [Message.Reaction], context: any BotContext
     ) async throws

@@ -62,6 +62,17 @@ extension BotMessaging {
         try await change(.addReaction(emoji), of: message.id, in: message.conversationId)
     }
 
+    /// Adds the bot's reaction `emoji` to a message (see ``change(_:of:in:)``).
+    public func react(_ emoji: String, to messageId: Message.ID, in conversationId: Conversation.ID) async throws {
+        try await change(.addReaction(emoji), of: messageId, in: conversationId)
+    }
+
+    /// Sends `attachment` without a caption (see ``sendMedia(_:caption:to:)``).
+    @discardableResult
+    public func sendMedia(_ attachment: MediaAttachment, to conversationId: Conversation.ID) async throws -> OutgoingMessage {
+        try await sendMedia(attachment, caption: nil, to: conversationId)
+    }
+
     /// Removes the bot's reaction `emoji` from a message (see ``change(_:of:in:)``).
     public func removeReaction(_ emoji: String, from messageId: Message.ID, in conversationId: Conversation.ID) async throws {
         try await change(.removeReaction(emoji), of: messageId, in: conversationId)

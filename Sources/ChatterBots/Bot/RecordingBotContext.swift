@@ -107,7 +107,7 @@ public final class RecordingBotContext: BotContext {
             case state(key: String, previous: Data?)
             case job(ScheduledJob.ID, previous: ScheduledJob?)
             case send(ClientMessageID, conversationId: Conversation.ID, previousSeq: Int?)
-            case messageChange
+            case messageChange(MessageChangeRecord)
         }
 
         let undos = Mutex<[Undo]>([])
@@ -230,7 +230,8 @@ public final class RecordingBotContext: BotContext {
                         records.sent.removeAll { $0.clientMessageId == id }
                         records.acks[id] = nil
                         records.seqs[conversationId] = previousSeq
-                    case .messageChange: records.messageChanges.removeLast()
+                    case .messageChange(let record):
+                        if let index = records.messageChanges.lastIndex(of: record) { records.messageChanges.remove(at: index) }
                     }
                 }
             }
@@ -351,10 +352,9 @@ public final class RecordingBotContext: BotContext {
 
     /// Records the change in `messageChanges`.
     func change(_ change: MessageChange, of messageId: Message.ID, in conversationId: Conversation.ID) async throws {
-        storage.records.withLock {
-            $0.messageChanges.append(MessageChangeRecord(change: change, messageId: messageId, conversationId: conversationId))
-            journal(.messageChange)
-        }
+        let record = MessageChangeRecord(change: change, messageId: messageId, conversationId: conversationId)
+        storage.records.withLock { $0.messageChanges.append(record) }
+        journal(.messageChange(record))
     }
 
     /// Records the indicator in `typingChanges`.
@@ -611,6 +611,9 @@ public final class RecordingBotContext: BotContext {
         try storage.records.withLock { records in
             guard records.conversations[conversationId] != nil else {
                 throw ChatterAPIError(code: .notFound, message: "No conversation \(conversationId).")
+            }
+            guard (1...500).contains(limit) else {
+                throw ChatterAPIError(code: .validationFailed, message: "limit is 1 to 500, not \(limit).", details: ["field": "limit"])
             }
             let older = records.history
                 .filter { $0.conversationId == conversationId && $0.seq < beforeSeq }
