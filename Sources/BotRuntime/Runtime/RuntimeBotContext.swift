@@ -436,8 +436,14 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
         dependencies.presence.presence(of: userId)
     }
 
+    /// What the session heard; the bot's own latest message, when it heard of none since the start, comes from the
+    /// outbox's acknowledged entries (a refresh lists only the conversations changed since the one before).
     func readState(of conversationId: Conversation.ID) async -> ConversationReadState? {
-        dependencies.readState.readState(of: conversationId)
+        let known = dependencies.readState.readState(of: conversationId)
+        guard known?.lastOwnSeq == nil else { return known }
+        guard let seq = try? await dependencies.store.latestAcknowledgedSeq(in: conversationId) else { return known }
+        dependencies.readState.noteOwn([seq], in: conversationId)
+        return dependencies.readState.readState(of: conversationId)
     }
 }
 

@@ -26,6 +26,13 @@ extension BotStore {
         }
     }
 
+    /// The seq of the bot's latest acknowledged message in `conversationId` the outbox still holds, or nil.
+    func latestAcknowledgedSeq(in conversationId: Conversation.ID) async throws(BotStoreError) -> Int? {
+        try await read("read the latest acknowledged seq") { db in
+            try db.fetchOne(Int.self, sql: OutboxSQL.selectLatestAckedSeq, arguments: [conversationId.rawValue])
+        }
+    }
+
     /// The entry with this clientMessageId, or nil.
     public func outboxEntry(_ id: ClientMessageID) async throws(BotStoreError) -> OutboxEntry? {
         try await read("read an outbox entry") { db in
@@ -249,6 +256,7 @@ enum OutboxSQL {
     static let selectByClientMessageID = "SELECT \(columns) FROM outbox WHERE client_message_id = ?"
     static let selectExists = "SELECT 1 FROM outbox WHERE client_message_id = ?"
     static let selectPending = "SELECT \(columns) FROM outbox WHERE status = 'pending' ORDER BY id LIMIT ?"
+    static let selectLatestAckedSeq = "SELECT MAX(seq) FROM outbox WHERE conversation_id = ? AND status = 'acked'"
     static let countPending = "SELECT count(*) FROM outbox WHERE status = 'pending'"
     /// Arguments: message id, seq, message createdAt (ms), acked at, clientMessageId. `changes` is 1 when it
     /// acknowledged the entry, 0 when the entry is unknown or was acknowledged already.

@@ -67,6 +67,28 @@ import Testing
         }
     }
 
+    @Test func theBotsLastMessageIsKnownAfterARestartWhoseRefreshDoesNotListTheConversation() async throws {
+        try await RuntimeHarness.run { harness in
+            let events = EventRecorder(changes: harness.changes)
+            var bot = try await harness.startAny(ReceiptWatchingBot(events: events))
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.say("hello", as: harness.ana, in: conversation)
+            try await harness.waitUntil("the echo is stored") { try await harness.texts(in: conversation, from: harness.botty).count == 1 }
+            try await bot.waitUntilIdle()
+            await bot.stop()
+            // A start in between refreshes the conversations: the next one lists none of them.
+            bot = try await harness.startAny(ReceiptWatchingBot(events: events))
+            try await bot.waitUntilIdle()
+            await bot.stop()
+
+            _ = try await harness.sandbox.service.markRead(harness.ana.caller, conversationId: conversation.id, seq: 2)
+            bot = try await harness.startAny(ReadyReadStateBot(events: events, reader: harness.ana.user.id, conversation: conversation.id))
+            try await harness.waitUntil("onReady ran") { events.entries.contains { $0.hasPrefix("ready") } }
+            #expect(events.entries.filter { $0.hasPrefix("ready") }.last?.hasSuffix("read my last: true") == true)
+            await bot.stop()
+        }
+    }
+
     @Test func afterARestartTheSyncGivesTheWatermarksReadWhileTheBotWasDown() async throws {
         try await RuntimeHarness.run { harness in
             let events = EventRecorder(changes: harness.changes)
@@ -81,7 +103,7 @@ import Testing
             let watcher = ReadyReadStateBot(events: events, reader: harness.ana.user.id, conversation: conversation.id)
             bot = try await harness.startAny(watcher)
             try await harness.waitUntil("onReady ran") { events.entries.contains { $0.hasPrefix("ready") } }
-            #expect(events.entries.filter { $0.hasPrefix("ready") } == ["ready: read up to 2: true, last read 2"])
+            #expect(events.entries.filter { $0.hasPrefix("ready") } == ["ready: read up to 2: true, last read 2, read my last: true"])
             #expect(!events.entries.contains { $0.hasPrefix("receipt") })
             await bot.stop()
         }
@@ -134,7 +156,8 @@ private struct ReadyReadStateBot: Bot {
     func onReady(_ session: SessionReady, context: any BotContext) async throws {
         let upTo = await context.presence.hasRead(reader, upTo: 2, in: conversation)
         let last = await context.presence.readState(of: conversation)?.members[reader]?.lastReadSeq
-        events.record("ready: read up to 2: \(upTo), last read \(last.map(String.init) ?? "unknown")")
+        let readMine = await context.presence.hasRead(reader, lastMessageSentIn: conversation)
+        events.record("ready: read up to 2: \(upTo), last read \(last.map(String.init) ?? "unknown"), read my last: \(readMine)")
     }
 
     func onReadStateChanged(_ receipt: ReceiptUpdate, context: any BotContext) async throws {
