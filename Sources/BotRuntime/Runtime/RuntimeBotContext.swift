@@ -163,10 +163,28 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
         return dependencies.writer.submit(unit, in: lane, trace: trace, epoch: run?.epoch ?? 0)
     }
 
-    /// Commits what the handler did so far and waits until it is stored.
+    /// Commits what the handler did so far and waits until it is stored. A message's or an occurrence's handler
+    /// still running, its trigger is left for the handler's last unit: a crash before then runs the handler again.
     private func commitPending() async {
-        guard let ticket = work.withLock({ submit(&$0) }) else { return }
+        guard let ticket = work.withLock({ submitProgress(&$0) }) else { return }
         await dependencies.writer.waitUntilCommitted(ticket, in: lane)
+    }
+
+    /// Queues what the handler did so far without its trigger (when the trigger is a message or an occurrence not
+    /// done yet), and starts the unit that will carry the trigger. Runs under the state lock, as ``submit(_:)``.
+    private func submitProgress(_ state: inout State) -> UInt64? {
+        switch trigger {
+        case .message, .occurrence:
+            guard !state.isTriggerCommitted, !state.isFinished else { return submit(&state) }
+            var progress = state.unit
+            progress.marksTriggerDone = false
+            state.unit = freshTriggerUnit()
+            state.uncommittedSends = []
+            guard !progress.hasNoEffects else { return nil }
+            return dependencies.writer.submit(progress, in: lane, trace: trace, epoch: run?.epoch ?? 0)
+        case .update, .event:
+            return submit(&state)
+        }
     }
 
     /// After the handler returned, changes commit at once.

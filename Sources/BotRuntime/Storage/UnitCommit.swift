@@ -13,11 +13,11 @@ enum UnitCommit {
         var contiguousSeq: Int?
         var job: ScheduledJobRecord?
         switch unit.trigger {
-        case .message(let message):
+        case .message(let message) where unit.marksTriggerDone:
             contiguousSeq = try workspace.markHandled(message)
-        case .occurrence(let occurrence):
+        case .occurrence(let occurrence) where unit.marksTriggerDone:
             job = try ScheduleWrites.complete(occurrence, nextDueAt: unit.nextDueAt, now: now, db: db)
-        case .direct:
+        case .message, .occurrence, .direct:
             break
         }
         for (address, value) in unit.stateWrites {
@@ -48,7 +48,7 @@ enum UnitCommit {
         let (entries, created) = try OutboxWrites.insert(unit.sends, origin: unit.origin, in: workspace)
         let actions = unit.messageActions.isEmpty ? [] : try MessageActionWrites.insert(unit.messageActions, now: now, db: db)
         var released: [Message] = []
-        if case .message(let message) = unit.trigger {
+        if unit.marksTriggerDone, case .message(let message) = unit.trigger {
             released = try workspace.release(message.conversationId)
         }
         var receipt = CommitReceipt(

@@ -31,6 +31,13 @@ package struct UnitOfWork: Sendable {
         get { storage.fields.nextDueAt }
         set { modify { $0.nextDueAt = newValue } }
     }
+    /// Whether committing the unit marks its trigger done (the message handled, the occurrence run). False for the
+    /// work a handler commits before it ends (to await an ack): its trigger is done with the handler's last unit, so
+    /// a crash in between runs the handler again, whose derived sends, jobs and changes then come out the same.
+    package var marksTriggerDone: Bool {
+        get { storage.fields.marksTriggerDone }
+        set { modify { $0.marksTriggerDone = newValue } }
+    }
     /// The trace recorded with the unit's sends unless a send names its own.
     public var traceID: String? {
         get { storage.fields.traceID }
@@ -72,6 +79,7 @@ package struct UnitOfWork: Sendable {
         var jobChanges: [JobChange] = []
         var dialogWrites: [DialogAddress: DialogState?] = [:]
         var messageActions: [MessageAction] = []
+        var marksTriggerDone = true
     }
 
     private mutating func modify(_ change: (inout Fields) -> Void) {

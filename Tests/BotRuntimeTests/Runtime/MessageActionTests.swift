@@ -30,6 +30,35 @@ import Testing
         }
     }
 
+    @Test func workCommittedToAwaitAnAckLeavesTheMessageUnhandledUntilTheHandlerEnds() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            let (gate, open) = AsyncStream.makeStream(of: Void.self)
+            var script = ScriptedBot(probe: probe)
+            script.onMessageScript = { message, context in
+                let ack = try await context.reply(to: message, "Looking…").acknowledged()
+                probe.record(ack)
+                for await _ in gate { break }
+                try await context.messaging.edit(ack.messageId, in: message.conversationId, to: "Found it.")
+            }
+            let bot = try await harness.start(script)
+            let direct = try await harness.direct(harness.ana)
+            let question = try await harness.say("where is it?", as: harness.ana, in: direct)
+            try await harness.waitUntil("the reply is acknowledged") { probe.acks.count == 1 }
+
+            // The reply is stored and sent, but the message is not handled yet: a crash now would run the handler
+            // again (its reply and edit coming out the same), instead of leaving the reply unedited for good.
+            let botId = harness.botty.user.id
+            let members = try await harness.sandbox.service.conversation(harness.ana.caller, direct.id).members
+            #expect((members.first { $0.userId == botId }?.lastReadSeq ?? 0) < question.seq)
+
+            open.yield(())
+            try await harness.waitUntilHandled(upTo: question.seq, in: direct, by: bot)
+            #expect(try await harness.texts(in: direct, from: harness.botty) == ["Found it."])
+            await bot.stop()
+        }
+    }
+
     @Test func theBotReactsToAMessageAndDeletesItsOwnReply() async throws {
         try await RuntimeHarness.run { harness in
             var script = ScriptedBot(probe: BotProbe())
