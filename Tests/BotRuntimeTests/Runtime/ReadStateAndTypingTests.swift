@@ -67,17 +67,23 @@ import Testing
         }
     }
 
+    /// Ana says hello, the bot echoes it (seq 2) and stops.
+    static func echoedHelloThenStopped(_ harness: RuntimeHarness, events: EventRecorder) async throws -> Conversation {
+        let bot = try await harness.startAny(ReceiptWatchingBot(events: events))
+        let conversation = try await harness.direct(harness.ana)
+        try await harness.say("hello", as: harness.ana, in: conversation)
+        try await harness.waitUntil("the echo is stored") { try await harness.texts(in: conversation, from: harness.botty).count == 1 }
+        try await bot.waitUntilIdle()
+        await bot.stop()
+        return conversation
+    }
+
     @Test func theBotsLastMessageIsKnownAfterARestartWhoseRefreshDoesNotListTheConversation() async throws {
         try await RuntimeHarness.run { harness in
             let events = EventRecorder(changes: harness.changes)
-            var bot = try await harness.startAny(ReceiptWatchingBot(events: events))
-            let conversation = try await harness.direct(harness.ana)
-            try await harness.say("hello", as: harness.ana, in: conversation)
-            try await harness.waitUntil("the echo is stored") { try await harness.texts(in: conversation, from: harness.botty).count == 1 }
-            try await bot.waitUntilIdle()
-            await bot.stop()
+            let conversation = try await Self.echoedHelloThenStopped(harness, events: events)
             // A start in between refreshes the conversations: the next one lists none of them.
-            bot = try await harness.startAny(ReceiptWatchingBot(events: events))
+            var bot = try await harness.startAny(ReceiptWatchingBot(events: events))
             try await bot.waitUntilIdle()
             await bot.stop()
 
@@ -92,16 +98,11 @@ import Testing
     @Test func afterARestartTheSyncGivesTheWatermarksReadWhileTheBotWasDown() async throws {
         try await RuntimeHarness.run { harness in
             let events = EventRecorder(changes: harness.changes)
-            var bot = try await harness.startAny(ReceiptWatchingBot(events: events))
-            let conversation = try await harness.direct(harness.ana)
-            try await harness.say("hello", as: harness.ana, in: conversation)
-            try await harness.waitUntil("the echo is stored") { try await harness.texts(in: conversation, from: harness.botty).count == 1 }
-            try await bot.waitUntilIdle()
-            await bot.stop()
+            let conversation = try await Self.echoedHelloThenStopped(harness, events: events)
 
             _ = try await harness.sandbox.service.markRead(harness.ana.caller, conversationId: conversation.id, seq: 2)
             let watcher = ReadyReadStateBot(events: events, reader: harness.ana.user.id, conversation: conversation.id)
-            bot = try await harness.startAny(watcher)
+            let bot = try await harness.startAny(watcher)
             try await harness.waitUntil("onReady ran") { events.entries.contains { $0.hasPrefix("ready") } }
             #expect(events.entries.filter { $0.hasPrefix("ready") } == ["ready: read up to 2: true, last read 2, read my last: true"])
             #expect(!events.entries.contains { $0.hasPrefix("receipt") })
