@@ -42,6 +42,11 @@ struct MessageUpdateFingerprint: Hashable, Sendable {
 
     /// The state key (global scope, reserved for the runtime) holding the updates handled recently for `message`.
     static func storageKey(of message: Message.ID) -> String {
-        "chatterbots.runtime.updated.\(message.rawValue)"
+        storageKeyPrefix + message.rawValue
     }
+
+    static let storageKeyPrefix = "chatterbots.runtime.updated."
+
+    /// Every key ``storageKey(of:)`` makes lies in `from..<to`: `/` follows `.` in the keys' byte order.
+    static let storageKeyRange = (from: storageKeyPrefix, to: "chatterbots.runtime.updated/")
 }

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// Keeps a bot's store from growing without bound: prunes seen-message records the cursors cover, settled outbox
-/// entries, finished jobs and expired dialogs, at most once per `interval`, after a synchronization.
+/// entries, finished jobs, expired dialogs and old records of handled message updates, at most once per `interval`, after a synchronization.
 /// Once what the synchronization brought is handled, it also frees the statements and pages that start-up (or
 /// reconnect) used: a live bot mostly idles, and those were about half of a live bot's memory. Runs in the
 /// background: it never delays the session.
@@ -15,6 +15,9 @@ final class StoreMaintenance: Sendable {
     static let outboxRetention: Duration = .seconds(48 * 3600)
     /// Finished jobs are kept this long, for `scheduledJobs(includingFinished:)`-style inspection.
     static let jobRetention: Duration = .seconds(7 * 86_400)
+    /// Records of handled message updates are kept this long: a copy of an update comes within seconds, and a
+    /// change to a message this much older is compared with no earlier version (docs on `Bot.onMessageEdited`).
+    static let handledUpdateRetention: Duration = .seconds(7 * 86_400)
 
     private let store: BotStore
     private let clock: any ChatterClock
@@ -116,8 +119,11 @@ final class StoreMaintenance: Sendable {
             let outbox = try await store.pruneOutbox(settledBefore: now.addingTimeInterval(-Self.outboxRetention.timeInterval))
             let jobs = try await store.pruneFinishedJobs(finishedBefore: now.addingTimeInterval(-Self.jobRetention.timeInterval))
             let dialogs = try await store.pruneExpiredDialogs()
+            let updates = try await store.pruneHandledUpdates(
+                writtenBefore: now.addingTimeInterval(-Self.handledUpdateRetention.timeInterval))
             log.debug("store pruned", [
                 "seenMessages": String(seen), "outboxEntries": String(outbox), "jobs": String(jobs), "dialogs": String(dialogs),
+                "handledUpdates": String(updates),
             ])
         } catch {
             // Cancelled by `stop()`: the store closed under the pass, nothing is wrong.

@@ -3,6 +3,17 @@ import Foundation
 import SQLite
 
 extension BotStore {
+    /// Deletes the records of handled message updates (``MessageUpdateFingerprint/storageKey(of:)``) last written
+    /// before `date`: they only keep a copy of an update from running its handler again, and hold the message's
+    /// last version. Returns how many were deleted.
+    func pruneHandledUpdates(writtenBefore date: Date) async throws(BotStoreError) -> Int {
+        let (from, to) = MessageUpdateFingerprint.storageKeyRange
+        return try await write("prune handled message updates") { db in
+            try db.execute(sql: StateSQL.deleteGlobalRangeWrittenBefore, arguments: [from, to, date])
+            return db.changes
+        }
+    }
+
     /// The value of `key` in `scope` decoded as `type`, or nil when absent. With `unit`, the unit's own
     /// pending write of the key wins (read-your-writes inside a handler).
     public func value<Value: Decodable & Sendable>(
@@ -98,4 +109,9 @@ enum StateSQL {
         """
     static let delete = "DELETE FROM state WHERE scope = ? AND scope_id = ? AND key = ?"
     static let deleteScope = "DELETE FROM state WHERE scope = ? AND scope_id = ?"
+    /// The global keys from `?` (inclusive) to `?` (exclusive), last written before `?`: a key prefix's range, which
+    /// the primary key's index finds without a scan.
+    static let deleteGlobalRangeWrittenBefore = """
+        DELETE FROM state WHERE scope = 'global' AND scope_id = '' AND key >= ? AND key < ? AND updated_at < ?
+        """
 }

@@ -94,6 +94,27 @@ import Testing
         await store.close()
     }
 
+    @Test func aDuePassPrunesRecordsOfHandledUpdatesOlderThanTheRetentionAndNothingElse() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let old = MessageUpdateFingerprint.storageKey(of: "M1")
+        try await store.setValue(["old"], forKey: old, in: .global)
+        try await store.setValue(7, forKey: "chatterbots.runtime.updatedness", in: .global)
+        try await store.setValue(8, forKey: "the bot's own", in: .global)
+        await clock.advance(by: StoreMaintenance.handledUpdateRetention + .seconds(60))
+        let recent = MessageUpdateFingerprint.storageKey(of: "M2")
+        try await store.setValue(["recent"], forKey: recent, in: .global)
+        let maintenance = StoreMaintenance(store: store, clock: clock, log: SessionLog(sink: logs.sink, bot: "botty", clock: clock))
+
+        maintenance.afterSynchronization {}
+
+        try await withDeadline(.seconds(60), "the pass to finish") { await maintenance.waitUntilFinished() }
+        #expect(try await store.value([String].self, forKey: old, in: .global) == nil)
+        #expect(try await store.value([String].self, forKey: recent, in: .global) == ["recent"])
+        #expect(try await store.value(Int.self, forKey: "chatterbots.runtime.updatedness", in: .global) == 7)
+        #expect(try await store.value(Int.self, forKey: "the bot's own", in: .global) == 8)
+        await store.close()
+    }
+
     @Test func aStoreItsOpenCreatedCountsAsPrunedWhenItWasCreated() async throws {
         let store = try await openStore(in: directory, clock: clock)
         #expect(StoreMaintenance.lastPass(of: store, at: clock.now) == clock.now)
