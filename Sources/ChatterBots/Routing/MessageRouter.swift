@@ -201,8 +201,7 @@ public struct MessageRouter: Bot {
     ///     admin.use(AccessControlMiddleware(allowing: [.username("ana")]))
     ///     admin.command("pause", summary: "stop answering for a while") { try await $0.reply("Paused.") }
     /// }
-    /// let reminder = JobKind<String>("reminder")
-/// let router = MessageRouter { router in
+    /// let router = MessageRouter { router in
     ///     router.use(LoggingMiddleware())                // every message
     ///     router.command("ping") { try await $0.reply("pong") }
     ///     router.include(admin)                          // only ana may /pause; anyone may /ping
