@@ -119,6 +119,15 @@ struct ChatClientSandboxTests {
         }
     }
 
+    /// Starts the client with `configuration` and waits until it is connected, in its direct conversation with bob.
+    static func startInConversationWithBob(_ configuration: ChatClientConfiguration) async throws -> RunningClient {
+        let client = start(configuration)
+        try await client.screen.waitForLine(containing: "Connected:")
+        client.type("/dm bob")
+        try await client.screen.waitForLine(containing: "No messages yet")
+        return client
+    }
+
     static func start(_ configuration: ChatClientConfiguration) -> RunningClient {
         let screen = ScreenRecording()
         let (input, keyboard) = AsyncStream<String>.makeStream()
@@ -170,10 +179,7 @@ struct ChatClientSandboxTests {
 
     @Test func bobsTypingAndReceiptsReachAlicesScreen() async throws {
         try await Self.withHarness { harness in
-            let client = Self.start(harness.clientConfiguration())
-            try await client.screen.waitForLine(containing: "Connected:")
-            client.type("/dm bob")
-            try await client.screen.waitForLine(containing: "No messages yet")
+            let client = try await Self.startInConversationWithBob(harness.clientConfiguration())
 
             client.type("are you there?")
             let message = try await harness.bobEvents.wait(for: Self.newMessage("are you there?"))
@@ -216,10 +222,7 @@ struct ChatClientSandboxTests {
 
     @Test func aMessageWhoseAckIsLostIsResentAfterTheReconnectAndArrivesOnce() async throws {
         try await Self.withHarness { harness in
-            let client = Self.start(harness.clientConfiguration())
-            try await client.screen.waitForLine(containing: "Connected:")
-            client.type("/dm bob")
-            try await client.screen.waitForLine(containing: "No messages yet")
+            let client = try await Self.startInConversationWithBob(harness.clientConfiguration())
 
             let devices = await harness.sandbox.admin.connectedDevices()
             let aliceDevice = try #require(devices.first { $0 != harness.bob.session.deviceId })
@@ -273,10 +276,7 @@ struct ChatClientSandboxTests {
 
     @Test func anExpiredTokenIsRefreshedAndTheClientReconnectsAtOnce() async throws {
         try await Self.withHarness { harness in
-            let client = Self.start(harness.clientConfiguration())
-            try await client.screen.waitForLine(containing: "Connected:")
-            client.type("/dm bob")
-            try await client.screen.waitForLine(containing: "No messages yet")
+            let client = try await Self.startInConversationWithBob(harness.clientConfiguration())
 
             try await harness.sandbox.admin.inject(.expireToken, into: try await Self.aliceDevice(harness))
             let lost = try await client.screen.waitForLine(containing: "Connection lost")
@@ -304,10 +304,7 @@ struct ChatClientSandboxTests {
 
     @Test func aRevokedDeviceSignsInAgainAsANewDevice() async throws {
         try await Self.withHarness { harness in
-            let client = Self.start(harness.clientConfiguration())
-            try await client.screen.waitForLine(containing: "Connected:")
-            client.type("/dm bob")
-            try await client.screen.waitForLine(containing: "No messages yet")
+            let client = try await Self.startInConversationWithBob(harness.clientConfiguration())
             let file = ChatDeviceFile(dataDirectory: harness.dataDirectory, username: "alice")
             let revoked = try await Self.aliceDevice(harness)
 
@@ -347,10 +344,7 @@ struct ChatClientSandboxTests {
 
     @Test func aNormalCloseByTheServerReconnectsAfterTheBackoff() async throws {
         try await Self.withHarness { harness in
-            let client = Self.start(harness.clientConfiguration())
-            try await client.screen.waitForLine(containing: "Connected:")
-            client.type("/dm bob")
-            try await client.screen.waitForLine(containing: "No messages yet")
+            let client = try await Self.startInConversationWithBob(harness.clientConfiguration())
 
             try await harness.sandbox.admin.inject(.close(code: 1000, reason: "maintenance"), into: try await Self.aliceDevice(harness))
             let lost = try await client.screen.waitForLine(containing: "Connection lost")
