@@ -26,10 +26,12 @@ let package = Package(
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         // epoll, eventfd and accept4: Linux headers that Swift's Glibc module does not import.
         .systemLibrary(name: "CLinuxIO"),
+        // The crash report's signal handler, in C so that it makes only async-signal-safe calls.
+        .target(name: "CInFlight"),
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "WebSocket", dependencies: ["COpenSSL", "CLinuxIO"], swiftSettings: strict),
         .target(name: "ChatterBots", dependencies: ["WebSocket"], swiftSettings: strict),
-        .target(name: "BotRuntime", dependencies: ["ChatterBots", "SQLite", "WebSocket"], swiftSettings: strict),
+        .target(name: "BotRuntime", dependencies: ["ChatterBots", "SQLite", "WebSocket", "CInFlight"], swiftSettings: strict),
         // The command line (run, check, say, chat, sandbox), the embedded sandbox's wiring and the terminal client:
         // what an executable of bots imports, so that the runtime library carries no server.
         .target(
@@ -44,6 +46,10 @@ let package = Package(
             name: "ExampleBots", dependencies: ["ExampleBotKinds", "ChatterBotsCLI"], swiftSettings: strict),
         // What several test targets share: child processes started without Foundation's Process, bounded waits.
         .target(name: "TestSupport", dependencies: ["CLinuxIO"], path: "Tests/TestSupport", swiftSettings: strict),
+        // A bot with bugs on purpose, run as a process by the tests of crashes and the quarantine.
+        .executableTarget(
+            name: "CrashTestBots", dependencies: ["ChatterBotsCLI", "ChatterBots"], path: "Tests/CrashTestBots",
+            swiftSettings: strict),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "TestSupport"], resources: [.copy("Peers")], swiftSettings: strict),
         // Stand-ins for the runtime's parts, shared by the runtime's and the command line's tests.

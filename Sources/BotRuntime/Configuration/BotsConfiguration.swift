@@ -24,6 +24,8 @@ public struct BotsConfiguration: Sendable, Equatable {
     public var logLevel: LogLevel
     /// The `/healthz` and `/metrics` port; nil: no HTTP endpoint; 0: a port the OS chooses.
     public var httpPort: UInt16?
+    /// When handler work that keeps crashing the process is set aside, and when a bot is stopped for it.
+    public var quarantine: QuarantineSettings
     /// The bots to run, in file order.
     public var bots: [BotConfiguration]
     /// Problems worth a loud log line that do not prevent running (an unencrypted URL to another host).
@@ -83,6 +85,7 @@ public struct BotsConfiguration: Sendable, Equatable {
         self.dataDirectory = dataDirectory
         self.logLevel = file.logLevel ?? .info
         self.httpPort = file.httpPort.flatMap { UInt16(exactly: $0) }
+        self.quarantine = file.quarantine ?? .default
         self.bots = bots
         self.warnings = validator.warnings
     }

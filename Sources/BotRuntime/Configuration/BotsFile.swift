@@ -91,14 +91,18 @@ public struct BotsFile: Sendable, Equatable, Codable {
     public var httpPort: Int?
     /// The send pacing of every bot that sets none of its own; nil: the default.
     public var sendPacing: PacingSetting?
+    /// When handler work that keeps crashing the process is set aside, and when a bot is stopped for it; nil: the
+    /// defaults (`QuarantineSettings`).
+    public var quarantine: QuarantineSettings?
     /// The bots to run.
     public var bots: [Bot]
 
     /// Creates a file's content in code (for tests and generated configurations).
     public init(
         server: Server, dataDirectory: ConfigurationString? = nil, logLevel: LogLevel? = nil, httpPort: Int? = nil,
-        sendPacing: PacingSetting? = nil, bots: [Bot]
+        sendPacing: PacingSetting? = nil, quarantine: QuarantineSettings? = nil, bots: [Bot]
     ) {
+        self.quarantine = quarantine
         self.server = server
         self.dataDirectory = dataDirectory
         self.logLevel = logLevel
@@ -138,6 +142,9 @@ public struct BotsFile: Sendable, Equatable, Codable {
         root["logLevel"] = logLevel.map { .string($0.rawValue) }
         root["httpPort"] = httpPort.map { .number(Double($0)) }
         root["sendPacing"] = sendPacing?.json
+        root["quarantine"] = quarantine.map {
+            .object(["attempts": .number(Double($0.attempts)), "maxPerHour": .number(Double($0.maxPerHour))])
+        }
         root["bots"] = .array(bots.map { bot in
             var fields: [String: ConfigurationJSON] = [
                 "name": .string(bot.name),
@@ -171,7 +178,8 @@ extension BotsFile.PacingSetting {
 struct BotsFileReader {
     private(set) var issues: [ConfigurationIssue] = []
 
-    private static let topLevelKeys = ["server", "dataDirectory", "logLevel", "httpPort", "sendPacing", "bots"]
+    private static let topLevelKeys = ["server", "dataDirectory", "logLevel", "httpPort", "sendPacing", "quarantine", "bots"]
+    private static let quarantineKeys = ["attempts", "maxPerHour"]
     private static let serverKeys = ["apiURL", "webSocketURL", "clientKey"]
     private static let botKeys = ["name", "kind", "credentials", "friendRequests", "options", "sendPacing"]
     private static let pacingKeys = ["perSecond", "burst"]
@@ -204,11 +212,12 @@ struct BotsFileReader {
         let logLevel = fields["logLevel"].flatMap { readLogLevel($0, at: top.child("logLevel")) }
         let httpPort = fields["httpPort"].flatMap { readPort($0, at: top.child("httpPort")) }
         let sendPacing = fields["sendPacing"].flatMap { readPacing($0, at: top.child("sendPacing")) }
+        let quarantine = fields["quarantine"].flatMap { readQuarantine($0, at: top.child("quarantine")) }
         let bots = readBots(fields["bots"], at: top.child("bots"))
         guard let server, let bots, issues.isEmpty else { return nil }
         return BotsFile(
             server: server, dataDirectory: dataDirectory, logLevel: logLevel, httpPort: httpPort, sendPacing: sendPacing,
-            bots: bots)
+            quarantine: quarantine, bots: bots)
     }
 
     private mutating func checkKeys(_ fields: [String: ConfigurationJSON], allowed: [String], at place: Place) {
@@ -323,6 +332,28 @@ struct BotsFileReader {
             report(place, "must be \"off\" or an object, found \(value.kindDescription); \(expected)")
             return nil
         }
+    }
+
+    private mutating func readQuarantine(_ value: ConfigurationJSON, at place: Place) -> QuarantineSettings? {
+        guard case .object(let fields) = value else {
+            report(place, "must be an object, found \(value.kindDescription); e.g. {\"attempts\": 2, \"maxPerHour\": 5}")
+            return nil
+        }
+        checkKeys(fields, allowed: Self.quarantineKeys, at: place)
+        var settings = QuarantineSettings()
+        var valid = true
+        func whole(_ key: String, _ range: ClosedRange<Double>, _ meaning: String) -> Int? {
+            guard let field = fields[key] else { return nil }
+            if case .number(let number) = field, number.rounded() == number, range.contains(number) { return Int(number) }
+            report(place.child(key), "must be a whole number from \(Int(range.lowerBound)) to \(Int(range.upperBound)) (\(meaning))")
+            valid = false
+            return nil
+        }
+        if let attempts = whole("attempts", 1...100, "crashes before a piece of work is quarantined") { settings.attempts = attempts }
+        if let perHour = whole("maxPerHour", 0...1_000_000, "quarantines in an hour beyond which a bot is stopped") {
+            settings.maxPerHour = perHour
+        }
+        return valid ? settings : nil
     }
 
     private mutating func readBots(_ value: ConfigurationJSON?, at place: Place) -> [BotsFile.Bot]? {

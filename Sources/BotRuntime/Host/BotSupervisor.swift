@@ -89,7 +89,7 @@ public actor BotSupervisor {
         for member in members {
             var status = await member.bot.status
             if let reason = member.stopReason {
-                status.state = .stopped
+                if case .crashing = reason { status.state = .crashing } else { status.state = .stopped }
                 status.connected = false
                 status.stopReason = reason.description
                 if reason != .shutdown { status.lastError = reason.description }
@@ -160,6 +160,7 @@ extension BotStopReason {
         case .credentialsRejected: "credentials_rejected"
         case .revoked: "revoked"
         case .storageFailed: "storage_failed"
+        case .crashing: "crashing"
         }
     }
 }

@@ -60,6 +60,9 @@ public struct MetricsExposition: Sendable {
         }
         perBot("chatterbots_messages_expired_total", "counter",
             "Messages failed unsent because they outlived the service's idempotency window.") { $0.messagesExpired }
+        perBot("chatterbots_quarantined", "gauge", "Handler work set aside because it kept crashing the process.") {
+            $0.quarantined
+        }
         let histogram = "chatterbots_handler_duration_seconds"
         family(histogram, "histogram", "Time the bot's handlers took, in seconds.")
         for bot in bots {

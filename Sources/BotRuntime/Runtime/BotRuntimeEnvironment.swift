@@ -108,6 +108,15 @@ public struct BotRuntimeEnvironment: Sendable {
     /// Where each bot session's tasks run: by default on an event loop of `webSocket`'s group, with its socket.
     public var sessionExecution: SessionExecution
 
+    /// How many crashes set a piece of handler work aside, and how many quarantines in an hour stop a bot
+    /// (`docs/quarantine.md`).
+    public var quarantine: QuarantineSettings
+    /// The process's table of the handler work running now (`InFlightTable`); nil: work is not marked, and a crash
+    /// is neither reported by bot and handler nor remembered.
+    package var inFlightTable: InFlightTable?
+    /// Lets one crash suspect run at a time in the process: every session of a process must share it.
+    package var suspectGate: SuspectGate
+
     /// An environment with the documented defaults.
     public init(
         server: ChatterServerConfiguration, dataDirectory: URL, clock: any ChatterClock = SystemClock(),
@@ -140,6 +149,9 @@ public struct BotRuntimeEnvironment: Sendable {
         self.webSocket = WebSocketClientConfiguration()
         self.restTransport = .shared
         self.sessionExecution = .eventLoop
+        self.quarantine = .default
+        self.inFlightTable = nil
+        self.suspectGate = SuspectGate()
     }
 
     /// The store file of the bot named `name`.

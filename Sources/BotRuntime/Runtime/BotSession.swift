@@ -191,6 +191,17 @@ public actor BotSession {
             log.error("cannot read the bot's store: \(error)")
             stopReason = .storageFailed("\(error)")
         }
+        if stopReason == nil {
+            do {
+                if let reason = try await parts.quarantine.load() {
+                    log.error("not starting: \(reason)")
+                    stopReason = .crashing(reason)
+                }
+            } catch {
+                log.error("cannot read the bot's quarantine: \(error)")
+                stopReason = .storageFailed("\(error)")
+            }
+        }
         log.info("starting", ["store": store.path, "outbox": String(parts.outbox.depth)])
 
         if stopReason == nil && !isShuttingDown {
@@ -320,7 +331,8 @@ public actor BotSession {
             messagesIn: metrics.messagesIn.load(ordering: .relaxed), messagesOut: metrics.messagesOut.load(ordering: .relaxed),
             outboxDepth: parts?.outbox.depth ?? 0, handlerLatency: metrics.handlerLatency,
             stopReason: state == .stopped ? stopReason?.description : nil,
-            messagesExpired: metrics.messagesExpired.load(ordering: .relaxed))
+            messagesExpired: metrics.messagesExpired.load(ordering: .relaxed),
+            quarantined: metrics.quarantined.load(ordering: .relaxed))
     }
 
     private var isConnected: Bool {
@@ -550,6 +562,7 @@ public actor BotSession {
                 }
                 parts.dispatcher.enqueue(
                     .event(.ready(live.link.connection.sessionReady), trace: "ready-\(generation)"), in: .events)
+                parts.quarantine.readyEnqueued()
             }
         }
     }
@@ -701,7 +714,7 @@ public actor BotSession {
         releaseStartupTicket()  // a first start that failed before the session ran still holds its ticket
         phase = .finished(reason)
         stopReason = reason
-        setState(.stopped)
+        if case .crashing = reason { setState(.crashing) } else { setState(.stopped) }
         log.info("stopped: \(reason)")
         let waiters = finishedWaiters
         finishedWaiters = []
@@ -710,6 +723,45 @@ public actor BotSession {
         stateObservers = [:]
         for observer in observers.values { observer.finish() }
         return reason
+    }
+
+    // MARK: - Quarantine
+
+    /// The bot's quarantined work, oldest first (read from its store, open or not).
+    package func quarantineEntries() async throws(BotStoreError) -> [QuarantineEntry] {
+        try await withStore { store throws(BotStoreError) in try await store.quarantined() }
+    }
+
+    /// Hands the quarantined entry `id` to its handler again: at once when the bot runs, else at its next start.
+    /// Returns the entry, nil when there is none.
+    package func retryQuarantined(_ id: Int64) async throws(BotStoreError) -> QuarantineEntry? {
+        let entry = try await withStore { store throws(BotStoreError) in try await store.requestRetry(of: id) }
+        if let entry, case .running = phase, hasStarted, let parts { parts.quarantine.retry(entry) }
+        return entry
+    }
+
+    /// Forgets the quarantined entry `id`; returns whether there was one.
+    package func dropQuarantined(_ id: Int64) async throws(BotStoreError) -> Bool {
+        if case .running = phase, let parts {
+            return try await parts.quarantine.drop(id)
+        }
+        return try await withStore { store throws(BotStoreError) in try await store.dropQuarantined(id) }
+    }
+
+    /// Runs `body` with the bot's store: the open one while the bot runs, else the file opened for the call.
+    private func withStore<T: Sendable>(
+        _ body: (BotStore) async throws(BotStoreError) -> T
+    ) async throws(BotStoreError) -> T {
+        if case .running = phase, let parts { return try await body(parts.store) }
+        let store = try await BotStore.open(path: environment.storeURL(forBot: name).path, clock: environment.clock)
+        do {
+            let result = try await body(store)
+            await store.close()
+            return result
+        } catch {
+            await store.close()
+            throw error
+        }
     }
 
     private func waitUntilFinished() async {

@@ -22,6 +22,8 @@ public struct BotStatus: Sendable, Codable, Equatable {
         case stopping
         /// `run()` returned; see `stopReason`.
         case stopped
+        /// Stopped because its handlers kept crashing the process (`stopReason` says how to start it again).
+        case crashing
     }
 
     /// The bot's configured name.
@@ -46,6 +48,8 @@ public struct BotStatus: Sendable, Codable, Equatable {
     /// Outbox entries failed unsent because they outlived the service's idempotency window (a resend could
     /// have duplicated them).
     public var messagesExpired: Int
+    /// Handler work in the bot's quarantine: it crashed the process too many times (`docs/quarantine.md`).
+    public var quarantined: Int
     /// How long handlers took.
     public var handlerLatency: HandlerLatencySummary
     /// Why the bot stopped, once `state` is `.stopped`.
@@ -54,8 +58,9 @@ public struct BotStatus: Sendable, Codable, Equatable {
     public init(
         name: String, state: State, connected: Bool, since: Date, userId: User.ID?, lastError: String?, reconnects: Int,
         messagesIn: Int, messagesOut: Int, outboxDepth: Int, handlerLatency: HandlerLatencySummary, stopReason: String?,
-        messagesExpired: Int = 0
+        messagesExpired: Int = 0, quarantined: Int = 0
     ) {
+        self.quarantined = quarantined
         self.name = name
         self.state = state
         self.connected = connected

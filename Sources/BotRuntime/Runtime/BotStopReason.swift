@@ -12,6 +12,9 @@ public enum BotStopReason: Sendable, Equatable, CustomStringConvertible {
     case revoked(String)
     /// The bot's SQLite file could not be opened or written (permissions, disk full, a damaged file).
     case storageFailed(String)
+    /// The bot's handlers kept crashing the process (`docs/quarantine.md`): its `onStart` or `onReady` did, or too
+    /// many pieces of its work were quarantined within an hour. The text says what to do.
+    case crashing(String)
 
     /// The session's own stop reason, as the supervisor reports it.
     init(_ reason: SessionStopReason) {
@@ -27,7 +30,7 @@ public enum BotStopReason: Sendable, Equatable, CustomStringConvertible {
     public var isConfigurationError: Bool {
         switch self {
         case .configurationError, .credentialsRejected: true
-        case .shutdown, .revoked, .storageFailed: false
+        case .shutdown, .revoked, .storageFailed, .crashing: false
         }
     }
 
@@ -38,6 +41,7 @@ public enum BotStopReason: Sendable, Equatable, CustomStringConvertible {
         case .credentialsRejected(let text): text
         case .revoked(let text): text
         case .storageFailed(let text): "storage failed: \(text)"
+        case .crashing(let text): "crashing: \(text)"
         }
     }
 }

@@ -135,6 +135,8 @@ final class HandlerDispatcher: Sendable {
         var ledgers: [Conversation.ID: ConversationLedger] = [:]
         /// How many times each conversation was rewound (see ``rewind(_:ifEpoch:)``).
         var epochs: [Conversation.ID: UInt64] = [:]
+        /// A bound below `maxConcurrent` for now (one at a time while the bot has crash suspects).
+        var concurrencyLimit: Int?
 
         var isIdle: Bool { activeWorkers == 0 && lanes.values.allSatisfy { $0.count == 0 } }
 
@@ -214,6 +216,22 @@ final class HandlerDispatcher: Sendable {
         }
         for task in tasks { task.cancel() }
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Runs at most `limit` handlers at once from now on (handlers running beyond it finish first); nil: back to
+    /// `maxConcurrent`, starting waiting lanes.
+    func limitConcurrency(to limit: Int?) {
+        let starts = state.withLock { state -> [(HandlerLane, UInt64, WorkerTask)] in
+            state.concurrencyLimit = limit.map { max(1, min($0, maxConcurrent)) }
+            var starts: [(HandlerLane, UInt64, WorkerTask)] = []
+            while state.isOpen, !state.waiting.isEmpty, state.activeWorkers < (state.concurrencyLimit ?? maxConcurrent) {
+                let lane = state.waiting.removeFirst()
+                state.activeWorkers += 1
+                starts.append((lane, state.makeWorkerID(), WorkerTask()))
+            }
+            return starts
+        }
+        for (lane, id, task) in starts { spawnWorker(lane, id: id, task: task) }
     }
 
     /// Whether no handler runs and nothing is queued now.
@@ -338,7 +356,7 @@ final class HandlerDispatcher: Sendable {
     ) -> (HandlerLane, UInt64, WorkerTask)? {
         guard let current = state.lanes[lane], !current.isActive, !current.isBlocked else { return nil }
         state.lanes[lane]?.isActive = true
-        guard state.activeWorkers < maxConcurrent else {
+        guard state.activeWorkers < (state.concurrencyLimit ?? maxConcurrent) else {
             state.waiting.append(lane)
             return nil
         }
@@ -399,7 +417,7 @@ final class HandlerDispatcher: Sendable {
     private static func releaseSlot(
         _ state: inout State, spawn: inout (HandlerLane, UInt64, WorkerTask)?, waiters: inout [CheckedContinuation<Void, Never>]
     ) {
-        if !state.waiting.isEmpty {
+        if !state.waiting.isEmpty, state.activeWorkers <= (state.concurrencyLimit ?? .max) {
             let other = state.waiting.removeFirst()
             spawn = (other, state.makeWorkerID(), WorkerTask())
         } else {

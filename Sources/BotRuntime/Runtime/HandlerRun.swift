@@ -8,6 +8,8 @@ final class HandlerRun: Sendable {
 
     private let phase = Mutex(Phase.running)
     private let context = Mutex<ObjectIdentifier?>(nil)
+    /// Run once when the run completes or is abandoned, whichever comes first.
+    private let endActions = Mutex<[@Sendable () -> Void]>([])
     /// The rewind epoch of the conversation when the work was taken (``HandlerDispatcher/rewind(_:ifEpoch:)``): a
     /// refusal of a unit from an older epoch is expected, since the conversation was already rewound past it.
     let epoch: UInt64
@@ -25,20 +27,38 @@ final class HandlerRun: Sendable {
 
     /// Marks the run completed; false when it was abandoned (its work must be discarded).
     func complete() -> Bool {
-        phase.withLock { phase in
+        let completed = phase.withLock { phase in
             guard case .running = phase else { return false }
             phase = .completed
             return true
         }
+        if completed { runEndActions() }
+        return completed
     }
 
     /// Marks the run abandoned; false when it had already completed.
     func abandon() -> Bool {
-        phase.withLock { phase in
+        let abandoned = phase.withLock { phase in
             guard case .running = phase else { return false }
             phase = .abandoned
             return true
         }
+        if abandoned { runEndActions() }
+        return abandoned
+    }
+
+    /// Runs `action` when the run completes or is abandoned (at once if it already has).
+    func onEnd(_ action: @escaping @Sendable () -> Void) {
+        let ended = phase.withLock { phase -> Bool in
+            guard case .running = phase else { return true }
+            endActions.withLock { $0.append(action) }
+            return false
+        }
+        if ended { action() }
+    }
+
+    private func runEndActions() {
+        for action in endActions.withLock({ actions in defer { actions = [] }; return actions }) { action() }
     }
 
     /// Whether the watchdog gave up on the run: its context refuses further work.

@@ -14,6 +14,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
     private let ignoredRequests: IgnoredFriendRequests
     private let admission: AdmissionQueue
     private let metrics: SessionMetrics
+    private let quarantine: SessionQuarantine
     /// The messages handled recently, which the first update of each is compared with.
     private let recentMessages = RecentMessageVersions()
 
@@ -23,8 +24,10 @@ final class HandlerRunner: HandlerDispatcher.Runner {
     init(
         bot: any Bot, identity: SessionIdentity, contexts: RuntimeBotContext.Dependencies,
         friendRequests: FriendRequestPolicy, dispatcher: HandlerDispatcher, friends: FriendDirectory,
-        ignoredRequests: IgnoredFriendRequests, admission: AdmissionQueue, metrics: SessionMetrics
+        ignoredRequests: IgnoredFriendRequests, admission: AdmissionQueue, metrics: SessionMetrics,
+        quarantine: SessionQuarantine
     ) {
+        self.quarantine = quarantine
         self.bot = bot
         self.identity = identity
         self.contexts = contexts
@@ -40,6 +43,21 @@ final class HandlerRunner: HandlerDispatcher.Runner {
     private var clock: any ChatterClock { contexts.clock }
 
     func run(_ work: HandlerWork, _ run: HandlerRun) async {
+        switch quarantine.verdict(for: work) {
+        case .run:
+            await perform(work, run)
+        case .runAsSuspect(let suspect):
+            await quarantine.enterAlone(until: run)
+            log.notice("running crash suspect alone (attempt \(suspect.attempts + 1))", trace: suspect.trace, ["work": suspect.key])
+            await perform(work, run)
+            await quarantine.passed(suspect.key)
+        case .quarantine(let suspect):
+            await setAside(work, suspect, run)
+        }
+    }
+
+    /// Runs `work`'s handler; `retrying` names the quarantine entry it is a retry of.
+    private func perform(_ work: HandlerWork, _ run: HandlerRun, retrying: Int64? = nil) async {
         guard let identity = identity.bot else { return }
         let bot = bot
         let trace = work.trace
@@ -50,13 +68,13 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             log.debug("onMessage", trace: trace, ["conversation": message.conversationId.rawValue, "seq": String(message.seq)])
             let context = RuntimeBotContext(
                 contexts, bot: identity, trigger: .message(message), lane: .conversation(message.conversationId),
-                trace: trace, run: run)
+                trace: trace, run: run, retrying: retrying)
             await call(work, context, run) { try await bot.onMessage(IncomingMessage(message), context: context) }
 
         case .messageUpdated(let message, _):
             let fingerprint = MessageUpdateFingerprint(message)
             let handled = await handledUpdates(of: message)
-            if handled.contains(fingerprint) {
+            if retrying == nil, handled.contains(fingerprint) {
                 log.debug("message.updated already handled", trace: trace, ["message": message.id.rawValue])
                 _ = run.complete()
                 return
@@ -64,7 +82,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             let changes = MessageChanges(from: handled.last ?? recentMessages.version(of: message.id), to: message)
             let context = RuntimeBotContext(
                 contexts, bot: identity, trigger: .update(message, fingerprint, handled: handled),
-                lane: .conversation(message.conversationId), trace: trace, run: run)
+                lane: .conversation(message.conversationId), trace: trace, run: run, retrying: retrying)
             await call(work, context, run) {
                 try await bot.onMessageUpdated(message, context: context)
                 if changes.isDeleted { try await bot.onMessageDeleted(message, context: context) }
@@ -84,11 +102,14 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             log.debug("onScheduledJob", trace: trace, ["job": job.name, "dueAt": Timestamp(job.dueAt).iso8601])
             let context = RuntimeBotContext(
                 contexts, bot: identity, trigger: .occurrence(occurrence, nextDueAt: next), lane: .job(occurrence.job.id),
-                trace: trace, run: run)
+                trace: trace, run: run, retrying: retrying)
             await call(work, context, run) { try await bot.onScheduledJob(job, context: context) }
 
         case .event(let event, let trace):
-            await runEvent(event, work: work, identity: identity, trace: trace, run: run)
+            await runEvent(event, work: work, identity: identity, trace: trace, run: run, retrying: retrying)
+
+        case .retry(let entry):
+            await performRetry(of: entry, run)
         }
     }
 
@@ -110,9 +131,11 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         return data.flatMap(HandledMessageUpdates.init(stored:)) ?? HandledMessageUpdates()
     }
 
-    private func runEvent(_ event: BotEvent, work: HandlerWork, identity: BotIdentity, trace: String, run: HandlerRun) async {
+    private func runEvent(
+        _ event: BotEvent, work: HandlerWork, identity: BotIdentity, trace: String, run: HandlerRun, retrying: Int64?
+    ) async {
         func context(_ key: String?) -> RuntimeBotContext {
-            RuntimeBotContext(contexts, bot: identity, trigger: .event(key: key), lane: .events, trace: trace, run: run)
+            RuntimeBotContext(contexts, bot: identity, trigger: .event(key: key), lane: .events, trace: trace, run: run, retrying: retrying)
         }
         switch event {
         case .start:
@@ -127,7 +150,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             await decide(request, work: work, context: context("friend-request:\(request.id.rawValue)"), run: run)
 
         case .friendAdded(let friend, let isRecorded):
-            if !isRecorded, await !friends.add(friend) {
+            if retrying == nil, !isRecorded, await !friends.add(friend) {
                 log.debug("friend already known", trace: trace, ["user": friend.user.id.rawValue])
                 _ = run.complete()
                 return
@@ -136,7 +159,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             await call(work, context, run) { try await bot.onFriendAdded(friend, context: context) }
 
         case .friendRemoved(let userId, let isRecorded):
-            if !isRecorded, await !friends.remove(userId) {
+            if retrying == nil, !isRecorded, await !friends.remove(userId) {
                 _ = run.complete()
                 return
             }
@@ -182,6 +205,85 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         }
     }
 
+    /// Runs a quarantined entry's handler again, out of its order: the unit commits its effects and takes the entry
+    /// out of the quarantine, and marks nothing handled (the work was passed over when it was set aside).
+    private func performRetry(of entry: QuarantineEntry, _ run: HandlerRun) async {
+        let work: HandlerWork
+        switch entry.work {
+        case .message(let message)?:
+            work = .message(message)
+        case .messageUpdated(let message)?:
+            work = .messageUpdated(message, trace: entry.trace)
+        case .event(let event)?:
+            work = .event(event, trace: entry.trace)
+        case .job(let id, let number)?:
+            let record: ScheduledJobRecord?
+            do {
+                record = try await contexts.store.job(id)
+            } catch {
+                log.error("cannot retry quarantined entry \(entry.id): \(error)", trace: entry.trace)
+                _ = run.complete()
+                return
+            }
+            guard let record else {
+                log.warning("quarantined entry \(entry.id) is a job that no longer exists: dropped", trace: entry.trace)
+                _ = run.complete()
+                await quarantine.dropped(entry.id)
+                return
+            }
+            work = .job(JobOccurrence(job: record, number: number))
+        case nil:
+            // onStart and onReady run again at the bot's next start; the retry takes them out of the quarantine.
+            _ = run.complete()
+            await quarantine.dropped(entry.id)
+            return
+        }
+        log.notice("retrying quarantined \(entry.handler) (entry \(entry.id))", trace: entry.trace)
+        await perform(work, run, retrying: entry.id)
+    }
+
+    /// Sets quarantined work aside: it counts as handled (the message passed over, the occurrence done) without
+    /// running, and the entry is recorded with it in one transaction.
+    private func setAside(_ work: HandlerWork, _ suspect: CrashSuspect, _ run: HandlerRun) async {
+        defer { _ = run.complete() }
+        quarantine.report(suspect)
+        guard let identity = identity.bot else { return }
+        var unit: UnitOfWork
+        let lane: HandlerLane
+        let stored: QuarantinedWork?
+        switch work {
+        case .message(let message):
+            unit = UnitOfWork(
+                handling: message, bot: identity.userId, traceID: work.trace, derivation: contexts.store.clientMessageIDDerivation)
+            lane = .conversation(message.conversationId)
+            stored = .message(message)
+        case .messageUpdated(let message, _):
+            unit = RuntimeBotContext.unitRecording(
+                MessageUpdateFingerprint(message), of: message, after: await handledUpdates(of: message), bot: identity.userId,
+                trace: work.trace)
+            lane = .conversation(message.conversationId)
+            stored = .messageUpdated(message)
+        case .job(let occurrence):
+            let repeats = occurrence.job.repeatRule != nil
+            unit = UnitOfWork(
+                running: occurrence, nextDueAt: nextDueDate(after: occurrence, trace: work.trace), bot: identity.userId,
+                traceID: work.trace)
+            if repeats { unit.crashBookkeeping.append(.pauseJobIfQuarantinedBefore(occurrence.job.id)) }
+            lane = .job(occurrence.job.id)
+            stored = .job(occurrence.job.id, occurrence: occurrence.number)
+        case .event(let event, _):
+            unit = UnitOfWork(bot: identity.userId, traceID: work.trace)
+            lane = .events
+            stored = .event(event)
+        case .retry:
+            return
+        }
+        unit.crashBookkeeping.insert(.quarantine(suspect, work: stored), at: 0)
+        let ticket = contexts.writer.submit(unit, in: lane, trace: work.trace, epoch: run.epoch)
+        await contexts.writer.waitUntilCommitted(ticket, in: lane)
+        await quarantine.quarantineCommitted()
+    }
+
     /// Calls a handler, then commits its work, or only the trigger when it threw. Nothing is committed when the
     /// watchdog abandoned the call meanwhile: the dispatcher's `recover` records the event instead.
     private func call(
@@ -189,6 +291,8 @@ final class HandlerRunner: HandlerDispatcher.Runner {
     ) async {
         let started = clock.now
         var failure: (any Error)?
+        let slot = quarantine.mark(work, trace: work.trace)
+        run.onEnd { [quarantine] in quarantine.unmark(slot) }
         do {
             try await body()
         } catch {
@@ -210,6 +314,8 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         let started = clock.now
         var decision = FriendRequestDecision.useConfiguredPolicy
         var failure: (any Error)?
+        let slot = quarantine.mark(work, trace: work.trace)
+        run.onEnd { [quarantine] in quarantine.unmark(slot) }
         do {
             decision = try await bot.onFriendRequest(request, context: context)
         } catch {
@@ -266,6 +372,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
 
     func recover(_ work: HandlerWork, _ run: HandlerRun, timedOutAfter timeout: Duration) async {
         if let context = run.contextID { contexts.typing.hideAll(of: context) }
+        await quarantine.passed(work.workKey)
         log.error("\(work.name) did not return within \(timeout): cancelled, its changes are discarded and the bot goes on", trace: work.trace)
         metrics.setLastError("\(work.name) timed out after \(timeout)")
         guard let identity = identity.bot else { return }
@@ -287,7 +394,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
                 RuntimeBotContext.unitRecording(
                     MessageUpdateFingerprint(message), of: message, after: handled, bot: identity.userId, trace: work.trace),
                 in: .conversation(message.conversationId), trace: work.trace, epoch: run.epoch)
-        case .event:
+        case .event, .retry:
             break
         }
     }

@@ -10,6 +10,8 @@ enum HandlerWork: Sendable {
     indirect case job(JobOccurrence)
     /// Any other handler.
     case event(BotEvent, trace: String)
+    /// Quarantined work an operator asked to run again (out of its order).
+    indirect case retry(QuarantineEntry)
 
     /// The id that follows the event through the logs, the store and the outbox.
     var trace: String {
@@ -17,6 +19,7 @@ enum HandlerWork: Sendable {
         case .message(let message): message.id.rawValue
         case .messageUpdated(_, let trace), .event(_, let trace): trace
         case .job(let occurrence): "job:\(occurrence.job.id.rawValue)#\(occurrence.number)"
+        case .retry(let entry): entry.trace
         }
     }
 
@@ -27,12 +30,62 @@ enum HandlerWork: Sendable {
         case .messageUpdated: "onMessageUpdated"
         case .job: "onScheduledJob"
         case .event(let event, _): event.handlerName
+        case .retry(let entry): entry.handler
+        }
+    }
+
+    /// What names the work across restarts, for the crash bookkeeping (`InFlightTable`, `QuarantineRules`): the
+    /// same message, occurrence or event gets the same key when it comes again after a crash.
+    var workKey: String {
+        switch self {
+        case .message(let message): "message:\(message.id.rawValue)"
+        case .messageUpdated(let message, _): "message-updated:\(message.id.rawValue)#\(MessageUpdateFingerprint(message).digest)"
+        case .job(let occurrence): "job:\(occurrence.job.id.rawValue)#\(occurrence.number)"
+        case .event(let event, _): event.workKey
+        case .retry(let entry): "retry:\(entry.id)"
+        }
+    }
+
+    /// What the work is, for people reading a quarantine list: a message's text (or its media), shortened.
+    var summary: String {
+        func shortened(_ text: String) -> String {
+            text.count <= 80 ? text : String(text.prefix(79)) + "…"
+        }
+        switch self {
+        case .message(let message), .messageUpdated(let message, _):
+            if let body = message.body { return shortened(body) }
+            return "[\(message.kind.rawValue)]"
+        case .job(let occurrence): return "job \(occurrence.job.name) #\(occurrence.number)"
+        case .event(let event, _): return event.handlerName
+        case .retry(let entry): return entry.summary
+        }
+    }
+}
+
+extension BotEvent {
+    /// See `HandlerWork.workKey`.
+    var workKey: String {
+        switch self {
+        case .start: "onStart"
+        case .ready: "onReady"
+        case .friendRequest(let request): "friend-request:\(request.id.rawValue)"
+        case .friendAdded(let friend, _): "friend-added:\(friend.user.id.rawValue)"
+        case .friendRemoved(let user, _): "friend-removed:\(user.rawValue)"
+        case .presenceSnapshot: "presence-snapshot"
+        case .presenceChanged(let presence): "presence:\(presence.userId.rawValue):\(presence.isOnline)"
+        case .conversationCreated(let conversation): "conversation-created:\(conversation.id.rawValue)"
+        case .conversationUpdated(let conversation): "conversation-updated:\(conversation.id.rawValue)@\(conversation.updatedAt.iso8601)"
+        case .conversationRemoved(let id): "conversation-removed:\(id.rawValue)"
+        case .friendRequestCancelled(let id): "friend-request-cancelled:\(id.rawValue)"
+        case .userUpdated(let user): "user-updated:\(user.id.rawValue)"
+        case .readStateChanged(let receipt): "read-state:\(receipt.conversationId.rawValue):\(receipt.userId.rawValue):\(receipt.lastReadSeq)"
+        case .typing(let typing): "typing:\(typing.conversationId.rawValue):\(typing.userId.rawValue):\(typing.isTyping)"
         }
     }
 }
 
 /// The handlers that are not about one message or job, run in the session's events lane, in arrival order.
-enum BotEvent: Sendable {
+package enum BotEvent: Sendable, Hashable, Codable {
     case start
     case ready(SessionReady)
     indirect case friendRequest(FriendRequest)
@@ -109,7 +162,7 @@ extension HandlerWork {
         switch self {
         case .message(let message): message.seq
         case .messageUpdated(let message, _): message.seq
-        case .job, .event: nil
+        case .job, .event, .retry: nil
         }
     }
 }

@@ -48,6 +48,8 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
     private let trace: String
     /// The derivation key of sends and jobs; nil for random ids.
     private let derivationKey: String?
+    /// The quarantine entry this run retries: its unit takes the entry out instead of marking the trigger done.
+    private let retrying: Int64?
     private let work: Mutex<State>
 
     /// What every handler context of a session acts through; built once per session.
@@ -63,8 +65,12 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
         let log: SessionLog
     }
 
-    init(_ dependencies: Dependencies, bot: BotIdentity, trigger: Trigger, lane: HandlerLane, trace: String, run: HandlerRun?) {
+    init(
+        _ dependencies: Dependencies, bot: BotIdentity, trigger: Trigger, lane: HandlerLane, trace: String, run: HandlerRun?,
+        retrying: Int64? = nil
+    ) {
         self.dependencies = dependencies
+        self.retrying = retrying
         self.bot = bot
         self.trigger = trigger
         self.lane = lane
@@ -86,7 +92,7 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
             unit = UnitOfWork(bot: bot.userId, traceID: trace)
             derivationKey = key
         }
-        self.work = Mutex(State(unit: unit))
+        self.work = Mutex(State(unit: retrying.map { Self.retryUnit($0, of: trigger, bot: bot.userId, trace: trace) } ?? unit))
         run?.contextID = ObjectIdentifier(self)
     }
 
@@ -123,9 +129,19 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
         if !dropped.isEmpty { dependencies.outbox.failWaiters(of: dropped, with: CancellationError()) }
     }
 
+    /// The unit of a retried quarantine entry: it takes the entry out (and lets a job paused by the quarantine run
+    /// again); the trigger was marked done when the work was set aside.
+    private static func retryUnit(_ entry: Int64, of trigger: Trigger, bot: User.ID, trace: String) -> UnitOfWork {
+        var unit = UnitOfWork(bot: bot, traceID: trace)
+        unit.crashBookkeeping = [.retried(entry)]
+        if case .occurrence(let occurrence, _) = trigger { unit.crashBookkeeping.append(.resumeJob(occurrence.job.id)) }
+        return unit
+    }
+
     /// A unit that only marks the trigger done.
     private func freshTriggerUnit() -> UnitOfWork {
-        switch trigger {
+        if let retrying { return Self.retryUnit(retrying, of: trigger, bot: bot.userId, trace: trace) }
+        return switch trigger {
         case .message(let message):
             UnitOfWork(handling: message, bot: bot.userId, traceID: trace, derivation: dependencies.store.clientMessageIDDerivation)
         case .occurrence(let occurrence, let next): UnitOfWork(running: occurrence, nextDueAt: next, bot: bot.userId, traceID: trace)
@@ -153,7 +169,7 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
         let unit = state.unit
         let mustCommitTrigger: Bool
         switch trigger {
-        case .message, .occurrence, .update: mustCommitTrigger = !state.isTriggerCommitted
+        case _ where retrying != nil, .message, .occurrence, .update: mustCommitTrigger = !state.isTriggerCommitted
         case .event: mustCommitTrigger = false
         }
         state.unit = UnitOfWork(bot: bot.userId, traceID: trace)
@@ -174,7 +190,7 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
     /// done yet), and starts the unit that will carry the trigger. Runs under the state lock, as ``submit(_:)``.
     private func submitProgress(_ state: inout State) -> UInt64? {
         switch trigger {
-        case .message, .occurrence:
+        case .message where retrying == nil, .occurrence where retrying == nil:
             guard !state.isTriggerCommitted, !state.isFinished else { return submit(&state) }
             var progress = state.unit
             progress.marksTriggerDone = false
@@ -182,7 +198,7 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
             state.uncommittedSends = []
             guard !progress.hasNoEffects else { return nil }
             return dependencies.writer.submit(progress, in: lane, trace: trace, epoch: run?.epoch ?? 0)
-        case .update, .event:
+        case .message, .occurrence, .update, .event:
             return submit(&state)
         }
     }

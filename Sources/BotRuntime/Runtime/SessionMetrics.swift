@@ -6,6 +6,8 @@ final class SessionMetrics: Sendable {
     let messagesOut = Atomic<Int>(0)
     let reconnects = Atomic<Int>(0)
     let messagesExpired = Atomic<Int>(0)
+    /// Entries in the bot's quarantine now.
+    let quarantined = Atomic<Int>(0)
     private let latency = Mutex(HandlerLatencySummary())
     private let error = Mutex<String?>(nil)
 

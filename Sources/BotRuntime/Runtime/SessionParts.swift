@@ -33,6 +33,8 @@ final class SessionParts: Sendable {
     let maintenance: StoreMaintenance
     /// Carries out the edits, deletions and reactions handlers committed.
     let messageActions: MessageActionPerformer
+    /// Marks running work, runs crash suspects alone and sets aside what keeps crashing the process.
+    let quarantine: SessionQuarantine
     private let timers: DeadlineScheduler<SessionDeadline>
     /// The `expiresIn` of the sign-in whose tokens are about to be stored.
     private let tokenLifetime: TokenLifetimeNote
@@ -109,6 +111,10 @@ final class SessionParts: Sendable {
         self.outbox = outbox
         let messageActions = MessageActionPerformer(store: store, rest: rest, clock: clock, log: log, metrics: metrics)
         self.messageActions = messageActions
+        self.quarantine = SessionQuarantine(
+            bot: configuration.name, settings: environment.quarantine, table: environment.inFlightTable,
+            gate: environment.suspectGate, store: store, dispatcher: dispatcher, clock: clock, log: log, metrics: metrics
+        ) { reason in onFatal(.crashing(reason)) }
         store.writer.openLanes(StoreWriter.LaneHooks(
             clock: clock, log: log, metrics: metrics,
             route: { receipt, unit in
@@ -162,7 +168,7 @@ final class SessionParts: Sendable {
                 store: store, writer: writer, rest: rest, outbox: outbox, typing: typing, presence: presence,
                 readState: readState, clock: environment.clock, log: log),
             friendRequests: configuration.friendRequests, dispatcher: dispatcher, friends: friends,
-            ignoredRequests: ignoredRequests, admission: admission, metrics: metrics)
+            ignoredRequests: ignoredRequests, admission: admission, metrics: metrics, quarantine: quarantine)
     }
 
     /// What signs the bot in.

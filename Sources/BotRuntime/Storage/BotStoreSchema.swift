@@ -18,6 +18,7 @@ enum BotStoreSchema {
         ("v3-time-ordered-client-message-ids", recordTimeOrderedClientMessageIDsSince),
         ("v4-status-checks-without-lists", rebuildStatusChecksWithoutLists),
         ("v5-message-actions", createMessageActions),
+        ("v6-quarantine", createQuarantine),
     ]
 
     static let migrator: DatabaseMigrator = Self.migrator(through: nil)
@@ -212,6 +213,33 @@ enum BotStoreSchema {
                 attempts INTEGER NOT NULL DEFAULT 0,
                 last_error TEXT,
                 created_at INTEGER NOT NULL
+            );
+            """)
+    }
+
+    /// Handler work that was running when the process died (suspects, with their attempts), and the work set aside
+    /// after too many (`docs/quarantine.md`).
+    @Sendable static func createQuarantine(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE crash_suspects (
+                work_key TEXT PRIMARY KEY,
+                handler TEXT NOT NULL,
+                trace_id TEXT NOT NULL,
+                summary TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                last_started_at INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            CREATE TABLE quarantine (
+                id INTEGER PRIMARY KEY,
+                work_key TEXT NOT NULL,
+                handler TEXT NOT NULL,
+                trace_id TEXT NOT NULL,
+                summary TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                last_started_at INTEGER NOT NULL,
+                quarantined_at INTEGER NOT NULL,
+                work TEXT,
+                retry_requested INTEGER NOT NULL DEFAULT 0
             );
             """)
     }

@@ -52,6 +52,8 @@ package struct ScheduledJobRecord: Hashable, Sendable, Identifiable {
         case done
         /// Cancelled: no further occurrence runs.
         case cancelled
+        /// Its occurrences kept crashing the process and were quarantined: none runs until a retry resumes it.
+        case paused
 
         /// Whether the job will not run again.
         public var isFinished: Bool { self == .done || self == .cancelled }

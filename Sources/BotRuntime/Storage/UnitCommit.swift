@@ -45,6 +45,7 @@ enum UnitCommit {
                 try db.execute(sql: DialogSQL.delete, arguments: [address.user.rawValue, address.conversation.rawValue])
             }
         }
+        if !unit.crashBookkeeping.isEmpty { try QuarantineWrites.apply(unit.crashBookkeeping, now: now, db: db) }
         let (entries, created) = try OutboxWrites.insert(unit.sends, origin: unit.origin, in: workspace)
         let actions = unit.messageActions.isEmpty ? [] : try MessageActionWrites.insert(unit.messageActions, now: now, db: db)
         var released: [Message] = []

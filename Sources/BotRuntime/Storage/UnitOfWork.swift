@@ -44,6 +44,12 @@ package struct UnitOfWork: Sendable {
         set { modify { $0.traceID = newValue } }
     }
 
+    /// Suspects cleared and work quarantined or retried, recorded with the unit's effects.
+    package var crashBookkeeping: [CrashBookkeeping] {
+        get { storage.fields.crashBookkeeping }
+        set { modify { $0.crashBookkeeping = newValue } }
+    }
+
     var sends: [PendingSend] { storage.fields.sends }
     var stateWrites: [StateAddress: Data?] { storage.fields.stateWrites }
     var jobChanges: [JobChange] { storage.fields.jobChanges }
@@ -79,6 +85,7 @@ package struct UnitOfWork: Sendable {
         var jobChanges: [JobChange] = []
         var dialogWrites: [DialogAddress: DialogState?] = [:]
         var messageActions: [MessageAction] = []
+        var crashBookkeeping: [CrashBookkeeping] = []
         var marksTriggerDone = true
     }
 
@@ -203,6 +210,7 @@ package struct UnitOfWork: Sendable {
     /// Whether the unit changes nothing beyond its trigger.
     public var hasNoEffects: Bool {
         sends.isEmpty && stateWrites.isEmpty && jobChanges.isEmpty && dialogWrites.isEmpty && messageActions.isEmpty
+            && crashBookkeeping.isEmpty
     }
 
     /// The origin recorded with the unit's outbox entries.

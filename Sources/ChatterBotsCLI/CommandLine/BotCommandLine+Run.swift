@@ -40,7 +40,19 @@ extension BotCommandLine {
             server = ChatterServerConfiguration(apiBaseURL: apiURL, webSocketURL: webSocketURL, clientKey: clientKey)
         }
 
-        let host = BotHost(server: server, dataDirectory: configuration.dataDirectory, log: log, clock: environment.clock)
+        let inFlight: InFlightTable
+        do {
+            inFlight = try await CrashRecovery.prepare(
+                dataDirectory: configuration.dataDirectory, bots: lineup.members.map(\.configuration.name), log: log,
+                clock: environment.clock)
+        } catch {
+            environment.standardError.write(line: "\(programName): \(error)")
+            await embedded?.shutdown()
+            return .failure
+        }
+        let host = BotHost(
+            server: server, dataDirectory: configuration.dataDirectory, log: log, clock: environment.clock,
+            quarantine: configuration.quarantine, inFlightTable: inFlight)
         let supervisor = BotSupervisor(bots: lineup.members.map { environment.makeSession($0, host) }, log: log)
         var health: HealthServer?
         if let port = configuration.httpPort {

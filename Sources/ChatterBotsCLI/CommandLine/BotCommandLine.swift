@@ -35,10 +35,7 @@ public struct BotCommandLine: Sendable {
     /// The command line for `kinds`; `programName` defaults to the executable's file name.
     public init(kinds: [BotKind], programName: String? = nil) {
         self.init(kinds: kinds, programName: programName) { member, host in
-            BotSession(
-                configuration: member.configuration, bot: member.bot,
-                environment: BotRuntimeEnvironment(
-                    server: host.server, dataDirectory: host.dataDirectory, clock: host.clock, logSink: host.log))
+            BotSession(configuration: member.configuration, bot: member.bot, environment: host.environment)
         }
     }
 

@@ -45,10 +45,23 @@ struct CommandEnvironment: Sendable {
     }
 }
 
-/// What every session of a `run` shares: the server, the data directory, the log and the clock.
+/// What every session of a `run` shares: the server, the data directory, the log, the clock, and what guards
+/// against work that crashes the process.
 struct BotHost: Sendable {
     var server: ChatterServerConfiguration
     var dataDirectory: URL
     var log: LogSink
     var clock: any ChatterClock
+    var quarantine: QuarantineSettings = .default
+    var inFlightTable: InFlightTable?
+    var suspectGate = SuspectGate()
+
+    /// The runtime environment of one bot's session on this host.
+    var environment: BotRuntimeEnvironment {
+        var environment = BotRuntimeEnvironment(server: server, dataDirectory: dataDirectory, clock: clock, logSink: log)
+        environment.quarantine = quarantine
+        environment.inFlightTable = inFlightTable
+        environment.suspectGate = suspectGate
+        return environment
+    }
 }

@@ -20,7 +20,7 @@ struct MetricsExpositionTests {
         #expect(families == [
             "chatterbots_bots", "chatterbots_bots_connected", "chatterbots_bot_connected", "chatterbots_reconnects_total",
             "chatterbots_messages_received_total", "chatterbots_messages_sent_total", "chatterbots_outbox_depth",
-            "chatterbots_messages_expired_total", "chatterbots_handler_duration_seconds",
+            "chatterbots_messages_expired_total", "chatterbots_quarantined", "chatterbots_handler_duration_seconds",
         ])
         for family in families {
             #expect(lines.filter { $0.hasPrefix("# HELP \(family) ") }.count == 1)

@@ -97,6 +97,7 @@ import Testing
             case .message(let message): message.body ?? ""
             case .event(_, let trace), .messageUpdated(_, let trace): trace
             case .job(let occurrence): occurrence.job.name
+            case .retry(let entry): entry.trace
             }
         }
     }

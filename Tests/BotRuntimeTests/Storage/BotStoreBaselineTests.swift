@@ -35,7 +35,7 @@ import Testing
     @Test func aNewStoreMadeAtOnceHasTheSchemaTheMigrationsMake() async throws {
         let replayed = try await newStore("replayed.sqlite", Self.replayingEveryMigration)
         let atOnce = try await newStore("at-once.sqlite", BotStoreSchema.migrator)
-        #expect(replayed.schema.count == 16)
+        #expect(replayed.schema.count == 18)
         #expect(atOnce.schema == replayed.schema)
         #expect(atOnce.metadata == replayed.metadata)
     }

@@ -24,13 +24,14 @@ struct StoreOpeningTests {
         }
         let expected: Set<String> = [
             "session", "devices", "store_metadata", "conversations", "parked_messages", "seen_messages", "outbox",
-            "state", "scheduled_jobs", "dialogs", "message_actions",
+            "state", "scheduled_jobs", "dialogs", "message_actions", "crash_suspects", "quarantine",
         ]
         #expect(expected.isSubset(of: tables))
         #expect(applied == BotStore.migrationNames)
         #expect(applied == [
             "v1-session", "v1-conversations", "v1-outbox", "v1-state", "v1-schedules", "v1-dialogs", "v2-outbox-first-attempt",
             "v3-time-ordered-client-message-ids", "v4-status-checks-without-lists", "v5-message-actions",
+            "v6-quarantine",
         ])
     }
 

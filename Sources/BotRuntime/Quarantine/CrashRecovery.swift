@@ -1,0 +1,45 @@
+import ChatterBots
+import Foundation
+
+/// What a `run` does with its data directory's `InFlightTable` before any bot starts: each piece of work the
+/// previous process was running when it died gets an attempt in its bot's store, then the table is cleared, and
+/// the crash report is installed for this process.
+package enum CrashRecovery {
+    /// Opens the table of `dataDirectory` and records its leftovers for `bots` (their names).
+    ///
+    /// - Throws: `InFlightTableError` when the table cannot be used (another process has it).
+    package static func prepare(
+        dataDirectory: URL, bots: [String], log: LogSink, clock: any ChatterClock = SystemClock()
+    ) async throws(InFlightTableError) -> InFlightTable {
+        try? FileManager.default.createDirectory(
+            at: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let table = try InFlightTable(directory: dataDirectory)
+        let known = Set(bots)
+        for (bot, records) in Dictionary(grouping: table.leftovers, by: \.bot).sorted(by: { $0.key < $1.key }) {
+            for record in records {
+                log.log(.error, "the last run died while \(record.handler) ran: it counts as one attempt", bot: bot,
+                    trace: record.trace, ["work": record.key, "summary": record.summary])
+            }
+            guard known.contains(bot) else {
+                log.log(.warning, "the bot is no longer configured: its crash suspects are not recorded", bot: bot)
+                continue
+            }
+            let path = dataDirectory.appendingPathComponent("\(bot).sqlite").path
+            do {
+                let store = try await BotStore.open(path: path, clock: clock)
+                do {
+                    try await store.recordCrashedWork(records)
+                } catch {
+                    await store.close()
+                    throw error
+                }
+                await store.close()
+            } catch {
+                log.log(.error, "could not record the work running when the last run died: \(error)", bot: bot)
+            }
+        }
+        table.forgetLeftovers()
+        table.installCrashReport()
+        return table
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+/// What a bot does with work that was running when the process died: the rules of `docs/quarantine.md`, as a
+/// value that takes the suspects found at start and each piece of work as it comes, and says what to do.
+///
+/// - Work a crash caught `attempts` times is a suspect. One below `maxAttempts` runs again, alone: while the bot
+///   has suspects it is on probation, and runs one handler at a time.
+/// - A suspect at `maxAttempts` is quarantined: not run, recorded, and the bot goes on with the next work.
+/// - A bot with more than `maxQuarantinesPerHour` quarantines in an hour, or whose `onStart` or `onReady` reached
+///   `maxAttempts`, is crashing: it stops, and the other bots keep running.
+struct QuarantineRules: Sendable {
+    /// What to do with one piece of work.
+    enum Verdict: Equatable, Sendable {
+        /// Not a suspect: run it as usual.
+        case run
+        /// A suspect below the limit: run it alone, then clear it if it returns.
+        case runAsSuspect(CrashSuspect)
+        /// A suspect at the limit: set it aside instead of running it.
+        case quarantine(CrashSuspect)
+    }
+
+    let maxAttempts: Int
+    let maxQuarantinesPerHour: Int
+    private(set) var suspects: [String: CrashSuspect]
+    /// Probation ended: the suspects left did not come back when expected.
+    private var probationEnded = false
+
+    init(suspects: [CrashSuspect], maxAttempts: Int, maxQuarantinesPerHour: Int) {
+        self.maxAttempts = max(1, maxAttempts)
+        self.maxQuarantinesPerHour = max(0, maxQuarantinesPerHour)
+        self.suspects = Dictionary(suspects.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Whether the bot runs one handler at a time: it has suspects that may still come back.
+    var isOnProbation: Bool { !probationEnded && !suspects.isEmpty }
+
+    /// What to do with the work named `key`. A quarantined suspect is no longer one.
+    mutating func verdict(for key: String) -> Verdict {
+        guard let suspect = suspects[key] else { return .run }
+        guard suspect.attempts >= maxAttempts else { return .runAsSuspect(suspect) }
+        suspects[key] = nil
+        return .quarantine(suspect)
+    }
+
+    /// The work `key` ran without the process dying: if it was a suspect, it is cleared. Returns the suspect, and
+    /// whether the probation ended with it; nil when it was not a suspect.
+    mutating func passed(_ key: String) -> (suspect: CrashSuspect, probationEnded: Bool)? {
+        guard let suspect = suspects.removeValue(forKey: key) else { return nil }
+        return (suspect, !probationEnded && suspects.isEmpty)
+    }
+
+    /// The bot is live and idle and the suspects left did not come back (handled before the crash was noticed, or
+    /// events the service does not send again): they are forgotten. Returns their keys.
+    mutating func endProbation() -> [String] {
+        probationEnded = true
+        defer { suspects = [:] }
+        return Array(suspects.keys).sorted()
+    }
+
+    /// The lifecycle suspects (`onStart`, `onReady`) at the limit, to be quarantined at once: they run at every
+    /// start, so waiting for them to come back would crash the process again.
+    mutating func takeLifecycleSuspectsAtLimit() -> [CrashSuspect] {
+        Self.lifecycleHandlers.compactMap { key in
+            guard let suspect = suspects[key], suspect.attempts >= maxAttempts else { return nil }
+            suspects[key] = nil
+            return suspect
+        }
+    }
+
+    /// Why the bot must stop as crashing before it starts, if it must: a lifecycle handler is in its quarantine, or
+    /// it had too many quarantines within the last hour.
+    func crashingReason(quarantine: [QuarantineEntry], now: Date) -> String? {
+        if let lifecycle = quarantine.first(where: { Self.lifecycleHandlers.contains($0.key) }) {
+            return "\(lifecycle.handler) crashed the process \(lifecycle.attempts) times (last at trace \(lifecycle.trace)); "
+                + "fix the bot, then run `quarantine retry` on entry \(lifecycle.id) and start it again"
+        }
+        return tooManyQuarantines(quarantine.filter { $0.quarantinedAt > now.addingTimeInterval(-3600) }.count)
+    }
+
+    static let lifecycleHandlers = ["onStart", "onReady"]
+
+    /// Why the bot must stop after a quarantine, when it has had more than `maxQuarantinesPerHour` within an hour.
+    func tooManyQuarantines(_ count: Int) -> String? {
+        guard count > maxQuarantinesPerHour else { return nil }
+        return "\(count) pieces of work crashed the process and were quarantined within an hour (more than "
+            + "\(maxQuarantinesPerHour)); fix the bot, then `quarantine retry` or `quarantine drop` its entries to start it again"
+    }
+}

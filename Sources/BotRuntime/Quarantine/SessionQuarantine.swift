@@ -1,0 +1,211 @@
+import ChatterBots
+import Foundation
+import Synchronization
+
+/// Carries out `QuarantineRules` for one bot: marks each handler's work in the process's `InFlightTable` while it
+/// runs, runs suspects one at a time behind the process's `SuspectGate`, records what passed and what was set
+/// aside in the bot's store, and stops the bot as crashing when the rules say so.
+final class SessionQuarantine: Sendable {
+    private let bot: String
+    private let table: InFlightTable?
+    private let gate: SuspectGate
+    private let store: BotStore
+    private let dispatcher: HandlerDispatcher
+    private let clock: any ChatterClock
+    private let log: SessionLog
+    private let metrics: SessionMetrics
+    private let rules: Mutex<QuarantineRules>
+    private let onCrashing: @Sendable (String) -> Void
+    /// How many times `onReady` was queued.
+    private let readyCount = Atomic<Int>(0)
+
+    init(
+        bot: String, settings: QuarantineSettings, table: InFlightTable?, gate: SuspectGate, store: BotStore,
+        dispatcher: HandlerDispatcher, clock: any ChatterClock, log: SessionLog, metrics: SessionMetrics,
+        onCrashing: @escaping @Sendable (String) -> Void
+    ) {
+        self.bot = bot
+        self.table = table
+        self.gate = gate
+        self.store = store
+        self.dispatcher = dispatcher
+        self.clock = clock
+        self.log = log
+        self.metrics = metrics
+        self.onCrashing = onCrashing
+        self.rules = Mutex(QuarantineRules(
+            suspects: [], maxAttempts: settings.attempts, maxQuarantinesPerHour: settings.maxPerHour))
+    }
+
+    /// Reads the bot's suspects and quarantine; puts the bot on probation when it has suspects. Returns why the
+    /// bot must not start (a lifecycle handler keeps crashing the process, or too many quarantines), if it must not.
+    func load() async throws(BotStoreError) -> String? {
+        var suspects = try await store.crashSuspects()
+        // A retry that crashed the process again leaves its entry where it was, and is not retried by itself.
+        let crashedRetries = suspects.filter { $0.key.hasPrefix("retry:") }
+        suspects.removeAll { $0.key.hasPrefix("retry:") }
+        try await store.record(crashedRetries.compactMap { suspect in
+            log.error("the retry of a quarantined \(suspect.handler) crashed the process again: it stays quarantined", trace: suspect.trace)
+            return Int64(suspect.key.dropFirst("retry:".count)).map { .retryCrashed($0) }
+        })
+        let atLimit = rules.withLock { rules -> [CrashSuspect] in
+            rules = QuarantineRules(
+                suspects: suspects, maxAttempts: rules.maxAttempts, maxQuarantinesPerHour: rules.maxQuarantinesPerHour)
+            return rules.takeLifecycleSuspectsAtLimit()
+        }
+        for suspect in atLimit { report(suspect) }
+        try await store.record(atLimit.map { .quarantine($0, work: nil) })
+        let entries = try await store.quarantined()
+        metrics.quarantined.store(entries.count, ordering: .relaxed)
+        let (probation, reason) = rules.withLock { ($0.isOnProbation, $0.crashingReason(quarantine: entries, now: clock.now)) }
+        if probation {
+            log.warning("the process died while \(suspects.count) piece\(suspects.count == 1 ? "" : "s") of this bot's work ran: "
+                + "running them one at a time before anything else", ["suspects": suspects.map(\.key).sorted().joined(separator: ",")])
+            dispatcher.limitConcurrency(to: 1)
+        }
+        return reason
+    }
+
+    /// What to do with `work` (see `QuarantineRules.Verdict`).
+    func verdict(for work: HandlerWork) -> QuarantineRules.Verdict {
+        let (verdict, ended) = rules.withLock { rules -> (QuarantineRules.Verdict, Bool) in
+            guard rules.isOnProbation else { return (.run, false) }
+            let verdict = rules.verdict(for: work.workKey)
+            return (verdict, !rules.isOnProbation)
+        }
+        if ended { endProbation(forgetting: []) }
+        return verdict
+    }
+
+    /// Waits until no other suspect of the process runs, and holds the gate until `run` completes or is abandoned.
+    func enterAlone(until run: HandlerRun) async {
+        await gate.enter()
+        run.onEnd { [gate] in gate.leave() }
+    }
+
+    /// Marks `work` as running (nil when there is no table, or it is full).
+    func mark(_ work: HandlerWork, trace: String) -> InFlightTable.Slot? {
+        table?.claim(InFlightTable.Record(
+            bot: bot, handler: work.name, trace: trace, key: work.workKey, summary: work.summary, startedAt: clock.now))
+    }
+
+    func unmark(_ slot: InFlightTable.Slot?) {
+        if let slot { table?.release(slot) }
+    }
+
+    /// The work `key` ran (to its end, or until its timeout) without the process dying: if it was a suspect, it is
+    /// cleared, and the probation ends with the last one.
+    func passed(_ key: String) async {
+        guard let (suspect, ended) = rules.withLock({ $0.passed(key) }) else { return }
+        log.info("\(suspect.handler) ran this time without the process dying: it is no longer suspected", trace: suspect.trace)
+        do {
+            try await store.record([.clearSuspect(key)])
+        } catch {
+            log.warning("could not clear the crash suspect: \(error)", trace: suspect.trace)
+        }
+        if ended { endProbation(forgetting: []) }
+    }
+
+    /// The entry `id` left the quarantine without running (dropped, or a lifecycle handler's, which runs at the next
+    /// start).
+    func dropped(_ id: Int64) async {
+        do {
+            _ = try await drop(id)
+        } catch {
+            log.warning("could not take entry \(id) out of the quarantine: \(error)")
+        }
+    }
+
+    /// The bot is live and its work so far is done: suspects that did not come back are forgotten and the bot
+    /// runs handlers concurrently again.
+    func endProbationIfOn() async {
+        let left = rules.withLock { $0.isOnProbation ? $0.endProbation() : nil }
+        guard let left else { return }
+        if !left.isEmpty {
+            do {
+                try await store.clearCrashSuspects(left)
+            } catch {
+                log.warning("could not clear the crash suspects that did not come back: \(error)")
+            }
+        }
+        endProbation(forgetting: left)
+    }
+
+    private func endProbation(forgetting left: [String]) {
+        if !left.isEmpty {
+            log.info("crash suspects that did not come back are forgotten", ["suspects": left.joined(separator: ",")])
+        }
+        log.info("probation over: handlers run concurrently again")
+        dispatcher.limitConcurrency(to: nil)
+    }
+
+    /// `onReady` is queued: entries whose retry was asked for while the bot was not running go to their handlers,
+    /// and once the work that came with the connection is done, a probation ends.
+    func readyEnqueued() {
+        let first = readyCount.add(1, ordering: .relaxed).newValue == 1
+        let onProbation = rules.withLock { $0.isOnProbation }
+        guard first || onProbation else { return }
+        Task(executorPreference: SessionExecutor.preferred) { [self] in
+            if first {
+                do {
+                    for entry in try await store.quarantined() where entry.retryRequested { retry(entry) }
+                } catch {
+                    log.warning("could not read the quarantine for retries: \(error)")
+                }
+            }
+            if onProbation {
+                await dispatcher.waitUntilIdle()
+                await endProbationIfOn()
+            }
+        }
+    }
+
+    /// Queues the retry of a quarantined entry, in the events lane.
+    func retry(_ entry: QuarantineEntry) {
+        dispatcher.enqueue(.retry(entry), in: .events)
+    }
+
+    /// Forgets the entry `id`; returns whether there was one.
+    func drop(_ id: Int64) async throws(BotStoreError) -> Bool {
+        let dropped = try await store.dropQuarantined(id)
+        if dropped { metrics.quarantined.subtract(1, ordering: .relaxed) }
+        return dropped
+    }
+
+    /// The bookkeeping that quarantines `suspect`, logged at error level.
+    func report(_ suspect: CrashSuspect) {
+        log.error(
+            "\(suspect.handler) was running each of the last \(suspect.attempts) times the process died: quarantined, "
+                + "not run again (see `quarantine list`); the bot goes on with its next work",
+            trace: suspect.trace, ["handler": suspect.handler, "work": suspect.key, "summary": suspect.summary])
+        metrics.setLastError("quarantined \(suspect.handler) (trace \(suspect.trace)) after \(suspect.attempts) crashes")
+    }
+
+    /// A quarantine was committed: counts it and stops the bot when it has had too many within the hour.
+    func quarantineCommitted() async {
+        metrics.quarantined.add(1, ordering: .relaxed)
+        let count: Int
+        do {
+            count = try await store.quarantinedCount(since: clock.now.addingTimeInterval(-3600))
+        } catch {
+            log.warning("could not count the quarantine: \(error)")
+            return
+        }
+        if let reason = rules.withLock({ $0.tooManyQuarantines(count) }) { onCrashing(reason) }
+    }
+}
+
+/// How many crashes set work aside, and how many quarantines in an hour stop a bot (`quarantine` in bots.json).
+public struct QuarantineSettings: Sendable, Hashable, Codable {
+    /// The crashes a piece of work may cause before it is quarantined. Default 2.
+    public var attempts: Int
+    /// Quarantines within an hour beyond which the bot is stopped as crashing. Default 5.
+    public var maxPerHour: Int
+
+    public init(attempts: Int = 2, maxPerHour: Int = 5) {
+        self.attempts = attempts
+        self.maxPerHour = maxPerHour
+    }
+
+    public static let `default` = QuarantineSettings()
+}

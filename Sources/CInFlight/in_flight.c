@@ -1,0 +1,114 @@
+#include "CInFlight.h"
+
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+static const unsigned char *report_table;
+static uint32_t report_slot_size;
+static const volatile uint32_t *report_slot_count;
+static volatile sig_atomic_t report_entered;
+
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT};
+#define CRASH_SIGNAL_COUNT (sizeof(crash_signals) / sizeof(crash_signals[0]))
+static struct sigaction previous_actions[CRASH_SIGNAL_COUNT];
+
+static void put(const char *text, size_t length) {
+    while (length > 0) {
+        ssize_t written = write(2, text, length);
+        if (written <= 0) return;
+        text += written;
+        length -= (size_t)written;
+    }
+}
+
+static void put_string(const char *text) { put(text, strlen(text)); }
+
+static void put_number(long value) {
+    char digits[24];
+    int count = 0;
+    unsigned long magnitude = value < 0 ? (unsigned long)(-value) : (unsigned long)value;
+    do {
+        digits[sizeof(digits) - 1 - count++] = (char)('0' + magnitude % 10);
+        magnitude /= 10;
+    } while (magnitude > 0 && count < (int)sizeof(digits) - 1);
+    if (value < 0) digits[sizeof(digits) - 1 - count++] = '-';
+    put(digits + sizeof(digits) - count, (size_t)count);
+}
+
+/// The next NUL-terminated field of a slot's strings, or NULL when the slot ends first.
+static const char *next_field(const char *field, const char *end) {
+    const char *nul = memchr(field, 0, (size_t)(end - field));
+    return nul == NULL || nul + 1 >= end ? NULL : nul + 1;
+}
+
+static void report(int signal_number) {
+    if (report_table == NULL) return;
+    uint32_t count = *report_slot_count;
+    int any = 0;
+    for (uint32_t index = 0; index < count; index++) {
+        const unsigned char *slot = report_table + (size_t)report_slot_size * (index + 1);
+        uint32_t state;
+        memcpy(&state, slot, sizeof(state));
+        if (state != CHATTER_IN_FLIGHT_BUSY) continue;
+        const char *end = (const char *)slot + report_slot_size;
+        const char *bot = (const char *)slot + 16;
+        const char *handler = next_field(bot, end);
+        const char *trace = handler ? next_field(handler, end) : NULL;
+        const char *key = trace ? next_field(trace, end) : NULL;
+        if (key == NULL || memchr(key, 0, (size_t)(end - key)) == NULL) continue;
+        put_string("chatterbots: the process died on signal ");
+        put_number(signal_number);
+        put_string(" while bot ");
+        put_string(bot);
+        put_string(" ran ");
+        put_string(handler);
+        put_string(" (trace ");
+        put_string(trace);
+        put_string(", ");
+        put_string(key);
+        put_string(")\n");
+        any = 1;
+    }
+    if (!any) {
+        put_string("chatterbots: the process died on signal ");
+        put_number(signal_number);
+        put_string(" while no bot handler was running\n");
+    }
+}
+
+static void crash_handler(int signal_number, siginfo_t *info, void *context) {
+    if (report_entered) {
+        signal(signal_number, SIG_DFL);
+        raise(signal_number);
+        return;
+    }
+    report_entered = 1;
+    report(signal_number);
+    for (size_t index = 0; index < CRASH_SIGNAL_COUNT; index++) {
+        if (crash_signals[index] != signal_number) continue;
+        struct sigaction *previous = &previous_actions[index];
+        if (previous->sa_flags & SA_SIGINFO) {
+            if (previous->sa_sigaction != NULL) previous->sa_sigaction(signal_number, info, context);
+        } else if (previous->sa_handler != SIG_DFL && previous->sa_handler != SIG_IGN && previous->sa_handler != NULL) {
+            previous->sa_handler(signal_number);
+        }
+    }
+    report(signal_number);
+    signal(signal_number, SIG_DFL);
+    raise(signal_number);
+}
+
+void chatter_in_flight_install_crash_report(const void *table, uint32_t slot_size, const volatile uint32_t *slot_count) {
+    report_table = table;
+    report_slot_size = slot_size;
+    report_slot_count = slot_count;
+    for (size_t index = 0; index < CRASH_SIGNAL_COUNT; index++) {
+        struct sigaction action;
+        memset(&action, 0, sizeof(action));
+        action.sa_sigaction = crash_handler;
+        action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+        sigemptyset(&action.sa_mask);
+        sigaction(crash_signals[index], &action, &previous_actions[index]);
+    }
+}

@@ -1,0 +1,49 @@
+import ChatterBots
+import ChatterBotsCLI
+import Foundation
+
+/// An echo bot with bugs on purpose, for the tests of crashes and the quarantine: it traps on a message whose text
+/// is `trapOn`, allocates until the process is killed on `hogOn`, traps on every message when `trapAlways`, and
+/// traps in its repeating job `tick` when `trapInJob`. Without options it is a plain echo bot ("echo: <text>").
+struct PoisonBot: Bot {
+    struct Options: Decodable {
+        var trapOn: String?
+        var hogOn: String?
+        var trapAlways: Bool?
+        var trapInJob: Bool?
+        var tickSeconds: Double?
+    }
+
+    static let tick = JobKind<String>("tick")
+
+    let options: Options
+
+    func onReady(_ session: SessionReady, context: any BotContext) async throws {
+        guard let seconds = options.tickSeconds, try await context.jobs.scheduled(Self.tick).isEmpty else { return }
+        _ = try await context.jobs.schedule(Self.tick, at: context.now, repeating: .every(.milliseconds(Int64(seconds * 1000))), payload: "tick")
+    }
+
+    func onMessage(_ message: IncomingMessage, context: any BotContext) async throws {
+        if options.trapAlways == true || message.text == options.trapOn {
+            let empty: [Int] = []
+            context.logger.info("about to trap on \(message.text)")
+            _ = (1...empty.count).count
+        }
+        if message.text == options.hogOn {
+            var hoard: [[UInt8]] = []
+            while true { hoard.append([UInt8](repeating: 1, count: 16 << 20)) }
+        }
+        try await context.reply(to: message, "echo: " + message.text)
+    }
+
+    func onScheduledJob(_ job: ScheduledJob, context: any BotContext) async throws {
+        if options.trapInJob == true {
+            let empty: [Int] = []
+            _ = (1...empty.count).count
+        }
+    }
+}
+
+await BotCommandLine(kinds: [
+    BotKind("poison") { configuration in PoisonBot(options: try configuration.options.decode(as: PoisonBot.Options.self)) },
+]).main()
