@@ -42,8 +42,8 @@ public protocol Bot: Sendable {
     /// to a state handled before (a reaction taken off and put back) is handled again when the service says the
     /// message is in that state now, and in doubt (the service cannot be asked); its sends get clientMessageIds of
     /// their own. A return that the message already left again before its frame arrived is not handled; the next
-    /// update then says what changed since the last one handled. Changes made while
-    /// the bot was offline are not replayed (the sync returns only new messages): page back with
+    /// update then says what changed since the last one handled. Changes made while the bot was offline are not
+    /// replayed (the sync returns only new messages): page back with
     /// `context.service.history(of:)` for the current state when it matters. The bot's own edits and reactions
     /// reach these handlers too; compare `message.senderId` or the reactions' users with `context.bot.userId`.
     func onMessageUpdated(_ message: Message, context: any BotContext) async throws
