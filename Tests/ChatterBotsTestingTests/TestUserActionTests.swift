@@ -25,6 +25,20 @@ struct DescribingBot: Bot {
     }
 }
 
+/// A bot that says each change of reactions it handles: "added 👍", "removed 👍".
+struct ReactionReportingBot: Bot {
+    func onMessage(_ message: IncomingMessage, context: any BotContext) async throws {
+        try await context.reply(to: message, "echo: \(message.text)")
+    }
+
+    func onReactionsChanged(
+        _ message: Message, added: [Message.Reaction], removed: [Message.Reaction], context: any BotContext
+    ) async throws {
+        let changes = added.map { "added \($0.emoji)" } + removed.map { "removed \($0.emoji)" }
+        try await context.send(changes.joined(separator: ", "), to: message.conversationId)
+    }
+}
+
 /// A bot that writes down the friend events it handles.
 struct FriendEventsBot: Bot {
     let handled: FriendEventLog
@@ -95,6 +109,39 @@ struct TestUserActionTests {
             let unreacted = try await alice.removeReaction("👍", from: reply)
             #expect(unreacted.reactions.isEmpty)
             #expect(try await alice.nextText() == "seq \(reply.seq) echo: hi []")
+        }
+    }
+
+    @Test func aReactionTakenOffAndPutBackReachesTheBotAsThreeChanges() async throws {
+        try await BotTestHarness.start(bot: ReactionReportingBot()).run { harness in
+            let alice = try await harness.user("alice")
+            try await alice.send("hi")
+            let reply = try await alice.nextMessage()
+            try await alice.react("👍", to: reply)
+            #expect(try await alice.nextText() == "added 👍")
+            try await alice.removeReaction("👍", from: reply)
+            #expect(try await alice.nextText() == "removed 👍")
+            try await alice.react("👍", to: reply)
+            #expect(try await alice.nextText() == "added 👍")
+        }
+    }
+
+    @Test func aReactionPutBackIsHandledOnceWhenEveryFrameComesTwice() async throws {
+        try await BotTestHarness.start(bot: ReactionReportingBot()).run { harness in
+            let alice = try await harness.user("alice")
+            try await harness.inject(.duplicateEvents(types: ["message.updated"], copies: 1))
+            try await alice.send("hi")
+            let reply = try await alice.nextMessage()
+            try await alice.react("👍", to: reply)
+            #expect(try await alice.nextText() == "added 👍")
+            try await alice.removeReaction("👍", from: reply)
+            #expect(try await alice.nextText() == "removed 👍")
+            try await alice.react("👍", to: reply)
+            #expect(try await alice.nextText() == "added 👍")
+            // The bot's text reply comes after every copy it read before: a copy handled would have said more.
+            try await alice.send("done")
+            #expect(try await alice.nextText() == "echo: done")
+            #expect(try await alice.remainingMessages().isEmpty)
         }
     }
 

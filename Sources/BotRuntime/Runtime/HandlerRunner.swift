@@ -74,7 +74,12 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         case .messageUpdated(let message, _):
             let fingerprint = MessageUpdateFingerprint(message)
             let handled = await handledUpdates(of: message)
-            if retrying == nil, handled.contains(fingerprint) {
+            let deduplication = MessageUpdateDeduplication(update: fingerprint, handled: handled)
+            var decision = deduplication.decision
+            if retrying == nil, decision == .askService {
+                decision = deduplication.decision(givenCurrent: await currentState(of: message, trace: trace))
+            }
+            guard retrying != nil || decision == .handle else {
                 log.debug("message.updated already handled", trace: trace, ["message": message.id.rawValue])
                 _ = run.complete()
                 return
@@ -129,6 +134,23 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             }
         }
         return data.flatMap(HandledMessageUpdates.init(stored:)) ?? HandledMessageUpdates()
+    }
+
+    /// The state `message` is in now, as the service returns it in its conversation's page at its seq; unknown
+    /// when the request fails or the page lacks it.
+    private func currentState(of message: Message, trace: String) async -> MessageUpdateDeduplication.CurrentState {
+        let fields = ["message": message.id.rawValue, "conversation": message.conversationId.rawValue]
+        do {
+            let page = try await contexts.rest.messages(in: message.conversationId, afterSeq: message.seq - 1, limit: 1)
+            guard let current = page.messages.first(where: { $0.id == message.id }) else {
+                log.warning("the service did not return an updated message; handling its update", trace: trace, fields)
+                return .unknown
+            }
+            return .known(MessageUpdateFingerprint(current))
+        } catch {
+            log.warning("could not read an updated message's state (\(error)); handling its update", trace: trace, fields)
+            return .unknown
+        }
     }
 
     private func runEvent(

@@ -5,10 +5,10 @@ import Foundation
 /// every reaction with everyone who reacted. Two updates with the same fingerprint are the same update (a
 /// duplicate frame); any change in any of these makes a new one.
 ///
-/// It names the handler run of an update: the clientMessageIds of the handler's sends derive from it (so the
-/// replies to two different updates never collide in the service's idempotency), and the bot's store keeps the
-/// recent fingerprints handled per message (`HandledMessageUpdates`), so a duplicated frame does not run the
-/// handler twice, even behind a later update.
+/// With the number of the handling, it names the handler run of an update: the clientMessageIds of the handler's
+/// sends derive from both (so the replies to two different updates, or to two returns to one state, never collide
+/// in the service's idempotency), and the bot's store keeps the recent fingerprints handled per message
+/// (`HandledMessageUpdates`), so a duplicated frame does not run the handler twice (`MessageUpdateDeduplication`).
 struct MessageUpdateFingerprint: Hashable, Sendable {
     /// A name-based UUID (SHA-1) of the update's canonical form.
     let digest: String
@@ -35,9 +35,10 @@ struct MessageUpdateFingerprint: Hashable, Sendable {
         return form
     }
 
-    /// The derivation key of the sends and jobs of the handler run for this update of `message`.
-    func derivationKey(of message: Message.ID) -> String {
-        "message-updated:\(message.rawValue)#\(digest)"
+    /// The derivation key of the sends and jobs of the handler run for this update of `message`, the message's
+    /// `handling`th handled update (`HandledMessageUpdates.nextHandling`).
+    func derivationKey(of message: Message.ID, handling: Int) -> String {
+        "message-updated:\(message.rawValue)#\(digest)#\(handling)"
     }
 
     /// The state key (global scope, reserved for the runtime) holding the updates handled recently for `message`.

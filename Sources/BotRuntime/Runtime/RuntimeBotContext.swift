@@ -20,7 +20,8 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
         case occurrence(JobOccurrence, nextDueAt: Date?)
         /// A `message.updated`: the commit records the update as handled (its fingerprint, added to the message's
         /// recently `handled` updates, with the message's version), so a duplicate frame does not run the handler
-        /// again and the next update is compared with this one; sends and jobs derive from the fingerprint.
+        /// again and the next update is compared with this one; sends and jobs derive from the fingerprint and the
+        /// number of this handling.
         case update(Message, MessageUpdateFingerprint, handled: HandledMessageUpdates)
         /// Anything else. With a key, sends and jobs get ids derived from it (`friend-added:<id>@<since>`);
         /// without, random ones.
@@ -87,7 +88,7 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
             derivationKey = occurrence.trigger
         case .update(let message, let fingerprint, let handled):
             unit = Self.unitRecording(fingerprint, of: message, after: handled, bot: bot.userId, trace: trace)
-            derivationKey = fingerprint.derivationKey(of: message.id)
+            derivationKey = fingerprint.derivationKey(of: message.id, handling: handled.nextHandling)
         case .event(let key):
             unit = UnitOfWork(bot: bot.userId, traceID: trace)
             derivationKey = key

@@ -37,10 +37,13 @@ public protocol Bot: Sendable {
     /// as it is now. Runs first for every update; `onMessageEdited`, `onMessageDeleted` and `onReactionsChanged`
     /// then say what changed, in the same unit of work (a throw in any discards them all).
     ///
-    /// Like messages, each update is handled once while connected, even when its frame comes twice. An update is
-    /// known by the state it leaves the message in, so one that returns a message to a state the bot already
-    /// handled (a reaction taken off and put back) is taken for a copy and not handled again. Changes made while
-    /// the bot was offline are not replayed (the sync returns only new messages): page back with
+    /// Like messages, each update is handled once while connected, even when its frame comes twice. Messages have
+    /// no version number, so an update is known by the state it leaves the message in: one that returns a message
+    /// to a state handled before (a reaction taken off and put back) is handled again when the service says the
+    /// message is in that state now, and in doubt (the service cannot be asked); its sends get clientMessageIds of
+    /// their own. A return that the message already left again before its frame arrived is not handled; the next
+    /// update then says what changed since the last one handled. Changes made while the bot was offline are not
+    /// replayed (the sync returns only new messages): page back with
     /// `context.service.history(of:)` for the current state when it matters. The bot's own edits and reactions
     /// reach these handlers too; compare `message.senderId` or the reactions' users with `context.bot.userId`.
     func onMessageUpdated(_ message: Message, context: any BotContext) async throws

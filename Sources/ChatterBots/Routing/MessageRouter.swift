@@ -1,7 +1,7 @@
 import Foundation
 
 /// Routes a bot's incoming messages to handlers: commands (`/remind 10m stretch`, `list reminders`), text
-/// patterns, multi-step dialogs and a fallback, with middleware around them. It is a `Bot`, so it can be
+/// patterns, keywords, multi-step dialogs and a fallback, with middleware around them. It is a `Bot`, so it can be
 /// the bot itself, or sit inside one that also handles other events.
 ///
 /// ```swift
@@ -30,7 +30,7 @@ import Foundation
 /// 2. the sender's active dialog in the conversation (see `Dialog`), inside the middleware of the included
 ///    router that registered it, if any;
 /// 3. the automatic help (`/help`, `/help remind`), unless a registered command has its name;
-/// 4. commands and patterns, in registration order: register `reminders clear` before `reminders`. An
+/// 4. commands, patterns and keywords, in registration order: register `reminders clear` before `reminders`. An
 ///    included router's routes take the place of its `include(_:)` call, in their own order, and once one of
 ///    them matches, that router's middleware runs around it (around its handler, or around the usage reply
 ///    when its arguments do not fit), inside this router's middleware;
@@ -170,6 +170,28 @@ public struct MessageRouter: Bot {
         addPattern(name: name) { [expression] text in
             guard let result = expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) else { return nil }
             return (PatternCaptures(result, in: text, names: names), handler)
+        }
+    }
+
+    /// Adds a route taken when the text contains any of `keywords` as whole words, folding case and diacritics
+    /// (see `KeywordMatcher`): `hello` matches "Héllo!" but not "Othello". It is a pattern for naming and
+    /// outcomes; `message.captures.match` is the keyword that matched, as given here.
+    ///
+    /// ```swift
+    /// router.keywords(["opening hours", "open today"], name: "hours") { message in
+    ///     try await message.reply("We're open 9–17.")
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - keywords: words or phrases, tried in order.
+    ///   - name: for logs and `RoutingOutcome.pattern`; by default `pattern-<n>`, counted with the patterns.
+    public mutating func keywords(
+        _ keywords: [String], name: String? = nil, _ handler: @escaping @Sendable (RoutedMessage) async throws -> Void
+    ) {
+        let matcher = KeywordMatcher(keywords)
+        addPattern(name: name) { text in
+            guard let keyword = matcher.firstMatch(in: text) else { return nil }
+            return (PatternCaptures(groups: [keyword]), handler)
         }
     }
 

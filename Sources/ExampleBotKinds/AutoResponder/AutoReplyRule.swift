@@ -8,11 +8,11 @@ import ChatterBots
 /// {"pattern": "order\\s*#?(\\d+)", "reply": "Looking up order {1} for you, {name}."}
 /// ```
 /// - `keywords`: words or phrases (at least one); a message matches when it contains one as whole words,
-///   ignoring case and accents ("Hello!" matches "hello", "othello" does not).
+///   ignoring case and accents ("Hello!" matches "hello", "othello" does not; see `KeywordMatcher`).
 /// - `pattern`: an ICU regular expression (`NSRegularExpression`), searched anywhere in the message;
 ///   case-insensitive unless `caseSensitive` is true. Exactly one of `keywords` and `pattern`.
-/// - `reply`: a `MessageTemplate` with `{name}`, `{username}`, `{text}`, `{0}` (the matched text) and, for a
-///   pattern, `{1}`… up to its number of capture groups.
+/// - `reply`: a `MessageTemplate` with `{name}`, `{username}`, `{text}`, `{0}` (the text the pattern matched, or
+///   the keyword that matched, as configured) and, for a pattern, `{1}`… up to its number of capture groups.
 /// - `id`: names the rule in logs and in the cooldown state; defaults to `rule-<position from 1>`. Give ids to
 ///   keep cooldowns when rules are reordered.
 /// - `cooldownSeconds`: this rule's cooldown instead of the options' `cooldownSeconds`.
@@ -37,35 +37,20 @@ public struct AutoReplyRule: Sendable {
         self.reply = reply
         self.cooldown = cooldown
     }
+}
 
-    /// The matched text followed by the capture groups (empty strings for groups that took no part), or nil
-    /// when `text` does not match.
-    public func match(_ text: String) -> [String]? {
-        switch trigger {
-        case .keywords(let keywords):
-            let words = AutoReplyRule.words(of: text)
-            for keyword in keywords {
-                let wanted = AutoReplyRule.words(of: keyword)
-                guard !wanted.isEmpty, wanted.count <= words.count else { continue }
-                for start in 0...(words.count - wanted.count) where Array(words[start..<(start + wanted.count)]) == wanted {
-                    return [keyword]
-                }
-            }
-            return nil
-        case .pattern(let expression):
-            let range = NSRange(text.startIndex..., in: text)
-            guard let match = expression.firstMatch(in: text, range: range) else { return nil }
-            return (0..<match.numberOfRanges).map { index in
-                Range(match.range(at: index), in: text).map { String(text[$0]) } ?? ""
-            }
+extension AutoReplyRule {
+    /// Adds the rule's route to `router`, named by the rule's id: its keywords (`MessageRouter.keywords`) or its
+    /// pattern. `handler` gets the matched text (or keyword) followed by the capture groups, empty strings for
+    /// groups that took no part.
+    func addRoute(to router: inout MessageRouter, _ handler: @escaping @Sendable (RoutedMessage, [String]) async throws -> Void) {
+        let answer: @Sendable (RoutedMessage) async throws -> Void = { message in
+            try await handler(message, message.captures.groups.map { $0 ?? "" })
         }
-    }
-
-    /// The words of `text` for keyword matching: runs of letters and digits, folded to lower case without accents.
-    static func words(of text: String) -> [String] {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
-            .split { !($0.isLetter || $0.isNumber) }
-            .map(String.init)
+        switch trigger {
+        case .keywords(let keywords): router.keywords(keywords, name: id, answer)
+        case .pattern(let expression): router.pattern(expression, name: id, answer)
+        }
     }
 }
 
@@ -86,7 +71,7 @@ extension AutoReplyRule {
             guard !keywords.isEmpty else {
                 throw DecodingError.dataCorruptedError(forKey: .keywords, in: container, debugDescription: "needs at least one word or phrase")
             }
-            if let empty = keywords.first(where: { AutoReplyRule.words(of: $0).isEmpty }) {
+            if let empty = keywords.first(where: { KeywordMatcher.words(of: $0).isEmpty }) {
                 throw DecodingError.dataCorruptedError(
                     forKey: .keywords, in: container, debugDescription: "\"\(empty)\" has no letters or digits to match")
             }

@@ -76,4 +76,26 @@ import Testing
         #expect(HandledMessageUpdates(stored: data) == handled)
         #expect(HandledMessageUpdates(stored: Data("{}".utf8)) == nil)
     }
+
+    @Test func everyHandlingIsCountedBeyondTheDigestsKept() {
+        var handled = HandledMessageUpdates()
+        for index in 0...HandledMessageUpdates.capacity { handled = handled.recording(Self.update("edit \(index)"), version: Self.version) }
+        #expect(handled.count == HandledMessageUpdates.capacity + 1)
+        #expect(handled.recording(Self.update("edit 1"), version: Self.version).count == HandledMessageUpdates.capacity + 2)
+    }
+
+    @Test func theCountReadsBack() throws {
+        let handled = HandledMessageUpdates().recording(Self.update("a"), version: Self.version).recording(Self.update("a"), version: Self.version)
+        let data = try JSONEncoder().encode(handled.stored)
+        #expect(HandledMessageUpdates(stored: data)?.count == 2)
+    }
+
+    /// Records written before the count was kept (digests and the last version) count their digests.
+    @Test func aRecordWithoutACountCountsItsDigests() throws {
+        let stored = Data(#"{"digests":["x","y"],"last":{"body":"edited","reactions":[]}}"#.utf8)
+        let handled = try #require(HandledMessageUpdates(stored: stored))
+        #expect(handled.count == 2)
+        #expect(handled.lastDigest == "y")
+        #expect(handled.last?.body == "edited")
+    }
 }

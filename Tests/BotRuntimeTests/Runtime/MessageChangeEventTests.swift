@@ -88,6 +88,54 @@ import Testing
         }
     }
 
+    @Test func aReactionTakenOffAndPutBackIsHandledEachTime() async throws {
+        try await RuntimeHarness.run { harness in
+            let events = EventRecorder(changes: harness.changes)
+            let bot = try await harness.startAny(ChangeWatchingBot(events: events))
+            let (conversation, hello) = try await Self.handledHello(harness, by: bot)
+            let ana = harness.rest(harness.ana)
+            for (step, change) in [(1, "add"), (2, "remove"), (3, "add")] {
+                if change == "add" {
+                    _ = try await ana.addReaction("👍", to: hello.id, in: conversation.id)
+                } else {
+                    _ = try await ana.removeReaction("👍", from: hello.id, in: conversation.id)
+                }
+                try await harness.waitUntil("change \(step)") { events.entries.filter { $0.hasPrefix("reactions") }.count == step }
+            }
+            try await bot.waitUntilIdle()
+            let anaId = harness.ana.user.id
+            #expect(events.entries.filter { $0.hasPrefix("reactions") } == [
+                "reactions: +👍\(anaId) -", "reactions: + -👍\(anaId)", "reactions: +👍\(anaId) -",
+            ])
+            await bot.stop()
+        }
+    }
+
+    /// A frame of a state the message has left since (a copy delivered late) is settled with the service, which
+    /// says the message is no longer in it.
+    @Test func aLateCopyOfAStateTheMessageHasLeftIsNotHandled() async throws {
+        try await RuntimeHarness.run { harness in
+            let events = EventRecorder(changes: harness.changes)
+            let bot = try await harness.startAny(ChangeWatchingBot(events: events))
+            let (conversation, hello) = try await Self.handledHello(harness, by: bot)
+            let ana = harness.rest(harness.ana)
+            let reacted = try await ana.addReaction("👍", to: hello.id, in: conversation.id)
+            try await harness.waitUntil("the reaction") { events.entries.filter { $0.hasPrefix("reactions") }.count == 1 }
+            _ = try await ana.removeReaction("👍", from: hello.id, in: conversation.id)
+            try await harness.waitUntil("the removal") { events.entries.filter { $0.hasPrefix("reactions") }.count == 2 }
+            await harness.sandbox.hub.deliver([SandboxDelivery(event: .messageUpdated(reacted), recipients: [harness.botty.user.id])])
+            // The copy reaches the bot before this change's frame, on the same socket and in the same lane.
+            _ = try await ana.addReaction("🎉", to: hello.id, in: conversation.id)
+            try await harness.waitUntil("the third change") { events.entries.filter { $0.hasPrefix("reactions") }.count >= 3 }
+            try await bot.waitUntilIdle()
+            let anaId = harness.ana.user.id
+            #expect(events.entries.filter { $0.hasPrefix("reactions") } == [
+                "reactions: +👍\(anaId) -", "reactions: + -👍\(anaId)", "reactions: +🎉\(anaId) -",
+            ])
+            await bot.stop()
+        }
+    }
+
     @Test func thePreviousBodyOfAMessageEditedBeforeARestartIsKnownAfterIt() async throws {
         try await RuntimeHarness.run { harness in
             let events = EventRecorder(changes: harness.changes)

@@ -108,6 +108,27 @@ struct AutoResponderBotTests {
         #expect(context.sentMessages.isEmpty)
     }
 
+    @Test func textThatLooksLikeACommandIsForTheRulesAlone() async throws {
+        let bot = try bot(#"{"rules": [{"keywords": ["help"], "reply": "How can I help?", "cooldownSeconds": 0}]}"#)
+        let context = Chat.context(now: Self.afternoon)
+        try await context.say("/help", to: bot)
+        try await context.say("/start", to: bot)
+        #expect(context.sentTexts == ["How can I help?"])
+    }
+
+    @Test func blankAndSystemMessagesGetNoAnswerNotEvenTheAwayMessage() async throws {
+        let bot = try bot(#"{"away": {"message": "Away."}}"#)
+        let context = Chat.context(now: Self.afternoon)
+        try await context.say("   ", to: bot)
+        let joined = Chat.message("Alice joined", from: Chat.alice, in: Chat.group, at: context.now)
+        try await context.deliver(Message(
+            id: joined.id, conversationId: joined.conversationId, seq: joined.seq, senderId: joined.senderId,
+            clientMessageId: nil, kind: .system, body: joined.body, createdAt: joined.createdAt), to: bot)
+        #expect(context.sentTexts.isEmpty)
+        try await context.say("hi", to: bot)
+        #expect(context.sentTexts == ["Away."])
+    }
+
     // MARK: Cooldowns
 
     static let hello = #"{"rules": [{"keywords": ["hello"], "reply": "Hi {name}!"}], "cooldownSeconds": 300}"#
