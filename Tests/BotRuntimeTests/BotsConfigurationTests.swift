@@ -107,6 +107,25 @@ struct BotsConfigurationTests {
         #expect(SendPacer.Configuration.conservative == SendPacer.Configuration(sendsPerSecond: 2, burst: 10))
     }
 
+    @Test func withoutAQuarantineSettingWorkIsSetAsideAfterTwoCrashesAndFiveAnHourStopABot() throws {
+        #expect(try load(sandbox()).quarantine == QuarantineSettings(attempts: 2, maxPerHour: 5))
+    }
+
+    @Test func theQuarantineSettingLoadsAndWritesBack() throws {
+        let json = #"{"server": "sandbox", "quarantine": {"attempts": 3, "maxPerHour": 0}, "bots": [{"name": "a", "kind": "k", "credentials": {"username": "a", "password": "p"}, "friendRequests": "nobody"}]}"#
+        #expect(try load(json).quarantine == QuarantineSettings(attempts: 3, maxPerHour: 0))
+        let file = try BotsFile(json: Data(json.utf8))
+        #expect(try BotsFile(json: JSONEncoder().encode(file)).quarantine == QuarantineSettings(attempts: 3, maxPerHour: 0))
+    }
+
+    @Test func aQuarantineSettingOutOfRangeIsAnErrorNamingTheField() {
+        let json = #"{"server": "sandbox", "quarantine": {"attempts": 0, "maxPerHour": 2.5, "limit": 1}, "bots": [{"name": "a", "kind": "k", "credentials": {"username": "a", "password": "p"}, "friendRequests": "nobody"}]}"#
+        let found = problems(json)
+        #expect(found.contains { $0.contains("quarantine.attempts") && $0.contains("from 1 to 100") })
+        #expect(found.contains { $0.contains("quarantine.maxPerHour") && $0.contains("whole number") })
+        #expect(found.contains { $0.contains("quarantine.limit") && $0.contains("unknown field") })
+    }
+
     @Test func theFilesPacingAppliesToEveryBotWithoutItsOwn() throws {
         let json = #"""
         {"server": "sandbox", "sendPacing": {"perSecond": 20, "burst": 50},

@@ -1,0 +1,120 @@
+@testable import BotRuntime
+import ChatterBots
+import ChatterSandbox
+import Foundation
+import TestSupport
+import Testing
+
+/// A bot session started with crash suspects in its store (as `CrashRecovery` leaves them after a crash): what it
+/// runs, what it sets aside, and when it refuses to start.
+@Suite struct SessionQuarantineTests {
+    /// Records `keys` in botty's store as work running when the process died, once per listed key.
+    func recordCrashes(_ keys: [String], handler: String = "onMessage", in harness: RuntimeHarness) async throws {
+        let store = try await BotStore.open(path: harness.directory.file("botty.sqlite"), clock: harness.clock)
+        for key in keys {
+            try await store.recordCrashedWork([InFlightTable.Record(
+                bot: "botty", handler: handler, trace: "trace-\(key)", key: key, summary: "boom", startedAt: harness.clock.now)])
+        }
+        await store.close()
+    }
+
+    @Test func aSuspectAtTheLimitIsSetAsideAndTheConversationGoesOnWithTheNextMessage() async throws {
+        try await RuntimeHarness.run { harness in
+            let conversation = try await harness.direct(harness.ana)
+            let boom = try await harness.say("boom", as: harness.ana, in: conversation)
+            let hello = try await harness.say("hello", as: harness.ana, in: conversation)
+            try await recordCrashes(["message:\(boom.id.rawValue)", "message:\(boom.id.rawValue)", "message:\(hello.id.rawValue)"], in: harness)
+
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe()))
+            try await harness.waitUntilHandled(upTo: hello.seq, in: conversation, by: bot)
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["echo: hello"])
+            let entries = try await bot.session.quarantineEntries()
+            #expect(entries.map(\.key) == ["message:\(boom.id.rawValue)"])
+            #expect(entries.first?.work == .message(boom))
+            #expect(await bot.status.quarantined == 1)
+            #expect(harness.logs.contains(.error, "quarantined"))
+            await bot.stop()
+
+            let store = try await BotStore.open(path: harness.directory.file("botty.sqlite"), clock: harness.clock)
+            #expect(try await store.crashSuspects().isEmpty)
+            await store.close()
+        }
+    }
+
+    @Test func aRetriedEntryIsAnsweredOnceAndLeavesTheQuarantine() async throws {
+        try await RuntimeHarness.run { harness in
+            let conversation = try await harness.direct(harness.ana)
+            let boom = try await harness.say("boom", as: harness.ana, in: conversation)
+            try await recordCrashes(["message:\(boom.id.rawValue)", "message:\(boom.id.rawValue)"], in: harness)
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe()))
+            try await harness.waitUntilHandled(upTo: boom.seq, in: conversation, by: bot)
+            let entry = try #require(try await bot.session.quarantineEntries().first)
+            #expect(try await harness.texts(in: conversation, from: harness.botty).isEmpty)
+
+            #expect(try await bot.session.retryQuarantined(entry.id)?.retryRequested == true)
+            try await harness.waitUntil("the retried message to be answered") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["echo: boom"]
+            }
+            try await bot.waitUntilIdle()
+            #expect(try await bot.session.quarantineEntries().isEmpty)
+            #expect(try await bot.session.retryQuarantined(entry.id) == nil)
+            await bot.stop()
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["echo: boom"])
+        }
+    }
+
+    @Test func aRetryAskedForWhileTheBotWasStoppedRunsAtItsNextStart() async throws {
+        try await RuntimeHarness.run { harness in
+            let conversation = try await harness.direct(harness.ana)
+            let boom = try await harness.say("boom", as: harness.ana, in: conversation)
+            try await recordCrashes(["message:\(boom.id.rawValue)", "message:\(boom.id.rawValue)"], in: harness)
+            let first = try await harness.start(ScriptedBot(probe: BotProbe()))
+            try await harness.waitUntilHandled(upTo: boom.seq, in: conversation, by: first)
+            await first.stop()
+            let entry = try #require(try await first.session.quarantineEntries().first)
+            #expect(try await first.session.retryQuarantined(entry.id)?.retryRequested == true)
+
+            let second = try await harness.start(ScriptedBot(probe: BotProbe()))
+            try await harness.waitUntil("the retried message to be answered") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["echo: boom"]
+            }
+            try await second.waitUntilIdle()
+            #expect(try await second.session.quarantineEntries().isEmpty)
+            await second.stop()
+        }
+    }
+
+    @Test func aSuspectThatRunsToItsEndIsClearedAndAnsweredOnce() async throws {
+        try await RuntimeHarness.run { harness in
+            let conversation = try await harness.direct(harness.ana)
+            let hello = try await harness.say("hello", as: harness.ana, in: conversation)
+            try await recordCrashes(["message:\(hello.id.rawValue)"], in: harness)
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe()))
+            try await harness.waitUntilHandled(upTo: hello.seq, in: conversation, by: bot)
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["echo: hello"])
+            #expect(try await bot.session.quarantineEntries().isEmpty)
+            try await harness.waitUntil("the probation to end") {
+                harness.logs.contains(.info, "probation over")
+            }
+            await bot.stop()
+            let store = try await BotStore.open(path: harness.directory.file("botty.sqlite"), clock: harness.clock)
+            #expect(try await store.crashSuspects().isEmpty)
+            await store.close()
+        }
+    }
+
+    @Test func anOnStartThatCrashedTheProcessAtTheLimitStopsTheBotAsCrashing() async throws {
+        try await RuntimeHarness.run { harness in
+            try await recordCrashes(["onStart", "onStart"], handler: "onStart", in: harness)
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe()), waitUntilLive: false)
+            let reason = try await value(of: bot.task, within: .seconds(60), "the bot to stop")
+            guard case .crashing(let text) = reason else {
+                Issue.record("stopped with \(reason)")
+                return
+            }
+            #expect(text.contains("onStart crashed the process 2 times"))
+            #expect(await bot.status.state == .crashing)
+            #expect(try await bot.session.quarantineEntries().map(\.key) == ["onStart"])
+        }
+    }
+}
