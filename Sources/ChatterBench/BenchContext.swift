@@ -65,7 +65,7 @@ struct BenchContext: Sendable {
             dataDirectory: keepsData ? try existingDirectory(name) : try directory(name),
             receipts: options.readReceiptsOnly ? "read" : nil,
             storeIdleSeconds: options.storeIdleSeconds, countsSQLiteMemory: countsSQLiteMemory,
-            pythonCommit: runtime == .python ? options.pythonCommit.rawValue : nil)
+            marksInFlightWork: !options.withoutInFlightMarks, pythonCommit: runtime == .python ? options.pythonCommit.rawValue : nil)
     }
 
     /// The world of the echo scenarios: one bot per runtime (`<prefix>_swift`, `<prefix>_python`, `<prefix>_c`),

@@ -50,6 +50,8 @@ struct BenchOptions: Sendable {
     var countsSQLiteMemory = false
     /// The bots scenario also restarts the bots' process on the same stores, as a deployment does (bots).
     var measuresRestart = false
+    /// The Swift bots run without marking their handlers' work in the in-flight table, to measure what the marks cost.
+    var withoutInFlightMarks = false
     var stormMessages = 2_000
     var downSeconds = 3.0
     // sandbox
@@ -92,6 +94,7 @@ struct BenchOptions: Sendable {
             case "--latencies": latenciesPath = try reader.value(for: option)
             case "--keep": keepFiles = true
             case "--read-receipts-only": readReceiptsOnly = true
+            case "--without-in-flight-marks": withoutInFlightMarks = true
             case "--messages": messages = max(1, try reader.integer(for: option))
             case "--senders": senders = max(1, try reader.integer(for: option))
             case "--window": window = max(1, try reader.integer(for: option))
@@ -162,5 +165,7 @@ struct BenchOptions: Sendable {
           --keep                  keep the stores and logs (printed) instead of deleting them
           --read-receipts-only    the Swift bots send receipt.read only, as the Python peer does (the runtime's
                                   default also sends receipt.delivered once a message is stored)
+          --without-in-flight-marks  the Swift bots do not mark their handlers' work in the in-flight table (which
+                                  `run` always does; docs/quarantine.md), to measure what the marks cost
         """
 }

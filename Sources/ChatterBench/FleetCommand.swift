@@ -73,6 +73,15 @@ struct FleetCommand {
         // each other's, and the start-up peak stays small.
         environment.startupGate = StartupGate(fitting: storeBudget)
         if configuration.receipts == "read" { environment.receipts = ReceiptPolicy(sendsDelivered: false, sendsRead: true) }
+        if configuration.marksInFlightWork ?? true {
+            do {
+                environment.inFlightTable = try await CrashRecovery.prepare(
+                    dataDirectory: environment.dataDirectory, bots: configuration.bots.map(\.name), log: environment.logSink)
+            } catch {
+                FileHandle.standardError.write(Data("chatter-bench fleet: \(error)\n".utf8))
+                return 1
+            }
+        }
         let sessions = configuration.bots.map { bot in
             BotSession(
                 configuration: BotConfiguration(

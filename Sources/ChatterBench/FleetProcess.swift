@@ -35,6 +35,9 @@ final class FleetProcess: Sendable {
         /// Whether the Swift fleet has SQLite count its memory, for the `memory` command (it costs every SQLite
         /// allocation a process-wide mutex, so only the bots scenario asks for it, with `--sqlite-memory`).
         var countsSQLiteMemory: Bool? = nil
+        /// Whether the Swift fleet marks its handlers' work in the in-flight table, as `example-bots run` does (the
+        /// default); false only to measure what the marks cost.
+        var marksInFlightWork: Bool? = nil
         /// How the Python peer commits: `group` (everything read since its last transaction in one, the default)
         /// or `each` (each message and each ack in a transaction of its own). The C floor always commits what one
         /// wake-up of its loop read in one transaction.
@@ -96,7 +99,7 @@ final class FleetProcess: Sendable {
     init(
         _ runtime: Runtime, command: [String], bots: [BenchWorld.Bot], password: String, endpoint: ServerEndpoint,
         dataDirectory: URL, receipts: String? = nil, storeIdleSeconds: Double? = nil, countsSQLiteMemory: Bool = false,
-        pythonCommit: String? = nil
+        marksInFlightWork: Bool = true, pythonCommit: String? = nil
     ) throws {
         self.runtime = runtime
         let configuration = Configuration(
@@ -104,7 +107,7 @@ final class FleetProcess: Sendable {
             clientKey: endpoint.clientKey, dataDirectory: dataDirectory.path,
             bots: bots.map { Configuration.Bot(name: $0.username, username: $0.username, password: password) },
             receipts: receipts, storeIdleSeconds: storeIdleSeconds, countsSQLiteMemory: countsSQLiteMemory,
-            commit: pythonCommit)
+            marksInFlightWork: marksInFlightWork, commit: pythonCommit)
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let configurationURL = dataDirectory.appendingPathComponent("peer.json")
         try JSONEncoder().encode(configuration).write(to: configurationURL)
