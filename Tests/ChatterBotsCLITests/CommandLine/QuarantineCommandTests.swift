@@ -22,6 +22,16 @@ struct QuarantineCommandTests {
         return harness
     }
 
+    @Test func helpDescribesTheActionsTheIDsAndHowTheProcessIsReached() async throws {
+        let harness = try CommandHarness()
+        #expect(await harness.run("help", "quarantine") == .success)
+        let text = harness.output.text
+        #expect(text.contains("USAGE: bots quarantine list [--bot NAME] [--config FILE] [--json]"))
+        #expect(text.contains("retry BOT/N"))
+        #expect(text.contains("control.json"))
+        #expect(text.contains("docs/quarantine.md"))
+    }
+
     @Test func listWithNoRunningProcessPrintsATableOfTheStoresEntries() async throws {
         let harness = try await seededHarness()
         #expect(await harness.run("quarantine", "list") == .success, "\(harness.errors.text)")
