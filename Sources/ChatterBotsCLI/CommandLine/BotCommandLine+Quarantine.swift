@@ -17,7 +17,7 @@ extension BotCommandLine {
         if let control = ControlFile.read(in: dataDirectory) {
             let client = QuarantineControlClient(control: control)
             do throws(QuarantineControlClient.Failure) {
-                print(try await perform(options.action, through: client), options: options, in: environment)
+                show(try await perform(options.action, through: client), options: options, in: environment)
                 return .success
             } catch {
                 switch error {
@@ -32,7 +32,7 @@ extension BotCommandLine {
         }
         let offline = OfflineQuarantine(dataDirectory: dataDirectory, bots: bots, clock: environment.clock)
         do throws(QuarantineControlError) {
-            print(try await perform(options.action, on: offline), options: options, in: environment)
+            show(try await perform(options.action, on: offline), options: options, in: environment)
             return .success
         } catch {
             let context = unanswered.map { "\($0); " } ?? ""
@@ -67,7 +67,7 @@ extension BotCommandLine {
         }
     }
 
-    private func print(_ result: QuarantineResult, options: BotCommand.QuarantineOptions, in environment: CommandEnvironment) {
+    private func show(_ result: QuarantineResult, options: BotCommand.QuarantineOptions, in environment: CommandEnvironment) {
         let text: String
         switch result {
         case .listed(let entries):
