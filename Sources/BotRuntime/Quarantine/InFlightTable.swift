@@ -115,6 +115,36 @@ package final class InFlightTable: @unchecked Sendable {
         Glibc.close(descriptor)
     }
 
+    /// The lock of a data directory's table, held without using the table: while it lives, no `run` starts on the
+    /// directory (its table would be `inUse`).
+    package final class IdleLock: Sendable {
+        private let descriptor: Int32
+
+        fileprivate init(descriptor: Int32) {
+            self.descriptor = descriptor
+        }
+
+        deinit {
+            Glibc.close(descriptor)
+        }
+    }
+
+    /// Takes the table's lock of `directory` (creating the table's file when missing), for work on the directory's
+    /// stores while no process runs bots from it.
+    ///
+    /// - Throws: `.inUse` when a running process has the table.
+    package static func lockIdle(directory: URL) throws(InFlightTableError) -> IdleLock {
+        let path = directory.appendingPathComponent(fileName).path
+        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .cannotOpen(path, errno: errno) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw code == EWOULDBLOCK ? .inUse(path) : .cannotOpen(path, errno: code)
+        }
+        return IdleLock(descriptor: fd)
+    }
+
     /// Clears every slot: the leftovers were recorded where they belong (each bot's store). Call it before any
     /// handler claims a slot.
     package func forgetLeftovers() {
