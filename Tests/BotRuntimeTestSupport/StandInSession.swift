@@ -10,11 +10,16 @@ package actor StandInSession: SupervisedBot {
         case runUntilShutdown
         /// Stops by itself with `reason` after `delay`, never connecting.
         case stop(BotStopReason, after: Duration)
+        /// Stays connecting until `goLive()`, then runs until `shutdown(deadline:)`.
+        case liveWhenTold
     }
 
     package let name: String
     private let script: Script
     private var state: BotStatus.State = .starting
+    private var firstLiveAt: Date?
+    private var goLiveWaiters: [CheckedContinuation<Void, Never>] = []
+    private var toldToGoLive = false
     private var connected = false
     private var messagesIn = 0
     private var lastError: String?
@@ -33,10 +38,24 @@ package actor StandInSession: SupervisedBot {
         self.changes = changes
     }
 
+    /// Lets a `.liveWhenTold` stand-in go live.
+    package func goLive() {
+        toldToGoLive = true
+        let waiters = goLiveWaiters
+        goLiveWaiters = []
+        for waiter in waiters { waiter.resume() }
+    }
+
     package func run() async -> BotStopReason {
         switch script {
-        case .runUntilShutdown:
+        case .runUntilShutdown, .liveWhenTold:
+            if case .liveWhenTold = script, !toldToGoLive {
+                state = .connecting
+                changes?.signal()
+                await withCheckedContinuation { goLiveWaiters.append($0) }
+            }
             state = .live
+            firstLiveAt = Date(timeIntervalSince1970: 1_800_000_000)
             connected = true
             messagesIn = 3
             changes?.signal()
@@ -75,6 +94,6 @@ package actor StandInSession: SupervisedBot {
         return BotStatus(
             name: name, state: state, connected: connected, since: Date(timeIntervalSince1970: 1_800_000_000),
             userId: nil, lastError: lastError, reconnects: 1, messagesIn: messagesIn, messagesOut: 2, outboxDepth: 0,
-            handlerLatency: latency, stopReason: nil)
+            handlerLatency: latency, stopReason: nil, firstLiveAt: firstLiveAt)
     }
 }

@@ -12,8 +12,14 @@ package struct HTTPFetch {
     package static func get(_ url: URL, method: String = "GET") async throws -> HTTPFetch {
         var request = URLRequest(url: url)
         request.httpMethod = method
+        return try await send(request)
+    }
+
+    package static func send(_ request: URLRequest) async throws -> HTTPFetch {
         let (data, response) = try await URLSession.shared.data(for: request)
-        guard let http = response as? HTTPURLResponse else { throw ProcessTestError("\(url) answered with no HTTP response") }
+        guard let http = response as? HTTPURLResponse else {
+            throw ProcessTestError("\(request.url?.absoluteString ?? "") answered with no HTTP response")
+        }
         var headers: [String: String] = [:]
         for (key, value) in http.allHeaderFields {
             if let key = key as? String, let value = value as? String { headers[key.lowercased()] = value }

@@ -24,6 +24,9 @@ public struct BotsConfiguration: Sendable, Equatable {
     public var logLevel: LogLevel
     /// The `/healthz` and `/metrics` port; nil: no HTTP endpoint; 0: a port the OS chooses.
     public var httpPort: UInt16?
+    /// The address `/healthz`, `/metrics` and the control routes listen on: 127.0.0.1 unless the file says
+    /// otherwise. Off loopback, the control routes need the control token (docs/running.md).
+    public var httpBind: String
     /// When handler work that keeps crashing the process is set aside, and when a bot is stopped for it.
     public var quarantine: QuarantineSettings
     /// The bots to run, in file order.
@@ -86,6 +89,7 @@ public struct BotsConfiguration: Sendable, Equatable {
         self.logLevel = file.logLevel ?? .info
         self.httpPort = file.httpPort.flatMap { UInt16(exactly: $0) }
         self.quarantine = file.quarantine ?? .default
+        self.httpBind = file.httpBind ?? "127.0.0.1"
         self.bots = bots
         self.warnings = validator.warnings
     }

@@ -89,6 +89,8 @@ public struct BotsFile: Sendable, Equatable, Codable {
     public var logLevel: LogLevel?
     /// The port of the `/healthz` and `/metrics` endpoint; absent: no HTTP endpoint; 0: a port the OS chooses.
     public var httpPort: Int?
+    /// The address the HTTP endpoint binds to; nil: 127.0.0.1 (loopback only).
+    public var httpBind: String?
     /// The send pacing of every bot that sets none of its own; nil: the default.
     public var sendPacing: PacingSetting?
     /// When handler work that keeps crashing the process is set aside, and when a bot is stopped for it; nil: the
@@ -141,6 +143,7 @@ public struct BotsFile: Sendable, Equatable, Codable {
         root["dataDirectory"] = dataDirectory?.json
         root["logLevel"] = logLevel.map { .string($0.rawValue) }
         root["httpPort"] = httpPort.map { .number(Double($0)) }
+        root["httpBind"] = httpBind.map { .string($0) }
         root["sendPacing"] = sendPacing?.json
         root["quarantine"] = quarantine.map {
             .object(["attempts": .number(Double($0.attempts)), "maxPerHour": .number(Double($0.maxPerHour))])
@@ -178,7 +181,7 @@ extension BotsFile.PacingSetting {
 struct BotsFileReader {
     private(set) var issues: [ConfigurationIssue] = []
 
-    private static let topLevelKeys = ["server", "dataDirectory", "logLevel", "httpPort", "sendPacing", "quarantine", "bots"]
+    private static let topLevelKeys = ["server", "dataDirectory", "logLevel", "httpPort", "httpBind", "sendPacing", "quarantine", "bots"]
     private static let quarantineKeys = ["attempts", "maxPerHour"]
     private static let serverKeys = ["apiURL", "webSocketURL", "clientKey"]
     private static let botKeys = ["name", "kind", "credentials", "friendRequests", "options", "sendPacing"]
@@ -211,13 +214,16 @@ struct BotsFileReader {
         let dataDirectory = fields["dataDirectory"].flatMap { configurationString($0, at: top.child("dataDirectory")) }
         let logLevel = fields["logLevel"].flatMap { readLogLevel($0, at: top.child("logLevel")) }
         let httpPort = fields["httpPort"].flatMap { readPort($0, at: top.child("httpPort")) }
+        let httpBind = fields["httpBind"].flatMap { readBind($0, at: top.child("httpBind")) }
         let sendPacing = fields["sendPacing"].flatMap { readPacing($0, at: top.child("sendPacing")) }
         let quarantine = fields["quarantine"].flatMap { readQuarantine($0, at: top.child("quarantine")) }
         let bots = readBots(fields["bots"], at: top.child("bots"))
         guard let server, let bots, issues.isEmpty else { return nil }
-        return BotsFile(
+        var file = BotsFile(
             server: server, dataDirectory: dataDirectory, logLevel: logLevel, httpPort: httpPort, sendPacing: sendPacing,
             quarantine: quarantine, bots: bots)
+        file.httpBind = httpBind
+        return file
     }
 
     private mutating func checkKeys(_ fields: [String: ConfigurationJSON], allowed: [String], at place: Place) {
@@ -332,6 +338,14 @@ struct BotsFileReader {
             report(place, "must be \"off\" or an object, found \(value.kindDescription); \(expected)")
             return nil
         }
+    }
+
+    private mutating func readBind(_ value: ConfigurationJSON, at place: Place) -> String? {
+        guard case .string(let text) = value, !text.isEmpty, !text.contains(where: { $0.isWhitespace || $0 == "/" }) else {
+            report(place, "must be an address to listen on, e.g. \"127.0.0.1\" (the default), \"0.0.0.0\" or \"::\"")
+            return nil
+        }
+        return text
     }
 
     private mutating func readQuarantine(_ value: ConfigurationJSON, at place: Place) -> QuarantineSettings? {

@@ -113,6 +113,18 @@ public actor BotSupervisor {
         return result
     }
 
+    /// The bots `/readyz` waits for: those still running that have not been live yet (a bot that stopped, for
+    /// its own configuration error say, will not become ready by waiting, and is not waited for); every bot while
+    /// shutting down.
+    func botsNotReady() async -> [String] {
+        if isShuttingDown { return members.map(\.name) }
+        var waiting: [String] = []
+        for member in members where member.stopReason == nil {
+            if await member.bot.status.firstLiveAt == nil { waiting.append(member.name) }
+        }
+        return waiting
+    }
+
     /// Why each bot stopped, for the bots that did.
     public var stopReasons: [String: BotStopReason] {
         members.reduce(into: [:]) { reasons, member in

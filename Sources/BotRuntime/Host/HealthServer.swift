@@ -1,10 +1,11 @@
 import Foundation
 import WebSocket
 
-/// The optional HTTP endpoint of a bot process (`httpPort` in `bots.json`): `GET /healthz` answers the
-/// `HealthReport` as JSON (200 when healthy, 503 otherwise) and `GET /metrics` the `MetricsExposition`; the
-/// routes under `/quarantine` list, retry and drop quarantined work (see docs/running.md).
-/// Other paths are 404, other methods 405.
+/// The optional HTTP endpoint of a bot process (`httpPort` and `httpBind` in `bots.json`): `GET /healthz` answers
+/// the `HealthReport` as JSON (200 when healthy, 503 otherwise), `GET /metrics` the `MetricsExposition`, `GET
+/// /livez` 200 while the process answers, and `GET /readyz` 200 once every bot has started (503 before, naming the
+/// bots waited for); the control routes under `/quarantine` list, retry and drop quarantined work, for requests
+/// `ControlAccess` permits (see docs/running.md). Other paths are 404, other methods 405.
 public final class HealthServer: Sendable {
     private let server: HTTPServer
 
@@ -20,10 +21,10 @@ public final class HealthServer: Sendable {
     ///
     /// - Throws: `HTTPServerError` when the port cannot be bound (in use, privileged).
     public static func start(
-        supervisor: BotSupervisor, host: String = "127.0.0.1", port: Int
+        supervisor: BotSupervisor, host: String = "127.0.0.1", port: Int, access: ControlAccess = ControlAccess(token: nil)
     ) async throws(HTTPServerError) -> HealthServer {
         let server = try await HTTPServer.start(host: host, port: port) { request in
-            .response(await respond(to: request, supervisor: supervisor))
+            .response(await respond(to: request, supervisor: supervisor, access: access))
         }
         return HealthServer(server: server)
     }
@@ -33,13 +34,23 @@ public final class HealthServer: Sendable {
         await server.shutdown()
     }
 
-    static func respond(to request: HTTPRequest, supervisor: BotSupervisor) async -> HTTPResponse {
+    static func respond(
+        to request: HTTPRequest, supervisor: BotSupervisor, access: ControlAccess = ControlAccess(token: nil)
+    ) async -> HTTPResponse {
         if ControlRoute.owns(request.path) {
+            guard access.permits(request) else {
+                var response = HTTPResponse(
+                    status: .unauthorized,
+                    headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
+                    body: Array(#"{"error":"this control route needs the control token: send Authorization: Bearer <CHATTERBOTS_CONTROL_TOKEN>"}"#.utf8))
+                response.headers.add(name: "WWW-Authenticate", value: #"Bearer realm="chatterbots""#)
+                return response
+            }
             return await ControlRoutes.respond(to: request, supervisor: supervisor)
         }
-        let routes = ["/healthz", "/metrics"]
+        let routes = ["/healthz", "/metrics", "/livez", "/readyz"]
         guard routes.contains(request.path) else {
-            return HTTPResponse(status: .notFound, text: "Not found. Try /healthz, /metrics or /quarantine.\n")
+            return HTTPResponse(status: .notFound, text: "Not found. Try /healthz, /metrics, /livez, /readyz or /quarantine.\n")
         }
         guard request.method == .get || request.method == .head else {
             var response = HTTPResponse(status: .methodNotAllowed, text: "Only GET is allowed here.\n")
@@ -47,7 +58,15 @@ public final class HealthServer: Sendable {
             return response
         }
         var response: HTTPResponse
-        if request.path == "/healthz" {
+        if request.path == "/livez" {
+            response = HTTPResponse(status: .ok, text: "live\n")
+        } else if request.path == "/readyz" {
+            let waiting = await supervisor.botsNotReady()
+            response = waiting.isEmpty
+                ? HTTPResponse(status: .ok, text: "ready\n")
+                : HTTPResponse(status: .serviceUnavailable, text: "not ready: waiting for \(waiting.count) bot(s) to start: "
+                    + waiting.prefix(20).joined(separator: ", ") + (waiting.count > 20 ? ", …" : "") + "\n")
+        } else if request.path == "/healthz" {
             let report = await supervisor.health()
             response = HTTPResponse(
                 status: report.isHealthy ? .ok : .serviceUnavailable,

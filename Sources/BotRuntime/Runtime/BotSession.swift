@@ -62,6 +62,8 @@ public actor BotSession {
     private var readyGate = ReadyGate()
     private var random: JitterRandom
     private var state = BotStatus.State.starting
+    /// When the bot first went live.
+    private var firstLiveAt: Date?
     private var since: Date
     private var isShuttingDown = false
     /// When the running shutdown's deadline passes on the clock.
@@ -332,7 +334,7 @@ public actor BotSession {
             outboxDepth: parts?.outbox.depth ?? 0, handlerLatency: metrics.handlerLatency,
             stopReason: state == .stopped ? stopReason?.description : nil,
             messagesExpired: metrics.messagesExpired.load(ordering: .relaxed),
-            quarantined: metrics.quarantined.load(ordering: .relaxed))
+            quarantined: metrics.quarantined.load(ordering: .relaxed), firstLiveAt: firstLiveAt)
     }
 
     private var isConnected: Bool {
@@ -668,6 +670,7 @@ public actor BotSession {
         guard next != state else { return }
         state = next
         since = environment.clock.now
+        if next == .live && firstLiveAt == nil { firstLiveAt = since }
         for observer in stateObservers.values { observer.yield(next) }
     }
 

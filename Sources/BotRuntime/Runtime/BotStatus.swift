@@ -48,6 +48,8 @@ public struct BotStatus: Sendable, Codable, Equatable {
     /// Outbox entries failed unsent because they outlived the service's idempotency window (a resend could
     /// have duplicated them).
     public var messagesExpired: Int
+    /// When the bot first went live in this run; nil until then (`/readyz` waits for it).
+    public var firstLiveAt: Date?
     /// Handler work in the bot's quarantine: it crashed the process too many times (`docs/quarantine.md`).
     public var quarantined: Int
     /// How long handlers took.
@@ -58,8 +60,9 @@ public struct BotStatus: Sendable, Codable, Equatable {
     public init(
         name: String, state: State, connected: Bool, since: Date, userId: User.ID?, lastError: String?, reconnects: Int,
         messagesIn: Int, messagesOut: Int, outboxDepth: Int, handlerLatency: HandlerLatencySummary, stopReason: String?,
-        messagesExpired: Int = 0, quarantined: Int = 0
+        messagesExpired: Int = 0, quarantined: Int = 0, firstLiveAt: Date? = nil
     ) {
+        self.firstLiveAt = firstLiveAt
         self.quarantined = quarantined
         self.name = name
         self.state = state

@@ -52,6 +52,8 @@ public enum BotCommand: Sendable, Equatable {
         public var sandboxPort: Int?
         /// `--shutdown-timeout SECONDS`: how long a graceful shutdown may take.
         public var shutdownTimeout: Duration
+        /// `--http-bind ADDRESS`: where the HTTP endpoint listens, over the configuration's `httpBind`.
+        public var httpBind: String?
 
         /// The default shutdown timeout: running handlers and pending acknowledgements get this long.
         public static let defaultShutdownTimeout: Duration = .seconds(10)
@@ -154,6 +156,7 @@ extension BotCommand {
                 case "--config", "-c": options.configuration = try rest.value(of: option)
                 case "--sandbox-port": options.sandboxPort = try rest.port(of: option)
                 case "--shutdown-timeout": options.shutdownTimeout = try rest.seconds(of: option)
+                case "--http-bind": options.httpBind = try rest.value(of: option)
                 default: throw rest.unknown(option)
                 }
             }

@@ -15,7 +15,14 @@ extension BotCommandLine {
         guard let (dataDirectory, bots) = quarantineTarget(options.configuration, in: environment) else { return .usageError }
         var unanswered: String?
         if let control = ControlFile.read(in: dataDirectory) {
-            let client = QuarantineControlClient(control: control)
+            let token: String?
+            do {
+                token = try ControlAccess.token(in: environment.variables)
+            } catch {
+                environment.standardError.write(line: "\(programName): \(error)")
+                return .usageError
+            }
+            let client = QuarantineControlClient(control: control, token: token)
             do throws(QuarantineControlClient.Failure) {
                 show(try await perform(options.action, through: client), options: options, in: environment)
                 return .success

@@ -55,9 +55,19 @@ extension BotCommandLine {
             quarantine: configuration.quarantine, inFlightTable: inFlight)
         let supervisor = BotSupervisor(bots: lineup.members.map { environment.makeSession($0, host) }, log: log)
         var health: HealthServer?
+        let bind = options.httpBind ?? configuration.httpBind
         if let port = configuration.httpPort {
+            let access: ControlAccess
             do {
-                health = try await HealthServer.start(supervisor: supervisor, port: Int(port))
+                access = ControlAccess(token: try ControlAccess.token(in: environment.variables))
+                try access.check(bind: bind)
+            } catch {
+                environment.standardError.write(line: "\(programName): \(error)")
+                await embedded?.shutdown()
+                return .usageError
+            }
+            do {
+                health = try await HealthServer.start(supervisor: supervisor, host: bind, port: Int(port), access: access)
             } catch {
                 environment.standardError.write(line: "\(programName): /healthz and /metrics cannot be served: \(error)"
                     + "; change httpPort in the configuration (0: any free port)")
@@ -67,7 +77,7 @@ extension BotCommandLine {
         }
         var control: ControlFile?
         if let health {
-            let file = ControlFile(pid: getpid(), host: "127.0.0.1", httpPort: health.port)
+            let file = ControlFile(pid: getpid(), host: ControlFile.host(connectingTo: bind), httpPort: health.port)
             do {
                 try file.write(in: configuration.dataDirectory)
                 control = file

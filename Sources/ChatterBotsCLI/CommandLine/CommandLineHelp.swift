@@ -40,7 +40,7 @@ struct CommandLineHelp {
         switch command {
         case "run":
             """
-            USAGE: \(program) run [--config FILE] [--sandbox-port N] [--shutdown-timeout SECONDS]
+            USAGE: \(program) run [--config FILE] [--sandbox-port N] [--shutdown-timeout SECONDS] [--http-bind ADDRESS]
 
             Runs every bot of the configuration until SIGINT or SIGTERM, then stops them gracefully: running handlers
             finish and pending sends are acknowledged within the timeout. A second signal exits at once. With
@@ -131,6 +131,9 @@ struct CommandLineHelp {
           --sandbox-port N             Port of the embedded sandbox when the server is "sandbox"
                                        (default \(EmbeddedSandbox.defaultPort); 0: any free port)
           --shutdown-timeout SECONDS   How long handlers and pending sends get on SIGINT/SIGTERM (default \(Int(BotCommand.RunOptions.defaultShutdownTimeout.components.seconds)))
+          --http-bind ADDRESS          Where /healthz, /metrics and the control routes listen (default: httpBind of
+                                       the configuration, else 127.0.0.1); off loopback, CHATTERBOTS_CONTROL_TOKEN
+                                       (or CHATTERBOTS_CONTROL_TOKEN_FILE) must hold the control routes' token
         """
     }
 

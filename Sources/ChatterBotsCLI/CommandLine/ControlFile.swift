@@ -14,6 +14,11 @@ struct ControlFile: Hashable, Sendable, Codable {
 
     static let fileName = "control.json"
 
+    /// The address a command on this machine connects to for a server bound to `bind`: loopback for a wildcard.
+    static func host(connectingTo bind: String) -> String {
+        bind == "0.0.0.0" ? "127.0.0.1" : bind == "::" || bind == "[::]" ? "::1" : bind
+    }
+
     static func url(in dataDirectory: URL) -> URL {
         dataDirectory.appendingPathComponent(fileName, isDirectory: false)
     }

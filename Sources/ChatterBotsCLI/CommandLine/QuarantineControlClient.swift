@@ -15,8 +15,11 @@ struct QuarantineControlClient: Sendable {
 
     let origin: HTTPOrigin
     private let client: HTTPClient
+    /// The control token sent with each request, when the environment has one.
+    private let token: String?
 
-    init(control: ControlFile) {
+    init(control: ControlFile, token: String?) {
+        self.token = token
         origin = HTTPOrigin(isSecure: false, host: control.host, port: control.httpPort)
         client = HTTPClient(configuration: HTTPClientConfiguration(
             connectTimeout: .seconds(2), requestTimeout: .seconds(30), maxIdleConnectionsPerOrigin: 0))
@@ -37,6 +40,7 @@ struct QuarantineControlClient: Sendable {
     private func send<T: Decodable>(_ route: ControlRoute, expecting: T.Type) async throws(Failure) -> T {
         var request = HTTPRequest(method: route.request.method, target: route.request.target)
         if request.method == .post { request.headers.add(name: "Content-Length", value: "0") }
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         let response: HTTPResponse
         do {
             response = try await client.send(request, to: origin)

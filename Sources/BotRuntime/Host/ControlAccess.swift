@@ -1,0 +1,75 @@
+import Foundation
+import WebSocket
+
+/// Who may use the control routes (quarantine, reload, console): anyone who can reach a loopback bind, and
+/// otherwise only a request carrying the control token as `Authorization: Bearer <token>`. When a token is set, it
+/// is required on loopback too. One scheme for every control route, checked in one place (`HealthServer`).
+public struct ControlAccess: Sendable, Equatable {
+    /// The token a control request must carry; nil: none is asked for (only allowed on loopback).
+    public var token: String?
+
+    /// The environment variable holding the token, and the one naming a file that holds it (a Kubernetes Secret
+    /// mounted as a file).
+    public static let tokenVariable = "CHATTERBOTS_CONTROL_TOKEN"
+    public static let tokenFileVariable = "CHATTERBOTS_CONTROL_TOKEN_FILE"
+
+    public init(token: String?) {
+        self.token = token.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The token of `environment`: the variable's value, else the first line of the file the other one names.
+    ///
+    /// - Throws: `ControlAccessError.unreadableTokenFile` when the file cannot be read.
+    public static func token(in environment: [String: String]) throws(ControlAccessError) -> String? {
+        if let token = environment[tokenVariable], !token.isEmpty { return token }
+        guard let path = environment[tokenFileVariable], !path.isEmpty else { return nil }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw .unreadableTokenFile(path) }
+        let token = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        guard !token.isEmpty else { throw .unreadableTokenFile(path) }
+        return token
+    }
+
+    /// Whether `host` is a loopback address (or `localhost`), reachable from this machine only.
+    public static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+
+    /// Checks that binding to `host` is safe with this access: off loopback, a token is required.
+    public func check(bind host: String) throws(ControlAccessError) {
+        if token == nil && !Self.isLoopback(host) { throw .tokenRequired(bind: host) }
+    }
+
+    /// Whether `request` may use a control route.
+    func permits(_ request: HTTPRequest) -> Bool {
+        guard let token else { return true }
+        guard let header = request.headers.first(name: "Authorization"), header.hasPrefix("Bearer ") else { return false }
+        return Self.constantTimeEqual(Array(header.utf8.dropFirst("Bearer ".utf8.count)), Array(token.utf8))
+    }
+
+    /// Compares without stopping at the first difference, so the time taken says nothing of the token.
+    private static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(a.count == b.count ? 0 : 1)
+        for index in 0..<max(a.count, b.count) {
+            difference |= (index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0)
+        }
+        return difference == 0
+    }
+}
+
+/// Why the control routes cannot be served as configured.
+public enum ControlAccessError: Error, Equatable, CustomStringConvertible {
+    /// Binding off loopback without a control token.
+    case tokenRequired(bind: String)
+    /// `CHATTERBOTS_CONTROL_TOKEN_FILE` names a file that cannot be read or is empty.
+    case unreadableTokenFile(String)
+
+    public var description: String {
+        switch self {
+        case .tokenRequired(let bind):
+            "the HTTP endpoint binds to \(bind), off loopback: set \(ControlAccess.tokenVariable) (or "
+                + "\(ControlAccess.tokenFileVariable)) to a secret token that control requests must carry, or bind to 127.0.0.1"
+        case .unreadableTokenFile(let path):
+            "\(ControlAccess.tokenFileVariable) names \(path), which cannot be read or holds no token"
+        }
+    }
+}

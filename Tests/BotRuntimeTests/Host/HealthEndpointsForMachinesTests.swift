@@ -1,0 +1,116 @@
+@testable import BotRuntime
+import BotRuntimeTestSupport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import Testing
+
+/// What Kubernetes and other machines use: /livez and /readyz apart from /healthz, and the control token that
+/// every control route asks for once one is set (and that binding off loopback requires).
+@Suite("the HTTP endpoint, for machines")
+struct HealthEndpointsForMachinesTests {
+    let changes = ChangeSignal()
+
+    func start(_ bots: [any SupervisedBot], token: String? = nil) async throws -> (BotSupervisor, HealthServer, Task<SupervisorOutcome, Never>) {
+        let supervisor = BotSupervisor(bots: bots, log: LogSink(minimumLevel: .info, output: CapturedLines(changes: changes)))
+        let run = Task { await supervisor.run() }
+        let server = try await HealthServer.start(supervisor: supervisor, port: 0, access: ControlAccess(token: token))
+        return (supervisor, server, run)
+    }
+
+    func fetch(_ server: HealthServer, _ path: String, method: String = "GET", token: String? = nil) async throws -> HTTPFetch {
+        var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)\(path)")))
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        return try await HTTPFetch.send(request)
+    }
+
+    func stop(_ supervisor: BotSupervisor, _ server: HealthServer, _ run: Task<SupervisorOutcome, Never>) async throws {
+        await supervisor.shutdown(deadline: .seconds(1))
+        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        await server.shutdown()
+    }
+
+    @Test func livezAnswers200WhileReadyzWaitsForABotThatHasNotStartedYet() async throws {
+        let slow = StandInSession("slow", .liveWhenTold, changes: changes)
+        let (supervisor, server, run) = try await start([StandInSession("echo", changes: changes), slow])
+        try await changes.wait(until: { await supervisor.statuses().map(\.state) == [.live, .connecting] }, "echo live, slow connecting")
+
+        #expect(try await fetch(server, "/livez").status == 200)
+        let waiting = try await fetch(server, "/readyz")
+        #expect(waiting.status == 503)
+        #expect(waiting.body.contains("slow"))
+        #expect(!waiting.body.contains("echo"))
+
+        await slow.goLive()
+        try await changes.wait(until: { try await fetch(server, "/readyz").status == 200 }, "/readyz to answer 200")
+        try await stop(supervisor, server, run)
+    }
+
+    @Test func aBotStoppedForItsOwnConfigurationDoesNotKeepThePodUnready() async throws {
+        let (supervisor, server, run) = try await start([
+            StandInSession("echo", changes: changes),
+            StandInSession("bad", .stop(.credentialsRejected("wrong password"), after: .zero), changes: changes),
+        ])
+        try await changes.wait(until: { await supervisor.stopReasons["bad"] != nil }, "bad to stop")
+        #expect(try await fetch(server, "/readyz").status == 200)
+        #expect(try await fetch(server, "/healthz").status == 503)
+        #expect(try await fetch(server, "/livez").status == 200)
+        try await stop(supervisor, server, run)
+    }
+
+    @Test func aShuttingDownProcessIsNotReadyButStillLive() async throws {
+        let echo = StandInSession("echo", workOnShutdown: .seconds(600), changes: changes)
+        let (supervisor, server, run) = try await start([echo])
+        try await changes.wait(until: { try await fetch(server, "/readyz").status == 200 }, "ready")
+        let shutdown = Task { await supervisor.shutdown(deadline: .seconds(1)) }
+        try await changes.wait(until: { await supervisor.shuttingDown }, "the shutdown to begin")
+        #expect(try await fetch(server, "/readyz").status == 503)
+        #expect(try await fetch(server, "/livez").status == 200)
+        shutdown.cancel()
+        await server.shutdown()
+        run.cancel()
+    }
+
+    @Test func withATokenAControlRouteWithoutItIsRefusedWith401() async throws {
+        let (supervisor, server, run) = try await start([StandInSession("echo", changes: changes)], token: "s3cret")
+        let refused = try await fetch(server, "/quarantine")
+        #expect(refused.status == 401)
+        #expect(refused.headers["www-authenticate"]?.hasPrefix("Bearer") == true)
+        #expect(refused.body.contains("CHATTERBOTS_CONTROL_TOKEN"))
+        #expect(try await fetch(server, "/quarantine", token: "wrong").status == 401)
+        #expect(try await fetch(server, "/quarantine", token: "s3cret").status == 200)
+        #expect(try await fetch(server, "/quarantine/echo/1/retry", method: "POST").status == 401)
+        try await stop(supervisor, server, run)
+    }
+
+    @Test func probesAndMetricsNeedNoToken() async throws {
+        let (supervisor, server, run) = try await start([StandInSession("echo", changes: changes)], token: "s3cret")
+        try await changes.wait(until: { try await fetch(server, "/readyz").status == 200 }, "ready")
+        #expect(try await fetch(server, "/livez").status == 200)
+        #expect(try await fetch(server, "/healthz").status == 200)
+        #expect(try await fetch(server, "/metrics").status == 200)
+        try await stop(supervisor, server, run)
+    }
+
+    @Test func bindingOffLoopbackWithoutATokenIsRefusedAndLoopbackIsAllowed() throws {
+        #expect(throws: ControlAccessError.tokenRequired(bind: "0.0.0.0")) { try ControlAccess(token: nil).check(bind: "0.0.0.0") }
+        #expect(throws: ControlAccessError.tokenRequired(bind: "::")) { try ControlAccess(token: "").check(bind: "::") }
+        try ControlAccess(token: nil).check(bind: "127.0.0.1")
+        try ControlAccess(token: nil).check(bind: "::1")
+        try ControlAccess(token: "t").check(bind: "0.0.0.0")
+    }
+
+    @Test func theTokenComesFromTheVariableOrFromTheFileItNames() throws {
+        let directory = try TemporaryDirectory("ControlToken")
+        let file = try directory.write("from-file\n", to: "token")
+        #expect(try ControlAccess.token(in: ["CHATTERBOTS_CONTROL_TOKEN": "from-env"]) == "from-env")
+        #expect(try ControlAccess.token(in: ["CHATTERBOTS_CONTROL_TOKEN_FILE": file.path]) == "from-file")
+        #expect(try ControlAccess.token(in: [:]) == nil)
+        #expect(throws: ControlAccessError.unreadableTokenFile("/nonexistent/token")) {
+            try ControlAccess.token(in: ["CHATTERBOTS_CONTROL_TOKEN_FILE": "/nonexistent/token"])
+        }
+    }
+}
