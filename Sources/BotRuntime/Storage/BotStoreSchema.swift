@@ -19,6 +19,7 @@ enum BotStoreSchema {
         ("v4-status-checks-without-lists", rebuildStatusChecksWithoutLists),
         ("v5-message-actions", createMessageActions),
         ("v6-quarantine", createQuarantine),
+        ("v7-paused-jobs", allowPausedJobs),
     ]
 
     static let migrator: DatabaseMigrator = Self.migrator(through: nil)
@@ -193,11 +194,7 @@ enum BotStoreSchema {
             indexes: outboxIndexes, in: db)
         try rebuild(
             "scheduled_jobs", definition: scheduledJobsDefinition,
-            columns: """
-                id, name, due_at, payload, repeat_rule, time_zone, status, occurrence, last_fired_at, created_at, finished_at,
-                owner_scope, owner_id
-                """,
-            indexes: scheduledJobsIndexes, in: db)
+            columns: scheduledJobsColumns, indexes: scheduledJobsIndexes, in: db)
     }
 
     /// Edits, deletions and reactions handlers asked for, until the service carried them out (then deleted).
@@ -244,6 +241,15 @@ enum BotStoreSchema {
             """)
     }
 
+    /// Rebuilds `scheduled_jobs` with `paused` among its statuses: a repeating job whose occurrences keep being
+    /// quarantined is paused, and the v4 check refused that status.
+    @Sendable static func allowPausedJobs(_ db: Database) throws {
+        try rebuild(
+            "scheduled_jobs", definition: scheduledJobsDefinition.replacingOccurrences(
+                of: "OR status = 'cancelled')", with: "OR status = 'cancelled' OR status = 'paused')"),
+            columns: scheduledJobsColumns, indexes: scheduledJobsIndexes, in: db)
+    }
+
     /// The outbox's columns as v4 rebuilt it (and the baseline makes it).
     static let outboxDefinition = """
         (
@@ -285,6 +291,10 @@ enum BotStoreSchema {
             owner_scope TEXT NOT NULL,
             owner_id TEXT NOT NULL
         ) WITHOUT ROWID
+        """
+    static let scheduledJobsColumns = """
+        id, name, due_at, payload, repeat_rule, time_zone, status, occurrence, last_fired_at, created_at, finished_at,
+        owner_scope, owner_id
         """
     static let scheduledJobsIndexes = """
         CREATE INDEX scheduled_jobs_due ON scheduled_jobs (due_at, id) WHERE status = 'scheduled';
