@@ -126,7 +126,9 @@ struct CrashQuarantineProcessTests {
         #expect(jobs.map(\.status) == [.paused])
     }
 
-    @Test(.enabled(if: MemoryCgroup.unavailableReason == nil, "needs a memory cgroup this process may make (v1 or v2)"))
+    @Test(.enabled(
+        if: MemoryCgroup.unavailableReason == nil,
+        Comment(rawValue: "needs a memory cgroup this process may make: \(MemoryCgroup.unavailableReason ?? "")")))
     func aMessageThatAllocatesUntilTheOOMKillerEndsTheProcessIsQuarantinedLikeATrap() async throws {
         // 512 MiB: the process with its sandbox needs far less, a handler that allocates without bound gets there
         // in a moment.
