@@ -4,7 +4,8 @@ import Foundation
 
 /// An echo bot with bugs on purpose, for the tests of crashes and the quarantine: it traps on a message whose text
 /// is `trapOn`, allocates until the process is killed on `hogOn`, traps on every message when `trapAlways`, and
-/// traps in its repeating job `tick` when `trapInJob`. Without options it is a plain echo bot ("echo: <text>").
+/// traps in its repeating job `tick` when `trapInJob`. Without options it is a plain echo bot ("echo: <text>");
+/// `answerMilliseconds` makes each answer take that long (a flood then always has a handler running).
 struct PoisonBot: Bot {
     struct Options: Decodable {
         var trapOn: String?
@@ -12,6 +13,7 @@ struct PoisonBot: Bot {
         var trapAlways: Bool?
         var trapInJob: Bool?
         var tickSeconds: Double?
+        var answerMilliseconds: Int?
     }
 
     static let tick = JobKind<String>("tick")
@@ -33,6 +35,7 @@ struct PoisonBot: Bot {
             var hoard: [[UInt8]] = []
             while true { hoard.append([UInt8](repeating: 1, count: 16 << 20)) }
         }
+        if let milliseconds = options.answerMilliseconds { try await Task.sleep(for: .milliseconds(milliseconds)) }
         try await context.reply(to: message, "echo: " + message.text)
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 
-/// The built `example-bots` executable running as a child process, its output captured to files (a pipe could
+/// A built executable of bots (`example-bots`, `CrashTestBots`) running as a child process, its output captured to files (a pipe could
 /// fill up and stall it), its exit awaited without blocking.
 package final class BotProcess: Sendable {
     package enum Exit: Equatable {
@@ -15,8 +15,8 @@ package final class BotProcess: Sendable {
     package let outputFile: URL
     package let errorFile: URL
 
-    /// `example-bots` next to the test bundle (both live in the build's products directory).
-    package static func executable() throws -> URL {
+    /// The executable `name` next to the test bundle (both live in the build's products directory).
+    package static func executable(_ name: String = "example-bots") throws -> URL {
         let testBinary = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).resolvingSymlinksInPath()
         var candidates = [testBinary.deletingLastPathComponent()]
         // `swift test` may run the tests from inside `<name>.xctest`; the products are beside it.
@@ -25,24 +25,33 @@ package final class BotProcess: Sendable {
             .deletingLastPathComponent()
         candidates.append(root.appendingPathComponent(".build/debug"))
         for directory in candidates {
-            let url = directory.appendingPathComponent("example-bots")
+            let url = directory.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: url.path) { return url }
         }
-        throw ProcessTestError("example-bots is not built next to the tests (looked in \(candidates.map(\.path))); "
-            + "run `swift build --product example-bots` first")
+        throw ProcessTestError("\(name) is not built next to the tests (looked in \(candidates.map(\.path))); "
+            + "run `swift build --build-tests` first")
     }
 
-    /// Starts `example-bots` with `arguments` in `directory`, with `environment` added to this process's.
-    package init(_ arguments: [String], in directory: URL, environment: [String: String] = [:], label: String) throws {
+    /// Starts `executable` with `arguments` in `directory`, with `environment` added to this process's.
+    package init(
+        _ arguments: [String], in directory: URL, environment: [String: String] = [:], label: String,
+        executable: String = "example-bots"
+    ) throws {
         outputFile = directory.appendingPathComponent("\(label).out")
         errorFile = directory.appendingPathComponent("\(label).err")
         child = try ChildProcess(
-            [try Self.executable().path] + arguments, workingDirectory: directory.path, environment: environment,
+            [try Self.executable(executable).path] + arguments, workingDirectory: directory.path, environment: environment,
             standardOutput: .file(outputFile.path), standardError: .file(errorFile.path), discardingInput: true)
     }
 
     package var output: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }
     package var errors: String { (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "" }
+
+    /// The child's process id (e.g. to put it in a cgroup).
+    package var pid: pid_t { child.pid }
+
+    /// Whether the process has ended.
+    package var hasExited: Bool { child.hasExited }
 
     package func send(_ signal: Int32) {
         child.kill(signal)
