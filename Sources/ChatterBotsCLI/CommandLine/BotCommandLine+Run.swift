@@ -11,7 +11,23 @@ extension BotCommandLine {
     /// `run`: the embedded sandbox when configured, every bot under a supervisor, the health endpoint when
     /// configured; until a shutdown request (SIGINT/SIGTERM) or until every bot has stopped.
     func runBots(_ options: BotCommand.RunOptions, in environment: CommandEnvironment) async -> ExitCode {
-        guard let (configuration, lineup) = loadLineup(options.configuration, in: environment) else { return .usageError }
+        guard let (configuration, fleet) = loadLineup(options.configuration, in: environment) else { return .usageError }
+        let shard: Shard?
+        do {
+            shard = try ShardSelection.resolve(options.shard, variables: environment.variables)
+        } catch {
+            environment.standardError.write(line: "\(programName): \(error.message)\nSee '\(programName) help run' for usage.")
+            return .usageError
+        }
+        let layout = ShardLayout(shard: shard)
+        let lineup = Self.members(of: fleet, on: shard)
+        let httpPort: Int?
+        do {
+            httpPort = try layout.httpPort(configured: configuration.httpPort)
+        } catch {
+            environment.standardError.write(line: "\(programName): \(error)")
+            return .usageError
+        }
         let log = LogSink(minimumLevel: configuration.logLevel, output: environment.standardError)
         for bot in configuration.bots { log.registerSecret(bot.credentials.password) }
         for warning in configuration.warnings { log.log(.warning, "configuration: \(warning)") }
@@ -21,8 +37,26 @@ extension BotCommandLine {
         var embedded: EmbeddedSandbox?
         let server: ChatterServerConfiguration
         switch configuration.server {
+        case .sandbox where !layout.embedsSandbox:
+            let port = options.sandboxPort ?? EmbeddedSandbox.defaultPort
+            guard port != 0, let shared = EmbeddedSandbox.serverConfiguration(port: port) else {
+                environment.standardError.write(line: "\(programName): shards share the sandbox of shard 0 on a known port; "
+                    + "give every shard the same --sandbox-port N (not 0)")
+                return .usageError
+            }
+            guard await waitForSharedSandbox(port: port, shutdown: environment.shutdown, log: log) else {
+                log.log(.info, "stopped before the shared sandbox answered; bye")
+                await log.flush()
+                return .success
+            }
+            server = shared
         case .sandbox:
             let port = options.sandboxPort ?? EmbeddedSandbox.defaultPort
+            if layout.sharesSandbox, port == 0 {
+                environment.standardError.write(line: "\(programName): shards share the sandbox of shard 0 on a known port; "
+                    + "give every shard the same --sandbox-port N (not 0)")
+                return .usageError
+            }
             let started: EmbeddedSandbox
             do {
                 started = try await EmbeddedSandbox.start(
@@ -43,8 +77,9 @@ extension BotCommandLine {
         let inFlight: InFlightTable
         do {
             inFlight = try await CrashRecovery.prepare(
-                dataDirectory: configuration.dataDirectory, bots: lineup.members.map(\.configuration.name), log: log,
-                clock: environment.clock)
+                dataDirectory: configuration.dataDirectory,
+                tableDirectory: layout.inFlightDirectory(in: configuration.dataDirectory),
+                bots: lineup.members.map(\.configuration.name), log: log, clock: environment.clock)
         } catch {
             environment.standardError.write(line: "\(programName): \(error)")
             await embedded?.shutdown()
@@ -55,9 +90,9 @@ extension BotCommandLine {
             quarantine: configuration.quarantine, inFlightTable: inFlight)
         let supervisor = BotSupervisor(bots: lineup.members.map { environment.makeSession($0, host) }, log: log)
         var health: HealthServer?
-        if let port = configuration.httpPort {
+        if let port = httpPort {
             do {
-                health = try await HealthServer.start(supervisor: supervisor, port: Int(port))
+                health = try await HealthServer.start(supervisor: supervisor, port: port)
             } catch {
                 environment.standardError.write(line: "\(programName): /healthz and /metrics cannot be served: \(error)"
                     + "; change httpPort in the configuration (0: any free port)")
@@ -65,9 +100,18 @@ extension BotCommandLine {
                 return .failure
             }
         }
-        environment.standardOutput.write(line: banner(
+        var bannerText = banner(
             configuration: configuration, lineup: lineup, options: options, sandbox: embedded, health: health,
-            in: environment))
+            in: environment)
+        if let shard {
+            var lines = [Self.shardBannerLine(shard, running: lineup.members.count, of: fleet.members.count)]
+            if embedded == nil, case .sandbox = configuration.server {
+                lines.append("Chatter sandbox: the one shard 0 serves at \(server.apiBaseURL.absoluteString); "
+                    + "data in \(configuration.dataDirectory.path)")
+            }
+            bannerText = (lines + [bannerText]).joined(separator: "\n")
+        }
+        environment.standardOutput.write(line: bannerText)
 
         let shutdown = environment.shutdown
         let stopper = Task {
