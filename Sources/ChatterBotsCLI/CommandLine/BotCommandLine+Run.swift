@@ -114,6 +114,17 @@ extension BotCommandLine {
         environment.standardOutput.write(line: bannerText)
 
         let shutdown = environment.shutdown
+        if shard != nil, lineup.members.isEmpty {
+            // An empty shard is still a member of the fleet (shard 0 serves the sandbox): it waits to be stopped.
+            log.log(.notice, "this shard runs none of the configured bots; it waits until it is stopped",
+                ["shard": shard.map(\.description) ?? ""])
+            await shutdown.wait()
+            await health?.shutdown()
+            await embedded?.shutdown()
+            log.log(.info, "stopped; bye")
+            await log.flush()
+            return .success
+        }
         let stopper = Task {
             await shutdown.wait()
             guard shutdown.isRequested else { return }

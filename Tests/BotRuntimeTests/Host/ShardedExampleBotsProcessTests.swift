@@ -73,6 +73,39 @@ struct ShardedExampleBotsProcessTests {
         }
     }
 
+    @Test func shardsOfOneHostShareTheSandboxShardZeroEmbeds() async throws {
+        let bots = Array(Self.bots.prefix(8))
+        let directory = try TemporaryDirectory("ShardedExampleBotsProcessTests")
+        let entries = bots.map { bot in
+            #"{"name": "\#(bot)", "kind": "echo", "credentials": {"username": "\#(bot)_bot", "password": "password-\#(bot)"}, "friendRequests": "everyone"}"#
+        }
+        try directory.write(#"{"server": "sandbox", "dataDirectory": "data", "bots": [\#(entries.joined(separator: ",\n"))]}"#, to: "bots.json")
+        let port = try FreePort.take()
+        func launch(_ index: Int) throws -> BotProcess {
+            try BotProcess(
+                ["run", "--shard", "\(index)/2", "--sandbox-port", "\(port)"], in: directory.url, label: "shard-\(index)")
+        }
+        // Shard 1 first: it waits for the sandbox of shard 0, which seeds shard 1's accounts too.
+        let second = try launch(1)
+        defer { second.send(SIGKILL) }
+        #expect(await eventually(timeout: .seconds(60)) { second.errors.contains("waiting for shard 0") })
+        let first = try launch(0)
+        defer { first.send(SIGKILL) }
+
+        let shards = ShardAssignment(count: 2).shards(of: bots)
+        for (index, process) in [first, second].enumerated() {
+            let live = await eventually(timeout: .seconds(120)) { Self.liveBots(in: process.errors) == Set(shards[index]) }
+            #expect(live, "shard \(index) logged live: \(Self.liveBots(in: process.errors).sorted()); \(process.errors.suffix(2000))")
+        }
+        #expect(second.output.contains("Chatter sandbox: the one shard 0 serves at http://127.0.0.1:\(port)/v1"))
+        #expect(!second.errors.contains("level=error"))
+
+        second.send(SIGTERM)
+        #expect(await second.waitForExit(timeout: .seconds(60)) == .code(0))
+        first.send(SIGTERM)
+        #expect(await first.waitForExit(timeout: .seconds(60)) == .code(0))
+    }
+
     /// The bots a process's log says went live.
     static func liveBots(in log: String) -> Set<String> {
         Set(log.split(separator: "\n").filter { $0.contains(" msg=live") }.compactMap { line in

@@ -155,6 +155,18 @@ struct ShardRunTests {
         #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
     }
 
+    @Test func aShardWithoutBotsWaitsToBeStoppedAndEndsWithExit0() async throws {
+        let harness = try CommandHarness()
+        try Self.writeRemoteConfiguration(in: harness)
+        let empty = try #require((2...20).first { ShardAssignment(count: $0).shards(of: Self.bots).contains { $0.isEmpty } })
+        let index = try #require(ShardAssignment(count: empty).shards(of: Self.bots).firstIndex { $0.isEmpty })
+        let run = Task { await harness.run(["run", "--shard", "\(index)/\(empty)"], variables: [:]) }
+        try await harness.waitUntil("the shard to wait") { harness.errors.text.contains("runs none of the configured bots") }
+        #expect(harness.output.text.hasPrefix("shard \(index)/\(empty): 0 of 9 bots"))
+        harness.shutdown.request()
+        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+    }
+
     @Test func aShardOutOfRangeInTheEnvironmentStopsTheRunWithExit2BeforeAnythingStarts() async throws {
         let harness = try CommandHarness()
         try Self.writeRemoteConfiguration(in: harness)
@@ -182,7 +194,7 @@ struct ShardRunTests {
     @Test func shardsOtherThanZeroUseTheSandboxShardZeroEmbedsWithEveryBotsAccount() async throws {
         let harness = try CommandHarness()
         try harness.writeConfiguration(bots: Self.bots)
-        let port = try Self.freePort()
+        let port = try FreePort.take()
         let shards = ShardAssignment(count: 2).shards(of: Self.bots)
         // Shard 1 first: it waits for shard 0's sandbox.
         let second = Task { await harness.run(["run", "--shard", "1/2", "--sandbox-port", "\(port)"], variables: [:]) }
@@ -229,24 +241,14 @@ struct ShardRunTests {
         for move in moves { #expect(text.contains("  \(move.bot)  shard \(move.from) -> shard 2")) }
     }
 
-    /// A port nothing listens on now: bound to 0, read, and closed.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ProcessTestError("socket: errno \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    @Test func theHelpOfRunAndCheckNamesTheShardOptionsAndVariables() async throws {
+        let harness = try CommandHarness()
+        #expect(await harness.run(["help", "run"], variables: [:]) == .success)
+        #expect(await harness.run(["help", "check"], variables: [:]) == .success)
+        let text = harness.output.text
+        for words in ["--shard INDEX/COUNT", "--shard-from-hostname", "--shard-count N", "$CHATTERBOTS_SHARD", "$CHATTERBOTS_SHARD_COUNT",
+            "--shards N", "--from M"] {
+            #expect(text.contains(words), "\(words)")
         }
-        guard bound == 0 else { throw ProcessTestError("bind: errno \(errno)") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard named == 0 else { throw ProcessTestError("getsockname: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
