@@ -10,7 +10,8 @@ package enum CrashRecovery {
     ///
     /// - Throws: `InFlightTableError` when the table cannot be used (another process has it).
     package static func prepare(
-        dataDirectory: URL, tableDirectory: URL? = nil, bots: [String], log: LogSink, clock: any ChatterClock = SystemClock()
+        dataDirectory: URL, tableDirectory: URL? = nil, bots: [String], log: LogSink,
+        clock: any ChatterClock = SystemClock()
     ) async throws(InFlightTableError) -> InFlightTable {
         let tableDirectory = tableDirectory ?? dataDirectory
         try? FileManager.default.createDirectory(
@@ -23,7 +24,8 @@ package enum CrashRecovery {
                     trace: record.trace, ["work": record.key, "summary": record.summary])
             }
             guard known.contains(bot) else {
-                log.log(.warning, "the bot is no longer configured here (or runs in another shard): its crash suspects are not recorded", bot: bot)
+                log.log(.warning, "the bot is not configured here (or runs in another shard): its crash suspects are not recorded",
+                    bot: bot)
                 continue
             }
             let path = dataDirectory.appendingPathComponent("\(bot).sqlite").path

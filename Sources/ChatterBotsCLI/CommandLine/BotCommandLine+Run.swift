@@ -36,14 +36,15 @@ extension BotCommandLine {
 
         var embedded: EmbeddedSandbox?
         let server: ChatterServerConfiguration
+        if case .sandbox = configuration.server, layout.sharesSandbox, options.sandboxPort == 0 {
+            environment.standardError.write(line: "\(programName): shards share the sandbox of shard 0 on a known port; "
+                + "give every shard the same --sandbox-port N (not 0)")
+            return .usageError
+        }
         switch configuration.server {
         case .sandbox where !layout.embedsSandbox:
             let port = options.sandboxPort ?? EmbeddedSandbox.defaultPort
-            guard port != 0, let shared = EmbeddedSandbox.serverConfiguration(port: port) else {
-                environment.standardError.write(line: "\(programName): shards share the sandbox of shard 0 on a known port; "
-                    + "give every shard the same --sandbox-port N (not 0)")
-                return .usageError
-            }
+            let shared = EmbeddedSandbox.serverConfiguration(port: port)
             guard await waitForSharedSandbox(port: port, shutdown: environment.shutdown, log: log) else {
                 log.log(.info, "stopped before the shared sandbox answered; bye")
                 await log.flush()
@@ -52,11 +53,6 @@ extension BotCommandLine {
             server = shared
         case .sandbox:
             let port = options.sandboxPort ?? EmbeddedSandbox.defaultPort
-            if layout.sharesSandbox, port == 0 {
-                environment.standardError.write(line: "\(programName): shards share the sandbox of shard 0 on a known port; "
-                    + "give every shard the same --sandbox-port N (not 0)")
-                return .usageError
-            }
             let started: EmbeddedSandbox
             do {
                 started = try await EmbeddedSandbox.start(

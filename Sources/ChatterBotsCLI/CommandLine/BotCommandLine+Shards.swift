@@ -67,10 +67,12 @@ extension BotCommandLine {
 extension EmbeddedSandbox {
     /// Where the embedded sandbox of another process on this host listens on `port`: what shards other than 0
     /// connect to.
-    package static func serverConfiguration(port: Int) -> ChatterServerConfiguration? {
-        guard let api = URL(string: "http://127.0.0.1:\(port)/v1"), let webSocket = URL(string: "ws://127.0.0.1:\(port)/v1/ws") else {
-            return nil
-        }
-        return ChatterServerConfiguration(apiBaseURL: api, webSocketURL: webSocket, clientKey: SandboxClientCredential.sandbox.clientKey)
+    package static func serverConfiguration(port: Int) -> ChatterServerConfiguration {
+        let authority = "127.0.0.1:\(port)"
+        // An IP literal and a port: these URLs always parse.
+        return ChatterServerConfiguration(
+            apiBaseURL: URL(string: "http://\(authority)/v1") ?? URL(fileURLWithPath: "/"),
+            webSocketURL: URL(string: "ws://\(authority)/v1/ws") ?? URL(fileURLWithPath: "/"),
+            clientKey: SandboxClientCredential.sandbox.clientKey)
     }
 }
