@@ -68,6 +68,14 @@ public final class Sandbox: Sendable {
     ///
     /// - Throws: `SandboxStartError` saying which step failed (store, listening, seed).
     public static func start(_ configuration: SandboxConfiguration = .init()) async throws(SandboxStartError) -> Sandbox {
+        try await start(configuration, preparing: { _ in }).sandbox
+    }
+
+    /// `start(_:)`, with `preparing` run on the service before the port accepts a connection: a client that
+    /// reaches the port finds what `preparing` made (the embedded sandbox's accounts, which shards wait for).
+    package static func start<Prepared: Sendable>(
+        _ configuration: SandboxConfiguration, preparing: @Sendable (ChatterService) async -> Prepared
+    ) async throws(SandboxStartError) -> (sandbox: Sandbox, prepared: Prepared) {
         guard let credential = configuration.service.clients.first else { throw .noClientKey }
         let store: SandboxStore
         do {
@@ -79,6 +87,7 @@ public final class Sandbox: Sendable {
             throw .storeUnavailable(String(describing: error))
         }
         let service = ChatterService(store: store, clock: configuration.clock, configuration: configuration.service)
+        let prepared = await preparing(service)
         let hub = RealtimeHub(service: service, clock: configuration.clock, configuration: configuration.realtime)
         let router = SandboxRESTRouter(service: service, sink: hub)
         let responder = SandboxResponder(
@@ -106,9 +115,10 @@ public final class Sandbox: Sendable {
                 throw .seedFailed(error)
             }
         }
-        return Sandbox(
+        let sandbox = Sandbox(
             server: server, store: store, service: service, hub: hub, clock: configuration.clock,
             host: configuration.host, credential: credential, seeded: seeded)
+        return (sandbox, prepared)
     }
 
     /// Stops the timers, closes every socket with 1001 "server restarting" and every other connection, and closes

@@ -5,15 +5,18 @@ import Foundation
 /// previous process was running when it died gets an attempt in its bot's store, then the table is cleared, and
 /// the crash report is installed for this process.
 package enum CrashRecovery {
-    /// Opens the table of `dataDirectory` and records its leftovers for `bots` (their names).
+    /// Opens the table of `tableDirectory` (by default `dataDirectory`; a shard's own, see `ShardLayout`) and
+    /// records its leftovers for `bots` (their names) in their stores in `dataDirectory`.
     ///
     /// - Throws: `InFlightTableError` when the table cannot be used (another process has it).
     package static func prepare(
-        dataDirectory: URL, bots: [String], log: LogSink, clock: any ChatterClock = SystemClock()
+        dataDirectory: URL, tableDirectory: URL? = nil, bots: [String], log: LogSink,
+        clock: any ChatterClock = SystemClock()
     ) async throws(InFlightTableError) -> InFlightTable {
+        let tableDirectory = tableDirectory ?? dataDirectory
         try? FileManager.default.createDirectory(
-            at: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let table = try InFlightTable(directory: dataDirectory)
+            at: tableDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let table = try InFlightTable(directory: tableDirectory)
         let known = Set(bots)
         for (bot, records) in Dictionary(grouping: table.leftovers, by: \.bot).sorted(by: { $0.key < $1.key }) {
             for record in records {
@@ -21,7 +24,8 @@ package enum CrashRecovery {
                     trace: record.trace, ["work": record.key, "summary": record.summary])
             }
             guard known.contains(bot) else {
-                log.log(.warning, "the bot is no longer configured: its crash suspects are not recorded", bot: bot)
+                log.log(.warning, "the bot is not configured here (or runs in another shard): its crash suspects are not recorded",
+                    bot: bot)
                 continue
             }
             let path = dataDirectory.appendingPathComponent("\(bot).sqlite").path

@@ -6,8 +6,9 @@ import Foundation
 public enum BotCommand: Sendable, Equatable {
     /// `run`: run the bots of a configuration until SIGINT/SIGTERM.
     case run(RunOptions)
-    /// `check`: validate a configuration and print what would run.
-    case check(configuration: String?)
+    /// `check`: validate a configuration and print what would run; with `shards`, each shard's bots, and with
+    /// `from` too, which bots move when the count goes from `from` to `shards`.
+    case check(configuration: String?, shards: Int? = nil, from: Int? = nil)
     /// `sandbox`: run the local Chatter sandbox alone until SIGINT/SIGTERM.
     case sandbox(SandboxOptions)
     /// `say`: send one message as a person and print the reply (to try bots from a terminal).
@@ -54,6 +55,8 @@ public enum BotCommand: Sendable, Equatable {
         public var shutdownTimeout: Duration
         /// `--http-bind ADDRESS`: where the HTTP endpoint listens, over the configuration's `httpBind`.
         public var httpBind: String?
+        /// `--shard INDEX/COUNT` or `--shard-from-hostname`; nil: the environment's shard, if any.
+        package var shard: ShardSelection?
 
         /// The default shutdown timeout: running handlers and pending acknowledgements get this long.
         public static let defaultShutdownTimeout: Duration = .seconds(10)
@@ -157,20 +160,31 @@ extension BotCommand {
                 case "--sandbox-port": options.sandboxPort = try rest.port(of: option)
                 case "--shutdown-timeout": options.shutdownTimeout = try rest.seconds(of: option)
                 case "--http-bind": options.httpBind = try rest.value(of: option)
+                case "--shard", "--shard-from-hostname", "--shard-count": try rest.shardOption(option, into: &options.shard)
                 default: throw rest.unknown(option)
                 }
+            }
+            if rest.sawShardCount, !rest.sawShardFromHostname {
+                throw CommandLineUsageError("--shard-count goes with --shard-from-hostname", command: "run")
             }
             return .run(options)
         case "check":
             var configuration: String?
+            var shards: Int?
+            var from: Int?
             while let option = try rest.nextOption() {
                 switch option.name {
                 case "--help", "-h": return .help(command: "check")
                 case "--config", "-c": configuration = try rest.value(of: option)
+                case "--shards": shards = try rest.shardCount(of: option)
+                case "--from": from = try rest.shardCount(of: option)
                 default: throw rest.unknown(option)
                 }
             }
-            return .check(configuration: configuration)
+            if from != nil, shards == nil {
+                throw CommandLineUsageError("--from M goes with --shards N: the moves from M to N shards", command: "check")
+            }
+            return .check(configuration: configuration, shards: shards, from: from)
         case "sandbox":
             var options = SandboxOptions()
             while let option = try rest.nextOption() {
@@ -364,6 +378,53 @@ private struct OptionReader {
                 "\(option.name) must be a number of seconds from 0 to 86400, found \"\(text)\"", command: command)
         }
         return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+
+    /// Whether `--shard-count` was read: it must come with `--shard-from-hostname`.
+    var sawShardCount = false
+    var sawShardFromHostname = false
+
+    /// Reads `--shard INDEX/COUNT`, `--shard-from-hostname` or `--shard-count N` into `selection`; `--shard` and
+    /// `--shard-from-hostname` exclude each other.
+    mutating func shardOption(_ option: Option, into selection: inout ShardSelection?) throws(CommandLineUsageError) {
+        let conflict = CommandLineUsageError("--shard INDEX/COUNT and --shard-from-hostname exclude each other", command: command)
+        switch option.name {
+        case "--shard":
+            let text = try value(of: option)
+            guard selection == nil else { throw conflict }
+            do {
+                selection = .shard(try Shard(parsing: text))
+            } catch {
+                throw CommandLineUsageError("--shard: \(error)", command: command)
+            }
+        case "--shard-from-hostname":
+            if let inline = option.inlineValue {
+                throw CommandLineUsageError("--shard-from-hostname takes no value, found \"\(inline)\"", command: command)
+            }
+            sawShardFromHostname = true
+            switch selection {
+            case .shard?: throw conflict
+            case .hostname?: break
+            case nil: selection = .hostname(count: nil)
+            }
+        default:
+            let count = try shardCount(of: option)
+            sawShardCount = true
+            switch selection {
+            case .shard?: throw CommandLineUsageError("--shard-count goes with --shard-from-hostname, not --shard", command: command)
+            case .hostname?, nil: selection = .hostname(count: count)
+            }
+        }
+    }
+
+    /// A shard count: a whole number from 1 to `Shard.maximumCount`.
+    mutating func shardCount(of option: Option) throws(CommandLineUsageError) -> Int {
+        let text = try value(of: option)
+        do {
+            return try Shard.count(parsing: text)
+        } catch {
+            throw CommandLineUsageError("\(option.name): \(error)", command: command)
+        }
     }
 
     func unknown(_ option: Option) -> CommandLineUsageError {

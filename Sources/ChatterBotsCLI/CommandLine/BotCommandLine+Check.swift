@@ -3,8 +3,11 @@ import ChatterBots
 import Foundation
 
 extension BotCommandLine {
-    /// `check`: validates the configuration and prints what `run` would start; connects to nothing.
-    func check(configuration path: String?, in environment: CommandEnvironment) async -> ExitCode {
+    /// `check`: validates the configuration and prints what `run` would start; connects to nothing. With `shards`,
+    /// also each shard's bots, and with `from`, the bots that move when the count goes from `from` to `shards`.
+    func check(
+        configuration path: String?, shards: Int? = nil, from: Int? = nil, in environment: CommandEnvironment
+    ) async -> ExitCode {
         guard let (configuration, lineup) = loadLineup(path, in: environment) else { return .usageError }
         let url = configurationURL(path, in: environment)
         var lines = ["\(url.path) is valid: \(lineup.members.count) bot\(lineup.members.count == 1 ? "" : "s")."]
@@ -27,6 +30,9 @@ extension BotCommandLine {
             lines.append(
                 "  \(bot.name)\(padding)  kind \(bot.kind), account \(bot.credentials.username), "
                     + "friend requests: \(Self.describe(bot.friendRequests))")
+        }
+        if let shards {
+            lines += Self.shardReport(bots: lineup.members.map(\.configuration.name), shards: shards, from: from)
         }
         for warning in configuration.warnings {
             lines.append("Warning: \(warning)")

@@ -13,39 +13,60 @@ extension BotCommandLine {
     /// `control.json` when it answers, else on the bots' store files, which it refuses while a process has them.
     func quarantine(_ options: BotCommand.QuarantineOptions, in environment: CommandEnvironment) async -> ExitCode {
         guard let (dataDirectory, bots) = quarantineTarget(options.configuration, in: environment) else { return .usageError }
-        var unanswered: String?
-        if let control = ControlFile.read(in: dataDirectory) {
-            let token: String?
-            do {
-                token = try ControlAccess.token(in: environment.variables)
-            } catch {
-                environment.standardError.write(line: "\(programName): \(error)")
-                return .usageError
-            }
+        var unanswered: [String] = []
+        let token: String?
+        do {
+            token = try ControlAccess.token(in: environment.variables)
+        } catch {
+            environment.standardError.write(line: "\(programName): \(error)")
+            return .usageError
+        }
+        // Every process using the data directory: one, or one per shard (each answers for its own bots).
+        var answers: [QuarantineResult] = []
+        var refusals: [String] = []
+        for (directory, control) in ControlFile.all(in: dataDirectory) {
             let client = QuarantineControlClient(control: control, token: token)
             do throws(QuarantineControlClient.Failure) {
-                show(try await perform(options.action, through: client), options: options, in: environment)
-                return .success
+                answers.append(try await perform(options.action, through: client))
             } catch {
                 switch error {
-                case .refused(_, let message):
-                    environment.standardError.write(line: "\(programName): \(message)")
-                    return .failure
+                case .refused(let status, let message):
+                    // Another shard's process does not know the bot: the one that runs it answers.
+                    if status == 404, message.hasPrefix("no bot named") { continue }
+                    refusals.append(message)
                 case .unreachable(let reason):
-                    unanswered = "the process \(control.pid) of \(ControlFile.url(in: dataDirectory).path) did not answer "
-                        + "at http://\(control.host):\(control.httpPort) (\(reason))"
+                    unanswered.append("the process \(control.pid) of \(ControlFile.url(in: directory).path) did not answer "
+                        + "at http://\(control.host):\(control.httpPort) (\(reason))")
                 }
             }
+        }
+        if let refusal = refusals.first {
+            environment.standardError.write(line: "\(programName): \(refusal)")
+            return .failure
+        }
+        if let merged = Self.merged(answers) {
+            show(merged, options: options, in: environment)
+            return .success
         }
         let offline = OfflineQuarantine(dataDirectory: dataDirectory, bots: bots, clock: environment.clock)
         do throws(QuarantineControlError) {
             show(try await perform(options.action, on: offline), options: options, in: environment)
             return .success
         } catch {
-            let context = unanswered.map { "\($0); " } ?? ""
+            let context = unanswered.map { "\($0); " }.joined()
             environment.standardError.write(line: "\(programName): \(context)\(error)")
             return .failure
         }
+    }
+
+    /// The processes' answers as one: the lists joined, else the one process that knew the bot.
+    static func merged(_ answers: [QuarantineResult]) -> QuarantineResult? {
+        guard let first = answers.first else { return nil }
+        guard case .listed = first else { return first }
+        return .listed(answers.flatMap { answer -> [BotQuarantineEntry] in
+            if case .listed(let entries) = answer { return entries }
+            return []
+        })
     }
 
     private func perform(

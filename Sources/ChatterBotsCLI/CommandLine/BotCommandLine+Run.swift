@@ -11,7 +11,23 @@ extension BotCommandLine {
     /// `run`: the embedded sandbox when configured, every bot under a supervisor, the health endpoint when
     /// configured; until a shutdown request (SIGINT/SIGTERM) or until every bot has stopped.
     func runBots(_ options: BotCommand.RunOptions, in environment: CommandEnvironment) async -> ExitCode {
-        guard let (configuration, lineup) = loadLineup(options.configuration, in: environment) else { return .usageError }
+        guard let (configuration, fleet) = loadLineup(options.configuration, in: environment) else { return .usageError }
+        let shard: Shard?
+        do {
+            shard = try ShardSelection.resolve(options.shard, variables: environment.variables)
+        } catch {
+            environment.standardError.write(line: "\(programName): \(error.message)\nSee '\(programName) help run' for usage.")
+            return .usageError
+        }
+        let layout = ShardLayout(shard: shard)
+        let lineup = Self.members(of: fleet, on: shard)
+        let httpPort: Int?
+        do {
+            httpPort = try layout.httpPort(configured: configuration.httpPort)
+        } catch {
+            environment.standardError.write(line: "\(programName): \(error)")
+            return .usageError
+        }
         let log = LogSink(minimumLevel: configuration.logLevel, output: environment.standardError)
         for bot in configuration.bots { log.registerSecret(bot.credentials.password) }
         for warning in configuration.warnings { log.log(.warning, "configuration: \(warning)") }
@@ -20,7 +36,21 @@ extension BotCommandLine {
 
         var embedded: EmbeddedSandbox?
         let server: ChatterServerConfiguration
+        if case .sandbox = configuration.server, layout.sharesSandbox, options.sandboxPort == 0 {
+            environment.standardError.write(line: "\(programName): shards share the sandbox of shard 0 on a known port; "
+                + "give every shard the same --sandbox-port N (not 0)")
+            return .usageError
+        }
         switch configuration.server {
+        case .sandbox where !layout.embedsSandbox:
+            let port = options.sandboxPort ?? EmbeddedSandbox.defaultPort
+            let shared = EmbeddedSandbox.serverConfiguration(port: port)
+            guard await waitForSharedSandbox(port: port, shutdown: environment.shutdown, log: log) else {
+                log.log(.info, "stopped before the shared sandbox answered; bye")
+                await log.flush()
+                return .success
+            }
+            server = shared
         case .sandbox:
             let port = options.sandboxPort ?? EmbeddedSandbox.defaultPort
             let started: EmbeddedSandbox
@@ -43,8 +73,9 @@ extension BotCommandLine {
         let inFlight: InFlightTable
         do {
             inFlight = try await CrashRecovery.prepare(
-                dataDirectory: configuration.dataDirectory, bots: lineup.members.map(\.configuration.name), log: log,
-                clock: environment.clock)
+                dataDirectory: configuration.dataDirectory,
+                tableDirectory: layout.inFlightDirectory(in: configuration.dataDirectory),
+                bots: lineup.members.map(\.configuration.name), log: log, clock: environment.clock)
         } catch {
             environment.standardError.write(line: "\(programName): \(error)")
             await embedded?.shutdown()
@@ -56,7 +87,7 @@ extension BotCommandLine {
         let supervisor = BotSupervisor(bots: lineup.members.map { environment.makeSession($0, host) }, log: log)
         var health: HealthServer?
         let bind = options.httpBind ?? configuration.httpBind
-        if let port = configuration.httpPort {
+        if let port = httpPort {
             let access: ControlAccess
             do {
                 access = ControlAccess(token: try ControlAccess.token(in: environment.variables))
@@ -67,7 +98,7 @@ extension BotCommandLine {
                 return .usageError
             }
             do {
-                health = try await HealthServer.start(supervisor: supervisor, host: bind, port: Int(port), access: access)
+                health = try await HealthServer.start(supervisor: supervisor, host: bind, port: port, access: access)
             } catch {
                 environment.standardError.write(line: "\(programName): /healthz and /metrics cannot be served: \(error)"
                     + "; change httpPort in the configuration (0: any free port)")
@@ -75,22 +106,44 @@ extension BotCommandLine {
                 return .failure
             }
         }
+        // Each shard's process has its own control file, in its own directory (the data directory when not sharded).
+        let controlDirectory = layout.inFlightDirectory(in: configuration.dataDirectory)
         var control: ControlFile?
         if let health {
             let file = ControlFile(pid: getpid(), host: ControlFile.host(connectingTo: bind), httpPort: health.port)
             do {
-                try file.write(in: configuration.dataDirectory)
+                try file.write(in: controlDirectory)
                 control = file
             } catch {
-                log.log(.warning, "cannot write \(ControlFile.url(in: configuration.dataDirectory).path): "
+                log.log(.warning, "cannot write \(ControlFile.url(in: controlDirectory).path): "
                     + "the quarantine commands will not reach this process: \(error)")
             }
         }
-        environment.standardOutput.write(line: banner(
+        var bannerText = banner(
             configuration: configuration, lineup: lineup, options: options, sandbox: embedded, health: health,
-            in: environment))
+            in: environment)
+        if let shard {
+            var lines = [Self.shardBannerLine(shard, running: lineup.members.count, of: fleet.members.count)]
+            if embedded == nil, case .sandbox = configuration.server {
+                lines.append("Chatter sandbox: the one shard 0 serves at \(server.apiBaseURL.absoluteString); "
+                    + "data in \(configuration.dataDirectory.path)")
+            }
+            bannerText = (lines + [bannerText]).joined(separator: "\n")
+        }
+        environment.standardOutput.write(line: bannerText)
 
         let shutdown = environment.shutdown
+        if shard != nil, lineup.members.isEmpty {
+            // An empty shard is still a member of the fleet (shard 0 serves the sandbox): it waits to be stopped.
+            log.log(.notice, "this shard runs none of the configured bots; it waits until it is stopped",
+                ["shard": shard.map(\.description) ?? ""])
+            await shutdown.wait()
+            await health?.shutdown()
+            await embedded?.shutdown()
+            log.log(.info, "stopped; bye")
+            await log.flush()
+            return .success
+        }
         let stopper = Task {
             await shutdown.wait()
             guard shutdown.isRequested else { return }
@@ -99,7 +152,7 @@ extension BotCommandLine {
         let outcome = await Self.outcome(of: supervisor, shutdown: shutdown, allowing: options.shutdownTimeout + Self.shutdownGrace)
         stopper.cancel()
         await health?.shutdown()
-        control?.remove(in: configuration.dataDirectory)
+        control?.remove(in: controlDirectory)
         await embedded?.shutdown()
         guard let outcome else {
             log.log(.critical, "the shutdown took longer than its timeout; exiting without waiting for the bots still running",

@@ -70,8 +70,8 @@ public struct BotCommandLine: Sendable {
             case .help(let command):
                 environment.standardOutput.write(line: help.text(for: command))
                 code = .success
-            case .check(let configuration):
-                code = await check(configuration: configuration, in: environment)
+            case .check(let configuration, let shards, let from):
+                code = await check(configuration: configuration, shards: shards, from: from, in: environment)
             case .run(let options):
                 code = await runBots(options, in: environment)
             case .sandbox(let options):

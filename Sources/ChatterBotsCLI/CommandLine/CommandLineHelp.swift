@@ -41,10 +41,13 @@ struct CommandLineHelp {
         case "run":
             """
             USAGE: \(program) run [--config FILE] [--sandbox-port N] [--shutdown-timeout SECONDS] [--http-bind ADDRESS]
+                   [--shard INDEX/COUNT | --shard-from-hostname [--shard-count N]]
 
             Runs every bot of the configuration until SIGINT or SIGTERM, then stops them gracefully: running handlers
             finish and pending sends are acknowledged within the timeout. A second signal exits at once. With
             "server": "sandbox", a local Chatter server starts first, with test accounts to talk to the bots.
+            With a shard, only the bots assigned to it run (docs/scaling.md); shards of one host share the data
+            directory, serve HTTP on httpPort + INDEX, and share the sandbox that shard 0 starts.
 
             \(runOptions)
 
@@ -52,7 +55,7 @@ struct CommandLineHelp {
             """
         case "check":
             """
-            USAGE: \(program) check [--config FILE]
+            USAGE: \(program) check [--config FILE] [--shards N [--from M]]
 
             Validates the configuration (every problem at once, naming the bot and the field), checks that each bot's
             kind is registered and accepts its options, and prints what `run` would start. Connects to nothing.
@@ -134,6 +137,10 @@ struct CommandLineHelp {
           --http-bind ADDRESS          Where /healthz, /metrics and the control routes listen (default: httpBind of
                                        the configuration, else 127.0.0.1); off loopback, CHATTERBOTS_CONTROL_TOKEN
                                        (or CHATTERBOTS_CONTROL_TOKEN_FILE) must hold the control routes' token
+          --shard INDEX/COUNT          Run only the bots of shard INDEX of COUNT (default: $\(ShardSelection.shardVariable), else every bot)
+          --shard-from-hostname        Take INDEX from the host name's StatefulSet ordinal (bots-2: 2)
+          --shard-count N              COUNT with --shard-from-hostname (default: $\(ShardSelection.countVariable);
+                                       that variable alone also takes INDEX from the host name)
         """
     }
 
@@ -141,6 +148,8 @@ struct CommandLineHelp {
         """
         CHECK OPTIONS:
           -c, --config FILE            The configuration (default: bots.json in the current directory)
+          --shards N                   Also print which bots each of N shards runs
+          --from M                     With --shards: which bots move, from which shard to which, going from M to N
         """
     }
 

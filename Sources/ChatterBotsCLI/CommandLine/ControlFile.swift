@@ -23,6 +23,15 @@ struct ControlFile: Hashable, Sendable, Codable {
         dataDirectory.appendingPathComponent(fileName, isDirectory: false)
     }
 
+    /// The files of the processes using `dataDirectory`: its own, and each shard's (`shard-<INDEX>/`), with the
+    /// directory each was found in.
+    static func all(in dataDirectory: URL) -> [(URL, ControlFile)] {
+        let shards = ((try? FileManager.default.contentsOfDirectory(atPath: dataDirectory.path)) ?? [])
+            .filter { $0.hasPrefix("shard-") }.sorted()
+            .map { dataDirectory.appendingPathComponent($0, isDirectory: true) }
+        return ([dataDirectory] + shards).compactMap { directory in read(in: directory).map { (directory, $0) } }
+    }
+
     /// The file of `dataDirectory`; nil when there is none or it cannot be read.
     static func read(in dataDirectory: URL) -> ControlFile? {
         guard let data = try? Data(contentsOf: url(in: dataDirectory)) else { return nil }

@@ -8,8 +8,9 @@ import Foundation
 /// reminders survive restarts), seeded with test accounts for people, the bots' own accounts, and a friendship
 /// between every person and every bot (and between the people).
 ///
-/// Seeding is idempotent: an account that exists is kept (and checked against its password); friendships that
-/// exist stay. An account that cannot be made ready is reported in `problems` rather than stopping the start:
+/// Seeding is done before the port accepts connections (so a client that reaches the port finds every account),
+/// and is idempotent: an account that exists is kept (and checked against its password); friendships that exist
+/// stay. An account that cannot be made ready is reported in `problems` rather than stopping the start:
 /// the bot that needs it will stop with a clear sign-in error and the others run.
 public final class EmbeddedSandbox: Sendable {
     /// The port `run` gives the embedded sandbox unless told otherwise, so that clients can find it.
@@ -62,12 +63,14 @@ public final class EmbeddedSandbox: Sendable {
         }
         var configuration = SandboxConfiguration(storage: storage, host: host, port: port, clock: clock)
         configuration.passwordHashIterations = passwordHashIterations
-        let sandbox = try await Sandbox.start(configuration)
         let people = testAccounts.map { Account(username: $0.username, password: $0.password, displayName: $0.displayName) }
         let botAccounts = bots.map {
             Account(username: $0.credentials.username, password: $0.credentials.password, displayName: $0.name)
         }
-        let problems = await provision(people: people, bots: botAccounts, service: sandbox.service)
+        // Seeded before the port opens: whoever reaches the port (a bot of another shard) finds its account.
+        let (sandbox, problems) = try await Sandbox.start(configuration) { service in
+            await provision(people: people, bots: botAccounts, service: service)
+        }
         return EmbeddedSandbox(sandbox: sandbox, testAccounts: testAccounts, problems: problems)
     }
 

@@ -217,24 +217,4 @@ struct ScheduleStoreTests {
         #expect(try await store.job("done") == nil)
         #expect(try await store.job("kept") != nil)
     }
-
-    @Test func aRepeatingJobIsPausedWhenASecondOccurrenceIsQuarantinedAndRunsAgainWhenResumed() async throws {
-        let store = try await openStore(in: directory, clock: clock)
-        try await store.addJob(reminder("tick", dueIn: 60, repeating: true))
-        func quarantine(_ occurrence: Int) -> [CrashBookkeeping] {
-            let suspect = CrashSuspect(
-                key: "job:tick#\(occurrence)", handler: "onScheduledJob", trace: "t\(occurrence)", summary: "job tick #\(occurrence)",
-                attempts: 2, lastStartedAt: at(60))
-            return [.quarantine(suspect, work: .job("tick", occurrence: occurrence)), .pauseJobIfQuarantinedBefore("tick")]
-        }
-
-        try await store.record(quarantine(1))
-        #expect(try await store.job("tick")?.status == .scheduled)
-        try await store.record(quarantine(2))
-        #expect(try await store.job("tick")?.status == .paused)
-        #expect(try await store.dueJobs(at: at(3600)).isEmpty)
-        try await store.record([.resumeJob("tick")])
-        #expect(try await store.job("tick")?.status == .scheduled)
-        await store.close()
-    }
 }

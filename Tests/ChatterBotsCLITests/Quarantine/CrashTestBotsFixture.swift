@@ -107,9 +107,10 @@ struct CrashTestRun: Sendable {
         var exit: BotProcess.Exit?
         var errors: String
 
-        /// The last line on standard error.
+        /// The last line on standard error that is not one of the runtime's log records: a record the bot logged just
+        /// before it trapped is written by the log's own thread, which may still write it while the process dies.
         var lastLine: String {
-            errors.split(separator: "\n").last.map(String.init) ?? ""
+            errors.split(separator: "\n").last(where: { !$0.hasPrefix("ts=") }).map(String.init) ?? ""
         }
     }
 

@@ -1,0 +1,78 @@
+import BotRuntime
+import ChatterBots
+import ChatterSandbox
+import Foundation
+import WebSocket
+
+extension BotCommandLine {
+    /// The members of `lineup` that `shard` runs, in configuration order; all of them without a shard.
+    static func members(of lineup: BotLineup, on shard: Shard?) -> BotLineup {
+        guard let shard else { return lineup }
+        let assignment = ShardAssignment(of: shard)
+        var shardLineup = lineup
+        shardLineup.members = lineup.members.filter { assignment.runs($0.configuration.name, on: shard.index) }
+        return shardLineup
+    }
+
+    /// Waits until the sandbox that shard 0 embeds answers on `port` (it seeds every account before it listens);
+    /// false when a shutdown is requested first.
+    func waitForSharedSandbox(port: Int, shutdown: ShutdownRequest, log: LogSink) async -> Bool {
+        let origin = HTTPOrigin(isSecure: false, host: "127.0.0.1", port: port)
+        var waitedBefore = false
+        while !shutdown.isRequested {
+            do {
+                _ = try await HTTPClient.shared.send(HTTPRequest(method: .get, target: "/v1/health"), to: origin, timeout: .seconds(5))
+                if waitedBefore { log.log(.info, "the shared sandbox answers on 127.0.0.1:\(port)") }
+                return true
+            } catch {
+                if !waitedBefore {
+                    log.log(.notice, "waiting for shard 0 to start the shared sandbox on 127.0.0.1:\(port)", ["error": "\(error)"])
+                    waitedBefore = true
+                }
+            }
+            try? await Task.sleep(for: Self.sharedSandboxRetryInterval)
+        }
+        return false
+    }
+
+    /// How often a shard other than 0 tries the shared sandbox until it answers.
+    static let sharedSandboxRetryInterval: Duration = .milliseconds(250)
+
+    /// The first line of `run`'s banner in a shard: which shard, and how many of the configured bots it runs.
+    static func shardBannerLine(_ shard: Shard, running: Int, of total: Int) -> String {
+        "shard \(shard): \(running) of \(total) bot\(total == 1 ? "" : "s") (the others run in the other shards)"
+    }
+
+    /// `check --shards N [--from M]`: each shard's bots, and with `from`, which bots move from which shard to which.
+    static func shardReport(bots: [String], shards count: Int, from previous: Int?) -> [String] {
+        let assignment = ShardAssignment(count: count)
+        var lines = ["Shards: \(count) (rendezvous hashing of the bot names; docs/scaling.md)"]
+        for (index, names) in assignment.shards(of: bots).enumerated() {
+            lines.append("  shard \(index)/\(count): \(names.count) bot\(names.count == 1 ? "" : "s")"
+                + (names.isEmpty ? "" : ": " + names.joined(separator: ", ")))
+        }
+        guard let previous else { return lines }
+        let moves = assignment.moves(from: ShardAssignment(count: previous), of: bots)
+        lines.append("From \(previous) to \(count) shards: \(moves.count) of \(bots.count) bot\(bots.count == 1 ? "" : "s") move"
+            + (moves.isEmpty ? "." : ":"))
+        let nameWidth = moves.map(\.bot.count).max() ?? 0
+        for move in moves {
+            let padding = String(repeating: " ", count: nameWidth - move.bot.count)
+            lines.append("  \(move.bot)\(padding)  shard \(move.from) -> shard \(move.to)")
+        }
+        return lines
+    }
+}
+
+extension EmbeddedSandbox {
+    /// Where the embedded sandbox of another process on this host listens on `port`: what shards other than 0
+    /// connect to.
+    package static func serverConfiguration(port: Int) -> ChatterServerConfiguration {
+        let authority = "127.0.0.1:\(port)"
+        // An IP literal and a port: these URLs always parse.
+        return ChatterServerConfiguration(
+            apiBaseURL: URL(string: "http://\(authority)/v1") ?? URL(fileURLWithPath: "/"),
+            webSocketURL: URL(string: "ws://\(authority)/v1/ws") ?? URL(fileURLWithPath: "/"),
+            clientKey: SandboxClientCredential.sandbox.clientKey)
+    }
+}
