@@ -16,6 +16,11 @@ public enum BotCommand: Sendable, Equatable {
     case chat(ChatOptions)
     /// `help`, `--help`, `-h` (optionally about one command).
     case help(command: String?)
+    /// `export BOT --to FILE`: copy a stopped bot's store to FILE and mark it as moved (docs/scaling.md). The data
+    /// directory is `dataDirectory` (`--data DIR`) or the configuration's.
+    case export(bot: String, file: String, configuration: String?, dataDirectory: String?)
+    /// `import FILE [--as BOT]`: put an exported store into the data directory as the bot's store.
+    case importStore(file: String, bot: String?, configuration: String?, dataDirectory: String?)
 
     /// Options of `run`.
     public struct RunOptions: Sendable, Equatable {
@@ -101,7 +106,10 @@ public struct CommandLineUsageError: Error, Sendable, Equatable, CustomStringCon
 
 extension BotCommand {
     /// The commands, in the order the usage lists them.
-    public static let names = ["run", "check", "sandbox", "say", "chat", "help"]
+    public static let names = ["run", "check", "sandbox", "say", "chat", "help"] + storeCommandNames
+
+    /// The commands that move a bot's store.
+    static let storeCommandNames = ["export", "import"]
 
     /// Parses the arguments after the program name.
     ///
@@ -207,10 +215,45 @@ extension BotCommand {
                 throw CommandLineUsageError("--ws and --client-key go with --api URL", command: "chat")
             }
             return .chat(options)
+        case "export", "import":
+            return try parseStoreCommand(first, &rest)
         default:
             throw CommandLineUsageError(
                 "unknown command \"\(first)\"; the commands are \(names.joined(separator: ", "))")
         }
+    }
+}
+
+extension BotCommand {
+    /// `export BOT --to FILE` and `import FILE [--as BOT]`, each with `--config FILE` or `--data DIR`.
+    private static func parseStoreCommand(_ command: String, _ rest: inout OptionReader) throws(CommandLineUsageError) -> BotCommand {
+        var words: [String] = []
+        var file: String?
+        var bot: String?
+        var configuration: String?
+        var dataDirectory: String?
+        while let option = try rest.nextOption(collecting: &words) {
+            switch (option.name, command) {
+            case ("--help", _), ("-h", _): return .help(command: command)
+            case ("--config", _), ("-c", _): configuration = try rest.value(of: option)
+            case ("--data", _), ("-d", _): dataDirectory = try rest.value(of: option)
+            case ("--to", "export"): file = try rest.value(of: option)
+            case ("--as", "import"): bot = try rest.value(of: option)
+            default: throw rest.unknown(option)
+            }
+        }
+        if configuration != nil, dataDirectory != nil {
+            throw CommandLineUsageError("\(command) takes --config FILE or --data DIR, not both", command: command)
+        }
+        guard words.count == 1, let word = words.first else {
+            let what = command == "export" ? "the name of one bot" : "the path of one exported file"
+            throw CommandLineUsageError("\(command) needs \(what), found \(words.count)", command: command)
+        }
+        if command == "import" {
+            return .importStore(file: word, bot: bot, configuration: configuration, dataDirectory: dataDirectory)
+        }
+        guard let file else { throw CommandLineUsageError("export needs --to FILE: where the copy goes", command: command) }
+        return .export(bot: word, file: file, configuration: configuration, dataDirectory: dataDirectory)
     }
 }
 
