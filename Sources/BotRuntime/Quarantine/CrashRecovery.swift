@@ -24,7 +24,7 @@ package enum CrashRecovery {
                 log.log(.warning, "the bot is no longer configured: its crash suspects are not recorded", bot: bot)
                 continue
             }
-            let path = BotRuntimeEnvironment.storeURL(forBot: bot, in: dataDirectory).path
+            let path = dataDirectory.appendingPathComponent("\(bot).sqlite").path
             do {
                 let store = try await BotStore.open(path: path, clock: clock)
                 do {
