@@ -66,16 +66,17 @@ final class StoreLock: Sendable {
             return String(cString: resolved)
         } ?? parent
         try table.withLock { directories throws(Refusal) in
-            var entry = directories[directory]
-            if entry == nil {
+            var entry: Directory
+            if let held = directories[directory] {
+                entry = held
+            } else {
                 let lockPath = (directory as NSString).appendingPathComponent(fileName)
                 let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
                 guard descriptor >= 0 else { throw .unavailable(failure(directory: parent, errno: errno)) }
                 entry = Directory(descriptor: descriptor)
             }
-            guard var entry else { return }
             let offset = offset(of: name)
-            guard !entry.names.keys.contains(name), !entry.names.values.contains(offset) else {
+            guard entry.names[offset] == nil else {
                 if entry.names.isEmpty { close(entry.descriptor) }
                 throw .held(inThisProcess: true)
             }
@@ -85,7 +86,7 @@ final class StoreLock: Sendable {
                 if code == EAGAIN || code == EACCES { throw .held(inThisProcess: false) }
                 throw .unavailable(failure(directory: parent, errno: code))
             }
-            entry.names[name] = offset
+            entry.names[offset] = name
             directories[directory] = entry
         }
         return StoreLock(directory: directory, name: name)
@@ -95,7 +96,9 @@ final class StoreLock: Sendable {
     func release() {
         guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Self.table.withLock { directories in
-            guard var entry = directories[directory], let offset = entry.names.removeValue(forKey: name) else { return }
+            let offset = Self.offset(of: name)
+            guard var entry = directories[directory], entry.names[offset] == name else { return }
+            entry.names[offset] = nil
             _ = Self.setLock(entry.descriptor, offset: offset, locked: false)
             if entry.names.isEmpty {
                 close(entry.descriptor)
@@ -111,8 +114,8 @@ final class StoreLock: Sendable {
     private struct Directory {
         /// The descriptor of the directory's lock file, open while this process holds a lock in it.
         let descriptor: Int32
-        /// The store names held, with their offsets.
-        var names: [String: Int64] = [:]
+        /// The store names held, by their offsets.
+        var names: [Int64: String] = [:]
     }
 
     private static let table = Mutex<[String: Directory]>([:])
