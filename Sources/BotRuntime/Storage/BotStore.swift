@@ -61,13 +61,13 @@ package final class BotStore: Sendable {
     ///
     /// The file is opened in exclusive locking mode: a store belongs to one bot in one process, so its connection
     /// keeps the file's lock (and WAL keeps its index in memory, with no `-shm` file: an open store holds two file
-    /// descriptors). A second process running the same bot on the same file fails here with a storage error whose
-    /// underlying ``DatabaseError`` is `.cannotOpen(reason: .lockedByAnotherConnection)`, instead of both writing.
+    /// descriptors). Other SQLite connections (`sqlite3` in another process) find the file locked; a program that
+    /// opens it while the store is dormant fails at the bot's next use with `.lockedByAnotherConnection`.
     ///
     /// Before the file is opened, the store's ``StoreLock`` is taken and kept until ``close()``, dormant or not: a store
-    /// open elsewhere, in this process or another, is refused with ``BotStoreError/inUse(path:inThisProcess:)``
-    /// before anything is read or written. A store exported to another place (``StoreTransfer``) is refused with
-    /// ``BotStoreError/moved(path:file:movedAt:)``.
+    /// open elsewhere, another process running the same bot or this process having opened it already, is refused
+    /// with ``BotStoreError/inUse(path:inThisProcess:)`` before anything is read or written. A store exported to
+    /// another place (``StoreTransfer``) is refused with ``BotStoreError/moved(path:file:movedAt:)``.
     ///
     /// - Parameters:
     ///   - clock: the time written into records (`createdAt`, `handledAt`, `ackedAt`, …).

@@ -34,7 +34,7 @@ package enum BotStoreError: Error, CustomStringConvertible {
     /// process opened it already. Nothing was read or written.
     case inUse(path: String, inThisProcess: Bool)
     /// The store at `path` was exported to `file` at `movedAt` (`example-bots export`): its bot is the device now
-    /// running where that file was imported, and this copy must not run again. Nothing was written.
+    /// running where that file was imported, and this copy must not run again. The bot's data was left as it was.
     case moved(path: String, file: String, movedAt: Date)
 
     /// The SQLite extended result code when SQLite reported the failure (e.g. `SQLITE_FULL`), else nil.
