@@ -104,6 +104,15 @@ public actor BotSupervisor {
         HealthReport(shuttingDown: isShuttingDown, bots: await statuses())
     }
 
+    /// Each bot with its name, in configuration order (before `run()` too): what the control routes act on.
+    package func namedBots() async -> [(name: String, bot: any SupervisedBot)] {
+        var result: [(name: String, bot: any SupervisedBot)] = []
+        for member in members {
+            result.append((member.name.isEmpty ? await member.bot.status.name : member.name, member.bot))
+        }
+        return result
+    }
+
     /// Why each bot stopped, for the bots that did.
     public var stopReasons: [String: BotStopReason] {
         members.reduce(into: [:]) { reasons, member in

@@ -2,7 +2,8 @@ import Foundation
 import WebSocket
 
 /// The optional HTTP endpoint of a bot process (`httpPort` in `bots.json`): `GET /healthz` answers the
-/// `HealthReport` as JSON (200 when healthy, 503 otherwise) and `GET /metrics` the `MetricsExposition`.
+/// `HealthReport` as JSON (200 when healthy, 503 otherwise) and `GET /metrics` the `MetricsExposition`; the
+/// routes under `/quarantine` list, retry and drop quarantined work (see docs/running.md).
 /// Other paths are 404, other methods 405.
 public final class HealthServer: Sendable {
     private let server: HTTPServer
@@ -33,9 +34,12 @@ public final class HealthServer: Sendable {
     }
 
     static func respond(to request: HTTPRequest, supervisor: BotSupervisor) async -> HTTPResponse {
+        if ControlRoute.owns(request.path) {
+            return await ControlRoutes.respond(to: request, supervisor: supervisor)
+        }
         let routes = ["/healthz", "/metrics"]
         guard routes.contains(request.path) else {
-            return HTTPResponse(status: .notFound, text: "Not found. Try /healthz or /metrics.\n")
+            return HTTPResponse(status: .notFound, text: "Not found. Try /healthz, /metrics or /quarantine.\n")
         }
         guard request.method == .get || request.method == .head else {
             var response = HTTPResponse(status: .methodNotAllowed, text: "Only GET is allowed here.\n")

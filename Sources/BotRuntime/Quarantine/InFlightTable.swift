@@ -115,6 +115,36 @@ package final class InFlightTable: @unchecked Sendable {
         Glibc.close(descriptor)
     }
 
+    /// The lock of a data directory's table, held without using the table: while it lives, no `run` starts on the
+    /// directory (its table would be `inUse`).
+    package final class IdleLock: Sendable {
+        private let descriptor: Int32
+
+        fileprivate init(descriptor: Int32) {
+            self.descriptor = descriptor
+        }
+
+        deinit {
+            Glibc.close(descriptor)
+        }
+    }
+
+    /// Takes the table's lock of `directory` (creating the table's file when missing), for work on the directory's
+    /// stores while no process runs bots from it.
+    ///
+    /// - Throws: `.inUse` when a running process has the table.
+    package static func lockIdle(directory: URL) throws(InFlightTableError) -> IdleLock {
+        let path = directory.appendingPathComponent(fileName).path
+        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .cannotOpen(path, errno: errno) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw code == EWOULDBLOCK ? .inUse(path) : .cannotOpen(path, errno: code)
+        }
+        return IdleLock(descriptor: fd)
+    }
+
     /// Clears every slot: the leftovers were recorded where they belong (each bot's store). Call it before any
     /// handler claims a slot.
     package func forgetLeftovers() {
@@ -166,15 +196,34 @@ package final class InFlightTable: @unchecked Sendable {
     }
 
     /// Writes `text` as a NUL-terminated field, shortened (at a character boundary) to fit the slot; returns the
-    /// offset after it.
+    /// offset after it. A NUL inside the text is written as `?`, so that it cannot end the field early.
     private static func write(_ text: String, into slot: UnsafeMutableRawPointer, at offset: Int) -> Int {
-        let room = max(0, slotSize - offset - 1)
-        var bytes = Array(text.utf8.lazy.filter { $0 != 0 }.prefix(min(room, 160)))
-        while !bytes.isEmpty, String(validating: bytes, as: UTF8.self) == nil { bytes.removeLast() }
-        bytes.withUnsafeBytes { slot.advanced(by: offset).copyMemory(from: $0.baseAddress ?? UnsafeRawPointer(slot), byteCount: $0.count) }
-        slot.storeBytes(of: UInt8(0), toByteOffset: offset + bytes.count, as: UInt8.self)
-        return offset + bytes.count + 1
+        let room = max(0, min(slotSize - offset - 1, maxFieldBytes))
+        var text = text
+        let count = text.withUTF8 { source -> Int in
+            var count = min(source.count, room)
+            // Never cut a character in two: back off over the continuation bytes of a cut one.
+            if count < source.count {
+                while count > 0, source[count] & 0xC0 == 0x80 { count -= 1 }
+            }
+            guard count > 0, let base = source.baseAddress else { return 0 }
+            let target = slot.advanced(by: offset)
+            target.copyMemory(from: base, byteCount: count)
+            let bytes = target.assumingMemoryBound(to: UInt8.self)
+            var cursor = memchr(bytes, 0, count)
+            while let found = cursor {
+                found.storeBytes(of: UInt8(ascii: "?"), as: UInt8.self)
+                let next = found.advanced(by: 1)
+                cursor = memchr(next, 0, count - (next - UnsafeMutableRawPointer(bytes)))
+            }
+            return count
+        }
+        slot.storeBytes(of: UInt8(0), toByteOffset: offset + count, as: UInt8.self)
+        return offset + count + 1
     }
+
+    /// The most bytes a field takes.
+    static let maxFieldBytes = 160
 
     private static func record(at slot: UnsafeMutableRawPointer) -> Record? {
         guard slot.load(as: UInt32.self) == busy else { return nil }

@@ -67,14 +67,16 @@ struct QuarantineRules: Sendable {
         }
     }
 
-    /// Why the bot must stop as crashing before it starts, if it must: a lifecycle handler is in its quarantine, or
-    /// it had too many quarantines within the last hour.
-    func crashingReason(quarantine: [QuarantineEntry], now: Date) -> String? {
-        if let lifecycle = quarantine.first(where: { Self.lifecycleHandlers.contains($0.key) }) {
+    /// Why the bot named `bot` must stop as crashing before it starts, if it must: a lifecycle handler is in its
+    /// quarantine, or it had too many quarantines within the last hour. Entries an operator asked to retry do not
+    /// count: the retry is what lets the bot start again.
+    func crashingReason(bot: String, quarantine: [QuarantineEntry], now: Date) -> String? {
+        let standing = quarantine.filter { !$0.retryRequested }
+        if let lifecycle = standing.first(where: { Self.lifecycleHandlers.contains($0.key) }) {
             return "\(lifecycle.handler) crashed the process \(lifecycle.attempts) times (last at trace \(lifecycle.trace)); "
-                + "fix the bot, then run `quarantine retry` on entry \(lifecycle.id) and start it again"
+                + "fix the bot, then run `quarantine retry \(bot)/\(lifecycle.id)` and start it again"
         }
-        return tooManyQuarantines(quarantine.filter { $0.quarantinedAt > now.addingTimeInterval(-3600) }.count)
+        return tooManyQuarantines(standing.filter { $0.quarantinedAt > now.addingTimeInterval(-3600) }.count)
     }
 
     static let lifecycleHandlers = ["onStart", "onReady"]

@@ -57,7 +57,7 @@ final class SessionQuarantine: Sendable {
         try await store.record(atLimit.map { .quarantine($0, work: nil) })
         let entries = try await store.quarantined()
         metrics.quarantined.store(entries.count, ordering: .relaxed)
-        let (probation, reason) = rules.withLock { ($0.isOnProbation, $0.crashingReason(quarantine: entries, now: clock.now)) }
+        let (probation, reason) = rules.withLock { ($0.isOnProbation, $0.crashingReason(bot: bot, quarantine: entries, now: clock.now)) }
         if probation {
             log.warning("the process died while \(suspects.count) piece\(suspects.count == 1 ? "" : "s") of this bot's work ran: "
                 + "running them one at a time before anything else", ["suspects": suspects.map(\.key).sorted().joined(separator: ",")])

@@ -732,12 +732,17 @@ public actor BotSession {
         try await withStore { store throws(BotStoreError) in try await store.quarantined() }
     }
 
-    /// Hands the quarantined entry `id` to its handler again: at once when the bot runs, else at its next start.
-    /// Returns the entry, nil when there is none.
-    package func retryQuarantined(_ id: Int64) async throws(BotStoreError) -> QuarantineEntry? {
-        let entry = try await withStore { store throws(BotStoreError) in try await store.requestRetry(of: id) }
-        if let entry, case .running = phase, hasStarted, let parts { parts.quarantine.retry(entry) }
-        return entry
+    /// Hands the quarantined entry `id` to its handler again: at once when the bot runs (`runsNow`), else at its
+    /// next start. Returns the entry, nil when there is none.
+    package func retryQuarantined(_ id: Int64) async throws(BotStoreError) -> (entry: QuarantineEntry, runsNow: Bool)? {
+        guard let entry = try await withStore({ store throws(BotStoreError) in try await store.requestRetry(of: id) }) else {
+            return nil
+        }
+        if case .running = phase, hasStarted, let parts {
+            parts.quarantine.retry(entry)
+            return (entry, true)
+        }
+        return (entry, false)
     }
 
     /// Forgets the quarantined entry `id`; returns whether there was one.

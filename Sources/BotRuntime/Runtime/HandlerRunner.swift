@@ -313,13 +313,15 @@ final class HandlerRunner: HandlerDispatcher.Runner {
     ) async {
         let started = clock.now
         var failure: (any Error)?
+        // Marked while the bot's code runs: a handler still running when the process dies is a crash suspect. One
+        // abandoned by its timeout stays marked until it returns, since it still runs.
         let slot = quarantine.mark(work, trace: work.trace)
-        run.onEnd { [quarantine] in quarantine.unmark(slot) }
         do {
             try await body()
         } catch {
             failure = error
         }
+        quarantine.unmark(slot)
         metrics.recordHandler(seconds: clock.now.timeIntervalSince(started))
         guard run.complete() else { return }
         if let failure { report(failure, of: work) }
@@ -337,12 +339,12 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         var decision = FriendRequestDecision.useConfiguredPolicy
         var failure: (any Error)?
         let slot = quarantine.mark(work, trace: work.trace)
-        run.onEnd { [quarantine] in quarantine.unmark(slot) }
         do {
             decision = try await bot.onFriendRequest(request, context: context)
         } catch {
             failure = error
         }
+        quarantine.unmark(slot)
         metrics.recordHandler(seconds: clock.now.timeIntervalSince(started))
         guard run.complete() else { return }
         if let failure { report(failure, of: work) }

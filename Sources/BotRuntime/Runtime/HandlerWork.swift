@@ -46,14 +46,12 @@ enum HandlerWork: Sendable {
         }
     }
 
-    /// What the work is, for people reading a quarantine list: a message's text (or its media), shortened.
+    /// What the work is, for people reading a quarantine list: a message's text (the in-flight table keeps its
+    /// first 160 bytes), or its kind.
     var summary: String {
-        func shortened(_ text: String) -> String {
-            text.count <= 80 ? text : String(text.prefix(79)) + "…"
-        }
         switch self {
         case .message(let message), .messageUpdated(let message, _):
-            if let body = message.body { return shortened(body) }
+            if let body = message.body { return body }
             return "[\(message.kind.rawValue)]"
         case .job(let occurrence): return "job \(occurrence.job.name) #\(occurrence.number)"
         case .event(let event, _): return event.handlerName

@@ -19,6 +19,7 @@ enum BotStoreSchema {
         ("v4-status-checks-without-lists", rebuildStatusChecksWithoutLists),
         ("v5-message-actions", createMessageActions),
         ("v6-quarantine", createQuarantine),
+        ("v7-paused-jobs", allowPausedJobs),
     ]
 
     static let migrator: DatabaseMigrator = Self.migrator(through: nil)
@@ -244,6 +245,17 @@ enum BotStoreSchema {
             """)
     }
 
+    /// Jobs whose occurrences keep being quarantined are paused: the status check takes `paused`.
+    @Sendable static func allowPausedJobs(_ db: Database) throws {
+        try rebuild(
+            "scheduled_jobs", definition: scheduledJobsDefinition,
+            columns: """
+                id, name, due_at, payload, repeat_rule, time_zone, status, occurrence, last_fired_at, created_at, finished_at,
+                owner_scope, owner_id
+                """,
+            indexes: scheduledJobsIndexes, in: db)
+    }
+
     /// The outbox's columns as v4 rebuilt it (and the baseline makes it).
     static let outboxDefinition = """
         (
@@ -277,7 +289,8 @@ enum BotStoreSchema {
             payload TEXT NOT NULL,
             repeat_rule TEXT,
             time_zone TEXT,
-            status TEXT NOT NULL CHECK (status = 'scheduled' OR status = 'running' OR status = 'done' OR status = 'cancelled'),
+            status TEXT NOT NULL CHECK (
+                status = 'scheduled' OR status = 'running' OR status = 'done' OR status = 'cancelled' OR status = 'paused'),
             occurrence INTEGER NOT NULL CHECK (occurrence >= 1),
             last_fired_at INTEGER,
             created_at INTEGER NOT NULL,

@@ -14,6 +14,8 @@ public enum BotCommand: Sendable, Equatable {
     case say(SayOptions)
     /// `chat`: the terminal client: sign in as a person and read and send messages live.
     case chat(ChatOptions)
+    /// `quarantine list|retry|drop`: show, retry or forget the work set aside for crashing the process.
+    case quarantine(QuarantineOptions)
     /// `help`, `--help`, `-h` (optionally about one command).
     case help(command: String?)
     /// `export BOT --to FILE`: copy a stopped bot's store to FILE and mark it as moved (docs/scaling.md). The data
@@ -21,6 +23,31 @@ public enum BotCommand: Sendable, Equatable {
     case export(bot: String, file: String, configuration: String?, dataDirectory: String?)
     /// `import FILE [--as BOT]`: put an exported store into the data directory as the bot's store.
     case importStore(file: String, bot: String?, configuration: String?, dataDirectory: String?)
+
+    /// Options of `quarantine`.
+    public struct QuarantineOptions: Sendable, Equatable {
+        /// What to do.
+        public enum Action: Sendable, Equatable {
+            /// `list [--bot NAME]`: every bot's quarantined work, or one bot's.
+            case list(bot: String?)
+            /// `retry BOT/N`: hand the entry to its handler again.
+            case retry(bot: String, id: Int64)
+            /// `drop BOT/N`: forget the entry.
+            case drop(bot: String, id: Int64)
+        }
+
+        public var action: Action
+        /// `--config FILE`; nil: `bots.json` in the working directory.
+        public var configuration: String?
+        /// `--json`: print JSON for machines instead of text for people.
+        public var json: Bool
+
+        public init(action: Action, configuration: String? = nil, json: Bool = false) {
+            self.action = action
+            self.configuration = configuration
+            self.json = json
+        }
+    }
 
     /// Options of `run`.
     public struct RunOptions: Sendable, Equatable {
@@ -106,7 +133,7 @@ public struct CommandLineUsageError: Error, Sendable, Equatable, CustomStringCon
 
 extension BotCommand {
     /// The commands, in the order the usage lists them.
-    public static let names = ["run", "check", "sandbox", "say", "chat", "help"] + storeCommandNames
+    public static let names = ["run", "check", "sandbox", "say", "chat", "quarantine", "help"] + storeCommandNames
 
     /// The commands that move a bot's store.
     static let storeCommandNames = ["export", "import"]
@@ -215,6 +242,8 @@ extension BotCommand {
                 throw CommandLineUsageError("--ws and --client-key go with --api URL", command: "chat")
             }
             return .chat(options)
+        case "quarantine":
+            return try parseQuarantine(&rest)
         case "export", "import":
             return try parseStoreCommand(first, &rest)
         default:
@@ -254,6 +283,52 @@ extension BotCommand {
         }
         guard let file else { throw CommandLineUsageError("export needs --to FILE: where the copy goes", command: command) }
         return .export(bot: word, file: file, configuration: configuration, dataDirectory: dataDirectory)
+    }
+
+    /// `quarantine list [--bot NAME]`, `quarantine retry BOT/N`, `quarantine drop BOT/N`, each with `--config FILE`
+    /// and `--json`.
+    fileprivate static func parseQuarantine(_ rest: inout OptionReader) throws(CommandLineUsageError) -> BotCommand {
+        var words: [String] = []
+        var bot: String?
+        var configuration: String?
+        var json = false
+        while let option = try rest.nextOption(collecting: &words) {
+            switch option.name {
+            case "--help", "-h": return .help(command: "quarantine")
+            case "--bot", "-b": bot = try rest.value(of: option)
+            case "--config", "-c": configuration = try rest.value(of: option)
+            case "--json": json = true
+            default: throw rest.unknown(option)
+            }
+        }
+        guard let verb = words.first else {
+            throw CommandLineUsageError("quarantine needs list, retry ID or drop ID", command: "quarantine")
+        }
+        let action: QuarantineOptions.Action
+        switch verb {
+        case "list":
+            guard words.count == 1 else {
+                throw CommandLineUsageError("quarantine list takes no ID; use --bot NAME for one bot", command: "quarantine")
+            }
+            action = .list(bot: bot)
+        case "retry", "drop":
+            guard bot == nil else {
+                throw CommandLineUsageError("--bot goes with quarantine list; \(verb) takes an ID like poison/3", command: "quarantine")
+            }
+            guard words.count == 2 else {
+                throw CommandLineUsageError("quarantine \(verb) needs one ID, as `quarantine list` shows it (e.g. poison/3)", command: "quarantine")
+            }
+            guard let reference = QuarantineReference(words[1]) else {
+                throw CommandLineUsageError(
+                    "\"\(words[1])\" is not a quarantine ID: write BOT/N as `quarantine list` shows it (e.g. poison/3)",
+                    command: "quarantine")
+            }
+            action = verb == "retry" ? .retry(bot: reference.bot, id: reference.id) : .drop(bot: reference.bot, id: reference.id)
+        default:
+            throw CommandLineUsageError(
+                "unknown quarantine action \"\(verb)\"; the actions are list, retry and drop", command: "quarantine")
+        }
+        return .quarantine(QuarantineOptions(action: action, configuration: configuration, json: json))
     }
 }
 

@@ -65,6 +65,17 @@ extension BotCommandLine {
                 return .failure
             }
         }
+        var control: ControlFile?
+        if let health {
+            let file = ControlFile(pid: getpid(), host: "127.0.0.1", httpPort: health.port)
+            do {
+                try file.write(in: configuration.dataDirectory)
+                control = file
+            } catch {
+                log.log(.warning, "cannot write \(ControlFile.url(in: configuration.dataDirectory).path): "
+                    + "the quarantine commands will not reach this process: \(error)")
+            }
+        }
         environment.standardOutput.write(line: banner(
             configuration: configuration, lineup: lineup, options: options, sandbox: embedded, health: health,
             in: environment))
@@ -78,6 +89,7 @@ extension BotCommandLine {
         let outcome = await Self.outcome(of: supervisor, shutdown: shutdown, allowing: options.shutdownTimeout + Self.shutdownGrace)
         stopper.cancel()
         await health?.shutdown()
+        control?.remove(in: configuration.dataDirectory)
         await embedded?.shutdown()
         guard let outcome else {
             log.log(.critical, "the shutdown took longer than its timeout; exiting without waiting for the bots still running",

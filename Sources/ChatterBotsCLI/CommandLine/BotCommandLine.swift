@@ -3,7 +3,7 @@ import ChatterBots
 import ChatterSandbox
 import Foundation
 
-/// The command line of a bot executable: `run`, `check`, `sandbox`, `say` and `help`, for the bot kinds the executable
+/// The command line of a bot executable: `run`, `check`, `sandbox`, `say`, `chat`, `quarantine` and `help`, for the bot kinds the executable
 /// registers. A whole `main.swift`:
 ///
 /// ```swift
@@ -80,6 +80,8 @@ public struct BotCommandLine: Sendable {
                 code = await say(options, in: environment)
             case .chat(let options):
                 code = await chat(options, in: environment)
+            case .quarantine(let options):
+                code = await quarantine(options, in: environment)
             case .export(let bot, let file, let configuration, let dataDirectory):
                 code = await export(bot: bot, to: file, configuration: configuration, dataDirectory: dataDirectory, in: environment)
             case .importStore(let file, let bot, let configuration, let dataDirectory):

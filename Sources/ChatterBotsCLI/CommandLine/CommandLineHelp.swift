@@ -10,14 +10,15 @@ struct CommandLineHelp {
         Runs Chatter bots: every bot of bots.json in this one process, each with its own durable session.
 
         COMMANDS:
-          run       Run the bots until SIGINT or SIGTERM (the main command)
-          check     Validate the configuration and print what would run
-          sandbox   Run the local Chatter sandbox server alone
-          say       Send a message as a person and print the reply: say --as alice --to echo_bot hello
-          chat      Chat live as a person in this terminal: chat --as alice
-          help      Show this help, or one command's: \(program) help run
-          export    Copy a stopped bot's store to a file and mark it as moved: export echo --to echo.store
-          import    Put an exported store into this data directory: import echo.store
+          run         Run the bots until SIGINT or SIGTERM (the main command)
+          check       Validate the configuration and print what would run
+          sandbox     Run the local Chatter sandbox server alone
+          say         Send a message as a person and print the reply: say --as alice --to echo_bot hello
+          chat        Chat live as a person in this terminal: chat --as alice
+          quarantine  List, retry or drop the work set aside for crashing the process: quarantine list
+          help        Show this help, or one command's: \(program) help run
+          export      Copy a stopped bot's store to a file and mark it as moved: export echo --to echo.store
+          import      Put an exported store into this data directory: import echo.store
 
         \(runOptions)
 
@@ -28,6 +29,8 @@ struct CommandLineHelp {
         \(sayOptions)
 
         \(chatOptions)
+
+        \(quarantineOptions)
 
         \(exitStatus)
 
@@ -96,6 +99,25 @@ struct CommandLineHelp {
             that `\(program) run` started on 127.0.0.1:\(EmbeddedSandbox.defaultPort).
 
             \(chatOptions)
+
+            \(exitStatus)
+            """
+        case "quarantine":
+            """
+            USAGE: \(program) quarantine list [--bot NAME] [--config FILE] [--json]
+                   \(program) quarantine retry BOT/N [--config FILE] [--json]
+                   \(program) quarantine drop BOT/N [--config FILE] [--json]
+
+            Work that was running each of the last times the process died (quarantine.attempts in bots.json) is set
+            aside and not handled again. `list` shows it, an ID (BOT/N) per entry, with the handler, when its last
+            attempt started and the message text shortened. `retry` hands it to its handler again once the code is
+            fixed: at once when the bot runs, else at its next start (out of seq order). `drop` forgets it.
+
+            With `run` running and httpPort set, the commands go through its HTTP port (127.0.0.1, the port in
+            DATA/control.json). With no `run` running, they work on the bots' store files. A `run` without httpPort
+            holds the stores: the commands refuse, and say to set httpPort. See docs/quarantine.md.
+
+            \(quarantineOptions)
 
             \(exitStatus)
             """
@@ -174,11 +196,24 @@ struct CommandLineHelp {
         """
     }
 
+    private var quarantineOptions: String {
+        """
+        QUARANTINE OPTIONS:
+          list                         Show the quarantined work (ID, bot, handler, last attempt, attempts, text)
+          retry BOT/N                  Hand the entry to its handler again (e.g. retry poison/3)
+          drop BOT/N                   Forget the entry
+          -b, --bot NAME               list: only this bot's entries
+          -c, --config FILE            The configuration (default: bots.json in the current directory)
+          --json                       Print JSON (the control routes' bodies) instead of text
+        """
+    }
+
     private var exitStatus: String {
         """
         EXIT STATUS:
           0  success (stopped on request)
-          1  runtime failure (every bot stopped, a port in use, the shutdown timeout passed, no reply)
+          1  runtime failure (every bot stopped, a port in use, the shutdown timeout passed, no reply,
+             an unknown quarantine ID, stores held by a process that cannot be reached)
           2  usage or configuration error
           A second SIGINT or SIGTERM exits at once with 128 + the signal number (130, 143).
         """

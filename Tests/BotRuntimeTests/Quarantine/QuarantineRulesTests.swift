@@ -72,7 +72,7 @@ struct QuarantineRulesTests {
 
     @Test func aLifecycleHandlerInTheQuarantineMakesTheBotCrashing() throws {
         let rules = QuarantineRules(suspects: [], maxAttempts: 2, maxQuarantinesPerHour: 5)
-        let reason = try #require(rules.crashingReason(quarantine: [entry("onStart", handler: "onStart", at: now)], now: now))
+        let reason = try #require(rules.crashingReason(bot: "botty", quarantine: [entry("onStart", handler: "onStart", at: now)], now: now))
         #expect(reason.contains("onStart crashed the process 2 times"))
         #expect(reason.contains("quarantine retry"))
     }
@@ -80,13 +80,13 @@ struct QuarantineRulesTests {
     @Test func moreQuarantinesWithinTheHourThanAllowedMakeTheBotCrashing() {
         let rules = QuarantineRules(suspects: [], maxAttempts: 2, maxQuarantinesPerHour: 2)
         let recent = (1...3).map { entry("message:\($0)", at: now.addingTimeInterval(-Double($0) * 60)) }
-        #expect(rules.crashingReason(quarantine: Array(recent.prefix(2)), now: now) == nil)
-        #expect(rules.crashingReason(quarantine: recent, now: now)?.contains("3 pieces of work") == true)
+        #expect(rules.crashingReason(bot: "botty", quarantine: Array(recent.prefix(2)), now: now) == nil)
+        #expect(rules.crashingReason(bot: "botty", quarantine: recent, now: now)?.contains("3 pieces of work") == true)
     }
 
     @Test func quarantinesOlderThanAnHourDoNotCount() {
         let rules = QuarantineRules(suspects: [], maxAttempts: 2, maxQuarantinesPerHour: 2)
         let old = (1...3).map { entry("message:\($0)", at: now.addingTimeInterval(-3600 - Double($0))) }
-        #expect(rules.crashingReason(quarantine: old, now: now) == nil)
+        #expect(rules.crashingReason(bot: "botty", quarantine: old, now: now) == nil)
     }
 }

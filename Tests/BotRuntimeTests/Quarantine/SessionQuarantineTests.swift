@@ -51,7 +51,7 @@ import Testing
             let entry = try #require(try await bot.session.quarantineEntries().first)
             #expect(try await harness.texts(in: conversation, from: harness.botty).isEmpty)
 
-            #expect(try await bot.session.retryQuarantined(entry.id)?.retryRequested == true)
+            #expect(try await bot.session.retryQuarantined(entry.id)?.runsNow == true)
             try await harness.waitUntil("the retried message to be answered") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["echo: boom"]
             }
@@ -72,7 +72,7 @@ import Testing
             try await harness.waitUntilHandled(upTo: boom.seq, in: conversation, by: first)
             await first.stop()
             let entry = try #require(try await first.session.quarantineEntries().first)
-            #expect(try await first.session.retryQuarantined(entry.id)?.retryRequested == true)
+            #expect(try await first.session.retryQuarantined(entry.id)?.runsNow == false)
 
             let second = try await harness.start(ScriptedBot(probe: BotProbe()))
             try await harness.waitUntil("the retried message to be answered") {

@@ -66,7 +66,7 @@ import Testing
             var rejected: [String] = []
             for sql in [
                 "UPDATE outbox SET status = 'sent' WHERE id = 7",
-                "UPDATE scheduled_jobs SET status = 'paused' WHERE id = 'job-1'",
+                "UPDATE scheduled_jobs SET status = 'sleeping' WHERE id = 'job-1'",
             ] {
                 do { try db.execute(sql: sql) } catch { rejected.append(sql) }
             }
@@ -82,7 +82,7 @@ import Testing
             var rejected = 0
             for sql in [
                 "INSERT INTO outbox (client_message_id, conversation_id, payload, created_at, status, origin_kind) VALUES ('cm', 'C', '{}', 0, 'sent', 'direct')",
-                "INSERT INTO scheduled_jobs (id, name, due_at, payload, status, occurrence, created_at, owner_scope, owner_id) VALUES ('j', 'n', 0, '{}', 'paused', 1, 0, 'global', '')",
+                "INSERT INTO scheduled_jobs (id, name, due_at, payload, status, occurrence, created_at, owner_scope, owner_id) VALUES ('j', 'n', 0, '{}', 'sleeping', 1, 0, 'global', '')",
             ] {
                 do { try db.execute(sql: sql) } catch { rejected += 1 }
             }

@@ -26,6 +26,17 @@ struct BotCommandParsingTests {
             == .say(.init(sender: "bob", password: "pw", recipient: "echo_bot", text: "hi", wait: .zero)))
     }
 
+    @Test func quarantineTakesAnActionAndIDsWrittenBotSlashNumber() throws {
+        #expect(try BotCommand.parse(["quarantine", "list"]) == .quarantine(.init(action: .list(bot: nil))))
+        #expect(try BotCommand.parse(["quarantine", "list", "--bot", "poison", "--config=a.json", "--json"])
+            == .quarantine(.init(action: .list(bot: "poison"), configuration: "a.json", json: true)))
+        #expect(try BotCommand.parse(["quarantine", "retry", "poison/3"])
+            == .quarantine(.init(action: .retry(bot: "poison", id: 3))))
+        #expect(try BotCommand.parse(["quarantine", "drop", "-c", "x.json", "my.bot/12"])
+            == .quarantine(.init(action: .drop(bot: "my.bot", id: 12), configuration: "x.json")))
+        #expect(try BotCommand.parse(["quarantine", "--help"]) == .help(command: "quarantine"))
+    }
+
     @Test func helpIsAskedForInEveryUsualWay() throws {
         #expect(try BotCommand.parse(["--help"]) == .help(command: nil))
         #expect(try BotCommand.parse(["-h"]) == .help(command: nil))
@@ -35,7 +46,7 @@ struct BotCommandParsingTests {
     }
 
     @Test(arguments: [
-        (["deploy"], #"unknown command "deploy"; the commands are run, check, sandbox, say, chat, help, export, import"#),
+        (["deploy"], #"unknown command "deploy"; the commands are run, check, sandbox, say, chat, quarantine, help, export, import"#),
         (["say", "--to", "echo_bot", "hi"], "say needs --as USER: who sends"),
         (["say", "--as", "alice", "--to", "echo_bot"], "say needs a message after the options"),
         ([], "no command given"),
@@ -46,6 +57,12 @@ struct BotCommandParsingTests {
         (["sandbox", "--port", "70000"], #"--port must be a port number from 0 to 65535 (0: any free port), found "70000""#),
         (["run", "--shutdown-timeout", "soon"], #"--shutdown-timeout must be a number of seconds from 0 to 86400, found "soon""#),
         (["help", "deploy"], #"no help for "deploy": not a command"#),
+        (["quarantine"], "quarantine needs list, retry ID or drop ID"),
+        (["quarantine", "purge"], #"unknown quarantine action "purge"; the actions are list, retry and drop"#),
+        (["quarantine", "retry"], "quarantine retry needs one ID, as `quarantine list` shows it (e.g. poison/3)"),
+        (["quarantine", "drop", "3"], #""3" is not a quarantine ID: write BOT/N as `quarantine list` shows it (e.g. poison/3)"#),
+        (["quarantine", "retry", "poison/0"], #""poison/0" is not a quarantine ID: write BOT/N as `quarantine list` shows it (e.g. poison/3)"#),
+        (["quarantine", "retry", "--bot", "poison", "poison/1"], "--bot goes with quarantine list; retry takes an ID like poison/3"),
     ])
     func badCommandLinesSayWhatIsWrong(arguments: [String], message: String) {
         #expect(throws: CommandLineUsageError.self) { try BotCommand.parse(arguments) }

@@ -73,7 +73,7 @@ struct ChatCommandLineTests {
         #expect(output.text.contains("USAGE: example-bots chat --as USER"))
         #expect(output.text.contains("127.0.0.1:\(EmbeddedSandbox.defaultPort)"))
         #expect(await commandLine.execute(["--help"], in: Self.environment(in: directory, output: output)) == .success)
-        #expect(output.text.contains("  chat      Chat live as a person"))
+        #expect(output.text.contains("  chat        Chat live as a person"))
     }
 
     // MARK: Where chat connects

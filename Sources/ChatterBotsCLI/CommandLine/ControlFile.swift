@@ -1,0 +1,57 @@
+import Foundation
+import Glibc
+
+/// `<dataDirectory>/control.json`: how the `quarantine` commands reach the `run` process that uses a data
+/// directory. `run` writes it (owner-only) once its HTTP port serves, and removes it when it exits; a process that
+/// died leaves it behind, so a reader checks that the process answers.
+struct ControlFile: Hashable, Sendable, Codable {
+    /// The `run` process's id.
+    var pid: Int32
+    /// The address the commands connect to (loopback).
+    var host: String
+    /// The port `run` serves `/healthz`, `/metrics` and the control routes on (the one the system chose for 0).
+    var httpPort: Int
+
+    static let fileName = "control.json"
+
+    static func url(in dataDirectory: URL) -> URL {
+        dataDirectory.appendingPathComponent(fileName, isDirectory: false)
+    }
+
+    /// The file of `dataDirectory`; nil when there is none or it cannot be read.
+    static func read(in dataDirectory: URL) -> ControlFile? {
+        guard let data = try? Data(contentsOf: url(in: dataDirectory)) else { return nil }
+        return try? JSONDecoder().decode(ControlFile.self, from: data)
+    }
+
+    /// Writes the file into `dataDirectory`, readable by the owner only, replacing any left by a dead process.
+    func write(in dataDirectory: URL) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = try encoder.encode(self)
+        let target = Self.url(in: dataDirectory)
+        let temporary = dataDirectory.appendingPathComponent(".\(Self.fileName).\(pid)", isDirectory: false)
+        try? FileManager.default.removeItem(at: temporary)
+        // Created owner-only by open(2) itself, so that the file is never readable by others, even briefly.
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let written = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        let writeError = errno
+        close(fd)
+        guard written == data.count else {
+            try? FileManager.default.removeItem(at: temporary)
+            throw POSIXError(POSIXErrorCode(rawValue: writeError) ?? .EIO)
+        }
+        guard rename(temporary.path, target.path) == 0 else {
+            let code = errno
+            try? FileManager.default.removeItem(at: temporary)
+            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+        }
+    }
+
+    /// Removes the file of `dataDirectory` if it is this one's (a later process may have written its own).
+    func remove(in dataDirectory: URL) {
+        guard Self.read(in: dataDirectory) == self else { return }
+        try? FileManager.default.removeItem(at: Self.url(in: dataDirectory))
+    }
+}
