@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func theTestPeersEnvironmentHoldsEveryPinnedPackage() throws {
-        let python = try TestPeer.python(importing: ["websockets", "wsproto", "kosoku"])
+        let python = try TestPeer.python(importing: ["websockets", "wsproto", "kosoku", "kubernetes_validate"])
         #expect(python.hasSuffix(".build/test-peers/bin/python3"))
     }
 }

@@ -223,7 +223,8 @@ package struct BotsConfigurationValidator {
         return resolved
     }
 
-    private static func isValidName(_ name: String) -> Bool {
+    /// Whether `name` may name a bot: it names the bot's data file.
+    static func isValidName(_ name: String) -> Bool {
         (1...64).contains(name.count) && !name.hasPrefix(".") && name.allSatisfy { nameCharacters.contains($0) }
     }
 }

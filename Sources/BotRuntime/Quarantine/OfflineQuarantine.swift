@@ -67,6 +67,7 @@ package struct OfflineQuarantine: Sendable {
         do {
             store = try await BotStore.open(path: path, clock: clock)
         } catch {
+            if case .inUse = error { throw .storeLocked(bot: bot, path: path) }
             if case .storage(_, let underlying) = error,
                 case .cannotOpen(_, .lockedByAnotherConnection, _)? = underlying as? DatabaseError {
                 throw .storeLocked(bot: bot, path: path)

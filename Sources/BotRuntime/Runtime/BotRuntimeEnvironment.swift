@@ -156,6 +156,11 @@ public struct BotRuntimeEnvironment: Sendable {
 
     /// The store file of the bot named `name`.
     public func storeURL(forBot name: String) -> URL {
+        Self.storeURL(forBot: name, in: dataDirectory)
+    }
+
+    /// The store file of the bot named `name` in `dataDirectory`.
+    public static func storeURL(forBot name: String, in dataDirectory: URL) -> URL {
         dataDirectory.appendingPathComponent("\(name).sqlite", isDirectory: false)
     }
 }

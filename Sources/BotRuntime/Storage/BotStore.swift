@@ -36,6 +36,8 @@ package final class BotStore: Sendable {
     /// The path of the store's database file.
     public let path: String
     let queue: DatabaseQueue
+    /// Keeps the store to this object until ``close()`` (or its end), dormant or not.
+    private let lock: StoreLock
     /// Whether the outbox sends on a live connection now: commits made meanwhile record their entries' first send.
     let outboxLiveness = OutboxLiveness()
     let clock: any ChatterClock
@@ -59,8 +61,13 @@ package final class BotStore: Sendable {
     ///
     /// The file is opened in exclusive locking mode: a store belongs to one bot in one process, so its connection
     /// keeps the file's lock (and WAL keeps its index in memory, with no `-shm` file: an open store holds two file
-    /// descriptors). A second process running the same bot on the same file fails here with a storage error whose
-    /// underlying ``DatabaseError`` is `.cannotOpen(reason: .lockedByAnotherConnection)`, instead of both writing.
+    /// descriptors). Other SQLite connections (`sqlite3` in another process) find the file locked; a program that
+    /// opens it while the store is dormant fails at the bot's next use with `.lockedByAnotherConnection`.
+    ///
+    /// Before the file is opened, the store's ``StoreLock`` is taken and kept until ``close()``, dormant or not: a store
+    /// open elsewhere, another process running the same bot or this process having opened it already, is refused
+    /// with ``BotStoreError/inUse(path:inThisProcess:)`` before anything is read or written. A store exported to
+    /// another place (``StoreTransfer``) is refused with ``BotStoreError/moved(path:file:movedAt:)``.
     ///
     /// - Parameters:
     ///   - clock: the time written into records (`createdAt`, `handledAt`, `ackedAt`, …).
@@ -69,10 +76,18 @@ package final class BotStore: Sendable {
     ///     and the exclusive lock is let go meanwhile); nil keeps it open until ``close()``.
     ///   - workers: the threads the store's SQLite work runs on, shared with other stores; nil gives the store a
     ///     thread of its own while it works.
+    ///   - admitsMovedStore: opens a store marked as moved too (what exporting and importing do).
     public static func open(
         path: String, clock: any ChatterClock = SystemClock(), synchronous: SynchronousMode = .normal,
-        dormancy: DatabaseDormancy? = nil, workers: DatabaseWorkers? = nil, faults: StoreFaults? = nil
+        dormancy: DatabaseDormancy? = nil, workers: DatabaseWorkers? = nil, faults: StoreFaults? = nil,
+        admitsMovedStore: Bool = false
     ) async throws(BotStoreError) -> BotStore {
+        let lock: StoreLock
+        do {
+            lock = try StoreLock.acquire(storePath: path)
+        } catch {
+            throw error.storeError(path: path)
+        }
         // Checkpoint at SQLite's 1000 log pages (4 MiB). The checkpoint runs on the store's queue, so every
         // operation of the bot waits for it: at 8192 pages (32 MiB) each one held the queue ~25 ms and set the p99
         // of a reply at 1,000 msg/s (chatter-bench latency: 25 ms; at 1000 pages 3 ms, and throughput rose too).
@@ -97,20 +112,27 @@ package final class BotStore: Sendable {
         let queue: DatabaseQueue
         let derivation: ClientMessageIDDerivation
         let isNew: Bool
+        var opened: DatabaseQueue?
         do {
             queue = try await DatabaseQueue(path: path, configuration: configuration, dormancy: dormancy, workers: workers)
+            opened = queue
             isNew = queue.createdFileFromImage
             try await BotStoreSchema.migrator.migrate(queue)
             derivation = try await queue.writeWithoutTransaction { db in
                 Self.restrictToOwner(path: path)
+                if !admitsMovedStore, let move = try StoreMove.recorded(in: db) {
+                    throw BotStoreError.moved(path: path, file: move.file, movedAt: move.movedAt)
+                }
                 try db.execute(sql: "UPDATE scheduled_jobs SET status = 'scheduled' WHERE status = 'running'")
                 return try Self.clientMessageIDDerivation(in: db)
             }
         } catch {
+            await opened?.close()
+            lock.release()
             throw BotStoreError(error, during: "open the store at \(path)")
         }
         return BotStore(
-            path: path, queue: queue, clock: clock, clientMessageIDDerivation: derivation, isNew: isNew,
+            path: path, queue: queue, lock: lock, clock: clock, clientMessageIDDerivation: derivation, isNew: isNew,
             faults: faults ?? StoreFaults())
     }
 
@@ -121,10 +143,11 @@ package final class BotStore: Sendable {
     }
 
     private init(
-        path: String, queue: DatabaseQueue, clock: any ChatterClock, clientMessageIDDerivation: ClientMessageIDDerivation,
-        isNew: Bool, faults: StoreFaults
+        path: String, queue: DatabaseQueue, lock: StoreLock, clock: any ChatterClock,
+        clientMessageIDDerivation: ClientMessageIDDerivation, isNew: Bool, faults: StoreFaults
     ) {
         self.isNew = isNew
+        self.lock = lock
         self.path = path
         self.faults = faults
         self.queue = queue
@@ -151,9 +174,11 @@ package final class BotStore: Sendable {
         await queue.releaseMemory()
     }
 
-    /// Closes the database after the work already queued; later operations fail with a storage error.
+    /// Closes the database after the work already queued, then lets the store's lock go; later operations fail with a
+    /// storage error.
     public func close() async {
         await queue.close()
+        lock.release()
     }
 
     /// Clears group and other permission bits of the store's files, so that tokens and messages stay private

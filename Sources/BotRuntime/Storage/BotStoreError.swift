@@ -1,3 +1,4 @@
+import Foundation
 import ChatterBots
 import SQLite
 
@@ -29,6 +30,12 @@ package enum BotStoreError: Error, CustomStringConvertible {
     case undecodableValue(key: String, scope: StateScope, type: String, reason: String)
     /// A row holds data this version cannot read (a damaged file, or one written by a newer version).
     case corruptRecord(table: String, key: String, reason: String)
+    /// The store at `path` is open elsewhere (``StoreLock``): another process runs its bot, or, `inThisProcess`, this
+    /// process opened it already. Nothing was read or written.
+    case inUse(path: String, inThisProcess: Bool)
+    /// The store at `path` was exported to `file` at `movedAt` (`example-bots export`): its bot is the device now
+    /// running where that file was imported, and this copy must not run again. The bot's data was left as it was.
+    case moved(path: String, file: String, movedAt: Date)
 
     /// The SQLite extended result code when SQLite reported the failure (e.g. `SQLITE_FULL`), else nil.
     public var sqliteResultCode: ResultCode? {
@@ -58,7 +65,23 @@ package enum BotStoreError: Error, CustomStringConvertible {
                 + "Read it as its old type or as JSONValue and write it back, or remove the key."
         case .corruptRecord(let table, let key, let reason):
             return "A row of \(table) (\(key)) cannot be read: \(reason). The file is damaged or was written by a newer version."
+        case .inUse(let path, true):
+            return "The store at \(path) is open already in this process: one bot name runs once per data directory."
+        case .inUse(let path, false):
+            return "Another process runs bot \(Self.botName(path)) (its store \(path) is locked): stop it first, "
+                + "or give this process its own dataDirectory."
+        case .moved(let path, let file, let movedAt):
+            return "Bot \(Self.botName(path)) was moved: its store \(path) was exported to \(file) at "
+                + "\(movedAt.formatted(.iso8601)), and it runs where that file was imported. To run it here again, import "
+                + "it back (`import \(file)`). Deleting \(path) starts the bot afresh as a NEW device instead, losing "
+                + "its device, cursors and unsent messages."
         }
+    }
+
+    /// The bot a store file belongs to: its file name without `.sqlite`.
+    static func botName(_ path: String) -> String {
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        return name.hasSuffix(".sqlite") ? String(name.dropLast(".sqlite".count)) : name
     }
 
     /// `error` as a store error: unchanged when it already is one, else the storage failure of `operation`.

@@ -19,6 +19,11 @@ public enum BotCommand: Sendable, Equatable {
     case quarantine(QuarantineOptions)
     /// `help`, `--help`, `-h` (optionally about one command).
     case help(command: String?)
+    /// `export BOT --to FILE`: copy a stopped bot's store to FILE and mark it as moved (docs/scaling.md). The data
+    /// directory is `dataDirectory` (`--data DIR`) or the configuration's.
+    case export(bot: String, file: String, configuration: String?, dataDirectory: String?)
+    /// `import FILE [--as BOT]`: put an exported store into the data directory as the bot's store.
+    case importStore(file: String, bot: String?, configuration: String?, dataDirectory: String?)
 
     /// Options of `quarantine`.
     public struct QuarantineOptions: Sendable, Equatable {
@@ -133,7 +138,10 @@ public struct CommandLineUsageError: Error, Sendable, Equatable, CustomStringCon
 
 extension BotCommand {
     /// The commands, in the order the usage lists them.
-    public static let names = ["run", "check", "sandbox", "say", "chat", "quarantine", "help"]
+    public static let names = ["run", "check", "sandbox", "say", "chat", "quarantine", "help"] + storeCommandNames
+
+    /// The commands that move a bot's store.
+    static let storeCommandNames = ["export", "import"]
 
     /// Parses the arguments after the program name.
     ///
@@ -253,6 +261,8 @@ extension BotCommand {
             return .chat(options)
         case "quarantine":
             return try parseQuarantine(&rest)
+        case "export", "import":
+            return try parseStoreCommand(first, &rest)
         default:
             throw CommandLineUsageError(
                 "unknown command \"\(first)\"; the commands are \(names.joined(separator: ", "))")
@@ -261,6 +271,37 @@ extension BotCommand {
 }
 
 extension BotCommand {
+    /// `export BOT --to FILE` and `import FILE [--as BOT]`, each with `--config FILE` or `--data DIR`.
+    private static func parseStoreCommand(_ command: String, _ rest: inout OptionReader) throws(CommandLineUsageError) -> BotCommand {
+        var words: [String] = []
+        var file: String?
+        var bot: String?
+        var configuration: String?
+        var dataDirectory: String?
+        while let option = try rest.nextOption(collecting: &words) {
+            switch (option.name, command) {
+            case ("--help", _), ("-h", _): return .help(command: command)
+            case ("--config", _), ("-c", _): configuration = try rest.value(of: option)
+            case ("--data", _), ("-d", _): dataDirectory = try rest.value(of: option)
+            case ("--to", "export"): file = try rest.value(of: option)
+            case ("--as", "import"): bot = try rest.value(of: option)
+            default: throw rest.unknown(option)
+            }
+        }
+        if configuration != nil, dataDirectory != nil {
+            throw CommandLineUsageError("\(command) takes --config FILE or --data DIR, not both", command: command)
+        }
+        guard words.count == 1, let word = words.first else {
+            let what = command == "export" ? "the name of one bot" : "the path of one exported file"
+            throw CommandLineUsageError("\(command) needs \(what), found \(words.count)", command: command)
+        }
+        if command == "import" {
+            return .importStore(file: word, bot: bot, configuration: configuration, dataDirectory: dataDirectory)
+        }
+        guard let file else { throw CommandLineUsageError("export needs --to FILE: where the copy goes", command: command) }
+        return .export(bot: word, file: file, configuration: configuration, dataDirectory: dataDirectory)
+    }
+
     /// `quarantine list [--bot NAME]`, `quarantine retry BOT/N`, `quarantine drop BOT/N`, each with `--config FILE`
     /// and `--json`.
     fileprivate static func parseQuarantine(_ rest: inout OptionReader) throws(CommandLineUsageError) -> BotCommand {

@@ -82,6 +82,10 @@ public struct BotCommandLine: Sendable {
                 code = await chat(options, in: environment)
             case .quarantine(let options):
                 code = await quarantine(options, in: environment)
+            case .export(let bot, let file, let configuration, let dataDirectory):
+                code = await export(bot: bot, to: file, configuration: configuration, dataDirectory: dataDirectory, in: environment)
+            case .importStore(let file, let bot, let configuration, let dataDirectory):
+                code = await importStore(file, as: bot, configuration: configuration, dataDirectory: dataDirectory, in: environment)
             }
         } catch {
             let hint = error.command.map { "\(programName) help \($0)" } ?? "\(programName) --help"

@@ -17,6 +17,8 @@ struct CommandLineHelp {
           chat        Chat live as a person in this terminal: chat --as alice
           quarantine  List, retry or drop the work set aside for crashing the process: quarantine list
           help        Show this help, or one command's: \(program) help run
+          export      Copy a stopped bot's store to a file and mark it as moved: export echo --to echo.store
+          import      Put an exported store into this data directory: import echo.store
 
         \(runOptions)
 
@@ -122,9 +124,28 @@ struct CommandLineHelp {
 
             \(exitStatus)
             """
+        case "export", "import":
+            storeCommandText
         default:
             general
         }
+    }
+
+    /// `export` and `import`: moving a bot with its state (docs/scaling.md, "Moving a bot and resharding").
+    private var storeCommandText: String {
+        """
+        USAGE: \(program) export BOT --to FILE [--config FILE | --data DIR]
+               \(program) import FILE [--as BOT] [--config FILE | --data DIR]
+
+        export copies the whole store of a stopped bot (its device and tokens, cursors, outbox, state, schedules and
+        quarantine) to a new file readable by its owner only, and marks the store as moved: the bot no longer starts
+        in that data directory. It refuses while the bot runs. import puts such a file into this data directory as
+        the bot's store (named as it was exported, or --as BOT): the bot is the same device there and loses nothing.
+        It refuses to replace a store that was not moved away. The data directory is the configuration's (default
+        bots.json) or --data DIR.
+
+        \(exitStatus)
+        """
     }
 
     private var runOptions: String {

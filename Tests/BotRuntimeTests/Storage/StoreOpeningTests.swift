@@ -65,14 +65,12 @@ struct StoreOpeningTests {
         await store.close()
     }
 
-    @Test func aSecondOpenerOfTheSameStoreIsRefusedWithALockedErrorAndTheFirstGoesOn() async throws {
+    @Test func aSecondOpenerOfTheSameStoreIsRefusedAsInUseAndTheFirstGoesOn() async throws {
         let first = try await openStore(in: directory)
         try await first.setValue(1, forKey: "runs", in: .global)
         let error = await #expect(throws: BotStoreError.self) { _ = try await openStore(in: directory) }
-        guard case .storage(_, let underlying)? = error,
-            case .cannotOpen(_, .lockedByAnotherConnection, _)? = underlying as? DatabaseError
-        else {
-            Issue.record("expected a storage error from a locked file, got \(String(describing: error))")
+        guard case .inUse(let path, inThisProcess: true)? = error, path == directory.file("bot.sqlite") else {
+            Issue.record("expected the store to be in use in this process, got \(String(describing: error))")
             return
         }
         try await first.setValue(2, forKey: "runs", in: .global)
