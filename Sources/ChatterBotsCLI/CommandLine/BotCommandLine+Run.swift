@@ -21,6 +21,9 @@ extension BotCommandLine {
         }
         let layout = ShardLayout(shard: shard)
         let lineup = Self.members(of: fleet, on: shard)
+        if let shard, !checkShardCount(shard, lineup: lineup, configuration: configuration, in: environment) {
+            return .usageError
+        }
         let httpPort: Int?
         do {
             httpPort = try layout.httpPort(configured: configuration.httpPort)

@@ -14,6 +14,45 @@ extension BotCommandLine {
         return shardLineup
     }
 
+    /// After a change of the shard count, refuses to start a bot of `shard` whose store is still where it ran before
+    /// (`ShardCountGuard`), and records the count; false after printing why.
+    func checkShardCount(
+        _ shard: Shard, lineup: BotLineup, configuration: BotsConfiguration, in environment: CommandEnvironment
+    ) -> Bool {
+        let directory = configuration.dataDirectory
+        var countGuard = ShardCountGuard.read(in: directory)
+        // A fresh volume (a new pod of a StatefulSet that grows) has no history: the operator states the old count.
+        if countGuard.previousCount == nil, let stated = environment.variables[ShardCountGuard.previousCountVariable] {
+            guard let count = Int(stated), count >= 1 else {
+                environment.standardError.write(line: "\(programName): \(ShardCountGuard.previousCountVariable) must be a "
+                    + "shard count (a whole number from 1), not \"\(stated)\"")
+                return false
+            }
+            countGuard.previousCount = count
+        }
+        let missing = countGuard.missingStores(of: lineup.members.map(\.configuration.name), on: shard) { bot in
+            FileManager.default.fileExists(atPath: directory.appendingPathComponent("\(bot).sqlite").path)
+        }
+        guard missing.isEmpty else {
+            let previous = countGuard.previousCount ?? 0
+            let list = missing.map { "\($0.bot) (shard \($0.previousShard) of \(previous))" }.joined(separator: ", ")
+            environment.standardError.write(line: "\(programName): the shard count changed from \(previous) to \(shard.count), "
+                + "and these bots of shard \(shard) have no store here: \(list). Started now, each would sign in as a new "
+                + "device while its store (its device, its unsent messages) is still where it ran: stop that shard, "
+                + "`export` each bot there and `import` it here, then start again (docs/scaling.md). To start them as new "
+                + "devices instead, delete \(directory.appendingPathComponent("shard-count.json").path).")
+            return false
+        }
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try ShardCountGuard.record(shard.count, in: directory)
+        } catch {
+            environment.standardError.write(line: "\(programName): cannot record the shard count in \(directory.path): \(error)")
+            return false
+        }
+        return true
+    }
+
     /// Waits until the sandbox that shard 0 embeds answers on `port` (it seeds every account before it listens);
     /// false when a shutdown is requested first.
     func waitForSharedSandbox(port: Int, shutdown: ShutdownRequest, log: LogSink) async -> Bool {

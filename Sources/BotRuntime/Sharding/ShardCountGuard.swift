@@ -1,0 +1,53 @@
+import Foundation
+
+/// What keeps a change of the shard count from starting a bot as a fresh device in its new shard while its store,
+/// with its device and unsent messages, is still where it ran before (on another machine's volume): the data
+/// directory remembers the count it last ran with (`shard-count.json`), and after a change, a bot of this shard
+/// that has no store here is refused until its store is imported (`docs/scaling.md`).
+package struct ShardCountGuard: Sendable, Equatable {
+    /// A bot refused: it has no store here, and under the previous count it ran in `previousShard`.
+    package struct MissingStore: Sendable, Equatable {
+        package var bot: String
+        package var previousShard: Int
+    }
+
+    /// The count this data directory ran with last; nil before its first sharded run.
+    package var previousCount: Int?
+
+    package init(previousCount: Int?) {
+        self.previousCount = previousCount
+    }
+
+    static let fileName = "shard-count.json"
+    /// The count before a change, for a data directory that has none of its own (a new pod's fresh volume).
+    package static let previousCountVariable = "CHATTERBOTS_PREVIOUS_SHARD_COUNT"
+
+    private struct Stored: Codable {
+        var count: Int
+    }
+
+    /// The guard of `dataDirectory`, as its last sharded run left it.
+    package static func read(in dataDirectory: URL) -> ShardCountGuard {
+        let url = dataDirectory.appendingPathComponent(fileName)
+        let stored = (try? Data(contentsOf: url)).flatMap { try? JSONDecoder().decode(Stored.self, from: $0) }
+        return ShardCountGuard(previousCount: stored?.count)
+    }
+
+    /// Records that `dataDirectory` now runs with `count` shards.
+    package static func record(_ count: Int, in dataDirectory: URL) throws {
+        try JSONEncoder().encode(Stored(count: count)).write(to: dataDirectory.appendingPathComponent(fileName), options: .atomic)
+    }
+
+    /// The bots of `shard` (among `bots`) that must not start: the count changed since the last run here, and they
+    /// have no store here (`hasStore`). A bot whose previous shard was this one and has no store is new, not moved.
+    package func missingStores(of bots: [String], on shard: Shard, hasStore: (String) -> Bool) -> [MissingStore] {
+        guard let previousCount, previousCount != shard.count else { return [] }
+        let now = ShardAssignment(of: shard)
+        let before = ShardAssignment(count: previousCount)
+        return bots.compactMap { bot in
+            guard now.runs(bot, on: shard.index), !hasStore(bot) else { return nil }
+            let previous = before.shard(of: bot)
+            return previous == shard.index ? nil : MissingStore(bot: bot, previousShard: previous)
+        }
+    }
+}
