@@ -18,6 +18,8 @@ final class SessionQuarantine: Sendable {
     private let onCrashing: @Sendable (String) -> Void
     /// How many times `onReady` was queued.
     private let readyCount = Atomic<Int>(0)
+    /// The entries whose retry is queued or running: a second request for one of them queues nothing more.
+    private let retrying = Mutex<Set<Int64>>([])
 
     init(
         bot: String, settings: QuarantineSettings, table: InFlightTable?, gate: SuspectGate, store: BotStore,
@@ -160,9 +162,15 @@ final class SessionQuarantine: Sendable {
         }
     }
 
-    /// Queues the retry of a quarantined entry, in the events lane.
+    /// Queues the retry of a quarantined entry, in the events lane, unless its retry is already queued or running.
     func retry(_ entry: QuarantineEntry) {
+        guard retrying.withLock({ $0.insert(entry.id).inserted }) else { return }
         dispatcher.enqueue(.retry(entry), in: .events)
+    }
+
+    /// The retry of entry `id` ran (or was given up): a later request queues it again.
+    func retryFinished(_ id: Int64) {
+        _ = retrying.withLock { $0.remove(id) }
     }
 
     /// Forgets the entry `id`; returns whether there was one.

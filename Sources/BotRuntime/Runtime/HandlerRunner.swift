@@ -230,6 +230,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
     /// Runs a quarantined entry's handler again, out of its order: the unit commits its effects and takes the entry
     /// out of the quarantine, and marks nothing handled (the work was passed over when it was set aside).
     private func performRetry(of entry: QuarantineEntry, _ run: HandlerRun) async {
+        defer { quarantine.retryFinished(entry.id) }
         let work: HandlerWork
         switch entry.work {
         case .message(let message)?:

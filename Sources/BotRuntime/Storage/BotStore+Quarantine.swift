@@ -51,7 +51,7 @@ extension BotStore {
         }
     }
 
-    /// How many entries were quarantined at or after `date`.
+    /// How many entries were quarantined at or after `date`, leaving out those waiting for a retry.
     package func quarantinedCount(since date: Date) async throws(BotStoreError) -> Int {
         try await read("count the quarantine") { db in
             try db.fetchOne(sql: QuarantineSQL.countSince, arguments: [date]).map { try $0[0] as Int } ?? 0
@@ -136,7 +136,8 @@ enum QuarantineSQL {
         INSERT INTO quarantine (work_key, handler, trace_id, summary, attempts, last_started_at, quarantined_at, work)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         """
-    static let countSince = "SELECT count(*) FROM quarantine WHERE quarantined_at >= ?"
+    /// Entries waiting for a retry do not count: the operator has dealt with them.
+    static let countSince = "SELECT count(*) FROM quarantine WHERE quarantined_at >= ? AND retry_requested = 0"
     static let delete = "DELETE FROM quarantine WHERE id = ?"
     static let retryCrashed = "UPDATE quarantine SET retry_requested = 0, attempts = attempts + 1 WHERE id = ?"
     /// Pauses a job that has two occurrences or more in the quarantine (this one included).

@@ -63,6 +63,29 @@ import Testing
         }
     }
 
+    @Test func askingTwiceForARetryRunsTheHandlerOnce() async throws {
+        try await RuntimeHarness.run { harness in
+            let conversation = try await harness.direct(harness.ana)
+            let boom = try await harness.say("boom", as: harness.ana, in: conversation)
+            try await recordCrashes(["message:\(boom.id.rawValue)", "message:\(boom.id.rawValue)"], in: harness)
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe))
+            try await harness.waitUntilHandled(upTo: boom.seq, in: conversation, by: bot)
+            let entry = try #require(try await bot.session.quarantineEntries().first)
+
+            async let first = bot.session.retryQuarantined(entry.id)
+            async let second = bot.session.retryQuarantined(entry.id)
+            _ = try await (first, second)
+            try await harness.waitUntil("the retried message to be answered") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["echo: boom"]
+            }
+            try await bot.waitUntilIdle()
+            #expect(probe.texts.filter { $0 == "boom" }.count == 1)
+            #expect(try await bot.session.quarantineEntries().isEmpty)
+            await bot.stop()
+        }
+    }
+
     @Test func aRetryAskedForWhileTheBotWasStoppedRunsAtItsNextStart() async throws {
         try await RuntimeHarness.run { harness in
             let conversation = try await harness.direct(harness.ana)
