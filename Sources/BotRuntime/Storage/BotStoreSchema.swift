@@ -194,10 +194,7 @@ enum BotStoreSchema {
             indexes: outboxIndexes, in: db)
         try rebuild(
             "scheduled_jobs", definition: scheduledJobsDefinition,
-            columns: """
-                id, name, due_at, payload, repeat_rule, time_zone, status, occurrence, last_fired_at, created_at, finished_at,
-                owner_scope, owner_id
-                """,
+            columns: scheduledJobsColumns,
             indexes: scheduledJobsIndexes, in: db)
     }
 
@@ -249,10 +246,7 @@ enum BotStoreSchema {
     @Sendable static func allowPausedJobs(_ db: Database) throws {
         try rebuild(
             "scheduled_jobs", definition: scheduledJobsDefinition,
-            columns: """
-                id, name, due_at, payload, repeat_rule, time_zone, status, occurrence, last_fired_at, created_at, finished_at,
-                owner_scope, owner_id
-                """,
+            columns: scheduledJobsColumns,
             indexes: scheduledJobsIndexes, in: db)
     }
 
@@ -298,6 +292,11 @@ enum BotStoreSchema {
             owner_scope TEXT NOT NULL,
             owner_id TEXT NOT NULL
         ) WITHOUT ROWID
+        """
+    /// The columns of `scheduled_jobs`, in the order of ``scheduledJobsDefinition``, for its rebuilds.
+    static let scheduledJobsColumns = """
+        id, name, due_at, payload, repeat_rule, time_zone, status, occurrence, last_fired_at, created_at, finished_at,
+        owner_scope, owner_id
         """
     static let scheduledJobsIndexes = """
         CREATE INDEX scheduled_jobs_due ON scheduled_jobs (due_at, id) WHERE status = 'scheduled';
