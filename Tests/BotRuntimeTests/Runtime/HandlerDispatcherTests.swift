@@ -166,6 +166,30 @@ import Testing
         dispatcher.cancelAll()
     }
 
+    @Test func aLimitOfOneRunsOneHandlerAtATimeAndLiftingItStartsTheWaitingLanes() async throws {
+        let runner = RecordingRunner()
+        let dispatcher = Self.dispatcher(maxConcurrent: 4, timeout: .seconds(30))
+        let conversations: [Conversation.ID] = ["A", "B", "C"]
+        for conversation in conversations {
+            runner.setStoreContiguous(0, in: conversation)
+            runner.block("\(conversation.rawValue)#1")
+        }
+        dispatcher.limitConcurrency(to: 1)
+        dispatcher.open(runner: runner)
+        for conversation in conversations { dispatcher.enqueue(Self.message(1, in: conversation), in: .conversation(conversation)) }
+        try await runner.waitUntil("one handler started") { runner.started.count == 1 }
+        runner.release(runner.started[0])
+        try await runner.waitUntil("the next one started") { runner.started.count == 2 }
+        #expect(runner.maxRunning == 1)
+
+        dispatcher.limitConcurrency(to: nil)
+        try await runner.waitUntil("the third started beside the second") { runner.started.count == 3 }
+        #expect(runner.maxRunning == 2)
+        for conversation in conversations { runner.release("\(conversation.rawValue)#1") }
+        try await runner.waitUntil("three handlers finished") { runner.finished.count == 3 }
+        dispatcher.cancelAll()
+    }
+
     @Test func aBusyConversationYieldsItsSlotToWaitingOnes() async throws {
         let runner = RecordingRunner()
         let dispatcher = Self.dispatcher(maxConcurrent: 1, timeout: .seconds(30))
