@@ -42,7 +42,9 @@ final class SessionQuarantine: Sendable {
     /// Reads the bot's suspects and quarantine; puts the bot on probation when it has suspects. Returns why the
     /// bot must not start (a lifecycle handler keeps crashing the process, or too many quarantines), if it must not.
     func load() async throws(BotStoreError) -> String? {
-        var suspects = try await store.crashSuspects()
+        // A new store has neither: nothing to read at the start of a new bot.
+        guard !store.isNew else { return nil }
+        var (suspects, entries) = try await store.crashRecord()
         // A retry that crashed the process again leaves its entry where it was, and is not retried by itself.
         let crashedRetries = suspects.filter { $0.key.hasPrefix("retry:") }
         suspects.removeAll { $0.key.hasPrefix("retry:") }
@@ -56,8 +58,10 @@ final class SessionQuarantine: Sendable {
             return rules.takeLifecycleSuspectsAtLimit()
         }
         for suspect in atLimit { report(suspect) }
-        try await store.record(atLimit.map { .quarantine($0, work: nil) })
-        let entries = try await store.quarantined()
+        if !atLimit.isEmpty || !crashedRetries.isEmpty {
+            try await store.record(atLimit.map { .quarantine($0, work: nil) })
+            entries = try await store.quarantined()
+        }
         metrics.quarantined.store(entries.count, ordering: .relaxed)
         let (probation, reason) = rules.withLock { ($0.isOnProbation, $0.crashingReason(bot: bot, quarantine: entries, now: clock.now)) }
         if probation {

@@ -18,11 +18,16 @@ extension BotStore {
     /// The work suspected of crashing the process, with its attempts.
     package func crashSuspects() async throws(BotStoreError) -> [CrashSuspect] {
         try await read("read the crash suspects") { db in
-            try db.fetchAll(sql: QuarantineSQL.selectSuspects).map { row in
-                CrashSuspect(
-                    key: try row["work_key"], handler: try row["handler"], trace: try row["trace_id"],
-                    summary: try row["summary"], attempts: try row["attempts"], lastStartedAt: try row["last_started_at"])
-            }
+            try db.fetchAll(sql: QuarantineSQL.selectSuspects).map { row in try CrashSuspect(row: row) }
+        }
+    }
+
+    /// The suspects and the quarantine, read in one transaction (what a session needs at its start).
+    package func crashRecord() async throws(BotStoreError) -> (suspects: [CrashSuspect], quarantine: [QuarantineEntry]) {
+        try await read("read the crash suspects and the quarantine") { db in
+            let suspects = try db.fetchAll(sql: QuarantineSQL.selectSuspects).map { row in try CrashSuspect(row: row) }
+            let entries = try db.fetchAll(sql: QuarantineSQL.selectEntries).map { row in try QuarantineEntry(row: row) }
+            return (suspects, entries)
         }
     }
 
@@ -74,6 +79,14 @@ extension BotStore {
             guard db.changes > 0 else { return nil }
             return try db.fetchOne(sql: QuarantineSQL.selectEntry, arguments: [id]).map { try QuarantineEntry(row: $0) }
         }
+    }
+}
+
+extension CrashSuspect {
+    init(row: Row) throws {
+        self.init(
+            key: try row["work_key"], handler: try row["handler"], trace: try row["trace_id"], summary: try row["summary"],
+            attempts: try row["attempts"], lastStartedAt: try row["last_started_at"])
     }
 }
 
