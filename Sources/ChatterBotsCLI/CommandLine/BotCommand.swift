@@ -17,6 +17,8 @@ public enum BotCommand: Sendable, Equatable {
     case chat(ChatOptions)
     /// `quarantine list|retry|drop`: show, retry or forget the work set aside for crashing the process.
     case quarantine(QuarantineOptions)
+    /// `reload [--config FILE]`: ask the running `run` processes of the configuration to read it again.
+    case reload(configuration: String?)
     /// `help`, `--help`, `-h` (optionally about one command).
     case help(command: String?)
     /// `export BOT --to FILE`: copy a stopped bot's store to FILE and mark it as moved (docs/scaling.md). The data
@@ -138,7 +140,7 @@ public struct CommandLineUsageError: Error, Sendable, Equatable, CustomStringCon
 
 extension BotCommand {
     /// The commands, in the order the usage lists them.
-    public static let names = ["run", "check", "sandbox", "say", "chat", "quarantine", "help"] + storeCommandNames
+    public static let names = ["run", "check", "sandbox", "say", "chat", "quarantine", "reload", "help"] + storeCommandNames
 
     /// The commands that move a bot's store.
     static let storeCommandNames = ["export", "import"]
@@ -261,6 +263,20 @@ extension BotCommand {
             return .chat(options)
         case "quarantine":
             return try parseQuarantine(&rest)
+        case "reload":
+            var words: [String] = []
+            var configuration: String?
+            while let option = try rest.nextOption(collecting: &words) {
+                switch option.name {
+                case "--help", "-h": return .help(command: "reload")
+                case "--config", "-c": configuration = try rest.value(of: option)
+                default: throw rest.unknown(option)
+                }
+            }
+            guard words.isEmpty else {
+                throw CommandLineUsageError("reload takes no arguments, found \(words.joined(separator: " "))", command: "reload")
+            }
+            return .reload(configuration: configuration)
         case "export", "import":
             return try parseStoreCommand(first, &rest)
         default:

@@ -16,6 +16,7 @@ struct CommandLineHelp {
           say         Send a message as a person and print the reply: say --as alice --to echo_bot hello
           chat        Chat live as a person in this terminal: chat --as alice
           quarantine  List, retry or drop the work set aside for crashing the process: quarantine list
+          reload      Make the running bots read bots.json again: added bots start, removed ones stop, changed ones restart
           help        Show this help, or one command's: \(program) help run
           export      Copy a stopped bot's store to a file and mark it as moved: export echo --to echo.store
           import      Put an exported store into this data directory: import echo.store
@@ -121,6 +122,23 @@ struct CommandLineHelp {
             holds the stores: the commands refuse, and say to set httpPort. See docs/quarantine.md.
 
             \(quarantineOptions)
+
+            \(exitStatus)
+            """
+        case "reload":
+            """
+            USAGE: \(program) reload [--config FILE]
+
+            Asks each `run` process of the configuration (found through DATA/control.json, so httpPort must be set)
+            to read bots.json again. Bots added start, bots removed stop gracefully (their connection closes with
+            1000), bots whose settings, options or secrets changed restart, and the others keep their sessions. A
+            file that does not validate changes nothing: every error is printed. A change of server, dataDirectory,
+            httpPort, httpBind, quarantine or logLevel is refused: restart the process for it. SIGHUP to the process
+            and a change of the file itself (a Kubernetes ConfigMap swap, seen within 2 seconds) reload too. With
+            CHATTERBOTS_CONTROL_TOKEN set, the token is sent. See docs/running.md.
+
+            OPTIONS:
+              --config, -c FILE            The configuration (default: bots.json in the working directory)
 
             \(exitStatus)
             """
