@@ -48,24 +48,30 @@ public actor BotSupervisor {
     public func run() async -> SupervisorOutcome {
         guard !hasRun else { return outcome }
         hasRun = true
-        for index in members.indices where members[index].name.isEmpty {
-            members[index].name = await members[index].bot.status.name
-        }
         if isShuttingDown {
             for index in members.indices { members[index].stopReason = .shutdown }
             return outcome
         }
+        // From here on a bot added (by a reload) joins the task group through `additions`; the first ones too.
         let (added, continuation) = AsyncStream.makeStream(of: Member.self)
         additions = continuation
-        let initial = members
-        running = Set(initial.map(\.id))
-        log.log(.info, "starting \(initial.count) bot\(initial.count == 1 ? "" : "s")", ["bots": initial.map(\.name).joined(separator: ",")])
-        if initial.isEmpty && !waitsWhenEmpty { continuation.finish() }
+        let initial = Set(members.map(\.id))
+        running = initial
+        for index in members.indices where members[index].name.isEmpty {
+            members[index].name = await members[index].bot.status.name
+        }
+        // Those removed while the names were read were never started: they are not waited for.
+        let starting = members.filter { initial.contains($0.id) }
+        for id in initial.subtracting(starting.map(\.id)) {
+            running.remove(id)
+            for waiter in stopWaiters.removeValue(forKey: id) ?? [] { waiter.resume() }
+        }
+        for member in starting { continuation.yield(member) }
+        if starting.isEmpty && !waitsWhenEmpty && running.isEmpty { continuation.finish() }
+        let names = starting.map(\.name)
+        log.log(.info, "starting \(names.count) bot\(names.count == 1 ? "" : "s")", ["bots": names.joined(separator: ",")])
         await withTaskCancellationHandler {
             await withTaskGroup(of: Void.self) { group in
-                for member in initial {
-                    group.addTask { await self.runMember(member) }
-                }
                 for await member in added {
                     group.addTask { await self.runMember(member) }
                 }
