@@ -64,6 +64,9 @@ public enum BotCommand: Sendable, Equatable {
         public var httpBind: String?
         /// `--shard INDEX/COUNT` or `--shard-from-hostname`; nil: the environment's shard, if any.
         package var shard: ShardSelection?
+        /// `--watch-config SECONDS`: how often the configuration file is looked at for a change (a reload follows);
+        /// zero: never (SIGHUP and `reload` still reload).
+        public var configurationWatchInterval: Duration = ConfigurationFileWatch.defaultInterval
 
         /// The default shutdown timeout: running handlers and pending acknowledgements get this long.
         public static let defaultShutdownTimeout: Duration = .seconds(10)
@@ -169,6 +172,7 @@ extension BotCommand {
                 case "--config", "-c": options.configuration = try rest.value(of: option)
                 case "--sandbox-port": options.sandboxPort = try rest.port(of: option)
                 case "--shutdown-timeout": options.shutdownTimeout = try rest.seconds(of: option)
+                case "--watch-config": options.configurationWatchInterval = try rest.seconds(of: option)
                 case "--http-bind": options.httpBind = try rest.value(of: option)
                 case "--shard", "--shard-from-hostname", "--shard-count": try rest.shardOption(option, into: &options.shard)
                 default: throw rest.unknown(option)

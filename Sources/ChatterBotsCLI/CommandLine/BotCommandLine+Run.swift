@@ -150,8 +150,10 @@ extension BotCommandLine {
         }
         let reloadSignal = environment.watchesSignals ? ReloadSignal { Task { await reloader.reload(trigger: "SIGHUP") } } : nil
         defer { reloadSignal?.cancel() }
+        let watchInterval = options.configurationWatchInterval
         let fileWatch = Task {
-            await ConfigurationFileWatch(path: configurationFile.path, clock: environment.clock).run {
+            guard watchInterval > .zero else { return }
+            await ConfigurationFileWatch(path: configurationFile.path, interval: watchInterval, clock: environment.clock).run {
                 _ = await reloader.reload(trigger: "the file changed")
             }
         }

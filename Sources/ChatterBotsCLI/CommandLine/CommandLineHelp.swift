@@ -1,3 +1,4 @@
+import BotRuntime
 /// The usage texts of `BotCommandLine`, general and per command.
 struct CommandLineHelp {
     let program: String
@@ -44,13 +45,14 @@ struct CommandLineHelp {
         case "run":
             """
             USAGE: \(program) run [--config FILE] [--sandbox-port N] [--shutdown-timeout SECONDS] [--http-bind ADDRESS]
-                   [--shard INDEX/COUNT | --shard-from-hostname [--shard-count N]]
+                   [--shard INDEX/COUNT | --shard-from-hostname [--shard-count N]] [--watch-config SECONDS]
 
             Runs every bot of the configuration until SIGINT or SIGTERM, then stops them gracefully: running handlers
             finish and pending sends are acknowledged within the timeout. A second signal exits at once. With
             "server": "sandbox", a local Chatter server starts first, with test accounts to talk to the bots.
             With a shard, only the bots assigned to it run (docs/scaling.md); shards of one host share the data
             directory, serve HTTP on httpPort + INDEX, and share the sandbox that shard 0 starts.
+            SIGHUP, `\(program) reload` and a change of the file reload it: see `\(program) help reload`.
 
             \(runOptions)
 
@@ -180,6 +182,8 @@ struct CommandLineHelp {
           --shard-from-hostname        Take INDEX from the host name's StatefulSet ordinal (bots-2: 2)
           --shard-count N              COUNT with --shard-from-hostname (default: $\(ShardSelection.countVariable);
                                        that variable alone also takes INDEX from the host name)
+          --watch-config SECONDS       How often the configuration file is checked for a change, which reloads it
+                                       (default \(Int(ConfigurationFileWatch.defaultInterval.components.seconds)); 0: never)
         """
     }
 

@@ -59,9 +59,11 @@ struct ReloadProcessTests {
             }
         }
 
-        func launch(label: String) throws -> BotProcess {
+        /// `run`; unless `watchingTheFile`, the file watch is off, so that only the trigger under test reloads.
+        func launch(label: String, watchingTheFile: Bool = false) throws -> BotProcess {
             try BotProcess(
-                ["run", "--config", "bots.json"], in: directory.url, environment: ["BOT_PASSWORD": password], label: label)
+                ["run", "--config", "bots.json"] + (watchingTheFile ? [] : ["--watch-config", "0"]), in: directory.url,
+                environment: ["BOT_PASSWORD": password], label: label)
         }
 
         /// `example-bots reload`, to its end.
@@ -110,6 +112,7 @@ struct ReloadProcessTests {
         #expect(await fixture.waitUntilOpen(["c"]), "\(process.errors)")
         #expect(await eventually { process.errors.contains("reloaded: configuration generation 2; started c; stopped none; restarted none; 2 unchanged") },
                 "\(process.errors)")
+        #expect(process.errors.contains("trigger=SIGHUP"), "\(process.errors)")
         #expect(await fixture.events(of: "a", after: before).isEmpty)
         #expect(await fixture.events(of: "b", after: before).isEmpty)
         #expect(!process.hasExited)
@@ -138,7 +141,7 @@ struct ReloadProcessTests {
     @Test func aBotChangedInAFileRenamedOverTheOldOneRestartsAndTheOthersAreUntouched() async throws {
         let fixture = try await Fixture.start()
         try fixture.write([("a", "{}"), ("b", "{}")])
-        let process = try fixture.launch(label: "file-change")
+        let process = try fixture.launch(label: "file-change", watchingTheFile: true)
         #expect(await fixture.waitUntilOpen(["a", "b"]), "\(process.errors)")
         let before = await fixture.lastSequence()
 
