@@ -130,6 +130,8 @@ struct ReloadProcessTests {
         let (exit, command) = try await fixture.reloadCommand(label: "reload-remove")
         #expect(exit == .code(0), "\(command.errors)")
         #expect(command.output.contains("started none; stopped b; restarted none; 1 unchanged"), "\(command.output)")
+        // The sandbox records the close once it has seen the socket end, just after the bot's side.
+        #expect(await eventually { await !fixture.events(of: "b", after: before).isEmpty })
         let closes = await fixture.events(of: "b", after: before)
         #expect(closes.map(\.kind) == [.closed])
         #expect(closes.first?.closeCode == 1000)
