@@ -21,7 +21,10 @@ struct ReloadProcessTests {
         static func start() async throws -> Fixture {
             let sandbox = try await Sandbox.start(SandboxConfiguration(
                 service: SandboxServiceConfiguration(passwordHashIterations: 1_000),
-                seed: SandboxSeed(users: accounts.map { SandboxUserSeed(username: "\($0)_bot", password: password) })))
+                seed: SandboxSeed(
+                    users: accounts.map { SandboxUserSeed(username: "\($0)_bot", password: password) }
+                        + [SandboxUserSeed(username: "alice", password: "alice-password")],
+                    friendships: [SandboxFriendship("alice", "a_bot")])))
             for name in accounts {
                 let id = try #require(sandbox.seeded["\(name)_bot"]).user.id
                 // The seed signed each account in once; that device is not a bot's.
@@ -44,6 +47,22 @@ struct ReloadProcessTests {
                  "dataDirectory": "data", "httpPort": 0\(extra),
                  "bots": [\(entries.joined(separator: ",\n"))]}
                 """
+        }
+
+        /// Sends `text` from alice to a_bot and waits for the echo: a message is handled, not lost.
+        func waitForEcho(of text: String) async throws -> Bool {
+            let account = try #require(sandbox.seeded["alice"])
+            let bot = try #require(sandbox.seeded["a_bot"])
+            let alice = ChatterRESTClient(
+                configuration: sandbox.serverConfiguration,
+                tokenStore: ChatterTokenStore(tokens: SessionTokens(
+                    accessToken: account.session.accessToken, refreshToken: account.session.refreshToken)))
+            let conversation = try await alice.directConversation(with: bot.user.id)
+            _ = try await alice.postMessage(.text(text), clientMessageId: .random(), in: conversation.id)
+            return await eventually {
+                let messages = (try? await alice.messages(in: conversation.id, afterSeq: 0).messages) ?? []
+                return messages.contains { $0.senderId == bot.user.id && $0.body == "echo: \(text)" }
+            }
         }
 
         func write(_ bots: [(String, String)], extra: String = "") throws {
@@ -109,6 +128,8 @@ struct ReloadProcessTests {
 
         try fixture.write([("a", "{}"), ("b", "{}"), ("c", "{}")])
         process.send(SIGHUP)
+        // a keeps its session through the reload: a message sent meanwhile is answered.
+        #expect(try await fixture.waitForEcho(of: "during the reload"), "\(process.errors)")
         #expect(await fixture.waitUntilOpen(["c"]), "\(process.errors)")
         #expect(await eventually { process.errors.contains("reloaded: configuration generation 2; started c; stopped none; restarted none; 2 unchanged") },
                 "\(process.errors)")
