@@ -128,7 +128,8 @@ extension BotCommandLine {
         }
         do throws(ConfigurationError) {
             let file = try BotsFile(json: data)
-            var validator = BotsConfigurationValidator(environment: environment.variables)
+            var validator = BotsConfigurationValidator(
+                environment: environment.variables, baseDirectory: url.deletingLastPathComponent())
             guard let directory = validator.dataDirectory(file.dataDirectory, baseDirectory: url.deletingLastPathComponent()) else {
                 throw ConfigurationError(issues: validator.errors)
             }
