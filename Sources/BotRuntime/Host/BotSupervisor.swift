@@ -135,7 +135,8 @@ public actor BotSupervisor {
     /// once its session has ended (its store closed). False when no such bot is supervised.
     @discardableResult
     package func remove(named name: String, deadline: Duration) async -> Bool {
-        guard let member = members.first(where: { $0.name == name && !removing.contains($0.id) }) else { return false }
+        guard let index = await memberIndex(named: name) else { return false }
+        let member = members[index]
         removing.insert(member.id)
         if running.contains(member.id) {
             await member.bot.shutdown(deadline: deadline)
@@ -151,7 +152,7 @@ public actor BotSupervisor {
     /// started).
     @discardableResult
     package func replace(named name: String, with bot: any SupervisedBot, deadline: Duration) async -> Bool {
-        guard let index = members.firstIndex(where: { $0.name == name && !removing.contains($0.id) }) else { return false }
+        guard let index = await memberIndex(named: name) else { return false }
         let old = members[index]
         removing.insert(old.id)
         if running.contains(old.id) {
@@ -172,6 +173,16 @@ public actor BotSupervisor {
             additions.yield(member)
         }
         return true
+    }
+
+    /// The position of the member named `name` that is not being removed; the names of members given at `init` are
+    /// read from their status first if `run()` has not yet.
+    private func memberIndex(named name: String) async -> Int? {
+        for member in members where member.name.isEmpty {
+            let known = await member.bot.status.name
+            if let index = members.firstIndex(where: { $0.id == member.id && $0.name.isEmpty }) { members[index].name = known }
+        }
+        return members.firstIndex { $0.name == name && !removing.contains($0.id) }
     }
 
     private func waitUntilStopped(_ id: Int) async {

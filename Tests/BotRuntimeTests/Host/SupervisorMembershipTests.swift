@@ -101,6 +101,20 @@ struct SupervisorMembershipTests {
         #expect(await supervisor.statuses().map(\.name) == ["a"])
     }
 
+    @Test func aBotRemovedBeforeTheRunNeverStarts() async throws {
+        let a = StandInSession("a", changes: changes)
+        let b = StandInSession("b", changes: changes)
+        let supervisor = BotSupervisor(bots: [a, b], log: log)
+        #expect(await supervisor.remove(named: "b", deadline: .seconds(1)))
+        #expect(await b.shutdownDeadlines.isEmpty)
+        let run = Task { await supervisor.run() }
+        try await live(supervisor, ["a"])
+        await supervisor.shutdown(deadline: .seconds(1))
+        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        #expect(outcome.stops.map(\.bot) == ["a"])
+        #expect(await b.status.state == .starting)
+    }
+
     @Test func anEmptyShardsRunWaitsForBotsUntilAShutdown() async throws {
         let supervisor = BotSupervisor(bots: [], log: log)
         await supervisor.waitForBotsWhenEmpty()
