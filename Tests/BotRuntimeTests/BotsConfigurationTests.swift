@@ -228,7 +228,7 @@ struct BotsConfigurationTests {
         let found = problems(
             remote(bots: #"{"name": "r", "kind": "reminder", "credentials": {"username": "u", "password": "hunter2"}, "friendRequests": "everyone"}"#),
             environment: ["CK": "k"])
-        #expect(found == [#"bot "r", credentials.password: is plain text, which is only accepted with the sandbox server; give it as {"env": "VARIABLE"} and set that variable"#])
+        #expect(found == [#"bot "r", credentials.password: is plain text, which is only accepted with the sandbox server; give it as {"env": "VARIABLE"} and set that variable, or as {"file": "/run/secrets/NAME"}"#])
     }
 
     @Test func duplicateNamesAreRefused() {
@@ -301,7 +301,7 @@ struct BotsConfigurationTests {
         #expect(found == [
             "logLevel: must be one of: trace, debug, info, notice, warning, error, critical",
             "httpPort: must be a whole number from 0 to 65535 (0: any free port)",
-            #"bot "e", credentials.username: must be a string or {"env": "VARIABLE"}, found a number"#,
+            #"bot "e", credentials.username: must be a string, {"env": "VARIABLE"} or {"file": "PATH"}, found a number"#,
             #"bot "e", options: must be an object, found an array"#,
         ])
     }

@@ -1,7 +1,7 @@
 import ChatterBots
 import Foundation
 
-/// The validated configuration the runtime runs with: `bots.json` with its environment references resolved,
+/// The validated configuration the runtime runs with: `bots.json` with its environment and file references resolved,
 /// relative paths made absolute, and every rule checked.
 ///
 /// Loading reports all problems at once, each naming the bot and the field. A plain-text password is an
@@ -73,11 +73,11 @@ public struct BotsConfiguration: Sendable, Equatable {
             knownKinds: knownKinds)
     }
 
-    /// Resolves and validates `file`.
+    /// Resolves and validates `file`; relative `{"file": …}` paths are relative to `baseDirectory`.
     public init(
         file: BotsFile, environment: [String: String], baseDirectory: URL, knownKinds: Set<String>? = nil
     ) throws(ConfigurationError) {
-        var validator = BotsConfigurationValidator(environment: environment)
+        var validator = BotsConfigurationValidator(environment: environment, baseDirectory: baseDirectory)
         let server = validator.server(file.server)
         let dataDirectory = validator.dataDirectory(file.dataDirectory, baseDirectory: baseDirectory)
         let bots = validator.bots(file.bots, server: file.server, sendPacing: file.sendPacing, knownKinds: knownKinds)
@@ -98,14 +98,17 @@ public struct BotsConfiguration: Sendable, Equatable {
 /// Resolves environment references and checks the rules that need values, collecting every problem.
 package struct BotsConfigurationValidator {
     let environment: [String: String]
+    /// Where relative `{"file": …}` paths start: the configuration file's directory.
+    let baseDirectory: URL?
     package private(set) var errors: [ConfigurationIssue] = []
     private(set) var warnings: [ConfigurationIssue] = []
 
     /// Bot names become file names: letters, digits, `.`, `_`, `-`; no leading dot; at most 64 characters.
     private static let nameCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
 
-    package init(environment: [String: String]) {
+    package init(environment: [String: String], baseDirectory: URL? = nil) {
         self.environment = environment
+        self.baseDirectory = baseDirectory
     }
 
     private mutating func error(bot: String? = nil, index: Int? = nil, _ field: String, _ message: String) {
@@ -116,7 +119,7 @@ package struct BotsConfigurationValidator {
     private mutating func resolve(
         _ string: ConfigurationString, bot: String? = nil, index: Int? = nil, field: String
     ) -> String? {
-        switch string.resolve(in: environment) {
+        switch string.resolve(in: environment, baseDirectory: baseDirectory) {
         case .failure(let failure):
             error(bot: bot, index: index, field, failure.description)
             return nil
@@ -206,12 +209,12 @@ package struct BotsConfigurationValidator {
             if case .remote = server, bot.credentials.password.isLiteral {
                 error(bot: label, index: index, "credentials.password",
                       "is plain text, which is only accepted with the sandbox server; "
-                      + "give it as {\"env\": \"VARIABLE\"} and set that variable")
+                      + "give it as {\"env\": \"VARIABLE\"} and set that variable, or as {\"file\": \"/run/secrets/NAME\"}")
             }
             let username = resolve(bot.credentials.username, bot: label, index: index, field: "credentials.username")
             let password = resolve(bot.credentials.password, bot: label, index: index, field: "credentials.password")
             var optionProblems: [(String, String)] = []
-            let options = bot.options.resolved(in: environment) { optionProblems.append(($0, $1)) }
+            let options = bot.options.resolved(in: environment, baseDirectory: baseDirectory) { optionProblems.append(($0, $1)) }
             for (field, message) in optionProblems { error(bot: label, index: index, field, message) }
             if let username, let password {
                 resolved.append(BotConfiguration(

@@ -244,10 +244,17 @@ struct BotsFileReader {
                 }
                 return .environment(variable)
             }
+            if case .string(let path)? = fields["file"] {
+                guard !path.isEmpty else {
+                    report(place, "names an empty file path")
+                    return nil
+                }
+                return .file(path)
+            }
         default:
             break
         }
-        report(place, "must be a string or {\"env\": \"VARIABLE\"}, found \(value.kindDescription)")
+        report(place, "must be a string, {\"env\": \"VARIABLE\"} or {\"file\": \"PATH\"}, found \(value.kindDescription)")
         return nil
     }
 

@@ -12,6 +12,8 @@ import Foundation
 /// ```
 public actor BotSupervisor {
     private struct Member {
+        /// Names the member for its run task, whatever members come and go meanwhile.
+        let id: Int
         let bot: any SupervisedBot
         var name: String
         var stopReason: BotStopReason?
@@ -22,10 +24,21 @@ public actor BotSupervisor {
     private var isShuttingDown = false
     private var shutdownDeadline: Duration?
     private var hasRun = false
+    private var nextMemberID = 0
+    /// The members added while `run()` runs, handed to its task group (which owns every bot's task).
+    private var additions: AsyncStream<Member>.Continuation?
+    /// Members whose run task has not returned yet, with who waits for it (a bot removed or replaced).
+    private var running: Set<Int> = []
+    private var stopWaiters: [Int: [CheckedContinuation<Void, Never>]] = [:]
+    /// Members removed on purpose: their stop is not a failure, and they leave the list.
+    private var removing: Set<Int> = []
+    /// Whether `run()` waits for bots to be added when it has none (a shard with no bot yet), until a shutdown.
+    private var waitsWhenEmpty = false
 
     /// Supervises `bots` (in this order in statuses and metrics). Nothing runs before `run()`.
     public init(bots: [any SupervisedBot], log: LogSink) {
-        self.members = bots.map { Member(bot: $0, name: "", stopReason: nil) }
+        self.members = bots.enumerated().map { Member(id: $0.offset, bot: $0.element, name: "", stopReason: nil) }
+        self.nextMemberID = bots.count
         self.log = log
     }
 
@@ -35,31 +48,47 @@ public actor BotSupervisor {
     public func run() async -> SupervisorOutcome {
         guard !hasRun else { return outcome }
         hasRun = true
-        for index in members.indices {
-            members[index].name = await members[index].bot.status.name
-        }
-        let bots = members.enumerated().map { (index: $0.offset, bot: $0.element.bot) }
         if isShuttingDown {
             for index in members.indices { members[index].stopReason = .shutdown }
             return outcome
         }
-        log.log(.info, "starting \(bots.count) bot\(bots.count == 1 ? "" : "s")", ["bots": members.map(\.name).joined(separator: ",")])
+        // From here on a bot added (by a reload) joins the task group through `additions`; the first ones too.
+        let (added, continuation) = AsyncStream.makeStream(of: Member.self)
+        additions = continuation
+        let initial = Set(members.map(\.id))
+        running = initial
+        for index in members.indices where members[index].name.isEmpty {
+            members[index].name = await members[index].bot.status.name
+        }
+        // Those removed while the names were read were never started: they are not waited for.
+        let starting = members.filter { initial.contains($0.id) }
+        for id in initial.subtracting(starting.map(\.id)) {
+            running.remove(id)
+            for waiter in stopWaiters.removeValue(forKey: id) ?? [] { waiter.resume() }
+        }
+        for member in starting { continuation.yield(member) }
+        if starting.isEmpty && !waitsWhenEmpty && running.isEmpty { continuation.finish() }
+        let names = starting.map(\.name)
+        log.log(.info, "starting \(names.count) bot\(names.count == 1 ? "" : "s")", ["bots": names.joined(separator: ",")])
         await withTaskCancellationHandler {
             await withTaskGroup(of: Void.self) { group in
-                for (index, bot) in bots {
-                    group.addTask {
-                        let reason = await bot.run()
-                        await self.botStopped(at: index, reason: reason)
-                    }
+                for await member in added {
+                    group.addTask { await self.runMember(member) }
                 }
             }
         } onCancel: {
             Task { await self.shutdown(deadline: .seconds(10)) }
         }
+        additions = nil
         if !isShuttingDown {
             log.log(.error, "every bot has stopped; nothing left to run")
         }
         return outcome
+    }
+
+    private nonisolated func runMember(_ member: Member) async {
+        let reason = await member.bot.run()
+        await botStopped(id: member.id, reason: reason)
     }
 
     /// Asks every bot to stop: no new work; running handlers finish and pending acknowledgements arrive within
@@ -76,6 +105,90 @@ public actor BotSupervisor {
             for bot in running {
                 group.addTask { await bot.shutdown(deadline: deadline) }
             }
+        }
+        // No bot joins after a shutdown: the run's task group ends once the running ones have returned.
+        additions?.finish()
+    }
+
+    /// Makes `run()` wait, when it has no bot to run, for bots to be added (by a reload) or a shutdown, instead of
+    /// returning at once.
+    package func waitForBotsWhenEmpty() {
+        waitsWhenEmpty = true
+    }
+
+    /// Adds `bot`, named `name`, at the end of the list and starts it in `run()`'s task group (at `run()` when it
+    /// has not begun). False, and nothing added, when shutting down or once the run has ended.
+    @discardableResult
+    package func add(_ bot: any SupervisedBot, named name: String) -> Bool {
+        guard !isShuttingDown, !(hasRun && additions == nil) else { return false }
+        let member = Member(id: nextMemberID, bot: bot, name: name, stopReason: nil)
+        nextMemberID += 1
+        members.append(member)
+        if let additions {
+            running.insert(member.id)
+            additions.yield(member)
+        }
+        return true
+    }
+
+    /// Stops the bot named `name` gracefully (its connection closes with 1000) and takes it off the list; returns
+    /// once its session has ended (its store closed). False when no such bot is supervised.
+    @discardableResult
+    package func remove(named name: String, deadline: Duration) async -> Bool {
+        guard let index = await memberIndex(named: name) else { return false }
+        let member = members[index]
+        removing.insert(member.id)
+        if running.contains(member.id) {
+            await member.bot.shutdown(deadline: deadline)
+            await waitUntilStopped(member.id)
+        }
+        members.removeAll { $0.id == member.id }
+        removing.remove(member.id)
+        return true
+    }
+
+    /// Stops the bot named `name` as `remove` does, then runs `bot` in its place in the list (same position): a
+    /// changed configuration. False when no such bot is supervised, or when shutting down (then nothing is
+    /// started).
+    @discardableResult
+    package func replace(named name: String, with bot: any SupervisedBot, deadline: Duration) async -> Bool {
+        guard let index = await memberIndex(named: name) else { return false }
+        let old = members[index]
+        removing.insert(old.id)
+        if running.contains(old.id) {
+            await old.bot.shutdown(deadline: deadline)
+            await waitUntilStopped(old.id)
+        }
+        removing.remove(old.id)
+        guard let position = members.firstIndex(where: { $0.id == old.id }) else { return false }
+        guard !isShuttingDown, !(hasRun && additions == nil) else {
+            members.remove(at: position)
+            return false
+        }
+        let member = Member(id: nextMemberID, bot: bot, name: name, stopReason: nil)
+        nextMemberID += 1
+        members[position] = member
+        if let additions {
+            running.insert(member.id)
+            additions.yield(member)
+        }
+        return true
+    }
+
+    /// The position of the member named `name` that is not being removed; the names of members given at `init` are
+    /// read from their status first if `run()` has not yet.
+    private func memberIndex(named name: String) async -> Int? {
+        for member in members where member.name.isEmpty {
+            let known = await member.bot.status.name
+            if let index = members.firstIndex(where: { $0.id == member.id && $0.name.isEmpty }) { members[index].name = known }
+        }
+        return members.firstIndex { $0.name == name && !removing.contains($0.id) }
+    }
+
+    private func waitUntilStopped(_ id: Int) async {
+        guard running.contains(id) else { return }
+        await withCheckedContinuation { continuation in
+            stopWaiters[id, default: []].append(continuation)
         }
     }
 
@@ -138,7 +251,20 @@ public actor BotSupervisor {
             stops: members.map { SupervisorOutcome.Stop(bot: $0.name, reason: $0.stopReason ?? .shutdown) })
     }
 
-    private func botStopped(at index: Int, reason: BotStopReason) {
+    private func botStopped(id: Int, reason: BotStopReason) {
+        running.remove(id)
+        for waiter in stopWaiters.removeValue(forKey: id) ?? [] { waiter.resume() }
+        defer {
+            // Every bot stopped on its own (none removed on purpose): nothing is left to run.
+            if running.isEmpty, removing.isEmpty, !members.isEmpty, members.allSatisfy({ $0.stopReason != nil }) {
+                additions?.finish()
+            }
+        }
+        if removing.contains(id) {
+            log.log(.info, "bot stopped for the reload", bot: members.first { $0.id == id }?.name ?? "")
+            return
+        }
+        guard let index = members.firstIndex(where: { $0.id == id }) else { return }
         members[index].stopReason = reason
         let name = members[index].name
         if reason == .shutdown {

@@ -1,16 +1,18 @@
 import Foundation
 import WebSocket
 
-/// A request to one of the routes that act on the running process (under `/quarantine`), read from its method,
-/// path and query; or why it is refused. A plain value: `ControlRoutes` carries it out.
+/// A request to one of the routes that act on the running process (under `/quarantine`, and `/reload`), read from
+/// its method, path and query; or why it is refused. A plain value: `ControlRoutes` carries it out.
 ///
 /// - `GET /quarantine[?bot=NAME]`: the quarantined work of every bot, or of one.
 /// - `POST /quarantine/{bot}/{id}/retry`: hand the entry to its handler again.
 /// - `POST /quarantine/{bot}/{id}/drop`: forget the entry.
+/// - `POST /reload`: read `bots.json` again and apply it (`ConfigurationReload`).
 package enum ControlRoute: Hashable, Sendable {
     case list(bot: String?)
     case retry(QuarantineReference)
     case drop(QuarantineReference)
+    case reload
 
     /// Why a request names no route it may take.
     package enum Refusal: Error, Hashable, Sendable {
@@ -22,12 +24,14 @@ package enum ControlRoute: Hashable, Sendable {
         case methodNotAllowed(allowed: [HTTPMethod])
     }
 
-    /// The path prefix of every control route.
+    /// The path prefix of the quarantine's control routes.
     package static let root = "/quarantine"
+    /// The path of the reload route.
+    package static let reloadPath = "/reload"
 
     /// Whether `path` is a control route's (so that `HealthServer` hands it over).
     static func owns(_ path: String) -> Bool {
-        path == root || path.hasPrefix(root + "/")
+        path == root || path.hasPrefix(root + "/") || path == reloadPath
     }
 
     /// The method and target of a request for this route (what a client sends).
@@ -39,6 +43,8 @@ package enum ControlRoute: Hashable, Sendable {
             (.post, "\(Self.root)/\(Self.encoded(reference.bot))/\(reference.id)/retry")
         case .drop(let reference):
             (.post, "\(Self.root)/\(Self.encoded(reference.bot))/\(reference.id)/drop")
+        case .reload:
+            (.post, Self.reloadPath)
         }
     }
 
@@ -50,6 +56,11 @@ package enum ControlRoute: Hashable, Sendable {
 
     /// The route of `method path?query`, or why there is none.
     init(method: HTTPMethod, path: String, queryItems: [(name: String, value: String)]) throws(Refusal) {
+        if path == Self.reloadPath {
+            guard method == .post else { throw .methodNotAllowed(allowed: [.post]) }
+            self = .reload
+            return
+        }
         let segments = path.dropFirst(Self.root.count).split(separator: "/", omittingEmptySubsequences: false)
             .dropFirst().map { String($0).removingPercentEncoding ?? String($0) }
         if segments.isEmpty {

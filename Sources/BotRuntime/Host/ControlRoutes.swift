@@ -1,17 +1,29 @@
 import WebSocket
 
 /// Serves the routes that act on the running process (`ControlRoute`) for `HealthServer`. Every control request
-/// passes through `respond(to:supervisor:)`: the one place where a check of who may act belongs.
+/// passes through `respond(to:supervisor:reloader:)`, after `HealthServer` checked `ControlAccess`.
 enum ControlRoutes {
-    static func respond(to request: HTTPRequest, supervisor: BotSupervisor) async -> HTTPResponse {
+    static func respond(
+        to request: HTTPRequest, supervisor: BotSupervisor, reloader: (any ConfigurationReloading)? = nil
+    ) async -> HTTPResponse {
         let route: ControlRoute
         do {
             route = try ControlRoute(method: request.method, path: request.path, queryItems: request.queryItems)
         } catch {
             return refusal(error)
         }
+        if case .reload = route {
+            guard let reloader else {
+                return json(.notFound, QuarantineJSON.Failure(error: "this process does not reload its configuration"))
+            }
+            let report = await reloader.reload(trigger: "the control route")
+            // A file that does not validate, or that changes what needs a restart: 422 with every error.
+            return json(report.applied ? .ok : .unprocessableContent, report)
+        }
         do throws(QuarantineControlError) {
             switch route {
+            case .reload:
+                return json(.notFound, QuarantineJSON.Failure(error: "no such route"))
             case .list(let bot):
                 return json(.ok, QuarantineJSON.Listing(entries: try await supervisor.quarantine(bot: bot)))
             case .retry(let reference):

@@ -4,8 +4,9 @@ import WebSocket
 /// The optional HTTP endpoint of a bot process (`httpPort` and `httpBind` in `bots.json`): `GET /healthz` answers
 /// the `HealthReport` as JSON (200 when healthy, 503 otherwise), `GET /metrics` the `MetricsExposition`, `GET
 /// /livez` 200 while the process answers, and `GET /readyz` 200 once every bot has started (503 before, naming the
-/// bots waited for); the control routes under `/quarantine` list, retry and drop quarantined work, for requests
-/// `ControlAccess` permits (see docs/running.md). Other paths are 404, other methods 405.
+/// bots waited for); the control routes under `/quarantine` list, retry and drop quarantined work and `POST
+/// /reload` reads `bots.json` again, for requests `ControlAccess` permits (see docs/running.md). Other paths are
+/// 404, other methods 405.
 public final class HealthServer: Sendable {
     private let server: HTTPServer
 
@@ -23,8 +24,16 @@ public final class HealthServer: Sendable {
     public static func start(
         supervisor: BotSupervisor, host: String = "127.0.0.1", port: Int, access: ControlAccess = ControlAccess(token: nil)
     ) async throws(HTTPServerError) -> HealthServer {
+        try await start(supervisor: supervisor, reloader: nil, host: host, port: port, access: access)
+    }
+
+    /// Starts serving as above, with `POST /reload` carried out by `reloader` and its generation in `/healthz`.
+    package static func start(
+        supervisor: BotSupervisor, reloader: (any ConfigurationReloading)?, host: String = "127.0.0.1", port: Int,
+        access: ControlAccess = ControlAccess(token: nil)
+    ) async throws(HTTPServerError) -> HealthServer {
         let server = try await HTTPServer.start(host: host, port: port) { request in
-            .response(await respond(to: request, supervisor: supervisor, access: access))
+            .response(await respond(to: request, supervisor: supervisor, access: access, reloader: reloader))
         }
         return HealthServer(server: server)
     }
@@ -35,7 +44,8 @@ public final class HealthServer: Sendable {
     }
 
     static func respond(
-        to request: HTTPRequest, supervisor: BotSupervisor, access: ControlAccess = ControlAccess(token: nil)
+        to request: HTTPRequest, supervisor: BotSupervisor, access: ControlAccess = ControlAccess(token: nil),
+        reloader: (any ConfigurationReloading)? = nil
     ) async -> HTTPResponse {
         if ControlRoute.owns(request.path) {
             guard access.permits(request) else {
@@ -46,11 +56,11 @@ public final class HealthServer: Sendable {
                 response.headers.add(name: "WWW-Authenticate", value: #"Bearer realm="chatterbots""#)
                 return response
             }
-            return await ControlRoutes.respond(to: request, supervisor: supervisor)
+            return await ControlRoutes.respond(to: request, supervisor: supervisor, reloader: reloader)
         }
         let routes = ["/healthz", "/metrics", "/livez", "/readyz"]
         guard routes.contains(request.path) else {
-            return HTTPResponse(status: .notFound, text: "Not found. Try /healthz, /metrics, /livez, /readyz or /quarantine.\n")
+            return HTTPResponse(status: .notFound, text: "Not found. Try /healthz, /metrics, /livez, /readyz, /quarantine or POST /reload.\n")
         }
         guard request.method == .get || request.method == .head else {
             var response = HTTPResponse(status: .methodNotAllowed, text: "Only GET is allowed here.\n")
@@ -67,7 +77,8 @@ public final class HealthServer: Sendable {
                 : HTTPResponse(status: .serviceUnavailable, text: "not ready: waiting for \(waiting.count) bot(s) to start: "
                     + waiting.prefix(20).joined(separator: ", ") + (waiting.count > 20 ? ", …" : "") + "\n")
         } else if request.path == "/healthz" {
-            let report = await supervisor.health()
+            var report = await supervisor.health()
+            report.configuration = await reloader?.generation
             response = HTTPResponse(
                 status: report.isHealthy ? .ok : .serviceUnavailable,
                 headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],

@@ -1,8 +1,8 @@
 import Foundation
 
 /// The kind-specific `options` object of a bot in `bots.json`, handed to the bot kind, which decodes it into
-/// its own `Decodable` type. Strings inside may be `{"env": "VARIABLE"}` like any other string of the file;
-/// they are replaced by the variable's value when the configuration is loaded.
+/// its own `Decodable` type. Strings inside may be `{"env": "VARIABLE"}` or `{"file": "PATH"}` like any other string
+/// of the file; they are replaced by the variable's value or the file's content when the configuration is loaded.
 public struct BotOptions: Sendable, Equatable {
     /// No options.
     public static let empty = BotOptions(json: .object([:]))
@@ -38,10 +38,11 @@ public struct BotOptions: Sendable, Equatable {
     /// The options as JSON text (sorted keys).
     public var jsonData: Data { json.encoded() }
 
-    /// These options with every `{"env": "VARIABLE"}` replaced by the variable's value; a missing variable is
+    /// These options with every `{"env": "VARIABLE"}` replaced by the variable's value and every `{"file": "PATH"}`
+    /// by the file's content (`SecretFile`, relative to `baseDirectory`); a missing variable or unreadable file is
     /// reported through `report` with its path under `options`.
     package func resolved(
-        in environment: [String: String], report: (_ field: String, _ message: String) -> Void
+        in environment: [String: String], baseDirectory: URL? = nil, report: (_ field: String, _ message: String) -> Void
     ) -> BotOptions {
         func resolve(_ value: ConfigurationJSON, path: String) -> ConfigurationJSON {
             switch value {
@@ -52,6 +53,15 @@ public struct BotOptions: Sendable, Equatable {
                         return .null
                     }
                     return .string(resolved)
+                }
+                if fields.count == 1, case .string(let file)? = fields["file"] {
+                    switch SecretFile(path: file).read(relativeTo: baseDirectory) {
+                    case .success(let content):
+                        return .string(content)
+                    case .failure(let failure):
+                        report(path, failure.description)
+                        return .null
+                    }
                 }
                 return .object(fields.reduce(into: [:]) { $0[$1.key] = resolve($1.value, path: "\(path).\($1.key)") })
             case .array(let items):

@@ -17,6 +17,8 @@ public enum BotCommand: Sendable, Equatable {
     case chat(ChatOptions)
     /// `quarantine list|retry|drop`: show, retry or forget the work set aside for crashing the process.
     case quarantine(QuarantineOptions)
+    /// `reload [--config FILE]`: ask the running `run` processes of the configuration to read it again.
+    case reload(configuration: String?)
     /// `help`, `--help`, `-h` (optionally about one command).
     case help(command: String?)
     /// `export BOT --to FILE`: copy a stopped bot's store to FILE and mark it as moved (docs/scaling.md). The data
@@ -62,6 +64,9 @@ public enum BotCommand: Sendable, Equatable {
         public var httpBind: String?
         /// `--shard INDEX/COUNT` or `--shard-from-hostname`; nil: the environment's shard, if any.
         package var shard: ShardSelection?
+        /// `--watch-config SECONDS`: how often the configuration file is looked at for a change (a reload follows);
+        /// zero: never (SIGHUP and `reload` still reload).
+        public var configurationWatchInterval: Duration = ConfigurationFileWatch.defaultInterval
 
         /// The default shutdown timeout: running handlers and pending acknowledgements get this long.
         public static let defaultShutdownTimeout: Duration = .seconds(10)
@@ -138,7 +143,7 @@ public struct CommandLineUsageError: Error, Sendable, Equatable, CustomStringCon
 
 extension BotCommand {
     /// The commands, in the order the usage lists them.
-    public static let names = ["run", "check", "sandbox", "say", "chat", "quarantine", "help"] + storeCommandNames
+    public static let names = ["run", "check", "sandbox", "say", "chat", "quarantine", "reload", "help"] + storeCommandNames
 
     /// The commands that move a bot's store.
     static let storeCommandNames = ["export", "import"]
@@ -167,6 +172,7 @@ extension BotCommand {
                 case "--config", "-c": options.configuration = try rest.value(of: option)
                 case "--sandbox-port": options.sandboxPort = try rest.port(of: option)
                 case "--shutdown-timeout": options.shutdownTimeout = try rest.seconds(of: option)
+                case "--watch-config": options.configurationWatchInterval = try rest.seconds(of: option)
                 case "--http-bind": options.httpBind = try rest.value(of: option)
                 case "--shard", "--shard-from-hostname", "--shard-count": try rest.shardOption(option, into: &options.shard)
                 default: throw rest.unknown(option)
@@ -261,6 +267,20 @@ extension BotCommand {
             return .chat(options)
         case "quarantine":
             return try parseQuarantine(&rest)
+        case "reload":
+            var words: [String] = []
+            var configuration: String?
+            while let option = try rest.nextOption(collecting: &words) {
+                switch option.name {
+                case "--help", "-h": return .help(command: "reload")
+                case "--config", "-c": configuration = try rest.value(of: option)
+                default: throw rest.unknown(option)
+                }
+            }
+            guard words.isEmpty else {
+                throw CommandLineUsageError("reload takes no arguments, found \(words.joined(separator: " "))", command: "reload")
+            }
+            return .reload(configuration: configuration)
         case "export", "import":
             return try parseStoreCommand(first, &rest)
         default:

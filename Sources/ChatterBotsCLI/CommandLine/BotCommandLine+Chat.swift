@@ -89,7 +89,8 @@ extension BotCommandLine {
         if FileManager.default.fileExists(atPath: url.path) {
             // Only the server and the data directory matter here: the bots' own settings (and the environment
             // variables their passwords come from) are `run`'s business.
-            var validator = BotsConfigurationValidator(environment: environment.variables)
+            var validator = BotsConfigurationValidator(
+                environment: environment.variables, baseDirectory: url.deletingLastPathComponent())
             do {
                 let file = try BotsFile(json: try Data(contentsOf: url))
                 let resolvedServer = validator.server(file.server)

@@ -25,8 +25,8 @@ extension BotCommandLine {
         var answers: [QuarantineResult] = []
         var refusals: [String] = []
         for (directory, control) in ControlFile.all(in: dataDirectory) {
-            let client = QuarantineControlClient(control: control, token: token)
-            do throws(QuarantineControlClient.Failure) {
+            let client = ControlClient(control: control, token: token)
+            do throws(ControlClient.Failure) {
                 answers.append(try await perform(options.action, through: client))
             } catch {
                 switch error {
@@ -70,8 +70,8 @@ extension BotCommandLine {
     }
 
     private func perform(
-        _ action: BotCommand.QuarantineOptions.Action, through client: QuarantineControlClient
-    ) async throws(QuarantineControlClient.Failure) -> QuarantineResult {
+        _ action: BotCommand.QuarantineOptions.Action, through client: ControlClient
+    ) async throws(ControlClient.Failure) -> QuarantineResult {
         switch action {
         case .list(let bot): return .listed(try await client.list(bot: bot))
         case .retry(let bot, let id): return .retried(try await client.retry(QuarantineReference(bot: bot, id: id)))
@@ -128,7 +128,8 @@ extension BotCommandLine {
         }
         do throws(ConfigurationError) {
             let file = try BotsFile(json: data)
-            var validator = BotsConfigurationValidator(environment: environment.variables)
+            var validator = BotsConfigurationValidator(
+                environment: environment.variables, baseDirectory: url.deletingLastPathComponent())
             guard let directory = validator.dataDirectory(file.dataDirectory, baseDirectory: url.deletingLastPathComponent()) else {
                 throw ConfigurationError(issues: validator.errors)
             }

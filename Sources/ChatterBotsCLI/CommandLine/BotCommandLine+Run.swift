@@ -88,6 +88,13 @@ extension BotCommandLine {
             server: server, dataDirectory: configuration.dataDirectory, log: log, clock: environment.clock,
             quarantine: configuration.quarantine, inFlightTable: inFlight)
         let supervisor = BotSupervisor(bots: lineup.members.map { environment.makeSession($0, host) }, log: log)
+        let configurationFile = configurationURL(options.configuration, in: environment)
+        let reloader = ConfigurationReloader(
+            setup: ConfigurationReloader.Setup(
+                file: configurationFile, variables: environment.variables, kinds: kinds, shard: shard,
+                supervisor: supervisor, host: host, makeSession: environment.makeSession,
+                stopDeadline: options.shutdownTimeout, sandbox: embedded),
+            configuration: configuration)
         var health: HealthServer?
         let bind = options.httpBind ?? configuration.httpBind
         if let port = httpPort {
@@ -101,7 +108,8 @@ extension BotCommandLine {
                 return .usageError
             }
             do {
-                health = try await HealthServer.start(supervisor: supervisor, host: bind, port: port, access: access)
+                health = try await HealthServer.start(
+                    supervisor: supervisor, reloader: reloader, host: bind, port: port, access: access)
             } catch {
                 environment.standardError.write(line: "\(programName): /healthz and /metrics cannot be served: \(error)"
                     + "; change httpPort in the configuration (0: any free port)")
@@ -137,16 +145,22 @@ extension BotCommandLine {
 
         let shutdown = environment.shutdown
         if shard != nil, lineup.members.isEmpty {
-            // An empty shard is still a member of the fleet (shard 0 serves the sandbox): it waits to be stopped.
-            log.log(.notice, "this shard runs none of the configured bots; it waits until it is stopped",
+            // An empty shard is still a member of the fleet (shard 0 serves the sandbox): it waits to be stopped,
+            // or for a reload to give it bots.
+            log.log(.notice, "this shard runs none of the configured bots; it waits until it is stopped or reloaded",
                 ["shard": shard.map(\.description) ?? ""])
-            await shutdown.wait()
-            await health?.shutdown()
-            await embedded?.shutdown()
-            log.log(.info, "stopped; bye")
-            await log.flush()
-            return .success
+            await supervisor.waitForBotsWhenEmpty()
         }
+        let reloadSignal = environment.watchesSignals ? ReloadSignal { Task { await reloader.reload(trigger: "SIGHUP") } } : nil
+        defer { reloadSignal?.cancel() }
+        let watchInterval = options.configurationWatchInterval
+        let fileWatch = Task {
+            guard watchInterval > .zero else { return }
+            await ConfigurationFileWatch(path: configurationFile.path, interval: watchInterval, clock: environment.clock).run {
+                _ = await reloader.reload(trigger: "the file changed")
+            }
+        }
+        defer { fileWatch.cancel() }
         let stopper = Task {
             await shutdown.wait()
             guard shutdown.isRequested else { return }

@@ -3,7 +3,7 @@ import ChatterBots
 import ChatterSandbox
 import Foundation
 
-/// The command line of a bot executable: `run`, `check`, `sandbox`, `say`, `chat`, `quarantine` and `help`, for the bot kinds the executable
+/// The command line of a bot executable: `run`, `check`, `sandbox`, `say`, `chat`, `quarantine`, `reload` and `help`, for the bot kinds the executable
 /// registers. A whole `main.swift`:
 ///
 /// ```swift
@@ -82,6 +82,8 @@ public struct BotCommandLine: Sendable {
                 code = await chat(options, in: environment)
             case .quarantine(let options):
                 code = await quarantine(options, in: environment)
+            case .reload(let configuration):
+                code = await reload(configuration: configuration, in: environment)
             case .export(let bot, let file, let configuration, let dataDirectory):
                 code = await export(bot: bot, to: file, configuration: configuration, dataDirectory: dataDirectory, in: environment)
             case .importStore(let file, let bot, let configuration, let dataDirectory):

@@ -1,3 +1,4 @@
+import BotRuntime
 /// The usage texts of `BotCommandLine`, general and per command.
 struct CommandLineHelp {
     let program: String
@@ -16,6 +17,7 @@ struct CommandLineHelp {
           say         Send a message as a person and print the reply: say --as alice --to echo_bot hello
           chat        Chat live as a person in this terminal: chat --as alice
           quarantine  List, retry or drop the work set aside for crashing the process: quarantine list
+          reload      Make the running bots read bots.json again: added bots start, removed ones stop, changed ones restart
           help        Show this help, or one command's: \(program) help run
           export      Copy a stopped bot's store to a file and mark it as moved: export echo --to echo.store
           import      Put an exported store into this data directory: import echo.store
@@ -43,13 +45,14 @@ struct CommandLineHelp {
         case "run":
             """
             USAGE: \(program) run [--config FILE] [--sandbox-port N] [--shutdown-timeout SECONDS] [--http-bind ADDRESS]
-                   [--shard INDEX/COUNT | --shard-from-hostname [--shard-count N]]
+                   [--shard INDEX/COUNT | --shard-from-hostname [--shard-count N]] [--watch-config SECONDS]
 
             Runs every bot of the configuration until SIGINT or SIGTERM, then stops them gracefully: running handlers
             finish and pending sends are acknowledged within the timeout. A second signal exits at once. With
             "server": "sandbox", a local Chatter server starts first, with test accounts to talk to the bots.
             With a shard, only the bots assigned to it run (docs/scaling.md); shards of one host share the data
             directory, serve HTTP on httpPort + INDEX, and share the sandbox that shard 0 starts.
+            SIGHUP, `\(program) reload` and a change of the file reload it: see `\(program) help reload`.
 
             \(runOptions)
 
@@ -124,6 +127,23 @@ struct CommandLineHelp {
 
             \(exitStatus)
             """
+        case "reload":
+            """
+            USAGE: \(program) reload [--config FILE]
+
+            Asks each `run` process of the configuration (found through DATA/control.json, so httpPort must be set)
+            to read bots.json again. Bots added start, bots removed stop gracefully (their connection closes with
+            1000), bots whose settings, options or secrets changed restart, and the others keep their sessions. A
+            file that does not validate changes nothing: every error is printed. A change of server, dataDirectory,
+            httpPort, httpBind, quarantine or logLevel is refused: restart the process for it. SIGHUP to the process
+            and a change of the file itself (a Kubernetes ConfigMap swap, seen within 2 seconds) reload too. With
+            CHATTERBOTS_CONTROL_TOKEN set, the token is sent. See docs/running.md.
+
+            OPTIONS:
+              --config, -c FILE            The configuration (default: bots.json in the working directory)
+
+            \(exitStatus)
+            """
         case "export", "import":
             storeCommandText
         default:
@@ -162,6 +182,8 @@ struct CommandLineHelp {
           --shard-from-hostname        Take INDEX from the host name's StatefulSet ordinal (bots-2: 2)
           --shard-count N              COUNT with --shard-from-hostname (default: $\(ShardSelection.countVariable);
                                        that variable alone also takes INDEX from the host name)
+          --watch-config SECONDS       How often the configuration file is checked for a change, which reloads it
+                                       (default \(Int(ConfigurationFileWatch.defaultInterval.components.seconds)); 0: never)
         """
     }
 

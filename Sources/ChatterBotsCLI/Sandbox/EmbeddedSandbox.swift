@@ -74,6 +74,16 @@ public final class EmbeddedSandbox: Sendable {
         return EmbeddedSandbox(sandbox: sandbox, testAccounts: testAccounts, problems: problems)
     }
 
+    /// Makes the accounts of `bots` ready (created, or checked against their password) and friends with every test
+    /// account, for bots a reload adds or whose credentials it changes; returns what could not be done.
+    package func provision(bots: [BotConfiguration]) async -> [String] {
+        let people = testAccounts.map { Account(username: $0.username, password: $0.password, displayName: $0.displayName) }
+        let botAccounts = bots.map {
+            Account(username: $0.credentials.username, password: $0.credentials.password, displayName: $0.name)
+        }
+        return await Self.provision(people: people, bots: botAccounts, service: sandbox.service)
+    }
+
     /// Stops the sandbox (sockets closed with 1001, database closed).
     public func shutdown() async {
         await sandbox.shutdown()

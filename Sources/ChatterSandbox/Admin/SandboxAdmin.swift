@@ -77,6 +77,12 @@ public struct SandboxAdmin: Sendable {
         await hub.clearFaults(of: deviceId)
     }
 
+    /// Every authenticated socket opened and closed (with its close code), oldest first; only those after
+    /// `sequence` when given.
+    public func socketEvents(after sequence: Int64? = nil) async -> [DeviceSocketEvent] {
+        await hub.socketEvents(after: sequence)
+    }
+
     /// The devices that have an open socket now.
     public func connectedDevices() async -> Set<Device.ID> {
         await hub.connectedDevices

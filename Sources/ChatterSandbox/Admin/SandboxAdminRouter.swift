@@ -13,6 +13,7 @@ import WebSocket
 /// | `POST /sandbox/devices/{deviceId}/faults` | `SandboxFault` | 204 |
 /// | `DELETE /sandbox/devices/{deviceId}/faults` | | 204 |
 /// | `GET /sandbox/connections` | | 200 `{ deviceIds: [String] }` |
+/// | `GET /sandbox/devices/events?deviceId=&afterSequence=` | | 200 `{ events: [DeviceSocketEvent] }` |
 public struct SandboxAdminRouter: Sendable {
     /// The path prefix of every admin route.
     public static let pathPrefix = "/sandbox/"
@@ -59,6 +60,17 @@ public struct SandboxAdminRouter: Sendable {
             let deviceId = request.queryValue("deviceId").map { Device.ID($0) }
             let pushes = try await admin.pushes(to: userId, device: deviceId, after: afterSequence)
             return try SandboxRESTRouter.json(RecordedPushList(pushes: pushes))
+        case (.get, "devices", 2) where segments[1] == "events":
+            var afterSequence: Int64?
+            if let text = request.queryValue("afterSequence") {
+                guard let value = Int64(text) else {
+                    throw .validation(field: "afterSequence", "afterSequence must be a whole number.")
+                }
+                afterSequence = value
+            }
+            let deviceId = request.queryValue("deviceId").map { Device.ID($0) }
+            let events = await admin.socketEvents(after: afterSequence).filter { deviceId == nil || $0.deviceId == deviceId }
+            return try SandboxRESTRouter.json(DeviceSocketEventList(events: events))
         case (.post, "devices", 3) where segments[2] == "faults" && !segments[1].isEmpty:
             let fault = try RESTBodyDecoder.decode(SandboxFault.self, from: request.body)
             try await admin.inject(fault, into: Device.ID(segments[1]))

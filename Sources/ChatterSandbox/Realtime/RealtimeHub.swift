@@ -30,6 +30,7 @@ public actor RealtimeHub: SandboxEventSink {
     private var timer: (deadline: Date, generation: Int, task: Task<Void, Never>)?
     private var timerGeneration = 0
     private var isShutDown = false
+    private var socketEvents = DeviceSocketEventLog()
 
     /// A hub over `service`, with timers on `clock`.
     public init(service: ChatterService, clock: any ChatterClock, configuration: RealtimeConfiguration = .init()) {
@@ -44,6 +45,13 @@ public actor RealtimeHub: SandboxEventSink {
 
     /// The devices that have at least one open (authenticated) socket.
     public var connectedDevices: Set<Device.ID> { Set(socketsByDevice.keys) }
+
+    /// The authenticated sockets opened and closed so far (the newest `DeviceSocketEventLog.capacity`), oldest
+    /// first, only those after `sequence` when given.
+    public func socketEvents(after sequence: Int64? = nil) -> [DeviceSocketEvent] {
+        guard let sequence else { return socketEvents.events }
+        return socketEvents.events.filter { $0.sequence > sequence }
+    }
 
     /// Whether `deviceId` has an open socket (so it receives events, not pushes).
     public func isConnected(_ deviceId: Device.ID) -> Bool { socketsByDevice[deviceId] != nil }
@@ -68,7 +76,7 @@ public actor RealtimeHub: SandboxEventSink {
         let token = connection.handshakeRequest.queryValue("token") ?? ""
         do throws(SandboxAuthError) {
             let caller = try await service.authenticate(clientKey: clientKey, accessToken: token)
-            if await open(socket, as: caller, token: token) {
+            if let username = await open(socket, as: caller, token: token) {
                 let idleWatch = Task { await watchIdle(socket) }
                 let charge = { [service] () throws(SandboxAuthError) in try service.admitDeviceRequest(caller.deviceId) }
                 for await message in connection.messages {
@@ -79,6 +87,9 @@ public actor RealtimeHub: SandboxEventSink {
                 idleWatch.cancel()
                 socket.transportClosed()
                 await closed(socket, of: caller)
+                await writer
+                await recordClose(of: socket, as: caller, username: username, info: await connection.closeInfo)
+                return
             } else {
                 socket.transportClosed()
             }
@@ -106,8 +117,9 @@ public actor RealtimeHub: SandboxEventSink {
     }
 
     /// Announces an authenticated socket (`session.ready`, `presence.snapshot`), registers it, arms its token's
-    /// expiry, and tells the user's audience they came online. False when the socket was closed meanwhile.
-    private func open(_ socket: RealtimeSocket, as caller: SandboxCaller, token: String) async -> Bool {
+    /// expiry, and tells the user's audience they came online. Returns the user's username; nil when the socket was
+    /// closed meanwhile.
+    private func open(_ socket: RealtimeSocket, as caller: SandboxCaller, token: String) async -> String? {
         // From here on revocations, re-sign-ins and faults find the socket. One that happened between
         // `authenticate` and this line found nothing to close, so the token is checked again now.
         openingSockets[caller.deviceId, default: [:]][socket.id] = socket
@@ -120,7 +132,7 @@ public actor RealtimeHub: SandboxEventSink {
             grant = try await service.verifyAccessToken(token)
         } catch {
             socket.close(code: error.closeCode, reason: error.closeReason)
-            return false
+            return nil
         }
 
         // Best effort: presence is best effort by contract, so a failed lookup yields an empty snapshot or no
@@ -131,13 +143,14 @@ public actor RealtimeHub: SandboxEventSink {
             if let seen = try? await service.lastSeen(of: friend) { lastSeen[friend] = seen }
         }
         let audience = (try? await service.presenceAudience(of: caller.userId)) ?? []
+        let username = (try? await service.user(caller, caller.userId))?.username ?? ""
         guard !isShutDown else {
             socket.close(code: .goingAway, reason: Self.restartCloseReason)
-            return false
+            return nil
         }
 
         // From here on no suspension: the registration, the snapshot and the online announcement are one step.
-        guard socket.announce(userId: caller.userId, deviceId: caller.deviceId, at: clock.now) else { return false }
+        guard socket.announce(userId: caller.userId, deviceId: caller.deviceId, at: clock.now) else { return nil }
         let snapshot = visibleFriends.map { friend in
             presence.isOnline(friend)
                 ? Presence(userId: friend, isOnline: true, lastSeenAt: nil)
@@ -170,8 +183,13 @@ public actor RealtimeHub: SandboxEventSink {
         }
         closeWhenExpired(socket, at: grant.expiresAt)
         rearmTimer()
+        socketEvents.record {
+            DeviceSocketEvent(
+                sequence: $0, kind: .opened, deviceId: caller.deviceId, userId: caller.userId, username: username,
+                socketId: socket.id, at: clock.now)
+        }
         service.store.changes.noteChange()
-        return true
+        return username
     }
 
     /// Closes the socket with 4001 when the token it was opened with expires (a refresh gives the client a new
@@ -185,6 +203,21 @@ public actor RealtimeHub: SandboxEventSink {
             }
             socket.close(code: SandboxAuthError.expired.closeCode, reason: SandboxAuthError.expired.closeReason)
         }
+    }
+
+    /// Records how an announced socket closed.
+    private func recordClose(of socket: RealtimeSocket, as caller: SandboxCaller, username: String, info: WebSocketCloseInfo) {
+        let closedBy = switch info.initiator {
+        case .peer: "client"
+        case .local: "server"
+        case .transport: "transport"
+        }
+        socketEvents.record {
+            DeviceSocketEvent(
+                sequence: $0, kind: .closed, deviceId: caller.deviceId, userId: caller.userId, username: username,
+                socketId: socket.id, closeCode: Int(info.code.rawValue), closedBy: closedBy, at: clock.now)
+        }
+        service.store.changes.noteChange()
     }
 
     /// Unregisters a socket whose transport ended; its user goes offline after the grace period if it was the last.

@@ -46,7 +46,7 @@ struct BotCommandParsingTests {
     }
 
     @Test(arguments: [
-        (["deploy"], #"unknown command "deploy"; the commands are run, check, sandbox, say, chat, quarantine, help, export, import"#),
+        (["deploy"], #"unknown command "deploy"; the commands are run, check, sandbox, say, chat, quarantine, reload, help, export, import"#),
         (["say", "--to", "echo_bot", "hi"], "say needs --as USER: who sends"),
         (["say", "--as", "alice", "--to", "echo_bot"], "say needs a message after the options"),
         ([], "no command given"),

@@ -1,6 +1,7 @@
 import ChatterBots
 import ChatterSandbox
 import Foundation
+import TestSupport
 import Testing
 import WebSocket
 
@@ -210,6 +211,38 @@ struct AdminRoutesTests {
             #expect(status == 200)
             #expect(try JSONDecoder().decode(ConnectedDeviceList.self, from: body).deviceIds == [fixture.ana.session.deviceId])
             await ana.close()
+        }
+    }
+
+    @Test func deviceEventsRecordEachSocketsOpenAndCloseWithItsCode() async throws {
+        try await SandboxFixture.run { fixture in
+            let ana = try await fixture.connect(fixture.ana)
+            await ana.close()
+            let ben = try await fixture.connect(fixture.ben)
+            #expect(try await inject(fixture, #"{"type":"revokeDevice"}"#, into: fixture.ben.session.deviceId) == 204)
+            _ = try await ben.closeInfo()
+            // The close is recorded once the server has seen the socket end.
+            #expect(await eventually(timeout: .seconds(30)) {
+                await fixture.sandbox.admin.socketEvents().filter { $0.kind == .closed }.count == 2
+            })
+
+            let (status, body) = try await request(
+                fixture, "GET", "devices/events?deviceId=\(fixture.ana.session.deviceId.rawValue)")
+            #expect(status == 200)
+            let events = try JSONDecoder().decode(DeviceSocketEventList.self, from: body).events
+            #expect(events.map(\.kind) == [.opened, .closed])
+            #expect(events.map(\.username) == ["ana", "ana"])
+            #expect(events.last?.closeCode == 1000)
+            #expect(events.last?.closedBy == "client")
+            #expect(events[0].socketId == events[1].socketId)
+
+            let all = await fixture.sandbox.admin.socketEvents()
+            let benClose = try #require(all.last { $0.deviceId == fixture.ben.session.deviceId && $0.kind == .closed })
+            #expect(benClose.closeCode == 4003)
+            #expect(benClose.closedBy == "server")
+            let (_, newer) = try await request(fixture, "GET", "devices/events?afterSequence=\(all[1].sequence)")
+            #expect(try JSONDecoder().decode(DeviceSocketEventList.self, from: newer).events.map(\.sequence)
+                == all.dropFirst(2).map(\.sequence))
         }
     }
 

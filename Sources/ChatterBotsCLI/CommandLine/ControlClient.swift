@@ -2,8 +2,9 @@ import BotRuntime
 import Foundation
 import WebSocket
 
-/// The quarantine's control routes of a running `run` process, called over loopback HTTP (see `ControlRoute`).
-struct QuarantineControlClient: Sendable {
+/// The control routes of a running `run` process (the quarantine's, and the reload), called over HTTP (see
+/// `ControlRoute`).
+struct ControlClient: Sendable {
     /// Why a call gave no answer of the control routes.
     enum Failure: Error, Sendable {
         /// Nothing answered there, or something that is not the control routes (a process that died and left its
@@ -37,16 +38,32 @@ struct QuarantineControlClient: Sendable {
         _ = try await send(.drop(reference), expecting: QuarantineJSON.Dropped.self)
     }
 
-    private func send<T: Decodable>(_ route: ControlRoute, expecting: T.Type) async throws(Failure) -> T {
+    /// Asks the process to read its configuration again: its report, applied or refused with the errors.
+    func reload() async throws(Failure) -> ReloadReport {
+        let response = try await response(to: .reload)
+        let isJSON = response.headers.first(name: "Content-Type") == "application/json"
+        if [200, 422].contains(response.status.code), isJSON, let report = QuarantineJSON.decode(ReloadReport.self, from: response.body) {
+            return report
+        }
+        if isJSON, let failure = QuarantineJSON.decode(QuarantineJSON.Failure.self, from: response.body) {
+            throw .refused(status: response.status.code, message: failure.error)
+        }
+        throw .unreachable("it answered \(response.status.code) without the control routes' JSON")
+    }
+
+    private func response(to route: ControlRoute) async throws(Failure) -> HTTPResponse {
         var request = HTTPRequest(method: route.request.method, target: route.request.target)
         if request.method == .post { request.headers.add(name: "Content-Length", value: "0") }
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
-        let response: HTTPResponse
         do {
-            response = try await client.send(request, to: origin)
+            return try await client.send(request, to: origin)
         } catch {
             throw .unreachable(error.description)
         }
+    }
+
+    private func send<T: Decodable>(_ route: ControlRoute, expecting: T.Type) async throws(Failure) -> T {
+        let response = try await response(to: route)
         let isJSON = response.headers.first(name: "Content-Type") == "application/json"
         if response.status.code == 200, isJSON, let value = QuarantineJSON.decode(T.self, from: response.body) {
             return value

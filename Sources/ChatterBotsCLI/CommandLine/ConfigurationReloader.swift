@@ -1,0 +1,109 @@
+import BotRuntime
+import ChatterBots
+import Foundation
+
+/// Reads `bots.json` again for a running `run` and carries out what `ConfigurationReload` decides: bots removed
+/// stop gracefully, changed ones restart, added ones start (each through the supervisor, whose task group owns
+/// their tasks); unchanged bots are not touched. A file that does not validate (`BotsConfiguration` and the kinds,
+/// as at start) changes nothing, and every error is logged and returned. Reloads run one after the other, whatever
+/// triggered them (SIGHUP, `POST /reload`, the file watch).
+actor ConfigurationReloader: ConfigurationReloading {
+    /// What a reload needs of the running process.
+    struct Setup: Sendable {
+        var file: URL
+        var variables: [String: String]
+        var kinds: [BotKind]
+        var shard: Shard?
+        var supervisor: BotSupervisor
+        var host: BotHost
+        var makeSession: @Sendable (BotLineup.Member, BotHost) -> any SupervisedBot
+        /// How long a stopping bot may take to finish its handlers and acknowledgements.
+        var stopDeadline: Duration
+        /// The embedded sandbox, which makes the accounts of added bots.
+        var sandbox: EmbeddedSandbox?
+    }
+
+    private let setup: Setup
+    private var current: BotsConfiguration
+    private(set) var generation: ConfigurationGeneration
+    /// The reload running or last run: the next one waits for it.
+    private var last: Task<ReloadReport, Never>?
+
+    init(setup: Setup, configuration: BotsConfiguration) {
+        self.setup = setup
+        self.current = configuration
+        self.generation = ConfigurationGeneration(generation: 1, loadedAt: setup.host.clock.now)
+    }
+
+    func reload(trigger: String) async -> ReloadReport {
+        let previous = last
+        let next = Task { await previous?.value; return await perform(trigger: trigger) }
+        last = next
+        return await next.value
+    }
+
+    private func perform(trigger: String) async -> ReloadReport {
+        let log = setup.host.log
+        log.log(.notice, "reloading \(setup.file.path)", ["trigger": trigger])
+        let next: BotsConfiguration
+        let lineup: BotLineup
+        do {
+            next = try BotsConfiguration.load(
+                contentsOf: setup.file, environment: setup.variables, knownKinds: Set(setup.kinds.map(\.name)))
+            lineup = try BotLineup(configuration: next, kinds: setup.kinds)
+        } catch {
+            return refuse(error.issues, log: log)
+        }
+        for bot in next.bots { log.registerSecret(bot.credentials.password) }
+        let change: FleetChange
+        switch ConfigurationReload(from: current, to: next, shard: setup.shard) {
+        case .refused(let issues):
+            return refuse(issues, log: log)
+        case .apply(let fleetChange):
+            change = fleetChange
+        }
+        for warning in next.warnings { log.log(.warning, "configuration: \(warning)") }
+        if let sandbox = setup.sandbox {
+            // Every shard's new or changed accounts: the shards of this fleet sign in to this sandbox.
+            let accounts = FleetChange(from: current.bots, to: next.bots)
+            for problem in await sandbox.provision(bots: accounts.starts + accounts.restarts) {
+                log.log(.warning, "sandbox: \(problem)")
+            }
+        }
+        let members = Dictionary(lineup.members.map { ($0.configuration.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let supervisor = setup.supervisor
+        let deadline = setup.stopDeadline
+        await withTaskGroup(of: Void.self) { group in
+            for name in change.stops {
+                group.addTask { await supervisor.remove(named: name, deadline: deadline) }
+            }
+            for bot in change.restarts {
+                guard let member = members[bot.name] else { continue }
+                let session = setup.makeSession(member, setup.host)
+                group.addTask { await supervisor.replace(named: bot.name, with: session, deadline: deadline) }
+            }
+        }
+        for bot in change.starts {
+            guard let member = members[bot.name] else { continue }
+            await supervisor.add(setup.makeSession(member, setup.host), named: bot.name)
+        }
+        if next != current {
+            generation = ConfigurationGeneration(generation: generation.generation + 1, loadedAt: setup.host.clock.now)
+        }
+        current = next
+        let report = ReloadReport(
+            applied: true, generation: generation.generation, started: change.starts.map(\.name), stopped: change.stops,
+            restarted: change.restarts.map(\.name), unchanged: change.unchanged.count)
+        log.log(.notice, report.summary, [
+            "generation": String(generation.generation), "started": String(change.starts.count),
+            "stopped": String(change.stops.count), "restarted": String(change.restarts.count),
+        ])
+        return report
+    }
+
+    private func refuse(_ issues: [ConfigurationIssue], log: LogSink) -> ReloadReport {
+        let report = ReloadReport(applied: false, generation: generation.generation, errors: issues.map(\.description))
+        log.log(.error, "\(setup.file.path): \(report.summary)", ["generation": String(generation.generation)])
+        return report
+    }
+}

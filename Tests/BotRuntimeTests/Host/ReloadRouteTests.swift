@@ -1,0 +1,93 @@
+@testable import BotRuntime
+import BotRuntimeTestSupport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import Testing
+
+/// `POST /reload`: a control route like the quarantine's (same token), answering the reload's report, and the
+/// generation in force in `/healthz`.
+@Suite("the reload route")
+struct ReloadRouteTests {
+    let changes = ChangeSignal()
+
+    /// Answers a scripted report and counts its calls.
+    actor ScriptedReloader: ConfigurationReloading {
+        let report: ReloadReport
+        private(set) var calls: [String] = []
+        var generation: ConfigurationGeneration
+
+        init(report: ReloadReport) {
+            self.report = report
+            self.generation = ConfigurationGeneration(generation: report.generation, loadedAt: Date(timeIntervalSince1970: 1_800_000_000))
+        }
+
+        func reload(trigger: String) async -> ReloadReport {
+            calls.append(trigger)
+            return report
+        }
+    }
+
+    func start(reloader: (any ConfigurationReloading)?, token: String? = nil) async throws -> (BotSupervisor, HealthServer, Task<SupervisorOutcome, Never>) {
+        let supervisor = BotSupervisor(
+            bots: [StandInSession("echo", changes: changes)], log: LogSink(minimumLevel: .info, output: CapturedLines(changes: changes)))
+        let run = Task { await supervisor.run() }
+        let server = try await HealthServer.start(
+            supervisor: supervisor, reloader: reloader, port: 0, access: ControlAccess(token: token))
+        return (supervisor, server, run)
+    }
+
+    func fetch(_ server: HealthServer, _ path: String, method: String = "GET", token: String? = nil) async throws -> HTTPFetch {
+        var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)\(path)")))
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        return try await HTTPFetch.send(request)
+    }
+
+    func stop(_ supervisor: BotSupervisor, _ server: HealthServer, _ run: Task<SupervisorOutcome, Never>) async throws {
+        await supervisor.shutdown(deadline: .seconds(1))
+        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        await server.shutdown()
+    }
+
+    @Test func withATokenTheReloadRouteWithoutItIsRefusedWith401AndDoesNotReload() async throws {
+        let reloader = ScriptedReloader(report: ReloadReport(applied: true, generation: 2, started: ["new"]))
+        let (supervisor, server, run) = try await start(reloader: reloader, token: "s3cret")
+        #expect(try await fetch(server, "/reload", method: "POST").status == 401)
+        #expect(try await fetch(server, "/reload", method: "POST", token: "wrong").status == 401)
+        #expect(await reloader.calls.isEmpty)
+        let answer = try await fetch(server, "/reload", method: "POST", token: "s3cret")
+        #expect(answer.status == 200)
+        #expect(try JSONDecoder().decode(ReloadReport.self, from: Data(answer.body.utf8)) == ReloadReport(applied: true, generation: 2, started: ["new"]))
+        #expect(await reloader.calls == ["the control route"])
+        try await stop(supervisor, server, run)
+    }
+
+    @Test func aRefusedReloadAnswers422WithEveryError() async throws {
+        let refused = ReloadReport(applied: false, generation: 1, errors: ["bot \"a\", kind: is empty", "httpPort: changed"])
+        let (supervisor, server, run) = try await start(reloader: ScriptedReloader(report: refused))
+        let answer = try await fetch(server, "/reload", method: "POST")
+        #expect(answer.status == 422)
+        #expect(try JSONDecoder().decode(ReloadReport.self, from: Data(answer.body.utf8)).errors == refused.errors)
+        #expect(try await fetch(server, "/reload").status == 405)
+        try await stop(supervisor, server, run)
+    }
+
+    @Test func healthzReportsTheGenerationInForce() async throws {
+        let (supervisor, server, run) = try await start(reloader: ScriptedReloader(report: ReloadReport(applied: true, generation: 3)))
+        let answer = try await fetch(server, "/healthz")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])
+        let configuration = try #require(json["configuration"] as? [String: Any])
+        #expect(configuration["generation"] as? Int == 3)
+        #expect(configuration["loadedAt"] as? String == "2027-01-15T08:00:00Z")
+        try await stop(supervisor, server, run)
+    }
+
+    @Test func withoutAReloaderTheRouteSaysTheProcessDoesNotReload() async throws {
+        let (supervisor, server, run) = try await start(reloader: nil)
+        #expect(try await fetch(server, "/reload", method: "POST").status == 404)
+        try await stop(supervisor, server, run)
+    }
+}

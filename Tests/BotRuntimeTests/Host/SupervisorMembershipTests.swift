@@ -1,0 +1,128 @@
+@testable import BotRuntime
+import BotRuntimeTestSupport
+import Foundation
+import TestSupport
+import Testing
+
+/// Bots joining, leaving and being replaced while the supervisor runs (what a reload does).
+@Suite("bot supervisor membership")
+struct SupervisorMembershipTests {
+    let changes = ChangeSignal()
+    let lines: CapturedLines
+    var log: LogSink { LogSink(minimumLevel: .info, output: lines) }
+
+    init() {
+        lines = CapturedLines(changes: changes)
+    }
+
+    func live(_ supervisor: BotSupervisor, _ names: [String]) async throws {
+        try await changes.wait(until: {
+            let statuses = await supervisor.statuses()
+            return statuses.map(\.name) == names && statuses.allSatisfy(\.connected)
+        }, "\(names) to be live")
+    }
+
+    @Test func anAddedBotRunsInTheRunAndTheOthersAreNotTouched() async throws {
+        let a = StandInSession("a", changes: changes)
+        let supervisor = BotSupervisor(bots: [a], log: log)
+        let run = Task { await supervisor.run() }
+        try await live(supervisor, ["a"])
+
+        let b = StandInSession("b", changes: changes)
+        #expect(await supervisor.add(b, named: "b"))
+        try await live(supervisor, ["a", "b"])
+        #expect(await a.shutdownDeadlines.isEmpty)
+
+        await supervisor.shutdown(deadline: .seconds(1))
+        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        #expect(outcome.stops.map(\.bot) == ["a", "b"])
+        #expect(await b.shutdownDeadlines == [.seconds(1)])
+    }
+
+    @Test func aRemovedBotIsShutDownAwaitedAndLeavesTheListWithoutEndingTheRun() async throws {
+        let a = StandInSession("a", changes: changes)
+        let b = StandInSession("b", workOnShutdown: .milliseconds(50), changes: changes)
+        let supervisor = BotSupervisor(bots: [a, b], log: log)
+        let run = Task { await supervisor.run() }
+        try await live(supervisor, ["a", "b"])
+
+        #expect(await supervisor.remove(named: "b", deadline: .seconds(3)))
+        #expect(await b.finishedWork)
+        #expect(await b.shutdownDeadlines == [.seconds(3)])
+        #expect(await supervisor.statuses().map(\.name) == ["a"])
+        #expect(await supervisor.stopReasons.isEmpty)
+        #expect(await a.shutdownDeadlines.isEmpty)
+        #expect(lines.lines(containing: "bot stopped: ").isEmpty)
+
+        await supervisor.shutdown(deadline: .seconds(1))
+        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        #expect(outcome.stops.map(\.bot) == ["a"])
+        #expect(outcome.failures.isEmpty)
+    }
+
+    @Test func removingEveryBotLeavesTheRunWaitingForTheNextOnes() async throws {
+        let supervisor = BotSupervisor(bots: [StandInSession("a", changes: changes)], log: log)
+        let run = Task { await supervisor.run() }
+        try await live(supervisor, ["a"])
+        #expect(await supervisor.remove(named: "a", deadline: .seconds(1)))
+        #expect(await supervisor.add(StandInSession("b", changes: changes), named: "b"))
+        try await live(supervisor, ["b"])
+        await supervisor.shutdown(deadline: .seconds(1))
+        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        #expect(outcome.wasShutDown)
+        #expect(lines.lines(containing: "every bot has stopped").isEmpty)
+    }
+
+    @Test func aReplacedBotStopsBeforeItsSuccessorStartsInItsPlace() async throws {
+        let old = StandInSession("b", changes: changes)
+        let supervisor = BotSupervisor(
+            bots: [StandInSession("a", changes: changes), old, StandInSession("c", changes: changes)], log: log)
+        let run = Task { await supervisor.run() }
+        try await live(supervisor, ["a", "b", "c"])
+
+        let successor = StandInSession("b", .liveWhenTold, changes: changes)
+        #expect(await supervisor.replace(named: "b", with: successor, deadline: .seconds(2)))
+        #expect(await old.shutdownDeadlines == [.seconds(2)])
+        await successor.goLive()
+        try await live(supervisor, ["a", "b", "c"])
+
+        await supervisor.shutdown(deadline: .seconds(1))
+        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        #expect(await successor.shutdownDeadlines == [.seconds(1)])
+    }
+
+    @Test func nothingIsAddedOnceShuttingDown() async throws {
+        let supervisor = BotSupervisor(bots: [StandInSession("a", changes: changes)], log: log)
+        let run = Task { await supervisor.run() }
+        try await live(supervisor, ["a"])
+        await supervisor.shutdown(deadline: .seconds(1))
+        #expect(await !supervisor.add(StandInSession("b", changes: changes), named: "b"))
+        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        #expect(await supervisor.statuses().map(\.name) == ["a"])
+    }
+
+    @Test func aBotRemovedBeforeTheRunNeverStarts() async throws {
+        let a = StandInSession("a", changes: changes)
+        let b = StandInSession("b", changes: changes)
+        let supervisor = BotSupervisor(bots: [a, b], log: log)
+        #expect(await supervisor.remove(named: "b", deadline: .seconds(1)))
+        #expect(await b.shutdownDeadlines.isEmpty)
+        let run = Task { await supervisor.run() }
+        try await live(supervisor, ["a"])
+        await supervisor.shutdown(deadline: .seconds(1))
+        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        #expect(outcome.stops.map(\.bot) == ["a"])
+        #expect(await b.status.state == .starting)
+    }
+
+    @Test func anEmptyShardsRunWaitsForBotsUntilAShutdown() async throws {
+        let supervisor = BotSupervisor(bots: [], log: log)
+        await supervisor.waitForBotsWhenEmpty()
+        let run = Task { await supervisor.run() }
+        #expect(await supervisor.add(StandInSession("late", changes: changes), named: "late"))
+        try await live(supervisor, ["late"])
+        await supervisor.shutdown(deadline: .seconds(1))
+        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        #expect(outcome.stops.map(\.bot) == ["late"])
+    }
+}

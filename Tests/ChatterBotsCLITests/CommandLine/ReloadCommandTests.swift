@@ -1,0 +1,60 @@
+@testable import ChatterBotsCLI
+@testable import BotRuntime
+import BotRuntimeTestSupport
+import ChatterBots
+import Foundation
+import TestSupport
+import Testing
+
+/// `reload` in this process, against a `run` with the embedded sandbox and stand-in sessions.
+@Suite("reload command")
+struct ReloadCommandTests {
+    @Test func reloadStartsAnAddedBotWithItsSandboxAccountAndStopsARemovedOne() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["echo", "greeter"], extra: #""httpPort": 0,"#)
+        // The file is not watched: the reload command, not the watcher, must find the change.
+        let run = Task { await harness.run("run", "--sandbox-port", "0", "--watch-config", "0") }
+        try await harness.waitUntilLive(count: 2)
+        let host = try #require(harness.hosts.withLock { $0.first })
+        // Made in the configuration's order.
+        let (echo, greeter) = harness.sessions.withLock { ($0[0], $0[1]) }
+        let names = [await echo.status.name, await greeter.status.name]
+        #expect(names == ["echo", "greeter"])
+
+        try harness.writeConfiguration(bots: ["echo", "late"], extra: #""httpPort": 0,"#)
+        #expect(await harness.run("reload") == .success)
+        #expect(harness.output.text.contains("reloaded: configuration generation 2; started late; stopped greeter; restarted none; 1 unchanged"),
+                "\(harness.output.text) \(harness.errors.text)")
+        #expect(await greeter.shutdownDeadlines == [BotCommand.RunOptions.defaultShutdownTimeout])
+        #expect(await echo.shutdownDeadlines.isEmpty)
+        try await harness.waitUntil("late to be live") {
+            guard let late = harness.sessions.withLock({ $0.count == 3 ? $0[2] : nil }) else { return false }
+            let status = await late.status
+            return status.name == "late" && status.state == .live
+        }
+        // The embedded sandbox made the new bot's account, a friend of the test accounts.
+        let alice = ChatterRESTClient(configuration: host.server)
+        _ = try await alice.login(
+            username: "alice", password: "alice-sandbox", deviceId: nil, device: DeviceDescription(name: "t", platform: "t"))
+        #expect(Set(try await alice.friends().map(\.user.username)).contains("late_bot"))
+
+        harness.shutdown.request()
+        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+    }
+
+    @Test func reloadWithoutARunningProcessSaysWhatToStartAndExitsWith1() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["echo"])
+        #expect(await harness.run("reload") == .failure)
+        #expect(harness.errors.text.contains("no running process of this configuration was found"), "\(harness.errors.text)")
+    }
+
+    @Test func reloadIsParsedWithItsConfigurationAndHasHelp() async throws {
+        #expect(try BotCommand.parse(["reload"]) == .reload(configuration: nil))
+        #expect(try BotCommand.parse(["reload", "--config", "fleet.json"]) == .reload(configuration: "fleet.json"))
+        #expect(throws: CommandLineUsageError.self) { try BotCommand.parse(["reload", "now"]) }
+        let harness = try CommandHarness()
+        #expect(await harness.run("help", "reload") == .success)
+        #expect(harness.output.text.contains("USAGE: bots reload [--config FILE]"))
+    }
+}
