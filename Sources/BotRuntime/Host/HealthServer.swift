@@ -5,7 +5,8 @@ import WebSocket
 /// the `HealthReport` as JSON (200 when healthy, 503 otherwise), `GET /metrics` the `MetricsExposition`, `GET
 /// /livez` 200 while the process answers, and `GET /readyz` 200 once every bot has started (503 before, naming the
 /// bots waited for); the control routes under `/quarantine` list, retry and drop quarantined work, for requests
-/// `ControlAccess` permits (see docs/running.md). Other paths are 404, other methods 405.
+/// `ControlAccess` permits (see docs/running.md); with `console`, the web console under `/console`
+/// (`ConsoleRoutes`, docs/console.md). Other paths are 404, other methods 405.
 public final class HealthServer: Sendable {
     private let server: HTTPServer
 
@@ -17,15 +18,20 @@ public final class HealthServer: Sendable {
     }
 
     /// Starts serving the supervisor's bots on `host:port` (loopback by default; `0.0.0.0` for a scraper on
-    /// another machine).
+    /// another machine), and the web console when `console` is true.
     ///
     /// - Throws: `HTTPServerError` when the port cannot be bound (in use, privileged).
     public static func start(
-        supervisor: BotSupervisor, host: String = "127.0.0.1", port: Int, access: ControlAccess = ControlAccess(token: nil)
+        supervisor: BotSupervisor, host: String = "127.0.0.1", port: Int, access: ControlAccess = ControlAccess(token: nil),
+        console: Bool = false
     ) async throws(HTTPServerError) -> HealthServer {
+        let consoleRoutes = console
+            ? ConsoleRoutes(supervisor: supervisor, access: ConsoleAccess(control: access), bind: host) : nil
         let server = try await HTTPServer.start(host: host, port: port) { request in
-            .response(await respond(to: request, supervisor: supervisor, access: access))
+            if let consoleRoutes, ConsoleRoutes.owns(request.path) { return await consoleRoutes.respond(to: request) }
+            return .response(await respond(to: request, supervisor: supervisor, access: access))
         }
+        consoleRoutes?.serve(onPort: server.port)
         return HealthServer(server: server)
     }
 
@@ -49,6 +55,9 @@ public final class HealthServer: Sendable {
             return await ControlRoutes.respond(to: request, supervisor: supervisor)
         }
         let routes = ["/healthz", "/metrics", "/livez", "/readyz"]
+        if ConsoleRoutes.owns(request.path) {
+            return HTTPResponse(status: .notFound, text: "The console is off: set \"console\": true in bots.json (docs/console.md).\n")
+        }
         guard routes.contains(request.path) else {
             return HTTPResponse(status: .notFound, text: "Not found. Try /healthz, /metrics, /livez, /readyz or /quarantine.\n")
         }

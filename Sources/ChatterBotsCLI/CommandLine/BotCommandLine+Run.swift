@@ -101,7 +101,8 @@ extension BotCommandLine {
                 return .usageError
             }
             do {
-                health = try await HealthServer.start(supervisor: supervisor, host: bind, port: port, access: access)
+                health = try await HealthServer.start(
+                    supervisor: supervisor, host: bind, port: port, access: access, console: configuration.console)
             } catch {
                 environment.standardError.write(line: "\(programName): /healthz and /metrics cannot be served: \(error)"
                     + "; change httpPort in the configuration (0: any free port)")
@@ -240,6 +241,12 @@ extension BotCommandLine {
         }
         if let health {
             lines.append("Health: http://127.0.0.1:\(health.port)/healthz and http://127.0.0.1:\(health.port)/metrics")
+            if configuration.console {
+                let bind = options.httpBind ?? configuration.httpBind
+                let host = ControlAccess.isLoopback(bind) || ["0.0.0.0", "::", "[::]"].contains(bind) ? "127.0.0.1"
+                    : (bind.contains(":") ? "[\(bind)]" : bind)
+                lines.append("Console: http://\(host):\(health.port)/console/")
+            }
         }
         lines.append("Logs go to standard error. Ctrl-C stops gracefully (press it twice to exit at once).")
         return lines.joined(separator: "\n")

@@ -1,0 +1,242 @@
+/// The console page's static files, embedded in the binary as strings: plain HTML, CSS and JavaScript, no build
+/// step, nothing fetched from elsewhere (docs/console.md).
+enum ConsoleAssets {
+    struct Asset {
+        var contentType: String
+        var body: String
+    }
+
+    /// The file served at `path` under `/console` (`/` is the page), if any.
+    static func asset(at path: String) -> Asset? {
+        switch path {
+        case "/", "/index.html": Asset(contentType: "text/html; charset=utf-8", body: html)
+        case "/console.css": Asset(contentType: "text/css; charset=utf-8", body: css)
+        case "/console.js": Asset(contentType: "text/javascript; charset=utf-8", body: script)
+        default: nil
+        }
+    }
+
+    static let html = #"""
+    <!doctype html>
+    <html lang="en">
+    <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>ChatterBots console</title>
+    <link rel="stylesheet" href="/console/console.css">
+    <script src="/console/console.js" defer></script>
+    </head>
+    <body>
+    <header>
+      <h1>ChatterBots console</h1>
+      <span id="connection" class="connection">connecting…</span>
+    </header>
+    <form id="login" class="login" hidden>
+      <p>This console needs the control token (<code>CHATTERBOTS_CONTROL_TOKEN</code> of the process).</p>
+      <label>Token <input id="token" name="token" type="password" autocomplete="off" required></label>
+      <button type="submit">Open the console</button>
+      <p id="login-error" class="error" role="alert"></p>
+    </form>
+    <main id="fleet-view" hidden>
+      <section class="summary" id="summary" aria-live="polite"></section>
+      <form id="filters" class="filters">
+        <label>Name <input id="filter-name" type="search" placeholder="any"></label>
+        <label>State <select id="filter-state">
+          <option value="">any</option>
+          <option>live</option><option>connecting</option><option>signingIn</option><option>synchronizing</option>
+          <option>reconnecting</option><option>starting</option><option>stopping</option><option>stopped</option>
+          <option>crashing</option>
+        </select></label>
+        <span class="pager">
+          <button type="button" id="previous">‹ Previous</button>
+          <span id="page-label"></span>
+          <button type="button" id="next">Next ›</button>
+        </span>
+      </form>
+      <table id="fleet">
+        <thead><tr>
+          <th>Bot</th><th>State</th><th>In</th><th>Out</th><th>Outbox</th><th>Reconnects</th><th>Quarantined</th>
+          <th>Messages per minute, last hour</th>
+        </tr></thead>
+        <tbody id="bots"></tbody>
+      </table>
+      <p id="error" class="error" role="alert"></p>
+    </main>
+    </body>
+    </html>
+    """#
+
+    static let css = #"""
+    :root { color-scheme: light dark; --ok: #1a7f37; --warn: #9a6700; --bad: #cf222e; --muted: #6e7781; }
+    body { font: 14px/1.4 system-ui, sans-serif; margin: 0 1.5rem 2rem; }
+    header { display: flex; align-items: baseline; gap: 1rem; }
+    h1 { font-size: 1.3rem; }
+    .connection { color: var(--muted); }
+    .connection.live { color: var(--ok); }
+    .summary { display: flex; gap: .5rem; flex-wrap: wrap; margin-bottom: .8rem; }
+    .summary span { border: 1px solid var(--muted); border-radius: 1rem; padding: .1rem .6rem; }
+    .filters { display: flex; gap: 1rem; align-items: center; margin-bottom: .6rem; flex-wrap: wrap; }
+    .pager { margin-left: auto; display: flex; gap: .5rem; align-items: center; }
+    table { border-collapse: collapse; width: 100%; }
+    th, td { text-align: left; padding: .3rem .6rem; border-bottom: 1px solid #d0d7de; vertical-align: top; }
+    td.number { text-align: right; font-variant-numeric: tabular-nums; }
+    .state { font-weight: 600; }
+    .state-live { color: var(--ok); }
+    .state-reconnecting, .state-connecting, .state-signingIn, .state-synchronizing, .state-starting { color: var(--warn); }
+    .state-stopped, .state-crashing, .state-stopping { color: var(--bad); }
+    .detail { display: block; color: var(--muted); font-weight: normal; font-size: 12px; max-width: 28rem; }
+    svg.chart { width: 180px; height: 28px; }
+    svg.chart polyline { fill: none; stroke: currentColor; stroke-width: 1.5; }
+    .error { color: var(--bad); }
+    .login { max-width: 30rem; display: grid; gap: .6rem; }
+    """#
+
+    static let script = #"""
+    "use strict";
+    (() => {
+      const $ = (id) => document.getElementById(id);
+      const query = { name: "", state: "", page: 1 };
+      let events = null;
+      let lastPage = { page: 1, pages: 1 };
+
+      function search() {
+        const params = new URLSearchParams({ page: String(query.page) });
+        if (query.name) params.set("name", query.name);
+        if (query.state) params.set("state", query.state);
+        return params.toString();
+      }
+
+      async function start() {
+        const response = await fetch("/console/fleet?" + search(), { credentials: "same-origin" });
+        if (response.status === 401) { showLogin(); return; }
+        if (!response.ok) { showError(response); return; }
+        $("login").hidden = true;
+        $("fleet-view").hidden = false;
+        render(await response.json());
+        listen();
+      }
+
+      function listen() {
+        if (events) events.close();
+        events = new EventSource("/console/events?" + search());
+        events.addEventListener("fleet", (event) => {
+          $("connection").textContent = "live";
+          $("connection").className = "connection live";
+          render(JSON.parse(event.data));
+        });
+        events.onerror = () => {
+          $("connection").textContent = "reconnecting…";
+          $("connection").className = "connection";
+        };
+      }
+
+      async function showError(response) {
+        let message = response.status + " " + response.statusText;
+        try { message = (await response.json()).error || message; } catch (_) {}
+        $("error").textContent = message;
+      }
+
+      function showLogin() {
+        $("fleet-view").hidden = true;
+        $("login").hidden = false;
+        $("connection").textContent = "signed out";
+      }
+
+      async function login(event) {
+        event.preventDefault();
+        const response = await fetch("/console/session", {
+          method: "POST", credentials: "same-origin",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ token: $("token").value }),
+        });
+        if (response.ok) { $("token").value = ""; $("login-error").textContent = ""; start(); return; }
+        let message = "refused";
+        try { message = (await response.json()).error; } catch (_) {}
+        $("login-error").textContent = message;
+      }
+
+      function element(tag, text, className) {
+        const node = document.createElement(tag);
+        if (text !== undefined) node.textContent = text;
+        if (className) node.className = className;
+        return node;
+      }
+
+      function stateCell(bot) {
+        const cell = element("td", undefined, "state state-" + bot.state);
+        cell.append(element("span", bot.state === "reconnecting" ? "backing off" : bot.state));
+        let detail = "";
+        if (bot.state === "reconnecting" && bot.reconnectAt) {
+          detail = "until " + new Date(bot.reconnectAt).toLocaleTimeString();
+        } else if (bot.state === "stopped" || bot.state === "crashing") {
+          detail = bot.stopReason || bot.lastError || "";
+        } else {
+          detail = "since " + new Date(bot.since).toLocaleTimeString();
+        }
+        if (bot.lastError && bot.state === "reconnecting") detail += (detail ? ": " : "") + bot.lastError;
+        if (detail) cell.append(element("span", detail, "detail"));
+        return cell;
+      }
+
+      function chart(values) {
+        const svgNS = "http://www.w3.org/2000/svg";
+        const svg = document.createElementNS(svgNS, "svg");
+        svg.setAttribute("class", "chart");
+        svg.setAttribute("viewBox", "0 0 59 20");
+        svg.setAttribute("preserveAspectRatio", "none");
+        const top = Math.max(1, ...values);
+        const line = document.createElementNS(svgNS, "polyline");
+        line.setAttribute("points", values.map((v, i) => i + "," + (19 - (v / top) * 18).toFixed(1)).join(" "));
+        svg.append(line);
+        const title = document.createElementNS(svgNS, "title");
+        title.textContent = values.reduce((a, b) => a + b, 0) + " messages in the last hour, at most " + top + " a minute";
+        svg.append(title);
+        return svg;
+      }
+
+      function render(fleet) {
+        lastPage = fleet;
+        const summary = $("summary");
+        summary.replaceChildren(element("span", fleet.total + " bots"));
+        for (const [state, count] of Object.entries(fleet.states).sort()) {
+          summary.append(element("span", count + " " + state, "state-" + state));
+        }
+        const rows = fleet.bots.map((bot) => {
+          const row = element("tr");
+          row.dataset.bot = bot.name;
+          row.dataset.state = bot.state;
+          row.append(element("td", bot.name), stateCell(bot));
+          for (const key of ["messagesIn", "messagesOut", "outboxDepth", "reconnects", "quarantined"]) {
+            row.append(element("td", String(bot[key]), "number"));
+          }
+          const chartCell = element("td");
+          chartCell.append(chart(bot.perMinute.length ? bot.perMinute : [0]));
+          row.append(chartCell);
+          return row;
+        });
+        $("bots").replaceChildren(...rows);
+        $("page-label").textContent = "page " + fleet.page + " of " + fleet.pages + " (" + fleet.matching + " matching)";
+        $("previous").disabled = fleet.page <= 1;
+        $("next").disabled = fleet.page >= fleet.pages;
+        $("error").textContent = "";
+      }
+
+      function refilter() {
+        query.name = $("filter-name").value.trim();
+        query.state = $("filter-state").value;
+        query.page = 1;
+        listen();
+      }
+
+      document.addEventListener("DOMContentLoaded", () => {
+        $("login").addEventListener("submit", login);
+        $("filters").addEventListener("submit", (event) => { event.preventDefault(); refilter(); });
+        $("filter-name").addEventListener("input", refilter);
+        $("filter-state").addEventListener("change", refilter);
+        $("previous").addEventListener("click", () => { query.page = Math.max(1, lastPage.page - 1); listen(); });
+        $("next").addEventListener("click", () => { query.page = Math.min(lastPage.pages, lastPage.page + 1); listen(); });
+        start();
+      });
+    })();
+    """#
+}
