@@ -39,6 +39,12 @@ enum ConsoleAssets {
     </form>
     <main id="fleet-view" hidden>
       <section class="summary" id="summary" aria-live="polite"></section>
+      <section id="faults" class="faults" hidden>
+        <strong>Faults on the sandbox</strong>
+        <label>Bot <select id="fault-bot"></select></label>
+        <span id="fault-buttons"></span>
+        <span id="fault-result" role="status"></span>
+      </section>
       <form id="filters" class="filters">
         <label>Name <input id="filter-name" type="search" placeholder="any"></label>
         <label>State <select id="filter-state">
@@ -88,6 +94,8 @@ enum ConsoleAssets {
     svg.chart { width: 180px; height: 28px; }
     svg.chart polyline { fill: none; stroke: currentColor; stroke-width: 1.5; }
     .error { color: var(--bad); }
+    .faults { display: flex; gap: .6rem; align-items: center; flex-wrap: wrap; margin-bottom: .8rem;
+      border: 1px dashed var(--muted); padding: .4rem .6rem; }
     .login { max-width: 30rem; display: grid; gap: .6rem; }
     """#
 
@@ -219,6 +227,42 @@ enum ConsoleAssets {
         $("previous").disabled = fleet.page <= 1;
         $("next").disabled = fleet.page >= fleet.pages;
         $("error").textContent = "";
+        renderFaults(fleet);
+      }
+
+      const faultLabels = {
+        dropSocket: "Drop the socket", loseMessageNew: "Lose a message.new", duplicateEvent: "Duplicate message.new",
+        rateLimit: "Rate limit (4008, 5 s)", restartServer: "Restart the server", clearFaults: "Clear faults",
+      };
+
+      function renderFaults(fleet) {
+        const panel = $("faults");
+        panel.hidden = !fleet.faults || fleet.faults.length === 0;
+        if (panel.hidden) return;
+        const select = $("fault-bot");
+        const chosen = select.value;
+        select.replaceChildren(...fleet.bots.map((bot) => element("option", bot.name)));
+        if (fleet.bots.some((bot) => bot.name === chosen)) select.value = chosen;
+        const buttons = $("fault-buttons");
+        if (buttons.childElementCount === fleet.faults.length) return;
+        buttons.replaceChildren(...fleet.faults.map((fault) => {
+          const button = element("button", faultLabels[fault] || fault);
+          button.type = "button";
+          button.dataset.fault = fault;
+          button.addEventListener("click", () => inject(fault));
+          return button;
+        }));
+      }
+
+      async function inject(fault) {
+        const response = await fetch("/console/faults", {
+          method: "POST", credentials: "same-origin",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ bot: $("fault-bot").value, fault }),
+        });
+        let message = response.ok ? (faultLabels[fault] || fault) + ": done" : "refused";
+        try { const body = await response.json(); if (body.error) message = body.error; } catch (_) {}
+        $("fault-result").textContent = message;
       }
 
       function refilter() {

@@ -33,6 +33,8 @@ package struct ConsoleFleetPage: Sendable, Equatable, Encodable {
     package var pages: Int
     package var pageSize: Int
     package var bots: [Row]
+    /// The faults the page may set off (`ConsoleFault`); empty unless the server is the embedded sandbox.
+    package var faults: [String] = []
 
     /// The page `query` asks for of `statuses` (in fleet order); `perMinute` gives a shown bot's chart.
     package init(statuses: [BotStatus], query: ConsoleFleetQuery, perMinute: (String) -> [Int]) {

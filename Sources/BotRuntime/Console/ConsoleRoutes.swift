@@ -10,6 +10,7 @@ import WebSocket
 /// - `GET /console/fleet?name=&state=&page=&pageSize=`: one page of the fleet (`ConsoleFleetPage`) as JSON.
 /// - `GET /console/events?…`: the same page as server-sent events, a snapshot when it changes (checked every second
 ///   while the client is connected; nothing runs when none is).
+/// - `POST /console/faults` with JSON `{"bot": …, "fault": …}`: sets off a `ConsoleFault` (embedded sandbox only).
 ///
 /// Every route first passes `ConsoleRequestCheck` (Host and Origin, 403); all but the page and the session need
 /// `ConsoleAccess` (401).
@@ -20,12 +21,14 @@ package final class ConsoleRoutes: Sendable {
     private let supervisor: BotSupervisor
     private let access: ConsoleAccess
     private let bind: String
+    private let faults: (any ConsoleFaultInjector)?
     private let port = Atomic<Int>(0)
 
-    package init(supervisor: BotSupervisor, access: ConsoleAccess, bind: String) {
+    package init(supervisor: BotSupervisor, access: ConsoleAccess, bind: String, faults: (any ConsoleFaultInjector)? = nil) {
         self.supervisor = supervisor
         self.access = access
         self.bind = bind
+        self.faults = faults
     }
 
     /// Sets the port the server listens on (known once it is bound), which `Host` and `Origin` must name.
@@ -57,12 +60,13 @@ package final class ConsoleRoutes: Sendable {
         case Self.root + "/session":
             guard request.method == .post else { return .response(Self.methodNotAllowed("POST")) }
             return .response(openSession(request))
+        case Self.root + "/faults":
+            guard request.method == .post else { return .response(Self.methodNotAllowed("POST")) }
+            guard access.permits(request) else { return .response(Self.unauthorized) }
+            return .response(await injectFault(request))
         case Self.root + "/fleet", Self.root + "/events":
             guard request.method == .get else { return .response(Self.methodNotAllowed("GET")) }
-            guard access.permits(request) else {
-                return .response(Self.error(.unauthorized, "the console needs the control token: open a session with "
-                    + "POST /console/session (the page asks for the token), or send Authorization: Bearer <token>"))
-            }
+            guard access.permits(request) else { return .response(Self.unauthorized) }
             let query: ConsoleFleetQuery
             do {
                 query = try ConsoleFleetQuery(queryItems: request.queryItems)
@@ -84,7 +88,34 @@ package final class ConsoleRoutes: Sendable {
     private func fleet(_ query: ConsoleFleetQuery) async -> ConsoleFleetPage {
         let statuses = await supervisor.statuses()
         let charts = await supervisor.messagesPerMinute(of: ConsoleFleetPage.names(on: query, of: statuses))
-        return ConsoleFleetPage(statuses: statuses, query: query) { charts[$0] ?? [] }
+        var page = ConsoleFleetPage(statuses: statuses, query: query) { charts[$0] ?? [] }
+        if faults != nil { page.faults = ConsoleFault.allCases.map(\.rawValue) }
+        return page
+    }
+
+    private func injectFault(_ request: HTTPRequest) async -> HTTPResponse {
+        guard let faults else {
+            return Self.error(HTTPStatus(code: 409), "faults need the embedded sandbox (\"server\": \"sandbox\" in bots.json)")
+        }
+        let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
+        let names = ConsoleFault.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let name = object?["fault"] as? String, let fault = ConsoleFault(rawValue: name) else {
+            return Self.error(.badRequest, "send JSON {\"bot\": \"…\", \"fault\": \"…\"} with a fault of: \(names)")
+        }
+        let statuses = await supervisor.statuses()
+        let bot = object?["bot"] as? String
+        guard let status = statuses.first(where: { $0.name == bot }) ?? (fault == .restartServer ? statuses.first : nil) else {
+            return Self.error(.badRequest, "no bot named \(bot.map { "\"\($0)\"" } ?? "(none given)") in this process")
+        }
+        guard let userId = status.userId else {
+            return Self.error(HTTPStatus(code: 409), "\(status.name) has not signed in yet: wait until it is live")
+        }
+        do {
+            try await faults.inject(fault, intoBot: userId)
+        } catch {
+            return Self.error(HTTPStatus(code: 409), error.description)
+        }
+        return HTTPResponse(status: .ok, headers: Self.jsonHeaders, body: Array(#"{"injected":"\#(fault.rawValue)"}"#.utf8))
     }
 
     /// The fleet as server-sent events: a `fleet` event with the page at once and whenever it changes, a comment
@@ -150,6 +181,11 @@ package final class ConsoleRoutes: Sendable {
             throw ConsoleInputError("the body holds no token: send {\"token\": \"…\"} or token=…")
         }
         return token
+    }
+
+    private static var unauthorized: HTTPResponse {
+        error(.unauthorized, "the console needs the control token: open a session with POST /console/session "
+            + "(the page asks for the token), or send Authorization: Bearer <token>")
     }
 
     private static let jsonHeaders: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]

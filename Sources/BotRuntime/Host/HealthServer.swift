@@ -25,8 +25,16 @@ public final class HealthServer: Sendable {
         supervisor: BotSupervisor, host: String = "127.0.0.1", port: Int, access: ControlAccess = ControlAccess(token: nil),
         console: Bool = false
     ) async throws(HTTPServerError) -> HealthServer {
+        try await start(supervisor: supervisor, host: host, port: port, access: access, console: console, faults: nil)
+    }
+
+    /// Starts serving as above, with the console's fault buttons carried out by `faults` (the embedded sandbox's).
+    package static func start(
+        supervisor: BotSupervisor, host: String, port: Int, access: ControlAccess, console: Bool,
+        faults: (any ConsoleFaultInjector)?
+    ) async throws(HTTPServerError) -> HealthServer {
         let consoleRoutes = console
-            ? ConsoleRoutes(supervisor: supervisor, access: ConsoleAccess(control: access), bind: host) : nil
+            ? ConsoleRoutes(supervisor: supervisor, access: ConsoleAccess(control: access), bind: host, faults: faults) : nil
         let server = try await HTTPServer.start(host: host, port: port) { request in
             if let consoleRoutes, ConsoleRoutes.owns(request.path) { return await consoleRoutes.respond(to: request) }
             return .response(await respond(to: request, supervisor: supervisor, access: access))

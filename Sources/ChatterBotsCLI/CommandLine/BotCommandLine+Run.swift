@@ -102,7 +102,8 @@ extension BotCommandLine {
             }
             do {
                 health = try await HealthServer.start(
-                    supervisor: supervisor, host: bind, port: port, access: access, console: configuration.console)
+                    supervisor: supervisor, host: bind, port: port, access: access, console: configuration.console,
+                    faults: embedded.map { EmbeddedSandboxFaults(sandbox: $0.sandbox) })
             } catch {
                 environment.standardError.write(line: "\(programName): /healthz and /metrics cannot be served: \(error)"
                     + "; change httpPort in the configuration (0: any free port)")

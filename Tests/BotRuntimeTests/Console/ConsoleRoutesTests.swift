@@ -1,5 +1,6 @@
 @testable import BotRuntime
 import BotRuntimeTestSupport
+import ChatterBots
 import Foundation
 import TestSupport
 import Testing
@@ -18,12 +19,14 @@ struct ConsoleRoutesTests {
         var host: String { "127.0.0.1:\(server.port)" }
     }
 
-    func start(token: String? = nil, bind: String = "127.0.0.1", console: Bool = true) async throws -> Running {
+    func start(
+        token: String? = nil, bind: String = "127.0.0.1", console: Bool = true, faults: (any ConsoleFaultInjector)? = nil
+    ) async throws -> Running {
         let bots: [any SupervisedBot] = [StandInSession("echo", changes: changes), StandInSession("greeter", changes: changes)]
         let supervisor = BotSupervisor(bots: bots, log: LogSink(minimumLevel: .info, output: CapturedLines(changes: changes)))
         let run = Task { await supervisor.run() }
         let server = try await HealthServer.start(
-            supervisor: supervisor, host: bind, port: 0, access: ControlAccess(token: token), console: console)
+            supervisor: supervisor, host: bind, port: 0, access: ControlAccess(token: token), console: console, faults: faults)
         try await changes.wait(until: { await supervisor.health().isHealthy }, "every bot to be live")
         return Running(supervisor: supervisor, server: server, run: run)
     }
@@ -141,6 +144,32 @@ struct ConsoleRoutesTests {
         try await stop(running)
     }
 
+    @Test func faultsNeedTheSandboxAValidFaultAndASignedInBot() async throws {
+        let post: HTTPHeaders = ["Content-Type": "application/json"]
+        let without = try await start()
+        var headers = post
+        headers.add(name: "Origin", value: "http://\(without.host)")
+        let noSandbox = try await send(without, .post, "/console/faults", headers: headers, body: #"{"bot":"echo","fault":"rateLimit"}"#)
+        #expect(noSandbox.status == HTTPStatus(code: 409))
+        #expect(text(noSandbox).contains("embedded sandbox"))
+        try await stop(without)
+
+        let running = try await start(faults: RefusingFaults())
+        headers = post
+        headers.add(name: "Origin", value: "http://\(running.host)")
+        let fleet = try await send(running, .get, "/console/fleet")
+        #expect(text(fleet).contains(#""faults":["dropSocket","#))
+        let unknown = try await send(running, .post, "/console/faults", headers: headers, body: #"{"bot":"echo","fault":"meteor"}"#)
+        #expect(unknown.status == .badRequest)
+        #expect(text(unknown).contains("rateLimit"))
+        let noBot = try await send(running, .post, "/console/faults", headers: headers, body: #"{"bot":"nobody","fault":"rateLimit"}"#)
+        #expect(noBot.status == .badRequest)
+        let notSignedIn = try await send(running, .post, "/console/faults", headers: headers, body: #"{"bot":"echo","fault":"rateLimit"}"#)
+        #expect(notSignedIn.status == HTTPStatus(code: 409))
+        #expect(text(notSignedIn).contains("has not signed in yet"))
+        try await stop(running)
+    }
+
     @Test func theEventStreamSendsTheFleetAtOnce() async throws {
         let running = try await start()
         let curl = try ChildProcess(["curl", "-sN", "http://127.0.0.1:\(running.server.port)/console/events?state=live"], mergingStandardError: true)
@@ -156,5 +185,12 @@ struct ConsoleRoutesTests {
         curl.kill()
         _ = await curl.termination()
         try await stop(running)
+    }
+}
+
+/// A fault injector that only refuses: the stand-in bots never sign in, so it is never reached.
+private struct RefusingFaults: ConsoleFaultInjector {
+    func inject(_ fault: ConsoleFault, intoBot userId: User.ID) async throws(ConsoleInputError) {
+        throw ConsoleInputError("not expected in this test")
     }
 }
