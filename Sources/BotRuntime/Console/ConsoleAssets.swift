@@ -74,6 +74,7 @@ enum ConsoleAssets {
 
     static let css = #"""
     :root { color-scheme: light dark; --ok: #1a7f37; --warn: #9a6700; --bad: #cf222e; --muted: #6e7781; }
+    [hidden] { display: none !important; }
     body { font: 14px/1.4 system-ui, sans-serif; margin: 0 1.5rem 2rem; }
     header { display: flex; align-items: baseline; gap: 1rem; }
     h1 { font-size: 1.3rem; }
@@ -240,9 +241,12 @@ enum ConsoleAssets {
         panel.hidden = !fleet.faults || fleet.faults.length === 0;
         if (panel.hidden) return;
         const select = $("fault-bot");
-        const chosen = select.value;
-        select.replaceChildren(...fleet.bots.map((bot) => element("option", bot.name)));
-        if (fleet.bots.some((bot) => bot.name === chosen)) select.value = chosen;
+        const names = fleet.bots.map((bot) => bot.name);
+        if (Array.from(select.options, (option) => option.value).join("\n") !== names.join("\n")) {
+          const chosen = select.value;
+          select.replaceChildren(...names.map((name) => element("option", name)));
+          if (names.includes(chosen)) select.value = chosen;
+        }
         const buttons = $("fault-buttons");
         if (buttons.childElementCount === fleet.faults.length) return;
         buttons.replaceChildren(...fleet.faults.map((fault) => {

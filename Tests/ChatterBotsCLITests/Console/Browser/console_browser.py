@@ -1,0 +1,91 @@
+"""Drives the web console in headless Chromium (Debian's chromium and chromium-driver) with Selenium.
+
+Usage: console_browser.py URL SCENARIO SCREENSHOT_DIR [BOT ...]
+  dashboard: waits until every BOT's row shows "live"; screenshot dashboard.png.
+  ratelimit: for the first BOT, presses "Rate limit (4008, 5 s)" and waits until its row shows backing off, then live
+             again; screenshots ratelimit-backing-off.png and ratelimit-live-again.png.
+Prints one JSON object with what it saw; exits non-zero (with the reason on stderr) when a wait runs out.
+"""
+import json
+import os
+import sys
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+WAIT_SECONDS = 60
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     "--window-size=1280,720", "--no-first-run", "--disable-extensions"):
+        options.add_argument(argument)
+    # The driver Debian installs, named explicitly: Selenium must not try to download one.
+    return webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+
+
+def row_state(driver, bot):
+    # Read in one script: the page replaces its rows on each update, so a found element can go stale.
+    return driver.execute_script(
+        "const row = Array.from(document.querySelectorAll('tr[data-bot]')).find(r => r.dataset.bot === arguments[0]);"
+        "return row ? row.dataset.state : null;", bot)
+
+
+def state_text(driver, bot):
+    return driver.execute_script(
+        "const row = Array.from(document.querySelectorAll('tr[data-bot]')).find(r => r.dataset.bot === arguments[0]);"
+        "return row ? row.querySelector('td.state').innerText : null;", bot)
+
+
+def wait_for_state(driver, bot, state, what):
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: row_state(d, bot) == state, f"{bot} never showed {what}")
+
+
+def dashboard(driver, shots, bots):
+    for bot in bots:
+        wait_for_state(driver, bot, "live", "live")
+    driver.save_screenshot(os.path.join(shots, "dashboard.png"))
+    return {"states": {bot: row_state(driver, bot) for bot in bots},
+            "summary": driver.find_element(By.ID, "summary").text}
+
+
+def ratelimit(driver, shots, bots):
+    bot = bots[0]
+    wait_for_state(driver, bot, "live", "live")
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.find_element(By.ID, "faults").is_displayed(),
+                                              "the fault buttons never showed")
+    Select(driver.find_element(By.ID, "fault-bot")).select_by_visible_text(bot)
+    driver.find_element(By.CSS_SELECTOR, 'button[data-fault="rateLimit"]').click()
+    wait_for_state(driver, bot, "reconnecting", "backing off")
+    backing_off = state_text(driver, bot)
+    driver.save_screenshot(os.path.join(shots, "ratelimit-backing-off.png"))
+    wait_for_state(driver, bot, "live", "live again")
+    driver.save_screenshot(os.path.join(shots, "ratelimit-live-again.png"))
+    return {"backingOff": backing_off, "result": driver.find_element(By.ID, "fault-result").text,
+            "liveAgain": row_state(driver, bot) == "live"}
+
+
+def main():
+    url, scenario, shots, bots = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+    os.makedirs(shots, exist_ok=True)
+    driver = browser()
+    driver.set_page_load_timeout(WAIT_SECONDS)
+    try:
+        driver.get(url)
+        outcome = {"dashboard": dashboard, "ratelimit": ratelimit}[scenario](driver, shots, bots)
+        print(json.dumps(outcome), flush=True)
+    except Exception as error:  # the Swift test shows the reason and the screenshot of the failure
+        driver.save_screenshot(os.path.join(shots, f"{scenario}-failed.png"))
+        print(f"{scenario}: {type(error).__name__}: {error}", file=sys.stderr)
+        sys.exit(1)
+    finally:
+        driver.quit()
+
+
+if __name__ == "__main__":
+    main()
