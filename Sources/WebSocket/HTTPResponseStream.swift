@@ -29,8 +29,9 @@ public struct HTTPResponseStream: Sendable {
         await channel.waitUntilClosed()
     }
 
-    /// Ends the body (the last, empty chunk) and closes the connection.
-    func finish() {
+    /// Ends the body (the last, empty chunk) and closes the connection, before the body closure returns (it then
+    /// ends at once); nothing more can be sent.
+    public func end() {
         _ = channel.write(Array("0\r\n\r\n".utf8))
         channel.closeGracefully(drainTimeout: .seconds(2))
     }

@@ -167,7 +167,7 @@ final class HTTPServerConnection: ChannelHandler {
         channel.setReadingPaused(false)
         let stream = HTTPResponseStream(channel: channel)
         await body(stream)
-        stream.finish()
+        stream.end()
     }
 
     /// Writes `response` with the server's headers; closes the connection after it unless `keepAlive`.

@@ -67,6 +67,19 @@ enum ConsoleAssets {
         <tbody id="bots"></tbody>
       </table>
       <p id="error" class="error" role="alert"></p>
+      <section id="chat-view" class="chat" hidden>
+        <h2>Chat as a test user</h2>
+        <form id="chat-open" class="filters">
+          <label>As <select id="chat-as"></select></label>
+          <label>With <select id="chat-with"></select></label>
+          <button type="submit">Open the conversation</button>
+        </form>
+        <ol id="chat-lines" class="chat-lines" aria-live="polite"></ol>
+        <form id="chat-form" class="filters">
+          <input id="chat-text" autocomplete="off" placeholder="Type a message (or /help)" size="60" disabled>
+          <button type="submit" id="chat-send" disabled>Send</button>
+        </form>
+      </section>
     </main>
     </body>
     </html>
@@ -95,6 +108,13 @@ enum ConsoleAssets {
     svg.chart { width: 180px; height: 28px; }
     svg.chart polyline { fill: none; stroke: currentColor; stroke-width: 1.5; }
     .error { color: var(--bad); }
+    .chat h2 { font-size: 1.1rem; margin-top: 1.5rem; }
+    .chat-lines { list-style: none; padding: .4rem .6rem; margin: 0 0 .6rem; border: 1px solid #d0d7de;
+      max-height: 22rem; overflow-y: auto; font-family: ui-monospace, monospace; font-size: 13px; }
+    .chat-lines .tone-own { color: #0550ae; }
+    .chat-lines .tone-heading { font-weight: 600; }
+    .chat-lines .tone-status { color: var(--muted); }
+    .chat-lines .tone-error { color: var(--bad); }
     .faults { display: flex; gap: .6rem; align-items: center; flex-wrap: wrap; margin-bottom: .8rem;
       border: 1px dashed var(--muted); padding: .4rem .6rem; }
     .login { max-width: 30rem; display: grid; gap: .6rem; }
@@ -123,6 +143,7 @@ enum ConsoleAssets {
         $("fleet-view").hidden = false;
         render(await response.json());
         listen();
+        startChat();
       }
 
       function listen() {
@@ -269,6 +290,57 @@ enum ConsoleAssets {
         $("fault-result").textContent = message;
       }
 
+      let chat = null;
+
+      async function startChat() {
+        const response = await fetch("/console/chat", { credentials: "same-origin" });
+        if (!response.ok) return;
+        const offer = await response.json();
+        $("chat-as").replaceChildren(...offer.accounts.map((name) => element("option", name)));
+        $("chat-with").replaceChildren(...offer.bots.map((bot) => {
+          const option = element("option", bot.name + " (" + bot.username + ")");
+          option.value = bot.username;
+          return option;
+        }));
+        $("chat-view").hidden = false;
+      }
+
+      function openChat(event) {
+        event.preventDefault();
+        if (chat) chat.close();
+        const as = $("chat-as").value;
+        const bot = $("chat-with").value;
+        $("chat-lines").replaceChildren();
+        chat = new EventSource("/console/chat/events?as=" + encodeURIComponent(as));
+        let opened = false;
+        chat.addEventListener("ready", () => {
+          $("chat-text").disabled = false;
+          $("chat-send").disabled = false;
+          if (!opened) { opened = true; say("/dm " + bot); }
+        });
+        chat.addEventListener("lines", (message) => {
+          const list = $("chat-lines");
+          for (const line of JSON.parse(message.data)) {
+            list.append(element("li", line.text, "tone-" + line.tone));
+          }
+          while (list.childElementCount > 300) list.firstElementChild.remove();
+          list.scrollTop = list.scrollHeight;
+        });
+      }
+
+      async function say(line) {
+        const response = await fetch("/console/chat/say", {
+          method: "POST", credentials: "same-origin",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ as: $("chat-as").value, line }),
+        });
+        if (!response.ok) {
+          let message = "not sent";
+          try { message = (await response.json()).error; } catch (_) {}
+          $("chat-lines").append(element("li", message, "tone-error"));
+        }
+      }
+
       function refilter() {
         query.name = $("filter-name").value.trim();
         query.state = $("filter-state").value;
@@ -278,6 +350,12 @@ enum ConsoleAssets {
 
       document.addEventListener("DOMContentLoaded", () => {
         $("login").addEventListener("submit", login);
+        $("chat-open").addEventListener("submit", openChat);
+        $("chat-form").addEventListener("submit", (event) => {
+          event.preventDefault();
+          const text = $("chat-text").value;
+          if (text.trim()) { say(text); $("chat-text").value = ""; }
+        });
         $("filters").addEventListener("submit", (event) => { event.preventDefault(); refilter(); });
         $("filter-name").addEventListener("input", refilter);
         $("filter-state").addEventListener("change", refilter);

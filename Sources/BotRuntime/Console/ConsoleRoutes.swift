@@ -22,13 +22,18 @@ package final class ConsoleRoutes: Sendable {
     private let access: ConsoleAccess
     private let bind: String
     private let faults: (any ConsoleFaultInjector)?
+    private let extensions: [any ConsoleRouteExtension]
     private let port = Atomic<Int>(0)
 
-    package init(supervisor: BotSupervisor, access: ConsoleAccess, bind: String, faults: (any ConsoleFaultInjector)? = nil) {
+    package init(
+        supervisor: BotSupervisor, access: ConsoleAccess, bind: String, faults: (any ConsoleFaultInjector)? = nil,
+        extensions: [any ConsoleRouteExtension] = []
+    ) {
         self.supervisor = supervisor
         self.access = access
         self.bind = bind
         self.faults = faults
+        self.extensions = extensions
     }
 
     /// Sets the port the server listens on (known once it is bound), which `Host` and `Origin` must name.
@@ -55,6 +60,13 @@ package final class ConsoleRoutes: Sendable {
         if let asset = ConsoleAssets.asset(at: String(path.dropFirst(Self.root.count))) {
             guard request.method == .get || request.method == .head else { return .response(Self.methodNotAllowed("GET, HEAD")) }
             return .response(Self.serve(asset))
+        }
+        if let routes = extensions.first(where: { path == $0.prefix || path.hasPrefix($0.prefix + "/") }) {
+            guard access.permits(request) else { return .response(Self.unauthorized) }
+            return await routes.respond(to: request)
+        }
+        if path == Self.root + "/chat" || path.hasPrefix(Self.root + "/chat/") {
+            return .response(Self.error(HTTPStatus(code: 409), "the chat needs the embedded sandbox (\"server\": \"sandbox\" in bots.json)"))
         }
         switch path {
         case Self.root + "/session":
@@ -188,7 +200,7 @@ package final class ConsoleRoutes: Sendable {
             + "(the page asks for the token), or send Authorization: Bearer <token>")
     }
 
-    private static let jsonHeaders: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
+    package static let jsonHeaders: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
 
     private static func serve(_ asset: ConsoleAssets.Asset) -> HTTPResponse {
         var response = HTTPResponse(status: .ok, headers: [
@@ -200,14 +212,15 @@ package final class ConsoleRoutes: Sendable {
         return response
     }
 
-    private static func error(_ status: HTTPStatus, _ message: String) -> HTTPResponse {
+    /// A JSON error response: `{"error": message}`.
+    package static func error(_ status: HTTPStatus, _ message: String) -> HTTPResponse {
         let body = (try? JSONSerialization.data(withJSONObject: ["error": message], options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         var response = HTTPResponse(status: status, headers: jsonHeaders, body: Array(body))
         if status == .unauthorized { response.headers.add(name: "WWW-Authenticate", value: #"Bearer realm="chatterbots""#) }
         return response
     }
 
-    private static func methodNotAllowed(_ allowed: String) -> HTTPResponse {
+    package static func methodNotAllowed(_ allowed: String) -> HTTPResponse {
         var response = error(.methodNotAllowed, "only \(allowed) is allowed here")
         response.headers.add(name: "Allow", value: allowed)
         return response

@@ -25,16 +25,21 @@ public final class HealthServer: Sendable {
         supervisor: BotSupervisor, host: String = "127.0.0.1", port: Int, access: ControlAccess = ControlAccess(token: nil),
         console: Bool = false
     ) async throws(HTTPServerError) -> HealthServer {
-        try await start(supervisor: supervisor, host: host, port: port, access: access, console: console, faults: nil)
+        try await start(
+            supervisor: supervisor, host: host, port: port, access: access, console: console, faults: nil, consoleExtensions: [])
     }
 
-    /// Starts serving as above, with the console's fault buttons carried out by `faults` (the embedded sandbox's).
+    /// Starts serving as above, with the console's fault buttons carried out by `faults` and more console routes
+    /// (the embedded sandbox's).
     package static func start(
         supervisor: BotSupervisor, host: String, port: Int, access: ControlAccess, console: Bool,
-        faults: (any ConsoleFaultInjector)?
+        faults: (any ConsoleFaultInjector)?, consoleExtensions: [any ConsoleRouteExtension]
     ) async throws(HTTPServerError) -> HealthServer {
         let consoleRoutes = console
-            ? ConsoleRoutes(supervisor: supervisor, access: ConsoleAccess(control: access), bind: host, faults: faults) : nil
+            ? ConsoleRoutes(
+                supervisor: supervisor, access: ConsoleAccess(control: access), bind: host, faults: faults,
+                extensions: consoleExtensions)
+            : nil
         let server = try await HTTPServer.start(host: host, port: port) { request in
             if let consoleRoutes, ConsoleRoutes.owns(request.path) { return await consoleRoutes.respond(to: request) }
             return .response(await respond(to: request, supervisor: supervisor, access: access))

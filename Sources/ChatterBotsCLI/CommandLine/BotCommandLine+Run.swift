@@ -103,7 +103,14 @@ extension BotCommandLine {
             do {
                 health = try await HealthServer.start(
                     supervisor: supervisor, host: bind, port: port, access: access, console: configuration.console,
-                    faults: embedded.map { EmbeddedSandboxFaults(sandbox: $0.sandbox) })
+                    faults: embedded.map { EmbeddedSandboxFaults(sandbox: $0.sandbox) },
+                    consoleExtensions: embedded.map { sandbox in
+                        [ConsoleChatRoutes(
+                            server: server, accounts: sandbox.testAccounts,
+                            bots: lineup.members.map {
+                                ConsoleChatRoutes.Bot(name: $0.configuration.name, username: $0.configuration.credentials.username)
+                            })]
+                    } ?? [])
             } catch {
                 environment.standardError.write(line: "\(programName): /healthz and /metrics cannot be served: \(error)"
                     + "; change httpPort in the configuration (0: any free port)")

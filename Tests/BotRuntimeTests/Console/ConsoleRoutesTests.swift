@@ -26,7 +26,8 @@ struct ConsoleRoutesTests {
         let supervisor = BotSupervisor(bots: bots, log: LogSink(minimumLevel: .info, output: CapturedLines(changes: changes)))
         let run = Task { await supervisor.run() }
         let server = try await HealthServer.start(
-            supervisor: supervisor, host: bind, port: 0, access: ControlAccess(token: token), console: console, faults: faults)
+            supervisor: supervisor, host: bind, port: 0, access: ControlAccess(token: token), console: console, faults: faults,
+            consoleExtensions: [])
         try await changes.wait(until: { await supervisor.health().isHealthy }, "every bot to be live")
         return Running(supervisor: supervisor, server: server, run: run)
     }
@@ -167,6 +168,14 @@ struct ConsoleRoutesTests {
         let notSignedIn = try await send(running, .post, "/console/faults", headers: headers, body: #"{"bot":"echo","fault":"rateLimit"}"#)
         #expect(notSignedIn.status == HTTPStatus(code: 409))
         #expect(text(notSignedIn).contains("has not signed in yet"))
+        try await stop(running)
+    }
+
+    @Test func theChatNeedsTheEmbeddedSandbox() async throws {
+        let running = try await start()
+        let response = try await send(running, .get, "/console/chat")
+        #expect(response.status == HTTPStatus(code: 409))
+        #expect(text(response).contains("embedded sandbox"))
         try await stop(running)
     }
 

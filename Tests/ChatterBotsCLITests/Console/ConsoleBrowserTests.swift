@@ -93,6 +93,24 @@ struct ConsoleBrowserTests {
     }
 
     @Test(.timeLimit(.minutes(5)))
+    func aliceAsksTheReminderBotAndItsAnswerAppearsWithAReadMark() async throws {
+        let fleet = try await Fleet.start()
+        let seen: [String: Any]
+        do {
+            seen = try await browse(fleet, "reminder", bots: ["reminder_bot"])
+        } catch {
+            await fleet.stop()
+            throw error
+        }
+        await fleet.stop()
+        let lines = try #require(seen["lines"] as? [[String]])
+        let own = try #require(lines.firstIndex { $0.first == "tone-own" && $0.last?.contains("remind me in 10 minutes to stretch") == true })
+        let answer = try #require(lines.firstIndex { $0.first == "tone-message" && $0.last?.contains("reminder_bot") == true })
+        #expect(own < answer)
+        #expect(lines.contains { $0.last?.contains("✓✓") == true })
+    }
+
+    @Test(.timeLimit(.minutes(5)))
     func aRateLimitShowsTheBotBackingOffThenLiveAgain() async throws {
         let fleet = try await Fleet.start()
         let seen: [String: Any]

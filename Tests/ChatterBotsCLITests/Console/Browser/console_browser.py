@@ -2,6 +2,8 @@
 
 Usage: console_browser.py URL SCENARIO SCREENSHOT_DIR [BOT ...]
   dashboard: waits until every BOT's row shows "live"; screenshot dashboard.png.
+  reminder: as alice, opens the conversation with the first BOT (a username), sends "remind me in 10 minutes to
+            stretch", and waits for the bot's answer and a ✓✓ read mark; screenshot reminder.png.
   ratelimit: for the first BOT, presses "Rate limit (4008, 5 s)" and waits until its row shows backing off, then live
              again; screenshots ratelimit-backing-off.png and ratelimit-live-again.png.
 Prints one JSON object with what it saw; exits non-zero (with the reason on stderr) when a wait runs out.
@@ -70,6 +72,32 @@ def ratelimit(driver, shots, bots):
             "liveAgain": row_state(driver, bot) == "live"}
 
 
+def chat_lines(driver):
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#chat-lines li'), li => [li.className, li.textContent]);")
+
+
+def reminder(driver, shots, bots):
+    bot = bots[0]
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.find_element(By.ID, "chat-view").is_displayed(),
+                                              "the chat never showed")
+    Select(driver.find_element(By.ID, "chat-as")).select_by_visible_text("alice")
+    Select(driver.find_element(By.ID, "chat-with")).select_by_value(bot)
+    driver.find_element(By.CSS_SELECTOR, '#chat-open button[type="submit"]').click()
+    WebDriverWait(driver, WAIT_SECONDS).until(
+        lambda d: any(bot in text and "tone-heading" in tone for tone, text in chat_lines(d)),
+        "the conversation with the bot never opened")
+    text = "remind me in 10 minutes to stretch"
+    driver.find_element(By.ID, "chat-text").send_keys(text)
+    driver.find_element(By.ID, "chat-send").click()
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: any("tone-message" in tone for tone, _ in chat_lines(d)), "the bot's answer never showed")
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: any("\u2713\u2713" in line for _, line in chat_lines(d)), "no \u2713\u2713 read mark showed")
+    driver.save_screenshot(os.path.join(shots, "reminder.png"))
+    return {"lines": chat_lines(driver)}
+
+
 def main():
     url, scenario, shots, bots = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
     os.makedirs(shots, exist_ok=True)
@@ -77,7 +105,7 @@ def main():
     driver.set_page_load_timeout(WAIT_SECONDS)
     try:
         driver.get(url)
-        outcome = {"dashboard": dashboard, "ratelimit": ratelimit}[scenario](driver, shots, bots)
+        outcome = {"dashboard": dashboard, "ratelimit": ratelimit, "reminder": reminder}[scenario](driver, shots, bots)
         print(json.dumps(outcome), flush=True)
     except Exception as error:  # the Swift test shows the reason and the screenshot of the failure
         driver.save_screenshot(os.path.join(shots, f"{scenario}-failed.png"))
