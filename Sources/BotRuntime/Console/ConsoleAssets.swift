@@ -79,6 +79,11 @@ enum ConsoleAssets {
           <input id="chat-text" autocomplete="off" placeholder="Type a message (or /help)" size="60" disabled>
           <button type="submit" id="chat-send" disabled>Send</button>
         </form>
+        <form id="picture-form" class="filters">
+          <label>Picture <input id="picture-file" type="file" accept="image/png,image/jpeg,image/gif,image/webp" disabled></label>
+          <input id="picture-caption" autocomplete="off" placeholder="Caption" disabled>
+          <button type="submit" id="picture-send" disabled>Send the picture</button>
+        </form>
       </section>
     </main>
     </body>
@@ -314,8 +319,7 @@ enum ConsoleAssets {
         chat = new EventSource("/console/chat/events?as=" + encodeURIComponent(as));
         let opened = false;
         chat.addEventListener("ready", () => {
-          $("chat-text").disabled = false;
-          $("chat-send").disabled = false;
+          for (const id of ["chat-text", "chat-send", "picture-file", "picture-caption", "picture-send"]) $(id).disabled = false;
           if (!opened) { opened = true; say("/dm " + bot); }
         });
         chat.addEventListener("lines", (message) => {
@@ -341,6 +345,34 @@ enum ConsoleAssets {
         }
       }
 
+      async function sendPicture(event) {
+        event.preventDefault();
+        const file = $("picture-file").files[0];
+        if (!file) return;
+        const data = await new Promise((resolve, reject) => {
+          const reader = new FileReader();
+          reader.onload = () => resolve(String(reader.result).split(",")[1]);
+          reader.onerror = () => reject(reader.error);
+          reader.readAsDataURL(file);
+        });
+        const response = await fetch("/console/chat/picture", {
+          method: "POST", credentials: "same-origin",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({
+            as: $("chat-as").value, to: $("chat-with").value, contentType: file.type, data,
+            caption: $("picture-caption").value,
+          }),
+        });
+        if (!response.ok) {
+          let message = "the picture was not sent";
+          try { message = (await response.json()).error; } catch (_) {}
+          $("chat-lines").append(element("li", message, "tone-error"));
+          return;
+        }
+        $("picture-caption").value = "";
+        $("picture-file").value = "";
+      }
+
       function refilter() {
         query.name = $("filter-name").value.trim();
         query.state = $("filter-state").value;
@@ -351,6 +383,7 @@ enum ConsoleAssets {
       document.addEventListener("DOMContentLoaded", () => {
         $("login").addEventListener("submit", login);
         $("chat-open").addEventListener("submit", openChat);
+        $("picture-form").addEventListener("submit", sendPicture);
         $("chat-form").addEventListener("submit", (event) => {
           event.preventDefault();
           const text = $("chat-text").value;

@@ -11,6 +11,8 @@ import WebSocket
 ///   prints (`[{"text": …, "tone": …}]`), after an `event: ready` once the client is listening.
 /// - `POST /console/chat/say` with JSON `{"as": "alice", "line": "…"}`: types a line (a message, or a command such
 ///   as `/dm echo_bot`) into that chat; 409 while no page listens to it.
+/// - `POST /console/chat/picture` with JSON `{"as", "to" (a username), "contentType", "data" (base64), "caption"}`:
+///   sends a picture (`ConsoleChatPictureSender`).
 struct ConsoleChatRoutes: ConsoleRouteExtension {
     /// A bot the page offers to talk to.
     struct Bot: Encodable {
@@ -22,11 +24,13 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
     let accounts: [SandboxTestAccount]
     let bots: [Bot]
     let sessions: ConsoleChatSessions
+    let pictures: ConsoleChatPictureSender
 
     init(server: ChatterServerConfiguration, accounts: [SandboxTestAccount], bots: [Bot]) {
         self.accounts = accounts
         self.bots = bots
         self.sessions = ConsoleChatSessions(server: server)
+        self.pictures = ConsoleChatPictureSender(server: server)
     }
 
     func respond(to request: HTTPRequest) async -> HTTPServerResponse {
@@ -53,6 +57,9 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
                     + "open /console/chat/events?as=\(account.username) first"))
             }
             return .response(HTTPResponse(status: .noContent))
+        case prefix + "/picture":
+            guard request.method == .post else { return .response(ConsoleRoutes.methodNotAllowed("POST")) }
+            return .response(await sendPicture(request))
         default:
             return .response(ConsoleRoutes.error(.notFound, "no chat route \(request.path); use \(prefix), \(prefix)/events or \(prefix)/say"))
         }
@@ -76,6 +83,26 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
             pump.cancel()
             await sessions.stopListening(as: account.username, id: id)
         }
+    }
+
+    private func sendPicture(_ request: HTTPRequest) async -> HTTPResponse {
+        let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
+        guard let account = account(named: object?["as"] as? String) else { return unknownAccount }
+        let types = ConsoleChatPictureSender.contentTypes.sorted().joined(separator: ", ")
+        guard let to = object?["to"] as? String, bots.contains(where: { $0.username == to }),
+              let type = object?["contentType"] as? String, ConsoleChatPictureSender.contentTypes.contains(type),
+              let encoded = object?["data"] as? String, let data = Data(base64Encoded: encoded), !data.isEmpty
+        else {
+            return ConsoleRoutes.error(.badRequest, "send JSON {\"as\", \"to\" (a bot's username), \"contentType\" (\(types)), "
+                + "\"data\" (the picture in base64), \"caption\"}")
+        }
+        let caption = (object?["caption"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+        do {
+            try await pictures.send(data, contentType: type, caption: caption, as: account, to: to)
+        } catch {
+            return ConsoleRoutes.error(HTTPStatus(code: 502), error.description)
+        }
+        return HTTPResponse(status: .noContent)
     }
 
     private func account(named name: String?) -> SandboxTestAccount? {

@@ -111,6 +111,25 @@ struct ConsoleBrowserTests {
     }
 
     @Test(.timeLimit(.minutes(5)))
+    func aPictureWithACaptionSentFromThePageReachesTheEchoBotAndComesBack() async throws {
+        let fleet = try await Fleet.start()
+        let seen: [String: Any]
+        do {
+            seen = try await browse(fleet, "picture", bots: ["echo_bot"])
+        } catch {
+            await fleet.stop()
+            throw error
+        }
+        await fleet.stop()
+        let lines = try #require(seen["lines"] as? [[String]])
+        let sent = try #require(lines.firstIndex { $0.first == "tone-own" && $0.last?.contains("(photo) a red square") == true })
+        let echoed = try #require(lines.firstIndex {
+            $0.first == "tone-message" && $0.last?.contains("echo_bot: (photo)") == true && $0.last?.contains("a red square") == true
+        })
+        #expect(sent < echoed)
+    }
+
+    @Test(.timeLimit(.minutes(5)))
     func aRateLimitShowsTheBotBackingOffThenLiveAgain() async throws {
         let fleet = try await Fleet.start()
         let seen: [String: Any]

@@ -4,13 +4,17 @@ Usage: console_browser.py URL SCENARIO SCREENSHOT_DIR [BOT ...]
   dashboard: waits until every BOT's row shows "live"; screenshot dashboard.png.
   reminder: as alice, opens the conversation with the first BOT (a username), sends "remind me in 10 minutes to
             stretch", and waits for the bot's answer and a ✓✓ read mark; screenshot reminder.png.
+  picture: as alice, sends a picture with a caption to the first BOT (a username) from the page and waits for it to
+           come back; screenshot picture.png.
   ratelimit: for the first BOT, presses "Rate limit (4008, 5 s)" and waits until its row shows backing off, then live
              again; screenshots ratelimit-backing-off.png and ratelimit-live-again.png.
 Prints one JSON object with what it saw; exits non-zero (with the reason on stderr) when a wait runs out.
 """
 import json
 import os
+import struct
 import sys
+import zlib
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -77,8 +81,7 @@ def chat_lines(driver):
         "return Array.from(document.querySelectorAll('#chat-lines li'), li => [li.className, li.textContent]);")
 
 
-def reminder(driver, shots, bots):
-    bot = bots[0]
+def open_conversation(driver, bot):
     WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.find_element(By.ID, "chat-view").is_displayed(),
                                               "the chat never showed")
     Select(driver.find_element(By.ID, "chat-as")).select_by_visible_text("alice")
@@ -87,6 +90,10 @@ def reminder(driver, shots, bots):
     WebDriverWait(driver, WAIT_SECONDS).until(
         lambda d: any(bot in text and "tone-heading" in tone for tone, text in chat_lines(d)),
         "the conversation with the bot never opened")
+
+
+def reminder(driver, shots, bots):
+    open_conversation(driver, bots[0])
     text = "remind me in 10 minutes to stretch"
     driver.find_element(By.ID, "chat-text").send_keys(text)
     driver.find_element(By.ID, "chat-send").click()
@@ -98,6 +105,31 @@ def reminder(driver, shots, bots):
     return {"lines": chat_lines(driver)}
 
 
+def red_square_png(path, size=16):
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    rows = b"".join(b"\x00" + b"\xcc\x22\x22" * size for _ in range(size))
+    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0))
+           + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    with open(path, "wb") as file:
+        file.write(png)
+
+
+def picture(driver, shots, bots):
+    open_conversation(driver, bots[0])
+    path = os.path.join(shots, "red-square.png")
+    red_square_png(path)
+    caption = "a red square"
+    driver.find_element(By.ID, "picture-file").send_keys(path)
+    driver.find_element(By.ID, "picture-caption").send_keys(caption)
+    driver.find_element(By.ID, "picture-send").click()
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: any("tone-message" in tone and "(photo)" in line and caption in line for tone, line in chat_lines(d)),
+        "the picture never came back from the bot")
+    driver.save_screenshot(os.path.join(shots, "picture.png"))
+    return {"lines": chat_lines(driver)}
+
+
 def main():
     url, scenario, shots, bots = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
     os.makedirs(shots, exist_ok=True)
@@ -105,7 +137,7 @@ def main():
     driver.set_page_load_timeout(WAIT_SECONDS)
     try:
         driver.get(url)
-        outcome = {"dashboard": dashboard, "ratelimit": ratelimit, "reminder": reminder}[scenario](driver, shots, bots)
+        outcome = {"dashboard": dashboard, "ratelimit": ratelimit, "reminder": reminder, "picture": picture}[scenario](driver, shots, bots)
         print(json.dumps(outcome), flush=True)
     except Exception as error:  # the Swift test shows the reason and the screenshot of the failure
         driver.save_screenshot(os.path.join(shots, f"{scenario}-failed.png"))
