@@ -67,6 +67,15 @@ enum ConsoleAssets {
         <tbody id="bots"></tbody>
       </table>
       <p id="error" class="error" role="alert"></p>
+      <section id="logs-view" class="logs" hidden>
+        <h2>Traffic</h2>
+        <form id="logs-form" class="filters">
+          <label>Bot <select id="logs-bot"><option value="">every bot</option></select></label>
+          <label>Trace <input id="logs-trace" autocomplete="off" placeholder="any (click a trace id)"></label>
+          <button type="submit">Follow</button>
+        </form>
+        <ol id="logs" class="chat-lines" aria-live="polite"></ol>
+      </section>
       <section id="chat-view" class="chat" hidden>
         <h2>Chat as a test user</h2>
         <form id="chat-open" class="filters">
@@ -113,7 +122,9 @@ enum ConsoleAssets {
     svg.chart { width: 180px; height: 28px; }
     svg.chart polyline { fill: none; stroke: currentColor; stroke-width: 1.5; }
     .error { color: var(--bad); }
-    .chat h2 { font-size: 1.1rem; margin-top: 1.5rem; }
+    .chat h2, .logs h2 { font-size: 1.1rem; margin-top: 1.5rem; }
+    .level-warning, .level-error, .level-critical { color: var(--bad); }
+    a.trace { color: #0550ae; }
     .chat-lines { list-style: none; padding: .4rem .6rem; margin: 0 0 .6rem; border: 1px solid #d0d7de;
       max-height: 22rem; overflow-y: auto; font-family: ui-monospace, monospace; font-size: 13px; }
     .chat-lines .tone-own { color: #0550ae; }
@@ -149,6 +160,8 @@ enum ConsoleAssets {
         render(await response.json());
         listen();
         startChat();
+        $("logs-view").hidden = false;
+        followLogs();
       }
 
       function listen() {
@@ -255,6 +268,7 @@ enum ConsoleAssets {
         $("next").disabled = fleet.page >= fleet.pages;
         $("error").textContent = "";
         renderFaults(fleet);
+        renderLogBots(fleet);
       }
 
       const faultLabels = {
@@ -296,6 +310,52 @@ enum ConsoleAssets {
       }
 
       let chat = null;
+      let logs = null;
+
+      function followLogs(event) {
+        if (event) event.preventDefault();
+        if (logs) logs.close();
+        $("logs").replaceChildren();
+        const params = new URLSearchParams();
+        if ($("logs-bot").value) params.set("bot", $("logs-bot").value);
+        if ($("logs-trace").value.trim()) params.set("trace", $("logs-trace").value.trim());
+        logs = new EventSource("/console/logs?" + params.toString());
+        logs.addEventListener("log", (message) => {
+          const record = JSON.parse(message.data);
+          const item = element("li", undefined, "level-" + record.level);
+          item.dataset.trace = record.trace || "";
+          item.append(record.time + " " + record.level + " " + (record.bot || "-") + " ");
+          if (record.trace) {
+            const link = element("a", record.trace, "trace");
+            link.href = "#";
+            link.addEventListener("click", (click) => {
+              click.preventDefault();
+              $("logs-trace").value = record.trace;
+              followLogs();
+            });
+            item.append(link, " ");
+          }
+          const fields = Object.entries(record.fields).map(([key, value]) => key + "=" + value).join(" ");
+          item.append(record.message + (fields ? " " + fields : ""));
+          const list = $("logs");
+          list.append(item);
+          while (list.childElementCount > 500) list.firstElementChild.remove();
+          list.scrollTop = list.scrollHeight;
+        });
+      }
+
+      function renderLogBots(fleet) {
+        const select = $("logs-bot");
+        const names = [""].concat(fleet.bots.map((bot) => bot.name));
+        if (Array.from(select.options, (option) => option.value).join("\n") === names.join("\n")) return;
+        const chosen = select.value;
+        select.replaceChildren(...names.map((name) => {
+          const option = element("option", name || "every bot");
+          option.value = name;
+          return option;
+        }));
+        if (names.includes(chosen)) select.value = chosen;
+      }
 
       async function startChat() {
         const response = await fetch("/console/chat", { credentials: "same-origin" });
@@ -383,6 +443,7 @@ enum ConsoleAssets {
       document.addEventListener("DOMContentLoaded", () => {
         $("login").addEventListener("submit", login);
         $("chat-open").addEventListener("submit", openChat);
+        $("logs-form").addEventListener("submit", followLogs);
         $("picture-form").addEventListener("submit", sendPicture);
         $("chat-form").addEventListener("submit", (event) => {
           event.preventDefault();

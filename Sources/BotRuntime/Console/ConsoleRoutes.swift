@@ -10,6 +10,8 @@ import WebSocket
 /// - `GET /console/fleet?name=&state=&page=&pageSize=`: one page of the fleet (`ConsoleFleetPage`) as JSON.
 /// - `GET /console/events?…`: the same page as server-sent events, a snapshot when it changes (checked every second
 ///   while the client is connected; nothing runs when none is).
+/// - `GET /console/logs?bot=&trace=`: server-sent events, `event: log` with each log record (redacted) of the bot
+///   or of the trace, the kept ones first.
 /// - `POST /console/faults` with JSON `{"bot": …, "fault": …}`: sets off a `ConsoleFault` (embedded sandbox only).
 ///
 /// Every route first passes `ConsoleRequestCheck` (Host and Origin, 403); all but the page and the session need
@@ -23,12 +25,14 @@ package final class ConsoleRoutes: Sendable {
     private let bind: String
     private let faults: (any ConsoleFaultInjector)?
     private let extensions: [any ConsoleRouteExtension]
+    private let logTail: ConsoleLogTail?
     private let port = Atomic<Int>(0)
 
     package init(
         supervisor: BotSupervisor, access: ConsoleAccess, bind: String, faults: (any ConsoleFaultInjector)? = nil,
-        extensions: [any ConsoleRouteExtension] = []
+        extensions: [any ConsoleRouteExtension] = [], logTail: ConsoleLogTail? = nil
     ) {
+        self.logTail = logTail
         self.supervisor = supervisor
         self.access = access
         self.bind = bind
@@ -72,6 +76,11 @@ package final class ConsoleRoutes: Sendable {
         case Self.root + "/session":
             guard request.method == .post else { return .response(Self.methodNotAllowed("POST")) }
             return .response(openSession(request))
+        case Self.root + "/logs":
+            guard request.method == .get else { return .response(Self.methodNotAllowed("GET")) }
+            guard access.permits(request) else { return .response(Self.unauthorized) }
+            guard let logTail else { return .response(Self.error(.notFound, "this process keeps no log tail")) }
+            return logs(request, tail: logTail)
         case Self.root + "/faults":
             guard request.method == .post else { return .response(Self.methodNotAllowed("POST")) }
             guard access.permits(request) else { return .response(Self.unauthorized) }
@@ -103,6 +112,45 @@ package final class ConsoleRoutes: Sendable {
         var page = ConsoleFleetPage(statuses: statuses, query: query) { charts[$0] ?? [] }
         if faults != nil { page.faults = ConsoleFault.allCases.map(\.rawValue) }
         return page
+    }
+
+    /// The log tail as server-sent events: the kept records of the bot or trace asked for, then each new one.
+    private func logs(_ request: HTTPRequest, tail: ConsoleLogTail) -> HTTPServerResponse {
+        if let item = request.queryItems.first(where: { $0.name != "bot" && $0.name != "trace" }) {
+            return .response(Self.error(.badRequest, "unknown parameter \"\(item.name)\"; use bot and trace"))
+        }
+        let bot = request.queryValue("bot").flatMap { $0.isEmpty ? nil : $0 }
+        let trace = request.queryValue("trace").flatMap { $0.isEmpty ? nil : $0 }
+        let matches: @Sendable (LogRecord) -> Bool = { record in
+            (bot == nil || record.bot == bot) && (trace == nil || record.trace == trace)
+        }
+        let head = HTTPResponse(status: .ok, headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-store"])
+        return .stream(head: head) { stream in
+            let (id, recent, records) = tail.listen()
+            let pump = Task {
+                var batch = recent.filter(matches).suffix(200).flatMap(Self.logEvent)
+                guard await stream.send(Array("event: ready\ndata: {}\n\n".utf8) + batch) else { return }
+                for await record in records where matches(record) {
+                    batch = Self.logEvent(record)
+                    guard await stream.send(batch) else { break }
+                }
+            }
+            await stream.waitUntilClosed()
+            pump.cancel()
+            tail.stopListening(id)
+        }
+    }
+
+    /// One log record as a server-sent event (`event: log`).
+    static func logEvent(_ record: LogRecord) -> [UInt8] {
+        var object: [String: Any] = [
+            "time": record.time.formatted(.iso8601.time(includingFractionalSeconds: true)),
+            "level": record.level.rawValue, "message": record.message, "fields": record.fields,
+        ]
+        object["bot"] = record.bot
+        object["trace"] = record.trace
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return Array("event: log\ndata: ".utf8) + Array(data) + Array("\n\n".utf8)
     }
 
     private func injectFault(_ request: HTTPRequest) async -> HTTPResponse {

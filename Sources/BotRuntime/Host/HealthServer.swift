@@ -26,19 +26,20 @@ public final class HealthServer: Sendable {
         console: Bool = false
     ) async throws(HTTPServerError) -> HealthServer {
         try await start(
-            supervisor: supervisor, host: host, port: port, access: access, console: console, faults: nil, consoleExtensions: [])
+            supervisor: supervisor, host: host, port: port, access: access, console: console, faults: nil, consoleExtensions: [],
+            logTail: nil)
     }
 
-    /// Starts serving as above, with the console's fault buttons carried out by `faults` and more console routes
-    /// (the embedded sandbox's).
+    /// Starts serving as above, with the console's fault buttons carried out by `faults`, more console routes (the
+    /// embedded sandbox's), and the log tail the console shows.
     package static func start(
         supervisor: BotSupervisor, host: String, port: Int, access: ControlAccess, console: Bool,
-        faults: (any ConsoleFaultInjector)?, consoleExtensions: [any ConsoleRouteExtension]
+        faults: (any ConsoleFaultInjector)?, consoleExtensions: [any ConsoleRouteExtension], logTail: ConsoleLogTail?
     ) async throws(HTTPServerError) -> HealthServer {
         let consoleRoutes = console
             ? ConsoleRoutes(
                 supervisor: supervisor, access: ConsoleAccess(control: access), bind: host, faults: faults,
-                extensions: consoleExtensions)
+                extensions: consoleExtensions, logTail: logTail)
             : nil
         let server = try await HTTPServer.start(host: host, port: port) { request in
             if let consoleRoutes, ConsoleRoutes.owns(request.path) { return await consoleRoutes.respond(to: request) }

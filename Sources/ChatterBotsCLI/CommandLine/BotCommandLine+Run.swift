@@ -31,7 +31,9 @@ extension BotCommandLine {
             environment.standardError.write(line: "\(programName): \(error)")
             return .usageError
         }
-        let log = LogSink(minimumLevel: configuration.logLevel, output: environment.standardError)
+        let logTail = configuration.console ? ConsoleLogTail() : nil
+        let standardLog = LogSink(minimumLevel: configuration.logLevel, output: environment.standardError)
+        let log = logTail.map { tail in standardLog.teeing { tail.record($0) } } ?? standardLog
         for bot in configuration.bots { log.registerSecret(bot.credentials.password) }
         for warning in configuration.warnings { log.log(.warning, "configuration: \(warning)") }
         let signals = watchSignals(in: environment, log: log)
@@ -110,7 +112,8 @@ extension BotCommandLine {
                             bots: lineup.members.map {
                                 ConsoleChatRoutes.Bot(name: $0.configuration.name, username: $0.configuration.credentials.username)
                             })]
-                    } ?? [])
+                    } ?? [],
+                    logTail: logTail)
             } catch {
                 environment.standardError.write(line: "\(programName): /healthz and /metrics cannot be served: \(error)"
                     + "; change httpPort in the configuration (0: any free port)")

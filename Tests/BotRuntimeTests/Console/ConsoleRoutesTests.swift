@@ -20,14 +20,15 @@ struct ConsoleRoutesTests {
     }
 
     func start(
-        token: String? = nil, bind: String = "127.0.0.1", console: Bool = true, faults: (any ConsoleFaultInjector)? = nil
+        token: String? = nil, bind: String = "127.0.0.1", console: Bool = true, faults: (any ConsoleFaultInjector)? = nil,
+        logTail: ConsoleLogTail? = nil
     ) async throws -> Running {
         let bots: [any SupervisedBot] = [StandInSession("echo", changes: changes), StandInSession("greeter", changes: changes)]
         let supervisor = BotSupervisor(bots: bots, log: LogSink(minimumLevel: .info, output: CapturedLines(changes: changes)))
         let run = Task { await supervisor.run() }
         let server = try await HealthServer.start(
             supervisor: supervisor, host: bind, port: 0, access: ControlAccess(token: token), console: console, faults: faults,
-            consoleExtensions: [])
+            consoleExtensions: [], logTail: logTail)
         try await changes.wait(until: { await supervisor.health().isHealthy }, "every bot to be live")
         return Running(supervisor: supervisor, server: server, run: run)
     }
@@ -176,6 +177,33 @@ struct ConsoleRoutesTests {
         let response = try await send(running, .get, "/console/chat")
         #expect(response.status == HTTPStatus(code: 409))
         #expect(text(response).contains("embedded sandbox"))
+        try await stop(running)
+    }
+
+    @Test func theLogTailStreamsTheRecordsOfOneBotRedactedAsLogged() async throws {
+        let tail = ConsoleLogTail()
+        let log = LogSink.discarding.teeing { tail.record($0) }
+        var sink = log
+        sink.minimumLevel = .trace
+        sink.registerSecret("hunter2")
+        sink.log(.info, "signed in with hunter2", bot: "greeter", trace: "t-1")
+        sink.log(.info, "sent the reply", bot: "echo", trace: "t-2")
+        let running = try await start(logTail: tail)
+        #expect(try await send(running, .get, "/console/logs?level=debug").status == .badRequest)
+        let curl = try ChildProcess(
+            ["curl", "-sN", "http://127.0.0.1:\(running.server.port)/console/logs?bot=greeter"], mergingStandardError: true)
+        var lines: [String] = []
+        while let line = try await curl.nextLine() {
+            lines.append(line)
+            if line.hasPrefix("data: ") && line.contains("trace") { break }
+        }
+        curl.kill()
+        _ = await curl.termination()
+        #expect(lines.contains("event: log"))
+        let record = try #require(lines.last)
+        #expect(record.contains(#""trace":"t-1""#))
+        #expect(record.contains("[REDACTED]") && !record.contains("hunter2"))
+        #expect(!lines.contains { $0.contains("sent the reply") })
         try await stop(running)
     }
 

@@ -108,6 +108,10 @@ struct ConsoleBrowserTests {
         let answer = try #require(lines.firstIndex { $0.first == "tone-message" && $0.last?.contains("reminder_bot") == true })
         #expect(own < answer)
         #expect(lines.contains { $0.last?.contains("✓✓") == true })
+        let trace = try #require(seen["trace"] as? String)
+        let records = try #require(seen["traceRecords"] as? [String])
+        #expect(!records.isEmpty)
+        #expect(records.allSatisfy { $0.contains(trace) })
     }
 
     @Test(.timeLimit(.minutes(5)))
@@ -145,5 +149,6 @@ struct ConsoleBrowserTests {
         #expect(backingOff.contains("until"))
         #expect(backingOff.contains("4008"))
         #expect(seen["liveAgain"] as? Bool == true)
+        #expect((seen["traffic"] as? [String])?.isEmpty == false)
     }
 }

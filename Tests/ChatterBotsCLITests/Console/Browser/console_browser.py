@@ -69,11 +69,23 @@ def ratelimit(driver, shots, bots):
     driver.find_element(By.CSS_SELECTOR, 'button[data-fault="rateLimit"]').click()
     wait_for_state(driver, bot, "reconnecting", "backing off")
     backing_off = state_text(driver, bot)
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: any(f" {bot} " in text and "4008" in text for text in log_texts(d)),
+        "the traffic pane never showed the 4008")
     driver.save_screenshot(os.path.join(shots, "ratelimit-backing-off.png"))
     wait_for_state(driver, bot, "live", "live again")
     driver.save_screenshot(os.path.join(shots, "ratelimit-live-again.png"))
     return {"backingOff": backing_off, "result": driver.find_element(By.ID, "fault-result").text,
+            "traffic": [text for text in log_texts(driver) if "4008" in text],
             "liveAgain": row_state(driver, bot) == "live"}
+
+
+def log_traces(driver):
+    return driver.execute_script("return Array.from(document.querySelectorAll('#logs li'), li => li.dataset.trace);")
+
+
+def log_texts(driver):
+    return driver.execute_script("return Array.from(document.querySelectorAll('#logs li'), li => li.textContent);")
 
 
 def chat_lines(driver):
@@ -102,7 +114,17 @@ def reminder(driver, shots, bots):
     WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
         lambda d: any("\u2713\u2713" in line for _, line in chat_lines(d)), "no \u2713\u2713 read mark showed")
     driver.save_screenshot(os.path.join(shots, "reminder.png"))
-    return {"lines": chat_lines(driver)}
+    # Follow the message's trace in the traffic pane: the first trace id of the reminder bot's records.
+    trace = WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: d.execute_script(
+            "const item = Array.from(document.querySelectorAll('#logs li')).find("
+            "  li => li.dataset.trace && li.textContent.includes(' reminders '));"
+            "if (!item) return null; item.querySelector('a.trace').click(); return item.dataset.trace;"),
+        "no record of the reminder bot with a trace id showed")
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: log_traces(d) and all(t == trace for t in log_traces(d)), "the trace filter never applied")
+    driver.save_screenshot(os.path.join(shots, "reminder-trace.png"))
+    return {"lines": chat_lines(driver), "trace": trace, "traceRecords": log_texts(driver)}
 
 
 def red_square_png(path, size=16):
