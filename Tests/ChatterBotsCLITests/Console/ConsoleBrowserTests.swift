@@ -23,7 +23,7 @@ struct ConsoleBrowserTests {
         let process: BotProcess
         let consoleURL: String
 
-        static func start() async throws -> Fleet {
+        static func start(token: String? = nil) async throws -> Fleet {
             let directory = try TemporaryDirectory("ConsoleBrowserTests")
             try directory.write("""
                 {
@@ -38,7 +38,8 @@ struct ConsoleBrowserTests {
                 }
                 """, to: "bots.json")
             let process = try BotProcess(
-                ["run", "--config", "bots.json", "--sandbox-port", "0"], in: directory.url, label: "run")
+                ["run", "--config", "bots.json", "--sandbox-port", "0"], in: directory.url,
+                environment: token.map { ["CHATTERBOTS_CONTROL_TOKEN": $0] } ?? [:], label: "run")
             let found = await eventually(timeout: .seconds(120)) { process.output.contains("/console/") || process.hasExited }
             guard found, let line = process.output.split(separator: "\n").first(where: { $0.hasPrefix("Console: ") }) else {
                 process.send(SIGKILL)
@@ -54,14 +55,14 @@ struct ConsoleBrowserTests {
     }
 
     /// Runs the browser script's `scenario` and returns the JSON object it printed.
-    func browse(_ fleet: Fleet, _ scenario: String, bots: [String]) async throws -> [String: Any] {
+    func browse(_ fleet: Fleet, _ scenario: String, bots: [String], environment: [String: String] = [:]) async throws -> [String: Any] {
         try TestPeer.command("chromium")
         try TestPeer.command("chromedriver", package: "chromium-driver")
         let python = try TestPeer.python(importing: ["selenium"])
         let errors = fleet.directory.url.appendingPathComponent("\(scenario).browser.err")
         let child = try ChildProcess(
             [python, Self.script.path, fleet.consoleURL, scenario, Self.screenshots.path] + bots,
-            standardError: .file(errors.path), discardingInput: true)
+            environment: environment, standardError: .file(errors.path), discardingInput: true)
         let output = try await child.allOutput(timeout: .seconds(180))
         let termination = await child.termination(timeout: .seconds(20))
         guard termination == .exited(0) else {
@@ -131,6 +132,23 @@ struct ConsoleBrowserTests {
             $0.first == "tone-message" && $0.last?.contains("echo_bot: (photo)") == true && $0.last?.contains("a red square") == true
         })
         #expect(sent < echoed)
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func withATokenThePageAsksForItAndItsSessionCookieOpensTheFleet() async throws {
+        let token = "console-test-token"
+        let fleet = try await Fleet.start(token: token)
+        let seen: [String: Any]
+        do {
+            seen = try await browse(fleet, "login", bots: ["echo", "reminders"], environment: ["CONSOLE_TOKEN": token])
+        } catch {
+            await fleet.stop()
+            throw error
+        }
+        await fleet.stop()
+        #expect((seen["refused"] as? String)?.contains("not the control token") == true)
+        #expect(seen["states"] as? [String: String] == ["echo": "live", "reminders": "live"])
+        #expect(seen["scriptCookies"] as? String == "", "the session cookie is HttpOnly: scripts cannot read it")
     }
 
     @Test(.timeLimit(.minutes(5)))

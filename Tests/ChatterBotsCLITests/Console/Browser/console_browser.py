@@ -6,6 +6,8 @@ Usage: console_browser.py URL SCENARIO SCREENSHOT_DIR [BOT ...]
             stretch", and waits for the bot's answer and a ✓✓ read mark; screenshot reminder.png.
   picture: as alice, sends a picture with a caption to the first BOT (a username) from the page and waits for it to
            come back; screenshot picture.png.
+  login: the console asks for the token (CONSOLE_TOKEN in the environment); a wrong one is refused, the right one
+         opens the session cookie, and the fleet and its live stream follow; screenshot login.png.
   ratelimit: for the first BOT, presses "Rate limit (4008, 5 s)" and waits until its row shows backing off, then live
              again; screenshots ratelimit-backing-off.png and ratelimit-live-again.png.
 Prints one JSON object with what it saw; exits non-zero (with the reason on stderr) when a wait runs out.
@@ -152,6 +154,26 @@ def picture(driver, shots, bots):
     return {"lines": chat_lines(driver)}
 
 
+def login(driver, shots, bots):
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.find_element(By.ID, "login").is_displayed(),
+                                              "the token form never showed")
+    driver.find_element(By.ID, "token").send_keys("not-the-token")
+    driver.find_element(By.CSS_SELECTOR, '#login button[type="submit"]').click()
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.find_element(By.ID, "login-error").text,
+                                              "a wrong token was not refused")
+    refused = driver.find_element(By.ID, "login-error").text
+    driver.save_screenshot(os.path.join(shots, "login.png"))
+    driver.find_element(By.ID, "token").clear()
+    driver.find_element(By.ID, "token").send_keys(os.environ["CONSOLE_TOKEN"])
+    driver.find_element(By.CSS_SELECTOR, '#login button[type="submit"]').click()
+    for bot in bots:
+        wait_for_state(driver, bot, "live", "live")
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.find_element(By.ID, "connection").text == "live",
+                                              "the live stream never connected with the session cookie")
+    cookies = driver.execute_script("return document.cookie;")
+    return {"refused": refused, "states": {bot: row_state(driver, bot) for bot in bots}, "scriptCookies": cookies}
+
+
 def main():
     url, scenario, shots, bots = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
     os.makedirs(shots, exist_ok=True)
@@ -159,7 +181,7 @@ def main():
     driver.set_page_load_timeout(WAIT_SECONDS)
     try:
         driver.get(url)
-        outcome = {"dashboard": dashboard, "ratelimit": ratelimit, "reminder": reminder, "picture": picture}[scenario](driver, shots, bots)
+        outcome = {"dashboard": dashboard, "ratelimit": ratelimit, "reminder": reminder, "picture": picture, "login": login}[scenario](driver, shots, bots)
         print(json.dumps(outcome), flush=True)
     except Exception as error:  # the Swift test shows the reason and the screenshot of the failure
         driver.save_screenshot(os.path.join(shots, f"{scenario}-failed.png"))
