@@ -94,7 +94,7 @@ extension ChatScreen {
             incomingRequests.append(request)
             users[request.fromUser.id] = request.fromUser
             update.lines.append(ScreenLine(
-                "\(request.fromUser.username) (\(request.fromUser.displayName)) wants to be your friend: /accept \(incomingRequests.count).",
+                "\(request.fromUser.username) (\(request.fromUser.displayName)) wants to be your friend: /accept \(incomingRequests.count) or /decline \(incomingRequests.count).",
                 tone: .notice))
         case .friendRequestAccepted(let accepted):
             friendshipStarted(accepted, into: &update)

@@ -114,6 +114,10 @@ public struct ChatScreen: Sendable {
             open(conversation.id, into: &update)
         case .friendRequestAccepted(let accepted):
             friendshipStarted(accepted, into: &update)
+        case .friendRequestDeclined(let requestId):
+            guard let index = incomingRequests.firstIndex(where: { $0.id == requestId }) else { break }
+            let request = incomingRequests.remove(at: index)
+            update.lines.append(ScreenLine("Declined \(request.fromUser.username)'s friend request.", tone: .notice))
         case .userLoaded(let user):
             users[user.id] = user
             if let friend = friends[user.id] { friends[user.id] = Friend(user: user, since: friend.since) }

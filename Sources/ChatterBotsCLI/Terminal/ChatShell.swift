@@ -101,6 +101,15 @@ struct ChatShell {
                     events.yield(.input(.requestFailed("Could not accept the friend request: \(error)")))
                 }
             }
+        case .declineFriendRequest(let requestId):
+            Task {
+                do {
+                    try await rest.declineFriendRequest(requestId)
+                    events.yield(.input(.friendRequestDeclined(requestId)))
+                } catch {
+                    events.yield(.input(.requestFailed("Could not decline the friend request: \(error)")))
+                }
+            }
         case .lookUpUser(let userId):
             // A name is a nicety: without it the screen shows a short id.
             Task {
