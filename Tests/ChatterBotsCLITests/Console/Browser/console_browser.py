@@ -30,7 +30,7 @@ def browser():
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     "--window-size=1280,720", "--no-first-run", "--disable-extensions"):
+                     "--window-size=1280,1280", "--no-first-run", "--disable-extensions"):
         options.add_argument(argument)
     # The driver Debian installs, named explicitly: Selenium must not try to download one.
     return webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
