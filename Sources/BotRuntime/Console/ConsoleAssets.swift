@@ -87,6 +87,11 @@ enum ConsoleAssets {
         <form id="chat-form" class="filters">
           <input id="chat-text" autocomplete="off" placeholder="Type a message (or /help)" size="60" disabled>
           <button type="submit" id="chat-send" disabled>Send</button>
+          <span id="reactions" title="React to the bot's newest message">
+            <button type="button" data-react="👍" disabled>👍</button>
+            <button type="button" data-react="❤️" disabled>❤️</button>
+            <button type="button" data-react="😂" disabled>😂</button>
+          </span>
         </form>
         <form id="picture-form" class="filters">
           <label>Picture <input id="picture-file" type="file" accept="image/png,image/jpeg,image/gif,image/webp" disabled></label>
@@ -380,6 +385,7 @@ enum ConsoleAssets {
         let opened = false;
         chat.addEventListener("ready", () => {
           for (const id of ["chat-text", "chat-send", "picture-file", "picture-caption", "picture-send"]) $(id).disabled = false;
+          for (const button of document.querySelectorAll("#reactions button")) button.disabled = false;
           if (!opened) { opened = true; say("/dm " + bot); }
         });
         chat.addEventListener("lines", (message) => {
@@ -445,6 +451,9 @@ enum ConsoleAssets {
         $("chat-open").addEventListener("submit", openChat);
         $("logs-form").addEventListener("submit", followLogs);
         $("picture-form").addEventListener("submit", sendPicture);
+        for (const button of document.querySelectorAll("#reactions button")) {
+          button.addEventListener("click", () => say("/react " + button.dataset.react));
+        }
         $("chat-form").addEventListener("submit", (event) => {
           event.preventDefault();
           const text = $("chat-text").value;

@@ -26,6 +26,8 @@ extension ChatScreen {
             accept(number, into: &update)
         case .decline(let number):
             decline(number, into: &update)
+        case .react(let emoji):
+            react(emoji, into: &update)
         case .help:
             update.lines.append(ScreenLine("Commands:", tone: .heading))
             update.lines += ChatCommand.helpText.map { ScreenLine("  " + $0, tone: .notice) }
@@ -180,6 +182,22 @@ extension ChatScreen {
             return nil
         }
         return incomingRequests[number - 1]
+    }
+
+    // MARK: Reacting
+
+    func react(_ emoji: String, into update: inout ChatUpdate) {
+        guard let id = openConversationId, conversations[id] != nil else {
+            update.lines.append(ScreenLine("No conversation is open: /open <n> (or /dm <username>) first.", tone: .error))
+            return
+        }
+        guard let message = newestIncoming[id] else {
+            update.lines.append(ScreenLine("Nothing to react to yet: /react reacts to the newest message someone else wrote here.",
+                tone: .error))
+            return
+        }
+        update.lines.append(ScreenLine("Reacting \(emoji) to \"\(Self.excerpt(content(of: message)))\"…", tone: .status))
+        update.actions.append(.react(emoji: emoji, to: message.id, in: id))
     }
 
     // MARK: Sending

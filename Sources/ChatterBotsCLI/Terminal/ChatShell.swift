@@ -101,6 +101,14 @@ struct ChatShell {
                     events.yield(.input(.requestFailed("Could not accept the friend request: \(error)")))
                 }
             }
+        case .react(let emoji, let messageId, let conversationId):
+            Task {
+                do {
+                    events.yield(.input(.reacted(try await rest.addReaction(emoji, to: messageId, in: conversationId))))
+                } catch {
+                    events.yield(.input(.requestFailed("Could not react: \(error)")))
+                }
+            }
         case .declineFriendRequest(let requestId):
             Task {
                 do {

@@ -132,6 +132,7 @@ struct ConsoleBrowserTests {
             $0.first == "tone-message" && $0.last?.contains("echo_bot: (photo)") == true && $0.last?.contains("a red square") == true
         })
         #expect(sent < echoed)
+        #expect(lines.contains { $0.last?.contains("alice reacted 👍 to") == true && $0.last?.contains("a red square") == true })
     }
 
     @Test(.timeLimit(.minutes(5)))
