@@ -12,6 +12,10 @@ public enum HTTPServerResponse: Sendable {
     /// connection and closes it (1000) when the handler returns, if it is still open. Valid only for a valid
     /// upgrade request (`HTTPRequest.isWebSocketUpgrade`); otherwise the server answers 400 itself.
     case webSocket(headers: HTTPHeaders = [:], handler: @Sendable (WebSocketConnection) async -> Void)
+    /// A response whose body `body` sends in chunks while it runs (server-sent events): the server sends `head`
+    /// (its body ignored) with `Transfer-Encoding: chunked`, runs `body`, then ends the response and closes the
+    /// connection. The request's connection is not reused.
+    case stream(head: HTTPResponse, body: @Sendable (HTTPResponseStream) async -> Void)
 }
 
 /// A responder made from a closure.

@@ -19,6 +19,8 @@ final class HTTPServerConnection: ChannelHandler {
         case responding
         /// The socket belongs to a WebSocket connection now.
         case upgraded(WebSocketConnection)
+        /// A streamed response is being sent; the peer's bytes are read and ignored, so its close is noticed.
+        case streaming
         case closed
     }
 
@@ -138,7 +140,34 @@ final class HTTPServerConnection: ChannelHandler {
             carryOut(step)
         case .webSocket(let headers, let handler):
             upgrade(request, extraHeaders: headers, handler: handler)
+        case .stream(let head, let body):
+            await stream(head, body: body)
         }
+    }
+
+    /// Sends `head` with a chunked body that `body` writes, then closes the connection.
+    private func stream(_ head: HTTPResponse, body: @Sendable (HTTPResponseStream) async -> Void) async {
+        var head = head
+        head.body = []
+        head.headers.remove(name: "Content-Length")
+        head.headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
+        head.headers.replaceOrAdd(name: "Connection", value: "close")
+        if let serverName = context.configuration.serverName, !head.headers.contains(name: "Server") {
+            head.headers.add(name: "Server", value: serverName)
+        }
+        let streaming = state.withLock { state -> Bool in
+            guard case .responding = state.phase else { return false }
+            state.phase = .streaming
+            state.idleTimer?.cancel()
+            state.idleTimer = nil
+            return true
+        }
+        guard streaming else { return }
+        _ = channel.write(head.serialized())
+        channel.setReadingPaused(false)
+        let stream = HTTPResponseStream(channel: channel)
+        await body(stream)
+        stream.end()
     }
 
     /// Writes `response` with the server's headers; closes the connection after it unless `keepAlive`.
@@ -209,7 +238,7 @@ final class HTTPServerConnection: ChannelHandler {
             case .waiting, .responding:
                 state.idleTimer = timer
                 return true
-            case .upgraded, .closed:
+            case .upgraded, .streaming, .closed:
                 return false
             }
         }
@@ -227,7 +256,7 @@ final class HTTPServerConnection: ChannelHandler {
                 let elapsed = MonotonicTime.now() - state.lastActivity
                 let limit = idle.nanoseconds
                 return elapsed >= limit ? nil : .nanoseconds(Int64(limit - elapsed))
-            case .upgraded, .closed:
+            case .upgraded, .streaming, .closed:
                 return .zero
             }
         }

@@ -51,6 +51,21 @@ struct BotsConfigurationTests {
             friendRequests: .everyone)])
     }
 
+    @Test func theConsoleIsOffUnlessTheFileTurnsItOn() throws {
+        #expect(try load(sandbox()).console == false)
+        let on = sandbox().replacingOccurrences(of: #"{"server": "sandbox","#, with: #"{"server": "sandbox", "httpPort": 0, "console": true,"#)
+        let configuration = try load(on)
+        #expect(configuration.console)
+        #expect(configuration.warnings.isEmpty)
+    }
+
+    @Test func aConsoleWithoutAnHTTPPortIsWarnedAboutAndANonBooleanRefused() throws {
+        let noPort = try load(sandbox().replacingOccurrences(of: #"{"server": "sandbox","#, with: #"{"server": "sandbox", "console": true,"#))
+        #expect(noPort.warnings.map(\.description).contains { $0.contains("httpPort is not set") })
+        let wrong = problems(sandbox().replacingOccurrences(of: #"{"server": "sandbox","#, with: #"{"server": "sandbox", "console": "yes","#))
+        #expect(wrong.contains { $0.contains("console") && $0.contains("must be true or false") })
+    }
+
     @Test func aRemoteServerAndEveryTopLevelFieldLoad() throws {
         let json = #"""
         {"server": {"apiURL": "https://api.example.com/v1", "webSocketURL": "wss://api.example.com/v1/ws", "clientKey": "ck-123"},

@@ -27,6 +27,9 @@ public struct BotsConfiguration: Sendable, Equatable {
     /// The address `/healthz`, `/metrics` and the control routes listen on: 127.0.0.1 unless the file says
     /// otherwise. Off loopback, the control routes need the control token (docs/running.md).
     public var httpBind: String
+    /// Whether the HTTP endpoint serves the web console under `/console/` (docs/console.md); off unless the file
+    /// says `"console": true`.
+    public var console: Bool
     /// When handler work that keeps crashing the process is set aside, and when a bot is stopped for it.
     public var quarantine: QuarantineSettings
     /// The bots to run, in file order.
@@ -90,8 +93,13 @@ public struct BotsConfiguration: Sendable, Equatable {
         self.httpPort = file.httpPort.flatMap { UInt16(exactly: $0) }
         self.quarantine = file.quarantine ?? .default
         self.httpBind = file.httpBind ?? "127.0.0.1"
+        self.console = file.console ?? false
         self.bots = bots
         self.warnings = validator.warnings
+        if console && httpPort == nil {
+            warnings.append(ConfigurationIssue(field: "console", message: "is true but httpPort is not set: the console "
+                + "is served on httpPort, so it is off; set httpPort (e.g. 8080)"))
+        }
     }
 }
 

@@ -91,6 +91,8 @@ public struct BotsFile: Sendable, Equatable, Codable {
     public var httpPort: Int?
     /// The address the HTTP endpoint binds to; nil: 127.0.0.1 (loopback only).
     public var httpBind: String?
+    /// Whether the HTTP endpoint serves the web console under `/console/`; nil: no.
+    public var console: Bool?
     /// The send pacing of every bot that sets none of its own; nil: the default.
     public var sendPacing: PacingSetting?
     /// When handler work that keeps crashing the process is set aside, and when a bot is stopped for it; nil: the
@@ -144,6 +146,7 @@ public struct BotsFile: Sendable, Equatable, Codable {
         root["logLevel"] = logLevel.map { .string($0.rawValue) }
         root["httpPort"] = httpPort.map { .number(Double($0)) }
         root["httpBind"] = httpBind.map { .string($0) }
+        root["console"] = console.map { .bool($0) }
         root["sendPacing"] = sendPacing?.json
         root["quarantine"] = quarantine.map {
             .object(["attempts": .number(Double($0.attempts)), "maxPerHour": .number(Double($0.maxPerHour))])
@@ -181,7 +184,7 @@ extension BotsFile.PacingSetting {
 struct BotsFileReader {
     private(set) var issues: [ConfigurationIssue] = []
 
-    private static let topLevelKeys = ["server", "dataDirectory", "logLevel", "httpPort", "httpBind", "sendPacing", "quarantine", "bots"]
+    private static let topLevelKeys = ["server", "dataDirectory", "logLevel", "httpPort", "httpBind", "console", "sendPacing", "quarantine", "bots"]
     private static let quarantineKeys = ["attempts", "maxPerHour"]
     private static let serverKeys = ["apiURL", "webSocketURL", "clientKey"]
     private static let botKeys = ["name", "kind", "credentials", "friendRequests", "options", "sendPacing"]
@@ -215,6 +218,7 @@ struct BotsFileReader {
         let logLevel = fields["logLevel"].flatMap { readLogLevel($0, at: top.child("logLevel")) }
         let httpPort = fields["httpPort"].flatMap { readPort($0, at: top.child("httpPort")) }
         let httpBind = fields["httpBind"].flatMap { readBind($0, at: top.child("httpBind")) }
+        let console = fields["console"].flatMap { readFlag($0, at: top.child("console"), meaning: "serve the web console on httpPort") }
         let sendPacing = fields["sendPacing"].flatMap { readPacing($0, at: top.child("sendPacing")) }
         let quarantine = fields["quarantine"].flatMap { readQuarantine($0, at: top.child("quarantine")) }
         let bots = readBots(fields["bots"], at: top.child("bots"))
@@ -223,6 +227,7 @@ struct BotsFileReader {
             server: server, dataDirectory: dataDirectory, logLevel: logLevel, httpPort: httpPort, sendPacing: sendPacing,
             quarantine: quarantine, bots: bots)
         file.httpBind = httpBind
+        file.console = console
         return file
     }
 
@@ -345,6 +350,14 @@ struct BotsFileReader {
             report(place, "must be \"off\" or an object, found \(value.kindDescription); \(expected)")
             return nil
         }
+    }
+
+    private mutating func readFlag(_ value: ConfigurationJSON, at place: Place, meaning: String) -> Bool? {
+        guard case .bool(let flag) = value else {
+            report(place, "must be true or false (\(meaning)), found \(value.kindDescription)")
+            return nil
+        }
+        return flag
     }
 
     private mutating func readBind(_ value: ConfigurationJSON, at place: Place) -> String? {

@@ -46,6 +46,12 @@ public struct ControlAccess: Sendable, Equatable {
         return Self.constantTimeEqual(Array(header.utf8.dropFirst("Bearer ".utf8.count)), Array(token.utf8))
     }
 
+    /// Whether `candidate` is the token (false when none is set).
+    func accepts(token candidate: String) -> Bool {
+        guard let token else { return false }
+        return Self.constantTimeEqual(Array(candidate.utf8), Array(token.utf8))
+    }
+
     /// Compares without stopping at the first difference, so the time taken says nothing of the token.
     private static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         var difference = UInt8(a.count == b.count ? 0 : 1)

@@ -5,8 +5,8 @@ import WebSocket
 /// the `HealthReport` as JSON (200 when healthy, 503 otherwise), `GET /metrics` the `MetricsExposition`, `GET
 /// /livez` 200 while the process answers, and `GET /readyz` 200 once every bot has started (503 before, naming the
 /// bots waited for); the control routes under `/quarantine` list, retry and drop quarantined work and `POST
-/// /reload` reads `bots.json` again, for requests `ControlAccess` permits (see docs/running.md). Other paths are
-/// 404, other methods 405.
+/// /reload` reads `bots.json` again, for requests `ControlAccess` permits (see docs/running.md); with `console`,
+/// the web console under `/console` (`ConsoleRoutes`, docs/console.md). Other paths are 404, other methods 405.
 public final class HealthServer: Sendable {
     private let server: HTTPServer
 
@@ -18,23 +18,36 @@ public final class HealthServer: Sendable {
     }
 
     /// Starts serving the supervisor's bots on `host:port` (loopback by default; `0.0.0.0` for a scraper on
-    /// another machine).
+    /// another machine), and the web console when `console` is true.
     ///
     /// - Throws: `HTTPServerError` when the port cannot be bound (in use, privileged).
     public static func start(
-        supervisor: BotSupervisor, host: String = "127.0.0.1", port: Int, access: ControlAccess = ControlAccess(token: nil)
+        supervisor: BotSupervisor, host: String = "127.0.0.1", port: Int, access: ControlAccess = ControlAccess(token: nil),
+        console: Bool = false
     ) async throws(HTTPServerError) -> HealthServer {
-        try await start(supervisor: supervisor, reloader: nil, host: host, port: port, access: access)
+        try await start(
+            supervisor: supervisor, reloader: nil, host: host, port: port, access: access, console: console, faults: nil,
+            consoleExtensions: [], logTail: nil)
     }
 
-    /// Starts serving as above, with `POST /reload` carried out by `reloader` and its generation in `/healthz`.
+    /// Starts serving as above, with `POST /reload` carried out by `reloader` (its generation in `/healthz`), the
+    /// console's fault buttons carried out by `faults`, more console routes (the embedded sandbox's), and the log
+    /// tail the console shows.
     package static func start(
-        supervisor: BotSupervisor, reloader: (any ConfigurationReloading)?, host: String = "127.0.0.1", port: Int,
-        access: ControlAccess = ControlAccess(token: nil)
+        supervisor: BotSupervisor, reloader: (any ConfigurationReloading)?, host: String, port: Int, access: ControlAccess,
+        console: Bool = false, faults: (any ConsoleFaultInjector)? = nil, consoleExtensions: [any ConsoleRouteExtension] = [],
+        logTail: ConsoleLogTail? = nil
     ) async throws(HTTPServerError) -> HealthServer {
+        let consoleRoutes = console
+            ? ConsoleRoutes(
+                supervisor: supervisor, access: ConsoleAccess(control: access), bind: host, faults: faults,
+                extensions: consoleExtensions, logTail: logTail)
+            : nil
         let server = try await HTTPServer.start(host: host, port: port) { request in
-            .response(await respond(to: request, supervisor: supervisor, access: access, reloader: reloader))
+            if let consoleRoutes, ConsoleRoutes.owns(request.path) { return await consoleRoutes.respond(to: request) }
+            return .response(await respond(to: request, supervisor: supervisor, access: access, reloader: reloader))
         }
+        consoleRoutes?.serve(onPort: server.port)
         return HealthServer(server: server)
     }
 
@@ -59,6 +72,9 @@ public final class HealthServer: Sendable {
             return await ControlRoutes.respond(to: request, supervisor: supervisor, reloader: reloader)
         }
         let routes = ["/healthz", "/metrics", "/livez", "/readyz"]
+        if ConsoleRoutes.owns(request.path) {
+            return HTTPResponse(status: .notFound, text: "The console is off: set \"console\": true in bots.json (docs/console.md).\n")
+        }
         guard routes.contains(request.path) else {
             return HTTPResponse(status: .notFound, text: "Not found. Try /healthz, /metrics, /livez, /readyz, /quarantine or POST /reload.\n")
         }

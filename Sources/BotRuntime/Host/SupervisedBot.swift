@@ -9,4 +9,11 @@ public protocol SupervisedBot: AnyObject, Sendable {
 
     /// The bot's current state and counters.
     var status: BotStatus { get async }
+
+    /// Messages in and out per minute over the last hour, oldest first (60 values); empty when not counted.
+    var messagesPerMinute: [Int] { get async }
+}
+
+extension SupervisedBot {
+    public var messagesPerMinute: [Int] { get async { [] } }
 }

@@ -19,7 +19,7 @@ public struct LogSink: Sendable {
     public var minimumLevel: LogLevel
     /// Masks registered secrets and recognizable credentials in every record before the writer sees it.
     public let redactor: LogRedactor
-    private let writer: @Sendable (LogRecord) -> Void
+    private var writer: @Sendable (LogRecord) -> Void
     private let flusher: @Sendable () async -> Void
 
     /// A sink that hands every record at or above `minimumLevel`, redacted, to `write`.
@@ -67,6 +67,17 @@ public struct LogSink: Sendable {
     ) {
         guard accepts(level) else { return }
         write(LogRecord(time: Date(), level: level, bot: bot, trace: trace, message: message(), fields: fields))
+    }
+
+    /// A copy of this sink that also hands each record it writes, redacted, to `observe` (the console's log tail).
+    package func teeing(_ observe: @escaping @Sendable (LogRecord) -> Void) -> LogSink {
+        var copy = self
+        let writer = self.writer
+        copy.writer = { record in
+            writer(record)
+            observe(record)
+        }
+        return copy
     }
 
     /// Masks `secret` (a password, an access or refresh token) in every record written from now on.

@@ -145,9 +145,10 @@ final class SessionQuarantine: Sendable {
         dispatcher.limitConcurrency(to: nil)
     }
 
-    /// `onReady` is queued: entries whose retry was asked for while the bot was not running go to their handlers,
-    /// and once the work that came with the connection is done, a probation ends.
-    func readyEnqueued() {
+    /// `onReady` is queued, after the connection's sync: entries whose retry was asked for while the bot was not
+    /// running go to their handlers, and once everything the sync brought is admitted (`admitted` returns when what
+    /// was submitted so far is) and handled, a probation ends.
+    func readyEnqueued(admitted: @escaping @Sendable () async -> Void) {
         let first = readyCount.add(1, ordering: .relaxed).newValue == 1
         let onProbation = rules.withLock { $0.isOnProbation }
         guard first || onProbation else { return }
@@ -160,7 +161,12 @@ final class SessionQuarantine: Sendable {
                 }
             }
             if onProbation {
-                await dispatcher.waitUntilIdle()
+                // Handled work can admit more (a gap's fetch): settled once both are idle after one another.
+                repeat {
+                    await admitted()
+                    await dispatcher.waitUntilIdle()
+                    await admitted()
+                } while !dispatcher.isIdle
                 await endProbationIfOn()
             }
         }

@@ -27,6 +27,7 @@ package enum ConfigurationReload: Sendable, Equatable {
         needsRestart("httpBind", current.httpBind != next.httpBind)
         needsRestart("quarantine", current.quarantine != next.quarantine)
         needsRestart("logLevel", current.logLevel != next.logLevel)
+        needsRestart("console", current.console != next.console)
         guard issues.isEmpty else {
             self = .refused(issues)
             return

@@ -20,7 +20,7 @@ public actor BotSession {
     private let configuration: BotConfiguration
     private let bot: any Bot
     private let environment: BotRuntimeEnvironment
-    private let metrics = SessionMetrics()
+    private let metrics: SessionMetrics
     private let log: SessionLog
 
     private enum Phase {
@@ -95,6 +95,8 @@ public actor BotSession {
     private var finishedWaiters: [CheckedContinuation<Void, Never>] = []
     /// The streams of `stateChanges()`, each told every change of `state`.
     private var stateObservers: [UInt64: AsyncStream<BotStatus.State>.Continuation] = [:]
+    /// When the last scheduled reconnect is due (shown while reconnecting).
+    private var reconnectAt: Date?
     private var nextStateObserver: UInt64 = 0
     /// Held from the start of a start-up or reconnect attempt until the bot is live, the attempt failed or the bot
     /// stopped (see ``StartupGate``).
@@ -108,6 +110,7 @@ public actor BotSession {
         self.configuration = configuration
         self.bot = bot
         self.environment = environment
+        self.metrics = SessionMetrics(clock: environment.clock)
         self.log = SessionLog(sink: environment.logSink, bot: configuration.name, clock: environment.clock)
         self.lifecycle = SessionLifecycle(
             reconnectPolicy: environment.reconnectPolicy, connectTimeout: environment.connectTimeout,
@@ -325,9 +328,12 @@ public actor BotSession {
         parts?.presence.presence(of: userId)
     }
 
+    /// Messages in and out per minute over the last hour, oldest first (60 values, the last for the current minute).
+    public nonisolated var messagesPerMinute: [Int] { metrics.messagesPerMinute }
+
     /// Where the bot is now, with its counters.
     public var status: BotStatus {
-        BotStatus(
+        var status = BotStatus(
             name: name, state: state, connected: isConnected, since: since, userId: parts?.identity.device?.userId,
             lastError: metrics.lastError, reconnects: metrics.reconnects.load(ordering: .relaxed),
             messagesIn: metrics.messagesIn.load(ordering: .relaxed), messagesOut: metrics.messagesOut.load(ordering: .relaxed),
@@ -335,6 +341,8 @@ public actor BotSession {
             stopReason: state == .stopped ? stopReason?.description : nil,
             messagesExpired: metrics.messagesExpired.load(ordering: .relaxed),
             quarantined: metrics.quarantined.load(ordering: .relaxed), firstLiveAt: firstLiveAt)
+        if state == .reconnecting, let reconnectAt, reconnectAt > environment.clock.now { status.reconnectAt = reconnectAt }
+        return status
     }
 
     private var isConnected: Bool {
@@ -395,6 +403,7 @@ public actor BotSession {
             case .scheduleReconnect(let date, let reason):
                 releaseStartupTicket()
                 let wait = date.timeIntervalSince(environment.clock.now)
+                reconnectAt = date
                 log.notice("reconnecting in \(String(format: "%.1f", max(0, wait))) s: \(reason)")
                 if case .closed = reason { metrics.setLastError(reason.description) }
                 if case .signInFailed = reason { metrics.setLastError(reason.description) }
@@ -564,7 +573,8 @@ public actor BotSession {
                 }
                 parts.dispatcher.enqueue(
                     .event(.ready(live.link.connection.sessionReady), trace: "ready-\(generation)"), in: .events)
-                parts.quarantine.readyEnqueued()
+                let admission = admission
+                parts.quarantine.readyEnqueued { await admission?.waitUntilProcessed() }
             }
         }
     }
@@ -738,11 +748,11 @@ public actor BotSession {
     /// Hands the quarantined entry `id` to its handler again: at once when the bot runs (`runsNow`), else at its
     /// next start. Returns the entry, nil when there is none.
     package func retryQuarantined(_ id: Int64) async throws(BotStoreError) -> (entry: QuarantineEntry, runsNow: Bool)? {
-        guard let entry = try await withStore({ store throws(BotStoreError) in try await store.requestRetry(of: id) }) else {
-            return nil
-        }
+        guard let (entry, wasPending) = try await withStore({ store throws(BotStoreError) in try await store.requestRetryNoting(of: id) })
+        else { return nil }
         if case .running = phase, hasStarted, let parts {
-            parts.quarantine.retry(entry)
+            // A retry asked for before is queued or running already (its entry leaves once its work commits).
+            if !wasPending { parts.quarantine.retry(entry) }
             return (entry, true)
         }
         return (entry, false)

@@ -56,6 +56,9 @@ public struct BotStatus: Sendable, Codable, Equatable {
     public var handlerLatency: HandlerLatencySummary
     /// Why the bot stopped, once `state` is `.stopped`.
     public var stopReason: String?
+    /// While `state` is `.reconnecting` and a reconnect is scheduled: when it is due (the end of the backoff or the
+    /// rate limit).
+    public var reconnectAt: Date?
 
     public init(
         name: String, state: State, connected: Bool, since: Date, userId: User.ID?, lastError: String?, reconnects: Int,

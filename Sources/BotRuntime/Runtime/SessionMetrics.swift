@@ -1,3 +1,4 @@
+import ChatterBots
 import Synchronization
 
 /// The counters of one bot, updated from any task without a hop to the session actor.
@@ -10,9 +11,35 @@ final class SessionMetrics: Sendable {
     let quarantined = Atomic<Int>(0)
     private let latency = Mutex(HandlerLatencySummary())
     private let error = Mutex<String?>(nil)
+    /// Messages in and out per minute over the last hour, on `clock`.
+    private let rate = Mutex(MessageRateHistory())
+    private let clock: any ChatterClock
 
-    func countIn(_ count: Int = 1) { messagesIn.add(count, ordering: .relaxed) }
-    func countOut(_ count: Int = 1) { messagesOut.add(count, ordering: .relaxed) }
+    init(clock: any ChatterClock) {
+        self.clock = clock
+    }
+
+    func countIn(_ count: Int = 1) {
+        messagesIn.add(count, ordering: .relaxed)
+        recordRate(count)
+    }
+
+    func countOut(_ count: Int = 1) {
+        messagesOut.add(count, ordering: .relaxed)
+        recordRate(count)
+    }
+
+    private func recordRate(_ count: Int) {
+        guard count > 0 else { return }
+        let now = clock.now
+        rate.withLock { $0.record(count, at: now) }
+    }
+
+    /// Messages in and out per minute over the last hour, oldest first.
+    var messagesPerMinute: [Int] {
+        let now = clock.now
+        return rate.withLock { $0.perMinute(at: now) }
+    }
     func countReconnect() { reconnects.add(1, ordering: .relaxed) }
     func countExpired() { messagesExpired.add(1, ordering: .relaxed) }
 

@@ -74,10 +74,19 @@ extension BotStore {
 
     /// Marks the entry `id` to be handed to its handler again; returns the entry, nil when there is none.
     package func requestRetry(of id: Int64) async throws(BotStoreError) -> QuarantineEntry? {
+        try await requestRetryNoting(of: id)?.entry
+    }
+
+    /// Marks the entry `id` to be handed to its handler again; returns the entry and whether a retry was already
+    /// asked for (and is pending: queued, running, or waiting for the bot's next start), nil when there is none.
+    package func requestRetryNoting(of id: Int64) async throws(BotStoreError) -> (entry: QuarantineEntry, wasPending: Bool)? {
         try await write("request a retry of a quarantined entry") { db in
+            guard let before = try db.fetchOne(sql: QuarantineSQL.selectEntry, arguments: [id]).map({ try QuarantineEntry(row: $0) })
+            else { return nil }
             try db.execute(sql: QuarantineSQL.requestRetry, arguments: [id])
-            guard db.changes > 0 else { return nil }
-            return try db.fetchOne(sql: QuarantineSQL.selectEntry, arguments: [id]).map { try QuarantineEntry(row: $0) }
+            var entry = before
+            entry.retryRequested = true
+            return (entry, before.retryRequested)
         }
     }
 }

@@ -31,7 +31,9 @@ extension BotCommandLine {
             environment.standardError.write(line: "\(programName): \(error)")
             return .usageError
         }
-        let log = LogSink(minimumLevel: configuration.logLevel, output: environment.standardError)
+        let logTail = configuration.console ? ConsoleLogTail() : nil
+        let standardLog = LogSink(minimumLevel: configuration.logLevel, output: environment.standardError)
+        let log = logTail.map { tail in standardLog.teeing { tail.record($0) } } ?? standardLog
         for bot in configuration.bots { log.registerSecret(bot.credentials.password) }
         for warning in configuration.warnings { log.log(.warning, "configuration: \(warning)") }
         let signals = watchSignals(in: environment, log: log)
@@ -109,7 +111,17 @@ extension BotCommandLine {
             }
             do {
                 health = try await HealthServer.start(
-                    supervisor: supervisor, reloader: reloader, host: bind, port: port, access: access)
+                    supervisor: supervisor, reloader: reloader, host: bind, port: port, access: access,
+                    console: configuration.console,
+                    faults: embedded.map { EmbeddedSandboxFaults(sandbox: $0.sandbox) },
+                    consoleExtensions: embedded.map { sandbox in
+                        [ConsoleChatRoutes(
+                            server: server, accounts: sandbox.testAccounts,
+                            bots: lineup.members.map {
+                                ConsoleChatRoutes.Bot(name: $0.configuration.name, username: $0.configuration.credentials.username)
+                            })]
+                    } ?? [],
+                    logTail: logTail)
             } catch {
                 environment.standardError.write(line: "\(programName): /healthz and /metrics cannot be served: \(error)"
                     + "; change httpPort in the configuration (0: any free port)")
@@ -254,6 +266,12 @@ extension BotCommandLine {
         }
         if let health {
             lines.append("Health: http://127.0.0.1:\(health.port)/healthz and http://127.0.0.1:\(health.port)/metrics")
+            if configuration.console {
+                let bind = options.httpBind ?? configuration.httpBind
+                let host = ControlAccess.isLoopback(bind) || ["0.0.0.0", "::", "[::]"].contains(bind) ? "127.0.0.1"
+                    : (bind.contains(":") ? "[\(bind)]" : bind)
+                lines.append("Console: http://\(host):\(health.port)/console/")
+            }
         }
         lines.append("Logs go to standard error. Ctrl-C stops gracefully (press it twice to exit at once).")
         return lines.joined(separator: "\n")

@@ -100,9 +100,9 @@ struct CommandLineHelp {
             The terminal client: signs in as USER (one device across runs, remembered in DATA/chat/), lists the
             conversations with their unread counts, and shows messages, typing, receipts (✓ delivered, ✓✓ read) and
             friends coming online as they happen. Lines starting with / are commands (/list, /open <n|name>,
-            /dm <username>, /friends, /accept <n>, /help, /quit); any other line is sent to the open conversation.
-            Without --api it connects to the server of the configuration: with "server": "sandbox", to the sandbox
-            that `\(program) run` started on 127.0.0.1:\(EmbeddedSandbox.defaultPort).
+            /dm <username>, /friends, /accept <n>, /decline <n>, /react <emoji>, /help, /quit); any other line is sent
+            to the open conversation. Without --api it connects to the server of the configuration: with "server":
+            "sandbox", to the sandbox that `\(program) run` started on 127.0.0.1:\(EmbeddedSandbox.defaultPort).
 
             \(chatOptions)
 

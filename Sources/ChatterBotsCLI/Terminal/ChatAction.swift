@@ -16,6 +16,10 @@ public enum ChatAction: Sendable, Hashable {
     case openDirectConversation(with: User.ID)
     /// Accept a friend request and report `.friendRequestAccepted`.
     case acceptFriendRequest(FriendRequest.ID)
+    /// Add a reaction to a message and report the message as `.reacted`.
+    case react(emoji: String, to: Message.ID, in: Conversation.ID)
+    /// Decline a friend request and report `.friendRequestDeclined`.
+    case declineFriendRequest(FriendRequest.ID)
     /// Fetch a user the screen has no name for and report `.userLoaded`.
     case lookUpUser(User.ID)
     /// After (re)connecting: reload the directory when `refreshDirectory`, then `sync.request` the given

@@ -10,6 +10,10 @@ public enum ChatCommand: Sendable, Hashable {
     case friends
     /// `/accept <n>`: accept the friend request numbered `n` by `/friends`.
     case accept(requestNumber: Int)
+    /// `/decline <n>`: decline the friend request numbered `n` by `/friends`.
+    case decline(requestNumber: Int)
+    /// `/react <emoji>`: react to the newest message someone else wrote in the open conversation.
+    case react(emoji: String)
     /// `/help`.
     case help
     /// `/quit` (also `/exit`, or the end of input).
@@ -67,6 +71,15 @@ public enum ChatCommand: Sendable, Hashable {
             guard !argument.isEmpty else { throw .missingArgument(command: "/accept", expected: "a request number from /friends") }
             guard let number = Int(argument), number >= 1 else { throw .invalidNumber(command: "/accept", argument) }
             self = .accept(requestNumber: number)
+        case "react":
+            guard !argument.isEmpty, !argument.contains(" ") else {
+                throw .missingArgument(command: "/react", expected: "one emoji, e.g. /react 👍")
+            }
+            self = .react(emoji: argument)
+        case "decline":
+            guard !argument.isEmpty else { throw .missingArgument(command: "/decline", expected: "a request number from /friends") }
+            guard let number = Int(argument), number >= 1 else { throw .invalidNumber(command: "/decline", argument) }
+            self = .decline(requestNumber: number)
         case "help", "h", "?":
             self = .help
         case "quit", "exit", "q":
@@ -83,6 +96,8 @@ public enum ChatCommand: Sendable, Hashable {
         "/dm <username>   open or start the direct conversation with a friend",
         "/friends         friends, who is online, and pending friend requests",
         "/accept <n>      accept friend request n of /friends",
+        "/decline <n>     decline friend request n of /friends",
+        "/react <emoji>   react to the newest message someone else wrote here",
         "/help            this list",
         "/quit            leave (Ctrl-D too)",
         "Any other line is sent to the open conversation (start it with // to send a line beginning with /).",

@@ -31,6 +31,10 @@ public enum ChatInput: Sendable, Hashable {
     case conversationOpened(Conversation)
     /// A friend request was accepted through `ChatAction.acceptFriendRequest`.
     case friendRequestAccepted(FriendRequestAccepted)
+    /// The message `ChatAction.react` reacted to, as the server answered it.
+    case reacted(Message)
+    /// A friend request was declined through `ChatAction.declineFriendRequest`.
+    case friendRequestDeclined(FriendRequest.ID)
     /// A user `ChatAction.lookUpUser` asked for.
     case userLoaded(User)
     /// A request made for the person failed; `message` says what and what to do.

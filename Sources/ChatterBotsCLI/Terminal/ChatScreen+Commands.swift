@@ -24,6 +24,10 @@ extension ChatScreen {
             showFriends(into: &update)
         case .accept(let number):
             accept(number, into: &update)
+        case .decline(let number):
+            decline(number, into: &update)
+        case .react(let emoji):
+            react(emoji, into: &update)
         case .help:
             update.lines.append(ScreenLine("Commands:", tone: .heading))
             update.lines += ChatCommand.helpText.map { ScreenLine("  " + $0, tone: .notice) }
@@ -143,7 +147,7 @@ extension ChatScreen {
             }
         }
         if !incomingRequests.isEmpty {
-            update.lines.append(ScreenLine("Friend requests to you (/accept <n>):", tone: .heading))
+            update.lines.append(ScreenLine("Friend requests to you (/accept <n> or /decline <n>):", tone: .heading))
             for (index, request) in incomingRequests.enumerated() {
                 let user = request.fromUser
                 update.lines.append(ScreenLine("  \(index + 1)  \(user.username) (\(user.displayName))", tone: .notice))
@@ -156,17 +160,44 @@ extension ChatScreen {
     }
 
     func accept(_ number: Int, into update: inout ChatUpdate) {
+        guard let request = incomingRequest(number, toAnswerWith: "accept", into: &update) else { return }
+        update.lines.append(ScreenLine("Accepting \(request.fromUser.username)'s friend request…", tone: .status))
+        update.actions.append(.acceptFriendRequest(request.id))
+    }
+
+    func decline(_ number: Int, into update: inout ChatUpdate) {
+        guard let request = incomingRequest(number, toAnswerWith: "decline", into: &update) else { return }
+        update.lines.append(ScreenLine("Declining \(request.fromUser.username)'s friend request…", tone: .status))
+        update.actions.append(.declineFriendRequest(request.id))
+    }
+
+    /// The friend request numbered `number` by `/friends`, or nil after saying there is none.
+    private func incomingRequest(_ number: Int, toAnswerWith verb: String, into update: inout ChatUpdate) -> FriendRequest? {
         guard number <= incomingRequests.count else {
             update.lines.append(ScreenLine(
                 incomingRequests.isEmpty
-                    ? "There are no friend requests to accept."
+                    ? "There are no friend requests to \(verb)."
                     : "There is no request \(number): /friends lists \(incomingRequests.count).",
+                tone: .error))
+            return nil
+        }
+        return incomingRequests[number - 1]
+    }
+
+    // MARK: Reacting
+
+    func react(_ emoji: String, into update: inout ChatUpdate) {
+        guard let id = openConversationId, conversations[id] != nil else {
+            update.lines.append(ScreenLine("No conversation is open: /open <n> (or /dm <username>) first.", tone: .error))
+            return
+        }
+        guard let message = newestIncoming[id] else {
+            update.lines.append(ScreenLine("Nothing to react to yet: /react reacts to the newest message someone else wrote here.",
                 tone: .error))
             return
         }
-        let request = incomingRequests[number - 1]
-        update.lines.append(ScreenLine("Accepting \(request.fromUser.username)'s friend request…", tone: .status))
-        update.actions.append(.acceptFriendRequest(request.id))
+        update.lines.append(ScreenLine("Reacting \(emoji) to \"\(Self.excerpt(content(of: message)))\"…", tone: .status))
+        update.actions.append(.react(emoji: emoji, to: message.id, in: id))
     }
 
     // MARK: Sending

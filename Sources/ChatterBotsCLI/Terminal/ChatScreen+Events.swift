@@ -94,7 +94,7 @@ extension ChatScreen {
             incomingRequests.append(request)
             users[request.fromUser.id] = request.fromUser
             update.lines.append(ScreenLine(
-                "\(request.fromUser.username) (\(request.fromUser.displayName)) wants to be your friend: /accept \(incomingRequests.count).",
+                "\(request.fromUser.username) (\(request.fromUser.displayName)) wants to be your friend: /accept \(incomingRequests.count) or /decline \(incomingRequests.count).",
                 tone: .notice))
         case .friendRequestAccepted(let accepted):
             friendshipStarted(accepted, into: &update)
@@ -142,6 +142,7 @@ extension ChatScreen {
         guard seenMessageIds.insert(message.id).inserted else { return false }
         if let editedAt = message.editedAt { editStamps[message.id] = editedAt }
         if message.isDeleted { deletedMessageIds.insert(message.id) }
+        reactionsShown[message.id] = message.reactions
         let id = message.conversationId
         guard var entry = conversations[id] else {
             update.lines.append(ScreenLine(
@@ -151,6 +152,10 @@ extension ChatScreen {
             return true
         }
         let isMine = message.senderId == me?.id
+        if !isMine, message.kind != .system, !message.isDeleted,
+           (newestIncoming[id]?.seq ?? 0) < message.seq {
+            newestIncoming[id] = message
+        }
         entry.noteSeen(message.seq)
         entry.lastActivity = max(entry.lastActivity, message.createdAt)
         entry.preview = preview(of: message)
@@ -201,6 +206,26 @@ extension ChatScreen {
             }
             update.lines.append(ScreenLine(
                 "\(prefix)\(name(of: message.senderId)) edited a message: \(content(of: message))", tone: .status))
+        }
+        reactionsChanged(message, prefix: prefix, into: &update)
+    }
+
+    /// A line per reaction added to or removed from `message` since it was last shown.
+    mutating func reactionsChanged(_ message: Message, prefix: String, into update: inout ChatUpdate) {
+        let before = reactionsShown[message.id] ?? []
+        guard !message.isDeleted, message.reactions != before else { return }
+        reactionsShown[message.id] = message.reactions
+        func pairs(_ reactions: [Message.Reaction]) -> [(emoji: String, user: User.ID)] {
+            reactions.flatMap { reaction in reaction.userIds.map { (reaction.emoji, $0) } }
+        }
+        let old = pairs(before), new = pairs(message.reactions)
+        let excerpt = Self.excerpt(content(of: message))
+        for pair in new where !old.contains(where: { $0 == pair }) {
+            update.lines.append(ScreenLine("\(prefix)\(name(of: pair.user)) reacted \(pair.emoji) to \"\(excerpt)\"", tone: .status))
+        }
+        for pair in old where !new.contains(where: { $0 == pair }) {
+            update.lines.append(ScreenLine(
+                "\(prefix)\(name(of: pair.user)) took back \(pair.emoji) from \"\(excerpt)\"", tone: .status))
         }
     }
 

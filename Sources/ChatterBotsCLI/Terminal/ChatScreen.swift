@@ -36,6 +36,10 @@ public struct ChatScreen: Sendable {
     /// Messages of the open conversation printed since it was opened, so its history does not repeat them.
     var printedSinceOpen: Set<Message.ID> = []
     var editStamps: [Message.ID: Timestamp] = [:]
+    /// The reactions last shown for each message, so that a change prints what was added or removed.
+    var reactionsShown: [Message.ID: [Message.Reaction]] = [:]
+    /// The newest message someone else wrote in each conversation: what `/react` reacts to.
+    var newestIncoming: [Conversation.ID: Message] = [:]
     var deletedMessageIds: Set<Message.ID> = []
     var requestedLookups: Set<User.ID> = []
     var hasLoadedDirectory = false
@@ -114,6 +118,12 @@ public struct ChatScreen: Sendable {
             open(conversation.id, into: &update)
         case .friendRequestAccepted(let accepted):
             friendshipStarted(accepted, into: &update)
+        case .reacted(let message):
+            messageChanged(message, into: &update)
+        case .friendRequestDeclined(let requestId):
+            guard let index = incomingRequests.firstIndex(where: { $0.id == requestId }) else { break }
+            let request = incomingRequests.remove(at: index)
+            update.lines.append(ScreenLine("Declined \(request.fromUser.username)'s friend request.", tone: .notice))
         case .userLoaded(let user):
             users[user.id] = user
             if let friend = friends[user.id] { friends[user.id] = Friend(user: user, since: friend.since) }

@@ -101,6 +101,23 @@ struct ChatShell {
                     events.yield(.input(.requestFailed("Could not accept the friend request: \(error)")))
                 }
             }
+        case .react(let emoji, let messageId, let conversationId):
+            Task {
+                do {
+                    events.yield(.input(.reacted(try await rest.addReaction(emoji, to: messageId, in: conversationId))))
+                } catch {
+                    events.yield(.input(.requestFailed("Could not react: \(error)")))
+                }
+            }
+        case .declineFriendRequest(let requestId):
+            Task {
+                do {
+                    try await rest.declineFriendRequest(requestId)
+                    events.yield(.input(.friendRequestDeclined(requestId)))
+                } catch {
+                    events.yield(.input(.requestFailed("Could not decline the friend request: \(error)")))
+                }
+            }
         case .lookUpUser(let userId):
             // A name is a nicety: without it the screen shows a short id.
             Task {

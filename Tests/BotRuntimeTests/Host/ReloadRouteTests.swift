@@ -35,7 +35,7 @@ struct ReloadRouteTests {
             bots: [StandInSession("echo", changes: changes)], log: LogSink(minimumLevel: .info, output: CapturedLines(changes: changes)))
         let run = Task { await supervisor.run() }
         let server = try await HealthServer.start(
-            supervisor: supervisor, reloader: reloader, port: 0, access: ControlAccess(token: token))
+            supervisor: supervisor, reloader: reloader, host: "127.0.0.1", port: 0, access: ControlAccess(token: token))
         return (supervisor, server, run)
     }
 

@@ -17,7 +17,7 @@ import Testing
     private func sender(_ store: BotStore) -> OutboxSender {
         OutboxSender(
             store: store, clock: clock, pacing: nil, log: SessionLog(sink: logs.sink, bot: "botty", clock: clock),
-            metrics: SessionMetrics()) { _, _ in }
+            metrics: SessionMetrics(clock: clock)) { _, _ in }
     }
 
     @Test func anAckReceivedJustBeforeTheStoreClosesIsRecordedFirst() async throws {

@@ -216,7 +216,7 @@ struct StoreWriterTests {
 
     private func hooks(routing route: @escaping StoreWriter.LaneHooks.Route) -> StoreWriter.LaneHooks {
         StoreWriter.LaneHooks(
-            clock: clock, log: SessionLog(sink: .discarding, bot: "writer", clock: clock), metrics: SessionMetrics(),
+            clock: clock, log: SessionLog(sink: .discarding, bot: "writer", clock: clock), metrics: SessionMetrics(clock: clock),
             route: route, onRefusal: { _, _, _ in }, isStale: { _, _ in false }, hasBacklog: { _ in false },
             onFatal: { reason, _, _ in Issue.record("the bot was stopped: \(reason)") })
     }

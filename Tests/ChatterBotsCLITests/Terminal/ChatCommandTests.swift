@@ -49,6 +49,10 @@ struct ChatCommandTests {
 
     @Test func acceptTakesARequestNumber() throws {
         #expect(try ChatCommand(parsing: "/accept 3") == .accept(requestNumber: 3))
+        #expect(try ChatCommand(parsing: "/decline 2") == .decline(requestNumber: 2))
+        #expect(throws: ChatCommandError.invalidNumber(command: "/decline", "0")) { try ChatCommand(parsing: "/decline 0") }
+        #expect(try ChatCommand(parsing: "/react 👍") == .react(emoji: "👍"))
+        #expect(throws: ChatCommandError.self) { try ChatCommand(parsing: "/react") }
     }
 
     @Test func anUnknownCommandPointsToHelpAndToTheEscape() {

@@ -4,7 +4,7 @@ import ChatterBots
 import Foundation
 import Testing
 
-/// `/friends`, `/accept`, `/dm` and the friend events.
+/// `/friends`, `/accept`, `/decline`, `/dm` and the friend events.
 @Suite("ChatScreen: friends")
 struct ChatScreenFriendTests {
     typealias F = ChatFixtures
@@ -16,7 +16,7 @@ struct ChatScreenFriendTests {
             "Friends (/dm <username>):",
             "  ● bob (Bob)  online",
             "  ○ carol (Carol)",
-            "Friend requests to you (/accept <n>):",
+            "Friend requests to you (/accept <n> or /decline <n>):",
             "  1  dave (Dave)",
         ])
     }
@@ -36,7 +36,7 @@ struct ChatScreenFriendTests {
     @Test func anIncomingRequestSaysHowToAcceptIt() {
         var screen = F.screen()
         let update = screen.handle(.server(.friendRequestReceived(F.request("R1", from: F.dave, to: F.alice))))
-        #expect(update.text == ["dave (Dave) wants to be your friend: /accept 1."])
+        #expect(update.text == ["dave (Dave) wants to be your friend: /accept 1 or /decline 1."])
     }
 
     @Test func acceptingAsksTheShellThenWelcomesTheNewFriend() {
@@ -50,6 +50,17 @@ struct ChatScreenFriendTests {
         // The server's own friend_request.accepted event says nothing new.
         #expect(screen.handle(.server(.friendRequestAccepted(accepted))).lines.isEmpty)
         #expect(screen.handle(.line("/friends")).text.contains("  ○ dave (Dave)"))
+    }
+
+    @Test func decliningAsksTheShellThenForgetsTheRequest() {
+        var screen = F.screen()
+        _ = screen.handle(.server(.friendRequestReceived(F.request("R1", from: F.dave, to: F.alice))))
+        let decline = screen.handle(.line("/decline 1"))
+        #expect(decline.actions == [.declineFriendRequest("R1")])
+        #expect(decline.text == ["Declining dave's friend request…"])
+        #expect(screen.handle(.friendRequestDeclined("R1")).text == ["Declined dave's friend request."])
+        #expect(screen.handle(.line("/decline 1")).text == ["There are no friend requests to decline."])
+        #expect(!screen.handle(.line("/friends")).text.contains("  1  dave (Dave)"))
     }
 
     @Test func acceptingANumberThatIsNotListedIsAnError() {

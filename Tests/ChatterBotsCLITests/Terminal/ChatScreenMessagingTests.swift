@@ -190,6 +190,37 @@ struct ChatScreenMessagingTests {
         #expect(update.actions == [.markRead(ReceiptPosition(conversationId: F.withBob, seq: 9))])
     }
 
+    @Test func reactReactsToTheNewestMessageSomeoneElseWrote() {
+        var screen = F.screenWithBobOpen()
+        #expect(screen.handle(.line("/react 👍")).text
+            == ["Nothing to react to yet: /react reacts to the newest message someone else wrote here."])
+        let message = F.message("M-BOB-6", in: F.withBob, seq: 6, from: F.bob, "lunch?")
+        _ = screen.handle(.server(.messageNew(message)))
+        let react = screen.handle(.line("/react 👍"))
+        #expect(react.actions == [.react(emoji: "👍", to: "M-BOB-6", in: F.withBob)])
+        #expect(react.text == [#"Reacting 👍 to "lunch?"…"#])
+        var reacted = message
+        reacted.reactions = [Message.Reaction(emoji: "👍", userIds: [F.alice.id])]
+        #expect(screen.handle(.reacted(reacted)).text == [#"alice reacted 👍 to "lunch?""#])
+        // The server's own message.updated for the same reaction says nothing new.
+        #expect(screen.handle(.server(.messageUpdated(reacted))).lines.isEmpty)
+    }
+
+    @Test func aReactionTakenBackIsReportedAndADeletionShowsNoReactionLines() {
+        var screen = F.screenWithBobOpen()
+        var message = F.message("M-BOB-6", in: F.withBob, seq: 6, from: F.bob, "lunch?")
+        message.reactions = [Message.Reaction(emoji: "🎉", userIds: [F.bob.id])]
+        _ = screen.handle(.server(.messageNew(message)))
+        message.reactions = []
+        #expect(screen.handle(.server(.messageUpdated(message))).text == [#"bob took back 🎉 from "lunch?""#])
+        message.reactions = [Message.Reaction(emoji: "🎉", userIds: [F.bob.id])]
+        _ = screen.handle(.server(.messageUpdated(message)))
+        message.body = nil
+        message.reactions = []
+        message.deletedAt = F.time(14, 30)
+        #expect(screen.handle(.server(.messageUpdated(message))).text == ["bob deleted a message."])
+    }
+
     @Test func anEditAndADeletionAreReported() {
         var screen = F.screenWithBobOpen()
         var message = F.message("M-BOB-6", in: F.withBob, seq: 6, from: F.bob, "on my way")
@@ -199,7 +230,7 @@ struct ChatScreenMessagingTests {
         #expect(screen.handle(.server(.messageUpdated(message))).text == ["bob edited a message: on my way, 5 min (edited)"])
         var reacted = message
         reacted.reactions = [Message.Reaction(emoji: "👍", userIds: [F.alice.id])]
-        #expect(screen.handle(.server(.messageUpdated(reacted))).lines.isEmpty)
+        #expect(screen.handle(.server(.messageUpdated(reacted))).text == [#"alice reacted 👍 to "on my way, 5 min (edited)""#])
         message.body = nil
         message.deletedAt = F.time(14, 30)
         #expect(screen.handle(.server(.messageUpdated(message))).text == ["bob deleted a message."])

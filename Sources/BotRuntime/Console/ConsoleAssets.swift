@@ -1,0 +1,471 @@
+/// The console page's static files, embedded in the binary as strings: plain HTML, CSS and JavaScript, no build
+/// step, nothing fetched from elsewhere (docs/console.md).
+enum ConsoleAssets {
+    struct Asset {
+        var contentType: String
+        var body: String
+    }
+
+    /// The file served at `path` under `/console` (`/` is the page), if any.
+    static func asset(at path: String) -> Asset? {
+        switch path {
+        case "/", "/index.html": Asset(contentType: "text/html; charset=utf-8", body: html)
+        case "/console.css": Asset(contentType: "text/css; charset=utf-8", body: css)
+        case "/console.js": Asset(contentType: "text/javascript; charset=utf-8", body: script)
+        default: nil
+        }
+    }
+
+    static let html = #"""
+    <!doctype html>
+    <html lang="en">
+    <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>ChatterBots console</title>
+    <link rel="stylesheet" href="/console/console.css">
+    <script src="/console/console.js" defer></script>
+    </head>
+    <body>
+    <header>
+      <h1>ChatterBots console</h1>
+      <span id="connection" class="connection">connecting…</span>
+    </header>
+    <form id="login" class="login" hidden>
+      <p>This console needs the control token (<code>CHATTERBOTS_CONTROL_TOKEN</code> of the process).</p>
+      <label>Token <input id="token" name="token" type="password" autocomplete="off" required></label>
+      <button type="submit">Open the console</button>
+      <p id="login-error" class="error" role="alert"></p>
+    </form>
+    <main id="fleet-view" hidden>
+      <section class="summary" id="summary" aria-live="polite"></section>
+      <section id="faults" class="faults" hidden>
+        <strong>Faults on the sandbox</strong>
+        <label>Bot <select id="fault-bot"></select></label>
+        <span id="fault-buttons"></span>
+        <span id="fault-result" role="status"></span>
+      </section>
+      <form id="filters" class="filters">
+        <label>Name <input id="filter-name" type="search" placeholder="any"></label>
+        <label>State <select id="filter-state">
+          <option value="">any</option>
+          <option>live</option><option>connecting</option><option>signingIn</option><option>synchronizing</option>
+          <option>reconnecting</option><option>starting</option><option>stopping</option><option>stopped</option>
+          <option>crashing</option>
+        </select></label>
+        <span class="pager">
+          <button type="button" id="previous">‹ Previous</button>
+          <span id="page-label"></span>
+          <button type="button" id="next">Next ›</button>
+        </span>
+      </form>
+      <table id="fleet">
+        <thead><tr>
+          <th>Bot</th><th>State</th><th>In</th><th>Out</th><th>Outbox</th><th>Reconnects</th><th>Quarantined</th>
+          <th>Messages per minute, last hour</th>
+        </tr></thead>
+        <tbody id="bots"></tbody>
+      </table>
+      <p id="error" class="error" role="alert"></p>
+      <section id="logs-view" class="logs" hidden>
+        <h2>Traffic</h2>
+        <form id="logs-form" class="filters">
+          <label>Bot <select id="logs-bot"><option value="">every bot</option></select></label>
+          <label>Trace <input id="logs-trace" autocomplete="off" placeholder="any (click a trace id)"></label>
+          <button type="submit">Follow</button>
+        </form>
+        <ol id="logs" class="chat-lines" aria-live="polite"></ol>
+      </section>
+      <section id="chat-view" class="chat" hidden>
+        <h2>Chat as a test user</h2>
+        <form id="chat-open" class="filters">
+          <label>As <select id="chat-as"></select></label>
+          <label>With <select id="chat-with"></select></label>
+          <button type="submit">Open the conversation</button>
+        </form>
+        <ol id="chat-lines" class="chat-lines" aria-live="polite"></ol>
+        <form id="chat-form" class="filters">
+          <input id="chat-text" autocomplete="off" placeholder="Type a message (or /help)" size="60" disabled>
+          <button type="submit" id="chat-send" disabled>Send</button>
+          <span id="reactions" title="React to the bot's newest message">
+            <button type="button" data-react="👍" disabled>👍</button>
+            <button type="button" data-react="❤️" disabled>❤️</button>
+            <button type="button" data-react="😂" disabled>😂</button>
+          </span>
+        </form>
+        <form id="picture-form" class="filters">
+          <label>Picture <input id="picture-file" type="file" accept="image/png,image/jpeg,image/gif,image/webp" disabled></label>
+          <input id="picture-caption" autocomplete="off" placeholder="Caption" disabled>
+          <button type="submit" id="picture-send" disabled>Send the picture</button>
+        </form>
+      </section>
+    </main>
+    </body>
+    </html>
+    """#
+
+    static let css = #"""
+    :root { color-scheme: light dark; --ok: #1a7f37; --warn: #9a6700; --bad: #cf222e; --muted: #6e7781; }
+    [hidden] { display: none !important; }
+    body { font: 14px/1.4 system-ui, sans-serif; margin: 0 1.5rem 2rem; }
+    header { display: flex; align-items: baseline; gap: 1rem; }
+    h1 { font-size: 1.3rem; }
+    .connection { color: var(--muted); }
+    .connection.live { color: var(--ok); }
+    .summary { display: flex; gap: .5rem; flex-wrap: wrap; margin-bottom: .8rem; }
+    .summary span { border: 1px solid var(--muted); border-radius: 1rem; padding: .1rem .6rem; }
+    .filters { display: flex; gap: 1rem; align-items: center; margin-bottom: .6rem; flex-wrap: wrap; }
+    .pager { margin-left: auto; display: flex; gap: .5rem; align-items: center; }
+    table { border-collapse: collapse; width: 100%; }
+    th, td { text-align: left; padding: .3rem .6rem; border-bottom: 1px solid #d0d7de; vertical-align: top; }
+    td.number { text-align: right; font-variant-numeric: tabular-nums; }
+    .state { font-weight: 600; }
+    .state-live { color: var(--ok); }
+    .state-reconnecting, .state-connecting, .state-signingIn, .state-synchronizing, .state-starting { color: var(--warn); }
+    .state-stopped, .state-crashing, .state-stopping { color: var(--bad); }
+    .detail { display: block; color: var(--muted); font-weight: normal; font-size: 12px; max-width: 28rem; }
+    svg.chart { width: 180px; height: 28px; }
+    svg.chart polyline { fill: none; stroke: currentColor; stroke-width: 1.5; }
+    .error { color: var(--bad); }
+    .chat h2, .logs h2 { font-size: 1.1rem; margin-top: 1.5rem; }
+    .level-warning, .level-error, .level-critical { color: var(--bad); }
+    a.trace { color: #0550ae; }
+    .chat-lines { list-style: none; padding: .4rem .6rem; margin: 0 0 .6rem; border: 1px solid #d0d7de;
+      max-height: 22rem; overflow-y: auto; font-family: ui-monospace, monospace; font-size: 13px; }
+    .chat-lines .tone-own { color: #0550ae; }
+    .chat-lines .tone-heading { font-weight: 600; }
+    .chat-lines .tone-status { color: var(--muted); }
+    .chat-lines .tone-error { color: var(--bad); }
+    .faults { display: flex; gap: .6rem; align-items: center; flex-wrap: wrap; margin-bottom: .8rem;
+      border: 1px dashed var(--muted); padding: .4rem .6rem; }
+    .login { max-width: 30rem; display: grid; gap: .6rem; }
+    """#
+
+    static let script = #"""
+    "use strict";
+    (() => {
+      const $ = (id) => document.getElementById(id);
+      const query = { name: "", state: "", page: 1 };
+      let events = null;
+      let lastPage = { page: 1, pages: 1 };
+
+      function search() {
+        const params = new URLSearchParams({ page: String(query.page) });
+        if (query.name) params.set("name", query.name);
+        if (query.state) params.set("state", query.state);
+        return params.toString();
+      }
+
+      async function start() {
+        const response = await fetch("/console/fleet?" + search(), { credentials: "same-origin" });
+        if (response.status === 401) { showLogin(); return; }
+        if (!response.ok) { showError(response); return; }
+        $("login").hidden = true;
+        $("fleet-view").hidden = false;
+        render(await response.json());
+        listen();
+        startChat();
+        $("logs-view").hidden = false;
+        followLogs();
+      }
+
+      function listen() {
+        if (events) events.close();
+        events = new EventSource("/console/events?" + search());
+        events.addEventListener("fleet", (event) => {
+          $("connection").textContent = "live";
+          $("connection").className = "connection live";
+          render(JSON.parse(event.data));
+        });
+        events.onerror = () => {
+          $("connection").textContent = "reconnecting…";
+          $("connection").className = "connection";
+        };
+      }
+
+      async function showError(response) {
+        let message = response.status + " " + response.statusText;
+        try { message = (await response.json()).error || message; } catch (_) {}
+        $("error").textContent = message;
+      }
+
+      function showLogin() {
+        $("fleet-view").hidden = true;
+        $("login").hidden = false;
+        $("connection").textContent = "signed out";
+      }
+
+      async function login(event) {
+        event.preventDefault();
+        const response = await fetch("/console/session", {
+          method: "POST", credentials: "same-origin",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ token: $("token").value }),
+        });
+        if (response.ok) { $("token").value = ""; $("login-error").textContent = ""; start(); return; }
+        let message = "refused";
+        try { message = (await response.json()).error; } catch (_) {}
+        $("login-error").textContent = message;
+      }
+
+      function element(tag, text, className) {
+        const node = document.createElement(tag);
+        if (text !== undefined) node.textContent = text;
+        if (className) node.className = className;
+        return node;
+      }
+
+      function stateCell(bot) {
+        const cell = element("td", undefined, "state state-" + bot.state);
+        cell.append(element("span", bot.state === "reconnecting" ? "backing off" : bot.state));
+        let detail = "";
+        if (bot.state === "reconnecting" && bot.reconnectAt) {
+          detail = "until " + new Date(bot.reconnectAt).toLocaleTimeString();
+        } else if (bot.state === "stopped" || bot.state === "crashing") {
+          detail = bot.stopReason || bot.lastError || "";
+        } else {
+          detail = "since " + new Date(bot.since).toLocaleTimeString();
+        }
+        if (bot.lastError && bot.state === "reconnecting") detail += (detail ? ": " : "") + bot.lastError;
+        if (detail) cell.append(element("span", detail, "detail"));
+        return cell;
+      }
+
+      function chart(values) {
+        const svgNS = "http://www.w3.org/2000/svg";
+        const svg = document.createElementNS(svgNS, "svg");
+        svg.setAttribute("class", "chart");
+        svg.setAttribute("viewBox", "0 0 59 20");
+        svg.setAttribute("preserveAspectRatio", "none");
+        const top = Math.max(1, ...values);
+        const line = document.createElementNS(svgNS, "polyline");
+        line.setAttribute("points", values.map((v, i) => i + "," + (19 - (v / top) * 18).toFixed(1)).join(" "));
+        svg.append(line);
+        const title = document.createElementNS(svgNS, "title");
+        title.textContent = values.reduce((a, b) => a + b, 0) + " messages in the last hour, at most " + top + " a minute";
+        svg.append(title);
+        return svg;
+      }
+
+      function render(fleet) {
+        lastPage = fleet;
+        const summary = $("summary");
+        summary.replaceChildren(element("span", fleet.total + " bots"));
+        for (const [state, count] of Object.entries(fleet.states).sort()) {
+          summary.append(element("span", count + " " + state, "state-" + state));
+        }
+        const rows = fleet.bots.map((bot) => {
+          const row = element("tr");
+          row.dataset.bot = bot.name;
+          row.dataset.state = bot.state;
+          row.append(element("td", bot.name), stateCell(bot));
+          for (const key of ["messagesIn", "messagesOut", "outboxDepth", "reconnects", "quarantined"]) {
+            row.append(element("td", String(bot[key]), "number"));
+          }
+          const chartCell = element("td");
+          chartCell.append(chart(bot.perMinute.length ? bot.perMinute : [0]));
+          row.append(chartCell);
+          return row;
+        });
+        $("bots").replaceChildren(...rows);
+        $("page-label").textContent = "page " + fleet.page + " of " + fleet.pages + " (" + fleet.matching + " matching)";
+        $("previous").disabled = fleet.page <= 1;
+        $("next").disabled = fleet.page >= fleet.pages;
+        $("error").textContent = "";
+        renderFaults(fleet);
+        renderLogBots(fleet);
+      }
+
+      const faultLabels = {
+        dropSocket: "Drop the socket", loseMessageNew: "Lose a message.new", duplicateEvent: "Duplicate message.new",
+        rateLimit: "Rate limit (4008, 5 s)", restartServer: "Restart the server", clearFaults: "Clear faults",
+      };
+
+      function renderFaults(fleet) {
+        const panel = $("faults");
+        panel.hidden = !fleet.faults || fleet.faults.length === 0;
+        if (panel.hidden) return;
+        const select = $("fault-bot");
+        const names = fleet.bots.map((bot) => bot.name);
+        if (Array.from(select.options, (option) => option.value).join("\n") !== names.join("\n")) {
+          const chosen = select.value;
+          select.replaceChildren(...names.map((name) => element("option", name)));
+          if (names.includes(chosen)) select.value = chosen;
+        }
+        const buttons = $("fault-buttons");
+        if (buttons.childElementCount === fleet.faults.length) return;
+        buttons.replaceChildren(...fleet.faults.map((fault) => {
+          const button = element("button", faultLabels[fault] || fault);
+          button.type = "button";
+          button.dataset.fault = fault;
+          button.addEventListener("click", () => inject(fault));
+          return button;
+        }));
+      }
+
+      async function inject(fault) {
+        const response = await fetch("/console/faults", {
+          method: "POST", credentials: "same-origin",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ bot: $("fault-bot").value, fault }),
+        });
+        let message = response.ok ? (faultLabels[fault] || fault) + ": done" : "refused";
+        try { const body = await response.json(); if (body.error) message = body.error; } catch (_) {}
+        $("fault-result").textContent = message;
+      }
+
+      let chat = null;
+      let logs = null;
+
+      function followLogs(event) {
+        if (event) event.preventDefault();
+        if (logs) logs.close();
+        $("logs").replaceChildren();
+        const params = new URLSearchParams();
+        if ($("logs-bot").value) params.set("bot", $("logs-bot").value);
+        if ($("logs-trace").value.trim()) params.set("trace", $("logs-trace").value.trim());
+        logs = new EventSource("/console/logs?" + params.toString());
+        logs.addEventListener("log", (message) => {
+          const record = JSON.parse(message.data);
+          const item = element("li", undefined, "level-" + record.level);
+          item.dataset.trace = record.trace || "";
+          item.append(record.time + " " + record.level + " " + (record.bot || "-") + " ");
+          if (record.trace) {
+            const link = element("a", record.trace, "trace");
+            link.href = "#";
+            link.addEventListener("click", (click) => {
+              click.preventDefault();
+              $("logs-trace").value = record.trace;
+              followLogs();
+            });
+            item.append(link, " ");
+          }
+          const fields = Object.entries(record.fields).map(([key, value]) => key + "=" + value).join(" ");
+          item.append(record.message + (fields ? " " + fields : ""));
+          const list = $("logs");
+          list.append(item);
+          while (list.childElementCount > 500) list.firstElementChild.remove();
+          list.scrollTop = list.scrollHeight;
+        });
+      }
+
+      function renderLogBots(fleet) {
+        const select = $("logs-bot");
+        const names = [""].concat(fleet.bots.map((bot) => bot.name));
+        if (Array.from(select.options, (option) => option.value).join("\n") === names.join("\n")) return;
+        const chosen = select.value;
+        select.replaceChildren(...names.map((name) => {
+          const option = element("option", name || "every bot");
+          option.value = name;
+          return option;
+        }));
+        if (names.includes(chosen)) select.value = chosen;
+      }
+
+      async function startChat() {
+        const response = await fetch("/console/chat", { credentials: "same-origin" });
+        if (!response.ok) return;
+        const offer = await response.json();
+        $("chat-as").replaceChildren(...offer.accounts.map((name) => element("option", name)));
+        $("chat-with").replaceChildren(...offer.bots.map((bot) => {
+          const option = element("option", bot.name + " (" + bot.username + ")");
+          option.value = bot.username;
+          return option;
+        }));
+        $("chat-view").hidden = false;
+      }
+
+      function openChat(event) {
+        event.preventDefault();
+        if (chat) chat.close();
+        const as = $("chat-as").value;
+        const bot = $("chat-with").value;
+        $("chat-lines").replaceChildren();
+        chat = new EventSource("/console/chat/events?as=" + encodeURIComponent(as));
+        let opened = false;
+        chat.addEventListener("ready", () => {
+          for (const id of ["chat-text", "chat-send", "picture-file", "picture-caption", "picture-send"]) $(id).disabled = false;
+          for (const button of document.querySelectorAll("#reactions button")) button.disabled = false;
+          if (!opened) { opened = true; say("/dm " + bot); }
+        });
+        chat.addEventListener("lines", (message) => {
+          const list = $("chat-lines");
+          for (const line of JSON.parse(message.data)) {
+            list.append(element("li", line.text, "tone-" + line.tone));
+          }
+          while (list.childElementCount > 300) list.firstElementChild.remove();
+          list.scrollTop = list.scrollHeight;
+        });
+      }
+
+      async function say(line) {
+        const response = await fetch("/console/chat/say", {
+          method: "POST", credentials: "same-origin",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ as: $("chat-as").value, line }),
+        });
+        if (!response.ok) {
+          let message = "not sent";
+          try { message = (await response.json()).error; } catch (_) {}
+          $("chat-lines").append(element("li", message, "tone-error"));
+        }
+      }
+
+      async function sendPicture(event) {
+        event.preventDefault();
+        const file = $("picture-file").files[0];
+        if (!file) return;
+        const data = await new Promise((resolve, reject) => {
+          const reader = new FileReader();
+          reader.onload = () => resolve(String(reader.result).split(",")[1]);
+          reader.onerror = () => reject(reader.error);
+          reader.readAsDataURL(file);
+        });
+        const response = await fetch("/console/chat/picture", {
+          method: "POST", credentials: "same-origin",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({
+            as: $("chat-as").value, to: $("chat-with").value, contentType: file.type, data,
+            caption: $("picture-caption").value,
+          }),
+        });
+        if (!response.ok) {
+          let message = "the picture was not sent";
+          try { message = (await response.json()).error; } catch (_) {}
+          $("chat-lines").append(element("li", message, "tone-error"));
+          return;
+        }
+        $("picture-caption").value = "";
+        $("picture-file").value = "";
+      }
+
+      function refilter() {
+        query.name = $("filter-name").value.trim();
+        query.state = $("filter-state").value;
+        query.page = 1;
+        listen();
+      }
+
+      document.addEventListener("DOMContentLoaded", () => {
+        $("login").addEventListener("submit", login);
+        $("chat-open").addEventListener("submit", openChat);
+        $("logs-form").addEventListener("submit", followLogs);
+        $("picture-form").addEventListener("submit", sendPicture);
+        for (const button of document.querySelectorAll("#reactions button")) {
+          button.addEventListener("click", () => say("/react " + button.dataset.react));
+        }
+        $("chat-form").addEventListener("submit", (event) => {
+          event.preventDefault();
+          const text = $("chat-text").value;
+          if (text.trim()) { say(text); $("chat-text").value = ""; }
+        });
+        $("filters").addEventListener("submit", (event) => { event.preventDefault(); refilter(); });
+        $("filter-name").addEventListener("input", refilter);
+        $("filter-state").addEventListener("change", refilter);
+        $("previous").addEventListener("click", () => { query.page = Math.max(1, lastPage.page - 1); listen(); });
+        $("next").addEventListener("click", () => { query.page = Math.min(lastPage.pages, lastPage.page + 1); listen(); });
+        start();
+      });
+    })();
+    """#
+}

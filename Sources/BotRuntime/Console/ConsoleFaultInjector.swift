@@ -1,0 +1,25 @@
+import ChatterBots
+
+/// A fault the console can set off on the embedded sandbox, to watch a bot react (its state in the fleet).
+package enum ConsoleFault: String, CaseIterable, Sendable {
+    /// Drop the bot's socket without a close frame (1006).
+    case dropSocket
+    /// Never deliver the bot's next `message.new` (a gap its sync must fill).
+    case loseMessageNew
+    /// Send each `message.new` to the bot twice (until the faults are cleared).
+    case duplicateEvent
+    /// Close the bot's socket with 4008 and a reason of 5 (seconds): a rate limit.
+    case rateLimit
+    /// Close every socket with 1012 (service restart), as a restarting server does; the bot named is not needed.
+    case restartServer
+    /// Disarm the bot's lasting faults.
+    case clearFaults
+}
+
+/// Sets off `ConsoleFault`s; `run` passes one when the server is the embedded sandbox.
+package protocol ConsoleFaultInjector: Sendable {
+    /// Sets off `fault` on the connections of the bot signed in as `userId`.
+    ///
+    /// - Throws: `ConsoleInputError` saying why it cannot (the bot has no open connection).
+    func inject(_ fault: ConsoleFault, intoBot userId: User.ID) async throws(ConsoleInputError)
+}

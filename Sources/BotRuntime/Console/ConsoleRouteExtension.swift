@@ -1,0 +1,10 @@
+import WebSocket
+
+/// Console routes that another module serves under a prefix of `/console` (the embedded sandbox's chat, in the
+/// command-line module): `ConsoleRoutes` checks Host, Origin and access first, then hands the request over.
+package protocol ConsoleRouteExtension: Sendable {
+    /// The path the routes live under, e.g. `/console/chat`; the path itself and every path below it.
+    var prefix: String { get }
+
+    func respond(to request: HTTPRequest) async -> HTTPServerResponse
+}

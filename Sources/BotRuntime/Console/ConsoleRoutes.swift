@@ -1,0 +1,276 @@
+import Foundation
+import Synchronization
+import WebSocket
+
+/// The web console's routes under `/console` (on when `"console": true`), served by `HealthServer`:
+///
+/// - `GET /console/`, `/console/console.css`, `/console/console.js`: the page (`ConsoleAssets`).
+/// - `POST /console/session` with the control token (JSON `{"token": …}` or a form field `token`): sets the session
+///   cookie that the other routes accept in place of `Authorization: Bearer`.
+/// - `GET /console/fleet?name=&state=&page=&pageSize=`: one page of the fleet (`ConsoleFleetPage`) as JSON.
+/// - `GET /console/events?…`: the same page as server-sent events, a snapshot when it changes (checked every second
+///   while the client is connected; nothing runs when none is).
+/// - `GET /console/logs?bot=&trace=`: server-sent events, `event: log` with each log record (redacted) of the bot
+///   or of the trace, the kept ones first.
+/// - `POST /console/faults` with JSON `{"bot": …, "fault": …}`: sets off a `ConsoleFault` (embedded sandbox only).
+///
+/// Every route first passes `ConsoleRequestCheck` (Host and Origin, 403); all but the page and the session need
+/// `ConsoleAccess` (401).
+package final class ConsoleRoutes: Sendable {
+    /// The path prefix of every console route.
+    package static let root = "/console"
+
+    private let supervisor: BotSupervisor
+    private let access: ConsoleAccess
+    private let bind: String
+    private let faults: (any ConsoleFaultInjector)?
+    private let extensions: [any ConsoleRouteExtension]
+    private let logTail: ConsoleLogTail?
+    private let port = Atomic<Int>(0)
+
+    package init(
+        supervisor: BotSupervisor, access: ConsoleAccess, bind: String, faults: (any ConsoleFaultInjector)? = nil,
+        extensions: [any ConsoleRouteExtension] = [], logTail: ConsoleLogTail? = nil
+    ) {
+        self.logTail = logTail
+        self.supervisor = supervisor
+        self.access = access
+        self.bind = bind
+        self.faults = faults
+        self.extensions = extensions
+    }
+
+    /// Sets the port the server listens on (known once it is bound), which `Host` and `Origin` must name.
+    package func serve(onPort port: Int) {
+        self.port.store(port, ordering: .releasing)
+    }
+
+    /// Whether `path` is a console route's.
+    package static func owns(_ path: String) -> Bool {
+        path == root || path.hasPrefix(root + "/")
+    }
+
+    package func respond(to request: HTTPRequest) async -> HTTPServerResponse {
+        let check = ConsoleRequestCheck(bind: bind, port: port.load(ordering: .acquiring))
+        if let refusal = check.refusal(of: request) {
+            return .response(Self.error(.forbidden, refusal))
+        }
+        let path = request.path
+        if path == Self.root {
+            var response = HTTPResponse(status: HTTPStatus(code: 308), text: "The console is at /console/.\n")
+            response.headers.add(name: "Location", value: Self.root + "/")
+            return .response(response)
+        }
+        if let asset = ConsoleAssets.asset(at: String(path.dropFirst(Self.root.count))) {
+            guard request.method == .get || request.method == .head else { return .response(Self.methodNotAllowed("GET, HEAD")) }
+            return .response(Self.serve(asset))
+        }
+        if let routes = extensions.first(where: { path == $0.prefix || path.hasPrefix($0.prefix + "/") }) {
+            guard access.permits(request) else { return .response(Self.unauthorized) }
+            return await routes.respond(to: request)
+        }
+        if path == Self.root + "/chat" || path.hasPrefix(Self.root + "/chat/") {
+            return .response(Self.error(HTTPStatus(code: 409), "the chat needs the embedded sandbox (\"server\": \"sandbox\" in bots.json)"))
+        }
+        switch path {
+        case Self.root + "/session":
+            guard request.method == .post else { return .response(Self.methodNotAllowed("POST")) }
+            return .response(openSession(request))
+        case Self.root + "/logs":
+            guard request.method == .get else { return .response(Self.methodNotAllowed("GET")) }
+            guard access.permits(request) else { return .response(Self.unauthorized) }
+            guard let logTail else { return .response(Self.error(.notFound, "this process keeps no log tail")) }
+            return logs(request, tail: logTail)
+        case Self.root + "/faults":
+            guard request.method == .post else { return .response(Self.methodNotAllowed("POST")) }
+            guard access.permits(request) else { return .response(Self.unauthorized) }
+            return .response(await injectFault(request))
+        case Self.root + "/fleet", Self.root + "/events":
+            guard request.method == .get else { return .response(Self.methodNotAllowed("GET")) }
+            guard access.permits(request) else { return .response(Self.unauthorized) }
+            let query: ConsoleFleetQuery
+            do {
+                query = try ConsoleFleetQuery(queryItems: request.queryItems)
+            } catch {
+                return .response(Self.error(.badRequest, error.description))
+            }
+            if path.hasSuffix("/fleet") {
+                var response = HTTPResponse(status: .ok, headers: Self.jsonHeaders, body: await fleet(query).json)
+                response.headers.add(name: "Content-Length", value: String(response.body.count))
+                return .response(response)
+            }
+            return events(query)
+        default:
+            return .response(Self.error(.notFound, "no console route \(path); the console is at /console/"))
+        }
+    }
+
+    /// The page `query` asks for, now.
+    private func fleet(_ query: ConsoleFleetQuery) async -> ConsoleFleetPage {
+        let statuses = await supervisor.statuses()
+        let charts = await supervisor.messagesPerMinute(of: ConsoleFleetPage.names(on: query, of: statuses))
+        var page = ConsoleFleetPage(statuses: statuses, query: query) { charts[$0] ?? [] }
+        if faults != nil { page.faults = ConsoleFault.allCases.map(\.rawValue) }
+        return page
+    }
+
+    /// The log tail as server-sent events: the kept records of the bot or trace asked for, then each new one.
+    private func logs(_ request: HTTPRequest, tail: ConsoleLogTail) -> HTTPServerResponse {
+        if let item = request.queryItems.first(where: { $0.name != "bot" && $0.name != "trace" }) {
+            return .response(Self.error(.badRequest, "unknown parameter \"\(item.name)\"; use bot and trace"))
+        }
+        let bot = request.queryValue("bot").flatMap { $0.isEmpty ? nil : $0 }
+        let trace = request.queryValue("trace").flatMap { $0.isEmpty ? nil : $0 }
+        let matches: @Sendable (LogRecord) -> Bool = { record in
+            (bot == nil || record.bot == bot) && (trace == nil || record.trace == trace)
+        }
+        let head = HTTPResponse(status: .ok, headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-store"])
+        return .stream(head: head) { stream in
+            let (id, recent, records) = tail.listen()
+            let pump = Task {
+                var batch = recent.filter(matches).suffix(200).flatMap(Self.logEvent)
+                guard await stream.send(Array("event: ready\ndata: {}\n\n".utf8) + batch) else { return }
+                for await record in records where matches(record) {
+                    batch = Self.logEvent(record)
+                    guard await stream.send(batch) else { break }
+                }
+            }
+            await stream.waitUntilClosed()
+            pump.cancel()
+            tail.stopListening(id)
+        }
+    }
+
+    /// One log record as a server-sent event (`event: log`).
+    static func logEvent(_ record: LogRecord) -> [UInt8] {
+        var object: [String: Any] = [
+            "time": record.time.formatted(.iso8601.time(includingFractionalSeconds: true)),
+            "level": record.level.rawValue, "message": record.message, "fields": record.fields,
+        ]
+        object["bot"] = record.bot
+        object["trace"] = record.trace
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return Array("event: log\ndata: ".utf8) + Array(data) + Array("\n\n".utf8)
+    }
+
+    private func injectFault(_ request: HTTPRequest) async -> HTTPResponse {
+        guard let faults else {
+            return Self.error(HTTPStatus(code: 409), "faults need the embedded sandbox (\"server\": \"sandbox\" in bots.json)")
+        }
+        let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
+        let names = ConsoleFault.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let name = object?["fault"] as? String, let fault = ConsoleFault(rawValue: name) else {
+            return Self.error(.badRequest, "send JSON {\"bot\": \"…\", \"fault\": \"…\"} with a fault of: \(names)")
+        }
+        let statuses = await supervisor.statuses()
+        let bot = object?["bot"] as? String
+        guard let status = statuses.first(where: { $0.name == bot }) ?? (fault == .restartServer ? statuses.first : nil) else {
+            return Self.error(.badRequest, "no bot named \(bot.map { "\"\($0)\"" } ?? "(none given)") in this process")
+        }
+        guard let userId = status.userId else {
+            return Self.error(HTTPStatus(code: 409), "\(status.name) has not signed in yet: wait until it is live")
+        }
+        do {
+            try await faults.inject(fault, intoBot: userId)
+        } catch {
+            return Self.error(HTTPStatus(code: 409), error.description)
+        }
+        return HTTPResponse(status: .ok, headers: Self.jsonHeaders, body: Array(#"{"injected":"\#(fault.rawValue)"}"#.utf8))
+    }
+
+    /// The fleet as server-sent events: a `fleet` event with the page at once and whenever it changes, a comment
+    /// every 15 s of quiet (so proxies keep the stream), until the client leaves.
+    private func events(_ query: ConsoleFleetQuery) -> HTTPServerResponse {
+        let head = HTTPResponse(status: .ok, headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-store"])
+        return .stream(head: head) { [self] stream in
+            var last: [UInt8] = []
+            var quietSeconds = 0
+            while stream.isOpen {
+                let json = await fleet(query).json
+                var event: [UInt8] = []
+                if json != last {
+                    event = Array("event: fleet\ndata: ".utf8) + json + Array("\n\n".utf8)
+                    last = json
+                    quietSeconds = 0
+                } else if quietSeconds >= 15 {
+                    event = Array(": still here\n\n".utf8)
+                    quietSeconds = 0
+                }
+                if !event.isEmpty, !(await stream.send(event)) { return }
+                try? await Task.sleep(for: .seconds(1))
+                quietSeconds += 1
+            }
+        }
+    }
+
+    private func openSession(_ request: HTTPRequest) -> HTTPResponse {
+        guard access.control.token != nil else {
+            return Self.error(HTTPStatus(code: 409), "no control token is set, so the console needs no session: open /console/")
+        }
+        let token: String
+        do {
+            token = try Self.token(in: request)
+        } catch {
+            return Self.error(.badRequest, error.description)
+        }
+        guard let session = access.openSession(presenting: token) else {
+            return Self.error(.unauthorized, "that is not the control token (\(ControlAccess.tokenVariable) of the process)")
+        }
+        var response = HTTPResponse(status: .noContent)
+        response.headers.add(name: "Set-Cookie", value: ConsoleSessions.setCookie(session))
+        response.headers.add(name: "Cache-Control", value: "no-store")
+        return response
+    }
+
+    /// The token in a session request's body: JSON `{"token": "…"}` or a form's `token=…`.
+    static func token(in request: HTTPRequest) throws(ConsoleInputError) -> String {
+        let type = request.headers.first(name: "Content-Type")?.lowercased() ?? ""
+        var token: String?
+        if type.hasPrefix("application/json") {
+            let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
+            token = object?["token"] as? String
+        } else if type.hasPrefix("application/x-www-form-urlencoded") {
+            var components = URLComponents()
+            components.percentEncodedQuery = String(decoding: request.body, as: UTF8.self).replacingOccurrences(of: "+", with: "%20")
+            token = components.queryItems?.first { $0.name == "token" }?.value
+        } else {
+            throw ConsoleInputError("send the token as JSON {\"token\": \"…\"} (Content-Type: application/json) "
+                + "or as a form field token (application/x-www-form-urlencoded)")
+        }
+        guard let token, !token.isEmpty else {
+            throw ConsoleInputError("the body holds no token: send {\"token\": \"…\"} or token=…")
+        }
+        return token
+    }
+
+    private static var unauthorized: HTTPResponse {
+        error(.unauthorized, "the console needs the control token: open a session with POST /console/session "
+            + "(the page asks for the token), or send Authorization: Bearer <token>")
+    }
+
+    package static let jsonHeaders: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
+
+    private static func serve(_ asset: ConsoleAssets.Asset) -> HTTPResponse {
+        var response = HTTPResponse(status: .ok, headers: [
+            "Content-Type": asset.contentType, "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff",
+            "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer",
+            "Content-Security-Policy": "default-src 'self'; img-src 'self' data: blob:; frame-ancestors 'none'; form-action 'self'",
+        ], body: Array(asset.body.utf8))
+        response.headers.add(name: "Content-Length", value: String(response.body.count))
+        return response
+    }
+
+    /// A JSON error response: `{"error": message}`.
+    package static func error(_ status: HTTPStatus, _ message: String) -> HTTPResponse {
+        let body = (try? JSONSerialization.data(withJSONObject: ["error": message], options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        var response = HTTPResponse(status: status, headers: jsonHeaders, body: Array(body))
+        if status == .unauthorized { response.headers.add(name: "WWW-Authenticate", value: #"Bearer realm="chatterbots""#) }
+        return response
+    }
+
+    package static func methodNotAllowed(_ allowed: String) -> HTTPResponse {
+        var response = error(.methodNotAllowed, "only \(allowed) is allowed here")
+        response.headers.add(name: "Allow", value: allowed)
+        return response
+    }
+}

@@ -1,0 +1,131 @@
+import BotRuntime
+import ChatterBots
+import Foundation
+import WebSocket
+
+/// The console's chat as a sandbox test user, under `/console/chat` (served only with the embedded sandbox). The
+/// console signs in as the test user itself, so the browser talks only to the console's origin:
+///
+/// - `GET /console/chat`: the test accounts and the bots, as JSON.
+/// - `GET /console/chat/events?as=alice`: server-sent events, `event: lines` with what the user's chat client
+///   prints (`[{"text": …, "tone": …}]`), after an `event: ready` once the client is listening.
+/// - `POST /console/chat/say` with JSON `{"as": "alice", "line": "…"}`: types a line (a message, or a command such
+///   as `/dm echo_bot`) into that chat; 409 while no page listens to it.
+/// - `POST /console/chat/picture` with JSON `{"as", "to" (a username), "contentType", "data" (base64), "caption"}`:
+///   sends a picture (`ConsoleChatPictureSender`).
+struct ConsoleChatRoutes: ConsoleRouteExtension {
+    /// A bot the page offers to talk to.
+    struct Bot: Encodable {
+        var name: String
+        var username: String
+    }
+
+    let prefix = "/console/chat"
+    let accounts: [SandboxTestAccount]
+    let bots: [Bot]
+    let sessions: ConsoleChatSessions
+    let pictures: ConsoleChatPictureSender
+
+    init(server: ChatterServerConfiguration, accounts: [SandboxTestAccount], bots: [Bot]) {
+        self.accounts = accounts
+        self.bots = bots
+        self.sessions = ConsoleChatSessions(server: server)
+        self.pictures = ConsoleChatPictureSender(server: server)
+    }
+
+    func respond(to request: HTTPRequest) async -> HTTPServerResponse {
+        switch request.path {
+        case prefix:
+            guard request.method == .get else { return .response(ConsoleRoutes.methodNotAllowed("GET")) }
+            return .response(json(["accounts": accounts.map(\.username), "bots": bots.map { ["name": $0.name, "username": $0.username] }]))
+        case prefix + "/events":
+            guard request.method == .get else { return .response(ConsoleRoutes.methodNotAllowed("GET")) }
+            guard let account = account(named: request.queryValue("as")) else { return .response(unknownAccount) }
+            return events(as: account)
+        case prefix + "/say":
+            guard request.method == .post else { return .response(ConsoleRoutes.methodNotAllowed("POST")) }
+            let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
+            guard let account = account(named: object?["as"] as? String) else { return .response(unknownAccount) }
+            guard let line = object?["line"] as? String, !line.trimmingCharacters(in: .whitespaces).isEmpty,
+                  !line.contains(where: \.isNewline), line.utf8.count <= 4_000
+            else {
+                return .response(ConsoleRoutes.error(.badRequest, "send JSON {\"as\": \"alice\", \"line\": \"…\"}: one line of text, "
+                    + "at most 4000 bytes"))
+            }
+            guard await sessions.type(line, as: account.username) else {
+                return .response(ConsoleRoutes.error(HTTPStatus(code: 409), "no chat of \(account.username) is open: "
+                    + "open /console/chat/events?as=\(account.username) first"))
+            }
+            return .response(HTTPResponse(status: .noContent))
+        case prefix + "/picture":
+            guard request.method == .post else { return .response(ConsoleRoutes.methodNotAllowed("POST")) }
+            return .response(await sendPicture(request))
+        default:
+            return .response(ConsoleRoutes.error(.notFound, "no chat route \(request.path); use \(prefix), \(prefix)/events or \(prefix)/say"))
+        }
+    }
+
+    private func events(as account: SandboxTestAccount) -> HTTPServerResponse {
+        let head = HTTPResponse(status: .ok, headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-store"])
+        return .stream(head: head) { [sessions] stream in
+            let (id, lines) = await sessions.listen(as: account)
+            let pump = Task {
+                guard await stream.send(Array("event: ready\ndata: {}\n\n".utf8)) else { return }
+                for await batch in lines {
+                    let objects = batch.map { ["text": $0.text, "tone": Self.toneName($0.tone)] }
+                    guard let data = try? JSONSerialization.data(withJSONObject: objects, options: [.withoutEscapingSlashes]),
+                          await stream.send(Array("event: lines\ndata: ".utf8) + Array(data) + Array("\n\n".utf8))
+                    else { break }
+                }
+                stream.end()
+            }
+            await stream.waitUntilClosed()
+            pump.cancel()
+            await sessions.stopListening(as: account.username, id: id)
+        }
+    }
+
+    private func sendPicture(_ request: HTTPRequest) async -> HTTPResponse {
+        let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
+        guard let account = account(named: object?["as"] as? String) else { return unknownAccount }
+        let types = ConsoleChatPictureSender.contentTypes.sorted().joined(separator: ", ")
+        guard let to = object?["to"] as? String, bots.contains(where: { $0.username == to }),
+              let type = object?["contentType"] as? String, ConsoleChatPictureSender.contentTypes.contains(type),
+              let encoded = object?["data"] as? String, let data = Data(base64Encoded: encoded), !data.isEmpty
+        else {
+            return ConsoleRoutes.error(.badRequest, "send JSON {\"as\", \"to\" (a bot's username), \"contentType\" (\(types)), "
+                + "\"data\" (the picture in base64), \"caption\"}")
+        }
+        let caption = (object?["caption"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+        do {
+            try await pictures.send(data, contentType: type, caption: caption, as: account, to: to)
+        } catch {
+            return ConsoleRoutes.error(HTTPStatus(code: 502), error.description)
+        }
+        return HTTPResponse(status: .noContent)
+    }
+
+    private func account(named name: String?) -> SandboxTestAccount? {
+        accounts.first { $0.username == name }
+    }
+
+    private var unknownAccount: HTTPResponse {
+        ConsoleRoutes.error(.badRequest, "name a test account with \"as\": one of \(accounts.map(\.username).joined(separator: ", "))")
+    }
+
+    private func json(_ object: [String: Any]) -> HTTPResponse {
+        let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return HTTPResponse(status: .ok, headers: ConsoleRoutes.jsonHeaders, body: Array(body))
+    }
+
+    static func toneName(_ tone: ScreenLine.Tone) -> String {
+        switch tone {
+        case .message: "message"
+        case .ownMessage: "own"
+        case .heading: "heading"
+        case .notice: "notice"
+        case .status: "status"
+        case .error: "error"
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import BotRuntime
+import ChatterBots
+import Foundation
+
+/// The console's chats as sandbox test users: one terminal `ChatClient` per account while at least one page
+/// listens to it, fed the lines the page sends and showing what it prints. Its rules (typing, ✓ delivered, ✓✓
+/// read, reconnects) are the terminal client's, so the browser shows exactly what `chat` would.
+///
+/// A session starts with its first listener and ends when its last one leaves (its input ends, so the client
+/// quits); the task running it is this actor's.
+actor ConsoleChatSessions {
+    /// How many recent lines a page that joins a running session receives first.
+    static let recentLimit = 300
+
+    private struct Session {
+        /// Tells this session from a later one of the same account.
+        var number: UInt64
+        var input: AsyncStream<String>.Continuation
+        var listeners: [UInt64: AsyncStream<[ScreenLine]>.Continuation] = [:]
+        var recent: [ScreenLine] = []
+        var task: Task<Void, Never>?
+    }
+
+    private let server: ChatterServerConfiguration
+    private var sessions: [String: Session] = [:]
+    private var nextListener: UInt64 = 0
+    private var nextSession: UInt64 = 0
+
+    init(server: ChatterServerConfiguration) {
+        self.server = server
+    }
+
+    /// Listens to `account`'s chat, starting its client if none runs: the recent lines first, then each batch the
+    /// client prints; the stream ends when the client stops.
+    func listen(as account: SandboxTestAccount) -> (id: UInt64, lines: AsyncStream<[ScreenLine]>) {
+        nextListener += 1
+        let id = nextListener
+        let (lines, sink) = AsyncStream<[ScreenLine]>.makeStream()
+        if sessions[account.username] == nil { start(account) }
+        if let recent = sessions[account.username]?.recent, !recent.isEmpty { sink.yield(recent) }
+        sessions[account.username]?.listeners[id] = sink
+        return (id, lines)
+    }
+
+    /// Stops listening; the last listener to leave ends the session.
+    func stopListening(as username: String, id: UInt64) {
+        guard var session = sessions[username] else { return }
+        session.listeners[id]?.finish()
+        session.listeners[id] = nil
+        if session.listeners.isEmpty {
+            session.input.finish()
+            sessions[username] = nil
+        } else {
+            sessions[username] = session
+        }
+    }
+
+    /// Types `line` into `username`'s chat; false when no page listens to it (no client runs).
+    func type(_ line: String, as username: String) -> Bool {
+        guard let session = sessions[username] else { return false }
+        session.input.yield(line)
+        return true
+    }
+
+    private func start(_ account: SandboxTestAccount) {
+        let (input, inputSink) = AsyncStream<String>.makeStream()
+        let (printed, printer) = AsyncStream<[ScreenLine]>.makeStream()
+        let configuration = ChatClientConfiguration(
+            server: server, username: account.username, password: account.password,
+            device: DeviceDescription(name: "ChatterBots web console", platform: "web"))
+        nextSession += 1
+        let number = nextSession
+        sessions[account.username] = Session(number: number, input: inputSink)
+        let task = Task {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    do throws(ChatClientError) {
+                        try await ChatClient(configuration: configuration).run(input: input) { printer.yield($0) }
+                    } catch {
+                        printer.yield([ScreenLine("The chat stopped: \(error)", tone: .error)])
+                    }
+                    printer.finish()
+                }
+                group.addTask {
+                    for await lines in printed { await self.show(lines, to: account.username) }
+                }
+            }
+            inputSink.finish()
+            self.ended(account.username, number: number)
+        }
+        sessions[account.username]?.task = task
+    }
+
+    private func show(_ lines: [ScreenLine], to username: String) {
+        guard var session = sessions[username] else { return }
+        session.recent.append(contentsOf: lines)
+        if session.recent.count > Self.recentLimit { session.recent.removeFirst(session.recent.count - Self.recentLimit) }
+        for listener in session.listeners.values { listener.yield(lines) }
+        sessions[username] = session
+    }
+
+    /// The client stopped on its own (sign-in refused, `/quit`): its listeners' streams end.
+    private func ended(_ username: String, number: UInt64) {
+        guard let session = sessions[username], session.number == number else { return }
+        for listener in session.listeners.values { listener.finish() }
+        sessions[username] = nil
+    }
+}

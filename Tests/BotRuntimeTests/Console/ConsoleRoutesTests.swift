@@ -1,0 +1,233 @@
+@testable import BotRuntime
+import BotRuntimeTestSupport
+import ChatterBots
+import Foundation
+import TestSupport
+import Testing
+import WebSocket
+
+@Suite("the web console's HTTP routes")
+struct ConsoleRoutesTests {
+    let changes = ChangeSignal()
+    let client = HTTPClient()
+
+    struct Running {
+        var supervisor: BotSupervisor
+        var server: HealthServer
+        var run: Task<SupervisorOutcome, Never>
+        var origin: HTTPOrigin { HTTPOrigin(isSecure: false, host: "127.0.0.1", port: server.port) }
+        var host: String { "127.0.0.1:\(server.port)" }
+    }
+
+    func start(
+        token: String? = nil, bind: String = "127.0.0.1", console: Bool = true, faults: (any ConsoleFaultInjector)? = nil,
+        logTail: ConsoleLogTail? = nil
+    ) async throws -> Running {
+        let bots: [any SupervisedBot] = [StandInSession("echo", changes: changes), StandInSession("greeter", changes: changes)]
+        let supervisor = BotSupervisor(bots: bots, log: LogSink(minimumLevel: .info, output: CapturedLines(changes: changes)))
+        let run = Task { await supervisor.run() }
+        let server = try await HealthServer.start(
+            supervisor: supervisor, reloader: nil, host: bind, port: 0, access: ControlAccess(token: token), console: console, faults: faults,
+            consoleExtensions: [], logTail: logTail)
+        try await changes.wait(until: { await supervisor.health().isHealthy }, "every bot to be live")
+        return Running(supervisor: supervisor, server: server, run: run)
+    }
+
+    func stop(_ running: Running) async throws {
+        await running.supervisor.shutdown(deadline: .seconds(1))
+        _ = try await value(of: running.run, within: .seconds(60), "the supervisor's run to end")
+        await running.server.shutdown()
+    }
+
+    func send(
+        _ running: Running, _ method: HTTPMethod = .get, _ target: String, headers: HTTPHeaders = [:], body: String = ""
+    ) async throws -> HTTPResponse {
+        var request = HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8))
+        if !request.headers.contains(name: "Host") { request.headers.add(name: "Host", value: running.host) }
+        return try await client.send(request, to: running.origin, timeout: .seconds(60))
+    }
+
+    func text(_ response: HTTPResponse) -> String { String(decoding: response.body, as: UTF8.self) }
+
+    @Test func onLoopbackWithoutATokenThePageAndTheFleetAreServed() async throws {
+        let running = try await start()
+        let page = try await send(running, .get, "/console/")
+        #expect(page.status == .ok)
+        #expect(page.headers.first(name: "Content-Type") == "text/html; charset=utf-8")
+        #expect(text(page).contains("<script src=\"/console/console.js\""))
+        #expect(try await send(running, .get, "/console/console.js").status == .ok)
+
+        let fleet = try await send(running, .get, "/console/fleet")
+        #expect(fleet.status == .ok)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(fleet.body)) as? [String: Any])
+        let bots = try #require(json["bots"] as? [[String: Any]])
+        #expect(bots.map { $0["name"] as? String } == ["echo", "greeter"])
+        #expect(bots.map { $0["state"] as? String } == ["live", "live"])
+        #expect(json["total"] as? Int == 2)
+        try await stop(running)
+    }
+
+    @Test func theConsoleIsOffUnlessConfigured() async throws {
+        let running = try await start(console: false)
+        let response = try await send(running, .get, "/console/")
+        #expect(response.status == .notFound)
+        #expect(text(response).contains("\"console\": true"))
+        try await stop(running)
+    }
+
+    @Test func aWrongHostIsRefusedWith403EvenOnLoopback() async throws {
+        let running = try await start()
+        let response = try await send(running, .get, "/console/", headers: ["Host": "rebound.example:\(running.server.port)"])
+        #expect(response.status == .forbidden)
+        #expect(text(response).contains("is not this console's address"))
+        try await stop(running)
+    }
+
+    @Test func aForeignOriginIsRefusedWith403() async throws {
+        let running = try await start()
+        let response = try await send(running, .get, "/console/fleet", headers: ["Origin": "http://evil.example"])
+        #expect(response.status == .forbidden)
+        #expect(text(response).contains("another site"))
+        let post = try await send(running, .post, "/console/session", headers: ["Content-Type": "application/json"], body: "{}")
+        #expect(post.status == .forbidden)
+        try await stop(running)
+    }
+
+    @Test func offLoopbackTheFleetNeedsTheTokenOrTheSessionCookie() async throws {
+        let running = try await start(token: "s3cret", bind: "0.0.0.0")
+        #expect(try await send(running, .get, "/console/").status == .ok)
+        let refused = try await send(running, .get, "/console/fleet")
+        #expect(refused.status == .unauthorized)
+        #expect(text(refused).contains("POST /console/session"))
+        #expect(try await send(running, .get, "/console/events", headers: ["Cookie": "chatterbots_console=guessed"]).status
+            == .unauthorized)
+        #expect(try await send(running, .get, "/console/fleet", headers: ["Authorization": "Bearer s3cret"]).status == .ok)
+        try await stop(running)
+    }
+
+    @Test func theTokenOpensACookieSessionThatTheFleetAccepts() async throws {
+        let running = try await start(token: "s3cret")
+        let origin: HTTPHeaders = ["Origin": "http://\(running.host)", "Content-Type": "application/json"]
+        let wrong = try await send(running, .post, "/console/session", headers: origin, body: #"{"token":"nope"}"#)
+        #expect(wrong.status == .unauthorized)
+        #expect(wrong.headers.first(name: "Set-Cookie") == nil)
+
+        let opened = try await send(running, .post, "/console/session", headers: origin, body: #"{"token":"s3cret"}"#)
+        #expect(opened.status == .noContent)
+        let cookie = try #require(opened.headers.first(name: "Set-Cookie"))
+        #expect(cookie.hasSuffix("; HttpOnly; SameSite=Strict; Path=/console"))
+        let pair = try #require(cookie.split(separator: ";").first.map(String.init))
+        #expect(try await send(running, .get, "/console/fleet", headers: ["Cookie": pair]).status == .ok)
+        #expect(try await send(running, .get, "/quarantine", headers: ["Cookie": pair]).status == .unauthorized)
+
+        let form = try await send(
+            running, .post, "/console/session",
+            headers: ["Origin": "http://\(running.host)", "Content-Type": "application/x-www-form-urlencoded"], body: "token=s3cret")
+        #expect(form.status == .noContent)
+        try await stop(running)
+    }
+
+    @Test func badInputGetsA4xxThatSaysWhatToSend() async throws {
+        let running = try await start(token: "s3cret")
+        let bearer: HTTPHeaders = ["Authorization": "Bearer s3cret"]
+        let state = try await send(running, .get, "/console/fleet?state=flying", headers: bearer)
+        #expect(state.status == .badRequest)
+        #expect(text(state).contains("is not a bot state; use one of"))
+        #expect(try await send(running, .get, "/console/fleet?pageSize=0", headers: bearer).status == .badRequest)
+
+        let origin = "http://\(running.host)"
+        let plain = try await send(running, .post, "/console/session", headers: ["Origin": origin, "Content-Type": "text/plain"], body: "s3cret")
+        #expect(plain.status == .badRequest)
+        #expect(text(plain).contains("send the token as JSON"))
+        let empty = try await send(running, .post, "/console/session", headers: ["Origin": origin, "Content-Type": "application/json"], body: "{}")
+        #expect(empty.status == .badRequest)
+        #expect(try await send(running, .get, "/console/session").status == .methodNotAllowed)
+        #expect(try await send(running, .get, "/console/nothing-here").status == .notFound)
+        try await stop(running)
+    }
+
+    @Test func faultsNeedTheSandboxAValidFaultAndASignedInBot() async throws {
+        let post: HTTPHeaders = ["Content-Type": "application/json"]
+        let without = try await start()
+        var headers = post
+        headers.add(name: "Origin", value: "http://\(without.host)")
+        let noSandbox = try await send(without, .post, "/console/faults", headers: headers, body: #"{"bot":"echo","fault":"rateLimit"}"#)
+        #expect(noSandbox.status == HTTPStatus(code: 409))
+        #expect(text(noSandbox).contains("embedded sandbox"))
+        try await stop(without)
+
+        let running = try await start(faults: RefusingFaults())
+        headers = post
+        headers.add(name: "Origin", value: "http://\(running.host)")
+        let fleet = try await send(running, .get, "/console/fleet")
+        #expect(text(fleet).contains(#""faults":["dropSocket","#))
+        let unknown = try await send(running, .post, "/console/faults", headers: headers, body: #"{"bot":"echo","fault":"meteor"}"#)
+        #expect(unknown.status == .badRequest)
+        #expect(text(unknown).contains("rateLimit"))
+        let noBot = try await send(running, .post, "/console/faults", headers: headers, body: #"{"bot":"nobody","fault":"rateLimit"}"#)
+        #expect(noBot.status == .badRequest)
+        let notSignedIn = try await send(running, .post, "/console/faults", headers: headers, body: #"{"bot":"echo","fault":"rateLimit"}"#)
+        #expect(notSignedIn.status == HTTPStatus(code: 409))
+        #expect(text(notSignedIn).contains("has not signed in yet"))
+        try await stop(running)
+    }
+
+    @Test func theChatNeedsTheEmbeddedSandbox() async throws {
+        let running = try await start()
+        let response = try await send(running, .get, "/console/chat")
+        #expect(response.status == HTTPStatus(code: 409))
+        #expect(text(response).contains("embedded sandbox"))
+        try await stop(running)
+    }
+
+    @Test func theLogTailStreamsTheRecordsOfOneBotRedactedAsLogged() async throws {
+        let tail = ConsoleLogTail()
+        let log = LogSink.discarding.teeing { tail.record($0) }
+        var sink = log
+        sink.minimumLevel = .trace
+        sink.registerSecret("hunter2")
+        sink.log(.info, "signed in with hunter2", bot: "greeter", trace: "t-1")
+        sink.log(.info, "sent the reply", bot: "echo", trace: "t-2")
+        let running = try await start(logTail: tail)
+        #expect(try await send(running, .get, "/console/logs?level=debug").status == .badRequest)
+        let curl = try ChildProcess(
+            ["curl", "-sN", "http://127.0.0.1:\(running.server.port)/console/logs?bot=greeter"], mergingStandardError: true)
+        var lines: [String] = []
+        while let line = try await curl.nextLine() {
+            lines.append(line)
+            if line.hasPrefix("data: ") && line.contains("trace") { break }
+        }
+        curl.kill()
+        _ = await curl.termination()
+        #expect(lines.contains("event: log"))
+        let record = try #require(lines.last)
+        #expect(record.contains(#""trace":"t-1""#))
+        #expect(record.contains("[REDACTED]") && !record.contains("hunter2"))
+        #expect(!lines.contains { $0.contains("sent the reply") })
+        try await stop(running)
+    }
+
+    @Test func theEventStreamSendsTheFleetAtOnce() async throws {
+        let running = try await start()
+        let curl = try ChildProcess(["curl", "-sN", "http://127.0.0.1:\(running.server.port)/console/events?state=live"], mergingStandardError: true)
+        var lines: [String] = []
+        while let line = try await curl.nextLine() {
+            lines.append(line)
+            if line.hasPrefix("data: ") { break }
+        }
+        #expect(lines.first == "event: fleet")
+        let data = try #require(lines.last?.dropFirst("data: ".count))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any])
+        #expect((json["bots"] as? [[String: Any]])?.map { $0["name"] as? String } == ["echo", "greeter"])
+        curl.kill()
+        _ = await curl.termination()
+        try await stop(running)
+    }
+}
+
+/// A fault injector that only refuses: the stand-in bots never sign in, so it is never reached.
+private struct RefusingFaults: ConsoleFaultInjector {
+    func inject(_ fault: ConsoleFault, intoBot userId: User.ID) async throws(ConsoleInputError) {
+        throw ConsoleInputError("not expected in this test")
+    }
+}

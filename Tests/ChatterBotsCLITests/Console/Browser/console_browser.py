@@ -1,0 +1,198 @@
+"""Drives the web console in headless Chromium (Debian's chromium and chromium-driver) with Selenium.
+
+Usage: console_browser.py URL SCENARIO SCREENSHOT_DIR [BOT ...]
+  dashboard: waits until every BOT's row shows "live"; screenshot dashboard.png.
+  reminder: as alice, opens the conversation with the first BOT (a username), sends "remind me in 10 minutes to
+            stretch", and waits for the bot's answer and a ✓✓ read mark; screenshot reminder.png.
+  picture: as alice, sends a picture with a caption to the first BOT (a username) from the page and waits for it to
+           come back, then reacts to it; screenshot picture.png.
+  login: the console asks for the token (CONSOLE_TOKEN in the environment); a wrong one is refused, the right one
+         opens the session cookie, and the fleet and its live stream follow; screenshot login.png.
+  ratelimit: for the first BOT, presses "Rate limit (4008, 5 s)" and waits until its row shows backing off, then live
+             again; screenshots ratelimit-backing-off.png and ratelimit-live-again.png.
+Prints one JSON object with what it saw; exits non-zero (with the reason on stderr) when a wait runs out.
+"""
+import json
+import os
+import struct
+import sys
+import zlib
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+WAIT_SECONDS = 60
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     "--window-size=1280,1280", "--no-first-run", "--disable-extensions"):
+        options.add_argument(argument)
+    # The driver Debian installs, named explicitly: Selenium must not try to download one.
+    return webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+
+
+def row_state(driver, bot):
+    # Read in one script: the page replaces its rows on each update, so a found element can go stale.
+    return driver.execute_script(
+        "const row = Array.from(document.querySelectorAll('tr[data-bot]')).find(r => r.dataset.bot === arguments[0]);"
+        "return row ? row.dataset.state : null;", bot)
+
+
+def state_text(driver, bot):
+    return driver.execute_script(
+        "const row = Array.from(document.querySelectorAll('tr[data-bot]')).find(r => r.dataset.bot === arguments[0]);"
+        "return row ? row.querySelector('td.state').innerText : null;", bot)
+
+
+def wait_for_state(driver, bot, state, what):
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: row_state(d, bot) == state, f"{bot} never showed {what}")
+
+
+def dashboard(driver, shots, bots):
+    for bot in bots:
+        wait_for_state(driver, bot, "live", "live")
+    driver.save_screenshot(os.path.join(shots, "dashboard.png"))
+    return {"states": {bot: row_state(driver, bot) for bot in bots},
+            "summary": driver.find_element(By.ID, "summary").text}
+
+
+def ratelimit(driver, shots, bots):
+    bot = bots[0]
+    wait_for_state(driver, bot, "live", "live")
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.find_element(By.ID, "faults").is_displayed(),
+                                              "the fault buttons never showed")
+    Select(driver.find_element(By.ID, "fault-bot")).select_by_visible_text(bot)
+    driver.find_element(By.CSS_SELECTOR, 'button[data-fault="rateLimit"]').click()
+    wait_for_state(driver, bot, "reconnecting", "backing off")
+    backing_off = state_text(driver, bot)
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: any(f" {bot} " in text and "4008" in text for text in log_texts(d)),
+        "the traffic pane never showed the 4008")
+    driver.save_screenshot(os.path.join(shots, "ratelimit-backing-off.png"))
+    wait_for_state(driver, bot, "live", "live again")
+    driver.save_screenshot(os.path.join(shots, "ratelimit-live-again.png"))
+    return {"backingOff": backing_off, "result": driver.find_element(By.ID, "fault-result").text,
+            "traffic": [text for text in log_texts(driver) if "4008" in text],
+            "liveAgain": row_state(driver, bot) == "live"}
+
+
+def log_traces(driver):
+    return driver.execute_script("return Array.from(document.querySelectorAll('#logs li'), li => li.dataset.trace);")
+
+
+def log_texts(driver):
+    return driver.execute_script("return Array.from(document.querySelectorAll('#logs li'), li => li.textContent);")
+
+
+def chat_lines(driver):
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#chat-lines li'), li => [li.className, li.textContent]);")
+
+
+def open_conversation(driver, bot):
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.find_element(By.ID, "chat-view").is_displayed(),
+                                              "the chat never showed")
+    Select(driver.find_element(By.ID, "chat-as")).select_by_visible_text("alice")
+    Select(driver.find_element(By.ID, "chat-with")).select_by_value(bot)
+    driver.find_element(By.CSS_SELECTOR, '#chat-open button[type="submit"]').click()
+    WebDriverWait(driver, WAIT_SECONDS).until(
+        lambda d: any(bot in text and "tone-heading" in tone for tone, text in chat_lines(d)),
+        "the conversation with the bot never opened")
+
+
+def reminder(driver, shots, bots):
+    open_conversation(driver, bots[0])
+    text = "remind me in 10 minutes to stretch"
+    driver.find_element(By.ID, "chat-text").send_keys(text)
+    driver.find_element(By.ID, "chat-send").click()
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: any("tone-message" in tone for tone, _ in chat_lines(d)), "the bot's answer never showed")
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: any("\u2713\u2713" in line for _, line in chat_lines(d)), "no \u2713\u2713 read mark showed")
+    driver.save_screenshot(os.path.join(shots, "reminder.png"))
+    # Follow the message's trace in the traffic pane: the first trace id of the reminder bot's records.
+    trace = WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: d.execute_script(
+            "const item = Array.from(document.querySelectorAll('#logs li')).find("
+            "  li => li.dataset.trace && li.textContent.includes(' reminders '));"
+            "if (!item) return null; item.querySelector('a.trace').click(); return item.dataset.trace;"),
+        "no record of the reminder bot with a trace id showed")
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: log_traces(d) and all(t == trace for t in log_traces(d)), "the trace filter never applied")
+    driver.save_screenshot(os.path.join(shots, "reminder-trace.png"))
+    return {"lines": chat_lines(driver), "trace": trace, "traceRecords": log_texts(driver)}
+
+
+def red_square_png(path, size=16):
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    rows = b"".join(b"\x00" + b"\xcc\x22\x22" * size for _ in range(size))
+    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0))
+           + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    with open(path, "wb") as file:
+        file.write(png)
+
+
+def picture(driver, shots, bots):
+    open_conversation(driver, bots[0])
+    path = os.path.join(shots, "red-square.png")
+    red_square_png(path)
+    caption = "a red square"
+    driver.find_element(By.ID, "picture-file").send_keys(path)
+    driver.find_element(By.ID, "picture-caption").send_keys(caption)
+    driver.find_element(By.ID, "picture-send").click()
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: any("tone-message" in tone and "(photo)" in line and caption in line for tone, line in chat_lines(d)),
+        "the picture never came back from the bot")
+    driver.find_element(By.CSS_SELECTOR, '#reactions button[data-react="\U0001F44D"]').click()
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: any("alice reacted \U0001F44D" in line for _, line in chat_lines(d)), "the reaction never showed")
+    driver.save_screenshot(os.path.join(shots, "picture.png"))
+    return {"lines": chat_lines(driver)}
+
+
+def login(driver, shots, bots):
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.find_element(By.ID, "login").is_displayed(),
+                                              "the token form never showed")
+    driver.find_element(By.ID, "token").send_keys("not-the-token")
+    driver.find_element(By.CSS_SELECTOR, '#login button[type="submit"]').click()
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.find_element(By.ID, "login-error").text,
+                                              "a wrong token was not refused")
+    refused = driver.find_element(By.ID, "login-error").text
+    driver.save_screenshot(os.path.join(shots, "login.png"))
+    driver.find_element(By.ID, "token").clear()
+    driver.find_element(By.ID, "token").send_keys(os.environ["CONSOLE_TOKEN"])
+    driver.find_element(By.CSS_SELECTOR, '#login button[type="submit"]').click()
+    for bot in bots:
+        wait_for_state(driver, bot, "live", "live")
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.find_element(By.ID, "connection").text == "live",
+                                              "the live stream never connected with the session cookie")
+    cookies = driver.execute_script("return document.cookie;")
+    return {"refused": refused, "states": {bot: row_state(driver, bot) for bot in bots}, "scriptCookies": cookies}
+
+
+def main():
+    url, scenario, shots, bots = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+    os.makedirs(shots, exist_ok=True)
+    driver = browser()
+    driver.set_page_load_timeout(WAIT_SECONDS)
+    try:
+        driver.get(url)
+        outcome = {"dashboard": dashboard, "ratelimit": ratelimit, "reminder": reminder, "picture": picture, "login": login}[scenario](driver, shots, bots)
+        print(json.dumps(outcome), flush=True)
+    except Exception as error:  # the Swift test shows the reason and the screenshot of the failure
+        driver.save_screenshot(os.path.join(shots, f"{scenario}-failed.png"))
+        print(f"{scenario}: {type(error).__name__}: {error}", file=sys.stderr)
+        sys.exit(1)
+    finally:
+        driver.quit()
+
+
+if __name__ == "__main__":
+    main()

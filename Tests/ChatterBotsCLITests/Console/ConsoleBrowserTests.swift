@@ -1,0 +1,173 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// The web console in a real browser: `example-bots run` with the embedded sandbox and `"console": true`, driven by
+/// `Browser/console_browser.py` (Selenium, headless Chromium). Each test keeps its screenshots in
+/// `.build/console-screenshots` as an artifact.
+@Suite("the web console in headless Chromium", .serialized)
+struct ConsoleBrowserTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    static let screenshots = packageRoot.appendingPathComponent(".build/console-screenshots")
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Browser/console_browser.py")
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// `example-bots run` with an echo bot and a reminder bot on the embedded sandbox, the console on.
+    struct Fleet {
+        let directory: TemporaryDirectory
+        let process: BotProcess
+        let consoleURL: String
+
+        static func start(token: String? = nil) async throws -> Fleet {
+            let directory = try TemporaryDirectory("ConsoleBrowserTests")
+            try directory.write("""
+                {
+                  "server": "sandbox", "dataDirectory": "data", "httpPort": 0, "console": true,
+                  "bots": [
+                    {"name": "echo", "kind": "echo", "credentials": {"username": "echo_bot", "password": "echo-bot-sandbox"},
+                     "friendRequests": "everyone", "options": {"typingSeconds": 0.2}},
+                    {"name": "reminders", "kind": "reminders",
+                     "credentials": {"username": "reminder_bot", "password": "reminder-bot-sandbox"},
+                     "friendRequests": "everyone", "options": {"defaultTimeZone": "UTC"}}
+                  ]
+                }
+                """, to: "bots.json")
+            let process = try BotProcess(
+                ["run", "--config", "bots.json", "--sandbox-port", "0"], in: directory.url,
+                environment: token.map { ["CHATTERBOTS_CONTROL_TOKEN": $0] } ?? [:], label: "run")
+            let found = await eventually(timeout: .seconds(120)) { process.output.contains("/console/") || process.hasExited }
+            guard found, let line = process.output.split(separator: "\n").first(where: { $0.hasPrefix("Console: ") }) else {
+                process.send(SIGKILL)
+                throw Failure(description: "run printed no console address: \(process.output)\n\(process.errors)")
+            }
+            return Fleet(directory: directory, process: process, consoleURL: String(line.dropFirst("Console: ".count)))
+        }
+
+        func stop() async {
+            process.send(SIGTERM)
+            _ = await process.waitForExit(timeout: .seconds(30))
+        }
+    }
+
+    /// Runs the browser script's `scenario` and returns the JSON object it printed.
+    func browse(_ fleet: Fleet, _ scenario: String, bots: [String], environment: [String: String] = [:]) async throws -> [String: Any] {
+        try TestPeer.command("chromium")
+        try TestPeer.command("chromedriver", package: "chromium-driver")
+        let python = try TestPeer.python(importing: ["selenium"])
+        let errors = fleet.directory.url.appendingPathComponent("\(scenario).browser.err")
+        let child = try ChildProcess(
+            [python, Self.script.path, fleet.consoleURL, scenario, Self.screenshots.path] + bots,
+            environment: environment, standardError: .file(errors.path), discardingInput: true)
+        let output = try await child.allOutput(timeout: .seconds(180))
+        let termination = await child.termination(timeout: .seconds(20))
+        guard termination == .exited(0) else {
+            let reason = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+            throw Failure(description: "the browser's \(scenario) \(termination.map(\.description) ?? "did not exit"): \(reason)"
+                + "\nrun's log:\n\(fleet.process.errors.suffix(3000))")
+        }
+        let text = String(decoding: output, as: UTF8.self)
+        guard let line = text.split(separator: "\n").last,
+              let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        else { throw Failure(description: "the browser printed no JSON: \(text)") }
+        return object
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func theDashboardListsTheBotsOfBotsJSONAsLive() async throws {
+        let fleet = try await Fleet.start()
+        let seen: [String: Any]
+        do {
+            seen = try await browse(fleet, "dashboard", bots: ["echo", "reminders"])
+        } catch {
+            await fleet.stop()
+            throw error
+        }
+        await fleet.stop()
+        #expect(seen["states"] as? [String: String] == ["echo": "live", "reminders": "live"])
+        #expect((seen["summary"] as? String)?.contains("2 bots") == true)
+        #expect(FileManager.default.fileExists(atPath: Self.screenshots.appendingPathComponent("dashboard.png").path))
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func aliceAsksTheReminderBotAndItsAnswerAppearsWithAReadMark() async throws {
+        let fleet = try await Fleet.start()
+        let seen: [String: Any]
+        do {
+            seen = try await browse(fleet, "reminder", bots: ["reminder_bot"])
+        } catch {
+            await fleet.stop()
+            throw error
+        }
+        await fleet.stop()
+        let lines = try #require(seen["lines"] as? [[String]])
+        let own = try #require(lines.firstIndex { $0.first == "tone-own" && $0.last?.contains("remind me in 10 minutes to stretch") == true })
+        let answer = try #require(lines.firstIndex { $0.first == "tone-message" && $0.last?.contains("reminder_bot") == true })
+        #expect(own < answer)
+        #expect(lines.contains { $0.last?.contains("✓✓") == true })
+        let trace = try #require(seen["trace"] as? String)
+        let records = try #require(seen["traceRecords"] as? [String])
+        #expect(!records.isEmpty)
+        #expect(records.allSatisfy { $0.contains(trace) })
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func aPictureWithACaptionSentFromThePageReachesTheEchoBotAndComesBack() async throws {
+        let fleet = try await Fleet.start()
+        let seen: [String: Any]
+        do {
+            seen = try await browse(fleet, "picture", bots: ["echo_bot"])
+        } catch {
+            await fleet.stop()
+            throw error
+        }
+        await fleet.stop()
+        let lines = try #require(seen["lines"] as? [[String]])
+        let sent = try #require(lines.firstIndex { $0.first == "tone-own" && $0.last?.contains("(photo) a red square") == true })
+        let echoed = try #require(lines.firstIndex {
+            $0.first == "tone-message" && $0.last?.contains("echo_bot: (photo)") == true && $0.last?.contains("a red square") == true
+        })
+        #expect(sent < echoed)
+        #expect(lines.contains { $0.last?.contains("alice reacted 👍 to") == true && $0.last?.contains("a red square") == true })
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func withATokenThePageAsksForItAndItsSessionCookieOpensTheFleet() async throws {
+        let token = "console-test-token"
+        let fleet = try await Fleet.start(token: token)
+        let seen: [String: Any]
+        do {
+            seen = try await browse(fleet, "login", bots: ["echo", "reminders"], environment: ["CONSOLE_TOKEN": token])
+        } catch {
+            await fleet.stop()
+            throw error
+        }
+        await fleet.stop()
+        #expect((seen["refused"] as? String)?.contains("not the control token") == true)
+        #expect(seen["states"] as? [String: String] == ["echo": "live", "reminders": "live"])
+        #expect(seen["scriptCookies"] as? String == "", "the session cookie is HttpOnly: scripts cannot read it")
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func aRateLimitShowsTheBotBackingOffThenLiveAgain() async throws {
+        let fleet = try await Fleet.start()
+        let seen: [String: Any]
+        do {
+            seen = try await browse(fleet, "ratelimit", bots: ["echo"])
+        } catch {
+            await fleet.stop()
+            throw error
+        }
+        await fleet.stop()
+        let backingOff = try #require(seen["backingOff"] as? String)
+        #expect(backingOff.contains("backing off"))
+        #expect(backingOff.contains("until"))
+        #expect(backingOff.contains("4008"))
+        #expect(seen["liveAgain"] as? Bool == true)
+        #expect((seen["traffic"] as? [String])?.isEmpty == false)
+    }
+}
