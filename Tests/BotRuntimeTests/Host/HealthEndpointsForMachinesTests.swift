@@ -20,19 +20,6 @@ struct HealthEndpointsForMachinesTests {
         return (supervisor, server, run)
     }
 
-    func fetch(_ server: HealthServer, _ path: String, method: String = "GET", token: String? = nil) async throws -> HTTPFetch {
-        var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)\(path)")))
-        request.httpMethod = method
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        return try await HTTPFetch.send(request)
-    }
-
-    func stop(_ supervisor: BotSupervisor, _ server: HealthServer, _ run: Task<SupervisorOutcome, Never>) async throws {
-        await supervisor.shutdown(deadline: .seconds(1))
-        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
-        await server.shutdown()
-    }
-
     @Test func livezAnswers200WhileReadyzWaitsForABotThatHasNotStartedYet() async throws {
         let slow = StandInSession("slow", .liveWhenTold, changes: changes)
         let (supervisor, server, run) = try await start([StandInSession("echo", changes: changes), slow])
@@ -46,7 +33,7 @@ struct HealthEndpointsForMachinesTests {
 
         await slow.goLive()
         try await changes.wait(until: { try await fetch(server, "/readyz").status == 200 }, "/readyz to answer 200")
-        try await stop(supervisor, server, run)
+        try await stopServing(supervisor, server, run)
     }
 
     @Test func aBotStoppedForItsOwnConfigurationDoesNotKeepThePodUnready() async throws {
@@ -58,7 +45,7 @@ struct HealthEndpointsForMachinesTests {
         #expect(try await fetch(server, "/readyz").status == 200)
         #expect(try await fetch(server, "/healthz").status == 503)
         #expect(try await fetch(server, "/livez").status == 200)
-        try await stop(supervisor, server, run)
+        try await stopServing(supervisor, server, run)
     }
 
     @Test func aShuttingDownProcessIsNotReadyButStillLive() async throws {
@@ -83,7 +70,7 @@ struct HealthEndpointsForMachinesTests {
         #expect(try await fetch(server, "/quarantine", token: "wrong").status == 401)
         #expect(try await fetch(server, "/quarantine", token: "s3cret").status == 200)
         #expect(try await fetch(server, "/quarantine/echo/1/retry", method: "POST").status == 401)
-        try await stop(supervisor, server, run)
+        try await stopServing(supervisor, server, run)
     }
 
     @Test func probesAndMetricsNeedNoToken() async throws {
@@ -92,7 +79,7 @@ struct HealthEndpointsForMachinesTests {
         #expect(try await fetch(server, "/livez").status == 200)
         #expect(try await fetch(server, "/healthz").status == 200)
         #expect(try await fetch(server, "/metrics").status == 200)
-        try await stop(supervisor, server, run)
+        try await stopServing(supervisor, server, run)
     }
 
     @Test func bindingOffLoopbackWithoutATokenIsRefusedAndLoopbackIsAllowed() throws {

@@ -39,19 +39,6 @@ struct ReloadRouteTests {
         return (supervisor, server, run)
     }
 
-    func fetch(_ server: HealthServer, _ path: String, method: String = "GET", token: String? = nil) async throws -> HTTPFetch {
-        var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)\(path)")))
-        request.httpMethod = method
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        return try await HTTPFetch.send(request)
-    }
-
-    func stop(_ supervisor: BotSupervisor, _ server: HealthServer, _ run: Task<SupervisorOutcome, Never>) async throws {
-        await supervisor.shutdown(deadline: .seconds(1))
-        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
-        await server.shutdown()
-    }
-
     @Test func withATokenTheReloadRouteWithoutItIsRefusedWith401AndDoesNotReload() async throws {
         let reloader = ScriptedReloader(report: ReloadReport(applied: true, generation: 2, started: ["new"]))
         let (supervisor, server, run) = try await start(reloader: reloader, token: "s3cret")
@@ -62,7 +49,7 @@ struct ReloadRouteTests {
         #expect(answer.status == 200)
         #expect(try JSONDecoder().decode(ReloadReport.self, from: Data(answer.body.utf8)) == ReloadReport(applied: true, generation: 2, started: ["new"]))
         #expect(await reloader.calls == ["the control route"])
-        try await stop(supervisor, server, run)
+        try await stopServing(supervisor, server, run)
     }
 
     @Test func aRefusedReloadAnswers422WithEveryError() async throws {
@@ -72,7 +59,7 @@ struct ReloadRouteTests {
         #expect(answer.status == 422)
         #expect(try JSONDecoder().decode(ReloadReport.self, from: Data(answer.body.utf8)).errors == refused.errors)
         #expect(try await fetch(server, "/reload").status == 405)
-        try await stop(supervisor, server, run)
+        try await stopServing(supervisor, server, run)
     }
 
     @Test func healthzReportsTheGenerationInForce() async throws {
@@ -82,12 +69,12 @@ struct ReloadRouteTests {
         let configuration = try #require(json["configuration"] as? [String: Any])
         #expect(configuration["generation"] as? Int == 3)
         #expect(configuration["loadedAt"] as? String == "2027-01-15T08:00:00Z")
-        try await stop(supervisor, server, run)
+        try await stopServing(supervisor, server, run)
     }
 
     @Test func withoutAReloaderTheRouteSaysTheProcessDoesNotReload() async throws {
         let (supervisor, server, run) = try await start(reloader: nil)
         #expect(try await fetch(server, "/reload", method: "POST").status == 404)
-        try await stop(supervisor, server, run)
+        try await stopServing(supervisor, server, run)
     }
 }

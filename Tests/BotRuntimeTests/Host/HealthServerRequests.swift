@@ -1,0 +1,22 @@
+@testable import BotRuntime
+import Foundation
+import TestSupport
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One request to `server` over loopback, with the control token as a Bearer header when given.
+func fetch(_ server: HealthServer, _ path: String, method: String = "GET", token: String? = nil) async throws -> HTTPFetch {
+    var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)\(path)")))
+    request.httpMethod = method
+    if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+    return try await HTTPFetch.send(request)
+}
+
+/// Shuts the supervisor down, waits for its run to end, and stops serving.
+func stopServing(_ supervisor: BotSupervisor, _ server: HealthServer, _ run: Task<SupervisorOutcome, Never>) async throws {
+    await supervisor.shutdown(deadline: .seconds(1))
+    _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+    await server.shutdown()
+}
