@@ -136,6 +136,9 @@ enum ConsoleAssets {
     .chat-lines .tone-heading { font-weight: 600; }
     .chat-lines .tone-status { color: var(--muted); }
     .chat-lines .tone-error { color: var(--bad); }
+    .chat-lines img.media { display: block; min-width: 3rem; max-width: 12rem; max-height: 8rem; margin: .2rem 0 .2rem 3rem;
+      border: 1px solid #d0d7de; image-rendering: pixelated; }
+    .chat-lines a.media { margin-left: .6rem; }
     .faults { display: flex; gap: .6rem; align-items: center; flex-wrap: wrap; margin-bottom: .8rem;
       border: 1px dashed var(--muted); padding: .4rem .6rem; }
     .login { max-width: 30rem; display: grid; gap: .6rem; }
@@ -391,11 +394,29 @@ enum ConsoleAssets {
         chat.addEventListener("lines", (message) => {
           const list = $("chat-lines");
           for (const line of JSON.parse(message.data)) {
-            list.append(element("li", line.text, "tone-" + line.tone));
+            const item = element("li", line.text, "tone-" + line.tone);
+            if (line.media) item.append(mediaView(line.media, as));
+            list.append(item);
           }
           while (list.childElementCount > 300) list.firstElementChild.remove();
           list.scrollTop = list.scrollHeight;
         });
+      }
+
+      // A message's file, fetched through the console as the user: a picture shown, anything else a link.
+      function mediaView(media, as) {
+        const source = "/console/chat/media?" + new URLSearchParams({ as, id: media.id }).toString();
+        if (media.kind === "photo") {
+          const picture = element("img", undefined, "media");
+          picture.src = source;
+          picture.alt = media.kind;
+          picture.dataset.media = media.id;
+          return picture;
+        }
+        const link = element("a", "download the " + media.kind, "media");
+        link.href = source;
+        link.dataset.media = media.id;
+        return link;
       }
 
       async function say(line) {

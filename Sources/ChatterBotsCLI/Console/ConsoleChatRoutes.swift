@@ -13,6 +13,8 @@ import WebSocket
 ///   as `/dm echo_bot`) into that chat; 409 while no page listens to it.
 /// - `POST /console/chat/picture` with JSON `{"as", "to" (a username), "contentType", "data" (base64), "caption"}`:
 ///   sends a picture (`ConsoleChatPictureSender`).
+/// - `GET /console/chat/media?as=alice&id=…`: the file of a message the user's chat shows (a line's `media`), fetched
+///   as the user; pictures inline, other files as a download.
 struct ConsoleChatRoutes: ConsoleRouteExtension {
     /// A bot the page offers to talk to.
     struct Bot: Encodable {
@@ -24,13 +26,13 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
     let accounts: [SandboxTestAccount]
     let bots: [Bot]
     let sessions: ConsoleChatSessions
-    let pictures: ConsoleChatPictureSender
+    let clients: ConsoleTestUserClients
 
     init(server: ChatterServerConfiguration, accounts: [SandboxTestAccount], bots: [Bot]) {
         self.accounts = accounts
         self.bots = bots
         self.sessions = ConsoleChatSessions(server: server)
-        self.pictures = ConsoleChatPictureSender(server: server)
+        self.clients = ConsoleTestUserClients(server: server)
     }
 
     func respond(to request: HTTPRequest) async -> HTTPServerResponse {
@@ -60,8 +62,12 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
         case prefix + "/picture":
             guard request.method == .post else { return .response(ConsoleRoutes.methodNotAllowed("POST")) }
             return .response(await sendPicture(request))
+        case prefix + "/media":
+            guard request.method == .get else { return .response(ConsoleRoutes.methodNotAllowed("GET")) }
+            return .response(await media(request))
         default:
-            return .response(ConsoleRoutes.error(.notFound, "no chat route \(request.path); use \(prefix), \(prefix)/events or \(prefix)/say"))
+            return .response(ConsoleRoutes.error(.notFound, "no chat route \(request.path); use \(prefix), \(prefix)/events, "
+                + "\(prefix)/say, \(prefix)/picture or \(prefix)/media"))
         }
     }
 
@@ -72,7 +78,7 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
             let pump = Task {
                 guard await stream.send(Array("event: ready\ndata: {}\n\n".utf8)) else { return }
                 for await batch in lines {
-                    let objects = batch.map { ["text": $0.text, "tone": Self.toneName($0.tone)] }
+                    let objects = batch.map(Self.lineObject)
                     guard let data = try? JSONSerialization.data(withJSONObject: objects, options: [.withoutEscapingSlashes]),
                           await stream.send(Array("event: lines\ndata: ".utf8) + Array(data) + Array("\n\n".utf8))
                     else { break }
@@ -98,11 +104,39 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
         }
         let caption = (object?["caption"] as? String).flatMap { $0.isEmpty ? nil : $0 }
         do {
-            try await pictures.send(data, contentType: type, caption: caption, as: account, to: to)
+            try await ConsoleChatPictureSender(clients: clients).send(data, contentType: type, caption: caption, as: account, to: to)
         } catch {
             return ConsoleRoutes.error(HTTPStatus(code: 502), error.description)
         }
         return HTTPResponse(status: .noContent)
+    }
+
+    /// A message's file, fetched as the user: a picture of the types the page sends is served inline, anything else
+    /// as a download, and never as a page of this origin (its own sandboxing policy).
+    private func media(_ request: HTTPRequest) async -> HTTPResponse {
+        guard let account = account(named: request.queryValue("as")) else { return unknownAccount }
+        guard let id = request.queryValue("id"), !id.isEmpty, id.utf8.count <= 200,
+              id.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)) })
+        else {
+            return ConsoleRoutes.error(.badRequest, "name the file with id: a media id from a chat line's media")
+        }
+        let file: MediaFile
+        do {
+            file = try await clients.client(for: account).downloadMedia(Media.ID(id))
+        } catch let error as ChatterAPIError where error.code == .notFound {
+            return ConsoleRoutes.error(.notFound, "\(account.username) cannot see a file \(id): it is in none of their conversations")
+        } catch {
+            return ConsoleRoutes.error(HTTPStatus(code: 502), "the sandbox did not give the file: \(error)")
+        }
+        let inline = ConsoleChatPictureSender.contentTypes.contains(file.contentType.lowercased())
+        var response = HTTPResponse(status: .ok, headers: [
+            "Content-Type": inline ? file.contentType : "application/octet-stream",
+            "Cache-Control": "private, max-age=3600", "X-Content-Type-Options": "nosniff",
+            "Content-Security-Policy": "default-src 'none'; sandbox",
+        ], body: Array(file.data))
+        if !inline { response.headers.add(name: "Content-Disposition", value: #"attachment; filename="\#(id)""#) }
+        response.headers.add(name: "Content-Length", value: String(response.body.count))
+        return response
     }
 
     private func account(named name: String?) -> SandboxTestAccount? {
@@ -116,6 +150,13 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
     private func json(_ object: [String: Any]) -> HTTPResponse {
         let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return HTTPResponse(status: .ok, headers: ConsoleRoutes.jsonHeaders, body: Array(body))
+    }
+
+    /// A chat line as the page reads it: its text and tone, and the file it carries.
+    static func lineObject(_ line: ScreenLine) -> [String: Any] {
+        var object: [String: Any] = ["text": line.text, "tone": toneName(line.tone)]
+        if let media = line.media { object["media"] = ["id": media.id.rawValue, "kind": media.kind.rawValue] }
+        return object
     }
 
     static func toneName(_ tone: ScreenLine.Tone) -> String {

@@ -52,7 +52,8 @@ extension ChatScreen {
         }
         let head = message.kind == .system ? "* " : "\(name(of: message.senderId)): "
         let tone: ScreenLine.Tone = isMine ? .ownMessage : .message
-        var result = [ScreenLine(time + prefix + head + body[0], tone: tone)]
+        let media = message.isDeleted ? nil : message.mediaId.map { ScreenLine.Media(id: $0, kind: message.kind) }
+        var result = [ScreenLine(time + prefix + head + body[0], tone: tone, media: media)]
         let indent = String(repeating: " ", count: time.count + 2)
         result += body.dropFirst().map { ScreenLine(indent + $0, tone: tone) }
         return result

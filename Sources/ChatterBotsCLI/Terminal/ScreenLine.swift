@@ -1,3 +1,5 @@
+import ChatterBots
+
 /// One line the terminal client prints, with what kind of line it is so a terminal can colour it.
 ///
 /// The chat logic produces these and never touches a terminal, so tests read exactly what a person would see;
@@ -19,13 +21,28 @@ public struct ScreenLine: Sendable, Hashable, CustomStringConvertible {
         case error
     }
 
+    /// The file a message line carries (a photo, voice, video or document), for a display that can show it; a
+    /// terminal shows only the text, `(photo) caption`.
+    public struct Media: Sendable, Hashable {
+        public var id: ChatterBots.Media.ID
+        public var kind: Message.Kind
+
+        public init(id: ChatterBots.Media.ID, kind: Message.Kind) {
+            self.id = id
+            self.kind = kind
+        }
+    }
+
     /// The text, without colour codes or a line break.
     public var text: String
     public var tone: Tone
+    /// The file of the message this line begins, if it carries one.
+    public var media: Media?
 
-    public init(_ text: String, tone: Tone = .notice) {
+    public init(_ text: String, tone: Tone = .notice, media: Media? = nil) {
         self.text = text
         self.tone = tone
+        self.media = media
     }
 
     public var description: String { text }

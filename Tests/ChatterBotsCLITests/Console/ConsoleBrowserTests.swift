@@ -116,7 +116,7 @@ struct ConsoleBrowserTests {
     }
 
     @Test(.timeLimit(.minutes(5)))
-    func aPictureWithACaptionSentFromThePageReachesTheEchoBotAndComesBack() async throws {
+    func aPictureWithACaptionSentFromThePageReachesTheEchoBotAndComesBackShownAsAPicture() async throws {
         let fleet = try await Fleet.start()
         let seen: [String: Any]
         do {
@@ -133,6 +133,10 @@ struct ConsoleBrowserTests {
         })
         #expect(sent < echoed)
         #expect(lines.contains { $0.last?.contains("alice reacted 👍 to") == true && $0.last?.contains("a red square") == true })
+        let pictures = try #require(seen["pictures"] as? [[String: Any]])
+        let shown = pictures.filter { ($0["width"] as? Int) == 16 && ($0["height"] as? Int) == 16 }
+        #expect(Set(shown.compactMap { $0["tone"] as? String }) == ["tone-own", "tone-message"])
+        #expect(shown.allSatisfy { ($0["pixel"] as? [Int]) == [0xCC, 0x22, 0x22] })
     }
 
     @Test(.timeLimit(.minutes(5)))

@@ -45,4 +45,13 @@ struct ConsoleChatRoutesTests {
         #expect(closed.text.contains("/console/chat/events?as=alice"))
         #expect(try await response(.get, "/console/chat/say").status == 405)
     }
+
+    @Test func aFileNeedsATestAccountAndAMediaId() async throws {
+        #expect(try await response(.get, "/console/chat/media?as=mallory&id=MEDIA-1").status == 400)
+        let missing = try await response(.get, "/console/chat/media?as=alice")
+        #expect(missing.status == 400)
+        #expect(missing.text.contains("media id"))
+        #expect(try await response(.get, "/console/chat/media?as=alice&id=..%2F..%2Fetc").status == 400)
+        #expect(try await response(.post, "/console/chat/media?as=alice&id=MEDIA-1").status == 405)
+    }
 }

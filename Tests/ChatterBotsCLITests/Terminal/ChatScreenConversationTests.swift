@@ -204,6 +204,18 @@ struct ChatScreenConversationTests {
         #expect(update.text == ["[14:00] bob: (photo) the view", "[14:01] * carol joined", "[14:02] carol: (deleted)"])
     }
 
+    @Test func aMediaMessageLineCarriesItsFileAndADeletedOneNone() {
+        var screen = F.screen()
+        _ = screen.handle(.line("/open team"))
+        var photo = F.message("M-T-6", in: F.team, seq: 6, from: F.bob, "the view", at: F.time(14, 0), kind: .photo)
+        photo.mediaId = Media.ID("MEDIA-1")
+        var deleted = F.message("M-T-7", in: F.team, seq: 7, from: F.bob, "", at: F.time(14, 1), kind: .photo)
+        deleted.body = nil
+        deleted.deletedAt = F.time(14, 2)
+        let update = screen.handle(.historyLoaded(F.team, [photo, deleted]))
+        #expect(update.lines.map(\.media) == [ScreenLine.Media(id: Media.ID("MEDIA-1"), kind: .photo), nil])
+    }
+
     @Test func aMemberWithoutAKnownNameIsLookedUpOnce() {
         var screen = ChatScreen()
         _ = screen.handle(.signedIn(F.alice))

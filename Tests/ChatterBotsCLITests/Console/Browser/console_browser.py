@@ -5,7 +5,7 @@ Usage: console_browser.py URL SCENARIO SCREENSHOT_DIR [BOT ...]
   reminder: as alice, opens the conversation with the first BOT (a username), sends "remind me in 10 minutes to
             stretch", and waits for the bot's answer and a ✓✓ read mark; screenshot reminder.png.
   picture: as alice, sends a picture with a caption to the first BOT (a username) from the page and waits for it to
-           come back, then reacts to it; screenshot picture.png.
+           come back, shown as pictures, then reacts to it; screenshot picture.png.
   login: the console asks for the token (CONSOLE_TOKEN in the environment); a wrong one is refused, the right one
          opens the session cookie, and the fleet and its live stream follow; screenshot login.png.
   ratelimit: for the first BOT, presses "Rate limit (4008, 5 s)" and waits until its row shows backing off, then live
@@ -150,11 +150,29 @@ def picture(driver, shots, bots):
     WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
         lambda d: any("tone-message" in tone and "(photo)" in line and caption in line for tone, line in chat_lines(d)),
         "the picture never came back from the bot")
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: len([i for i in pictures(d) if i["width"] > 0]) >= 2, "the pictures never showed as images")
     driver.find_element(By.CSS_SELECTOR, '#reactions button[data-react="\U0001F44D"]').click()
     WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
         lambda d: any("alice reacted \U0001F44D" in line for _, line in chat_lines(d)), "the reaction never showed")
     driver.save_screenshot(os.path.join(shots, "picture.png"))
-    return {"lines": chat_lines(driver)}
+    return {"lines": chat_lines(driver), "pictures": pictures(driver)}
+
+
+def pictures(driver):
+    # Each picture in the chat as loaded (its natural size) and the colour of its middle pixel, read through a
+    # canvas: the pictures come from the console's own origin, so the canvas may be read.
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#chat-lines img.media'), img => {"
+        "  const item = { tone: img.parentElement.className, width: img.complete ? img.naturalWidth : 0,"
+        "                 height: img.complete ? img.naturalHeight : 0, pixel: null };"
+        "  if (item.width > 0) {"
+        "    const canvas = document.createElement('canvas'); canvas.width = item.width; canvas.height = item.height;"
+        "    const context = canvas.getContext('2d'); context.drawImage(img, 0, 0);"
+        "    item.pixel = Array.from(context.getImageData(item.width >> 1, item.height >> 1, 1, 1).data.slice(0, 3));"
+        "  }"
+        "  return item;"
+        "});")
 
 
 def login(driver, shots, bots):
