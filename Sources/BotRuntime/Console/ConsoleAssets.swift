@@ -38,13 +38,16 @@ enum ConsoleAssets {
       <p id="login-error" class="error" role="alert"></p>
     </form>
     <main id="fleet-view" hidden>
+      <p id="sandbox-only" hidden>This is the sandbox's console: chat as a test user, and set off faults on the
+        connections of the sandbox's users. The fleet is on the console of <code>example-bots run</code>.</p>
       <section class="summary" id="summary" aria-live="polite"></section>
       <section id="faults" class="faults" hidden>
         <strong>Faults on the sandbox</strong>
-        <label>Bot <select id="fault-bot"></select></label>
+        <label><span id="fault-target-label">Bot</span> <select id="fault-bot"></select></label>
         <span id="fault-buttons"></span>
         <span id="fault-result" role="status"></span>
       </section>
+      <div id="fleet-part">
       <form id="filters" class="filters">
         <label>Name <input id="filter-name" type="search" placeholder="any"></label>
         <label>State <select id="filter-state">
@@ -66,6 +69,7 @@ enum ConsoleAssets {
         </tr></thead>
         <tbody id="bots"></tbody>
       </table>
+      </div>
       <p id="error" class="error" role="alert"></p>
       <section id="logs-view" class="logs" hidden>
         <h2>Traffic</h2>
@@ -159,17 +163,42 @@ enum ConsoleAssets {
         return params.toString();
       }
 
+      // What this console offers (the sandbox's own has no fleet and no log tail).
+      let about = { fleet: true, logs: true, chat: false, faults: [] };
+
       async function start() {
-        const response = await fetch("/console/fleet?" + search(), { credentials: "same-origin" });
-        if (response.status === 401) { showLogin(); return; }
-        if (!response.ok) { showError(response); return; }
+        const offer = await fetch("/console/about", { credentials: "same-origin" });
+        if (offer.status === 401) { showLogin(); return; }
+        if (!offer.ok) { showError(offer); return; }
+        about = await offer.json();
         $("login").hidden = true;
         $("fleet-view").hidden = false;
-        render(await response.json());
-        listen();
-        startChat();
-        $("logs-view").hidden = false;
-        followLogs();
+        $("fleet-part").hidden = !about.fleet;
+        $("summary").hidden = !about.fleet;
+        $("sandbox-only").hidden = about.fleet;
+        if (about.fleet) {
+          const response = await fetch("/console/fleet?" + search(), { credentials: "same-origin" });
+          if (!response.ok) { showError(response); return; }
+          render(await response.json());
+          listen();
+        } else {
+          $("connection").textContent = "sandbox";
+          $("connection").className = "connection live";
+          $("fault-target-label").textContent = "User";
+          $("fault-bot").addEventListener("focus", refreshFaultUsers);
+          refreshFaultUsers();
+        }
+        if (about.chat) startChat();
+        $("logs-view").hidden = !about.logs;
+        if (about.logs) followLogs();
+      }
+
+      // The sandbox's console names fault targets by username: the users connected now.
+      async function refreshFaultUsers() {
+        const response = await fetch("/console/faults", { credentials: "same-origin" });
+        if (!response.ok) return;
+        const offer = await response.json();
+        fillFaults(offer.faults, offer.users);
       }
 
       function listen() {
@@ -285,19 +314,26 @@ enum ConsoleAssets {
       };
 
       function renderFaults(fleet) {
+        fillFaults(fleet.faults || [], fleet.bots.map((bot) => bot.name));
+      }
+
+      function fillFaults(faults, names) {
         const panel = $("faults");
-        panel.hidden = !fleet.faults || fleet.faults.length === 0;
+        panel.hidden = faults.length === 0;
         if (panel.hidden) return;
         const select = $("fault-bot");
-        const names = fleet.bots.map((bot) => bot.name);
         if (Array.from(select.options, (option) => option.value).join("\n") !== names.join("\n")) {
           const chosen = select.value;
-          select.replaceChildren(...names.map((name) => element("option", name)));
+          select.replaceChildren(...names.map((name) => {
+            const option = element("option", name);
+            option.value = name;
+            return option;
+          }));
           if (names.includes(chosen)) select.value = chosen;
         }
         const buttons = $("fault-buttons");
-        if (buttons.childElementCount === fleet.faults.length) return;
-        buttons.replaceChildren(...fleet.faults.map((fault) => {
+        if (buttons.childElementCount === faults.length) return;
+        buttons.replaceChildren(...faults.map((fault) => {
           const button = element("button", faultLabels[fault] || fault);
           button.type = "button";
           button.dataset.fault = fault;
@@ -310,7 +346,7 @@ enum ConsoleAssets {
         const response = await fetch("/console/faults", {
           method: "POST", credentials: "same-origin",
           headers: { "Content-Type": "application/json" },
-          body: JSON.stringify({ bot: $("fault-bot").value, fault }),
+          body: JSON.stringify(about.fleet ? { bot: $("fault-bot").value, fault } : { user: $("fault-bot").value, fault }),
         });
         let message = response.ok ? (faultLabels[fault] || fault) + ": done" : "refused";
         try { const body = await response.json(); if (body.error) message = body.error; } catch (_) {}

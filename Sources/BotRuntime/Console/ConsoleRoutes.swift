@@ -1,3 +1,4 @@
+import ChatterBots
 import Foundation
 import Synchronization
 import WebSocket
@@ -12,7 +13,13 @@ import WebSocket
 ///   while the client is connected; nothing runs when none is).
 /// - `GET /console/logs?bot=&trace=`: server-sent events, `event: log` with each log record (redacted) of the bot
 ///   or of the trace, the kept ones first.
-/// - `POST /console/faults` with JSON `{"bot": …, "fault": …}`: sets off a `ConsoleFault` (embedded sandbox only).
+/// - `GET /console/about`: what this console offers (`fleet`, `logs`, `chat`, `faults`), for the page to show.
+/// - `GET /console/faults`: the faults and the sandbox users connected now; `POST /console/faults` with JSON
+///   `{"bot": …, "fault": …}` (a bot of the process) or `{"user": …, "fault": …}` (a sandbox username) sets off a
+///   `ConsoleFault` (sandbox only).
+///
+/// `example-bots sandbox` serves the same routes without a fleet: its console has no supervisor, no log tail, and
+/// names fault targets by username.
 ///
 /// Every route first passes `ConsoleRequestCheck` (Host and Origin, 403); all but the page and the session need
 /// `ConsoleAccess` (401).
@@ -20,23 +27,29 @@ package final class ConsoleRoutes: Sendable {
     /// The path prefix of every console route.
     package static let root = "/console"
 
-    private let supervisor: BotSupervisor
+    private let supervisor: BotSupervisor?
     private let access: ConsoleAccess
     private let bind: String
     private let faults: (any ConsoleFaultInjector)?
+    private let faultTargets: (any ConsoleFaultTargets)?
     private let extensions: [any ConsoleRouteExtension]
     private let logTail: ConsoleLogTail?
     private let port = Atomic<Int>(0)
 
+    /// - Parameters:
+    ///   - supervisor: the process's bots; nil for a console without a fleet (the sandbox's own).
+    ///   - faultTargets: the sandbox's users, for fault requests that name a user.
     package init(
-        supervisor: BotSupervisor, access: ConsoleAccess, bind: String, faults: (any ConsoleFaultInjector)? = nil,
-        extensions: [any ConsoleRouteExtension] = [], logTail: ConsoleLogTail? = nil
+        supervisor: BotSupervisor?, access: ConsoleAccess, bind: String, faults: (any ConsoleFaultInjector)? = nil,
+        faultTargets: (any ConsoleFaultTargets)? = nil, extensions: [any ConsoleRouteExtension] = [],
+        logTail: ConsoleLogTail? = nil
     ) {
         self.logTail = logTail
         self.supervisor = supervisor
         self.access = access
         self.bind = bind
         self.faults = faults
+        self.faultTargets = faultTargets
         self.extensions = extensions
     }
 
@@ -81,13 +94,21 @@ package final class ConsoleRoutes: Sendable {
             guard access.permits(request) else { return .response(Self.unauthorized) }
             guard let logTail else { return .response(Self.error(.notFound, "this process keeps no log tail")) }
             return logs(request, tail: logTail)
-        case Self.root + "/faults":
-            guard request.method == .post else { return .response(Self.methodNotAllowed("POST")) }
+        case Self.root + "/about":
+            guard request.method == .get else { return .response(Self.methodNotAllowed("GET")) }
             guard access.permits(request) else { return .response(Self.unauthorized) }
-            return .response(await injectFault(request))
+            return .response(about)
+        case Self.root + "/faults":
+            guard request.method == .post || request.method == .get else { return .response(Self.methodNotAllowed("GET, POST")) }
+            guard access.permits(request) else { return .response(Self.unauthorized) }
+            return .response(request.method == .get ? await faultOffer() : await injectFault(request))
         case Self.root + "/fleet", Self.root + "/events":
             guard request.method == .get else { return .response(Self.methodNotAllowed("GET")) }
             guard access.permits(request) else { return .response(Self.unauthorized) }
+            guard let supervisor else {
+                return .response(Self.error(.notFound, "this process runs no bots (it is the sandbox alone): its console "
+                    + "offers the chat and the faults; the fleet is on the console of example-bots run"))
+            }
             let query: ConsoleFleetQuery
             do {
                 query = try ConsoleFleetQuery(queryItems: request.queryItems)
@@ -95,18 +116,47 @@ package final class ConsoleRoutes: Sendable {
                 return .response(Self.error(.badRequest, error.description))
             }
             if path.hasSuffix("/fleet") {
-                var response = HTTPResponse(status: .ok, headers: Self.jsonHeaders, body: await fleet(query).json)
+                var response = HTTPResponse(status: .ok, headers: Self.jsonHeaders, body: await fleet(query, of: supervisor).json)
                 response.headers.add(name: "Content-Length", value: String(response.body.count))
                 return .response(response)
             }
-            return events(query)
+            return events(query, of: supervisor)
         default:
             return .response(Self.error(.notFound, "no console route \(path); the console is at /console/"))
         }
     }
 
+    /// What this console offers, so the page shows only that.
+    private var about: HTTPResponse {
+        let offer: [String: Any] = [
+            "fleet": supervisor != nil, "logs": logTail != nil,
+            "chat": extensions.contains { $0.prefix == Self.root + "/chat" },
+            "faults": faults == nil ? [] : ConsoleFault.allCases.map(\.rawValue),
+        ]
+        return Self.json(offer)
+    }
+
+    /// The faults the page may set off, and the sandbox users connected now (whom a fault can hit).
+    private func faultOffer() async -> HTTPResponse {
+        guard faults != nil else { return Self.noFaults }
+        return Self.json([
+            "faults": ConsoleFault.allCases.map(\.rawValue), "users": await faultTargets?.connectedUsernames() ?? [],
+        ])
+    }
+
+    private static var noFaults: HTTPResponse {
+        error(HTTPStatus(code: 409), "faults need the embedded sandbox (\"server\": \"sandbox\" in bots.json) or example-bots sandbox")
+    }
+
+    private static func json(_ object: [String: Any]) -> HTTPResponse {
+        let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        var response = HTTPResponse(status: .ok, headers: jsonHeaders, body: Array(body))
+        response.headers.add(name: "Content-Length", value: String(response.body.count))
+        return response
+    }
+
     /// The page `query` asks for, now.
-    private func fleet(_ query: ConsoleFleetQuery) async -> ConsoleFleetPage {
+    private func fleet(_ query: ConsoleFleetQuery, of supervisor: BotSupervisor) async -> ConsoleFleetPage {
         let statuses = await supervisor.statuses()
         let charts = await supervisor.messagesPerMinute(of: ConsoleFleetPage.names(on: query, of: statuses))
         var page = ConsoleFleetPage(statuses: statuses, query: query) { charts[$0] ?? [] }
@@ -154,21 +204,17 @@ package final class ConsoleRoutes: Sendable {
     }
 
     private func injectFault(_ request: HTTPRequest) async -> HTTPResponse {
-        guard let faults else {
-            return Self.error(HTTPStatus(code: 409), "faults need the embedded sandbox (\"server\": \"sandbox\" in bots.json)")
-        }
+        guard let faults else { return Self.noFaults }
         let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
         let names = ConsoleFault.allCases.map(\.rawValue).joined(separator: ", ")
         guard let name = object?["fault"] as? String, let fault = ConsoleFault(rawValue: name) else {
-            return Self.error(.badRequest, "send JSON {\"bot\": \"…\", \"fault\": \"…\"} with a fault of: \(names)")
+            return Self.error(.badRequest, "send JSON {\"bot\": \"…\", \"fault\": \"…\"} (or \"user\": a sandbox username) "
+                + "with a fault of: \(names)")
         }
-        let statuses = await supervisor.statuses()
-        let bot = object?["bot"] as? String
-        guard let status = statuses.first(where: { $0.name == bot }) ?? (fault == .restartServer ? statuses.first : nil) else {
-            return Self.error(.badRequest, "no bot named \(bot.map { "\"\($0)\"" } ?? "(none given)") in this process")
-        }
-        guard let userId = status.userId else {
-            return Self.error(HTTPStatus(code: 409), "\(status.name) has not signed in yet: wait until it is live")
+        let userId: User.ID
+        switch await faultTarget(of: object, for: fault) {
+        case .success(let id): userId = id
+        case .failure(let refusal): return refusal.response
         }
         do {
             try await faults.inject(fault, intoBot: userId)
@@ -178,15 +224,50 @@ package final class ConsoleRoutes: Sendable {
         return HTTPResponse(status: .ok, headers: Self.jsonHeaders, body: Array(#"{"injected":"\#(fault.rawValue)"}"#.utf8))
     }
 
+    private struct Refusal: Error {
+        var response: HTTPResponse
+    }
+
+    /// The user a fault request hits: its `user` (a sandbox username), or its `bot` (a bot of the process); any
+    /// connected user for a restart of the whole server.
+    private func faultTarget(of object: [String: Any]?, for fault: ConsoleFault) async -> Result<User.ID, Refusal> {
+        if let username = object?["user"] as? String {
+            guard let faultTargets else {
+                return .failure(Refusal(response: Self.error(.badRequest, "name a bot of this process with \"bot\"")))
+            }
+            do {
+                return .success(try await faultTargets.userId(ofUsername: username))
+            } catch {
+                return .failure(Refusal(response: Self.error(.badRequest, error.description)))
+            }
+        }
+        let bot = object?["bot"] as? String
+        guard let supervisor else {
+            if fault == .restartServer, let faultTargets, let anyone = await faultTargets.connectedUsernames().first,
+               let id = try? await faultTargets.userId(ofUsername: anyone) {
+                return .success(id)
+            }
+            return .failure(Refusal(response: Self.error(.badRequest, "name a sandbox user with \"user\": this process runs no bots")))
+        }
+        let statuses = await supervisor.statuses()
+        guard let status = statuses.first(where: { $0.name == bot }) ?? (fault == .restartServer ? statuses.first : nil) else {
+            return .failure(Refusal(response: Self.error(.badRequest, "no bot named \(bot.map { "\"\($0)\"" } ?? "(none given)") in this process")))
+        }
+        guard let userId = status.userId else {
+            return .failure(Refusal(response: Self.error(HTTPStatus(code: 409), "\(status.name) has not signed in yet: wait until it is live")))
+        }
+        return .success(userId)
+    }
+
     /// The fleet as server-sent events: a `fleet` event with the page at once and whenever it changes, a comment
     /// every 15 s of quiet (so proxies keep the stream), until the client leaves.
-    private func events(_ query: ConsoleFleetQuery) -> HTTPServerResponse {
+    private func events(_ query: ConsoleFleetQuery, of supervisor: BotSupervisor) -> HTTPServerResponse {
         let head = HTTPResponse(status: .ok, headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-store"])
         return .stream(head: head) { [self] stream in
             var last: [UInt8] = []
             var quietSeconds = 0
             while stream.isOpen {
-                let json = await fleet(query).json
+                let json = await fleet(query, of: supervisor).json
                 var event: [UInt8] = []
                 if json != last {
                     event = Array("event: fleet\ndata: ".utf8) + json + Array("\n\n".utf8)

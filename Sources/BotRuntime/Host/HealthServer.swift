@@ -35,13 +35,13 @@ public final class HealthServer: Sendable {
     /// tail the console shows.
     package static func start(
         supervisor: BotSupervisor, reloader: (any ConfigurationReloading)?, host: String, port: Int, access: ControlAccess,
-        console: Bool = false, faults: (any ConsoleFaultInjector)? = nil, consoleExtensions: [any ConsoleRouteExtension] = [],
-        logTail: ConsoleLogTail? = nil
+        console: Bool = false, faults: (any ConsoleFaultInjector)? = nil, faultTargets: (any ConsoleFaultTargets)? = nil,
+        consoleExtensions: [any ConsoleRouteExtension] = [], logTail: ConsoleLogTail? = nil
     ) async throws(HTTPServerError) -> HealthServer {
         let consoleRoutes = console
             ? ConsoleRoutes(
                 supervisor: supervisor, access: ConsoleAccess(control: access), bind: host, faults: faults,
-                extensions: consoleExtensions, logTail: logTail)
+                faultTargets: faultTargets, extensions: consoleExtensions, logTail: logTail)
             : nil
         let server = try await HTTPServer.start(host: host, port: port) { request in
             if let consoleRoutes, ConsoleRoutes.owns(request.path) { return await consoleRoutes.respond(to: request) }

@@ -118,10 +118,16 @@ public enum BotCommand: Sendable, Equatable {
         public var port: Int?
         /// `--data DIR`: keep the sandbox's database in `DIR/sandbox/`; nil: in memory.
         public var dataDirectory: String?
+        /// `--console-port N`: serve the sandbox's web console (chat and faults) on this port; nil: no console.
+        public var consolePort: Int?
+        /// `--console-bind ADDRESS`: where the console listens (default loopback; elsewhere it needs the control token).
+        public var consoleBind: String?
 
-        public init(port: Int? = nil, dataDirectory: String? = nil) {
+        public init(port: Int? = nil, dataDirectory: String? = nil, consolePort: Int? = nil, consoleBind: String? = nil) {
             self.port = port
             self.dataDirectory = dataDirectory
+            self.consolePort = consolePort
+            self.consoleBind = consoleBind
         }
     }
 }
@@ -206,8 +212,13 @@ extension BotCommand {
                 case "--help", "-h": return .help(command: "sandbox")
                 case "--port", "-p": options.port = try rest.port(of: option)
                 case "--data", "-d": options.dataDirectory = try rest.value(of: option)
+                case "--console-port": options.consolePort = try rest.port(of: option)
+                case "--console-bind": options.consoleBind = try rest.value(of: option)
                 default: throw rest.unknown(option)
                 }
+            }
+            if options.consoleBind != nil, options.consolePort == nil {
+                throw CommandLineUsageError("--console-bind goes with --console-port: the console is off without a port", command: "sandbox")
             }
             return .sandbox(options)
         case "say":

@@ -114,6 +114,7 @@ extension BotCommandLine {
                     supervisor: supervisor, reloader: reloader, host: bind, port: port, access: access,
                     console: configuration.console,
                     faults: embedded.map { EmbeddedSandboxFaults(sandbox: $0.sandbox) },
+                    faultTargets: embedded.map { SandboxDirectory(sandbox: $0.sandbox, testAccounts: $0.testAccounts) },
                     consoleExtensions: embedded.map { sandbox in
                         [ConsoleChatRoutes(
                             server: server, accounts: sandbox.testAccounts,
@@ -267,13 +268,17 @@ extension BotCommandLine {
         if let health {
             lines.append("Health: http://127.0.0.1:\(health.port)/healthz and http://127.0.0.1:\(health.port)/metrics")
             if configuration.console {
-                let bind = options.httpBind ?? configuration.httpBind
-                let host = ControlAccess.isLoopback(bind) || ["0.0.0.0", "::", "[::]"].contains(bind) ? "127.0.0.1"
-                    : (bind.contains(":") ? "[\(bind)]" : bind)
-                lines.append("Console: http://\(host):\(health.port)/console/")
+                lines.append("Console: \(Self.consoleURL(bind: options.httpBind ?? configuration.httpBind, port: health.port))")
             }
         }
         lines.append("Logs go to standard error. Ctrl-C stops gracefully (press it twice to exit at once).")
         return lines.joined(separator: "\n")
+    }
+
+    /// The console's address as the banner prints it: a loopback or wildcard bind is reached on 127.0.0.1.
+    static func consoleURL(bind: String, port: Int) -> String {
+        let host = ControlAccess.isLoopback(bind) || ["0.0.0.0", "::", "[::]"].contains(bind) ? "127.0.0.1"
+            : (bind.contains(":") ? "[\(bind)]" : bind)
+        return "http://\(host):\(port)/console/"
     }
 }

@@ -2,6 +2,7 @@ import BotRuntime
 import ChatterBots
 import ChatterSandbox
 import Foundation
+import WebSocket
 
 extension BotCommandLine {
     /// `sandbox`: the local Chatter server alone, seeded with the test accounts, until a shutdown request.
@@ -21,6 +22,15 @@ extension BotCommandLine {
         }
         for problem in sandbox.problems { log.log(.warning, "sandbox: \(problem)") }
         let server = sandbox.sandbox
+        var console: HTTPServer?
+        if let port = options.consolePort {
+            switch await startConsole(of: sandbox, port: port, bind: options.consoleBind ?? "127.0.0.1", in: environment) {
+            case .success(let started): console = started
+            case .failure(let exit):
+                await sandbox.shutdown()
+                return exit.code
+            }
+        }
         let storage = dataDirectory.map { EmbeddedSandbox.databaseURL(in: $0).path } ?? "memory (gone when it stops; --data DIR keeps it)"
         let people = sandbox.testAccounts.map { "\($0.username) (password \($0.password))" }
         environment.standardOutput.write(line: """
@@ -28,12 +38,56 @@ extension BotCommandLine {
             Realtime: \(server.webSocketURL.absoluteString); admin routes: \(server.adminURL.absoluteString)/
             Client key \(server.clientKey) (secret \(server.clientSecret), for the admin routes); data in \(storage)
             Test accounts: \(people.joined(separator: ", "))
-            Ctrl-C stops it.
             """)
+        if let console {
+            environment.standardOutput.write(line: "Console: \(Self.consoleURL(bind: options.consoleBind ?? "127.0.0.1", port: console.port))")
+        }
+        environment.standardOutput.write(line: "Ctrl-C stops it.")
         await environment.standardOutput.flush()
         await environment.shutdown.wait()
+        await console?.shutdown()
         await sandbox.shutdown()
         log.log(.info, "sandbox stopped")
         return .success
+    }
+
+    private struct ConsoleExit: Error {
+        var code: ExitCode
+    }
+
+    /// The sandbox's part of the web console on `bind:port`: the chat as the test accounts and the faults, with no
+    /// fleet (this process runs no bots). Every other path of the port is 404.
+    private func startConsole(
+        of sandbox: EmbeddedSandbox, port: Int, bind: String, in environment: CommandEnvironment
+    ) async -> Result<HTTPServer, ConsoleExit> {
+        let access: ControlAccess
+        do {
+            access = ControlAccess(token: try ControlAccess.token(in: environment.variables))
+            try access.check(bind: bind)
+        } catch {
+            environment.standardError.write(line: "\(programName): \(error)")
+            return .failure(ConsoleExit(code: .usageError))
+        }
+        let directory = SandboxDirectory(sandbox: sandbox.sandbox, testAccounts: sandbox.testAccounts)
+        let routes = ConsoleRoutes(
+            supervisor: nil, access: ConsoleAccess(control: access), bind: bind,
+            faults: EmbeddedSandboxFaults(sandbox: sandbox.sandbox), faultTargets: directory,
+            extensions: [ConsoleChatRoutes(
+                server: sandbox.sandbox.serverConfiguration, accounts: sandbox.testAccounts,
+                bots: { await directory.friendsOfTestAccounts() })])
+        do {
+            let server = try await HTTPServer.start(host: bind, port: port) { request in
+                if ConsoleRoutes.owns(request.path) { return await routes.respond(to: request) }
+                return .response(HTTPResponse(status: .notFound, text: "This port serves the sandbox's console at /console/.\n"))
+            }
+            routes.serve(onPort: server.port)
+            return .success(server)
+        } catch {
+            var inUse = false
+            if case .cannotListen(_, let code) = error { inUse = code == EADDRINUSE }
+            environment.standardError.write(line: "\(programName): the console could not start: \(error)"
+                + (inUse ? "; pass --console-port with another port, or 0 for any free one" : ""))
+            return .failure(ConsoleExit(code: .failure))
+        }
     }
 }

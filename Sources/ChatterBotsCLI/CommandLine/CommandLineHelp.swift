@@ -71,11 +71,13 @@ struct CommandLineHelp {
             """
         case "sandbox":
             """
-            USAGE: \(program) sandbox [--port N] [--data DIR]
+            USAGE: \(program) sandbox [--port N] [--data DIR] [--console-port N [--console-bind ADDRESS]]
 
             Runs the local Chatter sandbox server alone (REST under /v1, realtime at /v1/ws, admin routes under
             /sandbox/) until SIGINT or SIGTERM, seeded with test accounts. Point a bots.json at it with its URLs
-            and the client key it prints.
+            and the client key it prints. With --console-port, a web console at /console/ on that port chats as
+            the test accounts and sets off faults on connections (docs/console.md); off loopback it needs
+            CHATTERBOTS_CONTROL_TOKEN.
 
             \(sandboxOptions)
 
@@ -201,6 +203,8 @@ struct CommandLineHelp {
         SANDBOX OPTIONS:
           -p, --port N                 The port (default \(EmbeddedSandbox.defaultPort); 0: any free port)
           -d, --data DIR               Keep the sandbox's database in DIR/sandbox/ (default: in memory)
+          --console-port N             Serve the web console (chat and faults) on port N (0: any free port)
+          --console-bind ADDRESS       Where the console listens (default 127.0.0.1)
         """
     }
 

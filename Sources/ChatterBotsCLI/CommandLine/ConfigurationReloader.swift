@@ -37,7 +37,7 @@ actor ConfigurationReloader: ConfigurationReloading {
 
     func reload(trigger: String) async -> ReloadReport {
         let previous = last
-        let next = Task { await previous?.value; return await perform(trigger: trigger) }
+        let next = Task { _ = await previous?.value; return await perform(trigger: trigger) }
         last = next
         return await next.value
     }

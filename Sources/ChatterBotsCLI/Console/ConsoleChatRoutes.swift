@@ -3,7 +3,8 @@ import ChatterBots
 import Foundation
 import WebSocket
 
-/// The console's chat as a sandbox test user, under `/console/chat` (served only with the embedded sandbox). The
+/// The console's chat as a sandbox test user, under `/console/chat` (served with the embedded sandbox, and by
+/// `example-bots sandbox`). The
 /// console signs in as the test user itself, so the browser talks only to the console's origin:
 ///
 /// - `GET /console/chat`: the test accounts and the bots, as JSON.
@@ -24,21 +25,27 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
 
     let prefix = "/console/chat"
     let accounts: [SandboxTestAccount]
-    let bots: [Bot]
+    /// Whom the page offers to talk to, asked at each request (the sandbox's console reads its friends lists).
+    let bots: @Sendable () async -> [Bot]
     let sessions: ConsoleChatSessions
     let clients: ConsoleTestUserClients
 
-    init(server: ChatterServerConfiguration, accounts: [SandboxTestAccount], bots: [Bot]) {
+    init(server: ChatterServerConfiguration, accounts: [SandboxTestAccount], bots: @escaping @Sendable () async -> [Bot]) {
         self.accounts = accounts
         self.bots = bots
         self.sessions = ConsoleChatSessions(server: server)
         self.clients = ConsoleTestUserClients(server: server)
     }
 
+    init(server: ChatterServerConfiguration, accounts: [SandboxTestAccount], bots: [Bot]) {
+        self.init(server: server, accounts: accounts, bots: { bots })
+    }
+
     func respond(to request: HTTPRequest) async -> HTTPServerResponse {
         switch request.path {
         case prefix:
             guard request.method == .get else { return .response(ConsoleRoutes.methodNotAllowed("GET")) }
+            let bots = await bots()
             return .response(json(["accounts": accounts.map(\.username), "bots": bots.map { ["name": $0.name, "username": $0.username] }]))
         case prefix + "/events":
             guard request.method == .get else { return .response(ConsoleRoutes.methodNotAllowed("GET")) }
@@ -95,6 +102,7 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
         let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
         guard let account = account(named: object?["as"] as? String) else { return unknownAccount }
         let types = ConsoleChatPictureSender.contentTypes.sorted().joined(separator: ", ")
+        let bots = await bots()
         guard let to = object?["to"] as? String, bots.contains(where: { $0.username == to }),
               let type = object?["contentType"] as? String, ConsoleChatPictureSender.contentTypes.contains(type),
               let encoded = object?["data"] as? String, let data = Data(base64Encoded: encoded), !data.isEmpty

@@ -2,6 +2,7 @@
 import BotRuntimeTestSupport
 import ChatterBots
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 import WebSocket
@@ -172,6 +173,49 @@ struct ConsoleRoutesTests {
         try await stop(running)
     }
 
+    @Test func theAboutRouteSaysWhatThisConsoleOffers() async throws {
+        let running = try await start(faults: RefusingFaults())
+        let about = try await send(running, .get, "/console/about")
+        #expect(about.status == .ok)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(about.body)) as? [String: Any])
+        #expect(json["fleet"] as? Bool == true)
+        #expect(json["logs"] as? Bool == false)
+        #expect(json["chat"] as? Bool == false)
+        #expect(json["faults"] as? [String] == ConsoleFault.allCases.map(\.rawValue))
+        try await stop(running)
+    }
+
+    @Test func aConsoleWithoutAFleetServesNoFleetAndHitsSandboxUsersByName() async throws {
+        let faults = RecordingFaults()
+        let routes = ConsoleRoutes(
+            supervisor: nil, access: ConsoleAccess(control: ControlAccess(token: nil)), bind: "127.0.0.1", faults: faults,
+            faultTargets: NamedUsers(connected: ["alice": User.ID("U-ALICE")]))
+        let server = try await HTTPServer.start(host: "127.0.0.1", port: 0) { await routes.respond(to: $0) }
+        routes.serve(onPort: server.port)
+        let host = "127.0.0.1:\(server.port)"
+        let origin = HTTPOrigin(isSecure: false, host: "127.0.0.1", port: server.port)
+        func send(_ method: HTTPMethod, _ target: String, body: String = "") async throws -> HTTPResponse {
+            let headers: HTTPHeaders = ["Host": host, "Origin": "http://\(host)", "Content-Type": "application/json"]
+            return try await client.send(
+                HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8)), to: origin, timeout: .seconds(60))
+        }
+        let fleet = try await send(.get, "/console/fleet")
+        #expect(fleet.status == .notFound)
+        #expect(text(fleet).contains("runs no bots"))
+        #expect(text(try await send(.get, "/console/about")).contains(#""fleet":false"#))
+        #expect(text(try await send(.get, "/console/faults")).contains(#""users":["alice"]"#))
+        let hit = try await send(.post, "/console/faults", body: #"{"user":"alice","fault":"dropSocket"}"#)
+        #expect(hit.status == .ok)
+        #expect(faults.injected.withLock { $0 } == [Injected(fault: .dropSocket, userId: User.ID("U-ALICE"))])
+        let nobody = try await send(.post, "/console/faults", body: #"{"user":"mallory","fault":"dropSocket"}"#)
+        #expect(nobody.status == .badRequest)
+        #expect(text(nobody).contains("no user mallory"))
+        let aBot = try await send(.post, "/console/faults", body: #"{"bot":"echo","fault":"dropSocket"}"#)
+        #expect(aBot.status == .badRequest)
+        #expect(text(aBot).contains("runs no bots"))
+        await server.shutdown()
+    }
+
     @Test func theChatNeedsTheEmbeddedSandbox() async throws {
         let running = try await start()
         let response = try await send(running, .get, "/console/chat")
@@ -229,5 +273,31 @@ struct ConsoleRoutesTests {
 private struct RefusingFaults: ConsoleFaultInjector {
     func inject(_ fault: ConsoleFault, intoBot userId: User.ID) async throws(ConsoleInputError) {
         throw ConsoleInputError("not expected in this test")
+    }
+}
+
+private struct Injected: Equatable {
+    var fault: ConsoleFault
+    var userId: User.ID
+}
+
+/// A fault injector that records what it was asked to do.
+private final class RecordingFaults: ConsoleFaultInjector {
+    let injected = Mutex<[Injected]>([])
+
+    func inject(_ fault: ConsoleFault, intoBot userId: User.ID) async throws(ConsoleInputError) {
+        injected.withLock { $0.append(Injected(fault: fault, userId: userId)) }
+    }
+}
+
+/// Sandbox users by username, all connected.
+private struct NamedUsers: ConsoleFaultTargets {
+    var connected: [String: User.ID]
+
+    func connectedUsernames() async -> [String] { connected.keys.sorted() }
+
+    func userId(ofUsername username: String) async throws(ConsoleInputError) -> User.ID {
+        guard let id = connected[username] else { throw ConsoleInputError("the sandbox has no user \(username)") }
+        return id
     }
 }

@@ -17,6 +17,8 @@ struct BotCommandParsingTests {
         #expect(try BotCommand.parse(["sandbox", "--port", "0", "--data", "tmp/data"])
             == .sandbox(.init(port: 0, dataDirectory: "tmp/data")))
         #expect(try BotCommand.parse(["sandbox"]) == .sandbox(.init()))
+        #expect(try BotCommand.parse(["sandbox", "--console-port", "0", "--console-bind", "0.0.0.0"])
+            == .sandbox(.init(consolePort: 0, consoleBind: "0.0.0.0")))
     }
 
     @Test func sayTakesItsOptionsAndTheWordsAfterThemAsTheMessage() throws {
@@ -55,6 +57,7 @@ struct BotCommandParsingTests {
         (["run", "--config", "--sandbox-port"], "--config needs a value"),
         (["run", "extra"], #"unexpected argument "extra" for run"#),
         (["sandbox", "--port", "70000"], #"--port must be a port number from 0 to 65535 (0: any free port), found "70000""#),
+        (["sandbox", "--console-bind", "0.0.0.0"], "--console-bind goes with --console-port: the console is off without a port"),
         (["run", "--shutdown-timeout", "soon"], #"--shutdown-timeout must be a number of seconds from 0 to 86400, found "soon""#),
         (["help", "deploy"], #"no help for "deploy": not a command"#),
         (["quarantine"], "quarantine needs list, retry ID or drop ID"),

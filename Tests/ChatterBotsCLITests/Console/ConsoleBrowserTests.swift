@@ -48,6 +48,18 @@ struct ConsoleBrowserTests {
             return Fleet(directory: directory, process: process, consoleURL: String(line.dropFirst("Console: ".count)))
         }
 
+        /// `example-bots sandbox` alone, with its console on.
+        static func startSandbox() async throws -> Fleet {
+            let directory = try TemporaryDirectory("ConsoleBrowserTests")
+            let process = try BotProcess(["sandbox", "--port", "0", "--console-port", "0"], in: directory.url, label: "sandbox")
+            let found = await eventually(timeout: .seconds(120)) { process.output.contains("/console/") || process.hasExited }
+            guard found, let line = process.output.split(separator: "\n").first(where: { $0.hasPrefix("Console: ") }) else {
+                process.send(SIGKILL)
+                throw Failure(description: "sandbox printed no console address: \(process.output)\n\(process.errors)")
+            }
+            return Fleet(directory: directory, process: process, consoleURL: String(line.dropFirst("Console: ".count)))
+        }
+
         func stop() async {
             process.send(SIGTERM)
             _ = await process.waitForExit(timeout: .seconds(30))
@@ -137,6 +149,24 @@ struct ConsoleBrowserTests {
         let shown = pictures.filter { ($0["width"] as? Int) == 16 && ($0["height"] as? Int) == 16 }
         #expect(Set(shown.compactMap { $0["tone"] as? String }) == ["tone-own", "tone-message"])
         #expect(shown.allSatisfy { ($0["pixel"] as? [Int]) == [0xCC, 0x22, 0x22] })
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func theSandboxsOwnConsoleChatsAndDropsASocketWithoutAFleet() async throws {
+        let sandbox = try await Fleet.startSandbox()
+        let seen: [String: Any]
+        do {
+            seen = try await browse(sandbox, "sandbox", bots: ["bob"])
+        } catch {
+            await sandbox.stop()
+            throw error
+        }
+        await sandbox.stop()
+        #expect(seen["fleetShown"] as? Bool == false)
+        let lines = try #require(seen["lines"] as? [[String]])
+        #expect(lines.contains { $0.first == "tone-own" && $0.last?.contains("hello from the sandbox console") == true })
+        #expect(lines.contains { $0.last?.contains("Reconnected.") == true })
+        #expect((seen["faultResult"] as? String)?.contains("done") == true)
     }
 
     @Test(.timeLimit(.minutes(5)))

@@ -6,6 +6,9 @@ Usage: console_browser.py URL SCENARIO SCREENSHOT_DIR [BOT ...]
             stretch", and waits for the bot's answer and a ✓✓ read mark; screenshot reminder.png.
   picture: as alice, sends a picture with a caption to the first BOT (a username) from the page and waits for it to
            come back, shown as pictures, then reacts to it; screenshot picture.png.
+  sandbox: the console of `example-bots sandbox` (no fleet): as alice, opens the conversation with the first BOT (any
+           friend's username), sends a line, then drops alice's own socket from the fault panel and waits for the
+           chat to reconnect; screenshot sandbox.png.
   login: the console asks for the token (CONSOLE_TOKEN in the environment); a wrong one is refused, the right one
          opens the session cookie, and the fleet and its live stream follow; screenshot login.png.
   ratelimit: for the first BOT, presses "Rate limit (4008, 5 s)" and waits until its row shows backing off, then live
@@ -175,6 +178,32 @@ def pictures(driver):
         "});")
 
 
+def sandbox(driver, shots, bots):
+    # The console of `example-bots sandbox`: no fleet, the chat and the faults by username.
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.find_element(By.ID, "sandbox-only").is_displayed(),
+                                              "the sandbox's console never said what it is")
+    fleet_shown = driver.find_element(By.ID, "fleet-part").is_displayed()
+    open_conversation(driver, bots[0])
+    text = "hello from the sandbox console"
+    driver.find_element(By.ID, "chat-text").send_keys(text)
+    driver.find_element(By.ID, "chat-send").click()
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: any("tone-own" in tone and text in line for tone, line in chat_lines(d)), "the message never showed")
+    # alice's chat is connected now: the fault list, read again on focus, offers her.
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: d.execute_script(
+            "const select = document.getElementById('fault-bot'); select.dispatchEvent(new Event('focus'));"
+            "return Array.from(select.options, o => o.value).includes('alice');"),
+        "alice never showed among the connected users")
+    Select(driver.find_element(By.ID, "fault-bot")).select_by_value("alice")
+    driver.find_element(By.CSS_SELECTOR, '#fault-buttons button[data-fault="dropSocket"]').click()
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: any("Reconnected." in line for _, line in chat_lines(d)), "the chat never reconnected after the drop")
+    driver.save_screenshot(os.path.join(shots, "sandbox.png"))
+    return {"fleetShown": fleet_shown, "lines": chat_lines(driver),
+            "faultResult": driver.find_element(By.ID, "fault-result").text}
+
+
 def login(driver, shots, bots):
     WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.find_element(By.ID, "login").is_displayed(),
                                               "the token form never showed")
@@ -202,7 +231,8 @@ def main():
     driver.set_page_load_timeout(WAIT_SECONDS)
     try:
         driver.get(url)
-        outcome = {"dashboard": dashboard, "ratelimit": ratelimit, "reminder": reminder, "picture": picture, "login": login}[scenario](driver, shots, bots)
+        outcome = {"dashboard": dashboard, "ratelimit": ratelimit, "reminder": reminder, "picture": picture, "login": login,
+                   "sandbox": sandbox}[scenario](driver, shots, bots)
         print(json.dumps(outcome), flush=True)
     except Exception as error:  # the Swift test shows the reason and the screenshot of the failure
         driver.save_screenshot(os.path.join(shots, f"{scenario}-failed.png"))
