@@ -27,10 +27,12 @@ public final class Sandbox: Sendable {
     public let hub: RealtimeHub
     public let admin: SandboxAdmin
     private let listener: SandboxListener
+    private let restarter: SandboxRestarter
     private let store: SandboxStore
 
     private init(
-        listener: SandboxListener, store: SandboxStore, service: ChatterService, hub: RealtimeHub, clock: any ChatterClock,
+        listener: SandboxListener, restarter: SandboxRestarter, store: SandboxStore, service: ChatterService,
+        hub: RealtimeHub, clock: any ChatterClock,
         host: String, credential: SandboxClientCredential, seeded: SeededAccounts
     ) {
         let authority = host.contains(":") ? "[\(host)]:\(listener.port)" : "\(host):\(listener.port)"
@@ -41,6 +43,7 @@ public final class Sandbox: Sendable {
         clientKey = credential.clientKey
         clientSecret = credential.clientSecret
         self.listener = listener
+        self.restarter = restarter
         self.store = store
         self.service = service
         self.hub = hub
@@ -90,9 +93,10 @@ public final class Sandbox: Sendable {
         let prepared = await preparing(service)
         let hub = RealtimeHub(service: service, clock: configuration.clock, configuration: configuration.realtime)
         let router = SandboxRESTRouter(service: service, sink: hub)
+        let restarter = SandboxRestarter(hub: hub, clock: configuration.clock)
         let responder = SandboxResponder(
-            rest: router, admin: SandboxAdminRouter(admin: SandboxAdmin(service: service, hub: hub)), hub: hub,
-            webSocketPath: router.pathPrefix + "/ws")
+            rest: router, admin: SandboxAdminRouter(admin: SandboxAdmin(service: service, hub: hub), restarter: restarter),
+            hub: hub, webSocketPath: router.pathPrefix + "/ws")
         let frameLimit = configuration.realtime.maxFrameBytes
         let serverConfiguration = HTTPServerConfiguration(
             parserLimits: HTTPParserLimits(maxBodyBytes: router.requiredMaxBodyBytes),
@@ -105,6 +109,7 @@ public final class Sandbox: Sendable {
             await store.close()
             throw .cannotListen(error)
         }
+        restarter.attach(listener)
         var seeded = SeededAccounts(users: [])
         if let seed = configuration.seed {
             do {
@@ -116,7 +121,7 @@ public final class Sandbox: Sendable {
             }
         }
         let sandbox = Sandbox(
-            listener: listener, store: store, service: service, hub: hub, clock: configuration.clock,
+            listener: listener, restarter: restarter, store: store, service: service, hub: hub, clock: configuration.clock,
             host: configuration.host, credential: credential, seeded: seeded)
         return (sandbox, prepared)
     }
@@ -131,7 +136,7 @@ public final class Sandbox: Sendable {
     ///   the sandbox is back), `.shutDown` when the sandbox was or got shut down, `.cannotListen` when the port
     ///   was taken during the downtime.
     public func restart(downtime: Duration) async throws(SandboxRestartError) {
-        try await listener.restart(downtime: downtime, clock: clock) { [hub] in await hub.closeEverySocketForRestart() }
+        try await restarter.restart(downtime: downtime)
     }
 
     /// Where the HTTP listener is (listening, or which step of a restart), for tests that watch a restart.
@@ -192,7 +197,7 @@ struct SandboxResponder: HTTPResponder {
             return .webSocket { [hub] connection in await hub.serve(connection) }
         }
         if SandboxAdminRouter.handles(request) {
-            return .response(await admin.respond(to: request))
+            return await admin.serve(request)
         }
         return .response(await rest.respond(to: request))
     }

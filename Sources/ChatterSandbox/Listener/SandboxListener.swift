@@ -17,17 +17,20 @@ package final class SandboxListener: Sendable {
     private let responder: any HTTPResponder
     private let state: Mutex<State>
 
+    package typealias Phase = SandboxListenerLifecycle.Phase
+    private typealias PhaseWaiter = CheckedContinuation<Phase, Never>
+
     private struct State {
         var lifecycle = SandboxListenerLifecycle()
         /// The running server; nil from the start of a restart until it listens again.
         var server: HTTPServer?
         var restart: Task<Result<Void, SandboxRestartError>, Never>?
-        var phaseWaiters: [(phase: SandboxListenerLifecycle.Phase, continuation: CheckedContinuation<SandboxListenerLifecycle.Phase, Never>)] = []
+        var phaseWaiters: [(phase: Phase, continuation: PhaseWaiter)] = []
 
         /// Applies a change of the lifecycle and hands back the waiters it satisfies, to resume outside the lock.
         mutating func change(
             _ body: (inout SandboxListenerLifecycle) -> Void
-        ) -> [(CheckedContinuation<SandboxListenerLifecycle.Phase, Never>, SandboxListenerLifecycle.Phase)] {
+        ) -> [(PhaseWaiter, Phase)] {
             body(&lifecycle)
             let phase = lifecycle.phase
             let satisfied = phaseWaiters.filter { $0.phase == phase || phase == .shutDown }
@@ -56,12 +59,15 @@ package final class SandboxListener: Sendable {
     }
 
     /// Where the listener is now.
-    package var phase: SandboxListenerLifecycle.Phase { state.withLock { $0.lifecycle.phase } }
+    package var phase: Phase { state.withLock { $0.lifecycle.phase } }
+
+    /// Why a restart asked for now would be refused; nil when it may begin.
+    package var restartRefusal: SandboxRestartError? { state.withLock { $0.lifecycle.restartRefusal } }
 
     /// Waits until the listener reaches `phase`, or is shut down; returns the phase reached.
-    package func wait(until phase: SandboxListenerLifecycle.Phase) async -> SandboxListenerLifecycle.Phase {
+    package func wait(until phase: Phase) async -> Phase {
         await withCheckedContinuation { continuation in
-            let reached: SandboxListenerLifecycle.Phase? = state.withLock { state in
+            let reached: Phase? = state.withLock { state in
                 let current = state.lifecycle.phase
                 if current == phase || current == .shutDown { return current }
                 state.phaseWaiters.append((phase, continuation))
@@ -80,7 +86,19 @@ package final class SandboxListener: Sendable {
     package func restart(
         downtime: Duration, clock: any ChatterClock, closingSessions: @escaping @Sendable () async -> Void
     ) async throws(SandboxRestartError) {
-        let task = try state.withLock { state throws(SandboxRestartError) in
+        try await beginRestart(downtime: downtime, clock: clock, closingSessions: closingSessions).value.get()
+    }
+
+    /// Starts a restart as `restart` does, without waiting for it: the task it returns (which this listener also
+    /// owns, so `shutdown()` ends it) says how it went.
+    ///
+    /// - Throws: `SandboxRestartError.alreadyRestarting` while another restart is under way, `.shutDown` after
+    ///   `shutdown()`.
+    @discardableResult
+    package func beginRestart(
+        downtime: Duration, clock: any ChatterClock, closingSessions: @escaping @Sendable () async -> Void
+    ) throws(SandboxRestartError) -> Task<Result<Void, SandboxRestartError>, Never> {
+        try state.withLock { state throws(SandboxRestartError) in
             try state.lifecycle.restartRequested()
             let server = state.server
             state.server = nil
@@ -90,7 +108,6 @@ package final class SandboxListener: Sendable {
             state.restart = task
             return task
         }
-        try await task.value.get()
     }
 
     private func carryOutRestart(
@@ -129,9 +146,7 @@ package final class SandboxListener: Sendable {
         return .failure(.shutDown)
     }
 
-    private func resume(
-        _ waiters: [(CheckedContinuation<SandboxListenerLifecycle.Phase, Never>, SandboxListenerLifecycle.Phase)]
-    ) {
+    private func resume(_ waiters: [(PhaseWaiter, Phase)]) {
         for (continuation, phase) in waiters { continuation.resume(returning: phase) }
     }
 

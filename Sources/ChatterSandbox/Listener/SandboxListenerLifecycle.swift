@@ -21,13 +21,20 @@ package struct SandboxListenerLifecycle: Sendable, Equatable {
 
     package init() {}
 
-    /// A restart is asked for: it begins (closing) unless one is under way or the listener was shut down.
-    package mutating func restartRequested() throws(SandboxRestartError) {
+    /// Why a restart asked for now is refused: one is under way, or the listener was shut down; nil when it may
+    /// begin.
+    package var restartRefusal: SandboxRestartError? {
         switch phase {
-        case .listening, .notListening: phase = .closing
-        case .closing, .down: throw .alreadyRestarting
-        case .shutDown: throw .shutDown
+        case .listening, .notListening: nil
+        case .closing, .down: .alreadyRestarting
+        case .shutDown: .shutDown
         }
+    }
+
+    /// A restart is asked for: it begins (closing) unless `restartRefusal` says why not.
+    package mutating func restartRequested() throws(SandboxRestartError) {
+        if let restartRefusal { throw restartRefusal }
+        phase = .closing
     }
 
     /// The restart closed everything; the downtime begins unless a shutdown came meanwhile.

@@ -107,6 +107,29 @@ struct SandboxRestartTests {
         }
     }
 
+    @Test func aPortTakenDuringTheDowntimeFailsTheRestartSayingWhatToDoAndALaterRestartListens() async throws {
+        try await SandboxFixture.run { fixture in
+            let sandbox = fixture.sandbox
+            let port = try #require(sandbox.apiURL.port)
+            let restart = Task { try await sandbox.restart(downtime: .seconds(3)) }
+            _ = await sandbox.waitForListener(.down)
+            let squatter = try await HTTPServer.start(host: "127.0.0.1", port: port) { _ in .response(HTTPResponse(status: .ok)) }
+
+            await fixture.clock.advance(by: .seconds(3))
+
+            await #expect {
+                try await restart.value
+            } throws: { error in
+                guard case SandboxRestartError.cannotListen(port, .cannotListen(_, EADDRINUSE)) = error else { return false }
+                return "\(error)".contains("free the port and restart it again")
+            }
+            #expect(sandbox.listenerPhase == .notListening)
+            await squatter.shutdown()
+            try await sandbox.restart(downtime: .zero)
+            #expect(try await fixture.rest(fixture.ana).me().user.id == fixture.ana.user.id)
+        }
+    }
+
     @Test func aRestartForgetsTheArmedFaults() async throws {
         try await SandboxFixture.run { fixture in
             let chat = try await fixture.direct(fixture.ana, fixture.ben).id
