@@ -26,21 +26,24 @@ public final class Sandbox: Sendable {
     public let service: ChatterService
     public let hub: RealtimeHub
     public let admin: SandboxAdmin
-    private let server: HTTPServer
+    private let listener: SandboxListener
+    private let restarter: SandboxRestarter
     private let store: SandboxStore
 
     private init(
-        server: HTTPServer, store: SandboxStore, service: ChatterService, hub: RealtimeHub, clock: any ChatterClock,
+        listener: SandboxListener, restarter: SandboxRestarter, store: SandboxStore, service: ChatterService,
+        hub: RealtimeHub, clock: any ChatterClock,
         host: String, credential: SandboxClientCredential, seeded: SeededAccounts
     ) {
-        let authority = host.contains(":") ? "[\(host)]:\(server.port)" : "\(host):\(server.port)"
+        let authority = host.contains(":") ? "[\(host)]:\(listener.port)" : "\(host):\(listener.port)"
         // The authority is an IP literal or host name and a port, so these URLs always parse.
         apiURL = URL(string: "http://\(authority)/v1") ?? URL(fileURLWithPath: "/")
         webSocketURL = URL(string: "ws://\(authority)/v1/ws") ?? URL(fileURLWithPath: "/")
         adminURL = URL(string: "http://\(authority)/sandbox") ?? URL(fileURLWithPath: "/")
         clientKey = credential.clientKey
         clientSecret = credential.clientSecret
-        self.server = server
+        self.listener = listener
+        self.restarter = restarter
         self.store = store
         self.service = service
         self.hub = hub
@@ -90,42 +93,65 @@ public final class Sandbox: Sendable {
         let prepared = await preparing(service)
         let hub = RealtimeHub(service: service, clock: configuration.clock, configuration: configuration.realtime)
         let router = SandboxRESTRouter(service: service, sink: hub)
+        let restarter = SandboxRestarter(hub: hub, clock: configuration.clock)
         let responder = SandboxResponder(
-            rest: router, admin: SandboxAdminRouter(admin: SandboxAdmin(service: service, hub: hub)), hub: hub,
-            webSocketPath: router.pathPrefix + "/ws")
+            rest: router, admin: SandboxAdminRouter(admin: SandboxAdmin(service: service, hub: hub), restarter: restarter),
+            hub: hub, webSocketPath: router.pathPrefix + "/ws")
         let frameLimit = configuration.realtime.maxFrameBytes
         let serverConfiguration = HTTPServerConfiguration(
             parserLimits: HTTPParserLimits(maxBodyBytes: router.requiredMaxBodyBytes),
             webSocketLimits: WebSocketLimits(maxFrameSize: frameLimit, maxMessageSize: frameLimit))
-        let server: HTTPServer
+        let listener: SandboxListener
         do {
-            server = try await HTTPServer.start(
+            listener = try await SandboxListener.start(
                 host: configuration.host, port: configuration.port, configuration: serverConfiguration, responder: responder)
         } catch {
             await store.close()
             throw .cannotListen(error)
         }
+        restarter.attach(listener)
         var seeded = SeededAccounts(users: [])
         if let seed = configuration.seed {
             do {
                 seeded = try await SandboxAdmin(service: service, hub: hub).createUsers(seed)
             } catch {
-                await server.shutdown()
+                await listener.shutdown()
                 await store.close()
                 throw .seedFailed(error)
             }
         }
         let sandbox = Sandbox(
-            server: server, store: store, service: service, hub: hub, clock: configuration.clock,
+            listener: listener, restarter: restarter, store: store, service: service, hub: hub, clock: configuration.clock,
             host: configuration.host, credential: credential, seeded: seeded)
         return (sandbox, prepared)
     }
 
-    /// Stops the timers, closes every socket with 1001 "server restarting" and every other connection, and closes
-    /// the store.
+    /// Restarts the server as a restarted process would, keeping the store (accounts, conversations, devices and
+    /// messages survive): every realtime socket closes with 1001 "server restarting" and the armed faults are
+    /// forgotten, the listener and every HTTP connection close, connecting is refused for `downtime` on the
+    /// sandbox's clock, and then the sandbox listens again on the same host and port. Returns once it listens
+    /// again; one restart runs at a time.
+    ///
+    /// - Throws: `SandboxRestartError.alreadyRestarting` while another restart is under way (its call returns when
+    ///   the sandbox is back), `.shutDown` when the sandbox was or got shut down, `.cannotListen` when the port
+    ///   was taken during the downtime.
+    public func restart(downtime: Duration) async throws(SandboxRestartError) {
+        try await restarter.restart(downtime: downtime)
+    }
+
+    /// Where the HTTP listener is (listening, or which step of a restart), for tests that watch a restart.
+    package var listenerPhase: SandboxListenerLifecycle.Phase { listener.phase }
+
+    /// Waits until the HTTP listener reaches `phase`, or the sandbox is shut down; returns the phase reached.
+    package func waitForListener(_ phase: SandboxListenerLifecycle.Phase) async -> SandboxListenerLifecycle.Phase {
+        await listener.wait(until: phase)
+    }
+
+    /// Stops the timers, closes every socket with 1001 "server restarting" and every other connection (ending a
+    /// restart under way, which then does not listen again), and closes the store.
     public func shutdown() async {
         await hub.shutdown()
-        await server.shutdown()
+        await listener.shutdown()
         await store.close()
     }
 }
@@ -171,7 +197,7 @@ struct SandboxResponder: HTTPResponder {
             return .webSocket { [hub] connection in await hub.serve(connection) }
         }
         if SandboxAdminRouter.handles(request) {
-            return .response(await admin.respond(to: request))
+            return await admin.serve(request)
         }
         return .response(await rest.respond(to: request))
     }

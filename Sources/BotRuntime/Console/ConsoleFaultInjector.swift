@@ -10,7 +10,8 @@ package enum ConsoleFault: String, CaseIterable, Sendable {
     case duplicateEvent
     /// Close the bot's socket with 4008 and a reason of 5 (seconds): a rate limit.
     case rateLimit
-    /// Close every socket with 1012 (service restart), as a restarting server does; the bot named is not needed.
+    /// Restart the sandbox server: every socket closes with 1001 "server restarting", connecting is refused for a
+    /// few seconds, then it listens again on the same port with its data kept; the bot named is not needed.
     case restartServer
     /// Disarm the bot's lasting faults.
     case clearFaults
@@ -18,8 +19,9 @@ package enum ConsoleFault: String, CaseIterable, Sendable {
 
 /// Sets off `ConsoleFault`s; `run` passes one when the server is the embedded sandbox.
 package protocol ConsoleFaultInjector: Sendable {
-    /// Sets off `fault` on the connections of the bot signed in as `userId`.
+    /// Sets off `fault` on the connections of the user `userId` (a bot, or any sandbox user); `userId` is nil only
+    /// for `restartServer`, which hits everyone.
     ///
-    /// - Throws: `ConsoleInputError` saying why it cannot (the bot has no open connection).
-    func inject(_ fault: ConsoleFault, intoBot userId: User.ID) async throws(ConsoleInputError)
+    /// - Throws: `ConsoleInputError` saying why it cannot (the user has no open connection).
+    func inject(_ fault: ConsoleFault, into userId: User.ID?) async throws(ConsoleInputError)
 }

@@ -211,13 +211,15 @@ package final class ConsoleRoutes: Sendable {
             return Self.error(.badRequest, "send JSON {\"bot\": \"…\", \"fault\": \"…\"} (or \"user\": a sandbox username) "
                 + "with a fault of: \(names)")
         }
-        let userId: User.ID
-        switch await faultTarget(of: object, for: fault) {
-        case .success(let id): userId = id
-        case .failure(let refusal): return refusal.response
+        var userId: User.ID?
+        if fault != .restartServer {
+            switch await faultTarget(of: object) {
+            case .success(let id): userId = id
+            case .failure(let refusal): return refusal.response
+            }
         }
         do {
-            try await faults.inject(fault, intoBot: userId)
+            try await faults.inject(fault, into: userId)
         } catch {
             return Self.error(HTTPStatus(code: 409), error.description)
         }
@@ -228,9 +230,8 @@ package final class ConsoleRoutes: Sendable {
         var response: HTTPResponse
     }
 
-    /// The user a fault request hits: its `user` (a sandbox username), or its `bot` (a bot of the process); any
-    /// connected user for a restart of the whole server.
-    private func faultTarget(of object: [String: Any]?, for fault: ConsoleFault) async -> Result<User.ID, Refusal> {
+    /// The user a fault request hits: its `user` (a sandbox username), or its `bot` (a bot of the process).
+    private func faultTarget(of object: [String: Any]?) async -> Result<User.ID, Refusal> {
         if let username = object?["user"] as? String {
             guard let faultTargets else {
                 return .failure(Refusal(response: Self.error(.badRequest, "name a bot of this process with \"bot\"")))
@@ -243,14 +244,10 @@ package final class ConsoleRoutes: Sendable {
         }
         let bot = object?["bot"] as? String
         guard let supervisor else {
-            if fault == .restartServer, let faultTargets, let anyone = await faultTargets.connectedUsernames().first,
-               let id = try? await faultTargets.userId(ofUsername: anyone) {
-                return .success(id)
-            }
             return .failure(Refusal(response: Self.error(.badRequest, "name a sandbox user with \"user\": this process runs no bots")))
         }
         let statuses = await supervisor.statuses()
-        guard let status = statuses.first(where: { $0.name == bot }) ?? (fault == .restartServer ? statuses.first : nil) else {
+        guard let status = statuses.first(where: { $0.name == bot }) else {
             return .failure(Refusal(response: Self.error(.badRequest, "no bot named \(bot.map { "\"\($0)\"" } ?? "(none given)") in this process")))
         }
         guard let userId = status.userId else {

@@ -3,35 +3,41 @@ import ChatterBots
 import ChatterSandbox
 
 /// The console's fault buttons, carried out on the embedded sandbox: each `ConsoleFault` becomes the
-/// `SandboxFault` it names, set off on the bot's connected devices (every connected device for a restart).
+/// `SandboxFault` it names, set off on the bot's connected devices, except the server restart, which restarts the
+/// sandbox itself.
 struct EmbeddedSandboxFaults: ConsoleFaultInjector {
     let sandbox: Sandbox
 
-    /// The close code of a restarting server (RFC 6455: service restart).
-    static let serviceRestart: UInt16 = 1012
+    /// How long a console restart keeps the sandbox down: long enough to watch the bots back off and return.
+    static let restartDowntime: Duration = .seconds(3)
 
-    func inject(_ fault: ConsoleFault, intoBot userId: User.ID) async throws(ConsoleInputError) {
-        let connected = await sandbox.admin.connectedDevices()
-        let targets: [Device.ID]
+    func inject(_ fault: ConsoleFault, into userId: User.ID?) async throws(ConsoleInputError) {
         if fault == .restartServer {
-            targets = Array(connected)
-        } else {
-            let devices: [SandboxDevice]
             do {
-                devices = try await sandbox.service.devices(ofUsers: [userId])
+                try await sandbox.restart(downtime: Self.restartDowntime)
             } catch {
-                throw ConsoleInputError("the sandbox cannot list the bot's devices: \(error.message)")
+                throw ConsoleInputError(error.description)
             }
-            targets = devices.map(\.id).filter(connected.contains)
+            return
         }
+        guard let userId else { throw ConsoleInputError("name the bot or user to set off \(fault.rawValue) on") }
+        let devices: [SandboxDevice]
+        do {
+            devices = try await sandbox.service.devices(ofUsers: [userId])
+        } catch {
+            throw ConsoleInputError("the sandbox cannot list the bot's devices: \(error.message)")
+        }
+        let connected = await sandbox.admin.connectedDevices()
+        let targets = devices.map(\.id).filter(connected.contains)
         guard !targets.isEmpty else {
             throw ConsoleInputError("the bot has no open connection to the sandbox now: wait until it is live")
         }
         for device in targets {
             do {
-                switch fault {
-                case .clearFaults: await sandbox.admin.clearFaults(of: device)
-                default: try await sandbox.admin.inject(Self.sandboxFault(fault), into: device)
+                if let sandboxFault = Self.sandboxFault(fault) {
+                    try await sandbox.admin.inject(sandboxFault, into: device)
+                } else {
+                    await sandbox.admin.clearFaults(of: device)
                 }
             } catch {
                 throw ConsoleInputError("the sandbox refused the fault: \(error.message)")
@@ -39,14 +45,14 @@ struct EmbeddedSandboxFaults: ConsoleFaultInjector {
         }
     }
 
-    /// The sandbox's fault for `fault` (`clearFaults` is not one).
-    static func sandboxFault(_ fault: ConsoleFault) -> SandboxFault {
+    /// The sandbox's fault for `fault`; nil for `clearFaults` and `restartServer`, which are not faults of a device.
+    static func sandboxFault(_ fault: ConsoleFault) -> SandboxFault? {
         switch fault {
         case .dropSocket: .dropSocket
         case .loseMessageNew: .loseMessageNew(count: 1)
         case .duplicateEvent: .duplicateMessageNew(copies: 1)
         case .rateLimit: .close(code: 4008, reason: "5")
-        case .restartServer, .clearFaults: .close(code: serviceRestart, reason: "service restart")
+        case .restartServer, .clearFaults: nil
         }
     }
 }

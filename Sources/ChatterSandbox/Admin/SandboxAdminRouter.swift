@@ -14,14 +14,27 @@ import WebSocket
 /// | `DELETE /sandbox/devices/{deviceId}/faults` | | 204 |
 /// | `GET /sandbox/connections` | | 200 `{ deviceIds: [String] }` |
 /// | `GET /sandbox/devices/events?deviceId=&afterSequence=` | | 200 `{ events: [DeviceSocketEvent] }` |
+/// | `POST /sandbox/restart` | `{ downtimeSeconds }` (0 to 3600) | 202 `{ downtimeSeconds }`, then the restart |
+///
+/// `POST /sandbox/restart` restarts the server as `Sandbox.restart(downtime:)` does, once its answer is delivered
+/// (the restart closes every connection, this one too); it is 409 `SANDBOX_RESTARTING` while a restart is under
+/// way, and served by `serve(_:)` only (a router made with `init(admin:)` has no server to restart).
 public struct SandboxAdminRouter: Sendable {
     /// The path prefix of every admin route.
     public static let pathPrefix = "/sandbox/"
 
     public let admin: SandboxAdmin
+    private let restarter: SandboxRestarter?
 
     public init(admin: SandboxAdmin) {
         self.admin = admin
+        self.restarter = nil
+    }
+
+    /// A router that also serves `POST /sandbox/restart` with `restarter`.
+    package init(admin: SandboxAdmin, restarter: SandboxRestarter) {
+        self.admin = admin
+        self.restarter = restarter
     }
 
     /// Whether `request` is for an admin route.
@@ -38,6 +51,38 @@ public struct SandboxAdminRouter: Sendable {
             return try await route(request)
         } catch {
             return SandboxRESTRouter.errorResponse(error)
+        }
+    }
+
+    /// The answer to one request under `/sandbox/`, as the server sends it: `respond(to:)`, and
+    /// `POST /sandbox/restart`, which answers first and restarts once the answer is delivered.
+    package func serve(_ request: HTTPRequest) async -> HTTPServerResponse {
+        guard let restarter, request.method == .post, request.path == Self.pathPrefix + "restart" else {
+            return .response(await respond(to: request))
+        }
+        do throws(ChatterErrorBody) {
+            try admin.service.authorizeDeveloper(
+                clientKey: request.headers.first(name: "X-Client-Key"),
+                clientSecret: request.headers.first(name: "X-Client-Secret"))
+            let body = try RESTBodyDecoder.decode(SandboxRestartRequest.self, from: request.body)
+            let downtime = try body.downtime()
+            if let refusal = restarter.restartRefusal {
+                var refused = SandboxRESTRouter.errorResponse(
+                    ChatterErrorBody(code: "SANDBOX_RESTARTING", message: refusal.description))
+                refused.status = HTTPStatus(code: 409)
+                return .response(refused)
+            }
+            let answer = try SandboxRESTRouter.json(body, status: .accepted)
+            return .stream(head: answer) { stream in
+                // Restarting closes every connection: this answer is delivered and its connection closed first. A
+                // restart that another one overtook meanwhile is that one's.
+                _ = await stream.send(answer.body)
+                stream.end()
+                await stream.waitUntilClosed()
+                try? restarter.beginRestart(downtime: downtime)
+            }
+        } catch {
+            return .response(SandboxRESTRouter.errorResponse(error))
         }
     }
 
@@ -92,6 +137,21 @@ public struct RecordedPushList: Sendable, Hashable, Codable {
     public var pushes: [RecordedPush]
 
     public init(pushes: [RecordedPush]) { self.pushes = pushes }
+}
+
+/// `POST /sandbox/restart`: how long the restarted sandbox refuses connections.
+struct SandboxRestartRequest: Sendable, Hashable, Codable {
+    static let longestDowntimeSeconds = 3600.0
+
+    var downtimeSeconds: Double
+
+    /// The downtime, checked: 0 to an hour.
+    func downtime() throws(ChatterErrorBody) -> Duration {
+        guard downtimeSeconds.isFinite, (0...Self.longestDowntimeSeconds).contains(downtimeSeconds) else {
+            throw .validation(field: "downtimeSeconds", "downtimeSeconds must be a number of seconds from 0 to 3600.")
+        }
+        return .milliseconds(Int64((downtimeSeconds * 1000).rounded()))
+    }
 }
 
 /// `GET /sandbox/connections`: the devices with an open socket.

@@ -538,7 +538,7 @@ public actor RealtimeHub: SandboxEventSink {
 
     // MARK: Shutdown
 
-    /// The reason of the 1001 close when the sandbox shuts down: the seed's "Server restarting" (clients
+    /// The reason of the 1001 close when the sandbox shuts down or restarts: the seed's "Server restarting" (clients
     /// reconnect with backoff).
     public static let restartCloseReason = "server restarting"
 
@@ -548,6 +548,21 @@ public actor RealtimeHub: SandboxEventSink {
         isShutDown = true
         timer?.task.cancel()
         timer = nil
+        await closeEverySocket()
+    }
+
+    /// What a server restart does to the realtime side: every socket, open or still opening, closes with 1001
+    /// "server restarting", and the armed faults are forgotten (a restarted process would not remember them).
+    /// Unlike `shutdown()`, the timers keep running and later sessions are served: the disconnected users go offline
+    /// after the presence grace period, as after any close. Returns once each close handshake finished.
+    package func closeEverySocketForRestart() async {
+        faults = FaultPlan()
+        await closeEverySocket()
+    }
+
+    /// Closes every socket with 1001 "server restarting", returning once each close handshake finished (bounded by
+    /// the connections' close timeout).
+    private func closeEverySocket() async {
         let sockets = socketsByDevice.values.flatMap(\.values) + openingSockets.values.flatMap(\.values)
         for socket in sockets { socket.close(code: .goingAway, reason: Self.restartCloseReason) }
         // The close frames go straight to the connections: the HTTP server's own shutdown, which follows, must

@@ -185,7 +185,7 @@ struct ConsoleRoutesTests {
         try await stop(running)
     }
 
-    @Test func aConsoleWithoutAFleetServesNoFleetAndHitsSandboxUsersByName() async throws {
+    @Test func aConsoleWithoutAFleetServesNoFleetAndHitsSandboxUsersByNameOrEveryone() async throws {
         let faults = RecordingFaults()
         let routes = ConsoleRoutes(
             supervisor: nil, access: ConsoleAccess(control: ControlAccess(token: nil)), bind: "127.0.0.1", faults: faults,
@@ -213,6 +213,9 @@ struct ConsoleRoutesTests {
         let aBot = try await send(.post, "/console/faults", body: #"{"bot":"echo","fault":"dropSocket"}"#)
         #expect(aBot.status == .badRequest)
         #expect(text(aBot).contains("runs no bots"))
+        let restart = try await send(.post, "/console/faults", body: #"{"fault":"restartServer"}"#)
+        #expect(restart.status == .ok)
+        #expect(faults.injected.withLock { $0.last } == Injected(fault: .restartServer, userId: nil))
         await server.shutdown()
     }
 
@@ -271,21 +274,21 @@ struct ConsoleRoutesTests {
 
 /// A fault injector that only refuses: the stand-in bots never sign in, so it is never reached.
 private struct RefusingFaults: ConsoleFaultInjector {
-    func inject(_ fault: ConsoleFault, intoBot userId: User.ID) async throws(ConsoleInputError) {
+    func inject(_ fault: ConsoleFault, into userId: User.ID?) async throws(ConsoleInputError) {
         throw ConsoleInputError("not expected in this test")
     }
 }
 
 private struct Injected: Equatable {
     var fault: ConsoleFault
-    var userId: User.ID
+    var userId: User.ID?
 }
 
 /// A fault injector that records what it was asked to do.
 private final class RecordingFaults: ConsoleFaultInjector {
     let injected = Mutex<[Injected]>([])
 
-    func inject(_ fault: ConsoleFault, intoBot userId: User.ID) async throws(ConsoleInputError) {
+    func inject(_ fault: ConsoleFault, into userId: User.ID?) async throws(ConsoleInputError) {
         injected.withLock { $0.append(Injected(fault: fault, userId: userId)) }
     }
 }
