@@ -100,12 +100,7 @@ extension BotCommandLine {
         var health: HealthServer?
         let bind = options.httpBind ?? configuration.httpBind
         if let port = httpPort {
-            let access: ControlAccess
-            do {
-                access = ControlAccess(token: try ControlAccess.token(in: environment.variables))
-                try access.check(bind: bind)
-            } catch {
-                environment.standardError.write(line: "\(programName): \(error)")
+            guard let access = controlAccess(bind: bind, in: environment) else {
                 await embedded?.shutdown()
                 return .usageError
             }
@@ -273,6 +268,19 @@ extension BotCommandLine {
         }
         lines.append("Logs go to standard error. Ctrl-C stops gracefully (press it twice to exit at once).")
         return lines.joined(separator: "\n")
+    }
+
+    /// Who may use the HTTP port's control routes and console, bound to `bind`: the control token of the
+    /// environment, required off loopback. Nil, after saying why on standard error, when it cannot be had.
+    func controlAccess(bind: String, in environment: CommandEnvironment) -> ControlAccess? {
+        do {
+            let access = ControlAccess(token: try ControlAccess.token(in: environment.variables))
+            try access.check(bind: bind)
+            return access
+        } catch {
+            environment.standardError.write(line: "\(programName): \(error)")
+            return nil
+        }
     }
 
     /// The console's address as the banner prints it: a loopback or wildcard bind is reached on 127.0.0.1.

@@ -60,14 +60,7 @@ extension BotCommandLine {
     private func startConsole(
         of sandbox: EmbeddedSandbox, port: Int, bind: String, in environment: CommandEnvironment
     ) async -> Result<HTTPServer, ConsoleExit> {
-        let access: ControlAccess
-        do {
-            access = ControlAccess(token: try ControlAccess.token(in: environment.variables))
-            try access.check(bind: bind)
-        } catch {
-            environment.standardError.write(line: "\(programName): \(error)")
-            return .failure(ConsoleExit(code: .usageError))
-        }
+        guard let access = controlAccess(bind: bind, in: environment) else { return .failure(ConsoleExit(code: .usageError)) }
         let directory = SandboxDirectory(sandbox: sandbox.sandbox, testAccounts: sandbox.testAccounts)
         let routes = ConsoleRoutes(
             supervisor: nil, access: ConsoleAccess(control: access), bind: bind,

@@ -5,6 +5,7 @@ import Foundation
 import Synchronization
 import TestSupport
 import Testing
+import WebSocket
 import BotRuntimeTestSupport
 
 /// Runs commands in this process with captured output, a shutdown requested by the test instead of a signal, and
@@ -153,6 +154,31 @@ struct BotCommandLineTests {
             """#, to: "bots.json")
         #expect(await harness.run("run", "--sandbox-port", "0") == .usageError)
         #expect(harness.errors.text.contains(#"bot "a", options.greeting: must be a string (kind "greeting")"#))
+    }
+
+    @Test func theSandboxsConsoleOffLoopbackWithoutAControlTokenStopsTheStartWithExit2() async throws {
+        let harness = try CommandHarness()
+        #expect(await harness.run("sandbox", "--port", "0", "--console-port", "0", "--console-bind", "0.0.0.0") == .usageError)
+        #expect(harness.errors.text.contains("CHATTERBOTS_CONTROL_TOKEN"))
+        #expect(!harness.output.text.contains("Console:"))
+    }
+
+    @Test func theSandboxPrintsItsConsolesAddressAndServesTheChatThere() async throws {
+        let harness = try CommandHarness()
+        let sandbox = Task { await harness.run("sandbox", "--port", "0", "--console-port", "0") }
+        try await harness.waitUntil("the console's address") { harness.output.text.contains("Ctrl-C stops it.") }
+        let line = try #require(harness.output.text.split(separator: "\n").first { $0.hasPrefix("Console: http://127.0.0.1:") })
+        let address = try #require(URL(string: String(line.dropFirst("Console: ".count)) + "chat"))
+        let port = try #require(address.port)
+        let offer = try await HTTPClient().send(
+            HTTPRequest(method: .get, target: "/console/chat", headers: ["Host": "127.0.0.1:\(port)"]),
+            to: HTTPOrigin(isSecure: false, host: "127.0.0.1", port: port), timeout: .seconds(60))
+        #expect(offer.status == .ok)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(offer.body)) as? [String: Any])
+        #expect(json["accounts"] as? [String] == ["alice", "bob"])
+        #expect((json["bots"] as? [[String: String]])?.compactMap { $0["username"] } == ["alice", "bob"])
+        harness.shutdown.request()
+        #expect(try await value(of: sandbox, within: .seconds(60), "the command to end") == .success)
     }
 
     @Test func runStartsTheSandboxAndEverySessionAndAShutdownRequestEndsItWithExit0() async throws {

@@ -40,22 +40,22 @@ struct ConsoleBrowserTests {
             let process = try BotProcess(
                 ["run", "--config", "bots.json", "--sandbox-port", "0"], in: directory.url,
                 environment: token.map { ["CHATTERBOTS_CONTROL_TOKEN": $0] } ?? [:], label: "run")
-            let found = await eventually(timeout: .seconds(120)) { process.output.contains("/console/") || process.hasExited }
-            guard found, let line = process.output.split(separator: "\n").first(where: { $0.hasPrefix("Console: ") }) else {
-                process.send(SIGKILL)
-                throw Failure(description: "run printed no console address: \(process.output)\n\(process.errors)")
-            }
-            return Fleet(directory: directory, process: process, consoleURL: String(line.dropFirst("Console: ".count)))
+            return try await consoleOf(process, in: directory)
         }
 
         /// `example-bots sandbox` alone, with its console on.
         static func startSandbox() async throws -> Fleet {
             let directory = try TemporaryDirectory("ConsoleBrowserTests")
             let process = try BotProcess(["sandbox", "--port", "0", "--console-port", "0"], in: directory.url, label: "sandbox")
+            return try await consoleOf(process, in: directory)
+        }
+
+        /// The process once it printed its console's address.
+        private static func consoleOf(_ process: BotProcess, in directory: TemporaryDirectory) async throws -> Fleet {
             let found = await eventually(timeout: .seconds(120)) { process.output.contains("/console/") || process.hasExited }
             guard found, let line = process.output.split(separator: "\n").first(where: { $0.hasPrefix("Console: ") }) else {
                 process.send(SIGKILL)
-                throw Failure(description: "sandbox printed no console address: \(process.output)\n\(process.errors)")
+                throw Failure(description: "printed no console address: \(process.output)\n\(process.errors)")
             }
             return Fleet(directory: directory, process: process, consoleURL: String(line.dropFirst("Console: ".count)))
         }
@@ -64,6 +64,23 @@ struct ConsoleBrowserTests {
             process.send(SIGTERM)
             _ = await process.waitForExit(timeout: .seconds(30))
         }
+    }
+
+    /// Starts a process with `start`, runs the browser's `scenario` on its console, stops the process whatever
+    /// happened, and returns what the browser saw.
+    func visit(
+        _ start: () async throws -> Fleet, _ scenario: String, bots: [String], environment: [String: String] = [:]
+    ) async throws -> [String: Any] {
+        let fleet = try await start()
+        let seen: [String: Any]
+        do {
+            seen = try await browse(fleet, scenario, bots: bots, environment: environment)
+        } catch {
+            await fleet.stop()
+            throw error
+        }
+        await fleet.stop()
+        return seen
     }
 
     /// Runs the browser script's `scenario` and returns the JSON object it printed.
@@ -91,15 +108,7 @@ struct ConsoleBrowserTests {
 
     @Test(.timeLimit(.minutes(5)))
     func theDashboardListsTheBotsOfBotsJSONAsLive() async throws {
-        let fleet = try await Fleet.start()
-        let seen: [String: Any]
-        do {
-            seen = try await browse(fleet, "dashboard", bots: ["echo", "reminders"])
-        } catch {
-            await fleet.stop()
-            throw error
-        }
-        await fleet.stop()
+        let seen = try await visit({ try await Fleet.start() }, "dashboard", bots: ["echo", "reminders"])
         #expect(seen["states"] as? [String: String] == ["echo": "live", "reminders": "live"])
         #expect((seen["summary"] as? String)?.contains("2 bots") == true)
         #expect(FileManager.default.fileExists(atPath: Self.screenshots.appendingPathComponent("dashboard.png").path))
@@ -107,15 +116,7 @@ struct ConsoleBrowserTests {
 
     @Test(.timeLimit(.minutes(5)))
     func aliceAsksTheReminderBotAndItsAnswerAppearsWithAReadMark() async throws {
-        let fleet = try await Fleet.start()
-        let seen: [String: Any]
-        do {
-            seen = try await browse(fleet, "reminder", bots: ["reminder_bot"])
-        } catch {
-            await fleet.stop()
-            throw error
-        }
-        await fleet.stop()
+        let seen = try await visit({ try await Fleet.start() }, "reminder", bots: ["reminder_bot"])
         let lines = try #require(seen["lines"] as? [[String]])
         let own = try #require(lines.firstIndex { $0.first == "tone-own" && $0.last?.contains("remind me in 10 minutes to stretch") == true })
         let answer = try #require(lines.firstIndex { $0.first == "tone-message" && $0.last?.contains("reminder_bot") == true })
@@ -129,15 +130,7 @@ struct ConsoleBrowserTests {
 
     @Test(.timeLimit(.minutes(5)))
     func aPictureWithACaptionSentFromThePageReachesTheEchoBotAndComesBackShownAsAPicture() async throws {
-        let fleet = try await Fleet.start()
-        let seen: [String: Any]
-        do {
-            seen = try await browse(fleet, "picture", bots: ["echo_bot"])
-        } catch {
-            await fleet.stop()
-            throw error
-        }
-        await fleet.stop()
+        let seen = try await visit({ try await Fleet.start() }, "picture", bots: ["echo_bot"])
         let lines = try #require(seen["lines"] as? [[String]])
         let sent = try #require(lines.firstIndex { $0.first == "tone-own" && $0.last?.contains("(photo) a red square") == true })
         let echoed = try #require(lines.firstIndex {
@@ -153,15 +146,7 @@ struct ConsoleBrowserTests {
 
     @Test(.timeLimit(.minutes(5)))
     func theSandboxsOwnConsoleChatsAndDropsASocketWithoutAFleet() async throws {
-        let sandbox = try await Fleet.startSandbox()
-        let seen: [String: Any]
-        do {
-            seen = try await browse(sandbox, "sandbox", bots: ["bob"])
-        } catch {
-            await sandbox.stop()
-            throw error
-        }
-        await sandbox.stop()
+        let seen = try await visit({ try await Fleet.startSandbox() }, "sandbox", bots: ["bob"])
         #expect(seen["fleetShown"] as? Bool == false)
         let lines = try #require(seen["lines"] as? [[String]])
         #expect(lines.contains { $0.first == "tone-own" && $0.last?.contains("hello from the sandbox console") == true })
@@ -172,15 +157,7 @@ struct ConsoleBrowserTests {
     @Test(.timeLimit(.minutes(5)))
     func withATokenThePageAsksForItAndItsSessionCookieOpensTheFleet() async throws {
         let token = "console-test-token"
-        let fleet = try await Fleet.start(token: token)
-        let seen: [String: Any]
-        do {
-            seen = try await browse(fleet, "login", bots: ["echo", "reminders"], environment: ["CONSOLE_TOKEN": token])
-        } catch {
-            await fleet.stop()
-            throw error
-        }
-        await fleet.stop()
+        let seen = try await visit({ try await Fleet.start(token: token) }, "login", bots: ["echo", "reminders"], environment: ["CONSOLE_TOKEN": token])
         #expect((seen["refused"] as? String)?.contains("not the control token") == true)
         #expect(seen["states"] as? [String: String] == ["echo": "live", "reminders": "live"])
         #expect(seen["scriptCookies"] as? String == "", "the session cookie is HttpOnly: scripts cannot read it")
@@ -188,15 +165,7 @@ struct ConsoleBrowserTests {
 
     @Test(.timeLimit(.minutes(5)))
     func aRateLimitShowsTheBotBackingOffThenLiveAgain() async throws {
-        let fleet = try await Fleet.start()
-        let seen: [String: Any]
-        do {
-            seen = try await browse(fleet, "ratelimit", bots: ["echo"])
-        } catch {
-            await fleet.stop()
-            throw error
-        }
-        await fleet.stop()
+        let seen = try await visit({ try await Fleet.start() }, "ratelimit", bots: ["echo"])
         let backingOff = try #require(seen["backingOff"] as? String)
         #expect(backingOff.contains("backing off"))
         #expect(backingOff.contains("until"))
