@@ -143,6 +143,7 @@ enum ConsoleAssets {
     .chat-lines img.media { display: block; min-width: 3rem; max-width: 12rem; max-height: 8rem; margin: .2rem 0 .2rem 3rem;
       border: 1px solid #d0d7de; image-rendering: pixelated; }
     .chat-lines a.media { margin-left: .6rem; }
+    .chat-lines button.suggestion { margin-left: .4rem; font-size: 12px; }
     .faults { display: flex; gap: .6rem; align-items: center; flex-wrap: wrap; margin-bottom: .8rem;
       border: 1px dashed var(--muted); padding: .4rem .6rem; }
     .login { max-width: 30rem; display: grid; gap: .6rem; }
@@ -426,12 +427,23 @@ enum ConsoleAssets {
           for (const id of ["chat-text", "chat-send", "picture-file", "picture-caption", "picture-send"]) $(id).disabled = false;
           for (const button of document.querySelectorAll("#reactions button")) button.disabled = false;
           if (!opened) { opened = true; say("/dm " + bot); }
+          if (!about.fleet) refreshFaultUsers();
         });
         chat.addEventListener("lines", (message) => {
           const list = $("chat-lines");
           for (const line of JSON.parse(message.data)) {
             const item = element("li", line.text, "tone-" + line.tone);
             if (line.media) item.append(mediaView(line.media, as));
+            for (const suggestion of line.suggestions || []) {
+              const button = element("button", suggestion.label, "suggestion");
+              button.type = "button";
+              button.dataset.line = suggestion.line;
+              button.addEventListener("click", () => {
+                for (const sibling of item.querySelectorAll("button.suggestion")) sibling.disabled = true;
+                say(suggestion.line);
+              });
+              item.append(" ", button);
+            }
             list.append(item);
           }
           while (list.childElementCount > 300) list.firstElementChild.remove();

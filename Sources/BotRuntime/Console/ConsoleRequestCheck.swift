@@ -3,8 +3,10 @@ import WebSocket
 /// Whether a request to a console route comes from the console's own page: its `Host` names the address the server
 /// binds to (any loopback name on a loopback bind, any IP address on a wildcard bind) with the server's port, and
 /// its `Origin`, when present, is that same origin. A request that changes something (not GET or HEAD) must carry
-/// an `Origin`. Checked on loopback too: it stops DNS rebinding (a foreign name resolving to 127.0.0.1) and
-/// cross-site requests from another page in the operator's browser.
+/// an `Origin`, and a request a browser marks as coming from another site or another port of this one
+/// (`Sec-Fetch-Site` other than `same-origin` or `none`) is refused whatever its method, since some GETs act too
+/// (a chat's events sign the test user in). Checked on loopback too: it stops DNS rebinding (a foreign name
+/// resolving to 127.0.0.1) and cross-site requests from another page in the operator's browser.
 package struct ConsoleRequestCheck: Sendable, Equatable {
     /// The address the HTTP server binds to (`httpBind`).
     package var bind: String
@@ -25,6 +27,10 @@ package struct ConsoleRequestCheck: Sendable, Equatable {
             return "Host \(hostHeader) is not this console's address: open \(expectedOrigin)/console/ "
                 + "(names other than the bind address are refused, against DNS rebinding)"
         }
+        if let site = request.headers.first(name: "Sec-Fetch-Site")?.lowercased(), site != "same-origin", site != "none" {
+            return "the browser says this request comes from another page (Sec-Fetch-Site: \(site)): the console answers "
+                + "only its own page (http://\(hostHeader))"
+        }
         if let origin = request.headers.first(name: "Origin") {
             guard origin.lowercased() == "http://" + hostHeader else {
                 return "Origin \(origin) is another site: the console answers only its own page (http://\(hostHeader))"
@@ -44,7 +50,7 @@ package struct ConsoleRequestCheck: Sendable, Equatable {
     private func acceptsHost(_ host: String) -> Bool {
         if host == Self.bracketed(bind.lowercased()) { return true }
         if ControlAccess.isLoopback(bind) { return ControlAccess.isLoopback(host) }
-        if Self.isWildcard(bind) { return host == "localhost" || Self.isIPv4(host) || (host.hasPrefix("[") && host.hasSuffix("]")) }
+        if Self.isWildcard(bind) { return host == "localhost" || ControlAccess.isIPv4(host) || (host.hasPrefix("[") && host.hasSuffix("]")) }
         return false
     }
 
@@ -68,11 +74,6 @@ package struct ConsoleRequestCheck: Sendable, Equatable {
 
     private static func isWildcard(_ bind: String) -> Bool {
         ["0.0.0.0", "::", "[::]"].contains(bind)
-    }
-
-    private static func isIPv4(_ host: String) -> Bool {
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil }
     }
 
     private static func bracketed(_ host: String) -> String {

@@ -29,9 +29,18 @@ public struct ControlAccess: Sendable, Equatable {
         return token
     }
 
-    /// Whether `host` is a loopback address (or `localhost`), reachable from this machine only.
+    /// Whether `host` is a loopback address (or `localhost`), reachable from this machine only: a name such as
+    /// `127.attacker.example` is not one, however it begins.
     public static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        host == "localhost" || host == "::1" || host == "[::1]" || (isIPv4(host) && host.hasPrefix("127."))
+    }
+
+    /// Whether `host` is a dotted-quad IPv4 address: four decimal numbers from 0 to 255, digits only.
+    package static func isIPv4(_ host: String) -> Bool {
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { part in
+            (1...3).contains(part.count) && part.allSatisfy(\.isASCII) && part.allSatisfy(\.isNumber) && UInt8(part) != nil
+        }
     }
 
     /// Checks that binding to `host` is safe with this access: off loopback, a token is required.

@@ -160,10 +160,11 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
         return HTTPResponse(status: .ok, headers: ConsoleRoutes.jsonHeaders, body: Array(body))
     }
 
-    /// A chat line as the page reads it: its text and tone, and the file it carries.
+    /// A chat line as the page reads it: its text and tone, the file it carries, and the lines it suggests.
     static func lineObject(_ line: ScreenLine) -> [String: Any] {
         var object: [String: Any] = ["text": line.text, "tone": toneName(line.tone)]
         if let media = line.media { object["media"] = ["id": media.id.rawValue, "kind": media.kind.rawValue] }
+        if !line.suggestions.isEmpty { object["suggestions"] = line.suggestions.map { ["label": $0.label, "line": $0.line] } }
         return object
     }
 

@@ -8,10 +8,10 @@ public enum ChatCommand: Sendable, Hashable {
     case directMessage(username: String)
     /// `/friends`: friends with their presence, and pending friend requests.
     case friends
-    /// `/accept <n>`: accept the friend request numbered `n` by `/friends`.
-    case accept(requestNumber: Int)
-    /// `/decline <n>`: decline the friend request numbered `n` by `/friends`.
-    case decline(requestNumber: Int)
+    /// `/accept <n|username>`: accept the friend request numbered `n` by `/friends`, or the one from `username`.
+    case accept(FriendRequestReference)
+    /// `/decline <n|username>`: decline the friend request numbered `n` by `/friends`, or the one from `username`.
+    case decline(FriendRequestReference)
     /// `/react <emoji>`: react to the newest message someone else wrote in the open conversation.
     case react(emoji: String)
     /// `/help`.
@@ -22,6 +22,14 @@ public enum ChatCommand: Sendable, Hashable {
     case say(String)
     /// An empty or blank line: nothing to do.
     case nothing
+
+    /// How `/accept` and `/decline` name a friend request.
+    public enum FriendRequestReference: Sendable, Hashable {
+        /// Its number in `/friends` (from 1); numbers move as requests are answered.
+        case number(Int)
+        /// The username of who sent it, which stays right however the list changes.
+        case username(String)
+    }
 
     /// How `/open` names a conversation.
     public enum ConversationReference: Sendable, Hashable {
@@ -68,18 +76,14 @@ public enum ChatCommand: Sendable, Hashable {
         case "friends", "f":
             self = .friends
         case "accept":
-            guard !argument.isEmpty else { throw .missingArgument(command: "/accept", expected: "a request number from /friends") }
-            guard let number = Int(argument), number >= 1 else { throw .invalidNumber(command: "/accept", argument) }
-            self = .accept(requestNumber: number)
+            self = .accept(try Self.friendRequest(argument, of: "/accept"))
         case "react":
             guard !argument.isEmpty, !argument.contains(" ") else {
                 throw .missingArgument(command: "/react", expected: "one emoji, e.g. /react 👍")
             }
             self = .react(emoji: argument)
         case "decline":
-            guard !argument.isEmpty else { throw .missingArgument(command: "/decline", expected: "a request number from /friends") }
-            guard let number = Int(argument), number >= 1 else { throw .invalidNumber(command: "/decline", argument) }
-            self = .decline(requestNumber: number)
+            self = .decline(try Self.friendRequest(argument, of: "/decline"))
         case "help", "h", "?":
             self = .help
         case "quit", "exit", "q":
@@ -89,14 +93,26 @@ public enum ChatCommand: Sendable, Hashable {
         }
     }
 
+    /// The request `argument` names: a number from 1, or a username (an `@` before it is dropped).
+    private static func friendRequest(_ argument: String, of command: String) throws(ChatCommandError) -> FriendRequestReference {
+        guard !argument.isEmpty else {
+            throw .missingArgument(command: command, expected: "a request number from /friends, or who sent it")
+        }
+        if let number = Int(argument) {
+            guard number >= 1 else { throw .invalidNumber(command: command, argument) }
+            return .number(number)
+        }
+        return .username(argument.hasPrefix("@") ? String(argument.dropFirst()) : argument)
+    }
+
     /// The commands and what they do, as `/help` prints them.
     public static let helpText: [String] = [
         "/list            conversations, numbered, with unread counts",
         "/open <n|name>   open a conversation (number from /list, friend's username, or group title)",
         "/dm <username>   open or start the direct conversation with a friend",
         "/friends         friends, who is online, and pending friend requests",
-        "/accept <n>      accept friend request n of /friends",
-        "/decline <n>     decline friend request n of /friends",
+        "/accept <n|name> accept friend request n of /friends, or the one from a username",
+        "/decline <n|name> decline friend request n of /friends, or the one from a username",
         "/react <emoji>   react to the newest message someone else wrote here",
         "/help            this list",
         "/quit            leave (Ctrl-D too)",

@@ -22,10 +22,10 @@ extension ChatScreen {
             openDirect(username: username, into: &update)
         case .friends:
             showFriends(into: &update)
-        case .accept(let number):
-            accept(number, into: &update)
-        case .decline(let number):
-            decline(number, into: &update)
+        case .accept(let reference):
+            accept(reference, into: &update)
+        case .decline(let reference):
+            decline(reference, into: &update)
         case .react(let emoji):
             react(emoji, into: &update)
         case .help:
@@ -150,7 +150,9 @@ extension ChatScreen {
             update.lines.append(ScreenLine("Friend requests to you (/accept <n> or /decline <n>):", tone: .heading))
             for (index, request) in incomingRequests.enumerated() {
                 let user = request.fromUser
-                update.lines.append(ScreenLine("  \(index + 1)  \(user.username) (\(user.displayName))", tone: .notice))
+                update.lines.append(ScreenLine(
+                    "  \(index + 1)  \(user.username) (\(user.displayName))", tone: .notice,
+                    suggestions: ScreenLine.Suggestion.answers(toFriendRequestFrom: user.username)))
             }
         }
         if !outgoingRequests.isEmpty {
@@ -159,20 +161,33 @@ extension ChatScreen {
         }
     }
 
-    func accept(_ number: Int, into update: inout ChatUpdate) {
-        guard let request = incomingRequest(number, toAnswerWith: "accept", into: &update) else { return }
+    func accept(_ reference: ChatCommand.FriendRequestReference, into update: inout ChatUpdate) {
+        guard let request = incomingRequest(reference, toAnswerWith: "accept", into: &update) else { return }
         update.lines.append(ScreenLine("Accepting \(request.fromUser.username)'s friend request…", tone: .status))
         update.actions.append(.acceptFriendRequest(request.id))
     }
 
-    func decline(_ number: Int, into update: inout ChatUpdate) {
-        guard let request = incomingRequest(number, toAnswerWith: "decline", into: &update) else { return }
+    func decline(_ reference: ChatCommand.FriendRequestReference, into update: inout ChatUpdate) {
+        guard let request = incomingRequest(reference, toAnswerWith: "decline", into: &update) else { return }
         update.lines.append(ScreenLine("Declining \(request.fromUser.username)'s friend request…", tone: .status))
         update.actions.append(.declineFriendRequest(request.id))
     }
 
-    /// The friend request numbered `number` by `/friends`, or nil after saying there is none.
-    private func incomingRequest(_ number: Int, toAnswerWith verb: String, into update: inout ChatUpdate) -> FriendRequest? {
+    /// The friend request `reference` names, or nil after saying there is none.
+    private func incomingRequest(
+        _ reference: ChatCommand.FriendRequestReference, toAnswerWith verb: String, into update: inout ChatUpdate
+    ) -> FriendRequest? {
+        let number: Int
+        switch reference {
+        case .number(let given):
+            number = given
+        case .username(let name):
+            if let request = incomingRequests.first(where: { $0.fromUser.username.lowercased() == name.lowercased() }) {
+                return request
+            }
+            update.lines.append(ScreenLine("There is no friend request from \(name) to \(verb).", tone: .error))
+            return nil
+        }
         guard number <= incomingRequests.count else {
             update.lines.append(ScreenLine(
                 incomingRequests.isEmpty

@@ -95,7 +95,7 @@ extension ChatScreen {
             users[request.fromUser.id] = request.fromUser
             update.lines.append(ScreenLine(
                 "\(request.fromUser.username) (\(request.fromUser.displayName)) wants to be your friend: /accept \(incomingRequests.count) or /decline \(incomingRequests.count).",
-                tone: .notice))
+                tone: .notice, suggestions: ScreenLine.Suggestion.answers(toFriendRequestFrom: request.fromUser.username)))
         case .friendRequestAccepted(let accepted):
             friendshipStarted(accepted, into: &update)
         case .friendRequestCancelled(let requestId):

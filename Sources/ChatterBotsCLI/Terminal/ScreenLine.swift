@@ -33,16 +33,39 @@ public struct ScreenLine: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// A line the person may want to type next about this line (a friend request's answers), for a display that
+    /// offers it as a button; a terminal shows only the text, which says the same.
+    public struct Suggestion: Sendable, Hashable {
+        /// What the button says, e.g. `Accept`.
+        public var label: String
+        /// The line it types, e.g. `/accept bob`.
+        public var line: String
+
+        public init(label: String, line: String) {
+            self.label = label
+            self.line = line
+        }
+
+        /// Accept and decline for the friend request from `username`, named by username so that they stay right
+        /// as other requests are answered.
+        public static func answers(toFriendRequestFrom username: String) -> [Suggestion] {
+            [Suggestion(label: "Accept", line: "/accept \(username)"), Suggestion(label: "Decline", line: "/decline \(username)")]
+        }
+    }
+
     /// The text, without colour codes or a line break.
     public var text: String
     public var tone: Tone
     /// The file of the message this line begins, if it carries one.
     public var media: Media?
+    /// What the person may type next about this line.
+    public var suggestions: [Suggestion]
 
-    public init(_ text: String, tone: Tone = .notice, media: Media? = nil) {
+    public init(_ text: String, tone: Tone = .notice, media: Media? = nil, suggestions: [Suggestion] = []) {
         self.text = text
         self.tone = tone
         self.media = media
+        self.suggestions = suggestions
     }
 
     public var description: String { text }

@@ -4,10 +4,11 @@ import WebSocket
 
 @Suite("the console's Host and Origin check")
 struct ConsoleRequestCheckTests {
-    func request(_ method: HTTPMethod = .get, host: String?, origin: String? = nil) -> HTTPRequest {
+    func request(_ method: HTTPMethod = .get, host: String?, origin: String? = nil, fetchSite: String? = nil) -> HTTPRequest {
         var headers: HTTPHeaders = [:]
         if let host { headers.add(name: "Host", value: host) }
         if let origin { headers.add(name: "Origin", value: origin) }
+        if let fetchSite { headers.add(name: "Sec-Fetch-Site", value: fetchSite) }
         return HTTPRequest(method: method, target: "/console/fleet", headers: headers)
     }
 
@@ -22,6 +23,21 @@ struct ConsoleRequestCheckTests {
     @Test func aForeignNameIsRefusedAgainstDNSRebinding() throws {
         let refusal = try #require(loopback.refusal(of: request(host: "attacker.example:8080")))
         #expect(refusal.contains("Host attacker.example:8080 is not this console's address"))
+    }
+
+    @Test func aNameThatMerelyBeginsWithALoopbackNumberIsRefused() {
+        for host in ["127.attacker.example:8080", "127.0.0.1.attacker.example:8080", "127.+0.0.1:8080", "127.0.0.256:8080"] {
+            #expect(loopback.refusal(of: request(host: host, origin: "http://\(host)")) != nil, "\(host)")
+        }
+        #expect(loopback.refusal(of: request(host: "127.0.0.2:8080")) == nil)
+    }
+
+    @Test func aRequestTheBrowserMarksAsFromAnotherSiteIsRefusedEvenAGet() throws {
+        let refusal = try #require(loopback.refusal(of: request(host: "127.0.0.1:8080", fetchSite: "cross-site")))
+        #expect(refusal.contains("Sec-Fetch-Site: cross-site"))
+        #expect(loopback.refusal(of: request(host: "127.0.0.1:8080", fetchSite: "same-site")) != nil)
+        #expect(loopback.refusal(of: request(host: "127.0.0.1:8080", fetchSite: "same-origin")) == nil)
+        #expect(loopback.refusal(of: request(host: "127.0.0.1:8080", fetchSite: "none")) == nil)
     }
 
     @Test func anotherPortOrNoHostIsRefused() {

@@ -22,6 +22,16 @@ struct ConsoleBrowserTests {
         let directory: TemporaryDirectory
         let process: BotProcess
         let consoleURL: String
+        /// The sandbox's REST base URL, as the process printed it.
+        var apiURL: String? {
+            let prefixes = ["Chatter sandbox listening on ", "Chatter sandbox: "]
+            for line in process.output.split(separator: "\n") {
+                for prefix in prefixes where line.hasPrefix(prefix) {
+                    return line.dropFirst(prefix.count).split(separator: " ").first.map(String.init)
+                }
+            }
+            return nil
+        }
 
         static func start(token: String? = nil) async throws -> Fleet {
             let directory = try TemporaryDirectory("ConsoleBrowserTests")
@@ -69,12 +79,13 @@ struct ConsoleBrowserTests {
     /// Starts a process with `start`, runs the browser's `scenario` on its console, stops the process whatever
     /// happened, and returns what the browser saw.
     func visit(
-        _ start: () async throws -> Fleet, _ scenario: String, bots: [String], environment: [String: String] = [:]
+        _ start: () async throws -> Fleet, _ scenario: String, bots: [String],
+        environment: (Fleet) throws -> [String: String] = { _ in [:] }
     ) async throws -> [String: Any] {
         let fleet = try await start()
         let seen: [String: Any]
         do {
-            seen = try await browse(fleet, scenario, bots: bots, environment: environment)
+            seen = try await browse(fleet, scenario, bots: bots, environment: try environment(fleet))
         } catch {
             await fleet.stop()
             throw error
@@ -155,9 +166,21 @@ struct ConsoleBrowserTests {
     }
 
     @Test(.timeLimit(.minutes(5)))
+    func aFriendRequestIsAcceptedWithItsButton() async throws {
+        let seen = try await visit({ try await Fleet.startSandbox() }, "friend", bots: ["bob"]) { sandbox in
+            guard let api = sandbox.apiURL else { throw Failure(description: "the sandbox printed no API address") }
+            return ["SANDBOX_API": api]
+        }
+        let lines = try #require(seen["lines"] as? [[String]])
+        #expect(lines.contains { $0.last?.contains("bob (Bob) wants to be your friend") == true })
+        #expect(lines.contains { $0.last?.contains("bob is now your friend") == true })
+        #expect((seen["bobsFriends"] as? [String])?.contains("alice") == true)
+    }
+
+    @Test(.timeLimit(.minutes(5)))
     func withATokenThePageAsksForItAndItsSessionCookieOpensTheFleet() async throws {
         let token = "console-test-token"
-        let seen = try await visit({ try await Fleet.start(token: token) }, "login", bots: ["echo", "reminders"], environment: ["CONSOLE_TOKEN": token])
+        let seen = try await visit({ try await Fleet.start(token: token) }, "login", bots: ["echo", "reminders"], environment: { _ in ["CONSOLE_TOKEN": token] })
         #expect((seen["refused"] as? String)?.contains("not the control token") == true)
         #expect(seen["states"] as? [String: String] == ["echo": "live", "reminders": "live"])
         #expect(seen["scriptCookies"] as? String == "", "the session cookie is HttpOnly: scripts cannot read it")

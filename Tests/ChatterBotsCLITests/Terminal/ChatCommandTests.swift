@@ -38,7 +38,7 @@ struct ChatCommandTests {
 
     @Test func numbersStartAtOne() {
         #expect(throws: ChatCommandError.invalidNumber(command: "/open", "0")) { try ChatCommand(parsing: "/open 0") }
-        #expect(throws: ChatCommandError.invalidNumber(command: "/accept", "x")) { try ChatCommand(parsing: "/accept x") }
+        #expect(throws: ChatCommandError.invalidNumber(command: "/accept", "-1")) { try ChatCommand(parsing: "/accept -1") }
     }
 
     @Test func directMessageTakesAUsernameWithOrWithoutAt() throws {
@@ -48,8 +48,10 @@ struct ChatCommandTests {
     }
 
     @Test func acceptTakesARequestNumber() throws {
-        #expect(try ChatCommand(parsing: "/accept 3") == .accept(requestNumber: 3))
-        #expect(try ChatCommand(parsing: "/decline 2") == .decline(requestNumber: 2))
+        #expect(try ChatCommand(parsing: "/accept 3") == .accept(.number(3)))
+        #expect(try ChatCommand(parsing: "/decline 2") == .decline(.number(2)))
+        #expect(try ChatCommand(parsing: "/accept @bob") == .accept(.username("bob")))
+        #expect(try ChatCommand(parsing: "/decline bob") == .decline(.username("bob")))
         #expect(throws: ChatCommandError.invalidNumber(command: "/decline", "0")) { try ChatCommand(parsing: "/decline 0") }
         #expect(try ChatCommand(parsing: "/react 👍") == .react(emoji: "👍"))
         #expect(throws: ChatCommandError.self) { try ChatCommand(parsing: "/react") }

@@ -63,6 +63,28 @@ struct ChatScreenFriendTests {
         #expect(!screen.handle(.line("/friends")).text.contains("  1  dave (Dave)"))
     }
 
+    @Test func anIncomingRequestSuggestsItsAnswersByUsername() {
+        var screen = F.screen()
+        let update = screen.handle(.server(.friendRequestReceived(F.request("R1", from: F.dave, to: F.alice))))
+        #expect(update.lines.map(\.suggestions) == [[
+            ScreenLine.Suggestion(label: "Accept", line: "/accept dave"), ScreenLine.Suggestion(label: "Decline", line: "/decline dave"),
+        ]])
+    }
+
+    @Test func aRequestNamedByItsSenderIsAnsweredWhateverItsNumberBecame() {
+        var screen = F.screen()
+        _ = screen.handle(.server(.friendRequestReceived(F.request("R1", from: F.dave, to: F.alice))))
+        let carol = User(id: "01USERERIN", username: "erin", displayName: "Erin")
+        _ = screen.handle(.server(.friendRequestReceived(F.request("R2", from: carol, to: F.alice))))
+        _ = screen.handle(.line("/decline 1"))
+        _ = screen.handle(.friendRequestDeclined("R1"))
+        let accept = screen.handle(.line("/accept ERIN"))
+        #expect(accept.actions == [.acceptFriendRequest("R2")])
+        let nobody = screen.handle(.line("/accept dave"))
+        #expect(nobody.text == ["There is no friend request from dave to accept."])
+        #expect(nobody.actions.isEmpty)
+    }
+
     @Test func acceptingANumberThatIsNotListedIsAnError() {
         var screen = F.screen()
         #expect(screen.handle(.line("/accept 1")).text == ["There are no friend requests to accept."])

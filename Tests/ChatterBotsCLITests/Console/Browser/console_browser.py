@@ -9,6 +9,9 @@ Usage: console_browser.py URL SCENARIO SCREENSHOT_DIR [BOT ...]
   sandbox: the console of `example-bots sandbox` (no fleet): as alice, opens the conversation with the first BOT (any
            friend's username), sends a line, then drops alice's own socket from the fault panel and waits for the
            chat to reconnect; screenshot sandbox.png.
+  friend: on the sandbox's console (SANDBOX_API in the environment: its REST base URL), bob (the first BOT) ends his
+          friendship with alice and asks again; alice accepts with the Accept button of the request's line;
+          screenshot friend.png.
   login: the console asks for the token (CONSOLE_TOKEN in the environment); a wrong one is refused, the right one
          opens the session cookie, and the fleet and its live stream follow; screenshot login.png.
   ratelimit: for the first BOT, presses "Rate limit (4008, 5 s)" and waits until its row shows backing off, then live
@@ -19,6 +22,7 @@ import json
 import os
 import struct
 import sys
+import urllib.request
 import zlib
 
 from selenium import webdriver
@@ -204,6 +208,41 @@ def sandbox(driver, shots, bots):
             "faultResult": driver.find_element(By.ID, "fault-result").text}
 
 
+def rest(api, method, path, token=None, body=None):
+    # One call of the sandbox's REST API, as a client of the service would make it.
+    headers = {"X-Client-Key": "ck_sandbox", "Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = "Bearer " + token
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(api + path, data=data, method=method, headers=headers)
+    with urllib.request.urlopen(request, timeout=WAIT_SECONDS) as response:
+        text = response.read()
+        return json.loads(text) if text else None
+
+
+def friend(driver, shots, bots):
+    # bob (the first BOT) ends his friendship with alice and asks again over REST; alice's page answers with its
+    # Accept button.
+    api = os.environ["SANDBOX_API"]
+    open_conversation(driver, bots[0])
+    bob = rest(api, "POST", "/auth/login", body={"username": bots[0], "password": bots[0] + "-sandbox",
+                                                  "device": {"name": "console test", "platform": "test"}})
+    alice = rest(api, "GET", "/users?username=alice", bob["accessToken"])["users"][0]["id"]
+    rest(api, "DELETE", "/friends/" + alice, bob["accessToken"])
+    rest(api, "POST", "/friend-requests", bob["accessToken"], {"username": "alice"})
+    accept = WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, f'#chat-lines button.suggestion[data-line="/accept {bots[0]}"]'),
+        "the friend request never offered an Accept button")
+    accept.click()
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: any(f"{bots[0]} is now your friend" in line for _, line in chat_lines(d)),
+        "accepting never made them friends again")
+    driver.save_screenshot(os.path.join(shots, "friend.png"))
+    friends = rest(api, "GET", "/friends", bob["accessToken"])["friends"]
+    rest(api, "POST", "/auth/logout", bob["accessToken"])
+    return {"lines": chat_lines(driver), "bobsFriends": [f["user"]["username"] for f in friends]}
+
+
 def login(driver, shots, bots):
     WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.find_element(By.ID, "login").is_displayed(),
                                               "the token form never showed")
@@ -232,7 +271,7 @@ def main():
     try:
         driver.get(url)
         outcome = {"dashboard": dashboard, "ratelimit": ratelimit, "reminder": reminder, "picture": picture, "login": login,
-                   "sandbox": sandbox}[scenario](driver, shots, bots)
+                   "sandbox": sandbox, "friend": friend}[scenario](driver, shots, bots)
         print(json.dumps(outcome), flush=True)
     except Exception as error:  # the Swift test shows the reason and the screenshot of the failure
         driver.save_screenshot(os.path.join(shots, f"{scenario}-failed.png"))
