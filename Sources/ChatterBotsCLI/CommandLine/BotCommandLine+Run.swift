@@ -112,7 +112,7 @@ extension BotCommandLine {
                     faultTargets: embedded.map { SandboxDirectory(sandbox: $0.sandbox, testAccounts: $0.testAccounts) },
                     consoleExtensions: embedded.map { sandbox in
                         [ConsoleChatRoutes(
-                            server: server, accounts: sandbox.testAccounts,
+                            server: server, accounts: sandbox.testAccounts, dataDirectory: configuration.dataDirectory,
                             bots: lineup.members.map {
                                 ConsoleChatRoutes.Bot(name: $0.configuration.name, username: $0.configuration.credentials.username)
                             })]

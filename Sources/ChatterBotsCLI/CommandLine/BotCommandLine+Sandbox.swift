@@ -24,7 +24,8 @@ extension BotCommandLine {
         let server = sandbox.sandbox
         var console: HTTPServer?
         if let port = options.consolePort {
-            switch await startConsole(of: sandbox, port: port, bind: options.consoleBind ?? "127.0.0.1", in: environment) {
+            switch await startConsole(
+                of: sandbox, port: port, bind: options.consoleBind ?? "127.0.0.1", dataDirectory: dataDirectory, in: environment) {
             case .success(let started): console = started
             case .failure(let exit):
                 await sandbox.shutdown()
@@ -58,7 +59,7 @@ extension BotCommandLine {
     /// The sandbox's part of the web console on `bind:port`: the chat as the test accounts and the faults, with no
     /// fleet (this process runs no bots). Every other path of the port is 404.
     private func startConsole(
-        of sandbox: EmbeddedSandbox, port: Int, bind: String, in environment: CommandEnvironment
+        of sandbox: EmbeddedSandbox, port: Int, bind: String, dataDirectory: URL?, in environment: CommandEnvironment
     ) async -> Result<HTTPServer, ConsoleExit> {
         guard let access = controlAccess(bind: bind, in: environment) else { return .failure(ConsoleExit(code: .usageError)) }
         let directory = SandboxDirectory(sandbox: sandbox.sandbox, testAccounts: sandbox.testAccounts)
@@ -66,7 +67,7 @@ extension BotCommandLine {
             supervisor: nil, access: ConsoleAccess(control: access), bind: bind,
             faults: EmbeddedSandboxFaults(sandbox: sandbox.sandbox), faultTargets: directory,
             extensions: [ConsoleChatRoutes(
-                server: sandbox.sandbox.serverConfiguration, accounts: sandbox.testAccounts,
+                server: sandbox.sandbox.serverConfiguration, accounts: sandbox.testAccounts, dataDirectory: dataDirectory,
                 bots: { await directory.friendsOfTestAccounts() })])
         do {
             let server = try await HTTPServer.start(host: bind, port: port) { request in

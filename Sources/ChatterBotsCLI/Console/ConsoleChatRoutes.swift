@@ -30,15 +30,22 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
     let sessions: ConsoleChatSessions
     let clients: ConsoleTestUserClients
 
-    init(server: ChatterServerConfiguration, accounts: [SandboxTestAccount], bots: @escaping @Sendable () async -> [Bot]) {
+    /// - Parameter dataDirectory: where the console keeps the device ids of its devices of the test users
+    ///   (`console/` below it), so that they stay the same devices across runs; nil keeps none.
+    init(
+        server: ChatterServerConfiguration, accounts: [SandboxTestAccount], dataDirectory: URL?,
+        bots: @escaping @Sendable () async -> [Bot]
+    ) {
         self.accounts = accounts
         self.bots = bots
-        self.sessions = ConsoleChatSessions(server: server)
-        self.clients = ConsoleTestUserClients(server: server)
+        let devices = dataDirectory?.appendingPathComponent("console", isDirectory: true)
+        self.sessions = ConsoleChatSessions(server: server, deviceDirectory: devices)
+        self.clients = ConsoleTestUserClients(
+            server: server, deviceDirectory: devices?.appendingPathComponent("files", isDirectory: true))
     }
 
-    init(server: ChatterServerConfiguration, accounts: [SandboxTestAccount], bots: [Bot]) {
-        self.init(server: server, accounts: accounts, bots: { bots })
+    init(server: ChatterServerConfiguration, accounts: [SandboxTestAccount], dataDirectory: URL?, bots: [Bot]) {
+        self.init(server: server, accounts: accounts, dataDirectory: dataDirectory, bots: { bots })
     }
 
     func respond(to request: HTTPRequest) async -> HTTPServerResponse {
@@ -123,7 +130,8 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
     /// as a download, and never as a page of this origin (its own sandboxing policy).
     private func media(_ request: HTTPRequest) async -> HTTPResponse {
         guard let account = account(named: request.queryValue("as")) else { return unknownAccount }
-        guard let id = request.queryValue("id"), !id.isEmpty, id.utf8.count <= 200,
+        guard let id = request.queryValue("id"), let first = id.unicodeScalars.first, id.utf8.count <= 200,
+              first.isASCII, CharacterSet.alphanumerics.contains(first),
               id.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)) })
         else {
             return ConsoleRoutes.error(.badRequest, "name the file with id: a media id from a chat line's media")

@@ -22,12 +22,15 @@ actor ConsoleChatSessions {
     }
 
     private let server: ChatterServerConfiguration
+    /// Where each account's device file lives, so the console's chat is one device of the user across runs.
+    private let deviceDirectory: URL?
     private var sessions: [String: Session] = [:]
     private var nextListener: UInt64 = 0
     private var nextSession: UInt64 = 0
 
-    init(server: ChatterServerConfiguration) {
+    init(server: ChatterServerConfiguration, deviceDirectory: URL?) {
         self.server = server
+        self.deviceDirectory = deviceDirectory
     }
 
     /// Listens to `account`'s chat, starting its client if none runs: the recent lines first, then each batch the
@@ -66,7 +69,7 @@ actor ConsoleChatSessions {
         let (input, inputSink) = AsyncStream<String>.makeStream()
         let (printed, printer) = AsyncStream<[ScreenLine]>.makeStream()
         let configuration = ChatClientConfiguration(
-            server: server, username: account.username, password: account.password,
+            server: server, username: account.username, password: account.password, dataDirectory: deviceDirectory,
             device: DeviceDescription(name: "ChatterBots web console", platform: "web"))
         nextSession += 1
         let number = nextSession

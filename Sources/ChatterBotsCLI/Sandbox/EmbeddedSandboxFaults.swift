@@ -20,17 +20,17 @@ struct EmbeddedSandboxFaults: ConsoleFaultInjector {
             }
             return
         }
-        guard let userId else { throw ConsoleInputError("name the bot or user to set off \(fault.rawValue) on") }
+        guard let userId else { throw ConsoleInputError("name the bot or sandbox user to set off \(fault.rawValue) on") }
         let devices: [SandboxDevice]
         do {
             devices = try await sandbox.service.devices(ofUsers: [userId])
         } catch {
-            throw ConsoleInputError("the sandbox cannot list the bot's devices: \(error.message)")
+            throw ConsoleInputError("the sandbox cannot list the devices of that user: \(error.message)")
         }
         let connected = await sandbox.admin.connectedDevices()
         let targets = devices.map(\.id).filter(connected.contains)
         guard !targets.isEmpty else {
-            throw ConsoleInputError("the bot has no open connection to the sandbox now: wait until it is live")
+            throw ConsoleInputError("that user has no open connection to the sandbox now: wait until it is live")
         }
         for device in targets {
             do {

@@ -98,16 +98,20 @@ package final class SandboxListener: Sendable {
     package func beginRestart(
         downtime: Duration, clock: any ChatterClock, closingSessions: @escaping @Sendable () async -> Void
     ) throws(SandboxRestartError) -> Task<Result<Void, SandboxRestartError>, Never> {
-        try state.withLock { state throws(SandboxRestartError) in
+        let (task, satisfied) = try state.withLock { state throws(SandboxRestartError) in
             try state.lifecycle.restartRequested()
+            // The phase is `closing` now: wake whoever waits for it.
+            let satisfied = state.change { _ in }
             let server = state.server
             state.server = nil
             let task = Task {
                 await self.carryOutRestart(stopping: server, downtime: downtime, clock: clock, closingSessions: closingSessions)
             }
             state.restart = task
-            return task
+            return (task, satisfied)
         }
+        resume(satisfied)
+        return task
     }
 
     private func carryOutRestart(

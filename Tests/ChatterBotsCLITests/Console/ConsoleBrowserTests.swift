@@ -196,4 +196,14 @@ struct ConsoleBrowserTests {
         #expect(seen["liveAgain"] as? Bool == true)
         #expect((seen["traffic"] as? [String])?.isEmpty == false)
     }
+
+    @Test(.timeLimit(.minutes(5)))
+    func aServerRestartShowsEveryBotBackingOffThenLiveAgain() async throws {
+        let seen = try await visit({ try await Fleet.start() }, "restart", bots: ["echo", "reminders"])
+        let backingOff = try #require(seen["backingOff"] as? [String: String])
+        #expect(backingOff.keys.sorted() == ["echo", "reminders"])
+        #expect(backingOff.values.allSatisfy { $0.contains("backing off") })
+        #expect(seen["liveAgain"] as? [String: String] == ["echo": "live", "reminders": "live"])
+        #expect((seen["traffic"] as? [String])?.isEmpty == false)
+    }
 }

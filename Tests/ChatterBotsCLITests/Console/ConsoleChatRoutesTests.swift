@@ -3,6 +3,7 @@ import ChatterBots
 import Foundation
 import Testing
 import WebSocket
+import ChatterSandbox
 
 /// The chat routes' refusals, without a sandbox: the browser tests drive a real chat.
 @Suite("the console's chat routes")
@@ -10,7 +11,7 @@ struct ConsoleChatRoutesTests {
     let routes = ConsoleChatRoutes(
         server: ChatterServerConfiguration(
             apiBaseURL: URL(fileURLWithPath: "/unused"), webSocketURL: URL(fileURLWithPath: "/unused"), clientKey: "unused"),
-        accounts: [.alice, .bob], bots: [ConsoleChatRoutes.Bot(name: "echo", username: "echo_bot")])
+        accounts: [.alice, .bob], dataDirectory: nil, bots: [ConsoleChatRoutes.Bot(name: "echo", username: "echo_bot")])
 
     func response(_ method: HTTPMethod, _ target: String, body: String = "") async throws -> (status: Int, text: String) {
         let answer = await routes.respond(to: HTTPRequest(method: method, target: target, body: Array(body.utf8)))
@@ -52,6 +53,38 @@ struct ConsoleChatRoutesTests {
         #expect(missing.status == 400)
         #expect(missing.text.contains("media id"))
         #expect(try await response(.get, "/console/chat/media?as=alice&id=..%2F..%2Fetc").status == 400)
+        #expect(try await response(.get, "/console/chat/media?as=alice&id=..").status == 400)
         #expect(try await response(.post, "/console/chat/media?as=alice&id=MEDIA-1").status == 405)
+    }
+
+    @Test func aPictureIsServedInlineAndAnyOtherFileOnlyAsADownloadNeverAsAPage() async throws {
+        let embedded = try await EmbeddedSandbox.start(dataDirectory: nil, port: 0)
+        let routes = ConsoleChatRoutes(
+            server: embedded.sandbox.serverConfiguration, accounts: embedded.testAccounts, dataDirectory: nil, bots: [])
+        let alice = try #require(embedded.testAccounts.first)
+        let client = ChatterRESTClient(configuration: embedded.sandbox.serverConfiguration)
+        _ = try await client.login(
+            username: alice.username, password: alice.password, deviceId: nil, device: DeviceDescription(name: "t", platform: "t"))
+        let picture = try await client.uploadMedia(Data([0x89, 0x50, 0x4E, 0x47]), contentType: "image/png")
+        let page = try await client.uploadMedia(Data("<script>alert(1)</script>".utf8), contentType: "application/pdf")
+        func fetch(_ id: Media.ID) async throws -> HTTPResponse {
+            let answer = await routes.respond(to: HTTPRequest(method: .get, target: "/console/chat/media?as=alice&id=\(id.rawValue)"))
+            guard case .response(let response) = answer else { throw ProcessError("expected a plain response") }
+            return response
+        }
+        let inline = try await fetch(picture.mediaId)
+        #expect(inline.status == .ok)
+        #expect(inline.headers.first(name: "Content-Type") == "image/png")
+        #expect(inline.headers.first(name: "Content-Disposition") == nil)
+        #expect(inline.body == [0x89, 0x50, 0x4E, 0x47])
+        let download = try await fetch(page.mediaId)
+        #expect(download.headers.first(name: "Content-Type") == "application/octet-stream")
+        #expect(download.headers.first(name: "Content-Disposition")?.hasPrefix("attachment") == true)
+        for response in [inline, download] {
+            #expect(response.headers.first(name: "Content-Security-Policy") == "default-src 'none'; sandbox")
+            #expect(response.headers.first(name: "X-Content-Type-Options") == "nosniff")
+        }
+        #expect(try await fetch(Media.ID("NOSUCHFILE")).status == .notFound)
+        await embedded.shutdown()
     }
 }

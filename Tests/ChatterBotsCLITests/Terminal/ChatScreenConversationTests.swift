@@ -210,6 +210,7 @@ struct ChatScreenConversationTests {
         var photo = F.message("M-T-6", in: F.team, seq: 6, from: F.bob, "the view", at: F.time(14, 0), kind: .photo)
         photo.mediaId = Media.ID("MEDIA-1")
         var deleted = F.message("M-T-7", in: F.team, seq: 7, from: F.bob, "", at: F.time(14, 1), kind: .photo)
+        deleted.mediaId = Media.ID("MEDIA-2")
         deleted.body = nil
         deleted.deletedAt = F.time(14, 2)
         let update = screen.handle(.historyLoaded(F.team, [photo, deleted]))

@@ -12,6 +12,8 @@ Usage: console_browser.py URL SCENARIO SCREENSHOT_DIR [BOT ...]
   friend: on the sandbox's console (SANDBOX_API in the environment: its REST base URL), bob (the first BOT) ends his
           friendship with alice and asks again; alice accepts with the Accept button of the request's line;
           screenshot friend.png.
+  restart: presses "Restart the server" and waits until every BOT shows backing off, then live again; screenshots
+           restart-backing-off.png and restart-live-again.png.
   login: the console asks for the token (CONSOLE_TOKEN in the environment); a wrong one is refused, the right one
          opens the session cookie, and the fleet and its live stream follow; screenshot login.png.
   ratelimit: for the first BOT, presses "Rate limit (4008, 5 s)" and waits until its row shows backing off, then live
@@ -87,6 +89,28 @@ def ratelimit(driver, shots, bots):
     return {"backingOff": backing_off, "result": driver.find_element(By.ID, "fault-result").text,
             "traffic": [text for text in log_texts(driver) if "4008" in text],
             "liveAgain": row_state(driver, bot) == "live"}
+
+
+def restart(driver, shots, bots):
+    # "Restart the server": every BOT backs off while the sandbox is down, then is live again.
+    for bot in bots:
+        wait_for_state(driver, bot, "live", "live")
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.find_element(By.ID, "faults").is_displayed(),
+                                              "the fault buttons never showed")
+    driver.find_element(By.CSS_SELECTOR, 'button[data-fault="restartServer"]').click()
+    backing_off = {}
+    for bot in bots:
+        wait_for_state(driver, bot, "reconnecting", "backing off")
+        backing_off[bot] = state_text(driver, bot)
+    driver.save_screenshot(os.path.join(shots, "restart-backing-off.png"))
+    for bot in bots:
+        wait_for_state(driver, bot, "live", "live again")
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: "done" in d.find_element(By.ID, "fault-result").text, "the restart never answered")
+    driver.save_screenshot(os.path.join(shots, "restart-live-again.png"))
+    return {"backingOff": backing_off, "result": driver.find_element(By.ID, "fault-result").text,
+            "traffic": [text for text in log_texts(driver) if "1001" in text],
+            "liveAgain": {bot: row_state(driver, bot) for bot in bots}}
 
 
 def log_traces(driver):
@@ -271,7 +295,8 @@ def main():
     try:
         driver.get(url)
         outcome = {"dashboard": dashboard, "ratelimit": ratelimit, "reminder": reminder, "picture": picture, "login": login,
-                   "sandbox": sandbox, "friend": friend}[scenario](driver, shots, bots)
+                   "sandbox": sandbox, "friend": friend,
+                   "restart": restart}[scenario](driver, shots, bots)
         print(json.dumps(outcome), flush=True)
     except Exception as error:  # the Swift test shows the reason and the screenshot of the failure
         driver.save_screenshot(os.path.join(shots, f"{scenario}-failed.png"))
