@@ -1,5 +1,6 @@
 import ChatterBots
 @testable import BotRuntime
+import BotRuntimeTestSupport
 import Foundation
 import Testing
 
@@ -230,6 +231,21 @@ struct BotsConfigurationTests {
             environment: ["WEATHER_KEY": "abc"])
         let options = try #require(configuration.bots.first?.options)
         #expect(try options.decode(as: WeatherOptions.self) == WeatherOptions(apiKey: "abc", cities: ["Toronto"], retries: 3))
+    }
+
+    @Test func valuesReadFromTheEnvironmentInsideOptionsAreSecretsTheLogMasks() async throws {
+        let configuration = try load(
+            sandbox(bot: #""name": "w", "kind": "weather", "credentials": {"username": "u", "password": "password-w"}, "friendRequests": "everyone", "options": {"apiKey": {"env": "WEATHER_KEY"}, "city": "Toronto"}"#),
+            environment: ["WEATHER_KEY": "key-0123456789"])
+        let bot = try #require(configuration.bots.first)
+        #expect(bot.secrets == ["password-w", "key-0123456789"])
+        let lines = CapturedLines()
+        let log = LogSink(minimumLevel: .info, output: lines)
+        bot.secrets.forEach(log.registerSecret)
+        log.log(.info, "calling the weather service with key-0123456789 for Toronto")
+        await log.flush()
+        #expect(lines.text.contains("[REDACTED] for Toronto"))
+        #expect(!lines.text.contains("key-0123456789"))
     }
 
     @Test func aMissingVariableInsideOptionsNamesItsPath() {

@@ -28,6 +28,12 @@ public struct BotConfiguration: Sendable, Equatable {
         self.options = options
         self.sendPacing = sendPacing
     }
+
+    /// What the log must mask for this bot: its password, and every option value read from the environment or a
+    /// file.
+    package var secrets: [String] {
+        [credentials.password] + options.referencedValues
+    }
 }
 
 /// A bot's username and password. Its description hides the password, so it can be logged.

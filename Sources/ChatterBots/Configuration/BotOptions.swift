@@ -8,6 +8,9 @@ public struct BotOptions: Sendable, Equatable {
     public static let empty = BotOptions(json: .object([:]))
 
     package var json: ConfigurationJSON
+    /// The values `resolved(in:baseDirectory:report:)` read from the environment or from files: the way `bots.json`
+    /// supplies secrets, so the log masks them.
+    package var referencedValues: [String] = []
 
     package init(json: ConfigurationJSON) {
         self.json = json
@@ -44,6 +47,7 @@ public struct BotOptions: Sendable, Equatable {
     package func resolved(
         in environment: [String: String], baseDirectory: URL? = nil, report: (_ field: String, _ message: String) -> Void
     ) -> BotOptions {
+        var referenced: [String] = []
         func resolve(_ value: ConfigurationJSON, path: String) -> ConfigurationJSON {
             switch value {
             case .object(let fields):
@@ -52,11 +56,13 @@ public struct BotOptions: Sendable, Equatable {
                         report(path, "environment variable \(variable) is not set")
                         return .null
                     }
+                    referenced.append(resolved)
                     return .string(resolved)
                 }
                 if fields.count == 1, case .string(let file)? = fields["file"] {
                     switch SecretFile(path: file).read(relativeTo: baseDirectory) {
                     case .success(let content):
+                        referenced.append(content)
                         return .string(content)
                     case .failure(let failure):
                         report(path, failure.description)
@@ -70,6 +76,8 @@ public struct BotOptions: Sendable, Equatable {
                 return value
             }
         }
-        return BotOptions(json: resolve(json, path: "options"))
+        var options = BotOptions(json: resolve(json, path: "options"))
+        options.referencedValues = referenced
+        return options
     }
 }

@@ -34,7 +34,7 @@ extension BotCommandLine {
         let logTail = configuration.console ? ConsoleLogTail() : nil
         let standardLog = LogSink(minimumLevel: configuration.logLevel, output: environment.standardError)
         let log = logTail.map { tail in standardLog.teeing { tail.record($0) } } ?? standardLog
-        for bot in configuration.bots { log.registerSecret(bot.credentials.password) }
+        for bot in configuration.bots { bot.secrets.forEach(log.registerSecret) }
         for warning in configuration.warnings { log.log(.warning, "configuration: \(warning)") }
         let signals = watchSignals(in: environment, log: log)
         defer { signals?.cancel() }

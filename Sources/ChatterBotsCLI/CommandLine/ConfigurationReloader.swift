@@ -54,7 +54,7 @@ actor ConfigurationReloader: ConfigurationReloading {
         } catch {
             return refuse(error.issues, log: log)
         }
-        for bot in next.bots { log.registerSecret(bot.credentials.password) }
+        for bot in next.bots { bot.secrets.forEach(log.registerSecret) }
         let change: FleetChange
         switch ConfigurationReload(from: current, to: next, shard: setup.shard) {
         case .refused(let issues):

@@ -62,8 +62,10 @@ final class CommandHarness: Sendable {
     }
 
     /// Returns once `condition` holds, checked after each line written and each state change of a stand-in.
+    /// Waits for `condition`, signalled by each line the command writes. The bound is generous: a real sandbox
+    /// and real sessions start in under a second alone, but the suite shares two cores with everything else.
     func waitUntil(_ what: String, _ condition: () async throws -> Bool) async throws {
-        try await changes.wait(until: condition, what)
+        try await changes.wait(until: condition, what, timeout: .seconds(120))
     }
 
     func run(_ arguments: String...) async -> BotCommandLine.ExitCode {
