@@ -20,6 +20,8 @@ final class SessionQuarantine: Sendable {
     private let readyCount = Atomic<Int>(0)
     /// The entries whose retry is queued or running: a second request for one of them queues nothing more.
     private let retrying = Mutex<Set<Int64>>([])
+    /// The work `readyEnqueued` started, by number, until it ends or `stop()` ends it.
+    private let readyWork = Mutex<(next: Int, tasks: [Int: Task<Void, Never>])>((0, [:]))
 
     init(
         bot: String, settings: QuarantineSettings, table: InFlightTable?, gate: SuspectGate, store: BotStore,
@@ -152,23 +154,44 @@ final class SessionQuarantine: Sendable {
         let first = readyCount.add(1, ordering: .relaxed).newValue == 1
         let onProbation = rules.withLock { $0.isOnProbation }
         guard first || onProbation else { return }
-        Task(executorPreference: SessionExecutor.preferred) { [self] in
-            if first {
-                do {
-                    for entry in try await store.quarantined() where entry.retryRequested { retry(entry) }
-                } catch {
-                    log.warning("could not read the quarantine for retries: \(error)")
-                }
+        readyWork.withLock { work in
+            let number = work.next
+            work.next += 1
+            work.tasks[number] = Task(executorPreference: SessionExecutor.preferred) { [self] in
+                await carryOutReady(first: first, onProbation: onProbation, admitted: admitted)
+                _ = readyWork.withLock { $0.tasks.removeValue(forKey: number) }
             }
-            if onProbation {
-                // Handled work can admit more (a gap's fetch): settled once both are idle after one another.
-                repeat {
-                    await admitted()
-                    await dispatcher.waitUntilIdle()
-                    await admitted()
-                } while !dispatcher.isIdle
-                await endProbationIfOn()
+        }
+    }
+
+    /// Ends the work `readyEnqueued` started and waits for it, before the session closes its store.
+    func stop() async {
+        let tasks = readyWork.withLock { work in
+            defer { work.tasks = [:] }
+            return Array(work.tasks.values)
+        }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+    }
+
+    private func carryOutReady(first: Bool, onProbation: Bool, admitted: @escaping @Sendable () async -> Void) async {
+        if first {
+            do {
+                for entry in try await store.quarantined() where entry.retryRequested { retry(entry) }
+            } catch {
+                log.warning("could not read the quarantine for retries: \(error)")
             }
+        }
+        if onProbation {
+            // Handled work can admit more (a gap's fetch): settled once both are idle after one another.
+            repeat {
+                await admitted()
+                await dispatcher.waitUntilIdle()
+                await admitted()
+            } while !dispatcher.isIdle && !Task.isCancelled
+            // A session that stops ends no probation: it goes on at the next start.
+            guard !Task.isCancelled else { return }
+            await endProbationIfOn()
         }
     }
 

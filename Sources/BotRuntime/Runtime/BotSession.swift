@@ -717,6 +717,7 @@ public actor BotSession {
             let now = environment.clock.now
             let graceEnd = now.addingTimeInterval(OutboxSender.finalAckRecordingGrace.timeInterval)
             await parts.outbox.finishRecordingAcks(before: max(shutdownEnd ?? now, graceEnd))
+            await parts.quarantine.stop()
             await parts.store.close()
         }
         inputs?.finish()
