@@ -142,6 +142,13 @@ package final class BotStore: Sendable {
         get async { await queue.isConnectionOpen }
     }
 
+    /// Makes the store dormant now if nothing is queued on it and no transaction is open, as its idle timeout would;
+    /// returns whether it did. Only with a `dormancy` policy.
+    @discardableResult
+    package func releaseConnectionIfIdle() async -> Bool {
+        await queue.releaseConnectionIfIdle()
+    }
+
     private init(
         path: String, queue: DatabaseQueue, lock: StoreLock, clock: any ChatterClock,
         clientMessageIDDerivation: ClientMessageIDDerivation, isNew: Bool, faults: StoreFaults
