@@ -16,8 +16,6 @@ struct SecretSet: Sendable {
     /// start with them, longest first.
     private var lengthsByPrefix: [UInt64: [Int]] = [:]
 
-    var isEmpty: Bool { secrets.isEmpty }
-
     /// Adds `secret`; one shorter than `prefixLength` bytes is ignored.
     mutating func insert(_ secret: String) {
         let bytes = Array(secret.utf8)
