@@ -13,14 +13,15 @@ import Synchronization
 ///   is masked whole.
 ///
 /// Masked text reads `[REDACTED]`. Registered values shorter than `minimumSecretLength` are ignored: masking a
-/// two-letter "secret" everywhere would garble the logs without protecting anything.
+/// two-letter "secret" everywhere would garble the logs without protecting anything. Masking registered values
+/// costs time per character of the record, whatever their number (`SecretSet`).
 public final class LogRedactor: Sendable {
     /// What replaces a secret.
     public static let mask = "[REDACTED]"
     /// Registered values shorter than this are not masked.
     public static let minimumSecretLength = 6
 
-    private let secrets = Mutex<[String]>([])
+    private let secrets = Mutex(SecretSet())
 
     private static let secretNames = "token|access_token|accesstoken|refresh_token|refreshtoken|password|client_secret|clientsecret"
     /// `name=value` in a URL query or in text: the value runs to the next `&`, space, quote, `#` or `;`.
@@ -44,10 +45,8 @@ public final class LogRedactor: Sendable {
         if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != secret {
             forms.append(encoded)
         }
-        secrets.withLock { list in
-            for form in forms where !list.contains(form) { list.append(form) }
-            // Longest first, so that a secret containing another is masked whole.
-            list.sort { $0.count > $1.count }
+        secrets.withLock { set in
+            for form in forms { set.insert(form) }
         }
     }
 
@@ -59,10 +58,7 @@ public final class LogRedactor: Sendable {
 
     /// `text` with every registered secret and every recognizable credential masked.
     public func redact(_ text: String) -> String {
-        var result = text
-        for secret in secrets.withLock({ $0 }) where result.contains(secret) {
-            result = result.replacingOccurrences(of: secret, with: Self.mask)
-        }
+        var result = secrets.withLock { $0 }.masking(in: text, with: Self.mask)
         guard result.contains("=") || result.contains("\"") || result.range(of: "bearer", options: .caseInsensitive) != nil
         else { return result }
         for pattern in [Self.assignment, Self.jsonProperty, Self.bearer].compactMap({ $0 }) {

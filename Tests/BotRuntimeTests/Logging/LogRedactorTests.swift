@@ -56,4 +56,38 @@ struct LogRedactorTests {
         redactor.register("ab")
         #expect(redactor.redact("abba") == "abba")
     }
+
+    @Test func everyOneOfThousandsOfRegisteredPasswordsSharingAPrefixIsMasked() {
+        let redactor = LogRedactor()
+        for index in 0..<5_000 { redactor.register("password-\(index)") }
+        #expect(redactor.redact("signing in with password-4321 failed") == "signing in with [REDACTED] failed")
+        #expect(redactor.redact("url?p=password%2D17") == "url?p=[REDACTED]")
+        #expect(redactor.redact("the password-field is empty") == "the password-field is empty")
+    }
+
+    @Test func everyOccurrenceOfASecretIsMasked() {
+        let redactor = LogRedactor()
+        redactor.register("s3cret-value")
+        #expect(redactor.redact("s3cret-value, again s3cret-value") == "[REDACTED], again [REDACTED]")
+    }
+
+    @Test func aSecretContainingAnotherIsMaskedWhole() {
+        let redactor = LogRedactor()
+        redactor.register("hunter2")
+        redactor.register("hunter2-longer")
+        #expect(redactor.redact("a hunter2-longer b hunter2 c") == "a [REDACTED] b [REDACTED] c")
+    }
+
+    @Test func overlappingSecretsLeaveNothingOfEitherVisible() {
+        let redactor = LogRedactor()
+        redactor.register("abcdefgh")
+        redactor.register("efghijkl")
+        #expect(redactor.redact("xx abcdefghijkl yy") == "xx [REDACTED] yy")
+    }
+
+    @Test func aSecretWithNonASCIICharactersIsMaskedAndTheTextAroundItKept() {
+        let redactor = LogRedactor()
+        redactor.register("pässwört-ß")
+        #expect(redactor.redact("é pässwört-ß ü") == "é [REDACTED] ü")
+    }
 }
