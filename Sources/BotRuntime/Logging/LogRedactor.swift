@@ -38,10 +38,16 @@ public final class LogRedactor: Sendable {
     /// Creates a redactor with no registered secrets.
     public init() {}
 
-    /// Masks `secret` in every record from now on (also its percent-encoded form, as it appears in URLs).
+    /// Masks `secret` in every record from now on: as given, in both Unicode normalization forms (a text may
+    /// spell "ä" as one scalar or two), and percent-encoded, as it appears in URLs.
     public func register(_ secret: String) {
         guard secret.count >= Self.minimumSecretLength else { return }
-        var forms = [secret]
+        var forms: [String] = []
+        // Compared as bytes: `String` equality holds the two forms equal.
+        for form in [secret, secret.precomposedStringWithCanonicalMapping, secret.decomposedStringWithCanonicalMapping]
+        where !forms.contains(where: { $0.utf8.elementsEqual(form.utf8) }) {
+            forms.append(form)
+        }
         if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != secret {
             forms.append(encoded)
         }

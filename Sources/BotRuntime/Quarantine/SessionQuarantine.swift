@@ -22,6 +22,8 @@ final class SessionQuarantine: Sendable {
     private let retrying = Mutex<Set<Int64>>([])
     /// The work `readyEnqueued` started, by number, until it ends or `stop()` ends it.
     private let readyWork = Mutex<(next: Int, tasks: [Int: Task<Void, Never>])>((0, [:]))
+    /// Set by `stop()`: the session is stopping, so its ready work touches nothing more.
+    private let isStopping = Atomic<Bool>(false)
 
     init(
         bot: String, settings: QuarantineSettings, table: InFlightTable?, gate: SuspectGate, store: BotStore,
@@ -164,18 +166,20 @@ final class SessionQuarantine: Sendable {
         }
     }
 
-    /// Ends the work `readyEnqueued` started and waits for it, before the session closes its store.
-    func stop() async {
+    /// Ends the work `readyEnqueued` started, when the session begins to stop (before its admission and handlers
+    /// stop, which would let that work think everything was handled): it reads and writes nothing more, so a
+    /// probation the stop interrupts goes on at the next start with its suspects.
+    func stop() {
+        isStopping.store(true, ordering: .releasing)
         let tasks = readyWork.withLock { work in
             defer { work.tasks = [:] }
             return Array(work.tasks.values)
         }
         for task in tasks { task.cancel() }
-        for task in tasks { await task.value }
     }
 
     private func carryOutReady(first: Bool, onProbation: Bool, admitted: @escaping @Sendable () async -> Void) async {
-        if first {
+        if first, !isStopping.load(ordering: .acquiring) {
             do {
                 for entry in try await store.quarantined() where entry.retryRequested { retry(entry) }
             } catch {
@@ -188,9 +192,9 @@ final class SessionQuarantine: Sendable {
                 await admitted()
                 await dispatcher.waitUntilIdle()
                 await admitted()
-            } while !dispatcher.isIdle && !Task.isCancelled
-            // A session that stops ends no probation: it goes on at the next start.
-            guard !Task.isCancelled else { return }
+            } while !dispatcher.isIdle && !isStopping.load(ordering: .acquiring)
+            // A session that stops ends no probation: its work was left for the next start, not handled.
+            guard !isStopping.load(ordering: .acquiring) else { return }
             await endProbationIfOn()
         }
     }

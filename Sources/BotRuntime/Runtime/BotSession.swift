@@ -244,6 +244,7 @@ public actor BotSession {
         if let parts, let admission, let timers {
             let end = environment.clock.now.addingTimeInterval(deadline.timeInterval)
             shutdownEnd = end
+            parts.quarantine.stop()
             admission.stop()
             parts.scheduler.stop()
             let dropped = parts.dispatcher.stopAccepting()
@@ -692,6 +693,7 @@ public actor BotSession {
         gateEntry = nil
         releaseStartupTicket()
         signInTask?.task.cancel()
+        parts?.quarantine.stop()
         admission?.stop()
         if let parts {
             parts.scheduler.stop()
@@ -717,7 +719,6 @@ public actor BotSession {
             let now = environment.clock.now
             let graceEnd = now.addingTimeInterval(OutboxSender.finalAckRecordingGrace.timeInterval)
             await parts.outbox.finishRecordingAcks(before: max(shutdownEnd ?? now, graceEnd))
-            await parts.quarantine.stop()
             await parts.store.close()
         }
         inputs?.finish()

@@ -50,7 +50,9 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             await quarantine.enterAlone(until: run)
             log.notice("running crash suspect alone (attempt \(suspect.attempts + 1))", trace: suspect.trace, ["work": suspect.key])
             await perform(work, run)
-            await quarantine.passed(suspect.key)
+            // A suspect that a stop of the session cancelled did not run to its end: it stays suspect. One that
+            // finished while the session drained did, and passes.
+            if !Task.isCancelled { await quarantine.passed(suspect.key) }
         case .quarantine(let suspect):
             await setAside(work, suspect, run)
         }

@@ -46,10 +46,10 @@ public struct ScreenLine: Sendable, Hashable, CustomStringConvertible {
             self.line = line
         }
 
-        /// Accept and decline for the friend request from `username`, named by username so that they stay right
-        /// as other requests are answered.
+        /// Accept and decline for the friend request from `username`, named as `@username` so that they stay right
+        /// as other requests are answered, and a username of digits is not read as a request's number.
         public static func answers(toFriendRequestFrom username: String) -> [Suggestion] {
-            [Suggestion(label: "Accept", line: "/accept \(username)"), Suggestion(label: "Decline", line: "/decline \(username)")]
+            [Suggestion(label: "Accept", line: "/accept @\(username)"), Suggestion(label: "Decline", line: "/decline @\(username)")]
         }
     }
 

@@ -90,4 +90,18 @@ struct LogRedactorTests {
         redactor.register("pässwört-ß")
         #expect(redactor.redact("é pässwört-ß ü") == "é [REDACTED] ü")
     }
+
+    @Test func aSecretIsMaskedWhicheverUnicodeFormTheTextSpellsItIn() {
+        let redactor = LogRedactor()
+        redactor.register("p\u{E4}sswort-7")
+        let decomposed = "signed in with pa\u{308}sswort-7 today"
+        #expect(redactor.redact(decomposed) == "signed in with [REDACTED] today")
+        #expect(redactor.redact("signed in with p\u{E4}sswort-7") == "signed in with [REDACTED]")
+    }
+
+    @Test func aSecretAtTheVeryEndOfTheTextIsMasked() {
+        let redactor = LogRedactor()
+        redactor.register("tail-secret")
+        #expect(redactor.redact("ends with tail-secret") == "ends with [REDACTED]")
+    }
 }

@@ -126,6 +126,32 @@ import Testing
         }
     }
 
+    @Test func aStopWhileASuspectRunsEndsNoProbationAndKeepsTheSuspect() async throws {
+        try await RuntimeHarness.run { harness in
+            let conversation = try await harness.direct(harness.ana)
+            let slow = try await harness.say("slow", as: harness.ana, in: conversation)
+            try await recordCrashes(["message:\(slow.id.rawValue)"], in: harness)
+            let probe = BotProbe()
+            var script = ScriptedBot(probe: probe)
+            // The suspect runs until the stop cancels it: never handled, it stays a suspect for the next start.
+            script.onMessageScript = { _, _ in
+                let (never, _) = AsyncStream<Void>.makeStream()
+                for await _ in never {}
+                try Task.checkCancellation()
+            }
+            let bot = try await harness.start(script)
+            try await harness.waitUntil("the suspect to run") { probe.texts.contains("slow") }
+            let stopped = Task { await bot.stop(deadline: .seconds(1)) }
+            try await harness.clock.waitForSleepers(1)
+            await harness.clock.advance(by: .seconds(2))
+            _ = await stopped.value
+            #expect(!harness.logs.contains(.info, "probation over"))
+            let store = try await BotStore.open(path: harness.directory.file("botty.sqlite"), clock: harness.clock)
+            #expect(try await store.crashSuspects().map(\.key) == ["message:\(slow.id.rawValue)"])
+            await store.close()
+        }
+    }
+
     @Test func anOnStartThatCrashedTheProcessAtTheLimitStopsTheBotAsCrashing() async throws {
         try await RuntimeHarness.run { harness in
             try await recordCrashes(["onStart", "onStart"], handler: "onStart", in: harness)

@@ -16,6 +16,7 @@ struct EmbeddedSandboxFaultsTests {
         let restart = Task { try await faults.inject(.restartServer, into: nil) }
         #expect(await embedded.sandbox.waitForListener(.down) == .down)
         // The downtime is a sleep on the sandbox's clock that ends three seconds after the press.
+        try await clock.waitForSleepers(1)
         #expect(clock.nextDeadline == pressed.addingTimeInterval(3))
 
         await clock.advance(by: .seconds(3))

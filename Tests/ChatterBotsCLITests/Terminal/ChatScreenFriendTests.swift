@@ -67,11 +67,11 @@ struct ChatScreenFriendTests {
         var screen = F.screen()
         let update = screen.handle(.server(.friendRequestReceived(F.request("R1", from: F.dave, to: F.alice))))
         #expect(update.lines.map(\.suggestions) == [[
-            ScreenLine.Suggestion(label: "Accept", line: "/accept dave"), ScreenLine.Suggestion(label: "Decline", line: "/decline dave"),
+            ScreenLine.Suggestion(label: "Accept", line: "/accept @dave"), ScreenLine.Suggestion(label: "Decline", line: "/decline @dave"),
         ]])
     }
 
-    @Test func aRequestNamedByItsSenderIsAnsweredWhateverItsNumberBecame() {
+    @Test func aRequestNamedByItsSenderIsAnsweredWhateverItsNumberBecame() throws {
         var screen = F.screen()
         _ = screen.handle(.server(.friendRequestReceived(F.request("R1", from: F.dave, to: F.alice))))
         let carol = User(id: "01USERERIN", username: "erin", displayName: "Erin")
@@ -80,6 +80,10 @@ struct ChatScreenFriendTests {
         _ = screen.handle(.friendRequestDeclined("R1"))
         let accept = screen.handle(.line("/accept ERIN"))
         #expect(accept.actions == [.acceptFriendRequest("R2")])
+        let digits = User(id: "01USER007", username: "007", displayName: "Bond")
+        _ = screen.handle(.server(.friendRequestReceived(F.request("R3", from: digits, to: F.alice))))
+        let suggested = try #require(screen.handle(.line("/friends")).lines.last?.suggestions.first?.line)
+        #expect(screen.handle(.line(suggested)).actions == [.acceptFriendRequest("R3")])
         let nobody = screen.handle(.line("/accept dave"))
         #expect(nobody.text == ["There is no friend request from dave to accept."])
         #expect(nobody.actions.isEmpty)

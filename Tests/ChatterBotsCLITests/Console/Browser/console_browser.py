@@ -255,7 +255,7 @@ def friend(driver, shots, bots):
     rest(api, "DELETE", "/friends/" + alice, bob["accessToken"])
     rest(api, "POST", "/friend-requests", bob["accessToken"], {"username": "alice"})
     accept = WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
-        lambda d: d.find_element(By.CSS_SELECTOR, f'#chat-lines button.suggestion[data-line="/accept {bots[0]}"]'),
+        lambda d: d.find_element(By.CSS_SELECTOR, f'#chat-lines button.suggestion[data-line="/accept @{bots[0]}"]'),
         "the friend request never offered an Accept button")
     accept.click()
     WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
