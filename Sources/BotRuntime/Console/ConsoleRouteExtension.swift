@@ -7,4 +7,12 @@ package protocol ConsoleRouteExtension: Sendable {
     var prefix: String { get }
 
     func respond(to request: HTTPRequest) async -> HTTPServerResponse
+
+    /// Whether `request`, though a GET, acts for someone (signs a test user in, say): such requests are served only
+    /// to the console's own page, which a browser marks `Sec-Fetch-Site: same-origin`, or with the control token.
+    func acts(_ request: HTTPRequest) -> Bool
+}
+
+extension ConsoleRouteExtension {
+    package func acts(_ request: HTTPRequest) -> Bool { false }
 }

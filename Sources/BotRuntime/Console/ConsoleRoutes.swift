@@ -80,6 +80,10 @@ package final class ConsoleRoutes: Sendable {
         }
         if let routes = extensions.first(where: { path == $0.prefix || path.hasPrefix($0.prefix + "/") }) {
             guard access.permits(request) else { return .response(Self.unauthorized) }
+            if routes.acts(request), !Self.comesFromThePage(request), !access.control.hasValidBearer(request) {
+                return .response(Self.error(.forbidden, "\(path) acts for a test user, so it answers only the console's own "
+                    + "page (a browser that sends Sec-Fetch-Site: same-origin) or a request with the control token"))
+            }
             return await routes.respond(to: request)
         }
         if path == Self.root + "/chat" || path.hasPrefix(Self.root + "/chat/") {
@@ -279,6 +283,11 @@ package final class ConsoleRoutes: Sendable {
                 quietSeconds += 1
             }
         }
+    }
+
+    /// Whether a browser says `request` comes from a page of this origin.
+    private static func comesFromThePage(_ request: HTTPRequest) -> Bool {
+        request.headers.first(name: "Sec-Fetch-Site")?.lowercased() == "same-origin"
     }
 
     private func openSession(_ request: HTTPRequest) -> HTTPResponse {

@@ -50,7 +50,12 @@ public struct ControlAccess: Sendable, Equatable {
 
     /// Whether `request` may use a control route.
     func permits(_ request: HTTPRequest) -> Bool {
-        guard let token else { return true }
+        token == nil || hasValidBearer(request)
+    }
+
+    /// Whether `request` carries the control token as `Authorization: Bearer` (never true without a token).
+    func hasValidBearer(_ request: HTTPRequest) -> Bool {
+        guard let token else { return false }
         guard let header = request.headers.first(name: "Authorization"), header.hasPrefix("Bearer ") else { return false }
         return Self.constantTimeEqual(Array(header.utf8.dropFirst("Bearer ".utf8.count)), Array(token.utf8))
     }

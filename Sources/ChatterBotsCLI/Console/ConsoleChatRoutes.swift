@@ -48,6 +48,11 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
         self.init(server: server, accounts: accounts, dataDirectory: dataDirectory, bots: { bots })
     }
 
+    /// The chat's events sign the test user in and run a client that sends receipts; a file is fetched as the user.
+    func acts(_ request: HTTPRequest) -> Bool {
+        request.path == prefix + "/events" || request.path == prefix + "/media"
+    }
+
     func respond(to request: HTTPRequest) async -> HTTPServerResponse {
         switch request.path {
         case prefix:

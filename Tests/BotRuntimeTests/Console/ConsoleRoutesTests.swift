@@ -190,14 +190,9 @@ struct ConsoleRoutesTests {
         let routes = ConsoleRoutes(
             supervisor: nil, access: ConsoleAccess(control: ControlAccess(token: nil)), bind: "127.0.0.1", faults: faults,
             faultTargets: NamedUsers(connected: ["alice": User.ID("U-ALICE")]))
-        let server = try await HTTPServer.start(host: "127.0.0.1", port: 0) { await routes.respond(to: $0) }
-        routes.serve(onPort: server.port)
-        let host = "127.0.0.1:\(server.port)"
-        let origin = HTTPOrigin(isSecure: false, host: "127.0.0.1", port: server.port)
+        let console = try await BareConsole.start(routes)
         func send(_ method: HTTPMethod, _ target: String, body: String = "") async throws -> HTTPResponse {
-            let headers: HTTPHeaders = ["Host": host, "Origin": "http://\(host)", "Content-Type": "application/json"]
-            return try await client.send(
-                HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8)), to: origin, timeout: .seconds(60))
+            try await console.send(method, target, headers: ["Content-Type": "application/json"], body: body)
         }
         let fleet = try await send(.get, "/console/fleet")
         #expect(fleet.status == .notFound)
@@ -216,7 +211,25 @@ struct ConsoleRoutesTests {
         let restart = try await send(.post, "/console/faults", body: #"{"fault":"restartServer"}"#)
         #expect(restart.status == .ok)
         #expect(faults.injected.withLock { $0.last } == Injected(fault: .restartServer, userId: nil))
-        await server.shutdown()
+        await console.server.shutdown()
+    }
+
+    @Test func aGetThatActsForAUserAnswersOnlyTheConsolesOwnPageOrTheToken() async throws {
+        let open = try await BareConsole.start(ConsoleRoutes(
+            supervisor: nil, access: ConsoleAccess(control: ControlAccess(token: nil)), bind: "127.0.0.1",
+            extensions: [ActingRoutes()]))
+        let refused = try await open.send(.get, "/console/acting/act")
+        #expect(refused.status == .forbidden)
+        #expect(text(refused).contains("acts for a test user"))
+        #expect(try await open.send(.get, "/console/acting/act", headers: ["Sec-Fetch-Site": "same-origin"]).status == .ok)
+        #expect(try await open.send(.get, "/console/acting/look").status == .ok)
+        await open.server.shutdown()
+
+        let guarded = try await BareConsole.start(ConsoleRoutes(
+            supervisor: nil, access: ConsoleAccess(control: ControlAccess(token: "t0ken")), bind: "127.0.0.1",
+            extensions: [ActingRoutes()]))
+        #expect(try await guarded.send(.get, "/console/acting/act", headers: ["Authorization": "Bearer t0ken"]).status == .ok)
+        await guarded.server.shutdown()
     }
 
     @Test func theChatNeedsTheEmbeddedSandbox() async throws {
@@ -303,4 +316,36 @@ private struct NamedUsers: ConsoleFaultTargets {
         guard let id = connected[username] else { throw ConsoleInputError("the sandbox has no user \(username)") }
         return id
     }
+}
+
+/// Console routes served alone on loopback, requests sent with the console's own Host and Origin.
+private struct BareConsole {
+    let server: HTTPServer
+    let client = HTTPClient()
+
+    static func start(_ routes: ConsoleRoutes) async throws -> BareConsole {
+        let server = try await HTTPServer.start(host: "127.0.0.1", port: 0) { await routes.respond(to: $0) }
+        routes.serve(onPort: server.port)
+        return BareConsole(server: server)
+    }
+
+    func send(_ method: HTTPMethod, _ target: String, headers extra: HTTPHeaders = [:], body: String = "") async throws -> HTTPResponse {
+        let host = "127.0.0.1:\(server.port)"
+        var headers: HTTPHeaders = ["Host": host, "Origin": "http://\(host)"]
+        for (name, value) in extra { headers.add(name: name, value: value) }
+        return try await client.send(
+            HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8)),
+            to: HTTPOrigin(isSecure: false, host: "127.0.0.1", port: server.port), timeout: .seconds(60))
+    }
+}
+
+/// An extension whose `act` route acts for someone and whose `look` route does not.
+private struct ActingRoutes: ConsoleRouteExtension {
+    let prefix = "/console/acting"
+
+    func respond(to request: HTTPRequest) async -> HTTPServerResponse {
+        .response(HTTPResponse(status: .ok, text: "done\n"))
+    }
+
+    func acts(_ request: HTTPRequest) -> Bool { request.path == prefix + "/act" }
 }
