@@ -65,11 +65,15 @@ package struct ConsoleFleetQuery: Sendable, Equatable {
     ].map(\.rawValue)
 }
 
-/// A console request the server cannot take as sent (a 400): the sentence says what to send instead.
+/// A console request the server cannot take as sent or carry out now: the sentence says what to do instead.
 package struct ConsoleInputError: Error, Equatable, CustomStringConvertible {
     package var description: String
+    /// Whether the failure is the server's (503, such as a sandbox that could not listen again) rather than a state
+    /// the request does not fit (409) or bad input (400), which the route that catches it decides.
+    package var isUnavailable: Bool
 
-    package init(_ description: String) {
+    package init(_ description: String, isUnavailable: Bool = false) {
         self.description = description
+        self.isUnavailable = isUnavailable
     }
 }

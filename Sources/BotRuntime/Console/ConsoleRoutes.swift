@@ -225,7 +225,7 @@ package final class ConsoleRoutes: Sendable {
         do {
             try await faults.inject(fault, into: userId)
         } catch {
-            return Self.error(HTTPStatus(code: 409), error.description)
+            return Self.error(error.isUnavailable ? .serviceUnavailable : HTTPStatus(code: 409), error.description)
         }
         return HTTPResponse(status: .ok, headers: Self.jsonHeaders, body: Array(#"{"injected":"\#(fault.rawValue)"}"#.utf8))
     }

@@ -16,7 +16,8 @@ struct EmbeddedSandboxFaults: ConsoleFaultInjector {
             do {
                 try await sandbox.restart(downtime: Self.restartDowntime)
             } catch {
-                throw ConsoleInputError(error.description)
+                // A restart under way is a state to wait out; a sandbox shut down or unable to listen is unavailable.
+                throw ConsoleInputError(error.description, isUnavailable: error != .alreadyRestarting)
             }
             return
         }

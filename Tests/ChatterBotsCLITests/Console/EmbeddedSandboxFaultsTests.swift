@@ -41,6 +41,14 @@ struct EmbeddedSandboxFaultsTests {
         await embedded.shutdown()
     }
 
+    @Test func pressingRestartOnASandboxThatWasShutDownSaysItIsUnavailable() async throws {
+        let embedded = try await EmbeddedSandbox.start(dataDirectory: nil, port: 0)
+        await embedded.shutdown()
+        await #expect(throws: ConsoleInputError("the sandbox was shut down: start a new one", isUnavailable: true)) {
+            try await EmbeddedSandboxFaults(sandbox: embedded.sandbox).inject(.restartServer, into: nil)
+        }
+    }
+
     @Test func theConsolesFileDeviceOfATestUserStaysOneDeviceAcrossRuns() async throws {
         let directory = try TemporaryDirectory("ConsoleTestUserClients")
         let embedded = try await EmbeddedSandbox.start(dataDirectory: nil, port: 0)
