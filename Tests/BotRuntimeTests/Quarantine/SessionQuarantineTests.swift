@@ -142,9 +142,9 @@ import Testing
             let bot = try await harness.start(script)
             try await harness.waitUntil("the suspect to run") { probe.texts.contains("slow") }
             let stopped = Task { await bot.stop(deadline: .seconds(1)) }
-            try await harness.clock.waitForSleepers(1)
+            try await bot.waitUntil(.stopping)  // the shutdown waits for the handler until its deadline
             await harness.clock.advance(by: .seconds(2))
-            _ = await stopped.value
+            #expect(try await value(of: stopped, within: .seconds(60), "the session to stop") == .shutdown)
             #expect(!harness.logs.contains(.info, "probation over"))
             let store = try await BotStore.open(path: harness.directory.file("botty.sqlite"), clock: harness.clock)
             #expect(try await store.crashSuspects().map(\.key) == ["message:\(slow.id.rawValue)"])
