@@ -82,6 +82,16 @@ struct ExampleBotsProcessTests {
             }
         }
 
+        /// Launches the bot, waits until it is live, and holds back the service's acks to its device for ten minutes,
+        /// so that what it sends stays in its outbox; returns the process and the device, to clear the fault later.
+        func launchWithAcksHeldBack(label: String) async throws -> (BotProcess, Device.ID) {
+            let process = try launch(label: label)
+            #expect(await waitUntilLive(process), "\(process.errors)")
+            let device = try #require(await sandbox.admin.connectedDevices().first)
+            try await sandbox.admin.inject(.delayAcks(.seconds(600)), into: device)
+            return (process, device)
+        }
+
         func say(_ text: String) async throws -> Message {
             try await alice.postMessage(.text(text), clientMessageId: .random(), in: conversation.id)
         }
@@ -160,10 +170,7 @@ struct ExampleBotsProcessTests {
 
     @Test func killedBetweenWritingTheOutboxAndTheAckTheRestartedBotSendsTheReplyOnce() async throws {
         let fixture = try await Fixture.start(typingSeconds: 0)
-        let first = try fixture.launch(label: "killed")
-        #expect(await fixture.waitUntilLive(first), "\(first.errors)")
-        let device = try #require(await fixture.sandbox.admin.connectedDevices().first)
-        try await fixture.sandbox.admin.inject(.delayAcks(.seconds(600)), into: device)
+        let (first, device) = try await fixture.launchWithAcksHeldBack(label: "killed")
 
         _ = try await fixture.say("hello")
         // The server stored the reply; its ack is held back, so the entry is still in the bot's outbox.
@@ -185,10 +192,7 @@ struct ExampleBotsProcessTests {
 
     @Test func killedBetweenThePictureUploadAndItsAckTheRestartedBotSendsThePictureOnce() async throws {
         let fixture = try await Fixture.start(typingSeconds: 0)
-        let first = try fixture.launch(label: "killed-after-upload")
-        #expect(await fixture.waitUntilLive(first), "\(first.errors)")
-        let device = try #require(await fixture.sandbox.admin.connectedDevices().first)
-        try await fixture.sandbox.admin.inject(.delayAcks(.seconds(600)), into: device)
+        let (first, device) = try await fixture.launchWithAcksHeldBack(label: "killed-after-upload")
 
         let upload = try await fixture.alice.uploadMedia(Data([0x47, 0x49, 0x46, 0x38, 1, 2]), contentType: "image/gif")
         _ = try await fixture.alice.postMessage(

@@ -56,10 +56,7 @@ struct StoreMoveProcessTests {
 
     @Test func aMovedBotIsTheSameDeviceSendsItsUnsentReplyOnceAndNoLongerStartsWhereItWas() async throws {
         let fixture = try await Fixture.start(typingSeconds: 0)
-        let first = try fixture.launch(label: "before-move")
-        #expect(await fixture.waitUntilLive(first), "\(first.errors)")
-        let device = try #require(await fixture.sandbox.admin.connectedDevices().first)
-        try await fixture.sandbox.admin.inject(.delayAcks(.seconds(600)), into: device)
+        let (first, device) = try await fixture.launchWithAcksHeldBack(label: "before-move")
         _ = try await fixture.say("hello")
         // The server stored the reply; its ack is held back, so the entry is still in the bot's outbox.
         try await fixture.waitForReplies(["echo: hello"])
