@@ -92,6 +92,8 @@ def chatter_seeds():
     seeds["not-json"] = b"not json at all"
     seeds["wrong-field-type"] = b'{"type":"typing","data":{"conversationId":42,"userId":"u1","isTyping":true}}'
     seeds["no-type"] = b'{"data":{}}'
+    # A number beyond 2^53 with a fraction: once encoded in its shortest digits it read back as another integer.
+    seeds["huge-fraction"] = b'{"type":"message.new","data":{"seq":888888888888888888.888888888888888888841}}'
     seeds["close-4008"] = struct.pack(">H", 4008) + b"30"
     return seeds
 

@@ -276,6 +276,13 @@ struct JSONValueNumberTests {
         #expect(try JSONValue(encoding: payload).decode(as: Payload.self) == payload)
     }
 
+    @Test func anIntegralNumberBeyondTwoToTheFiftyThirdKeepsItsValueThroughAnEncodeAndADecode() throws {
+        let value = JSONValue.array([.number(8.888888888888888e+17)])
+        let again = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
+        #expect(again == value)
+        #expect(again[0]?.integerValue == Int64(exactly: 8.888888888888888e+17))
+    }
+
     @Test func fractionsAndIntegersBeyondSixtyFourBitsAreDoubles() throws {
         #expect(try jsonValue("[1.5, 18446744073709551616]") == .array([.number(1.5), .number(0x1p64)]))
     }

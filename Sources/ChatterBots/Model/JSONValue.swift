@@ -107,7 +107,10 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible,
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
         case .integer(let value): try container.encode(value)
-        case .number(let value): try container.encode(value)
+        // An integral number is written as the exact integer it holds: a `Double` beyond 2^53 is otherwise written
+        // in its shortest digits (888888888888888800 for 888888888888888832), which read back as another integer.
+        case .number(let value):
+            if let exact = Int64(exactly: value) { try container.encode(exact) } else { try container.encode(value) }
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)
