@@ -15,7 +15,7 @@ extension BotStore {
     ) async throws(BotStoreError) -> [ConversationCursor] {
         guard !conversations.isEmpty else { return [] }
         return try await writeWithCursors("record conversations") { workspace in
-            let db = workspace.db
+            let db = try workspace.db
             var cursors: [ConversationCursor] = []
             for conversation in conversations {
                 var contiguous: Int

@@ -183,8 +183,8 @@ enum OutboxWrites {
                     originOccurrence?.databaseValue ?? .null, send.traceID?.databaseValue ?? .null,
                     firstAttemptAt?.databaseValue ?? .null,
                 ]))
-            if workspace.db.changes > 0 {
-                let sequence = workspace.db.lastInsertRowID
+            if try workspace.db.changes > 0 {
+                let sequence = try workspace.db.lastInsertRowID
                 created.insert(id)
                 entries.append(OutboxEntry(
                     sequence: sequence, message: send.message, encodedMessage: send.payload, createdAt: workspace.now,
@@ -212,12 +212,12 @@ enum OutboxWrites {
             if index < rows.count, let row = rows[index] {
                 values.append(row.databaseValue)
                 try workspace.statement(.acknowledgeOutboxRow).execute(arguments: StatementArguments(values: values))
-                acknowledged = workspace.db.changes > 0
+                acknowledged = try workspace.db.changes > 0
                 values.removeLast()
             }
             if !acknowledged {
                 try workspace.statement(.acknowledgeOutbox).execute(arguments: StatementArguments(values: values))
-                acknowledged = workspace.db.changes > 0
+                acknowledged = try workspace.db.changes > 0
             }
             if acknowledged {
                 outcomes.append(.acknowledged)

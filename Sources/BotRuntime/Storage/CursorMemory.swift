@@ -11,6 +11,8 @@ import Synchronization
 /// Other tasks read them (the admission's gap checks). The store must be the only writer of its file.
 final class CursorMemory: Sendable {
     private let ledgers = Mutex<[Conversation.ID: ConversationLedger]>([:])
+    /// The ids of `seen_messages`, once a transaction has read them; nil until then, and again once full.
+    private let seen = Mutex<SeenMessageFilter?>(nil)
 
     /// The committed ledger of `conversation`, if the store holds one in memory.
     func ledger(_ conversation: Conversation.ID) -> ConversationLedger? {
@@ -45,6 +47,27 @@ final class CursorMemory: Sendable {
     /// Forgets everything about `conversation`, after a write that bypassed a workspace.
     func forget(_ conversation: Conversation.ID) {
         _ = ledgers.withLock { $0.removeValue(forKey: conversation) }
+    }
+
+    /// Whether a message with `id` may be recorded as seen: nil when the ids have not been read (or are being read
+    /// again because the filter filled up), false when it is surely not.
+    func mightHaveSeen(_ id: Message.ID) -> Bool? {
+        seen.withLock { $0.map { $0.mightContain(id.rawValue) } }
+    }
+
+    /// Takes the ids of `seen_messages` as read in a transaction on the database queue.
+    func loadSeen(_ filter: SeenMessageFilter) {
+        seen.withLock { $0 = filter }
+    }
+
+    /// Adds an id written to `seen_messages`, before its transaction commits (a rolled-back id only costs a lookup).
+    /// A full filter is dropped, to be read again larger.
+    func recordSeen(_ id: Message.ID) {
+        seen.withLock { filter in
+            guard filter != nil else { return }
+            filter?.insert(id.rawValue)
+            if filter?.isFull == true { filter = nil }
+        }
     }
 
     /// The conversations whose next message (after what is handled or handed out, passing over the bot's own) is

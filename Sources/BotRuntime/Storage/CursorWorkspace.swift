@@ -4,13 +4,16 @@ import SQLite
 
 /// The conversation ledgers of one write transaction: each taken once (from the store's memory, else its cursor
 /// read from SQLite), changed here, its cursor row written once before the commit, and published to the store's
-/// memory after it. Used only on the database queue, inside the transaction.
+/// memory after it. Used only on the database queue. The transaction begins at the first use of ``db``: a write
+/// that the store's memory answers alone (admitting an ordinary message) touches no SQLite at all.
 ///
 /// The seq rules themselves are ``ConversationLedger``'s; this type carries out their I/O (the cursor rows, the
 /// `seen_messages` records, the acks of the bot's own messages) and undoes a refused unit's changes by putting
 /// back the ledgers it changed, alongside the unit's savepoint.
 final class CursorWorkspace {
-    let db: Database
+    private let connection: Database
+    /// Whether this workspace began its transaction (it commits it then); not inside a caller's transaction.
+    private var began = false
     let now: Date
     /// Whether outbox entries inserted here go out at once (``OutboxLiveness``): they are then recorded as first
     /// sent at `now`.
@@ -22,25 +25,50 @@ final class CursorWorkspace {
     private var unitConversations: [Conversation.ID]?
 
     init(db: Database, now: Date, memory: CursorMemory, outboxSendsAtCommit: Bool = false) {
-        self.db = db
+        self.connection = db
         self.now = now
         self.memory = memory
         self.outboxSendsAtCommit = outboxSendsAtCommit
     }
 
-    /// Runs `body` in an immediate transaction with a workspace, writes the changed cursors before the commit,
-    /// and publishes the ledgers to the store's memory after it (not when it fails).
+    /// Runs `body` with a workspace, in an immediate transaction begun when it first uses ``db``; writes the changed
+    /// cursors before the commit, and publishes the ledgers to the store's memory after it (not when it fails).
     static func run<T>(
         _ db: Database, now: Date, memory: CursorMemory, outboxSendsAtCommit: Bool = false, _ body: (CursorWorkspace) throws -> T
     ) throws -> T {
-        let workspace = CursorWorkspace(db: db, now: now, memory: memory, outboxSendsAtCommit: outboxSendsAtCommit)
-        let result = try db.transaction(.immediate) { _ in
-            let result = try body(workspace)
-            try workspace.flush()
-            return result
+        guard !db.isInTransaction else {
+            // Inside a caller's transaction: a savepoint of it, as before.
+            return try db.transaction { _ in try run(workspace: CursorWorkspace(db: db, now: now, memory: memory, outboxSendsAtCommit: outboxSendsAtCommit), body) }
         }
+        let workspace = CursorWorkspace(db: db, now: now, memory: memory, outboxSendsAtCommit: outboxSendsAtCommit)
+        do {
+            return try run(workspace: workspace, body)
+        } catch {
+            if db.isInTransaction {
+                // The original error is what matters; a failed rollback leaves nothing more to report.
+                try? db.execute(sql: "ROLLBACK")
+            }
+            throw error
+        }
+    }
+
+    private static func run<T>(workspace: CursorWorkspace, _ body: (CursorWorkspace) throws -> T) throws -> T {
+        let result = try body(workspace)
+        try workspace.flush()
+        if workspace.began { try workspace.connection.execute(sql: "COMMIT") }
         workspace.publish()
         return result
+    }
+
+    /// The connection, in the workspace's transaction: the first use begins it.
+    var db: Database {
+        get throws {
+            if !began && !connection.isInTransaction {
+                try connection.execute(sql: "BEGIN IMMEDIATE")
+                began = true
+            }
+            return connection
+        }
     }
 
     // MARK: - Statements
@@ -49,7 +77,7 @@ final class CursorWorkspace {
     /// being looked up by its SQL text at every row.
     enum HotStatement: Int, CaseIterable {
         case selectCursor, upsertCursor, deleteStoredParked
-        case selectSeenExists, insertSeen, insertOutbox, acknowledgeOutbox, acknowledgeOutboxRow, selectOutboxExists
+        case selectSeenExists, selectSeenIds, insertSeen, insertOutbox, acknowledgeOutbox, acknowledgeOutboxRow, selectOutboxExists
 
         var sql: String {
             switch self {
@@ -57,6 +85,7 @@ final class CursorWorkspace {
             case .upsertCursor: CursorWorkspace.upsertCursor
             case .deleteStoredParked: CursorWorkspace.deleteStoredParked
             case .selectSeenExists: CursorWorkspace.selectSeenExists
+            case .selectSeenIds: CursorWorkspace.selectSeenIds
             case .insertSeen: CursorWorkspace.insertSeen
             case .insertOutbox: OutboxSQL.insert
             case .acknowledgeOutbox: OutboxSQL.acknowledge
@@ -91,7 +120,7 @@ final class CursorWorkspace {
             return result
         } catch {
             for conversation in unitConversations ?? [] { ledgers[conversation]?.rollBackUnit() }
-            guard db.isInTransaction else { throw TransactionLost(underlying: error) }
+            guard connection.isInTransaction else { throw TransactionLost(underlying: error) }
             throw error
         }
     }
@@ -169,9 +198,10 @@ final class CursorWorkspace {
             arguments: StatementArguments(values: [
                 message.id.rawValue.databaseValue, conversation.rawValue.databaseValue, message.seq.databaseValue, now.databaseValue,
             ]))
-        guard db.changes > 0 else {
+        guard try db.changes > 0 else {
             throw BotStoreError.alreadyHandled(message.id, conversation: conversation, seq: message.seq)
         }
+        memory.recordSeen(message.id)
         return try change(conversation) { $0.handled(message.seq) }
     }
 
@@ -191,10 +221,7 @@ final class CursorWorkspace {
         for index in order {
             let message = messages[index]
             let admission = try change(message.conversationId) { ledger in
-                try ledger.admit(message, bot: bot) {
-                    try statement(.selectSeenExists).fetchOne(
-                        Int.self, arguments: StatementArguments(values: [message.id.rawValue.databaseValue])) != nil
-                }
+                try ledger.admit(message, bot: bot) { try isSeen(message.id) }
             }
             if admission == .own, let clientMessageId = message.clientMessageId {
                 try statement(.acknowledgeOutbox).execute(
@@ -203,6 +230,20 @@ final class CursorWorkspace {
             admissions[index] = admission
         }
         return admissions
+    }
+
+    /// Whether a message with `id` is recorded as seen: asked of the store's filter of seen ids first (read here when
+    /// the memory has none), and of SQLite only when the filter cannot rule it out.
+    private func isSeen(_ id: Message.ID) throws -> Bool {
+        if memory.mightHaveSeen(id) == nil {
+            let ids = try statement(.selectSeenIds).fetchAll(String.self)
+            var filter = SeenMessageFilter(expecting: ids.count)
+            for seenId in ids { filter.insert(seenId) }
+            memory.loadSeen(filter)
+        }
+        guard memory.mightHaveSeen(id) != false else { return false }
+        return try statement(.selectSeenExists).fetchOne(
+            Int.self, arguments: StatementArguments(values: [id.rawValue.databaseValue])) != nil
     }
 
     /// Hands out the parked messages that follow what is handled or handed out in `conversation`; at most `limit`.
@@ -251,6 +292,7 @@ final class CursorWorkspace {
     /// Rows an earlier version parked durably: the service still has them, and sync brings them back.
     static let deleteStoredParked = "DELETE FROM parked_messages WHERE conversation_id = ?"
     static let selectSeenExists = "SELECT 1 FROM seen_messages WHERE message_id = ?"
+    static let selectSeenIds = "SELECT message_id FROM seen_messages"
     static let insertSeen = """
         INSERT OR IGNORE INTO seen_messages (message_id, conversation_id, seq, handled_at) VALUES (?, ?, ?, ?)
         """

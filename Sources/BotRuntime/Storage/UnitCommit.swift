@@ -8,7 +8,7 @@ import SQLite
 /// claimed, is refused before any of its effects is written.
 enum UnitCommit {
     static func apply(_ unit: UnitOfWork, in workspace: CursorWorkspace) throws -> CommitReceipt {
-        let db = workspace.db
+        let db = try workspace.db
         let now = workspace.now
         var contiguousSeq: Int?
         var job: ScheduledJobRecord?

@@ -289,6 +289,33 @@ struct ConversationCursorTests {
         #expect(try await admit([resequenced], store) == [.duplicate])
     }
 
+    /// Admission first reads the seen ids into memory; ids handled after that reach the memory as they are written.
+    @Test func anIdHandledAfterTheSeenIdsWereReadIsStillADuplicateUnderANewSeq() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        #expect(try await admit([Fixture.message(seq: 1)], store) == [.deliver])
+        try await handle(Fixture.message(seq: 1), in: store)
+        var resequenced = Fixture.message(seq: 1)
+        resequenced.seq = 2
+        #expect(try await admit([resequenced], store) == [.duplicate])
+        #expect(try await admit([Fixture.message(seq: 2)], store) == [.deliver])
+    }
+
+    /// The seen ids in memory are read again, larger, once more ids were handled than they were sized for.
+    @Test func manyIdsHandledAfterTheSeenIdsWereReadAreStillDuplicatesUnderNewSeqs() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let messages = (1...600).map { Fixture.message(seq: $0) }
+        #expect(try await admit([messages[0]], store) == [.deliver])
+        _ = try await admit(Array(messages.dropFirst()), store)
+        _ = try await store.commit(messages.map { UnitOfWork(handling: $0, bot: Fixture.bot) })
+        let resequenced = messages.map { message in
+            var copy = message
+            copy.seq += 1_000
+            return copy
+        }
+        #expect(try await admit(resequenced, store).allSatisfy { $0 == .duplicate })
+        #expect(try await admit([Fixture.message(seq: 601)], store) == [.deliver])
+    }
+
     @Test func pruningSeenRecordsKeepsDedupeCorrect() async throws {
         let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
         let messages = (1...30).map { Fixture.message(seq: $0) }
