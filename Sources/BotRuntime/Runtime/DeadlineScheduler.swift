@@ -1,12 +1,15 @@
 import ChatterBots
 import Foundation
 import Synchronization
+import WebSocket
 
 /// The one timer of a session: keeps its deadlines in a `DeadlineSchedule` and runs each one's action when it is
-/// due on the session's clock. A single task sleeps until the earliest deadline and runs what is due, then sleeps
-/// until the next; it is replaced only when a deadline earlier than the one it sleeps for is scheduled, and there
-/// is none while nothing is scheduled. Actions run on that task, in deadline order: they must be short and must
-/// not wait (post an input, add a task to a connection's scope).
+/// due on the session's clock. One waker waits for the earliest deadline and runs what is due, then waits for the
+/// next; it is replaced only when a deadline earlier than the one it waits for is scheduled, and there is none while
+/// nothing is scheduled. On the real clock with an event loop as executor, the waker is an alarm of the loop (no
+/// task: an idle bot's heartbeat costs a timer of the loop); otherwise it is a task that sleeps on the clock (a
+/// virtual clock's sleeps are what tests advance). Actions run in deadline order: they must be short and must not
+/// wait (post an input, add a task to a connection's scope).
 ///
 /// ```swift
 /// let timers = DeadlineScheduler<SessionDeadline>(clock: clock)
@@ -17,39 +20,57 @@ package final class DeadlineScheduler<Key: Hashable & Sendable>: Sendable {
     private struct State {
         var schedule = DeadlineSchedule<Key>()
         var actions: [Key: @Sendable () -> Void] = [:]
-        /// The sleeping task and the deadline it sleeps for.
-        var timer: (id: UInt64, deadline: Date, task: Task<Void, Never>)?
+        /// The waker and the deadline it waits for.
+        var timer: (id: UInt64, deadline: Date, waker: Waker)?
         var nextTimerID: UInt64 = 0
         var isStopped = false
     }
 
+    /// What waits for the earliest deadline.
+    private enum Waker {
+        case task(Task<Void, Never>)
+        case alarm(EventLoopAlarm)
+
+        func cancel() {
+            switch self {
+            case .task(let task): task.cancel()
+            case .alarm(let alarm): alarm.cancel()
+            }
+        }
+    }
+
+    /// The longest an alarm waits before the wall clock is read again (a wall-clock jump is noticed by then).
+    private static var longestAlarm: TimeInterval { 3_600 }
+
     private let state = Mutex(State())
     private let clock: any ChatterClock
     private let executor: (any TaskExecutor)?
+    /// Whether deadlines may wait on alarms of the executor's event loop: on the real clock only.
+    private let mayUseAlarms: Bool
 
-    /// A scheduler on `clock` whose task prefers `executor` (the session's, so its actions run where the session's
-    /// tasks run).
+    /// A scheduler on `clock` whose actions run where the session's tasks run: on `executor` (the session's).
     package init(clock: any ChatterClock, executor: (any TaskExecutor)? = SessionExecutor.preferred) {
         self.clock = clock
         self.executor = executor
+        self.mayUseAlarms = clock is SystemClock && executor != nil
     }
 
     /// Runs `action` once `deadline` has passed on the clock, replacing what `key` had scheduled.
     package func schedule(_ key: Key, at deadline: Date, _ action: @escaping @Sendable () -> Void) {
-        let replaced = state.withLock { state -> Task<Void, Never>? in
+        let replaced = state.withLock { state -> Waker? in
             guard !state.isStopped else { return nil }
             state.schedule.schedule(key, at: deadline)
             state.actions[key] = action
             if let timer = state.timer, timer.deadline <= deadline { return nil }
-            let replaced = state.timer?.task
+            let replaced = state.timer?.waker
             startTimer(until: deadline, in: &state)
             return replaced
         }
         replaced?.cancel()
     }
 
-    /// Removes `key`'s deadline; its action does not run. The sleeping task wakes at the deadline it had and
-    /// sleeps on: a cancelled deadline costs no new task.
+    /// Removes `key`'s deadline; its action does not run. The waker wakes at the deadline it had and waits on: a
+    /// cancelled deadline costs no new waker.
     package func cancel(_ key: Key) {
         state.withLock { state in
             state.schedule.cancel(key)
@@ -62,22 +83,48 @@ package final class DeadlineScheduler<Key: Hashable & Sendable>: Sendable {
         state.withLock { $0.schedule.deadline(of: key) }
     }
 
-    /// Drops every deadline and ends the task; later `schedule` calls do nothing.
+    /// Drops every deadline and ends the waker; later `schedule` calls do nothing.
     package func stop() {
-        let task = state.withLock { state -> Task<Void, Never>? in
+        let waker = state.withLock { state -> Waker? in
             state.isStopped = true
             state.schedule = DeadlineSchedule()
             state.actions = [:]
-            return state.timer.take()?.task
+            return state.timer.take()?.waker
         }
-        task?.cancel()
+        waker?.cancel()
     }
 
     private func startTimer(until deadline: Date, in state: inout State) {
         state.nextTimerID += 1
         let id = state.nextTimerID
+        if mayUseAlarms, let executor {
+            let delay = min(max(deadline.timeIntervalSince(clock.now), 0), Self.longestAlarm)
+            if let alarm = EventLoopAlarm(on: executor, in: .seconds(delay), { [self] in alarmRang(id) }) {
+                state.timer = (id, deadline, .alarm(alarm))
+                return
+            }
+        }
         let task = Task(executorPreference: executor) { await self.runTimer(id, until: deadline) }
-        state.timer = (id, deadline, task)
+        state.timer = (id, deadline, .task(task))
+    }
+
+    /// The alarm `id` rang: runs what is due, then waits for the next deadline with a new waker.
+    private func alarmRang(_ id: UInt64) {
+        let now = clock.now
+        let due = state.withLock { state -> [@Sendable () -> Void]? in
+            guard state.timer?.id == id else { return nil }
+            return state.schedule.takeDue(at: now).compactMap { state.actions.removeValue(forKey: $0) }
+        }
+        guard let due else { return }
+        // As on a task of the session: what the actions start prefers the session's executor too.
+        SessionExecutor.$preferred.withValue(executor) {
+            for action in due { action() }
+        }
+        state.withLock { state in
+            guard state.timer?.id == id else { return }
+            state.timer = nil
+            if let earliest = state.schedule.earliest { startTimer(until: earliest, in: &state) }
+        }
     }
 
     /// Sleeps until `deadline`, runs what is due, and goes on with the next deadline while this is the timer.

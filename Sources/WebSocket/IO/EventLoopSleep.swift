@@ -33,6 +33,27 @@ package enum EventLoopSleep {
     }
 }
 
+/// A timer on the event loop behind a task executor: its work runs on the loop's thread at the deadline, with no
+/// task, no continuation and no other thread involved. For a scheduler that keeps one wake-up for many deadlines.
+package struct EventLoopAlarm: Sendable {
+    private let timer: EventLoopTimer
+
+    /// Runs `work` on the loop of `executor` once `delay` has passed, or when the loop stops first. Never on the
+    /// caller's stack: a loop that stops while the alarm is set runs it on a new task. Nil, running nothing, when
+    /// `executor` is not an event loop or its loop has stopped: then wait some other way.
+    package init?(on executor: any TaskExecutor, in delay: Duration, _ work: @escaping @Sendable () -> Void) {
+        guard let loop = executor as? EventLoop, !loop.isStopped else { return nil }
+        timer = loop.scheduleTimer(in: delay, firesOnStop: true) { [loop] in
+            if loop.inEventLoop { work() } else { Task { work() } }
+        }
+    }
+
+    /// Keeps the work from running if it has not run yet.
+    package func cancel() {
+        timer.cancel()
+    }
+}
+
 /// One sleep: its continuation and timer, resumed exactly once by whichever comes first (the timer, or the
 /// cancellation, which may come before the continuation exists).
 private final class Sleeper: Sendable {

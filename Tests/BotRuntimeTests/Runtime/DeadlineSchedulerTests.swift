@@ -2,6 +2,7 @@
 import ChatterBots
 import Foundation
 import TestSupport
+import WebSocket
 import Testing
 
 /// The session's one timer on a virtual clock: actions run when their deadline passes, earliest first.
@@ -98,5 +99,86 @@ struct DeadlineSchedulerTests {
         #expect(harness.timers.deadline(of: "after the stop") == nil)
         // Cancelling the task takes its sleep off the clock at once.
         #expect(harness.clock.sleeperCount == 0)
+    }
+}
+
+/// The session's one timer on the real clock with an event loop as executor: deadlines wait on the loop's own
+/// alarms, and their actions run as on a task of the session.
+@Suite("DeadlineScheduler on an event loop")
+struct DeadlineSchedulerAlarmTests {
+    /// What an action saw when it ran: its key, and the executor a task it started would prefer.
+    struct Run: Sendable {
+        var key: String
+        var preferredExecutor: (any TaskExecutor)?
+    }
+
+    /// Runs `body` with a scheduler on the real clock and a one-thread loop, and returns the first `count` runs.
+    func runs(
+        _ count: Int, stoppingTheLoopFirst: Bool = false,
+        _ body: @Sendable (DeadlineScheduler<String>, @escaping @Sendable (String) -> @Sendable () -> Void) -> Void
+    ) async throws -> (runs: [Run], executor: any TaskExecutor) {
+        let group = try EventLoopGroup(threadCount: 1)
+        defer { group.shutdown() }
+        let executor = try group.nextTaskExecutor()
+        if stoppingTheLoopFirst { group.shutdown() }
+        let timers = DeadlineScheduler<String>(clock: SystemClock(), executor: executor)
+        defer { timers.stop() }
+        let (stream, continuation) = AsyncStream.makeStream(of: Run.self)
+        body(timers) { key in { continuation.yield(Run(key: key, preferredExecutor: SessionExecutor.preferred)) } }
+        let runs = try await withDeadline(.seconds(30), "\(count) deadlines to fire") {
+            var runs: [Run] = []
+            for await run in stream {
+                runs.append(run)
+                if runs.count == count { break }
+            }
+            return runs
+        }
+        return (runs, executor)
+    }
+
+    @Test func deadlinesRunInOrderAsTheRealClockPassesThem() async throws {
+        let (runs, _) = try await runs(3) { timers, action in
+            let now = Date()
+            timers.schedule("third", at: now.addingTimeInterval(0.03), action("third"))
+            timers.schedule("first", at: now.addingTimeInterval(0.01), action("first"))
+            timers.schedule("second", at: now.addingTimeInterval(0.02), action("second"))
+        }
+        #expect(runs.map(\.key) == ["first", "second", "third"])
+    }
+
+    @Test func whatAnActionStartsPrefersTheSessionsExecutor() async throws {
+        let (runs, executor) = try await runs(1) { timers, action in
+            timers.schedule("heartbeat", at: Date(), action("heartbeat"))
+        }
+        let preferred = try #require(runs.first?.preferredExecutor)
+        #expect(preferred === executor)
+    }
+
+    @Test func anEarlierDeadlineRunsAheadOfTheAlarmSetForALaterOne() async throws {
+        let (runs, _) = try await runs(1) { timers, action in
+            timers.schedule("lifecycle", at: Date().addingTimeInterval(3_600), action("lifecycle"))
+            timers.schedule("heartbeat", at: Date().addingTimeInterval(0.01), action("heartbeat"))
+        }
+        #expect(runs.map(\.key) == ["heartbeat"])
+    }
+
+    @Test func aCancelledDeadlineDoesNotRunAndTheNextOneStill() async throws {
+        let (runs, _) = try await runs(1) { timers, action in
+            let now = Date()
+            timers.schedule("cancelled", at: now.addingTimeInterval(0.01), action("cancelled"))
+            timers.schedule("kept", at: now.addingTimeInterval(0.02), action("kept"))
+            timers.cancel("cancelled")
+        }
+        #expect(runs.map(\.key) == ["kept"])
+    }
+
+    /// A stopped loop rings no alarm: the scheduler waits on a task instead.
+    @Test func deadlinesStillRunOnceTheLoopHasStopped() async throws {
+        let (runs, _) = try await runs(2, stoppingTheLoopFirst: true) { timers, action in
+            let now = Date()
+            timers.schedule("first", at: now, action("first"))
+            timers.schedule("second", at: now.addingTimeInterval(0.01), action("second"))
+        }
+        #expect(runs.map(\.key) == ["first", "second"])
     }
 }
