@@ -1,6 +1,6 @@
 /// Decodes the frames sent most straight from their bytes, without `JSONDecoder`'s intermediate tree and keyed
-/// containers: the `message.new` and `message.ack` a busy bot receives, and the `message.send`, `receipt.read` and
-/// `receipt.delivered` a server receives from busy bots.
+/// containers: the `message.new` and `message.ack` a busy bot receives (and the `pong` every bot's heartbeat gets),
+/// and the `message.send`, `receipt.read` and `receipt.delivered` a server receives from busy bots.
 ///
 /// It only ever answers for input it fully understands: the envelope and payload keys in any order, every key known,
 /// strings without escapes, plain integers, `reactions` empty. For anything else (another frame type, an
@@ -18,6 +18,7 @@ struct HotFrameDecoder {
             switch type {
             case .messageNew: decoder.message().map(ServerEvent.messageNew)
             case .messageAck: decoder.ack().map(ServerEvent.messageAck)
+            case .pong: decoder.object { _, _ in false } ? ServerEvent.pong : nil
             }
         }) else { return nil }
         return ServerFrame(event, replyTo: replyTo, id: id)
@@ -44,13 +45,15 @@ struct HotFrameDecoder {
     // MARK: - The envelope
 
     private enum ServerFrameType {
-        case messageNew, messageAck
+        case messageNew, messageAck, pong
 
         init?(_ type: UnsafeBufferPointer<UInt8>) {
             if type.matches("message.new") {
                 self = .messageNew
             } else if type.matches("message.ack") {
                 self = .messageAck
+            } else if type.matches("pong") {
+                self = .pong
             } else {
                 return nil
             }

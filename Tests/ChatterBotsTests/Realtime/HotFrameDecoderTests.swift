@@ -55,6 +55,26 @@ struct HotFrameDecoderTests {
         #expect(decodedHot == Self.frames.count - 2)
     }
 
+    /// The heartbeat's `pong` with its empty data decodes without `Codable`; a `pong` carrying anything else is left
+    /// to `Codable`, which reads it as the same `pong`.
+    @Test func aPongDecodesLikeCodable() throws {
+        let hotTexts = [
+            #"{"type":"pong","replyTo":"c-2","data":{}}"#, #"{"data":{},"type":"pong","replyTo":"c-2"}"#,
+            #"{ "type" : "pong" , "data" : { } }"#,
+        ]
+        for text in hotTexts {
+            let data = Data(text.utf8)
+            let hot = try #require(Self.hot(data), "\(text)")
+            #expect(hot == (try Self.codable(data).get()))
+            #expect(hot.event == .pong)
+        }
+        for text in [#"{"type":"pong","data":{"at":1}}"#, #"{"type":"pong"}"#] {
+            let data = Data(text.utf8)
+            #expect(Self.hot(data) == nil, "\(text)")
+            #expect(try ServerFrame(jsonData: data).event == .pong)
+        }
+    }
+
     @Test func framesWithWhitespaceNullsAndAnyKeyOrderDecodeLikeCodable() throws {
         // The encoder writes keys in no fixed order; these fix one (data before type, type before data, spaces).
         let texts = [
