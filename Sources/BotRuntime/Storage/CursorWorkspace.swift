@@ -36,13 +36,23 @@ final class CursorWorkspace {
     static func run<T>(
         _ db: Database, now: Date, memory: CursorMemory, outboxSendsAtCommit: Bool = false, _ body: (CursorWorkspace) throws -> T
     ) throws -> T {
-        guard !db.isInTransaction else {
-            // Inside a caller's transaction: a savepoint of it, as before.
-            return try db.transaction { _ in try run(workspace: CursorWorkspace(db: db, now: now, memory: memory, outboxSendsAtCommit: outboxSendsAtCommit), body) }
-        }
         let workspace = CursorWorkspace(db: db, now: now, memory: memory, outboxSendsAtCommit: outboxSendsAtCommit)
+        guard !db.isInTransaction else {
+            // Inside a caller's transaction: a savepoint of it, published once the savepoint is released.
+            let result = try db.transaction { _ in
+                let result = try body(workspace)
+                try workspace.flush()
+                return result
+            }
+            workspace.publish()
+            return result
+        }
         do {
-            return try run(workspace: workspace, body)
+            let result = try body(workspace)
+            try workspace.flush()
+            if workspace.began { try db.execute(sql: "COMMIT") }
+            workspace.publish()
+            return result
         } catch {
             if db.isInTransaction {
                 // The original error is what matters; a failed rollback leaves nothing more to report.
@@ -50,14 +60,6 @@ final class CursorWorkspace {
             }
             throw error
         }
-    }
-
-    private static func run<T>(workspace: CursorWorkspace, _ body: (CursorWorkspace) throws -> T) throws -> T {
-        let result = try body(workspace)
-        try workspace.flush()
-        if workspace.began { try workspace.connection.execute(sql: "COMMIT") }
-        workspace.publish()
-        return result
     }
 
     /// The connection, in the workspace's transaction: the first use begins it.

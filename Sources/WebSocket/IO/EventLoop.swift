@@ -172,6 +172,24 @@ final class EventLoop: TaskExecutor, Sendable {
         return timer
     }
 
+    /// Runs `work` on the loop thread once `delay` has passed, or when the loop stops first (its exit runs the timers
+    /// it holds); nil, with nothing scheduled, once the loop has closed. Unlike `scheduleTimer`, it never runs `work`
+    /// on the caller's stack: the timer is inserted under the queue's lock, which the loop's exit closes before it
+    /// takes the timers, so the exit finds every timer inserted before the close.
+    func scheduleTimerIfOpen(in delay: Duration, _ work: @escaping @Sendable () -> Void) -> EventLoopTimer? {
+        let timer = EventLoopTimer(deadline: MonotonicTime.now() + delay.nanoseconds, firesOnStop: true, work: work)
+        let becameEarliest = queue.withLock { queue -> Bool? in
+            guard !queue.isClosed else { return nil }
+            return timers.withLock { heap in
+                heap.insert(timer)
+                return heap.earliest === timer
+            }
+        }
+        guard let becameEarliest else { return nil }
+        if becameEarliest && !inEventLoop { execute {} }
+        return timer
+    }
+
     /// How many timers the loop holds, cancelled ones not yet dropped included.
     var timerCount: Int { timers.withLock { $0.count } }
 

@@ -38,14 +38,14 @@ package enum EventLoopSleep {
 package struct EventLoopAlarm: Sendable {
     private let timer: EventLoopTimer
 
-    /// Runs `work` on the loop of `executor` once `delay` has passed, or when the loop stops first. Never on the
-    /// caller's stack: a loop that stops while the alarm is set runs it on a new task. Nil, running nothing, when
-    /// `executor` is not an event loop or its loop has stopped: then wait some other way.
+    /// Runs `work` on the thread of `executor`'s loop once `delay` has passed, or when the loop stops first; never on
+    /// the caller's stack. Nil, running nothing, when `executor` is not an event loop or its loop has stopped or
+    /// closed: then wait some other way.
     package init?(on executor: any TaskExecutor, in delay: Duration, _ work: @escaping @Sendable () -> Void) {
-        guard let loop = executor as? EventLoop, !loop.isStopped else { return nil }
-        timer = loop.scheduleTimer(in: delay, firesOnStop: true) { [loop] in
-            if loop.inEventLoop { work() } else { Task { work() } }
-        }
+        guard let loop = executor as? EventLoop, !loop.isStopped,
+            let timer = loop.scheduleTimerIfOpen(in: delay, work)
+        else { return nil }
+        self.timer = timer
     }
 
     /// Keeps the work from running if it has not run yet.

@@ -113,18 +113,23 @@ struct DeadlineSchedulerAlarmTests {
     }
 
     /// Runs `body` with a scheduler on the real clock and a one-thread loop, and returns the first `count` runs.
+    enum LoopStop {
+        case never, beforeScheduling, afterScheduling
+    }
+
     func runs(
-        _ count: Int, stoppingTheLoopFirst: Bool = false,
+        _ count: Int, stoppingTheLoop stop: LoopStop = .never,
         _ body: @Sendable (DeadlineScheduler<String>, @escaping @Sendable (String) -> @Sendable () -> Void) -> Void
     ) async throws -> (runs: [Run], executor: any TaskExecutor) {
         let group = try EventLoopGroup(threadCount: 1)
         defer { group.shutdown() }
         let executor = try group.nextTaskExecutor()
-        if stoppingTheLoopFirst { group.shutdown() }
+        if stop == .beforeScheduling { group.shutdown() }
         let timers = DeadlineScheduler<String>(clock: SystemClock(), executor: executor)
         defer { timers.stop() }
         let (stream, continuation) = AsyncStream.makeStream(of: Run.self)
         body(timers) { key in { continuation.yield(Run(key: key, preferredExecutor: SessionExecutor.preferred)) } }
+        if stop == .afterScheduling { group.shutdown() }
         let runs = try await withDeadline(.seconds(30), "\(count) deadlines to fire") {
             var runs: [Run] = []
             for await run in stream {
@@ -174,11 +179,19 @@ struct DeadlineSchedulerAlarmTests {
 
     /// A stopped loop rings no alarm: the scheduler waits on a task instead.
     @Test func deadlinesStillRunOnceTheLoopHasStopped() async throws {
-        let (runs, _) = try await runs(2, stoppingTheLoopFirst: true) { timers, action in
+        let (runs, _) = try await runs(2, stoppingTheLoop: .beforeScheduling) { timers, action in
             let now = Date()
             timers.schedule("first", at: now, action("first"))
             timers.schedule("second", at: now.addingTimeInterval(0.01), action("second"))
         }
         #expect(runs.map(\.key) == ["first", "second"])
+    }
+
+    /// The loop's exit rings the alarm it holds; what is not due yet then waits on a task.
+    @Test func aDeadlinePendingWhenTheLoopStopsStillRuns() async throws {
+        let (runs, _) = try await runs(1, stoppingTheLoop: .afterScheduling) { timers, action in
+            timers.schedule("pending", at: Date().addingTimeInterval(0.2), action("pending"))
+        }
+        #expect(runs.map(\.key) == ["pending"])
     }
 }
