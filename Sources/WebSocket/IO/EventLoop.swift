@@ -394,14 +394,20 @@ private let currentLoopKey: pthread_key_t = {
     return key
 }()
 
-/// A binary min-heap of timers by deadline.
+/// A binary min-heap of timers by deadline. Each entry keeps its timer's deadline beside it, so that sifting compares
+/// the array's own values instead of reading every timer object it passes.
 private struct TimerHeap {
-    private var items: [EventLoopTimer] = []
+    private struct Entry {
+        let deadline: UInt64
+        let timer: EventLoopTimer
+    }
+
+    private var items: [Entry] = []
     /// From this many timers, an insert first drops the cancelled ones: a cancelled timer otherwise stays until its
     /// deadline (sleepers that are woken early, such as a scheduler re-armed at every new job, leave many behind).
     private var purgeThreshold = 1024
 
-    var earliest: EventLoopTimer? { items.first }
+    var earliest: EventLoopTimer? { items.first?.timer }
 
     var count: Int { items.count }
 
@@ -410,16 +416,16 @@ private struct TimerHeap {
     /// Empties the heap, returning its timers in no particular order.
     mutating func removeAll() -> [EventLoopTimer] {
         defer { items = [] }
-        return items
+        return items.map(\.timer)
     }
 
     mutating func insert(_ timer: EventLoopTimer) {
         if items.count >= purgeThreshold {
             // A sorted array is a valid min-heap.
-            items = items.filter { !$0.isCancelled }.sorted { $0.deadline < $1.deadline }
+            items = items.filter { !$0.timer.isCancelled }.sorted { $0.deadline < $1.deadline }
             purgeThreshold = max(1024, items.count * 2)
         }
-        items.append(timer)
+        items.append(Entry(deadline: timer.deadline, timer: timer))
         var child = items.count - 1
         while child > 0 {
             let parent = (child - 1) / 2
@@ -445,7 +451,7 @@ private struct TimerHeap {
                 parent = smallest
             }
         }
-        return first
+        return first.timer
     }
 }
 
