@@ -8,12 +8,21 @@ import Testing
 /// with the caller's transaction, and never commits it.
 @Suite("CursorWorkspace inside a caller's transaction")
 struct CursorWorkspaceSavepointTests {
-    @Test func aWorkspaceInsideACallersTransactionLeavesItOpenAndCommitsWithIt() async throws {
-        let directory = try StoreDirectory()
+    let directory: StoreDirectory
+
+    init() throws {
+        directory = try StoreDirectory()
+    }
+
+    /// A plain connection to a new store's file, which the store let go.
+    func connectionToANewStore() async throws -> DatabaseQueue {
         let store = try await openStore(in: directory)
-        let path = store.path
         await store.close()
-        let queue = try await DatabaseQueue(path: path)
+        return try await DatabaseQueue(path: store.path)
+    }
+
+    @Test func aWorkspaceInsideACallersTransactionLeavesItOpenAndCommitsWithIt() async throws {
+        let queue = try await connectionToANewStore()
         let memory = CursorMemory()
         let stillOpen = try await queue.write { db in
             try CursorWorkspace.run(db, now: Date(), memory: memory) { workspace in
@@ -29,11 +38,7 @@ struct CursorWorkspaceSavepointTests {
     }
 
     @Test func aWorkspaceWhoseCallerRollsBackLeavesTheFileAsItWas() async throws {
-        let directory = try StoreDirectory()
-        let store = try await openStore(in: directory)
-        let path = store.path
-        await store.close()
-        let queue = try await DatabaseQueue(path: path)
+        let queue = try await connectionToANewStore()
         struct Undo: Error {}
         await #expect(throws: Undo.self) {
             try await queue.write { db in
