@@ -1,10 +1,10 @@
 import ChatterBots
 
 /// The tasks of one open realtime connection, as one task group that ends with the connection: the frame reader,
-/// the sender of the frames nobody awaits a reply to (typing), the heartbeat's pings, and the per-connection work
-/// its owner adds (a bot's synchronization). When the reader
-/// returns (the connection ended), everything else of the connection is cancelled and awaited and its heartbeat
-/// stopped, so no task of a connection outlives it, and the next connection starts with none of the last one's.
+/// the sender of the frames nobody awaits a reply to (typing), and the per-connection work its owner adds (a bot's
+/// synchronization). When the reader returns (the connection ended), everything else of the connection is cancelled
+/// and awaited and its heartbeat stopped, so no task of a connection outlives it, and the next connection starts
+/// with none of the last one's.
 ///
 /// The owner decides, once the connection is open, whether it takes it: `ConnectionTasks.startReading(_:)` or
 /// `ConnectionTasks.end()` (the connection is then aborted). Bot sessions and the terminal client both run their
@@ -27,7 +27,7 @@ package enum ConnectionScope {
         let (work, continuation) = AsyncStream.makeStream(of: ConnectionTasks.Work.self)
         let (frames, frameSink) = AsyncStream.makeStream(of: ClientRequest.self)
         let tasks = ConnectionTasks(continuation, frames: frameSink)
-        heartbeat.start(connection, interval: connection.heartbeatInterval, tasks: tasks, onDead: onDead)
+        heartbeat.start(connection, interval: connection.heartbeatInterval, onDead: onDead)
         let didRead = await withDiscardingTaskGroup { group -> Bool in
             await opened(tasks)
             var didRead = false

@@ -5,8 +5,8 @@ import WebSocket
 
 /// The one timer of a session: keeps its deadlines in a `DeadlineSchedule` and runs each one's action when it is
 /// due on the session's clock. One waker waits for the earliest deadline and runs what is due, then waits for the
-/// next; it is replaced only when a deadline earlier than the one it waits for is scheduled, and there is none while
-/// nothing is scheduled. On the real clock with an event loop as executor, the waker is an alarm of the loop (no
+/// next; it is replaced when a deadline earlier than the one it waits for is scheduled (an alarm also when its
+/// deadline is rescheduled later), and there is none while nothing is scheduled. On the real clock with an event loop as executor, the waker is an alarm of the loop (no
 /// task: an idle bot's heartbeat costs a timer of the loop); otherwise it is a task that sleeps on the clock (a
 /// virtual clock's sleeps are what tests advance). Actions run in deadline order: they must be short and must not
 /// wait (post an input, add a task to a connection's scope).
@@ -61,9 +61,15 @@ package final class DeadlineScheduler<Key: Hashable & Sendable>: Sendable {
             guard !state.isStopped else { return nil }
             state.schedule.schedule(key, at: deadline)
             state.actions[key] = action
-            if let timer = state.timer, timer.deadline <= deadline { return nil }
+            guard let earliest = state.schedule.earliest else { return nil }
+            if let timer = state.timer {
+                // A task keeps waiting for an earlier deadline than needed (it then sleeps on); an alarm is cheaper
+                // moved than rung for nothing (a heartbeat's pong deadline, gone once the pong came).
+                let isAlarm = if case .alarm = timer.waker { true } else { false }
+                if timer.deadline == earliest || (timer.deadline < earliest && !isAlarm) { return nil }
+            }
             let replaced = state.timer?.waker
-            startTimer(until: deadline, in: &state)
+            startTimer(until: earliest, in: &state)
             return replaced
         }
         replaced?.cancel()
@@ -76,6 +82,11 @@ package final class DeadlineScheduler<Key: Hashable & Sendable>: Sendable {
             state.schedule.cancel(key)
             state.actions[key] = nil
         }
+    }
+
+    /// The deadline the waker waits for, if one waits.
+    package var wakerDeadline: Date? {
+        state.withLock { $0.timer?.deadline }
     }
 
     /// The deadline `key` has, if any.

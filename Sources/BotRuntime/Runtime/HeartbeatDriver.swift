@@ -3,20 +3,18 @@ import Foundation
 import Synchronization
 
 /// Carries out `HeartbeatMonitor` on one connection: at the monitor's deadlines, which the session's
-/// `DeadlineScheduler` keeps, it sends `ping` (each ping's wait for its pong is a task of the connection's
-/// `ConnectionScope`), reports the `pong`, and calls `onDead` when no pong came within the pong timeout. No handler
-/// and no backlog delays it, and it ends with the connection. Bot sessions and the terminal client both keep their
-/// connections alive with it. One driver serves one connection.
+/// `DeadlineScheduler` keeps, it sends `ping` straight from the deadline's action (no task, no request: the
+/// monitor's pong deadline is the only timeout), hears each `pong` on the connection's reader, and calls `onDead`
+/// when no pong came within the pong timeout. No handler and no backlog delays it, and it ends with the connection.
+/// Bot sessions and the terminal client both keep their connections alive with it. One driver serves one connection.
 package final class HeartbeatDriver: Sendable {
     private struct Running {
         var connection: ChatterRealtimeConnection
-        var tasks: ConnectionTasks
         var onDead: @Sendable () -> Void
     }
 
     private let monitor: Mutex<HeartbeatMonitor>
     private let running = Mutex<Running?>(nil)
-    private let pongTimeout: Duration
     private let clock: any ChatterClock
     private let log: SessionLog
     private let timers: DeadlineScheduler<SessionDeadline>
@@ -28,22 +26,19 @@ package final class HeartbeatDriver: Sendable {
         generation: UInt64
     ) {
         self.monitor = Mutex(HeartbeatMonitor(pongTimeout: pongTimeout))
-        self.pongTimeout = pongTimeout
         self.clock = clock
         self.log = log
         self.timers = timers
         self.key = .heartbeat(generation: generation)
     }
 
-    /// Starts pinging `connection` every `interval`; its pings run in `tasks`. `onDead` runs once, when the
-    /// connection is dead, and the heartbeat then stops.
-    package func start(
-        _ connection: ChatterRealtimeConnection, interval: Duration, tasks: ConnectionTasks,
-        onDead: @escaping @Sendable () -> Void
-    ) {
+    /// Starts pinging `connection` every `interval` and hearing its pongs. `onDead` runs once, when the connection
+    /// is dead, and the heartbeat then stops.
+    package func start(_ connection: ChatterRealtimeConnection, interval: Duration, onDead: @escaping @Sendable () -> Void) {
         let now = clock.now
-        running.withLock { $0 = Running(connection: connection, tasks: tasks, onDead: onDead) }
+        running.withLock { $0 = Running(connection: connection, onDead: onDead) }
         _ = monitor.withLock { $0.handle(.ready(interval: interval, now: now)) }
+        connection.observePongs { [self] in pongReceived() }
         rearm()
     }
 
@@ -67,8 +62,8 @@ package final class HeartbeatDriver: Sendable {
             switch action {
             case .sendPing:
                 _ = monitor.withLock { $0.handle(.pingSent(now: now)) }
-                let connection = running.connection
-                running.tasks.add { await self.ping(connection) }
+                // A connection that is closing refuses it; its reader reports the end, or the pong deadline does.
+                try? running.connection.sendPingWithoutWaiting()
             case .connectionDead(let sentAt):
                 log.warning("no pong within the deadline (ping sent at \(Timestamp(sentAt).iso8601)): the connection is dead")
                 stop()
@@ -81,14 +76,15 @@ package final class HeartbeatDriver: Sendable {
         rearm()
     }
 
-    private func ping(_ connection: ChatterRealtimeConnection) async {
-        do {
-            // The monitor decides when the connection is dead; this wait only ends the request.
-            try await connection.ping(timeout: pongTimeout + pongTimeout)
-            let now = clock.now
-            _ = monitor.withLock { $0.handle(.pongReceived(now: now)) }
-        } catch {
-            // Closed or timed out: the reader or the monitor reports it.
+    /// A pong arrived: the pong deadline goes, and the scheduler waits for the next ping instead.
+    private func pongReceived() {
+        let now = clock.now
+        let moved = monitor.withLock { monitor -> Bool in
+            let before = monitor.nextDeadline
+            _ = monitor.handle(.pongReceived(now: now))
+            return monitor.nextDeadline != before
         }
+        guard moved, running.withLock({ $0 != nil }) else { return }
+        rearm()
     }
 }

@@ -63,9 +63,19 @@ final class StoreWriter: Sendable {
         /// Acks wait for a commit to share its transaction (``ackLinger``); the drain passes them over meanwhile.
         var isLingering = false
         var lingerGeneration: UInt64 = 0
+        /// The loop's alarm that ends the current linger; cancelled when a commit takes the acks first, so that the
+        /// loop does not wake for it.
+        var lingerAlarm: EventLoopAlarm?
         /// The items of the latest transaction: a large one says a flood is probably still on (after a pause, the
         /// next drain starts on the database's queue once, needlessly).
         var lastBatchItems = 0
+
+        /// Ends the linger; returns its alarm, for the caller to cancel outside the lock.
+        mutating func endLinger() -> EventLoopAlarm? {
+            isLingering = false
+            defer { lingerAlarm = nil }
+            return lingerAlarm
+        }
     }
 
     /// How long acks that find the writer idle wait for a commit to join them. A reply's ack comes back well
@@ -114,29 +124,44 @@ final class StoreWriter: Sendable {
 
     /// Queues `queued` for the next transaction, and starts what commits it: a drain, or an ack's linger.
     private func enqueue(_ queued: Queued) {
-        let start = state.withLock { state -> DrainStart? in
-            if state.isLingering && queued.batching == .takesLingeringAcks { state.isLingering = false }
+        let (start, endedAlarm) = state.withLock { state -> (DrainStart?, EventLoopAlarm?) in
+            var endedAlarm: EventLoopAlarm?
+            if state.isLingering && queued.batching == .takesLingeringAcks { endedAlarm = state.endLinger() }
             if queued.isAck && !state.isDraining && !state.isLingering && state.waiting.isEmpty
                 && state.lastBatchItems < Self.minItemsForQueueDrain
             {
                 state.waiting.append(queued)
                 state.isLingering = true
                 state.lingerGeneration &+= 1
-                return .linger(state.lingerGeneration)
+                return (.linger(state.lingerGeneration), endedAlarm)
             }
             state.waiting.append(queued)
-            guard !state.isDraining, !(queued.isAck && state.isLingering) else { return nil }
+            guard !state.isDraining, !(queued.isAck && state.isLingering) else { return (nil, endedAlarm) }
             state.isDraining = true
-            return state.lastBatchItems >= Self.minItemsForQueueDrain ? .onQueue : .inline
+            return (state.lastBatchItems >= Self.minItemsForQueueDrain ? .onQueue : .inline, endedAlarm)
         }
+        endedAlarm?.cancel()
         switch start {
         case .inline?: Task(executorPreference: SessionExecutor.preferred) { await self.drain(onQueue: false) }
         case .onQueue?: Task(executorPreference: globalConcurrentExecutor) { await self.drain(onQueue: true) }
-        case .linger(let generation)?:
-            // On an event loop its own timer ends the linger, with no task; elsewhere acks do not linger.
-            if !EventLoopSleep.call(after: Self.ackLinger, { self.lingerEnded(generation) }) { lingerEnded(generation) }
+        case .linger(let generation)?: startLingerAlarm(generation)
         case nil: break
         }
+    }
+
+    /// Ends the linger `generation` after ``ackLinger`` by an alarm of the caller's event loop, with no task; on no
+    /// loop, acks do not linger.
+    private func startLingerAlarm(_ generation: UInt64) {
+        guard let alarm = EventLoopAlarm(onCurrentLoopIn: Self.ackLinger, { self.lingerEnded(generation) }) else {
+            lingerEnded(generation)
+            return
+        }
+        let isCurrent = state.withLock { state -> Bool in
+            guard state.isLingering, state.lingerGeneration == generation else { return false }
+            state.lingerAlarm = alarm
+            return true
+        }
+        if !isCurrent { alarm.cancel() }
     }
 
     /// Commits `write` at once on the caller's thread when nothing is being committed, no flood is on and the
@@ -147,16 +172,18 @@ final class StoreWriter: Sendable {
     /// they linger for a commit to join.
     func writeInline<Output>(_ write: StoreWrite<Output>) -> Result<Output, any Error>? {
         guard write.batching != .lingers else { return nil }
-        let lingering = state.withLock { state -> [Queued]? in
+        let taken = state.withLock { state -> (acks: [Queued], alarm: EventLoopAlarm?)? in
             guard !state.isDraining, state.lastBatchItems < Self.minItemsForQueueDrain else { return nil }
             state.isDraining = true
             // Nothing waits unless acks linger (any other waiting write means a drain is on).
-            guard state.isLingering, write.batching == .takesLingeringAcks else { return [] }
-            state.isLingering = false
+            guard state.isLingering, write.batching == .takesLingeringAcks else { return ([], nil) }
+            let alarm = state.endLinger()
             defer { state.waiting = [] }
-            return state.waiting
+            return (state.waiting, alarm)
         }
-        guard let lingering else { return nil }
+        guard let taken else { return nil }
+        taken.alarm?.cancel()
+        let lingering = taken.acks
         let ran = queue.writeInlineIfFree { db in
             Result {
                 // The lingering acks first, as in any transaction.
@@ -203,7 +230,7 @@ final class StoreWriter: Sendable {
     private func lingerEnded(_ generation: UInt64) {
         let start = state.withLock { state -> Bool in
             guard state.isLingering, state.lingerGeneration == generation else { return false }
-            state.isLingering = false
+            _ = state.endLinger()
             guard !state.isDraining, !state.waiting.isEmpty else { return false }
             state.isDraining = true
             return true

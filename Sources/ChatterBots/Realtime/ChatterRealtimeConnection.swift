@@ -110,6 +110,25 @@ public final class ChatterRealtimeConnection: Sendable {
         }
     }
 
+    /// Sends `ping` from synchronous code, with a fresh `id` but no request waiting for its `pong`: for a heartbeat
+    /// that hears pongs through `observePongs(_:)` and keeps its own deadline. No task, no timeout.
+    /// - Throws: `.connectionFailed` once the connection is closing or closed.
+    package func sendPingWithoutWaiting() throws(RealtimeError) {
+        let text = try Self.encode(ClientFrame(.ping, id: RequestID.text(session.makeRequestID())), type: ClientRequest.ping.type)
+        do throws(WebSocketError) {
+            try session.webSocket.sendWithoutWaiting(.text(text))
+        } catch {
+            throw .connectionFailed(error)
+        }
+    }
+
+    /// Calls `observer` on the connection's reader for every `pong` that arrives from now on (one observer: a later
+    /// call replaces it). A pong that answers no request of `request(_:timeout:)` then stops there instead of
+    /// reaching `events`.
+    package func observePongs(_ observer: @escaping @Sendable () -> Void) {
+        session.observePongs(observer)
+    }
+
     /// Sends `request` with the caller's own `id` and returns once the frame is written, without waiting for a
     /// reply: the reply (e.g. `message.ack`, or an `error`) arrives in `events` with `replyTo` set to `id`.
     ///

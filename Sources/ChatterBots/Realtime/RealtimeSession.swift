@@ -21,6 +21,8 @@ final class RealtimeSession: Sendable {
     private let taskExecutor: (any TaskExecutor)?
     private let state = Mutex(State())
     private let lastRequestID = Atomic<UInt64>(0)
+    /// Hears every `pong`: the connection's heartbeat, whose pings register no request.
+    private let pongObserver = Mutex<(@Sendable () -> Void)?>(nil)
 
     private struct State {
         var requests = PendingRequestTable<Waiter, Reply>()
@@ -70,6 +72,12 @@ final class RealtimeSession: Sendable {
         } onCancel: {
             settle(Self.sessionReadyID, with: .failure(.cancelled))
         }
+    }
+
+    /// Calls `observer` for every `pong` from now on, answered request or not; the pongs that answer no request then
+    /// stop there instead of reaching `events`.
+    func observePongs(_ observer: @escaping @Sendable () -> Void) {
+        pongObserver.withLock { $0 = observer }
     }
 
     /// A fresh request id (`c-<n>` on the wire).
@@ -260,9 +268,15 @@ final class RealtimeSession: Sendable {
             }
             return .diagnostic(.malformedFrame(error, excerpt: String(text.prefix(RealtimeDiagnostic.excerptLength))))
         }
+        var isObservedPong = false
+        if case .pong = frame.event, let observer = pongObserver.withLock({ $0 }) {
+            observer()
+            isObservedPong = true
+        }
         if let replyTo = frame.replyTo, let id = RequestID.parse(replyTo), settle(id, with: .success(frame)) {
             return nil
         }
+        if isObservedPong { return nil }
         if case .sessionReady = frame.event, settleSessionReady(with: .success(frame)) {
             return nil
         }

@@ -193,6 +193,12 @@ final class EventLoop: TaskExecutor, Sendable {
     /// How many timers the loop holds, cancelled ones not yet dropped included.
     var timerCount: Int { timers.withLock { $0.count } }
 
+    /// How many of the loop's timers are still to run (not cancelled, not run).
+    var liveTimerCount: Int { timers.withLock { $0.liveCount } }
+
+    /// The deadline the loop's next `epoll_wait` sleeps until at the latest, if a timer still to run sets one.
+    var nextTimerDeadline: UInt64? { timers.withLock { $0.earliestLiveDeadline() } }
+
     /// Registers `selectable` for `events`; returns the token that identifies it in epoll.
     func register(fd: Int32, events: UInt32, _ selectable: any EventLoopSelectable) throws(IOError) -> UInt64 {
         let token = registry.withLock { registry -> UInt64 in
@@ -319,7 +325,7 @@ final class EventLoop: TaskExecutor, Sendable {
     /// Milliseconds epoll_wait may sleep: 0 with tasks queued, until the next timer, or forever.
     private func waitTimeout() -> Int32 {
         if queue.withLock({ !$0.isEmpty }) { return 0 }
-        guard let deadline = timers.withLock({ $0.earliestDeadline() }) else { return -1 }
+        guard let deadline = timers.withLock({ $0.earliestLiveDeadline() }) else { return -1 }
         let now = MonotonicTime.now()
         if deadline <= now { return 0 }
         let milliseconds = (deadline - now + 999_999) / 1_000_000
@@ -411,7 +417,14 @@ private struct TimerHeap {
 
     var count: Int { items.count }
 
-    func earliestDeadline() -> UInt64? { items.first?.deadline }
+    var liveCount: Int { items.count(where: { !$0.timer.isCancelled }) }
+
+    /// The deadline of the earliest timer not cancelled, dropping the cancelled ones before it, so that the loop
+    /// does not wake for a timer that has nothing left to run.
+    mutating func earliestLiveDeadline() -> UInt64? {
+        while let first = items.first, first.timer.isCancelled { _ = removeFirst() }
+        return items.first?.deadline
+    }
 
     /// Empties the heap, returning its timers in no particular order.
     mutating func removeAll() -> [EventLoopTimer] {
@@ -437,6 +450,11 @@ private struct TimerHeap {
 
     mutating func popDue(now: UInt64) -> EventLoopTimer? {
         guard let first = items.first, first.deadline <= now else { return nil }
+        return removeFirst()
+    }
+
+    private mutating func removeFirst() -> EventLoopTimer {
+        let first = items[0]
         let last = items.removeLast()
         if !items.isEmpty {
             items[0] = last

@@ -22,15 +22,6 @@ package enum EventLoopSleep {
         }
         return true
     }
-
-    /// Runs `work` on the current event loop once `duration` has passed, and returns true; returns false at once,
-    /// running nothing, when the caller runs on no event loop. Costs a timer of the loop, no task. A loop that stops
-    /// first runs `work` then.
-    package static func call(after duration: Duration, _ work: @escaping @Sendable () -> Void) -> Bool {
-        guard let loop = EventLoop.current else { return false }
-        loop.scheduleTimer(in: duration, firesOnStop: true, work)
-        return true
-    }
 }
 
 /// A timer on the event loop behind a task executor: its work runs on the loop's thread at the deadline, with no
@@ -42,15 +33,30 @@ package struct EventLoopAlarm: Sendable {
     /// the caller's stack. Nil, running nothing, when `executor` is not an event loop or its loop has stopped or
     /// closed: then wait some other way.
     package init?(on executor: any TaskExecutor, in delay: Duration, _ work: @escaping @Sendable () -> Void) {
-        guard let loop = executor as? EventLoop, !loop.isStopped,
-            let timer = loop.scheduleTimerIfOpen(in: delay, work)
-        else { return nil }
+        guard let loop = executor as? EventLoop else { return nil }
+        self.init(on: loop, in: delay, work)
+    }
+
+    /// The same on the event loop that runs the caller; nil, running nothing, when the caller runs on no event loop.
+    package init?(onCurrentLoopIn delay: Duration, _ work: @escaping @Sendable () -> Void) {
+        guard let loop = EventLoop.current else { return nil }
+        self.init(on: loop, in: delay, work)
+    }
+
+    private init?(on loop: EventLoop, in delay: Duration, _ work: @escaping @Sendable () -> Void) {
+        guard !loop.isStopped, let timer = loop.scheduleTimerIfOpen(in: delay, work) else { return nil }
         self.timer = timer
     }
 
-    /// Keeps the work from running if it has not run yet.
+    /// Keeps the work from running if it has not run yet; the loop then does not wake for it.
     package func cancel() {
         timer.cancel()
+    }
+
+    /// How many alarms and other timers of `executor`'s loop are still to run; nil when it is not an event loop.
+    /// For diagnostics and tests: a wake-up the loop will take.
+    package static func pendingCount(on executor: any TaskExecutor) -> Int? {
+        (executor as? EventLoop)?.liveTimerCount
     }
 }
 

@@ -177,6 +177,29 @@ struct DeadlineSchedulerAlarmTests {
         #expect(runs.map(\.key) == ["kept"])
     }
 
+    @Test func anAlarmWhoseDeadlineIsRescheduledLaterIsMovedWithIt() async throws {
+        let group = try EventLoopGroup(threadCount: 1)
+        defer { group.shutdown() }
+        let executor = try group.nextTaskExecutor()
+        let timers = DeadlineScheduler<String>(clock: SystemClock(), executor: executor)
+        defer { timers.stop() }
+        let now = Date()
+        timers.schedule("heartbeat", at: now.addingTimeInterval(600)) {}
+        timers.schedule("heartbeat", at: now.addingTimeInterval(1_500)) {}
+        #expect(timers.wakerDeadline == now.addingTimeInterval(1_500))
+        #expect(EventLoopAlarm.pendingCount(on: executor) == 1, "the alarm of the earlier deadline is cancelled")
+    }
+
+    @Test func aSleepingTaskKeepsItsEarlierDeadlineWhenTheDeadlineMovesLater() async throws {
+        let clock = ManualClock()
+        let timers = DeadlineScheduler<String>(clock: clock, executor: nil)
+        defer { timers.stop() }
+        let now = clock.now
+        timers.schedule("heartbeat", at: now.addingTimeInterval(10)) {}
+        timers.schedule("heartbeat", at: now.addingTimeInterval(25)) {}
+        #expect(timers.wakerDeadline == now.addingTimeInterval(10), "it wakes then and sleeps on: no new task")
+    }
+
     /// A stopped loop rings no alarm: the scheduler waits on a task instead.
     @Test func deadlinesStillRunOnceTheLoopHasStopped() async throws {
         let (runs, _) = try await runs(2, stoppingTheLoop: .beforeScheduling) { timers, action in

@@ -117,6 +117,23 @@ struct StoreWriterTests {
         #expect(contiguous == 2, "the ack, applied first in the same transaction, let the cursor pass over the bot's reply")
     }
 
+    @Test func aCommitThatTakesTheLingeringAcksLeavesTheLoopNoAlarmToWakeFor() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let reply = try await store.enqueue(Fixture.send("reply", id: "cm-reply"))
+        let group = try EventLoopGroup(threadCount: 1)
+        defer { group.shutdown() }
+        let executor = try group.nextTaskExecutor()
+        let (alarmsWhileLingering, alarmsAfterTheCommit) = try await Task(executorPreference: executor) { () throws -> (Int?, Int?) in
+            store.writer.submit(.acknowledge([Fixture.ack(reply.id, seq: 2)], rows: [])) { _ in }
+            let lingering = EventLoopAlarm.pendingCount(on: executor)
+            let unit = UnitOfWork(handling: Fixture.message(seq: 1), bot: Fixture.bot)
+            _ = try store.writer.writeInline(.commit([unit], faults: store.faults))?.get()
+            return (lingering, EventLoopAlarm.pendingCount(on: executor))
+        }.value
+        #expect(alarmsWhileLingering == 1)
+        #expect(alarmsAfterTheCommit == 0)
+    }
+
     @Test func anAckAloneOnAnEventLoopIsWrittenOnceItsLingerEnds() async throws {
         let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
         let reply = try await store.enqueue(Fixture.send("reply", id: "cm-reply"))

@@ -122,6 +122,48 @@ struct RealtimeConnectionTests {
 
     // MARK: Requests and replies
 
+    @Test func aHeartbeatPingCarriesAnIdAndItsPongReachesTheObserverInsteadOfTheEvents() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            let ping = try await peer.receive()
+            try await peer.reply(to: ping, with: .pong)
+            try await peer.send(RealtimeFixture.typing(true))
+            await peer.waitForClose()
+            return (ping.request, ping.id)
+        }
+        let connection = try await server.connect()
+        let (pongs, heard) = AsyncStream.makeStream(of: Void.self)
+        connection.observePongs { heard.yield() }
+        try connection.sendPingWithoutWaiting()
+        var iterator = pongs.makeAsyncIterator()
+        await iterator.next()
+        #expect(await connection.nextEvents(1) == [.frame(ServerFrame(RealtimeFixture.typing(true)))])
+        #expect(connection.pendingRequestCount == 0)
+        await connection.close()
+
+        let (request, id) = try await server.scriptOutcome()
+        #expect(request == .ping)
+        #expect(id != nil, "the seed sets an id on every client frame that expects a reply")
+        await server.shutdown()
+    }
+
+    @Test func aPongThatAnswersARequestReachesBothTheRequestAndTheObserver() async throws {
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            try await peer.reply(to: try await peer.receive(), with: .pong)
+            await peer.waitForClose()
+        }
+        let connection = try await server.connect()
+        let (pongs, heard) = AsyncStream.makeStream(of: Void.self)
+        connection.observePongs { heard.yield() }
+        try await connection.ping()
+        var iterator = pongs.makeAsyncIterator()
+        await iterator.next()
+        await connection.close()
+        await server.shutdown()
+    }
+
+
     @Test func repliesReachTheirRequestsWhateverTheOrderAndEventsStayInTheStream() async throws {
         let send = RealtimeFixture.messageSend("6f1c2c1e-6b5f-4d0e-9a3b-0a8f2d1b7c55")
         let syncResponse = SyncResponse(conversations: [

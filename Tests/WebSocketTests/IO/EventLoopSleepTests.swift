@@ -68,3 +68,54 @@ struct EventLoopSleepTests {
         #expect(loop.timerCount <= 1_024)
     }
 }
+
+/// Alarms of the loop that runs the caller, and the wake-ups a cancelled timer no longer costs.
+@Suite("Event loop alarms")
+struct EventLoopAlarmTests {
+    typealias Flag = EventLoopTaskExecutorTests.Flag
+
+    @Test func aCancelledTimerNoLongerSetsWhenTheLoopWakes() throws {
+        let group = try EventLoopGroup(threadCount: 1)
+        defer { group.shutdown() }
+        let loop = try #require(try group.nextTaskExecutor() as? EventLoop)
+        let soon = loop.scheduleTimer(in: .seconds(600)) {}
+        let later = loop.scheduleTimer(in: .seconds(3_600)) {}
+        #expect(loop.nextTimerDeadline == soon.deadline)
+        soon.cancel()
+        #expect(loop.nextTimerDeadline == later.deadline)
+        #expect(loop.liveTimerCount == 1)
+    }
+
+    @Test func anAlarmOnTheCallersLoopRingsOnThatLoopsThread() async throws {
+        let group = try EventLoopGroup(threadCount: 1)
+        defer { group.shutdown() }
+        let executor = try group.nextTaskExecutor()
+        let loop = try #require(executor as? EventLoop)
+        let rangOnLoop = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            Task(executorPreference: executor) {
+                let alarm = EventLoopAlarm(onCurrentLoopIn: .milliseconds(5)) { continuation.resume(returning: loop.inEventLoop) }
+                if alarm == nil { continuation.resume(returning: false) }
+            }
+        }
+        #expect(rangOnLoop)
+        #expect(EventLoopAlarm.pendingCount(on: executor) == 0)
+    }
+
+    @Test func offEveryLoopThereIsNoAlarmAndNothingRuns() {
+        let rang = Flag()
+        #expect(EventLoopAlarm(onCurrentLoopIn: .zero) { rang.set() } == nil)
+        #expect(!rang.isSet)
+    }
+
+    @Test func aCancelledAlarmIsNoLongerPending() async throws {
+        let group = try EventLoopGroup(threadCount: 1)
+        defer { group.shutdown() }
+        let executor = try group.nextTaskExecutor()
+        let rang = Flag()
+        let alarm = try #require(EventLoopAlarm(on: executor, in: .seconds(3_600)) { rang.set() })
+        #expect(EventLoopAlarm.pendingCount(on: executor) == 1)
+        alarm.cancel()
+        #expect(EventLoopAlarm.pendingCount(on: executor) == 0)
+        #expect(!rang.isSet)
+    }
+}

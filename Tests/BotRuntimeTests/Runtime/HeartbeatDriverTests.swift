@@ -1,0 +1,44 @@
+@testable import BotRuntime
+import ChatterBots
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// A connection's heartbeat against the sandbox: pings go out from the deadline itself and each pong, heard on the
+/// reader, moves the heartbeat on to the next ping.
+@Suite("HeartbeatDriver", .serialized)
+struct HeartbeatDriverTests {
+    typealias Flag = ConnectionScopeTests.Flag
+
+    @Test func aPongMovesTheHeartbeatFromThePongDeadlineToTheNextPing() async throws {
+        try await ConnectionScopeTests.withConnection { _, _, connection in
+            let clock = ManualClock()
+            let timers = DeadlineScheduler<SessionDeadline>(clock: clock, executor: nil)
+            defer { timers.stop() }
+            let heartbeat = HeartbeatDriver(
+                pongTimeout: .seconds(10), clock: clock, log: SessionLog(sink: .discarding, bot: "heartbeat", clock: clock),
+                timers: timers, generation: 1)
+            let dead = Flag()
+            let key = SessionDeadline.heartbeat(generation: 1)
+            let scope = Task {
+                await ConnectionScope.run(connection, heartbeat: heartbeat, onDead: { dead.set() }) { tasks in
+                    tasks.startReading { for await _ in connection.events {} }
+                }
+            }
+            let start = clock.now
+            let interval = connection.heartbeatInterval
+            try await clock.waitForSleepers(1)
+            #expect(timers.deadline(of: key) == start.adding(interval))
+            await clock.advance(by: interval)  // the ping goes out
+            let nextPing = start.adding(interval).adding(interval)
+            #expect(await eventually { timers.deadline(of: key) == nextPing }, "the pong came and the pong deadline went")
+            await clock.advance(by: .seconds(10))  // past the pong deadline: the connection lives on
+            try await clock.waitForSleepers(1)  // the scheduler woke there and waits for the next ping
+            #expect(!dead.isSet)
+            #expect(timers.deadline(of: key) == nextPing)
+            await connection.close()
+            await scope.value
+        }
+    }
+}
