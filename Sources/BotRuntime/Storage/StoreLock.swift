@@ -66,28 +66,22 @@ final class StoreLock: Sendable {
             return String(cString: resolved)
         } ?? parent
         try table.withLock { directories throws(Refusal) in
-            var entry: Directory
-            if let held = directories[directory] {
-                entry = held
-            } else {
+            if directories[directory] == nil {
                 let lockPath = (directory as NSString).appendingPathComponent(fileName)
                 let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
                 guard descriptor >= 0 else { throw .unavailable(failure(directory: parent, errno: errno)) }
-                entry = Directory(descriptor: descriptor)
+                directories[directory] = Directory(descriptor: descriptor)
             }
-            let offset = offset(of: name)
-            guard entry.names[offset] == nil else {
-                if entry.names.isEmpty { close(entry.descriptor) }
-                throw .held(inThisProcess: true)
+            do throws(Refusal) {
+                // In place: a copy of the entry would copy its table of names, one per open store.
+                try directories[directory]?.take(name, at: offset(of: name), directory: parent)
+            } catch {
+                if let entry = directories[directory], entry.names.isEmpty {
+                    close(entry.descriptor)
+                    directories[directory] = nil
+                }
+                throw error
             }
-            let code = setLock(entry.descriptor, offset: offset, locked: true)
-            guard code == 0 else {
-                if entry.names.isEmpty { close(entry.descriptor) }
-                if code == EAGAIN || code == EACCES { throw .held(inThisProcess: false) }
-                throw .unavailable(failure(directory: parent, errno: code))
-            }
-            entry.names[offset] = name
-            directories[directory] = entry
         }
         return StoreLock(directory: directory, name: name)
     }
@@ -97,14 +91,13 @@ final class StoreLock: Sendable {
         guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Self.table.withLock { directories in
             let offset = Self.offset(of: name)
-            guard var entry = directories[directory], entry.names[offset] == name else { return }
-            entry.names[offset] = nil
-            _ = Self.setLock(entry.descriptor, offset: offset, locked: false)
-            if entry.names.isEmpty {
-                close(entry.descriptor)
+            guard let descriptor = directories[directory]?.descriptor, directories[directory]?.names[offset] == name else { return }
+            _ = Self.setLock(descriptor, offset: offset, locked: false)
+            // In place, as in `acquire`.
+            directories[directory]?.names[offset] = nil
+            if directories[directory]?.names.isEmpty == true {
+                close(descriptor)
                 directories[directory] = nil
-            } else {
-                directories[directory] = entry
             }
         }
     }
@@ -116,6 +109,17 @@ final class StoreLock: Sendable {
         let descriptor: Int32
         /// The store names held, by their offsets.
         var names: [Int64: String] = [:]
+
+        /// Locks the byte at `offset` for `name`, or says why not.
+        mutating func take(_ name: String, at offset: Int64, directory: String) throws(Refusal) {
+            guard names[offset] == nil else { throw .held(inThisProcess: true) }
+            let code = StoreLock.setLock(descriptor, offset: offset, locked: true)
+            guard code == 0 else {
+                if code == EAGAIN || code == EACCES { throw .held(inThisProcess: false) }
+                throw .unavailable(StoreLock.failure(directory: directory, errno: code))
+            }
+            names[offset] = name
+        }
     }
 
     private static let table = Mutex<[String: Directory]>([:])
@@ -131,7 +135,7 @@ final class StoreLock: Sendable {
     }
 
     /// Why the lock file of `directory` cannot be used, from the errno of opening or locking it.
-    private static func failure(directory: String, errno code: Int32) -> DatabaseError.OpenFailure {
+    fileprivate static func failure(directory: String, errno code: Int32) -> DatabaseError.OpenFailure {
         switch code {
         case ENOENT, ENOTDIR: .missingDirectory(directory)
         case EACCES, EPERM, EROFS: .directoryNotWritable(directory)
@@ -140,7 +144,7 @@ final class StoreLock: Sendable {
     }
 
     /// Locks or unlocks the byte at `offset`; 0 or the errno.
-    private static func setLock(_ descriptor: Int32, offset: Int64, locked: Bool) -> Int32 {
+    fileprivate static func setLock(_ descriptor: Int32, offset: Int64, locked: Bool) -> Int32 {
         var lock = flock(
             l_type: Int16(locked ? F_WRLCK : F_UNLCK), l_whence: Int16(SEEK_SET), l_start: off_t(offset), l_len: 1, l_pid: 0)
         #if os(Linux)
