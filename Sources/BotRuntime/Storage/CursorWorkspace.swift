@@ -97,9 +97,11 @@ final class CursorWorkspace {
         }
     }
 
-    private var statements = [Statement?](repeating: nil, count: HotStatement.allCases.count)
+    /// Made at the first statement: a workspace the store's memory answers alone allocates none.
+    private var statements: [Statement?] = []
 
     func statement(_ hot: HotStatement) throws -> Statement {
+        if statements.isEmpty { statements = [Statement?](repeating: nil, count: HotStatement.allCases.count) }
         if let statement = statements[hot.rawValue] { return statement }
         let statement = try db.cachedStatement(sql: hot.sql)
         statements[hot.rawValue] = statement
@@ -218,8 +220,8 @@ final class CursorWorkspace {
         var admissions = [MessageAdmission](repeating: .duplicate, count: messages.count)
         // Each conversation's messages in seq order, so that a batch holding 41, 42, 43 delivers all three.
         // Conversations do not affect each other, so ordering the whole batch by seq is enough.
-        let seqs = messages.map(\.seq)
-        let order = zip(seqs, seqs.dropFirst()).allSatisfy { $0 <= $1 } ? Array(messages.indices) : messages.indices.sorted { seqs[$0] < seqs[$1] }
+        let inOrder = zip(messages, messages.dropFirst()).allSatisfy { $0.seq <= $1.seq }
+        let order = inOrder ? Array(messages.indices) : messages.indices.sorted { messages[$0].seq < messages[$1].seq }
         for index in order {
             let message = messages[index]
             let admission = try change(message.conversationId) { ledger in
@@ -280,7 +282,8 @@ final class CursorWorkspace {
     /// Publishes the transaction's ledgers to the store's memory; called after the commit.
     func publish() {
         guard !ledgers.isEmpty else { return }
-        for conversation in ledgers.keys { ledgers[conversation]?.cursorWritten() }
+        // Through the values' own view: iterating the keys while writing would copy the dictionary.
+        for index in ledgers.values.indices { ledgers.values[index].cursorWritten() }
         memory.publish(ledgers)
     }
 

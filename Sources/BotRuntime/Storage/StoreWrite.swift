@@ -34,6 +34,9 @@ extension StoreWrite where Output == AdmissionReport {
     static func admit(_ messages: [Message], bot: User.ID) -> Self {
         StoreWrite(items: messages.count, batching: .goesAhead) { workspace in
             let admissions = try workspace.admit(messages, bot: bot)
+            if messages.count == 1, let message = messages.first {
+                return AdmissionReport(admissions: admissions, released: try workspace.release(message.conversationId))
+            }
             var released: [Message] = []
             var conversations: Set<Conversation.ID> = []
             for message in messages where conversations.insert(message.conversationId).inserted {
