@@ -267,19 +267,25 @@ public actor RealtimeHub: SandboxEventSink {
 
     /// `message.send`: store through the service, deliver `message.new` to the other devices (and record the
     /// pushes), then answer with the ack (or error) unless a fault eats it. Delivering first means that once the
-    /// sender holds the ack, every other socket has been handed the message and every push is recorded.
+    /// sender holds the ack, every other socket has been handed the message and every push is recorded; answering
+    /// before the conversation's next send is delivered means that the sender's socket gets the ack of `seq` n
+    /// before the `message.new` of n + 1 (a bot's quick reply would otherwise overtake the ack of what it answers).
     private nonisolated func sendMessage(
         _ send: MessageSend, replyTo: String?, for caller: SandboxCaller, on socket: RealtimeSocket
     ) async {
-        let reply: ServerFrame
         do throws(ChatterErrorBody) {
-            let outcome = try await deliverInOrder(in: send.conversationId) { () async throws(ChatterErrorBody) in
+            _ = try await deliverInOrder(in: send.conversationId) { () async throws(ChatterErrorBody) in
                 try await service.sendMessage(caller, send)
+            } answering: { ack in
+                await self.answer(ServerFrame(.messageAck(ack), replyTo: replyTo), from: caller, on: socket)
             }
-            reply = ServerFrame(.messageAck(outcome.value), replyTo: replyTo)
         } catch {
-            reply = ServerFrame(.error(error), replyTo: replyTo)
+            await answer(ServerFrame(.error(error), replyTo: replyTo), from: caller, on: socket)
         }
+    }
+
+    /// Sends `reply` to the sender, unless a fault drops or delays it.
+    private nonisolated func answer(_ reply: ServerFrame, from caller: SandboxCaller, on socket: RealtimeSocket) async {
         switch await replyPolicy(for: caller.deviceId) {
         case .drop:
             socket.abort()
@@ -320,10 +326,20 @@ public actor RealtimeHub: SandboxEventSink {
     public nonisolated func deliverInOrder<Value: Sendable>(
         in conversationId: Conversation.ID, _ send: () async throws(ChatterErrorBody) -> SandboxOutcome<Value>
     ) async throws(ChatterErrorBody) -> SandboxOutcome<Value> {
+        try await deliverInOrder(in: conversationId, send, answering: { _ in })
+    }
+
+    /// As ``deliverInOrder(in:_:)``; `answer` runs with the send's value after its fan-out and before the
+    /// conversation's next send starts (not when the send fails).
+    nonisolated func deliverInOrder<Value: Sendable>(
+        in conversationId: Conversation.ID, _ send: () async throws(ChatterErrorBody) -> SandboxOutcome<Value>,
+        answering answer: (Value) async -> Void
+    ) async throws(ChatterErrorBody) -> SandboxOutcome<Value> {
         await beginSend(in: conversationId)
         do {
             let outcome = try await send()
             await deliver(outcome.deliveries)
+            await answer(outcome.value)
             await endSend(in: conversationId)
             return outcome
         } catch {

@@ -78,6 +78,37 @@ struct MessagingConformanceTests {
         }
     }
 
+    @Test func theSendersAckArrivesBeforeAnAnswerSentTheMomentTheMessageArrived() async throws {
+        try await SandboxFixture.run { fixture in
+            let chat = try await fixture.direct(fixture.ana, fixture.ben).id
+            let ana = try await fixture.connect(fixture.ana)
+            let ben = try await fixture.connect(fixture.ben)
+            _ = try await ana.framesBeforePong()
+            _ = try await ben.framesBeforePong()
+            let rounds = 30
+            // Ben answers each message as soon as it reaches him, as a bot does.
+            let answers = Task {
+                for index in 0..<rounds {
+                    _ = try await ben.next { $0.isMessageNew }
+                    try await ben.send(SandboxFixture.text("re \(index)", in: chat), id: "ben-\(index)")
+                }
+            }
+            var overtaken: [Int] = []
+            for index in 0..<rounds {
+                try await ana.send(SandboxFixture.text("question \(index)", in: chat), id: "ana-\(index)")
+                let (frame, skipped) = try await ana.next { event in
+                    if case .messageAck = event { true } else { false }
+                }
+                #expect(frame.replyTo == "ana-\(index)")
+                if skipped.contains(where: { $0.event.isMessageNew }) { overtaken.append(index) }
+                _ = try await ana.next { $0.isMessageNew }
+            }
+            try await answers.value
+            #expect(overtaken.isEmpty, "the answers overtook the acks of rounds \(overtaken)")
+            for client in [ana, ben] { await client.close() }
+        }
+    }
+
     @Test func sendingToAConversationOfOthersIsNotFoundWithReplyTo() async throws {
         try await SandboxFixture.run { fixture in
             let theirs = try await fixture.direct(fixture.ben, fixture.nora).id
