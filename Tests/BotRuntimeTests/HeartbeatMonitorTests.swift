@@ -26,6 +26,20 @@ struct HeartbeatMonitorTests {
         #expect(monitor.handle(.tick(now: at(25))) == [.sendPing])
     }
 
+    @Test func aPingAwaitsItsPongUntilThePongOrTheDeath() {
+        var monitor = readyMonitor()
+        #expect(!monitor.awaitsPong)
+        _ = monitor.handle(.tick(now: at(25)))
+        _ = monitor.handle(.pingSent(now: at(25)))
+        #expect(monitor.awaitsPong)
+        _ = monitor.handle(.pongReceived(now: at(25.1)))
+        #expect(!monitor.awaitsPong)
+        _ = monitor.handle(.tick(now: at(50)))
+        _ = monitor.handle(.pingSent(now: at(50)))
+        #expect(monitor.handle(.tick(now: at(60))) == [.connectionDead(pingSentAt: at(50))])
+        #expect(!monitor.awaitsPong, "a dead connection waits for nothing")
+    }
+
     @Test func theServersIntervalIsUsed() {
         var monitor = readyMonitor(interval: .milliseconds(15_000))
         #expect(monitor.interval == .seconds(15))

@@ -86,6 +86,8 @@ public actor BotSession {
     /// The task of the connection of this generation, from its connect to its `.closed` report: it connects, then
     /// runs the connection's `ConnectionScope`, so the connection's reader, heartbeat and sync end within it.
     private var connection: (generation: UInt64, task: Task<Void, Never>)?
+    /// The heartbeat of the latest connection: its ping in flight keeps the session from being idle.
+    private var heartbeat: HeartbeatDriver?
     private var live: Live?
     /// The access token of the last connect attempt: a 4001 refused it.
     private var lastConnectToken: String?
@@ -269,7 +271,8 @@ public actor BotSession {
 
     /// Returns once the bot has nothing left to do at its clock's current instant: every event it received so far
     /// admitted, every scheduled job due by now handed to a handler, no handler running or queued, every unit of
-    /// work committed, and every outgoing message acknowledged by the service.
+    /// work committed, every outgoing message acknowledged by the service, and the heartbeat's ping answered (so
+    /// that virtual time never passes a pong deadline while the pong is on its way).
     ///
     /// For tests on a virtual clock (`ChatterBotsTesting`): after moving the clock, this is how a test knows that
     /// the work that came due has happened, without sleeping. A bot that cannot reach the service never gets its
@@ -282,6 +285,7 @@ public actor BotSession {
             await admission.waitUntilProcessed()
             await parts.dispatcher.waitUntilIdle()
             await parts.writer.waitUntilLanesIdle()
+            if let heartbeat { await heartbeat.waitUntilAnswered() }
             if parts.outbox.depth > 0 || !parts.messageActions.isIdle {
                 // Acknowledgements and message changes wait on the network: wait for them, or for a cancellation.
                 let (outbox, messageActions) = (parts.outbox, parts.messageActions)
@@ -297,7 +301,7 @@ public actor BotSession {
             }
             guard case .running = phase, !isShuttingDown else { return }
             if parts.scheduler.isCaughtUp && parts.dispatcher.isIdle && parts.writer.lanesAreIdle
-                && parts.outbox.depth == 0 && parts.messageActions.isIdle { return }
+                && parts.outbox.depth == 0 && parts.messageActions.isIdle && heartbeat?.awaitsPong != true { return }
         }
     }
 
@@ -472,6 +476,7 @@ public actor BotSession {
             clock: environment.clock, webSocket: environment.webSocket, taskExecutor: SessionExecutor.preferred)
         let heartbeat = HeartbeatDriver(
             pongTimeout: environment.pongTimeout, clock: environment.clock, log: log, timers: timers, generation: generation)
+        self.heartbeat = heartbeat
         // Reports go straight into the actor's input stream: no hop onto the actor to hand them over.
         let inputs = inputs
         let task = Task(executorPreference: SessionExecutor.preferred) { [weak self] in

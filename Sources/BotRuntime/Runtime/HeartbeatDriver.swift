@@ -13,8 +13,15 @@ package final class HeartbeatDriver: Sendable {
         var onDead: @Sendable () -> Void
     }
 
+    /// Who waits for the pong of the ping in flight (`waitUntilAnswered`), and whether the heartbeat stopped.
+    private struct PongWait {
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        var isStopped = false
+    }
+
     private let monitor: Mutex<HeartbeatMonitor>
     private let running = Mutex<Running?>(nil)
+    private let pongWait = Mutex(PongWait())
     private let clock: any ChatterClock
     private let log: SessionLog
     private let timers: DeadlineScheduler<SessionDeadline>
@@ -46,6 +53,31 @@ package final class HeartbeatDriver: Sendable {
     package func stop() {
         running.withLock { $0 = nil }
         timers.cancel(key)
+        let waiters = pongWait.withLock { wait in
+            wait.isStopped = true
+            defer { wait.waiters = [] }
+            return wait.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Whether a ping sent waits for its pong (false once the heartbeat stopped).
+    package var awaitsPong: Bool {
+        pongWait.withLock { wait in !wait.isStopped && monitor.withLock { $0.awaitsPong } }
+    }
+
+    /// Returns once no ping waits for its pong: at once when none does, else when the pong comes or the heartbeat
+    /// stops. Part of a session's idleness: on a virtual clock, time must not pass a pong deadline while the pong is
+    /// still on its way.
+    package func waitUntilAnswered() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let isAnswered = pongWait.withLock { wait -> Bool in
+                guard !wait.isStopped, monitor.withLock({ $0.awaitsPong }) else { return true }
+                wait.waiters.append(continuation)
+                return false
+            }
+            if isAnswered { continuation.resume() }
+        }
     }
 
     private func rearm() {
@@ -84,6 +116,11 @@ package final class HeartbeatDriver: Sendable {
             _ = monitor.handle(.pongReceived(now: now))
             return monitor.nextDeadline != before
         }
+        let waiters = pongWait.withLock { wait in
+            defer { wait.waiters = [] }
+            return wait.waiters
+        }
+        for waiter in waiters { waiter.resume() }
         guard moved, running.withLock({ $0 != nil }) else { return }
         rearm()
     }

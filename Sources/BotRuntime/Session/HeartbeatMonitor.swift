@@ -53,6 +53,9 @@ package struct HeartbeatMonitor: Sendable {
     /// When the last frame arrived from the server (pong or other), for diagnostics.
     public private(set) var lastReceivedAt: Date?
 
+    /// Whether a ping sent waits for its pong.
+    public var awaitsPong: Bool { isRunning && oldestUnansweredPingAt != nil }
+
     private var isRunning = false
     private var nextPingAt: Date?
     private var pingRequested = false

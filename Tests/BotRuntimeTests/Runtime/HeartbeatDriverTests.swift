@@ -32,7 +32,10 @@ struct HeartbeatDriverTests {
             #expect(timers.deadline(of: key) == start.adding(interval))
             await clock.advance(by: interval)  // the ping goes out
             let nextPing = start.adding(interval).adding(interval)
-            #expect(await eventually { timers.deadline(of: key) == nextPing }, "the pong came and the pong deadline went")
+            #expect(heartbeat.awaitsPong || timers.deadline(of: key) == nextPing, "a ping went out")
+            await heartbeat.waitUntilAnswered()
+            #expect(!heartbeat.awaitsPong)
+            #expect(timers.deadline(of: key) == nextPing, "the pong came and the pong deadline went")
             await clock.advance(by: .seconds(10))  // past the pong deadline: the connection lives on
             try await clock.waitForSleepers(1)  // the scheduler woke there and waits for the next ping
             #expect(!dead.isSet)
@@ -40,5 +43,18 @@ struct HeartbeatDriverTests {
             await connection.close()
             await scope.value
         }
+    }
+
+    @Test func waitingForThePongEndsWhenTheHeartbeatStops() async throws {
+        let clock = ManualClock()
+        let timers = DeadlineScheduler<SessionDeadline>(clock: clock, executor: nil)
+        defer { timers.stop() }
+        let heartbeat = HeartbeatDriver(
+            pongTimeout: .seconds(10), clock: clock, log: SessionLog(sink: .discarding, bot: "heartbeat", clock: clock),
+            timers: timers, generation: 1)
+        await heartbeat.waitUntilAnswered()  // never started: nothing waits
+        heartbeat.stop()
+        await heartbeat.waitUntilAnswered()
+        #expect(!heartbeat.awaitsPong)
     }
 }
