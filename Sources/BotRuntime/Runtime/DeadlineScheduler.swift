@@ -6,9 +6,9 @@ import WebSocket
 /// The one timer of a session: keeps its deadlines in a `DeadlineSchedule` and runs each one's action when it is
 /// due on the session's clock. One waker waits for the earliest deadline and runs what is due, then waits for the
 /// next; it is replaced when a deadline earlier than the one it waits for is scheduled (an alarm also when its
-/// deadline is rescheduled later), and there is none while nothing is scheduled. On the real clock with an event loop as executor, the waker is an alarm of the loop (no
-/// task: an idle bot's heartbeat costs a timer of the loop); otherwise it is a task that sleeps on the clock (a
-/// virtual clock's sleeps are what tests advance). Actions run in deadline order: they must be short and must not
+/// deadline is rescheduled later), and there is none while nothing is scheduled. On the real clock with an event
+/// loop as executor, the waker is an alarm of the loop (no task: an idle bot's heartbeat costs a timer of the loop);
+/// otherwise it is a task that sleeps on the clock (a virtual clock's sleeps are what tests advance). Actions run in deadline order: they must be short and must not
 /// wait (post an input, add a task to a connection's scope).
 ///
 /// ```swift
