@@ -11,14 +11,20 @@ import Testing
 struct HeartbeatDriverTests {
     typealias Flag = ConnectionScopeTests.Flag
 
+    /// A heartbeat of generation 1 with a 10 s pong timeout, its deadlines on a virtual clock.
+    static func heartbeat() -> (ManualClock, DeadlineScheduler<SessionDeadline>, HeartbeatDriver) {
+        let clock = ManualClock()
+        let timers = DeadlineScheduler<SessionDeadline>(clock: clock, executor: nil)
+        let heartbeat = HeartbeatDriver(
+            pongTimeout: .seconds(10), clock: clock, log: SessionLog(sink: .discarding, bot: "heartbeat", clock: clock),
+            timers: timers, generation: 1)
+        return (clock, timers, heartbeat)
+    }
+
     @Test func aPongMovesTheHeartbeatFromThePongDeadlineToTheNextPing() async throws {
         try await ConnectionScopeTests.withConnection { _, _, connection in
-            let clock = ManualClock()
-            let timers = DeadlineScheduler<SessionDeadline>(clock: clock, executor: nil)
+            let (clock, timers, heartbeat) = Self.heartbeat()
             defer { timers.stop() }
-            let heartbeat = HeartbeatDriver(
-                pongTimeout: .seconds(10), clock: clock, log: SessionLog(sink: .discarding, bot: "heartbeat", clock: clock),
-                timers: timers, generation: 1)
             let dead = Flag()
             let key = SessionDeadline.heartbeat(generation: 1)
             let scope = Task {
@@ -46,12 +52,8 @@ struct HeartbeatDriverTests {
     }
 
     @Test func waitingForThePongEndsWhenTheHeartbeatStops() async throws {
-        let clock = ManualClock()
-        let timers = DeadlineScheduler<SessionDeadline>(clock: clock, executor: nil)
+        let (_, timers, heartbeat) = Self.heartbeat()
         defer { timers.stop() }
-        let heartbeat = HeartbeatDriver(
-            pongTimeout: .seconds(10), clock: clock, log: SessionLog(sink: .discarding, bot: "heartbeat", clock: clock),
-            timers: timers, generation: 1)
         await heartbeat.waitUntilAnswered()  // never started: nothing waits
         heartbeat.stop()
         await heartbeat.waitUntilAnswered()
