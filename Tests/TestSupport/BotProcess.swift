@@ -39,6 +39,8 @@ package final class BotProcess: Sendable {
     ) throws {
         outputFile = directory.appendingPathComponent("\(label).out")
         errorFile = directory.appendingPathComponent("\(label).err")
+        // Full symbolication of a debug build's backtrace can take a minute on a loaded machine; names are enough.
+        let environment = ["SWIFT_BACKTRACE": "symbolicate=fast"].merging(environment) { _, given in given }
         child = try ChildProcess(
             [try Self.executable(executable).path] + arguments, workingDirectory: directory.path, environment: environment,
             standardOutput: .file(outputFile.path), standardError: .file(errorFile.path), discardingInput: true)

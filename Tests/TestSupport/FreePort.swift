@@ -4,24 +4,37 @@ import Glibc
 /// A loopback port to hand to a process that must listen on a port known in advance (shards finding the sandbox
 /// of shard 0).
 package enum FreePort {
-    /// A port nothing listens on now: bound to 0, read, and closed.
+    /// A port nothing listens on now, below the kernel's ephemeral range: a port the kernel hands out (to another
+    /// test's listener bound to 0, or as the local end of an outgoing connection) could be taken again between this
+    /// call and the moment the child binds it.
     package static func take() throws -> Int {
+        let lowest = 10_000
+        let below = ephemeralRangeStart()
+        guard below > lowest + 100 else { throw ProcessTestError("the ephemeral ports start at \(below): no room below") }
+        for _ in 0..<200 {
+            let port = Int.random(in: lowest..<below)
+            if try canBind(port) { return port }
+        }
+        throw ProcessTestError("no free port in \(lowest)..<\(below) after 200 tries")
+    }
+
+    /// The first port of `/proc/sys/net/ipv4/ip_local_port_range` (32768 by default).
+    private static func ephemeralRangeStart() -> Int {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        return text.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32768
+    }
+
+    private static func canBind(_ port: Int) throws -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ProcessTestError("socket: errno \(errno)") }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        address.sin_port = UInt16(port).bigEndian
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0 else { throw ProcessTestError("bind: errno \(errno)") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard named == 0 else { throw ProcessTestError("getsockname: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        return bound == 0
     }
 }
