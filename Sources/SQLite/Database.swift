@@ -44,6 +44,12 @@ public final class Database {
     /// Opens the file for a ``DatabaseQueue``: with `leavesCheckpointsToQueue` (and a configuration that allows
     /// inline work), commits only count the log's frames and the queue checkpoints.
     convenience init(path: String, configuration: DatabaseConfiguration, leavesCheckpointsToQueue: Bool) throws {
+        if let size = configuration.pageSize, !DatabaseConfiguration.validPageSizes.contains(size) {
+            // SQLite would ignore it silently; nothing is created.
+            throw DatabaseError.cannotOpen(
+                path: path, reason: .other("page size \(size) is not a power of two from 512 to 65,536: choose one that is"),
+                underlying: nil)
+        }
         let isInMemory = path.isEmpty || path == ":memory:"
         let createdFromImage = !isInMemory && (configuration.newFileImage?.createFileIfMissing(at: path) ?? false)
         if configuration.createsOwnerOnlyFile && !isInMemory && !createdFromImage {
@@ -431,7 +437,12 @@ public final class Database {
                     reason: DatabaseFile.failureReason(path: path, errno: EACCES) ?? .fileNotAccessible,
                     underlying: nil)
             }
-            if isExclusive, try makeStatement(sql: "PRAGMA page_count").fetchOne(Int.self) == 0 {
+            let isEmpty = try makeStatement(sql: "PRAGMA page_count").fetchOne(Int.self) == 0
+            if isEmpty, let size = configuration.pageSize {
+                // Before anything writes page 1, which fixes the size for the file's life.
+                try makeStatement(sql: "PRAGMA page_size = \(size)").execute()
+            }
+            if isExclusive, isEmpty {
                 // A new, empty file that only this connection can write: turning it to WAL writes its first page,
                 // and in the default rollback mode that meant creating, syncing and deleting a -journal file (3
                 // fsyncs and a file's inode, slow on ext4 among many recently deleted ones when a thousand bots

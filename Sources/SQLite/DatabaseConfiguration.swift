@@ -43,6 +43,11 @@ public struct DatabaseConfiguration: Sendable, Hashable {
     /// connection to wait for) and the `.off` and `.normal` ``synchronous`` levels (no fsync per commit); ignored
     /// otherwise. Default false.
     public var runsUncontendedWorkInline: Bool
+    /// The page size, in bytes, of a database this connection creates (`PRAGMA page_size`): a power of two from 512
+    /// to 65,536. Every commit writes whole pages to the write-ahead log, so a database of small rows that is written
+    /// often writes fewer bytes with smaller pages; large rows spill into more overflow pages. nil keeps SQLite's
+    /// default (4,096). A database that exists already keeps its own.
+    public var pageSize: Int?
     /// What a database file that does not exist yet starts as (see ``DatabaseImage``); nil, the default, creates it
     /// empty. An existing file is opened as it is.
     package var newFileImage: DatabaseImage?
@@ -60,7 +65,8 @@ public struct DatabaseConfiguration: Sendable, Hashable {
         journalSizeLimit: Int? = nil,
         keepsWriteAheadLogFile: Bool = false,
         maxLogPagesLeftOnClose: Int = 0,
-        runsUncontendedWorkInline: Bool = false
+        runsUncontendedWorkInline: Bool = false,
+        pageSize: Int? = nil
     ) {
         self.synchronous = synchronous
         self.busyTimeout = busyTimeout
@@ -74,7 +80,11 @@ public struct DatabaseConfiguration: Sendable, Hashable {
         self.keepsWriteAheadLogFile = keepsWriteAheadLogFile
         self.maxLogPagesLeftOnClose = max(0, maxLogPagesLeftOnClose)
         self.runsUncontendedWorkInline = runsUncontendedWorkInline
+        self.pageSize = pageSize
     }
+
+    /// The page sizes SQLite accepts.
+    static let validPageSizes: Set<Int> = Set((9...16).map { 1 << $0 })
 
     /// Whether work may run on the caller's thread: asked for, and commits never fsync.
     var allowsInlineWork: Bool {

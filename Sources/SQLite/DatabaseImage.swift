@@ -16,11 +16,13 @@ package struct DatabaseImage: Sendable, Hashable {
     /// A new file's write-ahead log: every page of the built database, committed in one transaction.
     let log: [UInt8]
 
-    /// Runs `build` on a new in-memory database (a ``DatabaseMigrator``'s `migrate`, typically) and keeps its pages.
-    package init(building build: (Database) throws -> Void) throws {
-        let built = try Self.pages { try build($0) }
+    /// Runs `build` on a new in-memory database (a ``DatabaseMigrator``'s `migrate`, typically) and keeps its pages,
+    /// of `pageSize` bytes (see ``DatabaseConfiguration/pageSize``; nil: SQLite's default).
+    package init(pageSize: Int? = nil, building build: (Database) throws -> Void) throws {
+        let configuration = DatabaseConfiguration(pageSize: pageSize)
+        let built = try Self.pages(configuration) { try build($0) }
         // Writing the header makes page 1 of an empty database.
-        let empty = try Self.pages { try $0.execute(sql: "PRAGMA user_version = 0") }
+        let empty = try Self.pages(configuration) { try $0.execute(sql: "PRAGMA user_version = 0") }
         let pageSize = Self.pageSize(of: built)
         guard pageSize == Self.pageSize(of: empty), built.count % pageSize == 0, empty.count == pageSize else {
             throw SQLiteError(extendedCode: ResultCode(rawValue: SQLITE_INTERNAL), message: "unexpected page sizes in a database image")
@@ -44,8 +46,8 @@ package struct DatabaseImage: Sendable, Hashable {
     }
 
     /// The pages of a new in-memory database after `build`, page 1 marked for WAL.
-    private static func pages(_ build: (Database) throws -> Void) throws -> [UInt8] {
-        let database = try Database.inMemory()
+    private static func pages(_ configuration: DatabaseConfiguration, _ build: (Database) throws -> Void) throws -> [UInt8] {
+        let database = try Database.inMemory(configuration: configuration)
         defer { database.close() }
         try build(database)
         guard !database.isClosed else { throw DatabaseError.closed }

@@ -40,6 +40,22 @@ import Testing
         #expect(try database.fetchOne(String.self, sql: "PRAGMA integrity_check") == "ok")
     }
 
+    @Test func aFileFromAnImageOfSmallPagesKeepsThemAndGrowsPastTheImage() throws {
+        let path = directory.file("notes.sqlite")
+        let image = try DatabaseImage(pageSize: 1024) { db in
+            try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+        }
+        #expect(image.log.count == 32 + 2 * (24 + 1024))
+        #expect(image.createFileIfMissing(at: path))
+        let database = try Database(path: path)
+        defer { database.close() }
+        #expect(try database.fetchOne(Int.self, sql: "PRAGMA page_size") == 1024)
+        for _ in 0..<50 { try database.execute(sql: "INSERT INTO notes (body) VALUES (?)", arguments: [String(repeating: "n", count: 500)]) }
+        try database.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        #expect(try database.fetchOne(Int.self, sql: "SELECT count(*) FROM notes") == 50)
+        #expect(try database.fetchOne(String.self, sql: "PRAGMA integrity_check") == "ok")
+    }
+
     @Test func whatIsWrittenToAFileFromAnImageSurvivesACheckpointAndAReopening() throws {
         let path = directory.file("notes.sqlite")
         #expect(try notesImage().createFileIfMissing(at: path))

@@ -88,14 +88,14 @@ package final class BotStore: Sendable {
         } catch {
             throw error.storeError(path: path)
         }
-        // Checkpoint at SQLite's 1000 log pages (4 MiB). The checkpoint runs on the store's queue, so every
-        // operation of the bot waits for it: at 8192 pages (32 MiB) each one held the queue ~25 ms and set the p99
-        // of a reply at 1,000 msg/s (chatter-bench latency: 25 ms; at 1000 pages 3 ms, and throughput rose too).
+        // Checkpoint at SQLite's 1000 log pages (2 MiB in a new store, 4 MiB in one made with 4 KiB pages). The
+        // checkpoint runs on the store's queue, so every operation of the bot waits for it: at 8192 pages each one
+        // held the queue ~25 ms and set the p99 of a reply at 1,000 msg/s (at 1000 pages, 3 ms).
         // After a checkpoint the log is truncated to 64 MiB at most. Both are set again whenever a dormant store
         // reopens, with the rest of the configuration.
         // A dormant store closes and reopens often: its emptied -wal file stays, rather than a file deleted and
         // created each time (with 10,000 bots, ext4's inode allocation was the fleet's top cost in a reconnect storm),
-        // and a log of up to 128 pages (512 KiB) stays uncheckpointed at close: a store closed after a reconnect's
+        // and a log of up to 128 pages (256 KiB) stays uncheckpointed at close: a store closed after a reconnect's
         // few writes no longer copies them into the file and syncs it (~10 % of the fleet's CPU in that storm).
         // A start-up runs ~40 statements once and a live bot ~10 again and again: caching only what repeats keeps
         // the one-off ones (~4 KiB each) from piling up while 1,000 bots start together.
@@ -104,7 +104,7 @@ package final class BotStore: Sendable {
             statementCacheAdmission: .repeatedUse, lockingMode: .exclusive,
             walAutoCheckpointPages: 1000, journalSizeLimit: 67_108_864, keepsWriteAheadLogFile: true,
             maxLogPagesLeftOnClose: 128,
-            runsUncontendedWorkInline: true)
+            runsUncontendedWorkInline: true, pageSize: BotStoreSchema.pageSize)
         // A new store starts as the image of a migrated one: making the schema in the file (parsing each table's SQL
         // again and again, committing it through a new log, switching the file to WAL) was a third of a thousand
         // bots' start-up CPU. Where the file system cannot, opening creates an empty file and the migrations run.

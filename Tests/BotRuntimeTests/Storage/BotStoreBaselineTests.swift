@@ -86,6 +86,52 @@ import Testing
         #expect(migrated.applied == BotStoreSchema.migrator.migrationNames)
     }
 
+    /// The page size of the database at `name`.
+    func pageSize(of name: String) async throws -> Int? {
+        let queue = try await DatabaseQueue(path: directory.file(name))
+        let size = try await queue.read { db in try db.fetchOne(Int.self, sql: "PRAGMA page_size") }
+        await queue.close()
+        return size
+    }
+
+    @Test func everyNewStoreHasTheSchemasPageSizeHoweverItWasMade() async throws {
+        _ = try await openedStore("from-image.sqlite")
+        let image = try #require(BotStoreSchema.newStoreImage)
+        #expect(DatabaseFile.createOwnerOnlyIfMissing(at: directory.file("no-log.sqlite"), holding: image.emptyDatabase, syncs: true))
+        _ = try await openedStore("no-log.sqlite")
+        #expect(FileManager.default.createFile(atPath: directory.file("empty.sqlite"), contents: nil))
+        _ = try await openedStore("empty.sqlite")
+        for name in ["from-image.sqlite", "no-log.sqlite", "empty.sqlite"] {
+            #expect(try await pageSize(of: name) == BotStoreSchema.pageSize, "\(name)")
+        }
+    }
+
+    @Test func aStoreMadeWithSQLitesDefaultPagesKeepsThemAndWorks() async throws {
+        _ = try await newStore("older.sqlite", Self.replayingEveryMigration)
+        #expect(try await pageSize(of: "older.sqlite") == 4096)
+        let store = try await BotStore.open(path: directory.file("older.sqlite"))
+        try await store.setValue(String(repeating: "v", count: 10_000), forKey: "long", in: .global)
+        await store.close()
+        let reopened = try await BotStore.open(path: directory.file("older.sqlite"))
+        let value = try await reopened.value(String.self, forKey: "long", in: .global)
+        await reopened.close()
+        #expect(value?.count == 10_000)
+        #expect(try await pageSize(of: "older.sqlite") == 4096)
+    }
+
+    @Test func aNewStoreHoldsValuesLargerThanItsPages() async throws {
+        let store = try await BotStore.open(path: directory.file("new.sqlite"))
+        let long = String(repeating: "é", count: 20_000)
+        try await store.setValue(long, forKey: "long", in: .global)
+        await store.close()
+        let reopened = try await BotStore.open(path: directory.file("new.sqlite"))
+        let value = try await reopened.value(String.self, forKey: "long", in: .global)
+        let check = try await reopened.queue.read { db in try db.fetchOne(String.self, sql: "PRAGMA integrity_check") }
+        await reopened.close()
+        #expect(value == long)
+        #expect(check == "ok")
+    }
+
     @Test func aNewStoreRecordsEveryMigrationAsApplied() async throws {
         let atOnce = try await newStore("at-once.sqlite", BotStoreSchema.migrator)
         #expect(atOnce.applied == BotStoreSchema.migrator.migrationNames)
