@@ -316,8 +316,10 @@ final class EventLoop: TaskExecutor, Sendable {
                     selectable.selectableReadable()
                 }
             }
-            fireDueTimers()
             runTasks()
+            // Timers after the work the turn's input started: a reply or a pong read in the same turn as its
+            // deadline is handled before the deadline decides it never came. What the timers start runs now.
+            if fireDueTimers() { runTasks() }
             finishTurn()
         }
     }
@@ -332,11 +334,15 @@ final class EventLoop: TaskExecutor, Sendable {
         return Int32(clamping: milliseconds)
     }
 
-    private func fireDueTimers() {
+    /// Runs the timers due now; whether there were any.
+    private func fireDueTimers() -> Bool {
         let now = MonotonicTime.now()
+        var fired = false
         while let timer = timers.withLock({ $0.popDue(now: now) }) {
             timer.fire()
+            fired = true
         }
+        return fired
     }
 
     private func runTasks() {
