@@ -44,11 +44,19 @@ public final class Database {
     /// Opens the file for a ``DatabaseQueue``: with `leavesCheckpointsToQueue` (and a configuration that allows
     /// inline work), commits only count the log's frames and the queue checkpoints.
     convenience init(path: String, configuration: DatabaseConfiguration, leavesCheckpointsToQueue: Bool) throws {
-        if let size = configuration.pageSize, !DatabaseConfiguration.validPageSizes.contains(size) {
-            // SQLite would ignore it silently; nothing is created.
-            throw DatabaseError.cannotOpen(
-                path: path, reason: .other("page size \(size) is not a power of two from 512 to 65,536: choose one that is"),
-                underlying: nil)
+        if let size = configuration.pageSize {
+            // SQLite would ignore either silently; nothing is created.
+            guard DatabaseConfiguration.validPageSizes.contains(size) else {
+                throw DatabaseError.cannotOpen(
+                    path: path, reason: .other("page size \(size) is not a power of two from 512 to 65,536: choose one that is"),
+                    underlying: nil)
+            }
+            if let image = configuration.newFileImage, image.pageSize != size {
+                throw DatabaseError.cannotOpen(
+                    path: path,
+                    reason: .other("the new-file image has \(image.pageSize)-byte pages and the configuration asks for \(size): make them agree"),
+                    underlying: nil)
+            }
         }
         let isInMemory = path.isEmpty || path == ":memory:"
         let createdFromImage = !isInMemory && (configuration.newFileImage?.createFileIfMissing(at: path) ?? false)

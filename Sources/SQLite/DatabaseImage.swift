@@ -15,6 +15,8 @@ package struct DatabaseImage: Sendable, Hashable {
     let emptyDatabase: [UInt8]
     /// A new file's write-ahead log: every page of the built database, committed in one transaction.
     let log: [UInt8]
+    /// The size in bytes of the image's pages, and so of a file created from it.
+    package let pageSize: Int
 
     /// Runs `build` on a new in-memory database (a ``DatabaseMigrator``'s `migrate`, typically) and keeps its pages,
     /// of `pageSize` bytes (see ``DatabaseConfiguration/pageSize``; nil: SQLite's default).
@@ -28,6 +30,7 @@ package struct DatabaseImage: Sendable, Hashable {
             throw SQLiteError(extendedCode: ResultCode(rawValue: SQLITE_INTERNAL), message: "unexpected page sizes in a database image")
         }
         emptyDatabase = empty
+        self.pageSize = pageSize
         log = Self.writeAheadLog(of: built, pageSize: pageSize)
     }
 

@@ -56,6 +56,15 @@ import Testing
         #expect(try database.fetchOne(String.self, sql: "PRAGMA integrity_check") == "ok")
     }
 
+    @Test func anImageWhosePagesDifferFromTheConfiguredSizeIsRefusedBeforeAnythingIsCreated() throws {
+        let path = directory.file("notes.sqlite")
+        var configuration = DatabaseConfiguration(pageSize: 1024)
+        configuration.newFileImage = try notesImage()
+        let error = #expect(throws: DatabaseError.self) { _ = try Database(path: path, configuration: configuration) }
+        #expect(error?.description.contains("the new-file image has 4096-byte pages and the configuration asks for 1024") == true)
+        #expect(try entries().isEmpty)
+    }
+
     @Test func whatIsWrittenToAFileFromAnImageSurvivesACheckpointAndAReopening() throws {
         let path = directory.file("notes.sqlite")
         #expect(try notesImage().createFileIfMissing(at: path))

@@ -39,8 +39,11 @@ package final class BotProcess: Sendable {
     ) throws {
         outputFile = directory.appendingPathComponent("\(label).out")
         errorFile = directory.appendingPathComponent("\(label).err")
-        // Full symbolication of a debug build's backtrace can take a minute on a loaded machine; names are enough.
-        let environment = ["SWIFT_BACKTRACE": "symbolicate=fast"].merging(environment) { _, given in given }
+        // A crash's backtrace without the inline frames' lookups, which make up much of a debug build's; a setting
+        // given or inherited is kept.
+        let inherited = ProcessInfo.processInfo.environment["SWIFT_BACKTRACE"]
+        let backtrace = inherited.map { $0.contains("symbolicate") ? $0 : $0 + ",symbolicate=fast" } ?? "symbolicate=fast"
+        let environment = ["SWIFT_BACKTRACE": backtrace].merging(environment) { _, given in given }
         child = try ChildProcess(
             [try Self.executable(executable).path] + arguments, workingDirectory: directory.path, environment: environment,
             standardOutput: .file(outputFile.path), standardError: .file(errorFile.path), discardingInput: true)

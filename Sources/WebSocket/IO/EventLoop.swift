@@ -334,20 +334,20 @@ final class EventLoop: TaskExecutor, Sendable {
         return Int32(clamping: milliseconds)
     }
 
-    /// Runs the timers due now; whether there were any.
+    /// Runs the timers due now; whether any ran (a cancelled one does not).
     private func fireDueTimers() -> Bool {
         let now = MonotonicTime.now()
         var fired = false
         while let timer = timers.withLock({ $0.popDue(now: now) }) {
-            timer.fire()
-            fired = true
+            if timer.fire() { fired = true }
         }
         return fired
     }
 
     private func runTasks() {
-        // Closures queued while these run are handled on the next turn, after I/O, so a busy producer cannot
-        // starve sockets; jobs get a few rounds first (see `jobRoundsPerTurn`).
+        // Closures queued while these run wait for the turn's timers to have run something (a second pass) or for
+        // the next turn, after I/O, so a busy producer cannot starve sockets; jobs get a few rounds first (see
+        // `jobRoundsPerTurn`).
         var tasks: [@Sendable () -> Void] = []
         var jobs: [UnownedJob] = []
         queue.withLock { queue in
@@ -394,8 +394,12 @@ final class EventLoopTimer: Sendable {
         _ = work.withLock { work in work.take() }
     }
 
-    func fire() {
-        if let work = work.withLock({ work in work.take() }) { work() }
+    /// Runs the work unless it ran or was cancelled already; whether it ran now.
+    @discardableResult
+    func fire() -> Bool {
+        guard let work = work.withLock({ work in work.take() }) else { return false }
+        work()
+        return true
     }
 }
 
