@@ -45,7 +45,8 @@ public final class Database {
     /// inline work), commits only count the log's frames and the queue checkpoints.
     convenience init(path: String, configuration: DatabaseConfiguration, leavesCheckpointsToQueue: Bool) throws {
         if let size = configuration.pageSize {
-            // SQLite would ignore either silently; nothing is created.
+            // Either would be ignored silently (SQLite drops a size it cannot use; a file from the image has the
+            // image's), so both are refused before anything is created.
             guard DatabaseConfiguration.validPageSizes.contains(size) else {
                 throw DatabaseError.cannotOpen(
                     path: path, reason: .other("page size \(size) is not a power of two from 512 to 65,536: choose one that is"),
