@@ -247,9 +247,19 @@ public final class DatabaseQueue: Sendable {
     /// allowed, the connection is open and free, and nothing is queued before it. Nil, with nothing run, otherwise:
     /// the caller then goes through ``writeWithoutTransaction(_:)``. For a caller that has nothing to wait for but
     /// the database, this saves suspending and resuming.
+    @inlinable
     public func writeInlineIfFree<T: Sendable>(_ body: @Sendable (Database) throws -> T) -> Result<T, any Error>? {
-        guard allowsInlineWork else { return nil }
-        guard let dormancy else { return runInline(body) }
+        var result: Result<T, any Error>?
+        guard writeInlineIfFree(erased: { database in result = Result { try body(database) } }) else { return nil }
+        return result
+    }
+
+    /// ``writeInlineIfFree(_:)`` without its result type: whether `body` ran. Not generic, and the generic part
+    /// inlinable, so that a caller in another module does not look up its result's type metadata at every write.
+    @usableFromInline
+    func writeInlineIfFree(erased body: (Database) -> Void) -> Bool {
+        guard allowsInlineWork else { return false }
+        guard let dormancy else { return runInline(erased: body) }
         let isOpen = activity.withLock { activity -> Bool in
             guard activity.mayBeOpen else { return false }
             activity.pendingWork += 1
@@ -257,14 +267,12 @@ public final class DatabaseQueue: Sendable {
             activity.holdsMemory = true
             return true
         }
-        guard isOpen else { return nil }
-        let ran = runInline { database in
-            defer {
-                let inTransaction = database.isInTransaction
-                self.activity.withLock { $0.inTransaction = inTransaction }
-            }
-            return try body(database)
-        }
+        guard isOpen else { return false }
+        let ran = runInline(erased: { database in
+            body(database)
+            let inTransaction = database.isInTransaction
+            self.activity.withLock { $0.inTransaction = inTransaction }
+        })
         finishWork(dormancy)
         return ran
     }
@@ -272,19 +280,24 @@ public final class DatabaseQueue: Sendable {
     /// Runs `body` on the caller's thread if inline work is allowed, the connection is open, nothing is queued
     /// before it and no one holds the connection; nil when it must go through the dispatch queue instead.
     private func runInline<T: Sendable>(_ body: @Sendable (Database) throws -> T) -> Result<T, any Error>? {
-        guard allowsInlineWork, dispatchedCalls.load(ordering: .acquiring) == 0 else { return nil }
-        let outcome = connection.slot.withLockIfAvailable { slot -> (result: Result<T, any Error>, checkpointDue: Bool)? in
+        var result: Result<T, any Error>?
+        guard runInline(erased: { database in result = Result { try body(database) } }) else { return nil }
+        return result
+    }
+
+    /// ``runInline(_:)`` without its result type: whether `body` ran.
+    private func runInline(erased body: (Database) -> Void) -> Bool {
+        guard allowsInlineWork, dispatchedCalls.load(ordering: .acquiring) == 0 else { return false }
+        let checkpointDue = connection.slot.withLockIfAvailable { slot -> Bool? in
             guard !slot.isClosed, let database = slot.database, !database.nextCommitMaySync else { return nil }
-            let result = Result { try body(database) }
-            return (result, database.isCheckpointDue)
+            body(database)
+            return database.isCheckpointDue
         }
-        guard case let ran?? = outcome else { return nil }
-        if ran.checkpointDue {
-            if !checkpointQueued.exchange(true, ordering: .acquiringAndReleasing) {
-                dispatchQueue.async { [self] in checkpoint() }
-            }
+        guard case let due?? = checkpointDue else { return false }
+        if due, !checkpointQueued.exchange(true, ordering: .acquiringAndReleasing) {
+            dispatchQueue.async { [self] in checkpoint() }
         }
-        return ran.result
+        return true
     }
 
     /// Runs `body` on the dispatch queue, opening the connection first if it is not open, and again (after what was

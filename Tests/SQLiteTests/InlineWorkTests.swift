@@ -218,6 +218,69 @@ import Testing
         #expect(dueAtStart.withLock { $0 }.allSatisfy { !$0 }, "40 commits of two or more pages would leave 80+ frames")
         #expect(try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM blobs") } == 40)
     }
+
+    // MARK: - writeInlineIfFree
+
+    @Test(arguments: [false, true])
+    func writeInlineIfFreeRunsAtOnceAndReturnsTheResult(dormant: Bool) async throws {
+        let queue = try await queue(dormancy: dormant ? DatabaseDormancy(idleTimeout: .seconds(3600)) : nil)
+        let result = queue.writeInlineIfFree { db in
+            try Self.increment(db)
+            return try db.fetchOne(Int.self, sql: "SELECT n FROM counter")
+        }
+        #expect(try result?.get() == 1)
+        #expect(try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT n FROM counter") } == 1)
+    }
+
+    @Test func writeInlineIfFreeReturnsTheBodysErrorAsAFailure() async throws {
+        let queue = try await queue()
+        struct Refused: Error {}
+        let result = queue.writeInlineIfFree { _ -> Int in throw Refused() }
+        guard case .failure(let error)? = result else {
+            Issue.record("expected a failure, got \(String(describing: result))")
+            return
+        }
+        #expect(error is Refused)
+        #expect(try await queue.write(Self.runsOnATask), "the connection is free again")
+    }
+
+    @Test func writeInlineIfFreeRunsNothingWhileTheConnectionIsInUse() async throws {
+        let queue = try await queue()
+        let innerRan = Flag()
+        let outer = queue.writeInlineIfFree { _ -> Bool in
+            queue.writeInlineIfFree { _ in innerRan.raise() } == nil
+        }
+        #expect(try outer?.get() == true, "the outer call ran; the inner one found the connection taken")
+        #expect(!innerRan.isRaised)
+    }
+
+    @Test func writeInlineIfFreeRunsNothingOnADormantConnection() async throws {
+        let queue = try await queue(dormancy: DatabaseDormancy(idleTimeout: .seconds(3600)))
+        #expect(await queue.releaseConnectionIfIdle())
+        let ran = Flag()
+        #expect(queue.writeInlineIfFree { _ in ran.raise() } == nil)
+        #expect(!ran.isRaised, "opening may block: it is left to the queue's thread")
+        #expect(try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT n FROM counter") } == 0)
+    }
+
+    @Test func aCheckpointAnInlineWriteMadeDueRunsOnTheQueue() async throws {
+        let queue = try await queue(checkpointPages: 16)
+        let blob = [UInt8](repeating: 7, count: 8_192)
+        var ranInline = 0
+        for _ in 0..<40 {
+            // A write through the queue lets any checkpoint already due run first, as a caller that finds the
+            // connection taken would.
+            if queue.writeInlineIfFree({ db in try db.execute(sql: "INSERT INTO blobs VALUES (?)", arguments: [blob]) }) == nil {
+                try await queue.write { db in try db.execute(sql: "INSERT INTO blobs VALUES (?)", arguments: [blob]) }
+            } else {
+                ranInline += 1
+            }
+        }
+        await queue.releaseMemory()
+        #expect(try await queue.read { db in db.isCheckpointDue } == false)
+        #expect(try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT count(*) FROM blobs") } == 40)
+        #expect(ranInline > 0)
+    }
 }
 
 /// A flag one task raises and others read.

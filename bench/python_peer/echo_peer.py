@@ -311,6 +311,9 @@ class EchoBot:
             except asyncio.TimeoutError:
                 ws.transport.abort()
                 return
+            except (websockets.exceptions.ConnectionClosed, Closed):
+                # The connection ended while the ping was out: the reader reports it.
+                return
 
     async def synchronize(self, ws):
         token = self.access_token

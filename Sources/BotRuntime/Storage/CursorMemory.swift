@@ -24,10 +24,11 @@ final class CursorMemory: Sendable {
         ledgers.withLock { $0[conversation]?.gap } ?? ConversationLedger().gap
     }
 
-    /// Records a committed transaction's ledgers; empty ones are dropped.
+    /// Records a committed transaction's ledgers, their cursors now on file; empty ones are dropped.
     func publish(_ changed: [Conversation.ID: ConversationLedger]) {
         ledgers.withLock { ledgers in
-            for (conversation, ledger) in changed {
+            for (conversation, var ledger) in changed {
+                ledger.cursorWritten()
                 ledgers[conversation] = ledger.isEmpty ? nil : ledger
             }
         }

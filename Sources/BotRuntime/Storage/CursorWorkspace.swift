@@ -282,8 +282,6 @@ final class CursorWorkspace {
     /// Publishes the transaction's ledgers to the store's memory; called after the commit.
     func publish() {
         guard !ledgers.isEmpty else { return }
-        // Through the values' own view: iterating the keys while writing would copy the dictionary.
-        for index in ledgers.values.indices { ledgers.values[index].cursorWritten() }
         memory.publish(ledgers)
     }
 

@@ -36,7 +36,7 @@ final class EventLoop: TaskExecutor, Sendable {
     private let registry = Mutex(Registry())
     private let timers = Mutex(TimerHeap())
     /// Work to run once the turn's events, timers and jobs are done, before the loop waits again (see `atEndOfTurn`).
-    private let endOfTurn = Mutex<[@Sendable () -> Void]>([])
+    private let endOfTurn = Mutex(EndOfTurnWork())
     private let threadID = Atomic<UInt>(0)
     private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
@@ -243,18 +243,32 @@ final class EventLoop: TaskExecutor, Sendable {
     /// thread.
     func atEndOfTurn(_ work: @escaping @Sendable () -> Void) {
         assert(inEventLoop)
-        endOfTurn.withLock { $0.append(work) }
+        endOfTurn.withLock { $0.pending.append(work) }
+    }
+
+    /// The work to run at the end of the turn, and an emptied array that keeps its capacity for the next turn.
+    private struct EndOfTurnWork {
+        var pending: [@Sendable () -> Void] = []
+        var spare: [@Sendable () -> Void] = []
+
+        /// The pending work; the spare array (emptied, its capacity kept) takes its place.
+        mutating func take() -> [@Sendable () -> Void] {
+            guard !pending.isEmpty else { return [] }
+            var work = spare
+            spare = []
+            swap(&work, &pending)
+            return work
+        }
     }
 
     /// Runs the end-of-turn work, including work it adds.
     private func finishTurn() {
         while true {
-            let work = endOfTurn.withLock { work -> [@Sendable () -> Void] in
-                defer { work = [] }
-                return work
-            }
+            var work = endOfTurn.withLock { $0.take() }
             if work.isEmpty { return }
             for item in work { item() }
+            work.removeAll(keepingCapacity: true)
+            endOfTurn.withLock { $0.spare = work }
         }
     }
 

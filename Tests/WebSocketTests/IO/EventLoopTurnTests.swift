@@ -66,4 +66,26 @@ struct EventLoopTurnTests {
         }
         #expect(order.all == ["input", "timer"])
     }
+
+    @Test func endOfTurnWorkRunsOnceInOrderWithWhatItAddsAndAgainInLaterTurns() async throws {
+        let group = try EventLoopGroup(threadCount: 1)
+        defer { group.shutdown() }
+        let loop = try #require(try group.nextTaskExecutor() as? EventLoop)
+        let order = Lines()
+        for turn in 1...3 {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                loop.execute {
+                    loop.atEndOfTurn {
+                        order.append("\(turn)a")
+                        loop.atEndOfTurn {
+                            order.append("\(turn)c")
+                            done.resume()
+                        }
+                    }
+                    loop.atEndOfTurn { order.append("\(turn)b") }
+                }
+            }
+        }
+        #expect(order.all == ["1a", "1b", "1c", "2a", "2b", "2c", "3a", "3b", "3c"])
+    }
 }
