@@ -120,28 +120,22 @@ public struct Row: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// The column names of a statement's rows, shared by all rows it produces so that rows stay small.
+/// The column names of a statement's rows, shared by all rows it produces so that rows stay small. Made for every
+/// statement a connection prepares, so it only keeps the names: a row has few columns, and looking one up by name
+/// scans them faster than building a table for it would pay back.
 final class RowLayout: Sendable {
     let sql: String
     let names: [String]
-    private let indexByName: [String: Int]
-    private let indexByLowercasedName: [String: Int]
 
     init(sql: String, names: [String]) {
         self.sql = sql
         self.names = names
-        var exact: [String: Int] = [:]
-        var lowercased: [String: Int] = [:]
-        for (index, name) in names.enumerated() {
-            if exact[name] == nil { exact[name] = index }
-            let key = name.lowercased()
-            if lowercased[key] == nil { lowercased[key] = index }
-        }
-        indexByName = exact
-        indexByLowercasedName = lowercased
     }
 
+    /// The first column named `name`, compared exactly and then, as SQLite compares column names, ignoring case.
     func index(of name: String) -> Int? {
-        indexByName[name] ?? indexByLowercasedName[name.lowercased()]
+        if let index = names.firstIndex(of: name) { return index }
+        let lowercased = name.lowercased()
+        return names.firstIndex { $0.lowercased() == lowercased }
     }
 }

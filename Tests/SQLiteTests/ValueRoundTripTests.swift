@@ -128,6 +128,13 @@ import Testing
         #expect(try row["ID"] as Int == 1, "column names match case-insensitively, as in SQL")
     }
 
+    @Test func aNameMatchesItsFirstExactColumnBeforeAnyOtherCase() throws {
+        let row = try #require(try db.fetchOne(sql: "SELECT 1 AS a, 2 AS A, 3 AS a, 4 AS b"))
+        #expect(try row["a"] as Int == 1)
+        #expect(try row["A"] as Int == 2)
+        #expect(try row["B"] as Int == 4)
+    }
+
     struct Payload: Codable, Equatable {
         var title: String
         var tags: [String]
