@@ -65,14 +65,34 @@ public final class LogRedactor: Sendable {
     /// `text` with every registered secret and every recognizable credential masked.
     public func redact(_ text: String) -> String {
         var result = secrets.withLock { $0 }.masking(in: text, with: Self.mask)
-        guard result.contains("=") || result.contains("\"") || result.range(of: "bearer", options: .caseInsensitive) != nil
-        else { return result }
+        guard Self.mayHoldCredentials(result) else { return result }
         for pattern in [Self.assignment, Self.jsonProperty, Self.bearer].compactMap({ $0 }) {
             let range = NSRange(result.startIndex..., in: result)
             let template = pattern === Self.jsonProperty ? "$1\(Self.mask)\"" : "$1\(Self.mask)"
             result = pattern.stringByReplacingMatches(in: result, options: [], range: range, withTemplate: template)
         }
         return result
+    }
+
+    private static let bearerLowercased = Array("bearer".utf8)
+
+    /// Whether `text` holds what one of the patterns needs (`=`, `"` or, in any case, `bearer`): most log text holds
+    /// none, and a scan of its bytes costs far less than the patterns.
+    static func mayHoldCredentials(_ text: String) -> Bool {
+        let bearer = Self.bearerLowercased
+        var matched = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "=") || byte == UInt8(ascii: "\"") { return true }
+            // ASCII letters only: no other character folds to one of these.
+            let lowered = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+            if lowered == bearer[matched] {
+                matched += 1
+                if matched == bearer.count { return true }
+            } else {
+                matched = lowered == bearer[0] ? 1 : 0
+            }
+        }
+        return false
     }
 
     /// `record` with its message and fields redacted, and fields named like secrets masked whole.

@@ -25,6 +25,22 @@ struct LogRedactorTests {
         #expect(redactor.redact("Authorization: Bearer abc.def") == "Authorization: Bearer [REDACTED]")
     }
 
+    @Test func bearerCredentialsAreMaskedInAnyCaseAndPlainTextIsLeftAlone() {
+        let redactor = LogRedactor()
+        #expect(redactor.redact("auth BEARER abc.def") == "auth BEARER [REDACTED]")
+        #expect(redactor.redact("beabearer xyz") == "beabearer xyz", "a word that only ends in bearer names no credential")
+        #expect(redactor.redact("bebearer xyz and Bearer q1") == "bebearer xyz and Bearer [REDACTED]")
+        #expect(redactor.redact("connected in 12 ms, bear with me") == "connected in 12 ms, bear with me")
+    }
+
+    @Test(arguments: [
+        ("no marker here", false), ("a=b", true), (#"say "hi""#, true), ("BeArEr", true), ("bebearer", true),
+        ("beare r", false), ("béarer", false), ("", false),
+    ])
+    func onlyTextWithAMarkerOfAPatternIsScanned(text: String, expected: Bool) {
+        #expect(LogRedactor.mayHoldCredentials(text) == expected)
+    }
+
     @Test func aRegisteredPasswordIsMaskedInMessagesAndFields() {
         let redactor = LogRedactor()
         redactor.register("hunter2-secret")
