@@ -132,13 +132,18 @@ struct FleetCommand {
 }
 
 /// Turns the runtime's log into the fleet protocol's events: `live` records become `live` events (counting each
-/// bot's connections), errors become `error` events. Lines go out on a serial queue, so the sessions never wait.
+/// bot's connections), errors become `error` events. Lines go out on a serial queue, so the sessions never wait;
+/// the lines emitted while a write is pending join it, so that a fleet starting does not wake the queue once a bot.
 final class FleetReporter: Sendable {
     private let indexByName: [String: Int]
     private let connections: Mutex<[Int]>
     private let queue = DispatchQueue(label: "fleet stdout")
+    /// Lines not yet handed to the queue; nil when no write is pending.
+    private let pending = Mutex<Data?>(nil)
+    private let output: FileHandle
 
-    init(botNames: [String]) {
+    init(botNames: [String], output: FileHandle = .standardOutput) {
+        self.output = output
         var indexByName: [String: Int] = [:]
         for (index, name) in botNames.enumerated() { indexByName[name] = index }
         self.indexByName = indexByName
@@ -158,10 +163,16 @@ final class FleetReporter: Sendable {
     }
 
     func emit(_ object: [String: any Sendable]) {
-        guard var encoded = try? JSONSerialization.data(withJSONObject: object) else { return }
-        encoded.append(UInt8(ascii: "\n"))
-        let line = encoded
-        queue.async { FileHandle.standardOutput.write(line) }
+        guard let encoded = try? JSONSerialization.data(withJSONObject: object) else { return }
+        let startsWrite = pending.withLock { pending -> Bool in
+            let starts = pending == nil
+            pending = (pending ?? Data()) + encoded + [UInt8(ascii: "\n")]
+            return starts
+        }
+        guard startsWrite else { return }
+        queue.async { [self] in
+            if let lines = pending.withLock({ $0.take() }) { output.write(lines) }
+        }
     }
 
     /// Waits until every line emitted so far is written.
