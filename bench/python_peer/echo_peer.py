@@ -258,6 +258,8 @@ class EchoBot:
                     for future in self.waiting.values():
                         if not future.done():
                             future.set_exception(Closed(1006, "connection lost"))
+                            # Its caller may be gone (the heartbeat cancelled above): the exception counts as seen.
+                            future.exception()
                     self.waiting.clear()
         except websockets.exceptions.ConnectionClosed as closed:
             frame = closed.rcvd
