@@ -43,13 +43,21 @@ public final class LogRedactor: Sendable {
     public func register(_ secret: String) {
         guard secret.count >= Self.minimumSecretLength else { return }
         var forms: [String] = []
-        // Compared as bytes: `String` equality holds the two forms equal.
-        for form in [secret, secret.precomposedStringWithCanonicalMapping, secret.decomposedStringWithCanonicalMapping]
-        where !forms.contains(where: { $0.utf8.elementsEqual(form.utf8) }) {
-            forms.append(form)
-        }
-        if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != secret {
-            forms.append(encoded)
+        if secret.utf8.allSatisfy({ $0 < 0x80 }) {
+            // Tokens are ASCII: both normalization forms are the text itself, and its percent-encoding is made here
+            // rather than through `NSString`, once for each token a fleet signs in with.
+            forms.append(secret)
+            let encoded = Self.percentEncodedASCII(secret)
+            if encoded != secret { forms.append(encoded) }
+        } else {
+            // Compared as bytes: `String` equality holds the two forms equal.
+            for form in [secret, secret.precomposedStringWithCanonicalMapping, secret.decomposedStringWithCanonicalMapping]
+            where !forms.contains(where: { $0.utf8.elementsEqual(form.utf8) }) {
+                forms.append(form)
+            }
+            if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != secret {
+                forms.append(encoded)
+            }
         }
         secrets.withLock { set in
             for form in forms { set.insert(form) }
@@ -72,6 +80,23 @@ public final class LogRedactor: Sendable {
             result = pattern.stringByReplacingMatches(in: result, options: [], range: range, withTemplate: template)
         }
         return result
+    }
+
+    /// `text` (ASCII) with every byte but a letter or digit as `%` and two uppercase hex digits, as
+    /// `addingPercentEncoding(withAllowedCharacters: .alphanumerics)` writes it.
+    static func percentEncodedASCII(_ text: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count * 3)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"):
+                bytes.append(byte)
+            default:
+                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0f)]]
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static let bearerLowercased = Array("bearer".utf8)

@@ -58,6 +58,11 @@ struct LogRedactorTests {
         #expect(redactor.redact("url?x=p%40ss%20word%2F1") == "url?x=[REDACTED]")
     }
 
+    @Test(arguments: ["p@ss word/1", "eyJhbGciOi.abc-123_x~", "plain123", "a+b=c&d%e", "\u{7f}\u{01}tab\there"])
+    func anASCIISecretIsPercentEncodedAsFoundationEncodesIt(secret: String) {
+        #expect(LogRedactor.percentEncodedASCII(secret) == secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+    }
+
     @Test func fieldsNamedLikeSecretsAreMaskedWhole() {
         let redactor = LogRedactor()
         let record = LogRecord(
