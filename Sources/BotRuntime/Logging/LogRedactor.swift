@@ -1,3 +1,4 @@
+import ChatterBots
 import Foundation
 import Synchronization
 
@@ -47,7 +48,7 @@ public final class LogRedactor: Sendable {
             // Tokens are ASCII: both normalization forms are the text itself, and its percent-encoding is made here
             // rather than through `NSString`, once for each token a fleet signs in with.
             forms.append(secret)
-            let encoded = Self.percentEncodedASCII(secret)
+            let encoded = PercentEncoding.encode(secret, keeping: PercentEncoding.isASCIILetterOrDigit)
             if encoded != secret { forms.append(encoded) }
         } else {
             // Compared as bytes: `String` equality holds the two forms equal.
@@ -80,23 +81,6 @@ public final class LogRedactor: Sendable {
             result = pattern.stringByReplacingMatches(in: result, options: [], range: range, withTemplate: template)
         }
         return result
-    }
-
-    /// `text` (ASCII) with every byte but a letter or digit as `%` and two uppercase hex digits, as
-    /// `addingPercentEncoding(withAllowedCharacters: .alphanumerics)` writes it.
-    static func percentEncodedASCII(_ text: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count * 3)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"):
-                bytes.append(byte)
-            default:
-                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0f)]]
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static let bearerLowercased = Array("bearer".utf8)

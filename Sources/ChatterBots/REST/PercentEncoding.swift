@@ -1,12 +1,34 @@
 /// Percent-encoding of path segments and query components: every byte outside RFC 3986's unreserved set
 /// (`A–Z a–z 0–9 - . _ ~`) is escaped, so an identifier, emoji or token never changes a URL's structure.
-enum PercentEncoding {
-    /// RFC 3986 §2.3 unreserved characters: the only ones written as they are.
-    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-    /// `text` with every character outside `unreserved` percent-encoded as UTF-8.
-    static func encode(_ text: String) -> String {
-        // Foundation returns nil only for lone surrogates, which a Swift `String` cannot hold.
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+package enum PercentEncoding {
+    /// `text` with every character outside RFC 3986 §2.3's unreserved set percent-encoded as UTF-8.
+    package static func encode(_ text: String) -> String {
+        encode(text) { byte in isASCIILetterOrDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+        }
     }
+
+    /// `text`'s UTF-8 with every byte `keeps` refuses written as `%` and two uppercase hex digits, as Foundation's
+    /// `addingPercentEncoding(withAllowedCharacters:)` writes it for a set of ASCII characters. Made here because
+    /// Foundation's goes through `NSString`, and a fleet encodes every bot's URLs and tokens as it starts.
+    package static func encode(_ text: String, keeping keeps: (UInt8) -> Bool) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            if keeps(byte) {
+                bytes.append(byte)
+            } else {
+                bytes += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0f)]]
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether `byte` is an ASCII letter or digit.
+    package static func isASCIILetterOrDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+    }
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
 }
