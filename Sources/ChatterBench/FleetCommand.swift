@@ -165,19 +165,26 @@ final class FleetReporter: Sendable {
     func emit(_ object: [String: any Sendable]) {
         guard let encoded = try? JSONSerialization.data(withJSONObject: object) else { return }
         let startsWrite = pending.withLock { pending -> Bool in
-            let starts = pending == nil
-            pending = (pending ?? Data()) + encoded + [UInt8(ascii: "\n")]
+            var lines = pending.take() ?? Data()
+            let starts = lines.isEmpty
+            lines.append(encoded)
+            lines.append(UInt8(ascii: "\n"))
+            pending = lines
             return starts
         }
         guard startsWrite else { return }
-        queue.async { [self] in
-            if let lines = pending.withLock({ $0.take() }) { output.write(lines) }
-        }
+        queue.async { [self] in writePending() }
     }
 
-    /// Waits until every line emitted so far is written.
+    /// Waits until every line emitted so far is written: it writes what no queued write has taken yet itself,
+    /// since the emitter that will queue that write may not have done so yet.
     func flush() {
-        queue.sync {}
+        queue.sync { writePending() }
+    }
+
+    /// Writes the lines emitted since the last write; on the queue.
+    private func writePending() {
+        if let lines = pending.withLock({ $0.take() }) { output.write(lines) }
     }
 }
 

@@ -250,16 +250,16 @@ public final class DatabaseQueue: Sendable {
     @inlinable
     public func writeInlineIfFree<T: Sendable>(_ body: @Sendable (Database) throws -> T) -> Result<T, any Error>? {
         var result: Result<T, any Error>?
-        guard writeInlineIfFree(erased: { database in result = Result { try body(database) } }) else { return nil }
+        guard writeInlineIfFreeErased({ database in result = Result { try body(database) } }) else { return nil }
         return result
     }
 
     /// ``writeInlineIfFree(_:)`` without its result type: whether `body` ran. Not generic, and the generic part
     /// inlinable, so that a caller in another module does not look up its result's type metadata at every write.
     @usableFromInline
-    func writeInlineIfFree(erased body: (Database) -> Void) -> Bool {
+    func writeInlineIfFreeErased(_ body: (Database) -> Void) -> Bool {
         guard allowsInlineWork else { return false }
-        guard let dormancy else { return runInline(erased: body) }
+        guard let dormancy else { return runInlineErased(body) }
         let isOpen = activity.withLock { activity -> Bool in
             guard activity.mayBeOpen else { return false }
             activity.pendingWork += 1
@@ -268,11 +268,11 @@ public final class DatabaseQueue: Sendable {
             return true
         }
         guard isOpen else { return false }
-        let ran = runInline(erased: { database in
+        let ran = runInlineErased { database in
             body(database)
             let inTransaction = database.isInTransaction
             self.activity.withLock { $0.inTransaction = inTransaction }
-        })
+        }
         finishWork(dormancy)
         return ran
     }
@@ -281,12 +281,12 @@ public final class DatabaseQueue: Sendable {
     /// before it and no one holds the connection; nil when it must go through the dispatch queue instead.
     private func runInline<T: Sendable>(_ body: @Sendable (Database) throws -> T) -> Result<T, any Error>? {
         var result: Result<T, any Error>?
-        guard runInline(erased: { database in result = Result { try body(database) } }) else { return nil }
+        guard runInlineErased({ database in result = Result { try body(database) } }) else { return nil }
         return result
     }
 
     /// ``runInline(_:)`` without its result type: whether `body` ran.
-    private func runInline(erased body: (Database) -> Void) -> Bool {
+    private func runInlineErased(_ body: (Database) -> Void) -> Bool {
         guard allowsInlineWork, dispatchedCalls.load(ordering: .acquiring) == 0 else { return false }
         let checkpointDue = connection.slot.withLockIfAvailable { slot -> Bool? in
             guard !slot.isClosed, let database = slot.database, !database.nextCommitMaySync else { return nil }

@@ -254,6 +254,30 @@ import Testing
         #expect(!innerRan.isRaised)
     }
 
+    @Test func aDormantQueueWhoseConnectionWasTakenCanStillGoDormant() async throws {
+        let queue = try await queue(dormancy: DatabaseDormancy(idleTimeout: .seconds(3600)))
+        let outer = queue.writeInlineIfFree { _ -> Bool in
+            queue.writeInlineIfFree { _ in } == nil
+        }
+        #expect(try outer?.get() == true, "the inner call found the connection taken")
+        #expect(await queue.releaseConnectionIfIdle(), "no work is left counted as pending")
+    }
+
+    @Test func aTransactionAnInlineWriteLeftOpenKeepsTheConnectionUntilItEnds() async throws {
+        let queue = try await queue(dormancy: DatabaseDormancy(idleTimeout: .seconds(3600)))
+        struct Refused: Error {}
+        let result = queue.writeInlineIfFree { db -> Void in
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            try Self.increment(db)
+            throw Refused()
+        }
+        #expect(result.map { if case .failure = $0 { true } else { false } } == true)
+        #expect(await queue.releaseConnectionIfIdle() == false, "a connection in a transaction is not let go")
+        #expect(try queue.writeInlineIfFree { db in try db.execute(sql: "COMMIT") }?.get() != nil)
+        #expect(await queue.releaseConnectionIfIdle())
+        #expect(try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT n FROM counter") } == 1)
+    }
+
     @Test func writeInlineIfFreeRunsNothingOnADormantConnection() async throws {
         let queue = try await queue(dormancy: DatabaseDormancy(idleTimeout: .seconds(3600)))
         #expect(await queue.releaseConnectionIfIdle())
