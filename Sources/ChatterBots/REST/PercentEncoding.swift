@@ -3,9 +3,13 @@
 package enum PercentEncoding {
     /// `text` with every character outside RFC 3986 §2.3's unreserved set percent-encoded as UTF-8.
     package static func encode(_ text: String) -> String {
-        encode(text) { byte in isASCIILetterOrDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
-        }
+        encode(text, keeping: isUnreserved)
+    }
+
+    /// Whether `byte` is one of RFC 3986's unreserved characters, the only ones a URL's parts may hold as they are.
+    static func isUnreserved(_ byte: UInt8) -> Bool {
+        isASCIILetterOrDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+            || byte == UInt8(ascii: "~")
     }
 
     /// `text`'s UTF-8 with every byte `keeps` refuses written as `%` and two uppercase hex digits, as Foundation's
@@ -18,7 +22,9 @@ package enum PercentEncoding {
             if keeps(byte) {
                 bytes.append(byte)
             } else {
-                bytes += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0f)]]
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hexDigits[Int(byte >> 4)])
+                bytes.append(hexDigits[Int(byte & 0x0f)])
             }
         }
         return String(decoding: bytes, as: UTF8.self)
