@@ -186,6 +186,8 @@ struct BotsScenario {
                        met: swift.map { $0.live > 0 && $0.startCPUSeconds / Double($0.live) * 1_000 <= 2 }),
                 Figure("\(count) bots: server CPU per bot at start-up", unit: "ms",
                        values { $0.live > 0 ? $0.serverStartCPUSeconds / Double($0.live) * 1_000 : nil }),
+                Figure("\(count) bots: start-up CPU ÷ the server's", unit: "ratio",
+                       values { $0.live > 0 && $0.serverStartCPUSeconds > 0 ? $0.startCPUSeconds / $0.serverStartCPUSeconds : nil }),
                 Figure("\(count) bots: resident per live bot", unit: "KiB", values { $0.bytesPerBot.map { $0 / 1024 } },
                        goal: "≤ 200 KiB", met: swift.map { ($0.bytesPerBot ?? .infinity) <= 200 * 1024 }),
                 Figure("\(count) bots: resident per live bot after idling", unit: "KiB",
@@ -240,6 +242,9 @@ struct BotsScenario {
         notes.append(
             "Resident per live bot = (VmRSS of the bots' process once all are live − its VmRSS before the first bot) ÷ the live bots; "
                 + "the server runs in its own process and is not counted.")
+        notes.append(
+            "Start-up CPU ÷ the server's: the server does the same work for every run of a scenario, so the ratio takes out "
+                + "the machine's pace, which moves by a third between runs on a shared host; compare runs by it.")
         notes.append(
             "Idle CPU: user+system time of the bots' process over \(context.options.idleSeconds) s with the server's "
                 + "heartbeat interval at \(context.options.heartbeatMilliseconds) ms, from 2 s after the stores went "
