@@ -20,7 +20,7 @@ import Testing
     func keepingASCIILettersAndDigitsEscapesEveryOtherByte(text: String) {
         let letters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
         #expect(
-            PercentEncoding.encode(text, keeping: PercentEncoding.isASCIILetterOrDigit)
+            PercentEncoding.encode(text, keeping: ASCII.isLetterOrDigit)
                 == text.addingPercentEncoding(withAllowedCharacters: letters))
     }
 }

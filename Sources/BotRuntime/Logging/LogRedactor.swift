@@ -48,7 +48,7 @@ public final class LogRedactor: Sendable {
             // Tokens are ASCII: both normalization forms are the text itself, and its percent-encoding is made here
             // rather than through `NSString`, once for each token a fleet signs in with.
             forms.append(secret)
-            let encoded = PercentEncoding.encode(secret, keeping: PercentEncoding.isASCIILetterOrDigit)
+            let encoded = PercentEncoding.encode(secret, keeping: ASCII.isLetterOrDigit)
             if encoded != secret { forms.append(encoded) }
         } else {
             // Compared as bytes: `String` equality holds the two forms equal.
@@ -93,7 +93,7 @@ public final class LogRedactor: Sendable {
         for byte in text.utf8 {
             if byte == UInt8(ascii: "=") || byte == UInt8(ascii: "\"") { return true }
             // ASCII letters only: no other character folds to one of these.
-            let lowered = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+            let lowered = ASCII.lowercased(byte)
             if lowered == bearer[matched] {
                 matched += 1
                 if matched == bearer.count { return true }

@@ -76,7 +76,7 @@ public struct ClientMessageID: RawRepresentable, Hashable, Sendable, Codable, Ex
             guard let prefix = messagePrefixes.first(where: { utf8.starts(with: $0) }) else { return nil }
             let id = UnsafeBufferPointer(rebasing: utf8[prefix.count...])
             guard id.count >= 26 else { return nil }
-            if id.count > 26, isASCIIAlphanumeric(id[26]) { return nil }
+            if id.count > 26, ASCII.isLetterOrDigit(id[26]) { return nil }
             var milliseconds: UInt64 = 0
             for position in 0..<26 {
                 guard let value = crockfordValue(id[position]), position > 0 || value <= 7 else { return nil }
@@ -87,11 +87,6 @@ public struct ClientMessageID: RawRepresentable, Hashable, Sendable, Codable, Ex
     }
 
     private static let messagePrefixes = [Array("message:".utf8), Array("message-updated:".utf8)]
-
-    private static func isASCIIAlphanumeric(_ character: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(character) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(character)
-            || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(character)
-    }
 
     /// The value of one Crockford base32 digit of a ULID (`0-9`, letters but I, L, O and U, either case).
     private static func crockfordValue(_ character: UInt8) -> UInt8? {

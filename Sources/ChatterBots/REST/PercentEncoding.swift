@@ -8,7 +8,7 @@ package enum PercentEncoding {
 
     /// Whether `byte` is one of RFC 3986's unreserved characters, the only ones a URL's parts may hold as they are.
     static func isUnreserved(_ byte: UInt8) -> Bool {
-        isASCIILetterOrDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+        ASCII.isLetterOrDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
             || byte == UInt8(ascii: "~")
     }
 
@@ -28,12 +28,6 @@ package enum PercentEncoding {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Whether `byte` is an ASCII letter or digit.
-    package static func isASCIILetterOrDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-            || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
     }
 
     private static let hexDigits = Array("0123456789ABCDEF".utf8)

@@ -1,0 +1,17 @@
+/// Tests and case mapping of ASCII bytes, for code that reads UTF-8 directly: identifiers, percent-encoding, log text.
+package enum ASCII {
+    /// Whether `byte` is an ASCII letter or digit.
+    package static func isLetterOrDigit(_ byte: UInt8) -> Bool {
+        isDigit(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+    }
+
+    /// Whether `byte` is an ASCII digit.
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+
+    /// `byte` lowercased if it is an ASCII capital letter, else `byte` itself.
+    package static func lowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+    }
+}
