@@ -11,13 +11,21 @@ import Darwin
 /// The guard that one store file is used by one ``BotStore`` at a time, in this process and across processes, for as
 /// long as the store is open: also while it is dormant and SQLite's own lock on the file is let go.
 ///
-/// The lock is a one-byte write lock in the directory's `stores.lock` file, at an offset derived from the store's file
-/// name (FNV-1a, 62 bits): every process locking the same store locks the same byte, and a process holds one
-/// descriptor per directory, not one per bot (a process of 10,000 bots already spends its open-file limit on sockets
-/// and open stores). On Linux it is an open-file-description lock, so a child process inheriting the descriptor
-/// until its exec neither holds nor releases anything. Within the process, a table of the names held refuses a
-/// second open, which the kernel would grant to the same descriptor. Two names sharing one offset (a chance of about
-/// one in 10^11 among 10,000 bots) would refuse each other in one process, never run together.
+/// The lock is a one-byte write lock at an offset derived from the store's file name (FNV-1a, 62 bits), in one of
+/// the directory's 64 stripe files `stores.lock.<n>` (n from the same hash): every process locking the same store
+/// locks the same byte, and a process holds a few descriptors per directory, not one per bot (a process of 10,000
+/// bots already spends its open-file limit on sockets and open stores). The kernel walks a file's locks at each new
+/// one, so spreading them over 64 files keeps that walk short with thousands of bots.
+///
+/// Builds that locked every store's byte in `stores.lock` itself must not run beside this one on a directory. A
+/// process here holds a read lock over the whole of `stores.lock` while it holds locks in the stripes, which refuses
+/// every store to such a build. When such a build holds bytes of `stores.lock` already, this process locks its bytes
+/// there too, as that build does, until it holds nothing in the directory.
+///
+/// On Linux the locks are open-file-description locks, so a child process inheriting the descriptors until its exec
+/// neither holds nor releases anything. Within the process, a table of the names held refuses a second open, which
+/// the kernel would grant to the same descriptor. Two names sharing one offset (a chance of about one in 10^11 among
+/// 10,000 bots) would refuse each other in one process, never run together.
 final class StoreLock: Sendable {
     /// Why a lock was not taken.
     enum Refusal: Error {
@@ -39,8 +47,21 @@ final class StoreLock: Sendable {
         }
     }
 
-    /// The name of the lock file each directory of stores gets.
+    /// The name of the lock file each directory of stores gets; its stripes add `.<n>`.
     static let fileName = "stores.lock"
+
+    /// How many stripe files a directory's locks are spread over.
+    static let stripeCount = 64
+
+    /// The name of the stripe file holding the byte of the store named `name`.
+    static func stripeFileName(of name: String) -> String {
+        stripeFileName(stripe(of: offset(of: name)))
+    }
+
+    private static func stripeFileName(_ stripe: Int) -> String { "\(fileName).\(stripe)" }
+
+    /// The stripe of the byte at `offset`.
+    private static func stripe(of offset: Int64) -> Int { Int(offset % Int64(stripeCount)) }
 
     private let directory: String
     private let name: String
@@ -66,37 +87,39 @@ final class StoreLock: Sendable {
             return String(cString: resolved)
         } ?? parent
         try table.withLock { directories throws(Refusal) in
-            if directories[directory] == nil {
-                let lockPath = (directory as NSString).appendingPathComponent(fileName)
-                let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-                guard descriptor >= 0 else { throw .unavailable(failure(directory: parent, errno: errno)) }
-                directories[directory] = Directory(descriptor: descriptor)
-            }
-            do throws(Refusal) {
-                // In place: a copy of the entry would copy its table of names, one per open store.
-                try directories[directory]?.take(name, at: offset(of: name), directory: parent)
-            } catch {
-                if let entry = directories[directory], entry.names.isEmpty {
-                    close(entry.descriptor)
-                    directories[directory] = nil
+            // A refusal in `stores.lock` with nothing held may be a process of this build whose read lock came
+            // after this one looked: one more look finds its stripes.
+            var looks = 0
+            while true {
+                looks += 1
+                if directories[directory] == nil {
+                    directories[directory] = try Directory(locking: directory, spelled: parent)
                 }
-                throw error
+                do throws(Refusal) {
+                    // In place: a copy of the entry would copy its table of names, one per open store.
+                    try directories[directory]?.take(name, at: offset(of: name), spelled: parent)
+                    return
+                } catch {
+                    guard let entry = directories[directory], entry.names.isEmpty else { throw error }
+                    entry.closeAll()
+                    directories[directory] = nil
+                    guard case .held(inThisProcess: false) = error, !entry.isStriped, looks == 1 else { throw error }
+                }
             }
         }
         return StoreLock(directory: directory, name: name)
     }
 
-    /// Lets the lock go (once; later calls do nothing). The directory's descriptor closes with its last lock.
+    /// Lets the lock go (once; later calls do nothing). The directory's descriptors close with its last lock.
     func release() {
         guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Self.table.withLock { directories in
             let offset = Self.offset(of: name)
-            guard let descriptor = directories[directory]?.descriptor, directories[directory]?.names[offset] == name else { return }
-            _ = Self.setLock(descriptor, offset: offset, locked: false)
+            guard directories[directory]?.names[offset] == name else { return }
             // In place, as in `acquire`.
-            directories[directory]?.names[offset] = nil
-            if directories[directory]?.names.isEmpty == true {
-                close(descriptor)
+            directories[directory]?.drop(offset)
+            if let entry = directories[directory], entry.names.isEmpty {
+                entry.closeAll()
                 directories[directory] = nil
             }
         }
@@ -104,21 +127,72 @@ final class StoreLock: Sendable {
 
     // MARK: - The process's table
 
+    /// What this process holds in one directory.
     private struct Directory {
-        /// The descriptor of the directory's lock file, open while this process holds a lock in it.
+        /// The directory, resolved.
+        let path: String
+        /// The descriptor of the directory's `stores.lock`, open while this process holds a lock in the directory.
         let descriptor: Int32
+        /// The descriptors of the stripe files opened so far, by stripe (-1: not opened); empty when the bytes go in
+        /// `stores.lock` itself, beside a build that puts them there.
+        var stripes: [Int32]
         /// The store names held, by their offsets.
         var names: [Int64: String] = [:]
 
-        /// Locks the byte at `offset` for `name`, or says why not.
-        mutating func take(_ name: String, at offset: Int64, directory: String) throws(Refusal) {
+        var isStriped: Bool { !stripes.isEmpty }
+
+        /// Opens the lock file of `directory` and takes its read lock, or finds an older build's bytes there.
+        init(locking directory: String, spelled parent: String) throws(Refusal) {
+            let descriptor = StoreLock.openLockFile(named: fileName, in: directory)
+            guard descriptor >= 0 else { throw .unavailable(failure(directory: parent, errno: errno)) }
+            switch StoreLock.setLock(descriptor, offset: 0, length: 0, type: F_RDLCK) {
+            case 0:
+                stripes = Array(repeating: -1, count: stripeCount)
+            case EAGAIN, EACCES:
+                stripes = []
+            case let code:
+                close(descriptor)
+                throw .unavailable(failure(directory: parent, errno: code))
+            }
+            self.path = directory
+            self.descriptor = descriptor
+        }
+
+        /// Locks the byte at `offset` for `name`, or says why not (about the directory as `parent` spells it).
+        mutating func take(_ name: String, at offset: Int64, spelled parent: String) throws(Refusal) {
             guard names[offset] == nil else { throw .held(inThisProcess: true) }
-            let code = StoreLock.setLock(descriptor, offset: offset, locked: true)
+            let file = try descriptor(for: offset, spelled: parent)
+            let code = StoreLock.setLock(file, offset: offset, length: 1, type: F_WRLCK)
             guard code == 0 else {
                 if code == EAGAIN || code == EACCES { throw .held(inThisProcess: false) }
-                throw .unavailable(StoreLock.failure(directory: directory, errno: code))
+                throw .unavailable(StoreLock.failure(directory: parent, errno: code))
             }
             names[offset] = name
+        }
+
+        /// Unlocks the byte at `offset` and forgets its name.
+        mutating func drop(_ offset: Int64) {
+            let file = isStriped ? stripes[StoreLock.stripe(of: offset)] : descriptor
+            _ = StoreLock.setLock(file, offset: offset, length: 1, type: F_UNLCK)
+            names[offset] = nil
+        }
+
+        /// Closes every descriptor, which lets every lock of this process in the directory go.
+        func closeAll() {
+            for stripe in stripes where stripe >= 0 { close(stripe) }
+            close(descriptor)
+        }
+
+        /// The descriptor holding the byte at `offset`: its stripe's, opened now if it is the first.
+        private mutating func descriptor(for offset: Int64, spelled parent: String) throws(Refusal) -> Int32 {
+            guard isStriped else { return descriptor }
+            let stripe = StoreLock.stripe(of: offset)
+            if stripes[stripe] < 0 {
+                let file = StoreLock.openLockFile(named: StoreLock.stripeFileName(stripe), in: path)
+                guard file >= 0 else { throw .unavailable(StoreLock.failure(directory: parent, errno: errno)) }
+                stripes[stripe] = file
+            }
+            return stripes[stripe]
         }
     }
 
@@ -143,10 +217,15 @@ final class StoreLock: Sendable {
         }
     }
 
-    /// Locks or unlocks the byte at `offset`; 0 or the errno.
-    fileprivate static func setLock(_ descriptor: Int32, offset: Int64, locked: Bool) -> Int32 {
-        var lock = flock(
-            l_type: Int16(locked ? F_WRLCK : F_UNLCK), l_whence: Int16(SEEK_SET), l_start: off_t(offset), l_len: 1, l_pid: 0)
+    /// Opens (creating it, readable by the owner only) the lock file `name` of `directory`; -1 with errno set.
+    fileprivate static func openLockFile(named name: String, in directory: String) -> Int32 {
+        open((directory as NSString).appendingPathComponent(name), O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    }
+
+    /// Sets a lock of `type` (`F_WRLCK`, `F_RDLCK` or `F_UNLCK`) on `length` bytes at `offset` (0: to the end of
+    /// any file); 0 or the errno.
+    fileprivate static func setLock(_ descriptor: Int32, offset: Int64, length: Int64, type: Int32) -> Int32 {
+        var lock = flock(l_type: Int16(type), l_whence: Int16(SEEK_SET), l_start: off_t(offset), l_len: off_t(length), l_pid: 0)
         #if os(Linux)
         let command: Int32 = 37  // F_OFD_SETLK, which Glibc declares only with _GNU_SOURCE.
         #else

@@ -65,9 +65,10 @@ struct StoreLockTests {
         for store in stores { await store.close() }
     }
 
-    @Test func theLockFileIsReadableByTheOwnerOnlyAndEveryBotHasItsOwnByte() async throws {
+    @Test func theLockFilesAreReadableByTheOwnerOnlyAndEveryBotHasItsOwnByte() async throws {
         let store = try await openStore(in: directory)
         #expect(try permissions(of: directory.file(StoreLock.fileName)) == 0o600)
+        #expect(try permissions(of: directory.file(StoreLock.stripeFileName(of: "bot.sqlite"))) == 0o600)
         await store.close()
         #expect(StoreLock.offset(of: "a.sqlite") != StoreLock.offset(of: "b.sqlite"))
         #expect(StoreLock.offset(of: "echo.sqlite") == StoreLock.offset(of: "echo.sqlite"))
@@ -81,5 +82,97 @@ struct StoreLockTests {
             Issue.record("expected a missing directory, got \(String(describing: error))")
             return
         }
+    }
+
+    @Test func anOpenStoreHoldsItsByteInItsStripeAndRefusesOlderBuildsEveryByteOfTheLockFile() async throws {
+        let store = try await openStore(in: directory)
+        let stripe = try ForeignLock(file: directory.file(StoreLock.stripeFileName(of: "bot.sqlite")))
+        let lockFile = try ForeignLock(file: directory.file(StoreLock.fileName))
+        #expect(stripe.lockByte(of: "bot.sqlite") == EAGAIN)
+        #expect(lockFile.lockByte(of: "bot.sqlite") == EAGAIN)
+        #expect(lockFile.lockByte(of: "never-opened.sqlite") == EAGAIN)
+        #expect(lockFile.shareWholeFile() == 0, "another process of this build joins the directory")
+        await store.close()
+        #expect(stripe.lockByte(of: "bot.sqlite") == 0)
+    }
+
+    @Test func aStoreAnotherProcessHoldsInItsStripeIsRefusedAndTheOthersOpen() async throws {
+        let lockFile = try ForeignLock(file: directory.file(StoreLock.fileName))
+        let stripe = try ForeignLock(file: directory.file(StoreLock.stripeFileName(of: "bot.sqlite")))
+        #expect(lockFile.shareWholeFile() == 0)
+        #expect(stripe.lockByte(of: "bot.sqlite") == 0)
+        let error = await storeError { _ = try await openStore(in: directory) }
+        guard case .inUse(_, inThisProcess: false)? = error else {
+            Issue.record("expected the store to be in use elsewhere, got \(String(describing: error))")
+            return
+        }
+        let other = try await openStore(in: directory, name: "other.sqlite")
+        await other.close()
+    }
+
+    @Test func besideAnOlderBuildStoresLockTheirBytesInTheLockFileItself() async throws {
+        let olderBuild = try ForeignLock(file: directory.file(StoreLock.fileName))
+        #expect(olderBuild.lockByte(of: "older.sqlite") == 0)
+        let store = try await openStore(in: directory)
+        #expect(olderBuild.lockByte(of: "bot.sqlite") == EAGAIN, "the older build sees the store held")
+        let error = await storeError { _ = try await openStore(in: directory, name: "older.sqlite") }
+        guard case .inUse(_, inThisProcess: false)? = error else {
+            Issue.record("expected the older build's store to be in use, got \(String(describing: error))")
+            return
+        }
+        await store.close()
+        #expect(olderBuild.lockByte(of: "bot.sqlite") == 0)
+    }
+
+    @Test func aStoreAnOlderBuildHoldsIsRefused() async throws {
+        let olderBuild = try ForeignLock(file: directory.file(StoreLock.fileName))
+        #expect(olderBuild.lockByte(of: "bot.sqlite") == 0)
+        let error = await storeError { _ = try await openStore(in: directory) }
+        guard case .inUse(_, inThisProcess: false)? = error else {
+            Issue.record("expected the store to be in use elsewhere, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func onceTheOlderBuildIsGoneStoresGoBackToTheStripes() async throws {
+        do {
+            let olderBuild = try ForeignLock(file: directory.file(StoreLock.fileName))
+            #expect(olderBuild.lockByte(of: "older.sqlite") == 0)
+            let store = try await openStore(in: directory)
+            await store.close()
+        }
+        let store = try await openStore(in: directory)
+        let stripe = try ForeignLock(file: directory.file(StoreLock.stripeFileName(of: "bot.sqlite")))
+        #expect(stripe.lockByte(of: "bot.sqlite") == EAGAIN)
+        await store.close()
+    }
+}
+
+/// A lock file as another process would use it: its own open file description, so its locks meet this process's.
+private final class ForeignLock {
+    let descriptor: Int32
+
+    init(file: String) throws {
+        descriptor = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Write-locks the byte of the store named `name`, as `StoreLock` does; 0 or the errno.
+    func lockByte(of name: String) -> Int32 {
+        setLock(type: F_WRLCK, offset: StoreLock.offset(of: name), length: 1)
+    }
+
+    /// Read-locks the whole file, as `StoreLock` does while it locks bytes in the stripes; 0 or the errno.
+    func shareWholeFile() -> Int32 {
+        setLock(type: F_RDLCK, offset: 0, length: 0)
+    }
+
+    private func setLock(type: Int32, offset: Int64, length: Int64) -> Int32 {
+        var lock = flock(l_type: Int16(type), l_whence: Int16(SEEK_SET), l_start: off_t(offset), l_len: off_t(length), l_pid: 0)
+        return fcntl(descriptor, 37, &lock) == 0 ? 0 : errno  // F_OFD_SETLK
     }
 }

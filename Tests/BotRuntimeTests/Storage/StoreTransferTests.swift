@@ -193,6 +193,6 @@ struct StoreTransferTests {
                 return true
             }
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: destination.path).filter { $0 != StoreLock.fileName } == [])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: destination.path).filter { !$0.hasPrefix(StoreLock.fileName) } == [])
     }
 }
