@@ -67,9 +67,17 @@ public final class LogRedactor: Sendable {
 
     /// Whether a field with this key holds a secret by its name alone.
     public func isSecretKey(_ key: String) -> Bool {
-        let lowered = key.lowercased()
-        return ["password", "token", "secret", "authorization"].contains { lowered.contains($0) }
+        // An ASCII key is read byte by byte; other text is lowercased as Unicode, where a sign such as U+212A (Kelvin)
+        // lowercases to an ASCII letter.
+        guard key.utf8.allSatisfy({ $0 < 0x80 }) else {
+            let lowered = key.lowercased()
+            return Self.secretKeyWords.contains { lowered.contains($0) }
+        }
+        return Self.secretKeyWords.contains { ASCII.text(key, holdsInAnyCase: $0) }
     }
+
+    /// The words a field's key names a secret with.
+    private static let secretKeyWords = ["password", "token", "secret", "authorization"]
 
     /// `text` with every registered secret and every recognizable credential masked.
     public func redact(_ text: String) -> String {

@@ -14,4 +14,19 @@ package enum ASCII {
     package static func lowercased(_ byte: UInt8) -> UInt8 {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
     }
+
+    /// Whether `text` holds `word` (lowercase ASCII) in any ASCII case.
+    package static func text(_ text: String, holdsInAnyCase word: String) -> Bool {
+        let bytes = text.utf8
+        let word = word.utf8
+        guard !word.isEmpty else { return true }
+        guard bytes.count >= word.count else { return false }
+        var start = bytes.startIndex
+        let lastStart = bytes.index(bytes.endIndex, offsetBy: -word.count)
+        while true {
+            if zip(bytes[start...], word).allSatisfy({ lowercased($0) == $1 }) { return true }
+            guard start != lastStart else { return false }
+            bytes.formIndex(after: &start)
+        }
+    }
 }

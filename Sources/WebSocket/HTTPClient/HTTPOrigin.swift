@@ -38,7 +38,7 @@ public struct HTTPOrigin: Sendable, Hashable, CustomStringConvertible {
 
     /// The Host header: the host (bracketed for IPv6) with the port unless it is the scheme's default.
     public var hostHeader: String {
-        let name = host.contains(":") ? "[\(host)]" : host
+        let name = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
         return port == (isSecure ? 443 : 80) ? name : "\(name):\(port)"
     }
 

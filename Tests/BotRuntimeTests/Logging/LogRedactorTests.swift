@@ -73,6 +73,16 @@ struct LogRedactorTests {
         #expect(redacted.fields == ["password": "[REDACTED]", "refreshToken": "[REDACTED]", "clientSecret": "[REDACTED]", "seq": "3"])
     }
 
+    @Test(arguments: ["PASSWORD", "x-Authorization", "tokenExpiry", "api_SECRET", "TO\u{212A}EN", "Ä-password"])
+    func aKeyHoldingASecretWordInAnyCaseNamesASecret(key: String) {
+        #expect(LogRedactor().isSecretKey(key))
+    }
+
+    @Test(arguments: ["", "seq", "tok", "passwor", "tokne", "sécret", "authorisation"])
+    func aKeyWithoutAWholeSecretWordNamesNoSecret(key: String) {
+        #expect(!LogRedactor().isSecretKey(key))
+    }
+
     @Test func veryShortValuesAreNotRegisteredSoTheyCannotGarbleEveryLine() {
         let redactor = LogRedactor()
         redactor.register("ab")
