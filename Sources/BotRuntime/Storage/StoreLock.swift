@@ -13,19 +13,21 @@ import Darwin
 ///
 /// The lock is a one-byte write lock at an offset derived from the store's file name (FNV-1a, 62 bits), in one of
 /// the directory's 64 stripe files `stores.lock.<n>` (n from the same hash): every process locking the same store
-/// locks the same byte, and a process holds a few descriptors per directory, not one per bot (a process of 10,000
+/// locks the same byte, and a process holds at most 65 descriptors per directory, not one per bot (a process of 10,000
 /// bots already spends its open-file limit on sockets and open stores). The kernel walks a file's locks at each new
 /// one, so spreading them over 64 files keeps that walk short with thousands of bots.
 ///
 /// Builds that locked every store's byte in `stores.lock` itself must not run beside this one on a directory. A
 /// process here holds a read lock over the whole of `stores.lock` while it holds locks in the stripes, which refuses
 /// every store to such a build. When such a build holds bytes of `stores.lock` already, this process locks its bytes
-/// there too, as that build does, until it holds nothing in the directory.
+/// there too, as that build does, until it holds nothing in the directory; so does every process that starts while
+/// one does, and the stripes come back once every process on the directory has stopped.
 ///
-/// On Linux the locks are open-file-description locks, so a child process inheriting the descriptors until its exec
-/// neither holds nor releases anything. Within the process, a table of the names held refuses a second open, which
-/// the kernel would grant to the same descriptor. Two names sharing one offset (a chance of about one in 10^11 among
-/// 10,000 bots) would refuse each other in one process, never run together.
+/// On Linux the locks are open-file-description locks: a child process inheriting the descriptors keeps the locks
+/// only until its exec closes them, and nothing it does releases the parent's. Within the process, a table of the
+/// names held refuses a second open, which the kernel would grant to the same descriptor. Two names sharing one
+/// offset (a chance of about one in 10^11 among 10,000 bots) would refuse each other in one process, never run
+/// together.
 final class StoreLock: Sendable {
     /// Why a lock was not taken.
     enum Refusal: Error {
@@ -127,7 +129,9 @@ final class StoreLock: Sendable {
 
     // MARK: - The process's table
 
-    /// What this process holds in one directory.
+    /// What this process holds in one directory: bytes in the stripes or in `stores.lock`, never both. A read lock
+    /// taken on the descriptor that holds bytes of `stores.lock` would turn them into read locks, so the choice is
+    /// made once, when the entry is made, and kept until it holds no name.
     private struct Directory {
         /// The directory, resolved.
         let path: String
@@ -144,7 +148,7 @@ final class StoreLock: Sendable {
         /// Opens the lock file of `directory` and takes its read lock, or finds an older build's bytes there.
         init(locking directory: String, spelled parent: String) throws(Refusal) {
             let descriptor = StoreLock.openLockFile(named: fileName, in: directory)
-            guard descriptor >= 0 else { throw .unavailable(failure(directory: parent, errno: errno)) }
+            guard descriptor >= 0 else { throw .unavailable(failure(directory: parent, file: fileName, errno: errno)) }
             switch StoreLock.setLock(descriptor, offset: 0, length: 0, type: F_RDLCK) {
             case 0:
                 stripes = Array(repeating: -1, count: stripeCount)
@@ -152,7 +156,7 @@ final class StoreLock: Sendable {
                 stripes = []
             case let code:
                 close(descriptor)
-                throw .unavailable(failure(directory: parent, errno: code))
+                throw .unavailable(failure(directory: parent, file: fileName, errno: code))
             }
             self.path = directory
             self.descriptor = descriptor
@@ -165,7 +169,8 @@ final class StoreLock: Sendable {
             let code = StoreLock.setLock(file, offset: offset, length: 1, type: F_WRLCK)
             guard code == 0 else {
                 if code == EAGAIN || code == EACCES { throw .held(inThisProcess: false) }
-                throw .unavailable(StoreLock.failure(directory: parent, errno: code))
+                let name = isStriped ? StoreLock.stripeFileName(StoreLock.stripe(of: offset)) : fileName
+                throw .unavailable(StoreLock.failure(directory: parent, file: name, errno: code))
             }
             names[offset] = name
         }
@@ -188,8 +193,9 @@ final class StoreLock: Sendable {
             guard isStriped else { return descriptor }
             let stripe = StoreLock.stripe(of: offset)
             if stripes[stripe] < 0 {
-                let file = StoreLock.openLockFile(named: StoreLock.stripeFileName(stripe), in: path)
-                guard file >= 0 else { throw .unavailable(StoreLock.failure(directory: parent, errno: errno)) }
+                let name = StoreLock.stripeFileName(stripe)
+                let file = StoreLock.openLockFile(named: name, in: path)
+                guard file >= 0 else { throw .unavailable(StoreLock.failure(directory: parent, file: name, errno: errno)) }
                 stripes[stripe] = file
             }
             return stripes[stripe]
@@ -208,12 +214,12 @@ final class StoreLock: Sendable {
         return Int64(hash >> 2)
     }
 
-    /// Why the lock file of `directory` cannot be used, from the errno of opening or locking it.
-    fileprivate static func failure(directory: String, errno code: Int32) -> DatabaseError.OpenFailure {
+    /// Why the lock file `file` of `directory` cannot be used, from the errno of opening or locking it.
+    fileprivate static func failure(directory: String, file: String, errno code: Int32) -> DatabaseError.OpenFailure {
         switch code {
         case ENOENT, ENOTDIR: .missingDirectory(directory)
         case EACCES, EPERM, EROFS: .directoryNotWritable(directory)
-        default: .other("the lock file \(fileName) in \(directory) cannot be used: \(String(cString: strerror(code)))")
+        default: .other("the lock file \(file) in \(directory) cannot be used: \(String(cString: strerror(code)))")
         }
     }
 
@@ -225,7 +231,11 @@ final class StoreLock: Sendable {
     /// Sets a lock of `type` (`F_WRLCK`, `F_RDLCK` or `F_UNLCK`) on `length` bytes at `offset` (0: to the end of
     /// any file); 0 or the errno.
     fileprivate static func setLock(_ descriptor: Int32, offset: Int64, length: Int64, type: Int32) -> Int32 {
-        var lock = flock(l_type: Int16(type), l_whence: Int16(SEEK_SET), l_start: off_t(offset), l_len: off_t(length), l_pid: 0)
+        var lock = flock()
+        lock.l_type = Int16(type)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = off_t(offset)
+        lock.l_len = off_t(length)
         #if os(Linux)
         let command: Int32 = 37  // F_OFD_SETLK, which Glibc declares only with _GNU_SOURCE.
         #else

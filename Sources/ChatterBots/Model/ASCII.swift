@@ -19,6 +19,7 @@ package enum ASCII {
     package static func text(_ text: String, holdsInAnyCase word: String) -> Bool {
         let bytes = text.utf8
         let word = word.utf8
+        assert(word.allSatisfy { lowercased($0) == $0 }, "the word is matched as given, so it must be lowercase")
         guard !word.isEmpty else { return true }
         guard bytes.count >= word.count else { return false }
         var start = bytes.startIndex

@@ -84,6 +84,7 @@ struct StoreLockTests {
         }
     }
 
+    #if os(Linux)
     @Test func anOpenStoreHoldsItsByteInItsStripeAndRefusesOlderBuildsEveryByteOfTheLockFile() async throws {
         let store = try await openStore(in: directory)
         let stripe = try ForeignLock(file: directory.file(StoreLock.stripeFileName(of: "bot.sqlite")))
@@ -94,6 +95,8 @@ struct StoreLockTests {
         #expect(lockFile.shareWholeFile() == 0, "another process of this build joins the directory")
         await store.close()
         #expect(stripe.lockByte(of: "bot.sqlite") == 0)
+        stripe.close()
+        lockFile.close()
     }
 
     @Test func aStoreAnotherProcessHoldsInItsStripeIsRefusedAndTheOthersOpen() async throws {
@@ -108,6 +111,8 @@ struct StoreLockTests {
         }
         let other = try await openStore(in: directory, name: "other.sqlite")
         await other.close()
+        stripe.close()
+        lockFile.close()
     }
 
     @Test func besideAnOlderBuildStoresLockTheirBytesInTheLockFileItself() async throws {
@@ -122,6 +127,7 @@ struct StoreLockTests {
         }
         await store.close()
         #expect(olderBuild.lockByte(of: "bot.sqlite") == 0)
+        olderBuild.close()
     }
 
     @Test func aStoreAnOlderBuildHoldsIsRefused() async throws {
@@ -132,25 +138,70 @@ struct StoreLockTests {
             Issue.record("expected the store to be in use elsewhere, got \(String(describing: error))")
             return
         }
+        olderBuild.close()
+    }
+
+    @Test func aProcessBesideAnOlderBuildKeepsLockingInTheLockFileUntilItHoldsNothing() async throws {
+        let olderBuild = try ForeignLock(file: directory.file(StoreLock.fileName))
+        #expect(olderBuild.lockByte(of: "older.sqlite") == 0)
+        let first = try await openStore(in: directory)
+        olderBuild.close()
+        let second = try await openStore(in: directory, name: "second.sqlite")
+        let lockFile = try ForeignLock(file: directory.file(StoreLock.fileName))
+        #expect(lockFile.lockByte(of: "second.sqlite") == EAGAIN)
+        #expect(lockFile.lockByte(of: "never-opened.sqlite") == 0, "no read lock over the file while its bytes are held")
+        await first.close()
+        await second.close()
+        lockFile.close()
+    }
+
+    @Test func closingOneStoreBesideAnOlderBuildFreesItsByteAndNoOther() async throws {
+        let olderBuild = try ForeignLock(file: directory.file(StoreLock.fileName))
+        #expect(olderBuild.lockByte(of: "older.sqlite") == 0)
+        let first = try await openStore(in: directory)
+        let second = try await openStore(in: directory, name: "second.sqlite")
+        await first.close()
+        #expect(olderBuild.lockByte(of: "bot.sqlite") == 0)
+        #expect(olderBuild.lockByte(of: "second.sqlite") == EAGAIN)
+        await second.close()
+        olderBuild.close()
     }
 
     @Test func onceTheOlderBuildIsGoneStoresGoBackToTheStripes() async throws {
-        do {
-            let olderBuild = try ForeignLock(file: directory.file(StoreLock.fileName))
-            #expect(olderBuild.lockByte(of: "older.sqlite") == 0)
-            let store = try await openStore(in: directory)
-            await store.close()
-        }
+        let olderBuild = try ForeignLock(file: directory.file(StoreLock.fileName))
+        #expect(olderBuild.lockByte(of: "older.sqlite") == 0)
+        let besideIt = try await openStore(in: directory)
+        #expect(olderBuild.lockByte(of: "bot.sqlite") == EAGAIN, "beside the older build, the byte is in stores.lock")
+        await besideIt.close()
+        olderBuild.close()
         let store = try await openStore(in: directory)
         let stripe = try ForeignLock(file: directory.file(StoreLock.stripeFileName(of: "bot.sqlite")))
         #expect(stripe.lockByte(of: "bot.sqlite") == EAGAIN)
         await store.close()
+        stripe.close()
     }
+
+    @Test func aStripeThatCannotBeOpenedRefusesItsStoreNamingItAndHoldsNothing() async throws {
+        let stripeName = StoreLock.stripeFileName(of: "bot.sqlite")
+        try FileManager.default.createDirectory(atPath: directory.file(stripeName), withIntermediateDirectories: false)
+        let error = await storeError { _ = try await openStore(in: directory) }
+        guard case .storage(_, let underlying)? = error, case .cannotOpen(_, .other(let reason), _)? = underlying as? DatabaseError
+        else {
+            Issue.record("expected the stripe to be unusable, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains(stripeName))
+        let lockFile = try ForeignLock(file: directory.file(StoreLock.fileName))
+        #expect(lockFile.lockByte(of: "bot.sqlite") == 0, "the read lock over stores.lock went with the refusal")
+        lockFile.close()
+    }
+    #endif
 }
 
+#if os(Linux)
 /// A lock file as another process would use it: its own open file description, so its locks meet this process's.
 private final class ForeignLock {
-    let descriptor: Int32
+    private var descriptor: Int32
 
     init(file: String) throws {
         descriptor = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -158,7 +209,14 @@ private final class ForeignLock {
     }
 
     deinit {
-        close(descriptor)
+        close()
+    }
+
+    /// Closes the descriptor, which lets its locks go, as the other process's exit would.
+    func close() {
+        guard descriptor >= 0 else { return }
+        Glibc.close(descriptor)
+        descriptor = -1
     }
 
     /// Write-locks the byte of the store named `name`, as `StoreLock` does; 0 or the errno.
@@ -172,7 +230,12 @@ private final class ForeignLock {
     }
 
     private func setLock(type: Int32, offset: Int64, length: Int64) -> Int32 {
-        var lock = flock(l_type: Int16(type), l_whence: Int16(SEEK_SET), l_start: off_t(offset), l_len: off_t(length), l_pid: 0)
+        var lock = flock()
+        lock.l_type = Int16(type)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = off_t(offset)
+        lock.l_len = off_t(length)
         return fcntl(descriptor, 37, &lock) == 0 ? 0 : errno  // F_OFD_SETLK
     }
 }
+#endif
