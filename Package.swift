@@ -63,6 +63,8 @@ let package = Package(
         .testTarget(
             name: "ChatterBotsCLITests",
             dependencies: ["ChatterBotsCLI", "BotRuntime", "ChatterSandbox", "TestSupport", "BotRuntimeTestSupport"],
+            // The browser script runs from its place in the checkout (`#filePath`), not as a resource.
+            exclude: ["Console/Browser"],
             swiftSettings: strict),
         .testTarget(name: "ChatterSandboxTests", dependencies: ["ChatterSandbox", "TestSupport"], resources: [.copy("Peers")], swiftSettings: strict),
         .testTarget(
