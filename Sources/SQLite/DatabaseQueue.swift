@@ -347,8 +347,7 @@ public final class DatabaseQueue: Sendable {
     /// Checkpoints the write-ahead log if it is still due, on the dispatch queue.
     ///
     /// The log is flushed to disk first WITHOUT holding the connection: a checkpoint begins by syncing the log,
-    /// which is most of its time (6-12 ms for a log of 1,000 pages on a cloud disk), and commits that run inline
-    /// meanwhile would wait for the connection. So SQLite's own sync finds only the frames of the commits made
+    /// which is most of its time, and commits that run inline meanwhile would wait for the connection. So SQLite's own sync finds only the frames of the commits made
     /// during the flush, and inline commits wait for the copy into the database and its (short) sync only.
     /// `checkpointQueued` is cleared only once the log is no longer due, so those commits queue no second pass.
     private func checkpoint() {
