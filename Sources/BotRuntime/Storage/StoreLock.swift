@@ -230,7 +230,7 @@ final class StoreLock: Sendable {
 
     /// Sets a lock of `type` (`F_WRLCK`, `F_RDLCK` or `F_UNLCK`) on `length` bytes at `offset` (0: to the end of
     /// any file); 0 or the errno.
-    fileprivate static func setLock(_ descriptor: Int32, offset: Int64, length: Int64, type: Int32) -> Int32 {
+    static func setLock(_ descriptor: Int32, offset: Int64, length: Int64, type: Int32) -> Int32 {
         var lock = flock()
         lock.l_type = Int16(type)
         lock.l_whence = Int16(SEEK_SET)

@@ -2,6 +2,8 @@
 import ChatterBots
 import Foundation
 import SQLite
+import Synchronization
+import TestSupport
 import Testing
 
 /// One store, one opener: the store's lock holds from open to close, while the store is dormant too, and lets
@@ -94,7 +96,7 @@ struct StoreLockTests {
         #expect(lockFile.lockByte(of: "never-opened.sqlite") == EAGAIN)
         #expect(lockFile.shareWholeFile() == 0, "another process of this build joins the directory")
         await store.close()
-        #expect(stripe.lockByte(of: "bot.sqlite") == 0)
+        #expect(await eventually { stripe.lockByte(of: "bot.sqlite") == 0 })
         stripe.close()
         lockFile.close()
     }
@@ -120,7 +122,7 @@ struct StoreLockTests {
         let error = await storeError { _ = try await openStore(in: directory, name: "older.sqlite") }
         #expect(isHeldElsewhere(error), "got \(String(describing: error))")
         await store.close()
-        #expect(olderBuild.lockByte(of: "bot.sqlite") == 0)
+        #expect(await eventually { olderBuild.lockByte(of: "bot.sqlite") == 0 })
         olderBuild.close()
     }
 
@@ -152,7 +154,7 @@ struct StoreLockTests {
         let first = try await openStore(in: directory)
         let second = try await openStore(in: directory, name: "second.sqlite")
         await first.close()
-        #expect(olderBuild.lockByte(of: "bot.sqlite") == 0)
+        #expect(await eventually { olderBuild.lockByte(of: "bot.sqlite") == 0 })
         #expect(olderBuild.lockByte(of: "second.sqlite") == EAGAIN)
         await second.close()
         olderBuild.close()
@@ -165,6 +167,9 @@ struct StoreLockTests {
         #expect(olderBuild.lockByte(of: "bot.sqlite") == EAGAIN, "beside the older build, the byte is in stores.lock")
         await besideIt.close()
         olderBuild.close()
+        let probe = try ForeignLock(file: directory.file(StoreLock.fileName))
+        #expect(await eventually { probe.shareWholeFile() == 0 }, "no byte of stores.lock is held any more")
+        probe.close()
         let store = try await openStore(in: directory)
         let stripe = try ForeignLock(file: directory.file(StoreLock.stripeFileName(of: "bot.sqlite")))
         #expect(stripe.lockByte(of: "bot.sqlite") == EAGAIN)
@@ -183,8 +188,11 @@ struct StoreLockTests {
         }
         #expect(reason.contains(stripeName))
         let lockFile = try ForeignLock(file: directory.file(StoreLock.fileName))
-        #expect(lockFile.lockByte(of: "bot.sqlite") == 0, "the read lock over stores.lock went with the refusal")
+        #expect(await eventually { lockFile.lockByte(of: "bot.sqlite") == 0 }, "the read lock over stores.lock went with the refusal")
         lockFile.close()
+        try FileManager.default.removeItem(atPath: directory.file(stripeName))
+        let store = try await openStore(in: directory)
+        await store.close()
     }
     #endif
 }
@@ -197,8 +205,11 @@ private func isHeldElsewhere(_ error: BotStoreError?) -> Bool {
 }
 
 /// A lock file as another process would use it: its own open file description, so its locks meet this process's.
-private final class ForeignLock {
-    private var descriptor: Int32
+/// Other tests spawn child processes, which hold a copy of every descriptor until their exec: a lock let go may be
+/// held a moment longer, so the tests wait for a byte to become free rather than expect it at once.
+private final class ForeignLock: Sendable {
+    private let descriptor: Int32
+    private let closed = Atomic<Bool>(false)
 
     init(file: String) throws {
         descriptor = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -211,28 +222,18 @@ private final class ForeignLock {
 
     /// Closes the descriptor, which lets its locks go, as the other process's exit would.
     func close() {
-        guard descriptor >= 0 else { return }
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Glibc.close(descriptor)
-        descriptor = -1
     }
 
     /// Write-locks the byte of the store named `name`, as `StoreLock` does; 0 or the errno.
     func lockByte(of name: String) -> Int32 {
-        setLock(type: F_WRLCK, offset: StoreLock.offset(of: name), length: 1)
+        StoreLock.setLock(descriptor, offset: StoreLock.offset(of: name), length: 1, type: F_WRLCK)
     }
 
     /// Read-locks the whole file, as `StoreLock` does while it locks bytes in the stripes; 0 or the errno.
     func shareWholeFile() -> Int32 {
-        setLock(type: F_RDLCK, offset: 0, length: 0)
-    }
-
-    private func setLock(type: Int32, offset: Int64, length: Int64) -> Int32 {
-        var lock = flock()
-        lock.l_type = Int16(type)
-        lock.l_whence = Int16(SEEK_SET)
-        lock.l_start = off_t(offset)
-        lock.l_len = off_t(length)
-        return fcntl(descriptor, 37, &lock) == 0 ? 0 : errno  // F_OFD_SETLK
+        StoreLock.setLock(descriptor, offset: 0, length: 0, type: F_RDLCK)
     }
 }
 #endif
