@@ -163,8 +163,8 @@ struct BenchOptions: Sendable {
           --latencies PATH        latency: every message's latency as CSV (runtime, when it was due, latency), to
                                   tell the tail's stalls (many messages late together) from spread
           --keep                  keep the stores and logs (printed) instead of deleting them; for runs back to
-                                  back, since on some file systems (ext4 without a journal) creating files is
-                                  slower for minutes after deleting many (bench/README.md, eighth pass)
+                                  back, since on ext4 without a journal creating files is slower for up to six
+                                  minutes after deleting many (bench/README.md, "Files deleted lately")
           --read-receipts-only    the Swift bots send receipt.read only, as the Python peer does (the runtime's
                                   default also sends receipt.delivered once a message is stored)
           --without-in-flight-marks  the Swift bots do not mark their handlers' work in the in-flight table (which

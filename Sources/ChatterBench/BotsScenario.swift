@@ -255,7 +255,7 @@ struct BotsScenario {
         #if os(Linux)
         notes.append(
             "Each bot creates three files. On ext4 without a journal, creating a file skips the inodes deleted in the "
-                + "last 1–5 minutes one by one: right after a run deleted its stores, 1,000 bots came up 25 % slower. "
+                + "last 1–6 minutes one by one: right after a run deleted its stores, 1,000 bots came up 25 % slower. "
                 + "Give TMPDIR a directory nothing was deleted from lately (bench/README.md).")
         #endif
         let limit = ProcessProbe.raiseOpenFileLimit(to: 1 << 20)

@@ -158,7 +158,7 @@ final class FleetReporter: Sendable {
             }
             // Formatted here: `JSONSerialization` bridges the dictionary, the costliest part of an event, in the
             // process the bench measures.
-            emitLine(#"{"event":"live","bot":\#(index),"connection":\#(connection)}"#)
+            emitLine(#"{"event":"live","bot":\#(index),"connection":\#(connection)}"#.utf8)
         } else if record.level >= .error {
             emit(["event": "error", "message": "\(record.bot ?? "-"): \(record.message) \(record.fields)"])
         }
@@ -166,15 +166,15 @@ final class FleetReporter: Sendable {
 
     func emit(_ object: [String: any Sendable]) {
         guard let encoded = try? JSONSerialization.data(withJSONObject: object) else { return }
-        emitLine(String(decoding: encoded, as: UTF8.self))
+        emitLine(encoded)
     }
 
-    /// Queues `line`, one JSON object, for stdout.
-    private func emitLine(_ line: String) {
+    /// Queues `line`, one JSON object in UTF-8, for stdout.
+    private func emitLine(_ line: some Sequence<UInt8>) {
         let startsWrite = pending.withLock { pending -> Bool in
             var lines = pending.take() ?? Data()
             let starts = lines.isEmpty
-            lines.append(contentsOf: line.utf8)
+            lines.append(contentsOf: line)
             lines.append(UInt8(ascii: "\n"))
             pending = lines
             return starts

@@ -347,9 +347,10 @@ public final class DatabaseQueue: Sendable {
     /// Checkpoints the write-ahead log if it is still due, on the dispatch queue.
     ///
     /// The log is flushed to disk first WITHOUT holding the connection: a checkpoint begins by syncing the log,
-    /// which is most of its time, and commits that run inline meanwhile would wait for the connection. So SQLite's own sync finds only the frames of the commits made
-    /// during the flush, and inline commits wait for the copy into the database and its (short) sync only.
-    /// `checkpointQueued` is cleared only once the log is no longer due, so those commits queue no second pass.
+    /// which is most of its time, and commits that run inline meanwhile would wait for the connection. So SQLite's own
+    /// sync finds only the frames of the commits made during the flush, and inline commits wait for the copy into the
+    /// database and its (short) sync only. `checkpointQueued` is cleared only once the log is no longer due, so those
+    /// commits queue no second pass.
     private func checkpoint() {
         let (isDue, log) = connection.slot.withLock { slot -> (Bool, String?) in
             guard let database = slot.database, database.isCheckpointDue else {

@@ -94,7 +94,8 @@ public final class LogRedactor: Sendable {
     private static let bearerLowercased = Array("bearer".utf8)
 
     /// Whether `text` holds what one of the patterns needs (`=`, `"` or, in any case, `bearer`): most log text holds
-    /// none, and a scan of its bytes costs far less than the patterns.
+    /// none, and a scan of its bytes costs far less than the patterns. One pass looks for all three, which is why it
+    /// does not ask `ASCII.text(_:holdsInAnyCase:)` for the word.
     static func mayHoldCredentials(_ text: String) -> Bool {
         let bearer = Self.bearerLowercased
         var matched = 0
