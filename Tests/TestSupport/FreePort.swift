@@ -1,22 +1,28 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// A loopback port to hand to a process that must listen on a port known in advance (shards finding the sandbox
 /// of shard 0).
 package enum FreePort {
     /// A port nothing listens on now, below the kernel's ephemeral range: a port the kernel hands out (to another
     /// test's listener bound to 0, or as the local end of an outgoing connection) could be taken again between this
-    /// call and the moment the child binds it.
+    /// call and the moment the child binds it. A port is handed out once per process, so that two tests running
+    /// at once never get the same one before either child binds it.
     package static func take() throws -> Int {
         let lowest = 10_000
         let below = ephemeralRangeStart()
         guard below > lowest + 100 else { throw ProcessTestError("the ephemeral ports start at \(below): no room below") }
         for _ in 0..<200 {
             let port = Int.random(in: lowest..<below)
-            if try canBind(port) { return port }
+            guard try canBind(port), handedOut.withLock({ $0.insert(port).inserted }) else { continue }
+            return port
         }
         throw ProcessTestError("no free port in \(lowest)..<\(below) after 200 tries")
     }
+
+    /// The ports `take()` returned in this process.
+    private static let handedOut = Mutex<Set<Int>>([])
 
     /// The first port of `/proc/sys/net/ipv4/ip_local_port_range` (32768 by default).
     private static func ephemeralRangeStart() -> Int {
