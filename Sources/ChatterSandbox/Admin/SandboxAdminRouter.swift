@@ -18,7 +18,8 @@ import WebSocket
 ///
 /// `POST /sandbox/restart` restarts the server as `Sandbox.restart(downtime:)` does, once its answer is delivered
 /// (the restart closes every connection, this one too); it is 409 `SANDBOX_RESTARTING` while a restart is under
-/// way, and served by `serve(_:)` only (a router made with `init(admin:)` has no server to restart).
+/// way and 503 `SANDBOX_SHUT_DOWN` once the sandbox is shut down, and served by `serve(_:)` only (a router made with
+/// `init(admin:)` has no server to restart).
 public struct SandboxAdminRouter: Sendable {
     /// The path prefix of every admin route.
     public static let pathPrefix = "/sandbox/"
@@ -67,9 +68,11 @@ public struct SandboxAdminRouter: Sendable {
             let body = try RESTBodyDecoder.decode(SandboxRestartRequest.self, from: request.body)
             let downtime = try body.downtime()
             if let refusal = restarter.restartRefusal {
-                var refused = SandboxRESTRouter.errorResponse(
-                    ChatterErrorBody(code: "SANDBOX_RESTARTING", message: refusal.description))
-                refused.status = HTTPStatus(code: 409)
+                // A restart under way conflicts with this one; a sandbox shut down serves nothing any more.
+                let (code, status): (ChatterErrorCode, Int) =
+                    refusal == .shutDown ? ("SANDBOX_SHUT_DOWN", 503) : ("SANDBOX_RESTARTING", 409)
+                var refused = SandboxRESTRouter.errorResponse(ChatterErrorBody(code: code, message: refusal.description))
+                refused.status = HTTPStatus(code: status)
                 return .response(refused)
             }
             let answer = try SandboxRESTRouter.json(body, status: .accepted)

@@ -61,7 +61,7 @@ struct SandboxRestartRouteTests {
         }
     }
 
-    @Test func aRestartTheSandboxCannotDoIsA409SayingWhy() async throws {
+    @Test func aRestartOfASandboxShutDownIsA503SayingWhy() async throws {
         try await SandboxFixture.run { fixture in
             let sandbox = fixture.sandbox
             // A restarter attached to no listener: the sandbox it served is gone.
@@ -73,12 +73,12 @@ struct SandboxRestartRouteTests {
                 body: Array(#"{"downtimeSeconds": 0}"#.utf8))
 
             guard case .response(let response) = await router.serve(request) else {
-                Issue.record("expected a plain 409 response")
+                Issue.record("expected a plain 503 response")
                 return
             }
-            #expect(response.status.code == 409)
+            #expect(response.status.code == 503)
             let error = try JSONDecoder().decode(ChatterErrorBody.self, from: Data(response.body))
-            #expect(error.code == "SANDBOX_RESTARTING")
+            #expect(error.code == "SANDBOX_SHUT_DOWN")
             #expect(error.message == "the sandbox was shut down: start a new one")
         }
     }
