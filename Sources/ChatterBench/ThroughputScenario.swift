@@ -20,6 +20,20 @@ struct ThroughputScenario {
         var steal: Double
 
         var rate: Double { Double(messages) / seconds }
+
+        /// The shortest measured interval whose rate is steady: shorter floods end before the runtimes' costs
+        /// settle (bench/README.md, "Issue 22, eighth pass").
+        static let steadyInterval = 2.0
+
+        /// A note for a flood measured over less than ``steadyInterval``, saying how many messages would do; nil
+        /// for a long enough one.
+        func shortIntervalNote(runtime: String) -> String? {
+            guard seconds < Self.steadyInterval else { return nil }
+            let enough = Int((Double(messages) * Self.steadyInterval / max(seconds, 0.001)).rounded(.up))
+            let suggested = (enough + 9_999) / 10_000 * 10_000
+            return "\(runtime): measured over \(String(format: "%.2f", seconds)) s, too short for a steady rate; "
+                + "--messages \(suggested) or more gives at least \(Int(Self.steadyInterval)) s."
+        }
     }
 
     func run() async throws -> BenchReport {
@@ -147,6 +161,7 @@ struct ThroughputScenario {
             notes.append("\(runtime): " + Bottleneck.describe(
                 server: measurement.serverCPU, fleet: measurement.fleetCPU, driver: measurement.driverCPU,
                 cores: machine.cores))
+            if let note = measurement.shortIntervalNote(runtime: runtime.rawValue) { notes.append(note) }
         }
         return BenchReport(
             scenario: "throughput", date: BenchDefaults.now(), machine: machine,
