@@ -25,14 +25,16 @@ struct ThroughputScenario {
         /// settle (bench/README.md, "Issue 22, eighth pass").
         static let steadyInterval = 2.0
 
-        /// A note for a flood measured over less than ``steadyInterval``, saying how many messages would do; nil
-        /// for a long enough one.
+        /// A note for a flood measured over less than ``steadyInterval``, with the number of messages that would
+        /// last that long at the rate seen (an estimate: a longer flood's rate differs); nil for a long enough one.
         func shortIntervalNote(runtime: String) -> String? {
             guard seconds < Self.steadyInterval else { return nil }
             let enough = Int((Double(messages) * Self.steadyInterval / max(seconds, 0.001)).rounded(.up))
             let suggested = (enough + 9_999) / 10_000 * 10_000
-            return "\(runtime): measured over \(String(format: "%.2f", seconds)) s, too short for a steady rate; "
-                + "--messages \(suggested) or more gives at least \(Int(Self.steadyInterval)) s."
+            // Cut, not rounded, so that 1.996 s does not read as 2.00.
+            let shown = String(format: "%.2f", (seconds * 100).rounded(.down) / 100)
+            return "\(runtime): measured over \(shown) s, too short for a steady rate; --messages \(suggested) would "
+                + "last about \(Int(Self.steadyInterval)) s at this rate (a longer flood's rate differs: try more)."
         }
     }
 

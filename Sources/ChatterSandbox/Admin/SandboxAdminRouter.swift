@@ -67,14 +67,7 @@ public struct SandboxAdminRouter: Sendable {
                 clientSecret: request.headers.first(name: "X-Client-Secret"))
             let body = try RESTBodyDecoder.decode(SandboxRestartRequest.self, from: request.body)
             let downtime = try body.downtime()
-            if let refusal = restarter.restartRefusal {
-                // A restart under way conflicts with this one; a sandbox shut down serves nothing any more.
-                let (code, status): (ChatterErrorCode, Int) =
-                    refusal == .shutDown ? ("SANDBOX_SHUT_DOWN", 503) : ("SANDBOX_RESTARTING", 409)
-                var refused = SandboxRESTRouter.errorResponse(ChatterErrorBody(code: code, message: refusal.description))
-                refused.status = HTTPStatus(code: status)
-                return .response(refused)
-            }
+            if let refusal = restarter.restartRefusal { return .response(Self.response(refusing: refusal)) }
             let answer = try SandboxRESTRouter.json(body, status: .accepted)
             return .stream(head: answer) { stream in
                 // Restarting closes every connection: this answer is delivered and its connection closed first. A
@@ -87,6 +80,17 @@ public struct SandboxAdminRouter: Sendable {
         } catch {
             return .response(SandboxRESTRouter.errorResponse(error))
         }
+    }
+
+    /// The answer to a restart the sandbox refuses: a restart under way conflicts with this one (409
+    /// `SANDBOX_RESTARTING`); a sandbox shut down serves nothing any more (503 `SANDBOX_SHUT_DOWN`). These codes
+    /// are the sandbox's own, not the service's, so a client's retry rules for the service's codes do not apply.
+    package static func response(refusing refusal: SandboxRestartError) -> HTTPResponse {
+        let (code, status): (ChatterErrorCode, Int) =
+            refusal == .shutDown ? ("SANDBOX_SHUT_DOWN", 503) : ("SANDBOX_RESTARTING", 409)
+        var refused = SandboxRESTRouter.errorResponse(ChatterErrorBody(code: code, message: refusal.description))
+        refused.status = HTTPStatus(code: status)
+        return refused
     }
 
     private func route(_ request: HTTPRequest) async throws(ChatterErrorBody) -> HTTPResponse {

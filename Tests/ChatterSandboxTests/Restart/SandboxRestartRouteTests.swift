@@ -82,4 +82,12 @@ struct SandboxRestartRouteTests {
             #expect(error.message == "the sandbox was shut down: start a new one")
         }
     }
+
+    @Test func aRestartAskedForDuringAnotherIsA409ToWaitOut() throws {
+        let response = SandboxAdminRouter.response(refusing: .alreadyRestarting)
+        #expect(response.status.code == 409)
+        let error = try JSONDecoder().decode(ChatterErrorBody.self, from: Data(response.body))
+        #expect(error.code == "SANDBOX_RESTARTING")
+        #expect(error.message == "the sandbox is restarting already: wait until it listens again")
+    }
 }
