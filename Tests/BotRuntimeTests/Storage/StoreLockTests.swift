@@ -87,6 +87,13 @@ struct StoreLockTests {
     }
 
     #if os(Linux)
+    /// A build from before the stripes, holding the store `name` by its byte in `stores.lock` itself.
+    private func olderBuild(holding name: String) throws -> ForeignLock {
+        let olderBuild = try ForeignLock(file: directory.file(StoreLock.fileName))
+        #expect(olderBuild.lockByte(of: name) == 0)
+        return olderBuild
+    }
+
     @Test func anOpenStoreHoldsItsByteInItsStripeAndRefusesOlderBuildsEveryByteOfTheLockFile() async throws {
         let store = try await openStore(in: directory)
         let stripe = try ForeignLock(file: directory.file(StoreLock.stripeFileName(of: "bot.sqlite")))
@@ -115,8 +122,7 @@ struct StoreLockTests {
     }
 
     @Test func besideAnOlderBuildStoresLockTheirBytesInTheLockFileItself() async throws {
-        let olderBuild = try ForeignLock(file: directory.file(StoreLock.fileName))
-        #expect(olderBuild.lockByte(of: "older.sqlite") == 0)
+        let olderBuild = try olderBuild(holding: "older.sqlite")
         let store = try await openStore(in: directory)
         #expect(olderBuild.lockByte(of: "bot.sqlite") == EAGAIN, "the older build sees the store held")
         let error = await storeError { _ = try await openStore(in: directory, name: "older.sqlite") }
@@ -127,16 +133,14 @@ struct StoreLockTests {
     }
 
     @Test func aStoreAnOlderBuildHoldsIsRefused() async throws {
-        let olderBuild = try ForeignLock(file: directory.file(StoreLock.fileName))
-        #expect(olderBuild.lockByte(of: "bot.sqlite") == 0)
+        let olderBuild = try olderBuild(holding: "bot.sqlite")
         let error = await storeError { _ = try await openStore(in: directory) }
         #expect(isHeldElsewhere(error), "got \(String(describing: error))")
         olderBuild.close()
     }
 
     @Test func aProcessBesideAnOlderBuildKeepsLockingInTheLockFileUntilItHoldsNothing() async throws {
-        let olderBuild = try ForeignLock(file: directory.file(StoreLock.fileName))
-        #expect(olderBuild.lockByte(of: "older.sqlite") == 0)
+        let olderBuild = try olderBuild(holding: "older.sqlite")
         let first = try await openStore(in: directory)
         olderBuild.close()
         let second = try await openStore(in: directory, name: "second.sqlite")
@@ -149,8 +153,7 @@ struct StoreLockTests {
     }
 
     @Test func closingOneStoreBesideAnOlderBuildFreesItsByteAndNoOther() async throws {
-        let olderBuild = try ForeignLock(file: directory.file(StoreLock.fileName))
-        #expect(olderBuild.lockByte(of: "older.sqlite") == 0)
+        let olderBuild = try olderBuild(holding: "older.sqlite")
         let first = try await openStore(in: directory)
         let second = try await openStore(in: directory, name: "second.sqlite")
         await first.close()
@@ -161,8 +164,7 @@ struct StoreLockTests {
     }
 
     @Test func onceTheOlderBuildIsGoneStoresGoBackToTheStripes() async throws {
-        let olderBuild = try ForeignLock(file: directory.file(StoreLock.fileName))
-        #expect(olderBuild.lockByte(of: "older.sqlite") == 0)
+        let olderBuild = try olderBuild(holding: "older.sqlite")
         let besideIt = try await openStore(in: directory)
         #expect(olderBuild.lockByte(of: "bot.sqlite") == EAGAIN, "beside the older build, the byte is in stores.lock")
         await besideIt.close()
