@@ -44,7 +44,7 @@ public final class LogRedactor: Sendable {
     public func register(_ secret: String) {
         guard secret.count >= Self.minimumSecretLength else { return }
         var forms: [String] = []
-        if secret.utf8.allSatisfy({ $0 < 0x80 }) {
+        if ASCII.holdsOnlyASCII(secret) {
             // Tokens are ASCII: both normalization forms are the text itself, and its percent-encoding is made here
             // rather than through `NSString`, once for each token a fleet signs in with.
             forms.append(secret)
@@ -69,7 +69,7 @@ public final class LogRedactor: Sendable {
     public func isSecretKey(_ key: String) -> Bool {
         // An ASCII key is read byte by byte; other text is lowercased as Unicode, where a sign such as U+212A (Kelvin)
         // lowercases to an ASCII letter.
-        guard key.utf8.allSatisfy({ $0 < 0x80 }) else {
+        guard ASCII.holdsOnlyASCII(key) else {
             let lowered = key.lowercased()
             return Self.secretKeyWords.contains { lowered.contains($0) }
         }

@@ -1,5 +1,10 @@
 /// Tests and case mapping of ASCII bytes, for code that reads UTF-8 directly: identifiers, percent-encoding, log text.
 package enum ASCII {
+    /// Whether every character of `text` is ASCII.
+    package static func holdsOnlyASCII(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 < 0x80 }
+    }
+
     /// Whether `byte` is an ASCII letter or digit.
     package static func isLetterOrDigit(_ byte: UInt8) -> Bool {
         isDigit(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
