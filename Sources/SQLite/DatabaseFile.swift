@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// File-system work around opening a database: creating it owner-only, and explaining why it cannot be opened.
-enum DatabaseFile {
+package enum DatabaseFile {
     /// Writes the file's changed pages to disk (`fdatasync`), if it exists; false when it could not.
     @discardableResult
     static func flushToDisk(at path: String) -> Bool {
@@ -49,11 +49,13 @@ enum DatabaseFile {
     /// False as well where the file system cannot (no unnamed files off Linux or on some file systems) or any step
     /// fails (a missing directory, a full disk): nothing is left behind, and the caller creates the file the usual
     /// way, which reports what is wrong. `stopsAfterBytes` (tests only) stops writing there, as a crash would.
-    static func createOwnerOnlyIfMissing(at path: String, holding bytes: [UInt8], syncs: Bool, stopsAfterBytes: Int? = nil) -> Bool {
-        // The common case, a file already there, costs one system call.
-        guard !exists(path) else { return false }
-        let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let descriptor = csqlite_open_unnamed_file(directory)
+    /// `looksFirst`: whether to look for a file at `path` before writing one, which costs one system call where
+    /// there is one (the common case) and saves the writing; without it the file is written and its name refused.
+    static func createOwnerOnlyIfMissing(
+        at path: String, holding bytes: [UInt8], syncs: Bool, looksFirst: Bool = true, stopsAfterBytes: Int? = nil
+    ) -> Bool {
+        guard !looksFirst || !exists(path) else { return false }
+        let descriptor = csqlite_open_unnamed_file(parentDirectory(of: path))
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         let length = min(bytes.count, stopsAfterBytes ?? bytes.count)
@@ -104,7 +106,13 @@ enum DatabaseFile {
         }
     }
 
-    static func parentDirectory(of path: String) -> String {
-        URL(fileURLWithPath: path).deletingLastPathComponent().path
+    /// The directory part of `path` as written ("." when it has none), without asking the file system.
+    package static func parentDirectory(of path: String) -> String {
+        path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+    }
+
+    /// The last component of `path` as written.
+    package static func fileName(of path: String) -> String {
+        path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
     }
 }

@@ -5,15 +5,15 @@ import CSQLite
 ///
 /// For a program that creates many databases with the same schema (one per bot): building a schema statement by
 /// statement parses each `CREATE` several times and commits it through a new write-ahead log, whose header SQLite
-/// syncs. A file from an image is one empty page, synced, and a log holding every page of the image, committed in
-/// one transaction and not synced (as any commit at `synchronous=NORMAL`): a crash or a power loss before the log is
-/// whole leaves an empty database (SQLite ignores frames whose checksums fail), which the caller builds as it would
-/// have built a new file. A database opened on such a file is an ordinary one.
+/// syncs. A file from an image is every page of the image, synced before it has a name, and a log of one frame
+/// (page 1 again, committing the whole image), not synced: SQLite appends to that log, so the first commit syncs no
+/// log header, and opening the file reads one frame back rather than the whole schema. A crash or a power loss leaves
+/// no file, or the image's database whether or not its log came (SQLite ignores frames whose checksums fail). A
+/// database opened on such a file is an ordinary one.
 package struct DatabaseImage: Sendable, Hashable {
-    /// A new file's content: one page with an empty schema, in WAL mode (what SQLite writes when it turns a new file
-    /// to WAL).
-    let emptyDatabase: [UInt8]
-    /// A new file's write-ahead log: every page of the built database, committed in one transaction.
+    /// A new file's content: every page of the built database, page 1 marked for WAL.
+    let database: [UInt8]
+    /// A new file's write-ahead log: page 1 of ``database`` in one frame, committing all of its pages.
     let log: [UInt8]
     /// The size in bytes of the image's pages, and so of a file created from it.
     package let pageSize: Int
@@ -23,15 +23,13 @@ package struct DatabaseImage: Sendable, Hashable {
     package init(pageSize: Int? = nil, building build: (Database) throws -> Void) throws {
         let configuration = DatabaseConfiguration(pageSize: pageSize)
         let built = try Self.pages(configuration) { try build($0) }
-        // Writing the header makes page 1 of an empty database.
-        let empty = try Self.pages(configuration) { try $0.execute(sql: "PRAGMA user_version = 0") }
         let pageSize = Self.pageSize(of: built)
-        guard pageSize == Self.pageSize(of: empty), built.count % pageSize == 0, empty.count == pageSize else {
+        guard built.count % pageSize == 0 else {
             throw SQLiteError(extendedCode: ResultCode(rawValue: SQLITE_INTERNAL), message: "unexpected page sizes in a database image")
         }
-        emptyDatabase = empty
+        database = built
         self.pageSize = pageSize
-        log = Self.writeAheadLog(of: built, pageSize: pageSize)
+        log = Self.writeAheadLog(committing: built, pageSize: pageSize)
     }
 
     /// Creates the file at `path` (mode 0600) from the image unless something already exists there, and returns
@@ -41,10 +39,11 @@ package struct DatabaseImage: Sendable, Hashable {
         // A log left without its database (a store deleted but not its -wal) is no one's: SQLite deletes it when it
         // opens an empty file, so that way is left to it. Any other log appears only once the file below exists.
         guard !DatabaseFile.exists(path + "-wal"),
-            DatabaseFile.createOwnerOnlyIfMissing(at: path, holding: emptyDatabase, syncs: true)
+            DatabaseFile.createOwnerOnlyIfMissing(at: path, holding: database, syncs: true)
         else { return false }
-        // A log already there (another process opening the new file first) is SQLite's to use: it is left alone.
-        _ = DatabaseFile.createOwnerOnlyIfMissing(at: path + "-wal", holding: log, syncs: false)
+        // A log already there (another process opening the new file first) is SQLite's to use: its name is not
+        // taken. It was not there a moment ago, so this one is written without looking first.
+        _ = DatabaseFile.createOwnerOnlyIfMissing(at: path + "-wal", holding: log, syncs: false, looksFirst: false)
         return true
     }
 
@@ -74,28 +73,25 @@ package struct DatabaseImage: Sendable, Hashable {
         return size == 1 ? 65_536 : size
     }
 
-    /// A write-ahead log (SQLite's file format, section 4) holding `pages` in frames 1 to n, the last one committing
-    /// the transaction: a 32-byte header, then for each page a 24-byte frame header and the page. Checksums chain from
-    /// the header through every frame, over little-endian words (the magic number 0x377f0682 says so).
-    static func writeAheadLog(of pages: [UInt8], pageSize: Int) -> [UInt8] {
-        let count = pages.count / pageSize
+    /// A write-ahead log (SQLite's file format, section 4) of one frame holding page 1 of `database` and committing a
+    /// database of all its pages: a 32-byte header, a 24-byte frame header and the page. Checksums chain from the
+    /// header through the frame, over little-endian words (the magic number 0x377f0682 says so).
+    static func writeAheadLog(committing database: [UInt8], pageSize: Int) -> [UInt8] {
+        let pageCount = UInt32(database.count / pageSize)
         let salts = (UInt32.random(in: .min ... .max), UInt32.random(in: .min ... .max))
         var log: [UInt8] = []
-        log.reserveCapacity(32 + count * (24 + pageSize))
+        log.reserveCapacity(32 + 24 + pageSize)
         for word in [0x377f_0682, 3_007_000, UInt32(pageSize), 0, salts.0, salts.1] { log.appendBigEndian(word) }
         var sum = checksum(log[0..<24], continuing: (0, 0))
         log.appendBigEndian(sum.0)
         log.appendBigEndian(sum.1)
-        for index in 0..<count {
-            let page = pages[(index * pageSize)..<((index + 1) * pageSize)]
-            let start = log.count
-            for word in [UInt32(index + 1), index + 1 == count ? UInt32(count) : 0, salts.0, salts.1] { log.appendBigEndian(word) }
-            sum = checksum(log[start..<(start + 8)], continuing: sum)
-            sum = checksum(page, continuing: sum)
-            log.appendBigEndian(sum.0)
-            log.appendBigEndian(sum.1)
-            log.append(contentsOf: page)
-        }
+        let page = database[0..<pageSize]
+        for word in [1, pageCount, salts.0, salts.1] { log.appendBigEndian(word) }
+        sum = checksum(log[32..<40], continuing: sum)
+        sum = checksum(page, continuing: sum)
+        log.appendBigEndian(sum.0)
+        log.appendBigEndian(sum.1)
+        log.append(contentsOf: page)
         return log
     }
 

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// New database files started from an image built in memory: the image's schema and rows at once, in WAL mode; a
-/// creation cut short leaves no file, or an empty database.
+/// creation cut short leaves no file, or the image's database without its log.
 @Suite struct DatabaseImageTests {
     let directory: TemporaryDirectory
 
@@ -45,7 +45,8 @@ import Testing
         let image = try DatabaseImage(pageSize: 1024) { db in
             try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
         }
-        #expect(image.log.count == 32 + 2 * (24 + 1024))
+        #expect(image.database.count == 2 * 1024)
+        #expect(image.log.count == 32 + 24 + 1024)
         #expect(image.createFileIfMissing(at: path))
         let database = try Database(path: path)
         defer { database.close() }
@@ -107,7 +108,7 @@ import Testing
     @Test func aDatabaseFileCutShortLeavesNoFile() throws {
         let path = directory.file("notes.sqlite")
         let image = try notesImage()
-        #expect(DatabaseFile.createOwnerOnlyIfMissing(at: path, holding: image.emptyDatabase, syncs: true, stopsAfterBytes: 100) == false)
+        #expect(DatabaseFile.createOwnerOnlyIfMissing(at: path, holding: image.database, syncs: true, stopsAfterBytes: 100) == false)
         #expect(try entries() == [])
         #expect(image.createFileIfMissing(at: path))
         let database = try Database(path: path)
@@ -115,28 +116,46 @@ import Testing
         #expect(try database.fetchAll(String.self, sql: "SELECT body FROM notes") == ["first"])
     }
 
-    @Test func aFileWhoseLogNeverCameOpensAsAnEmptyDatabaseInWALMode() throws {
+    @Test func aFileWhoseLogNeverCameOpensInWALModeWithTheImagesSchemaAndRows() throws {
         let path = directory.file("notes.sqlite")
         let image = try notesImage()
-        #expect(DatabaseFile.createOwnerOnlyIfMissing(at: path, holding: image.emptyDatabase, syncs: true))
+        #expect(DatabaseFile.createOwnerOnlyIfMissing(at: path, holding: image.database, syncs: true))
         let database = try Database(path: path)
         defer { database.close() }
         #expect(try database.fetchOne(String.self, sql: "PRAGMA journal_mode") == "wal")
-        #expect(try tables(in: database) == [])
+        #expect(try tables(in: database) == ["notes", "notes_body"])
+        #expect(try database.fetchAll(String.self, sql: "SELECT body FROM notes") == ["first"])
         #expect(try database.fetchOne(String.self, sql: "PRAGMA integrity_check") == "ok")
     }
 
-    @Test func aFileWhoseLogWasTornOpensAsAnEmptyDatabase() throws {
+    @Test func aFileWhoseLogWasTornOpensWithTheImagesSchemaAndRows() throws {
         let path = directory.file("notes.sqlite")
         let image = try notesImage()
-        #expect(DatabaseFile.createOwnerOnlyIfMissing(at: path, holding: image.emptyDatabase, syncs: true))
-        // Every frame but the last, which commits: what a power loss can leave of a log never synced.
-        let torn = Array(image.log.dropLast(image.emptyDatabase.count + 24))
+        #expect(DatabaseFile.createOwnerOnlyIfMissing(at: path, holding: image.database, syncs: true))
+        // The frame cut short: what a power loss can leave of a log never synced.
+        let torn = Array(image.log.dropLast(100))
         try Data(torn).write(to: URL(fileURLWithPath: path + "-wal"))
         let database = try Database(path: path)
         defer { database.close() }
-        #expect(try tables(in: database) == [])
+        #expect(try tables(in: database) == ["notes", "notes_body"])
+        #expect(try database.fetchAll(String.self, sql: "SELECT body FROM notes") == ["first"])
         #expect(try database.fetchOne(String.self, sql: "PRAGMA integrity_check") == "ok")
+    }
+
+    @Test func theFirstCommitToAFileFromAnImageAppendsToItsLogOfOneFrame() throws {
+        let path = directory.file("notes.sqlite")
+        let image = try notesImage()
+        #expect(image.createFileIfMissing(at: path))
+        let header = try Data(contentsOf: URL(fileURLWithPath: path + "-wal")).prefix(32)
+        let database = try Database(path: path)
+        defer { database.close() }
+        try database.execute(sql: "INSERT INTO notes (body) VALUES ('second')")
+        let log = try Data(contentsOf: URL(fileURLWithPath: path + "-wal"))
+        // The same header (a new one would have new salts, and SQLite syncs a new log's header), and frames after the
+        // image's one.
+        #expect(log.prefix(32) == header)
+        #expect(log.count > image.log.count)
+        #expect((log.count - 32) % (24 + image.pageSize) == 0)
     }
 
     @Test func anImageCreatesNothingInAMissingDirectory() throws {

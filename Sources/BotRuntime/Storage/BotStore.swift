@@ -117,13 +117,19 @@ package final class BotStore: Sendable {
             queue = try await DatabaseQueue(path: path, configuration: configuration, dormancy: dormancy, workers: workers)
             opened = queue
             isNew = queue.createdFileFromImage
-            try await BotStoreSchema.migrator.migrate(queue)
+            // A store this open made from the image has every migration, owner-only files, no move recorded and no
+            // job left running: only what it derives client message ids from is read.
+            if !isNew {
+                try await BotStoreSchema.migrator.migrate(queue)
+            }
             derivation = try await queue.writeWithoutTransaction { db in
-                Self.restrictToOwner(path: path)
-                if !admitsMovedStore, let move = try StoreMove.recorded(in: db) {
-                    throw BotStoreError.moved(path: path, file: move.file, movedAt: move.movedAt)
+                if !isNew {
+                    Self.restrictToOwner(path: path)
+                    if !admitsMovedStore, let move = try StoreMove.recorded(in: db) {
+                        throw BotStoreError.moved(path: path, file: move.file, movedAt: move.movedAt)
+                    }
+                    try db.execute(sql: "UPDATE scheduled_jobs SET status = 'scheduled' WHERE status = 'running'")
                 }
-                try db.execute(sql: "UPDATE scheduled_jobs SET status = 'scheduled' WHERE status = 'running'")
                 return try Self.clientMessageIDDerivation(in: db)
             }
         } catch {

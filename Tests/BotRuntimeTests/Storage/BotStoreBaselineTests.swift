@@ -67,14 +67,14 @@ import Testing
         #expect(fromImage.applied == BotStoreSchema.migrator.migrationNames)
     }
 
-    @Test func aStoreWhoseLogWasLostWhileItWasCreatedIsMigratedIntoTheSameStore() async throws {
+    @Test func aStoreWhoseLogWasLostWhileItWasCreatedIsTheSameStore() async throws {
         let replayed = try await newStore("replayed.sqlite", Self.replayingEveryMigration)
         let image = try #require(BotStoreSchema.newStoreImage)
-        #expect(DatabaseFile.createOwnerOnlyIfMissing(at: directory.file("no-log.sqlite"), holding: image.emptyDatabase, syncs: true))
-        let migrated = try await openedStore("no-log.sqlite")
-        #expect(migrated.schema == replayed.schema)
-        #expect(migrated.metadata == replayed.metadata)
-        #expect(migrated.applied == BotStoreSchema.migrator.migrationNames)
+        #expect(DatabaseFile.createOwnerOnlyIfMissing(at: directory.file("no-log.sqlite"), holding: image.database, syncs: true))
+        let withoutLog = try await openedStore("no-log.sqlite")
+        #expect(withoutLog.schema == replayed.schema)
+        #expect(withoutLog.metadata == replayed.metadata)
+        #expect(withoutLog.applied == BotStoreSchema.migrator.migrationNames)
     }
 
     @Test func anEmptyFileIsMigratedInPlaceIntoTheSameStore() async throws {
@@ -97,7 +97,7 @@ import Testing
     @Test func everyNewStoreHasTheSchemasPageSizeHoweverItWasMade() async throws {
         _ = try await openedStore("from-image.sqlite")
         let image = try #require(BotStoreSchema.newStoreImage)
-        #expect(DatabaseFile.createOwnerOnlyIfMissing(at: directory.file("no-log.sqlite"), holding: image.emptyDatabase, syncs: true))
+        #expect(DatabaseFile.createOwnerOnlyIfMissing(at: directory.file("no-log.sqlite"), holding: image.database, syncs: true))
         _ = try await openedStore("no-log.sqlite")
         #expect(FileManager.default.createFile(atPath: directory.file("empty.sqlite"), contents: nil))
         _ = try await openedStore("empty.sqlite")
