@@ -36,6 +36,49 @@ static inline int csqlite_return_freed_memory(void) {
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+typedef int (*csqlite_full_pathname_function)(sqlite3_vfs *, const char *, int, char *);
+/* Where csqlite_register_vfs_trusting_plain_paths keeps the full-path function of the VFS it copies (a static inside
+   a function: Swift does not emit a header's global variables). */
+static inline csqlite_full_pathname_function *csqlite_resolving_full_pathname(void) {
+    static csqlite_full_pathname_function function;
+    return &function;
+}
+/* A file's full path: the path as written when it is absolute, has no empty, "." or ".." component, and does not end
+   in a symbolic link; otherwise what the unix VFS says. The unix VFS resolves each component with an lstat of its
+   own (six for a path six deep) so that the log goes beside the file a symbolic link points to; a link among the
+   directories changes nothing there, so only the last component is looked at. */
+static inline int csqlite_full_pathname(sqlite3_vfs *vfs, const char *path, int size, char *out) {
+    size_t length = strlen(path);
+    int plain = path[0] == '/' && length < (size_t)size && strstr(path, "//") == NULL && strstr(path, "/./") == NULL
+        && strstr(path, "/../") == NULL && !(length >= 2 && strcmp(path + length - 2, "/.") == 0)
+        && !(length >= 3 && strcmp(path + length - 3, "/..") == 0);
+    if (plain) {
+        struct stat status;
+        if (lstat(path, &status) == 0 ? !S_ISLNK(status.st_mode) : errno == ENOENT) {
+            memcpy(out, path, length + 1);
+            return SQLITE_OK;
+        }
+    }
+    return (*csqlite_resolving_full_pathname())(vfs, path, size, out);
+}
+/* Registers (once: the caller keeps the answer) a copy of the VFS named `base` whose full paths come from
+   csqlite_full_pathname, and returns its name, or NULL when there is no such VFS. Not the default VFS. The copy
+   lives in a static of this header, so only one Swift module may call this. */
+static inline const char *csqlite_register_vfs_trusting_plain_paths(const char *base) {
+    static sqlite3_vfs vfs;
+    static char name[64];
+    sqlite3_vfs *found = sqlite3_vfs_find(base);
+    if (found == NULL || strlen(base) + 16 >= sizeof name) return NULL;
+    snprintf(name, sizeof name, "%s-plain-paths", base);
+    vfs = *found;
+    vfs.zName = name;
+    *csqlite_resolving_full_pathname() = found->xFullPathname;
+    vfs.xFullPathname = csqlite_full_pathname;
+    return sqlite3_vfs_register(&vfs, 0) == SQLITE_OK ? vfs.zName : NULL;
+}
 /* Takes an exclusive open-file-description lock on the bytes SQLite locks (PENDING_BYTE, 0x40000000, and the 511
    after it: RESERVED and SHARED), so that any other connection, in this process or another, finds the file locked
    exactly as if this descriptor's owner held SQLite's EXCLUSIVE lock. Returns 0, or the errno (EAGAIN: another

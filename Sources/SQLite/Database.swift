@@ -354,6 +354,14 @@ public final class Database {
         SQLiteMemoryStatistics.applyBeforeInitialization()
     }()
 
+    /// The VFS of a connection that locks its file itself: SQLite's `unix-none`, which takes no locks, but trusting
+    /// a plain absolute path as the file's full path (see `csqlite_full_pathname`) where `unix-none` would look up
+    /// each of its directories again at every open.
+    private static let unlockedVFS: String = {
+        _ = processConfiguration
+        return csqlite_register_vfs_trusting_plain_paths("unix-none").map { String(cString: $0) } ?? "unix-none"
+    }()
+
     /// Opens the file. With `locksFileItself` (exclusive locking) on Linux, the connection's lock is an
     /// open-file-description lock on a descriptor of its own, taken before SQLite opens the file with its
     /// `unix-none` VFS: SQLite's POSIX locks must track every open file of the process in one list that each open
@@ -399,7 +407,7 @@ public final class Database {
         #endif
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let resultCode = sqlite3_open_v2(path, &handle, flags, lockDescriptor == nil ? nil : "unix-none")
+        let resultCode = sqlite3_open_v2(path, &handle, flags, lockDescriptor == nil ? nil : unlockedVFS)
         guard resultCode == SQLITE_OK, let handle else {
             if let lockDescriptor { Glibc.close(lockDescriptor) }
             guard let handle else {

@@ -36,6 +36,32 @@ import Testing
         #expect(log.hasSuffix("real.sqlite-wal"))
     }
 
+    @Test func anExclusiveConnectionThroughASymbolicLinkKeepsItsLogBesideTheRealFile() throws {
+        let real = directory.file("real.sqlite")
+        let link = directory.file("link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+        let linked = try Database(path: link, configuration: DatabaseConfiguration(lockingMode: .exclusive))
+        defer { linked.close() }
+        try linked.execute(sql: "CREATE TABLE notes (body TEXT)")
+        #expect(linked.writeAheadLogPath == real + "-wal")
+        #expect(FileManager.default.fileExists(atPath: real + "-wal"))
+        #expect(FileManager.default.fileExists(atPath: link + "-wal") == false)
+    }
+
+    @Test func anExclusiveConnectionKeepsAPlainPathAsWrittenAndResolvesOtherSpellings() throws {
+        let path = directory.file("notes.sqlite")
+        let plain = try Database(path: path, configuration: DatabaseConfiguration(lockingMode: .exclusive))
+        try plain.execute(sql: "CREATE TABLE notes (body TEXT)")
+        #expect(plain.writeAheadLogPath == path + "-wal")
+        plain.close()
+        let spelled = directory.file("./sub/../notes.sqlite")
+        try FileManager.default.createDirectory(atPath: directory.file("sub"), withIntermediateDirectories: true)
+        let resolved = try Database(path: spelled, configuration: DatabaseConfiguration(lockingMode: .exclusive))
+        defer { resolved.close() }
+        #expect(try resolved.fetchAll(String.self, sql: "SELECT name FROM sqlite_master") == ["notes"])
+        #expect(resolved.writeAheadLogPath == path + "-wal")
+    }
+
     @Test func aDatabaseInMemoryHasNoWriteAheadLogPath() throws {
         let database = try Database(path: ":memory:")
         defer { database.close() }

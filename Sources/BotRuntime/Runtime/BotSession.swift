@@ -794,7 +794,11 @@ public actor BotSession {
         await withCheckedContinuation { finishedWaiters.append($0) }
     }
 
+    /// Creates the data directory (owner-only) unless it exists. Every bot asks as it starts: one `mkdir` answers
+    /// that it exists; the missing parents and the errors are left to `FileManager`.
     private static func makeDirectory(_ url: URL) throws {
+        guard mkdir(url.path, 0o700) != 0 else { return }
+        if errno == EEXIST { return }
         try FileManager.default.createDirectory(
             at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }

@@ -80,15 +80,13 @@ final class StoreLock: Sendable {
 
     /// Takes the lock of the store file at `path`, or says why not at once (it never waits).
     static func acquire(storePath path: String) throws(Refusal) -> StoreLock {
-        let url = URL(fileURLWithPath: path)
-        let name = url.lastPathComponent
-        let parent = url.deletingLastPathComponent().path
-        // One entry per directory however it is spelled (relative, through a symbolic link).
-        let directory = realpath(parent, nil).map { resolved in
-            defer { free(resolved) }
-            return String(cString: resolved)
-        } ?? parent
-        try table.withLock { directories throws(Refusal) in
+        let name = DatabaseFile.fileName(of: path)
+        let parent = DatabaseFile.parentDirectory(of: path)
+        let directory = try table.withLock { directories throws(Refusal) in
+            // One entry per directory however it is spelled (relative, through a symbolic link). An absolute spelling
+            // seen while the entry lives is not resolved again; a relative one depends on the working directory.
+            let known = parent.hasPrefix("/") ? directories.first { $0.value.spellings.contains(parent) }?.key : nil
+            let directory = known ?? Self.resolved(parent)
             // A refusal in `stores.lock` with nothing held may be a process of this build whose read lock came
             // after this one looked: one more look finds its stripes.
             var looks = 0
@@ -100,7 +98,8 @@ final class StoreLock: Sendable {
                 do throws(Refusal) {
                     // In place: a copy of the entry would copy its table of names, one per open store.
                     try directories[directory]?.take(name, at: offset(of: name), spelled: parent)
-                    return
+                    if known == nil, parent.hasPrefix("/") { directories[directory]?.spellings.insert(parent) }
+                    return directory
                 } catch {
                     guard let entry = directories[directory], entry.names.isEmpty else { throw error }
                     entry.closeAll()
@@ -142,6 +141,8 @@ final class StoreLock: Sendable {
         var stripes: [Int32]
         /// The store names held, by their offsets.
         var names: [Int64: String] = [:]
+        /// The ways store paths have spelled the directory while this entry lived.
+        var spellings: Set<String> = []
 
         var isStriped: Bool { !stripes.isEmpty }
 
@@ -203,6 +204,14 @@ final class StoreLock: Sendable {
     }
 
     private static let table = Mutex<[String: Directory]>([:])
+
+    /// `directory` with symbolic links, `.` and `..` resolved, or as it is when it cannot be (it does not exist).
+    private static func resolved(_ directory: String) -> String {
+        realpath(directory, nil).map { resolved in
+            defer { free(resolved) }
+            return String(cString: resolved)
+        } ?? directory
+    }
 
     /// The byte of `name`: FNV-1a (64 bits) of its UTF-8, shifted to 62 bits so that the byte and its end fit `off_t`.
     static func offset(of name: String) -> Int64 {
