@@ -480,7 +480,8 @@ public final class Database {
             if let bytes = configuration.journalSizeLimit {
                 _ = try makeStatement(sql: "PRAGMA journal_size_limit = \(bytes)").fetchOne(Int.self)
             }
-            if !isFileBacked { nextCommitMaySync = false }
+            // A file just made from the image has a log of one frame, which the first commit appends to.
+            if !isFileBacked || createdFromImage { nextCommitMaySync = false }
             if isFileBacked && leavesCheckpointsToQueue {
                 // Replaces SQLite's automatic checkpoint: a commit only counts the log's frames, and the queue
                 // checkpoints on its own thread. The hook's context is this object, which outlives the connection.

@@ -75,6 +75,22 @@ import Testing
         #expect(try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT n FROM counter") } == 1)
     }
 
+    @Test func aFileJustMadeFromAnImageRunsItsFirstCommitInlineAppendingToTheImagesLog() async throws {
+        var configuration = DatabaseConfiguration(lockingMode: .exclusive, runsUncontendedWorkInline: true)
+        configuration.newFileImage = try DatabaseImage { db in try db.execute(sql: "CREATE TABLE counter (n INTEGER NOT NULL)") }
+        let path = directory.file("from-image.sqlite")
+        let queue = try await DatabaseQueue(path: path, configuration: configuration)
+        #expect(queue.createdFileFromImage)
+        let header = try Data(contentsOf: URL(fileURLWithPath: path + "-wal")).prefix(32)
+        let firstCommitInline = try await queue.write { db in
+            try db.execute(sql: "INSERT INTO counter VALUES (1)")
+            return Self.runsOnATask(db)
+        }
+        #expect(firstCommitInline, "the image's log has a frame: the commit appends to it and syncs nothing")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path + "-wal")).prefix(32) == header)
+        await queue.close()
+    }
+
     @Test func concurrentCallsInlineAndQueuedNeverOverlap() async throws {
         let queue = try await queue()
         try await withThrowingTaskGroup(of: Void.self) { group in
