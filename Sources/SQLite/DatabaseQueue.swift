@@ -168,6 +168,9 @@ public final class DatabaseQueue: Sendable {
     /// ``Database/releaseMemory()``), keeping it open. Does nothing while it is dormant or closed: it never opens
     /// the connection to trim it.
     public func releaseMemory() async {
+        // Like any short work, at once on the caller's thread when nothing (a checkpoint included) is queued and the
+        // connection is free.
+        if !checkpointQueued.load(ordering: .acquiring), runInlineErased({ $0.releaseMemory() }) { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             // No `malloc_trim` here, unlike after closing a connection: what this frees is small and soon reused,
             // and a trim of a large heap after every bot's synchronization cost a reconnect storm ~3 % of its CPU.
