@@ -24,11 +24,14 @@ public enum ChatterHTTPTransport: Sendable {
     func send(_ request: Request, timeout: Duration) async throws -> Response {
         switch self {
         case .builtIn(let client):
-            let origin = try HTTPOrigin(url: request.url)
+            // One parse of the URL for both the origin and the target.
+            guard let (origin, target) = HTTPOrigin.parse(request.url, plainScheme: "http", secureScheme: "https") else {
+                throw HTTPClientError.invalidURL(request.url.absoluteString)
+            }
             var headers = HTTPHeaders()
             for (name, value) in request.headers { headers.add(name: name, value: value) }
             let response = try await client.send(
-                HTTPRequest(method: HTTPMethod(rawValue: request.method), target: HTTPRequest.target(of: request.url),
+                HTTPRequest(method: HTTPMethod(rawValue: request.method), target: target,
                             headers: headers, body: request.body.map { Array($0) } ?? []),
                 to: origin, timeout: timeout)
             return Response(status: response.status.code, body: Data(response.body)) { response.headers.first(name: $0) }

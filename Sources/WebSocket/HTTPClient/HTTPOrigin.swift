@@ -24,7 +24,7 @@ public struct HTTPOrigin: Sendable, Hashable, CustomStringConvertible {
 
     /// The origin and request target of `url` when its scheme is `plainScheme` or `secureScheme`, it has a host and
     /// its port is valid: the HTTP client's `http`/`https` and the WebSocket client's `ws`/`wss` alike.
-    static func parse(_ url: URL, plainScheme: String, secureScheme: String) -> (origin: HTTPOrigin, target: String)? {
+    package static func parse(_ url: URL, plainScheme: String, secureScheme: String) -> (origin: HTTPOrigin, target: String)? {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
               let scheme = components.scheme?.lowercased(), scheme == plainScheme || scheme == secureScheme,
               let rawHost = components.host, !rawHost.isEmpty
