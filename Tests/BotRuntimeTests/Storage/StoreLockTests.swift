@@ -58,6 +58,39 @@ struct StoreLockTests {
         #expect(error == nil)
     }
 
+    @Test func aStoreOpenedThroughALinkToItsDirectoryIsRefusedWhileOpenUnderTheDirectorysOwnName() async throws {
+        let link = directory.file("link")
+        try FileManager.default.createDirectory(atPath: directory.file("real"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: directory.file("real"))
+        let store = try await BotStore.open(path: directory.file("real/bot.sqlite"), clock: ManualClock())
+        let error = await storeError { _ = try await BotStore.open(path: link + "/bot.sqlite", clock: ManualClock()) }
+        guard case .inUse(_, inThisProcess: true)? = error else {
+            Issue.record("expected the store to be in use, got \(String(describing: error))")
+            return
+        }
+        await store.close()
+    }
+
+    @Test func aLinkRepointedOnceNothingIsHeldThroughItLocksInItsNewDirectory() async throws {
+        let link = directory.file("link")
+        for name in ["first", "second"] {
+            try FileManager.default.createDirectory(atPath: directory.file(name), withIntermediateDirectories: true)
+        }
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: directory.file("first"))
+        try await BotStore.open(path: link + "/bot.sqlite", clock: ManualClock()).close()
+        try FileManager.default.removeItem(atPath: link)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: directory.file("second"))
+        let throughLink = try await BotStore.open(path: link + "/bot.sqlite", clock: ManualClock())
+        let error = await storeError { _ = try await BotStore.open(path: directory.file("second/bot.sqlite"), clock: ManualClock()) }
+        guard case .inUse(_, inThisProcess: true)? = error else {
+            Issue.record("expected the store in the link's new directory to be in use, got \(String(describing: error))")
+            return
+        }
+        let inFirst = try await BotStore.open(path: directory.file("first/bot.sqlite"), clock: ManualClock())
+        await inFirst.close()
+        await throughLink.close()
+    }
+
     @Test func storesOfOtherBotsInTheSameDirectoryOpenTogether() async throws {
         let stores = try await withThrowingTaskGroup(of: BotStore.self) { group in
             for index in 0..<20 { group.addTask { try await openStore(in: directory, name: "bot-\(index).sqlite") } }
