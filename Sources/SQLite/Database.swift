@@ -135,6 +135,14 @@ public final class Database {
         return String(cString: log)
     }
 
+    /// How many writes reached the write-ahead log since it was opened, where the connection locks its file itself
+    /// (its log writes each frame in one call); nil otherwise.
+    var writeAheadLogWrites: Int? {
+        guard !connection.isClosed else { return nil }
+        let writes = csqlite_log_writes(connection.handle)
+        return writes < 0 ? nil : writes
+    }
+
     /// Copies the write-ahead log into the database (a passive checkpoint, as SQLite's automatic one) if it is
     /// due; a failure leaves it due, to be tried after a later commit, and loses nothing.
     func checkpointIfDue() {
@@ -356,11 +364,13 @@ public final class Database {
 
     /// The VFS of a connection that locks its file itself: SQLite's `unix-none`, which takes no locks, but trusting
     /// a plain absolute path as the file's full path (see `csqlite_full_pathname`) where `unix-none` would look up
-    /// each of its directories again at every open.
+    /// each of its directories again at every open, and writing each frame of the write-ahead log in one call where
+    /// `unix-none` makes two (`csqlite_log_file`).
     private static let unlockedVFS: String = {
         _ = processConfiguration
-        return csqlite_register_vfs_trusting_plain_paths("unix-none").map { String(cString: $0) } ?? "unix-none"
+        return csqlite_register_store_vfs("unix-none").map { String(cString: $0) } ?? "unix-none"
     }()
+
 
     /// Opens the file. With `locksFileItself` (exclusive locking) on Linux, the connection's lock is an
     /// open-file-description lock on a descriptor of its own, taken before SQLite opens the file with its

@@ -62,6 +62,29 @@ import Testing
         #expect(resolved.writeAheadLogPath == path + "-wal")
     }
 
+    @Test func eachFrameAnExclusiveConnectionCommitsReachesTheLogInOneWrite() throws {
+        let path = directory.file("frames.sqlite")
+        let database = try Database(path: path, configuration: DatabaseConfiguration(lockingMode: .exclusive))
+        defer { database.close() }
+        try database.execute(sql: "CREATE TABLE notes (body TEXT)")
+        let pageSize = try #require(try database.fetchOne(Int.self, sql: "PRAGMA page_size"))
+        let writesBefore = try #require(database.writeAheadLogWrites)
+        let sizeBefore = try #require(try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)
+        try database.execute(sql: "INSERT INTO notes VALUES (?)", arguments: [String(repeating: "n", count: 3 * pageSize)])
+        let sizeAfter = try #require(try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)
+        let frames = (sizeAfter - sizeBefore) / (24 + pageSize)
+        #expect(frames >= 4, "the row's page and its three overflow pages")
+        #expect(try #require(database.writeAheadLogWrites) - writesBefore == frames)
+        #expect(try database.fetchOne(Int.self, sql: "SELECT length(body) FROM notes") == 3 * pageSize)
+    }
+
+    @Test func aConnectionThatLeavesLockingToSQLiteOpensItsLogTheUsualWay() throws {
+        let database = try Database(path: directory.file("shared.sqlite"))
+        defer { database.close() }
+        try database.execute(sql: "CREATE TABLE notes (body TEXT)")
+        #expect(database.writeAheadLogWrites == nil)
+    }
+
     @Test func aDatabaseInMemoryHasNoWriteAheadLogPath() throws {
         let database = try Database(path: ":memory:")
         defer { database.close() }
