@@ -108,10 +108,13 @@ static inline int csqlite_log_close(sqlite3_file *f) {
     file->joinedCapacity = 0;
     return released != SQLITE_OK ? released : closed;
 }
+/* The body of a log method that lets a held header reach the file before it calls the unix file's `call`. */
+#define CSQLITE_LOG_RELEASING(call)                                                                           \
+    csqlite_log_file *file = (csqlite_log_file *)f;                                                           \
+    int released = csqlite_log_release(file);                                                                 \
+    return released != SQLITE_OK ? released : file->real->pMethods->call
 static inline int csqlite_log_read(sqlite3_file *f, void *bytes, int amount, sqlite3_int64 offset) {
-    csqlite_log_file *file = (csqlite_log_file *)f;
-    int rc = csqlite_log_release(file);
-    return rc != SQLITE_OK ? rc : file->real->pMethods->xRead(file->real, bytes, amount, offset);
+    CSQLITE_LOG_RELEASING(xRead(file->real, bytes, amount, offset));
 }
 static inline int csqlite_log_write(sqlite3_file *f, const void *bytes, int amount, sqlite3_int64 offset) {
     csqlite_log_file *file = (csqlite_log_file *)f;
@@ -143,38 +146,20 @@ static inline int csqlite_log_write(sqlite3_file *f, const void *bytes, int amou
     return csqlite_log_write_through(file, bytes, amount, offset);
 }
 static inline int csqlite_log_truncate(sqlite3_file *f, sqlite3_int64 size) {
-    csqlite_log_file *file = (csqlite_log_file *)f;
-    int rc = csqlite_log_release(file);
-    return rc != SQLITE_OK ? rc : file->real->pMethods->xTruncate(file->real, size);
+    CSQLITE_LOG_RELEASING(xTruncate(file->real, size));
 }
-static inline int csqlite_log_sync(sqlite3_file *f, int flags) {
-    csqlite_log_file *file = (csqlite_log_file *)f;
-    int rc = csqlite_log_release(file);
-    return rc != SQLITE_OK ? rc : file->real->pMethods->xSync(file->real, flags);
-}
+static inline int csqlite_log_sync(sqlite3_file *f, int flags) { CSQLITE_LOG_RELEASING(xSync(file->real, flags)); }
 static inline int csqlite_log_file_size_of(sqlite3_file *f, sqlite3_int64 *size) {
-    csqlite_log_file *file = (csqlite_log_file *)f;
-    int rc = csqlite_log_release(file);
-    return rc != SQLITE_OK ? rc : file->real->pMethods->xFileSize(file->real, size);
+    CSQLITE_LOG_RELEASING(xFileSize(file->real, size));
 }
-static inline int csqlite_log_lock(sqlite3_file *f, int level) {
-    csqlite_log_file *file = (csqlite_log_file *)f;
-    int rc = csqlite_log_release(file);
-    return rc != SQLITE_OK ? rc : file->real->pMethods->xLock(file->real, level);
-}
-static inline int csqlite_log_unlock(sqlite3_file *f, int level) {
-    csqlite_log_file *file = (csqlite_log_file *)f;
-    int rc = csqlite_log_release(file);
-    return rc != SQLITE_OK ? rc : file->real->pMethods->xUnlock(file->real, level);
-}
+static inline int csqlite_log_lock(sqlite3_file *f, int level) { CSQLITE_LOG_RELEASING(xLock(file->real, level)); }
+static inline int csqlite_log_unlock(sqlite3_file *f, int level) { CSQLITE_LOG_RELEASING(xUnlock(file->real, level)); }
 static inline int csqlite_log_check_reserved_lock(sqlite3_file *f, int *reserved) {
     csqlite_log_file *file = (csqlite_log_file *)f;
     return file->real->pMethods->xCheckReservedLock(file->real, reserved);
 }
 static inline int csqlite_log_file_control(sqlite3_file *f, int operation, void *argument) {
-    csqlite_log_file *file = (csqlite_log_file *)f;
-    int rc = csqlite_log_release(file);
-    return rc != SQLITE_OK ? rc : file->real->pMethods->xFileControl(file->real, operation, argument);
+    CSQLITE_LOG_RELEASING(xFileControl(file->real, operation, argument));
 }
 static inline int csqlite_log_sector_size(sqlite3_file *f) {
     csqlite_log_file *file = (csqlite_log_file *)f;
