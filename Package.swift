@@ -28,7 +28,9 @@ let package = Package(
         .systemLibrary(name: "CLinuxIO"),
         // The crash report's signal handler, in C so that it makes only async-signal-safe calls.
         .target(name: "CInFlight"),
-        .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: strict),
+        // The bot stores' SQLite VFS (plain paths, a log frame in one write), in C: SQLite calls it.
+        .target(name: "CStoreVFS", dependencies: ["CSQLite"]),
+        .target(name: "SQLite", dependencies: ["CSQLite", "CStoreVFS"], swiftSettings: strict),
         .target(name: "WebSocket", dependencies: ["COpenSSL", "CLinuxIO"], swiftSettings: strict),
         .target(name: "ChatterBots", dependencies: ["WebSocket"], swiftSettings: strict),
         .target(name: "BotRuntime", dependencies: ["ChatterBots", "SQLite", "WebSocket", "CInFlight"], swiftSettings: strict),

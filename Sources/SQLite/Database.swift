@@ -1,4 +1,5 @@
 import CSQLite
+import CStoreVFS
 import Foundation
 
 /// One SQLite connection: a file in WAL mode, or an in-memory database.
@@ -139,7 +140,7 @@ public final class Database {
     /// (its log writes each frame in one call); nil otherwise.
     var writeAheadLogWrites: Int? {
         guard !connection.isClosed else { return nil }
-        let writes = csqlite_log_writes(connection.handle)
+        let writes = chatter_store_vfs_log_writes(connection.handle)
         return writes < 0 ? nil : writes
     }
 
@@ -363,12 +364,12 @@ public final class Database {
     }()
 
     /// The VFS of a connection that locks its file itself: SQLite's `unix-none`, which takes no locks, but trusting
-    /// a plain absolute path as the file's full path (see `csqlite_full_pathname`) where `unix-none` would look up
-    /// each of its directories again at every open, and writing each frame of the write-ahead log in one call where
-    /// `unix-none` makes two (`csqlite_log_file`).
+    /// a plain absolute path as the file's full path where `unix-none` would look up each of its directories again
+    /// at every open, and writing each frame of the write-ahead log in one call where `unix-none` makes two
+    /// (`CStoreVFS`).
     private static let unlockedVFS: String = {
         _ = processConfiguration
-        return csqlite_register_store_vfs("unix-none").map { String(cString: $0) } ?? "unix-none"
+        return chatter_store_vfs_register("unix-none").map { String(cString: $0) } ?? "unix-none"
     }()
 
 

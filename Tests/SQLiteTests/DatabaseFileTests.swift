@@ -78,6 +78,42 @@ import Testing
         #expect(try database.fetchOne(Int.self, sql: "SELECT length(body) FROM notes") == 3 * pageSize)
     }
 
+    @Test func aCommitWhoseFramesSQLiteRewroteIsWholeInTheLogWhenItReturns() throws {
+        let path = directory.file("spilled.sqlite")
+        let database = try Database(path: path, configuration: DatabaseConfiguration(lockingMode: .exclusive))
+        defer { database.close() }
+        // A cache of 20 pages spills the transaction's pages to the log before it commits; changing a spilled page
+        // again makes SQLite rewrite the frames' checksums at commit, the commit frame's header last.
+        try database.execute(sql: "PRAGMA cache_size = 20")
+        try database.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+        try database.transaction(.immediate) { db in
+            for id in 1...200 {
+                try db.execute(
+                    sql: "INSERT INTO notes (id, body) VALUES (?, ?)", arguments: [id, String(repeating: "n", count: 1_000)])
+            }
+            try db.execute(sql: "UPDATE notes SET body = 'changed' WHERE id = 1")
+        }
+        // What a process killed right now would leave: the files as they are, copied while the connection is open.
+        for suffix in ["", "-wal"] {
+            try FileManager.default.copyItem(atPath: path + suffix, toPath: directory.file("killed.sqlite") + suffix)
+        }
+        let recovered = try Database(path: directory.file("killed.sqlite"))
+        defer { recovered.close() }
+        #expect(try recovered.fetchOne(Int.self, sql: "SELECT count(*) FROM notes") == 200)
+        #expect(try recovered.fetchOne(String.self, sql: "SELECT body FROM notes WHERE id = 1") == "changed")
+    }
+
+    @Test func aPlainPathThroughALinkedDirectoryIsKeptAsWritten() throws {
+        try FileManager.default.createDirectory(atPath: directory.file("real"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: directory.file("linked"), withDestinationPath: directory.file("real"))
+        let path = directory.file("linked/notes.sqlite")
+        let database = try Database(path: path, configuration: DatabaseConfiguration(lockingMode: .exclusive))
+        defer { database.close() }
+        try database.execute(sql: "CREATE TABLE notes (body TEXT)")
+        #expect(database.writeAheadLogPath == path + "-wal")
+        #expect(FileManager.default.fileExists(atPath: directory.file("real/notes.sqlite-wal")))
+    }
+
     @Test func aConnectionThatLeavesLockingToSQLiteOpensItsLogTheUsualWay() throws {
         let database = try Database(path: directory.file("shared.sqlite"))
         defer { database.close() }
