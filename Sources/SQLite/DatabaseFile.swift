@@ -86,10 +86,7 @@ package enum DatabaseFile {
     /// retry's ENOENT. So the directory and the file are examined as well.
     static func failureReason(path: String, errno code: Int32) -> DatabaseError.OpenFailure? {
         let directory = parentDirectory(of: path)
-        var status = stat()
-        guard stat(directory, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
-            return .missingDirectory(directory)
-        }
+        if let failure = directoryFailure(directory) { return failure }
         switch code {
         case ENOENT, ENOTDIR, EACCES, EPERM, EROFS:
             if access(directory, W_OK) != 0 {
@@ -104,6 +101,17 @@ package enum DatabaseFile {
         default:
             return nil
         }
+    }
+
+    /// Why `directory` cannot hold files, if it cannot: it does not exist, or something other than a directory is
+    /// there (a data directory's path given to a file, say).
+    package static func directoryFailure(_ directory: String) -> DatabaseError.OpenFailure? {
+        var status = stat()
+        guard stat(directory, &status) == 0 else { return .missingDirectory(directory) }
+        guard (status.st_mode & S_IFMT) == S_IFDIR else {
+            return .other("\(directory) is not a directory: move what is there, or choose another directory")
+        }
+        return nil
     }
 
     /// The directory part of `path` as written ("." when it has none), without asking the file system.

@@ -82,11 +82,17 @@ final class StoreLock: Sendable {
     static func acquire(storePath path: String) throws(Refusal) -> StoreLock {
         let name = DatabaseFile.fileName(of: path)
         let parent = DatabaseFile.parentDirectory(of: path)
-        let directory = try table.withLock { directories throws(Refusal) in
-            // One entry per directory however it is spelled (relative, through a symbolic link). An absolute spelling
-            // seen while the entry lives is not resolved again; a relative one depends on the working directory.
-            let known = parent.hasPrefix("/") ? directories.first { $0.value.spellings.contains(parent) }?.key : nil
-            let directory = known ?? Self.resolved(parent)
+        // One entry per directory however it is spelled (relative, through a symbolic link). An absolute spelling
+        // seen while the entry lives, and that still leads to the entry's directory (one `stat`), is not resolved
+        // again; a link pointed elsewhere meanwhile, or a relative spelling, is.
+        let identity = parent.hasPrefix("/") ? DirectoryIdentity(of: parent) : nil
+        let known = identity.flatMap { identity in
+            table.withLock { directories in
+                directories.first { $0.value.identity == identity && $0.value.spellings.contains(parent) }?.key
+            }
+        }
+        let directory = known ?? Self.resolved(parent)
+        try table.withLock { directories throws(Refusal) in
             // A refusal in `stores.lock` with nothing held may be a process of this build whose read lock came
             // after this one looked: one more look finds its stripes.
             var looks = 0
@@ -98,8 +104,8 @@ final class StoreLock: Sendable {
                 do throws(Refusal) {
                     // In place: a copy of the entry would copy its table of names, one per open store.
                     try directories[directory]?.take(name, at: offset(of: name), spelled: parent)
-                    if known == nil, parent.hasPrefix("/") { directories[directory]?.spellings.insert(parent) }
-                    return directory
+                    if known == nil, identity != nil { directories[directory]?.spellings.insert(parent) }
+                    return
                 } catch {
                     guard let entry = directories[directory], entry.names.isEmpty else { throw error }
                     entry.closeAll()
@@ -141,7 +147,9 @@ final class StoreLock: Sendable {
         var stripes: [Int32]
         /// The store names held, by their offsets.
         var names: [Int64: String] = [:]
-        /// The ways store paths have spelled the directory while this entry lived.
+        /// The directory's device and inode when the entry was made.
+        let identity: DirectoryIdentity?
+        /// The absolute ways store paths have spelled the directory while this entry lived.
         var spellings: Set<String> = []
 
         var isStriped: Bool { !stripes.isEmpty }
@@ -161,6 +169,7 @@ final class StoreLock: Sendable {
             }
             self.path = directory
             self.descriptor = descriptor
+            self.identity = DirectoryIdentity(of: directory)
         }
 
         /// Locks the byte at `offset` for `name`, or says why not (about the directory as `parent` spells it).
@@ -205,6 +214,19 @@ final class StoreLock: Sendable {
 
     private static let table = Mutex<[String: Directory]>([:])
 
+    /// Which directory a path leads to, through any symbolic link: its device and inode.
+    private struct DirectoryIdentity: Equatable {
+        let device: UInt64
+        let inode: UInt64
+
+        init?(of path: String) {
+            var status = stat()
+            guard stat(path, &status) == 0 else { return nil }
+            device = UInt64(status.st_dev)
+            inode = UInt64(status.st_ino)
+        }
+    }
+
     /// `directory` with symbolic links, `.` and `..` resolved, or as it is when it cannot be (it does not exist).
     private static func resolved(_ directory: String) -> String {
         realpath(directory, nil).map { resolved in
@@ -226,7 +248,7 @@ final class StoreLock: Sendable {
     /// Why the lock file `file` of `directory` cannot be used, from the errno of opening or locking it.
     fileprivate static func failure(directory: String, file: String, errno code: Int32) -> DatabaseError.OpenFailure {
         switch code {
-        case ENOENT, ENOTDIR: .missingDirectory(directory)
+        case ENOENT, ENOTDIR: DatabaseFile.directoryFailure(directory) ?? .missingDirectory(directory)
         case EACCES, EPERM, EROFS: .directoryNotWritable(directory)
         default: .other("the lock file \(file) in \(directory) cannot be used: \(String(cString: strerror(code)))")
         }

@@ -91,6 +91,25 @@ struct StoreLockTests {
         await throughLink.close()
     }
 
+    @Test func aLinkRepointedWhileAStoreIsHeldThroughItLocksNewStoresInItsNewDirectory() async throws {
+        let link = directory.file("link")
+        for name in ["first", "second"] {
+            try FileManager.default.createDirectory(atPath: directory.file(name), withIntermediateDirectories: true)
+        }
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: directory.file("first"))
+        let held = try await BotStore.open(path: link + "/held.sqlite", clock: ManualClock())
+        try FileManager.default.removeItem(atPath: link)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: directory.file("second"))
+        let throughLink = try await BotStore.open(path: link + "/bot.sqlite", clock: ManualClock())
+        let error = await storeError { _ = try await BotStore.open(path: directory.file("second/bot.sqlite"), clock: ManualClock()) }
+        guard case .inUse(_, inThisProcess: true)? = error else {
+            Issue.record("expected the store in the link's new directory to be in use, got \(String(describing: error))")
+            return
+        }
+        await throughLink.close()
+        await held.close()
+    }
+
     @Test func storesOfOtherBotsInTheSameDirectoryOpenTogether() async throws {
         let stores = try await withThrowingTaskGroup(of: BotStore.self) { group in
             for index in 0..<20 { group.addTask { try await openStore(in: directory, name: "bot-\(index).sqlite") } }
@@ -117,6 +136,17 @@ struct StoreLockTests {
             Issue.record("expected a missing directory, got \(String(describing: error))")
             return
         }
+    }
+
+    @Test func aFileWhereTheDirectoryShouldBeIsReportedAsNotADirectory() async throws {
+        #expect(FileManager.default.createFile(atPath: directory.file("data"), contents: Data("not a directory".utf8)))
+        let error = await storeError { _ = try await BotStore.open(path: directory.file("data/bot.sqlite")) }
+        guard case .storage(_, let underlying)? = error, case .cannotOpen(_, .other(let reason), _)? = underlying as? DatabaseError
+        else {
+            Issue.record("expected a path that is not a directory, got \(String(describing: error))")
+            return
+        }
+        #expect(reason == "\(directory.file("data")) is not a directory: move what is there, or choose another directory")
     }
 
     #if os(Linux)
