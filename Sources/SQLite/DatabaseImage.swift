@@ -33,8 +33,10 @@ package struct DatabaseImage: Sendable, Hashable {
     }
 
     /// Creates the file at `path` (mode 0600) from the image unless something already exists there, and returns
-    /// whether it did. The database file appears whole or not at all (see `DatabaseFile`), and before its log. False
-    /// also where the file system cannot do that: then open the database as usual, which creates an empty file.
+    /// whether it made both the file and its log of one frame. The database file appears whole or not at all (see
+    /// `DatabaseFile`), and before its log. False also where the file system cannot do that (then open the database as
+    /// usual, which creates an empty file), and when the log could not be made: the file then holds the whole image
+    /// and opens as any existing database, whose first commit starts a new log.
     package func createFileIfMissing(at path: String) -> Bool {
         // A log left without its database (a store deleted but not its -wal) is no one's: SQLite deletes it when it
         // opens an empty file, so that way is left to it. Any other log appears only once the file below exists.
@@ -43,8 +45,7 @@ package struct DatabaseImage: Sendable, Hashable {
         else { return false }
         // A log already there (another process opening the new file first) is SQLite's to use: its name is not
         // taken. It was not there a moment ago, so this one is written without looking first.
-        _ = DatabaseFile.createOwnerOnlyIfMissing(at: path + "-wal", holding: log, syncs: false, looksFirst: false)
-        return true
+        return DatabaseFile.createOwnerOnlyIfMissing(at: path + "-wal", holding: log, syncs: false, looksFirst: false)
     }
 
     /// The pages of a new in-memory database after `build`, page 1 marked for WAL.
