@@ -59,11 +59,9 @@ struct StoreLockTests {
     }
 
     @Test func aStoreOpenedThroughALinkToItsDirectoryIsRefusedWhileOpenUnderTheDirectorysOwnName() async throws {
-        let link = directory.file("link")
-        try FileManager.default.createDirectory(atPath: directory.file("real"), withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: directory.file("real"))
+        let path = try link("link", to: "real")
         let store = try await BotStore.open(path: directory.file("real/bot.sqlite"), clock: ManualClock())
-        let error = await storeError { _ = try await BotStore.open(path: link + "/bot.sqlite", clock: ManualClock()) }
+        let error = await storeError { _ = try await BotStore.open(path: path + "/bot.sqlite", clock: ManualClock()) }
         guard case .inUse(_, inThisProcess: true)? = error else {
             Issue.record("expected the store to be in use, got \(String(describing: error))")
             return
@@ -71,41 +69,42 @@ struct StoreLockTests {
         await store.close()
     }
 
-    @Test func aLinkRepointedOnceNothingIsHeldThroughItLocksInItsNewDirectory() async throws {
-        let link = directory.file("link")
-        for name in ["first", "second"] {
-            try FileManager.default.createDirectory(atPath: directory.file(name), withIntermediateDirectories: true)
-        }
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: directory.file("first"))
-        try await BotStore.open(path: link + "/bot.sqlite", clock: ManualClock()).close()
-        try FileManager.default.removeItem(atPath: link)
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: directory.file("second"))
-        let throughLink = try await BotStore.open(path: link + "/bot.sqlite", clock: ManualClock())
+    /// `link`, pointing at `target` (a directory of the test's, made if missing); made again if it exists.
+    @discardableResult
+    func link(_ link: String, to target: String) throws -> String {
+        let path = directory.file(link)
+        try FileManager.default.createDirectory(atPath: directory.file(target), withIntermediateDirectories: true)
+        try? FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: directory.file(target))
+        return path
+    }
+
+    /// Expects the store `second/bot.sqlite`, opened directly, to be refused as open in this process.
+    func expectSecondStoreHeld() async {
         let error = await storeError { _ = try await BotStore.open(path: directory.file("second/bot.sqlite"), clock: ManualClock()) }
         guard case .inUse(_, inThisProcess: true)? = error else {
             Issue.record("expected the store in the link's new directory to be in use, got \(String(describing: error))")
             return
         }
+    }
+
+    @Test func aLinkRepointedOnceNothingIsHeldThroughItLocksInItsNewDirectory() async throws {
+        let path = try link("link", to: "first")
+        try await BotStore.open(path: path + "/bot.sqlite", clock: ManualClock()).close()
+        try link("link", to: "second")
+        let throughLink = try await BotStore.open(path: path + "/bot.sqlite", clock: ManualClock())
+        await expectSecondStoreHeld()
         let inFirst = try await BotStore.open(path: directory.file("first/bot.sqlite"), clock: ManualClock())
         await inFirst.close()
         await throughLink.close()
     }
 
     @Test func aLinkRepointedWhileAStoreIsHeldThroughItLocksNewStoresInItsNewDirectory() async throws {
-        let link = directory.file("link")
-        for name in ["first", "second"] {
-            try FileManager.default.createDirectory(atPath: directory.file(name), withIntermediateDirectories: true)
-        }
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: directory.file("first"))
-        let held = try await BotStore.open(path: link + "/held.sqlite", clock: ManualClock())
-        try FileManager.default.removeItem(atPath: link)
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: directory.file("second"))
-        let throughLink = try await BotStore.open(path: link + "/bot.sqlite", clock: ManualClock())
-        let error = await storeError { _ = try await BotStore.open(path: directory.file("second/bot.sqlite"), clock: ManualClock()) }
-        guard case .inUse(_, inThisProcess: true)? = error else {
-            Issue.record("expected the store in the link's new directory to be in use, got \(String(describing: error))")
-            return
-        }
+        let path = try link("link", to: "first")
+        let held = try await BotStore.open(path: path + "/held.sqlite", clock: ManualClock())
+        try link("link", to: "second")
+        let throughLink = try await BotStore.open(path: path + "/bot.sqlite", clock: ManualClock())
+        await expectSecondStoreHeld()
         await throughLink.close()
         await held.close()
     }
