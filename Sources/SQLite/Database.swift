@@ -372,7 +372,6 @@ public final class Database {
         return chatter_store_vfs_register("unix-none").map { String(cString: $0) } ?? "unix-none"
     }()
 
-
     /// Opens the file. With `locksFileItself` (exclusive locking) on Linux, the connection's lock is an
     /// open-file-description lock on a descriptor of its own, taken before SQLite opens the file with its
     /// `unix-none` VFS: SQLite's POSIX locks must track every open file of the process in one list that each open
