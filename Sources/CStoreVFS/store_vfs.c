@@ -172,13 +172,11 @@ static int store_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int f
     return rc;
 }
 
-static const char *registered_name;
-static const char *requested_base;
-
-static void register_once(void) {
-    sqlite3_vfs *found = sqlite3_vfs_find(requested_base);
-    if (found == NULL || strlen(requested_base) + 16 >= sizeof store_vfs_name) return;
-    snprintf(store_vfs_name, sizeof store_vfs_name, "%s-store", requested_base);
+/* Registers the store VFS as a copy of `base`; NULL when there is no such VFS or SQLite refused it. */
+static const char *register_copy(const char *base) {
+    sqlite3_vfs *found = sqlite3_vfs_find(base);
+    if (found == NULL || strlen(base) + 16 >= sizeof store_vfs_name) return NULL;
+    snprintf(store_vfs_name, sizeof store_vfs_name, "%s-store", base);
     store_vfs = *found;
     store_vfs.zName = store_vfs_name;
     store_vfs.szOsFile = found->szOsFile + log_file_size();
@@ -186,14 +184,21 @@ static void register_once(void) {
     unix_open = found->xOpen;
     store_vfs.xFullPathname = full_pathname;
     store_vfs.xOpen = store_open;
-    if (sqlite3_vfs_register(&store_vfs, 0) == SQLITE_OK) registered_name = store_vfs_name;
+    return sqlite3_vfs_register(&store_vfs, 0) == SQLITE_OK ? store_vfs_name : NULL;
 }
 
 const char *chatter_store_vfs_register(const char *base) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    requested_base = base;
-    pthread_once(&once, register_once);
-    return registered_name;
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static int attempted;
+    static const char *registered;
+    pthread_mutex_lock(&lock);
+    if (!attempted) {
+        attempted = 1;
+        registered = register_copy(base);
+    }
+    const char *name = registered;
+    pthread_mutex_unlock(&lock);
+    return name;
 }
 
 long chatter_store_vfs_log_writes(struct sqlite3 *db) {

@@ -86,6 +86,9 @@ import Testing
         // again makes SQLite rewrite the frames' checksums at commit, the commit frame's header last.
         try database.execute(sql: "PRAGMA cache_size = 20")
         try database.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+        let pageSize = try #require(try database.fetchOne(Int.self, sql: "PRAGMA page_size"))
+        let writesBefore = try #require(database.writeAheadLogWrites)
+        let sizeBefore = try #require(try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)
         try database.transaction(.immediate) { db in
             for id in 1...200 {
                 try db.execute(
@@ -93,6 +96,9 @@ import Testing
             }
             try db.execute(sql: "UPDATE notes SET body = 'changed' WHERE id = 1")
         }
+        let sizeAfter = try #require(try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)
+        let frames = (sizeAfter - sizeBefore) / (24 + pageSize)
+        #expect(try #require(database.writeAheadLogWrites) - writesBefore > frames, "frames written again, checksums rewritten")
         // What a process killed right now would leave: the files as they are, copied while the connection is open.
         for suffix in ["", "-wal"] {
             try FileManager.default.copyItem(atPath: path + suffix, toPath: directory.file("killed.sqlite") + suffix)
