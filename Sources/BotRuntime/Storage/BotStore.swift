@@ -114,7 +114,8 @@ package final class BotStore: Sendable {
         let isNew: Bool
         var opened: DatabaseQueue?
         do {
-            queue = try await DatabaseQueue(path: path, configuration: configuration, dormancy: dormancy, workers: workers)
+            queue = try await DatabaseQueue(
+                path: lock.storePath, configuration: configuration, dormancy: dormancy, workers: workers)
             opened = queue
             isNew = queue.createdFileFromImage
             // A store this open made from the image has every migration, owner-only files, no move recorded and no
@@ -124,7 +125,7 @@ package final class BotStore: Sendable {
             }
             derivation = try await queue.writeWithoutTransaction { db in
                 if !isNew {
-                    Self.restrictToOwner(path: path)
+                    Self.restrictToOwner(path: lock.storePath)
                     if !admitsMovedStore, let move = try StoreMove.recorded(in: db) {
                         throw BotStoreError.moved(path: path, file: move.file, movedAt: move.movedAt)
                     }

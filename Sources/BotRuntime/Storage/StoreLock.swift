@@ -67,6 +67,11 @@ final class StoreLock: Sendable {
 
     private let directory: String
     private let name: String
+
+    /// The store file's path through the directory the lock is in, resolved when the directory's entry was made:
+    /// where the store must be opened, and opened again after going dormant, so that a symbolic link on its path
+    /// pointed elsewhere meanwhile cannot take it to another directory than its lock's.
+    var storePath: String { directory == "/" ? "/" + name : directory + "/" + name }
     private let released = Atomic<Bool>(false)
 
     private init(directory: String, name: String) {

@@ -99,6 +99,18 @@ struct StoreLockTests {
         await throughLink.close()
     }
 
+    @Test func aDormantStoreOpenedThroughALinkStaysInItsDirectoryWhenTheLinkIsRepointed() async throws {
+        let path = try link("link", to: "first")
+        let store = try await BotStore.open(
+            path: path + "/bot.sqlite", clock: ManualClock(), dormancy: DatabaseDormancy(idleTimeout: .seconds(3600)))
+        try await store.setValue("kept", forKey: "note", in: .global)
+        #expect(await store.releaseConnectionIfIdle())
+        try link("link", to: "second")
+        #expect(try await store.value(String.self, forKey: "note", in: .global) == "kept")
+        #expect(FileManager.default.fileExists(atPath: directory.file("second/bot.sqlite")) == false)
+        await store.close()
+    }
+
     @Test func aLinkRepointedWhileAStoreIsHeldThroughItLocksNewStoresInItsNewDirectory() async throws {
         let path = try link("link", to: "first")
         let held = try await BotStore.open(path: path + "/held.sqlite", clock: ManualClock())
