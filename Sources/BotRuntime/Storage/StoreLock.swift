@@ -87,14 +87,11 @@ final class StoreLock: Sendable {
     static func acquire(storePath path: String) throws(Refusal) -> StoreLock {
         let name = DatabaseFile.fileName(of: path)
         let parent = DatabaseFile.parentDirectory(of: path)
-        // One entry per directory however it is spelled (relative, through a symbolic link). An absolute spelling
-        // seen while the entry lives, and that still leads to the entry's directory (one `stat`), is not resolved
-        // again; a link pointed elsewhere meanwhile, or a relative spelling, is.
-        let identity = parent.hasPrefix("/") ? DirectoryIdentity(of: parent) : nil
+        // One entry per directory however it is spelled (relative, through a symbolic link): a spelling that leads
+        // to the directory of an entry (one `stat`: its device and inode) takes that entry without resolving it.
+        let identity = DirectoryIdentity(of: parent)
         let known = identity.flatMap { identity in
-            table.withLock { directories in
-                directories.first { $0.value.identity == identity && $0.value.spellings.contains(parent) }?.key
-            }
+            table.withLock { directories in directories.first { $0.value.identity == identity }?.key }
         }
         let directory = known ?? Self.resolved(parent)
         try table.withLock { directories throws(Refusal) in
@@ -109,7 +106,6 @@ final class StoreLock: Sendable {
                 do throws(Refusal) {
                     // In place: a copy of the entry would copy its table of names, one per open store.
                     try directories[directory]?.take(name, at: offset(of: name), spelled: parent)
-                    if known == nil, identity != nil { directories[directory]?.spellings.insert(parent) }
                     return
                 } catch {
                     guard let entry = directories[directory], entry.names.isEmpty else { throw error }
@@ -154,8 +150,6 @@ final class StoreLock: Sendable {
         var names: [Int64: String] = [:]
         /// The directory's device and inode when the entry was made.
         let identity: DirectoryIdentity?
-        /// The absolute ways store paths have spelled the directory while this entry lived.
-        var spellings: Set<String> = []
 
         var isStriped: Bool { !stripes.isEmpty }
 
