@@ -61,6 +61,9 @@ public struct BotRuntimeEnvironment: Sendable {
     public var syncTimeout: Duration
     /// `limit` of the REST pages that follow a sync with `hasMore`.
     public var messagePageSize: Int
+    /// How many conversations the service lists in a full page of `GET /conversations` (100, by the contract): a
+    /// start's refresh asks for the next page only after a full one.
+    public var conversationPageSize: Int
     /// Where the bot starts in a conversation it discovers: from its first message (answer what was said while
     /// the bot did not know the conversation) or after its last one.
     public var newConversationStart: ConversationStart
@@ -140,6 +143,7 @@ public struct BotRuntimeEnvironment: Sendable {
         self.syncLimitPerConversation = nil
         self.syncTimeout = .seconds(60)
         self.messagePageSize = 100
+        self.conversationPageSize = 100
         self.newConversationStart = .firstMessage
         self.storeSynchronousMode = .normal
         self.storeDormancy = DatabaseDormancy(

@@ -120,13 +120,15 @@ struct SessionSynchronizer: Sendable {
         log.notice("the friends list kept changing during the refresh; live events keep it current", trace: trace)
     }
 
-    /// `GET /conversations?updatedSince=`, page after page (at most 100 each), from the last refresh on.
+    /// `GET /conversations?updatedSince=`, page after page, from the last refresh on; a page shorter than the
+    /// service's page size is the last, so a bot in fewer conversations than a page asks once.
     private func refreshConversations(trace: String) async throws {
         var since = try await store.conversationsUpdatedSince()
         while true {
             let page = try await rest.conversations(updatedSince: since)
             guard let newest = page.map(\.updatedAt).max(), since.map({ newest > $0 }) ?? true else { break }
             admission.submit(.conversations(page, .refreshed, trace: trace))
+            guard page.count >= environment.conversationPageSize else { break }
             since = newest
         }
         // The sync below asks for the conversations just recorded.

@@ -1,0 +1,52 @@
+import BotRuntime
+import ChatterBots
+import ChatterSandbox
+import Foundation
+import Testing
+
+/// A start's refresh pages `GET /conversations` while the pages are full (`conversationPageSize`), and takes a shorter
+/// page as the last.
+@Suite struct ConversationRefreshTests {
+    /// Two pages of the sandbox: it lists conversations two at a time.
+    static let service = SandboxServiceConfiguration(passwordHashIterations: 1_000, conversationPageSize: 2)
+
+    /// Ana opens `count` groups with the bot, which is not running, and says hello in each.
+    static func groupsWithAHello(_ count: Int, _ harness: RuntimeHarness) async throws -> [Conversation] {
+        var groups: [Conversation] = []
+        for index in 1...count {
+            let group = try await harness.rest(harness.ana).createGroup(
+                title: "group \(index)", memberIds: [harness.botty.user.id])
+            try await harness.say("hello \(index)", as: harness.ana, in: group)
+            groups.append(group)
+        }
+        return groups
+    }
+
+    @Test func aStartFollowsFullPagesUntilEveryConversationIsKnown() async throws {
+        try await RuntimeHarness.run(service: Self.service) { harness in
+            let groups = try await Self.groupsWithAHello(5, harness)
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe)) { $0.conversationPageSize = 2 }
+            try await bot.waitUntilIdle()
+
+            for (index, group) in groups.enumerated() {
+                #expect(try await harness.texts(in: group, from: harness.botty) == ["echo: hello \(index + 1)"])
+            }
+            await bot.stop()
+        }
+    }
+
+    @Test func aPageShorterThanThePageSizeIsTheLast() async throws {
+        try await RuntimeHarness.run(service: Self.service) { harness in
+            let groups = try await Self.groupsWithAHello(3, harness)
+            let probe = BotProbe()
+            // The bot expects three a page, so the sandbox's first page of two looks like the last.
+            let bot = try await harness.start(ScriptedBot(probe: probe)) { $0.conversationPageSize = 3 }
+            try await bot.waitUntilIdle()
+
+            #expect(Set(probe.messages.map(\.conversationId)) == Set(groups.prefix(2).map(\.id)))
+            #expect(try await harness.texts(in: groups[2], from: harness.botty).isEmpty)
+            await bot.stop()
+        }
+    }
+}
