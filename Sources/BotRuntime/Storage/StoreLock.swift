@@ -65,6 +65,8 @@ final class StoreLock: Sendable {
     /// The stripe of the byte at `offset`.
     private static func stripe(of offset: Int64) -> Int { Int(offset % Int64(stripeCount)) }
 
+    /// The device and inode of the store's directory: its entry in the process's table.
+    private let identity: DirectoryIdentity
     private let directory: String
     private let name: String
 
@@ -74,7 +76,8 @@ final class StoreLock: Sendable {
     var storePath: String { directory == "/" ? "/" + name : directory + "/" + name }
     private let released = Atomic<Bool>(false)
 
-    private init(directory: String, name: String) {
+    private init(identity: DirectoryIdentity, directory: String, name: String) {
+        self.identity = identity
         self.directory = directory
         self.name = name
     }
@@ -87,35 +90,34 @@ final class StoreLock: Sendable {
     static func acquire(storePath path: String) throws(Refusal) -> StoreLock {
         let name = DatabaseFile.fileName(of: path)
         let parent = DatabaseFile.parentDirectory(of: path)
-        // One entry per directory however it is spelled (relative, through a symbolic link): a spelling that leads
-        // to the directory of an entry (one `stat`: its device and inode) takes that entry without resolving it.
-        let identity = DirectoryIdentity(of: parent)
-        let known = identity.flatMap { identity in
-            table.withLock { directories in directories.first { $0.value.identity == identity }?.key }
+        // One entry per directory, found by its device and inode (one `stat`) however the path spells it (relative,
+        // through a symbolic link); a directory made again where a held one was is another, with lock files of its own.
+        guard let identity = DirectoryIdentity(of: parent) else {
+            throw .unavailable(failure(directory: parent, file: fileName, errno: errno))
         }
-        let directory = known ?? Self.resolved(parent)
-        try table.withLock { directories throws(Refusal) in
+        let resolved = table.withLock { $0[identity]?.path } ?? Self.resolved(parent)
+        let directory = try table.withLock { directories throws(Refusal) -> String in
             // A refusal in `stores.lock` with nothing held may be a process of this build whose read lock came
             // after this one looked: one more look finds its stripes.
             var looks = 0
             while true {
                 looks += 1
-                if directories[directory] == nil {
-                    directories[directory] = try Directory(locking: directory, spelled: parent)
+                if directories[identity] == nil {
+                    directories[identity] = try Directory(locking: resolved, spelled: parent)
                 }
                 do throws(Refusal) {
                     // In place: a copy of the entry would copy its table of names, one per open store.
-                    try directories[directory]?.take(name, at: offset(of: name), spelled: parent)
-                    return
+                    try directories[identity]?.take(name, at: offset(of: name), spelled: parent)
+                    return directories[identity]?.path ?? resolved
                 } catch {
-                    guard let entry = directories[directory], entry.names.isEmpty else { throw error }
+                    guard let entry = directories[identity], entry.names.isEmpty else { throw error }
                     entry.closeAll()
-                    directories[directory] = nil
+                    directories[identity] = nil
                     guard case .held(inThisProcess: false) = error, !entry.isStriped, looks == 1 else { throw error }
                 }
             }
         }
-        return StoreLock(directory: directory, name: name)
+        return StoreLock(identity: identity, directory: directory, name: name)
     }
 
     /// Lets the lock go (once; later calls do nothing). The directory's descriptors close with its last lock.
@@ -123,12 +125,12 @@ final class StoreLock: Sendable {
         guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Self.table.withLock { directories in
             let offset = Self.offset(of: name)
-            guard directories[directory]?.names[offset] == name else { return }
+            guard directories[identity]?.names[offset] == name else { return }
             // In place, as in `acquire`.
-            directories[directory]?.drop(offset)
-            if let entry = directories[directory], entry.names.isEmpty {
+            directories[identity]?.drop(offset)
+            if let entry = directories[identity], entry.names.isEmpty {
                 entry.closeAll()
-                directories[directory] = nil
+                directories[identity] = nil
             }
         }
     }
@@ -148,8 +150,6 @@ final class StoreLock: Sendable {
         var stripes: [Int32]
         /// The store names held, by their offsets.
         var names: [Int64: String] = [:]
-        /// The directory's device and inode when the entry was made.
-        let identity: DirectoryIdentity?
 
         var isStriped: Bool { !stripes.isEmpty }
 
@@ -168,7 +168,6 @@ final class StoreLock: Sendable {
             }
             self.path = directory
             self.descriptor = descriptor
-            self.identity = DirectoryIdentity(of: directory)
         }
 
         /// Locks the byte at `offset` for `name`, or says why not (about the directory as `parent` spells it).
@@ -211,10 +210,10 @@ final class StoreLock: Sendable {
         }
     }
 
-    private static let table = Mutex<[String: Directory]>([:])
+    private static let table = Mutex<[DirectoryIdentity: Directory]>([:])
 
     /// Which directory a path leads to, through any symbolic link: its device and inode.
-    private struct DirectoryIdentity: Equatable {
+    private struct DirectoryIdentity: Hashable, Sendable {
         let device: UInt64
         let inode: UInt64
 

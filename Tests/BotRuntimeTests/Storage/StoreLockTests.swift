@@ -160,7 +160,40 @@ struct StoreLockTests {
         #expect(reason == "\(directory.file("data")) is not a directory: move what is there, or choose another directory")
     }
 
+    /// `data`, made again once the directory it named, holding `held.sqlite` open, has been moved to `moved`.
+    func dataDirectoryMadeAgain(holding name: String) async throws -> (data: String, held: BotStore) {
+        let data = directory.file("data")
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
+        let held = try await BotStore.open(path: data + "/" + name, clock: ManualClock())
+        try FileManager.default.moveItem(atPath: data, toPath: directory.file("moved"))
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
+        return (data, held)
+    }
+
+    @Test func aDirectoryMadeAgainWhereAHeldOneWasOpensAStoreOfTheSameName() async throws {
+        let (data, held) = try await dataDirectoryMadeAgain(holding: "bot.sqlite")
+        let store = try await BotStore.open(path: data + "/bot.sqlite", clock: ManualClock())
+        #expect(FileManager.default.fileExists(atPath: data + "/bot.sqlite"))
+        let error = await storeError { _ = try await BotStore.open(path: directory.file("moved/bot.sqlite"), clock: ManualClock()) }
+        guard case .inUse(_, inThisProcess: true)? = error else {
+            Issue.record("expected the moved store to be still held, got \(String(describing: error))")
+            return
+        }
+        await store.close()
+        await held.close()
+    }
+
     #if os(Linux)
+    @Test func aDirectoryMadeAgainWhereAHeldOneWasHoldsItsStoresInItsOwnLockFiles() async throws {
+        let (data, held) = try await dataDirectoryMadeAgain(holding: "held.sqlite")
+        let store = try await BotStore.open(path: data + "/bot.sqlite", clock: ManualClock())
+        let stripe = try ForeignLock(file: data + "/" + StoreLock.stripeFileName(of: "bot.sqlite"))
+        #expect(stripe.lockByte(of: "bot.sqlite") == EAGAIN, "another process finds the store held")
+        await store.close()
+        await held.close()
+        stripe.close()
+    }
+
     /// A build from before the stripes, holding the store `name` by its byte in `stores.lock` itself.
     private func olderBuild(holding name: String) throws -> ForeignLock {
         let olderBuild = try ForeignLock(file: directory.file(StoreLock.fileName))
