@@ -43,8 +43,11 @@ public final class Database {
     }
 
     /// Opens the file for a ``DatabaseQueue``: with `leavesCheckpointsToQueue` (and a configuration that allows
-    /// inline work), commits only count the log's frames and the queue checkpoints.
-    convenience init(path: String, configuration: DatabaseConfiguration, leavesCheckpointsToQueue: Bool) throws {
+    /// inline work), commits only count the log's frames and the queue checkpoints. `reopening` a file the queue had
+    /// open creates none: one moved or deleted meanwhile is reported, not replaced by an empty one.
+    convenience init(
+        path: String, configuration: DatabaseConfiguration, leavesCheckpointsToQueue: Bool, reopening: Bool = false
+    ) throws {
         if let size = configuration.pageSize {
             // Either would be ignored silently (SQLite drops a size it cannot use; a file from the image has the
             // image's), so both are refused before anything is created.
@@ -61,12 +64,13 @@ public final class Database {
             }
         }
         let isInMemory = path.isEmpty || path == ":memory:"
-        let createdFromImage = !isInMemory && (configuration.newFileImage?.createFileIfMissing(at: path) ?? false)
-        if configuration.createsOwnerOnlyFile && !isInMemory && !createdFromImage {
+        let creates = !reopening || isInMemory
+        let createdFromImage = creates && !isInMemory && (configuration.newFileImage?.createFileIfMissing(at: path) ?? false)
+        if creates && configuration.createsOwnerOnlyFile && !isInMemory && !createdFromImage {
             try DatabaseFile.createOwnerOnlyIfMissing(at: path)
         }
         let connection = try Self.openConnection(
-            path: path, locksFileItself: !isInMemory && configuration.lockingMode == .exclusive,
+            path: path, creates: creates, locksFileItself: !isInMemory && configuration.lockingMode == .exclusive,
             lockGrace: min(configuration.busyTimeout, Self.exclusiveLockGrace))
         self.init(
             connection: connection, path: path, configuration: configuration,
@@ -384,14 +388,17 @@ public final class Database {
     /// A lock found held is tried again for `lockGrace` (at most the busy timeout): a child process being spawned
     /// holds the descriptions of the lock's descriptor until its exec closes them (close-on-exec), so a file
     /// just closed by its owner can look locked for that moment. SQLite's own locks waited out the busy timeout.
-    private static func openConnection(path: String, locksFileItself: Bool, lockGrace: Duration) throws -> Connection {
+    private static func openConnection(
+        path: String, creates: Bool, locksFileItself: Bool, lockGrace: Duration
+    ) throws -> Connection {
         _ = processConfiguration
         var lockDescriptor: Int32?
         #if os(Linux)
         if locksFileItself {
-            let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            let descriptor = Glibc.open(path, O_RDWR | (creates ? O_CREAT : 0) | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else {
                 let code = errno
+                if !creates && code == ENOENT { throw DatabaseError.cannotOpen(path: path, reason: fileGone, underlying: nil) }
                 throw DatabaseError.cannotOpen(
                     path: path, reason: DatabaseFile.failureReason(path: path, errno: code) ?? .fileNotAccessible, underlying: nil)
             }
@@ -416,7 +423,7 @@ public final class Database {
         }
         #endif
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | (creates ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
         let resultCode = sqlite3_open_v2(path, &handle, flags, lockDescriptor == nil ? nil : unlockedVFS)
         guard resultCode == SQLITE_OK, let handle else {
             if let lockDescriptor { Glibc.close(lockDescriptor) }
@@ -429,10 +436,15 @@ public final class Database {
             let error = SQLiteError(connection: handle, resultCode: resultCode, sql: nil)
             let systemErrno = sqlite3_system_errno(handle)
             sqlite3_close_v2(handle)
+            if !creates && systemErrno == ENOENT { throw DatabaseError.cannotOpen(path: path, reason: fileGone, underlying: error) }
             throw openError(path: path, error: error, systemErrno: systemErrno)
         }
         return Connection(handle: handle, lockDescriptor: lockDescriptor)
     }
+
+    /// Why a file opened before cannot be opened again.
+    private static let fileGone = DatabaseError.OpenFailure.other(
+        "the file was moved or deleted while it was open: put it back, or open it again where it is now")
 
     /// Applies the configuration, and reads the schema so that SQLite's lazy open fails now rather than later.
     private func setUpConnection() throws {

@@ -324,7 +324,10 @@ public final class DatabaseQueue: Sendable {
                 let result = Result { () throws -> T in
                     guard !slot.isClosed else { throw DatabaseError.closed }
                     if slot.database == nil {
-                        slot.database = try Database(path: self.path, configuration: self.configuration, leavesCheckpointsToQueue: true)
+                        slot.database = try Database(
+                            path: self.path, configuration: self.configuration, leavesCheckpointsToQueue: true,
+                            reopening: slot.hasOpened)
+                        slot.hasOpened = true
                     }
                     guard let database = slot.database else { throw DatabaseError.closed }
                     return try body(database)
@@ -492,6 +495,8 @@ private final class ConnectionCell: Sendable {
 private struct ConnectionSlot {
     var database: Database?
     var isClosed = false
+    /// Whether the connection was opened once: opening it again after going dormant creates no file.
+    var hasOpened = false
 
     /// Closes the connection if one is open; returns whether one was.
     @discardableResult

@@ -66,6 +66,26 @@ import Testing
         #expect(try await Self.notes(queue) == ["kept"])
     }
 
+    @Test func aDormantFileMovedAwayIsReportedAtTheNextUseAndNotMadeAgain() async throws {
+        let path = directory.file("moved.sqlite")
+        let queue = try await notesQueue("moved.sqlite", dormancy: manual)
+        try await Self.add("kept", to: queue)
+        #expect(await queue.releaseConnectionIfIdle())
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.moveItem(atPath: path + suffix, toPath: directory.file("elsewhere.sqlite") + suffix)
+        }
+
+        await #expect {
+            try await Self.notes(queue)
+        } throws: { error in
+            guard case DatabaseError.cannotOpen(path, .other(let reason), _) = error else { return false }
+            return reason.contains("moved or deleted")
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+        let moved = try await DatabaseQueue(path: directory.file("elsewhere.sqlite"), configuration: configuration)
+        #expect(try await Self.notes(moved) == ["kept"])
+    }
+
     @Test func releasedConnectionTakesTheNextWriteWithItsSettingsReapplied() async throws {
         let queue = try await notesQueue("write.sqlite", dormancy: manual)
         #expect(await queue.releaseConnectionIfIdle())

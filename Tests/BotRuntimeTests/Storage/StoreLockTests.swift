@@ -183,6 +183,27 @@ struct StoreLockTests {
         await held.close()
     }
 
+    @Test func aDormantStoreWhoseDirectoryWasMovedAwayIsNotMadeAgainInTheNewOne() async throws {
+        let data = directory.file("data")
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
+        let store = try await BotStore.open(
+            path: data + "/bot.sqlite", clock: ManualClock(), dormancy: DatabaseDormancy(idleTimeout: .seconds(3600)))
+        try await store.setValue("kept", forKey: "note", in: .global)
+        #expect(await store.releaseConnectionIfIdle())
+        try FileManager.default.moveItem(atPath: data, toPath: directory.file("moved"))
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
+
+        let error = await storeError { _ = try await store.value(String.self, forKey: "note", in: .global) }
+        guard case .storage(_, let underlying)? = error, case .cannotOpen(_, .other(let reason), _)? = underlying as? DatabaseError
+        else {
+            Issue.record("expected the store's file to be reported gone, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("moved or deleted"))
+        #expect(!FileManager.default.fileExists(atPath: data + "/bot.sqlite"))
+        await store.close()
+    }
+
     #if os(Linux)
     @Test func aDirectoryMadeAgainWhereAHeldOneWasHoldsItsStoresInItsOwnLockFiles() async throws {
         let (data, held) = try await dataDirectoryMadeAgain(holding: "held.sqlite")
