@@ -18,6 +18,17 @@ final class Connection {
         self.lockDescriptor = lockDescriptor
     }
 
+    /// The device and inode of the file this connection has open, nil in memory or when it cannot be told.
+    func fileIdentity(path: String) -> FileIdentity? {
+        var status = stat()
+        if let lockDescriptor {
+            guard fstat(lockDescriptor, &status) == 0 else { return nil }
+        } else {
+            guard !path.isEmpty, path != ":memory:", stat(path, &status) == 0 else { return nil }
+        }
+        return FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+    }
+
     func close() {
         guard !isClosed else { return }
         isClosed = true
@@ -36,3 +47,9 @@ final class Connection {
 
 @available(*, unavailable, message: "A connection is used only on its database's queue.")
 extension Connection: Sendable {}
+
+/// Which file a path led to when it was opened: its device and inode.
+struct FileIdentity: Equatable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+}

@@ -443,8 +443,11 @@ public final class Database {
     }
 
     /// Why a file opened before cannot be opened again.
-    private static let fileGone = DatabaseError.OpenFailure.other(
-        "the file was moved or deleted while it was open: put it back, or open it again where it is now")
+    static let fileGone = DatabaseError.OpenFailure.other(
+        "the file was moved, replaced or deleted while its connection was released: put it back, or close the database (stop the bot) and open it where it is now")
+
+    /// The device and inode of the file open, nil in memory.
+    var fileIdentity: FileIdentity? { connection.fileIdentity(path: path) }
 
     /// Applies the configuration, and reads the schema so that SQLite's lazy open fails now rather than later.
     private func setUpConnection() throws {

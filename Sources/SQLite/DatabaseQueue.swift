@@ -324,10 +324,17 @@ public final class DatabaseQueue: Sendable {
                 let result = Result { () throws -> T in
                     guard !slot.isClosed else { throw DatabaseError.closed }
                     if slot.database == nil {
-                        slot.database = try Database(
+                        let database = try Database(
                             path: self.path, configuration: self.configuration, leavesCheckpointsToQueue: true,
                             reopening: slot.hasOpened)
+                        let file = database.fileIdentity
+                        if slot.hasOpened, file != slot.openedFile {
+                            database.close()
+                            throw DatabaseError.cannotOpen(path: self.path, reason: Database.fileGone, underlying: nil)
+                        }
+                        slot.database = database
                         slot.hasOpened = true
+                        slot.openedFile = file
                     }
                     guard let database = slot.database else { throw DatabaseError.closed }
                     return try body(database)
@@ -495,8 +502,10 @@ private final class ConnectionCell: Sendable {
 private struct ConnectionSlot {
     var database: Database?
     var isClosed = false
-    /// Whether the connection was opened once: opening it again after going dormant creates no file.
+    /// Whether the connection was opened once: opening it again after going dormant creates no file, and takes
+    /// only the file it had open (`openedFile`), not another moved or renamed to its path meanwhile.
     var hasOpened = false
+    var openedFile: FileIdentity?
 
     /// Closes the connection if one is open; returns whether one was.
     @discardableResult

@@ -66,24 +66,48 @@ import Testing
         #expect(try await Self.notes(queue) == ["kept"])
     }
 
-    @Test func aDormantFileMovedAwayIsReportedAtTheNextUseAndNotMadeAgain() async throws {
+    /// Moves the database at `path` (with its log, if any) to `destination`.
+    private static func move(_ path: String, to destination: String) throws {
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.moveItem(atPath: path + suffix, toPath: destination + suffix)
+        }
+    }
+
+    /// Whether `error` reports the file at `path` moved, replaced or deleted.
+    private static func reportsFileGone(_ error: any Error, path: String) -> Bool {
+        guard case DatabaseError.cannotOpen(path, .other(let reason), _) = error else { return false }
+        return reason.contains("moved, replaced or deleted")
+    }
+
+    @Test(arguments: [LockingMode.exclusive, .normal])
+    func aDormantFileMovedAwayIsReportedAtTheNextUseAndNotMadeAgain(_ lockingMode: LockingMode) async throws {
+        var configuration = configuration
+        configuration.lockingMode = lockingMode
         let path = directory.file("moved.sqlite")
-        let queue = try await notesQueue("moved.sqlite", dormancy: manual)
+        let queue = try await DatabaseQueue(path: path, configuration: configuration, dormancy: manual)
+        try await queue.write { db in try db.execute(sql: "CREATE TABLE note (body TEXT NOT NULL)") }
         try await Self.add("kept", to: queue)
         #expect(await queue.releaseConnectionIfIdle())
-        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: path + suffix) {
-            try FileManager.default.moveItem(atPath: path + suffix, toPath: directory.file("elsewhere.sqlite") + suffix)
-        }
+        try Self.move(path, to: directory.file("elsewhere.sqlite"))
 
-        await #expect {
-            try await Self.notes(queue)
-        } throws: { error in
-            guard case DatabaseError.cannotOpen(path, .other(let reason), _) = error else { return false }
-            return reason.contains("moved or deleted")
-        }
+        await #expect { try await Self.notes(queue) } throws: { Self.reportsFileGone($0, path: path) }
         #expect(!FileManager.default.fileExists(atPath: path))
         let moved = try await DatabaseQueue(path: directory.file("elsewhere.sqlite"), configuration: configuration)
         #expect(try await Self.notes(moved) == ["kept"])
+    }
+
+    @Test func anotherFileMovedToADormantFilesPathIsNotTakenForIt() async throws {
+        let path = directory.file("replaced.sqlite")
+        let queue = try await notesQueue("replaced.sqlite", dormancy: manual)
+        try await Self.add("original", to: queue)
+        #expect(await queue.releaseConnectionIfIdle())
+        try Self.move(path, to: directory.file("original.sqlite"))
+        let other = try await notesQueue("other.sqlite", dormancy: manual)
+        try await Self.add("other", to: other)
+        #expect(await other.releaseConnectionIfIdle())
+        try Self.move(directory.file("other.sqlite"), to: path)
+
+        await #expect { try await Self.notes(queue) } throws: { Self.reportsFileGone($0, path: path) }
     }
 
     @Test func releasedConnectionTakesTheNextWriteWithItsSettingsReapplied() async throws {

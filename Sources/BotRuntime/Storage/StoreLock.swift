@@ -13,9 +13,10 @@ import Darwin
 ///
 /// The lock is a one-byte write lock at an offset derived from the store's file name (FNV-1a, 62 bits), in one of
 /// the directory's 64 stripe files `stores.lock.<n>` (n from the same hash): every process locking the same store
-/// locks the same byte, and a process holds at most 65 descriptors per directory, not one per bot (a process of 10,000
-/// bots already spends its open-file limit on sockets and open stores). The kernel walks a file's locks at each new
-/// one, so spreading them over 64 files keeps that walk short with thousands of bots.
+/// locks the same byte, and a process holds at most 66 descriptors per directory (the directory, `stores.lock` and its
+/// stripes), not one per bot (a process of 10,000 bots already spends its open-file limit on sockets and open
+/// stores). The kernel walks a file's locks at each new one, so spreading them over 64 files keeps that walk short
+/// with thousands of bots.
 ///
 /// Builds that locked every store's byte in `stores.lock` itself must not run beside this one on a directory. A
 /// process here holds a read lock over the whole of `stores.lock` while it holds locks in the stripes, which refuses
@@ -92,10 +93,14 @@ final class StoreLock: Sendable {
         let parent = DatabaseFile.parentDirectory(of: path)
         // One entry per directory, found by its device and inode (one `stat`) however the path spells it (relative,
         // through a symbolic link); a directory made again where a held one was is another, with lock files of its own.
-        guard let identity = DirectoryIdentity(of: parent) else {
-            throw .unavailable(failure(directory: parent, file: fileName, errno: errno))
+        let identity: DirectoryIdentity
+        switch DirectoryIdentity.of(parent) {
+        case .success(let found): identity = found
+        case .failure(let code): throw .unavailable(failure(directory: parent, file: fileName, errno: code.code.rawValue))
         }
-        let resolved = table.withLock { $0[identity]?.path } ?? Self.resolved(parent)
+        // The entry's resolved path, while it still leads there; resolved again once the directory has been moved.
+        let known = table.withLock { $0[identity]?.path }
+        let resolved = known.flatMap { try? DirectoryIdentity.of($0).get() == identity ? $0 : nil } ?? Self.resolved(parent)
         let directory = try table.withLock { directories throws(Refusal) -> String in
             // A refusal in `stores.lock` with nothing held may be a process of this build whose read lock came
             // after this one looked: one more look finds its stripes.
@@ -103,7 +108,9 @@ final class StoreLock: Sendable {
             while true {
                 looks += 1
                 if directories[identity] == nil {
-                    directories[identity] = try Directory(locking: resolved, spelled: parent)
+                    directories[identity] = try Directory(locking: resolved, identity: identity, spelled: parent)
+                } else if known != resolved {
+                    directories[identity]?.path = resolved
                 }
                 do throws(Refusal) {
                     // In place: a copy of the entry would copy its table of names, one per open store.
@@ -141,8 +148,10 @@ final class StoreLock: Sendable {
     /// taken on the descriptor that holds bytes of `stores.lock` would turn them into read locks, so the choice is
     /// made once, when the entry is made, and kept until it holds no name.
     private struct Directory {
-        /// The directory, resolved.
-        let path: String
+        /// The directory, resolved when the entry was made or last found moved: where its stores open.
+        var path: String
+        /// The directory itself, open while the entry lives: its lock files are opened in it wherever it is moved.
+        let directoryDescriptor: Int32
         /// The descriptor of the directory's `stores.lock`, open while this process holds a lock in the directory.
         let descriptor: Int32
         /// The descriptors of the stripe files opened so far, by stripe (-1: not opened); empty when the bytes go in
@@ -153,10 +162,21 @@ final class StoreLock: Sendable {
 
         var isStriped: Bool { !stripes.isEmpty }
 
-        /// Opens the lock file of `directory` and takes its read lock, or finds an older build's bytes there.
-        init(locking directory: String, spelled parent: String) throws(Refusal) {
-            let descriptor = StoreLock.openLockFile(named: fileName, in: directory)
-            guard descriptor >= 0 else { throw .unavailable(failure(directory: parent, file: fileName, errno: errno)) }
+        /// Opens `directory`, the one `identity` names, and its lock file, and takes the lock file's read lock, or
+        /// finds an older build's bytes there.
+        init(locking directory: String, identity: DirectoryIdentity, spelled parent: String) throws(Refusal) {
+            let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard directoryDescriptor >= 0 else { throw .unavailable(failure(directory: parent, file: fileName, errno: errno)) }
+            guard DirectoryIdentity(descriptor: directoryDescriptor) == identity else {
+                close(directoryDescriptor)
+                throw .unavailable(.other("\(parent) was replaced while its store lock was taken: open the store again"))
+            }
+            let descriptor = StoreLock.openLockFile(named: fileName, in: directoryDescriptor)
+            guard descriptor >= 0 else {
+                let code = errno
+                close(directoryDescriptor)
+                throw .unavailable(failure(directory: parent, file: fileName, errno: code))
+            }
             switch StoreLock.setLock(descriptor, offset: 0, length: 0, type: F_RDLCK) {
             case 0:
                 stripes = Array(repeating: -1, count: stripeCount)
@@ -164,9 +184,11 @@ final class StoreLock: Sendable {
                 stripes = []
             case let code:
                 close(descriptor)
+                close(directoryDescriptor)
                 throw .unavailable(failure(directory: parent, file: fileName, errno: code))
             }
             self.path = directory
+            self.directoryDescriptor = directoryDescriptor
             self.descriptor = descriptor
         }
 
@@ -194,6 +216,7 @@ final class StoreLock: Sendable {
         func closeAll() {
             for stripe in stripes where stripe >= 0 { close(stripe) }
             close(descriptor)
+            close(directoryDescriptor)
         }
 
         /// The descriptor holding the byte at `offset`: its stripe's, opened now if it is the first.
@@ -202,7 +225,7 @@ final class StoreLock: Sendable {
             let stripe = StoreLock.stripe(of: offset)
             if stripes[stripe] < 0 {
                 let name = StoreLock.stripeFileName(stripe)
-                let file = StoreLock.openLockFile(named: name, in: path)
+                let file = StoreLock.openLockFile(named: name, in: directoryDescriptor)
                 guard file >= 0 else { throw .unavailable(StoreLock.failure(directory: parent, file: name, errno: errno)) }
                 stripes[stripe] = file
             }
@@ -217,11 +240,23 @@ final class StoreLock: Sendable {
         let device: UInt64
         let inode: UInt64
 
-        init?(of path: String) {
-            var status = stat()
-            guard stat(path, &status) == 0 else { return nil }
+        private init(_ status: stat) {
             device = UInt64(status.st_dev)
             inode = UInt64(status.st_ino)
+        }
+
+        /// The identity of the directory at `path`, or the errno of looking it up.
+        static func of(_ path: String) -> Result<DirectoryIdentity, POSIXError> {
+            var status = stat()
+            guard stat(path, &status) == 0 else { return .failure(POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)) }
+            return .success(DirectoryIdentity(status))
+        }
+
+        /// The identity of the directory open as `descriptor`.
+        init?(descriptor: Int32) {
+            var status = stat()
+            guard fstat(descriptor, &status) == 0 else { return nil }
+            self.init(status)
         }
     }
 
@@ -252,9 +287,10 @@ final class StoreLock: Sendable {
         }
     }
 
-    /// Opens (creating it, readable by the owner only) the lock file `name` of `directory`; -1 with errno set.
-    fileprivate static func openLockFile(named name: String, in directory: String) -> Int32 {
-        open((directory as NSString).appendingPathComponent(name), O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    /// Opens (creating it, readable by the owner only) the lock file `name` of the directory open as `directory`; -1
+    /// with errno set.
+    fileprivate static func openLockFile(named name: String, in directory: Int32) -> Int32 {
+        openat(directory, name, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     }
 
     /// Sets a lock of `type` (`F_WRLCK`, `F_RDLCK` or `F_UNLCK`) on `length` bytes at `offset` (0: to the end of

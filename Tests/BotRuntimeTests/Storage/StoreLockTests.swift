@@ -199,9 +199,42 @@ struct StoreLockTests {
             Issue.record("expected the store's file to be reported gone, got \(String(describing: error))")
             return
         }
-        #expect(reason.contains("moved or deleted"))
+        #expect(reason.contains("moved, replaced or deleted"))
         #expect(!FileManager.default.fileExists(atPath: data + "/bot.sqlite"))
         await store.close()
+    }
+
+    @Test func aDormantStoreDoesNotReopenTheStoreMadeInItsPlaceAfterItsDirectoryMoved() async throws {
+        let data = directory.file("data")
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
+        let held = try await BotStore.open(
+            path: data + "/bot.sqlite", clock: ManualClock(), dormancy: DatabaseDormancy(idleTimeout: .seconds(3600)))
+        try await held.setValue("old", forKey: "note", in: .global)
+        #expect(await held.releaseConnectionIfIdle())
+        try FileManager.default.moveItem(atPath: data, toPath: directory.file("moved"))
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
+        let replacement = try await BotStore.open(path: data + "/bot.sqlite", clock: ManualClock())
+        try await replacement.setValue("new", forKey: "note", in: .global)
+        await replacement.close()
+
+        let error = await storeError { _ = try await held.value(String.self, forKey: "note", in: .global) }
+        guard case .storage(_, let underlying)? = error, case .cannotOpen(_, .other(let reason), _)? = underlying as? DatabaseError
+        else {
+            Issue.record("expected the store's file to be reported replaced, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("moved, replaced or deleted"))
+        await held.close()
+    }
+
+    @Test func aStoreOpenedInAMovedDirectoryWhileItIsHeldIsMadeThere() async throws {
+        let (data, held) = try await dataDirectoryMadeAgain(holding: "held.sqlite")
+        let store = try await BotStore.open(path: directory.file("moved/other.sqlite"), clock: ManualClock())
+        #expect(FileManager.default.fileExists(atPath: directory.file("moved/other.sqlite")))
+        #expect(!FileManager.default.fileExists(atPath: data + "/other.sqlite"))
+        #expect(!FileManager.default.fileExists(atPath: data + "/" + StoreLock.stripeFileName(of: "other.sqlite")))
+        await store.close()
+        await held.close()
     }
 
     #if os(Linux)
