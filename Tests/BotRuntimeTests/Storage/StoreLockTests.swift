@@ -160,11 +160,17 @@ struct StoreLockTests {
         #expect(reason == "\(directory.file("data")) is not a directory: move what is there, or choose another directory")
     }
 
-    /// `data`, made again once the directory it named, holding `held.sqlite` open, has been moved to `moved`.
-    func dataDirectoryMadeAgain(holding name: String) async throws -> (data: String, held: BotStore) {
+    /// `data`, made again once the directory it named, holding the store `name` open, has been moved to `moved`; with
+    /// `dormant`, the store noted "kept" and went dormant before the move.
+    func dataDirectoryMadeAgain(holding name: String, dormant: Bool = false) async throws -> (data: String, held: BotStore) {
         let data = directory.file("data")
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
-        let held = try await BotStore.open(path: data + "/" + name, clock: ManualClock())
+        let held = try await BotStore.open(
+            path: data + "/" + name, clock: ManualClock(), dormancy: dormant ? DatabaseDormancy(idleTimeout: .seconds(3600)) : nil)
+        if dormant {
+            try await held.setValue("kept", forKey: "note", in: .global)
+            #expect(await held.releaseConnectionIfIdle())
+        }
         try FileManager.default.moveItem(atPath: data, toPath: directory.file("moved"))
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
         return (data, held)
@@ -183,47 +189,30 @@ struct StoreLockTests {
         await held.close()
     }
 
-    @Test func aDormantStoreWhoseDirectoryWasMovedAwayIsNotMadeAgainInTheNewOne() async throws {
-        let data = directory.file("data")
-        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
-        let store = try await BotStore.open(
-            path: data + "/bot.sqlite", clock: ManualClock(), dormancy: DatabaseDormancy(idleTimeout: .seconds(3600)))
-        try await store.setValue("kept", forKey: "note", in: .global)
-        #expect(await store.releaseConnectionIfIdle())
-        try FileManager.default.moveItem(atPath: data, toPath: directory.file("moved"))
-        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
-
-        let error = await storeError { _ = try await store.value(String.self, forKey: "note", in: .global) }
+    /// Expects the next read of `held`, a dormant store, to report its file moved, replaced or deleted.
+    func expectFileReportedGone(by held: BotStore) async {
+        let error = await storeError { _ = try await held.value(String.self, forKey: "note", in: .global) }
         guard case .storage(_, let underlying)? = error, case .cannotOpen(_, .other(let reason), _)? = underlying as? DatabaseError
         else {
             Issue.record("expected the store's file to be reported gone, got \(String(describing: error))")
             return
         }
         #expect(reason.contains("moved, replaced or deleted"))
+    }
+
+    @Test func aDormantStoreWhoseDirectoryWasMovedAwayIsNotMadeAgainInTheNewOne() async throws {
+        let (data, held) = try await dataDirectoryMadeAgain(holding: "bot.sqlite", dormant: true)
+        await expectFileReportedGone(by: held)
         #expect(!FileManager.default.fileExists(atPath: data + "/bot.sqlite"))
-        await store.close()
+        await held.close()
     }
 
     @Test func aDormantStoreDoesNotReopenTheStoreMadeInItsPlaceAfterItsDirectoryMoved() async throws {
-        let data = directory.file("data")
-        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
-        let held = try await BotStore.open(
-            path: data + "/bot.sqlite", clock: ManualClock(), dormancy: DatabaseDormancy(idleTimeout: .seconds(3600)))
-        try await held.setValue("old", forKey: "note", in: .global)
-        #expect(await held.releaseConnectionIfIdle())
-        try FileManager.default.moveItem(atPath: data, toPath: directory.file("moved"))
-        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
+        let (data, held) = try await dataDirectoryMadeAgain(holding: "bot.sqlite", dormant: true)
         let replacement = try await BotStore.open(path: data + "/bot.sqlite", clock: ManualClock())
         try await replacement.setValue("new", forKey: "note", in: .global)
         await replacement.close()
-
-        let error = await storeError { _ = try await held.value(String.self, forKey: "note", in: .global) }
-        guard case .storage(_, let underlying)? = error, case .cannotOpen(_, .other(let reason), _)? = underlying as? DatabaseError
-        else {
-            Issue.record("expected the store's file to be reported replaced, got \(String(describing: error))")
-            return
-        }
-        #expect(reason.contains("moved, replaced or deleted"))
+        await expectFileReportedGone(by: held)
         await held.close()
     }
 
