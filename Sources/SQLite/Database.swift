@@ -444,7 +444,8 @@ public final class Database {
 
     /// Why a file opened before cannot be opened again.
     static let fileGone = DatabaseError.OpenFailure.other(
-        "the file was moved, replaced or deleted while its connection was released: put it back, or close the database (stop the bot) and open it where it is now")
+        "the file was moved, replaced or deleted while its connection was released: put it back, or close the database "
+            + "and open it where it is now")
 
     /// The device and inode of the file open, nil in memory.
     var fileIdentity: FileIdentity? { connection.fileIdentity(path: path) }
