@@ -18,15 +18,11 @@ final class Connection {
         self.lockDescriptor = lockDescriptor
     }
 
-    /// The device and inode of the file this connection has open, nil in memory or when it cannot be told.
+    /// The device and inode of the file this connection has open (of the file at `path` when SQLite locks it, which
+    /// keeps its descriptor to itself), nil in memory or when it cannot be told.
     func fileIdentity(path: String) -> FileIdentity? {
-        var status = stat()
-        if let lockDescriptor {
-            guard fstat(lockDescriptor, &status) == 0 else { return nil }
-        } else {
-            guard !path.isEmpty, path != ":memory:", stat(path, &status) == 0 else { return nil }
-        }
-        return FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+        if let lockDescriptor { return FileIdentity(descriptor: lockDescriptor) }
+        return path.isEmpty || path == ":memory:" ? nil : FileIdentity(path: path)
     }
 
     func close() {
@@ -52,4 +48,30 @@ extension Connection: Sendable {}
 struct FileIdentity: Equatable, Sendable {
     let device: UInt64
     let inode: UInt64
+
+    private init(_ status: stat) {
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+    }
+
+    /// The identity of the file open as `descriptor`.
+    init?(descriptor: Int32) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        self.init(status)
+    }
+
+    /// The identity of the file at `path`, through any symbolic link.
+    init?(path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        self.init(status)
+    }
+}
+
+/// Whether a queue opens its file for the first time, creating it when missing, or again, the file (by device and
+/// inode, when it could be told) that it had open before.
+enum FileOpening {
+    case first
+    case again(FileIdentity?)
 }

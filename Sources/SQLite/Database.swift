@@ -43,10 +43,11 @@ public final class Database {
     }
 
     /// Opens the file for a ``DatabaseQueue``: with `leavesCheckpointsToQueue` (and a configuration that allows
-    /// inline work), commits only count the log's frames and the queue checkpoints. `reopening` a file the queue had
-    /// open creates none: one moved or deleted meanwhile is reported, not replaced by an empty one.
+    /// inline work), commits only count the log's frames and the queue checkpoints. Opened `.again`, the file creates
+    /// none and takes no other than the one it had open: one moved, replaced or deleted meanwhile is reported before
+    /// it is locked or read, not replaced by an empty one.
     convenience init(
-        path: String, configuration: DatabaseConfiguration, leavesCheckpointsToQueue: Bool, reopening: Bool = false
+        path: String, configuration: DatabaseConfiguration, leavesCheckpointsToQueue: Bool, opening: FileOpening = .first
     ) throws {
         if let size = configuration.pageSize {
             // Either would be ignored silently (SQLite drops a size it cannot use; a file from the image has the
@@ -64,13 +65,19 @@ public final class Database {
             }
         }
         let isInMemory = path.isEmpty || path == ":memory:"
-        let creates = !reopening || isInMemory
+        let expectedFile: FileIdentity?
+        let creates: Bool
+        switch opening {
+        case .first: (expectedFile, creates) = (nil, true)
+        case .again(let file): (expectedFile, creates) = (file, isInMemory)
+        }
         let createdFromImage = creates && !isInMemory && (configuration.newFileImage?.createFileIfMissing(at: path) ?? false)
         if creates && configuration.createsOwnerOnlyFile && !isInMemory && !createdFromImage {
             try DatabaseFile.createOwnerOnlyIfMissing(at: path)
         }
         let connection = try Self.openConnection(
-            path: path, creates: creates, locksFileItself: !isInMemory && configuration.lockingMode == .exclusive,
+            path: path, creates: creates, expectedFile: expectedFile,
+            locksFileItself: !isInMemory && configuration.lockingMode == .exclusive,
             lockGrace: min(configuration.busyTimeout, Self.exclusiveLockGrace))
         self.init(
             connection: connection, path: path, configuration: configuration,
@@ -389,7 +396,7 @@ public final class Database {
     /// holds the descriptions of the lock's descriptor until its exec closes them (close-on-exec), so a file
     /// just closed by its owner can look locked for that moment. SQLite's own locks waited out the busy timeout.
     private static func openConnection(
-        path: String, creates: Bool, locksFileItself: Bool, lockGrace: Duration
+        path: String, creates: Bool, expectedFile: FileIdentity?, locksFileItself: Bool, lockGrace: Duration
     ) throws -> Connection {
         _ = processConfiguration
         var lockDescriptor: Int32?
@@ -401,6 +408,10 @@ public final class Database {
                 if !creates && code == ENOENT { throw DatabaseError.cannotOpen(path: path, reason: fileGone, underlying: nil) }
                 throw DatabaseError.cannotOpen(
                     path: path, reason: DatabaseFile.failureReason(path: path, errno: code) ?? .fileNotAccessible, underlying: nil)
+            }
+            if let expectedFile, FileIdentity(descriptor: descriptor) != expectedFile {
+                Glibc.close(descriptor)
+                throw DatabaseError.cannotOpen(path: path, reason: fileGone, underlying: nil)
             }
             var lockError = csqlite_lock_file_exclusively(descriptor)
             let graceEnd = ContinuousClock.now + lockGrace
@@ -422,6 +433,9 @@ public final class Database {
             lockDescriptor = descriptor
         }
         #endif
+        if lockDescriptor == nil, let expectedFile, FileIdentity(path: path) != expectedFile {
+            throw DatabaseError.cannotOpen(path: path, reason: fileGone, underlying: nil)
+        }
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | (creates ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
         let resultCode = sqlite3_open_v2(path, &handle, flags, lockDescriptor == nil ? nil : unlockedVFS)

@@ -326,7 +326,8 @@ public final class DatabaseQueue: Sendable {
                     if slot.database == nil {
                         let database = try Database(
                             path: self.path, configuration: self.configuration, leavesCheckpointsToQueue: true,
-                            reopening: slot.hasOpened)
+                            opening: slot.hasOpened ? .again(slot.openedFile) : .first)
+                        // Once more after the open: without its own lock, SQLite opened the file by its path.
                         let file = database.fileIdentity
                         if slot.hasOpened, file != slot.openedFile {
                             database.close()

@@ -96,18 +96,21 @@ import Testing
         #expect(try await Self.notes(moved) == ["kept"])
     }
 
-    @Test func anotherFileMovedToADormantFilesPathIsNotTakenForIt() async throws {
+    @Test(arguments: [LockingMode.exclusive, .normal])
+    func anotherFileMovedToADormantFilesPathIsNotTakenForItNorTouched(_ lockingMode: LockingMode) async throws {
+        var configuration = configuration
+        configuration.lockingMode = lockingMode
         let path = directory.file("replaced.sqlite")
-        let queue = try await notesQueue("replaced.sqlite", dormancy: manual)
+        let queue = try await DatabaseQueue(path: path, configuration: configuration, dormancy: manual)
+        try await queue.write { db in try db.execute(sql: "CREATE TABLE note (body TEXT NOT NULL)") }
         try await Self.add("original", to: queue)
         #expect(await queue.releaseConnectionIfIdle())
         try Self.move(path, to: directory.file("original.sqlite"))
-        let other = try await notesQueue("other.sqlite", dormancy: manual)
-        try await Self.add("other", to: other)
-        #expect(await other.releaseConnectionIfIdle())
-        try Self.move(directory.file("other.sqlite"), to: path)
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
 
         await #expect { try await Self.notes(queue) } throws: { Self.reportsFileGone($0, path: path) }
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == 0, "the other file is left as it was")
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     }
 
     @Test func releasedConnectionTakesTheNextWriteWithItsSettingsReapplied() async throws {

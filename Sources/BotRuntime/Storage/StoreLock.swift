@@ -98,9 +98,16 @@ final class StoreLock: Sendable {
         case .success(let found): identity = found
         case .failure(let code): throw .unavailable(failure(directory: parent, file: fileName, errno: code.code.rawValue))
         }
-        // The entry's resolved path, while it still leads there; resolved again once the directory has been moved.
+        // The entry's resolved path, while it still leads there; resolved again once the directory has been moved, and
+        // refused if it moved meanwhile, so that a store never opens in another directory than its lock's.
         let known = table.withLock { $0[identity]?.path }
-        let resolved = known.flatMap { try? DirectoryIdentity.of($0).get() == identity ? $0 : nil } ?? Self.resolved(parent)
+        let resolved: String
+        if let known, (try? DirectoryIdentity.of(known).get()) == identity {
+            resolved = known
+        } else {
+            resolved = Self.resolved(parent)
+            guard (try? DirectoryIdentity.of(resolved).get()) == identity else { throw .unavailable(movedMeanwhile(parent)) }
+        }
         let directory = try table.withLock { directories throws(Refusal) -> String in
             // A refusal in `stores.lock` with nothing held may be a process of this build whose read lock came
             // after this one looked: one more look finds its stripes.
@@ -165,11 +172,11 @@ final class StoreLock: Sendable {
         /// Opens `directory`, the one `identity` names, and its lock file, and takes the lock file's read lock, or
         /// finds an older build's bytes there.
         init(locking directory: String, identity: DirectoryIdentity, spelled parent: String) throws(Refusal) {
-            let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            let directoryDescriptor = open(directory, StoreLock.directoryOpenFlags)
             guard directoryDescriptor >= 0 else { throw .unavailable(failure(directory: parent, file: fileName, errno: errno)) }
             guard DirectoryIdentity(descriptor: directoryDescriptor) == identity else {
                 close(directoryDescriptor)
-                throw .unavailable(.other("\(parent) was replaced while its store lock was taken: open the store again"))
+                throw .unavailable(StoreLock.movedMeanwhile(parent))
             }
             let descriptor = StoreLock.openLockFile(named: fileName, in: directoryDescriptor)
             guard descriptor >= 0 else {
@@ -258,6 +265,20 @@ final class StoreLock: Sendable {
             guard fstat(descriptor, &status) == 0 else { return nil }
             self.init(status)
         }
+    }
+
+    /// How a directory is opened to hold it and make its lock files in it. On Linux, `O_PATH` needs no permission to
+    /// read the directory (one that is only writable and searchable still takes stores), as the paths did.
+    #if os(Linux)
+    // 0o10_000_000 is O_PATH, which Glibc declares only with _GNU_SOURCE.
+    private static let directoryOpenFlags: Int32 = 0o10_000_000 | O_DIRECTORY | O_CLOEXEC
+    #else
+    private static let directoryOpenFlags: Int32 = O_RDONLY | O_DIRECTORY | O_CLOEXEC
+    #endif
+
+    /// Why a lock was not taken in a directory moved or replaced while it was being taken.
+    fileprivate static func movedMeanwhile(_ directory: String) -> DatabaseError.OpenFailure {
+        .other("\(directory) was moved or replaced while the store's lock was being taken: open the store again")
     }
 
     /// `directory` with symbolic links, `.` and `..` resolved, or as it is when it cannot be (it does not exist).
