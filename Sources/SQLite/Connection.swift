@@ -70,7 +70,7 @@ struct FileIdentity: Equatable, Sendable {
 }
 
 /// Whether a queue opens its file for the first time, creating it when missing, or again, the file (by device and
-/// inode, when it could be told) that it had open before.
+/// inode) that it had open before; `.again(nil)`, when that could not be told, only creates none.
 enum FileOpening {
     case first
     case again(FileIdentity?)

@@ -409,7 +409,7 @@ public final class Database {
                 throw DatabaseError.cannotOpen(
                     path: path, reason: DatabaseFile.failureReason(path: path, errno: code) ?? .fileNotAccessible, underlying: nil)
             }
-            if let expectedFile, FileIdentity(descriptor: descriptor) != expectedFile {
+            if let expectedFile, let found = FileIdentity(descriptor: descriptor), found != expectedFile {
                 Glibc.close(descriptor)
                 throw DatabaseError.cannotOpen(path: path, reason: fileGone, underlying: nil)
             }
@@ -433,7 +433,7 @@ public final class Database {
             lockDescriptor = descriptor
         }
         #endif
-        if lockDescriptor == nil, let expectedFile, FileIdentity(path: path) != expectedFile {
+        if lockDescriptor == nil, let expectedFile, let found = FileIdentity(path: path), found != expectedFile {
             throw DatabaseError.cannotOpen(path: path, reason: fileGone, underlying: nil)
         }
         var handle: OpaquePointer?
@@ -453,11 +453,25 @@ public final class Database {
             if !creates && systemErrno == ENOENT { throw DatabaseError.cannotOpen(path: path, reason: fileGone, underlying: error) }
             throw openError(path: path, error: error, systemErrno: systemErrno)
         }
+        // SQLite opened the file by its path, and reads it only later: it must still be the file locked, or the one
+        // being reopened, or the file was swapped meanwhile and is left unread.
+        if let wanted = lockDescriptor.flatMap(FileIdentity.init(descriptor:)) ?? expectedFile,
+            FileIdentity(path: path) != wanted
+        {
+            sqlite3_close_v2(handle)
+            if let lockDescriptor { Glibc.close(lockDescriptor) }
+            let reason = expectedFile == nil ? swappedWhileOpening : fileGone
+            throw DatabaseError.cannotOpen(path: path, reason: reason, underlying: nil)
+        }
         return Connection(handle: handle, lockDescriptor: lockDescriptor)
     }
 
+    /// Why a file replaced at its path while it was being opened was left alone.
+    private static let swappedWhileOpening = DatabaseError.OpenFailure.other(
+        "the file was replaced at its path while it was being opened: open it again")
+
     /// Why a file opened before cannot be opened again.
-    static let fileGone = DatabaseError.OpenFailure.other(
+    private static let fileGone = DatabaseError.OpenFailure.other(
         "the file was moved, replaced or deleted while its connection was released: put it back, or close the database "
             + "and open it where it is now")
 

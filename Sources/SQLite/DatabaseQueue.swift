@@ -327,15 +327,9 @@ public final class DatabaseQueue: Sendable {
                         let database = try Database(
                             path: self.path, configuration: self.configuration, leavesCheckpointsToQueue: true,
                             opening: slot.hasOpened ? .again(slot.openedFile) : .first)
-                        // Once more after the open: without its own lock, SQLite opened the file by its path.
-                        let file = database.fileIdentity
-                        if slot.hasOpened, file != slot.openedFile {
-                            database.close()
-                            throw DatabaseError.cannotOpen(path: self.path, reason: Database.fileGone, underlying: nil)
-                        }
+                        if !slot.hasOpened { slot.openedFile = database.fileIdentity }
                         slot.database = database
                         slot.hasOpened = true
-                        slot.openedFile = file
                     }
                     guard let database = slot.database else { throw DatabaseError.closed }
                     return try body(database)
