@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 import Glibc
 
 /// Owns an `sqlite3` handle. Statements keep their connection alive, so finalizing a statement never
@@ -44,8 +45,8 @@ final class Connection {
 @available(*, unavailable, message: "A connection is used only on its database's queue.")
 extension Connection: Sendable {}
 
-/// Which file a path led to when it was opened: its device and inode.
-struct FileIdentity: Equatable, Sendable {
+/// Which file or directory a path or descriptor leads to: its device and inode.
+package struct FileIdentity: Hashable, Sendable {
     let device: UInt64
     let inode: UInt64
 
@@ -54,18 +55,24 @@ struct FileIdentity: Equatable, Sendable {
         inode = UInt64(status.st_ino)
     }
 
-    /// The identity of the file open as `descriptor`.
-    init?(descriptor: Int32) {
+    /// The identity of what is open as `descriptor`.
+    package init?(descriptor: Int32) {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return nil }
         self.init(status)
     }
 
-    /// The identity of the file at `path`, through any symbolic link.
-    init?(path: String) {
+    /// The identity of what is at `path`, through any symbolic link.
+    package init?(path: String) {
+        guard case .success(let identity) = Self.of(path) else { return nil }
+        self = identity
+    }
+
+    /// The identity of what is at `path`, through any symbolic link, or the errno of looking it up.
+    package static func of(_ path: String) -> Result<FileIdentity, POSIXError> {
         var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        self.init(status)
+        guard stat(path, &status) == 0 else { return .failure(POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)) }
+        return .success(FileIdentity(status))
     }
 }
 

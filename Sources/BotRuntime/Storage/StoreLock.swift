@@ -67,7 +67,7 @@ final class StoreLock: Sendable {
     private static func stripe(of offset: Int64) -> Int { Int(offset % Int64(stripeCount)) }
 
     /// The device and inode of the store's directory: its entry in the process's table.
-    private let identity: DirectoryIdentity
+    private let identity: FileIdentity
     private let directory: String
     private let name: String
 
@@ -77,7 +77,7 @@ final class StoreLock: Sendable {
     var storePath: String { directory == "/" ? "/" + name : directory + "/" + name }
     private let released = Atomic<Bool>(false)
 
-    private init(identity: DirectoryIdentity, directory: String, name: String) {
+    private init(identity: FileIdentity, directory: String, name: String) {
         self.identity = identity
         self.directory = directory
         self.name = name
@@ -93,8 +93,8 @@ final class StoreLock: Sendable {
         let parent = DatabaseFile.parentDirectory(of: path)
         // One entry per directory, found by its device and inode (one `stat`) however the path spells it (relative,
         // through a symbolic link); a directory made again where a held one was is another, with lock files of its own.
-        let identity: DirectoryIdentity
-        switch DirectoryIdentity.of(parent) {
+        let identity: FileIdentity
+        switch FileIdentity.of(parent) {
         case .success(let found): identity = found
         case .failure(let code): throw .unavailable(failure(directory: parent, file: fileName, errno: code.code.rawValue))
         }
@@ -102,11 +102,11 @@ final class StoreLock: Sendable {
         // refused if it moved meanwhile, so that a store never opens in another directory than its lock's.
         let known = table.withLock { $0[identity]?.path }
         let resolved: String
-        if let known, (try? DirectoryIdentity.of(known).get()) == identity {
+        if let known, (try? FileIdentity.of(known).get()) == identity {
             resolved = known
         } else {
             resolved = Self.resolved(parent)
-            guard (try? DirectoryIdentity.of(resolved).get()) == identity else { throw .unavailable(movedMeanwhile(parent)) }
+            guard (try? FileIdentity.of(resolved).get()) == identity else { throw .unavailable(movedMeanwhile(parent)) }
         }
         let directory = try table.withLock { directories throws(Refusal) -> String in
             // A refusal in `stores.lock` with nothing held may be a process of this build whose read lock came
@@ -171,10 +171,10 @@ final class StoreLock: Sendable {
 
         /// Opens `directory`, the one `identity` names, and its lock file, and takes the lock file's read lock, or
         /// finds an older build's bytes there.
-        init(locking directory: String, identity: DirectoryIdentity, spelled parent: String) throws(Refusal) {
+        init(locking directory: String, identity: FileIdentity, spelled parent: String) throws(Refusal) {
             let directoryDescriptor = open(directory, StoreLock.directoryOpenFlags)
             guard directoryDescriptor >= 0 else { throw .unavailable(failure(directory: parent, file: fileName, errno: errno)) }
-            guard DirectoryIdentity(descriptor: directoryDescriptor) == identity else {
+            guard FileIdentity(descriptor: directoryDescriptor) == identity else {
                 close(directoryDescriptor)
                 throw .unavailable(StoreLock.movedMeanwhile(parent))
             }
@@ -240,32 +240,7 @@ final class StoreLock: Sendable {
         }
     }
 
-    private static let table = Mutex<[DirectoryIdentity: Directory]>([:])
-
-    /// Which directory a path leads to, through any symbolic link: its device and inode.
-    private struct DirectoryIdentity: Hashable, Sendable {
-        let device: UInt64
-        let inode: UInt64
-
-        private init(_ status: stat) {
-            device = UInt64(status.st_dev)
-            inode = UInt64(status.st_ino)
-        }
-
-        /// The identity of the directory at `path`, or the errno of looking it up.
-        static func of(_ path: String) -> Result<DirectoryIdentity, POSIXError> {
-            var status = stat()
-            guard stat(path, &status) == 0 else { return .failure(POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)) }
-            return .success(DirectoryIdentity(status))
-        }
-
-        /// The identity of the directory open as `descriptor`.
-        init?(descriptor: Int32) {
-            var status = stat()
-            guard fstat(descriptor, &status) == 0 else { return nil }
-            self.init(status)
-        }
-    }
+    private static let table = Mutex<[FileIdentity: Directory]>([:])
 
     /// How a directory is opened to hold it and make its lock files in it. On Linux, `O_PATH` needs no permission to
     /// read the directory (one that is only writable and searchable still takes stores), as the paths did.
