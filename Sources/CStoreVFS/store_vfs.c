@@ -30,25 +30,30 @@ static int full_pathname(sqlite3_vfs *vfs, const char *path, int size, char *out
     return resolving_full_pathname(vfs, path, size, out);
 }
 
-/* A write-ahead log opened through the store VFS: the unix file (`real`, right after this struct), and a frame's
-   24-byte header held back until its page follows. SQLite appends each frame of a commit as two writes, the header
-   and then, at the next offset, the page; held back, the two reach the file in one write, one system call instead
-   of two. Only a header written where the last write ended is held: one written over an earlier frame (SQLite
-   rewrites checksums so at commit, the commit frame's last) goes to the file at once, so nothing is held when a
-   commit returns. Any other call on the file writes a held header first, so nothing can read the file without it.
-   A crash while a header is held loses a frame not yet whole, which SQLite ignores, as it would had the crash come
-   between the two writes. */
+/* A write-ahead log opened through the store VFS: the unix file (`real`, right after this struct), and the frames
+   of a commit held back until the commit is whole. SQLite appends each frame as two writes, its 24-byte header and
+   then its page, and a commit's frames one after the other, the commit frame last (its header carries the
+   database's size after the commit; other frames carry zero). Held back, a commit's frames reach the file in one
+   write: one system call per commit instead of two per frame. A run is held only while each write starts where the
+   last ended, beginning with a header written where the last write to the file ended; anything else (a header
+   written over an earlier frame, as when SQLite rewrites checksums at commit) writes the run first. Any other call
+   on the file writes the run first too, so nothing can read the file without it, and nothing is held when a commit
+   returns. A crash while frames are held loses only frames of a commit not yet whole, which SQLite ignores, as it
+   would had the crash come between two of its writes. */
 typedef struct log_file {
     sqlite3_file base;
     sqlite3_file *real;
-    sqlite3_int64 held_offset;
     sqlite3_int64 end; /* where the last write to the file ended; -1 when unknown */
+    sqlite3_int64 held_offset;
     int held;
-    unsigned char header[24];
-    unsigned char *joined; /* room for a header and its page, grown as pages need; freed at close */
-    int joined_capacity;
+    int held_capacity;
+    int commit_frame_open; /* the last write held was a commit frame's header: its page completes the commit */
+    unsigned char *held_bytes; /* allocated for a run, freed once it is written */
     long writes;
 } log_file;
+
+/* The unix VFS writes at most 128 KiB - 1 bytes in one call: a run is written before it grows past 120 KiB. */
+enum { frame_header_size = 24, max_held = 120 * 1024 };
 
 /* The room a log file's wrapper takes before the unix file, rounded up to 16 bytes. */
 static int log_file_size(void) { return (int)((sizeof(log_file) + 15) & ~(size_t)15); }
@@ -60,25 +65,46 @@ static int write_through(log_file *file, const void *bytes, int amount, sqlite3_
     return rc;
 }
 
-/* Writes the header held back, if any. */
+/* Writes the run held back, if any, in one write. */
 static int release(log_file *file) {
     if (file->held == 0) return SQLITE_OK;
     int held = file->held;
     file->held = 0;
-    return write_through(file, file->header, held, file->held_offset);
+    file->commit_frame_open = 0;
+    int rc = write_through(file, file->held_bytes, held, file->held_offset);
+    sqlite3_free(file->held_bytes);
+    file->held_bytes = NULL;
+    file->held_capacity = 0;
+    return rc;
+}
+
+/* Adds `amount` bytes to the run; false (nothing held) when they do not fit or memory is short. */
+static int hold(log_file *file, const void *bytes, int amount, sqlite3_int64 offset) {
+    int total = file->held + amount;
+    if (total > max_held) return 0;
+    if (total > file->held_capacity) {
+        int capacity = file->held_capacity > 0 ? file->held_capacity : 8 * 4096;
+        while (capacity < total) capacity *= 2;
+        if (capacity > max_held) capacity = max_held;
+        unsigned char *grown = sqlite3_realloc(file->held_bytes, capacity);
+        if (grown == NULL) return 0;
+        file->held_bytes = grown;
+        file->held_capacity = capacity;
+    }
+    if (file->held == 0) file->held_offset = offset;
+    memcpy(file->held_bytes + file->held, bytes, (size_t)amount);
+    file->held = total;
+    return 1;
 }
 
 static int log_close(sqlite3_file *f) {
     log_file *file = (log_file *)f;
     int released = release(file);
     int closed = file->real->pMethods->xClose(file->real);
-    sqlite3_free(file->joined);
-    file->joined = NULL;
-    file->joined_capacity = 0;
     return released != SQLITE_OK ? released : closed;
 }
 
-/* The body of a method that lets a held header reach the file before it calls the unix file's `call`. */
+/* The body of a method that lets a held run reach the file before it calls the unix file's `call`. */
 #define RELEASING(call)                                                                                          \
     log_file *file = (log_file *)f;                                                                              \
     int released = release(file);                                                                                \
@@ -88,32 +114,24 @@ static int log_read(sqlite3_file *f, void *bytes, int amount, sqlite3_int64 offs
     RELEASING(xRead(file->real, bytes, amount, offset));
 }
 
+/* Notes whether the bytes just held are a commit frame's header; once its page is held too, writes the run. */
+static int held_one(log_file *file, const unsigned char *bytes, int amount) {
+    if (amount == frame_header_size) {
+        file->commit_frame_open = (bytes[4] | bytes[5] | bytes[6] | bytes[7]) != 0;
+        return SQLITE_OK;
+    }
+    return file->commit_frame_open ? release(file) : SQLITE_OK;
+}
+
 static int log_write(sqlite3_file *f, const void *bytes, int amount, sqlite3_int64 offset) {
     log_file *file = (log_file *)f;
-    if (file->held > 0 && offset == file->held_offset + file->held && amount > 0) {
-        int total = file->held + amount;
-        if (total > file->joined_capacity) {
-            unsigned char *grown = sqlite3_realloc(file->joined, total);
-            if (grown != NULL) {
-                file->joined = grown;
-                file->joined_capacity = total;
-            }
-        }
-        if (total <= file->joined_capacity) {
-            memcpy(file->joined, file->header, (size_t)file->held);
-            memcpy(file->joined + file->held, bytes, (size_t)amount);
-            sqlite3_int64 start = file->held_offset;
-            file->held = 0;
-            return write_through(file, file->joined, total, start);
-        }
+    if (file->held > 0 && offset == file->held_offset + file->held && hold(file, bytes, amount, offset)) {
+        return held_one(file, bytes, amount);
     }
     int rc = release(file);
     if (rc != SQLITE_OK) return rc;
-    if (amount == (int)sizeof file->header && offset == file->end) {
-        memcpy(file->header, bytes, sizeof file->header);
-        file->held = amount;
-        file->held_offset = offset;
-        return SQLITE_OK;
+    if (amount == frame_header_size && offset == file->end && hold(file, bytes, amount, offset)) {
+        return held_one(file, bytes, amount);
     }
     return write_through(file, bytes, amount, offset);
 }

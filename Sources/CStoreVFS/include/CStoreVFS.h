@@ -8,8 +8,8 @@ struct sqlite3;
 /// - takes a plain absolute path (no empty, "." or ".." component, not ending in a symbolic link) as the file's full
 ///   path, where the unix VFS looks up each of its directories with an lstat at every open to resolve links (a link
 ///   among the directories does not change where the log goes, beside the file);
-/// - writes each frame a commit appends to a write-ahead log in one call, where the unix VFS makes two (the frame's
-///   24-byte header, then its page).
+/// - writes the frames a commit appends to a write-ahead log in one call, where the unix VFS makes two per frame (the
+///   frame's 24-byte header, then its page).
 /// Returns the VFS's name, or NULL when there is no VFS named `base` or registering failed. Not the default VFS.
 const char *chatter_store_vfs_register(const char *base);
 
