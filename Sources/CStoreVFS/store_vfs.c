@@ -43,7 +43,7 @@ static int full_pathname(sqlite3_vfs *vfs, const char *path, int size, char *out
 typedef struct log_file {
     sqlite3_file base;
     sqlite3_file *real;
-    sqlite3_int64 end; /* where the last write to the file ended; -1 when unknown */
+    sqlite3_int64 end; /* where the last write to the file ended, or its size; -1 when unknown */
     sqlite3_int64 held_offset;
     int held;
     int held_capacity;
@@ -130,6 +130,11 @@ static int log_write(sqlite3_file *f, const void *bytes, int amount, sqlite3_int
     }
     int rc = release(file);
     if (rc != SQLITE_OK) return rc;
+    if (amount == frame_header_size && file->end < 0) {
+        /* The first frame since the log was opened or truncated: it appends if it starts at the file's end. */
+        sqlite3_int64 size = 0;
+        if (file->real->pMethods->xFileSize(file->real, &size) == SQLITE_OK) file->end = size;
+    }
     if (amount == frame_header_size && offset == file->end && hold(file, bytes, amount, offset)) {
         return held_one(file, bytes, amount);
     }

@@ -508,7 +508,8 @@ public final class Database {
                     reason: DatabaseFile.failureReason(path: path, errno: EACCES) ?? .fileNotAccessible,
                     underlying: nil)
             }
-            let isEmpty = try makeStatement(sql: "PRAGMA page_count").fetchOne(Int.self) == 0
+            // A file made from the image holds the image's pages.
+            let isEmpty = try !createdFromImage && makeStatement(sql: "PRAGMA page_count").fetchOne(Int.self) == 0
             if isEmpty, let size = configuration.pageSize {
                 // Before anything writes page 1, which fixes the size for the file's life.
                 try makeStatement(sql: "PRAGMA page_size = \(size)").execute()
@@ -522,13 +523,17 @@ public final class Database {
                 // file that is not a database, where a rollback journal would have emptied it again.
                 _ = try makeStatement(sql: "PRAGMA journal_mode = MEMORY").fetchOne(String.self)
             }
-            let journalMode = try makeStatement(sql: "PRAGMA journal_mode = WAL").fetchOne(String.self) ?? ""
-            if isFileBacked && journalMode.lowercased() != "wal" {
-                throw DatabaseError.cannotOpen(path: path, reason: .walUnavailable(journalMode: journalMode), underlying: nil)
+            // A file made from the image is marked for WAL, and SQLite opened its log at the read above.
+            if !(createdFromImage && isExclusive && chatter_store_vfs_log_writes(handle) >= 0) {
+                let journalMode = try makeStatement(sql: "PRAGMA journal_mode = WAL").fetchOne(String.self) ?? ""
+                if isFileBacked && journalMode.lowercased() != "wal" {
+                    throw DatabaseError.cannotOpen(path: path, reason: .walUnavailable(journalMode: journalMode), underlying: nil)
+                }
             }
             try makeStatement(sql: "PRAGMA synchronous = \(configuration.synchronous.rawValue)").execute()
             try makeStatement(sql: "PRAGMA foreign_keys = \(configuration.foreignKeys ? "ON" : "OFF")").execute()
-            if let pages = configuration.walAutoCheckpointPages {
+            // The queue's log hook below replaces SQLite's automatic checkpoint, and with it this setting.
+            if let pages = configuration.walAutoCheckpointPages, !(isFileBacked && leavesCheckpointsToQueue) {
                 _ = try makeStatement(sql: "PRAGMA wal_autocheckpoint = \(pages)").fetchOne(Int.self)
             }
             if let bytes = configuration.journalSizeLimit {

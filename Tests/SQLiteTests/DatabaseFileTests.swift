@@ -78,6 +78,25 @@ import Testing
         #expect(try database.fetchOne(Int.self, sql: "SELECT length(body) FROM notes") == 3 * pageSize)
     }
 
+    @Test func theFirstCommitToALogOpenedWithFramesReachesItInOneWrite() throws {
+        let path = directory.file("written.sqlite")
+        let configuration = DatabaseConfiguration(lockingMode: .exclusive)
+        let first = try Database(path: path, configuration: configuration)
+        defer { first.close() }
+        try first.execute(sql: "CREATE TABLE notes (body TEXT)")
+        try first.execute(sql: "INSERT INTO notes VALUES ('first')")
+        // The files as a process killed now would leave them: the log holds both commits.
+        for suffix in ["", "-wal"] {
+            try FileManager.default.copyItem(atPath: path + suffix, toPath: directory.file("copied.sqlite") + suffix)
+        }
+        let database = try Database(path: directory.file("copied.sqlite"), configuration: configuration)
+        defer { database.close() }
+        let writesBefore = try #require(database.writeAheadLogWrites)
+        try database.execute(sql: "INSERT INTO notes VALUES ('second')")
+        #expect(try #require(database.writeAheadLogWrites) - writesBefore == 1)
+        #expect(try database.fetchAll(String.self, sql: "SELECT body FROM notes") == ["first", "second"])
+    }
+
     @Test func aCommitLargerThanTheVFSHoldsReachesTheLogInSeveralWritesAndWhole() throws {
         let path = directory.file("large.sqlite")
         let database = try Database(path: path, configuration: DatabaseConfiguration(lockingMode: .exclusive))

@@ -79,6 +79,24 @@ import Testing
         #expect(try reopened.fetchOne(String.self, sql: "PRAGMA integrity_check") == "ok")
     }
 
+    @Test func anExclusiveConnectionThatMakesItsFileFromTheImageWritesAheadInItsLogWithTheSettingsAsked() throws {
+        let path = directory.file("notes.sqlite")
+        var configuration = DatabaseConfiguration(lockingMode: .exclusive)
+        configuration.newFileImage = try notesImage()
+        configuration.synchronous = .full
+        configuration.journalSizeLimit = 65_536
+        let database = try Database(path: path, configuration: configuration)
+        defer { database.close() }
+        #expect(database.createdFromImage)
+        #expect(try database.fetchOne(String.self, sql: "PRAGMA journal_mode") == "wal")
+        #expect(try database.fetchOne(Int.self, sql: "PRAGMA synchronous") == 2)
+        #expect(try database.fetchOne(Int.self, sql: "PRAGMA journal_size_limit") == 65_536)
+        let writesBefore = try #require(database.writeAheadLogWrites)
+        try database.execute(sql: "INSERT INTO notes (body) VALUES ('second')")
+        #expect(try #require(database.writeAheadLogWrites) == writesBefore + 1)
+        #expect(try database.fetchAll(String.self, sql: "SELECT body FROM notes ORDER BY id") == ["first", "second"])
+    }
+
     @Test func aFileCreatedFromAnImageAndItsLogAreReadableByTheOwnerOnly() throws {
         let path = directory.file("notes.sqlite")
         #expect(try notesImage().createFileIfMissing(at: path))
