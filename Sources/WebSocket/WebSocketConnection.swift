@@ -120,6 +120,18 @@ public final class WebSocketConnection: Sendable {
         if let pending { _ = channel.flush(pending) }
     }
 
+    /// Sends `messages` in order as ``send(_:)-([WebSocketMessage])`` does, without waiting for room in the socket's
+    /// queue: for a few frames from synchronous code. Throws as that method does, and then sends none of them.
+    package func sendWithoutWaiting(_ messages: [WebSocketMessage]) throws(WebSocketError) {
+        guard !messages.isEmpty else { return }
+        let (_, pending) = try enqueueFrames { protocolState throws(WebSocketSendError) in
+            var bytes: [UInt8] = []
+            for message in messages { try protocolState.send(message, into: &bytes) }
+            return bytes
+        }
+        if let pending { _ = channel.flush(pending) }
+    }
+
     /// Encodes frames with the protocol state and hands them to the channel under the lock, so frames keep their
     /// order; sends them (if this call became the channel's writer) after it, then waits while the queue is full.
     private func sendFrames(

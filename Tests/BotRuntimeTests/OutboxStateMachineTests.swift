@@ -268,6 +268,76 @@ struct OutboxStateMachineTimingTests {
     }
 }
 
+@Suite("OutboxStateMachine: what goes out at commit, without the send loop")
+struct OutboxStateMachineSendAtCommitTests {
+    /// Connected, with entries already sent once (as the commit records while the connection is live).
+    func connected(pacing: SendPacer.Configuration? = nil) -> OutboxHarness {
+        var outbox = OutboxHarness(pacing: pacing)
+        _ = outbox.machine.connected(generation: 1)
+        return outbox
+    }
+
+    @Test func committedEntriesGoOutAtOnceOldestFirstAndAreInFlight() {
+        var outbox = connected()
+        _ = outbox.machine.entriesCommitted([outbox.entry(2, firstSentAt: outbox.now), outbox.entry(1, firstSentAt: outbox.now)])
+        let sent = outbox.machine.sendableAtCommit(generation: 1, now: outbox.now)
+        #expect(sent.map(\.sequence) == [1, 2])
+        #expect(!outbox.machine.hasQueued)
+        #expect(outbox.step() == .wait(until: nil))
+        #expect(outbox.error(.internalError, to: 1) == .retry(outbox.entry(1, firstSentAt: outbox.now), after: .seconds(1)),
+            "in flight: an error reply finds it")
+    }
+
+    @Test func anEntryWhoseFirstSendIsNotRecordedIsLeftToTheLoop() {
+        var outbox = connected()
+        let unsent = outbox.entry(1)
+        _ = outbox.machine.entriesCommitted([unsent])
+        #expect(outbox.machine.sendableAtCommit(generation: 1, now: outbox.now).isEmpty)
+        #expect(outbox.machine.hasQueued)
+        #expect(outbox.step() == .send([unsent], recordingFirstSendOf: [unsent.id]))
+    }
+
+    @Test func aPacedEntryIsLeftToTheLoopAndTakesNoSendFromThePacer() {
+        var outbox = connected(pacing: SendPacing(sendsPerSecond: 2, burst: 1))
+        _ = outbox.machine.entriesCommitted([outbox.entry(1, firstSentAt: outbox.now), outbox.entry(2, firstSentAt: outbox.now)])
+        #expect(outbox.machine.sendableAtCommit(generation: 1, now: outbox.now).map(\.sequence) == [1])
+        #expect(outbox.machine.sendableAtCommit(generation: 1, now: outbox.now).isEmpty)
+        #expect(outbox.machine.hasQueued)
+        #expect(outbox.step() == .wait(until: outbox.at(0.5)))
+        outbox.advance(to: 0.5)
+        #expect(outbox.sent() == [2])
+    }
+
+    @Test func nothingGoesAheadOfARetryThatIsDue() {
+        var outbox = connected()
+        _ = outbox.machine.entriesCommitted([outbox.entry(1, firstSentAt: outbox.now)])
+        _ = outbox.sent()
+        _ = outbox.error(.internalError, to: 1)
+        outbox.advance(to: 1)
+        _ = outbox.machine.entriesCommitted([outbox.entry(2, firstSentAt: outbox.now)])
+        #expect(outbox.machine.sendableAtCommit(generation: 1, now: outbox.now).isEmpty)
+        #expect(outbox.sent() == [1, 2])
+    }
+
+    @Test func anExpiredEntryIsLeftToTheLoopToExpire() {
+        var outbox = connected()
+        let old = outbox.entry(1, firstSentAt: outbox.now)
+        _ = outbox.machine.entriesCommitted([old])
+        outbox.advance(to: OutboxStateMachine.serviceIdempotencyWindow.timeInterval)
+        #expect(outbox.machine.sendableAtCommit(generation: 1, now: outbox.now).isEmpty)
+        #expect(outbox.step() == .expire(old))
+    }
+
+    @Test func nothingGoesOutForAnotherConnectionOrNone() {
+        var outbox = connected()
+        _ = outbox.machine.entriesCommitted([outbox.entry(1, firstSentAt: outbox.now)])
+        #expect(outbox.machine.sendableAtCommit(generation: 2, now: outbox.now).isEmpty)
+        _ = outbox.machine.disconnected(generation: 1, closeCode: nil)
+        #expect(outbox.machine.sendableAtCommit(generation: 1, now: outbox.now).isEmpty)
+        #expect(outbox.machine.hasQueued)
+    }
+}
+
 @Suite("OutboxStateMachine: acks and waiters")
 struct OutboxStateMachineAckTests {
     @Test func acksArrivingWhileABatchIsWrittenGoIntoTheNextBatch() {

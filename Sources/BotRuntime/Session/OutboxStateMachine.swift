@@ -231,9 +231,7 @@ struct OutboxStateMachine: Sendable {
             var entries: [OutboxEntry] = []
             var firstSends: [ClientMessageID] = []
             repeat {
-                let entry = popFirst()
-                inFlight[entry.id] = entry
-                inFlightBySequence[entry.sequence] = entry.id
+                let entry = takeIntoFlight()
                 entries.append(entry)
                 if entry.firstAttemptAt == nil { firstSends.append(entry.id) }
             } while entries.count < Self.maxSendsPerWrite && !isQueueEmpty
@@ -243,6 +241,24 @@ struct OutboxStateMachine: Sendable {
             return .send(entries, recordingFirstSendOf: firstSends)
         }
     }
+
+    /// What goes out at once as entries commit, without the send loop: the entries at the head of the queue that
+    /// ``nextStep(generation:now:)`` would send now, as long as nothing else is due first (a retry, an expiry, a
+    /// first send to record, a pacing wait). Empty when anything is, and then nothing changed: the loop's next step
+    /// decides. ``hasQueued`` says whether entries are left for the loop.
+    mutating func sendableAtCommit(generation: UInt64, now: Date) -> [OutboxEntry] {
+        guard !isStopped, connection == generation, !held.contains(where: { $0.until <= now }) else { return [] }
+        var entries: [OutboxEntry] = []
+        while entries.count < Self.maxSendsPerWrite, !isQueueEmpty, queue[queueHead].firstAttemptAt != nil,
+            !isExpired(queue[queueHead], now: now), pacer.requestSend(now: now) == .sendNow
+        {
+            entries.append(takeIntoFlight())
+        }
+        return entries
+    }
+
+    /// Whether entries wait in the queue.
+    var hasQueued: Bool { !isQueueEmpty }
 
     /// The first send of `ids` is durable at `date`: the resend window of each counts from there, wherever the
     /// entry is now (in flight, or back in the queue or held after its connection ended meanwhile).
@@ -472,6 +488,14 @@ struct OutboxStateMachine: Sendable {
         } else {
             queue.append(entry)
         }
+    }
+
+    /// The entry at the head of the queue, now in flight.
+    private mutating func takeIntoFlight() -> OutboxEntry {
+        let entry = popFirst()
+        inFlight[entry.id] = entry
+        inFlightBySequence[entry.sequence] = entry.id
+        return entry
     }
 
     private mutating func popFirst() -> OutboxEntry {

@@ -169,6 +169,18 @@ public final class ChatterRealtimeConnection: Sendable {
         }
     }
 
+    /// Sends `message.send` frames as ``sendMessages(_:)`` does, from synchronous code and without waiting for room
+    /// in the socket's queue: for an outbox whose loop is idle, a few replies that just committed.
+    /// - Throws: `.connectionFailed` once the connection is closing or closed (then none of them was written).
+    package func sendMessagesWithoutWaiting(_ sends: [(encodedData: String, id: String)]) throws(RealtimeError) {
+        let messages = sends.map { WebSocketMessage.text(Self.messageSendText(encodedData: $0.encodedData, id: $0.id)) }
+        do throws(WebSocketError) {
+            try session.webSocket.sendWithoutWaiting(messages)
+        } catch {
+            throw .connectionFailed(error)
+        }
+    }
+
     private static func messageSendText(encodedData: String, id: String) -> String {
         var text = "{\"id\":"
         if id.utf8.allSatisfy({ $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") && $0 >= 0x20 }) {
