@@ -84,11 +84,7 @@ public final class WebSocketConnection: Sendable {
     /// - Throws: `WebSocketError.closing` once a close started, `.connectionClosed` after the connection ended.
     public func send(_ messages: [WebSocketMessage]) async throws(WebSocketError) {
         guard !messages.isEmpty else { return }
-        try await sendFrames { protocolState throws(WebSocketSendError) in
-            var bytes: [UInt8] = []
-            for message in messages { try protocolState.send(message, into: &bytes) }
-            return bytes
-        }
+        try await sendFrames { protocolState throws(WebSocketSendError) in try Self.frames(of: messages, &protocolState) }
     }
 
     /// Sends a text message.
@@ -124,12 +120,17 @@ public final class WebSocketConnection: Sendable {
     /// queue: for a few frames from synchronous code. Throws as that method does, and then sends none of them.
     package func sendWithoutWaiting(_ messages: [WebSocketMessage]) throws(WebSocketError) {
         guard !messages.isEmpty else { return }
-        let (_, pending) = try enqueueFrames { protocolState throws(WebSocketSendError) in
-            var bytes: [UInt8] = []
-            for message in messages { try protocolState.send(message, into: &bytes) }
-            return bytes
-        }
+        let (_, pending) = try enqueueFrames { protocolState throws(WebSocketSendError) in try Self.frames(of: messages, &protocolState) }
         if let pending { _ = channel.flush(pending) }
+    }
+
+    /// `messages` encoded in order, one frame each, in one buffer.
+    private static func frames(
+        of messages: [WebSocketMessage], _ protocolState: inout WebSocketProtocolState
+    ) throws(WebSocketSendError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for message in messages { try protocolState.send(message, into: &bytes) }
+        return bytes
     }
 
     /// Encodes frames with the protocol state and hands them to the channel under the lock, so frames keep their

@@ -161,9 +161,8 @@ public final class ChatterRealtimeConnection: Sendable {
     /// socket: an outbox holding many replies at once pays one system call for all of them.
     /// - Throws: `.closed` once the connection is closing or closed (then none of them was written).
     public func sendMessages(_ sends: [(encodedData: String, id: String)]) async throws(RealtimeError) {
-        let messages = sends.map { WebSocketMessage.text(Self.messageSendText(encodedData: $0.encodedData, id: $0.id)) }
         do throws(WebSocketError) {
-            try await session.webSocket.send(messages)
+            try await session.webSocket.send(Self.messageSendFrames(sends))
         } catch {
             throw await closedError(error)
         }
@@ -173,12 +172,15 @@ public final class ChatterRealtimeConnection: Sendable {
     /// in the socket's queue: for an outbox whose loop is idle, a few replies that just committed.
     /// - Throws: `.connectionFailed` once the connection is closing or closed (then none of them was written).
     package func sendMessagesWithoutWaiting(_ sends: [(encodedData: String, id: String)]) throws(RealtimeError) {
-        let messages = sends.map { WebSocketMessage.text(Self.messageSendText(encodedData: $0.encodedData, id: $0.id)) }
         do throws(WebSocketError) {
-            try session.webSocket.sendWithoutWaiting(messages)
+            try session.webSocket.sendWithoutWaiting(Self.messageSendFrames(sends))
         } catch {
             throw .connectionFailed(error)
         }
+    }
+
+    private static func messageSendFrames(_ sends: [(encodedData: String, id: String)]) -> [WebSocketMessage] {
+        sends.map { WebSocketMessage.text(messageSendText(encodedData: $0.encodedData, id: $0.id)) }
     }
 
     private static func messageSendText(encodedData: String, id: String) -> String {
