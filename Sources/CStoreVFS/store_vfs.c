@@ -39,7 +39,9 @@ static int full_pathname(sqlite3_vfs *vfs, const char *path, int size, char *out
    written over an earlier frame, as when SQLite rewrites checksums at commit) writes the run first. Any other call
    on the file writes the run first too, so nothing can read the file without it, and nothing is held when a commit
    returns. A crash while frames are held loses only frames of a commit not yet whole, which SQLite ignores, as it
-   would had the crash come between two of its writes. */
+   would had the crash come between two of its writes. Frames a transaction spilled and then rolled back may stay
+   held after the rollback returns, until the next call on the log: only one connection writes a log opened here
+   (the store holds its file's lock), so no other can append at their offsets meanwhile. */
 typedef struct log_file {
     sqlite3_file base;
     sqlite3_file *real;

@@ -116,8 +116,15 @@ public final class WebSocketConnection: Sendable {
         if let pending { _ = channel.flush(pending) }
     }
 
+    /// Whether frames given now from this thread leave at the end of the event loop's turn, writing nothing on this
+    /// thread, and the socket's queue has room for them: on the connection's event loop, below its high watermark.
+    package var acceptsFramesOnLoop: Bool {
+        channel.loop.inEventLoop && channel.queuedByteCount <= channel.highWatermark
+    }
+
     /// Sends `messages` in order as ``send(_:)-([WebSocketMessage])`` does, without waiting for room in the socket's
-    /// queue: for a few frames from synchronous code. Throws as that method does, and then sends none of them.
+    /// queue: for a few frames from synchronous code, where ``acceptsFramesOnLoop`` holds. Throws as that method
+    /// does, and then sends none of them.
     package func sendWithoutWaiting(_ messages: [WebSocketMessage]) throws(WebSocketError) {
         guard !messages.isEmpty else { return }
         let (_, pending) = try enqueueFrames { protocolState throws(WebSocketSendError) in try Self.frames(of: messages, &protocolState) }

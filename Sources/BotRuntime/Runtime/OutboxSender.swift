@@ -84,14 +84,15 @@ final class OutboxSender: Sendable {
     // MARK: - Entries in
 
     /// Queues committed entries (those still pending) for sending; entries already known are ignored. While the
-    /// send loop waits idle and nothing else is due, the entries go out at once on this thread (at the end of the
-    /// loop's turn), and the loop is not woken for them: one hand-off fewer per reply.
+    /// send loop waits idle, nothing else is due and this runs on the connection's event loop with room in the
+    /// socket's queue, the entries go out at once (at the end of the loop's turn), and the loop is not woken for
+    /// them: one hand-off fewer per reply. Otherwise the loop sends them, waiting for room as it must.
     func enqueue(_ entries: [OutboxEntry]) {
         guard !entries.isEmpty else { return }
         let now = clock.now
         let wakesLoop = state.withLock { state -> Bool in
             guard state.machine.entriesCommitted(entries) else { return false }
-            guard let link = state.idleLink else { return true }
+            guard let link = state.idleLink, link.connection.acceptsMessagesWithoutWaiting else { return true }
             let sending = state.machine.sendableAtCommit(generation: link.generation, now: now)
             // Written under the lock, so that no frame the loop takes later can overtake them.
             if !sending.isEmpty {
@@ -214,7 +215,7 @@ final class OutboxSender: Sendable {
         while true {
             let now = clock.now
             let step = state.withLock { state -> OutboxStateMachine.Step in
-                state.idleLink = nil
+                if state.idleLink?.generation == link.generation { state.idleLink = nil }
                 let step = state.machine.nextStep(generation: link.generation, now: now)
                 if case .endSending = step { return step }
                 liveness.set(state.machine.sendsAtCommit)

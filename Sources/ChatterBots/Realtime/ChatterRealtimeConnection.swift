@@ -168,8 +168,13 @@ public final class ChatterRealtimeConnection: Sendable {
         }
     }
 
+    /// Whether ``sendMessagesWithoutWaiting(_:)`` may be called now: on the connection's event loop, with room in the
+    /// socket's queue (so the frames leave at the end of the loop's turn and nothing grows without bound).
+    package var acceptsMessagesWithoutWaiting: Bool { session.webSocket.acceptsFramesOnLoop }
+
     /// Sends `message.send` frames as ``sendMessages(_:)`` does, from synchronous code and without waiting for room
-    /// in the socket's queue: for an outbox whose loop is idle, a few replies that just committed.
+    /// in the socket's queue: for an outbox whose loop is idle, a few replies that just committed, where
+    /// ``acceptsMessagesWithoutWaiting`` holds.
     /// - Throws: `.connectionFailed` once the connection is closing or closed (then none of them was written).
     package func sendMessagesWithoutWaiting(_ sends: [(encodedData: String, id: String)]) throws(RealtimeError) {
         do throws(WebSocketError) {

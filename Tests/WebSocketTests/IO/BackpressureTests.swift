@@ -91,4 +91,45 @@ struct BackpressureTests {
         #expect(await client.closeInfo.code == .abnormalClosure)
         await server.shutdown()
     }
+
+    /// Reads `property` of `connection` on its event loop.
+    private func onLoop<T: Sendable>(_ connection: WebSocketConnection, _ property: @escaping @Sendable (WebSocketConnection) -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            connection.channel.loop.execute { continuation.resume(returning: property(connection)) }
+        }
+    }
+
+    @Test func framesAreTakenWithoutWaitingOnlyOnTheLoopAndWhileTheQueueHasRoom() async throws {
+        let messageSize = 1 << 20
+        let (accepted, acceptedContinuation) = AsyncStream<WebSocketConnection>.makeStream()
+        let server = try await HTTPServer.start { _ in
+            .webSocket { connection in
+                acceptedContinuation.yield(connection)
+                _ = await connection.closeInfo
+            }
+        }
+        let client = try await WebSocketClient.connect(to: #require(URL(string: "ws://127.0.0.1:\(server.port)/")))
+        var acceptedIterator = accepted.makeAsyncIterator()
+        let receiver = try #require(await acceptedIterator.next())
+
+        #expect(!client.acceptsFramesOnLoop, "this task does not run on the connection's loop")
+        #expect(await onLoop(client) { $0.acceptsFramesOnLoop })
+        // The receiver reads nothing: frames given without waiting pile up in the queue.
+        var sent = 0
+        while client.channel.queuedByteCount <= client.channel.highWatermark {
+            try client.sendWithoutWaiting([.binary([UInt8](repeating: UInt8(sent % 256), count: messageSize))])
+            sent += 1
+        }
+        #expect(await onLoop(client) { !$0.acceptsFramesOnLoop }, "past the high watermark")
+
+        var received = 0
+        for await message in receiver.messages {
+            #expect(message == .binary([UInt8](repeating: UInt8(received % 256), count: messageSize)))
+            received += 1
+            if received == sent { break }
+        }
+        #expect(await onLoop(client) { $0.acceptsFramesOnLoop }, "room again once the receiver read")
+        await client.close()
+        await server.shutdown()
+    }
 }
