@@ -93,7 +93,7 @@ public final class ChildProcess: Sendable {
     }
 
     deinit {
-        if !exit.hasExited { Glibc.kill(pid, SIGKILL) }
+        kill(SIGKILL)
         closeInput()
     }
 
@@ -161,9 +161,12 @@ public final class ChildProcess: Sendable {
     /// Whether the child has been reaped.
     public var hasExited: Bool { exit.hasExited }
 
-    /// Sends `signal` to the child, unless it has already been reaped.
+    /// Sends `signal` to the child, unless it has already been reaped. SIGKILL goes to its whole process group: the
+    /// processes it started go with it (a crashed Swift program's backtracer, left behind, can spin on a core for
+    /// good), while other signals reach the child alone, which passes them on as it means to.
     public func kill(_ signal: Int32 = SIGKILL) {
-        if !exit.hasExited { Glibc.kill(pid, signal) }
+        guard !exit.hasExited else { return }
+        Glibc.kill(signal == SIGKILL ? -pid : pid, signal)
     }
 
     private func takeInput() -> Int32 {
@@ -230,7 +233,9 @@ public final class ChildProcess: Sendable {
         for signal in [SIGTERM, SIGHUP, SIGINT, SIGPIPE, SIGCHLD, SIGQUIT, SIGUSR1, SIGUSR2] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigmask(&attributes, &noSignals)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        // A process group of its own (led by the child), so that SIGKILL reaches what it started too.
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
         var variables = ProcessInfo.processInfo.environment
         variables.merge(environment) { _, new in new }
