@@ -18,9 +18,9 @@ struct BackpressureTests {
         }
     }
 
-    @Test func aSenderWaitsWhileTheReceiverDoesNotReadAndEverythingArrivesInOrder() async throws {
-        let messageSize = 1 << 20
-        let messageCount = 48
+    /// A server on loopback, a client connected to it, and the server's side of that connection, which reads only
+    /// when the test does.
+    private static func connectedPair() async throws -> (HTTPServer, WebSocketConnection, WebSocketConnection) {
         let (accepted, acceptedContinuation) = AsyncStream<WebSocketConnection>.makeStream()
         let server = try await HTTPServer.start { _ in
             .webSocket { connection in
@@ -30,7 +30,13 @@ struct BackpressureTests {
         }
         let client = try await WebSocketClient.connect(to: #require(URL(string: "ws://127.0.0.1:\(server.port)/")))
         var acceptedIterator = accepted.makeAsyncIterator()
-        let receiver = try #require(await acceptedIterator.next())
+        return (server, client, try #require(await acceptedIterator.next()))
+    }
+
+    @Test func aSenderWaitsWhileTheReceiverDoesNotReadAndEverythingArrivesInOrder() async throws {
+        let messageSize = 1 << 20
+        let messageCount = 48
+        let (server, client, receiver) = try await Self.connectedPair()
 
         let sent = Atomic<Int>(0)
         let sender = Task {
@@ -59,16 +65,7 @@ struct BackpressureTests {
     }
 
     @Test func aPeerResetWhileWritesAreQueuedEndsTheConnectionWith1006() async throws {
-        let (accepted, acceptedContinuation) = AsyncStream<WebSocketConnection>.makeStream()
-        let server = try await HTTPServer.start { _ in
-            .webSocket { connection in
-                acceptedContinuation.yield(connection)
-                _ = await connection.closeInfo
-            }
-        }
-        let client = try await WebSocketClient.connect(to: #require(URL(string: "ws://127.0.0.1:\(server.port)/")))
-        var acceptedIterator = accepted.makeAsyncIterator()
-        let receiver = try #require(await acceptedIterator.next())
+        let (server, client, receiver) = try await Self.connectedPair()
         let sender = Task {
             while true {
                 do {
@@ -101,16 +98,7 @@ struct BackpressureTests {
 
     @Test func framesAreTakenWithoutWaitingOnlyOnTheLoopAndWhileTheQueueHasRoom() async throws {
         let messageSize = 1 << 20
-        let (accepted, acceptedContinuation) = AsyncStream<WebSocketConnection>.makeStream()
-        let server = try await HTTPServer.start { _ in
-            .webSocket { connection in
-                acceptedContinuation.yield(connection)
-                _ = await connection.closeInfo
-            }
-        }
-        let client = try await WebSocketClient.connect(to: #require(URL(string: "ws://127.0.0.1:\(server.port)/")))
-        var acceptedIterator = accepted.makeAsyncIterator()
-        let receiver = try #require(await acceptedIterator.next())
+        let (server, client, receiver) = try await Self.connectedPair()
 
         #expect(!client.acceptsFramesOnLoop, "this task does not run on the connection's loop")
         #expect(await onLoop(client) { $0.acceptsFramesOnLoop })
