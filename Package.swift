@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CLinuxIO"], path: "Tests/TestSupport", swiftSettings: strict),
         // A bot with bugs on purpose, run as a process by the tests of crashes and the quarantine.
         .executableTarget(
-            name: "CrashTestBots", dependencies: ["ChatterBotsCLI", "ChatterBots"], path: "Tests/CrashTestBots",
+            name: "CrashTestBots", dependencies: ["ChatterBotsCLI", "ChatterBots", "BotRuntime"], path: "Tests/CrashTestBots",
             swiftSettings: strict),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "TestSupport"], resources: [.copy("Peers")], swiftSettings: strict),

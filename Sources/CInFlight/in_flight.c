@@ -1,12 +1,22 @@
 #include "CInFlight.h"
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
 
-static const unsigned char *report_table;
-static uint32_t report_slot_size;
-static const volatile uint32_t *report_slot_count;
+/// The tables the report reads. An entry's table is stored after its other fields and cleared before the table is
+/// unmapped, so the handler reads only whole entries of mapped tables.
+typedef struct {
+    _Atomic(const unsigned char *) table;
+    uint32_t slot_size;
+    const volatile uint32_t *slot_count;
+} report_entry;
+
+static report_entry report_entries[CHATTER_IN_FLIGHT_MAX_TABLES];
+/// What an entry's table holds while its fields are being written.
+static const unsigned char entry_reserved;
+static atomic_flag handlers_installed = ATOMIC_FLAG_INIT;
 static volatile sig_atomic_t report_entered;
 
 static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT};
@@ -42,16 +52,15 @@ static const char *next_field(const char *field, const char *end) {
     return nul == NULL || nul + 1 >= end ? NULL : nul + 1;
 }
 
-static void report(int signal_number) {
-    if (report_table == NULL) return;
-    uint32_t count = *report_slot_count;
-    int any = 0;
+/// Writes one line for each busy slot of `table`; returns how many it wrote.
+static int report_table(int signal_number, const unsigned char *table, uint32_t slot_size, uint32_t count) {
+    int written = 0;
     for (uint32_t index = 0; index < count; index++) {
-        const unsigned char *slot = report_table + (size_t)report_slot_size * (index + 1);
+        const unsigned char *slot = table + (size_t)slot_size * (index + 1);
         uint32_t state;
         memcpy(&state, slot, sizeof(state));
         if (state != CHATTER_IN_FLIGHT_BUSY) continue;
-        const char *end = (const char *)slot + report_slot_size;
+        const char *end = (const char *)slot + slot_size;
         const char *bot = (const char *)slot + 16;
         const char *handler = next_field(bot, end);
         const char *trace = handler ? next_field(handler, end) : NULL;
@@ -68,9 +77,21 @@ static void report(int signal_number) {
         put_string(", ");
         put_string(key);
         put_string(")\n");
-        any = 1;
+        written++;
     }
-    if (!any) {
+    return written;
+}
+
+static void report(int signal_number) {
+    int tables = 0;
+    int written = 0;
+    for (size_t entry = 0; entry < CHATTER_IN_FLIGHT_MAX_TABLES; entry++) {
+        const unsigned char *table = atomic_load_explicit(&report_entries[entry].table, memory_order_acquire);
+        if (table == NULL || table == &entry_reserved) continue;
+        tables++;
+        written += report_table(signal_number, table, report_entries[entry].slot_size, *report_entries[entry].slot_count);
+    }
+    if (tables > 0 && written == 0) {
         put_string("chatterbots: the process died on signal ");
         put_number(signal_number);
         put_string(" while no bot handler was running\n");
@@ -99,10 +120,8 @@ static void crash_handler(int signal_number, siginfo_t *info, void *context) {
     raise(signal_number);
 }
 
-void chatter_in_flight_install_crash_report(const void *table, uint32_t slot_size, const volatile uint32_t *slot_count) {
-    report_table = table;
-    report_slot_size = slot_size;
-    report_slot_count = slot_count;
+/// Installs `crash_handler` for the crash signals, keeping what was installed before (Swift's backtracer).
+static void install_handlers(void) {
     for (size_t index = 0; index < CRASH_SIGNAL_COUNT; index++) {
         struct sigaction action;
         memset(&action, 0, sizeof(action));
@@ -110,5 +129,29 @@ void chatter_in_flight_install_crash_report(const void *table, uint32_t slot_siz
         action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
         sigemptyset(&action.sa_mask);
         sigaction(crash_signals[index], &action, &previous_actions[index]);
+    }
+}
+
+int chatter_in_flight_add_crash_report(const void *table, uint32_t slot_size, const volatile uint32_t *slot_count) {
+    if (!atomic_flag_test_and_set(&handlers_installed)) install_handlers();
+    for (size_t entry = 0; entry < CHATTER_IN_FLIGHT_MAX_TABLES; entry++) {
+        if (atomic_load_explicit(&report_entries[entry].table, memory_order_acquire) == table) return 0;
+    }
+    for (size_t entry = 0; entry < CHATTER_IN_FLIGHT_MAX_TABLES; entry++) {
+        // Reserved first, so that the handler skips the entry until its fields are written.
+        const unsigned char *expected = NULL;
+        if (!atomic_compare_exchange_strong(&report_entries[entry].table, &expected, &entry_reserved)) continue;
+        report_entries[entry].slot_size = slot_size;
+        report_entries[entry].slot_count = slot_count;
+        atomic_store_explicit(&report_entries[entry].table, (const unsigned char *)table, memory_order_release);
+        return 0;
+    }
+    return -1;
+}
+
+void chatter_in_flight_remove_crash_report(const void *table) {
+    for (size_t entry = 0; entry < CHATTER_IN_FLIGHT_MAX_TABLES; entry++) {
+        const unsigned char *expected = table;
+        atomic_compare_exchange_strong(&report_entries[entry].table, &expected, NULL);
     }
 }

@@ -47,6 +47,11 @@ struct PoisonBot: Bot {
     }
 }
 
+let arguments = CommandLine.arguments
+if arguments.count == 4, arguments[1] == "crash-report-probe" {
+    CrashReportProbe.run(directory: arguments[2], keepingOne: arguments[3] == "kept")
+}
+
 await BotCommandLine(kinds: [
     BotKind("poison") { configuration in PoisonBot(options: try configuration.options.decode(as: PoisonBot.Options.self)) },
 ]).main()

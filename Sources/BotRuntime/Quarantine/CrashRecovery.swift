@@ -1,4 +1,5 @@
 import ChatterBots
+import CInFlight
 import Foundation
 
 /// What a `run` does with its data directory's `InFlightTable` before any bot starts: each piece of work the
@@ -43,7 +44,10 @@ package enum CrashRecovery {
             }
         }
         table.forgetLeftovers()
-        table.installCrashReport()
+        if !table.installCrashReport() {
+            log.log(.warning, "a crash of this process will not name the work it was running: "
+                + "\(CHATTER_IN_FLIGHT_MAX_TABLES) in-flight tables of other runs in it are reported already")
+        }
         return table
     }
 }

@@ -111,6 +111,7 @@ package final class InFlightTable: @unchecked Sendable {
     }
 
     deinit {
+        chatter_in_flight_remove_crash_report(base)
         munmap(base, length)
         Glibc.close(descriptor)
     }
@@ -188,11 +189,14 @@ package final class InFlightTable: @unchecked Sendable {
         return (0..<used).compactMap { Self.record(at: base.advanced(by: Self.slotSize * Int($0 + 1))) }
     }
 
-    /// Writes the lines naming the running work to standard error when the process dies on a crash signal.
-    package func installCrashReport() {
-        chatter_in_flight_install_crash_report(
+    /// Writes the lines naming the running work to standard error when the process dies on a crash signal, for as
+    /// long as the table lives. Other tables of the process (a second `run` in one process, as tests make) keep
+    /// theirs. False when the process has `CHATTER_IN_FLIGHT_MAX_TABLES` tables in its report already.
+    @discardableResult
+    package func installCrashReport() -> Bool {
+        chatter_in_flight_add_crash_report(
             UnsafeRawPointer(base), UInt32(Self.slotSize),
-            UnsafeRawPointer(base.advanced(by: 12)).assumingMemoryBound(to: UInt32.self))
+            UnsafeRawPointer(base.advanced(by: 12)).assumingMemoryBound(to: UInt32.self)) == 0
     }
 
     /// Writes `text` as a NUL-terminated field, shortened (at a character boundary) to fit the slot; returns the
