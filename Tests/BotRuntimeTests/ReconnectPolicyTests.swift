@@ -2,6 +2,7 @@
 import ChatterBots
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("ReconnectPolicy")
 struct ReconnectPolicyTests {

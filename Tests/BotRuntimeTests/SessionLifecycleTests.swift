@@ -1,6 +1,7 @@
 @testable import BotRuntime
 import Foundation
 import Testing
+import TestSupport
 
 /// Drives a `SessionLifecycle` the way the session actor will: events at a moving "now", a seeded generator.
 struct LifecycleHarness {

@@ -2,6 +2,7 @@
 import ChatterBots
 import Foundation
 import Testing
+import TestSupport
 
 /// The store and the lanes' view of it agree under every interleaving the runtime allows: messages arriving
 /// duplicated, reordered and again through sync, acks of the bot's replies arriving late and twice, units committed

@@ -1,19 +1,9 @@
+import TestSupport
 @testable import WebSocket
 
 /// Shared helpers for the codec tests: a seeded generator and frame builders.
 enum CodecFixtures {
-    /// SplitMix64: a tiny deterministic generator so property tests are reproducible from their seed.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    typealias SeededGenerator = TestSupport.SeededGenerator
 
     static let key = WebSocketMaskingKey(0x37, 0xFA, 0x21, 0x3D)
 
