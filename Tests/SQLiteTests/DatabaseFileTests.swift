@@ -124,9 +124,11 @@ import Testing
         let path = directory.file("spilled.sqlite")
         let database = try Database(path: path, configuration: DatabaseConfiguration(lockingMode: .exclusive))
         defer { database.close() }
-        // A cache of 20 pages spills the transaction's pages to the log before it commits; changing a spilled page
-        // again makes SQLite rewrite the frames' checksums at commit, the commit frame's header last.
+        // A cache of 20 pages, spilling once it is full, writes the transaction's pages to the log before it commits;
+        // changing a spilled page again makes SQLite rewrite the frames' checksums at commit, the commit frame's
+        // header last.
         try database.execute(sql: "PRAGMA cache_size = 20")
+        try database.execute(sql: "PRAGMA cache_spill = 20")
         try database.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
         let pageSize = try #require(try database.fetchOne(Int.self, sql: "PRAGMA page_size"))
         let writesBefore = try #require(database.writeAheadLogWrites)
