@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import SQLite
 import Testing
+import TestSupport
 
 /// Exclusive locking mode: the database belongs to one connection until it closes. WAL keeps its index in that
 /// connection's heap (no `-shm` file), and any other opener, in this process or another, is refused at once.
@@ -55,18 +56,13 @@ import Testing
         #expect(try first.fetchOne(Int.self, sql: "SELECT count(*) FROM note") == 1)
     }
 
-    @Test func anotherProcessCannotReadTheDatabaseWhileItIsOpen() throws {
+    @Test func anotherProcessCannotReadTheDatabaseWhileItIsOpen() async throws {
         let db = try openWithRows("process.sqlite")
-        let other = Process()
-        other.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        other.arguments = ["sqlite3", directory.file("process.sqlite"), "SELECT count(*) FROM note"]
-        let errors = Pipe()
-        other.standardError = errors
-        other.standardOutput = Pipe()
-        try other.run()
-        other.waitUntilExit()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(other.terminationStatus != 0)
+        let other = try ChildProcess(
+            ["sqlite3", directory.file("process.sqlite"), "SELECT count(*) FROM note"], standardOutput: .pipe,
+            standardError: .standardOutput, discardingInput: true)
+        let message = String(decoding: try await other.allOutput(), as: UTF8.self)
+        #expect(await other.termination() != .exited(0))
         #expect(message.contains("locked"))
         #expect(try db.fetchOne(Int.self, sql: "SELECT count(*) FROM note") == 1)
     }

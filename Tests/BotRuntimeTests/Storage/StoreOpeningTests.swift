@@ -3,6 +3,7 @@ import ChatterBots
 import Foundation
 import SQLite
 import Testing
+import TestSupport
 
 /// Opening a store: the schema, the file's privacy, refusing files it cannot read.
 @Suite("BotStore opening")
@@ -81,16 +82,12 @@ struct StoreOpeningTests {
     @Test func aStoreRunningInAnotherProcessIsRefused() async throws {
         let store = try await openStore(in: directory)
         try await store.setValue("mine", forKey: "owner", in: .global)
-        let other = Process()
-        other.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        other.arguments = ["sqlite3", directory.file("bot.sqlite"), "UPDATE state SET value = '\"theirs\"'"]
-        let errors = Pipe()
-        other.standardError = errors
-        other.standardOutput = Pipe()
-        try other.run()
-        other.waitUntilExit()
-        #expect(other.terminationStatus != 0)
-        #expect(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("locked"))
+        let other = try ChildProcess(
+            ["sqlite3", directory.file("bot.sqlite"), "UPDATE state SET value = '\"theirs\"'"], standardOutput: .pipe,
+            standardError: .standardOutput, discardingInput: true)
+        let message = String(decoding: try await other.allOutput(), as: UTF8.self)
+        #expect(await other.termination() != .exited(0))
+        #expect(message.contains("locked"))
         #expect(try await store.value(String.self, forKey: "owner", in: .global) == "mine")
         await store.close()
     }
