@@ -3,12 +3,13 @@ import ChatterBotsCLI
 import Foundation
 
 /// An echo bot with bugs on purpose, for the tests of crashes and the quarantine: it traps on a message whose text
-/// is `trapOn`, allocates until the process is killed on `hogOn`, traps on every message when `trapAlways`, and
-/// traps in its repeating job `tick` when `trapInJob`. Without options it is a plain echo bot ("echo: <text>");
+/// is `trapOn`, recurses until its stack overflows on `overflowOn`, allocates until the process is killed on
+/// `hogOn`, traps on every message when `trapAlways`, and traps in its repeating job `tick` when `trapInJob`. Without options it is a plain echo bot ("echo: <text>");
 /// `answerMilliseconds` makes each answer take that long (a flood then always has a handler running).
 struct PoisonBot: Bot {
     struct Options: Decodable {
         var trapOn: String?
+        var overflowOn: String?
         var hogOn: String?
         var trapAlways: Bool?
         var trapInJob: Bool?
@@ -31,12 +32,22 @@ struct PoisonBot: Bot {
             context.logger.info("about to trap on \(message.text)")
             _ = (1...empty.count).count
         }
+        if message.text == options.overflowOn {
+            context.logger.info("about to overflow on \(message.text)")
+            _ = Self.depth(of: [0])
+        }
         if message.text == options.hogOn {
             var hoard: [[UInt8]] = []
             while true { hoard.append([UInt8](repeating: 1, count: 16 << 20)) }
         }
         if let milliseconds = options.answerMilliseconds { try await Task.sleep(for: .milliseconds(milliseconds)) }
         try await context.reply(to: message, "echo: " + message.text)
+    }
+
+    /// Recurses without end (the guard never returns); the addition after the call keeps each frame on the stack.
+    static func depth(of path: [Int]) -> Int {
+        guard path.count < Int.max else { return 0 }
+        return depth(of: [path[0] + 1]) + path[0]
     }
 
     func onScheduledJob(_ job: ScheduledJob, context: any BotContext) async throws {

@@ -98,7 +98,10 @@ final class EventLoop: TaskExecutor, Sendable {
             // The system's name of the thread (15 bytes at most), as `ps`, `perf` and `Thread.current.name` show it:
             // without it the thread keeps the name of the dispatch thread that created it.
             _ = pthread_setname_np(pthread_self(), String(name.utf8.prefix(15)) ?? "chatter-loop")
+            // Handlers run on this thread: a handler recursing without end still gets its crash report.
+            let signalStack = AlternateSignalStack()
             self.run()
+            _ = consume signalStack
         }
         thread.name = name
         // Tasks that prefer the loop run their synchronous code (decoding, SQLite, bot handlers) on this stack.

@@ -126,6 +126,21 @@ struct CrashQuarantineProcessTests {
         #expect(jobs.map(\.status) == [.paused])
     }
 
+    /// The overflow faults at the loop thread's guard page, where no handler could run on the exhausted stack: the
+    /// loop's own signal stack lets the crash report name the work all the same.
+    @Test func aHandlerThatOverflowsItsStackIsNamedInTheCrashReport() async throws {
+        let fixture = try CrashTestBotsFixture()
+        try fixture.configure([BotLine(name: "poison", options: #"{"overflowOn": "deep"}"#)])
+        let first = try fixture.launch("deep")
+        let alice = try await Alice.signIn(to: first, bots: ["poison"], correspondence: Correspondence())
+        try #require(await first.waitUntilLive(["poison"]), "\(first.process.errors)")
+        try? await alice.say("deep", to: "poison")
+        let death = await first.death()
+        #expect(death.exit == .signal(SIGSEGV), "\(death.errors.suffix(2000))")
+        #expect(death.lastLine.hasPrefix("chatterbots: the process died on signal \(SIGSEGV)"), "\(death.errors.suffix(2000))")
+        #expect(death.errors.contains(Self.crashReport(SIGSEGV, bot: "poison", handler: "onMessage")), "\(death.errors.suffix(2000))")
+    }
+
     @Test(.enabled(
         if: MemoryCgroup.unavailableReason == nil,
         Comment(rawValue: "needs a memory cgroup this process may make: \(MemoryCgroup.unavailableReason ?? "")")))
