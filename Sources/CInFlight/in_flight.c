@@ -1,12 +1,13 @@
 #include "CInFlight.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
 
-/// The tables the report reads. An entry's table is stored after its other fields and cleared before the table is
-/// unmapped, so the handler reads only whole entries of mapped tables.
+/// The tables the report reads. An entry's fields are written before its table is published, so the handler reads
+/// whole entries; `reporting` keeps a removed table mapped while a handler may still be reading it.
 typedef struct {
     _Atomic(const unsigned char *) table;
     uint32_t slot_size;
@@ -16,7 +17,12 @@ typedef struct {
 static report_entry report_entries[CHATTER_IN_FLIGHT_MAX_TABLES];
 /// What an entry's table holds while its fields are being written.
 static const unsigned char entry_reserved;
-static atomic_flag handlers_installed = ATOMIC_FLAG_INIT;
+/// Set by the handler before it reads any entry. `chatter_in_flight_remove_crash_report` clears the entry first and
+/// reads this after (both sequentially consistent): either the handler no longer finds the table, or the remove
+/// sees the flag and tells its caller to keep the table mapped.
+static atomic_int reporting;
+/// Held while handlers are checked and installed, so that two adds do not both save "the one before".
+static atomic_flag installing = ATOMIC_FLAG_INIT;
 static volatile sig_atomic_t report_entered;
 
 static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT};
@@ -86,7 +92,7 @@ static void report(int signal_number) {
     int tables = 0;
     int written = 0;
     for (size_t entry = 0; entry < CHATTER_IN_FLIGHT_MAX_TABLES; entry++) {
-        const unsigned char *table = atomic_load_explicit(&report_entries[entry].table, memory_order_acquire);
+        const unsigned char *table = atomic_load(&report_entries[entry].table);
         if (table == NULL || table == &entry_reserved) continue;
         tables++;
         written += report_table(signal_number, table, report_entries[entry].slot_size, *report_entries[entry].slot_count);
@@ -105,35 +111,48 @@ static void crash_handler(int signal_number, siginfo_t *info, void *context) {
         return;
     }
     report_entered = 1;
+    atomic_store(&reporting, 1);
     report(signal_number);
     for (size_t index = 0; index < CRASH_SIGNAL_COUNT; index++) {
         if (crash_signals[index] != signal_number) continue;
         struct sigaction *previous = &previous_actions[index];
+        // The handler before runs with the signals it asked to block, as the kernel would have run it.
+        sigset_t unblocked;
+        pthread_sigmask(SIG_BLOCK, &previous->sa_mask, &unblocked);
         if (previous->sa_flags & SA_SIGINFO) {
             if (previous->sa_sigaction != NULL) previous->sa_sigaction(signal_number, info, context);
         } else if (previous->sa_handler != SIG_DFL && previous->sa_handler != SIG_IGN && previous->sa_handler != NULL) {
             previous->sa_handler(signal_number);
         }
+        pthread_sigmask(SIG_SETMASK, &unblocked, NULL);
     }
     report(signal_number);
     signal(signal_number, SIG_DFL);
     raise(signal_number);
 }
 
-/// Installs `crash_handler` for the crash signals, keeping what was installed before (Swift's backtracer).
+/// Installs `crash_handler` for each crash signal whose handler is not it, keeping the one it replaces (Swift's
+/// backtracer, or a handler installed since) to run after the report. Called with `installing` held.
 static void install_handlers(void) {
     for (size_t index = 0; index < CRASH_SIGNAL_COUNT; index++) {
+        struct sigaction current;
+        if (sigaction(crash_signals[index], NULL, &current) != 0) continue;
+        if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == crash_handler) continue;
         struct sigaction action;
         memset(&action, 0, sizeof(action));
         action.sa_sigaction = crash_handler;
         action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-        sigemptyset(&action.sa_mask);
+        // Other signals wait while the report and the backtrace are written; another crash signal still ends it.
+        sigfillset(&action.sa_mask);
+        for (size_t other = 0; other < CRASH_SIGNAL_COUNT; other++) sigdelset(&action.sa_mask, crash_signals[other]);
         sigaction(crash_signals[index], &action, &previous_actions[index]);
     }
 }
 
 int chatter_in_flight_add_crash_report(const void *table, uint32_t slot_size, const volatile uint32_t *slot_count) {
-    if (!atomic_flag_test_and_set(&handlers_installed)) install_handlers();
+    while (atomic_flag_test_and_set_explicit(&installing, memory_order_acquire)) {}
+    install_handlers();
+    atomic_flag_clear_explicit(&installing, memory_order_release);
     for (size_t entry = 0; entry < CHATTER_IN_FLIGHT_MAX_TABLES; entry++) {
         if (atomic_load_explicit(&report_entries[entry].table, memory_order_acquire) == table) return 0;
     }
@@ -149,9 +168,11 @@ int chatter_in_flight_add_crash_report(const void *table, uint32_t slot_size, co
     return -1;
 }
 
-void chatter_in_flight_remove_crash_report(const void *table) {
+int chatter_in_flight_remove_crash_report(const void *table) {
     for (size_t entry = 0; entry < CHATTER_IN_FLIGHT_MAX_TABLES; entry++) {
         const unsigned char *expected = table;
         atomic_compare_exchange_strong(&report_entries[entry].table, &expected, NULL);
     }
+    // A crash is being reported, and its handler may have found the table before it was cleared.
+    return atomic_load(&reporting) ? -1 : 0;
 }

@@ -2,31 +2,45 @@ import BotRuntime
 import Foundation
 import Glibc
 
-/// `CrashTestBots crash-report-probe <directory> kept|none`: a process that opens two in-flight tables in turn, as
-/// two `run`s in one process do, closes one, and traps, for the tests of the crash report.
+/// `CrashTestBots crash-report-probe <directory> <mode>`: a process that opens two in-flight tables in turn, as two
+/// `run`s in one process do, closes the second (bot `closed` running), and traps, for the tests of the crash report.
 ///
-/// Before the tables it installs a SIGILL handler of its own, standing in for Swift's backtracer, which writes
-/// ``earlierHandlerLine``. With `kept`, the first table stays open with bot `kept` running `onMessage`; with `none`,
-/// both are closed before the trap. The second table (bot `closed`) is always closed.
+/// It installs a SIGILL handler of its own, standing in for Swift's backtracer or a library's handler, which writes
+/// ``earlierHandlerLine``. The first table has bot `kept` running `onMessage`.
 enum CrashReportProbe {
-    static let earlierHandlerLine = "crash-report-probe: the handler installed before ran"
+    enum Mode: String {
+        /// The first table stays open; the probe's handler is installed after it, over the report's, and before the
+        /// second.
+        case kept
+        /// Both tables are closed before the trap; the probe's handler is installed before them.
+        case none
+    }
 
-    static func run(directory: String, keepingOne: Bool) -> Never {
-        signal(SIGILL) { _ in
-            let line: StaticString = "crash-report-probe: the handler installed before ran\n"
-            _ = write(2, line.utf8Start, line.utf8CodeUnitCount)
-        }
+    static let earlierHandlerLine: StaticString = "crash-report-probe: the handler installed before ran\n"
+
+    static func run(directory: String, mode: Mode) -> Never {
+        if mode == .none { installHandler() }
         let root = URL(fileURLWithPath: directory)
         do {
             var kept: InFlightTable? = try table(in: root.appendingPathComponent("kept"), running: "kept")
+            if mode == .kept { installHandler() }
             try closeAfterUse(root.appendingPathComponent("closed"))
-            if !keepingOne { kept = nil }
+            if mode == .none { kept = nil }
             withExtendedLifetime(kept) {
                 fatalError("crash-report-probe: trapping on purpose")
             }
         } catch {
             FileHandle.standardError.write(Data("crash-report-probe: \(error)\n".utf8))
             exit(1)
+        }
+    }
+
+    /// Like Swift's backtracer, the handler ends the process: it restores the default action, so the trap raised
+    /// again when it returns kills the process if nothing else does.
+    private static func installHandler() {
+        signal(SIGILL) { _ in
+            _ = write(2, CrashReportProbe.earlierHandlerLine.utf8Start, CrashReportProbe.earlierHandlerLine.utf8CodeUnitCount)
+            signal(SIGILL, SIG_DFL)
         }
     }
 

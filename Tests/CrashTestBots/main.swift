@@ -60,7 +60,8 @@ struct PoisonBot: Bot {
 
 let arguments = CommandLine.arguments
 if arguments.count == 4, arguments[1] == "crash-report-probe" {
-    CrashReportProbe.run(directory: arguments[2], keepingOne: arguments[3] == "kept")
+    guard let mode = CrashReportProbe.Mode(rawValue: arguments[3]) else { exit(2) }
+    CrashReportProbe.run(directory: arguments[2], mode: mode)
 }
 
 await BotCommandLine(kinds: [

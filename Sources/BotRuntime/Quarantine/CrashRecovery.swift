@@ -45,8 +45,8 @@ package enum CrashRecovery {
         }
         table.forgetLeftovers()
         if !table.installCrashReport() {
-            log.log(.warning, "a crash of this process will not name the work it was running: "
-                + "\(CHATTER_IN_FLIGHT_MAX_TABLES) in-flight tables of other runs in it are reported already")
+            log.log(.warning, "a crash will not name this run's work: the process's crash report already reads "
+                + "\(CHATTER_IN_FLIGHT_MAX_TABLES) in-flight tables, the most it can (one for each run in the process)")
         }
         return table
     }

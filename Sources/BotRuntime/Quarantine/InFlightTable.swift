@@ -111,8 +111,10 @@ package final class InFlightTable: @unchecked Sendable {
     }
 
     deinit {
-        chatter_in_flight_remove_crash_report(base)
-        munmap(base, length)
+        // While a crash is being reported, the handler may be reading the mapping: it stays until the process ends.
+        if chatter_in_flight_remove_crash_report(base) == 0 {
+            munmap(base, length)
+        }
         Glibc.close(descriptor)
     }
 
