@@ -1,10 +1,7 @@
-import TestSupport
 @testable import WebSocket
 
-/// Shared helpers for the codec tests: a seeded generator and frame builders.
+/// Shared helpers for the codec tests: frame builders.
 enum CodecFixtures {
-    typealias SeededGenerator = TestSupport.SeededGenerator
-
     static let key = WebSocketMaskingKey(0x37, 0xFA, 0x21, 0x3D)
 
     /// The bytes of one frame as a peer in `sender` role would send it (clients mask with `key`).

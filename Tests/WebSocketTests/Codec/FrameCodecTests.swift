@@ -1,5 +1,6 @@
 import Testing
 @testable import WebSocket
+import TestSupport
 
 /// Frame encoding and decoding at every payload-length boundary, fed whole and byte by byte.
 @Suite struct FrameCodecTests {
@@ -107,7 +108,7 @@ import Testing
     }
 
     @Test func maskingEightBytesAtATimeMatchesBytewiseXORAtEveryOffset() {
-        var generator = CodecFixtures.SeededGenerator(seed: 42)
+        var generator = SeededGenerator(seed: 42)
         let key = WebSocketMaskingKey.random(using: &generator)
         let keyBytes = key.bytes
         for count in 0..<40 {

@@ -1,5 +1,6 @@
 import Testing
 @testable import WebSocket
+import TestSupport
 
 /// Seeded random round trips: whatever is encoded, fragmented and split into arbitrary reads comes back intact.
 /// Serialized: in a debug build each case is seconds of CPU, and the whole run shares a cooperative pool of two
@@ -7,7 +8,7 @@ import Testing
 @Suite(.serialized) struct RoundTripPropertyTests {
     typealias F = CodecFixtures
 
-    static func randomLength(using generator: inout F.SeededGenerator) -> Int {
+    static func randomLength(using generator: inout SeededGenerator) -> Int {
         // Mostly small, often on a length-encoding boundary, sometimes large.
         switch Int.random(in: 0..<10, using: &generator) {
         case 0..<5: Int.random(in: 0...130, using: &generator)
@@ -16,7 +17,7 @@ import Testing
         }
     }
 
-    static func randomBytes(_ count: Int, using generator: inout F.SeededGenerator) -> [UInt8] {
+    static func randomBytes(_ count: Int, using generator: inout SeededGenerator) -> [UInt8] {
         // Eight bytes per draw: byte-by-byte drawing made these tests hold a cooperative thread for seconds.
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count + 7)
@@ -27,7 +28,7 @@ import Testing
         return bytes
     }
 
-    static func randomText(maxScalars: Int, using generator: inout F.SeededGenerator) -> String {
+    static func randomText(maxScalars: Int, using generator: inout SeededGenerator) -> String {
         let ranges: [ClosedRange<UInt32>] = [0x20...0x7E, 0x80...0x7FF, 0x800...0xD7FF, 0xE000...0xFFFF, 0x10000...0x10FFFF]
         var text = String.UnicodeScalarView()
         for _ in 0..<Int.random(in: 0...maxScalars, using: &generator) {
@@ -38,7 +39,7 @@ import Testing
     }
 
     /// Splits `bytes` into reads of random sizes, including single bytes.
-    static func randomReads(_ bytes: [UInt8], using generator: inout F.SeededGenerator) -> [[UInt8]] {
+    static func randomReads(_ bytes: [UInt8], using generator: inout SeededGenerator) -> [[UInt8]] {
         var reads: [[UInt8]] = []
         var index = 0
         while index < bytes.count {
@@ -52,7 +53,7 @@ import Testing
 
     @Test(arguments: [UInt64(1), 2, 3, 4, 5])
     func framesSurviveEncodingAndArbitraryReadBoundaries(seed: UInt64) throws {
-        var generator = F.SeededGenerator(seed: seed)
+        var generator = SeededGenerator(seed: seed)
         for role in [WebSocketRole.client, .server] {
             var frames: [WebSocketFrame] = []
             var wire: [UInt8] = []
@@ -79,7 +80,7 @@ import Testing
 
     @Test(arguments: [UInt64(11), 12, 13, 14, 15])
     func fragmentedMessagesWithInterleavedPingsAreReassembled(seed: UInt64) throws {
-        var generator = F.SeededGenerator(seed: seed)
+        var generator = SeededGenerator(seed: seed)
         for role in [WebSocketRole.client, .server] {
             let peer = F.peer(of: role)
             var expected: [F.Observed] = []
@@ -120,7 +121,7 @@ import Testing
 
     @Test(arguments: [UInt64(21), 22, 23])
     func whatOneEndSendsTheOtherDelivers(seed: UInt64) throws {
-        var generator = F.SeededGenerator(seed: seed)
+        var generator = SeededGenerator(seed: seed)
         for role in [WebSocketRole.client, .server] {
             var sender = WebSocketProtocolState(role: role)
             var receiver = WebSocketProtocolState(role: F.peer(of: role))

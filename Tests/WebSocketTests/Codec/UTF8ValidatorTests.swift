@@ -1,5 +1,6 @@
 import Testing
 @testable import WebSocket
+import TestSupport
 
 /// The streaming UTF-8 validator on valid, invalid and split input.
 @Suite struct UTF8ValidatorTests {
@@ -71,7 +72,7 @@ import Testing
     }
 
     @Test func agreesWithTheStandardLibraryOnRandomBytes() {
-        var generator = CodecFixtures.SeededGenerator(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         for _ in 0..<5000 {
             let count = Int.random(in: 0...8, using: &generator)
             let bytes = (0..<count).map { _ -> UInt8 in

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebSocket
+import TestSupport
 
 /// The opening handshake: key and accept values, request and response validation.
 @Suite struct WebSocketHandshakeTests {
@@ -45,8 +46,8 @@ import Testing
     }
 
     @Test func seededKeyGenerationIsReproducible() {
-        var a = CodecFixtures.SeededGenerator(seed: 1)
-        var b = CodecFixtures.SeededGenerator(seed: 1)
+        var a = SeededGenerator(seed: 1)
+        var b = SeededGenerator(seed: 1)
         #expect(WebSocketHandshake.generateKey(using: &a) == WebSocketHandshake.generateKey(using: &b))
     }
 
