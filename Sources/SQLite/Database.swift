@@ -475,10 +475,6 @@ public final class Database {
         "the file was moved, replaced or deleted while its connection was released: put it back, or close the database "
             + "and open it where it is now")
 
-    /// The most pages (64 MiB at 4 KiB a page) a transaction keeps in memory before SQLite writes them to the log
-    /// ahead of its commit; see `setUpConnection`.
-    static let spillThresholdPages = 16_384
-
     /// The device and inode of the file open, nil in memory.
     var fileIdentity: FileIdentity? { connection.fileIdentity(path: path) }
 
@@ -536,11 +532,12 @@ public final class Database {
             }
             try makeStatement(sql: "PRAGMA synchronous = \(configuration.synchronous.rawValue)").execute()
             if isFileBacked {
-                // A transaction larger than the cache has its pages written to the log before its commit (a spill).
-                // After a savepoint is rolled back over spilled pages in a log reused from its start, SQLite 3.40's
-                // recovery (the next open after a kill) drops the commits from there on, or reads a malformed file.
-                // Below this bound a transaction's pages stay in memory, and no spill happens.
-                try makeStatement(sql: "PRAGMA cache_spill = \(Self.spillThresholdPages)").execute()
+                // A transaction larger than the cache has its pages written to the log before its commit (a spill),
+                // and a page spilled and changed again is written again. After that, rolling a savepoint back leaves
+                // SQLite 3.40's log with frames its recovery (the next open after a kill) rejects: that commit and
+                // every one after it until the next checkpoint are lost, or the file reads as malformed. Without
+                // spills a transaction's pages stay in memory until it commits.
+                try makeStatement(sql: "PRAGMA cache_spill = OFF").execute()
             }
             try makeStatement(sql: "PRAGMA foreign_keys = \(configuration.foreignKeys ? "ON" : "OFF")").execute()
             // The queue's log hook below replaces SQLite's automatic checkpoint, and with it this setting.

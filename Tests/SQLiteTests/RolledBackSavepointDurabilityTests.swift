@@ -3,10 +3,10 @@ import SQLite
 import Testing
 import TestSupport
 
-/// A savepoint rolled back after its transaction's pages were written to a reused log (SQLite writes pages to the log
-/// before the commit when they outgrow the cache): SQLite 3.40's recovery of that log, what the next open runs after a
-/// kill, stops before commits that had returned, or reads a malformed database. The connection keeps a transaction's
-/// pages in memory up to a bound far above the cache instead, so every commit survives a kill.
+/// A savepoint rolled back after its transaction's pages were written to the log early (SQLite does so when they
+/// outgrow the cache, and writes a page again when it changes again): SQLite 3.40's recovery of that log, what the
+/// next open runs after a kill, stops before commits that had returned, or reads a malformed database. The
+/// connection keeps a transaction's pages in memory instead.
 @Suite struct RolledBackSavepointDurabilityTests {
     struct Refused: Error {}
 
@@ -30,7 +30,7 @@ import TestSupport
         let path = directory.file("kept.sqlite")
         let database = try Database(path: path, configuration: DatabaseConfiguration(lockingMode: lockingMode))
         defer { database.close() }
-        // A cache of 10 pages: without the bound, most of these transactions would write pages to the log early.
+        // A cache of 10 pages: with SQLite's default, most of these transactions would write pages to the log early.
         try database.execute(sql: "PRAGMA cache_size = 10")
         try database.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body BLOB NOT NULL)")
         try database.execute(sql: "CREATE TABLE progress (id INTEGER PRIMARY KEY, commits INTEGER NOT NULL)")
@@ -51,7 +51,7 @@ import TestSupport
                 }
                 try db.execute(sql: "UPDATE progress SET commits = ? WHERE id = 1", arguments: [commit])
             }
-            // Every tenth commit empties the log, so that the next ones reuse it from its start.
+            // Every tenth commit empties the log into the database, as the queue's checkpoints do.
             if commit % 10 == 0 { try database.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
             // What a process killed right now would leave: the files as they are, copied while the connection is open.
             let copy = directory.file("killed-\(commit).sqlite")
