@@ -104,6 +104,14 @@ static void report(int signal_number) {
     }
 }
 
+static void crash_handler(int signal_number, siginfo_t *info, void *context);
+
+/// Whether `action` runs the report's handler, whichever way it was installed (`sigaction` or `signal`).
+static int is_report_handler(const struct sigaction *action) {
+    return (action->sa_flags & SA_SIGINFO) ? action->sa_sigaction == crash_handler
+                                           : (void (*)(int, siginfo_t *, void *))(void *)action->sa_handler == crash_handler;
+}
+
 static void crash_handler(int signal_number, siginfo_t *info, void *context) {
     if (report_entered) {
         signal(signal_number, SIG_DFL);
@@ -116,10 +124,12 @@ static void crash_handler(int signal_number, siginfo_t *info, void *context) {
     for (size_t index = 0; index < CRASH_SIGNAL_COUNT; index++) {
         if (crash_signals[index] != signal_number) continue;
         struct sigaction *previous = &previous_actions[index];
-        // The handler before runs with the signals it asked to block, as the kernel would have run it.
+        // The handler before also blocks the signals it asked to block.
         sigset_t unblocked;
         pthread_sigmask(SIG_BLOCK, &previous->sa_mask, &unblocked);
-        if (previous->sa_flags & SA_SIGINFO) {
+        if (is_report_handler(previous)) {
+            // Never itself (restored by code that saved it with `signal`): that would end the process here.
+        } else if (previous->sa_flags & SA_SIGINFO) {
             if (previous->sa_sigaction != NULL) previous->sa_sigaction(signal_number, info, context);
         } else if (previous->sa_handler != SIG_DFL && previous->sa_handler != SIG_IGN && previous->sa_handler != NULL) {
             previous->sa_handler(signal_number);
@@ -131,13 +141,16 @@ static void crash_handler(int signal_number, siginfo_t *info, void *context) {
     raise(signal_number);
 }
 
-/// Installs `crash_handler` for each crash signal whose handler is not it, keeping the one it replaces (Swift's
-/// backtracer, or a handler installed since) to run after the report. Called with `installing` held.
+/// Installs `crash_handler` for each crash signal whose handler is not it, keeping the one it replaces to run after
+/// the report: Swift's backtracer at the first call, a handler installed since at a later one. Called with
+/// `installing` held.
 static void install_handlers(void) {
     for (size_t index = 0; index < CRASH_SIGNAL_COUNT; index++) {
         struct sigaction current;
         if (sigaction(crash_signals[index], NULL, &current) != 0) continue;
-        if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == crash_handler) continue;
+        if (is_report_handler(&current)) continue;
+        // Saved before the report's handler goes live, so that a crash in between finds it.
+        previous_actions[index] = current;
         struct sigaction action;
         memset(&action, 0, sizeof(action));
         action.sa_sigaction = crash_handler;
@@ -145,7 +158,7 @@ static void install_handlers(void) {
         // Other signals wait while the report and the backtrace are written; another crash signal still ends it.
         sigfillset(&action.sa_mask);
         for (size_t other = 0; other < CRASH_SIGNAL_COUNT; other++) sigdelset(&action.sa_mask, crash_signals[other]);
-        sigaction(crash_signals[index], &action, &previous_actions[index]);
+        sigaction(crash_signals[index], &action, NULL);
     }
 }
 

@@ -3,11 +3,11 @@ import Glibc
 /// A stack of its own for the signal handlers of the thread that installs it. A stack overflow raises SIGSEGV at the
 /// thread's guard page, where no handler can run on the exhausted stack: without this the kernel ends the process
 /// without a word, and neither the crash report nor Swift's backtracer (whose handlers ask for this stack,
-/// `SA_ONSTACK`) says what overflowed. Only the main thread has one unless a thread installs its own.
+/// `SA_ONSTACK`) says what overflowed. Swift's runtime gives one to the main thread only (with backtracing on).
 struct AlternateSignalStack: ~Copyable {
     /// Room for the crash report and Swift's backtracer; untouched pages cost no memory.
     static let size = 256 << 10
-    private static let guardSize = 4096
+    private static let guardSize = max(Int(sysconf(Int32(_SC_PAGESIZE))), 4096)
 
     private let mapping: UnsafeMutableRawPointer
 
