@@ -122,6 +122,17 @@ public final class ChildProcess: Sendable {
         if fd >= 0 { Glibc.close(fd) }
     }
 
+    /// Runs `arguments` to its end with no input and returns how it ended and what it printed (standard output and
+    /// error together); throws after `timeout` without output's end.
+    public static func run(
+        _ arguments: [String], timeout: Duration = .seconds(60)
+    ) async throws -> (termination: Termination, output: String) {
+        let child = try ChildProcess(
+            arguments, standardOutput: .pipe, standardError: .standardOutput, discardingInput: true)
+        let output = String(decoding: try await child.allOutput(timeout: timeout), as: UTF8.self)
+        return (await child.termination(), output)
+    }
+
     /// The next line the child printed to the pipe, nil once its output ended; throws after `timeout`.
     public func nextLine(timeout: Duration = .seconds(60)) async throws -> String? {
         try await output.nextLine(timeout: timeout)
