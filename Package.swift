@@ -43,40 +43,50 @@ let package = Package(
         .target(
             name: "ChatterBotsTesting", dependencies: ["BotRuntime", "ChatterSandbox", "ChatterBots"], swiftSettings: strict),
         .target(name: "ExampleBotKinds", dependencies: ["ChatterBots"], swiftSettings: strict),
-        .executableTarget(name: "ChatterBench", dependencies: ["WebSocket", "ChatterBots", "BotRuntime", "ChatterSandbox", "SQLite"], swiftSettings: strict),
+        .executableTarget(
+            name: "ChatterBench",
+            dependencies: ["WebSocket", "ChatterBots", "BotRuntime", "ChatterSandbox", "SQLite", "ChildProcesses"],
+            swiftSettings: strict),
         .executableTarget(
             name: "ExampleBots", dependencies: ["ExampleBotKinds", "ChatterBotsCLI"], swiftSettings: strict),
-        // What several test targets share: child processes started without Foundation's Process, bounded waits.
-        .target(name: "TestSupport", dependencies: ["CLinuxIO"], path: "Tests/TestSupport", swiftSettings: strict),
+        // Child processes started with posix_spawn instead of Foundation's Process, for the tests and the benchmark.
+        .target(name: "ChildProcesses", dependencies: ["CLinuxIO"], swiftSettings: strict),
+        // What several test targets share: bounded waits, free ports, peers, temporary directories.
+        .target(name: "TestSupport", dependencies: ["ChildProcesses"], path: "Tests/TestSupport", swiftSettings: strict),
         // A bot with bugs on purpose, run as a process by the tests of crashes and the quarantine.
         .executableTarget(
             name: "CrashTestBots", dependencies: ["ChatterBotsCLI", "ChatterBots", "BotRuntime"], path: "Tests/CrashTestBots",
             swiftSettings: strict),
-        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "TestSupport"], resources: [.copy("Peers")], swiftSettings: strict),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport", "ChildProcesses"], swiftSettings: strict),
+        .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "TestSupport", "ChildProcesses"], resources: [.copy("Peers")], swiftSettings: strict),
         // Stand-ins for the runtime's parts, shared by the runtime's and the command line's tests.
         .target(
             name: "BotRuntimeTestSupport", dependencies: ["BotRuntime", "TestSupport"], path: "Tests/BotRuntimeTestSupport",
             swiftSettings: strict),
         .testTarget(
             name: "BotRuntimeTests",
-            dependencies: ["BotRuntime", "ChatterSandbox", "ChatterBotsTesting", "TestSupport", "BotRuntimeTestSupport"],
+            dependencies: [
+                "BotRuntime", "ChatterSandbox", "ChatterBotsTesting", "TestSupport", "BotRuntimeTestSupport", "ChildProcesses",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "ChatterBotsCLITests",
-            dependencies: ["ChatterBotsCLI", "BotRuntime", "ChatterSandbox", "TestSupport", "BotRuntimeTestSupport"],
+            dependencies: [
+                "ChatterBotsCLI", "BotRuntime", "ChatterSandbox", "TestSupport", "BotRuntimeTestSupport", "ChildProcesses",
+            ],
             // The browser script runs from its place in the checkout (`#filePath`), not as a resource.
             exclude: ["Console/Browser"],
             swiftSettings: strict),
-        .testTarget(name: "ChatterSandboxTests", dependencies: ["ChatterSandbox", "TestSupport"], resources: [.copy("Peers")], swiftSettings: strict),
+        .testTarget(name: "ChatterSandboxTests", dependencies: ["ChatterSandbox", "TestSupport", "ChildProcesses"], resources: [.copy("Peers")], swiftSettings: strict),
         .testTarget(
             name: "ExampleBotKindsTests", dependencies: ["ExampleBotKinds", "ChatterBotsTesting", "ChatterSandbox"],
             swiftSettings: strict),
         .testTarget(name: "ChatterBotsTestingTests", dependencies: ["ChatterBotsTesting"], swiftSettings: strict),
-        .testTarget(name: "ChatterBotsTests", dependencies: ["ChatterBots", "TestSupport"], resources: [.copy("Peers")], swiftSettings: strict),
+        .testTarget(name: "ChatterBotsTests", dependencies: ["ChatterBots", "TestSupport", "ChildProcesses"], resources: [.copy("Peers")], swiftSettings: strict),
         .testTarget(name: "ChatterBenchTests", dependencies: ["ChatterBench"], swiftSettings: strict),
+        .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses", "TestSupport"], swiftSettings: strict),
         // The README's test command itself (scripts/test), run on copies in temporary folders.
-        .testTarget(name: "ScriptsTests", dependencies: ["TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ScriptsTests", dependencies: ["TestSupport", "ChildProcesses"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -48,7 +48,7 @@ struct BenchContext: Sendable {
     func fleet(
         _ runtime: FleetProcess.Runtime, bots: [BenchWorld.Bot], world: BenchWorld, endpoint: ServerEndpoint, name: String,
         countsSQLiteMemory: Bool = false, keepsData: Bool = false
-    ) throws -> FleetProcess {
+    ) async throws -> FleetProcess {
         let command: [String]
         switch runtime {
         case .swift:
@@ -58,7 +58,7 @@ struct BenchContext: Sendable {
             } ?? []
             command = (wrapper.isEmpty ? [] : ["/usr/bin/env"] + wrapper) + [BenchCommand.executableURL.path, "fleet"]
         case .python: command = ["/usr/bin/env", options.python, peerScript.path]
-        case .c: command = [try CFloor.executable(in: workDirectory).path]
+        case .c: command = [try await CFloor.executable(in: workDirectory).path]
         }
         return try FleetProcess(
             runtime, command: command, bots: bots, password: world.password, endpoint: endpoint,
@@ -104,7 +104,7 @@ struct BenchContext: Sendable {
         _ runtime: FleetProcess.Runtime, bot: Int, server: ServerProcess, name: String
     ) async throws -> (fleet: FleetProcess, world: BenchWorld) {
         guard let world = server.announcement.world else { throw BenchFailure("no world") }
-        let fleet = try fleet(runtime, bots: [world.bots[bot]], world: world, endpoint: server.endpoint, name: name)
+        let fleet = try await fleet(runtime, bots: [world.bots[bot]], world: world, endpoint: server.endpoint, name: name)
         try await fleet.start()
         guard await fleet.waitUntilLive(1, timeout: .seconds(60)) != nil else {
             await fleet.stop()

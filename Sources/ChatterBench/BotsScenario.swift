@@ -93,7 +93,7 @@ struct BotsScenario {
         guard let world = server.announcement.world else { throw BenchFailure("no world") }
         let bots = Array(world.bots[offset..<(offset + count)])
         let dataName = "bots-\(count)-\(runtime)"
-        let fleet = try context.fleet(
+        let fleet = try await context.fleet(
             runtime, bots: bots, world: world, endpoint: server.endpoint, name: dataName,
             countsSQLiteMemory: context.options.countsSQLiteMemory)
         let timeout = Duration.seconds(60 + count / 50)
@@ -145,7 +145,7 @@ struct BotsScenario {
         _ runtime: FleetProcess.Runtime, bots: [BenchWorld.Bot], links: [BenchWorld.Link], world: BenchWorld,
         server: ServerProcess, dataName: String, timeout: Duration
     ) async throws -> Restart {
-        let fleet = try context.fleet(
+        let fleet = try await context.fleet(
             runtime, bots: bots, world: world, endpoint: server.endpoint, name: dataName, keepsData: true)
         let restart = try await fleet.stoppingOnError {
             try await fleet.start()

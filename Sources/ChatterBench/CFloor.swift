@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// The C floor (`bench/c_floor/echo_floor.c`): the echo bot in plain C (epoll, SQLite's C API), so that every
@@ -30,7 +31,7 @@ enum CFloor {
     }
 
     /// The floor's executable in `workDirectory`, built from `source` unless this run built it already.
-    static func executable(in workDirectory: URL, source: URL = CFloor.source) throws(BenchFailure) -> URL {
+    static func executable(in workDirectory: URL, source: URL = CFloor.source) async throws(BenchFailure) -> URL {
         let output = workDirectory.appendingPathComponent(executableName)
         if FileManager.default.isExecutableFile(atPath: output.path) { return output }
         guard FileManager.default.fileExists(atPath: source.path) else {
@@ -46,24 +47,17 @@ enum CFloor {
         } catch {
             throw BenchFailure("cannot create \(workDirectory.path) for the C floor: \(error.localizedDescription)")
         }
-        let process = Process()
-        process.executableURL = cc
-        process.arguments = buildArguments(source: source, output: output)
-        let diagnostics = Pipe()
-        process.standardOutput = diagnostics
-        process.standardError = diagnostics
+        let arguments = [cc.path] + buildArguments(source: source, output: output)
+        let built: (termination: ChildProcess.Termination, output: String)
         do {
-            try process.run()
+            built = try await ChildProcess.run(arguments, timeout: .seconds(300))
         } catch {
-            throw BenchFailure("cannot run \(cc.path) to build the C floor: \(error.localizedDescription)")
+            throw BenchFailure("cannot run \(cc.path) to build the C floor: \(error)")
         }
-        // Read to the end before waiting, so that a compiler with much to say never blocks on a full pipe.
-        let said = String(decoding: diagnostics.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let hint = said.contains("sqlite3.h") ? " (SQLite's headers: apt-get install libsqlite3-dev)" : ""
+        guard built.termination == .exited(0) else {
+            let hint = built.output.contains("sqlite3.h") ? " (SQLite's headers: apt-get install libsqlite3-dev)" : ""
             throw BenchFailure(
-                "building the C floor failed\(hint): \(cc.path) \(process.arguments?.joined(separator: " ") ?? "")\n\(said)")
+                "building the C floor failed\(hint): \(arguments.joined(separator: " ")) (\(built.termination))\n\(built.output)")
         }
         return output
     }

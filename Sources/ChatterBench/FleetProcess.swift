@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Synchronization
 
@@ -93,7 +94,7 @@ final class FleetProcess: Sendable {
 
     var pid: Int32 { child.pid }
     /// Whether the fleet's process is still running (it ends only when told to, or when it crashed).
-    var isRunning: Bool { child.isRunning }
+    var isRunning: Bool { !child.hasExited }
 
     /// Starts the fleet process of `runtime` with `bots`; they wait for `start()`.
     init(
@@ -111,12 +112,11 @@ final class FleetProcess: Sendable {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let configurationURL = dataDirectory.appendingPathComponent("peer.json")
         try JSONEncoder().encode(configuration).write(to: configurationURL)
-        child = try ChildProcess(
-            executable: URL(fileURLWithPath: command[0]), arguments: Array(command.dropFirst()) + [configurationURL.path])
-        let lines = child.lines
+        child = try ChildProcess(command + [configurationURL.path])
+        let child = child
         reader.withLock {
             $0 = Task {
-                for await line in lines { self.consume(line) }
+                while let line = try? await child.nextLine(timeout: nil) { self.consume(line) }
             }
         }
     }
@@ -154,7 +154,7 @@ final class FleetProcess: Sendable {
     func waitUntilBooted(timeout: Duration = .seconds(30)) async throws {
         let start = ContinuousClock.now
         while !progress.withLock({ $0.booted }) {
-            guard child.isRunning, ContinuousClock.now - start < timeout else {
+            guard !child.hasExited, ContinuousClock.now - start < timeout else {
                 throw BenchFailure("the \(runtime) fleet did not start (for Python: pip install -r bench/requirements.txt)")
             }
             try await Task.sleep(for: .milliseconds(10))
@@ -180,7 +180,7 @@ final class FleetProcess: Sendable {
         while ContinuousClock.now - start < .seconds(10) {
             let (reports, acked) = progress.withLock { ($0.ackedReports, $0.acked) }
             if reports > before { return acked }
-            if !child.isRunning { break }
+            if child.hasExited { break }
             try? await Task.sleep(for: .microseconds(200))
         }
         return progress.withLock { $0.acked }
@@ -208,7 +208,7 @@ final class FleetProcess: Sendable {
         let start = ContinuousClock.now
         while ContinuousClock.now - start < timeout {
             if liveCount(connection: connection) >= count { return (ContinuousClock.now - start).seconds }
-            if !child.isRunning { return nil }
+            if child.hasExited { return nil }
             try? await Task.sleep(for: .milliseconds(5))
         }
         return nil
@@ -219,7 +219,7 @@ final class FleetProcess: Sendable {
         let start = ContinuousClock.now
         while ContinuousClock.now - start < timeout {
             if await ackedCount() >= count { return true }
-            if !child.isRunning { return false }
+            if child.hasExited { return false }
             try? await Task.sleep(for: .milliseconds(1))
         }
         return false
@@ -239,11 +239,9 @@ final class FleetProcess: Sendable {
     /// Stops every bot gracefully (end of stdin) and waits until the process has exited.
     func stop() async {
         child.closeInput()
-        let deadline = ContinuousClock.now + .seconds(20)
-        while child.isRunning && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
+        if await child.termination(timeout: .seconds(20)) == nil {
+            await child.stop(grace: .seconds(5))
         }
-        await child.terminate(grace: .seconds(5))
         let task = reader.withLock { $0 }
         await task?.value
     }

@@ -68,7 +68,7 @@ struct StormScenario {
         let options = context.options
         let bots = Array(world.bots[offset..<(offset + count)])
         let links = world.links.filter { $0.bot >= offset && $0.bot < offset + count }
-        let fleet = try context.fleet(runtime, bots: bots, world: world, endpoint: server.endpoint, name: "storm-\(count)-\(runtime)")
+        let fleet = try await context.fleet(runtime, bots: bots, world: world, endpoint: server.endpoint, name: "storm-\(count)-\(runtime)")
         try await fleet.start()
         // The storm needs every bot live first: start-up is CPU-bound and took up to 174 s for 10,000 bots on a slow
         // day, so the wait grows with the fleet (at least 120 s, 30 ms a bot).

@@ -80,7 +80,7 @@ struct WebSocketBenchmark {
         let payload = [UInt8](repeating: 0x5A, count: size)
         let start = ContinuousClock.now
         for _ in 0..<count { try await connection.send(binary: payload) }
-        guard await replies.next() == .text("done") else { throw BenchmarkError("no acknowledgement") }
+        guard await replies.next() == .text("done") else { throw BenchFailure("no acknowledgement") }
         let elapsed = ContinuousClock.now - start
         await connection.close()
         return elapsed.seconds
@@ -94,7 +94,7 @@ struct WebSocketBenchmark {
         let start = ContinuousClock.now
         for _ in 0..<count {
             try await connection.send(binary: payload)
-            guard await replies.next() != nil else { throw BenchmarkError("connection closed") }
+            guard await replies.next() != nil else { throw BenchFailure("connection closed") }
         }
         let elapsed = ContinuousClock.now - start
         await connection.close()
@@ -119,7 +119,7 @@ struct WebSocketBenchmark {
     }
 
     private func url(_ text: String) throws -> URL {
-        guard let url = URL(string: text) else { throw BenchmarkError("bad URL \(text)") }
+        guard let url = URL(string: text) else { throw BenchFailure("bad URL \(text)") }
         return url
     }
 
@@ -141,11 +141,6 @@ struct WebSocketBenchmark {
     private static func threadCount() -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
     }
-}
-
-struct BenchmarkError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
 
 extension Duration {

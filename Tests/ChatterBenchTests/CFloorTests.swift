@@ -28,11 +28,11 @@ struct CFloorTests {
         #expect(CFloor.compiler(path: "") == nil)
     }
 
-    @Test func aMissingSourceIsAFailureNamingIt() throws {
+    @Test func aMissingSourceIsAFailureNamingIt() async throws {
         let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let missing = directory.appendingPathComponent("nowhere.c")
-        let error = #expect(throws: BenchFailure.self) { try CFloor.executable(in: directory, source: missing) }
+        let error = await #expect(throws: BenchFailure.self) { try await CFloor.executable(in: directory, source: missing) }
         #expect(error?.description.contains("nowhere.c") == true)
     }
 
@@ -43,7 +43,7 @@ struct CFloorTests {
     func theFloorAnswersEveryMessageOnceAndMarksEveryAck() async throws {
         let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let executable = try CFloor.executable(in: directory)
+        let executable = try await CFloor.executable(in: directory)
         let server = try await LoadBenchServer.start(try ServeOptions(arguments: ["--server", "load"]))
         let spec = WorldSpec(
             botUsernames: ["floor_c"], personUsernames: ["floor_sender_0", "floor_sender_1"], password: BenchDefaults.password,

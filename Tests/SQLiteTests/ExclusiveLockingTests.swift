@@ -1,4 +1,5 @@
 import CSQLite
+import ChildProcesses
 import Foundation
 import SQLite
 import Testing

@@ -1,6 +1,7 @@
 @testable import BotRuntime
 import BotRuntimeTestSupport
 import ChatterBots
+import ChildProcesses
 import Foundation
 import Synchronization
 import TestSupport

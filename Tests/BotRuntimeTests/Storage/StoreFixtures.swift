@@ -1,5 +1,6 @@
 import BotRuntime
 import ChatterBots
+import ChildProcesses
 import Foundation
 import SQLite
 import TestSupport

@@ -1,5 +1,6 @@
 import ChatterBots
 import ChatterSandbox
+import ChildProcesses
 import Foundation
 import TestSupport
 import Testing

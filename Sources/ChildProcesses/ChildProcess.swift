@@ -3,18 +3,19 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// A child process spawned with posix_spawn: the one way every test target starts a subprocess.
+/// A child process spawned with posix_spawn: the one way the tests and the benchmark start a subprocess.
 ///
 /// Used instead of Foundation's `Process`. That one leaves its descriptors open across exec, so children spawned at
-/// the same time by concurrent tests inherit each other's pipes and sockets and keep them open, and on Linux its
-/// termination handler is occasionally never called: a test awaiting it through a continuation waits forever with
-/// no thread blocked. Here the child gets only stdin, stdout and stderr (every other descriptor is closed in it, in
-/// the same step as the exec), the default signal dispositions and an empty signal mask (a dispatch thread that
-/// spawns it blocks signals, which the child would inherit), blocking reads and `waitpid` run on threads of their
-/// own (never the cooperative pool), and releasing the value kills the child if it is still running.
-public final class ChildProcess: Sendable {
+/// the same time by concurrent tests inherit each other's pipes and sockets and keep them open; on Linux its
+/// termination handler is occasionally never called; and in Swift 6.3 its `run()` can fault while it lists
+/// `/proc/self/fd` in a process with many descriptors open. Here the child gets only stdin, stdout and stderr
+/// (every other descriptor is closed in it, in the same step as the exec), the default signal dispositions and an
+/// empty signal mask (a dispatch thread that spawns it blocks signals, which the child would inherit), blocking
+/// reads, writes and `waitpid` run on threads of their own (never the cooperative pool), and releasing the value
+/// kills the child if it is still running.
+package final class ChildProcess: Sendable {
     /// Where one of the child's output streams goes.
-    public enum Output: Sendable, Equatable {
+    package enum Output: Sendable, Equatable {
         /// A pipe this process reads: `nextLine`, `allOutput`.
         case pipe
         /// A file, created or truncated (readable by the owner only).
@@ -28,21 +29,21 @@ public final class ChildProcess: Sendable {
     }
 
     /// How the child ended.
-    public enum Termination: Sendable, Equatable, CustomStringConvertible {
+    package enum Termination: Sendable, Equatable, CustomStringConvertible {
         /// It called `exit(code)`.
         case exited(Int32)
         /// A signal killed it.
         case signalled(Int32)
 
         /// The shell's encoding: the exit code, or 128 + the signal.
-        public var status: Int32 {
+        package var status: Int32 {
             switch self {
             case .exited(let code): code
             case .signalled(let signal): 128 + signal
             }
         }
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .exited(let code): "exited with \(code)"
             case .signalled(let signal): "killed by signal \(signal)"
@@ -51,20 +52,20 @@ public final class ChildProcess: Sendable {
     }
 
     /// Starting the child failed.
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
-        public init(_ description: String) { self.description = description }
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
+        package init(_ description: String) { self.description = description }
     }
 
-    public let pid: pid_t
-    private let stdinFD: Mutex<Int32>
+    package let pid: pid_t
+    private let input: InputPipe
     private let output = OutputBuffer()
     private let exit = ExitStatus()
 
     /// Starts `arguments[0]` (looked up in `PATH`) with the rest as its arguments, in `workingDirectory` (nil: this
     /// process's), with `environment` added to this process's and the variables in `unsetting` removed. Standard
     /// input is a pipe (`send`, `closeInput`) unless `discardingInput`, then /dev/null.
-    public init(
+    package init(
         _ arguments: [String], workingDirectory: String? = nil, environment: [String: String] = [:],
         unsetting: Set<String> = [], standardOutput: Output = .pipe, standardError: Output = .inherited,
         discardingInput: Bool = false
@@ -76,7 +77,7 @@ public final class ChildProcess: Sendable {
             standardOutput: standardOutput,
             standardError: standardError, discardingInput: discardingInput)
         pid = spawned.pid
-        stdinFD = Mutex(spawned.input)
+        input = InputPipe(spawned.input)
         // The threads hold the buffers, not `self`, so releasing the value still kills the child.
         let output = output, exit = exit, pid = spawned.pid
         if let readFD = spawned.output {
@@ -88,7 +89,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Starts `arguments` with both output streams merged into the pipe (the shape most peers want).
-    public convenience init(_ arguments: [String], mergingStandardError: Bool) throws {
+    package convenience init(_ arguments: [String], mergingStandardError: Bool) throws {
         try self.init(arguments, standardError: mergingStandardError ? .standardOutput : .inherited)
     }
 
@@ -97,34 +98,25 @@ public final class ChildProcess: Sendable {
         closeInput()
     }
 
-    /// Writes `data` to the child's stdin on a thread of its own (the write may block), then closes it unless told
-    /// not to (then it stays open until `closeInput()` or the value is released). One write per child.
-    public func send(_ data: Data, closingInput: Bool = true) {
-        let fd = closingInput ? takeInput() : stdinFD.withLock { $0 >= 0 ? fcntl($0, F_DUPFD_CLOEXEC, 0) : -1 }
-        guard fd >= 0 else { return }
-        Thread {
-            data.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count, let base = raw.baseAddress {
-                    let written = Glibc.write(fd, base + offset, raw.count - offset)
-                    if written < 0 && errno == EINTR { continue }
-                    if written <= 0 { break }
-                    offset += written
-                }
-            }
-            Glibc.close(fd)
-        }.start()
+    /// Writes `data` to the child's stdin, after everything sent before, on a thread of its own (a write may block
+    /// while the child does not read); then closes stdin unless told not to. A child that has gone loses the data.
+    package func send(_ data: Data, closingInput: Bool = true) {
+        input.write(data, closingAfterwards: closingInput)
     }
 
-    /// Closes the child's stdin (end of file for it).
-    public func closeInput() {
-        let fd = takeInput()
-        if fd >= 0 { Glibc.close(fd) }
+    /// Writes `line` and a newline to the child's stdin, which stays open.
+    package func send(line: String) {
+        input.write(Data((line + "\n").utf8), closingAfterwards: false)
+    }
+
+    /// Closes the child's stdin (end of file for it) once everything sent so far is written.
+    package func closeInput() {
+        input.close()
     }
 
     /// Runs `arguments` to its end with no input and returns how it ended and what it printed (standard output and
     /// error together); throws after `timeout` without output's end.
-    public static func run(
+    package static func run(
         _ arguments: [String], timeout: Duration = .seconds(60)
     ) async throws -> (termination: Termination, output: String) {
         let child = try ChildProcess(
@@ -133,29 +125,33 @@ public final class ChildProcess: Sendable {
         return (await child.termination(), output)
     }
 
-    /// The next line the child printed to the pipe, nil once its output ended; throws after `timeout`.
-    public func nextLine(timeout: Duration = .seconds(60)) async throws -> String? {
-        try await output.nextLine(timeout: timeout)
+    /// The next line the child printed to the pipe, nil once its output ended; throws after `timeout` (nil: never).
+    package func nextLine(timeout: Duration? = .seconds(60)) async throws -> String? {
+        do {
+            return try await output.nextLine(until: timeout.map { ContinuousClock.now + $0 })
+        } catch {
+            throw Failure("no output within \(timeout.map(String.init(describing:)) ?? "ever")")
+        }
     }
 
     /// Everything the child printed to the pipe, once its output has ended; throws after `timeout`.
-    public func allOutput(timeout: Duration = .seconds(60)) async throws -> [UInt8] {
+    package func allOutput(timeout: Duration = .seconds(60)) async throws -> [UInt8] {
         try await output.everything(timeout: timeout)
     }
 
     /// How the child ended, once it has.
-    public func termination() async -> Termination {
+    package func termination() async -> Termination {
         await exit.value()
     }
 
     /// How the child ended, or nil if it is still running after `timeout`.
-    public func termination(timeout: Duration) async -> Termination? {
+    package func termination(timeout: Duration) async -> Termination? {
         await exit.value(timeout: timeout)
     }
 
     /// How the child ended, waiting on the calling thread (for synchronous code such as a deinit, and short-lived
     /// children only); nil if it is still running after `timeout`.
-    public func terminationBlocking(timeout: Duration) -> Termination? {
+    package func terminationBlocking(timeout: Duration) -> Termination? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let termination = exit.known { return termination }
@@ -165,26 +161,29 @@ public final class ChildProcess: Sendable {
     }
 
     /// The exit status (or 128 + signal), once the child has exited.
-    public func exitStatus() async -> Int32 {
+    package func exitStatus() async -> Int32 {
         await termination().status
     }
 
     /// Whether the child has been reaped.
-    public var hasExited: Bool { exit.hasExited }
+    package var hasExited: Bool { exit.hasExited }
+
+    /// Asks the child to stop (SIGTERM), and kills it and what it started if it is still running after `grace`;
+    /// returns how it ended.
+    @discardableResult
+    package func stop(grace: Duration) async -> Termination {
+        kill(SIGTERM)
+        if let termination = await termination(timeout: grace) { return termination }
+        kill(SIGKILL)
+        return await termination()
+    }
 
     /// Sends `signal` to the child, unless it has already been reaped. SIGKILL goes to its whole process group: the
     /// processes it started go with it (a crashed Swift program's backtracer, left behind, can spin on a core for
     /// good), while other signals reach the child alone, which passes them on as it means to.
-    public func kill(_ signal: Int32 = SIGKILL) {
+    package func kill(_ signal: Int32 = SIGKILL) {
         guard !exit.hasExited else { return }
         Glibc.kill(signal == SIGKILL ? -pid : pid, signal)
-    }
-
-    private func takeInput() -> Int32 {
-        stdinFD.withLock { fd -> Int32 in
-            defer { fd = -1 }
-            return fd
-        }
     }
 
     /// Spawns the child; returns its pid, the write end of its stdin (-1 without one) and the read end of the pipe
@@ -269,6 +268,91 @@ public final class ChildProcess: Sendable {
     }
 }
 
+/// The write end of a child's stdin. Writes go in the order sent, by one thread at a time that lives while there is
+/// something to write.
+private final class InputPipe: Sendable {
+    private struct State {
+        var fd: Int32
+        var pending: [Data] = []
+        var closeRequested = false
+        var isWriting = false
+    }
+
+    private let state: Mutex<State>
+
+    /// `fd` is -1 when the child has no stdin pipe.
+    init(_ fd: Int32) {
+        state = Mutex(State(fd: fd))
+    }
+
+    func write(_ data: Data, closingAfterwards: Bool) {
+        let startsWriter = state.withLock { state -> Bool in
+            guard state.fd >= 0, !state.closeRequested else { return false }
+            state.pending.append(data)
+            if closingAfterwards { state.closeRequested = true }
+            defer { state.isWriting = true }
+            return !state.isWriting
+        }
+        if startsWriter { Thread { self.drain() }.start() }
+    }
+
+    func close() {
+        let fd = state.withLock { state -> Int32 in
+            state.closeRequested = true
+            guard !state.isWriting else { return -1 }
+            defer { state.fd = -1 }
+            return state.fd
+        }
+        if fd >= 0 { Glibc.close(fd) }
+    }
+
+    /// Writes until nothing is pending, then closes the pipe if asked to; runs on a thread of its own.
+    private func drain() {
+        // A child gone makes the write fail with EPIPE. Its SIGPIPE, blocked here, stays pending on this thread and
+        // is dropped when the thread ends, instead of ending the process.
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
+        var failed = false
+        while true {
+            let failedSoFar = failed
+            let (batch, fd) = state.withLock { state -> ([Data], Int32) in
+                guard state.pending.isEmpty else {
+                    defer { state.pending = [] }
+                    return (state.pending, state.fd)
+                }
+                // Done, in the same step that lets the next `write` start a writer.
+                state.isWriting = false
+                guard state.closeRequested || failedSoFar else { return ([], -1) }
+                state.closeRequested = true
+                defer { state.fd = -1 }
+                return ([], state.fd)
+            }
+            guard !batch.isEmpty else {
+                if fd >= 0 { Glibc.close(fd) }
+                return
+            }
+            for data in batch where !failed {
+                failed = !Self.writeAll(data, to: fd)
+            }
+        }
+    }
+
+    private static func writeAll(_ data: Data, to fd: Int32) -> Bool {
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count, let base = raw.baseAddress {
+                let written = Glibc.write(fd, base + offset, raw.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 { return false }
+                offset += written
+            }
+            return true
+        }
+    }
+}
+
 /// What a child printed, filled by a reading thread.
 private final class OutputBuffer: Sendable {
     private struct State {
@@ -314,8 +398,8 @@ private final class OutputBuffer: Sendable {
         state.withLock { $0.isClosed = true }
     }
 
-    func nextLine(timeout: Duration) async throws -> String? {
-        let deadline = ContinuousClock.now + timeout
+    /// The next line; throws once `deadline` (nil: none) has passed without one.
+    func nextLine(until deadline: ContinuousClock.Instant?) async throws -> String? {
         while true {
             let (line, closed) = state.withLock { state -> (String?, Bool) in
                 if !state.lines.isEmpty { return (state.lines.removeFirst(), false) }
@@ -323,7 +407,7 @@ private final class OutputBuffer: Sendable {
             }
             if let line { return line }
             if closed { return nil }
-            guard ContinuousClock.now < deadline else { throw ChildProcess.Failure("no output within \(timeout)") }
+            if let deadline, ContinuousClock.now >= deadline { throw ChildProcess.Failure("no output before the deadline") }
             await waitForChange(until: deadline)
         }
     }
@@ -340,8 +424,9 @@ private final class OutputBuffer: Sendable {
         }
     }
 
-    /// Suspends until a line arrives (or with `anyOutput`, any output), the output ends, or `deadline` passes.
-    private func waitForChange(until deadline: ContinuousClock.Instant, anyOutput: Bool = false) async {
+    /// Suspends until a line arrives (or with `anyOutput`, any output), the output ends, or `deadline` (if any)
+    /// passes.
+    private func waitForChange(until deadline: ContinuousClock.Instant?, anyOutput: Bool = false) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state -> Bool in
                 if (!anyOutput && !state.lines.isEmpty) || state.isClosed { return true }
@@ -352,6 +437,7 @@ private final class OutputBuffer: Sendable {
                 continuation.resume()
                 return
             }
+            guard let deadline else { return }
             let remaining = deadline - ContinuousClock.now
             let delay = max(0, Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18) + 0.01
             DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in wakeWaiters() }

@@ -1,0 +1,76 @@
+import ChildProcesses
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// The child processes of the tests and the benchmark: killing one takes what it started with it, so nothing a test
+/// gave up on keeps running; what is sent to one arrives whole and in order.
+@Suite struct ChildProcessTests {
+    /// Whether process `pid` has ended (gone, or a zombie waiting for its new parent to reap it).
+    static func hasEnded(_ pid: String) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+        // The state follows the command's closing parenthesis.
+        guard let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+    }
+
+    @Test func killingAChildEndsTheProcessesItStarted() async throws {
+        let child = try ChildProcess(["sh", "-c", "sleep 300 & echo $!; wait"], discardingInput: true)
+        let grandchild = try #require(try await child.nextLine())
+        #expect(!Self.hasEnded(grandchild))
+        child.kill()
+        #expect(await child.termination(timeout: .seconds(30)) == .signalled(SIGKILL))
+        #expect(await eventually { Self.hasEnded(grandchild) })
+    }
+
+    @Test func otherSignalsReachTheChildAlone() async throws {
+        let child = try ChildProcess(["sh", "-c", "trap 'echo got TERM' TERM; sleep 300 & echo $!; wait; wait"], discardingInput: true)
+        let grandchild = try #require(try await child.nextLine())
+        child.kill(SIGTERM)
+        #expect(try await child.nextLine() == "got TERM")
+        #expect(!Self.hasEnded(grandchild), "the grandchild got no SIGTERM")
+        child.kill()
+        #expect(await eventually { Self.hasEnded(grandchild) })
+    }
+
+    @Test func linesSentOneAfterAnotherArriveInTheOrderSent() async throws {
+        let child = try ChildProcess(["cat"])
+        let sent = (0..<2_000).map { "line \($0)" }
+        for line in sent { child.send(line: line) }
+        child.closeInput()
+        var received: [String] = []
+        while let line = try await child.nextLine() { received.append(line) }
+        #expect(received == sent)
+        #expect(await child.termination() == .exited(0))
+    }
+
+    /// A megabyte is more than a pipe holds, so the writer blocks until the child has read most of it.
+    @Test func closingTheInputWaitsForEverythingSentBefore() async throws {
+        let child = try ChildProcess(["wc", "-c"])
+        child.send(Data(repeating: 0x61, count: 1 << 20), closingInput: false)
+        child.send(line: "end")
+        child.closeInput()
+        #expect(try await child.nextLine()?.trimmingCharacters(in: .whitespaces) == String((1 << 20) + 4))
+        #expect(await child.termination() == .exited(0))
+    }
+
+    @Test func withoutADeadlineTheNextLineIsAwaitedUntilItComes() async throws {
+        let child = try ChildProcess(["sh", "-c", "read line; echo \"got $line\""])
+        async let line = child.nextLine(timeout: nil)
+        child.send(line: "late")
+        #expect(try await line == "got late")
+        #expect(try await child.nextLine(timeout: nil) == nil)
+    }
+
+    @Test func stoppingAChildThatObeysTerminationEndsItWithTheSignal() async throws {
+        let child = try ChildProcess(["sleep", "300"], discardingInput: true)
+        #expect(await child.stop(grace: .seconds(60)) == .signalled(SIGTERM))
+    }
+
+    @Test func stoppingAChildThatIgnoresTerminationKillsItAfterTheGrace() async throws {
+        let child = try ChildProcess(["sh", "-c", "trap '' TERM; echo ready; while :; do sleep 1; done"], discardingInput: true)
+        #expect(try await child.nextLine() == "ready")
+        #expect(await child.stop(grace: .milliseconds(100)) == .signalled(SIGKILL))
+    }
+}
