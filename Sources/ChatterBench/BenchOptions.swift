@@ -165,8 +165,8 @@ struct BenchOptions: Sendable {
           --keep                  keep the stores and logs (printed) instead of deleting them; for runs back to
                                   back, since on ext4 without a journal creating files is slower for up to six
                                   minutes after deleting many (bench/README.md, "Files deleted lately")
-          --read-receipts-only    the Swift bots send receipt.read only, as the Python peer does (the runtime's
-                                  default also sends receipt.delivered once a message is stored)
+          --read-receipts-only    the Swift bots send receipt.read only, as the Python peer does (`"receipts":
+                                  "read"` in bots.json; the default also sends receipt.delivered once stored)
           --without-in-flight-marks  the Swift bots do not mark their handlers' work in the in-flight table (which
                                   `run` always does; docs/quarantine.md), to measure what the marks cost
         """

@@ -72,7 +72,6 @@ struct FleetCommand {
         // Start-up and reconnects in waves (half the store budget, 64 at most), so starting bots evict idle stores, not
         // each other's, and the start-up peak stays small.
         environment.startupGate = StartupGate(fitting: storeBudget)
-        if configuration.receipts == "read" { environment.receipts = ReceiptPolicy(sendsDelivered: false, sendsRead: true) }
         if configuration.marksInFlightWork ?? true {
             do {
                 environment.inFlightTable = try await CrashRecovery.prepare(
@@ -82,12 +81,14 @@ struct FleetCommand {
                 return 1
             }
         }
+        // As `"receipts": "read"` in bots.json when asked; else the runtime's default, both receipts.
+        let receipts = configuration.receipts == "read" ? ReceiptPolicy(sendsDelivered: false, sendsRead: true) : nil
         let sessions = configuration.bots.map { bot in
             BotSession(
                 configuration: BotConfiguration(
                     name: bot.name, kind: "echo", credentials: BotCredentials(username: bot.username, password: bot.password),
                     // As `"sendPacing": "off"` in bots.json: the bench measures the runtime, not the pacer.
-                    friendRequests: .nobody, sendPacing: nil),
+                    friendRequests: .nobody, sendPacing: nil, receipts: receipts),
                 bot: EchoBenchBot(), environment: environment)
         }
         // The sessions report their own errors through the reporter; the supervisor would repeat each one.

@@ -200,6 +200,53 @@ struct BotsConfigurationTests {
         #expect(try JSONDecoder().decode(BotsFile.self, from: data) == file)
     }
 
+    // MARK: Receipts
+
+    @Test func withoutAnyReceiptsSettingABotLeavesThemToTheRuntime() throws {
+        #expect(try load(sandbox()).bots.first?.receipts == nil)
+        #expect(ReceiptPolicy() == ReceiptPolicy(sendsDelivered: true, sendsRead: true))
+    }
+
+    @Test func theFilesReceiptsApplyToEveryBotWithoutItsOwn() throws {
+        let json = #"""
+        {"server": "sandbox", "receipts": "read",
+         "bots": [{"name": "a", "kind": "k", "credentials": {"username": "a", "password": "p"}, "friendRequests": "nobody"},
+                  {"name": "b", "kind": "k", "credentials": {"username": "b", "password": "p"}, "friendRequests": "nobody",
+                   "receipts": "none"},
+                  {"name": "c", "kind": "k", "credentials": {"username": "c", "password": "p"}, "friendRequests": "nobody",
+                   "receipts": "delivered and read"},
+                  {"name": "d", "kind": "k", "credentials": {"username": "d", "password": "p"}, "friendRequests": "nobody",
+                   "receipts": "delivered"}]}
+        """#
+        #expect(try load(json).bots.map(\.receipts) == [
+            ReceiptPolicy(sendsDelivered: false, sendsRead: true), ReceiptPolicy.none,
+            ReceiptPolicy(sendsDelivered: true, sendsRead: true), ReceiptPolicy(sendsDelivered: true, sendsRead: false),
+        ])
+    }
+
+    @Test func anUnknownReceiptsSettingIsAnErrorNamingTheFieldAndTheChoices() {
+        let json = #"""
+        {"server": "sandbox", "receipts": true,
+         "bots": [{"name": "a", "kind": "k", "credentials": {"username": "a", "password": "p"}, "friendRequests": "nobody",
+                   "receipts": "both"}]}
+        """#
+        let choices = #""delivered and read", "read", "delivered", "none""#
+        #expect(problems(json) == [
+            "receipts: must be one of \(choices); found a boolean",
+            #"bot "a", receipts: must be one of "# + choices + #"; found "both""#,
+        ])
+    }
+
+    @Test func receiptsAreWrittenBackAsRead() throws {
+        let file = BotsFile(
+            server: .sandbox, receipts: .none,
+            bots: [BotsFile.Bot(
+                name: "x", kind: "k", credentials: .init(username: "u", password: "p"), friendRequests: .nobody,
+                receipts: ReceiptPolicy(sendsDelivered: false, sendsRead: true))])
+        let data = try JSONEncoder().encode(file)
+        #expect(try JSONDecoder().decode(BotsFile.self, from: data) == file)
+    }
+
     // MARK: Secrets from the environment
 
     @Test func environmentReferencesAreReadFromTheInjectedEnvironment() throws {
@@ -319,7 +366,7 @@ struct BotsConfigurationTests {
 
     @Test func anUnknownFieldIsRefusedSoTyposAreNotSilentlyIgnored() {
         let found = problems(sandbox(bot: #""name": "e", "kind": "k", "credentials": {"username": "u", "password": "p"}, "friendRequests": "nobody", "frendRequests": "everyone""#))
-        #expect(found == [#"bot "e", frendRequests: unknown field; expected one of: name, kind, credentials, friendRequests, options, sendPacing"#])
+        #expect(found == [#"bot "e", frendRequests: unknown field; expected one of: name, kind, credentials, friendRequests, options, sendPacing, receipts"#])
     }
 
     @Test func aBotWithoutANameIsNamedByItsPosition() {

@@ -83,7 +83,8 @@ public struct BotsConfiguration: Sendable, Equatable {
         var validator = BotsConfigurationValidator(environment: environment, baseDirectory: baseDirectory)
         let server = validator.server(file.server)
         let dataDirectory = validator.dataDirectory(file.dataDirectory, baseDirectory: baseDirectory)
-        let bots = validator.bots(file.bots, server: file.server, sendPacing: file.sendPacing, knownKinds: knownKinds)
+        let bots = validator.bots(
+            file.bots, server: file.server, sendPacing: file.sendPacing, receipts: file.receipts, knownKinds: knownKinds)
         guard validator.errors.isEmpty, let server, let dataDirectory else {
             throw ConfigurationError(issues: validator.errors)
         }
@@ -186,7 +187,8 @@ package struct BotsConfigurationValidator {
     }
 
     mutating func bots(
-        _ bots: [BotsFile.Bot], server: BotsFile.Server, sendPacing: BotsFile.PacingSetting?, knownKinds: Set<String>?
+        _ bots: [BotsFile.Bot], server: BotsFile.Server, sendPacing: BotsFile.PacingSetting?, receipts: ReceiptPolicy?,
+        knownKinds: Set<String>?
     ) -> [BotConfiguration] {
         let defaultPacing = (sendPacing ?? .paced(perSecond: nil, burst: nil)).configuration
         // A bot's fields over the file's: with the file "off", over the default.
@@ -228,7 +230,8 @@ package struct BotsConfigurationValidator {
                 resolved.append(BotConfiguration(
                     name: bot.name, kind: kind, credentials: BotCredentials(username: username, password: password),
                     friendRequests: bot.friendRequests, options: options,
-                    sendPacing: bot.sendPacing.map { $0.configuration(over: pacingBase) } ?? defaultPacing))
+                    sendPacing: bot.sendPacing.map { $0.configuration(over: pacingBase) } ?? defaultPacing,
+                    receipts: bot.receipts ?? receipts))
             }
         }
         return resolved

@@ -66,11 +66,13 @@ public struct BotsFile: Sendable, Equatable, Codable {
         public var options: BotOptions
         /// This bot's send pacing; nil: the file's `sendPacing`, else the default.
         public var sendPacing: PacingSetting?
+        /// Which receipts this bot sends; nil: the file's `receipts`, else both.
+        public var receipts: ReceiptPolicy?
 
         /// Creates a bot entry.
         public init(
             name: String, kind: String, credentials: Credentials, friendRequests: FriendRequestPolicy,
-            options: BotOptions = .empty, sendPacing: PacingSetting? = nil
+            options: BotOptions = .empty, sendPacing: PacingSetting? = nil, receipts: ReceiptPolicy? = nil
         ) {
             self.name = name
             self.kind = kind
@@ -78,6 +80,7 @@ public struct BotsFile: Sendable, Equatable, Codable {
             self.friendRequests = friendRequests
             self.options = options
             self.sendPacing = sendPacing
+            self.receipts = receipts
         }
     }
 
@@ -95,6 +98,8 @@ public struct BotsFile: Sendable, Equatable, Codable {
     public var console: Bool?
     /// The send pacing of every bot that sets none of its own; nil: the default.
     public var sendPacing: PacingSetting?
+    /// Which receipts every bot that says nothing of its own sends; nil: both.
+    public var receipts: ReceiptPolicy?
     /// When handler work that keeps crashing the process is set aside, and when a bot is stopped for it; nil: the
     /// defaults (`QuarantineSettings`).
     public var quarantine: QuarantineSettings?
@@ -104,9 +109,10 @@ public struct BotsFile: Sendable, Equatable, Codable {
     /// Creates a file's content in code (for tests and generated configurations).
     public init(
         server: Server, dataDirectory: ConfigurationString? = nil, logLevel: LogLevel? = nil, httpPort: Int? = nil,
-        sendPacing: PacingSetting? = nil, quarantine: QuarantineSettings? = nil, bots: [Bot]
+        sendPacing: PacingSetting? = nil, receipts: ReceiptPolicy? = nil, quarantine: QuarantineSettings? = nil, bots: [Bot]
     ) {
         self.quarantine = quarantine
+        self.receipts = receipts
         self.server = server
         self.dataDirectory = dataDirectory
         self.logLevel = logLevel
@@ -148,6 +154,7 @@ public struct BotsFile: Sendable, Equatable, Codable {
         root["httpBind"] = httpBind.map { .string($0) }
         root["console"] = console.map { .bool($0) }
         root["sendPacing"] = sendPacing?.json
+        root["receipts"] = receipts.map { .string($0.settingName) }
         root["quarantine"] = quarantine.map {
             .object(["attempts": .number(Double($0.attempts)), "maxPerHour": .number(Double($0.maxPerHour))])
         }
@@ -160,6 +167,7 @@ public struct BotsFile: Sendable, Equatable, Codable {
             ]
             if !bot.options.isEmpty { fields["options"] = bot.options.json }
             if let pacing = bot.sendPacing { fields["sendPacing"] = pacing.json }
+            if let receipts = bot.receipts { fields["receipts"] = .string(receipts.settingName) }
             return .object(fields)
         })
         return .object(root)
@@ -180,14 +188,36 @@ extension BotsFile.PacingSetting {
     }
 }
 
+extension ReceiptPolicy {
+    /// The policies as `bots.json` names them.
+    static let settings: [(name: String, policy: ReceiptPolicy)] = [
+        ("delivered and read", ReceiptPolicy(sendsDelivered: true, sendsRead: true)),
+        ("read", ReceiptPolicy(sendsDelivered: false, sendsRead: true)),
+        ("delivered", ReceiptPolicy(sendsDelivered: true, sendsRead: false)),
+        ("none", ReceiptPolicy(sendsDelivered: false, sendsRead: false)),
+    ]
+
+    /// This policy's name in `bots.json`.
+    var settingName: String {
+        switch (sendsDelivered, sendsRead) {
+        case (true, true): "delivered and read"
+        case (false, true): "read"
+        case (true, false): "delivered"
+        case (false, false): "none"
+        }
+    }
+}
+
 /// Walks the JSON tree of `bots.json`, collecting every structural problem with its bot and field.
 struct BotsFileReader {
     private(set) var issues: [ConfigurationIssue] = []
 
-    private static let topLevelKeys = ["server", "dataDirectory", "logLevel", "httpPort", "httpBind", "console", "sendPacing", "quarantine", "bots"]
+    private static let topLevelKeys = [
+        "server", "dataDirectory", "logLevel", "httpPort", "httpBind", "console", "sendPacing", "receipts", "quarantine", "bots",
+    ]
     private static let quarantineKeys = ["attempts", "maxPerHour"]
     private static let serverKeys = ["apiURL", "webSocketURL", "clientKey"]
-    private static let botKeys = ["name", "kind", "credentials", "friendRequests", "options", "sendPacing"]
+    private static let botKeys = ["name", "kind", "credentials", "friendRequests", "options", "sendPacing", "receipts"]
     private static let pacingKeys = ["perSecond", "burst"]
     private static let credentialKeys = ["username", "password"]
 
@@ -220,12 +250,13 @@ struct BotsFileReader {
         let httpBind = fields["httpBind"].flatMap { readBind($0, at: top.child("httpBind")) }
         let console = fields["console"].flatMap { readFlag($0, at: top.child("console"), meaning: "serve the web console on httpPort") }
         let sendPacing = fields["sendPacing"].flatMap { readPacing($0, at: top.child("sendPacing")) }
+        let receipts = fields["receipts"].flatMap { readReceipts($0, at: top.child("receipts")) }
         let quarantine = fields["quarantine"].flatMap { readQuarantine($0, at: top.child("quarantine")) }
         let bots = readBots(fields["bots"], at: top.child("bots"))
         guard let server, let bots, issues.isEmpty else { return nil }
         var file = BotsFile(
             server: server, dataDirectory: dataDirectory, logLevel: logLevel, httpPort: httpPort, sendPacing: sendPacing,
-            quarantine: quarantine, bots: bots)
+            receipts: receipts, quarantine: quarantine, bots: bots)
         file.httpBind = httpBind
         file.console = console
         return file
@@ -317,6 +348,16 @@ struct BotsFileReader {
             return nil
         }
         return Int(number)
+    }
+
+    private mutating func readReceipts(_ value: ConfigurationJSON, at place: Place) -> ReceiptPolicy? {
+        if case .string(let text) = value, let setting = ReceiptPolicy.settings.first(where: { $0.name == text }) {
+            return setting.policy
+        }
+        let names = ReceiptPolicy.settings.map { "\"\($0.name)\"" }.joined(separator: ", ")
+        let found = if case .string(let text) = value { "\"\(text)\"" } else { value.kindDescription }
+        report(place, "must be one of \(names); found \(found)")
+        return nil
     }
 
     private mutating func readPacing(_ value: ConfigurationJSON, at place: Place) -> BotsFile.PacingSetting? {
@@ -424,10 +465,11 @@ struct BotsFileReader {
             }
         }
         let sendPacing = fields["sendPacing"].flatMap { readPacing($0, at: place.child("sendPacing")) }
+        let receipts = fields["receipts"].flatMap { readReceipts($0, at: place.child("receipts")) }
         guard let name, let kind, let credentials, let policy else { return nil }
         return BotsFile.Bot(
             name: name, kind: kind, credentials: credentials, friendRequests: policy, options: options,
-            sendPacing: sendPacing)
+            sendPacing: sendPacing, receipts: receipts)
     }
 
     private mutating func readCredentials(_ value: ConfigurationJSON?, at place: Place) -> BotsFile.Credentials? {

@@ -37,7 +37,7 @@ public struct BotRuntimeEnvironment: Sendable {
     /// How long messages may wait parked behind a missing seq before the bot fetches the conversation over REST
     /// from its contiguous seq: a `message.new` lost on the way is recovered without waiting for a reconnect.
     public var gapFillDelay: Duration
-    /// Which receipts the bots send.
+    /// Which receipts the bots send, unless a bot's configuration says (`BotConfiguration.receipts`).
     public var receipts: ReceiptPolicy
     /// How long after its first send an unacknowledged outbox entry may still be resent: the service turns a
     /// repeated `clientMessageId` into the same message for 24 hours, so an entry first sent longer ago is failed
@@ -167,19 +167,4 @@ public struct BotRuntimeEnvironment: Sendable {
     public static func storeURL(forBot name: String, in dataDirectory: URL) -> URL {
         dataDirectory.appendingPathComponent("\(name).sqlite", isDirectory: false)
     }
-}
-
-/// Which read receipts a bot sends: `receipt.delivered` once an incoming message is stored, `receipt.read` once
-/// its handler finished. Receipts are watermarks, so a burst of messages costs one receipt per conversation.
-public struct ReceiptPolicy: Sendable, Equatable {
-    public var sendsDelivered: Bool
-    public var sendsRead: Bool
-
-    public init(sendsDelivered: Bool = true, sendsRead: Bool = true) {
-        self.sendsDelivered = sendsDelivered
-        self.sendsRead = sendsRead
-    }
-
-    /// No receipts at all: senders never see the bot's progress.
-    public static let none = ReceiptPolicy(sendsDelivered: false, sendsRead: false)
 }

@@ -98,7 +98,7 @@ final class SessionParts: Sendable {
             }
             dispatcher.enqueueHandedOut(released)
         }
-        let receipts = ReceiptSender(policy: environment.receipts, log: log)
+        let receipts = ReceiptSender(policy: configuration.receipts ?? environment.receipts, log: log)
         self.receipts = receipts
         self.typing = TypingIndicators(clock: clock, timers: timers)
         let scheduler = JobScheduler(store: store, clock: clock, log: log, dispatcher: dispatcher, timers: timers)

@@ -15,11 +15,13 @@ public struct BotConfiguration: Sendable, Equatable {
     /// How fast the bot sends; nil: as fast as the connection takes frames. A 4008 or `RATE_LIMITED` pauses sending
     /// either way.
     public var sendPacing: SendPacing?
+    /// Which receipts the bot sends; nil: the runtime's setting for every bot (by default both).
+    public var receipts: ReceiptPolicy?
 
     /// Creates a bot's configuration.
     public init(
         name: String, kind: String, credentials: BotCredentials, friendRequests: FriendRequestPolicy,
-        options: BotOptions = .empty, sendPacing: SendPacing? = .conservative
+        options: BotOptions = .empty, sendPacing: SendPacing? = .conservative, receipts: ReceiptPolicy? = nil
     ) {
         self.name = name
         self.kind = kind
@@ -27,6 +29,7 @@ public struct BotConfiguration: Sendable, Equatable {
         self.friendRequests = friendRequests
         self.options = options
         self.sendPacing = sendPacing
+        self.receipts = receipts
     }
 
     /// What the log must mask for this bot: its password, and every option value read from the environment or a

@@ -90,22 +90,23 @@ struct RuntimeHarness {
     /// A bot's configuration; its sends are not paced unless told (pacing sleeps on the clock, which stands still).
     func configuration(
         _ account: SeededAccount, policy: FriendRequestPolicy = .nobody, password: String = Self.password,
-        sendPacing: SendPacer.Configuration? = nil
+        sendPacing: SendPacer.Configuration? = nil, receipts: ReceiptPolicy? = nil
     ) -> BotConfiguration {
         BotConfiguration(
             name: account.user.username, kind: "test",
             credentials: BotCredentials(username: account.user.username, password: password), friendRequests: policy,
-            sendPacing: sendPacing)
+            sendPacing: sendPacing, receipts: receipts)
     }
 
     /// Starts `bot` as `account` and waits until it is live (unless told not to).
     func start(
         _ bot: ScriptedBot, as account: SeededAccount? = nil, policy: FriendRequestPolicy = .nobody,
-        password: String = Self.password, sendPacing: SendPacer.Configuration? = nil, waitUntilLive: Bool = true,
-        _ configure: (inout BotRuntimeEnvironment) -> Void = { _ in }
+        password: String = Self.password, sendPacing: SendPacer.Configuration? = nil, receipts: ReceiptPolicy? = nil,
+        waitUntilLive: Bool = true, _ configure: (inout BotRuntimeEnvironment) -> Void = { _ in }
     ) async throws -> RunningBot {
         let session = BotSession(
-            configuration: configuration(account ?? botty, policy: policy, password: password, sendPacing: sendPacing),
+            configuration: configuration(
+                account ?? botty, policy: policy, password: password, sendPacing: sendPacing, receipts: receipts),
             bot: bot,
             environment: environment(configure))
         bot.probe.report(to: changes)
