@@ -238,10 +238,7 @@ final class FleetProcess: Sendable {
 
     /// Stops every bot gracefully (end of stdin) and waits until the process has exited.
     func stop() async {
-        child.closeInput()
-        if await child.termination(timeout: .seconds(20)) == nil {
-            await child.stop(grace: .seconds(5))
-        }
+        await child.finish(within: .seconds(20))
         let task = reader.withLock { $0 }
         await task?.value
     }

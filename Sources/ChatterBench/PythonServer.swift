@@ -2,8 +2,8 @@ import ChildProcesses
 import Foundation
 
 /// The Python `websockets` server of the WebSocket tests (Tests/WebSocketTests/Peers/ws_server.py), run as a
-/// child process for the benchmark; it exits when its stdin (a pipe from this process) closes, and is killed when
-/// this value is released.
+/// child process for the benchmark until `stop()`; it exits when its stdin (a pipe from this process) closes, and is
+/// killed if this value is released first.
 final class PythonServer: Sendable {
     private let child: ChildProcess
 
@@ -24,5 +24,10 @@ final class PythonServer: Sendable {
             throw BenchFailure("the websockets server did not start (is Python's websockets installed?): \(line)")
         }
         return port
+    }
+
+    /// Ends the server (end of its stdin) and waits until it has exited.
+    func stop() async {
+        await child.finish(within: .seconds(10))
     }
 }

@@ -69,50 +69,53 @@ struct StormScenario {
         let bots = Array(world.bots[offset..<(offset + count)])
         let links = world.links.filter { $0.bot >= offset && $0.bot < offset + count }
         let fleet = try await context.fleet(runtime, bots: bots, world: world, endpoint: server.endpoint, name: "storm-\(count)-\(runtime)")
-        try await fleet.start()
-        // The storm needs every bot live first: start-up is CPU-bound and took up to 174 s for 10,000 bots on a slow
-        // day, so the wait grows with the fleet (at least 120 s, 30 ms a bot).
-        _ = await fleet.waitUntilLive(count, timeout: .milliseconds(max(120_000, 30 * count)))
-        let liveBefore = fleet.liveCount(connection: 1)
-        let mail = StormMail(world: world, links: links, endpoint: server.endpoint, label: runtime.rawValue)
-        let replies = ReplyAudit(world: world, links: links, endpoint: server.endpoint)
+        // A failure on the way stops the fleet, instead of leaving it to the end of the bench.
+        return try await fleet.stoppingOnError {
+            try await fleet.start()
+            // The storm needs every bot live first: start-up is CPU-bound and took up to 174 s for 10,000 bots on a
+            // slow day, so the wait grows with the fleet (at least 120 s, 30 ms a bot).
+            _ = await fleet.waitUntilLive(count, timeout: .milliseconds(max(120_000, 30 * count)))
+            let liveBefore = fleet.liveCount(connection: 1)
+            let mail = StormMail(world: world, links: links, endpoint: server.endpoint, label: runtime.rawValue)
+            let replies = ReplyAudit(world: world, links: links, endpoint: server.endpoint)
 
-        // Before the restart: half of the messages; the restart comes while their replies are in flight.
-        let half = options.stormMessages / 2
-        await mail.send(0..<half)
+            // Before the restart: half of the messages; the restart comes while their replies are in flight.
+            let half = options.stormMessages / 2
+            await mail.send(0..<half)
 
-        let shutdown = ContinuousClock.now
-        await server.stop()
-        // A deploy takes a moment: the bots' first reconnects fail and they back off, then all come at once.
-        try await Task.sleep(until: shutdown + .seconds(options.downSeconds), clock: .continuous)
-        let restarted = try await ServerProcess.start(
-            kind: options.server, port: server.endpoint.port, storePath: storePath, world: nil,
-            heartbeatMilliseconds: options.heartbeatMilliseconds, workDirectory: directory)
-        let listening = ContinuousClock.now
-        let downSeconds = (listening - shutdown).seconds
+            let shutdown = ContinuousClock.now
+            await server.stop()
+            // A deploy takes a moment: the bots' first reconnects fail and they back off, then all come at once.
+            try await Task.sleep(until: shutdown + .seconds(options.downSeconds), clock: .continuous)
+            let restarted = try await ServerProcess.start(
+                kind: options.server, port: server.endpoint.port, storePath: storePath, world: nil,
+                heartbeatMilliseconds: options.heartbeatMilliseconds, workDirectory: directory)
+            let listening = ContinuousClock.now
+            let downSeconds = (listening - shutdown).seconds
 
-        // While the bots come back: the other half (the REST calls retry until the server answers).
-        async let sending: Void = mail.send(half..<options.stormMessages)
-        let back = await fleet.waitUntilLive(count, connection: 2, timeout: .seconds(120))
-        let backAt = ContinuousClock.now
-        await sending
-        let backCount = fleet.liveCount(connection: 2)
+            // While the bots come back: the other half (the REST calls retry until the server answers).
+            async let sending: Void = mail.send(half..<options.stormMessages)
+            let back = await fleet.waitUntilLive(count, connection: 2, timeout: .seconds(120))
+            let backAt = ContinuousClock.now
+            await sending
+            let backCount = fleet.liveCount(connection: 2)
 
-        // Let the replies settle, then count them in the server's store.
-        let settleStart = ContinuousClock.now
-        let audit = try await replies.countOnceSettled(waitingAtMost: .seconds(60))
-        let settle = (ContinuousClock.now - settleStart).seconds
-        let errors = fleet.errorCount
-        await fleet.stop()
-        return (
-            Measurement(
-                bots: count, liveBefore: liveBefore, downSeconds: downSeconds,
-                backFromShutdown: back.map { _ in (backAt - shutdown).seconds },
-                backFromListening: back.map { _ in (backAt - listening).seconds },
-                back: backCount, sent: options.stormMessages, lost: audit.lost, duplicated: audit.duplicated,
-                settleSeconds: settle, errors: errors),
-            restarted
-        )
+            // Let the replies settle, then count them in the server's store.
+            let settleStart = ContinuousClock.now
+            let audit = try await replies.countOnceSettled(waitingAtMost: .seconds(60))
+            let settle = (ContinuousClock.now - settleStart).seconds
+            let errors = fleet.errorCount
+            await fleet.stop()
+            return (
+                Measurement(
+                    bots: count, liveBefore: liveBefore, downSeconds: downSeconds,
+                    backFromShutdown: back.map { _ in (backAt - shutdown).seconds },
+                    backFromListening: back.map { _ in (backAt - listening).seconds },
+                    back: backCount, sent: options.stormMessages, lost: audit.lost, duplicated: audit.duplicated,
+                    settleSeconds: settle, errors: errors),
+                restarted
+            )
+        }
     }
 
     private func report(

@@ -50,6 +50,7 @@ struct WebSocketBenchmark {
                 }
             }
             try await idleConnectionCost(base: targets[0].base, count: quick ? 200 : 2000)
+            await peer.stop()
             await server.shutdown()
         } catch {
             print("benchmark failed: \(error)")

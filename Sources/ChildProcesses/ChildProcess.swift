@@ -98,8 +98,8 @@ package final class ChildProcess: Sendable {
         closeInput()
     }
 
-    /// Writes `data` to the child's stdin, after everything sent before, on a thread of its own (a write may block
-    /// while the child does not read); then closes stdin unless told not to. A child that has gone loses the data.
+    /// Writes `data` to the child's stdin, after everything sent before, never blocking (what the pipe cannot take yet
+    /// is written by a thread of its own); then closes stdin unless told not to. A child that has gone loses the data.
     package func send(_ data: Data, closingInput: Bool = true) {
         input.write(data, closingAfterwards: closingInput)
     }
@@ -168,8 +168,17 @@ package final class ChildProcess: Sendable {
     /// Whether the child has been reaped.
     package var hasExited: Bool { exit.hasExited }
 
-    /// Asks the child to stop (SIGTERM), and kills it and what it started if it is still running after `grace`;
-    /// returns how it ended.
+    /// Closes the child's stdin (the way many children are told to end) and waits for it to exit; if it is still
+    /// running after `timeout`, stops it (``stop(grace:)``). Returns how it ended.
+    @discardableResult
+    package func finish(within timeout: Duration, grace: Duration = .seconds(5)) async -> Termination {
+        closeInput()
+        if let termination = await termination(timeout: timeout) { return termination }
+        return await stop(grace: grace)
+    }
+
+    /// Asks the child to stop (SIGTERM, to the child alone), and if it is still running after `grace` kills it with
+    /// its process group (``kill(_:)``); returns how it ended.
     @discardableResult
     package func stop(grace: Duration) async -> Termination {
         kill(SIGTERM)
@@ -268,12 +277,14 @@ package final class ChildProcess: Sendable {
     }
 }
 
-/// The write end of a child's stdin. Writes go in the order sent, by one thread at a time that lives while there is
-/// something to write.
+/// The write end of a child's stdin, non-blocking. Writes go in the order sent: straight from the sender's thread
+/// while the pipe has room, and by a thread of its own, one at a time, while it is full. A child that has gone makes a
+/// write fail with EPIPE; the SIGPIPE that comes with it is kept from ending this process.
 private final class InputPipe: Sendable {
     private struct State {
         var fd: Int32
-        var pending: [Data] = []
+        /// Bytes sent and not written yet; only while a writer thread runs.
+        var pending: [UInt8] = []
         var closeRequested = false
         var isWriting = false
     }
@@ -282,74 +293,104 @@ private final class InputPipe: Sendable {
 
     /// `fd` is -1 when the child has no stdin pipe.
     init(_ fd: Int32) {
+        if fd >= 0 { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
         state = Mutex(State(fd: fd))
     }
 
     func write(_ data: Data, closingAfterwards: Bool) {
         let startsWriter = state.withLock { state -> Bool in
             guard state.fd >= 0, !state.closeRequested else { return false }
-            state.pending.append(data)
             if closingAfterwards { state.closeRequested = true }
-            defer { state.isWriting = true }
-            return !state.isWriting
+            guard !state.isWriting else {
+                state.pending.append(contentsOf: data)
+                return false
+            }
+            let bytes = [UInt8](data)
+            guard let written = Self.writeSome(bytes[...], to: state.fd) else {
+                Self.close(&state)
+                return false
+            }
+            guard written < bytes.count else {
+                if state.closeRequested { Self.close(&state) }
+                return false
+            }
+            state.pending = Array(bytes[written...])
+            state.isWriting = true
+            return true
         }
         if startsWriter { Thread { self.drain() }.start() }
     }
 
+    /// Closes the pipe once everything sent is written.
     func close() {
-        let fd = state.withLock { state -> Int32 in
+        state.withLock { state in
             state.closeRequested = true
-            guard !state.isWriting else { return -1 }
-            defer { state.fd = -1 }
-            return state.fd
+            if !state.isWriting { Self.close(&state) }
         }
-        if fd >= 0 { Glibc.close(fd) }
     }
 
-    /// Writes until nothing is pending, then closes the pipe if asked to; runs on a thread of its own.
+    /// Writes what is pending as the pipe takes it, then closes it if asked to; runs on a thread of its own.
     private func drain() {
-        // A child gone makes the write fail with EPIPE. Its SIGPIPE, blocked here, stays pending on this thread and
-        // is dropped when the thread ends, instead of ending the process.
+        while true {
+            let (bytes, fd) = state.withLock { state -> ([UInt8], Int32) in
+                if state.pending.isEmpty {
+                    // Done, in the same step that lets the next `write` go straight to the pipe.
+                    state.isWriting = false
+                    if state.closeRequested { Self.close(&state) }
+                }
+                return (state.pending, state.fd)
+            }
+            guard !bytes.isEmpty else { return }
+            var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            _ = poll(&ready, 1, -1)
+            let written = Self.writeSome(bytes[...], to: fd)
+            let more = state.withLock { state -> Bool in
+                guard let written else {
+                    Self.close(&state)
+                    state.isWriting = false
+                    return false
+                }
+                state.pending.removeFirst(written)
+                return true
+            }
+            if !more { return }
+        }
+    }
+
+    private static func close(_ state: inout State) {
+        if state.fd >= 0 { Glibc.close(state.fd) }
+        state.fd = -1
+        state.pending = []
+        state.closeRequested = true
+    }
+
+    /// Writes what the pipe takes of `bytes` now: the count written (0 when it is full), or nil when it failed. A
+    /// failed write's SIGPIPE is blocked on this thread and taken back off it, so the process never gets it.
+    private static func writeSome(_ bytes: ArraySlice<UInt8>, to fd: Int32) -> Int? {
         var pipeSignal = sigset_t()
         sigemptyset(&pipeSignal)
         sigaddset(&pipeSignal, SIGPIPE)
-        pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
-        var failed = false
-        while true {
-            let failedSoFar = failed
-            let (batch, fd) = state.withLock { state -> ([Data], Int32) in
-                guard state.pending.isEmpty else {
-                    defer { state.pending = [] }
-                    return (state.pending, state.fd)
-                }
-                // Done, in the same step that lets the next `write` start a writer.
-                state.isWriting = false
-                guard state.closeRequested || failedSoFar else { return ([], -1) }
-                state.closeRequested = true
-                defer { state.fd = -1 }
-                return ([], state.fd)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw in
+                Glibc.write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset)
             }
-            guard !batch.isEmpty else {
-                if fd >= 0 { Glibc.close(fd) }
-                return
-            }
-            for data in batch where !failed {
-                failed = !Self.writeAll(data, to: fd)
-            }
-        }
-    }
-
-    private static func writeAll(_ data: Data, to fd: Int32) -> Bool {
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count, let base = raw.baseAddress {
-                let written = Glibc.write(fd, base + offset, raw.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                if written <= 0 { return false }
+            if written > 0 {
                 offset += written
+                continue
             }
-            return true
+            if written < 0 && errno == EINTR { continue }
+            if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return offset }
+            if written < 0 && errno == EPIPE {
+                var immediately = timespec(tv_sec: 0, tv_nsec: 0)
+                _ = sigtimedwait(&pipeSignal, nil, &immediately)
+            }
+            return nil
         }
+        return offset
     }
 }
 

@@ -55,6 +55,25 @@ import Testing
         #expect(await child.termination() == .exited(0))
     }
 
+    /// Whether SIGPIPE would end this process (it does unless something set it aside): only then does the next test
+    /// prove anything.
+    static var pipeSignalEndsTheProcess: Bool {
+        var current = sigaction()
+        sigaction(SIGPIPE, nil, &current)
+        return current.__sigaction_handler.sa_handler == nil
+    }
+
+    @Test(.enabled(if: pipeSignalEndsTheProcess))
+    func writingToAChildThatClosedItsInputLosesTheDataAndNothingElse() async throws {
+        let child = try ChildProcess(["sh", "-c", "exec 0<&-; echo closed; exec sleep 300"])
+        #expect(try await child.nextLine() == "closed")
+        child.send(line: "nobody reads this")
+        child.send(line: "nor this")
+        child.closeInput()
+        child.kill()
+        #expect(await child.termination() == .signalled(SIGKILL))
+    }
+
     @Test func withoutADeadlineTheNextLineIsAwaitedUntilItComes() async throws {
         let child = try ChildProcess(["sh", "-c", "read line; echo \"got $line\""])
         async let line = child.nextLine(timeout: nil)
