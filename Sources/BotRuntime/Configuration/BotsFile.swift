@@ -66,7 +66,7 @@ public struct BotsFile: Sendable, Equatable, Codable {
         public var options: BotOptions
         /// This bot's send pacing; nil: the file's `sendPacing`, else the default.
         public var sendPacing: PacingSetting?
-        /// Which receipts this bot sends; nil: the file's `receipts`, else both.
+        /// Which receipts this bot sends; nil: the file's `receipts`, else the runtime's (both, unless changed).
         public var receipts: ReceiptPolicy?
 
         /// Creates a bot entry.
@@ -98,7 +98,7 @@ public struct BotsFile: Sendable, Equatable, Codable {
     public var console: Bool?
     /// The send pacing of every bot that sets none of its own; nil: the default.
     public var sendPacing: PacingSetting?
-    /// Which receipts every bot that says nothing of its own sends; nil: both.
+    /// Which receipts every bot that says nothing of its own sends; nil: the runtime's (both, unless changed).
     public var receipts: ReceiptPolicy?
     /// When handler work that keeps crashing the process is set aside, and when a bot is stopped for it; nil: the
     /// defaults (`QuarantineSettings`).
@@ -199,12 +199,7 @@ extension ReceiptPolicy {
 
     /// This policy's name in `bots.json`.
     var settingName: String {
-        switch (sendsDelivered, sendsRead) {
-        case (true, true): "delivered and read"
-        case (false, true): "read"
-        case (true, false): "delivered"
-        case (false, false): "none"
-        }
+        Self.settings.first { $0.policy == self }?.name ?? "delivered and read"
     }
 }
 
