@@ -55,7 +55,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["ChildProcesses"], path: "Tests/TestSupport", swiftSettings: strict),
         // A bot with bugs on purpose, run as a process by the tests of crashes and the quarantine.
         .executableTarget(
-            name: "CrashTestBots", dependencies: ["ChatterBotsCLI", "ChatterBots", "BotRuntime"], path: "Tests/CrashTestBots",
+            name: "CrashTestBots", dependencies: ["ChatterBotsCLI", "ChatterBots", "BotRuntime", "ChildProcesses"],
+            path: "Tests/CrashTestBots",
             swiftSettings: strict),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport", "ChildProcesses"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "TestSupport", "ChildProcesses"], resources: [.copy("Peers")], swiftSettings: strict),

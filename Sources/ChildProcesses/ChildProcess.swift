@@ -22,7 +22,9 @@ package final class ChildProcess: Sendable {
         case file(String)
         /// For standard error only: the same place as standard output.
         case standardOutput
-        /// This process's own stream.
+        /// This process's own stream, through a pipe a thread of this process copies from: a child that outlives this
+        /// process (a crash ends it without stopping its children) does not keep this process's stream open, so
+        /// whoever reads it sees its end.
         case inherited
         /// /dev/null.
         case discarded
@@ -86,6 +88,28 @@ package final class ChildProcess: Sendable {
             output.markClosed()
         }
         Thread { exit.reap(pid) }.start()
+        for pipe in spawned.forwarded {
+            Thread { Self.copy(from: pipe.from, to: pipe.to) }.start()
+        }
+    }
+
+    /// Copies what arrives on `source` to `target` until the end of `source`, then closes it; blocks, so it runs on a
+    /// thread of its own.
+    private static func copy(from source: Int32, to target: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(source, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            var offset = 0
+            while offset < count {
+                let written = buffer.withUnsafeBytes { Glibc.write(target, $0.baseAddress.map { $0 + offset }, count - offset) }
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 { break }
+                offset += written
+            }
+        }
+        Glibc.close(source)
     }
 
     /// Starts `arguments` with both output streams merged into the pipe (the shape most peers want).
@@ -195,18 +219,22 @@ package final class ChildProcess: Sendable {
         Glibc.kill(signal == SIGKILL ? -pid : pid, signal)
     }
 
-    /// Spawns the child; returns its pid, the write end of its stdin (-1 without one) and the read end of the pipe
-    /// its output goes to (nil without one). Every descriptor made here is close-on-exec from birth, so a
-    /// concurrent spawn elsewhere in this process cannot inherit it.
+    /// Spawns the child; returns its pid, the write end of its stdin (-1 without one), the read end of the pipe its
+    /// output goes to (nil without one), and the pipes to copy to this process's own streams (`.inherited`). Every
+    /// descriptor made here is close-on-exec from birth, so a concurrent spawn elsewhere in this process cannot
+    /// inherit it.
     private static func spawn(
         _ arguments: [String], workingDirectory: String?, environment: [String: String], unsetting: Set<String>,
         standardOutput: Output,
         standardError: Output, discardingInput: Bool
-    ) throws -> (pid: pid_t, input: Int32, output: Int32?) {
+    ) throws -> (pid: pid_t, input: Int32, output: Int32?, forwarded: [(from: Int32, to: Int32)]) {
         var ownDescriptors: [Int32] = []  // closed here once the child has its copies
         var input: [Int32] = [-1, -1]
         var outputPipe: [Int32] = [-1, -1]
-        func closeAll() { for fd in ownDescriptors + [input[1], outputPipe[0]] where fd >= 0 { Glibc.close(fd) } }
+        var forwarded: [(read: Int32, write: Int32, target: Int32)] = []
+        func closeAll() {
+            for fd in ownDescriptors + [input[1], outputPipe[0]] + forwarded.map(\.read) where fd >= 0 { Glibc.close(fd) }
+        }
         if !discardingInput {
             guard pipe2(&input, O_CLOEXEC) == 0 else { throw Failure("pipe2 failed: errno \(errno)") }
             ownDescriptors.append(input[0])
@@ -217,6 +245,15 @@ package final class ChildProcess: Sendable {
                 throw Failure("pipe2 failed: errno \(errno)")
             }
             ownDescriptors.append(outputPipe[1])
+        }
+        for (output, target) in [(standardOutput, Int32(1)), (standardError, Int32(2))] where output == .inherited {
+            var forward: [Int32] = [-1, -1]
+            guard pipe2(&forward, O_CLOEXEC) == 0 else {
+                closeAll()
+                throw Failure("pipe2 failed: errno \(errno)")
+            }
+            ownDescriptors.append(forward[1])
+            forwarded.append((read: forward[0], write: forward[1], target: target))
         }
 
         var actions = posix_spawn_file_actions_t()
@@ -232,7 +269,10 @@ package final class ChildProcess: Sendable {
             case .pipe: posix_spawn_file_actions_adddup2(&actions, outputPipe[1], target)
             case .file(let path): posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
             case .standardOutput: posix_spawn_file_actions_adddup2(&actions, 1, target)
-            case .inherited: break
+            case .inherited:
+                if let pipe = forwarded.first(where: { $0.target == target }) {
+                    posix_spawn_file_actions_adddup2(&actions, pipe.write, target)
+                }
             case .discarded: posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0)
             }
         }
@@ -273,7 +313,7 @@ package final class ChildProcess: Sendable {
             closeAll()
             throw Failure("cannot start \(arguments[0]): \(String(cString: strerror(result)))")
         }
-        return (pid, input[1], outputPipe[0] >= 0 ? outputPipe[0] : nil)
+        return (pid, input[1], outputPipe[0] >= 0 ? outputPipe[0] : nil, forwarded.map { (from: $0.read, to: $0.target) })
     }
 }
 

@@ -55,6 +55,19 @@ import Testing
         #expect(await child.termination() == .exited(0))
     }
 
+    /// A process that ends without stopping its child (`CrashTestBots orphan-probe`, a `sleep 300` started with its
+    /// standard error left as the probe's): whoever reads the probe's output still sees its end when the probe ends.
+    @Test func aChildThatOutlivesItsParentDoesNotHoldTheParentsOutputOpen() async throws {
+        let probe = try ChildProcess(
+            [try BotProcess.executable("CrashTestBots").path, "orphan-probe"], standardError: .standardOutput,
+            discardingInput: true)
+        let output = String(decoding: try await probe.allOutput(timeout: .seconds(60)), as: UTF8.self)
+        let orphan = try #require(pid_t(output.trimmingCharacters(in: .whitespacesAndNewlines)), "\(output)")
+        defer { kill(-orphan, SIGKILL) }
+        #expect(await probe.termination() == .exited(0))
+        #expect(!Self.hasEnded(String(orphan)), "the orphan still runs: its output was never the probe's")
+    }
+
     /// Whether SIGPIPE would end this process (it does unless something set it aside): only then does the next test
     /// prove anything.
     static var pipeSignalEndsTheProcess: Bool {

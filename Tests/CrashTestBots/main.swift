@@ -1,5 +1,6 @@
 import ChatterBots
 import ChatterBotsCLI
+import ChildProcesses
 import Foundation
 
 /// An echo bot with bugs on purpose, for the tests of crashes and the quarantine: it traps on a message whose text
@@ -62,6 +63,13 @@ let arguments = CommandLine.arguments
 if arguments.count == 4, arguments[1] == "crash-report-probe" {
     guard let mode = CrashReportProbe.Mode(rawValue: arguments[3]) else { exit(2) }
     CrashReportProbe.run(directory: arguments[2], mode: mode)
+}
+// `CrashTestBots orphan-probe`: starts a child that outlives this process (its standard error this process's), prints
+// the child's pid, and exits without stopping it, as a process that crashes does.
+if arguments.count == 2, arguments[1] == "orphan-probe" {
+    guard let child = try? ChildProcess(["sleep", "300"], standardOutput: .discarded, discardingInput: true) else { exit(2) }
+    FileHandle.standardOutput.write(Data("\(child.pid)\n".utf8))
+    exit(0)
 }
 
 await BotCommandLine(kinds: [
