@@ -150,15 +150,14 @@ package final class ChildProcess: Sendable {
     }
 
     /// The next line the child printed to the pipe, nil once its output ended; throws after `timeout` (nil: never).
+    /// A child's output is read line by line or whole (``allOutput(timeout:)``): the first read decides, and reading
+    /// it the other way then throws.
     package func nextLine(timeout: Duration? = .seconds(60)) async throws -> String? {
-        do {
-            return try await output.nextLine(until: timeout.map { ContinuousClock.now + $0 })
-        } catch {
-            throw Failure("no output within \(timeout.map(String.init(describing:)) ?? "ever")")
-        }
+        try await output.nextLine(timeout: timeout)
     }
 
-    /// Everything the child printed to the pipe, once its output has ended; throws after `timeout`.
+    /// Everything the child printed to the pipe, once its output has ended; throws after `timeout`, or if the output is
+    /// read line by line.
     package func allOutput(timeout: Duration = .seconds(60)) async throws -> [UInt8] {
         try await output.everything(timeout: timeout)
     }
@@ -436,12 +435,34 @@ private final class InputPipe: Sendable {
 
 /// What a child printed, filled by a reading thread.
 private final class OutputBuffer: Sendable {
+    /// How the output is read, fixed by the first read: only that way's buffer is kept, so a long-running child read
+    /// line by line costs only the lines not read yet.
+    private enum Reading {
+        case undecided, byLine, whole
+    }
+
     private struct State {
+        var reading = Reading.undecided
         var partial: [UInt8] = []
         var lines: [String] = []
         var everything: [UInt8] = []
         var isClosed = false
         var waiters: [CheckedContinuation<Void, Never>] = []
+
+        /// Takes `reading` as the way the output is read; false if it was already read the other way.
+        mutating func read(_ way: Reading) -> Bool {
+            switch (reading, way) {
+            case (.undecided, .byLine):
+                everything = []
+            case (.undecided, .whole):
+                lines = []
+                partial = []
+            default:
+                return reading == way
+            }
+            reading = way
+            return true
+        }
     }
 
     private let state = Mutex(State())
@@ -454,7 +475,8 @@ private final class OutputBuffer: Sendable {
             if count < 0 && errno == EINTR { continue }
             state.withLock { state in
                 if count > 0 {
-                    state.everything.append(contentsOf: buffer[0..<count])
+                    if state.reading != .byLine { state.everything.append(contentsOf: buffer[0..<count]) }
+                    guard state.reading != .whole else { return }
                     state.partial.append(contentsOf: buffer[0..<count])
                     while let newline = state.partial.firstIndex(of: 0x0A) {
                         state.lines.append(String(decoding: state.partial[..<newline], as: UTF8.self))
@@ -479,16 +501,20 @@ private final class OutputBuffer: Sendable {
         state.withLock { $0.isClosed = true }
     }
 
-    /// The next line; throws once `deadline` (nil: none) has passed without one.
-    func nextLine(until deadline: ContinuousClock.Instant?) async throws -> String? {
+    /// The next line; throws once `timeout` (nil: none) has passed without one.
+    func nextLine(timeout: Duration?) async throws -> String? {
+        let deadline = timeout.map { ContinuousClock.now + $0 }
         while true {
-            let (line, closed) = state.withLock { state -> (String?, Bool) in
+            let (line, closed) = try state.withLock { state -> (String?, Bool) in
+                guard state.read(.byLine) else { throw ChildProcess.Failure("the output is read whole (allOutput)") }
                 if !state.lines.isEmpty { return (state.lines.removeFirst(), false) }
                 return (nil, state.isClosed)
             }
             if let line { return line }
             if closed { return nil }
-            if let deadline, ContinuousClock.now >= deadline { throw ChildProcess.Failure("no output before the deadline") }
+            if let deadline, let timeout, ContinuousClock.now >= deadline {
+                throw ChildProcess.Failure("no output within \(timeout)")
+            }
             await waitForChange(until: deadline)
         }
     }
@@ -496,7 +522,10 @@ private final class OutputBuffer: Sendable {
     func everything(timeout: Duration) async throws -> [UInt8] {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let (bytes, closed) = state.withLock { ($0.everything, $0.isClosed) }
+            let (bytes, closed) = try state.withLock { state -> ([UInt8], Bool) in
+                guard state.read(.whole) else { throw ChildProcess.Failure("the output is read line by line (nextLine)") }
+                return (state.everything, state.isClosed)
+            }
             if closed { return bytes }
             guard ContinuousClock.now < deadline else {
                 throw ChildProcess.Failure("the output did not end within \(timeout); so far: \(String(decoding: bytes, as: UTF8.self))")

@@ -55,6 +55,20 @@ import Testing
         #expect(await child.termination() == .exited(0))
     }
 
+    @Test func anOutputReadLineByLineIsNotAlsoKeptWhole() async throws {
+        let child = try ChildProcess(["sh", "-c", "echo one; echo two"], discardingInput: true)
+        #expect(try await child.nextLine() == "one")
+        await #expect(throws: ChildProcess.Failure.self) { try await child.allOutput() }
+        #expect(try await child.nextLine() == "two")
+        #expect(try await child.nextLine() == nil)
+    }
+
+    @Test func anOutputReadWholeIsNotAlsoKeptByLine() async throws {
+        let child = try ChildProcess(["sh", "-c", "echo one; echo two"], discardingInput: true)
+        #expect(String(decoding: try await child.allOutput(), as: UTF8.self) == "one\ntwo\n")
+        await #expect(throws: ChildProcess.Failure.self) { try await child.nextLine() }
+    }
+
     /// A process that ends without stopping its child (`CrashTestBots orphan-probe`, a `sleep 300` started with its
     /// standard error left as the probe's): whoever reads the probe's output still sees its end when the probe ends.
     @Test func aChildThatOutlivesItsParentDoesNotHoldTheParentsOutputOpen() async throws {
