@@ -11,10 +11,9 @@ import Testing
     @Test func aBotsOwnSettingWinsOverTheRuntimes() async throws {
         try await RuntimeHarness.run { harness in
             let probe = BotProbe()
-            var scripted = ScriptedBot(probe: probe)
-            scripted.onMessageScript = { _, _ in }
-            let bot = try await harness.start(scripted, receipts: ReceiptPolicy(sendsDelivered: true, sendsRead: false)) {
-                environment in environment.receipts = ReceiptPolicy(sendsDelivered: true, sendsRead: true)
+            let deliveredOnly = ReceiptPolicy(sendsDelivered: true, sendsRead: false)
+            let bot = try await harness.start(.silent(probe: probe), receipts: deliveredOnly) { environment in
+                environment.receipts = ReceiptPolicy(sendsDelivered: true, sendsRead: true)
             }
             let conversation = try await harness.direct(harness.ana)
             let first = try await harness.say("first", as: harness.ana, in: conversation)
@@ -22,16 +21,10 @@ import Testing
             try await bot.waitUntilIdle()
             let second = try await harness.say("second", as: harness.ana, in: conversation)
             try await harness.waitUntil("the second message is delivered") {
-                try await watermarks(harness, conversation).delivered >= second.seq
+                try await harness.watermarks(in: conversation).delivered >= second.seq
             }
-            #expect(try await watermarks(harness, conversation).read < first.seq)
+            #expect(try await harness.watermarks(in: conversation).read < first.seq)
             await bot.stop()
         }
-    }
-
-    private func watermarks(_ harness: RuntimeHarness, _ conversation: Conversation) async throws -> (delivered: Int, read: Int) {
-        let current = try await harness.sandbox.service.conversation(harness.ana.caller, conversation.id)
-        let bot = current.members.first { $0.userId == harness.botty.user.id }
-        return (bot?.lastDeliveredSeq ?? 0, bot?.lastReadSeq ?? 0)
     }
 }

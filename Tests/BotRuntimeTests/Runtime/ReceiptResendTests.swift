@@ -21,7 +21,7 @@ import Testing
             relay.freezeExisting()
             gate.open()  // the handler returns: its read receipt goes into the silence
             try await bot.waitUntilIdle()
-            #expect(try await readSeq(of: harness.botty, in: conversation, harness) == 0)
+            #expect(try await harness.watermarks(in: conversation).read == 0)
 
             await harness.clock.advance(by: .seconds(25))  // the ping goes into the silence too
             await harness.clock.advance(by: .seconds(10))  // no pong: the connection is dropped
@@ -29,14 +29,9 @@ import Testing
             await harness.clock.advance(by: .milliseconds(1300))
             try await bot.waitUntilLive(harness)
             try await harness.waitUntil("the read receipt reaches the service") {
-                try await readSeq(of: harness.botty, in: conversation, harness) == 1
+                try await harness.watermarks(in: conversation).read == 1
             }
             await bot.stop()
         }
-    }
-
-    private func readSeq(of account: SeededAccount, in conversation: Conversation, _ harness: RuntimeHarness) async throws -> Int {
-        let current = try await harness.sandbox.service.conversation(harness.ana.caller, conversation.id)
-        return current.members.first { $0.userId == account.user.id }?.lastReadSeq ?? -1
     }
 }

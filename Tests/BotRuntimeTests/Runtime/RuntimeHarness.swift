@@ -133,6 +133,14 @@ struct RuntimeHarness {
         try await rest(person).directConversation(with: (bot ?? botty).user.id)
     }
 
+    /// The delivered and read watermarks of `account` (the bot by default) in `conversation`, one of ana's, as the
+    /// service keeps them; -1 for a member it does not list.
+    func watermarks(of account: SeededAccount? = nil, in conversation: Conversation) async throws -> (delivered: Int, read: Int) {
+        let current = try await sandbox.service.conversation(ana.caller, conversation.id)
+        let member = current.members.first { $0.userId == (account ?? botty).user.id }
+        return (member?.lastDeliveredSeq ?? -1, member?.lastReadSeq ?? -1)
+    }
+
     /// Sends `text` as `person` (over REST; the bot gets `message.new`).
     @discardableResult
     func say(_ text: String, as person: SeededAccount, in conversation: Conversation) async throws -> Message {

@@ -91,6 +91,13 @@ struct ScriptedBot: Bot {
         self.probe = probe
     }
 
+    /// A bot that records its messages and answers none.
+    static func silent(probe: BotProbe) -> ScriptedBot {
+        var bot = ScriptedBot(probe: probe)
+        bot.onMessageScript = { _, _ in }
+        return bot
+    }
+
     func onStart(context: any BotContext) async throws {
         probe.recordStart()
         try await onStartScript(context)
