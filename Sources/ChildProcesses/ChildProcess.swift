@@ -87,26 +87,49 @@ package final class ChildProcess: Sendable {
         } else {
             output.markClosed()
         }
-        Thread { exit.reap(pid) }.start()
+        // The child's end is made known once its inherited output is copied too (at most a second later: something
+        // the child started may keep the pipe open), so that its last words come before what follows its end.
+        let copied = DispatchSemaphore(value: 0), copies = spawned.forwarded.count
+        Thread {
+            exit.reap(pid) {
+                let deadline = DispatchTime.now() + 1
+                for _ in 0..<copies where copied.wait(timeout: deadline) == .timedOut { break }
+            }
+        }.start()
         for pipe in spawned.forwarded {
-            Thread { Self.copy(from: pipe.from, to: pipe.to) }.start()
+            Thread {
+                Self.copy(from: pipe.from, to: pipe.to)
+                copied.signal()
+            }.start()
         }
     }
 
     /// Copies what arrives on `source` to `target` until the end of `source`, then closes it; blocks, so it runs on a
-    /// thread of its own.
+    /// thread of its own. When `target` fails (its reader gone) the rest is read and dropped, so the child never
+    /// blocks on a full pipe, and the SIGPIPE stays on this thread, blocked, and ends with it.
     private static func copy(from source: Int32, to target: Int32) {
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
         var buffer = [UInt8](repeating: 0, count: 16384)
+        var targetFailed = false
         while true {
             let count = buffer.withUnsafeMutableBytes { Glibc.read(source, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { break }
             var offset = 0
-            while offset < count {
+            while offset < count && !targetFailed {
                 let written = buffer.withUnsafeBytes { Glibc.write(target, $0.baseAddress.map { $0 + offset }, count - offset) }
-                if written < 0 && errno == EINTR { continue }
-                if written <= 0 { break }
-                offset += written
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                    // Someone made the shared stream non-blocking: wait for room instead of dropping the output.
+                    var ready = pollfd(fd: target, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&ready, 1, -1)
+                } else if !(written < 0 && errno == EINTR) {
+                    targetFailed = true
+                }
             }
         }
         Glibc.close(source)
@@ -137,6 +160,9 @@ package final class ChildProcess: Sendable {
     package func closeInput() {
         input.close()
     }
+
+    /// Whether the child's stdin is open: false once it was closed, or once a write to it failed.
+    package var isInputOpen: Bool { input.isOpen }
 
     /// Runs `arguments` to its end with no input and returns how it ended and what it printed (standard output and
     /// error together); throws after `timeout` without output's end.
@@ -360,6 +386,8 @@ private final class InputPipe: Sendable {
         if startsWriter { Thread { self.drain() }.start() }
     }
 
+    var isOpen: Bool { state.withLock { $0.fd >= 0 } }
+
     /// Closes the pipe once everything sent is written.
     func close() {
         state.withLock { state in
@@ -566,6 +594,8 @@ private final class OutputBuffer: Sendable {
 /// A child's termination, filled by a waiting thread.
 private final class ExitStatus: Sendable {
     private struct State {
+        /// Whether waitpid returned: from then on the pid may belong to another process.
+        var isReaped = false
         var termination: ChildProcess.Termination?
         var waiters: [UInt64: CheckedContinuation<ChildProcess.Termination?, Never>] = [:]
         var nextWaiter: UInt64 = 0
@@ -573,14 +603,16 @@ private final class ExitStatus: Sendable {
 
     private let state = Mutex(State())
 
-    var hasExited: Bool { state.withLock { $0.termination != nil } }
+    var hasExited: Bool { state.withLock { $0.isReaped } }
 
     var known: ChildProcess.Termination? { state.withLock { $0.termination } }
 
-    /// Blocks in waitpid; call on a thread of its own.
-    func reap(_ pid: pid_t) {
+    /// Blocks in waitpid, then in `afterExit`, then makes the end known; call on a thread of its own.
+    func reap(_ pid: pid_t, afterExit: () -> Void) {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        state.withLock { $0.isReaped = true }
+        afterExit()
         // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import as macros.
         let termination: ChildProcess.Termination =
             (status & 0x7F) == 0 ? .exited((status >> 8) & 0xFF) : .signalled(status & 0x7F)

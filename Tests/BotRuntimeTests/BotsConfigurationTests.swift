@@ -239,7 +239,7 @@ struct BotsConfigurationTests {
 
     @Test func receiptsAreWrittenBackAsRead() throws {
         let file = BotsFile(
-            server: .sandbox, receipts: .none,
+            server: .sandbox, receipts: ReceiptPolicy.none,
             bots: [BotsFile.Bot(
                 name: "x", kind: "k", credentials: .init(username: "u", password: "p"), friendRequests: .nobody,
                 receipts: ReceiptPolicy(sendsDelivered: false, sendsRead: true))])

@@ -75,9 +75,10 @@ import Testing
         let probe = try ChildProcess(
             [try BotProcess.executable("CrashTestBots").path, "orphan-probe"], standardError: .standardOutput,
             discardingInput: true)
-        let output = String(decoding: try await probe.allOutput(timeout: .seconds(60)), as: UTF8.self)
-        let orphan = try #require(pid_t(output.trimmingCharacters(in: .whitespacesAndNewlines)), "\(output)")
+        let line = try await probe.nextLine()
+        let orphan = try #require(line.flatMap { pid_t($0) }, "\(line ?? "no output")")
         defer { kill(-orphan, SIGKILL) }
+        #expect(try await probe.nextLine(timeout: .seconds(60)) == nil)
         #expect(await probe.termination() == .exited(0))
         #expect(!Self.hasEnded(String(orphan)), "the orphan still runs: its output was never the probe's")
     }
@@ -99,6 +100,19 @@ import Testing
         child.closeInput()
         child.kill()
         #expect(await child.termination() == .signalled(SIGKILL))
+    }
+
+    /// A megabyte fills the pipe of a child that does not read, so the rest waits for a writer thread; the child is
+    /// killed under it.
+    @Test(.enabled(if: pipeSignalEndsTheProcess))
+    func aWriteThatWaitedForRoomFailsWithoutEndingTheProcessWhenTheChildGoes() async throws {
+        let child = try ChildProcess(["sh", "-c", "echo ready; exec sleep 300"])
+        #expect(try await child.nextLine() == "ready")
+        child.send(Data(repeating: 0x61, count: 1 << 20), closingInput: false)
+        #expect(child.isInputOpen)
+        child.kill()
+        #expect(await child.termination() == .signalled(SIGKILL))
+        #expect(await eventually { !child.isInputOpen })
     }
 
     @Test func withoutADeadlineTheNextLineIsAwaitedUntilItComes() async throws {

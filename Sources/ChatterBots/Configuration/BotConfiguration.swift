@@ -15,7 +15,8 @@ public struct BotConfiguration: Sendable, Equatable {
     /// How fast the bot sends; nil: as fast as the connection takes frames. A 4008 or `RATE_LIMITED` pauses sending
     /// either way.
     public var sendPacing: SendPacing?
-    /// Which receipts the bot sends; nil: the runtime's setting for every bot (by default both).
+    /// Which receipts the bot sends; nil: the runtime's setting for every bot (by default both). For none at all,
+    /// write `ReceiptPolicy.none`: a bare `.none` here is nil.
     public var receipts: ReceiptPolicy?
 
     /// Creates a bot's configuration.
