@@ -1,5 +1,8 @@
 import ChatterBots
 import Foundation
+// `BotRuntimeEnvironment.receipts` is a ChatterBots type: code that imports BotRuntime alone names it here too, as
+// `ReceiptPolicy` or `BotRuntime.ReceiptPolicy`.
+@_exported import struct ChatterBots.ReceiptPolicy
 import SQLite
 import WebSocket
 
