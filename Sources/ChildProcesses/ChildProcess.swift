@@ -106,12 +106,8 @@ package final class ChildProcess: Sendable {
 
     /// Copies what arrives on `source` to `target` until the end of `source`, then closes it; blocks, so it runs on a
     /// thread of its own. When `target` fails (its reader gone) the rest is read and dropped, so the child never
-    /// blocks on a full pipe, and the SIGPIPE stays on this thread, blocked, and ends with it.
+    /// blocks on a full pipe. A `target` someone made non-blocking is waited on, not dropped from.
     private static func copy(from source: Int32, to target: Int32) {
-        var pipeSignal = sigset_t()
-        sigemptyset(&pipeSignal)
-        sigaddset(&pipeSignal, SIGPIPE)
-        pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
         var buffer = [UInt8](repeating: 0, count: 16384)
         var targetFailed = false
         while true {
@@ -120,16 +116,12 @@ package final class ChildProcess: Sendable {
             if count <= 0 { break }
             var offset = 0
             while offset < count && !targetFailed {
-                let written = buffer.withUnsafeBytes { Glibc.write(target, $0.baseAddress.map { $0 + offset }, count - offset) }
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                    // Someone made the shared stream non-blocking: wait for room instead of dropping the output.
-                    var ready = pollfd(fd: target, events: Int16(POLLOUT), revents: 0)
-                    _ = poll(&ready, 1, -1)
-                } else if !(written < 0 && errno == EINTR) {
+                guard let written = writeWhatFits(buffer[offset..<count], to: target) else {
                     targetFailed = true
+                    break
                 }
+                offset += written
+                if offset < count { waitForRoom(in: target) }
             }
         }
         Glibc.close(source)
@@ -371,7 +363,7 @@ private final class InputPipe: Sendable {
                 return false
             }
             let bytes = [UInt8](data)
-            guard let written = Self.writeSome(bytes[...], to: state.fd) else {
+            guard let written = writeWhatFits(bytes[...], to: state.fd) else {
                 Self.close(&state)
                 return false
             }
@@ -408,9 +400,8 @@ private final class InputPipe: Sendable {
                 return (state.pending, state.fd)
             }
             guard !bytes.isEmpty else { return }
-            var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            _ = poll(&ready, 1, -1)
-            let written = Self.writeSome(bytes[...], to: fd)
+            waitForRoom(in: fd)
+            let written = writeWhatFits(bytes[...], to: fd)
             let more = state.withLock { state -> Bool in
                 guard let written else {
                     Self.close(&state)
@@ -430,35 +421,42 @@ private final class InputPipe: Sendable {
         state.pending = []
         state.closeRequested = true
     }
+}
 
-    /// Writes what the pipe takes of `bytes` now: the count written (0 when it is full), or nil when it failed. A
-    /// failed write's SIGPIPE is blocked on this thread and taken back off it, so the process never gets it.
-    private static func writeSome(_ bytes: ArraySlice<UInt8>, to fd: Int32) -> Int? {
-        var pipeSignal = sigset_t()
-        sigemptyset(&pipeSignal)
-        sigaddset(&pipeSignal, SIGPIPE)
-        var previous = sigset_t()
-        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
-        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw in
-                Glibc.write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset)
-            }
-            if written > 0 {
-                offset += written
-                continue
-            }
-            if written < 0 && errno == EINTR { continue }
-            if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return offset }
-            if written < 0 && errno == EPIPE {
-                var immediately = timespec(tv_sec: 0, tv_nsec: 0)
-                _ = sigtimedwait(&pipeSignal, nil, &immediately)
-            }
-            return nil
+/// Writes what `fd` takes of `bytes` now: the count written (less than all when it is non-blocking and full), or
+/// nil when it failed. A failed write's SIGPIPE is blocked on this thread and taken back off it, so the process never
+/// gets it.
+private func writeWhatFits(_ bytes: ArraySlice<UInt8>, to fd: Int32) -> Int? {
+    var pipeSignal = sigset_t()
+    sigemptyset(&pipeSignal)
+    sigaddset(&pipeSignal, SIGPIPE)
+    var previous = sigset_t()
+    pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
+    defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeBytes { raw in
+            Glibc.write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset)
         }
-        return offset
+        if written > 0 {
+            offset += written
+            continue
+        }
+        if written < 0 && errno == EINTR { continue }
+        if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return offset }
+        if written < 0 && errno == EPIPE {
+            var immediately = timespec(tv_sec: 0, tv_nsec: 0)
+            _ = sigtimedwait(&pipeSignal, nil, &immediately)
+        }
+        return nil
     }
+    return offset
+}
+
+/// Blocks until `fd` has room for a write (or has failed, which the write then reports).
+private func waitForRoom(in fd: Int32) {
+    var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+    _ = poll(&ready, 1, -1)
 }
 
 /// What a child printed, filled by a reading thread.
