@@ -392,6 +392,10 @@ public final class Database {
     /// How long an exclusive opener tries again a lock it found held before it refuses the file.
     static let exclusiveLockGrace: Duration = .milliseconds(200)
 
+    /// Called on the opening thread each time an exclusive open finds the lock held, before it tries again within
+    /// the grace. Tests let the lock go there, so the retry is exercised without racing a timer.
+    @TaskLocal static var lockFoundHeld: (@Sendable (_ path: String) -> Void)?
+
     /// A lock found held is tried again for `lockGrace` (at most the busy timeout): a child process being spawned
     /// holds the descriptions of the lock's descriptor until its exec closes them (close-on-exec), so a file
     /// just closed by its owner can look locked for that moment. SQLite's own locks waited out the busy timeout.
@@ -416,6 +420,7 @@ public final class Database {
             var lockError = csqlite_lock_file_exclusively(descriptor)
             let graceEnd = ContinuousClock.now + lockGrace
             while lockError == EAGAIN || lockError == EACCES, ContinuousClock.now < graceEnd {
+                lockFoundHeld?(path)
                 usleep(1_000)
                 lockError = csqlite_lock_file_exclusively(descriptor)
             }
