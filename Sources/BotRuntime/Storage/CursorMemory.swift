@@ -11,8 +11,8 @@ import Synchronization
 /// Other tasks read them (the admission's gap checks). The store must be the only writer of its file.
 final class CursorMemory: Sendable {
     private let ledgers = Mutex<[Conversation.ID: ConversationLedger]>([:])
-    /// The ids of `seen_messages`, once a transaction has read them; nil until then, and again once full.
-    private let seen = Mutex<SeenMessageFilter?>(nil)
+    /// The ids of `seen_messages`, as far as they have been read.
+    private let seen = Mutex(SeenIdReading())
 
     /// The committed ledger of `conversation`, if the store holds one in memory.
     func ledger(_ conversation: Conversation.ID) -> ConversationLedger? {
@@ -50,25 +50,30 @@ final class CursorMemory: Sendable {
         _ = ledgers.withLock { $0.removeValue(forKey: conversation) }
     }
 
-    /// Whether a message with `id` may be recorded as seen: nil when the ids have not been read (or are being read
-    /// again because the filter filled up), false when it is surely not.
+    /// Whether a message with `id` may be recorded as seen: nil while the ids are not all read (or are being read
+    /// again because the filter filled up), false when it surely is not.
     func mightHaveSeen(_ id: Message.ID) -> Bool? {
-        seen.withLock { $0.map { $0.mightContain(id.rawValue) } }
+        seen.withLock { $0.mightContain(id.rawValue) }
     }
 
-    /// Takes the ids of `seen_messages` as read in a transaction on the database queue.
-    func loadSeen(_ filter: SeenMessageFilter) {
-        seen.withLock { $0 = filter }
+    /// What to read next from `seen_messages` on the database queue; nil when the ids are all read.
+    var nextSeenRead: SeenIdReading.Step? {
+        seen.withLock { $0.nextStep }
     }
 
-    /// Adds an id written to `seen_messages`, before its transaction commits (a rolled-back id only costs a lookup).
-    /// A full filter is dropped, to be read again larger.
+    /// Takes the count of `seen_messages`, read for ``nextSeenRead``.
+    func countedSeen(_ rows: Int) {
+        seen.withLock { $0.counted(rows) }
+    }
+
+    /// Takes ids of `seen_messages`, read for ``nextSeenRead``.
+    func readSeen(_ ids: [String], limit: Int) {
+        seen.withLock { $0.read(ids, limit: limit) }
+    }
+
+    /// Adds an id written to `seen_messages`, before its transaction commits.
     func recordSeen(_ id: Message.ID) {
-        seen.withLock { filter in
-            guard filter != nil else { return }
-            filter?.insert(id.rawValue)
-            if filter?.isFull == true { filter = nil }
-        }
+        seen.withLock { $0.insert(id.rawValue) }
     }
 
     /// The conversations whose next message (after what is handled or handed out, passing over the bot's own) is

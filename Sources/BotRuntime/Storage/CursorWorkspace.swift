@@ -79,7 +79,7 @@ final class CursorWorkspace {
     /// being looked up by its SQL text at every row.
     enum HotStatement: Int, CaseIterable {
         case selectCursor, upsertCursor, deleteStoredParked
-        case selectSeenExists, selectSeenIds, insertSeen, insertOutbox, acknowledgeOutbox, acknowledgeOutboxRow, selectOutboxExists
+        case selectSeenExists, insertSeen, insertOutbox, acknowledgeOutbox, acknowledgeOutboxRow, selectOutboxExists
 
         var sql: String {
             switch self {
@@ -87,7 +87,6 @@ final class CursorWorkspace {
             case .upsertCursor: CursorWorkspace.upsertCursor
             case .deleteStoredParked: CursorWorkspace.deleteStoredParked
             case .selectSeenExists: CursorWorkspace.selectSeenExists
-            case .selectSeenIds: CursorWorkspace.selectSeenIds
             case .insertSeen: CursorWorkspace.insertSeen
             case .insertOutbox: OutboxSQL.insert
             case .acknowledgeOutbox: OutboxSQL.acknowledge
@@ -236,14 +235,22 @@ final class CursorWorkspace {
         return admissions
     }
 
-    /// Whether a message with `id` is recorded as seen: asked of the store's filter of seen ids first (read here when
-    /// the memory has none), and of SQLite only when the filter cannot rule it out.
+    /// Whether a message with `id` is recorded as seen: asked of the store's filter of seen ids first, and of SQLite
+    /// only when the filter cannot rule it out. While the filter is being read, each call reads one more step of it.
     private func isSeen(_ id: Message.ID) throws -> Bool {
-        if memory.mightHaveSeen(id) == nil {
-            let ids = try statement(.selectSeenIds).fetchAll(String.self)
-            var filter = SeenMessageFilter(expecting: ids.count)
-            for seenId in ids { filter.insert(seenId) }
-            memory.loadSeen(filter)
+        var step = memory.nextSeenRead
+        if step == .count {
+            memory.countedSeen(try db.fetchOne(Int.self, sql: Self.countSeen) ?? 0)
+            step = memory.nextSeenRead
+        }
+        switch step {
+        case .rows(nil, let limit)?:
+            memory.readSeen(try db.fetchAll(String.self, sql: Self.selectFirstSeenIds, arguments: [limit]), limit: limit)
+        case .rows(let after?, let limit)?:
+            memory.readSeen(
+                try db.fetchAll(String.self, sql: Self.selectSeenIdsAfter, arguments: [after, limit]), limit: limit)
+        case .count?, nil:
+            break
         }
         guard memory.mightHaveSeen(id) != false else { return false }
         return try statement(.selectSeenExists).fetchOne(
@@ -295,7 +302,9 @@ final class CursorWorkspace {
     /// Rows an earlier version parked durably: the service still has them, and sync brings them back.
     static let deleteStoredParked = "DELETE FROM parked_messages WHERE conversation_id = ?"
     static let selectSeenExists = "SELECT 1 FROM seen_messages WHERE message_id = ?"
-    static let selectSeenIds = "SELECT message_id FROM seen_messages"
+    static let countSeen = "SELECT count(*) FROM seen_messages"
+    static let selectFirstSeenIds = "SELECT message_id FROM seen_messages ORDER BY message_id LIMIT ?"
+    static let selectSeenIdsAfter = "SELECT message_id FROM seen_messages WHERE message_id > ? ORDER BY message_id LIMIT ?"
     static let insertSeen = """
         INSERT OR IGNORE INTO seen_messages (message_id, conversation_id, seq, handled_at) VALUES (?, ?, ?, ?)
         """

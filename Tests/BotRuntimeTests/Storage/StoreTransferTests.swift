@@ -35,7 +35,7 @@ struct StoreTransferTests {
         try await store.saveSession(session)
         try await store.recordConversations([Fixture.conversation(lastSeq: 2)])
         try await handle(Fixture.message(seq: 1), in: store)
-        try await store.enqueue(reply)
+        _ = try await store.enqueue(reply)
         try await store.setValue("dark", forKey: "theme", in: .user(Fixture.alice))
         try await store.addJob(NewScheduledJob(
             id: "stretch", name: "reminder", dueAt: Fixture.start.addingTimeInterval(3600), payload: ["text": "stretch"],

@@ -1,0 +1,153 @@
+@testable import BotRuntime
+import ChatterBots
+import Testing
+
+/// The seen ids are read into memory a bounded step at a time: counted first, then read in id order, answering
+/// nothing until the last step; ids written meanwhile are kept wherever the reading is.
+@Suite("Reading the seen ids")
+struct SeenIdReadingTests {
+    let limit = SeenIdReading.rowsPerStep
+
+    /// Ids that sort in the order of their numbers.
+    func ids(_ range: Range<Int>) -> [String] {
+        range.map { "M\(1_000_000 + $0)" }
+    }
+
+    @Test func aNewReadingCountsTheRowsFirstThenReadsFromTheFirstId() {
+        var reading = SeenIdReading()
+        #expect(reading.nextStep == .count)
+        reading.counted(3 * limit)
+        #expect(reading.nextStep == .rows(after: nil, limit: limit))
+    }
+
+    @Test func eachStepReadsOnFromTheLastIdOfTheStepBefore() {
+        var reading = SeenIdReading()
+        reading.counted(3 * limit)
+        let first = ids(0..<limit)
+        reading.read(first, limit: limit)
+        #expect(reading.nextStep == .rows(after: first.last, limit: limit))
+    }
+
+    @Test func nothingIsAnsweredUntilAStepReadsFewerIdsThanAskedFor() {
+        var reading = SeenIdReading()
+        reading.counted(limit + 1)
+        reading.read(ids(0..<limit), limit: limit)
+        #expect(reading.mightContain("M1000000") == nil)
+        #expect(reading.mightContain("never seen") == nil)
+
+        reading.read(ids(limit..<limit + 1), limit: limit)
+        #expect(reading.nextStep == nil)
+        #expect(ids(0..<limit + 1).allSatisfy { reading.mightContain($0) == true })
+        #expect(reading.mightContain("never seen") == false)
+    }
+
+    @Test func anEmptyTableIsWholeAfterItsFirstStep() {
+        var reading = SeenIdReading()
+        reading.counted(0)
+        reading.read([], limit: limit)
+        #expect(reading.nextStep == nil)
+        #expect(reading.mightContain("M1000001") == false)
+    }
+
+    /// The reading has passed "M1000001" when it is written: only the insert puts it in the filter.
+    @Test func anIdWrittenBehindTheReadingIsKept() {
+        var reading = SeenIdReading()
+        reading.counted(2 * limit)
+        reading.read(ids(2..<limit + 2), limit: limit)
+        reading.insert("M1000001")
+        reading.read(ids(limit + 2..<limit + 10), limit: limit)
+        #expect(reading.mightContain("M1000001") == true)
+    }
+
+    @Test func anIdWrittenBeforeTheCountIsLeftToTheReading() {
+        var reading = SeenIdReading()
+        reading.insert("M1000001")
+        reading.counted(1)
+        reading.read(["M1000001"], limit: limit)
+        #expect(reading.mightContain("M1000001") == true)
+    }
+
+    @Test func aWholeFilterThatFillsUpIsReadAgainFromTheCount() {
+        var reading = SeenIdReading()
+        reading.counted(0)
+        reading.read([], limit: limit)
+        for id in ids(0..<SeenMessageFilter.minimumCapacity) { reading.insert(id) }
+        #expect(reading.nextStep == nil)
+
+        reading.insert("one more")
+        #expect(reading.nextStep == .count)
+        #expect(reading.mightContain("one more") == nil)
+    }
+}
+
+/// A store reads its seen ids one step per admission, and answers every admission correctly meanwhile.
+@Suite("BotStore reading its seen ids")
+struct StoreSeenIdReadingTests {
+    let directory: StoreDirectory
+    let clock = ManualClock()
+    /// More handled messages than two steps read.
+    let handledCount = 2 * SeenIdReading.rowsPerStep + 100
+
+    init() throws {
+        directory = try StoreDirectory()
+    }
+
+    /// A store whose file holds `handledCount` seen ids, opened again with none of them in memory.
+    func reopenedStoreWithManySeenIds() async throws -> BotStore {
+        let first = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let messages = (1...handledCount).map { Fixture.message(seq: $0) }
+        _ = try await first.admit(messages, bot: Fixture.bot)
+        _ = try await first.commit(messages.map { UnitOfWork(handling: $0, bot: Fixture.bot) })
+        await first.close()
+        return try await openStore(in: directory, clock: clock)
+    }
+
+    func admit(_ message: Message, _ store: BotStore) async throws -> MessageAdmission? {
+        try await store.admit([message], bot: Fixture.bot).admissions.first
+    }
+
+    /// `seq`'s message under a new seq, as a service that resequenced it would deliver it.
+    func resequenced(_ seq: Int, to newSeq: Int) -> Message {
+        var message = Fixture.message(seq: seq)
+        message.seq = newSeq
+        return message
+    }
+
+    @Test func anAdmissionReadsOneStepOfTheSeenIdsNotAllOfThem() async throws {
+        let store = try await reopenedStoreWithManySeenIds()
+        #expect(try await admit(Fixture.message(seq: handledCount + 1), store) == .deliver)
+        guard case .rows(let after?, _)? = store.memory.nextSeenRead else {
+            Issue.record("expected the reading to be past its first step, found \(String(describing: store.memory.nextSeenRead))")
+            return
+        }
+        #expect(!after.isEmpty)
+        #expect(try await admit(Fixture.message(seq: handledCount + 2), store) == .deliver)
+        #expect(try await admit(Fixture.message(seq: handledCount + 3), store) == .deliver)
+        #expect(store.memory.nextSeenRead == nil)
+    }
+
+    /// Ids sort as text, so the reading meets seq 999 last and seq 1 first: each is refused from the first admission.
+    @Test func duplicatesAreRefusedWhileTheSeenIdsAreStillBeingRead() async throws {
+        let store = try await reopenedStoreWithManySeenIds()
+        for (offset, seq) in [999, 1, handledCount, 1_500].enumerated() {
+            #expect(try await admit(resequenced(seq, to: handledCount + 100 + offset), store) == .duplicate)
+        }
+        #expect(try await admit(Fixture.message(seq: handledCount + 1), store) == .deliver)
+    }
+
+    /// "M_0" sorts before every id the store holds, so the reading has passed it when it is handled.
+    @Test func anIdHandledWhileTheSeenIdsAreBeingReadIsADuplicateOnceTheyAreAllRead() async throws {
+        let store = try await reopenedStoreWithManySeenIds()
+        var early = Fixture.message(seq: handledCount + 1)
+        early.id = "M_0"
+        #expect(try await admit(early, store) == .deliver)
+        try await handle(early, in: store)
+        for seq in handledCount + 2...handledCount + 4 {
+            #expect(try await admit(Fixture.message(seq: seq), store) == .deliver)
+        }
+        #expect(store.memory.nextSeenRead == nil)
+
+        early.seq = handledCount + 10
+        #expect(try await admit(early, store) == .duplicate)
+    }
+}
