@@ -240,11 +240,13 @@ public actor BotSession {
             return
         }
         isShuttingDown = true
+        // Read before the state is published: a test that advances a manual clock once it sees `.stopping` must
+        // find the deadline counted from before its advance.
+        let end = environment.clock.now.addingTimeInterval(deadline.timeInterval)
         setState(.stopping)
         startupAdmission?.cancel()
         log.info("shutting down", ["deadline": "\(deadline)"])
         if let parts, let admission, let timers {
-            let end = environment.clock.now.addingTimeInterval(deadline.timeInterval)
             shutdownEnd = end
             parts.quarantine.stop()
             admission.stop()

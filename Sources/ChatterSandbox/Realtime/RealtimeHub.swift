@@ -292,9 +292,12 @@ public actor RealtimeHub: SandboxEventSink {
         case .now:
             socket.send(reply)
         case .after(let delay):
+            // Due from now, not from when the task first runs: a test that advances a manual clock right after
+            // sending must find the reply due.
+            let due = clock.now.addingTimeInterval(delay.timeInterval)
             socket.spawn { [clock] in
                 do {
-                    try await clock.sleep(for: delay)
+                    try await clock.sleep(until: due)
                 } catch {
                     return
                 }
