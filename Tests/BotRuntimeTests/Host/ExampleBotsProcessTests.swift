@@ -43,6 +43,17 @@ struct ExampleBotsProcessTests {
                     accessToken: aliceAccount.session.accessToken, refreshToken: aliceAccount.session.refreshToken)))
             let conversation = try await alice.directConversation(with: bot.user.id)
             let directory = try TemporaryDirectory("ExampleBotsProcessTests")
+            let changes = ChangeSignal()
+            let observation = sandbox.service.store.changes.observe { changes.signal() }
+            let fixture = Fixture(
+                sandbox: sandbox, directory: directory, alice: alice, bot: bot, conversation: conversation, changes: changes,
+                observation: observation)
+            try fixture.writeConfiguration(typingSeconds: typingSeconds)
+            return fixture
+        }
+
+        /// Writes bots.json: the echo bot, typing for `typingSeconds` before each reply. A bot started later reads it.
+        func writeConfiguration(typingSeconds: Double) throws {
             try directory.write("""
                 {
                   "server": {"apiURL": "\(sandbox.apiURL.absoluteString)", "webSocketURL": "\(sandbox.webSocketURL.absoluteString)",
@@ -53,11 +64,6 @@ struct ExampleBotsProcessTests {
                             "friendRequests": "everyone", "options": {"typingSeconds": \(typingSeconds)}}]
                 }
                 """, to: "bots.json")
-            let changes = ChangeSignal()
-            let observation = sandbox.service.store.changes.observe { changes.signal() }
-            return Fixture(
-                sandbox: sandbox, directory: directory, alice: alice, bot: bot, conversation: conversation, changes: changes,
-                observation: observation)
         }
 
         /// Alice's realtime connection, watching for the bot to start typing: its handler is running then.
@@ -138,7 +144,8 @@ struct ExampleBotsProcessTests {
     @Test func sigtermLetsTheRunningHandlerFinishAndItsReplyBeAcknowledgedThenExits0() async throws {
         let fixture = try await Fixture.start(typingSeconds: 3)
         let typing = try await fixture.watchTyping()
-        let process = try fixture.launch(label: "graceful")
+        // A shutdown timeout well past the handler's 3 s, for a loaded machine.
+        let process = try fixture.launch(["--shutdown-timeout", "60"], label: "graceful")
         #expect(await fixture.waitUntilLive(process), "\(process.errors)")
         _ = try await fixture.say("hello")
         try await fixture.waitUntilTyping(typing)
@@ -162,7 +169,8 @@ struct ExampleBotsProcessTests {
         process.send(SIGTERM)
         #expect(await eventually { process.errors.contains("received SIGTERM") })
         process.send(SIGTERM)
-        #expect(await process.waitForExit(timeout: .seconds(5)) == .code(128 + SIGTERM), "\(process.errors)")
+        // Well before the handler's 15 s of typing would end.
+        #expect(await process.waitForExit(timeout: .seconds(12)) == .code(128 + SIGTERM), "\(process.errors)")
         #expect(process.errors.contains("second SIGTERM: exiting now"))
         #expect(try await fixture.replies().isEmpty)
         await fixture.stop()
@@ -219,7 +227,8 @@ struct ExampleBotsProcessTests {
     }
 
     @Test func killedWhileTheHandlerRunsTheRestartedBotRepliesOnce() async throws {
-        let fixture = try await Fixture.start(typingSeconds: 3)
+        // Typing for the longest the echo bot allows: the kill lands while the handler runs on a slow machine too.
+        let fixture = try await Fixture.start(typingSeconds: 20)
         let typing = try await fixture.watchTyping()
         let first = try fixture.launch(label: "killed-in-handler")
         #expect(await fixture.waitUntilLive(first), "\(first.errors)")
@@ -229,6 +238,7 @@ struct ExampleBotsProcessTests {
         #expect(await first.waitForExit() == .signal(SIGKILL))
         #expect(try await fixture.replies().isEmpty)
 
+        try fixture.writeConfiguration(typingSeconds: 0)
         let second = try fixture.launch(label: "rehandled")
         #expect(await fixture.waitUntilLive(second), "\(second.errors)")
         try await fixture.waitForReplies(["echo: hello"])

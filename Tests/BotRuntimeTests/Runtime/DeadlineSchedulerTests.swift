@@ -128,7 +128,19 @@ struct DeadlineSchedulerAlarmTests {
         let timers = DeadlineScheduler<String>(clock: SystemClock(), executor: executor)
         defer { timers.stop() }
         let (stream, continuation) = AsyncStream.makeStream(of: Run.self)
+        // A running loop is held while `body` schedules, so that no deadline falls due halfway through it however
+        // slowly this thread goes; what is due runs once it is let go.
+        let loopHeld = DispatchSemaphore(value: 0)
+        if stop != .beforeScheduling {
+            await withCheckedContinuation { (held: CheckedContinuation<Void, Never>) in
+                Task(executorPreference: executor) {
+                    held.resume()
+                    loopHeld.wait()
+                }
+            }
+        }
         body(timers) { key in { continuation.yield(Run(key: key, preferredExecutor: SessionExecutor.preferred)) } }
+        loopHeld.signal()
         if stop == .afterScheduling { group.shutdown() }
         let runs = try await withDeadline(.seconds(30), "\(count) deadlines to fire") {
             var runs: [Run] = []

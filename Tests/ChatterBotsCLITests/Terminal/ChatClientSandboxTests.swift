@@ -42,7 +42,7 @@ struct ChatClientSandboxTests {
         }
 
         /// Waits for an event `matching` returns a value for, woken by each event recorded.
-        func wait<T: Sendable>(timeout: Duration = .seconds(15), for matching: @Sendable (ServerEvent) -> T?) async throws -> T {
+        func wait<T: Sendable>(timeout: Duration = .seconds(60), for matching: @Sendable (ServerEvent) -> T?) async throws -> T {
             var found: T?
             do {
                 try await changes.wait(until: {

@@ -135,8 +135,10 @@ final class RealtimeTestClient: Sendable {
         try await connection.send(text: text)
     }
 
-    /// The next frame; throws when none arrives within `timeout` or the connection ended.
-    func next(timeout: Duration = .seconds(5)) async throws -> ServerFrame {
+    /// The next frame; throws when none arrives within `timeout` or the connection ended. The default is long: a
+    /// loaded machine can take seconds to deliver what is surely coming, and a test that waits for it only waits
+    /// that long when it fails.
+    func next(timeout: Duration = .seconds(30)) async throws -> ServerFrame {
         guard let frame = await inbox.next(timeout: timeout) else {
             throw RealtimeTestClientError(description: "no frame within \(timeout) (or the connection ended)")
         }
@@ -145,7 +147,7 @@ final class RealtimeTestClient: Sendable {
 
     /// The next frame whose event matches; the frames skipped on the way are returned too, for assertions.
     func next(
-        timeout: Duration = .seconds(5), where matches: (ServerEvent) -> Bool
+        timeout: Duration = .seconds(30), where matches: (ServerEvent) -> Bool
     ) async throws -> (frame: ServerFrame, skipped: [ServerFrame]) {
         var skipped: [ServerFrame] = []
         while true {
@@ -169,7 +171,7 @@ final class RealtimeTestClient: Sendable {
     }
 
     /// How the connection ended; throws if it is still open after `timeout`.
-    func closeInfo(timeout: Duration = .seconds(5)) async throws -> WebSocketCloseInfo {
+    func closeInfo(timeout: Duration = .seconds(30)) async throws -> WebSocketCloseInfo {
         guard await inbox.waitUntilFinished(timeout: timeout) else {
             throw RealtimeTestClientError(description: "the connection is still open after \(timeout)")
         }

@@ -124,7 +124,8 @@ struct SandboxFixture {
     /// Waits (in real time) until the hub noticed that the device's socket closed, so that what follows (a grace
     /// period, a push decision) starts from a known state.
     func waitUntilDisconnected(_ deviceId: Device.ID) async throws {
-        for _ in 0..<500 {
+        let end = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < end {
             if await !sandbox.hub.isConnected(deviceId) { return }
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -133,7 +134,8 @@ struct SandboxFixture {
 
     /// Waits (in real time) until the user is offline and their last-seen time is stored.
     func waitUntilOffline(_ userId: User.ID) async throws {
-        for _ in 0..<500 {
+        let end = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < end {
             if await !sandbox.hub.isOnline(userId), try await sandbox.service.lastSeen(of: userId) != nil { return }
             try await Task.sleep(for: .milliseconds(10))
         }

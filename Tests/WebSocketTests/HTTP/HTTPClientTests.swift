@@ -68,7 +68,8 @@ struct HTTPClientTests {
 
     @Test func waitsForAResponseLongerThanTheTimeoutWhileItsBytesKeepComing() async throws {
         let (peer, origin) = try await startPeer()
-        let response = try await HTTPClient().send(get("/trickle"), to: origin, timeout: .seconds(1))
+        // 5 s of body, a byte every 0.5 s: twice the timeout in all, with 2 s to spare between bytes.
+        let response = try await HTTPClient().send(get("/trickle"), to: origin, timeout: .milliseconds(2_500))
         #expect(response.body == Array(repeating: UInt8(ascii: "."), count: 10))
         _ = peer
     }

@@ -224,8 +224,9 @@ struct SilentPeerTests {
         let info = await connection.close(code: WebSocketCloseCode(4001), reason: "leaving")
         let elapsed = ContinuousClock.now - started
         #expect(info == WebSocketCloseInfo(code: .abnormalClosure, initiator: .local))
-        // The bound is the configured timeout plus scheduling slack, not a performance claim.
-        #expect(elapsed < .seconds(5))
+        // The bound is the configured timeout plus a loaded machine's slack, not a performance claim: without the
+        // timeout the close would wait for good.
+        #expect(elapsed < .seconds(30))
         for await _ in connection.messages {}
     }
 }

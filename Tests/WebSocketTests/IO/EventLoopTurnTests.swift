@@ -51,13 +51,13 @@ struct EventLoopTurnTests {
         let writer = ends[1]
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             loop.execute {
-                let timer = loop.scheduleTimer(in: .milliseconds(20)) {
-                    order.append("timer")
-                    done.resume()
-                }
-                // After this turn's timers ran: the input arrives and the deadline passes before the next poll,
-                // which finds both at once.
+                // After this turn's timers ran: the timer is set, the input arrives and the deadline passes before
+                // the next poll, which finds both at once.
                 loop.atEndOfTurn {
+                    let timer = loop.scheduleTimer(in: .milliseconds(20)) {
+                        order.append("timer")
+                        done.resume()
+                    }
                     var byte: UInt8 = 1
                     _ = write(writer, &byte, 1)
                     while MonotonicTime.now() < timer.deadline {}

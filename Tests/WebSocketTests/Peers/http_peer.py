@@ -6,7 +6,7 @@ with --cert/--key, closing idle connections after --idle-timeout seconds). Paths
                   X-Header-<name> for every request header
   /chunked        200, the body "alpha-beta-gamma" in three chunks
   /no-content     204
-  /trickle        200, ten one-byte chunks 0.2 s apart
+  /trickle        200, ten one-byte chunks 0.5 s apart
   /close          200 with Content-Length and Connection: close
   /until-close    200 with no length: the body ends when the server closes
   /slow           waits 30 s before answering
@@ -85,7 +85,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             for _ in range(10):
-                time.sleep(0.2)
+                time.sleep(0.5)
                 self.wfile.write(b"1\r\n.\r\n")
                 self.wfile.flush()
             self.wfile.write(b"0\r\n\r\n")
