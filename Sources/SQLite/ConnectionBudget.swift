@@ -174,6 +174,11 @@ public final class ConnectionBudget: Sendable {
         state.withLock { $0.evictions }
     }
 
+    /// How many queues wait for a slot now.
+    var waitingCount: Int {
+        state.withLock { $0.waiterCount }
+    }
+
     // MARK: - Used by DatabaseQueue
 
     /// Returns once `queue` holds a slot, after closing the connection of the queue it was taken from, if any.

@@ -69,6 +69,8 @@ public final class DatabaseQueue: Sendable {
         var memoryCheckScheduled = false
         /// How many times the connection was released while idle or evicted (for inspection and tests).
         var releases = 0
+        /// How many memory checks found the connection in use and kept its statements and pages (for tests).
+        var memoryKeptInUse = 0
 
         /// How long until the connection will have been unused for `limit` (all of `limit` again if it already
         /// has been: it was in use at the check).
@@ -411,6 +413,7 @@ public final class DatabaseQueue: Sendable {
                     return (true, nil)
                 }
                 activity.memoryCheckScheduled = true
+                if activity.pendingWork > 0 || activity.inTransaction { activity.memoryKeptInUse += 1 }
                 return (false, activity.remainingIdle(until: releaseDelay))
             }
             // On the dispatch queue, holding the connection: a call queued since the decision runs after this, and

@@ -1,5 +1,6 @@
 import Foundation
-import SQLite
+@testable import SQLite
+import Synchronization
 import Testing
 
 /// Dormant queues: a connection unused for the idle timeout is closed and reopened on the next use with its data
@@ -179,7 +180,7 @@ import Testing
             try db.execute(sql: "BEGIN IMMEDIATE")
             try db.execute(sql: "INSERT INTO note VALUES ('pending')")
         }
-        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await eventually { queue.activity.withLock { $0.memoryKeptInUse } >= 1 }, "a check ran past the delay")
 
         #expect(try await queue.writeWithoutTransaction { $0.cachedStatementCount } > 0)
         try await queue.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
@@ -247,7 +248,7 @@ import Testing
         let path = directory.file("waiter.sqlite")
         let configuration = self.configuration
         let waiter = Task { try await DatabaseQueue(path: path, configuration: configuration, dormancy: dormancy) }
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await eventually { budget.waitingCount == 1 }, "the new queue waits for the slot")
         #expect(await holder.isConnectionOpen)
         #expect(budget.openCount == 1)
 
@@ -265,21 +266,27 @@ import Testing
         let dormancy = DatabaseDormancy(idleTimeout: .seconds(600), budget: budget)
         let first = try await notesQueue("first.sqlite", dormancy: dormancy)
         let second = try await notesQueue("second.sqlite", dormancy: dormancy)
-        let firstBusy = Task { try await first.writeWithoutTransaction { _ in usleep(300_000) } }
-        let secondBusy = Task { try await second.writeWithoutTransaction { _ in usleep(1_500_000) } }
-        try await Task.sleep(for: .milliseconds(100))
+        // Both slots stay busy until the test lets them go, so that the three openers queue in this order.
+        let started = StartedWork()
+        let (firstGate, secondGate) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let firstBusy = Task { try await first.writeWithoutTransaction { _ in started.count.add(1, ordering: .relaxed); firstGate.wait() } }
+        let secondBusy = Task { try await second.writeWithoutTransaction { _ in started.count.add(1, ordering: .relaxed); secondGate.wait() } }
+        #expect(try await eventually { started.count.load(ordering: .relaxed) == 2 })
         let configuration = configuration
         let (unopenable, thirdPath, fourthPath) = (
             directory.file("missing-folder/never.sqlite"), directory.file("third.sqlite"), directory.file("fourth.sqlite"))
         let failing = Task { () -> Bool in
             (try? await DatabaseQueue(path: unopenable, configuration: configuration, dormancy: dormancy)) != nil
         }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(try await eventually { budget.waitingCount == 1 })
         let third = Task { try await DatabaseQueue(path: thirdPath, configuration: configuration, dormancy: dormancy) }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(try await eventually { budget.waitingCount == 2 })
         let fourth = Task { try await DatabaseQueue(path: fourthPath, configuration: configuration, dormancy: dormancy) }
+        #expect(try await eventually { budget.waitingCount == 3 })
+        firstGate.signal()
 
         #expect(await failing.value == false)
+        secondGate.signal()
         let (thirdQueue, fourthQueue) = try await (third.value, fourth.value)
         for queue in [thirdQueue, fourthQueue] {
             try await queue.write { db in try db.execute(sql: "CREATE TABLE note (body TEXT NOT NULL)") }
@@ -310,4 +317,9 @@ import Testing
         }
         #expect(budget.openCount <= 1)
     }
+}
+
+/// How many pieces of work have started, counted from the threads they run on.
+private final class StartedWork: Sendable {
+    let count = Atomic(0)
 }
