@@ -79,7 +79,7 @@ package final class ChildProcess: Sendable {
             standardOutput: standardOutput,
             standardError: standardError, discardingInput: discardingInput)
         pid = spawned.pid
-        input = InputPipe(spawned.input)
+        input = InputPipe(spawned.input, childExit: exit)
         // The threads hold the buffers, not `self`, so releasing the value still kills the child.
         let output = output, exit = exit, pid = spawned.pid
         if let readFD = spawned.output {
@@ -106,9 +106,10 @@ package final class ChildProcess: Sendable {
 
     /// Copies what arrives on `source` to `target` until the end of `source`, then closes it; blocks, so it runs on a
     /// thread of its own. When `target` fails (its reader gone) the rest is read and dropped, so the child never
-    /// blocks on a full pipe. A `target` someone made non-blocking is waited on, not dropped from.
+    /// blocks on a full pipe. A `target` someone made non-blocking is waited on, not dropped from. Each write is at
+    /// most `PIPE_BUF` bytes, so that a pipe takes it whole, between the writes of this process's other threads.
     private static func copy(from source: Int32, to target: Int32) {
-        var buffer = [UInt8](repeating: 0, count: 16384)
+        var buffer = [UInt8](repeating: 0, count: Int(PIPE_BUF))
         var targetFailed = false
         while true {
             let count = buffer.withUnsafeMutableBytes { Glibc.read(source, $0.baseAddress, $0.count) }
@@ -336,7 +337,8 @@ package final class ChildProcess: Sendable {
 
 /// The write end of a child's stdin, non-blocking. Writes go in the order sent: straight from the sender's thread
 /// while the pipe has room, and by a thread of its own, one at a time, while it is full. A child that has gone makes a
-/// write fail with EPIPE; the SIGPIPE that comes with it is kept from ending this process.
+/// write fail with EPIPE; the SIGPIPE that comes with it is kept from ending this process. A child reaped while
+/// something it started still holds the pipe unread ends the waiting too: what is pending is dropped.
 private final class InputPipe: Sendable {
     private struct State {
         var fd: Int32
@@ -347,11 +349,13 @@ private final class InputPipe: Sendable {
     }
 
     private let state: Mutex<State>
+    private let childExit: ExitStatus
 
     /// `fd` is -1 when the child has no stdin pipe.
-    init(_ fd: Int32) {
+    init(_ fd: Int32, childExit: ExitStatus) {
         if fd >= 0 { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
         state = Mutex(State(fd: fd))
+        self.childExit = childExit
     }
 
     func write(_ data: Data, closingAfterwards: Bool) {
@@ -400,7 +404,14 @@ private final class InputPipe: Sendable {
                 return (state.pending, state.fd)
             }
             guard !bytes.isEmpty else { return }
-            waitForRoom(in: fd)
+            while !waitForRoom(in: fd, milliseconds: 1_000) {
+                guard childExit.hasExited else { continue }
+                state.withLock { state in
+                    Self.close(&state)
+                    state.isWriting = false
+                }
+                return
+            }
             let written = writeWhatFits(bytes[...], to: fd)
             let more = state.withLock { state -> Bool in
                 guard let written else {
@@ -453,10 +464,12 @@ private func writeWhatFits(_ bytes: ArraySlice<UInt8>, to fd: Int32) -> Int? {
     return offset
 }
 
-/// Blocks until `fd` has room for a write (or has failed, which the write then reports).
-private func waitForRoom(in fd: Int32) {
+/// Blocks until `fd` has room for a write (or has failed, which the write then reports), for at most `milliseconds`
+/// (-1: no limit); false when the time ran out first.
+@discardableResult
+private func waitForRoom(in fd: Int32, milliseconds: Int32 = -1) -> Bool {
     var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-    _ = poll(&ready, 1, -1)
+    return poll(&ready, 1, milliseconds) != 0
 }
 
 /// What a child printed, filled by a reading thread.

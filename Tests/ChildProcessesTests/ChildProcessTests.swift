@@ -115,6 +115,18 @@ import Testing
         #expect(await eventually { !child.isInputOpen })
     }
 
+    /// The child exits while a process it started keeps its stdin open and never reads: the writer thread gives up
+    /// the data rather than wait for room for good.
+    @Test func aWriteWaitingForRoomEndsWhenTheChildIsReapedThoughAnotherProcessHoldsItsInput() async throws {
+        let child = try ChildProcess(["sh", "-c", "exec 3<&0; sleep 300 <&3 3<&- & echo $!; exit 0"])
+        let orphan = try #require(try await child.nextLine().flatMap { pid_t($0) })
+        defer { Glibc.kill(orphan, SIGKILL) }
+        #expect(await child.termination() == .exited(0))
+        child.send(Data(repeating: 0x61, count: 1 << 20), closingInput: false)
+        #expect(child.isInputOpen)
+        #expect(await eventually { !child.isInputOpen })
+    }
+
     @Test func withoutADeadlineTheNextLineIsAwaitedUntilItComes() async throws {
         let child = try ChildProcess(["sh", "-c", "read line; echo \"got $line\""])
         async let line = child.nextLine(timeout: nil)
