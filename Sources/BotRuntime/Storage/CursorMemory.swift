@@ -66,9 +66,9 @@ final class CursorMemory: Sendable {
         seen.withLock { $0.counted(rows) }
     }
 
-    /// Takes ids of `seen_messages`, read for ``nextSeenRead``.
-    func readSeen(_ ids: [String], limit: Int) {
-        seen.withLock { $0.read(ids, limit: limit) }
+    /// Takes ids of `seen_messages`, read for `step`, the ``nextSeenRead`` it was.
+    func readSeen(_ ids: [String], of step: SeenIdReading.Step) {
+        seen.withLock { $0.read(ids, of: step) }
     }
 
     /// Adds an id written to `seen_messages`, before its transaction commits.

@@ -23,6 +23,9 @@ final class CursorWorkspace {
     private var ledgers: [Conversation.ID: ConversationLedger] = [:]
     /// The conversations whose ledgers the running unit changed (each journals its changes); nil outside a unit.
     private var unitConversations: [Conversation.ID]?
+    /// Whether this transaction read a step of the seen ids already: one is the most it reads, however many
+    /// messages it admits.
+    private var readSeenStep = false
 
     init(db: Database, now: Date, memory: CursorMemory, outboxSendsAtCommit: Bool = false) {
         self.connection = db
@@ -236,21 +239,23 @@ final class CursorWorkspace {
     }
 
     /// Whether a message with `id` is recorded as seen: asked of the store's filter of seen ids first, and of SQLite
-    /// only when the filter cannot rule it out. While the filter is being read, each call reads one more step of it.
+    /// only when the filter cannot rule it out. While the filter is being read, the first call of each transaction
+    /// reads one more step of it.
     private func isSeen(_ id: Message.ID) throws -> Bool {
-        var step = memory.nextSeenRead
-        if step == .count {
-            memory.countedSeen(try db.fetchOne(Int.self, sql: Self.countSeen) ?? 0)
-            step = memory.nextSeenRead
-        }
-        switch step {
-        case .rows(nil, let limit)?:
-            memory.readSeen(try db.fetchAll(String.self, sql: Self.selectFirstSeenIds, arguments: [limit]), limit: limit)
-        case .rows(let after?, let limit)?:
-            memory.readSeen(
-                try db.fetchAll(String.self, sql: Self.selectSeenIdsAfter, arguments: [after, limit]), limit: limit)
-        case .count?, nil:
-            break
+        if !readSeenStep, var step = memory.nextSeenRead {
+            readSeenStep = true
+            if step == .count {
+                memory.countedSeen(try db.fetchOne(Int.self, sql: Self.countSeen) ?? 0)
+                step = memory.nextSeenRead ?? step
+            }
+            switch step {
+            case .rows(nil, let limit):
+                memory.readSeen(try db.fetchAll(String.self, sql: Self.selectFirstSeenIds, arguments: [limit]), of: step)
+            case .rows(let after?, let limit):
+                memory.readSeen(try db.fetchAll(String.self, sql: Self.selectSeenIdsAfter, arguments: [after, limit]), of: step)
+            case .count:
+                break
+            }
         }
         guard memory.mightHaveSeen(id) != false else { return false }
         return try statement(.selectSeenExists).fetchOne(

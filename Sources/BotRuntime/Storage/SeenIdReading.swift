@@ -1,5 +1,5 @@
 /// The reading of a store's `seen_messages` into a ``SeenMessageFilter``, a bounded step at a time, so that no
-/// admission waits for the whole table: first the rows are counted, to size the filter, then read in chunks in
+/// transaction waits for the whole table: first the rows are counted, to size the filter, then read in chunks in
 /// message id order. Until the last chunk is in, the filter answers nothing and each id is looked up in SQLite. Once
 /// the filter fills up it is read again, larger.
 ///
@@ -45,9 +45,10 @@ struct SeenIdReading: Sendable {
         state = .reading(SeenMessageFilter(expecting: rows), after: nil)
     }
 
-    /// Takes the ids read by a ``Step/rows(after:limit:)`` step; fewer than asked for ends the reading.
-    mutating func read(_ ids: [String], limit: Int) {
-        guard case .reading(var filter, let after) = state else { return }
+    /// Takes the ids read by `step`, a ``Step/rows(after:limit:)`` step; fewer than asked for ends the reading. Ids
+    /// read for another step than ``nextStep`` are ignored: they could end a later reading before it read its rows.
+    mutating func read(_ ids: [String], of step: Step) {
+        guard step == nextStep, case .rows(_, let limit) = step, case .reading(var filter, let after) = state else { return }
         state = .unread  // so that the filter's bits have one owner and are not copied
         for id in ids { filter.insert(id) }
         state = ids.count < limit ? .whole(filter) : .reading(filter, after: ids.last ?? after)
