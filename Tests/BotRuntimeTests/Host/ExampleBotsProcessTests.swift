@@ -151,7 +151,7 @@ struct ExampleBotsProcessTests {
         try await fixture.waitUntilTyping(typing)
 
         process.send(SIGTERM)
-        #expect(await process.waitForExit() == .code(0), "\(process.errors)")
+        #expect(await process.waitForExit(timeout: .seconds(90)) == .code(0), "\(process.errors)")
         #expect(try await fixture.replies() == ["echo: hello"])
         #expect(try await fixture.pendingOutbox().isEmpty)
         #expect(process.errors.contains("received SIGTERM"))
@@ -160,8 +160,9 @@ struct ExampleBotsProcessTests {
     }
 
     @Test func aSecondSignalExitsAtOnceWithoutWaitingForTheHandler() async throws {
-        let fixture = try await Fixture.start(typingSeconds: 15)
-        let process = try fixture.launch(["--shutdown-timeout", "30"], label: "impatient")
+        // Typing for the longest the echo bot allows, and a shutdown timeout longer: only the second signal ends it.
+        let fixture = try await Fixture.start(typingSeconds: 20)
+        let process = try fixture.launch(["--shutdown-timeout", "60"], label: "impatient")
         #expect(await fixture.waitUntilLive(process), "\(process.errors)")
         let message = try await fixture.say("hello")
         try await fixture.waitUntilDelivered(message)
@@ -169,8 +170,8 @@ struct ExampleBotsProcessTests {
         process.send(SIGTERM)
         #expect(await eventually { process.errors.contains("received SIGTERM") })
         process.send(SIGTERM)
-        // Well before the handler's 15 s of typing would end.
-        #expect(await process.waitForExit(timeout: .seconds(12)) == .code(128 + SIGTERM), "\(process.errors)")
+        // Before the handler's 20 s of typing could end, counted from the second signal.
+        #expect(await process.waitForExit(timeout: .seconds(10)) == .code(128 + SIGTERM), "\(process.errors)")
         #expect(process.errors.contains("second SIGTERM: exiting now"))
         #expect(try await fixture.replies().isEmpty)
         await fixture.stop()

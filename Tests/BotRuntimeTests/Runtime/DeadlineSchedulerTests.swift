@@ -139,8 +139,10 @@ struct DeadlineSchedulerAlarmTests {
                 }
             }
         }
-        body(timers) { key in { continuation.yield(Run(key: key, preferredExecutor: SessionExecutor.preferred)) } }
-        loopHeld.signal()
+        do {
+            defer { loopHeld.signal() }
+            body(timers) { key in { continuation.yield(Run(key: key, preferredExecutor: SessionExecutor.preferred)) } }
+        }
         if stop == .afterScheduling { group.shutdown() }
         let runs = try await withDeadline(.seconds(30), "\(count) deadlines to fire") {
             var runs: [Run] = []
