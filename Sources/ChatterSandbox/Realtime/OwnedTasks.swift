@@ -15,10 +15,11 @@ final class OwnedTasks: Sendable {
     /// How many tasks are still running.
     var count: Int { state.withLock { $0.running.count } }
 
-    /// Starts `body` unless the owner is gone; the task removes itself when it ends.
-    func spawn(_ body: @escaping @Sendable () async -> Void) {
+    /// Starts `body` unless the owner is gone, and says whether it did; the task removes itself when it ends.
+    @discardableResult
+    func spawn(_ body: @escaping @Sendable () async -> Void) -> Bool {
         state.withLock { state in
-            guard !state.isClosed else { return }
+            guard !state.isClosed else { return false }
             let id = state.nextID
             state.nextID += 1
             // Registered under the lock the task's own removal takes, so the removal always comes after it.
@@ -26,6 +27,7 @@ final class OwnedTasks: Sendable {
                 await body()
                 self.finished(id)
             }
+            return true
         }
     }
 

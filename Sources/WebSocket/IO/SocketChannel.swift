@@ -108,6 +108,9 @@ final class SocketChannel: EventLoopSelectable {
     /// Bytes accepted but not yet written to the socket.
     var queuedByteCount: Int { state.withLock { $0.queue.count } }
 
+    /// Writers suspended in ``waitUntilWritable()``.
+    var writabilityWaiterCount: Int { state.withLock { $0.writabilityWaiters.count } }
+
     /// Whether the TLS handshake has completed (always true without TLS).
     var isTLSHandshakeComplete: Bool { state.withLock { $0.tls?.isHandshakeComplete ?? true } }
 

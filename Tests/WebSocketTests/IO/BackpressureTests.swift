@@ -47,7 +47,7 @@ struct BackpressureTests {
         }
         // The receiver reads nothing: the sender must stop with most messages unsent.
         try await waitUntil { client.channel.queuedByteCount > client.channel.highWatermark }
-        try await Task.sleep(for: .milliseconds(200))
+        try await waitUntil { client.channel.writabilityWaiterCount == 1 }
         #expect(sent.load(ordering: .relaxed) < messageCount / 2)
         #expect(client.channel.queuedByteCount <= client.channel.highWatermark + messageSize)
         #expect(receiver.inbound.bufferedByteCount <= 2 << 20)
