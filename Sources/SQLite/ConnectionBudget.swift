@@ -174,7 +174,7 @@ public final class ConnectionBudget: Sendable {
         state.withLock { $0.evictions }
     }
 
-    /// How many queues wait for a slot now.
+    /// How many queues wait for a slot now (one released while it waited may still count).
     var waitingCount: Int {
         state.withLock { $0.waiterCount }
     }

@@ -69,7 +69,8 @@ public final class DatabaseQueue: Sendable {
         var memoryCheckScheduled = false
         /// How many times the connection was released while idle or evicted (for inspection and tests).
         var releases = 0
-        /// How many memory checks found the connection in use and kept its statements and pages (for tests).
+        /// How many memory checks found the connection unused for the delay but kept its statements and pages,
+        /// because work was queued or a transaction open (for tests).
         var memoryKeptInUse = 0
 
         /// How long until the connection will have been unused for `limit` (all of `limit` again if it already
@@ -408,12 +409,13 @@ public final class DatabaseQueue: Sendable {
             let (releases, recheck) = self.activity.withLock { activity -> (Bool, Duration?) in
                 activity.memoryCheckScheduled = false
                 guard activity.holdsMemory, activity.mayBeOpen else { return (false, nil) }
-                if activity.pendingWork == 0, !activity.inTransaction, ContinuousClock.now - activity.lastUse >= releaseDelay {
+                let unusedLongEnough = ContinuousClock.now - activity.lastUse >= releaseDelay
+                if activity.pendingWork == 0, !activity.inTransaction, unusedLongEnough {
                     activity.holdsMemory = false
                     return (true, nil)
                 }
                 activity.memoryCheckScheduled = true
-                if activity.pendingWork > 0 || activity.inTransaction { activity.memoryKeptInUse += 1 }
+                if unusedLongEnough { activity.memoryKeptInUse += 1 }
                 return (false, activity.remainingIdle(until: releaseDelay))
             }
             // On the dispatch queue, holding the connection: a call queued since the decision runs after this, and

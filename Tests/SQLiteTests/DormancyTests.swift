@@ -2,6 +2,7 @@ import Foundation
 @testable import SQLite
 import Synchronization
 import Testing
+import TestSupport
 
 /// Dormant queues: a connection unused for the idle timeout is closed and reopened on the next use with its data
 /// and settings; a connection with queued work or an open transaction is never released; a connection budget
@@ -180,7 +181,9 @@ import Testing
             try db.execute(sql: "BEGIN IMMEDIATE")
             try db.execute(sql: "INSERT INTO note VALUES ('pending')")
         }
-        #expect(try await eventually { queue.activity.withLock { $0.memoryKeptInUse } >= 1 }, "a check ran past the delay")
+        #expect(
+            try await eventually { queue.activity.withLock { $0.memoryKeptInUse } >= 1 },
+            "a check found the connection unused for the delay")
 
         #expect(try await queue.writeWithoutTransaction { $0.cachedStatementCount } > 0)
         try await queue.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
@@ -269,6 +272,11 @@ import Testing
         // Both slots stay busy until the test lets them go, so that the three openers queue in this order.
         let started = StartedWork()
         let (firstGate, secondGate) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        // A failure on the way must not leave the two queues' threads blocked (a signal too many is harmless).
+        defer {
+            firstGate.signal()
+            secondGate.signal()
+        }
         let firstBusy = Task { try await first.writeWithoutTransaction { _ in started.count.add(1, ordering: .relaxed); firstGate.wait() } }
         let secondBusy = Task { try await second.writeWithoutTransaction { _ in started.count.add(1, ordering: .relaxed); secondGate.wait() } }
         #expect(try await eventually { started.count.load(ordering: .relaxed) == 2 })
@@ -285,9 +293,11 @@ import Testing
         #expect(try await eventually { budget.waitingCount == 3 })
         firstGate.signal()
 
-        #expect(await failing.value == false)
+        #expect(try await withDeadline(.seconds(60), "the failing opener to be served") { await failing.value } == false)
         secondGate.signal()
-        let (thirdQueue, fourthQueue) = try await (third.value, fourth.value)
+        let (thirdQueue, fourthQueue) = try await withDeadline(.seconds(60), "the other openers to be served") {
+            try await (third.value, fourth.value)
+        }
         for queue in [thirdQueue, fourthQueue] {
             try await queue.write { db in try db.execute(sql: "CREATE TABLE note (body TEXT NOT NULL)") }
             try await Self.add("kept", to: queue)
