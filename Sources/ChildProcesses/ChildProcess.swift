@@ -107,7 +107,7 @@ package final class ChildProcess: Sendable {
     /// Copies what arrives on `source` to `target` until the end of `source`, then closes it; blocks, so it runs on a
     /// thread of its own. When `target` fails (its reader gone) the rest is read and dropped, so the child never
     /// blocks on a full pipe. A `target` someone made non-blocking is waited on, not dropped from. Each write is at
-    /// most `PIPE_BUF` bytes, so that a pipe takes it whole, between the writes of this process's other threads.
+    /// most `PIPE_BUF` bytes, so that a pipe takes it whole; a line that crosses two reads is still written in two.
     private static func copy(from source: Int32, to target: Int32) {
         var buffer = [UInt8](repeating: 0, count: Int(PIPE_BUF))
         var targetFailed = false
