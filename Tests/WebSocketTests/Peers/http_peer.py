@@ -9,7 +9,7 @@ with --cert/--key, closing idle connections after --idle-timeout seconds). Paths
   /trickle        200, ten one-byte chunks 0.5 s apart
   /close          200 with Content-Length and Connection: close
   /until-close    200 with no length: the body ends when the server closes
-  /slow           waits 30 s before answering
+  /slow           prints SLOW on stdout, then waits 30 s before answering
   /drop           closes the connection without answering
   /garbage        answers with bytes that are not HTTP
 `--mode close-second`: a raw server that answers the first request on each connection (200, X-Peer-Port) and
@@ -90,6 +90,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.flush()
             self.wfile.write(b"0\r\n\r\n")
         elif self.path == "/slow":
+            print("SLOW", flush=True)
             time.sleep(30)
             self.answer(200, b"late")
         elif self.path == "/drop":
