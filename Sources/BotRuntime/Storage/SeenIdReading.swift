@@ -33,6 +33,14 @@ struct SeenIdReading: Sendable {
         }
     }
 
+    /// Where the filter's bits are, while it is being read or whole (for tests).
+    var filterBitsAddress: UnsafeRawPointer? {
+        switch state {
+        case .unread: nil
+        case .reading(let filter, _), .whole(let filter): filter.bitsAddress
+        }
+    }
+
     /// Whether `id` may be in the table: nil until the filter is whole, false only when it surely is not.
     func mightContain(_ id: String) -> Bool? {
         guard case .whole(let filter) = state else { return nil }

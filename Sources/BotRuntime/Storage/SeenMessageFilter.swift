@@ -20,6 +20,11 @@ struct SeenMessageFilter: Sendable {
         words = [UInt64](repeating: 0, count: (capacity * Self.bitsPerId + 63) / 64)
     }
 
+    /// Where its bits are: the same after an insert unless they were copied (for tests).
+    var bitsAddress: UnsafeRawPointer? {
+        words.withUnsafeBytes { $0.baseAddress }
+    }
+
     /// Whether it holds more ids than it was sized for: it should be built again, larger.
     var isFull: Bool { count > capacity }
 
