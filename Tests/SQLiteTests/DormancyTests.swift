@@ -31,28 +31,18 @@ import TestSupport
         try await queue.read { db in try db.fetchAll(String.self, sql: "SELECT body FROM note ORDER BY rowid") }
     }
 
-    /// Waits up to 10 s for `condition`.
-    private func eventually(_ condition: () async -> Bool) async throws -> Bool {
-        let end = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < end {
-            if await condition() { return true }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return await condition()
-    }
-
     private var manual: DatabaseDormancy { DatabaseDormancy(idleTimeout: .seconds(3600)) }
 
     @Test func idleConnectionIsClosedAfterTheTimeoutAndReopensWithItsData() async throws {
         let queue = try await notesQueue("idle.sqlite", dormancy: DatabaseDormancy(idleTimeout: .milliseconds(50)))
         try await Self.add("before", to: queue)
-        #expect(try await eventually { await !queue.isConnectionOpen })
+        #expect(await eventually { await !queue.isConnectionOpen })
         let released = queue.releaseCount
         #expect(released >= 1)
         #expect(!FileManager.default.fileExists(atPath: directory.file("idle.sqlite-wal")))
         #expect(try await Self.notes(queue) == ["before"])
         // Released again: the read reopened it. (Whether it is still open depends on how soon this task runs.)
-        #expect(try await eventually { queue.releaseCount > released })
+        #expect(await eventually { queue.releaseCount > released })
     }
 
     @Test func aKeptWriteAheadLogFileStaysEmptyWhileDormantAndTheDataSurvives() async throws {
@@ -182,7 +172,7 @@ import TestSupport
             try db.execute(sql: "INSERT INTO note VALUES ('pending')")
         }
         #expect(
-            try await eventually { queue.activity.withLock { $0.memoryKeptInUse } >= 1 },
+            await eventually { queue.activity.withLock { $0.memoryKeptInUse } >= 1 },
             "a check found the connection unused for the delay")
 
         #expect(try await queue.writeWithoutTransaction { $0.cachedStatementCount } > 0)
@@ -251,7 +241,7 @@ import TestSupport
         let path = directory.file("waiter.sqlite")
         let configuration = self.configuration
         let waiter = Task { try await DatabaseQueue(path: path, configuration: configuration, dormancy: dormancy) }
-        #expect(try await eventually { budget.waitingCount == 1 }, "the new queue waits for the slot")
+        #expect(await eventually { budget.waitingCount == 1 }, "the new queue waits for the slot")
         #expect(await holder.isConnectionOpen)
         #expect(budget.openCount == 1)
 
@@ -279,18 +269,18 @@ import TestSupport
         }
         let firstBusy = Task { try await first.writeWithoutTransaction { _ in started.count.add(1, ordering: .relaxed); firstGate.wait() } }
         let secondBusy = Task { try await second.writeWithoutTransaction { _ in started.count.add(1, ordering: .relaxed); secondGate.wait() } }
-        #expect(try await eventually { started.count.load(ordering: .relaxed) == 2 })
+        #expect(await eventually { started.count.load(ordering: .relaxed) == 2 })
         let configuration = configuration
         let (unopenable, thirdPath, fourthPath) = (
             directory.file("missing-folder/never.sqlite"), directory.file("third.sqlite"), directory.file("fourth.sqlite"))
         let failing = Task { () -> Bool in
             (try? await DatabaseQueue(path: unopenable, configuration: configuration, dormancy: dormancy)) != nil
         }
-        #expect(try await eventually { budget.waitingCount == 1 })
+        #expect(await eventually { budget.waitingCount == 1 })
         let third = Task { try await DatabaseQueue(path: thirdPath, configuration: configuration, dormancy: dormancy) }
-        #expect(try await eventually { budget.waitingCount == 2 })
+        #expect(await eventually { budget.waitingCount == 2 })
         let fourth = Task { try await DatabaseQueue(path: fourthPath, configuration: configuration, dormancy: dormancy) }
-        #expect(try await eventually { budget.waitingCount == 3 })
+        #expect(await eventually { budget.waitingCount == 3 })
         firstGate.signal()
 
         #expect(try await withDeadline(.seconds(60), "the failing opener to be served") { await failing.value } == false)

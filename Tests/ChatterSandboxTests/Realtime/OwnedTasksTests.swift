@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 @testable import ChatterSandbox
 
@@ -13,21 +14,11 @@ private final class Counter: Sendable {
 
 @Suite("A socket's own tasks: finished ones leave, closing cancels the rest")
 struct OwnedTasksTests {
-    /// Polls `condition` in real time for up to 30 s: a loaded machine can take seconds to run 200 tasks.
-    private func eventually(_ condition: () -> Bool) async throws -> Bool {
-        let end = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < end {
-            if condition() { return true }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
-    }
-
     @Test func finishedTasksLeaveTheSet() async throws {
         let tasks = OwnedTasks()
         let ran = Counter()
         for _ in 0..<200 { tasks.spawn { ran.increment() } }
-        #expect(try await eventually { ran.count == 200 && tasks.count == 0 }, "\(tasks.count) finished tasks kept")
+        #expect(await eventually { ran.count == 200 && tasks.count == 0 }, "\(tasks.count) finished tasks kept")
     }
 
     @Test func cancelAllCancelsRunningTasksAndRefusesNewOnes() async throws {
@@ -41,7 +32,7 @@ struct OwnedTasksTests {
             }
         }
         tasks.cancelAll()
-        #expect(try await eventually { cancelled.count == 1 })
+        #expect(await eventually { cancelled.count == 1 })
         // Refused at once: no task is started, so the body can never run.
         #expect(tasks.spawn {} == false)
         #expect(tasks.count == 0)

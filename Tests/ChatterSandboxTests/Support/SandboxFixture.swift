@@ -2,6 +2,7 @@ import ChatterBots
 import ChatterSandbox
 import Foundation
 import Testing
+import TestSupport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -124,12 +125,10 @@ struct SandboxFixture {
     /// Waits (in real time) until the hub noticed that the device's socket closed, so that what follows (a grace
     /// period, a push decision) starts from a known state.
     func waitUntilDisconnected(_ deviceId: Device.ID) async throws {
-        let end = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < end {
-            if await !sandbox.hub.isConnected(deviceId) { return }
-            try await Task.sleep(for: .milliseconds(10))
+        let sandbox = sandbox
+        guard await eventually(timeout: .seconds(30), { await !sandbox.hub.isConnected(deviceId) }) else {
+            throw RealtimeTestClientError(description: "device \(deviceId) is still connected")
         }
-        throw RealtimeTestClientError(description: "device \(deviceId) is still connected")
     }
 
     /// Waits (in real time) until the user is offline and their last-seen time is stored.
