@@ -19,7 +19,9 @@ struct RealtimeLoadTests {
             }
             await peer.waitForClose()
         }
-        let connection = try await server.connect()
+        // A request waits behind up to 255 others on two shared cores: the default 10 s could run out on a slow CI.
+        let connection = try await server.connect(
+            options: RealtimeConnectionOptions(sessionReadyTimeout: .seconds(60), requestTimeout: .seconds(60)))
         let start = ContinuousClock.now
         let acks = try await withThrowingTaskGroup(of: (Int, MessageAck).self) { group in
             var acks: [Int: MessageAck] = [:]
