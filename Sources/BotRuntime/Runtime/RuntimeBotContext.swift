@@ -41,7 +41,8 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
     }
 
     let bot: BotIdentity
-    let logger: BotLogger
+    /// Made when asked: most handlers never log, and a logger costs a closure and its fields.
+    var logger: BotLogger { dependencies.log.botLogger(trace: trace) }
     private let dependencies: Dependencies
     private let trigger: Trigger
     private let lane: HandlerLane
@@ -53,8 +54,9 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
     private let retrying: Int64?
     private let work: Mutex<State>
 
-    /// What every handler context of a session acts through; built once per session.
-    struct Dependencies: Sendable {
+    /// What every handler context of a session acts through; built once per session. A class, so that each context
+    /// holds one reference instead of a copy of every part.
+    final class Dependencies: Sendable {
         let store: BotStore
         let writer: StoreWriter
         let rest: ChatterRESTClient
@@ -64,6 +66,21 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
         let readState: ReadStateDirectory
         let clock: any ChatterClock
         let log: SessionLog
+
+        init(
+            store: BotStore, writer: StoreWriter, rest: ChatterRESTClient, outbox: OutboxSender, typing: TypingIndicators,
+            presence: PresenceDirectory, readState: ReadStateDirectory, clock: any ChatterClock, log: SessionLog
+        ) {
+            self.store = store
+            self.writer = writer
+            self.rest = rest
+            self.outbox = outbox
+            self.typing = typing
+            self.presence = presence
+            self.readState = readState
+            self.clock = clock
+            self.log = log
+        }
     }
 
     init(
@@ -77,7 +94,6 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
         self.lane = lane
         self.trace = trace
         self.run = run
-        self.logger = dependencies.log.botLogger(trace: trace)
         let unit: UnitOfWork
         switch trigger {
         case .message(let message):

@@ -12,8 +12,9 @@ import Synchronization
 /// for its ticket. A lane's first unit commits inline when nothing is behind it and the store is free; a batch the
 /// transaction failed for is tried again twice, and a lasting failure stops the bot.
 extension StoreWriter {
-    /// What the session does with its lanes' units, and what the writer asks it.
-    struct LaneHooks: Sendable {
+    /// What the session does with its lanes' units, and what the writer asks it. A class, so that each unit's commit
+    /// passes one reference instead of copying every closure and logger inside.
+    final class LaneHooks: Sendable {
         /// Where a commit's results go: the session routes receipts (outbox, read receipts, released messages).
         typealias Route = @Sendable (CommitReceipt, UnitOfWork) -> Void
         /// Where a refused unit goes, or one not committed because it is stale: the session fails what waits for its
@@ -26,17 +27,34 @@ extension StoreWriter {
         typealias Backlog = @Sendable (HandlerLane) -> Bool
 
         /// The clock the retries of a failed transaction wait on.
-        var clock: any ChatterClock
-        var log: SessionLog
-        var metrics: SessionMetrics
-        var route: Route
-        var onRefusal: Refusal
-        var isStale: Staleness
-        var hasBacklog: Backlog
-        var onFatal: @Sendable (BotStopReason, [ClientMessageID], BotStoreError) -> Void
+        let clock: any ChatterClock
+        let log: SessionLog
+        let metrics: SessionMetrics
+        let route: Route
+        let onRefusal: Refusal
+        let isStale: Staleness
+        let hasBacklog: Backlog
+        let onFatal: @Sendable (BotStopReason, [ClientMessageID], BotStoreError) -> Void
         /// Where the outcomes of units committed by a drain are carried out: the session's executor, not the store's
         /// thread that committed them (its receipts then go out at the end of the loop's turn, as the inline ones do).
-        var executor: (any TaskExecutor)? = SessionExecutor.preferred
+        let executor: (any TaskExecutor)?
+
+        init(
+            clock: any ChatterClock, log: SessionLog, metrics: SessionMetrics, route: @escaping Route,
+            onRefusal: @escaping Refusal, isStale: @escaping Staleness, hasBacklog: @escaping Backlog,
+            onFatal: @escaping @Sendable (BotStopReason, [ClientMessageID], BotStoreError) -> Void,
+            executor: (any TaskExecutor)? = SessionExecutor.preferred
+        ) {
+            self.clock = clock
+            self.log = log
+            self.metrics = metrics
+            self.route = route
+            self.onRefusal = onRefusal
+            self.isStale = isStale
+            self.hasBacklog = hasBacklog
+            self.onFatal = onFatal
+            self.executor = executor
+        }
     }
 
     /// A unit in its lane.

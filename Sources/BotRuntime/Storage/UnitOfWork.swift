@@ -136,9 +136,11 @@ package struct UnitOfWork: Sendable {
     }
 
     /// Queues `message`, already encoded as `payload` (its `OutboxPayload` JSON text, stored and sent as is).
-    mutating func send(_ message: MessageSend, encodedAs payload: String, traceID: String? = nil) {
+    mutating func send(_ message: consuming MessageSend, encodedAs payload: consuming String, traceID: String? = nil) {
+        // Appended in place, not through `modify`'s closure, so the send is moved into the unit rather than copied.
         let send = PendingSend(message: message, payload: payload, traceID: traceID ?? self.traceID)
-        modify { $0.sends.append(send) }
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+        storage.fields.sends.append(send)
     }
 
     /// The messages queued so far, in send order.

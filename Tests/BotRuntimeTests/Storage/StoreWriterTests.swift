@@ -178,10 +178,10 @@ struct StoreWriterTests {
     @Test func aUnitTakenBeforeItsConversationWasRewoundIsNotCommitted() async throws {
         let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
         let refusals = Mutex<[String]>([])
-        var lanes = hooks(routing: { _, _ in Issue.record("a stale unit was committed") })
-        lanes.isStale = { _, epoch in epoch == 0 }
-        lanes.onRefusal = { unit, error, _ in refusals.withLock { $0.append("\(unit.traceID ?? "") \(error.map { "\($0)" } ?? "stale")") } }
-        store.writer.openLanes(lanes)
+        store.writer.openLanes(hooks(
+            routing: { _, _ in Issue.record("a stale unit was committed") },
+            isStale: { _, epoch in epoch == 0 },
+            onRefusal: { unit, error, _ in refusals.withLock { $0.append("\(unit.traceID ?? "") \(error.map { "\($0)" } ?? "stale")") } }))
         let message = Fixture.message(seq: 1)
         store.writer.submit(UnitOfWork(handling: message, bot: Fixture.bot, traceID: "t1"), in: .conversation(Fixture.direct), trace: "t1")
         await store.writer.waitUntilLanesIdle()
@@ -231,10 +231,14 @@ struct StoreWriterTests {
         #expect(try ran?.get() == true, "the gate must run inline on an idle store")
     }
 
-    private func hooks(routing route: @escaping StoreWriter.LaneHooks.Route) -> StoreWriter.LaneHooks {
+    private func hooks(
+        routing route: @escaping StoreWriter.LaneHooks.Route,
+        isStale: @escaping StoreWriter.LaneHooks.Staleness = { _, _ in false },
+        onRefusal: @escaping StoreWriter.LaneHooks.Refusal = { _, _, _ in }
+    ) -> StoreWriter.LaneHooks {
         StoreWriter.LaneHooks(
             clock: clock, log: SessionLog(sink: .discarding, bot: "writer", clock: clock), metrics: SessionMetrics(clock: clock),
-            route: route, onRefusal: { _, _, _ in }, isStale: { _, _ in false }, hasBacklog: { _ in false },
+            route: route, onRefusal: onRefusal, isStale: isStale, hasBacklog: { _ in false },
             onFatal: { reason, _, _ in Issue.record("the bot was stopped: \(reason)") })
     }
 }
