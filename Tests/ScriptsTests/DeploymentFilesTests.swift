@@ -57,12 +57,14 @@ import Testing
     }
 
     /// The StatefulSet's fields that must agree: shards with replicas, the grace with the shutdown timeout, probes
-    /// with the port, as PyYAML (a dependency of kubernetes-validate) reads them.
+    /// and the Service with bots.json's port, as PyYAML (a dependency of kubernetes-validate) reads them.
     @Test func theStatefulSetRunsOneShardPerReplicaAndOutlastsItsShutdownTimeout() async throws {
         let python = try TestPeer.python(importing: ["yaml"])
         let script = """
             import json, sys, yaml
             spec = yaml.safe_load(open(sys.argv[1]))["spec"]
+            config = json.loads(yaml.safe_load(open(sys.argv[2]))["data"]["bots.json"])
+            service = yaml.safe_load(open(sys.argv[3]))["spec"]
             pod = spec["template"]["spec"]
             bots = pod["containers"][0]
             args = bots["args"]
@@ -75,12 +77,22 @@ import Testing
                 "liveness": bots["livenessProbe"]["httpGet"]["path"],
                 "readiness": bots["readinessProbe"]["httpGet"]["path"],
                 "scrape": spec["template"]["metadata"]["annotations"]["prometheus.io/scrape"],
+                "ports": sorted({
+                    config["httpPort"],
+                    bots["ports"][0]["containerPort"],
+                    int(spec["template"]["metadata"]["annotations"]["prometheus.io/port"]),
+                    service["ports"][0]["targetPort"] if isinstance(service["ports"][0].get("targetPort"), int)
+                        else service["ports"][0]["port"],
+                }),
+                "probePorts": sorted({bots[probe]["httpGet"]["port"] for probe in ["livenessProbe", "readinessProbe", "startupProbe"]}),
+                "portName": bots["ports"][0]["name"],
                 "claims": [claim["metadata"]["name"] for claim in spec["volumeClaimTemplates"]],
                 "token": [e["name"] for e in bots["env"] if "secretKeyRef" in e.get("valueFrom", {})],
             }))
             """
         let (code, output) = try await run([
             python, "-c", script, Self.kubernetes.appendingPathComponent("statefulset.yaml").path,
+            Self.kubernetes.appendingPathComponent("configmap.yaml").path, Self.kubernetes.appendingPathComponent("service.yaml").path,
         ])
         #expect(code == 0, "\(output)")
         let fields = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
@@ -92,6 +104,10 @@ import Testing
         #expect(fields["liveness"] as? String == "/livez")
         #expect(fields["readiness"] as? String == "/readyz")
         #expect(fields["scrape"] as? String == "true")
+        // Every pod serves on bots.json's httpPort (a shard from the pod name keeps it): the container, the scrape
+        // annotation and the Service name that port, and the probes the container's.
+        #expect((fields["ports"] as? [Int])?.count == 1, "\(fields["ports"] ?? "")")
+        #expect(fields["probePorts"] as? [String] == [fields["portName"] as? String ?? ""])
         #expect(fields["claims"] as? [String] == ["data"])
         #expect(fields["token"] as? [String] == ["CHATTERBOTS_CONTROL_TOKEN"])
     }

@@ -7,14 +7,20 @@ import Foundation
 ///   never collide, and a bot that moves to another shard of the same host finds its store where it was.
 /// - Each shard's in-flight table (`InFlightTable`, locked by one process) lives in `<dataDirectory>/shard-<INDEX>`.
 ///   The count is not in the name, so the next run of that index finds what a crashed one left, whatever the count.
-/// - The HTTP port is `httpPort + INDEX` when `httpPort` is set and not 0 (0 lets each shard take any free port).
+/// - The HTTP port is `httpPort + INDEX` when `httpPort` is set and not 0 (0 lets each shard take any free port),
+///   unless the shard runs alone on its host (a StatefulSet's pod, its index from the host name): then it is `httpPort`,
+///   the port its probes and Service name.
 /// - With `"server": "sandbox"`, shard 0 embeds the sandbox and the other shards connect to it.
 package struct ShardLayout: Sendable, Equatable {
     /// The shard; nil for a process that runs every bot.
     package let shard: Shard?
+    /// Whether the shard runs alone on its host, as a pod whose index comes from its name: no other shard takes its
+    /// ports.
+    package let isAloneOnHost: Bool
 
-    package init(shard: Shard?) {
+    package init(shard: Shard?, isAloneOnHost: Bool = false) {
         self.shard = shard
+        self.isAloneOnHost = isAloneOnHost
     }
 
     /// The directory of the process's in-flight table: the data directory itself without a shard.
@@ -28,7 +34,7 @@ package struct ShardLayout: Sendable, Equatable {
     /// - Throws: `ShardLayoutError.httpPortOutOfRange` when `httpPort + INDEX` passes 65535.
     package func httpPort(configured: UInt16?) throws(ShardLayoutError) -> Int? {
         guard let configured else { return nil }
-        guard let shard, configured != 0 else { return Int(configured) }
+        guard let shard, configured != 0, !isAloneOnHost else { return Int(configured) }
         let port = Int(configured) + shard.index
         guard port <= Int(UInt16.max) else {
             throw .httpPortOutOfRange(httpPort: Int(configured), shard: shard)

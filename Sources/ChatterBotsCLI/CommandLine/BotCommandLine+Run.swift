@@ -12,14 +12,14 @@ extension BotCommandLine {
     /// configured; until a shutdown request (SIGINT/SIGTERM) or until every bot has stopped.
     func runBots(_ options: BotCommand.RunOptions, in environment: CommandEnvironment) async -> ExitCode {
         guard let (configuration, fleet) = loadLineup(options.configuration, in: environment) else { return .usageError }
-        let shard: Shard?
+        let layout: ShardLayout
         do {
-            shard = try ShardSelection.resolve(options.shard, variables: environment.variables)
+            layout = try ShardSelection.layout(options.shard, variables: environment.variables)
         } catch {
             environment.standardError.write(line: "\(programName): \(error.message)\nSee '\(programName) help run' for usage.")
             return .usageError
         }
-        let layout = ShardLayout(shard: shard)
+        let shard = layout.shard
         let lineup = Self.members(of: fleet, on: shard)
         if let shard, !checkShardCount(shard, lineup: lineup, configuration: configuration, in: environment) {
             return .usageError

@@ -24,6 +24,22 @@ package enum ShardSelection: Sendable, Equatable {
     package static func resolve(
         _ selection: ShardSelection?, variables: [String: String], systemHostname: () -> String = Self.systemHostname
     ) throws(CommandLineUsageError) -> Shard? {
+        try layout(selection, variables: variables, systemHostname: systemHostname).shard
+    }
+
+    /// The layout of the shard `run` runs (see ``resolve(_:variables:systemHostname:)``). A shard whose index comes
+    /// from the host name runs alone on its host (a StatefulSet's pod): it keeps the configured ports.
+    package static func layout(
+        _ selection: ShardSelection?, variables: [String: String], systemHostname: () -> String = Self.systemHostname
+    ) throws(CommandLineUsageError) -> ShardLayout {
+        let (shard, fromHostname) = try choose(selection, variables: variables, systemHostname: systemHostname)
+        return ShardLayout(shard: shard, isAloneOnHost: fromHostname)
+    }
+
+    /// The shard, and whether its index came from the host name.
+    private static func choose(
+        _ selection: ShardSelection?, variables: [String: String], systemHostname: () -> String
+    ) throws(CommandLineUsageError) -> (Shard?, fromHostname: Bool) {
         func value(_ name: String) -> String? {
             variables[name].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
         }
@@ -37,27 +53,27 @@ package enum ShardSelection: Sendable, Equatable {
         }
         switch selection {
         case .shard(let shard):
-            return shard
+            return (shard, false)
         case .hostname(let count?):
-            return try hostnameShard(count: count, countSource: "--shard-count")
+            return (try hostnameShard(count: count, countSource: "--shard-count"), true)
         case .hostname(nil):
             guard let text = value(countVariable) else {
                 throw CommandLineUsageError(
                     "--shard-from-hostname needs the shard count: give --shard-count N or set \(countVariable)", command: "run")
             }
-            return try hostnameShard(count: try count(text, from: countVariable), countSource: countVariable)
+            return (try hostnameShard(count: try count(text, from: countVariable), countSource: countVariable), true)
         case nil:
             switch (value(shardVariable), value(countVariable)) {
             case (nil, nil):
-                return nil
+                return (nil, false)
             case (let text?, nil):
                 do {
-                    return try Shard(parsing: text)
+                    return (try Shard(parsing: text), false)
                 } catch {
                     throw CommandLineUsageError("\(shardVariable): \(error)", command: "run")
                 }
             case (nil, let text?):
-                return try hostnameShard(count: try count(text, from: countVariable), countSource: countVariable)
+                return (try hostnameShard(count: try count(text, from: countVariable), countSource: countVariable), true)
             case (_?, _?):
                 throw CommandLineUsageError(
                     "both \(shardVariable) and \(countVariable) are set: set \(shardVariable)=INDEX/COUNT, or "

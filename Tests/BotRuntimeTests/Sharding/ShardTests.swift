@@ -60,6 +60,14 @@ struct ShardLayoutTests {
         }
     }
 
+    @Test func aShardAloneOnItsHostServesHTTPOnTheConfiguredPortWhateverItsIndex() throws {
+        let pod = ShardLayout(shard: try Shard(index: 2, count: 3), isAloneOnHost: true)
+        #expect(try pod.httpPort(configured: 8961) == 8961)
+        #expect(try pod.httpPort(configured: 65_535) == 65_535)
+        #expect(try pod.httpPort(configured: 0) == 0)
+        #expect(try pod.httpPort(configured: nil) == nil)
+    }
+
     @Test func shardZeroEmbedsTheSandboxTheOthersShareIt() throws {
         #expect(ShardLayout(shard: nil).embedsSandbox && !ShardLayout(shard: nil).sharesSandbox)
         #expect(ShardLayout(shard: try Shard(index: 0, count: 3)).embedsSandbox)

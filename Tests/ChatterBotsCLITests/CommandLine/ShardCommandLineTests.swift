@@ -76,6 +76,14 @@ struct ShardSelectionTests {
         #expect(try ShardSelection.resolve(.hostname(count: 2), variables: [:], systemHostname: { "bots-1" }) == Shard(index: 1, count: 2))
     }
 
+    @Test func aShardWhoseIndexComesFromTheHostNameRunsAloneOnItsHost() throws {
+        #expect(try ShardSelection.layout(.hostname(count: 3), variables: ["HOSTNAME": "bots-2"]).isAloneOnHost)
+        #expect(try ShardSelection.layout(nil, variables: ["CHATTERBOTS_SHARD_COUNT": "3", "HOSTNAME": "bots-2"]).isAloneOnHost)
+        #expect(try !ShardSelection.layout(.shard(Shard(index: 2, count: 3)), variables: [:]).isAloneOnHost)
+        #expect(try !ShardSelection.layout(nil, variables: ["CHATTERBOTS_SHARD": "2/3"]).isAloneOnHost)
+        #expect(try ShardSelection.layout(nil, variables: [:]) == ShardLayout(shard: nil))
+    }
+
     @Test func aWrongEnvironmentIsAUsageErrorNamingTheVariable() {
         func message(_ selection: ShardSelection?, _ variables: [String: String]) -> String {
             do {
@@ -119,13 +127,13 @@ struct ShardRunTests {
     static let bots = (0..<9).map { "bot\($0)" }
 
     /// bots.json of `bots` against a server the stand-in sessions never call.
-    static func writeRemoteConfiguration(in harness: CommandHarness) throws {
+    static func writeRemoteConfiguration(in harness: CommandHarness, extra: String = "") throws {
         let entries = bots.map { name in
             #"{"name": "\#(name)", "kind": "greeting", "credentials": {"username": "\#(name)_bot", "password": {"env": "GREETING_PASSWORD"}}, "friendRequests": "everyone", "options": {"greeting": "hi"}}"#
         }
         try harness.directory.write(#"""
             {"server": {"apiURL": "http://127.0.0.1:9/v1", "webSocketURL": "ws://127.0.0.1:9/v1/ws", "clientKey": "ck"},
-             "dataDirectory": "data", "bots": [\#(entries.joined(separator: ","))]}
+             "dataDirectory": "data", \#(extra) "bots": [\#(entries.joined(separator: ","))]}
             """#, to: "bots.json")
     }
 
@@ -151,6 +159,20 @@ struct ShardRunTests {
         try await harness.waitUntilLive(count: mine.count)
         #expect(await harness.sessionNames == Set(mine))
         #expect(harness.output.text.hasPrefix("shard 2/3: "))
+        harness.shutdown.request()
+        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+    }
+
+    /// A StatefulSet's pods each have their own network: shard 2 serves on the port its probes and Service name.
+    @Test func aShardFromThePodNameServesHTTPOnTheConfiguredPort() async throws {
+        let harness = try CommandHarness()
+        let port = try FreePort.take()
+        try Self.writeRemoteConfiguration(in: harness, extra: #""httpPort": \#(port),"#)
+        let mine = ShardAssignment(count: 3).shards(of: Self.bots)[2]
+        let run = Task { await harness.run(["run", "--shard-from-hostname", "--shard-count", "3"], variables: ["HOSTNAME": "bots-2"]) }
+        try await harness.waitUntilLive(count: mine.count)
+        let controls = ControlFile.all(in: harness.directory.url.appendingPathComponent("data"))
+        #expect(controls.map(\.1.httpPort) == [port])
         harness.shutdown.request()
         #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
     }
