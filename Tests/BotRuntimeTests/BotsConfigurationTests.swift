@@ -92,7 +92,7 @@ struct BotsConfigurationTests {
             .components(separatedBy: "```").first)
         let configuration = try load(example, environment: [
             "CHATTER_CLIENT_KEY": "ck", "REMINDER_BOT_PASSWORD": "a", "GREETER_BOT_PASSWORD": "b",
-        ], knownKinds: ["reminder", "friend-greeter"])
+        ], knownKinds: ["reminders", "friend-greeter"])
         #expect(configuration.bots.map(\.name) == ["reminder", "greeter"])
         let schema = try Data(contentsOf: docs.appendingPathComponent("bots.schema.json"))
         #expect(try JSONSerialization.jsonObject(with: schema) is [String: Any])
@@ -298,6 +298,13 @@ struct BotsConfigurationTests {
     @Test func aMissingVariableInsideOptionsNamesItsPath() {
         let found = problems(sandbox(bot: #""name": "w", "kind": "weather", "credentials": {"username": "u", "password": "p"}, "friendRequests": "everyone", "options": {"service": {"key": {"env": "WEATHER_KEY"}}}"#))
         #expect(found == [#"bot "w", options.service.key: environment variable WEATHER_KEY is not set"#])
+    }
+
+    @Test func anEmptyVariableInsideOptionsIsAnErrorNamingItsPath() {
+        let found = problems(
+            sandbox(bot: #""name": "w", "kind": "weather", "credentials": {"username": "u", "password": "p"}, "friendRequests": "everyone", "options": {"service": {"key": {"env": "WEATHER_KEY"}}}"#),
+            environment: ["WEATHER_KEY": ""])
+        #expect(found == [#"bot "w", options.service.key: is empty (environment variable WEATHER_KEY is set but empty)"#])
     }
 
     // MARK: Validation

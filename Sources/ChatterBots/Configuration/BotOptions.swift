@@ -42,8 +42,8 @@ public struct BotOptions: Sendable, Equatable {
     public var jsonData: Data { json.encoded() }
 
     /// These options with every `{"env": "VARIABLE"}` replaced by the variable's value and every `{"file": "PATH"}`
-    /// by the file's content (`SecretFile`, relative to `baseDirectory`); a missing variable or unreadable file is
-    /// reported through `report` with its path under `options`.
+    /// by the file's content (`SecretFile`, relative to `baseDirectory`); a variable missing or empty, or a file
+    /// unreadable or empty, is reported through `report` with its path under `options`.
     package func resolved(
         in environment: [String: String], baseDirectory: URL? = nil, report: (_ field: String, _ message: String) -> Void
     ) -> BotOptions {
@@ -54,6 +54,10 @@ public struct BotOptions: Sendable, Equatable {
                 if fields.count == 1, case .string(let variable)? = fields["env"] {
                     guard let resolved = environment[variable] else {
                         report(path, "environment variable \(variable) is not set")
+                        return .null
+                    }
+                    guard !resolved.isEmpty else {
+                        report(path, "is empty (environment variable \(variable) is set but empty)")
                         return .null
                     }
                     referenced.append(resolved)
