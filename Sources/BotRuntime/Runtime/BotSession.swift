@@ -542,8 +542,9 @@ public actor BotSession {
         let inputs = inputs
         live.tasks.add {
             do {
-                try await synchronizer.synchronize(on: link, isFirst: isFirst)
+                let friendshipsRefreshed = try await synchronizer.synchronize(on: link, isFirst: isFirst)
                 inputs?.yield(.synchronized(generation))
+                if !friendshipsRefreshed { await synchronizer.refreshFriendshipsUntilDone(trace: "sync-\(generation)") }
             } catch {
                 // Cancelled with its connection: the `.closed` report says what happened.
                 if Task.isCancelled { return }

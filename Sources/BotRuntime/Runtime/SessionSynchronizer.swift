@@ -6,6 +6,10 @@ import Foundation
 /// `sync.request`s (cut by `SyncPlan`) with the highest contiguous seq of every known conversation, following
 /// `hasMore` with REST pages. Everything goes through the admission queue, so it is deduplicated against what
 /// arrives live meanwhile.
+///
+/// Messages do not wait for the friendships: when the friends or friend-request refresh fails, the sync goes on
+/// without it and the session tries it again later (`refreshFriendshipsUntilDone`), so an outage of those
+/// endpoints never keeps the bot from catching up, answering and sending.
 struct SessionSynchronizer: Sendable {
     let store: BotStore
     let writer: StoreWriter
@@ -21,18 +25,19 @@ struct SessionSynchronizer: Sendable {
     let environment: BotRuntimeEnvironment
     let log: SessionLog
 
-    /// Runs the refresh and the sync on `link`; throws when a request failed (the session then reconnects).
-    func synchronize(on link: RealtimeLink, isFirst: Bool) async throws {
+    /// Runs the refresh and the sync on `link`; throws when the conversations' refresh or the sync failed (the
+    /// session then reconnects). Returns whether the friendships were refreshed too.
+    func synchronize(on link: RealtimeLink, isFirst: Bool) async throws -> Bool {
         let trace = "sync-\(link.generation)"
         try await refreshConversations(trace: trace)
 
-        try await refreshFriends(trace: trace)
-
-        let requests = try await rest.friendRequests()
-        // Requests no longer pending are forgotten; the bot was asked about the others that it left pending.
-        await ignoredRequests.retain(pending: requests.incoming.map(\.id))
-        for request in requests.incoming where !ignoredRequests.contains(request.id) {
-            dispatcher.enqueue(.event(.friendRequest(request), trace: "friend-request-\(request.id.rawValue)"), in: .events)
+        var friendshipsRefreshed = true
+        do {
+            try await refreshFriendships(trace: trace)
+        } catch {
+            try Task.checkCancellation()
+            log.warning("could not refresh friends and friend requests: \(error); the sync goes on, and they are tried again", trace: trace)
+            friendshipsRefreshed = false
         }
 
         if isFirst {
@@ -45,7 +50,7 @@ struct SessionSynchronizer: Sendable {
         }
 
         let positions = try await store.syncPositions()
-        guard !positions.isEmpty else { return }
+        guard !positions.isEmpty else { return friendshipsRefreshed }
         let plan = SyncPlan(
             limitPerConversation: environment.syncLimitPerConversation,
             inboundMessageLimit: environment.webSocket.limits.maxMessageSize)
@@ -76,6 +81,37 @@ struct SessionSynchronizer: Sendable {
             await dispatcher.waitUntilIdle()
             await writer.waitUntilLanesIdle()
             await outbox.waitUntilEmpty()  // the replies' acks are recorded too
+        }
+        return friendshipsRefreshed
+    }
+
+    /// Tries the refresh of friends and friend requests again, waiting the reconnect backoff (1, 2, 4 … 30 s) before
+    /// each attempt, until one succeeds or the task is cancelled with its connection.
+    func refreshFriendshipsUntilDone(trace: String) async {
+        var policy = ReconnectPolicy()
+        var random = SystemRandomNumberGenerator()
+        while true {
+            do {
+                try await environment.clock.sleep(for: policy.nextDelay(using: &random))
+                try await refreshFriendships(trace: trace)
+                log.info("friends and friend requests refreshed after \(policy.attempts) more attempts", trace: trace)
+                return
+            } catch {
+                if Task.isCancelled { return }
+                log.warning("could not refresh friends and friend requests: \(error); trying again", trace: trace)
+            }
+        }
+    }
+
+    /// `GET /friends` and `GET /friend-requests`: friendships that began or ended while offline, and requests the bot
+    /// has not decided.
+    private func refreshFriendships(trace: String) async throws {
+        try await refreshFriends(trace: trace)
+        let requests = try await rest.friendRequests()
+        // Requests no longer pending are forgotten; the bot was asked about the others that it left pending.
+        await ignoredRequests.retain(pending: requests.incoming.map(\.id))
+        for request in requests.incoming where !ignoredRequests.contains(request.id) {
+            dispatcher.enqueue(.event(.friendRequest(request), trace: "friend-request-\(request.id.rawValue)"), in: .events)
         }
     }
 

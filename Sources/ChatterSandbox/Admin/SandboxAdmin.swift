@@ -72,6 +72,12 @@ public struct SandboxAdmin: Sendable {
         await hub.apply(fault, to: deviceId)
     }
 
+    /// Makes the next `count` requests to `endpoint` answer `INTERNAL` (HTTP 500), as a service in a partial outage
+    /// would, whoever sends them; `Int.max` until called again with 0, which disarms it.
+    public func failRequests(to endpoint: ChatterEndpoint, count: Int) {
+        service.armFailures(of: endpoint, count: count)
+    }
+
     /// Disarms the device's lasting faults (duplicate, reorder, delayed or lost acks).
     public func clearFaults(of deviceId: Device.ID) async {
         await hub.clearFaults(of: deviceId)

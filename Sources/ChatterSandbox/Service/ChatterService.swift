@@ -12,6 +12,8 @@ public final class ChatterService: Sendable {
     public let configuration: SandboxServiceConfiguration
     let identifiers: ULIDGenerator
     let rateLimiter: Mutex<RateLimiter>
+    /// How many more requests to each endpoint fail with `INTERNAL` (`SandboxAdmin.failRequests(to:count:)`).
+    private let armedFailures = Mutex<[ChatterEndpoint: Int]>([:])
 
     /// A service over `store`, reading time from `clock`.
     public init(store: SandboxStore, clock: any ChatterClock, configuration: SandboxServiceConfiguration = .init()) {
@@ -24,4 +26,22 @@ public final class ChatterService: Sendable {
 
     /// The current time, truncated to the millisecond as the wire format keeps it.
     var now: Timestamp { Timestamp(clock.now) }
+
+    /// Makes the next `count` requests to `endpoint` fail; 0 disarms it.
+    func armFailures(of endpoint: ChatterEndpoint, count: Int) {
+        armedFailures.withLock { $0[endpoint] = count > 0 ? count : nil }
+    }
+
+    /// Throws `INTERNAL` when a request to `endpoint` is armed to fail, counting it.
+    func failIfArmed(_ endpoint: ChatterEndpoint) throws(ChatterErrorBody) {
+        let fails = armedFailures.withLock { failures -> Bool in
+            guard let left = failures[endpoint] else { return false }
+            failures[endpoint] = left > 1 ? left - 1 : nil
+            return true
+        }
+        if fails {
+            throw ChatterErrorBody(
+                code: .internalError, message: "The sandbox was asked to fail this request (SandboxAdmin.failRequests).")
+        }
+    }
 }

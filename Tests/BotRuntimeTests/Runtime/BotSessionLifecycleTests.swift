@@ -31,6 +31,38 @@ import Testing
         }
     }
 
+    /// An outage of `GET /friends` must not keep the bot from going live: it catches up, answers and sends, and
+    /// the friendships are refreshed once the endpoint answers again.
+    @Test func aFailingFriendsRefreshDelaysOnlyTheFriendships() async throws {
+        try await RuntimeHarness.run { harness in
+            let first = try await harness.start(ScriptedBot(probe: BotProbe()))
+            await first.stop()
+            let conversation = try await harness.direct(harness.ana)
+            let missed = try await harness.say("hello", as: harness.ana, in: conversation)
+            let request = try await harness.rest(harness.dan).sendFriendRequest(to: .userId(harness.botty.user.id))
+            harness.sandbox.admin.failRequests(to: .friends, count: Int.max)
+
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe), policy: .everyone)
+            try await bot.waitUntilLive(harness)
+            try await harness.waitUntilHandled(upTo: missed.seq, in: conversation, by: bot)
+            try await harness.waitUntil("the reply is sent") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["echo: hello"]
+            }
+            #expect(probe.friendRequests.isEmpty, "the request comes with the friendships' refresh, which failed")
+
+            harness.sandbox.admin.failRequests(to: .friends, count: 0)
+            // The retry waits on the virtual clock: time moves until it has run (the bot decides the request).
+            let clock = harness.clock
+            #expect(await eventually {
+                if probe.friendRequests.map(\.id) == [request.id] { return true }
+                await clock.advance(by: .seconds(1))
+                return false
+            }, "the refresh is tried again and decides the request")
+            await bot.stop()
+        }
+    }
+
     @Test func theHandlersDecisionOverridesThePolicy() async throws {
         try await RuntimeHarness.run { harness in
             var script = ScriptedBot(probe: BotProbe())

@@ -17,6 +17,24 @@ struct FaultConformanceTests {
         }
     }
 
+    @Test func failedRequestsAnswerInternalForTheirEndpointOnlyUntilUsedUpOrDisarmed() async throws {
+        try await SandboxFixture.run { fixture in
+            let rest = fixture.rest(fixture.ana)
+            fixture.sandbox.admin.failRequests(to: .friends, count: 2)
+            for _ in 0..<2 {
+                await #expect { try await rest.friends() } throws: { error in
+                    (error as? ChatterAPIError).map { $0.code == .internalError && $0.httpStatus == 500 } ?? false
+                }
+            }
+            _ = try await rest.friends()
+            fixture.sandbox.admin.failRequests(to: .friends, count: Int.max)
+            _ = try await rest.me()
+            await #expect(throws: ChatterAPIError.self) { try await rest.friends() }
+            fixture.sandbox.admin.failRequests(to: .friends, count: 0)
+            _ = try await rest.friends()
+        }
+    }
+
     @Test func dropBeforeAckStoresTheMessageOnceAndTheResendGetsTheSameAck() async throws {
         try await SandboxFixture.run { fixture in
             let chat = try await fixture.direct(fixture.ana, fixture.ben).id
