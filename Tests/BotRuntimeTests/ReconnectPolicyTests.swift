@@ -76,6 +76,16 @@ struct RateLimitDelayTests {
         #expect((delay.unreadableValue == nil) == (seconds != nil), "one parser: readable for both or for neither")
     }
 
+    /// A `sync.request` answered with a `RATE_LIMITED` error frame waits what the frame asks, as a 429 does.
+    @Test func aRateLimitedAnswerAsksItsWaitOverRESTOrInAnErrorFrame() {
+        let frame = ChatterAPIError(code: .rateLimited, message: "slow down", details: ["retryAfter": 45])
+        #expect(RateLimitDelay.asked(by: RealtimeError.api(frame)) == .seconds(45))
+        #expect(RateLimitDelay.asked(by: ChatterAPIError(code: .rateLimited, message: "", retryAfter: .seconds(7))) == .seconds(7))
+        #expect(RateLimitDelay.asked(by: RealtimeError.api(ChatterAPIError(code: .rateLimited, message: ""))) == .seconds(60))
+        #expect(RateLimitDelay.asked(by: RealtimeError.api(ChatterAPIError(code: .internalError, message: ""))) == nil)
+        #expect(RateLimitDelay.asked(by: CancellationError()) == nil)
+    }
+
     @Test func delaysAreClampedToOneSecondAndOneDay() {
         #expect(RateLimitDelay(serverValue: "0").delay == .seconds(1))
         #expect(RateLimitDelay(serverValue: "1e12").delay == .seconds(86_400))

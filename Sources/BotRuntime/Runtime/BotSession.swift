@@ -549,8 +549,7 @@ public actor BotSession {
                 // Cancelled with its connection: the `.closed` report says what happened.
                 if Task.isCancelled { return }
                 log.warning("synchronization failed: \(error)")
-                let retryAfter = (error as? ChatterAPIError).flatMap { $0.code == .rateLimited ? $0.retryAfter ?? RateLimitDelay.fallback : nil }
-                inputs?.yield(.lifecycle(.syncFailed(generation: generation, retryAfter: retryAfter)))
+                inputs?.yield(.lifecycle(.syncFailed(generation: generation, retryAfter: RateLimitDelay.asked(by: error))))
             }
         }
     }

@@ -385,11 +385,7 @@ struct OutboxStateMachine: Sendable {
     static func retry(after error: ChatterErrorBody, failures: Int) -> (delay: Duration, pauseAllSends: Duration?) {
         let backoff = Duration.seconds(min(30, 1 << min(max(failures, 1) - 1, 5)))
         guard error.code == .rateLimited else { return (backoff, nil) }
-        let hint = error.details?["retryAfter"]?.doubleValue.flatMap { seconds -> Duration? in
-            guard seconds.isFinite else { return nil }
-            return RateLimitDelay(delay: .seconds(min(max(seconds, 0), 86_400))).delay
-        }
-        let pause = hint ?? backoff
+        let pause = RateLimitDelay.hint(in: error.details) ?? backoff
         return (max(pause, backoff), pause)
     }
 

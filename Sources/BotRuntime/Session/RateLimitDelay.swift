@@ -39,6 +39,22 @@ public struct RateLimitDelay: Sendable, Equatable, CustomStringConvertible {
         self.unreadableValue = nil
     }
 
+    /// The wait a failed request asks for, or nil when it was not rate-limited: a `RATE_LIMITED` answer over REST
+    /// (its `Retry-After`) or in a realtime `error` frame (its `details.retryAfter`), `fallback` when it gives none.
+    static func asked(by error: any Error) -> Duration? {
+        let apiError: ChatterAPIError? =
+            if let error = error as? ChatterAPIError { error } else if case .api(let error)? = error as? RealtimeError { error } else { nil }
+        guard let apiError, apiError.code == .rateLimited else { return nil }
+        if let retryAfter = apiError.retryAfter { return RateLimitDelay(delay: retryAfter).delay }
+        return hint(in: apiError.details) ?? fallback
+    }
+
+    /// The `retryAfter` seconds of an `error` frame's details, clamped; nil without a finite number.
+    static func hint(in details: JSONValue?) -> Duration? {
+        guard let seconds = details?["retryAfter"]?.doubleValue, seconds.isFinite else { return nil }
+        return RateLimitDelay(delay: .seconds(min(max(seconds, 0), 86_400))).delay
+    }
+
     public var description: String {
         if let unreadableValue {
             return "rate limited; the server's delay \"\(unreadableValue)\" is not a number of seconds, waiting \(delay)"
