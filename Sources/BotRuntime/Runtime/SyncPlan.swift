@@ -8,7 +8,7 @@ import ChatterBots
 /// A request names at most `maxConversationsPerRequest` conversations (about 40 bytes each: well under 64 KiB),
 /// and no more than the worst-case response of `limitPerConversation` full-size messages per conversation fits in
 /// half the inbound limit. What a conversation has beyond `limitPerConversation` comes through `hasMore` paging.
-struct SyncPlan: Sendable, Equatable {
+package struct SyncPlan: Sendable, Equatable {
     /// The most conversations one `sync.request` names.
     static let maxConversationsPerRequest = 1_000
     /// The default `limitPerConversation`: a few screens of catch-up inline, the rest paged over REST.
@@ -24,7 +24,7 @@ struct SyncPlan: Sendable, Equatable {
     /// - Parameters:
     ///   - limitPerConversation: the configured limit; nil for `defaultLimitPerConversation`.
     ///   - inboundMessageLimit: the largest message the client's WebSocket accepts, in bytes.
-    init(limitPerConversation: Int?, inboundMessageLimit: Int) {
+    package init(limitPerConversation: Int?, inboundMessageLimit: Int) {
         let limit = max(1, limitPerConversation ?? Self.defaultLimitPerConversation)
         self.limitPerConversation = limit
         let budget = max(0, inboundMessageLimit / 2)
@@ -33,7 +33,7 @@ struct SyncPlan: Sendable, Equatable {
     }
 
     /// The requests for `positions` (conversation → highest contiguous seq), in a stable order.
-    func requests(for positions: [Conversation.ID: Int]) -> [SyncRequest] {
+    package func requests(for positions: [Conversation.ID: Int]) -> [SyncRequest] {
         let ordered = positions.sorted { $0.key.rawValue < $1.key.rawValue }
         return stride(from: 0, to: ordered.count, by: conversationsPerRequest).map { start in
             let chunk = ordered[start..<min(start + conversationsPerRequest, ordered.count)]

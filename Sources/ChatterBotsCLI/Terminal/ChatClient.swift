@@ -36,7 +36,8 @@ public struct ChatClient: Sendable {
         let (outbound, outboundSink) = AsyncStream<ChatShell.Outbound>.makeStream()
         var shell = ChatShell(
             screen: ChatScreen(historyLimit: configuration.historyLimit, timeZone: configuration.timeZone),
-            rest: rest, events: eventSink, outbound: outboundSink, display: display)
+            rest: rest, inboundMessageLimit: configuration.connectionOptions.webSocket.limits.maxMessageSize, events: eventSink,
+            outbound: outboundSink, display: display)
         shell.apply(.signedIn(session.user))
         do {
             shell.apply(.directoryLoaded(try await ChatShell.loadDirectory(rest)))

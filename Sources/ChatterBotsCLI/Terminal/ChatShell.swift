@@ -35,6 +35,8 @@ struct ChatShell {
         var isRead: Bool
     }
     let rest: ChatterRESTClient
+    /// The largest message the connection accepts, which bounds a `sync.response` (`SyncPlan`).
+    let inboundMessageLimit: Int
     let events: AsyncStream<Event>.Continuation
     let outbound: AsyncStream<Outbound>.Continuation
     let display: @Sendable ([ScreenLine]) -> Void
@@ -125,17 +127,22 @@ struct ChatShell {
             }
         case .catchUp(let request, let refreshDirectory):
             let connection = connection
-            Task { await Self.catchUp(request, refreshDirectory: refreshDirectory, connection: connection, rest: rest, events: events) }
+            let plan = SyncPlan(limitPerConversation: request.limitPerConversation, inboundMessageLimit: inboundMessageLimit)
+            Task {
+                await Self.catchUp(
+                    request, plan: plan, refreshDirectory: refreshDirectory, connection: connection, rest: rest, events: events)
+            }
         case .quit:
             break  // the loop ends once the screen says so
         }
     }
 
-    /// The directory when asked, then what the conversations gained since the given `seq`s: `sync.request`,
-    /// and REST pages while `hasMore`.
+    /// The directory when asked, then what the conversations gained since the given `seq`s: `sync.request`s cut by
+    /// `plan` (one frame naming every conversation of a large account would pass the service's 64 KiB and close the
+    /// socket with 1009 at every connect), and REST pages while `hasMore`.
     private static func catchUp(
-        _ request: SyncRequest, refreshDirectory: Bool, connection: ChatterRealtimeConnection?, rest: ChatterRESTClient,
-        events: AsyncStream<Event>.Continuation
+        _ request: SyncRequest, plan: SyncPlan, refreshDirectory: Bool, connection: ChatterRealtimeConnection?,
+        rest: ChatterRESTClient, events: AsyncStream<Event>.Continuation
     ) async {
         if refreshDirectory {
             do {
@@ -146,17 +153,19 @@ struct ChatShell {
         }
         guard let connection, !request.conversations.isEmpty else { return }
         do {
-            let response = try await connection.sync(request)
-            for (id, sync) in response.conversations {
-                var messages = sync.messages
-                var hasMore = sync.hasMore
-                while hasMore {
-                    let after = messages.last?.seq ?? request.conversations[id] ?? 0
-                    let page = try await rest.messages(in: id, afterSeq: after, limit: 100)
-                    messages += page.messages
-                    hasMore = page.hasMore && !page.messages.isEmpty
+            for part in plan.requests(for: request.conversations) {
+                let response = try await connection.sync(part)
+                for (id, sync) in response.conversations {
+                    var messages = sync.messages
+                    var hasMore = sync.hasMore
+                    while hasMore {
+                        let after = messages.last?.seq ?? part.conversations[id] ?? 0
+                        let page = try await rest.messages(in: id, afterSeq: after, limit: 100)
+                        messages += page.messages
+                        hasMore = page.hasMore && !page.messages.isEmpty
+                    }
+                    events.yield(.input(.caughtUp(id, messages: messages, members: sync.members)))
                 }
-                events.yield(.input(.caughtUp(id, messages: messages, members: sync.members)))
             }
         } catch let error as RealtimeError {
             switch error {

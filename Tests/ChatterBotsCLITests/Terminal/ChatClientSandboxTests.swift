@@ -261,6 +261,26 @@ struct ChatClientSandboxTests {
         }
     }
 
+    /// With 3,000 conversations one `sync.request` naming them all passes the service's 64 KiB frame limit, and the
+    /// service closes the socket with 1009 at every connect: the client cuts it into several (`SyncPlan`) and stays
+    /// connected.
+    @Test func anAccountInThousandsOfConversationsCatchesUpWithoutPassingTheFrameLimit() async throws {
+        try await Self.withHarness { harness in
+            for index in 0..<3_000 {
+                _ = try await harness.sandbox.service.createConversation(
+                    harness.bob.caller, .group(title: "group \(index)", memberIds: [harness.alice.user.id]))
+            }
+            let conversation = try await harness.bobREST.directConversation(with: harness.alice.user.id)
+            let client = try await Self.startInConversationWithBob(harness.clientConfiguration())
+            _ = try await harness.bobREST.postMessage(.text("after the catch-up"), clientMessageId: .random(), in: conversation.id)
+            try await client.screen.waitForLine(containing: "bob: after the catch-up")
+            let device = try await Self.aliceDevice(harness)
+            let closes = await harness.sandbox.admin.socketEvents().filter { $0.deviceId == device && $0.closeCode != nil }
+            #expect(closes.isEmpty, "\(closes)")
+            try await client.quit()
+        }
+    }
+
     /// alice's device, once her client is connected.
     static func aliceDevice(_ harness: Harness) async throws -> Device.ID {
         let devices = await harness.sandbox.admin.connectedDevices()
