@@ -15,7 +15,7 @@ import Foundation
 /// - Acks are recorded by one writer at a time: `ackReceived` says when to start one, which takes batches with
 ///   `nextAckBatch()` until it returns nil and reports each written batch with `ackBatchWritten`.
 /// - An entry the machine hands out to fail or expire stays pending until `entrySettledForGood` after its store write.
-struct OutboxStateMachine: Sendable {
+package struct OutboxStateMachine: Sendable {
     /// How long the service turns a repeated `clientMessageId` into the same message (`chatter-api.md`: at least
     /// 24 hours; the realtime seed gives no bound).
     static let serviceIdempotencyWindow: Duration = .seconds(24 * 3600)
@@ -382,7 +382,7 @@ struct OutboxStateMachine: Sendable {
     /// When an entry refused with a transient `error` goes out again, after its `failures`-th failure: 1, 2, 4 …
     /// 30 s. A `RATE_LIMITED` reply speaks for the whole device, so every send pauses (like a 4008), for the
     /// `retryAfter` seconds the service gave (`details.retryAfter`), or for the entry's delay without one.
-    static func retry(after error: ChatterErrorBody, failures: Int) -> (delay: Duration, pauseAllSends: Duration?) {
+    package static func retry(after error: ChatterErrorBody, failures: Int) -> (delay: Duration, pauseAllSends: Duration?) {
         let backoff = Duration.seconds(min(30, 1 << min(max(failures, 1) - 1, 5)))
         guard error.code == .rateLimited else { return (backoff, nil) }
         let pause = RateLimitDelay.hint(in: error.details) ?? backoff

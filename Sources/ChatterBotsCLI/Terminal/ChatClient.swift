@@ -49,21 +49,36 @@ public struct ChatClient: Sendable {
             for await line in input { eventSink.yield(.input(.line(line))) }
             eventSink.yield(.input(.endOfInput))
         }
-        // One sender, so messages go out in the order they were typed.
+        // One sender, so messages go out in the order they were typed: a message refused for now holds back the ones
+        // after it while it waits to go again.
+        let clock = configuration.connectionOptions.clock
         let senderTask = Task {
             for await item in outbound {
-                do throws(RealtimeError) {
-                    let ack = try await item.connection.sendMessage(item.message)
-                    eventSink.yield(.input(.acknowledged(ack)))
-                } catch {
-                    switch error {
-                    case .api(let refusal):
-                        eventSink.yield(.input(.sendFailed(item.message.clientMessageId, reason: refusal.description)))
-                    case .unencodableRequest(_, let description):
-                        eventSink.yield(.input(.sendFailed(item.message.clientMessageId, reason: description)))
-                    default:
-                        break  // still pending: resent with the same clientMessageId after the reconnect
+                var failures = 0
+                while true {
+                    do throws(RealtimeError) {
+                        let ack = try await item.connection.sendMessage(item.message)
+                        eventSink.yield(.input(.acknowledged(ack)))
+                    } catch {
+                        switch error {
+                        case .api(let refusal) where refusal.code.isTransient:
+                            // The same clientMessageId again, after the bots' outbox backoff (or the wait asked).
+                            failures += 1
+                            let body = ChatterErrorBody(code: refusal.code, message: refusal.message, details: refusal.details)
+                            let delay = OutboxStateMachine.retry(after: body, failures: failures).delay
+                            eventSink.yield(.input(.sendRetrying(item.message.clientMessageId, reason: refusal.description, after: delay)))
+                            do { try await clock.sleep(for: delay) } catch { break }
+                            guard item.connection.isOpen else { break }  // resent after the reconnect
+                            continue
+                        case .api(let refusal):
+                            eventSink.yield(.input(.sendFailed(item.message.clientMessageId, reason: refusal.description)))
+                        case .unencodableRequest(_, let description):
+                            eventSink.yield(.input(.sendFailed(item.message.clientMessageId, reason: description)))
+                        default:
+                            break  // still pending: resent with the same clientMessageId after the reconnect
+                        }
                     }
+                    break
                 }
             }
         }

@@ -27,6 +27,8 @@ public enum ChatInput: Sendable, Hashable {
     case acknowledged(MessageAck)
     /// The server refused a message for good (`reason` says why); it is not resent.
     case sendFailed(ClientMessageID, reason: String)
+    /// The server refused a message for now (`RATE_LIMITED`, `INTERNAL`): it stays pending and goes again `after`.
+    case sendRetrying(ClientMessageID, reason: String, after: Duration)
     /// The direct conversation `ChatAction.openDirectConversation` asked for.
     case conversationOpened(Conversation)
     /// A friend request was accepted through `ChatAction.acceptFriendRequest`.

@@ -108,6 +108,11 @@ public struct ChatScreen: Sendable {
             catchUp(id, messages: messages, members: members, into: &update)
         case .acknowledged(let ack):
             acknowledge(ack, into: &update)
+        case .sendRetrying(let clientMessageId, let reason, let delay):
+            guard let message = pendingMessages.first(where: { $0.clientMessageId == clientMessageId }) else { break }
+            update.lines.append(ScreenLine(
+                "… Not sent yet: \"\(Self.excerpt(message.content.body ?? ""))\": \(reason); trying again in \(Self.describe(delay)).",
+                tone: .status))
         case .sendFailed(let clientMessageId, let reason):
             guard let index = pendingMessages.firstIndex(where: { $0.clientMessageId == clientMessageId }) else { break }
             let message = pendingMessages.remove(at: index)

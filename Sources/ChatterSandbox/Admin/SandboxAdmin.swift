@@ -73,7 +73,8 @@ public struct SandboxAdmin: Sendable {
     }
 
     /// Makes the next `count` requests to `endpoint` answer `INTERNAL` (HTTP 500), as a service in a partial outage
-    /// would, whoever sends them; `Int.max` until called again with 0, which disarms it.
+    /// would, whoever sends them; `Int.max` until called again with 0, which disarms it. `.postMessage` also fails a
+    /// realtime `message.send` (with an `error` frame): it is the same operation.
     public func failRequests(to endpoint: ChatterEndpoint, count: Int) {
         service.armFailures(of: endpoint, count: count)
     }

@@ -275,7 +275,8 @@ public actor RealtimeHub: SandboxEventSink {
     ) async {
         do throws(ChatterErrorBody) {
             _ = try await deliverInOrder(in: send.conversationId) { () async throws(ChatterErrorBody) in
-                try await service.sendMessage(caller, send)
+                try service.failIfArmed(.postMessage)
+                return try await service.sendMessage(caller, send)
             } answering: { ack in
                 await self.answer(ServerFrame(.messageAck(ack), replyTo: replyTo), from: caller, on: socket)
             }

@@ -281,6 +281,24 @@ struct ChatClientSandboxTests {
         }
     }
 
+    /// A message the service refuses for now (`INTERNAL`) stays pending, goes again with its clientMessageId after
+    /// the backoff, and arrives once.
+    @Test func aMessageRefusedForNowIsSentAgainAndArrivesOnce() async throws {
+        try await Self.withHarness { harness in
+            let conversation = try await harness.bobREST.directConversation(with: harness.alice.user.id)
+            let client = try await Self.startInConversationWithBob(harness.clientConfiguration())
+            harness.sandbox.admin.failRequests(to: .postMessage, count: 1)
+            client.type("refused once")
+            try await client.screen.waitForLine(containing: "Not sent yet: \"refused once\"")
+            let received = try await harness.bobEvents.wait(for: Self.newMessage("refused once"))
+            try await client.screen.waitForLine(containing: "alice: refused once")
+            let stored = try await harness.bobREST.messages(in: conversation.id, afterSeq: 0).messages
+            #expect(stored.map(\.id) == [received.id])
+            #expect(!client.screen.text.contains { $0.contains("✗ Not sent") })
+            try await client.quit()
+        }
+    }
+
     /// alice's device, once her client is connected.
     static func aliceDevice(_ harness: Harness) async throws -> Device.ID {
         let devices = await harness.sandbox.admin.connectedDevices()

@@ -35,6 +35,30 @@ struct FaultConformanceTests {
         }
     }
 
+    @Test func aFailedSendAnswersARealtimeSendWithAnInternalErrorFrameAndStoresNothing() async throws {
+        try await SandboxFixture.run { fixture in
+            let chat = try await fixture.direct(fixture.ana, fixture.ben).id
+            let ana = try await fixture.connect(fixture.ana)
+            fixture.sandbox.admin.failRequests(to: .postMessage, count: 1)
+            let key = ClientMessageID.random()
+            try await ana.send(SandboxFixture.text("refused for now", in: chat, key: key), id: "c-1")
+            let reply = try await ana.next { event in
+                if case .error = event { return true }
+                if case .messageAck = event { return true }
+                return false
+            }.0
+            guard case .error(let error) = reply.event else {
+                Issue.record("expected an error, got \(reply)")
+                return
+            }
+            #expect(reply.replyTo == "c-1" && error.code == .internalError)
+            #expect(try await fixture.rest(fixture.ana).messages(in: chat, afterSeq: 0).messages.isEmpty)
+            let ack = try await fixture.send("refused for now", in: chat, over: ana, key: key, id: "c-2")
+            #expect(ack.clientMessageId == key && ack.seq == 1)
+            await ana.close()
+        }
+    }
+
     @Test func dropBeforeAckStoresTheMessageOnceAndTheResendGetsTheSameAck() async throws {
         try await SandboxFixture.run { fixture in
             let chat = try await fixture.direct(fixture.ana, fixture.ben).id
