@@ -84,6 +84,7 @@ import Testing
                     service["ports"][0]["targetPort"] if isinstance(service["ports"][0].get("targetPort"), int)
                         else service["ports"][0]["port"],
                 }),
+                "serviceTarget": str(service["ports"][0].get("targetPort", bots["ports"][0]["name"])),
                 "probePorts": sorted({bots[probe]["httpGet"]["port"] for probe in ["livenessProbe", "readinessProbe", "startupProbe"]}),
                 "portName": bots["ports"][0]["name"],
                 "claims": [claim["metadata"]["name"] for claim in spec["volumeClaimTemplates"]],
@@ -108,6 +109,9 @@ import Testing
         // annotation and the Service name that port, and the probes the container's.
         #expect((fields["ports"] as? [Int])?.count == 1, "\(fields["ports"] ?? "")")
         #expect(fields["probePorts"] as? [String] == [fields["portName"] as? String ?? ""])
+        let target = try #require(fields["serviceTarget"] as? String)
+        #expect(target == fields["portName"] as? String || Int(target) == (fields["ports"] as? [Int])?.first,
+                "the Service sends to the container's port (by its name or its number): \(target)")
         #expect(fields["claims"] as? [String] == ["data"])
         #expect(fields["token"] as? [String] == ["CHATTERBOTS_CONTROL_TOKEN"])
     }

@@ -542,9 +542,11 @@ public actor BotSession {
         let inputs = inputs
         live.tasks.add {
             do {
-                let friendshipsRefreshed = try await synchronizer.synchronize(on: link, isFirst: isFirst)
+                let friendshipsFailure = try await synchronizer.synchronize(on: link, isFirst: isFirst)
                 inputs?.yield(.synchronized(generation))
-                if !friendshipsRefreshed { await synchronizer.refreshFriendshipsUntilDone(trace: "sync-\(generation)") }
+                if let friendshipsFailure {
+                    await synchronizer.refreshFriendshipsUntilDone(after: friendshipsFailure, trace: "sync-\(generation)")
+                }
             } catch {
                 // Cancelled with its connection: the `.closed` report says what happened.
                 if Task.isCancelled { return }

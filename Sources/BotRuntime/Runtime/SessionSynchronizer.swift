@@ -26,18 +26,18 @@ struct SessionSynchronizer: Sendable {
     let log: SessionLog
 
     /// Runs the refresh and the sync on `link`; throws when the conversations' refresh or the sync failed (the
-    /// session then reconnects). Returns whether the friendships were refreshed too.
-    func synchronize(on link: RealtimeLink, isFirst: Bool) async throws -> Bool {
+    /// session then reconnects). Returns the error the friendships' refresh failed with, nil when it succeeded.
+    func synchronize(on link: RealtimeLink, isFirst: Bool) async throws -> (any Error)? {
         let trace = "sync-\(link.generation)"
         try await refreshConversations(trace: trace)
 
-        var friendshipsRefreshed = true
+        var friendshipsFailure: (any Error)?
         do {
             try await refreshFriendships(trace: trace)
         } catch {
             try Task.checkCancellation()
             log.warning("could not refresh friends and friend requests: \(error); the sync goes on, and they are tried again", trace: trace)
-            friendshipsRefreshed = false
+            friendshipsFailure = error
         }
 
         if isFirst {
@@ -50,7 +50,7 @@ struct SessionSynchronizer: Sendable {
         }
 
         let positions = try await store.syncPositions()
-        guard !positions.isEmpty else { return friendshipsRefreshed }
+        guard !positions.isEmpty else { return friendshipsFailure }
         let plan = SyncPlan(
             limitPerConversation: environment.syncLimitPerConversation,
             inboundMessageLimit: environment.webSocket.limits.maxMessageSize)
@@ -82,22 +82,25 @@ struct SessionSynchronizer: Sendable {
             await writer.waitUntilLanesIdle()
             await outbox.waitUntilEmpty()  // the replies' acks are recorded too
         }
-        return friendshipsRefreshed
+        return friendshipsFailure
     }
 
-    /// Tries the refresh of friends and friend requests again, waiting the reconnect backoff (1, 2, 4 … 30 s) before
-    /// each attempt, until one succeeds or the task is cancelled with its connection.
-    func refreshFriendshipsUntilDone(trace: String) async {
+    /// Tries the refresh of friends and friend requests again after it failed with `failure`, waiting the reconnect
+    /// backoff (1, 2, 4 … 30 s), or longer when a `RATE_LIMITED` answer asked for it, before each attempt, until one
+    /// succeeds or the task is cancelled with its connection.
+    func refreshFriendshipsUntilDone(after failure: any Error, trace: String) async {
         var policy = ReconnectPolicy()
-        var random = SystemRandomNumberGenerator()
+        var random = JitterRandom(seed: environment.randomSeed, botName: log.bot)
+        var asked = RateLimitDelay.asked(by: failure)
         while true {
             do {
-                try await environment.clock.sleep(for: policy.nextDelay(using: &random))
+                try await environment.clock.sleep(for: max(policy.nextDelay(using: &random), asked ?? .zero))
                 try await refreshFriendships(trace: trace)
                 log.info("friends and friend requests refreshed after \(policy.attempts) more attempts", trace: trace)
                 return
             } catch {
                 if Task.isCancelled { return }
+                asked = RateLimitDelay.asked(by: error)
                 log.warning("could not refresh friends and friend requests: \(error); trying again", trace: trace)
             }
         }

@@ -62,7 +62,7 @@ package struct UnitOfWork: Sendable {
     /// store's request); a copy is then one reference instead of nine fields.
     private var storage: Storage
 
-    /// `@unchecked Sendable`: `fields` is only changed through `modify`, which first makes the box unique
+    /// `@unchecked Sendable`: `fields` is only changed after `makeUnique`, which first makes the box unique
     /// (`isKnownUniquelyReferenced`, else a fresh box), so a box that another unit, and so possibly another
     /// thread, can reach is never written; shared boxes are only read. It is the copy-on-write rule of the
     /// standard library's collections, which are `Sendable` on the same grounds.
@@ -89,8 +89,13 @@ package struct UnitOfWork: Sendable {
         var marksTriggerDone = true
     }
 
-    private mutating func modify(_ change: (inout Fields) -> Void) {
+    /// Makes the box this unit's own before a change: a fresh copy when another unit shares it.
+    private mutating func makeUnique() {
         if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+    }
+
+    private mutating func modify(_ change: (inout Fields) -> Void) {
+        makeUnique()
         change(&storage.fields)
     }
 
@@ -139,7 +144,7 @@ package struct UnitOfWork: Sendable {
     mutating func send(_ message: consuming MessageSend, encodedAs payload: consuming String, traceID: String? = nil) {
         // Appended in place, not through `modify`'s closure, so the send is moved into the unit rather than copied.
         let send = PendingSend(message: message, payload: payload, traceID: traceID ?? self.traceID)
-        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+        makeUnique()
         storage.fields.sends.append(send)
     }
 

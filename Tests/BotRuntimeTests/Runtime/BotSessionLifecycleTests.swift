@@ -41,6 +41,7 @@ import Testing
             let missed = try await harness.say("hello", as: harness.ana, in: conversation)
             let request = try await harness.rest(harness.dan).sendFriendRequest(to: .userId(harness.botty.user.id))
             harness.sandbox.admin.failRequests(to: .friends, count: Int.max)
+            let before = await harness.sandbox.admin.socketEvents().last?.sequence
 
             let probe = BotProbe()
             let bot = try await harness.start(ScriptedBot(probe: probe), policy: .everyone)
@@ -52,13 +53,18 @@ import Testing
             #expect(probe.friendRequests.isEmpty, "the request comes with the friendships' refresh, which failed")
 
             harness.sandbox.admin.failRequests(to: .friends, count: 0)
-            // The retry waits on the virtual clock: time moves until it has run (the bot decides the request).
+            // The retry waits its backoff (1 s ± 20 %) on the virtual clock: time moves from deadline to deadline,
+            // at most 10 s, too little for a heartbeat or a token's expiry to reconnect the bot and sync again.
             let clock = harness.clock
+            let limit = clock.now.addingTimeInterval(10)
             #expect(await eventually {
                 if probe.friendRequests.map(\.id) == [request.id] { return true }
-                await clock.advance(by: .seconds(1))
+                if let next = clock.nextDeadline, next <= limit { await clock.advance(to: next) }
                 return false
             }, "the refresh is tried again and decides the request")
+            let device = try #require(try await harness.connectedDevice())
+            let opened = await harness.sandbox.admin.socketEvents(after: before).filter { $0.deviceId == device && $0.kind == .opened }
+            #expect(opened.count == 1, "the same connection retried the refresh: the bot did not reconnect")
             await bot.stop()
         }
     }
