@@ -17,6 +17,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
     private let quarantine: SessionQuarantine
     /// The messages handled recently, which the first update of each is compared with.
     private let recentMessages = RecentMessageVersions()
+    private let decidedRequests = DecidedFriendRequests()
 
     /// - Parameters:
     ///   - contexts: what the handlers' contexts act through.
@@ -171,6 +172,11 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             await call(work, context, run) { try await bot.onReady(ready, context: context) }
 
         case .friendRequest(let request):
+            guard retrying != nil || !decidedRequests.contains(request.id) else {
+                log.debug("friend request already decided", trace: trace, ["request": request.id.rawValue])
+                _ = run.complete()
+                return
+            }
             await decide(request, work: work, context: context("friend-request:\(request.id.rawValue)"), run: run)
 
         case .friendAdded(let friend, let isRecorded):
@@ -370,7 +376,9 @@ final class HandlerRunner: HandlerDispatcher.Runner {
                 await ignoredRequests.remember(request.id)
                 log.info("friend request left pending", trace: work.trace, fields)
             }
+            decidedRequests.insert(request.id)
         } catch let error as ChatterAPIError where error.code == .notFound || error.code == .alreadyFriends {
+            decidedRequests.insert(request.id)
             log.info("friend request no longer pending: \(error.code)", trace: work.trace, fields)
         } catch {
             log.warning("could not answer the friend request: \(error)", trace: work.trace, fields)

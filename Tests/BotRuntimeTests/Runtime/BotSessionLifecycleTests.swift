@@ -69,6 +69,24 @@ import Testing
         }
     }
 
+    /// A request the service sends twice reaches `onFriendRequest` once: the second copy finds it decided.
+    @Test func aFriendRequestThatArrivesTwiceIsDecidedOnce() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe), policy: .everyone)
+            try await bot.waitUntilLive(harness)
+            try await harness.inject(.duplicateEvents(types: ["friend_request.received"], copies: 1))
+            let request = try await harness.rest(harness.dan).sendFriendRequest(to: .userId(harness.botty.user.id))
+            try await harness.waitUntil("the second copy is found decided") {
+                harness.logs.contains(.debug, "friend request already decided")
+            }
+            #expect(probe.friendRequests.map(\.id) == [request.id])
+            #expect(try await harness.rest(harness.dan).friends().map(\.user.id) == [harness.botty.user.id])
+            #expect(!harness.logs.contains(.info, "friend request no longer pending"))
+            await bot.stop()
+        }
+    }
+
     @Test func theHandlersDecisionOverridesThePolicy() async throws {
         try await RuntimeHarness.run { harness in
             var script = ScriptedBot(probe: BotProbe())

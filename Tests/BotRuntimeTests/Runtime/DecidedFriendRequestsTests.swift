@@ -1,0 +1,23 @@
+@testable import BotRuntime
+import ChatterBots
+import Testing
+
+@Suite struct DecidedFriendRequestsTests {
+    @Test func theOldestRequestIsForgottenPastTheCapacity() {
+        let decided = DecidedFriendRequests()
+        let ids = (0...DecidedFriendRequests.capacity).map { FriendRequest.ID("fr_\($0)") }
+        for id in ids { decided.insert(id) }
+        #expect(!decided.contains(ids[0]))
+        #expect(decided.contains(ids[1]) && decided.contains(ids[DecidedFriendRequests.capacity]))
+    }
+
+    @Test func insertingARequestAgainKeepsItsPlace() {
+        let decided = DecidedFriendRequests()
+        let ids = (0..<DecidedFriendRequests.capacity).map { FriendRequest.ID("fr_\($0)") }
+        for id in ids { decided.insert(id) }
+        decided.insert(ids[0])
+        decided.insert(FriendRequest.ID("fr_new"))
+        #expect(!decided.contains(ids[0]), "the first inserted is still the oldest")
+        #expect(decided.contains(FriendRequest.ID("fr_new")))
+    }
+}
