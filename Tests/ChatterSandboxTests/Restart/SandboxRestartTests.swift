@@ -23,7 +23,8 @@ struct SandboxRestartTests {
     }
 
     @Test func duringTheDowntimeConnectingIsRefused() async throws {
-        try await SandboxFixture.run { fixture in
+        // A port no listener bound to port 0 can take while this one is down (see below).
+        try await SandboxFixture.run(port: try FreePort.take()) { fixture in
             let sandbox = fixture.sandbox
             let restart = Task { try await sandbox.restart(downtime: .seconds(3)) }
             #expect(await sandbox.waitForListener(.down) == .down)
@@ -75,7 +76,9 @@ struct SandboxRestartTests {
 
     @Test func aShutdownDuringTheDowntimeLeavesNothingListening() async throws {
         let clock = ManualClock()
-        let sandbox = try await Sandbox.start(SandboxConfiguration(clock: clock))
+        // A port below the ephemeral range, handed out once: a listener another test binds to port 0 cannot take it
+        // once this sandbox lets it go, so only this sandbox's restart could answer on it.
+        let sandbox = try await Sandbox.start(SandboxConfiguration(port: try FreePort.take(), clock: clock))
         let restart = Task { try await sandbox.restart(downtime: .seconds(3)) }
         _ = await sandbox.waitForListener(.down)
 

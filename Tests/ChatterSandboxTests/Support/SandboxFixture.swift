@@ -48,11 +48,12 @@ struct SandboxFixture {
     static func run(
         realtime: RealtimeConfiguration = .init(),
         service: SandboxServiceConfiguration = SandboxServiceConfiguration(passwordHashIterations: 1_000),
+        port: Int = 0,
         _ body: (SandboxFixture) async throws -> Void
     ) async throws {
         let clock = ManualClock()
         let sandbox = try await Sandbox.start(
-            SandboxConfiguration(clock: clock, service: service, realtime: realtime, seed: seed))
+            SandboxConfiguration(port: port, clock: clock, service: service, realtime: realtime, seed: seed))
         let fixture = SandboxFixture(sandbox: sandbox, clock: clock, accounts: sandbox.seeded)
         do {
             try await body(fixture)

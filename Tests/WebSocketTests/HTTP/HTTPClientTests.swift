@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 @testable import WebSocket
 
@@ -210,9 +211,8 @@ struct HTTPClientTests {
     }
 
     @Test func reportsARefusedConnectionWithItsErrno() async throws {
-        let listener = try Socket.listen(on: SocketAddress(ipLiteral: "127.0.0.1", port: 0)!)
-        let port = try #require(Socket.localAddress(of: listener)?.port)
-        close(listener)
+        // Below the ephemeral range and handed out once: no other test's listener takes it meanwhile.
+        let port = try FreePort.take()
         await #expect {
             _ = try await HTTPClient().send(get("/"), to: HTTPOrigin(isSecure: false, host: "127.0.0.1", port: port))
         } throws: { error in

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 import Testing
 @testable import WebSocket
 
@@ -147,10 +148,8 @@ struct ClientInteropTests {
 @Suite("Client connection failures")
 struct ClientFailureTests {
     @Test func aClosedPortIsConnectionRefused() async throws {
-        // Bind a port, then close it, so nothing listens there.
-        let fd = try Socket.listen(on: #require(SocketAddress(ipLiteral: "127.0.0.1", port: 0)))
-        let port = try #require(Socket.localAddress(of: fd)).port
-        Glibc.close(fd)
+        // Below the ephemeral range and handed out once: no other test's listener takes it meanwhile.
+        let port = try FreePort.take()
         await #expect {
             _ = try await WebSocketClient.connect(to: URL(string: "ws://127.0.0.1:\(port)/")!)
         } throws: { error in
