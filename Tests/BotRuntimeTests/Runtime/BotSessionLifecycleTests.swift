@@ -47,7 +47,7 @@ import Testing
             let bot = try await harness.start(ScriptedBot(probe: probe), policy: .everyone)
             try await bot.waitUntilLive(harness)
             try await harness.waitUntilHandled(upTo: missed.seq, in: conversation, by: bot)
-            try await harness.waitUntil("the reply is sent") {
+            try await harness.waitUntil("the reply is sent", timeout: .seconds(60)) {
                 try await harness.texts(in: conversation, from: harness.botty) == ["echo: hello"]
             }
             #expect(probe.friendRequests.isEmpty, "the request comes with the friendships' refresh, which failed")
@@ -77,7 +77,7 @@ import Testing
             try await bot.waitUntilLive(harness)
             try await harness.inject(.duplicateEvents(types: ["friend_request.received"], copies: 1))
             let request = try await harness.rest(harness.dan).sendFriendRequest(to: .userId(harness.botty.user.id))
-            try await harness.waitUntil("the second copy is found decided") {
+            try await harness.waitUntil("the second copy is found decided", timeout: .seconds(60)) {
                 harness.logs.contains(.debug, "friend request already decided")
             }
             #expect(probe.friendRequests.map(\.id) == [request.id])
