@@ -15,20 +15,14 @@ package enum ShardSelection: Sendable, Equatable {
     /// The environment variable holding the count, the index coming from the host name.
     package static let countVariable = "CHATTERBOTS_SHARD_COUNT"
 
-    /// The shard `run` runs: `selection`'s when given, else the environment's; nil runs every bot.
+    /// The layout of the shard `run` runs: `selection`'s shard when given, else the environment's; no shard runs every
+    /// bot. A shard whose index comes from the host name runs alone on its host (a StatefulSet's pod): it keeps the
+    /// configured ports.
     ///
     /// - Parameters:
     ///   - variables: the process's environment; `HOSTNAME` in it is the pod name on Kubernetes.
     ///   - systemHostname: the host name when `HOSTNAME` is not set.
     /// - Throws: `CommandLineUsageError` saying which option or variable is wrong.
-    package static func resolve(
-        _ selection: ShardSelection?, variables: [String: String], systemHostname: () -> String = Self.systemHostname
-    ) throws(CommandLineUsageError) -> Shard? {
-        try layout(selection, variables: variables, systemHostname: systemHostname).shard
-    }
-
-    /// The layout of the shard `run` runs (see ``resolve(_:variables:systemHostname:)``). A shard whose index comes
-    /// from the host name runs alone on its host (a StatefulSet's pod): it keeps the configured ports.
     package static func layout(
         _ selection: ShardSelection?, variables: [String: String], systemHostname: () -> String = Self.systemHostname
     ) throws(CommandLineUsageError) -> ShardLayout {

@@ -64,8 +64,7 @@ public struct ChatClient: Sendable {
                         case .api(let refusal) where refusal.code.isTransient:
                             // The same clientMessageId again, after the bots' outbox backoff (or the wait asked).
                             failures += 1
-                            let body = ChatterErrorBody(code: refusal.code, message: refusal.message, details: refusal.details)
-                            let delay = OutboxStateMachine.retry(after: body, failures: failures).delay
+                            let delay = OutboxStateMachine.retry(after: refusal.body, failures: failures).delay
                             eventSink.yield(.input(.sendRetrying(item.message.clientMessageId, reason: refusal.description, after: delay)))
                             do { try await clock.sleep(for: delay) } catch { break }
                             guard item.connection.isOpen else { break }  // resent after the reconnect

@@ -55,25 +55,32 @@ struct ShardOptionParsingTests {
 
 @Suite("shard from the environment")
 struct ShardSelectionTests {
+    /// The shard `run` runs for these options and this environment.
+    static func shard(
+        _ selection: ShardSelection?, variables: [String: String], systemHostname: () -> String = ShardSelection.systemHostname
+    ) throws(CommandLineUsageError) -> Shard? {
+        try ShardSelection.layout(selection, variables: variables, systemHostname: systemHostname).shard
+    }
+
     let noHost: () -> String = { "laptop" }
 
     @Test func theCommandLineWinsOverTheEnvironment() throws {
         let shard = try Shard(index: 1, count: 2)
-        #expect(try ShardSelection.resolve(.shard(shard), variables: ["CHATTERBOTS_SHARD": "0/5"]) == shard)
+        #expect(try Self.shard(.shard(shard), variables: ["CHATTERBOTS_SHARD": "0/5"]) == shard)
     }
 
     @Test func withoutOptionsTheEnvironmentGivesTheShardOrNone() throws {
-        #expect(try ShardSelection.resolve(nil, variables: [:]) == nil)
-        #expect(try ShardSelection.resolve(nil, variables: ["CHATTERBOTS_SHARD": "2/3"]) == Shard(index: 2, count: 3))
-        #expect(try ShardSelection.resolve(nil, variables: ["CHATTERBOTS_SHARD_COUNT": "3", "HOSTNAME": "bots-2"]) == Shard(index: 2, count: 3))
-        #expect(try ShardSelection.resolve(nil, variables: ["CHATTERBOTS_SHARD": ""]) == nil)
+        #expect(try Self.shard(nil, variables: [:]) == nil)
+        #expect(try Self.shard(nil, variables: ["CHATTERBOTS_SHARD": "2/3"]) == Shard(index: 2, count: 3))
+        #expect(try Self.shard(nil, variables: ["CHATTERBOTS_SHARD_COUNT": "3", "HOSTNAME": "bots-2"]) == Shard(index: 2, count: 3))
+        #expect(try Self.shard(nil, variables: ["CHATTERBOTS_SHARD": ""]) == nil)
     }
 
     @Test func theHostNameGivesTheIndexWithTheCountOfTheOptionOrTheEnvironment() throws {
-        #expect(try ShardSelection.resolve(.hostname(count: 4), variables: ["HOSTNAME": "bots-3"]) == Shard(index: 3, count: 4))
-        #expect(try ShardSelection.resolve(.hostname(count: nil), variables: ["HOSTNAME": "bots-1", "CHATTERBOTS_SHARD_COUNT": "2"])
+        #expect(try Self.shard(.hostname(count: 4), variables: ["HOSTNAME": "bots-3"]) == Shard(index: 3, count: 4))
+        #expect(try Self.shard(.hostname(count: nil), variables: ["HOSTNAME": "bots-1", "CHATTERBOTS_SHARD_COUNT": "2"])
             == Shard(index: 1, count: 2))
-        #expect(try ShardSelection.resolve(.hostname(count: 2), variables: [:], systemHostname: { "bots-1" }) == Shard(index: 1, count: 2))
+        #expect(try Self.shard(.hostname(count: 2), variables: [:], systemHostname: { "bots-1" }) == Shard(index: 1, count: 2))
     }
 
     @Test func aShardWhoseIndexComesFromTheHostNameRunsAloneOnItsHost() throws {
@@ -87,7 +94,7 @@ struct ShardSelectionTests {
     @Test func aWrongEnvironmentIsAUsageErrorNamingTheVariable() {
         func message(_ selection: ShardSelection?, _ variables: [String: String]) -> String {
             do {
-                _ = try ShardSelection.resolve(selection, variables: variables, systemHostname: noHost)
+                _ = try Self.shard(selection, variables: variables, systemHostname: noHost)
                 return ""
             } catch {
                 return error.message
