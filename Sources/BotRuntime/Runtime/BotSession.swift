@@ -273,8 +273,9 @@ public actor BotSession {
 
     /// Returns once the bot has nothing left to do at its clock's current instant: every event it received so far
     /// admitted, every scheduled job due by now handed to a handler, no handler running or queued, every unit of
-    /// work committed, every outgoing message acknowledged by the service, and the heartbeat's ping answered (so
-    /// that virtual time never passes a pong deadline while the pong is on its way).
+    /// work committed, every outgoing message acknowledged by the service, a background retry that came due (of the
+    /// friendships' refresh) tried, and the heartbeat's ping answered (so that virtual time never passes a pong
+    /// deadline while the pong is on its way).
     ///
     /// For tests on a virtual clock (`ChatterBotsTesting`): after moving the clock, this is how a test knows that
     /// the work that came due has happened, without sleeping. A bot that cannot reach the service never gets its
@@ -288,13 +289,16 @@ public actor BotSession {
             await parts.dispatcher.waitUntilIdle()
             await parts.writer.waitUntilLanesIdle()
             if let heartbeat { await heartbeat.waitUntilAnswered() }
-            if parts.outbox.depth > 0 || !parts.messageActions.isIdle {
-                // Acknowledgements and message changes wait on the network: wait for them, or for a cancellation.
-                let (outbox, messageActions) = (parts.outbox, parts.messageActions)
+            let now = environment.clock.now
+            if parts.outbox.depth > 0 || !parts.messageActions.isIdle || parts.friendshipsRetry.isDue(at: now) {
+                // Acknowledgements, message changes and a retry that came due wait on the network: wait for them,
+                // or for a cancellation.
+                let (outbox, messageActions, friendshipsRetry) = (parts.outbox, parts.messageActions, parts.friendshipsRetry)
                 let empty = WakeSignal(clock: environment.clock)
                 let waiter = Task(executorPreference: SessionExecutor.preferred) {
                     await outbox.waitUntilEmpty()
                     await messageActions.waitUntilIdle()
+                    await friendshipsRetry.waitUntilChanged(ifDueAt: now)
                     empty.wake()
                 }
                 await empty.wait()
@@ -303,7 +307,8 @@ public actor BotSession {
             }
             guard case .running = phase, !isShuttingDown else { return }
             if parts.scheduler.isCaughtUp && parts.dispatcher.isIdle && parts.writer.lanesAreIdle
-                && parts.outbox.depth == 0 && parts.messageActions.isIdle && heartbeat?.awaitsPong != true { return }
+                && parts.outbox.depth == 0 && parts.messageActions.isIdle && heartbeat?.awaitsPong != true
+                && !parts.friendshipsRetry.isDue(at: environment.clock.now) { return }
         }
     }
 
@@ -548,6 +553,7 @@ public actor BotSession {
                     await synchronizer.refreshFriendshipsUntilDone(after: friendshipsFailure, trace: "sync-\(generation)")
                 }
             } catch {
+                parts.friendshipsRetry.set(nil)  // the next sync refreshes them
                 // Cancelled with its connection: the `.closed` report says what happened.
                 if Task.isCancelled { return }
                 log.warning("synchronization failed: \(error)")

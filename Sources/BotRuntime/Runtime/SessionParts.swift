@@ -30,6 +30,8 @@ final class SessionParts: Sendable {
     let friends: FriendDirectory
     /// Friend requests the bot left pending, not asked about again.
     let ignoredRequests: IgnoredFriendRequests
+    /// When the friendships' refresh, failed after a `session.ready`, is tried again.
+    let friendshipsRetry = RetryDeadline()
     let maintenance: StoreMaintenance
     /// Carries out the edits, deletions and reactions handlers committed.
     let messageActions: MessageActionPerformer
@@ -183,8 +185,8 @@ final class SessionParts: Sendable {
     func makeSynchronizer(admission: AdmissionQueue) -> SessionSynchronizer {
         SessionSynchronizer(
             store: store, writer: writer, rest: rest, dispatcher: dispatcher, outbox: outbox, friends: friends,
-            ignoredRequests: ignoredRequests, maintenance: maintenance, admission: admission, readState: readState,
-            environment: environment, log: log)
+            ignoredRequests: ignoredRequests, friendshipsRetry: friendshipsRetry, maintenance: maintenance,
+            admission: admission, readState: readState, environment: environment, log: log)
     }
 
     /// What routes a connection's events; `snapshotReceived` is told when its `presence.snapshot` came.

@@ -18,6 +18,8 @@ struct SessionSynchronizer: Sendable {
     let outbox: OutboxSender
     let friends: FriendDirectory
     let ignoredRequests: IgnoredFriendRequests
+    /// Holds the instant of the friendships' next attempt while they are retried.
+    let friendshipsRetry: RetryDeadline
     let maintenance: StoreMaintenance
     let admission: AdmissionQueue
     /// Takes each synced conversation's member watermarks.
@@ -38,6 +40,8 @@ struct SessionSynchronizer: Sendable {
             try Task.checkCancellation()
             log.warning("could not refresh friends and friend requests: \(error); the sync goes on, and they are tried again", trace: trace)
             friendshipsFailure = error
+            // Owed from now on: `refreshFriendshipsUntilDone` picks its instant, or the session clears it.
+            friendshipsRetry.set(.distantPast)
         }
 
         if isFirst {
@@ -92,9 +96,13 @@ struct SessionSynchronizer: Sendable {
         var policy = ReconnectPolicy()
         var random = JitterRandom(seed: environment.randomSeed, botName: log.bot)
         var asked = RateLimitDelay.asked(by: failure)
+        defer { friendshipsRetry.set(nil) }
         while true {
             do {
-                try await environment.clock.sleep(for: max(policy.nextDelay(using: &random), asked ?? .zero))
+                let delay = max(policy.nextDelay(using: &random), asked ?? .zero)
+                let deadline = environment.clock.now.adding(delay)
+                friendshipsRetry.set(deadline)
+                try await environment.clock.sleep(until: deadline)
                 try await refreshFriendships(trace: trace)
                 log.info("friends and friend requests refreshed after \(policy.attempts) more attempts", trace: trace)
                 return

@@ -79,6 +79,14 @@ public struct SandboxAdmin: Sendable {
         service.armFailures(of: endpoint, count: count)
     }
 
+    /// Keeps the next REST requests to `endpoint` unanswered until the returned hold is released, so a test can act
+    /// while a client waits on one (`SandboxRequestHold.waitUntilHeld(count:)`). Replaces an earlier hold of the
+    /// endpoint, which stays in force for the requests it already holds. Release every hold before the sandbox shuts
+    /// down: a held request is answered only then.
+    package func holdRequests(to endpoint: ChatterEndpoint) -> SandboxRequestHold {
+        service.holdRequests(to: endpoint)
+    }
+
     /// Disarms the device's lasting faults (duplicate, reorder, delayed or lost acks).
     public func clearFaults(of deviceId: Device.ID) async {
         await hub.clearFaults(of: deviceId)

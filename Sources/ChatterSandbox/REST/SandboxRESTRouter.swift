@@ -54,6 +54,7 @@ public struct SandboxRESTRouter: Sendable {
 
         let clientKey = request.headers.first(name: "X-Client-Key")
         try service.validateClientKey(clientKey)
+        await service.waitWhileHeld(endpoint)
         try service.failIfArmed(endpoint)
         let limit = endpoint == .uploadMedia ? service.configuration.maxMediaBytes : service.configuration.maxRequestBodyBytes
         guard request.body.count <= limit else {

@@ -14,6 +14,8 @@ public final class ChatterService: Sendable {
     let rateLimiter: Mutex<RateLimiter>
     /// How many more requests to each endpoint fail with `INTERNAL` (`SandboxAdmin.failRequests(to:count:)`).
     private let armedFailures = Mutex<[ChatterEndpoint: Int]>([:])
+    /// Requests to each endpoint kept unanswered (`SandboxAdmin.holdRequests(to:)`).
+    private let holds = Mutex<[ChatterEndpoint: SandboxRequestHold]>([:])
 
     /// A service over `store`, reading time from `clock`.
     public init(store: SandboxStore, clock: any ChatterClock, configuration: SandboxServiceConfiguration = .init()) {
@@ -30,6 +32,19 @@ public final class ChatterService: Sendable {
     /// Makes the next `count` requests to `endpoint` fail; 0 disarms it.
     func armFailures(of endpoint: ChatterEndpoint, count: Int) {
         armedFailures.withLock { $0[endpoint] = count > 0 ? count : nil }
+    }
+
+    /// Holds the next requests to `endpoint` until the returned hold is released; replaces an earlier hold.
+    func holdRequests(to endpoint: ChatterEndpoint) -> SandboxRequestHold {
+        let hold = SandboxRequestHold()
+        holds.withLock { $0[endpoint] = hold }
+        return hold
+    }
+
+    /// Waits while a request to `endpoint` is held.
+    func waitWhileHeld(_ endpoint: ChatterEndpoint) async {
+        guard let hold = holds.withLock({ $0[endpoint] }) else { return }
+        await hold.hold()
     }
 
     /// Throws `INTERNAL` when a request to `endpoint` is armed to fail, counting it.

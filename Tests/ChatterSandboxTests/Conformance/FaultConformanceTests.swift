@@ -35,6 +35,22 @@ struct FaultConformanceTests {
         }
     }
 
+    @Test func aHeldRequestIsAnsweredOnceReleasedWhileOtherEndpointsAnswerMeanwhile() async throws {
+        try await SandboxFixture.run { fixture in
+            let rest = fixture.rest(fixture.ana)
+            let hold = fixture.sandbox.admin.holdRequests(to: .friends)
+            let held = Task { try await rest.friends() }
+            await hold.waitUntilHeld()
+            let me = try await rest.me()
+            #expect(me.user.id == fixture.ana.user.id)
+            hold.release()
+            let answered = try await held.value
+            #expect(answered.map(\.user.username) == ["ben", "cleo"])
+            let later = try await rest.friends()
+            #expect(later.map(\.user.username) == ["ben", "cleo"], "a released hold lets later requests through")
+        }
+    }
+
     @Test func aFailedSendAnswersARealtimeSendWithAnInternalErrorFrameAndStoresNothing() async throws {
         try await SandboxFixture.run { fixture in
             let chat = try await fixture.direct(fixture.ana, fixture.ben).id
