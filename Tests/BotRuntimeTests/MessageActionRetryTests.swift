@@ -39,10 +39,16 @@ import Testing
         #expect(outcome == .retry(after: .seconds(7)))
     }
 
-    @Test func anAnswerThatCannotBeReadIsRefusedInsteadOfHoldingUpTheRest() {
-        let unreadable = DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not JSON"))
-        guard case .refused = MessageActionRetry.after(unreadable, of: .edit(body: "x"), attempts: 1) else {
-            Issue.record("expected a refusal")
+    static let unreadable: [any Error & Sendable] = [
+        DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not JSON")),
+        ChatterClientError.invalidResponse(.editMessage, httpStatus: 200, field: "seq", description: "missing"),
+        ChatterClientError.invalidRequest(.addReaction, description: "the path parameter 'emoji' is '.'"),
+    ]
+
+    @Test(arguments: unreadable)
+    func aRequestThatCannotBeMadeOrAnAnswerThatCannotBeReadIsRefusedInsteadOfHoldingUpTheRest(error: any Error & Sendable) {
+        guard case .refused = MessageActionRetry.after(error, of: .edit(body: "x"), attempts: 1) else {
+            Issue.record("expected a refusal of \(error)")
             return
         }
     }
@@ -50,12 +56,19 @@ import Testing
     @Test func aTransportFailureIsRetried() {
         struct ConnectionRefused: Error {}
         #expect(MessageActionRetry.after(ConnectionRefused(), of: .removeReaction("👍"), attempts: 2) == .retry(after: .seconds(2)))
+        let transport = ChatterClientError.transport(.removeReaction, description: "connection refused")
+        #expect(MessageActionRetry.after(transport, of: .removeReaction("👍"), attempts: 1) == .retry(after: .seconds(1)))
+    }
+
+    @Test(arguments: [ChatterErrorCode.unauthorized, .invalidRefreshToken])
+    func aRejectedTokenWaitsForTheSessionToSignInAgain(code: ChatterErrorCode) {
+        #expect(MessageActionRetry.after(Self.apiError(code), of: .delete, attempts: 3) == .retry(after: .seconds(4)))
     }
 }
 
 /// What the runtime checks of a message change when the handler asks for it.
 @Suite struct MessageChangeInputTests {
-    @Test(arguments: [MessageChange.edit(body: ""), .edit(body: String(repeating: "a", count: 4_097)), .addReaction(""), .removeReaction("")])
+    @Test(arguments: [MessageChange.edit(body: ""), .edit(body: String(repeating: "a", count: 4_097)), .addReaction(""), .removeReaction(""), .addReaction("."), .removeReaction("..")])
     func aChangeTheServiceWouldRefuseIsRefusedAtOnce(change: MessageChange) {
         let error = #expect(throws: ChatterAPIError.self) { try MessageSizeLimit.check(change) }
         #expect(error?.code == .validationFailed)

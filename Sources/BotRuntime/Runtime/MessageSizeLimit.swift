@@ -35,7 +35,7 @@ enum MessageSizeLimit {
     }
 
     /// Throws `VALIDATION_FAILED` for a change the service would refuse for its input: an edit to an empty body or
-    /// one over ``maxBodyCharacters``, an empty emoji. Checked when the handler asks, so a refusal reaches it
+    /// one over ``maxBodyCharacters``, an empty emoji (or one that is not one). Checked when the handler asks, so a refusal reaches it
     /// instead of a log line after the commit.
     static func check(_ change: MessageChange) throws(ChatterAPIError) {
         switch change {
@@ -48,7 +48,8 @@ enum MessageSizeLimit {
                     details: ["field": "body"])
             }
         case .addReaction(let emoji), .removeReaction(let emoji):
-            guard !emoji.isEmpty, emoji.utf8.count <= 64 else {
+            // "." and ".." cannot name a reaction in its URL path.
+            guard !emoji.isEmpty, emoji.utf8.count <= 64, emoji != ".", emoji != ".." else {
                 throw ChatterAPIError(
                     code: .validationFailed, message: "A reaction is one emoji. Nothing was changed.", details: ["field": "emoji"])
             }

@@ -4,8 +4,9 @@ import Foundation
 /// What to do after a message action failed: the rule of `MessageActionPerformer`, apart from its I/O.
 ///
 /// Every change is idempotent at the service, so trying again is always safe; what the service refuses for good
-/// (not the bot's message, no such message, not a member, an invalid body) is dropped and logged instead of
-/// retried forever. A deletion answered `NOT_FOUND` is done: the message is gone.
+/// (not the bot's message, no such message, not a member, an invalid body), and a request that cannot be built or
+/// an answer that cannot be read, is dropped and logged instead of retried forever ahead of every later action. A
+/// deletion answered `NOT_FOUND` is done: the message is gone.
 enum MessageActionRetry: Equatable {
     /// Carried out (or needs no doing): forget it.
     case done
@@ -19,13 +20,29 @@ enum MessageActionRetry: Equatable {
 
     /// The decision after `error`, the `attempts`-th failure (1 for the first) of `change`.
     static func after(_ error: any Error, of change: MessageChange, attempts: Int) -> MessageActionRetry {
-        // An answer that cannot be read will not read better later: retrying it would hold up every later action.
-        if error is DecodingError { return .refused("the service's answer could not be read: \(error)") }
-        guard let error = error as? ChatterAPIError else { return .retry(after: backoff(attempts: attempts)) }
-        if error.code == .notFound, change == .delete { return .done }
-        if error.code == .rateLimited { return .retry(after: max(error.retryAfter ?? .zero, backoff(attempts: attempts))) }
-        if error.isTransient { return .retry(after: backoff(attempts: attempts)) }
-        return .refused("\(error.code.rawValue): \(error.message)")
+        switch error {
+        case let error as ChatterAPIError:
+            if error.code == .notFound, change == .delete { return .done }
+            if error.code == .rateLimited { return .retry(after: max(error.retryAfter ?? .zero, backoff(attempts: attempts))) }
+            // A rejected token is the session's to renew (refreshing, or signing in again): the action waits for it.
+            if error.isTransient || error.code == .unauthorized || error.code == .invalidRefreshToken {
+                return .retry(after: backoff(attempts: attempts))
+            }
+            return .refused("\(error.code.rawValue): \(error.message)")
+        case let error as ChatterClientError:
+            switch error {
+            case .transport, .notSignedIn:
+                return .retry(after: backoff(attempts: attempts))
+            case .invalidRequest, .invalidResponse, .missingClientSecret:
+                // Neither the request nor the reading of its answer changes on a retry, which would hold up every
+                // later action.
+                return .refused(error.description)
+            }
+        case is DecodingError:
+            return .refused("the service's answer could not be read: \(error)")
+        default:
+            return .retry(after: backoff(attempts: attempts))
+        }
     }
 
     /// 1 s after the first failure, doubling up to ``maxDelay``.
