@@ -388,7 +388,11 @@ final class AdmissionQueue: Sendable {
                     switch report {
                     case .created: continue
                     case .updated: break
-                    case .refreshed: guard cursor.updatedAt.map({ conversation.updatedAt > $0 }) ?? true else { continue }
+                    case .refreshed:
+                        // A new message moves `updatedAt` too: only a change of what the event tells of counts.
+                        let isNewer = cursor.updatedAt.map { conversation.updatedAt > $0 } ?? true
+                        let differs = cursor.detailsDigest.map { $0 != conversation.detailsDigest } ?? true
+                        guard isNewer && differs else { continue }
                     }
                     event = .conversationUpdated(conversation)
                 } else {

@@ -29,7 +29,10 @@ extension BotStore {
                 }
                 try db.execute(
                     sql: ConversationSQL.record,
-                    arguments: [conversation.id.rawValue, contiguous, conversation.lastSeq, conversation.updatedAt.millisecondsSince1970])
+                    arguments: [
+                        conversation.id.rawValue, contiguous, conversation.lastSeq,
+                        conversation.updatedAt.millisecondsSince1970, conversation.detailsDigest,
+                    ])
                 if let row = try db.fetchOne(sql: ConversationSQL.selectOne, arguments: [conversation.id.rawValue]) {
                     cursors.append(try ConversationCursor(row: row))
                 }
@@ -203,17 +206,21 @@ extension ConversationCursor {
     init(row: Row) throws {
         self.init(
             conversationId: try row.identifier("id"), contiguousSeq: try row["contiguous_seq"], lastSeq: try row["last_seq"],
-            updatedAt: try row.timestamp("updated_at"), isRemoved: (try row["removed_at"] as Date?) != nil)
+            updatedAt: try row.timestamp("updated_at"), isRemoved: (try row["removed_at"] as Date?) != nil,
+            detailsDigest: try row["details_digest"])
     }
 }
 
 enum ConversationSQL {
-    static let columns = "id, contiguous_seq, last_seq, updated_at, removed_at"
-    /// Arguments: id, contiguous seq (for a new row), lastSeq, updatedAt (ms).
+    static let columns = "id, contiguous_seq, last_seq, updated_at, removed_at, details_digest"
+    /// Arguments: id, contiguous seq (for a new row), lastSeq, updatedAt (ms), details digest. The digest of an
+    /// older state than the one recorded is not taken.
     static let record = """
-        INSERT INTO conversations (id, contiguous_seq, last_seq, updated_at) VALUES (?1, ?2, ?3, ?4)
+        INSERT INTO conversations (id, contiguous_seq, last_seq, updated_at, details_digest) VALUES (?1, ?2, ?3, ?4, ?5)
         ON CONFLICT (id) DO UPDATE SET
             last_seq = max(last_seq, excluded.last_seq),
+            details_digest = CASE WHEN updated_at IS NULL OR excluded.updated_at >= updated_at
+                THEN excluded.details_digest ELSE details_digest END,
             updated_at = max(coalesce(updated_at, excluded.updated_at), excluded.updated_at),
             removed_at = NULL
         """

@@ -20,6 +20,7 @@ enum BotStoreSchema {
         ("v5-message-actions", createMessageActions),
         ("v6-quarantine", createQuarantine),
         ("v7-paused-jobs", allowPausedJobs),
+        ("v8-conversation-details", addConversationDetailsDigest),
     ]
 
     static let migrator: DatabaseMigrator = Self.migrator(through: nil)
@@ -255,6 +256,11 @@ enum BotStoreSchema {
             "scheduled_jobs", definition: scheduledJobsDefinition,
             columns: scheduledJobsColumns,
             indexes: scheduledJobsIndexes, in: db)
+    }
+
+    /// What a conversation's title, avatar and members were when last recorded (`Conversation.detailsDigest`).
+    @Sendable static func addConversationDetailsDigest(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE conversations ADD COLUMN details_digest TEXT")
     }
 
     /// The outbox's columns as v4 rebuilt it (and the baseline makes it).

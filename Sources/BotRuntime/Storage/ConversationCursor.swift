@@ -16,13 +16,19 @@ package struct ConversationCursor: Hashable, Sendable {
     /// Whether the bot was removed from the conversation: the cursor is kept (so a later re-add does not
     /// handle old messages again) but the conversation is left out of `sync.request`.
     public var isRemoved: Bool
+    /// `Conversation.detailsDigest` of the conversation as last recorded; nil when recorded before the store kept it.
+    public var detailsDigest: String?
 
-    public init(conversationId: Conversation.ID, contiguousSeq: Int, lastSeq: Int, updatedAt: Timestamp?, isRemoved: Bool) {
+    public init(
+        conversationId: Conversation.ID, contiguousSeq: Int, lastSeq: Int, updatedAt: Timestamp?, isRemoved: Bool,
+        detailsDigest: String? = nil
+    ) {
         self.conversationId = conversationId
         self.contiguousSeq = contiguousSeq
         self.lastSeq = lastSeq
         self.updatedAt = updatedAt
         self.isRemoved = isRemoved
+        self.detailsDigest = detailsDigest
     }
 }
 

@@ -97,7 +97,8 @@ public protocol Bot: Sendable {
     /// Someone started a conversation with the bot (or added it to a group).
     func onConversationCreated(_ conversation: Conversation, context: any BotContext) async throws
 
-    /// A conversation's title, avatar, members or roles changed.
+    /// A conversation's title, avatar, members or roles changed (live, or while the bot was offline: a new message
+    /// alone does not call it).
     func onConversationUpdated(_ conversation: Conversation, context: any BotContext) async throws
 
     /// The bot was removed from a group.

@@ -197,11 +197,11 @@ public struct ClientMessageID: RawRepresentable, Hashable, Sendable, Codable, Ex
     }
 }
 
-/// SHA-1 (FIPS 180-4), used only to derive name-based UUIDs; not for security.
-enum SHA1 {
+/// SHA-1 (FIPS 180-4), used only to derive names and fingerprints; not for security.
+package enum SHA1 {
     /// The digest of `message` (20 bytes). The padded message is read byte by byte and the schedule lives in a
     /// temporary buffer, so a hash allocates only its result.
-    static func hash(_ message: [UInt8]) -> [UInt8] {
+    package static func hash(_ message: [UInt8]) -> [UInt8] {
         message.withUnsafeBufferPointer(hash)
     }
 

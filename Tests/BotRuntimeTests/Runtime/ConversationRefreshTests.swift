@@ -49,4 +49,29 @@ import Testing
             await bot.stop()
         }
     }
+
+    /// A new message moves a conversation's `updatedAt` too; `onConversationUpdated` is for its title, avatar and
+    /// members.
+    @Test func aRefreshReportsUpdatedOnlyTheConversationsWhoseTitleAvatarOrMembersChanged() async throws {
+        try await RuntimeHarness.run { harness in
+            let groups = try await Self.groupsWithAHello(3, harness)
+            let first = try await harness.start(ScriptedBot(probe: BotProbe()))
+            try await first.waitUntilIdle()
+            await first.stop()
+
+            await harness.clock.advance(by: .seconds(1))
+            let ana = harness.rest(harness.ana)
+            let again = try await harness.say("hello again", as: harness.ana, in: groups[0])
+            _ = try await ana.updateConversation(groups[1].id, title: "renamed")
+            _ = try await ana.addMembers([harness.otto.user.id], to: groups[2].id)
+
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe))
+            try await harness.waitUntilHandled(upTo: again.seq, in: groups[0], by: bot)
+            try await bot.waitUntilIdle()
+            #expect(Set(probe.conversationsUpdated) == [groups[1].id, groups[2].id])
+            #expect(probe.conversationsUpdated.count == 2)
+            await bot.stop()
+        }
+    }
 }

@@ -18,6 +18,7 @@ final class BotProbe: Sendable {
         var failures: [String] = []
         var conversationsCreated: [Conversation.ID] = []
         var conversationsRemoved: [Conversation.ID] = []
+        var conversationsUpdated: [Conversation.ID] = []
         var updates: [Message] = []
         var presenceSnapshots = 0
         var cancelledRequests: [FriendRequest.ID] = []
@@ -49,6 +50,7 @@ final class BotProbe: Sendable {
     var failures: [String] { records.withLock { $0.failures } }
     var conversationsCreated: [Conversation.ID] { records.withLock { $0.conversationsCreated } }
     var conversationsRemoved: [Conversation.ID] { records.withLock { $0.conversationsRemoved } }
+    var conversationsUpdated: [Conversation.ID] { records.withLock { $0.conversationsUpdated } }
     var updates: [Message] { records.withLock { $0.updates } }
     var presenceSnapshots: Int { records.withLock { $0.presenceSnapshots } }
     var cancelledRequests: [FriendRequest.ID] { records.withLock { $0.cancelledRequests } }
@@ -65,6 +67,7 @@ final class BotProbe: Sendable {
     func recordFailure(_ text: String) { update { $0.failures.append(text) } }
     func recordCreated(_ id: Conversation.ID) { update { $0.conversationsCreated.append(id) } }
     func recordRemoved(conversation id: Conversation.ID) { update { $0.conversationsRemoved.append(id) } }
+    func recordUpdated(_ id: Conversation.ID) { update { $0.conversationsUpdated.append(id) } }
     func recordUpdate(_ message: Message) { update { $0.updates.append(message) } }
     func recordSnapshot() { update { $0.presenceSnapshots += 1 } }
     func recordCancelled(_ id: FriendRequest.ID) { update { $0.cancelledRequests.append(id) } }
@@ -132,6 +135,10 @@ struct ScriptedBot: Bot {
 
     func onConversationCreated(_ conversation: Conversation, context: any BotContext) async throws {
         probe.recordCreated(conversation.id)
+    }
+
+    func onConversationUpdated(_ conversation: Conversation, context: any BotContext) async throws {
+        probe.recordUpdated(conversation.id)
     }
 
     func onConversationRemoved(_ conversationId: Conversation.ID, context: any BotContext) async throws {

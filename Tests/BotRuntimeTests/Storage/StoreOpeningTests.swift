@@ -33,7 +33,7 @@ struct StoreOpeningTests {
         #expect(applied == [
             "v1-session", "v1-conversations", "v1-outbox", "v1-state", "v1-schedules", "v1-dialogs", "v2-outbox-first-attempt",
             "v3-time-ordered-client-message-ids", "v4-status-checks-without-lists", "v5-message-actions",
-            "v6-quarantine", "v7-paused-jobs",
+            "v6-quarantine", "v7-paused-jobs", "v8-conversation-details",
         ])
     }
 
