@@ -520,12 +520,12 @@ public actor BotSession {
         case .connecting(generation, _), .awaitingReady(generation, _): isCurrent = true
         default: isCurrent = false
         }
-        guard isCurrent, let parts, let admission else {
+        guard isCurrent, let parts, let admission, let heartbeat else {
             // The lifecycle gave up on this attempt meanwhile: its scope drops it and reports its close.
             tasks.end()
             return
         }
-        let link = RealtimeLink(generation: generation, connection: connection)
+        let link = RealtimeLink(generation: generation, connection: connection, heartbeat: heartbeat)
         perform(readyGate.opened(generation, now: environment.clock.now))
         let inputs = inputs
         let router = parts.makeRouter(admission: admission) { inputs?.yield(.presenceSnapshot(generation)) }

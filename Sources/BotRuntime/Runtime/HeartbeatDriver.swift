@@ -22,6 +22,8 @@ package final class HeartbeatDriver: Sendable {
     private let monitor: Mutex<HeartbeatMonitor>
     private let running = Mutex<Running?>(nil)
     private let pongWait = Mutex(PongWait())
+    private let pings = Atomic<Int>(0)
+    private let pongs = Atomic<Int>(0)
     private let clock: any ChatterClock
     private let log: SessionLog
     private let timers: DeadlineScheduler<SessionDeadline>
@@ -38,6 +40,13 @@ package final class HeartbeatDriver: Sendable {
         self.timers = timers
         self.key = .heartbeat(generation: generation)
     }
+
+    /// How many pings the driver has written to its connection.
+    package var pingsWritten: Int { pings.load(ordering: .acquiring) }
+
+    /// How many of its pings were answered. The service reads a connection's frames in order, so the `n`th pong
+    /// proves that every frame written before the `n`th ping arrived.
+    package var pongsReceived: Int { min(pongs.load(ordering: .acquiring), pingsWritten) }
 
     /// Starts pinging `connection` every `interval` and hearing its pongs. `onDead` runs once, when the connection
     /// is dead, and the heartbeat then stops.
@@ -95,7 +104,7 @@ package final class HeartbeatDriver: Sendable {
             case .sendPing:
                 _ = monitor.withLock { $0.handle(.pingSent(now: now)) }
                 // A connection that is closing refuses it; its reader reports the end, or the pong deadline does.
-                try? running.connection.sendPingWithoutWaiting()
+                if (try? running.connection.sendPingWithoutWaiting()) != nil { pings.add(1, ordering: .releasing) }
             case .connectionDead(let sentAt):
                 log.warning("no pong within the deadline (ping sent at \(Timestamp(sentAt).iso8601)): the connection is dead")
                 stop()
@@ -110,6 +119,7 @@ package final class HeartbeatDriver: Sendable {
 
     /// A pong arrived: the pong deadline goes, and the scheduler waits for the next ping instead.
     private func pongReceived() {
+        pongs.add(1, ordering: .releasing)
         let now = clock.now
         let moved = monitor.withLock { monitor -> Bool in
             let before = monitor.nextDeadline

@@ -5,4 +5,6 @@ import ChatterBots
 struct RealtimeLink: Sendable {
     let generation: UInt64
     let connection: ChatterRealtimeConnection
+    /// Keeps the connection alive; its pongs prove what was written before its pings arrived.
+    let heartbeat: HeartbeatDriver
 }

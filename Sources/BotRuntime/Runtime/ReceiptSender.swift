@@ -3,27 +3,14 @@ import Synchronization
 import WebSocket
 
 /// Sends `receipt.delivered` (an incoming message is stored) and `receipt.read` (its handler finished) as the
-/// policy says. Receipts are watermarks, so only the highest seq per conversation is sent: a burst of a thousand
-/// messages costs a few frames. A write that succeeded may still be lost with a connection that was dying, so the
-/// marks sent on a connection are sent again on the next one (watermarks only move forward: resending is safe).
+/// policy says, on the session's current connection, by the rules of `ReceiptLedger`: a burst of a thousand
+/// messages costs a few frames, and what a dying connection may have lost goes out again on the next one.
 ///
 /// On an event loop the receipts go out at the end of the loop's turn, without a task: a message stored and handled
 /// in one turn then costs one `receipt.read` (it covers delivery too), written with the reply.
 final class ReceiptSender: Sendable {
-    private struct Marks {
-        var delivered = 0
-        var read = 0
-        var sentDelivered = 0
-        var sentRead = 0
-        /// The connection the last receipt of this conversation was written to.
-        var sentOn: UInt64?
-
-        var hasUnsent: Bool { read > sentRead || delivered > max(sentDelivered, sentRead) }
-    }
-
     private struct State {
-        var marks: [Conversation.ID: Marks] = [:]
-        var dirty: [Conversation.ID] = []
+        var ledger = ReceiptLedger()
         var link: RealtimeLink?
         var isFlushing = false
     }
@@ -40,13 +27,13 @@ final class ReceiptSender: Sendable {
     /// Messages up to `seq` of `conversation` are stored by the bot.
     func delivered(_ seq: Int, in conversation: Conversation.ID) {
         guard policy.sendsDelivered else { return }
-        update(conversation) { $0.delivered = max($0.delivered, seq) }
+        update { $0.delivered(seq, in: conversation) }
     }
 
     /// Messages up to `seq` of `conversation` were handled.
     func read(_ seq: Int, in conversation: Conversation.ID) {
         guard policy.sendsRead else { return }
-        update(conversation) { $0.read = max($0.read, seq) }
+        update { $0.read(seq, in: conversation) }
     }
 
     /// Sends pending receipts on `link` from now on.
@@ -58,42 +45,25 @@ final class ReceiptSender: Sendable {
         if flush { scheduleFlush() }
     }
 
-    /// The connection of `generation` ended; receipts wait for the next one. What was written to it may not have
-    /// reached the service, so those marks go out again on the next connection.
+    /// The connection of `generation` ended; receipts wait for the next one, with those it may have lost.
     func detach(generation: UInt64) {
         state.withLock { state in
-            guard state.link?.generation == generation else { return }
+            guard let link = state.link, link.generation == generation else { return }
             state.link = nil
-            for (conversation, var marks) in state.marks where marks.sentOn == generation {
-                let hadUnsent = marks.hasUnsent
-                marks.sentRead = 0
-                marks.sentDelivered = 0
-                marks.sentOn = nil
-                state.marks[conversation] = marks
-                if !hadUnsent && marks.hasUnsent { state.dirty.append(conversation) }
-            }
+            state.ledger.connectionEnded(generation: generation, pongsReceived: link.heartbeat.pongsReceived)
         }
     }
 
-    private func update(_ conversation: Conversation.ID, _ change: (inout Marks) -> Void) {
+    private func update(_ change: (inout ReceiptLedger) -> Void) {
         let flush = state.withLock { state -> Bool in
-            // In place: one lookup of the conversation (a hash of its id) per message, not two.
-            let becameUnsent = Self.apply(change, to: &state.marks[conversation, default: Marks()])
-            if becameUnsent { state.dirty.append(conversation) }
+            change(&state.ledger)
             return Self.beginFlush(&state)
         }
         if flush { scheduleFlush() }
     }
 
-    /// Applies `change` to `marks`; true when they had nothing unsent before and have now.
-    private static func apply(_ change: (inout Marks) -> Void, to marks: inout Marks) -> Bool {
-        let hadUnsent = marks.hasUnsent
-        change(&marks)
-        return !hadUnsent && marks.hasUnsent
-    }
-
     private static func beginFlush(_ state: inout State) -> Bool {
-        guard !state.isFlushing, state.link != nil, !state.dirty.isEmpty else { return false }
+        guard !state.isFlushing, state.link != nil, state.ledger.hasUnsent else { return false }
         state.isFlushing = true
         return true
     }
@@ -106,26 +76,11 @@ final class ReceiptSender: Sendable {
     private func flush() {
         while true {
             let batch = state.withLock { state -> (RealtimeLink, [ClientRequest])? in
-                guard let link = state.link, !state.dirty.isEmpty else {
+                guard let link = state.link, state.ledger.hasUnsent else {
                     state.isFlushing = false
                     return nil
                 }
-                var requests: [ClientRequest] = []
-                for conversation in state.dirty {
-                    guard var marks = state.marks[conversation] else { continue }
-                    if marks.read > marks.sentRead {
-                        requests.append(.receiptRead(ReceiptPosition(conversationId: conversation, seq: marks.read)))
-                        marks.sentRead = marks.read
-                        marks.sentDelivered = max(marks.sentDelivered, marks.read)
-                    }
-                    if marks.delivered > marks.sentDelivered {
-                        requests.append(.receiptDelivered(ReceiptPosition(conversationId: conversation, seq: marks.delivered)))
-                        marks.sentDelivered = marks.delivered
-                    }
-                    marks.sentOn = link.generation
-                    state.marks[conversation] = marks
-                }
-                state.dirty = []
+                let requests = state.ledger.takeUnsent(generation: link.generation, pingsWritten: link.heartbeat.pingsWritten)
                 return (link, requests)
             }
             guard let (link, requests) = batch else { return }

@@ -36,11 +36,13 @@ struct HeartbeatDriverTests {
             let interval = connection.heartbeatInterval
             try await clock.waitForSleepers(1)
             #expect(timers.deadline(of: key) == start.adding(interval))
+            #expect(heartbeat.pingsWritten == 0 && heartbeat.pongsReceived == 0)
             await clock.advance(by: interval)  // the ping goes out
             let nextPing = start.adding(interval).adding(interval)
             #expect(heartbeat.awaitsPong || timers.deadline(of: key) == nextPing, "a ping went out")
             await heartbeat.waitUntilAnswered()
             #expect(!heartbeat.awaitsPong)
+            #expect(heartbeat.pingsWritten == 1 && heartbeat.pongsReceived == 1, "the pong is counted with its ping")
             #expect(timers.deadline(of: key) == nextPing, "the pong came and the pong deadline went")
             await clock.advance(by: .seconds(10))  // past the pong deadline: the connection lives on
             try await clock.waitForSleepers(1)  // the scheduler woke there and waits for the next ping
