@@ -348,6 +348,7 @@ extension ChatterService {
             case .photo: fits = family == "image"
             case .voice: fits = family == "audio"
             case .video: fits = family == "video"
+            case .document: fits = Self.mediaType(media.contentType) == "application/pdf"
             default: fits = true
             }
             guard fits else {

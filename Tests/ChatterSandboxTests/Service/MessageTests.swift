@@ -146,6 +146,9 @@ struct MessageTests {
 
         let audio = try await harness.service.uploadMedia(ana.caller, bytes: [1, 2, 3], contentType: "audio/mp4")
         await expectAPIError(.validationFailed, field: "mediaId") { try await post(.media(.photo, audio)) }
+        await expectAPIError(.validationFailed, field: "mediaId") { try await post(.media(.document, audio)) }
+        let pdf = try await harness.service.uploadMedia(ana.caller, bytes: [0x25, 0x50], contentType: "application/pdf")
+        #expect(try await post(.media(.document, pdf)).kind == .document)
         let voice = try await post(.media(.voice, audio, caption: "listen"))
         #expect(voice.mediaId == audio)
         #expect(voice.body == "listen")
