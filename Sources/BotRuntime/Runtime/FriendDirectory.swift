@@ -2,7 +2,8 @@ import ChatterBots
 import Synchronization
 
 /// The bot's friends as it last knew them, kept in its store so that friendships that began or ended while the
-/// bot was offline (or down) are found by the REST refresh and reported to `onFriendAdded` / `onFriendRemoved`.
+/// bot was offline (or down) are found by the REST refresh and reported to `onFriendAdded` / `onFriendRemoved`, and
+/// profiles changed meanwhile to `onUserUpdated`.
 ///
 /// The very first refresh of a new store only records the friends: friendships older than the bot's data are
 /// not news.
@@ -33,22 +34,34 @@ final class FriendDirectory: Sendable {
     /// The number of changes made to the list so far; pass it to `reconcile` to detect a change made meanwhile.
     var version: Int { state.withLock { $0.version } }
 
+    /// What a refresh found changed since the list was last known.
+    struct Changes: Equatable {
+        var added: [Friend] = []
+        var removed: [User.ID] = []
+        /// Friends whose profile (display name, avatar, username) differs from the one known.
+        var updated: [User] = []
+    }
+
     /// Compares the service's list, fetched when the list was at `version`, with the known friends: returns the
-    /// friendships that began and ended since, and stores the list. Returns nil, changing nothing, when the list
-    /// changed after `version` (a live event was applied meanwhile, so the fetched list may be older than what
-    /// is known): fetch again. Without a stored list (a new store) nothing is reported.
-    func reconcile(with current: [Friend], fetchedAt version: Int) async -> (added: [Friend], removed: [User.ID])? {
+    /// friendships that began and ended since and the profiles that changed, and stores the list. Returns nil,
+    /// changing nothing, when the list changed after `version` (a live event was applied meanwhile, so the fetched
+    /// list may be older than what is known): fetch again. Without a stored list (a new store) nothing is reported.
+    func reconcile(with current: [Friend], fetchedAt version: Int) async -> Changes? {
         let fresh = Dictionary(current.map { ($0.user.id, $0) }, uniquingKeysWith: { _, last in last })
-        let changes = state.withLock { state -> (added: [Friend], removed: [User.ID])? in
+        let changes = state.withLock { state -> Changes? in
             guard state.version == version else { return nil }
             defer {
                 state.friends = fresh
                 state.version += 1
             }
-            guard let known = state.friends else { return ([], []) }
-            let added = current.filter { known[$0.user.id] == nil }
-            let removed = known.keys.filter { fresh[$0] == nil }.sorted { $0.rawValue < $1.rawValue }
-            return (added, removed)
+            guard let known = state.friends else { return Changes() }
+            return Changes(
+                added: current.filter { known[$0.user.id] == nil },
+                removed: known.keys.filter { fresh[$0] == nil }.sorted { $0.rawValue < $1.rawValue },
+                updated: current.compactMap { friend in
+                    guard let before = known[friend.user.id], before.user != friend.user else { return nil }
+                    return friend.user
+                })
         }
         if changes != nil { await save() }
         return changes
@@ -66,6 +79,19 @@ final class FriendDirectory: Sendable {
         }
         await save()
         return isNew
+    }
+
+    /// A friend changed their profile (`user.updated`): the list keeps it, so the next refresh does not report it
+    /// again. Someone who is not a known friend changes nothing.
+    func updateProfile(_ user: User) async {
+        let changed = state.withLock { state -> Bool in
+            guard var friend = state.friends?[user.id], friend.user != user else { return false }
+            friend.user = user
+            state.friends?[user.id] = friend
+            state.version += 1
+            return true
+        }
+        if changed { await save() }
     }
 
     /// A friendship ended (`friend.removed`); false when the user was not a known friend.

@@ -222,6 +222,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             await call(work, context, run) { try await bot.onFriendRequestCancelled(id, context: context) }
 
         case .userUpdated(let user):
+            await friends.updateProfile(user)
             let context = context(nil)
             await call(work, context, run) { try await bot.onUserUpdated(user, context: context) }
 

@@ -149,18 +149,22 @@ struct SessionSynchronizer: Sendable {
     /// The most conversations left out of a sync that are looked up one by one.
     static let maxMembershipLookups = 50
 
-    /// `GET /friends`, compared with the friends the bot knew: friendships that began or ended meanwhile reach
-    /// their handlers. Fetched again when a live friend event changed the list while the request ran.
+    /// `GET /friends`, compared with the friends the bot knew: friendships that began or ended meanwhile, and
+    /// profiles changed meanwhile, reach their handlers. Fetched again when a live friend event changed the list
+    /// while the request ran.
     private func refreshFriends(trace: String) async throws {
         for _ in 0..<5 {
             let version = friends.version
             let current = try await rest.friends()
-            guard let (added, removed) = await friends.reconcile(with: current, fetchedAt: version) else { continue }
-            for friend in added {
+            guard let changes = await friends.reconcile(with: current, fetchedAt: version) else { continue }
+            for friend in changes.added {
                 dispatcher.enqueue(.event(.friendAdded(friend, isRecorded: true), trace: trace), in: .events)
             }
-            for userId in removed {
+            for userId in changes.removed {
                 dispatcher.enqueue(.event(.friendRemoved(userId, isRecorded: true), trace: trace), in: .events)
+            }
+            for user in changes.updated {
+                dispatcher.enqueue(.event(.userUpdated(user), trace: trace), in: .events)
             }
             return
         }

@@ -36,6 +36,45 @@ import Testing
         }
     }
 
+    @Test func aProfileChangedWhileTheBotWasOfflineReachesOnUserUpdatedOnce() async throws {
+        try await RuntimeHarness.run { harness in
+            let first = try await harness.start(ScriptedBot(probe: BotProbe()))
+            try await first.waitUntilIdle()
+            await first.stop()
+            _ = try await harness.rest(harness.ana).updateMe(displayName: "Ana Souza")
+
+            let probe = BotProbe()
+            let second = try await harness.start(ScriptedBot(probe: probe))
+            try await second.waitUntilIdle()
+            #expect(probe.updatedUsers.map(\.displayName) == ["Ana Souza"])
+            #expect(probe.updatedUsers.map(\.id) == [harness.ana.user.id])
+            await second.stop()
+
+            let later = BotProbe()
+            let third = try await harness.start(ScriptedBot(probe: later))
+            try await third.waitUntilIdle()
+            #expect(later.updatedUsers.isEmpty, "the change was reported once")
+            await third.stop()
+        }
+    }
+
+    @Test func aProfileChangeHeardLiveIsNotReportedAgainAfterARestart() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe))
+            try await bot.waitUntilIdle()
+            _ = try await harness.rest(harness.ana).updateMe(displayName: "Ana Souza")
+            try await harness.waitUntil("the change reaches the bot") { probe.updatedUsers.count == 1 }
+            await bot.stop()
+
+            let later = BotProbe()
+            let restarted = try await harness.start(ScriptedBot(probe: later))
+            try await restarted.waitUntilIdle()
+            #expect(later.updatedUsers.isEmpty)
+            await restarted.stop()
+        }
+    }
+
     @Test func repliesFromEventsWithoutAKeyAreAllSentBesideTheMessagesOwnReply() async throws {
         try await RuntimeHarness.run { harness in
             let answered = Mutex<IncomingMessage?>(nil)
