@@ -52,7 +52,7 @@ public final class ChangeSignal: Sendable {
     /// Returns once `condition` holds, checking it now and after each change; throws `DeadlineExceeded` naming
     /// `what` when it still does not hold after `timeout` (generous: it only bounds a wait that would hang).
     public func wait(
-        until condition: () async throws -> Bool, _ what: @autoclosure () -> String, timeout: Duration = .seconds(30)
+        until condition: () async throws -> Bool, _ what: @autoclosure () -> String, timeout: Duration = .seconds(90)
     ) async throws {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         let alarm = Task { [self] in

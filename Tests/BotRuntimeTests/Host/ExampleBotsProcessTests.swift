@@ -190,7 +190,7 @@ struct ExampleBotsProcessTests {
         #expect(pending.map(\.message.content.body) == ["echo: hello"])
 
         await fixture.sandbox.admin.clearFaults(of: device)
-        let second = try fixture.launch(label: "restarted")
+        let second = try fixture.launch(["--shutdown-timeout", "60"], label: "restarted")
         #expect(await fixture.waitUntilLive(second), "\(second.errors)")
         second.send(SIGTERM)
         #expect(await second.waitForExit() == .code(0), "\(second.errors)")
@@ -215,7 +215,7 @@ struct ExampleBotsProcessTests {
         #expect(pending.map(\.message.content.kind) == [.photo])
 
         await fixture.sandbox.admin.clearFaults(of: device)
-        let second = try fixture.launch(label: "restarted-after-upload")
+        let second = try fixture.launch(["--shutdown-timeout", "60"], label: "restarted-after-upload")
         #expect(await fixture.waitUntilLive(second), "\(second.errors)")
         second.send(SIGTERM)
         #expect(await second.waitForExit() == .code(0), "\(second.errors)")

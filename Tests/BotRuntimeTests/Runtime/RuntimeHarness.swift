@@ -179,7 +179,7 @@ struct RuntimeHarness {
     /// Returns once `condition` holds, checking it now and after each change the harness sees (`changes`); fails
     /// the test naming `what` if it still does not hold after `timeout` (a bound for a bug, not a pace).
     func waitUntil(
-        _ what: @autoclosure () -> String, timeout: Duration = .seconds(30),
+        _ what: @autoclosure () -> String, timeout: Duration = .seconds(90),
         sourceLocation: SourceLocation = #_sourceLocation, _ condition: () async throws -> Bool
     ) async throws {
         do {

@@ -21,8 +21,16 @@ struct StartupGateTests {
         var peak: Int { state.withLock { $0.peak } }
     }
 
-    private func waitUntil(_ condition: () -> Bool) async {
-        for _ in 0..<10_000 where !condition() { await Task.yield() }
+    /// Yields until `condition` holds; a failure of the test if it still does not after 90 s.
+    private func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(90))
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("the gate never reached the state waited for", sourceLocation: sourceLocation)
+                return
+            }
+            await Task.yield()
+        }
     }
 
     @Test func neverAdmitsMoreThanItsLimitAtOnce() async {

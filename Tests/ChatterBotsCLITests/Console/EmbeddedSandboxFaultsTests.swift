@@ -10,7 +10,7 @@ import Testing
 struct EmbeddedSandboxFaultsTests {
     @Test func theRestartButtonKeepsTheSandboxDownForThreeSecondsOfItsClockThenItListensAgain() async throws {
         let clock = ManualClock()
-        let embedded = try await EmbeddedSandbox.start(dataDirectory: nil, port: 0, clock: clock)
+        let embedded = try await EmbeddedSandbox.start(dataDirectory: nil, port: try FreePort.take(), clock: clock)
         let faults = EmbeddedSandboxFaults(sandbox: embedded.sandbox)
         let pressed = clock.now
         let restart = Task { try await faults.inject(.restartServer, into: nil) }
@@ -27,7 +27,7 @@ struct EmbeddedSandboxFaultsTests {
 
     @Test func pressingRestartWhileTheSandboxRestartsIsRefusedSayingSo() async throws {
         let clock = ManualClock()
-        let embedded = try await EmbeddedSandbox.start(dataDirectory: nil, port: 0, clock: clock)
+        let embedded = try await EmbeddedSandbox.start(dataDirectory: nil, port: try FreePort.take(), clock: clock)
         let faults = EmbeddedSandboxFaults(sandbox: embedded.sandbox)
         let restart = Task { try await faults.inject(.restartServer, into: nil) }
         _ = await embedded.sandbox.waitForListener(.down)

@@ -32,7 +32,7 @@ struct TmuxSession: Sendable {
 
     /// Waits until the screen contains `text`; returns the screen.
     @discardableResult
-    func waitForScreen(containing text: String, timeout: Duration = .seconds(30)) async throws -> String {
+    func waitForScreen(containing text: String, timeout: Duration = .seconds(90)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while true {
             let shown = try await screen()

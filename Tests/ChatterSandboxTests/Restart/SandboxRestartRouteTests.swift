@@ -1,6 +1,7 @@
 import ChatterBots
 import ChatterSandbox
 import Foundation
+import TestSupport
 import Testing
 import WebSocket
 
@@ -26,7 +27,8 @@ struct SandboxRestartRouteTests {
     }
 
     @Test func aRestartIsAnswered202ThenTheSandboxRestartsForTheDowntime() async throws {
-        try await SandboxFixture.run { fixture in
+        // A port no other test's listener can take while this one is down.
+        try await SandboxFixture.run(port: try FreePort.take()) { fixture in
             let ana = try await fixture.connect(fixture.ana)
 
             let (status, body) = try await postRestart(fixture, body: #"{"downtimeSeconds": 3}"#)

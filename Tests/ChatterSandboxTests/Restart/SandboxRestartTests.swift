@@ -10,7 +10,7 @@ import WebSocket
 @Suite("Sandbox restart")
 struct SandboxRestartTests {
     @Test func aRestartClosesAConnectedDevicesSocketWith1001ServerRestarting() async throws {
-        try await SandboxFixture.run { fixture in
+        try await SandboxFixture.run(port: try FreePort.take()) { fixture in
             let ana = try await fixture.connect(fixture.ana)
 
             try await fixture.sandbox.restart(downtime: .zero)
@@ -46,7 +46,7 @@ struct SandboxRestartTests {
         let directory = try TemporaryDirectory("SandboxRestartTests")
         let clock = ManualClock()
         let sandbox = try await Sandbox.start(SandboxConfiguration(
-            storage: .file(path: directory.url.appendingPathComponent("sandbox.sqlite").path), clock: clock,
+            storage: .file(path: directory.url.appendingPathComponent("sandbox.sqlite").path), port: try FreePort.take(), clock: clock,
             service: SandboxServiceConfiguration(passwordHashIterations: 1_000), seed: SandboxFixture.seed))
         let fixture = SandboxFixture(sandbox: sandbox, clock: clock, accounts: sandbox.seeded)
         let chat = try await fixture.direct(fixture.ana, fixture.ben).id
@@ -96,7 +96,7 @@ struct SandboxRestartTests {
     }
 
     @Test func aSecondRestartDuringTheFirstIsRefusedAndTheFirstCompletes() async throws {
-        try await SandboxFixture.run { fixture in
+        try await SandboxFixture.run(port: try FreePort.take()) { fixture in
             let sandbox = fixture.sandbox
             let first = Task { try await sandbox.restart(downtime: .seconds(3)) }
             _ = await sandbox.waitForListener(.down)
@@ -111,7 +111,7 @@ struct SandboxRestartTests {
     }
 
     @Test func aPortTakenDuringTheDowntimeFailsTheRestartSayingWhatToDoAndALaterRestartListens() async throws {
-        try await SandboxFixture.run { fixture in
+        try await SandboxFixture.run(port: try FreePort.take()) { fixture in
             let sandbox = fixture.sandbox
             let port = try #require(sandbox.apiURL.port)
             let restart = Task { try await sandbox.restart(downtime: .seconds(3)) }
@@ -134,7 +134,7 @@ struct SandboxRestartTests {
     }
 
     @Test func aRestartForgetsTheArmedFaults() async throws {
-        try await SandboxFixture.run { fixture in
+        try await SandboxFixture.run(port: try FreePort.take()) { fixture in
             let chat = try await fixture.direct(fixture.ana, fixture.ben).id
             try await fixture.sandbox.admin.inject(.loseMessageNew(count: 1), into: fixture.ben.session.deviceId)
 
@@ -151,7 +151,7 @@ struct SandboxRestartTests {
     }
 
     @Test func afterARestartTheHubsTimersStillTakeDisconnectedUsersOffline() async throws {
-        try await SandboxFixture.run { fixture in
+        try await SandboxFixture.run(port: try FreePort.take()) { fixture in
             _ = try await fixture.connect(fixture.ana)
 
             try await fixture.sandbox.restart(downtime: .zero)

@@ -28,7 +28,8 @@ struct BackpressureTests {
                 _ = await connection.closeInfo
             }
         }
-        let client = try await WebSocketClient.connect(to: #require(URL(string: "ws://127.0.0.1:\(server.port)/")))
+        let client = try await WebSocketClient.connect(
+            to: #require(URL(string: "ws://127.0.0.1:\(server.port)/")), configuration: LoopbackWebSocketTests.patientClient)
         var acceptedIterator = accepted.makeAsyncIterator()
         return (server, client, try #require(await acceptedIterator.next()))
     }

@@ -31,7 +31,9 @@ struct ManyConnectionsTests {
             for _ in 0..<20 {
                 group.addTask {
                     var opened: [WebSocketConnection] = []
-                    for _ in 0..<(count / 20) { opened.append(try await WebSocketClient.connect(to: url)) }
+                    for _ in 0..<(count / 20) {
+                        opened.append(try await WebSocketClient.connect(to: url, configuration: LoopbackWebSocketTests.patientClient))
+                    }
                     return opened
                 }
             }

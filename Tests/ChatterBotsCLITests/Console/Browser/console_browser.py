@@ -52,10 +52,33 @@ def row_state(driver, bot):
         "return row ? row.dataset.state : null;", bot)
 
 
-def state_text(driver, bot):
-    return driver.execute_script(
-        "const row = Array.from(document.querySelectorAll('tr[data-bot]')).find(r => r.dataset.bot === arguments[0]);"
-        "return row ? row.querySelector('td.state').innerText : null;", bot)
+# Records in the page every state each bot's row has shown, with its latest text, as the page renders it: a state
+# that lasts a few seconds (backing off) is seen even when the driver's polls are slow.
+STATE_RECORDER = """
+window.__seen = window.__seen || {};
+const note = () => document.querySelectorAll('tr[data-bot]').forEach(row => {
+  const key = row.dataset.bot + ' ' + row.dataset.state;
+  const cell = row.querySelector('td.state');
+  window.__seen[key] = cell ? cell.innerText : '';
+});
+if (!window.__stateObserver) {
+  window.__stateObserver = new MutationObserver(note);
+  window.__stateObserver.observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
+}
+note();
+"""
+
+
+def record_states(driver):
+    driver.execute_script(STATE_RECORDER)
+
+
+def wait_until_seen(driver, bot, state, what):
+    """Waits until the bot's row has shown `state` since `record_states`; returns its latest text in that state."""
+    return WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: d.execute_script("const seen = window.__seen || {}; return seen[arguments[0]] ?? null;",
+                                   f"{bot} {state}"),
+        f"{bot} never showed {what}")
 
 
 def wait_for_state(driver, bot, state, what):
@@ -77,9 +100,9 @@ def ratelimit(driver, shots, bots):
     WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.find_element(By.ID, "faults").is_displayed(),
                                               "the fault buttons never showed")
     Select(driver.find_element(By.ID, "fault-bot")).select_by_visible_text(bot)
+    record_states(driver)
     driver.find_element(By.CSS_SELECTOR, 'button[data-fault="rateLimit"]').click()
-    wait_for_state(driver, bot, "reconnecting", "backing off")
-    backing_off = state_text(driver, bot)
+    backing_off = wait_until_seen(driver, bot, "reconnecting", "backing off")
     WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
         lambda d: any(f" {bot} " in text and "4008" in text for text in log_texts(d)),
         "the traffic pane never showed the 4008")
@@ -97,11 +120,9 @@ def restart(driver, shots, bots):
         wait_for_state(driver, bot, "live", "live")
     WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.find_element(By.ID, "faults").is_displayed(),
                                               "the fault buttons never showed")
+    record_states(driver)
     driver.find_element(By.CSS_SELECTOR, 'button[data-fault="restartServer"]').click()
-    backing_off = {}
-    for bot in bots:
-        wait_for_state(driver, bot, "reconnecting", "backing off")
-        backing_off[bot] = state_text(driver, bot)
+    backing_off = {bot: wait_until_seen(driver, bot, "reconnecting", "backing off") for bot in bots}
     driver.save_screenshot(os.path.join(shots, "restart-backing-off.png"))
     for bot in bots:
         wait_for_state(driver, bot, "live", "live again")
