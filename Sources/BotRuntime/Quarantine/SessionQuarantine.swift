@@ -50,11 +50,11 @@ final class SessionQuarantine: Sendable {
         guard !store.isNew else { return nil }
         var (suspects, entries) = try await store.crashRecord()
         // A retry that crashed the process again leaves its entry where it was, and is not retried by itself.
-        let crashedRetries = suspects.filter { $0.key.hasPrefix("retry:") }
-        suspects.removeAll { $0.key.hasPrefix("retry:") }
+        let crashedRetries = suspects.filter { HandlerWork.retriedEntry(inKey: $0.key) != nil }
+        suspects.removeAll { HandlerWork.retriedEntry(inKey: $0.key) != nil }
         try await store.record(crashedRetries.compactMap { suspect in
             log.error("the retry of a quarantined \(suspect.handler) crashed the process again: it stays quarantined", trace: suspect.trace)
-            return Int64(suspect.key.dropFirst("retry:".count)).map { .retryCrashed($0) }
+            return HandlerWork.retriedEntry(inKey: suspect.key).map { .retryCrashed($0) }
         })
         let atLimit = rules.withLock { rules -> [CrashSuspect] in
             rules = QuarantineRules(
@@ -93,10 +93,13 @@ final class SessionQuarantine: Sendable {
         run.onEnd { [gate] in gate.leave() }
     }
 
-    /// Marks `work` as running (nil when there is no table, or it is full).
-    func mark(_ work: HandlerWork, trace: String) -> InFlightTable.Slot? {
-        table?.claim(InFlightTable.Record(
-            bot: bot, handler: work.name, trace: trace, key: work.workKey, summary: work.summary, startedAt: clock.now))
+    /// Marks `work` as running (nil when there is no table, or it is full). A retry of the quarantine entry
+    /// `retrying` is marked as that retry: should it crash the process again, the next start finds the entry's
+    /// retry to blame, and leaves the entry quarantined instead of retrying it at every start.
+    func mark(_ work: HandlerWork, trace: String, retrying: Int64? = nil) -> InFlightTable.Slot? {
+        let key = retrying.map(HandlerWork.retryKey(of:)) ?? work.workKey
+        return table?.claim(InFlightTable.Record(
+            bot: bot, handler: work.name, trace: trace, key: key, summary: work.summary, startedAt: clock.now))
     }
 
     func unmark(_ slot: InFlightTable.Slot?) {

@@ -325,7 +325,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         var failure: (any Error)?
         // Marked while the bot's code runs: a handler still running when the process dies is a crash suspect. One
         // abandoned by its timeout stays marked until it returns, since it still runs.
-        let slot = quarantine.mark(work, trace: work.trace)
+        let slot = quarantine.mark(work, trace: work.trace, retrying: context.retrying)
         do {
             try await body()
         } catch {
@@ -348,7 +348,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         let started = clock.now
         var decision = FriendRequestDecision.useConfiguredPolicy
         var failure: (any Error)?
-        let slot = quarantine.mark(work, trace: work.trace)
+        let slot = quarantine.mark(work, trace: work.trace, retrying: context.retrying)
         do {
             decision = try await bot.onFriendRequest(request, context: context)
         } catch {

@@ -42,8 +42,18 @@ enum HandlerWork: Sendable {
         case .messageUpdated(let message, _): "message-updated:\(message.id.rawValue)#\(MessageUpdateFingerprint(message).digest)"
         case .job(let occurrence): "job:\(occurrence.job.id.rawValue)#\(occurrence.number)"
         case .event(let event, _): event.workKey
-        case .retry(let entry): "retry:\(entry.id)"
+        case .retry(let entry): Self.retryKey(of: entry.id)
         }
+    }
+
+    /// The work key of a retry of the quarantine entry `id`: a handler run retrying the entry is marked in flight
+    /// with it, whatever the work retried.
+    static func retryKey(of id: Int64) -> String { "retry:\(id)" }
+
+    /// The quarantine entry whose retry `key` names; nil for any other work.
+    static func retriedEntry(inKey key: String) -> Int64? {
+        guard key.hasPrefix("retry:") else { return nil }
+        return Int64(key.dropFirst("retry:".count))
     }
 
     /// What the work is, for people reading a quarantine list: a message's text (the in-flight table keeps its

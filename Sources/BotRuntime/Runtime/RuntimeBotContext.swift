@@ -51,7 +51,8 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
     /// The derivation key of sends and jobs; nil for random ids.
     private let derivationKey: String?
     /// The quarantine entry this run retries: its unit takes the entry out instead of marking the trigger done.
-    private let retrying: Int64?
+    /// The quarantine entry this handler run retries, if it does.
+    let retrying: Int64?
     private let work: Mutex<State>
 
     /// What every handler context of a session acts through; built once per session. A class, so that each context

@@ -128,7 +128,7 @@ enum QuarantineWrites {
             case .retried(let id):
                 try db.execute(sql: QuarantineSQL.delete, arguments: [id])
             case .retryCrashed(let id):
-                try db.execute(sql: QuarantineSQL.deleteSuspect, arguments: ["retry:\(id)"])
+                try db.execute(sql: QuarantineSQL.deleteSuspect, arguments: [HandlerWork.retryKey(of: id)])
                 try db.execute(sql: QuarantineSQL.retryCrashed, arguments: [id])
             case .pauseJobIfQuarantinedBefore(let job):
                 try db.execute(sql: QuarantineSQL.pauseJob, arguments: [job.rawValue, "job:\(job.rawValue)#%"])

@@ -97,6 +97,32 @@ struct CrashQuarantineProcessTests {
         #expect(try await fixture.withStore(of: "poison") { try await $0.quarantined() }.isEmpty)
     }
 
+    /// A retry asked for before the bug is fixed crashes the process once more; the next start leaves the entry
+    /// quarantined without its request, instead of retrying it (and dying) at every start.
+    @Test func aRetryThatCrashesTheProcessAgainLeavesTheEntryQuarantinedAndTheNextStartStaysUp() async throws {
+        let fixture = try CrashTestBotsFixture()
+        let steady = try await Self.crashOnBoom(fixture, Correspondence())
+        #expect(await steady.stop() == .code(0), "\(steady.process.errors)")
+        let asked = try await fixture.withStore(of: "poison") { store in
+            let entry = try #require(try await store.quarantined().first)
+            return try await store.requestRetry(of: entry.id)
+        }
+        #expect(asked?.summary == "boom")
+
+        let retried = try fixture.launch("retried-unfixed")
+        let death = await retried.death()
+        #expect(death.exit == .signal(SIGILL), "\(death.errors)")
+        #expect(death.errors.contains(Self.crashReport(SIGILL, bot: "poison", handler: "onMessage")), "\(death.errors.suffix(2000))")
+
+        let next = try fixture.launch("after-the-crashed-retry")
+        #expect(await next.waitUntilLive(["poison", "healthy"]), "\(next.process.errors)")
+        #expect(next.process.errors.contains("the retry of a quarantined onMessage crashed the process again"))
+        #expect(await next.stop() == .code(0), "\(next.process.errors)")
+        let entries = try await fixture.withStore(of: "poison") { try await $0.quarantined() }
+        #expect(entries.map(\.summary) == ["boom"])
+        #expect(entries.map(\.retryRequested) == [false])
+    }
+
     @Test func aJobOccurrenceThatTrapsIsQuarantinedAndTheRepeatingJobPausedWhileTheOtherBotAnswers() async throws {
         let fixture = try CrashTestBotsFixture()
         try fixture.configure([
