@@ -12,6 +12,9 @@ package final class SuspectGate: Sendable {
 
     package init() {}
 
+    /// How many suspects wait for the gate.
+    var waitingCount: Int { state.withLock { $0.waiters.count } }
+
     /// Waits for the gate, then holds it until `leave()`.
     func enter() async {
         await withCheckedContinuation { continuation in

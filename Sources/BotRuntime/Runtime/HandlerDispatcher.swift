@@ -497,6 +497,26 @@ final class HandlerDispatcher: Sendable {
 
     // MARK: - Timeouts
 
+    /// Holds the handler timeout of `run` while it waits for something that is not its handler: a crash suspect
+    /// waiting its turn to run alone in the process. Work that has not begun must never time out, or it would be
+    /// counted as handled without running.
+    func holdTimeout(of run: HandlerRun) {
+        state.withLock { state in
+            guard let id = state.running.first(where: { $0.value.run === run })?.key else { return }
+            state.running[id]?.deadline = .distantFuture
+        }
+    }
+
+    /// Starts the handler timeout of `run` afresh, from now, after `holdTimeout(of:)`.
+    func restartTimeout(of run: HandlerRun) {
+        let deadline = clock.now.addingTimeInterval(timeout.timeInterval)
+        state.withLock { state in
+            guard let id = state.running.first(where: { $0.value.run === run })?.key else { return }
+            state.running[id]?.deadline = deadline
+            if state.scheduledTimeout.map({ deadline < $0 }) ?? true { scheduleTimeout(deadline, &state) }
+        }
+    }
+
     /// Schedules the handler deadline on the session's timers (under the lock, so that the latest decision wins).
     private func scheduleTimeout(_ deadline: Date, _ state: inout State) {
         state.scheduledTimeout = deadline
@@ -516,7 +536,8 @@ final class HandlerDispatcher: Sendable {
                 state.lanes[running.lane]?.isActive = true
                 expired.append((running, state.makeWorkerID(), WorkerTask()))
             }
-            if let next = state.running.values.map(\.deadline).min() { scheduleTimeout(next, &state) }
+            // A held timeout (`holdTimeout(of:)`) has no deadline to wake for.
+            if let next = state.running.values.map(\.deadline).filter({ $0 < .distantFuture }).min() { scheduleTimeout(next, &state) }
             return expired
         }
         for (running, id, task) in expired {

@@ -48,7 +48,10 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         case .run:
             await perform(work, run)
         case .runAsSuspect(let suspect):
+            // The handler's timeout counts from its turn: waiting behind other bots' suspects is not running.
+            dispatcher.holdTimeout(of: run)
             await quarantine.enterAlone(until: run)
+            dispatcher.restartTimeout(of: run)
             log.notice("running crash suspect alone (attempt \(suspect.attempts + 1))", trace: suspect.trace, ["work": suspect.key])
             await perform(work, run)
             // A suspect that a stop of the session cancelled did not run to its end: it stays suspect. One that

@@ -107,6 +107,27 @@ import Testing
         }
     }
 
+    /// Suspects of the whole process run one at a time; the handler timeout counts from a suspect's turn, so one
+    /// that waited long behind another bot's is answered, not passed over as timed out.
+    @Test func aSuspectWaitingItsTurnLongerThanTheHandlerTimeoutIsStillAnswered() async throws {
+        try await RuntimeHarness.run { harness in
+            let conversation = try await harness.direct(harness.ana)
+            let hello = try await harness.say("hello", as: harness.ana, in: conversation)
+            try await recordCrashes(["message:\(hello.id.rawValue)"], in: harness)
+            let gate = SuspectGate()
+            await gate.enter()  // another bot's suspect runs
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe())) { $0.suspectGate = gate }
+            #expect(await eventually { gate.waitingCount == 1 }, "the suspect waits its turn")
+            // Past the handler timeout (30 s), short of the sandbox's 60 s idle close, which would end the connection.
+            await harness.clock.advance(by: .seconds(31))
+            gate.leave()
+            try await harness.waitUntilHandled(upTo: hello.seq, in: conversation, by: bot)
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["echo: hello"])
+            #expect(!harness.logs.contains(.error, "did not return within"))
+            await bot.stop()
+        }
+    }
+
     @Test func aSuspectThatRunsToItsEndIsClearedAndAnsweredOnce() async throws {
         try await RuntimeHarness.run { harness in
             let conversation = try await harness.direct(harness.ana)
