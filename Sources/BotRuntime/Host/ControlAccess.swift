@@ -53,6 +53,30 @@ public struct ControlAccess: Sendable, Equatable {
         token == nil || hasValidBearer(request)
     }
 
+    /// Why a control request is refused although no token is set (the server then listens on loopback only), or
+    /// nil. A page in the operator's browser could otherwise reload the fleet or retry and drop quarantined work
+    /// (a cross-site request), or read the quarantine through a name of its own resolving to 127.0.0.1 (DNS
+    /// rebinding). So the `Host` must be a loopback address, and a request a browser marks as coming from a page
+    /// (`Origin`, `Sec-Fetch-Site` other than `none`) must come from this server's own. The command line and curl
+    /// send neither. With a token nothing is needed: a browser never adds the bearer header by itself.
+    func refusalWithoutToken(_ request: HTTPRequest) -> String? {
+        guard token == nil else { return nil }
+        let host = request.headers.first(name: "Host")?.lowercased() ?? ""
+        guard let (name, _) = ConsoleRequestCheck.split(host), Self.isLoopback(name) else {
+            return "Host \(host) is not a loopback address: without CHATTERBOTS_CONTROL_TOKEN the control routes "
+                + "answer only requests for 127.0.0.1 or localhost (names of other sites are refused, against DNS rebinding)"
+        }
+        if let site = request.headers.first(name: "Sec-Fetch-Site")?.lowercased(), site != "same-origin", site != "none" {
+            return "the browser says this request comes from another page (Sec-Fetch-Site: \(site)): the control routes "
+                + "answer the command line, curl, or a request with the control token"
+        }
+        if let origin = request.headers.first(name: "Origin"), origin.lowercased() != "http://" + host {
+            return "Origin \(origin) is another site: the control routes answer the command line, curl, or a request "
+                + "with the control token"
+        }
+        return nil
+    }
+
     /// Whether `request` carries the control token as `Authorization: Bearer` (never true without a token).
     func hasValidBearer(_ request: HTTPRequest) -> Bool {
         guard let token else { return false }

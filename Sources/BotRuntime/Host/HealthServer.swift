@@ -69,6 +69,11 @@ public final class HealthServer: Sendable {
                 response.headers.add(name: "WWW-Authenticate", value: #"Bearer realm="chatterbots""#)
                 return response
             }
+            if let refusal = access.refusalWithoutToken(request) {
+                return HTTPResponse(
+                    status: .forbidden, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
+                    body: Array((try? JSONEncoder().encode(["error": refusal])) ?? Data()))
+            }
             return await ControlRoutes.respond(to: request, supervisor: supervisor, reloader: reloader)
         }
         let routes = ["/healthz", "/metrics", "/livez", "/readyz"]

@@ -6,11 +6,14 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// One request to `server` over loopback, with the control token as a Bearer header when given.
-func fetch(_ server: HealthServer, _ path: String, method: String = "GET", token: String? = nil) async throws -> HTTPFetch {
+/// One request to `server` over loopback, with the control token as a Bearer header when given, and `headers`.
+func fetch(
+    _ server: HealthServer, _ path: String, method: String = "GET", token: String? = nil, headers: [String: String] = [:]
+) async throws -> HTTPFetch {
     var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)\(path)")))
     request.httpMethod = method
     if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     return try await HTTPFetch.send(request)
 }
 

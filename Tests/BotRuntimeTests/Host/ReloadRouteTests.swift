@@ -52,6 +52,36 @@ struct ReloadRouteTests {
         try await stopServing(supervisor, server, run)
     }
 
+    /// Without a token, a page in the operator's browser must not reload the fleet (a cross-site request) nor read
+    /// the quarantine through a name resolving to 127.0.0.1 (DNS rebinding).
+    @Test func withoutATokenRequestsFromOtherPagesAndForeignHostsAreRefusedWith403() async throws {
+        let reloader = ScriptedReloader(report: ReloadReport(applied: true, generation: 2))
+        let (supervisor, server, run) = try await start(reloader: reloader)
+        let foreign: [[String: String]] = [
+            ["Origin": "http://evil.example"],
+            ["Sec-Fetch-Site": "cross-site"],
+            ["Origin": "null"],
+            ["Host": "rebound.evil.example:\(server.port)"],
+        ]
+        for headers in foreign {
+            #expect(try await fetch(server, "/reload", method: "POST", headers: headers).status == 403, "\(headers)")
+            #expect(try await fetch(server, "/quarantine", headers: headers).status == 403, "\(headers)")
+        }
+        #expect(await reloader.calls.isEmpty)
+        #expect(try await fetch(server, "/reload", method: "POST", headers: ["Host": "localhost:\(server.port)"]).status == 200)
+        #expect(try await fetch(server, "/quarantine").status == 200, "the command line sends neither Origin nor Sec-Fetch-Site")
+        #expect(await reloader.calls == ["the control route"])
+        try await stopServing(supervisor, server, run)
+    }
+
+    @Test func withATokenARequestCarryingItIsAnsweredFromAnyPage() async throws {
+        let reloader = ScriptedReloader(report: ReloadReport(applied: true, generation: 2))
+        let (supervisor, server, run) = try await start(reloader: reloader, token: "s3cret")
+        let answer = try await fetch(server, "/reload", method: "POST", token: "s3cret", headers: ["Origin": "http://ops.example"])
+        #expect(answer.status == 200)
+        try await stopServing(supervisor, server, run)
+    }
+
     @Test func aRefusedReloadAnswers422WithEveryError() async throws {
         let refused = ReloadReport(applied: false, generation: 1, errors: ["bot \"a\", kind: is empty", "httpPort: changed"])
         let (supervisor, server, run) = try await start(reloader: ScriptedReloader(report: refused))
