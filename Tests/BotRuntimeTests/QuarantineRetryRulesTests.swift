@@ -18,7 +18,7 @@ struct QuarantineRetryRulesTests {
     @Test func aQuarantinedOnStartStopsTheBotNamingTheIDToRetry() {
         let reason = rules.crashingReason(bot: "poison", quarantine: [entry(3, key: "onStart")], now: now)
         #expect(reason == "onStart crashed the process 2 times (last at trace t3); "
-            + "fix the bot, then run `quarantine retry poison/3` and start it again")
+            + "fix the bot, then run `quarantine retry poison/3` and reload (or restart the process) to start it again")
     }
 
     @Test func aQuarantinedOnStartWhoseRetryWasAskedForLetsTheBotStart() {

@@ -192,6 +192,16 @@ public actor BotSupervisor {
         }
     }
 
+    /// The names of the bots that stopped on their own (crashing, a refused sign-in, a fatal storage error), not
+    /// because they were asked to.
+    package func botsStoppedOnTheirOwn() async -> Set<String> {
+        var names: Set<String> = []
+        for member in members where member.stopReason.map({ $0 != .shutdown }) ?? false && !removing.contains(member.id) {
+            names.insert(member.name.isEmpty ? await member.bot.status.name : member.name)
+        }
+        return names
+    }
+
     /// Whether `shutdown(deadline:)` was called.
     public var shuttingDown: Bool { isShuttingDown }
 

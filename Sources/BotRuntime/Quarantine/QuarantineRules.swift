@@ -74,7 +74,7 @@ struct QuarantineRules: Sendable {
         let standing = quarantine.filter { !$0.retryRequested }
         if let lifecycle = standing.first(where: { Self.lifecycleHandlers.contains($0.key) }) {
             return "\(lifecycle.handler) crashed the process \(lifecycle.attempts) times (last at trace \(lifecycle.trace)); "
-                + "fix the bot, then run `quarantine retry \(bot)/\(lifecycle.id)` and start it again"
+                + "fix the bot, then run `quarantine retry \(bot)/\(lifecycle.id)` and reload (or restart the process) to start it again"
         }
         return tooManyQuarantines(standing.filter { $0.quarantinedAt > now.addingTimeInterval(-3600) }.count)
     }
@@ -85,6 +85,7 @@ struct QuarantineRules: Sendable {
     func tooManyQuarantines(_ count: Int) -> String? {
         guard count > maxQuarantinesPerHour else { return nil }
         return "\(count) pieces of work crashed the process and were quarantined within an hour (more than "
-            + "\(maxQuarantinesPerHour)); fix the bot, then `quarantine retry` or `quarantine drop` its entries to start it again"
+            + "\(maxQuarantinesPerHour)); fix the bot, then `quarantine retry` or `quarantine drop` its entries and reload "
+            + "(or restart the process) to start it again"
     }
 }

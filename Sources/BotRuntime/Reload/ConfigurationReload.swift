@@ -12,7 +12,8 @@ package enum ConfigurationReload: Sendable, Equatable {
     /// Change nothing: these fields need a restart of the process.
     case refused([ConfigurationIssue])
 
-    package init(from current: BotsConfiguration, to next: BotsConfiguration, shard: Shard?) {
+    /// `stopped` names the running process's bots that stopped on their own (they start again).
+    package init(from current: BotsConfiguration, to next: BotsConfiguration, shard: Shard?, stopped: Set<String> = []) {
         var issues: [ConfigurationIssue] = []
         func needsRestart(_ field: String, _ changed: Bool) {
             if changed {
@@ -32,7 +33,7 @@ package enum ConfigurationReload: Sendable, Equatable {
             self = .refused(issues)
             return
         }
-        self = .apply(FleetChange(from: Self.bots(of: current, on: shard), to: Self.bots(of: next, on: shard)))
+        self = .apply(FleetChange(from: Self.bots(of: current, on: shard), to: Self.bots(of: next, on: shard), stopped: stopped))
     }
 
     /// The bots of `configuration` that `shard` runs (all without shards).

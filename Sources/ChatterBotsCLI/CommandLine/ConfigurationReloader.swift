@@ -3,8 +3,8 @@ import ChatterBots
 import Foundation
 
 /// Reads `bots.json` again for a running `run` and carries out what `ConfigurationReload` decides: bots removed
-/// stop gracefully, changed ones restart, added ones start (each through the supervisor, whose task group owns
-/// their tasks); unchanged bots are not touched. A file that does not validate (`BotsConfiguration` and the kinds,
+/// stop gracefully, changed ones and ones that stopped on their own restart, added ones start (each through the
+/// supervisor, whose task group owns their tasks); unchanged running bots are not touched. A file that does not validate (`BotsConfiguration` and the kinds,
 /// as at start) changes nothing, and every error is logged and returned. Reloads run one after the other, whatever
 /// triggered them (SIGHUP, `POST /reload`, the file watch).
 actor ConfigurationReloader: ConfigurationReloading {
@@ -56,7 +56,8 @@ actor ConfigurationReloader: ConfigurationReloading {
         }
         for bot in next.bots { bot.secrets.forEach(log.registerSecret) }
         let change: FleetChange
-        switch ConfigurationReload(from: current, to: next, shard: setup.shard) {
+        let stopped = await setup.supervisor.botsStoppedOnTheirOwn()
+        switch ConfigurationReload(from: current, to: next, shard: setup.shard, stopped: stopped) {
         case .refused(let issues):
             return refuse(issues, log: log)
         case .apply(let fleetChange):

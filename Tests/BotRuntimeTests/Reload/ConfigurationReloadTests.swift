@@ -47,6 +47,14 @@ struct ConfigurationReloadTests {
         #expect(fleet.starts.isEmpty && fleet.stops.isEmpty)
     }
 
+    @Test func aBotThatStoppedOnItsOwnRestartsWithTheSameConfiguration() throws {
+        let bots = try configuration([bot("a"), bot("b")]).bots
+        let fleet = FleetChange(from: bots, to: bots, stopped: ["b"])
+        #expect(fleet.restarts.map(\.name) == ["b"])
+        #expect(fleet.unchanged == ["a"])
+        #expect(fleet.starts.isEmpty && fleet.stops.isEmpty)
+    }
+
     @Test func theSameFileChangesNothing() throws {
         let bots = try configuration([bot("a"), bot("b")]).bots
         let fleet = FleetChange(from: bots, to: bots)

@@ -42,6 +42,32 @@ struct ReloadCommandTests {
         #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
     }
 
+    /// A reload is how an operator brings back a bot that stopped on its own (here its sign-in was refused), once
+    /// the cause is fixed, without restarting the others.
+    @Test func reloadStartsAgainABotThatStoppedOnItsOwnAndLeavesTheRunningOnesAlone() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["echo", "badbot"], extra: #""httpPort": 0,"#)
+        let run = Task { await harness.run("run", "--sandbox-port", "0", "--watch-config", "0") }
+        try await harness.waitUntil("echo live and badbot stopped") {
+            let sessions = harness.sessions.withLock { $0 }
+            guard sessions.count == 2 else { return false }
+            let (first, second) = (await sessions[0].status.state, await sessions[1].status.state)
+            return first == .live && second == .stopped
+        }
+        let echo = harness.sessions.withLock { $0[0] }
+
+        #expect(await harness.run("reload") == .success)
+        #expect(harness.output.text.contains("reloaded: configuration generation 1; started none; stopped none; restarted badbot; 1 unchanged"),
+                "\(harness.output.text) \(harness.errors.text)")
+        try await harness.waitUntil("a new badbot session to run") {
+            guard let again = harness.sessions.withLock({ $0.count == 3 ? $0[2] : nil }) else { return false }
+            return await again.status.name == "badbot"
+        }
+        #expect(await echo.shutdownDeadlines.isEmpty)
+        harness.shutdown.request()
+        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+    }
+
     @Test func reloadWithoutARunningProcessSaysWhatToStartAndExitsWith1() async throws {
         let harness = try CommandHarness()
         try harness.writeConfiguration(bots: ["echo"])
