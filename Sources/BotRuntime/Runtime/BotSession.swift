@@ -780,7 +780,13 @@ public actor BotSession {
         if case .running = phase, let parts {
             return try await parts.quarantine.drop(id)
         }
-        return try await withStore { store throws(BotStoreError) in try await store.dropQuarantined(id) }
+        let metrics = metrics
+        return try await withStore { store throws(BotStoreError) in
+            guard try await store.dropQuarantined(id) else { return false }
+            // A stopped bot's status counts what is left.
+            metrics.quarantined.store(try await store.quarantined().count, ordering: .relaxed)
+            return true
+        }
     }
 
     /// Runs `body` with the bot's store: the open one while the bot runs, else the file opened for the call.

@@ -86,6 +86,21 @@ import Testing
         }
     }
 
+    @Test func droppingAnEntryOfAStoppedBotLowersItsQuarantinedCount() async throws {
+        try await RuntimeHarness.run { harness in
+            let conversation = try await harness.direct(harness.ana)
+            let boom = try await harness.say("boom", as: harness.ana, in: conversation)
+            try await recordCrashes(["message:\(boom.id.rawValue)", "message:\(boom.id.rawValue)"], in: harness)
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe()))
+            try await harness.waitUntilHandled(upTo: boom.seq, in: conversation, by: bot)
+            await bot.stop()
+            #expect(await bot.status.quarantined == 1)
+            let entry = try #require(try await bot.session.quarantineEntries().first)
+            #expect(try await bot.session.dropQuarantined(entry.id))
+            #expect(await bot.status.quarantined == 0)
+        }
+    }
+
     @Test func aRetryAskedForWhileTheBotWasStoppedRunsAtItsNextStart() async throws {
         try await RuntimeHarness.run { harness in
             let conversation = try await harness.direct(harness.ana)
