@@ -34,6 +34,15 @@ public enum BotStopReason: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Whether starting the process again cannot bring the bot back before someone acts: its configuration is
+    /// wrong, or its handlers keep crashing the process (until its quarantined work is dropped or retried).
+    package var waitsForAnOperator: Bool {
+        switch self {
+        case .configurationError, .credentialsRejected, .crashing: true
+        case .shutdown, .revoked, .storageFailed: false
+        }
+    }
+
     public var description: String {
         switch self {
         case .shutdown: "stopped on request"

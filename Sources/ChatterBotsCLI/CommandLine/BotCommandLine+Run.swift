@@ -191,7 +191,8 @@ extension BotCommandLine {
             return .success
         }
         await log.flush()
-        return outcome.failures.allSatisfy(\.reason.isConfigurationError) ? .usageError : .failure
+        // Restarting (systemd's Restart=on-failure) cannot help these: exit 2, which the unit does not restart.
+        return outcome.failures.allSatisfy(\.reason.waitsForAnOperator) ? .usageError : .failure
     }
 
     /// Watches SIGINT/SIGTERM when the environment says so: the first requests the shutdown, a second exits.

@@ -9,8 +9,8 @@ import WebSocket
 import BotRuntimeTestSupport
 
 /// Runs commands in this process with captured output, a shutdown requested by the test instead of a signal, and
-/// scripted sessions: a bot named `bad…` has its credentials rejected, `revoked…` is revoked, `slow…` takes
-/// 5 s to shut down; every other bot runs until shut down.
+/// scripted sessions: a bot named `bad…` has its credentials rejected, `revoked…` is revoked, `crashing…` is
+/// stopped as crashing, `slow…` takes 5 s to shut down; every other bot runs until shut down.
 final class CommandHarness: Sendable {
     let directory: TemporaryDirectory
     /// Signalled by every line written and every state change of a stand-in session.
@@ -41,6 +41,8 @@ final class CommandHarness: Sendable {
                 bot = StandInSession(name, .stop(.credentialsRejected(StopMessages.invalidCredentials), after: .zero), changes: changes)
             } else if name.hasPrefix("revoked") {
                 bot = StandInSession(name, .stop(.revoked("signed out elsewhere"), after: .zero), changes: changes)
+            } else if name.hasPrefix("crashing") {
+                bot = StandInSession(name, .stop(.crashing("onStart crashed the process 2 times"), after: .zero), changes: changes)
             } else if name.hasPrefix("slow") {
                 bot = StandInSession(name, workOnShutdown: .seconds(5), changes: changes)
             } else {
@@ -224,6 +226,14 @@ struct BotCommandLineTests {
     @Test func whenEveryBotStopsWithAConfigurationErrorTheRunExitsWith2() async throws {
         let harness = try CommandHarness()
         try harness.writeConfiguration(bots: ["bad1", "bad2"])
+        #expect(await harness.run("run", "--sandbox-port", "0") == .usageError)
+    }
+
+    /// A restart under systemd's Restart=on-failure cannot bring back a bot whose handlers keep crashing the
+    /// process: exit 2, which the unit does not restart, rather than starting and stopping every 5 s.
+    @Test func whenEveryBotStopsOnItsConfigurationOrAsCrashingTheRunExitsWith2() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["crashing1", "bad1"])
         #expect(await harness.run("run", "--sandbox-port", "0") == .usageError)
     }
 
