@@ -2,8 +2,9 @@ import Foundation
 
 /// What keeps a change of the shard count from starting a bot as a fresh device in its new shard while its store,
 /// with its device and unsent messages, is still where it ran before (on another machine's volume): the data
-/// directory remembers the count it last ran with (`shard-count.json`), and after a change, a bot of this shard
-/// that has no store here is refused until its store is imported (`docs/scaling.md`).
+/// directory remembers the count it last ran with and the fleet's bots then (`shard-count.json`), and after a
+/// change, a bot of this shard that has no store here and was in the fleet before is refused until its store is
+/// imported (`docs/scaling.md`). A bot new to the fleet starts.
 package struct ShardCountGuard: Sendable, Equatable {
     /// A bot refused: it has no store here, and under the previous count it ran in `previousShard`.
     package struct MissingStore: Sendable, Equatable {
@@ -13,9 +14,13 @@ package struct ShardCountGuard: Sendable, Equatable {
 
     /// The count this data directory ran with last; nil before its first sharded run.
     package var previousCount: Int?
+    /// Every bot of the fleet (all shards') when that count was recorded; nil when unknown (a file written before
+    /// it was kept, or a count stated for a fresh volume): then every bot without a store may have moved.
+    package var previousBots: Set<String>?
 
-    package init(previousCount: Int?) {
+    package init(previousCount: Int?, previousBots: Set<String>? = nil) {
         self.previousCount = previousCount
+        self.previousBots = previousBots
     }
 
     static let fileName = "shard-count.json"
@@ -24,28 +29,32 @@ package struct ShardCountGuard: Sendable, Equatable {
 
     private struct Stored: Codable {
         var count: Int
+        var bots: [String]?
     }
 
     /// The guard of `dataDirectory`, as its last sharded run left it.
     package static func read(in dataDirectory: URL) -> ShardCountGuard {
         let url = dataDirectory.appendingPathComponent(fileName)
         let stored = (try? Data(contentsOf: url)).flatMap { try? JSONDecoder().decode(Stored.self, from: $0) }
-        return ShardCountGuard(previousCount: stored?.count)
+        return ShardCountGuard(previousCount: stored?.count, previousBots: stored?.bots.map(Set.init))
     }
 
-    /// Records that `dataDirectory` now runs with `count` shards.
-    package static func record(_ count: Int, in dataDirectory: URL) throws {
-        try JSONEncoder().encode(Stored(count: count)).write(to: dataDirectory.appendingPathComponent(fileName), options: .atomic)
+    /// Records that `dataDirectory` now runs with `count` shards, in a fleet of `bots` (every shard's). Recorded once
+    /// the run has started: a run that failed to start changes nothing.
+    package static func record(_ count: Int, fleet bots: [String], in dataDirectory: URL) throws {
+        try JSONEncoder().encode(Stored(count: count, bots: bots.sorted()))
+            .write(to: dataDirectory.appendingPathComponent(fileName), options: .atomic)
     }
 
     /// The bots of `shard` (among `bots`) that must not start: the count changed since the last run here, and they
-    /// have no store here (`hasStore`). A bot whose previous shard was this one and has no store is new, not moved.
+    /// have no store here (`hasStore`). A bot whose previous shard was this one, or that was not in the fleet then,
+    /// and has no store is new, not moved.
     package func missingStores(of bots: [String], on shard: Shard, hasStore: (String) -> Bool) -> [MissingStore] {
         guard let previousCount, previousCount != shard.count else { return [] }
         let now = ShardAssignment(of: shard)
         let before = ShardAssignment(count: previousCount)
         return bots.compactMap { bot in
-            guard now.runs(bot, on: shard.index), !hasStore(bot) else { return nil }
+            guard now.runs(bot, on: shard.index), !hasStore(bot), previousBots?.contains(bot) ?? true else { return nil }
             let previous = before.shard(of: bot)
             return previous == shard.index ? nil : MissingStore(bot: bot, previousShard: previous)
         }

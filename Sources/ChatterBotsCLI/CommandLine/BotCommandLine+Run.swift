@@ -150,6 +150,7 @@ extension BotCommandLine {
             bannerText = (lines + [bannerText]).joined(separator: "\n")
         }
         environment.standardOutput.write(line: bannerText)
+        if let shard { recordShardCount(shard, configuration: configuration, log: log) }
 
         let shutdown = environment.shutdown
         if shard != nil, lineup.members.isEmpty {

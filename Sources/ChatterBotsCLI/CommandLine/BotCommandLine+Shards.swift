@@ -15,7 +15,7 @@ extension BotCommandLine {
     }
 
     /// After a change of the shard count, refuses to start a bot of `shard` whose store is still where it ran before
-    /// (`ShardCountGuard`), and records the count; false after printing why.
+    /// (`ShardCountGuard`); false after printing why. `recordShardCount` records the count once the run started.
     func checkShardCount(
         _ shard: Shard, lineup: BotLineup, configuration: BotsConfiguration, in environment: CommandEnvironment
     ) -> Bool {
@@ -43,14 +43,20 @@ extension BotCommandLine {
                 + "devices instead, delete \(directory.appendingPathComponent("shard-count.json").path).")
             return false
         }
+        return true
+    }
+
+    /// Records the shard count and the fleet's bots in the data directory, once the run has started (a run that
+    /// failed to start, on a port in use say, must not change what the next start compares with).
+    func recordShardCount(_ shard: Shard, configuration: BotsConfiguration, log: LogSink) {
+        let directory = configuration.dataDirectory
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            try ShardCountGuard.record(shard.count, in: directory)
+            try ShardCountGuard.record(shard.count, fleet: configuration.bots.map(\.name), in: directory)
         } catch {
-            environment.standardError.write(line: "\(programName): cannot record the shard count in \(directory.path): \(error)")
-            return false
+            log.log(.error, "cannot record the shard count in \(directory.path): \(error); after a change of the count, "
+                + "bots that moved are not held back until their stores are here")
         }
-        return true
     }
 
     /// Waits until the sandbox that shard 0 embeds answers on `port` (it seeds every account before it listens);

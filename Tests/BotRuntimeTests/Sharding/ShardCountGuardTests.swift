@@ -40,10 +40,26 @@ struct ShardCountGuardTests {
         #expect(refused.isEmpty)
     }
 
-    @Test func theCountIsReadBackFromTheDataDirectory() throws {
+    @Test func afterAChangeABotNewToTheFleetStartsWithoutAStore() throws {
+        let shard = try Shard(index: 3, count: 4)
+        let moved = movedIntoTheNewShard
+        let (old, new) = (Array(moved.dropFirst()), try #require(moved.first))
+        let refused = ShardCountGuard(previousCount: 3, previousBots: Set(old)).missingStores(of: bots, on: shard) { _ in false }
+        #expect(refused.map(\.bot) == old, "\(new) was not in the fleet under the old count")
+    }
+
+    @Test func theCountAndTheFleetAreReadBackFromTheDataDirectory() throws {
         let directory = try TemporaryDirectory("ShardCountGuardTests")
         #expect(ShardCountGuard.read(in: directory.url).previousCount == nil)
-        try ShardCountGuard.record(3, in: directory.url)
-        #expect(ShardCountGuard.read(in: directory.url).previousCount == 3)
+        try ShardCountGuard.record(3, fleet: ["b", "a"], in: directory.url)
+        #expect(ShardCountGuard.read(in: directory.url) == ShardCountGuard(previousCount: 3, previousBots: ["a", "b"]))
+    }
+
+    @Test func aFileWithoutTheFleetTakesEveryBotWithoutAStoreAsMoved() throws {
+        let directory = try TemporaryDirectory("ShardCountGuardTests")
+        try directory.write(#"{"count": 3}"#, to: "shard-count.json")
+        let read = ShardCountGuard.read(in: directory.url)
+        #expect(read == ShardCountGuard(previousCount: 3))
+        #expect(read.missingStores(of: bots, on: try Shard(index: 3, count: 4)) { _ in false }.map(\.bot) == movedIntoTheNewShard)
     }
 }

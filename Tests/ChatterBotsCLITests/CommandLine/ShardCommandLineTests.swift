@@ -184,6 +184,39 @@ struct ShardRunTests {
         #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
     }
 
+    /// The count is what the next start compares with: a run that failed to start must leave it as it was.
+    @Test func aRunThatCannotStartRecordsNoShardCount() async throws {
+        let harness = try CommandHarness()
+        let port = try FreePort.take()
+        let taken = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(taken) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(taken, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(bound == 0 && listen(taken, 1) == 0)
+        try Self.writeRemoteConfiguration(in: harness, extra: #""httpPort": \#(port),"#)
+
+        #expect(await harness.run(["run", "--shard", "0/7"], variables: [:]) == .failure)
+        let record = harness.directory.url.appendingPathComponent("data/shard-count.json")
+        #expect(!FileManager.default.fileExists(atPath: record.path), "\(harness.errors.text)")
+    }
+
+    @Test func aRunningShardRecordsItsCountAndTheFleet() async throws {
+        let harness = try CommandHarness()
+        try Self.writeRemoteConfiguration(in: harness)
+        let mine = ShardAssignment(count: 3).shards(of: Self.bots)[1]
+        let run = Task { await harness.run(["run", "--shard", "1/3"], variables: [:]) }
+        try await harness.waitUntilLive(count: mine.count)
+        let recorded = ShardCountGuard.read(in: harness.directory.url.appendingPathComponent("data"))
+        #expect(recorded == ShardCountGuard(previousCount: 3, previousBots: Set(Self.bots)))
+        harness.shutdown.request()
+        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+    }
+
     @Test func aShardWithoutBotsWaitsToBeStoppedAndEndsWithExit0() async throws {
         let harness = try CommandHarness()
         try Self.writeRemoteConfiguration(in: harness)
