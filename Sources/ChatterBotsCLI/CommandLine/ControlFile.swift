@@ -1,9 +1,10 @@
 import Foundation
 import Glibc
 
-/// `<dataDirectory>/control.json`: how the `quarantine` commands reach the `run` process that uses a data
-/// directory. `run` writes it (owner-only) once its HTTP port serves, and removes it when it exits; a process that
-/// died leaves it behind, so a reader checks that the process answers.
+/// `<dataDirectory>/control.json`: how the `quarantine` and `reload` commands reach the `run` process that uses a
+/// data directory. `run` writes it (owner-only) once its HTTP port serves, and removes it when it exits; a process
+/// that died (a crash, SIGKILL) leaves it behind, so a reader passes over a file whose process is gone: whatever
+/// listens on its port now must not be sent the control token.
 struct ControlFile: Hashable, Sendable, Codable {
     /// The `run` process's id.
     var pid: Int32
@@ -29,7 +30,15 @@ struct ControlFile: Hashable, Sendable, Codable {
         let shards = ((try? FileManager.default.contentsOfDirectory(atPath: dataDirectory.path)) ?? [])
             .filter { $0.hasPrefix("shard-") }.sorted()
             .map { dataDirectory.appendingPathComponent($0, isDirectory: true) }
-        return ([dataDirectory] + shards).compactMap { directory in read(in: directory).map { (directory, $0) } }
+        return ([dataDirectory] + shards).compactMap { directory in
+            guard let file = read(in: directory), file.processIsAlive else { return nil }
+            return (directory, file)
+        }
+    }
+
+    /// Whether the process `pid` exists (it may belong to another user: EPERM).
+    var processIsAlive: Bool {
+        kill(pid, 0) == 0 || errno == EPERM
     }
 
     /// The file of `dataDirectory`; nil when there is none or it cannot be read.

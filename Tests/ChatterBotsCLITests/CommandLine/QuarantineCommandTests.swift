@@ -2,6 +2,7 @@
 import BotRuntimeTestSupport
 @testable import ChatterBotsCLI
 import Foundation
+import Glibc
 import TestSupport
 import Testing
 
@@ -107,6 +108,33 @@ struct QuarantineCommandTests {
         #expect(await harness.run("quarantine", "list", "--json") == .success, "\(harness.errors.text)")
         let listing = try #require(QuarantineJSON.decode(QuarantineJSON.Listing.self, from: Array((harness.output.all.last ?? "").utf8)))
         #expect(listing.entries.count == 2)
+    }
+
+    /// A crash leaves control.json behind; another program may listen on its port by now, and must not be sent the
+    /// control token.
+    @Test func theCommandsSendNothingToThePortOfAControlFileWhoseProcessIsGone() async throws {
+        let harness = try await seededHarness()
+        let deadPID: Int32 = 999_999
+        try #require(kill(deadPID, 0) != 0 && errno == ESRCH)
+        let port = try FreePort.take()
+        let impostor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(impostor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(impostor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(bound == 0 && listen(impostor, 8) == 0)
+        try ControlFile(pid: deadPID, host: "127.0.0.1", httpPort: port).write(in: data(harness))
+
+        #expect(await harness.run("quarantine", "list", "--json") == .success, "\(harness.errors.text)")
+        // The kernel queues a connection whether or not it is accepted: none waits, so none was made.
+        _ = fcntl(impostor, F_SETFL, fcntl(impostor, F_GETFL) | O_NONBLOCK)
+        let accepted = accept(impostor, nil, nil)
+        #expect(accepted < 0 && (errno == EAGAIN || errno == EWOULDBLOCK), "the command connected to the impostor")
+        if accepted >= 0 { close(accepted) }
     }
 
     @Test func withARunningProcessTheCommandsGoThroughItsHTTPPort() async throws {
