@@ -20,9 +20,10 @@ package struct ConfigurationFileWatch: Sendable {
         self.clock = clock
     }
 
-    /// Looks until the calling task is cancelled, calling `onChange` (and waiting for it) after each change seen.
-    package func run(onChange: @Sendable () async -> Void) async {
-        var last = FileFingerprint.of(path: path)
+    /// Looks until the calling task is cancelled, calling `onChange` (and waiting for it) after each change seen
+    /// since `version`, the version of the file in force (taken before it was read); the file as it is now when nil.
+    package func run(from version: FileFingerprint? = nil, onChange: @Sendable () async -> Void) async {
+        var last = version ?? FileFingerprint.of(path: path)
         while !Task.isCancelled {
             do {
                 try await clock.sleep(for: interval)

@@ -11,6 +11,13 @@ extension BotCommandLine {
     /// `run`: the embedded sandbox when configured, every bot under a supervisor, the health endpoint when
     /// configured; until a shutdown request (SIGINT/SIGTERM) or until every bot has stopped.
     func runBots(_ options: BotCommand.RunOptions, in environment: CommandEnvironment) async -> ExitCode {
+        // SIGHUP is watched from the start, so that one sent while the bots start neither ends the process nor is
+        // lost: it reloads once they run. The file's version is taken before it is read, so that the watch sees a
+        // change made while the bots start.
+        let (hangups, hangupSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let reloadSignal = environment.watchesSignals ? ReloadSignal { hangupSink.yield() } : nil
+        defer { reloadSignal?.cancel() }
+        let readVersion = FileFingerprint.of(path: configurationURL(options.configuration, in: environment).path)
         guard let (configuration, fleet) = loadLineup(options.configuration, in: environment) else { return .usageError }
         let layout: ShardLayout
         do {
@@ -160,12 +167,16 @@ extension BotCommandLine {
                 ["shard": shard.map(\.description) ?? ""])
             await supervisor.waitForBotsWhenEmpty()
         }
-        let reloadSignal = environment.watchesSignals ? ReloadSignal { Task { await reloader.reload(trigger: "SIGHUP") } } : nil
-        defer { reloadSignal?.cancel() }
+        let hangupReloads = Task {
+            for await _ in hangups { _ = await reloader.reload(trigger: "SIGHUP") }
+        }
+        defer { hangupReloads.cancel() }
         let watchInterval = options.configurationWatchInterval
         let fileWatch = Task {
             guard watchInterval > .zero else { return }
-            await ConfigurationFileWatch(path: configurationFile.path, interval: watchInterval, clock: environment.clock).run {
+            await ConfigurationFileWatch(path: configurationFile.path, interval: watchInterval, clock: environment.clock).run(
+                from: readVersion
+            ) {
                 _ = await reloader.reload(trigger: "the file changed")
             }
         }

@@ -1,0 +1,58 @@
+@testable import BotRuntime
+import ChatterBots
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// The file watch of `run`: a look every interval on the clock, a change reported once.
+@Suite("ConfigurationFileWatch")
+struct ConfigurationFileWatchTests {
+    /// How many changes a watch reported.
+    final class Changes: Sendable {
+        private let count = Atomic(0)
+        var reported: Int { count.load(ordering: .acquiring) }
+        func report() { count.add(1, ordering: .releasing) }
+    }
+
+    /// Runs a watch of `path` from `version` on `clock`; returns its task and the changes it reports.
+    static func watch(_ path: String, from version: FileFingerprint?, on clock: ManualClock) -> (Task<Void, Never>, Changes) {
+        let changes = Changes()
+        let watch = ConfigurationFileWatch(path: path, interval: .seconds(2), clock: clock)
+        let task = Task { await watch.run(from: version) { changes.report() } }
+        return (task, changes)
+    }
+
+    /// Moves the clock past one interval and returns once the watch has looked and sleeps again.
+    static func look(_ clock: ManualClock) async throws {
+        try await clock.waitForSleepers(1)
+        await clock.advance(by: .seconds(2))
+        try await clock.waitForSleepers(1)
+    }
+
+    @Test func aChangeMadeAfterTheFileInForceWasReadIsSeenAtTheFirstLook() async throws {
+        let directory = try TemporaryDirectory("ConfigurationFileWatchTests")
+        let file = try directory.write(#"{"bots": []}"#, to: "bots.json")
+        let read = FileFingerprint.of(path: file.path)
+        _ = try directory.write(#"{"bots": [], "logLevel": "debug"}"#, to: "bots.json")  // while the bots start
+        let clock = ManualClock()
+        let (task, changes) = Self.watch(file.path, from: read, on: clock)
+        try await Self.look(clock)
+        #expect(changes.reported == 1)
+        try await Self.look(clock)
+        #expect(changes.reported == 1, "a change is reported once")
+        task.cancel()
+        await task.value
+    }
+
+    @Test func aFileAsItWasReadIsNoChange() async throws {
+        let directory = try TemporaryDirectory("ConfigurationFileWatchTests")
+        let file = try directory.write(#"{"bots": []}"#, to: "bots.json")
+        let clock = ManualClock()
+        let (task, changes) = Self.watch(file.path, from: FileFingerprint.of(path: file.path), on: clock)
+        try await Self.look(clock)
+        #expect(changes.reported == 0)
+        task.cancel()
+        await task.value
+    }
+}
