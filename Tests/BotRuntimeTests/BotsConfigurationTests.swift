@@ -318,8 +318,16 @@ struct BotsConfigurationTests {
 
     @Test func duplicateNamesAreRefused() {
         let bot = #"{"name": "twin", "kind": "k", "credentials": {"username": "u", "password": "p"}, "friendRequests": "everyone"}"#
-        let found = problems(#"{"server": "sandbox", "bots": [\#(bot), \#(bot)]}"#)
+        let other = #"{"name": "twin", "kind": "k", "credentials": {"username": "v", "password": "p"}, "friendRequests": "everyone"}"#
+        let found = problems(#"{"server": "sandbox", "bots": [\#(bot), \#(other)]}"#)
         #expect(found == [#"bot "twin", name: is also the name of bots[0]; names must be unique because each bot has its own data file"#])
+    }
+
+    @Test func twoBotsOfOneAccountAreRefused() {
+        let first = #"{"name": "echo", "kind": "k", "credentials": {"username": "shared", "password": "p"}, "friendRequests": "everyone"}"#
+        let second = #"{"name": "greeter", "kind": "k", "credentials": {"username": "shared", "password": "p"}, "friendRequests": "everyone"}"#
+        let found = problems(#"{"server": "sandbox", "bots": [\#(first), \#(second)]}"#)
+        #expect(found == [#"bot "greeter", credentials.username: "shared" is also the account of bots[0]; each bot needs an account of its own, or both would receive and answer every message"#])
     }
 
     @Test(arguments: ["../etc", ".hidden", "", "has space", String(repeating: "n", count: 65)])
@@ -409,7 +417,7 @@ struct BotsConfigurationTests {
     @Test func everyProblemOfTheFileIsReportedAtOnce() {
         let bot = #"{"name": "a", "kind": "", "credentials": {"username": "u", "password": "p"}, "friendRequests": "everyone"}"#
         let found = problems(remote(bots: "\(bot), \(bot)"))
-        #expect(found.count == 6)  // client key variable, then per bot: kind and plain password, plus the duplicate name
+        #expect(found.count == 7)  // client key variable, then per bot: kind and plain password, plus the duplicate name and account
     }
 
     @Test func loadingAFileNamesTheFileInTheError() throws {

@@ -195,6 +195,7 @@ package struct BotsConfigurationValidator {
         let pacingBase = defaultPacing ?? .conservative
         if bots.isEmpty { error("bots", "is empty; configure at least one bot") }
         var firstIndexOfName: [String: Int] = [:]
+        var firstIndexOfUsername: [String: Int] = [:]
         var resolved: [BotConfiguration] = []
         for (index, bot) in bots.enumerated() {
             let label: String? = bot.name.isEmpty ? nil : bot.name
@@ -222,6 +223,16 @@ package struct BotsConfigurationValidator {
                       + "give it as {\"env\": \"VARIABLE\"} and set that variable, or as {\"file\": \"/run/secrets/NAME\"}")
             }
             let username = resolve(bot.credentials.username, bot: label, index: index, field: "credentials.username")
+            if let username, !username.isEmpty {
+                if let first = firstIndexOfUsername[username] {
+                    // Two devices of one account both receive every message, and both would answer it.
+                    error(bot: label, index: index, "credentials.username",
+                          "\"\(username)\" is also the account of bots[\(first)]; each bot needs an account of its own, or both "
+                          + "would receive and answer every message")
+                } else {
+                    firstIndexOfUsername[username] = index
+                }
+            }
             let password = resolve(bot.credentials.password, bot: label, index: index, field: "credentials.password")
             var optionProblems: [(String, String)] = []
             let options = bot.options.resolved(in: environment, baseDirectory: baseDirectory) { optionProblems.append(($0, $1)) }
