@@ -6,7 +6,8 @@ import Foundation
 /// An echo bot with bugs on purpose, for the tests of crashes and the quarantine: it traps on a message whose text
 /// is `trapOn`, recurses until its stack overflows on `overflowOn`, allocates until the process is killed on
 /// `hogOn`, traps on every message when `trapAlways`, and traps in its repeating job `tick` when `trapInJob`. Without options it is a plain echo bot ("echo: <text>");
-/// `answerMilliseconds` makes each answer take that long (a flood then always has a handler running).
+/// `answerMilliseconds` makes each answer take that long (a flood then always has a handler running); on `hangOn`
+/// the handler never returns, cancelled or not.
 struct PoisonBot: Bot {
     struct Options: Decodable {
         var trapOn: String?
@@ -16,6 +17,7 @@ struct PoisonBot: Bot {
         var trapInJob: Bool?
         var tickSeconds: Double?
         var answerMilliseconds: Int?
+        var hangOn: String?
     }
 
     static let tick = JobKind<String>("tick")
@@ -40,6 +42,10 @@ struct PoisonBot: Bot {
         if message.text == options.hogOn {
             var hoard: [[UInt8]] = []
             while true { hoard.append([UInt8](repeating: 1, count: 16 << 20)) }
+        }
+        if message.text == options.hangOn {
+            context.logger.info("about to hang on \(message.text)")
+            await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
         }
         if let milliseconds = options.answerMilliseconds { try await Task.sleep(for: .milliseconds(milliseconds)) }
         try await context.reply(to: message, "echo: " + message.text)

@@ -148,8 +148,8 @@ package final class InFlightTable: @unchecked Sendable {
         return IdleLock(descriptor: fd)
     }
 
-    /// Clears every slot: the leftovers were recorded where they belong (each bot's store). Call it before any
-    /// handler claims a slot.
+    /// Clears every slot: at a start, once the leftovers were recorded where they belong (each bot's store), before
+    /// any handler claims a slot; at an orderly end, since what still runs then did not crash the process.
     package func forgetLeftovers() {
         slots.withLock { slots in
             memset(base.advanced(by: Self.slotSize), 0, Self.slotSize * Int(slots.used))

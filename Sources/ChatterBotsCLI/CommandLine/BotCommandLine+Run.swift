@@ -187,6 +187,9 @@ extension BotCommandLine {
             await supervisor.shutdown(deadline: options.shutdownTimeout)
         }
         let outcome = await Self.outcome(of: supervisor, shutdown: shutdown, allowing: options.shutdownTimeout + Self.shutdownGrace)
+        // The process ends on its own: what still runs (a handler that ignored its timeout or the shutdown's) did
+        // not crash it, and must not be taken for a crash suspect at the next start.
+        inFlight.forgetLeftovers()
         stopper.cancel()
         await health?.shutdown()
         control?.remove(in: controlDirectory)

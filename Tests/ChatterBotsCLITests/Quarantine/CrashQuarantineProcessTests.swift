@@ -123,6 +123,25 @@ struct CrashQuarantineProcessTests {
         #expect(entries.map(\.retryRequested) == [false])
     }
 
+    /// The in-flight table is for crashes: a handler still running when the process ends on its own (here one that
+    /// ignores its cancellation past the shutdown timeout) did not crash it, and is no suspect at the next start.
+    @Test func aHandlerStillRunningWhenTheProcessEndsOnItsOwnIsNoCrashSuspectAtTheNextStart() async throws {
+        let fixture = try CrashTestBotsFixture()
+        try fixture.configure([BotLine(name: "stuck", options: #"{"hangOn": "wait"}"#)])
+        let first = try fixture.launch("stuck", arguments: ["--shutdown-timeout", "1"])
+        let alice = try await Alice.signIn(to: first, bots: ["stuck"], correspondence: Correspondence())
+        try #require(await first.waitUntilLive(["stuck"]), "\(first.process.errors)")
+        try await alice.say("wait", to: "stuck")
+        #expect(await eventually { first.process.errors.contains("about to hang on wait") }, "\(first.process.errors)")
+        #expect(await first.stop() == .code(0), "\(first.process.errors)")
+
+        let second = try fixture.launch("after-the-orderly-exit", arguments: ["--shutdown-timeout", "1"])
+        #expect(await second.waitUntilLive(["stuck"]), "\(second.process.errors)")
+        _ = await second.stop()
+        #expect(!second.process.errors.contains("died while"), "\(second.process.errors)")
+        #expect(try await fixture.withStore(of: "stuck") { try await $0.quarantined() }.isEmpty)
+    }
+
     @Test func aJobOccurrenceThatTrapsIsQuarantinedAndTheRepeatingJobPausedWhileTheOtherBotAnswers() async throws {
         let fixture = try CrashTestBotsFixture()
         try fixture.configure([

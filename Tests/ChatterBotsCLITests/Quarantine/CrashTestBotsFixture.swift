@@ -38,10 +38,11 @@ final class CrashTestBotsFixture: Sendable {
             """, to: "bots.json")
     }
 
-    /// Starts `CrashTestBots run` (its sandbox on a free port), moved into `cgroup` right after it was spawned.
-    func launch(_ label: String, in cgroup: MemoryCgroup? = nil) throws -> CrashTestRun {
+    /// Starts `CrashTestBots run` (its sandbox on a free port) with `arguments` more, moved into `cgroup` right
+    /// after it was spawned.
+    func launch(_ label: String, arguments: [String] = [], in cgroup: MemoryCgroup? = nil) throws -> CrashTestRun {
         let process = try BotProcess(
-            ["run", "--config", "bots.json", "--sandbox-port", "0"], in: directory.url, label: label,
+            ["run", "--config", "bots.json", "--sandbox-port", "0"] + arguments, in: directory.url, label: label,
             executable: "CrashTestBots")
         if let cgroup {
             do {
