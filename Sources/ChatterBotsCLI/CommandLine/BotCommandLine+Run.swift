@@ -191,7 +191,11 @@ extension BotCommandLine {
         // not crash it, and must not be taken for a crash suspect at the next start.
         inFlight.forgetLeftovers()
         stopper.cancel()
+        hangupReloads.cancel()
+        fileWatch.cancel()
         await health?.shutdown()
+        // A reload still running (it may be making accounts in the embedded sandbox) ends before the sandbox does.
+        await reloader.close()
         control?.remove(in: controlDirectory)
         await embedded?.shutdown()
         guard let outcome else {

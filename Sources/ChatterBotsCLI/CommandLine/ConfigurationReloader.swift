@@ -28,6 +28,8 @@ actor ConfigurationReloader: ConfigurationReloading {
     private(set) var generation: ConfigurationGeneration
     /// The reload running or last run: the next one waits for it.
     private var last: Task<ReloadReport, Never>?
+    /// The process is ending: reloads are refused.
+    private var isClosed = false
 
     init(setup: Setup, configuration: BotsConfiguration) {
         self.setup = setup
@@ -36,10 +38,20 @@ actor ConfigurationReloader: ConfigurationReloading {
     }
 
     func reload(trigger: String) async -> ReloadReport {
+        guard !isClosed else {
+            return ReloadReport(applied: false, generation: generation.generation, errors: ["the process is stopping"])
+        }
         let previous = last
         let next = Task { _ = await previous?.value; return await perform(trigger: trigger) }
         last = next
         return await next.value
+    }
+
+    /// Refuses reloads from now on and returns once the one running, if any, has ended: the process is ending, and
+    /// what a reload uses (the embedded sandbox) is about to be shut down.
+    func close() async {
+        isClosed = true
+        _ = await last?.value
     }
 
     private func perform(trigger: String) async -> ReloadReport {
