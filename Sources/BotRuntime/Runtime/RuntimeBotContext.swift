@@ -205,18 +205,21 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
     }
 
     /// Queues what the handler did so far without its trigger (when the trigger is a message or an occurrence not
-    /// done yet), and starts the unit that will carry the trigger. Runs under the state lock, as ``submit(_:)``.
+    /// done yet, or the retry of a quarantine entry, which leaves the quarantine only with the handler's last unit:
+    /// a crash before then finds it quarantined), and starts the unit that will carry the trigger. Runs under the
+    /// state lock, as ``submit(_:)``.
     private func submitProgress(_ state: inout State) -> UInt64? {
         switch trigger {
-        case .message where retrying == nil, .occurrence where retrying == nil:
+        case _ where retrying != nil, .message, .occurrence:
             guard !state.isTriggerCommitted, !state.isFinished else { return submit(&state) }
             var progress = state.unit
             progress.marksTriggerDone = false
+            if retrying != nil { progress.crashBookkeeping = [] }
             state.unit = freshTriggerUnit()
             state.uncommittedSends = []
             guard !progress.hasNoEffects else { return nil }
             return dependencies.writer.submit(progress, in: lane, trace: trace, epoch: run?.epoch ?? 0)
-        case .message, .occurrence, .update, .event:
+        case .update, .event:
             return submit(&state)
         }
     }

@@ -63,6 +63,35 @@ import Testing
         }
     }
 
+    /// A retry's handler may commit part of its work (`acknowledged()`) and still crash the process afterwards:
+    /// the entry must stay quarantined until the handler's last unit, or a crash then would lose it silently.
+    @Test func aRetriedEntryLeavesTheQuarantineWithItsHandlersLastUnitOnly() async throws {
+        try await RuntimeHarness.run { harness in
+            let conversation = try await harness.direct(harness.ana)
+            let boom = try await harness.say("boom", as: harness.ana, in: conversation)
+            try await recordCrashes(["message:\(boom.id.rawValue)", "message:\(boom.id.rawValue)"], in: harness)
+            let (acknowledged, finish) = (Gate(), Gate())
+            var script = ScriptedBot(probe: BotProbe())
+            script.onMessageScript = { message, context in
+                _ = try await context.reply(to: message, "first part").acknowledged()
+                acknowledged.open()
+                await finish.wait()
+            }
+            let bot = try await harness.start(script)
+            try await harness.waitUntilHandled(upTo: boom.seq, in: conversation, by: bot)
+            let entry = try #require(try await bot.session.quarantineEntries().first)
+
+            #expect(try await bot.session.retryQuarantined(entry.id)?.runsNow == true)
+            await acknowledged.wait()
+            #expect(try await bot.session.quarantineEntries().map(\.id) == [entry.id], "a crash now must find it quarantined")
+            finish.open()
+            try await bot.waitUntilIdle()
+            #expect(try await bot.session.quarantineEntries().isEmpty)
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["first part"])
+            await bot.stop()
+        }
+    }
+
     @Test func askingTwiceForARetryRunsTheHandlerOnce() async throws {
         try await RuntimeHarness.run { harness in
             let conversation = try await harness.direct(harness.ana)
