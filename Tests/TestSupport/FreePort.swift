@@ -34,6 +34,11 @@ package enum FreePort {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ProcessTestError("socket: errno \(errno)") }
         defer { close(fd) }
+        return bindLoopback(fd, port: port)
+    }
+
+    /// Binds `fd` to 127.0.0.1:`port`; false when the port is taken.
+    fileprivate static func bindLoopback(_ fd: Int32, port: Int) -> Bool {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -42,5 +47,34 @@ package enum FreePort {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         return bound == 0
+    }
+}
+
+/// A socket listening on a loopback port that never accepts: it holds the port (a server started on it fails with
+/// EADDRINUSE), and tells whether anyone connected, since the kernel queues connections it does not accept.
+package final class SilentListener {
+    package let port: Int
+    private let fd: Int32
+
+    /// Listens on `port` (a `FreePort.take()`).
+    package init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ProcessTestError("socket: errno \(errno)") }
+        guard FreePort.bindLoopback(fd, port: port), listen(fd, 8) == 0 else {
+            close(fd)
+            throw ProcessTestError("cannot listen on 127.0.0.1:\(port): errno \(errno)")
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        self.port = port
+    }
+
+    deinit { close(fd) }
+
+    /// Whether a connection waits to be accepted now (it is then accepted and closed).
+    package func hasPendingConnection() -> Bool {
+        let accepted = accept(fd, nil, nil)
+        guard accepted >= 0 else { return false }
+        close(accepted)
+        return true
     }
 }

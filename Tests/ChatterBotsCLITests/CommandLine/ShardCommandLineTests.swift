@@ -187,22 +187,13 @@ struct ShardRunTests {
     /// The count is what the next start compares with: a run that failed to start must leave it as it was.
     @Test func aRunThatCannotStartRecordsNoShardCount() async throws {
         let harness = try CommandHarness()
-        let port = try FreePort.take()
-        let taken = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(taken) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(taken, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        try #require(bound == 0 && listen(taken, 1) == 0)
-        try Self.writeRemoteConfiguration(in: harness, extra: #""httpPort": \#(port),"#)
+        let taken = try SilentListener(port: try FreePort.take())
+        try Self.writeRemoteConfiguration(in: harness, extra: #""httpPort": \#(taken.port),"#)
 
         #expect(await harness.run(["run", "--shard", "0/7"], variables: [:]) == .failure)
         let record = harness.directory.url.appendingPathComponent("data/shard-count.json")
         #expect(!FileManager.default.fileExists(atPath: record.path), "\(harness.errors.text)")
+        withExtendedLifetime(taken) {}
     }
 
     @Test func aRunningShardRecordsItsCountAndTheFleet() async throws {
