@@ -444,6 +444,7 @@ struct BotsConfigurationTests {
         } catch {
             #expect(error.file == url.path)
             #expect(error.issues.first?.message.hasPrefix("cannot be read") == true)
+            #expect(error.isUnreadableFile, "it may read later: a reload of the file watch tries it again")
         }
     }
 

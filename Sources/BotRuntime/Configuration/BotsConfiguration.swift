@@ -54,9 +54,11 @@ public struct BotsConfiguration: Sendable, Equatable {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw ConfigurationError(
+            var unreadable = ConfigurationError(
                 issues: [ConfigurationIssue(field: "", message: "cannot be read: \(error.localizedDescription)")],
                 file: url.path)
+            unreadable.isUnreadableFile = true
+            throw unreadable
         }
         do {
             return try BotsConfiguration(

@@ -39,6 +39,8 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     public var issues: [ConfigurationIssue]
     /// The file the configuration came from, when it came from a file.
     public var file: String?
+    /// The file itself could not be read (missing, no permission, out of descriptors): it may read later as it is.
+    package var isUnreadableFile = false
 
     /// Creates an error from its issues.
     public init(issues: [ConfigurationIssue], file: String? = nil) {

@@ -22,7 +22,8 @@ package struct ConfigurationFileWatch: Sendable {
 
     /// Looks until the calling task is cancelled, calling `onChange` (and waiting for it) after each change seen
     /// since `version`, the version of the file in force (taken before it was read); the file as it is now when nil.
-    package func run(from version: FileFingerprint? = nil, onChange: @Sendable () async -> Void) async {
+    /// `onChange` returns false when it could not read the new version: it is offered again at the next look.
+    package func run(from version: FileFingerprint? = nil, onChange: @Sendable () async -> Bool) async {
         var last = version ?? FileFingerprint.of(path: path)
         while !Task.isCancelled {
             do {
@@ -31,9 +32,8 @@ package struct ConfigurationFileWatch: Sendable {
                 return
             }
             guard let now = FileFingerprint.of(path: path) else { continue }
-            if now != last {
+            if now != last, await onChange() {
                 last = now
-                await onChange()
             }
         }
     }

@@ -177,7 +177,7 @@ extension BotCommandLine {
             await ConfigurationFileWatch(path: configurationFile.path, interval: watchInterval, clock: environment.clock).run(
                 from: readVersion
             ) {
-                _ = await reloader.reload(trigger: "the file changed")
+                await reloader.reloadChangedFile()
             }
         }
         defer { fileWatch.cancel() }

@@ -26,8 +26,11 @@ actor ConfigurationReloader: ConfigurationReloading {
     private let setup: Setup
     private var current: BotsConfiguration
     private(set) var generation: ConfigurationGeneration
+    /// What a reload did, and whether it failed only because the file could not be read.
+    private typealias Outcome = (report: ReloadReport, fileUnreadable: Bool)
+
     /// The reload running or last run: the next one waits for it.
-    private var last: Task<ReloadReport, Never>?
+    private var last: Task<Outcome, Never>?
     /// The process is ending: reloads are refused.
     private var isClosed = false
 
@@ -38,8 +41,18 @@ actor ConfigurationReloader: ConfigurationReloading {
     }
 
     func reload(trigger: String) async -> ReloadReport {
+        await reloadOutcome(trigger: trigger).report
+    }
+
+    /// A reload for the file watch, which saw a new version of the file: false when the file could not be read at
+    /// all (out of descriptors, say), so that the watch tries the same version again at its next look.
+    func reloadChangedFile() async -> Bool {
+        !(await reloadOutcome(trigger: "the file changed").fileUnreadable)
+    }
+
+    private func reloadOutcome(trigger: String) async -> Outcome {
         guard !isClosed else {
-            return ReloadReport(applied: false, generation: generation.generation, errors: ["the process is stopping"])
+            return (ReloadReport(applied: false, generation: generation.generation, errors: ["the process is stopping"]), false)
         }
         let previous = last
         let next = Task { _ = await previous?.value; return await perform(trigger: trigger) }
@@ -54,7 +67,7 @@ actor ConfigurationReloader: ConfigurationReloading {
         _ = await last?.value
     }
 
-    private func perform(trigger: String) async -> ReloadReport {
+    private func perform(trigger: String) async -> Outcome {
         let log = setup.host.log
         log.log(.notice, "reloading \(setup.file.path)", ["trigger": trigger])
         let next: BotsConfiguration
@@ -64,14 +77,14 @@ actor ConfigurationReloader: ConfigurationReloading {
                 contentsOf: setup.file, environment: setup.variables, knownKinds: Set(setup.kinds.map(\.name)))
             lineup = try BotLineup(configuration: next, kinds: setup.kinds)
         } catch {
-            return refuse(error.issues, log: log)
+            return (refuse(error.issues, log: log), error.isUnreadableFile)
         }
         for bot in next.bots { bot.secrets.forEach(log.registerSecret) }
         let change: FleetChange
         let stopped = await setup.supervisor.botsStoppedOnTheirOwn()
         switch ConfigurationReload(from: current, to: next, shard: setup.shard, stopped: stopped) {
         case .refused(let issues):
-            return refuse(issues, log: log)
+            return (refuse(issues, log: log), false)
         case .apply(let fleetChange):
             change = fleetChange
         }
@@ -111,7 +124,7 @@ actor ConfigurationReloader: ConfigurationReloading {
             "generation": String(generation.generation), "started": String(change.starts.count),
             "stopped": String(change.stops.count), "restarted": String(change.restarts.count),
         ])
-        return report
+        return (report, false)
     }
 
     private func refuse(_ issues: [ConfigurationIssue], log: LogSink) -> ReloadReport {

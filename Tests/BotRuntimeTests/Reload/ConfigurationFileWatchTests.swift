@@ -15,11 +15,19 @@ struct ConfigurationFileWatchTests {
         func report() { count.add(1, ordering: .releasing) }
     }
 
-    /// Runs a watch of `path` from `version` on `clock`; returns its task and the changes it reports.
-    static func watch(_ path: String, from version: FileFingerprint?, on clock: ManualClock) -> (Task<Void, Never>, Changes) {
+    /// Runs a watch of `path` from `version` on `clock`; returns its task and the changes it reports. The first
+    /// `unreadable` changes are answered as not read.
+    static func watch(
+        _ path: String, from version: FileFingerprint?, on clock: ManualClock, unreadable: Int = 0
+    ) -> (Task<Void, Never>, Changes) {
         let changes = Changes()
         let watch = ConfigurationFileWatch(path: path, interval: .seconds(2), clock: clock)
-        let task = Task { await watch.run(from: version) { changes.report() } }
+        let task = Task {
+            await watch.run(from: version) {
+                changes.report()
+                return changes.reported > unreadable
+            }
+        }
         return (task, changes)
     }
 
@@ -41,6 +49,23 @@ struct ConfigurationFileWatchTests {
         #expect(changes.reported == 1)
         try await Self.look(clock)
         #expect(changes.reported == 1, "a change is reported once")
+        task.cancel()
+        await task.value
+    }
+
+    @Test func aVersionThatCouldNotBeReadIsOfferedAgainAtTheNextLook() async throws {
+        let directory = try TemporaryDirectory("ConfigurationFileWatchTests")
+        let file = try directory.write(#"{"bots": []}"#, to: "bots.json")
+        let read = FileFingerprint.of(path: file.path)
+        _ = try directory.write(#"{"bots": [], "logLevel": "debug"}"#, to: "bots.json")
+        let clock = ManualClock()
+        let (task, changes) = Self.watch(file.path, from: read, on: clock, unreadable: 1)
+        try await Self.look(clock)
+        #expect(changes.reported == 1)
+        try await Self.look(clock)
+        #expect(changes.reported == 2, "offered again")
+        try await Self.look(clock)
+        #expect(changes.reported == 2, "read at last: seen")
         task.cancel()
         await task.value
     }
