@@ -325,9 +325,9 @@ struct BotsConfigurationTests {
 
     @Test func twoBotsOfOneAccountAreRefused() {
         let first = #"{"name": "echo", "kind": "k", "credentials": {"username": "shared", "password": "p"}, "friendRequests": "everyone"}"#
-        let second = #"{"name": "greeter", "kind": "k", "credentials": {"username": "shared", "password": "p"}, "friendRequests": "everyone"}"#
+        let second = #"{"name": "greeter", "kind": "k", "credentials": {"username": "Shared", "password": "p"}, "friendRequests": "everyone"}"#
         let found = problems(#"{"server": "sandbox", "bots": [\#(first), \#(second)]}"#)
-        #expect(found == [#"bot "greeter", credentials.username: "shared" is also the account of bots[0]; each bot needs an account of its own, or both would receive and answer every message"#])
+        #expect(found == [#"bot "greeter", credentials.username: "Shared" is also the account of bots[0]; each bot needs an account of its own, or both would receive and answer every message"#])
     }
 
     @Test(arguments: ["../etc", ".hidden", "", "has space", String(repeating: "n", count: 65)])

@@ -225,14 +225,15 @@ package struct BotsConfigurationValidator {
                       + "give it as {\"env\": \"VARIABLE\"} and set that variable, or as {\"file\": \"/run/secrets/NAME\"}")
             }
             let username = resolve(bot.credentials.username, bot: label, index: index, field: "credentials.username")
+            // Usernames name one account whatever their case.
             if let username, !username.isEmpty {
-                if let first = firstIndexOfUsername[username] {
+                if let first = firstIndexOfUsername[username.lowercased()] {
                     // Two devices of one account both receive every message, and both would answer it.
                     error(bot: label, index: index, "credentials.username",
                           "\"\(username)\" is also the account of bots[\(first)]; each bot needs an account of its own, or both "
                           + "would receive and answer every message")
                 } else {
-                    firstIndexOfUsername[username] = index
+                    firstIndexOfUsername[username.lowercased()] = index
                 }
             }
             let password = resolve(bot.credentials.password, bot: label, index: index, field: "credentials.password")

@@ -148,14 +148,24 @@ package final class InFlightTable: @unchecked Sendable {
         return IdleLock(descriptor: fd)
     }
 
-    /// Clears every slot: at a start, once the leftovers were recorded where they belong (each bot's store), before
-    /// any handler claims a slot; at an orderly end, since what still runs then did not crash the process.
+    /// Clears every slot: the leftovers were recorded where they belong (each bot's store). Call it at a start,
+    /// before any handler claims a slot.
     package func forgetLeftovers() {
         slots.withLock { slots in
             memset(base.advanced(by: Self.slotSize), 0, Self.slotSize * Int(slots.used))
             slots.used = 0
             slots.free = []
             base.storeBytes(of: UInt32(0), toByteOffset: 12, as: UInt32.self)
+        }
+    }
+
+    /// Unmarks every slot in use, keeping them claimed: at an orderly end of the process, what still runs (a handler
+    /// that ignored its timeout) did not crash it. Its owner's later `release` stays safe.
+    package func unmarkRunning() {
+        slots.withLock { slots in
+            for index in 0..<Int(slots.used) {
+                base.advanced(by: Self.slotSize * (index + 1)).storeBytes(of: UInt32(0), as: UInt32.self)
+            }
         }
     }
 

@@ -104,7 +104,9 @@ package final class HeartbeatDriver: Sendable {
             case .sendPing:
                 _ = monitor.withLock { $0.handle(.pingSent(now: now)) }
                 // A connection that is closing refuses it; its reader reports the end, or the pong deadline does.
-                if (try? running.connection.sendPingWithoutWaiting()) != nil { pings.add(1, ordering: .releasing) }
+                // Counted before it is written, so that its pong can never be counted first.
+                pings.add(1, ordering: .releasing)
+                if (try? running.connection.sendPingWithoutWaiting()) == nil { pings.subtract(1, ordering: .releasing) }
             case .connectionDead(let sentAt):
                 log.warning("no pong within the deadline (ping sent at \(Timestamp(sentAt).iso8601)): the connection is dead")
                 stop()

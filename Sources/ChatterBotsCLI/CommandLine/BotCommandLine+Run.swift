@@ -189,7 +189,7 @@ extension BotCommandLine {
         let outcome = await Self.outcome(of: supervisor, shutdown: shutdown, allowing: options.shutdownTimeout + Self.shutdownGrace)
         // The process ends on its own: what still runs (a handler that ignored its timeout or the shutdown's) did
         // not crash it, and must not be taken for a crash suspect at the next start.
-        inFlight.forgetLeftovers()
+        inFlight.unmarkRunning()
         stopper.cancel()
         hangupReloads.cancel()
         fileWatch.cancel()

@@ -54,6 +54,21 @@ struct InFlightTableTests {
         #expect(try InFlightTable(directory: directory.url).leftovers.isEmpty)
     }
 
+    /// At an orderly end, what still runs did not crash the process; its owners may still release their slots.
+    @Test func workUnmarkedAtAnOrderlyEndIsNoLeftoverAndItsSlotsStayItsOwn() throws {
+        do {
+            let table = try InFlightTable(directory: directory.url, capacity: 2)
+            let first = try #require(table.claim(record("message:1")))
+            _ = try #require(table.claim(record("message:2")))
+            table.unmarkRunning()
+            #expect(table.running.isEmpty)
+            #expect(table.claim(record("message:3")) == nil, "both slots are still their owners'")
+            table.release(first)
+            #expect(table.claim(record("message:4")) != nil)
+        }
+        #expect(try InFlightTable(directory: directory.url).leftovers.map(\.key) == ["message:4"])
+    }
+
     @Test func aReleasedSlotIsReusedSoTheTableDoesNotGrow() throws {
         let table = try InFlightTable(directory: directory.url, capacity: 1)
         for index in 0..<5 {
