@@ -44,14 +44,22 @@ final class HandlerRunner: HandlerDispatcher.Runner {
     private var clock: any ChatterClock { contexts.clock }
 
     func run(_ work: HandlerWork, _ run: HandlerRun) async {
+        await self.run(work, run, onTurn: {})
+    }
+
+    /// Runs `work` as the quarantine says; `onTurn` is called as its handler's turn comes, which a crash suspect
+    /// waits for behind the other suspects of the process: its timeout counts from then.
+    func run(_ work: HandlerWork, _ run: HandlerRun, onTurn: () -> Void) async {
         switch quarantine.verdict(for: work) {
         case .run:
+            onTurn()
             await perform(work, run)
         case .runAsSuspect(let suspect):
             // The handler's timeout counts from its turn: waiting behind other bots' suspects is not running.
             dispatcher.holdTimeout(of: run)
             await quarantine.enterAlone(until: run)
             dispatcher.restartTimeout(of: run)
+            onTurn()
             log.notice("running crash suspect alone (attempt \(suspect.attempts + 1))", trace: suspect.trace, ["work": suspect.key])
             await perform(work, run)
             // A suspect that a stop of the session cancelled did not run to its end: it stays suspect. One that
@@ -390,16 +398,18 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         }
     }
 
-    /// Runs `onStart` (once per process, after the first sign-in), giving up on it after `timeout`, a deadline on
-    /// the session's `timers`.
+    /// Runs `onStart` (once per process, after the first sign-in), giving up on it `timeout` after its turn came,
+    /// a deadline on the session's `timers`.
     func runStart(timeout: Duration, timers: DeadlineScheduler<SessionDeadline>) async {
         let run = HandlerRun()
         let done = WakeSignal(clock: clock)
+        let clock = clock
         let handler = Task(executorPreference: SessionExecutor.preferred) {
-            await self.run(.event(.start, trace: "start"), run)
+            await self.run(.event(.start, trace: "start"), run) {
+                timers.schedule(.startTimeout, at: clock.now.adding(timeout)) { done.wake() }
+            }
             done.wake()
         }
-        timers.schedule(.startTimeout, at: clock.now.adding(timeout)) { done.wake() }
         await done.wait()
         timers.cancel(.startTimeout)
         if run.abandon() {

@@ -172,6 +172,25 @@ import Testing
         }
     }
 
+    @Test func anOnStartSuspectWaitingItsTurnLongerThanItsTimeoutStillRuns() async throws {
+        try await RuntimeHarness.run { harness in
+            try await recordCrashes(["onStart"], handler: "onStart", in: harness)
+            let gate = SuspectGate()
+            await gate.enter()  // another bot's suspect runs
+            let started = Gate()
+            var script = ScriptedBot(probe: BotProbe())
+            script.onStartScript = { _ in started.open() }
+            let bot = try await harness.start(script, waitUntilLive: false) { $0.suspectGate = gate }
+            #expect(await eventually { gate.waitingCount == 1 }, "onStart waits its turn")
+            await harness.clock.advance(by: .seconds(31))  // past the handler timeout (30 s)
+            gate.leave()
+            await started.wait()
+            try await bot.waitUntilLive(harness)
+            #expect(!harness.logs.contains(.error, "onStart did not return within"))
+            await bot.stop()
+        }
+    }
+
     @Test func aSuspectThatRunsToItsEndIsClearedAndAnsweredOnce() async throws {
         try await RuntimeHarness.run { harness in
             let conversation = try await harness.direct(harness.ana)
