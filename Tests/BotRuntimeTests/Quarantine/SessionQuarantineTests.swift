@@ -160,10 +160,13 @@ import Testing
             try await recordCrashes(["message:\(hello.id.rawValue)"], in: harness)
             let gate = SuspectGate()
             await gate.enter()  // another bot's suspect runs
-            let bot = try await harness.start(ScriptedBot(probe: BotProbe())) { $0.suspectGate = gate }
+            // A short timeout, so that moving past it stays short of the connection's own timeouts.
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe())) {
+                $0.suspectGate = gate
+                $0.handlerTimeout = .seconds(1)
+            }
             #expect(await eventually { gate.waitingCount == 1 }, "the suspect waits its turn")
-            // Past the handler timeout (30 s), short of the sandbox's 60 s idle close, which would end the connection.
-            await harness.clock.advance(by: .seconds(31))
+            await harness.clock.advance(by: .seconds(2))
             gate.leave()
             try await harness.waitUntilHandled(upTo: hello.seq, in: conversation, by: bot)
             #expect(try await harness.texts(in: conversation, from: harness.botty) == ["echo: hello"])
@@ -180,9 +183,13 @@ import Testing
             let started = Gate()
             var script = ScriptedBot(probe: BotProbe())
             script.onStartScript = { _ in started.open() }
-            let bot = try await harness.start(script, waitUntilLive: false) { $0.suspectGate = gate }
+            // A short timeout, so that moving past it stays short of the connection's own timeouts.
+            let bot = try await harness.start(script, waitUntilLive: false) {
+                $0.suspectGate = gate
+                $0.handlerTimeout = .seconds(1)
+            }
             #expect(await eventually { gate.waitingCount == 1 }, "onStart waits its turn")
-            await harness.clock.advance(by: .seconds(31))  // past the handler timeout (30 s)
+            await harness.clock.advance(by: .seconds(2))
             gate.leave()
             await started.wait()
             try await bot.waitUntilLive(harness)
