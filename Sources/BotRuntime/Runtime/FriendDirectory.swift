@@ -82,16 +82,19 @@ final class FriendDirectory: Sendable {
     }
 
     /// A friend changed their profile (`user.updated`): the list keeps it, so the next refresh does not report it
-    /// again. Someone who is not a known friend changes nothing.
-    func updateProfile(_ user: User) async {
-        let changed = state.withLock { state -> Bool in
-            guard var friend = state.friends?[user.id], friend.user != user else { return false }
+    /// again. False when the list had this very profile already (the refresh found the change first); someone who
+    /// is not a known friend changes nothing, and is news.
+    func updateProfile(_ user: User) async -> Bool {
+        let (isNews, changed) = state.withLock { state -> (Bool, Bool) in
+            guard var friend = state.friends?[user.id] else { return (true, false) }
+            guard friend.user != user else { return (false, false) }
             friend.user = user
             state.friends?[user.id] = friend
             state.version += 1
-            return true
+            return (true, true)
         }
         if changed { await save() }
+        return isNews
     }
 
     /// A friendship ended (`friend.removed`); false when the user was not a known friend.

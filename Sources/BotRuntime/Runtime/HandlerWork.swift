@@ -85,7 +85,7 @@ extension BotEvent {
         case .conversationUpdated(let conversation): "conversation-updated:\(conversation.id.rawValue)@\(conversation.updatedAt.iso8601)"
         case .conversationRemoved(let id): "conversation-removed:\(id.rawValue)"
         case .friendRequestCancelled(let id): "friend-request-cancelled:\(id.rawValue)"
-        case .userUpdated(let user): "user-updated:\(user.id.rawValue)"
+        case .userUpdated(let user, _): "user-updated:\(user.id.rawValue)"
         case .readStateChanged(let receipt): "read-state:\(receipt.conversationId.rawValue):\(receipt.userId.rawValue):\(receipt.lastReadSeq)"
         case .typing(let typing): "typing:\(typing.conversationId.rawValue):\(typing.userId.rawValue):\(typing.isTyping)"
         }
@@ -107,7 +107,8 @@ package enum BotEvent: Sendable, Hashable, Codable {
     indirect case conversationUpdated(Conversation)
     case conversationRemoved(Conversation.ID)
     case friendRequestCancelled(FriendRequest.ID)
-    case userUpdated(User)
+    /// A friend changed their profile; `isRecorded` when the friends list already has it (found by the REST refresh).
+    case userUpdated(User, isRecorded: Bool)
     /// Another member's watermarks moved.
     case readStateChanged(ReceiptUpdate)
     /// Another member started or stopped typing.

@@ -36,6 +36,23 @@ import Testing
         }
     }
 
+    /// The service may send an event twice, and the refresh after a reconnect may find a change whose live event
+    /// still waits: one change reaches the handler once.
+    @Test func aProfileChangeThatArrivesTwiceReachesOnUserUpdatedOnce() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe))
+            try await bot.waitUntilIdle()
+            try await harness.inject(.duplicateEvents(types: ["user.updated"], copies: 1))
+            _ = try await harness.rest(harness.ana).updateMe(displayName: "Ana Souza")
+            try await harness.waitUntil("the second copy is found known", timeout: .seconds(60)) {
+                harness.logs.contains(.debug, "profile change already known")
+            }
+            #expect(probe.updatedUsers.map(\.displayName) == ["Ana Souza"])
+            await bot.stop()
+        }
+    }
+
     @Test func aProfileChangedWhileTheBotWasOfflineReachesOnUserUpdatedOnce() async throws {
         try await RuntimeHarness.run { harness in
             let first = try await harness.start(ScriptedBot(probe: BotProbe()))
