@@ -39,10 +39,13 @@ package struct ShardCountGuard: Sendable, Equatable {
         return ShardCountGuard(previousCount: stored?.count, previousBots: stored?.bots.map(Set.init))
     }
 
-    /// Records that `dataDirectory` now runs with `count` shards, in a fleet of `bots` (every shard's). Recorded once
-    /// the run has started: a run that failed to start changes nothing.
+    /// Records that `dataDirectory` now runs with `count` shards, in a fleet of `bots` (every shard's), once a run
+    /// has started (a run that failed to start changes nothing) and after each reload. Under the same count the bots
+    /// recorded before are kept: one removed from the file may still have a store somewhere.
     package static func record(_ count: Int, fleet bots: [String], in dataDirectory: URL) throws {
-        try JSONEncoder().encode(Stored(count: count, bots: bots.sorted()))
+        let before = read(in: dataDirectory)
+        let kept = before.previousCount == count ? before.previousBots ?? [] : []
+        try JSONEncoder().encode(Stored(count: count, bots: kept.union(bots).sorted()))
             .write(to: dataDirectory.appendingPathComponent(fileName), options: .atomic)
     }
 

@@ -55,6 +55,15 @@ struct ShardCountGuardTests {
         #expect(ShardCountGuard.read(in: directory.url) == ShardCountGuard(previousCount: 3, previousBots: ["a", "b"]))
     }
 
+    @Test func recordingUnderTheSameCountKeepsTheBotsRecordedBefore() throws {
+        let directory = try TemporaryDirectory("ShardCountGuardTests")
+        try ShardCountGuard.record(3, fleet: ["a", "b"], in: directory.url)
+        try ShardCountGuard.record(3, fleet: ["b", "c"], in: directory.url)
+        #expect(ShardCountGuard.read(in: directory.url).previousBots == ["a", "b", "c"], "a removed bot may have a store")
+        try ShardCountGuard.record(4, fleet: ["c"], in: directory.url)
+        #expect(ShardCountGuard.read(in: directory.url) == ShardCountGuard(previousCount: 4, previousBots: ["c"]))
+    }
+
     @Test func aFileWithoutTheFleetTakesEveryBotWithoutAStoreAsMoved() throws {
         let directory = try TemporaryDirectory("ShardCountGuardTests")
         try directory.write(#"{"count": 3}"#, to: "shard-count.json")

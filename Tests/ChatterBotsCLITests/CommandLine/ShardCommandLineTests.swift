@@ -208,6 +208,27 @@ struct ShardRunTests {
         #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
     }
 
+    /// A bot added by a reload has its store in its shard: at the next change of the count it has moved, not new.
+    @Test func aReloadRecordsTheBotsItAddedToTheFleet() async throws {
+        let harness = try CommandHarness()
+        try Self.writeRemoteConfiguration(in: harness, extra: #""httpPort": 0,"#)
+        let mine = ShardAssignment(count: 3).shards(of: Self.bots)[1]
+        let run = Task { await harness.run(["run", "--shard", "1/3", "--watch-config", "0"], variables: [:]) }
+        try await harness.waitUntilLive(count: mine.count)
+        let entries = (Self.bots + ["late"]).map { name in
+            #"{"name": "\#(name)", "kind": "greeting", "credentials": {"username": "\#(name)_bot", "password": {"env": "GREETING_PASSWORD"}}, "friendRequests": "everyone", "options": {"greeting": "hi"}}"#
+        }
+        try harness.directory.write(#"""
+            {"server": {"apiURL": "http://127.0.0.1:9/v1", "webSocketURL": "ws://127.0.0.1:9/v1/ws", "clientKey": "ck"},
+             "dataDirectory": "data", "httpPort": 0, "bots": [\#(entries.joined(separator: ","))]}
+            """#, to: "bots.json")
+        #expect(await harness.run(["reload"], variables: [:]) == .success, "\(harness.errors.text)")
+        let recorded = ShardCountGuard.read(in: harness.directory.url.appendingPathComponent("data"))
+        #expect(recorded.previousBots == Set(Self.bots + ["late"]))
+        harness.shutdown.request()
+        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+    }
+
     @Test func aShardWithoutBotsWaitsToBeStoppedAndEndsWithExit0() async throws {
         let harness = try CommandHarness()
         try Self.writeRemoteConfiguration(in: harness)
