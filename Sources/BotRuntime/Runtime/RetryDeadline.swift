@@ -7,7 +7,8 @@ import Synchronization
 final class RetryDeadline: Sendable {
     private struct State {
         var deadline: Date?
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -16,8 +17,8 @@ final class RetryDeadline: Sendable {
     func set(_ deadline: Date?) {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.deadline = deadline
-            defer { state.waiters = [] }
-            return state.waiters
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume() }
     }
@@ -28,15 +29,23 @@ final class RetryDeadline: Sendable {
     }
 
     /// Returns at once when no attempt is due at `now`, or else at the next `set` (the attempt failed and was put
-    /// off, or finished).
+    /// off, or finished), or when the calling task is cancelled.
     func waitUntilChanged(ifDueAt now: Date) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let due = state.withLock { state -> Bool in
-                guard let deadline = state.deadline, deadline <= now else { return false }
-                state.waiters.append(continuation)
-                return true
+        let id = state.withLock { state -> UInt64 in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let waits = state.withLock { state -> Bool in
+                    guard !Task.isCancelled, let deadline = state.deadline, deadline <= now else { return false }
+                    state.waiters[id] = continuation
+                    return true
+                }
+                if !waits { continuation.resume() }
             }
-            if !due { continuation.resume() }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
 }
