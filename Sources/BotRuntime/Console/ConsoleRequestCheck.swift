@@ -27,16 +27,23 @@ package struct ConsoleRequestCheck: Sendable, Equatable {
             return "Host \(hostHeader) is not this console's address: open \(expectedOrigin)/console/ "
                 + "(names other than the bind address are refused, against DNS rebinding)"
         }
-        if let site = request.headers.first(name: "Sec-Fetch-Site")?.lowercased(), site != "same-origin", site != "none" {
-            return "the browser says this request comes from another page (Sec-Fetch-Site: \(site)): the console answers "
-                + "only its own page (http://\(hostHeader))"
-        }
-        if let origin = request.headers.first(name: "Origin") {
-            guard origin.lowercased() == "http://" + hostHeader else {
-                return "Origin \(origin) is another site: the console answers only its own page (http://\(hostHeader))"
-            }
-        } else if request.method != .get && request.method != .head {
+        let answering = "the console answers only its own page (http://\(hostHeader))"
+        if let refusal = Self.otherPageRefusal(of: request, host: hostHeader, answering: answering) { return refusal }
+        if request.headers.first(name: "Origin") == nil, request.method != .get && request.method != .head {
             return "a console request that changes something must carry an Origin header (send it from the console page)"
+        }
+        return nil
+    }
+
+    /// Why `request` is refused as one a browser sent from another page than this server's (at `host`, the request's
+    /// `Host` header): a `Sec-Fetch-Site` other than `same-origin` or `none`, or an `Origin` of another site. nil
+    /// when neither says so. `answering` says whom the routes answer instead.
+    static func otherPageRefusal(of request: HTTPRequest, host: String, answering: String) -> String? {
+        if let site = request.headers.first(name: "Sec-Fetch-Site")?.lowercased(), site != "same-origin", site != "none" {
+            return "the browser says this request comes from another page (Sec-Fetch-Site: \(site)): \(answering)"
+        }
+        if let origin = request.headers.first(name: "Origin"), origin.lowercased() != "http://" + host {
+            return "Origin \(origin) is another site: \(answering)"
         }
         return nil
     }

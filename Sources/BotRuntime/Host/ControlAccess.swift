@@ -66,15 +66,8 @@ public struct ControlAccess: Sendable, Equatable {
             return "Host \(host) is not a loopback address: without CHATTERBOTS_CONTROL_TOKEN the control routes "
                 + "answer only requests for 127.0.0.1 or localhost (names of other sites are refused, against DNS rebinding)"
         }
-        if let site = request.headers.first(name: "Sec-Fetch-Site")?.lowercased(), site != "same-origin", site != "none" {
-            return "the browser says this request comes from another page (Sec-Fetch-Site: \(site)): the control routes "
-                + "answer the command line, curl, or a request with the control token"
-        }
-        if let origin = request.headers.first(name: "Origin"), origin.lowercased() != "http://" + host {
-            return "Origin \(origin) is another site: the control routes answer the command line, curl, or a request "
-                + "with the control token"
-        }
-        return nil
+        return ConsoleRequestCheck.otherPageRefusal(
+            of: request, host: host, answering: "the control routes answer the command line, curl, or a request with the control token")
     }
 
     /// Whether `request` carries the control token as `Authorization: Bearer` (never true without a token).
