@@ -12,6 +12,17 @@ struct ControlFile: Hashable, Sendable, Codable {
     var host: String
     /// The port `run` serves `/healthz`, `/metrics` and the control routes on (the one the system chose for 0).
     var httpPort: Int
+    /// When the process started (`/proc/<pid>/stat`, in clock ticks since boot): a later process given the same
+    /// id is not it. nil in files written before it was recorded.
+    var processStart: UInt64?
+
+    /// The file of the process `pid` (this one's start time read when it is this process).
+    init(pid: Int32, host: String, httpPort: Int, processStart: UInt64? = nil) {
+        self.pid = pid
+        self.host = host
+        self.httpPort = httpPort
+        self.processStart = processStart ?? (pid == getpid() ? Self.startTime(of: pid) : nil)
+    }
 
     static let fileName = "control.json"
 
@@ -36,9 +47,22 @@ struct ControlFile: Hashable, Sendable, Codable {
         }
     }
 
-    /// Whether the process `pid` exists (it may belong to another user: EPERM).
+    /// Whether the process that wrote the file still runs: its id exists (it may belong to another user: EPERM)
+    /// and, when the file says when it started, the process with that id started then.
     var processIsAlive: Bool {
-        kill(pid, 0) == 0 || errno == EPERM
+        guard kill(pid, 0) == 0 || errno == EPERM else { return false }
+        guard let processStart else { return true }
+        return Self.startTime(of: pid) == processStart
+    }
+
+    /// The start time of process `pid`, field 22 of `/proc/<pid>/stat`; nil when it cannot be read. Fields are
+    /// counted after the command name, which is in parentheses and may hold spaces.
+    static func startTime(of pid: Int32) -> UInt64? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        return fields.count > 19 ? UInt64(fields[19]) : nil
     }
 
     /// The file of `dataDirectory`; nil when there is none or it cannot be read.

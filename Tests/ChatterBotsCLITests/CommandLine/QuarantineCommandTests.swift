@@ -123,6 +123,16 @@ struct QuarantineCommandTests {
         #expect(!impostor.hasPendingConnection(), "the command connected to the impostor")
     }
 
+    /// In a container, process ids are reused soon: a live process with the file's id is the file's only if it
+    /// started when the file says.
+    @Test func aLiveProcessThatStartedAtAnotherTimeIsNotTheFilesProcess() throws {
+        let mine = ControlFile(pid: getpid(), host: "127.0.0.1", httpPort: 1)
+        #expect(mine.processStart != nil && mine.processIsAlive)
+        var reused = mine
+        reused.processStart = (mine.processStart ?? 0) + 1
+        #expect(!reused.processIsAlive)
+    }
+
     @Test func withARunningProcessTheCommandsGoThroughItsHTTPPort() async throws {
         let harness = try await seededHarness(realSessions: true, extra: #""httpPort": 0,"#)
         let run = Task { await harness.run("run", "--sandbox-port", "0") }
