@@ -436,6 +436,12 @@ struct BotsConfigurationTests {
         #expect(loaded.dataDirectory.path == directory.appendingPathComponent("data").standardizedFileURL.path)
     }
 
+    @Test func aReadFailureThatMayPassIsToldFromALastingOne() {
+        #expect(BotsConfiguration.mayPass(CocoaError(.fileReadUnknown)), "out of descriptors reads as this")
+        #expect(!BotsConfiguration.mayPass(CocoaError(.fileReadNoPermission)))
+        #expect(!BotsConfiguration.mayPass(CocoaError(.fileReadNoSuchFile)))
+    }
+
     @Test func aMissingFileIsAClearError() {
         let url = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/bots.json")
         do {
@@ -444,7 +450,7 @@ struct BotsConfigurationTests {
         } catch {
             #expect(error.file == url.path)
             #expect(error.issues.first?.message.hasPrefix("cannot be read") == true)
-            #expect(error.isUnreadableFile, "it may read later: a reload of the file watch tries it again")
+            #expect(!error.mayReadLater, "a missing file is not offered again by the file watch")
         }
     }
 

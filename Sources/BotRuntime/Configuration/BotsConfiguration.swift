@@ -40,6 +40,16 @@ public struct BotsConfiguration: Sendable, Equatable {
     /// The data directory used when `bots.json` names none, relative to the file's directory.
     public static let defaultDataDirectory = "data"
 
+    /// Whether a failure to read a file may pass: not a missing file, a forbidden one or one that is not a file.
+    static func mayPass(_ error: any Error) -> Bool {
+        guard let error = error as? CocoaError else { return true }
+        let lasting: [CocoaError.Code] = [
+            .fileReadNoSuchFile, .fileReadNoPermission, .fileReadInvalidFileName, .fileReadTooLarge, .fileReadCorruptFile,
+            .fileReadUnsupportedScheme, .fileNoSuchFile,
+        ]
+        return !lasting.contains(error.code)
+    }
+
     /// Loads and validates the file at `url`; a relative `dataDirectory` is relative to the file's directory.
     ///
     /// - Parameters:
@@ -57,7 +67,7 @@ public struct BotsConfiguration: Sendable, Equatable {
             var unreadable = ConfigurationError(
                 issues: [ConfigurationIssue(field: "", message: "cannot be read: \(error.localizedDescription)")],
                 file: url.path)
-            unreadable.isUnreadableFile = true
+            unreadable.mayReadLater = Self.mayPass(error)
             throw unreadable
         }
         do {

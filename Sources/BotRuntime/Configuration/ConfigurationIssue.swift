@@ -39,8 +39,9 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     public var issues: [ConfigurationIssue]
     /// The file the configuration came from, when it came from a file.
     public var file: String?
-    /// The file itself could not be read (missing, no permission, out of descriptors): it may read later as it is.
-    package var isUnreadableFile = false
+    /// The file itself could not be read for a reason that may pass (out of descriptors or memory), not because
+    /// it is missing or forbidden: it may read later as it is.
+    package var mayReadLater = false
 
     /// Creates an error from its issues.
     public init(issues: [ConfigurationIssue], file: String? = nil) {

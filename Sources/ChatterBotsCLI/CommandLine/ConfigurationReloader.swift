@@ -77,7 +77,7 @@ actor ConfigurationReloader: ConfigurationReloading {
                 contentsOf: setup.file, environment: setup.variables, knownKinds: Set(setup.kinds.map(\.name)))
             lineup = try BotLineup(configuration: next, kinds: setup.kinds)
         } catch {
-            return (refuse(error.issues, log: log), error.isUnreadableFile)
+            return (refuse(error.issues, log: log), error.mayReadLater)
         }
         for bot in next.bots { bot.secrets.forEach(log.registerSecret) }
         let change: FleetChange
