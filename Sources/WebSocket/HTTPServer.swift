@@ -53,6 +53,10 @@ public final class HTTPServer: Sendable {
         let listener: ServerSocket
         do throws(IOError) {
             listener = try await ServerSocket.listen(on: address, loop: loop, group: configuration.eventLoopGroup) { fd, loop in
+                if let limit = configuration.maxConnections, registry.connections.withLock({ $0.count }) >= limit {
+                    _ = Glibc.close(fd)
+                    return
+                }
                 HTTPServerConnection.accept(fd: fd, loop: loop, tls: tls, context: context)
             }
         } catch {

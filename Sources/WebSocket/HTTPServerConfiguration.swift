@@ -17,12 +17,15 @@ public struct HTTPServerConfiguration: Sendable {
     /// cooperative pool). A dedicated executor keeps latency-sensitive handlers responsive while other work
     /// saturates the pool.
     public var taskExecutor: (any TaskExecutor)?
+    /// The most connections (HTTP and WebSocket) open at once; a connection accepted beyond it is closed at once,
+    /// so that idle clients cannot take every file descriptor of the process. nil: no limit.
+    public var maxConnections: Int?
 
     public init(
         parserLimits: HTTPParserLimits = .init(), idleTimeout: Duration = .seconds(60),
         webSocketLimits: WebSocketLimits = .default, webSocketCloseTimeout: Duration = .seconds(5),
         serverName: String? = "ChatterBots", eventLoopGroup: EventLoopGroup = .shared,
-        taskExecutor: (any TaskExecutor)? = nil
+        taskExecutor: (any TaskExecutor)? = nil, maxConnections: Int? = nil
     ) {
         self.parserLimits = parserLimits
         self.idleTimeout = idleTimeout
@@ -31,5 +34,6 @@ public struct HTTPServerConfiguration: Sendable {
         self.serverName = serverName
         self.eventLoopGroup = eventLoopGroup
         self.taskExecutor = taskExecutor
+        self.maxConnections = maxConnections
     }
 }

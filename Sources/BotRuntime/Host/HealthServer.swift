@@ -43,13 +43,17 @@ public final class HealthServer: Sendable {
                 supervisor: supervisor, access: ConsoleAccess(control: access), bind: host, faults: faults,
                 faultTargets: faultTargets, extensions: consoleExtensions, logTail: logTail)
             : nil
-        let server = try await HTTPServer.start(host: host, port: port) { request in
+        let server = try await HTTPServer.start(host: host, port: port, configuration: HTTPServerConfiguration(maxConnections: Self.maxConnections)) { request in
             if let consoleRoutes, ConsoleRoutes.owns(request.path) { return await consoleRoutes.respond(to: request) }
             return .response(await respond(to: request, supervisor: supervisor, access: access, reloader: reloader))
         }
         consoleRoutes?.serve(onPort: server.port)
         return HealthServer(server: server)
     }
+
+    /// The most connections the server keeps open: probes, scrapers, the control commands and a few consoles need
+    /// far fewer, and idle clients beyond it must not take the descriptors the bots need.
+    static let maxConnections = 256
 
     /// Stops listening and closes open connections.
     public func shutdown() async {
