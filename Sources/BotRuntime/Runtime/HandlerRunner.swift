@@ -232,9 +232,9 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             let context = context("friend-request-cancelled:\(id.rawValue)")
             await call(work, context, run) { try await bot.onFriendRequestCancelled(id, context: context) }
 
-        case .userUpdated(let user, let isRecorded):
+        case .userUpdated(let user), .userUpdatedWhileAway(let user):
             // A live change the refresh already found (and reported) while this event waited is not news.
-            if retrying == nil, !isRecorded, await !friends.updateProfile(user) {
+            if retrying == nil, case .userUpdated = event, await !friends.updateProfile(user) {
                 log.debug("profile change already known", trace: trace, ["user": user.id.rawValue])
                 _ = run.complete()
                 return

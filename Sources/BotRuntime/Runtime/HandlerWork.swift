@@ -85,7 +85,7 @@ extension BotEvent {
         case .conversationUpdated(let conversation): "conversation-updated:\(conversation.id.rawValue)@\(conversation.updatedAt.iso8601)"
         case .conversationRemoved(let id): "conversation-removed:\(id.rawValue)"
         case .friendRequestCancelled(let id): "friend-request-cancelled:\(id.rawValue)"
-        case .userUpdated(let user, _): "user-updated:\(user.id.rawValue)"
+        case .userUpdated(let user), .userUpdatedWhileAway(let user): "user-updated:\(user.id.rawValue)"
         case .readStateChanged(let receipt): "read-state:\(receipt.conversationId.rawValue):\(receipt.userId.rawValue):\(receipt.lastReadSeq)"
         case .typing(let typing): "typing:\(typing.conversationId.rawValue):\(typing.userId.rawValue):\(typing.isTyping)"
         }
@@ -107,8 +107,12 @@ package enum BotEvent: Sendable, Hashable, Codable {
     indirect case conversationUpdated(Conversation)
     case conversationRemoved(Conversation.ID)
     case friendRequestCancelled(FriendRequest.ID)
-    /// A friend changed their profile; `isRecorded` when the friends list already has it (found by the REST refresh).
-    case userUpdated(User, isRecorded: Bool)
+    /// A friend changed their profile (`user.updated`).
+    case userUpdated(User)
+    /// A friend's profile changed while the bot was away: found, and recorded in the friends list, by the REST
+    /// refresh. A case of its own, not a flag of `userUpdated`: quarantined events are stored as JSON, and rows
+    /// written before must still read.
+    case userUpdatedWhileAway(User)
     /// Another member's watermarks moved.
     case readStateChanged(ReceiptUpdate)
     /// Another member started or stopped typing.
@@ -127,7 +131,7 @@ package enum BotEvent: Sendable, Hashable, Codable {
         case .conversationUpdated: "onConversationUpdated"
         case .conversationRemoved: "onConversationRemoved"
         case .friendRequestCancelled: "onFriendRequestCancelled"
-        case .userUpdated: "onUserUpdated"
+        case .userUpdated, .userUpdatedWhileAway: "onUserUpdated"
         case .readStateChanged: "onReadStateChanged"
         case .typing: "onTyping"
         }

@@ -87,7 +87,7 @@ struct ServerEventRouter: RealtimeEventSink {
             Task(executorPreference: SessionExecutor.preferred) { await ignored.forget(id) }
             dispatcher.enqueue(.event(.friendRequestCancelled(id), trace: "friend-request-\(id.rawValue)"), in: .events)
         case .userUpdated(let user):
-            dispatcher.enqueue(.event(.userUpdated(user, isRecorded: false), trace: TraceID.make()), in: .events)
+            dispatcher.enqueue(.event(.userUpdated(user), trace: TraceID.make()), in: .events)
         case .friendRemoved(let userId):
             dispatcher.enqueue(.event(.friendRemoved(userId, isRecorded: false), trace: TraceID.make()), in: .events)
         case .receiptUpdated(let receipt):

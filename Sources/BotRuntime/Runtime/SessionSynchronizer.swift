@@ -164,7 +164,7 @@ struct SessionSynchronizer: Sendable {
                 dispatcher.enqueue(.event(.friendRemoved(userId, isRecorded: true), trace: trace), in: .events)
             }
             for user in changes.updated {
-                dispatcher.enqueue(.event(.userUpdated(user, isRecorded: true), trace: trace), in: .events)
+                dispatcher.enqueue(.event(.userUpdatedWhileAway(user), trace: trace), in: .events)
             }
             return
         }
