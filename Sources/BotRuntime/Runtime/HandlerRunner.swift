@@ -409,8 +409,9 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         let run = HandlerRun()
         let done = WakeSignal(clock: clock)
         let clock = clock
+        let start = HandlerWork.event(.start, trace: "start")
         let handler = Task(executorPreference: SessionExecutor.preferred) {
-            await self.run(.event(.start, trace: "start"), run) {
+            await self.run(start, run) {
                 timers.schedule(.startTimeout, at: clock.now.adding(timeout)) { done.wake() }
             }
             done.wake()
@@ -419,6 +420,8 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         timers.cancel(.startTimeout)
         if run.abandon() {
             handler.cancel()
+            // It ran until its timeout without the process dying: a suspect no more, as any handler's (`recover`).
+            await quarantine.passed(start.workKey)
             log.error("onStart did not return within \(timeout): cancelled, its changes are discarded and the bot goes on", trace: "start")
             metrics.setLastError("onStart timed out after \(timeout)")
         }

@@ -198,6 +198,26 @@ import Testing
         }
     }
 
+    @Test func anOnStartSuspectThatRunsUntilItsTimeoutIsNoLongerSuspected() async throws {
+        try await RuntimeHarness.run { harness in
+            try await recordCrashes(["onStart"], handler: "onStart", in: harness)
+            let started = Gate()
+            var script = ScriptedBot(probe: BotProbe())
+            script.onStartScript = { _ in
+                started.open()
+                try await Task.sleep(for: .seconds(600))  // a handler that would run long: its timeout cancels it
+            }
+            let bot = try await harness.start(script, waitUntilLive: false) { $0.handlerTimeout = .seconds(1) }
+            await started.wait()
+            await harness.clock.advance(by: .seconds(2))
+            try await harness.waitUntil("the suspect to be cleared") {
+                harness.logs.contains(.info, "no longer suspected")
+            }
+            #expect(harness.logs.contains(.error, "onStart did not return within"))
+            await bot.stop()
+        }
+    }
+
     @Test func aSuspectThatRunsToItsEndIsClearedAndAnsweredOnce() async throws {
         try await RuntimeHarness.run { harness in
             let conversation = try await harness.direct(harness.ana)
