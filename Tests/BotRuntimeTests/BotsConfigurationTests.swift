@@ -2,6 +2,7 @@ import ChatterBots
 @testable import BotRuntime
 import BotRuntimeTestSupport
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("bots.json")
@@ -436,10 +437,12 @@ struct BotsConfigurationTests {
         #expect(loaded.dataDirectory.path == directory.appendingPathComponent("data").standardizedFileURL.path)
     }
 
-    @Test func aReadFailureThatMayPassIsToldFromALastingOne() {
-        #expect(BotsConfiguration.mayPass(CocoaError(.fileReadUnknown)), "out of descriptors reads as this")
-        #expect(!BotsConfiguration.mayPass(CocoaError(.fileReadNoPermission)))
-        #expect(!BotsConfiguration.mayPass(CocoaError(.fileReadNoSuchFile)))
+    @Test func aPathThatCannotBeReadAsItIsIsNotOfferedAgain() throws {
+        let directory = try TemporaryDirectory("BotsConfigurationTests")
+        #expect(!BotsConfiguration.mayReadLater(directory.url.path), "a directory")
+        #expect(!BotsConfiguration.mayReadLater(directory.url.appendingPathComponent("missing.json").path))
+        let file = try directory.write("{}", to: "bots.json")
+        #expect(BotsConfiguration.mayReadLater(file.path), "a file that opens now may read at the next try")
     }
 
     @Test func aMissingFileIsAClearError() {

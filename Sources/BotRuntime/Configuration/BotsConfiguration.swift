@@ -40,14 +40,15 @@ public struct BotsConfiguration: Sendable, Equatable {
     /// The data directory used when `bots.json` names none, relative to the file's directory.
     public static let defaultDataDirectory = "data"
 
-    /// Whether a failure to read a file may pass: not a missing file, a forbidden one or one that is not a file.
-    static func mayPass(_ error: any Error) -> Bool {
-        guard let error = error as? CocoaError else { return true }
-        let lasting: [CocoaError.Code] = [
-            .fileReadNoSuchFile, .fileReadNoPermission, .fileReadInvalidFileName, .fileReadTooLarge, .fileReadCorruptFile,
-            .fileReadUnsupportedScheme, .fileNoSuchFile,
-        ]
-        return !lasting.contains(error.code)
+    /// Whether the file at `path`, which just failed to read, may read later as it is: opening it now fails for want
+    /// of descriptors or memory, or succeeds on a file that is not a directory. A missing, forbidden or looping path
+    /// does not pass by itself (Foundation reports most of these as one unknown error, so the path is asked again).
+    static func mayReadLater(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return [EMFILE, ENFILE, ENOMEM, EINTR, EAGAIN, EIO].contains(errno) }
+        defer { close(fd) }
+        var info = stat()
+        return fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) != S_IFDIR
     }
 
     /// Loads and validates the file at `url`; a relative `dataDirectory` is relative to the file's directory.
@@ -67,7 +68,7 @@ public struct BotsConfiguration: Sendable, Equatable {
             var unreadable = ConfigurationError(
                 issues: [ConfigurationIssue(field: "", message: "cannot be read: \(error.localizedDescription)")],
                 file: url.path)
-            unreadable.mayReadLater = Self.mayPass(error)
+            unreadable.mayReadLater = Self.mayReadLater(url.path)
             throw unreadable
         }
         do {

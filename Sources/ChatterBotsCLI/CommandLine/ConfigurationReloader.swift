@@ -26,8 +26,8 @@ actor ConfigurationReloader: ConfigurationReloading {
     private let setup: Setup
     private var current: BotsConfiguration
     private(set) var generation: ConfigurationGeneration
-    /// What a reload did, and whether it failed only because the file could not be read.
-    private typealias Outcome = (report: ReloadReport, fileUnreadable: Bool)
+    /// What a reload did, and whether it failed only because the file could not be read, for now.
+    private typealias Outcome = (report: ReloadReport, mayReadLater: Bool)
 
     /// The reload running or last run: the next one waits for it.
     private var last: Task<Outcome, Never>?
@@ -47,7 +47,7 @@ actor ConfigurationReloader: ConfigurationReloading {
     /// A reload for the file watch, which saw a new version of the file: false when the file could not be read at
     /// all (out of descriptors, say), so that the watch tries the same version again at its next look.
     func reloadChangedFile() async -> Bool {
-        !(await reloadOutcome(trigger: "the file changed").fileUnreadable)
+        !(await reloadOutcome(trigger: "the file changed").mayReadLater)
     }
 
     private func reloadOutcome(trigger: String) async -> Outcome {

@@ -1,6 +1,7 @@
 @testable import BotRuntime
 import ChatterBots
 import Foundation
+import Glibc
 import Synchronization
 import TestSupport
 import Testing
@@ -68,6 +69,15 @@ struct ConfigurationFileWatchTests {
         #expect(changes.reported == 2, "read at last: seen")
         task.cancel()
         await task.value
+    }
+
+    @Test func aFileMadeReadableIsANewVersion() throws {
+        let directory = try TemporaryDirectory("ConfigurationFileWatchTests")
+        let file = try directory.write(#"{"bots": []}"#, to: "bots.json")
+        #expect(chmod(file.path, 0o000) == 0)
+        let forbidden = FileFingerprint.of(path: file.path)
+        #expect(chmod(file.path, 0o600) == 0)
+        #expect(FileFingerprint.of(path: file.path) != forbidden, "a chmod changes the status-change time")
     }
 
     @Test func aFileAsItWasReadIsNoChange() async throws {
