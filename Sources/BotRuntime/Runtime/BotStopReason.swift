@@ -34,8 +34,9 @@ public enum BotStopReason: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Whether starting the process again cannot bring the bot back before someone acts: its configuration is
-    /// wrong, or its handlers keep crashing the process (until its quarantined work is dropped or retried).
+    /// Whether starting the process again at once cannot bring the bot back: its configuration is wrong, or its
+    /// handlers keep crashing the process (until its quarantined work is dropped or retried, or, for the hourly
+    /// limit alone, the hour has passed).
     package var waitsForAnOperator: Bool {
         switch self {
         case .configurationError, .credentialsRejected, .crashing: true

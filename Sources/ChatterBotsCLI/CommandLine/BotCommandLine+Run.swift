@@ -157,7 +157,7 @@ extension BotCommandLine {
             bannerText = (lines + [bannerText]).joined(separator: "\n")
         }
         environment.standardOutput.write(line: bannerText)
-        if let shard { recordShardCount(shard, configuration: configuration, log: log) }
+        if let shard { Self.recordShardCount(shard, configuration: configuration, log: log) }
 
         let shutdown = environment.shutdown
         if shard != nil, lineup.members.isEmpty {
@@ -187,15 +187,15 @@ extension BotCommandLine {
             await supervisor.shutdown(deadline: options.shutdownTimeout)
         }
         let outcome = await Self.outcome(of: supervisor, shutdown: shutdown, allowing: options.shutdownTimeout + Self.shutdownGrace)
-        // The process ends on its own: what still runs (a handler that ignored its timeout or the shutdown's) did
-        // not crash it, and must not be taken for a crash suspect at the next start.
-        inFlight.unmarkRunning()
         stopper.cancel()
         hangupReloads.cancel()
         fileWatch.cancel()
         await health?.shutdown()
         // A reload still running (it may be making accounts in the embedded sandbox) ends before the sandbox does.
         await reloader.close()
+        // The process ends on its own: what still runs (a handler that ignored its timeout or the shutdown's) did
+        // not crash it, and must not be taken for a crash suspect at the next start. Last, once nothing can start.
+        inFlight.unmarkRunning()
         control?.remove(in: controlDirectory)
         await embedded?.shutdown()
         guard let outcome else {

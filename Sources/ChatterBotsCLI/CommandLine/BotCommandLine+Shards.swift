@@ -46,9 +46,10 @@ extension BotCommandLine {
         return true
     }
 
-    /// Records the shard count and the fleet's bots in the data directory, once the run has started (a run that
-    /// failed to start, on a port in use say, must not change what the next start compares with).
-    func recordShardCount(_ shard: Shard, configuration: BotsConfiguration, log: LogSink) {
+    /// Records the shard count and the fleet's bots of `configuration` in its data directory, once the run has
+    /// started (a run that failed to start, on a port in use say, must not change what the next start compares
+    /// with) and after each applied reload.
+    static func recordShardCount(_ shard: Shard, configuration: BotsConfiguration, log: LogSink) {
         let directory = configuration.dataDirectory
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -116,14 +116,8 @@ actor ConfigurationReloader: ConfigurationReloading {
         if next != current {
             generation = ConfigurationGeneration(generation: generation.generation + 1, loadedAt: setup.host.clock.now)
         }
-        if let shard = setup.shard {
-            // Bots added now count as in the fleet at the next change of the shard count.
-            do {
-                try ShardCountGuard.record(shard.count, fleet: next.bots.map(\.name), in: setup.host.dataDirectory)
-            } catch {
-                log.log(.error, "cannot record the fleet's bots in \(setup.host.dataDirectory.path): \(error)")
-            }
-        }
+        // Bots added now count as in the fleet at the next change of the shard count.
+        if let shard = setup.shard { BotCommandLine.recordShardCount(shard, configuration: next, log: log) }
         current = next
         let report = ReloadReport(
             applied: true, generation: generation.generation, started: change.starts.map(\.name), stopped: change.stops,

@@ -58,9 +58,12 @@ struct ControlFile: Hashable, Sendable, Codable {
     /// The start time of process `pid`, field 22 of `/proc/<pid>/stat`; nil when it cannot be read. Fields are
     /// counted after the command name, which is in parentheses and may hold spaces.
     static func startTime(of pid: Int32) -> UInt64? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = text.lastIndex(of: ")")
-        else { return nil }
+        (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)).flatMap(startTime(inStat:))
+    }
+
+    /// Field 22 of the text of a `/proc/<pid>/stat`, read after the last `)`, which ends the command name.
+    static func startTime(inStat text: String) -> UInt64? {
+        guard let close = text.lastIndex(of: ")") else { return nil }
         let fields = text[text.index(after: close)...].split(separator: " ")
         return fields.count > 19 ? UInt64(fields[19]) : nil
     }

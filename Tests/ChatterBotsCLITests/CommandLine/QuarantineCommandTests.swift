@@ -133,6 +133,12 @@ struct QuarantineCommandTests {
         #expect(!reused.processIsAlive)
     }
 
+    @Test func theStartTimeIsReadAfterACommandNameWithParenthesesAndSpaces() {
+        let stat = "4242 (run (a) b) S 1 4242 4242 0 -1 4194560 2216 0 0 0 9 3 0 0 20 0 5 0 987654 12345678 900"
+        #expect(ControlFile.startTime(inStat: stat) == 987_654)
+        #expect(ControlFile.startTime(inStat: "4242 (truncated) S 1") == nil)
+    }
+
     @Test func withARunningProcessTheCommandsGoThroughItsHTTPPort() async throws {
         let harness = try await seededHarness(realSessions: true, extra: #""httpPort": 0,"#)
         let run = Task { await harness.run("run", "--sandbox-port", "0") }
