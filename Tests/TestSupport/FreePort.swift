@@ -39,14 +39,33 @@ package enum FreePort {
 
     /// Binds `fd` to 127.0.0.1:`port`; false when the port is taken.
     fileprivate static func bindLoopback(_ fd: Int32, port: Int) -> Bool {
+        withLoopbackAddress(port: port) { bind(fd, $0, $1) } == 0
+    }
+
+    /// A TCP socket connected to 127.0.0.1:`port` that has sent nothing, its reads bounded by 60 s.
+    package static func connectedSocket(to port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ProcessTestError("socket: errno \(errno)") }
+        guard withLoopbackAddress(port: port, { connect(fd, $0, $1) }) == 0 else {
+            let code = errno
+            close(fd)
+            throw ProcessTestError("cannot connect to port \(port): errno \(code)")
+        }
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return fd
+    }
+
+    private static func withLoopbackAddress(
+        port: Int, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32
+    ) -> Int32 {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        return bound == 0
     }
 }
 

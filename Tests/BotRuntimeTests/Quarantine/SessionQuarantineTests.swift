@@ -203,9 +203,12 @@ import Testing
             try await recordCrashes(["onStart"], handler: "onStart", in: harness)
             let started = Gate()
             var script = ScriptedBot(probe: BotProbe())
+            let (never, keptOpen) = AsyncStream.makeStream(of: Void.self)
             script.onStartScript = { _ in
                 started.open()
-                try await Task.sleep(for: .seconds(600))  // a handler that would run long: its timeout cancels it
+                // Runs until cancelled: its timeout cancels it.
+                for await _ in never {}
+                withExtendedLifetime(keptOpen) {}
             }
             let bot = try await harness.start(script, waitUntilLive: false) { $0.handlerTimeout = .seconds(1) }
             await started.wait()

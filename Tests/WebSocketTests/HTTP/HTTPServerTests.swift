@@ -26,27 +26,11 @@ struct HTTPServerTests {
         }
     }
 
-    /// A TCP connection to 127.0.0.1:`port` that sends nothing, its reads bounded by 60 s.
-    private static func idleConnection(to port: Int) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        guard fd >= 0, connected == 0 else { throw ProcessTestError("cannot connect to port \(port): errno \(errno)") }
-        return fd
-    }
-
     @Test func aConnectionBeyondTheLimitIsClosedAtOnceAndTheOthersStay() async throws {
         let server = try await Self.start(configuration: HTTPServerConfiguration(maxConnections: 2))
-        let held = try (0..<2).map { _ in try Self.idleConnection(to: server.port) }
+        let held = try (0..<2).map { _ in try FreePort.connectedSocket(to: server.port) }
         #expect(await eventually { server.connectionCount == 2 })
-        let beyond = try Self.idleConnection(to: server.port)
+        let beyond = try FreePort.connectedSocket(to: server.port)
         var byte: UInt8 = 0
         let read = recv(beyond, &byte, 1, 0)
         #expect(read == 0 || (read < 0 && errno == ECONNRESET), "closed by the server, not timed out (errno \(errno))")
