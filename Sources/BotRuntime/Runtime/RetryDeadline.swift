@@ -23,6 +23,9 @@ final class RetryDeadline: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// How many wait for a change (for tests).
+    var waiterCount: Int { state.withLock { $0.waiters.count } }
+
     /// Whether an attempt is owed at `now`: its instant has come and it has not finished yet.
     func isDue(at now: Date) -> Bool {
         state.withLock { state in state.deadline.map { $0 <= now } ?? false }

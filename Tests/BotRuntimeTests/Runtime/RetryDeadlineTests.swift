@@ -1,5 +1,6 @@
 @testable import BotRuntime
 import Foundation
+import TestSupport
 import Testing
 
 /// When a background retry is owed, for `BotSession.waitUntilIdle()`.
@@ -26,6 +27,7 @@ import Testing
         let retry = RetryDeadline()
         retry.set(now)
         let waiter = Task { await retry.waitUntilChanged(ifDueAt: now) }
+        #expect(await eventually { retry.waiterCount == 1 }, "it waits")
         retry.set(now.addingTimeInterval(2))
         await waiter.value
     }
@@ -34,8 +36,10 @@ import Testing
         let retry = RetryDeadline()
         retry.set(now)
         let waiter = Task { await retry.waitUntilChanged(ifDueAt: now) }
+        #expect(await eventually { retry.waiterCount == 1 }, "it waits")
         waiter.cancel()
         await waiter.value
+        #expect(retry.waiterCount == 0)
         #expect(retry.isDue(at: now))
     }
 }
