@@ -9,6 +9,8 @@ final class RetryDeadline: Sendable {
         var deadline: Date?
         var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         var nextWaiter: UInt64 = 0
+        /// Who waits for a waiter to come (`waitUntilWaited()`).
+        var watchers: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Mutex(State())
@@ -26,6 +28,18 @@ final class RetryDeadline: Sendable {
     /// How many wait for a change (for tests).
     var waiterCount: Int { state.withLock { $0.waiters.count } }
 
+    /// Returns once someone waits for a change (for tests).
+    func waitUntilWaited() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waited = state.withLock { state -> Bool in
+                guard state.waiters.isEmpty else { return true }
+                state.watchers.append(continuation)
+                return false
+            }
+            if waited { continuation.resume() }
+        }
+    }
+
     /// Whether an attempt is owed at `now`: its instant has come and it has not finished yet.
     func isDue(at now: Date) -> Bool {
         state.withLock { state in state.deadline.map { $0 <= now } ?? false }
@@ -40,11 +54,13 @@ final class RetryDeadline: Sendable {
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let waits = state.withLock { state -> Bool in
-                    guard !Task.isCancelled, let deadline = state.deadline, deadline <= now else { return false }
+                let (waits, watchers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+                    guard !Task.isCancelled, let deadline = state.deadline, deadline <= now else { return (false, []) }
                     state.waiters[id] = continuation
-                    return true
+                    defer { state.watchers = [] }
+                    return (true, state.watchers)
                 }
+                for watcher in watchers { watcher.resume() }
                 if !waits { continuation.resume() }
             }
         } onCancel: {

@@ -165,7 +165,7 @@ import Testing
                 $0.suspectGate = gate
                 $0.handlerTimeout = .seconds(1)
             }
-            #expect(await eventually { gate.waitingCount == 1 }, "the suspect waits its turn")
+            await gate.waitUntilWaiting(1)  // the suspect waits its turn
             await harness.clock.advance(by: .seconds(2))
             gate.leave()
             try await harness.waitUntilHandled(upTo: hello.seq, in: conversation, by: bot)
@@ -188,7 +188,7 @@ import Testing
                 $0.suspectGate = gate
                 $0.handlerTimeout = .seconds(1)
             }
-            #expect(await eventually { gate.waitingCount == 1 }, "onStart waits its turn")
+            await gate.waitUntilWaiting(1)  // onStart waits its turn
             await harness.clock.advance(by: .seconds(2))
             gate.leave()
             await started.wait()

@@ -1,6 +1,5 @@
 @testable import BotRuntime
 import Foundation
-import TestSupport
 import Testing
 
 /// When a background retry is owed, for `BotSession.waitUntilIdle()`.
@@ -27,7 +26,7 @@ import Testing
         let retry = RetryDeadline()
         retry.set(now)
         let waiter = Task { await retry.waitUntilChanged(ifDueAt: now) }
-        #expect(await eventually { retry.waiterCount == 1 }, "it waits")
+        await retry.waitUntilWaited()
         retry.set(now.addingTimeInterval(2))
         await waiter.value
     }
@@ -36,7 +35,7 @@ import Testing
         let retry = RetryDeadline()
         retry.set(now)
         let waiter = Task { await retry.waitUntilChanged(ifDueAt: now) }
-        #expect(await eventually { retry.waiterCount == 1 }, "it waits")
+        await retry.waitUntilWaited()
         waiter.cancel()
         await waiter.value
         #expect(retry.waiterCount == 0)
