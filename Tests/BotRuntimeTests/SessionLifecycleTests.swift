@@ -114,6 +114,18 @@ struct SessionLifecycleConnectionTests {
         #expect(SessionStopReason.invalidCredentials.message.contains("check the bot's username and password"))
     }
 
+    /// A shard signing in to the sandbox another shard embeds may come before that shard made the account.
+    @Test func wrongCredentialsOnLoginAreRetriedWithBackoffWhenTheAccountMayAppear() {
+        var session = LifecycleHarness()
+        session.lifecycle = SessionLifecycle(
+            reconnectPolicy: ReconnectPolicy(jitter: 0), connectTimeout: .seconds(15), readyTimeout: .seconds(10),
+            accountMayAppear: true)
+        _ = session.handle(.start(hasRefreshToken: false))
+        #expect(session.handle(.signInFailed(generation: 1, .invalidCredentials))
+            == [.scheduleReconnect(at: session.at(1), .signInFailed(.invalidCredentials))])
+        #expect(session.fireTimer() == [.signIn(.freshLogin, generation: 2)])
+    }
+
     @Test func anUnreachableServerRetriesTheSameSignInWithBackoff() {
         var session = LifecycleHarness()
         _ = session.handle(.start(hasRefreshToken: true))

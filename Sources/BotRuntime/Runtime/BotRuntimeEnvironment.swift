@@ -122,6 +122,9 @@ public struct BotRuntimeEnvironment: Sendable {
     package var inFlightTable: InFlightTable?
     /// Lets one crash suspect run at a time in the process: every session of a process must share it.
     package var suspectGate: SuspectGate
+    /// The bots' accounts may not exist yet, made by another process (the shard that embeds the shared sandbox):
+    /// a refused password login is retried with backoff instead of stopping the bot.
+    package var accountsMayAppear = false
 
     /// An environment with the documented defaults.
     public init(

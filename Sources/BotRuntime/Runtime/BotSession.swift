@@ -116,7 +116,7 @@ public actor BotSession {
         self.log = SessionLog(sink: environment.logSink, bot: configuration.name, clock: environment.clock)
         self.lifecycle = SessionLifecycle(
             reconnectPolicy: environment.reconnectPolicy, connectTimeout: environment.connectTimeout,
-            readyTimeout: environment.readyTimeout)
+            readyTimeout: environment.readyTimeout, accountMayAppear: environment.accountsMayAppear)
         self.random = JitterRandom(seed: environment.randomSeed, botName: configuration.name)
         self.since = environment.clock.now
     }

@@ -148,6 +148,9 @@ package struct SessionLifecycle: Sendable {
     private var recoveringFromRevocation = false
     /// Set by a 4001, cleared by the next `session.ready`: a second one refreshes only after backoff.
     private var unauthorizedSinceReady = false
+    /// Whether the account may not exist yet: a refused password login is retried with backoff instead of
+    /// stopping the bot (a shard signing in to the sandbox another shard embeds, before it made the account).
+    private let accountMayAppear: Bool
 
     /// Creates a session in `.signedOut`.
     public init(
@@ -155,10 +158,17 @@ package struct SessionLifecycle: Sendable {
         connectTimeout: Duration = .seconds(15),
         readyTimeout: Duration = .seconds(10)
     ) {
+        self.init(reconnectPolicy: reconnectPolicy, connectTimeout: connectTimeout, readyTimeout: readyTimeout, accountMayAppear: false)
+    }
+
+    /// Creates a session in `.signedOut`; with `accountMayAppear`, `INVALID_CREDENTIALS` at a password login is
+    /// retried with the reconnect backoff.
+    package init(reconnectPolicy: ReconnectPolicy, connectTimeout: Duration, readyTimeout: Duration, accountMayAppear: Bool) {
         self.reconnectPolicy = reconnectPolicy
         self.syncFailurePolicy = reconnectPolicy
         self.connectTimeout = connectTimeout
         self.readyTimeout = readyTimeout
+        self.accountMayAppear = accountMayAppear
     }
 
     /// When the actor must report `.timerFired`: the end of a wait, or the connect or ready deadline.
@@ -385,6 +395,8 @@ package struct SessionLifecycle: Sendable {
             return signIn(.freshLogin)
         case (_, .freshLogin) where recoveringFromRevocation:
             return stop(.sessionRevoked(failure: failure))
+        case (.invalidCredentials, .freshLogin) where accountMayAppear:
+            return backoff(then: .signIn(.freshLogin), because: .signInFailed(failure), now: now, random: &random)
         case (.invalidCredentials, .freshLogin):
             return stop(.invalidCredentials)
         case (.rejected(let code, let message), .freshLogin):

@@ -93,9 +93,10 @@ extension BotCommandLine {
             await embedded?.shutdown()
             return .failure
         }
-        let host = BotHost(
+        var host = BotHost(
             server: server, dataDirectory: configuration.dataDirectory, log: log, clock: environment.clock,
             quarantine: configuration.quarantine, inFlightTable: inFlight)
+        if case .sandbox = configuration.server, !layout.embedsSandbox { host.accountsMayAppear = true }
         let supervisor = BotSupervisor(bots: lineup.members.map { environment.makeSession($0, host) }, log: log)
         let configurationFile = configurationURL(options.configuration, in: environment)
         let reloader = ConfigurationReloader(

@@ -55,6 +55,8 @@ struct BotHost: Sendable {
     var quarantine: QuarantineSettings = .default
     var inFlightTable: InFlightTable?
     var suspectGate = SuspectGate()
+    /// Another shard's embedded sandbox makes the accounts: a bot added by a reload may sign in first.
+    var accountsMayAppear = false
 
     /// The runtime environment of one bot's session on this host.
     var environment: BotRuntimeEnvironment {
@@ -62,6 +64,7 @@ struct BotHost: Sendable {
         environment.quarantine = quarantine
         environment.inFlightTable = inFlightTable
         environment.suspectGate = suspectGate
+        environment.accountsMayAppear = accountsMayAppear
         return environment
     }
 }
