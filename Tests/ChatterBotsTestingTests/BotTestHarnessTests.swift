@@ -12,6 +12,7 @@ struct ClockBot: Bot {
     }
 
     static let later = JobKind<Later>("later")
+    static let tick = JobKind<Later>("tick")
 
     func onMessage(_ message: IncomingMessage, context: any BotContext) async throws {
         let words = message.text.split(separator: " ")
@@ -22,10 +23,21 @@ struct ClockBot: Bot {
             try await context.reply(to: message, "scheduled for \(Timestamp(job.dueAt).iso8601)")
             return
         }
+        if words.first == "every", words.count == 2, let seconds = Int(words[1]) {
+            _ = try await context.jobs.schedule(
+                Self.tick, at: context.now.addingTimeInterval(TimeInterval(seconds)), repeating: .every(.seconds(seconds)),
+                payload: Later(conversation: message.conversationId))
+            try await context.reply(to: message, "ticking every \(seconds) s")
+            return
+        }
         try await context.reply(to: message, "echo: \(message.text)")
     }
 
     func onScheduledJob(_ job: ScheduledJob, context: any BotContext) async throws {
+        if let tick = try job.payload(of: Self.tick) {
+            try await context.send("tick \(job.occurrence)", to: tick.conversation)
+            return
+        }
         guard let later = try job.payload(of: Self.later) else { return }
         try await context.send("ran at \(Timestamp(context.now).iso8601)", to: later.conversation)
     }
@@ -88,6 +100,16 @@ struct BotTestHarnessTests {
                 "ran at \(Timestamp(start.addingTimeInterval(60)).iso8601)",
                 "ran at \(Timestamp(start.addingTimeInterval(120)).iso8601)",
             ])
+        }
+    }
+
+    @Test func aRepeatingJobSeesEachOccurrencesNumber() async throws {
+        try await BotTestHarness.start(bot: ClockBot()).run { harness in
+            let alice = try await harness.user("alice")
+            try await alice.send("every 60")
+            #expect(try await alice.nextText() == "ticking every 60 s")
+            try await harness.advance(by: .seconds(180))
+            #expect(try await alice.remainingMessages().map(\.body) == ["tick 1", "tick 2", "tick 3"])
         }
     }
 

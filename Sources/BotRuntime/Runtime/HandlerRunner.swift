@@ -117,7 +117,8 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             let next = nextDueDate(after: occurrence, trace: trace)
             let job = ScheduledJob(
                 id: occurrence.job.id, name: occurrence.job.name, dueAt: occurrence.dueAt,
-                repeatRule: repeatRule(of: occurrence, trace: trace), payload: occurrence.job.payload)
+                repeatRule: repeatRule(of: occurrence, trace: trace), payload: occurrence.job.payload,
+                occurrence: occurrence.number)
             log.debug("onScheduledJob", trace: trace, ["job": job.name, "dueAt": Timestamp(job.dueAt).iso8601])
             let context = RuntimeBotContext(
                 contexts, bot: identity, trigger: .occurrence(occurrence, nextDueAt: next), lane: .job(occurrence.job.id),
