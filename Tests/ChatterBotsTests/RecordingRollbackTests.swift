@@ -79,6 +79,21 @@ struct RecordingRollbackTests {
         #expect(context.friendActions == [.requested(.username("ben"))], "a service call is not undone")
     }
 
+    /// `acknowledged()` commits the handler's work so far, in the runtime as here: a later throw keeps it.
+    @Test func whatAHandlerDidBeforeWaitingForAnAcknowledgementSurvivesItsLaterThrow() async throws {
+        let context = RecordingBotContext()
+        await #expect(throws: Refusal.self) {
+            try await context.run {
+                try await context.state.set(1, for: Self.seen)
+                _ = try await context.send("kept", to: "C1").acknowledged()
+                try await context.send("discarded", to: "C1")
+                throw Refusal()
+            }
+        }
+        #expect(context.sentMessages.map(\.content.body) == ["kept"])
+        #expect(try await context.state.value(Self.seen) == 1)
+    }
+
     @Test func aHandlerThatReturnsKeepsItsChanges() async throws {
         let context = RecordingBotContext(users: [Self.ben])
         try await context.deliver(message("fine"), to: FailingBot())

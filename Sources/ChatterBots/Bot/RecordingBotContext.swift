@@ -111,6 +111,21 @@ public final class RecordingBotContext: BotContext {
         }
 
         let undos = Mutex<[Undo]>([])
+        /// The run this one is inside: they are one unit of work.
+        let enclosing: Journal?
+
+        init(enclosing: Journal?) {
+            self.enclosing = enclosing
+        }
+
+        /// What the unit did so far is committed (`OutgoingMessage.acknowledged()`): a later throw keeps it.
+        func commitSoFar() {
+            var journal: Journal? = self
+            while let current = journal {
+                current.undos.withLock { $0.removeAll() }
+                journal = current.enclosing
+            }
+        }
     }
 
     @TaskLocal private static var trigger: String?
@@ -211,8 +226,8 @@ public final class RecordingBotContext: BotContext {
     /// stored and jobs scheduled or cancelled through this context during the call are discarded and the error is
     /// rethrown (message changes too). Use it for handlers the `deliver` methods do not cover, e.g. `bot.onFriendAdded(friend, context:)`.
     public func run<Value>(_ handler: () async throws -> Value) async throws -> Value {
-        let journal = Journal()
         let enclosing = Self.journal
+        let journal = Journal(enclosing: enclosing)
         do {
             let value = try await Self.$journal.withValue(journal) { try await handler() }
             // A run inside another belongs to the outer unit of work: the outer run's throw undoes it too.
@@ -337,7 +352,12 @@ public final class RecordingBotContext: BotContext {
             records.acks[clientMessageId] = ack
             return ack
         }
-        return OutgoingMessage(clientMessageId: ack.clientMessageId, conversationId: conversationId, content: content) { ack }
+        // As in the runtime, waiting for the acknowledgement commits the handler's work so far.
+        let unit = RecordingBotContext.journal
+        return OutgoingMessage(clientMessageId: ack.clientMessageId, conversationId: conversationId, content: content) {
+            unit?.commitSoFar()
+            return ack
+        }
     }
 
     /// Keeps the file (``downloadMedia(_:)`` returns it) under a new `mediaId` and records the media message as a send.
