@@ -10,12 +10,13 @@ import Synchronization
 ///
 /// ```swift
 /// let harness = try await BotTestHarness.start(ReminderBot.botKind, options: ["defaultTimeZone": "Europe/Lisbon"])
-/// let alice = try await harness.user("alice")
-/// try await alice.send("remind me in 10 minutes to stretch")
-/// #expect(try await alice.nextText() == "Okay, I'll remind you to stretch at 00:10 (Europe/Lisbon) today.")
-/// try await harness.advance(by: .minutes(10))
-/// #expect(try await alice.nextText() == "Reminder: stretch")
-/// await harness.stop()
+/// try await harness.run { harness in  // stops the bot and the sandbox however the test ends
+///     let alice = try await harness.user("alice")
+///     try await alice.send("remind me in 10 minutes to stretch")
+///     #expect(try await alice.nextText() == "Okay, I'll remind you to stretch at 00:10 (Europe/Lisbon) today.")
+///     try await harness.advance(by: .minutes(10))
+///     #expect(try await alice.nextText() == "@alice Reminder: stretch")
+/// }
 /// ```
 ///
 /// Everything runs over real loopback sockets (port 0) with real SQLite files in a temporary directory. Waits

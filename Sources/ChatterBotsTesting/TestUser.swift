@@ -206,7 +206,8 @@ public final class TestUser: Sendable {
     // MARK: Friends
 
     /// Sends the bot a friend request from this user; the bot decides it by its policy (the harness's
-    /// `friendRequests`, or the bot's own `onFriendRequest`). Follow with `harness.settle()` and `isFriendOfBot()`.
+    /// `friendRequests`, or the bot's own `onFriendRequest`). `settle()` cannot see the request coming: wait for
+    /// the outcome, `harness.waitUntil("accepted") { try await alice.isFriendOfBot() }`.
     @discardableResult
     public func sendFriendRequest() async throws -> FriendRequest {
         try await rest.sendFriendRequest(to: .userId(harness.botUser.id))
