@@ -57,6 +57,18 @@ public final class BotTestHarness: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The bot's records at error level and above, whatever `configuration.logSink` keeps.
+    private let errorLog = ErrorLog()
+
+    /// Collects error records for `errorsLogged`.
+    private final class ErrorLog: Sendable {
+        let lines = Mutex<[String]>([])
+    }
+
+    /// What the bot logged at error level and above so far, oldest first: a handler that threw, a change the
+    /// service refused, a handler that timed out. A bot that stays silent in a test often says why here; a
+    /// `BotTestError.timedOut` of a wait for it quotes the last of them.
+    public var errorsLogged: [String] { errorLog.lines.withLock { $0 } }
 
     private init(
         sandbox: Sandbox, clock: ManualClock, configuration: BotTestConfiguration, botAccount: SeededAccount,
@@ -190,8 +202,16 @@ public final class BotTestHarness: Sendable {
         } catch {
             throw BotTestError.invalidBot("\(error)")
         }
+        let requested = configuration.logSink
+        let errorLog = errorLog
+        let logSink = LogSink(minimumLevel: min(requested.minimumLevel, .error)) { record in
+            if requested.accepts(record.level) { requested.write(record) }
+            if record.level >= .error {
+                errorLog.lines.withLock { $0.append("\(record.message)" + (record.bot.map { " (bot \($0))" } ?? "")) }
+            }
+        }
         var environment = BotRuntimeEnvironment(
-            server: sandbox.serverConfiguration, dataDirectory: dataDirectory, clock: clock, logSink: configuration.logSink)
+            server: sandbox.serverConfiguration, dataDirectory: dataDirectory, clock: clock, logSink: logSink)
         environment.randomSeed = 7
         configuration.environment(&environment)
         environment.server = sandbox.serverConfiguration
@@ -385,7 +405,8 @@ public final class BotTestHarness: Sendable {
             for (conversation, mark) in sent {
                 try await withRealTimeLimit(
                     configuration.settleTimeout,
-                    awaiting: "the bot to handle the messages of conversation \(conversation) up to seq \(mark.seq)"
+                    awaiting: "the bot to handle the messages of conversation \(conversation) up to seq \(mark.seq)",
+                    meanwhile: { [errorLog] in errorLog.lines.withLock { $0 } }
                 ) {
                     while !Task.isCancelled {
                         let current = try await service.conversation(mark.caller, conversation)
@@ -398,7 +419,8 @@ public final class BotTestHarness: Sendable {
             let session = running.session
             try await withRealTimeLimit(
                 configuration.settleTimeout,
-                awaiting: "the bot to finish its work (due jobs, handlers, commits, acknowledgements of its messages)"
+                awaiting: "the bot to finish its work (due jobs, handlers, commits, acknowledgements of its messages)",
+                meanwhile: { [errorLog] in errorLog.lines.withLock { $0 } }
             ) {
                 await session.waitUntilIdle()
                 let status = await session.status

@@ -1,9 +1,11 @@
 import Synchronization
 
 /// Runs `body` with a bound in real (continuous-clock) time: a test waiting for a bot never hangs. When the bound
-/// passes, the waiting task is cancelled and `BotTestError.timedOut` says what was awaited.
+/// passes, the waiting task is cancelled and `BotTestError.timedOut` says what was awaited, and what `meanwhile`
+/// then says went wrong (the bot's errors: a silent bot is often one whose handler threw).
 func withRealTimeLimit<Value: Sendable>(
     _ timeout: Duration, awaiting what: @autoclosure () -> String,
+    meanwhile: @escaping @Sendable () -> [String] = { [] },
     _ body: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
     let description = what()
@@ -22,7 +24,9 @@ func withRealTimeLimit<Value: Sendable>(
         let limit = Task {
             try? await Task.sleep(for: timeout)
             work.cancel()
-            race.finish(with: .failure(BotTestError.timedOut(what: description, timeout: timeout)))
+            let problems = meanwhile().suffix(3)
+            let explained = problems.isEmpty ? description : description + "; meanwhile the bot logged: " + problems.joined(separator: "; ")
+            race.finish(with: .failure(BotTestError.timedOut(what: explained, timeout: timeout)))
         }
         race.setTimer(limit)
     }

@@ -346,7 +346,10 @@ public final class TestUser: Sendable {
         guard isOnline else { throw BotTestError.userOffline(username: username) }
         let conversationId = conversation?.id
         let place = conversation.map { $0.title.map { "group \"\($0)\"" } ?? "conversation \($0.id)" } ?? "any conversation"
-        return try await withRealTimeLimit(timeout ?? harness.configuration.replyTimeout, awaiting: "\(what) in \(place)") {
+        let harness = harness
+        return try await withRealTimeLimit(
+            timeout ?? harness.configuration.replyTimeout, awaiting: "\(what) in \(place)", meanwhile: { harness.errorsLogged }
+        ) {
             try await inbox.take { (conversationId == nil || conversationOf($0) == conversationId) && matches($0) }
         }
     }

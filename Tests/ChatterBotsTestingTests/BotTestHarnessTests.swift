@@ -1,6 +1,6 @@
 import BotRuntime
 import ChatterBots
-import ChatterBotsTesting
+@testable import ChatterBotsTesting
 import Foundation
 import Testing
 
@@ -101,6 +101,32 @@ struct BotTestHarnessTests {
                 "ran at \(Timestamp(start.addingTimeInterval(120)).iso8601)",
             ])
         }
+    }
+
+    /// A silent bot often is one whose handler threw: the harness keeps what it logged at error level.
+    @Test func whatTheBotLoggedAtErrorLevelIsKeptForTheTest() async throws {
+        struct Refusal: Error {}
+        struct ThrowingBot: Bot {
+            func onMessage(_ message: IncomingMessage, context: any BotContext) async throws { throw Refusal() }
+        }
+        try await BotTestHarness.start(bot: ThrowingBot()).run { harness in
+            let alice = try await harness.user("alice")
+            try await alice.send("hello")
+            try await harness.settle()
+            #expect(harness.errorsLogged.contains { $0.contains("onMessage threw") }, "\(harness.errorsLogged)")
+            #expect(try await alice.remainingMessages().isEmpty)
+        }
+    }
+
+    @Test func aWaitThatTimesOutQuotesTheBotsLastErrors() async throws {
+        let (never, keptOpen) = AsyncStream.makeStream(of: Void.self)
+        let error = await #expect(throws: BotTestError.self) {
+            try await withRealTimeLimit(.milliseconds(10), awaiting: "a reply", meanwhile: { ["onMessage threw Refusal()"] }) {
+                for await _ in never {}
+                withExtendedLifetime(keptOpen) {}
+            }
+        }
+        #expect(error?.description.hasSuffix("waiting for a reply; meanwhile the bot logged: onMessage threw Refusal()") == true)
     }
 
     @Test func aRepeatingJobSeesEachOccurrencesNumber() async throws {
