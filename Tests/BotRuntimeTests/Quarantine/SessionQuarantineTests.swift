@@ -18,6 +18,24 @@ import Testing
         await store.close()
     }
 
+    /// Starts `script` while another bot's suspect holds the process's gate, with a 1 s handler timeout (moving
+    /// past it stays short of the connection's own timeouts); once its suspect waits its turn, moves the clock past
+    /// that timeout and lets it in.
+    func startBehindAnotherSuspect(
+        _ script: ScriptedBot, in harness: RuntimeHarness, waitUntilLive: Bool = true
+    ) async throws -> RunningBot {
+        let gate = SuspectGate()
+        await gate.enter()
+        let bot = try await harness.start(script, waitUntilLive: waitUntilLive) {
+            $0.suspectGate = gate
+            $0.handlerTimeout = .seconds(1)
+        }
+        await gate.waitUntilWaiting(1)
+        await harness.clock.advance(by: .seconds(2))
+        gate.leave()
+        return bot
+    }
+
     @Test func aSuspectAtTheLimitIsSetAsideAndTheConversationGoesOnWithTheNextMessage() async throws {
         try await RuntimeHarness.run { harness in
             let conversation = try await harness.direct(harness.ana)
@@ -158,16 +176,7 @@ import Testing
             let conversation = try await harness.direct(harness.ana)
             let hello = try await harness.say("hello", as: harness.ana, in: conversation)
             try await recordCrashes(["message:\(hello.id.rawValue)"], in: harness)
-            let gate = SuspectGate()
-            await gate.enter()  // another bot's suspect runs
-            // A short timeout, so that moving past it stays short of the connection's own timeouts.
-            let bot = try await harness.start(ScriptedBot(probe: BotProbe())) {
-                $0.suspectGate = gate
-                $0.handlerTimeout = .seconds(1)
-            }
-            await gate.waitUntilWaiting(1)  // the suspect waits its turn
-            await harness.clock.advance(by: .seconds(2))
-            gate.leave()
+            let bot = try await startBehindAnotherSuspect(ScriptedBot(probe: BotProbe()), in: harness)
             try await harness.waitUntilHandled(upTo: hello.seq, in: conversation, by: bot)
             #expect(try await harness.texts(in: conversation, from: harness.botty) == ["echo: hello"])
             #expect(!harness.logs.contains(.error, "did not return within"))
@@ -178,19 +187,10 @@ import Testing
     @Test func anOnStartSuspectWaitingItsTurnLongerThanItsTimeoutStillRuns() async throws {
         try await RuntimeHarness.run { harness in
             try await recordCrashes(["onStart"], handler: "onStart", in: harness)
-            let gate = SuspectGate()
-            await gate.enter()  // another bot's suspect runs
             let started = Gate()
             var script = ScriptedBot(probe: BotProbe())
             script.onStartScript = { _ in started.open() }
-            // A short timeout, so that moving past it stays short of the connection's own timeouts.
-            let bot = try await harness.start(script, waitUntilLive: false) {
-                $0.suspectGate = gate
-                $0.handlerTimeout = .seconds(1)
-            }
-            await gate.waitUntilWaiting(1)  // onStart waits its turn
-            await harness.clock.advance(by: .seconds(2))
-            gate.leave()
+            let bot = try await startBehindAnotherSuspect(script, in: harness, waitUntilLive: false)
             await started.wait()
             try await bot.waitUntilLive(harness)
             #expect(!harness.logs.contains(.error, "onStart did not return within"))
