@@ -20,10 +20,7 @@ struct MessageUpdateFingerprint: Hashable, Sendable {
     /// The update as one string, independent of the order the service lists reactions and their users in.
     /// Variable-length parts are prefixed with their length, so no two different updates share a form.
     static func canonicalForm(of message: Message) -> String {
-        func field(_ text: String?) -> String {
-            guard let text else { return "-" }
-            return "\(text.utf8.count):\(text)"
-        }
+        let field = CanonicalForm.field
         var form = "message.updated\n" + field(message.id.rawValue)
         form += "\nbody " + field(message.body)
         form += "\nedited " + field(message.editedAt?.iso8601)

@@ -184,16 +184,12 @@ public struct ClientMessageID: RawRepresentable, Hashable, Sendable, Codable, Ex
                     text[count] = UInt8(ascii: "-")
                     count += 1
                 }
-                text[count] = hexDigit(byte >> 4)
-                text[count + 1] = hexDigit(byte & 0x0f)
+                text[count] = SHA1.hexDigit(byte >> 4)
+                text[count + 1] = SHA1.hexDigit(byte & 0x0f)
                 count += 2
             }
             return count
         }
-    }
-
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 }
 
@@ -203,6 +199,16 @@ package enum SHA1 {
     /// temporary buffer, so a hash allocates only its result.
     package static func hash(_ message: [UInt8]) -> [UInt8] {
         message.withUnsafeBufferPointer(hash)
+    }
+
+    /// The digest of `text`'s UTF-8 bytes as 40 lowercase hexadecimal digits.
+    package static func hexDigest(of text: String) -> String {
+        String(decoding: hash(Array(text.utf8)).flatMap { [hexDigit($0 >> 4), hexDigit($0 & 0x0F)] }, as: UTF8.self)
+    }
+
+    /// The lowercase hexadecimal digit of `value` (0–15), as an ASCII byte.
+    fileprivate static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     private static func hash(_ message: UnsafeBufferPointer<UInt8>) -> [UInt8] {
