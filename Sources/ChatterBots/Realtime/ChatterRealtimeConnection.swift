@@ -129,6 +129,13 @@ public final class ChatterRealtimeConnection: Sendable {
         session.observePongs(observer)
     }
 
+    /// From now on, a `message.ack` that answers `sendMessage(_:timeout:)` also reaches `events`, in the order it was
+    /// read: for a display that must show a sent message before the answers read after its ack, which the task
+    /// awaiting the ack may only see later.
+    package func keepAcknowledgementsInEvents() {
+        session.keepAcknowledgementsInEvents()
+    }
+
     /// Sends `request` with the caller's own `id` and returns once the frame is written, without waiting for a
     /// reply: the reply (e.g. `message.ack`, or an `error`) arrives in `events` with `replyTo` set to `id`.
     ///

@@ -23,6 +23,8 @@ final class RealtimeSession: Sendable {
     private let lastRequestID = Atomic<UInt64>(0)
     /// Hears every `pong`: the connection's heartbeat, whose pings register no request.
     private let pongObserver = Mutex<(@Sendable () -> Void)?>(nil)
+    /// Set by `keepAcknowledgementsInEvents()`: a `message.ack` that answers a request reaches `events` as well.
+    private let acknowledgementsInEvents = Atomic<Bool>(false)
 
     private struct State {
         var requests = PendingRequestTable<Waiter, Reply>()
@@ -78,6 +80,11 @@ final class RealtimeSession: Sendable {
     /// stop there instead of reaching `events`.
     func observePongs(_ observer: @escaping @Sendable () -> Void) {
         pongObserver.withLock { $0 = observer }
+    }
+
+    /// From now on, a `message.ack` that answers a request also reaches `events`, in the order it was read.
+    func keepAcknowledgementsInEvents() {
+        acknowledgementsInEvents.store(true, ordering: .relaxed)
     }
 
     /// A fresh request id (`c-<n>` on the wire).
@@ -274,6 +281,7 @@ final class RealtimeSession: Sendable {
             isObservedPong = true
         }
         if let replyTo = frame.replyTo, let id = RequestID.parse(replyTo), settle(id, with: .success(frame)) {
+            if case .messageAck = frame.event, acknowledgementsInEvents.load(ordering: .relaxed) { return .frame(frame) }
             return nil
         }
         if isObservedPong { return nil }

@@ -2,7 +2,8 @@ import BotRuntime
 import ChatterBots
 
 /// What the terminal client's logic asks its I/O shell to do. The shell reports each outcome back as a
-/// `ChatInput` (for example `.send` → `.acknowledged` or `.sendFailed`).
+/// `ChatInput` (for example `.send` → `.acknowledged` or `.sendFailed`); `ChatClient` passes the ack on as the
+/// `.server(.messageAck)` it read, so that it keeps its place among the server's events.
 public enum ChatAction: Sendable, Hashable {
     /// Send `message.send` and report the ack. Resent with the same `clientMessageId` after a reconnect.
     case send(MessageSend)

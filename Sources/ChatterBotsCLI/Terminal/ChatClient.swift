@@ -57,8 +57,9 @@ public struct ChatClient: Sendable {
                 var failures = 0
                 while true {
                     do throws(RealtimeError) {
-                        let ack = try await item.connection.sendMessage(item.message)
-                        eventSink.yield(.input(.acknowledged(ack)))
+                        // The ack reaches the screen through the connection's events, in the order it was read:
+                        // an answer read right after it must not show above the message it answers.
+                        _ = try await item.connection.sendMessage(item.message)
                     } catch {
                         switch error {
                         case .api(let refusal) where refusal.code.isTransient:

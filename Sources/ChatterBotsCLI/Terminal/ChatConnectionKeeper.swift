@@ -199,6 +199,7 @@ struct ChatConnectionKeeper {
             return
         }
         let events = events
+        connection.keepAcknowledgementsInEvents()
         tasks.startReading {
             for await event in connection.events {
                 if case .frame(let frame) = event { events.yield(.input(.server(frame.event))) }

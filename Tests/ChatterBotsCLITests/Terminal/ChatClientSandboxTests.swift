@@ -177,6 +177,22 @@ struct ChatClientSandboxTests {
         }
     }
 
+    @Test func anAnswerSentTheMomentAlicesMessageArrivesShowsBelowIt() async throws {
+        try await Self.withHarness { harness in
+            let client = try await Self.startInConversationWithBob(harness.clientConfiguration())
+            client.type("are you there?")
+            let question = try await harness.bobEvents.wait(for: Self.newMessage("are you there?"))
+            _ = try await harness.bobSocket.sendMessage(MessageSend(
+                conversationId: question.conversationId, clientMessageId: .random(), content: .text("right here")))
+            try await client.screen.waitForLine(containing: "bob: right here")
+            let lines = client.screen.text
+            let asked = try #require(lines.firstIndex { $0.contains("alice: are you there?") })
+            let answered = try #require(lines.firstIndex { $0.contains("bob: right here") })
+            #expect(asked < answered)
+            try await client.quit()
+        }
+    }
+
     @Test func bobsTypingAndReceiptsReachAlicesScreen() async throws {
         try await Self.withHarness { harness in
             let client = try await Self.startInConversationWithBob(harness.clientConfiguration())

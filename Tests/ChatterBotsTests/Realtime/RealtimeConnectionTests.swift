@@ -203,6 +203,33 @@ struct RealtimeConnectionTests {
         await server.shutdown()
     }
 
+    @Test func keptAcknowledgementsAnswerTheirSendAndKeepTheirPlaceAmongTheEvents() async throws {
+        let send = RealtimeFixture.messageSend("5d2e8f10-3c4b-4a6e-8f7d-1b2c3d4e5f60")
+        let ack = RealtimeFixture.ack(for: send, seq: 7)
+        let server = try await ScriptedChatterServer.start { peer in
+            try await peer.sendReady()
+            let frame = try await peer.receive()
+            try await peer.send(RealtimeFixture.typing(true))
+            try await peer.reply(to: frame, with: .messageAck(ack))
+            try await peer.send(RealtimeFixture.typing(false))
+            await peer.waitForClose()
+            return frame.id
+        }
+        let connection = try await server.connect()
+        connection.keepAcknowledgementsInEvents()
+        #expect(try await connection.sendMessage(send) == ack)
+        let events = await connection.nextEvents(3)
+        await connection.close()
+        let id = try await server.scriptOutcome()
+        #expect(events == [
+            .frame(ServerFrame(RealtimeFixture.typing(true))),
+            .frame(ServerFrame(.messageAck(ack), replyTo: id)),
+            .frame(ServerFrame(RealtimeFixture.typing(false))),
+        ])
+        #expect(connection.pendingRequestCount == 0)
+        await server.shutdown()
+    }
+
     @Test func replyThatDoesNotComeTimesOutAndArrivesLaterAsAnEvent() async throws {
         let clock = ManualClock()
         let server = try await ScriptedChatterServer.start { peer in
