@@ -189,7 +189,8 @@ public final class TestUser: Sendable {
             conversationOf: \.conversationId, where: { $0.senderId == bot })
     }
 
-    /// The text of the bot's next message to this user (see `nextMessage(in:timeout:)`).
+    /// The text of the bot's next message to this user (see `nextMessage(in:timeout:)`): a media message's caption,
+    /// "" for media without one (`nextMessage` tells its kind).
     public func nextText(in conversation: Conversation? = nil, timeout: Duration? = nil) async throws -> String {
         try await nextMessage(in: conversation, timeout: timeout).body ?? ""
     }

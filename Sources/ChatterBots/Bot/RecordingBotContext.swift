@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// ```swift
 /// let context = RecordingBotContext(bot: BotIdentity(name: "echo", userId: "BOT"))
-/// try await context.deliver(message, to: EchoBot())
+/// try await context.deliver(context.message("hi", from: "ALICE", in: "CHAT"), to: EchoBot())
 /// #expect(context.sentMessages.map(\.content.body) == ["echo: hi"])
 /// ```
 public final class RecordingBotContext: BotContext {
@@ -252,6 +252,30 @@ public final class RecordingBotContext: BotContext {
             }
             throw error
         }
+    }
+
+    /// A message from `sender` in `conversationId` as the service would deliver it now: a fresh id, the
+    /// conversation's next seq (after its messages and the bot's sends so far) and the context's clock. It joins the
+    /// conversation's history and moves its `lastSeq`; hand it to the bot with `deliver(_:to:)`.
+    public func message(_ content: MessageContent, from sender: User.ID, in conversationId: Conversation.ID) -> Message {
+        storage.records.withLock { records in
+            let given = records.history.lazy.filter { $0.conversationId == conversationId }.map(\.seq).max() ?? 0
+            let seq = (records.seqs[conversationId] ?? max(records.conversations[conversationId]?.lastSeq ?? 0, given)) + 1
+            records.seqs[conversationId] = seq
+            let message = Message(
+                id: Message.ID("recorded-message-\(records.nextSerial())"), conversationId: conversationId, seq: seq,
+                senderId: sender, clientMessageId: .random(), kind: content.kind, body: content.body,
+                mediaId: content.mediaId, replyToId: content.replyToId, createdAt: Timestamp(records.now))
+            records.history.append(message)
+            records.conversations[conversationId]?.lastSeq = seq
+            records.conversations[conversationId]?.updatedAt = message.createdAt
+            return message
+        }
+    }
+
+    /// A text message from `sender` in `conversationId` (see `message(_:from:in:)` for any content).
+    public func message(_ text: String, from sender: User.ID, in conversationId: Conversation.ID) -> Message {
+        message(.text(text), from: sender, in: conversationId)
     }
 
     /// Moves the clock forward.
@@ -625,7 +649,7 @@ public final class RecordingBotContext: BotContext {
         }
     }
 
-    /// Up to `limit` of the messages the test gave (`RecordingBotContext.init(messages:)`) with `seq` below
+    /// Up to `limit` of the messages the test gave (`init(messages:)`, `message(_:from:in:)`) with `seq` below
     /// `beforeSeq`, newest first; `NOT_FOUND` for a conversation the bot is not in.
     public func messages(in conversationId: Conversation.ID, beforeSeq: Int, limit: Int) async throws -> MessagePage {
         try storage.records.withLock { records in

@@ -78,7 +78,7 @@ struct AutoResponderBotTests {
         let recording = Chat.context(now: Self.afternoon)
         let context = CountingBotContext(recording)
         func say(_ text: String) async throws {
-            try await bot.onMessage(IncomingMessage(Chat.message(text, from: Chat.alice, in: Chat.aliceChat, at: recording.now)), context: context)
+            try await bot.onMessage(IncomingMessage(recording.message(text, from: Chat.alice.id, in: Chat.aliceChat)), context: context)
         }
         try await say("hello")
         try await say("hello again")
@@ -95,7 +95,7 @@ struct AutoResponderBotTests {
         let bot = try bot(#"{"rules": [{"keywords": ["ping"], "reply": "pong"}]}"#)
         let recording = Chat.context(now: Self.afternoon)
         let context = CountingBotContext(recording)
-        try await bot.onMessage(IncomingMessage(Chat.message("ping", from: Chat.alice, in: Chat.aliceChat, at: recording.now)), context: context)
+        try await bot.onMessage(IncomingMessage(recording.message("ping", from: Chat.alice.id, in: Chat.aliceChat)), context: context)
         #expect(context.friendListRequests == 0)
         #expect(recording.sentTexts == ["pong"])
     }
@@ -120,10 +120,8 @@ struct AutoResponderBotTests {
         let bot = try bot(#"{"away": {"message": "Away."}}"#)
         let context = Chat.context(now: Self.afternoon)
         try await context.say("   ", to: bot)
-        let joined = Chat.message("Alice joined", from: Chat.alice, in: Chat.group, at: context.now)
-        try await context.deliver(Message(
-            id: joined.id, conversationId: joined.conversationId, seq: joined.seq, senderId: joined.senderId,
-            clientMessageId: nil, kind: .system, body: joined.body, createdAt: joined.createdAt), to: bot)
+        let joined = context.message(MessageContent(kind: .system, body: "Alice joined"), from: Chat.alice.id, in: Chat.group)
+        try await context.deliver(joined, to: bot)
         #expect(context.sentTexts.isEmpty)
         try await context.say("hi", to: bot)
         #expect(context.sentTexts == ["Away."])

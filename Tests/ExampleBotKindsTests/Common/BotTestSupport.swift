@@ -56,25 +56,12 @@ enum Chat {
         }
         return zone
     }
-
-    private static let serial = Mutex(0)
-
-    /// A text message from `sender` in `conversation`, created at the context's `now`, with a fresh id.
-    static func message(_ text: String, from sender: User, in conversation: Conversation.ID, at now: Date) -> Message {
-        let number = serial.withLock { value -> Int in
-            value += 1
-            return value
-        }
-        return Message(
-            id: Message.ID("M\(number)"), conversationId: conversation, seq: number, senderId: sender.id,
-            clientMessageId: .random(), kind: .text, body: text, createdAt: Timestamp(now))
-    }
 }
 
 extension RecordingBotContext {
     /// Delivers `text` from `sender` in `conversation` to `bot`, as the runtime would.
     func say(_ text: String, from sender: User = Chat.alice, in conversation: Conversation.ID = Chat.aliceChat, to bot: some Bot) async throws {
-        try await deliver(Chat.message(text, from: sender, in: conversation, at: now), to: bot)
+        try await deliver(message(text, from: sender.id, in: conversation), to: bot)
     }
 
     /// The text of every message the bot sent, in order.
