@@ -54,6 +54,8 @@ public final class BotTestHarness: Sendable {
         var running: RunningBot?
         var users: [TestUser] = []
         var sent: [Conversation.ID: SentMark] = [:]
+        /// How many events the sandbox had sent the bot when `settle()` last made sure it read them all.
+        var eventsRead = 0
     }
 
     private let state = Mutex(State())
@@ -342,8 +344,8 @@ public final class BotTestHarness: Sendable {
         try await settle()
     }
 
-    /// Waits, in real time, until `condition` holds, looking again every few milliseconds: for outcomes the bot
-    /// reaches on events that `settle()` cannot see coming (a friend request answered).
+    /// Waits, in real time, until `condition` holds, looking again every few milliseconds: for outcomes `settle()`
+    /// cannot see coming, such as the bot's answer to an event that reached it while it was offline.
     ///
     /// - Throws: `BotTestError.timedOut` saying `what` after the configuration's `settleTimeout`.
     public func waitUntil(_ what: String, _ condition: @escaping @Sendable () async throws -> Bool) async throws {
@@ -391,9 +393,10 @@ public final class BotTestHarness: Sendable {
     }
 
     /// Waits, in real time, until the bot has done everything it has to do at the current virtual instant: it
-    /// has handled every message the test users sent (its read receipts reached them), run every job due,
-    /// committed its work, and had every message it sent acknowledged; and the users' sockets have received
-    /// what the sandbox sent them. Returns at once for a stopped bot (after flushing the users' sockets).
+    /// has handled every message the test users sent (its read receipts reached them) and every other event the
+    /// sandbox sent it so far (a friend request, an edit, a rename), run every job due, committed its work, and
+    /// had every message it sent acknowledged; and the users' sockets have received what the sandbox sent them.
+    /// Returns at once for a stopped bot (after flushing the users' sockets).
     ///
     /// - Throws: `BotTestError.timedOut` saying what the bot did not finish (the bot must send read receipts,
     ///   as it does by default, for the first part).
@@ -419,9 +422,16 @@ public final class BotTestHarness: Sendable {
             let session = running.session
             try await withRealTimeLimit(
                 configuration.settleTimeout,
-                awaiting: "the bot to finish its work (due jobs, handlers, commits, acknowledgements of its messages)",
+                awaiting: "the bot to finish its work (events read, due jobs, handlers, commits, acknowledgements of its messages)",
                 meanwhile: { [errorLog] in errorLog.lines.withLock { $0 } }
-            ) {
+            ) { [self] in
+                // A ping's round trip proves the bot read what the sandbox sent before it; only needed when there
+                // is something new, which keeps a long `advance` to one wake-up of the bot per timer.
+                let sent = await sandbox.hub.eventsSent(to: bot)
+                if state.withLock({ $0.eventsRead }) != sent {
+                    await session.roundTrip()
+                    state.withLock { $0.eventsRead = max($0.eventsRead, sent) }
+                }
                 await session.waitUntilIdle()
                 let status = await session.status
                 if status.state == .stopped {

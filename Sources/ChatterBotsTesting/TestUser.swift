@@ -105,8 +105,7 @@ public final class TestUser: Sendable {
     // MARK: Acting on messages and conversations
 
     /// Changes the text of one of this user's own messages to `body`; returns the message as edited. The bot
-    /// gets it as an update of the message. `settle()` cannot tell when the bot has handled an update: wait for
-    /// what it does in return (`nextMessage`, `harness.waitUntil`). The same holds for `delete` and reactions.
+    /// gets it as an update of the message, handled once `settle()` returns (as `delete` and reactions are).
     ///
     /// - Throws: the service's `FORBIDDEN` for another sender's message.
     @discardableResult
@@ -207,8 +206,7 @@ public final class TestUser: Sendable {
     // MARK: Friends
 
     /// Sends the bot a friend request from this user; the bot decides it by its policy (the harness's
-    /// `friendRequests`, or the bot's own `onFriendRequest`). `settle()` cannot see the request coming: wait for
-    /// the outcome, `harness.waitUntil("accepted") { try await alice.isFriendOfBot() }`.
+    /// `friendRequests`, or the bot's own `onFriendRequest`), and has once `settle()` returns.
     @discardableResult
     public func sendFriendRequest() async throws -> FriendRequest {
         try await rest.sendFriendRequest(to: .userId(harness.botUser.id))

@@ -86,6 +86,17 @@ struct TestUserActionTests {
         }
     }
 
+    @Test func settleReturnsOnceTheBotHasHandledAnEdit() async throws {
+        try await BotTestHarness.start(bot: DescribingBot()).run { harness in
+            let alice = try await harness.user("alice")
+            let sent = try await alice.send("helo")
+            _ = try await alice.nextMessage()
+            try await alice.edit(sent, to: "hello")
+            try await harness.settle()
+            #expect(try await alice.remainingMessages().map(\.body) == ["seq \(sent.seq) edited hello []"])
+        }
+    }
+
     @Test func aDeletionOfTheUsersMessageReachesTheBotAsAnUpdate() async throws {
         try await BotTestHarness.start(bot: DescribingBot()).run { harness in
             let alice = try await harness.user("alice")
@@ -228,10 +239,11 @@ struct TestUserActionTests {
             // Befriended through a request, so that the bot knows the friendship it loses.
             let alice = try await harness.user("alice", befriended: false)
             try await alice.sendFriendRequest()
-            try await harness.waitUntil("the bot to accept alice's request") { try await alice.isFriendOfBot() }
+            try await harness.settle()
+            #expect(try await alice.isFriendOfBot())
             try await alice.unfriendBot()
             #expect(try await alice.isFriendOfBot() == false)
-            try await harness.waitUntil("the bot to handle alice unfriending it") { !handled.all.isEmpty }
+            try await harness.settle()
             #expect(handled.all == ["removed \(alice.id.rawValue)"])
         }
     }
@@ -244,7 +256,7 @@ struct TestUserActionTests {
             let cancelled = try await alice.cancelFriendRequest()
             #expect(cancelled?.id == request.id)
             #expect(try await alice.rest.friendRequests().outgoing.isEmpty)
-            try await harness.waitUntil("the bot to handle the cancelled request") { !handled.all.isEmpty }
+            try await harness.settle()
             #expect(handled.all == ["cancelled \(request.id.rawValue)"])
             #expect(try await alice.cancelFriendRequest() == nil, "nothing is pending any more")
         }

@@ -312,6 +312,14 @@ public actor BotSession {
         }
     }
 
+    /// Returns once every frame the service wrote to the bot's connection before now has been read and routed (the
+    /// round trip of a `ping`); at once when no connection runs. Followed by `waitUntilIdle()`, a test knows that
+    /// the bot has handled what a test user did, a friend request or an edit as well as a message.
+    package func roundTrip() async {
+        guard case .running = phase, !isShuttingDown else { return }
+        await heartbeat?.roundTrip()
+    }
+
     /// The bot's state now and then each change of it; the stream ends once the bot stopped. For tests that wait
     /// for a state (live, reconnecting…) instead of polling `status`.
     package func stateChanges() -> AsyncStream<BotStatus.State> {

@@ -89,6 +89,32 @@ package final class HeartbeatDriver: Sendable {
         }
     }
 
+    /// Sends a `ping` now, besides the schedule, and returns once it is answered or the heartbeat stopped: every
+    /// frame the service wrote to the connection before it read this ping has then been read (and routed). For a
+    /// test harness that must know the bot has seen what a test user caused; at once when no connection runs.
+    package func roundTrip() async {
+        guard let running = running.withLock({ $0 }) else { return }
+        let now = clock.now
+        _ = monitor.withLock { $0.handle(.pingSent(now: now)) }
+        let target = pings.add(1, ordering: .releasing).newValue
+        guard (try? running.connection.sendPingWithoutWaiting()) != nil else {
+            pings.subtract(1, ordering: .releasing)
+            return
+        }
+        rearm()
+        func isAnswered(_ wait: PongWait) -> Bool { wait.isStopped || pongs.load(ordering: .acquiring) >= target }
+        while !pongWait.withLock({ isAnswered($0) }) {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let answered = pongWait.withLock { wait -> Bool in
+                    if isAnswered(wait) { return true }
+                    wait.waiters.append(continuation)
+                    return false
+                }
+                if answered { continuation.resume() }
+            }
+        }
+    }
+
     private func rearm() {
         guard let deadline = monitor.withLock({ $0.nextDeadline }) else { return }
         timers.schedule(key, at: deadline) { [self] in tick() }

@@ -31,6 +31,9 @@ public actor RealtimeHub: SandboxEventSink {
     private var timerGeneration = 0
     private var isShutDown = false
     private var socketEvents = DeviceSocketEventLog()
+    /// The user of each device that opened a socket, and how many events went to each user's sockets.
+    private var userOfDevice: [Device.ID: User.ID] = [:]
+    private var eventsSent: [User.ID: Int] = [:]
 
     /// A hub over `service`, with timers on `clock`.
     public init(service: ChatterService, clock: any ChatterClock, configuration: RealtimeConfiguration = .init()) {
@@ -59,6 +62,16 @@ public actor RealtimeHub: SandboxEventSink {
     /// When the typing of `userId` in `conversationId` runs out unless repeated; nil when they are not typing.
     package func typingExpiry(of userId: User.ID, in conversationId: Conversation.ID) -> Date? {
         typing.expiry(of: userId, in: conversationId)
+    }
+
+    /// How many events went to sockets of `userId` so far (replies to its requests not counted): a test compares
+    /// two readings to know whether the user's client got anything new to read in between.
+    package func eventsSent(to userId: User.ID) -> Int { eventsSent[userId, default: 0] }
+
+    /// Counts an event written to a socket of `deviceId`.
+    private func countEvent(to deviceId: Device.ID) {
+        guard let user = userOfDevice[deviceId] else { return }
+        eventsSent[user, default: 0] += 1
     }
 
     /// Whether the user counts as online for presence (an open socket, or within the grace period).
@@ -156,8 +169,10 @@ public actor RealtimeHub: SandboxEventSink {
                 ? Presence(userId: friend, isOnline: true, lastSeenAt: nil)
                 : Presence(userId: friend, isOnline: false, lastSeenAt: lastSeen[friend])
         }
+        userOfDevice[caller.deviceId] = caller.userId
         if let text = ServerFrame(.presenceSnapshot(snapshot)).encodedText {
             let frames = faults.event(text, type: "presence.snapshot", to: caller.deviceId)
+            countEvent(to: caller.deviceId)
             switch faults.snapshotHold(caller.deviceId) {
             case nil:
                 socket.send(encoded: frames)
@@ -380,6 +395,7 @@ public actor RealtimeHub: SandboxEventSink {
                 guard let sockets = socketsByDevice[deviceId] else { continue }
                 let texts = faults.event(text, type: type, to: deviceId)
                 for socket in sockets.values { socket.send(encoded: texts) }
+                countEvent(to: deviceId)
                 reached.insert(deviceId)
             }
         }
@@ -426,6 +442,7 @@ public actor RealtimeHub: SandboxEventSink {
             guard let sockets = socketsByDevice[deviceId] else { continue }
             let texts = faults.event(text, type: frame.event.type, to: deviceId)
             for socket in sockets.values { socket.send(encoded: texts) }
+            countEvent(to: deviceId)
         }
     }
 
@@ -542,6 +559,7 @@ public actor RealtimeHub: SandboxEventSink {
         let released = faults.clear(deviceId)
         guard !released.isEmpty else { return }
         for socket in socketsByDevice[deviceId]?.values ?? [:].values { socket.send(encoded: released) }
+        countEvent(to: deviceId)
     }
 
     /// Closes every socket of the device, open or still opening, with `code` and `reason`.

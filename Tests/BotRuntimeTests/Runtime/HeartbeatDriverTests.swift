@@ -53,6 +53,37 @@ struct HeartbeatDriverTests {
         }
     }
 
+    @Test func aRoundTripSendsAPingBesidesTheScheduleAndReturnsWithItsPong() async throws {
+        try await ConnectionScopeTests.withConnection { _, _, connection in
+            let (clock, timers, heartbeat) = Self.heartbeat()
+            defer { timers.stop() }
+            let scope = Task {
+                await ConnectionScope.run(connection, heartbeat: heartbeat, onDead: {}) { tasks in
+                    tasks.startReading { for await _ in connection.events {} }
+                }
+            }
+            try await clock.waitForSleepers(1)
+            let start = clock.now
+            await heartbeat.roundTrip()
+            #expect(heartbeat.pingsWritten == 1 && heartbeat.pongsReceived == 1, "its pong is counted with its ping")
+            #expect(!heartbeat.awaitsPong)
+            #expect(
+                timers.deadline(of: .heartbeat(generation: 1)) == start.adding(connection.heartbeatInterval),
+                "the next scheduled ping is an interval after this one")
+            await connection.close()
+            await scope.value
+        }
+    }
+
+    @Test func aRoundTripWithoutAConnectionReturnsAtOnce() async throws {
+        let (_, timers, heartbeat) = Self.heartbeat()
+        defer { timers.stop() }
+        await heartbeat.roundTrip()
+        heartbeat.stop()
+        await heartbeat.roundTrip()
+        #expect(heartbeat.pingsWritten == 0)
+    }
+
     @Test func waitingForThePongEndsWhenTheHeartbeatStops() async throws {
         let (_, timers, heartbeat) = Self.heartbeat()
         defer { timers.stop() }
