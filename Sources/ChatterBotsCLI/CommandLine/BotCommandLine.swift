@@ -3,11 +3,11 @@ import ChatterBots
 import ChatterSandbox
 import Foundation
 
-/// The command line of a bot executable: `run`, `check`, `sandbox`, `say`, `chat`, `quarantine`, `reload` and `help`, for the bot kinds the executable
-/// registers. A whole `main.swift`:
+/// The command line of a bot executable: `run`, `check`, `sandbox`, `say`, `chat`, `quarantine`, `reload`, `export`,
+/// `import` and `help`, for the bot kinds the executable registers. A whole `main.swift`:
 ///
 /// ```swift
-/// import BotRuntime
+/// import ChatterBotsCLI
 ///
 /// await BotCommandLine(kinds: [
 ///     BotKind("echo") { _ in EchoBot() },

@@ -135,9 +135,10 @@ struct CommandLineHelp {
 
             Asks each `run` process of the configuration (found through DATA/control.json, so httpPort must be set)
             to read bots.json again. Bots added start, bots removed stop gracefully (their connection closes with
-            1000), bots whose settings, options or secrets changed restart, and the others keep their sessions. A
-            file that does not validate changes nothing: every error is printed. A change of server, dataDirectory,
-            httpPort, httpBind, quarantine or logLevel is refused: restart the process for it. SIGHUP to the process
+            1000), bots whose settings, options or secrets changed restart, bots stopped on their own (crashing, a
+            refused sign-in) start again, and the others keep their sessions. A file that does not validate changes
+            nothing: every error is printed. A change of server, dataDirectory, httpPort, httpBind, console,
+            quarantine or logLevel is refused: restart the process for it. SIGHUP to the process
             and a change of the file itself (a Kubernetes ConfigMap swap, seen within 2 seconds) reload too. With
             CHATTERBOTS_CONTROL_TOKEN set, the token is sent. See docs/running.md.
 
