@@ -24,8 +24,11 @@ public enum ChatAction: Sendable, Hashable {
     /// Fetch a user the screen has no name for and report `.userLoaded`.
     case lookUpUser(User.ID)
     /// After (re)connecting: reload the directory when `refreshDirectory`, then `sync.request` the given
-    /// conversations, page what `hasMore` leaves, and report each conversation as `.caughtUp`.
+    /// conversations, page what `hasMore` leaves, report each conversation as `.caughtUp`, then `.catchUpEnded`.
     case catchUp(SyncRequest, refreshDirectory: Bool)
+    /// Drop the connection (without a close handshake): the client reconnects with its backoff and catches up
+    /// again, as after a network loss.
+    case reconnect
     /// Close the connection and end the client.
     case quit
 }

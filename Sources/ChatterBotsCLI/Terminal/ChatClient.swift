@@ -101,6 +101,8 @@ public struct ChatClient: Sendable {
                 shell.connection = nil
             case .stopped(let error):
                 failure = error
+            case .receiptNotSent(let position, let isRead):
+                shell.keepReceipt(position, isRead: isRead)
             }
             if failure != nil || shell.screen.hasEnded { break }
         }

@@ -24,6 +24,9 @@ struct ChatConversation: Sendable, Hashable {
     var lastActivity: Timestamp
     /// `sender: text` of the newest message, for `/list`.
     var preview: String?
+    /// Messages received but not shown yet, by `seq`: they came after a missing one that is on its way (a catch-up,
+    /// the ack of the person's own message, the history being loaded), and show once it is here.
+    var held: [Int: Message] = [:]
 
     struct Watermarks: Sendable, Hashable {
         var delivered: Int

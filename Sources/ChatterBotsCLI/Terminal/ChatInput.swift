@@ -20,9 +20,13 @@ public enum ChatInput: Sendable, Hashable {
     case server(ServerEvent)
     /// The recent messages of a conversation, ascending, after `ChatAction.loadHistory`.
     case historyLoaded(Conversation.ID, [Message])
+    /// `ChatAction.loadHistory` failed; `reason` says why.
+    case historyFailed(Conversation.ID, reason: String)
     /// What a conversation gained while the socket was down (`sync.request` and the pages after it), ascending,
     /// with every member's watermarks.
     case caughtUp(Conversation.ID, messages: [Message], members: [MemberWatermarks])
+    /// `ChatAction.catchUp` is over: every conversation it caught up was reported, or it failed for `failure`.
+    case catchUpEnded(failure: String?)
     /// The server stored a message sent with `ChatAction.send`.
     case acknowledged(MessageAck)
     /// The server refused a message for good (`reason` says why); it is not resent.

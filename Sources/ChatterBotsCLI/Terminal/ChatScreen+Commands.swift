@@ -93,9 +93,15 @@ extension ChatScreen {
         }
     }
 
-    /// Makes `id` the open conversation: its unread count goes to zero and its recent messages are fetched.
+    /// Makes `id` the open conversation: its unread count goes to zero and its recent messages are fetched, every
+    /// unread one among them (up to a page of the service), since opening marks them read.
     mutating func open(_ id: Conversation.ID, into update: inout ChatUpdate) {
         guard let entry = conversations[id] else { return }
+        if let loading = historyLoading, loading != id {
+            historyLoading = nil
+            releaseHeld(in: loading, into: &update)
+        }
+        historyLoading = id
         openConversationId = id
         typing = []
         printedSinceOpen = []
@@ -104,7 +110,9 @@ extension ChatScreen {
             ? "group of \(entry.conversation.members.count)" : "direct conversation"
         update.lines.append(ScreenLine(
             "── \(title(of: entry)) · \(kind) · conversation \(number(of: id)) ──", tone: .heading))
-        update.actions.append(.loadHistory(id, beforeSeq: entry.lastSeq + 1, limit: historyLimit))
+        let limit = min(Self.largestHistoryPage, max(historyLimit, entry.unread))
+        historyPageLimit = limit
+        update.actions.append(.loadHistory(id, beforeSeq: entry.lastSeq + 1, limit: limit))
     }
 
     mutating func openDirect(username: String, into update: inout ChatUpdate) {

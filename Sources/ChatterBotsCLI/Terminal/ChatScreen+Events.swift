@@ -129,7 +129,12 @@ extension ChatScreen {
     // MARK: Messages
 
     mutating func receiveLive(_ message: Message, into update: inout ChatUpdate) {
-        guard receive(message, into: &update), message.senderId != me?.id else { return }
+        let contiguousBefore = conversations[message.conversationId]?.contiguousSeq
+        guard receive(message, into: &update) else { return }
+        // The person's own message (from another device) needs no receipt, unless it filled a gap.
+        if message.senderId == me?.id, conversations[message.conversationId]?.contiguousSeq ?? 0 <= (contiguousBefore ?? 0) + 1 {
+            return
+        }
         // Up to the newest seen: a message that fills a gap makes the ones after it receivable too.
         let newest = conversations[message.conversationId]?.lastSeq ?? message.seq
         sendReceipts(in: message.conversationId, upTo: newest, into: &update)
@@ -148,7 +153,10 @@ extension ChatScreen {
             update.lines.append(ScreenLine(
                 "[\(clockTime(message.createdAt))] \(name(of: message.senderId)) wrote in a conversation new to this screen.",
                 tone: .status))
-            update.actions.append(.catchUp(SyncRequest(conversations: [:]), refreshDirectory: true))
+            if !isRefreshingDirectory {
+                isRefreshingDirectory = true
+                update.actions.append(.catchUp(SyncRequest(conversations: [:]), refreshDirectory: true))
+            }
             return true
         }
         let isMine = message.senderId == me?.id
@@ -156,22 +164,59 @@ extension ChatScreen {
            (newestIncoming[id]?.seq ?? 0) < message.seq {
             newestIncoming[id] = message
         }
+        // Shown in seq order: a message after a missing one that is on its way waits for it, and a live message
+        // of a conversation whose history is loading waits for the history.
+        let holds = printing
+            && (historyLoading == id || (message.seq > entry.contiguousSeq + 1 && expectsMissingMessages(in: id)))
+        if message.seq >= entry.lastSeq { entry.preview = preview(of: message) }
         entry.noteSeen(message.seq)
         entry.lastActivity = max(entry.lastActivity, message.createdAt)
-        entry.preview = preview(of: message)
         if isMine {
             entry.ownMessages[message.seq] = message.body ?? ""
         } else if id != openConversationId && message.kind != .system {
             entry.unread += 1
         }
+        if holds { entry.held[message.seq] = message }
         conversations[id] = entry
         if id == openConversationId {
             printedSinceOpen.insert(message.id)
             typing.remove(message.senderId)  // their message says they stopped
         }
         lookUpUnknown([message.senderId], into: &update)
-        if printing { update.lines += lines(for: message) }
+        if printing && !holds { update.lines += lines(for: message) }
+        releaseHeld(in: id, into: &update)
         return true
+    }
+
+    /// Whether messages missing in `id` are on their way: its catch-up has not come back, or the ack of one of the
+    /// person's own messages there has not.
+    func expectsMissingMessages(in id: Conversation.ID) -> Bool {
+        catchingUp.contains(id) || pendingMessages.contains { $0.conversationId == id }
+    }
+
+    /// Shows the held messages of `id` that nothing is missing before any more, in seq order; every held one when
+    /// `all`, or when nothing missing is on its way (a message lost for good must not hide the ones after it).
+    mutating func releaseHeld(in id: Conversation.ID, all: Bool = false, into update: inout ChatUpdate) {
+        guard var entry = conversations[id], !entry.held.isEmpty else { return }
+        let everything = all || (historyLoading != id && !expectsMissingMessages(in: id))
+        guard everything || historyLoading != id else { return }
+        for seq in entry.held.keys.sorted() where everything || seq <= entry.contiguousSeq {
+            if let message = entry.held.removeValue(forKey: seq) { update.lines += lines(for: message) }
+        }
+        conversations[id] = entry
+    }
+
+    /// The catch-up after a connect is over. A failed one drops the connection: the reconnect, with its backoff,
+    /// catches up again (otherwise the gap would stay until the next network loss, and receipts with it).
+    mutating func catchUpEnded(failure: String?, into update: inout ChatUpdate) {
+        isRefreshingDirectory = false
+        let waiting = catchingUp
+        catchingUp = []
+        for id in waiting { releaseHeld(in: id, into: &update) }
+        guard let failure else { return }
+        update.lines.append(ScreenLine(
+            "Could not fetch the messages missed while offline (\(failure)); reconnecting to try again.", tone: .error))
+        update.actions.append(.reconnect)
     }
 
     /// `receipt.delivered` up to `newest`, and `receipt.read` too when the conversation is open; never past a
@@ -230,11 +275,19 @@ extension ChatScreen {
     }
 
     mutating func showHistory(_ messages: [Message], of id: Conversation.ID, into update: inout ChatUpdate) {
+        if historyLoading == id { historyLoading = nil }
+        defer { releaseHeld(in: id, into: &update) }
         guard id == openConversationId, conversations[id] != nil else { return }
         let ordered = messages.filter { $0.conversationId == id }.sorted { $0.seq < $1.seq }
-        if ordered.isEmpty {
+        guard let first = ordered.first else {
             update.lines.append(ScreenLine("No messages yet: type a line to say hello.", tone: .status))
             return
+        }
+        let read = me.flatMap { conversations[id]?.watermarks[$0.id]?.read } ?? 0
+        if ordered.count >= historyPageLimit, first.seq - 1 > read {
+            let count = first.seq - 1 - read
+            update.lines.append(ScreenLine(
+                "\(count) earlier unread message\(count == 1 ? " is" : "s are") not shown.", tone: .status))
         }
         if var entry = conversations[id] {
             for message in ordered {
@@ -274,12 +327,15 @@ extension ChatScreen {
         for member in members {
             moveWatermarks(of: member.userId, in: id, delivered: member.lastDeliveredSeq, read: member.lastReadSeq, into: &update)
         }
+        catchingUp.remove(id)
+        releaseHeld(in: id, into: &update)
     }
 
     /// How many messages a conversation that is not open shows after a reconnect.
     static let catchUpPreviewCount = 3
 
     mutating func acknowledge(_ ack: MessageAck, into update: inout ChatUpdate) {
+        defer { releaseHeld(in: ack.conversationId, into: &update) }
         guard let index = pendingMessages.firstIndex(where: { $0.clientMessageId == ack.clientMessageId }) else { return }
         let sent = pendingMessages.remove(at: index)
         guard seenMessageIds.insert(ack.messageId).inserted, let me else { return }
@@ -289,10 +345,10 @@ extension ChatScreen {
             id: ack.messageId, conversationId: id, seq: ack.seq, senderId: me.id, clientMessageId: ack.clientMessageId,
             kind: sent.content.kind, body: sent.content.body, createdAt: ack.createdAt)
         if var entry = conversations[id] {
+            if ack.seq >= entry.lastSeq { entry.preview = preview(of: message) }
             entry.noteSeen(ack.seq)
             entry.lastActivity = max(entry.lastActivity, ack.createdAt)
             entry.ownMessages[ack.seq] = body
-            entry.preview = preview(of: message)
             conversations[id] = entry
         }
         update.lines += lines(for: message)
@@ -300,7 +356,7 @@ extension ChatScreen {
             // The person's own message was the one missing: the messages after it are all here now.
             sendReceipts(in: id, upTo: entry.lastSeq, into: &update)
         } else if id == openConversationId {
-            sendReceipts(in: id, upTo: ack.seq, into: &update)
+            sendReceipts(in: id, upTo: ack.seq - 1, into: &update)  // never a receipt for the own message alone
         }
         // Receipts that overtook the ack.
         guard let entry = conversations[id] else { return }

@@ -42,6 +42,14 @@ public struct ChatScreen: Sendable {
     var newestIncoming: [Conversation.ID: Message] = [:]
     var deletedMessageIds: Set<Message.ID> = []
     var requestedLookups: Set<User.ID> = []
+    /// Conversations whose catch-up after a connect has not come back yet.
+    var catchingUp: Set<Conversation.ID> = []
+    /// The conversation whose history is being fetched (the open one).
+    var historyLoading: Conversation.ID?
+    /// How many messages the last history fetch asked for: a page as long may leave older ones out.
+    var historyPageLimit = 0
+    /// Whether a catch-up that reloads the directory is on its way (one at a time).
+    var isRefreshingDirectory = false
     var hasLoadedDirectory = false
     var hasConnectedBefore = false
     var hasQuit = false
@@ -50,6 +58,8 @@ public struct ChatScreen: Sendable {
 
     /// The longest message body the service accepts.
     public static let maximumBodyLength = 4096
+    /// The most messages the service returns in one page of history.
+    static let largestHistoryPage = 500
 
     /// - Parameters:
     ///   - historyLimit: how many recent messages `/open` shows.
@@ -98,14 +108,23 @@ public struct ChatScreen: Sendable {
         case .disconnected(let reason, let retryIn):
             isConnected = false
             typing = []
+            catchingUp = []
+            for id in conversations.keys { releaseHeld(in: id, all: true, into: &update) }
             let next = retryIn.map { "reconnecting in \(Self.describe($0))" } ?? "not reconnecting"
             update.lines.append(ScreenLine("Connection lost (\(reason)); \(next). Messages you type are kept until it is back.", tone: .status))
         case .server(let event):
             handleServerEvent(event, into: &update)
         case .historyLoaded(let id, let messages):
             showHistory(messages, of: id, into: &update)
+        case .historyFailed(let id, let reason):
+            update.lines.append(ScreenLine("Could not load the messages: \(reason)", tone: .error))
+            guard historyLoading == id else { break }
+            historyLoading = nil
+            releaseHeld(in: id, into: &update)
         case .caughtUp(let id, let messages, let members):
             catchUp(id, messages: messages, members: members, into: &update)
+        case .catchUpEnded(let failure):
+            catchUpEnded(failure: failure, into: &update)
         case .acknowledged(let ack):
             acknowledge(ack, into: &update)
         case .sendRetrying(let clientMessageId, let reason, let delay):
@@ -118,6 +137,7 @@ public struct ChatScreen: Sendable {
             let message = pendingMessages.remove(at: index)
             update.lines.append(ScreenLine(
                 "✗ Not sent: \"\(Self.excerpt(message.content.body ?? ""))\": \(reason)", tone: .error))
+            releaseHeld(in: message.conversationId, into: &update)
         case .conversationOpened(let conversation):
             addConversation(conversation)
             open(conversation.id, into: &update)
@@ -146,9 +166,11 @@ public struct ChatScreen: Sendable {
             hasConnectedBefore ? "Reconnected." : "Connected: messages arrive live. Type /help for the commands.",
             tone: .status))
         let known = Dictionary(uniqueKeysWithValues: conversations.values.map { ($0.id, $0.contiguousSeq) })
+        catchingUp = Set(known.keys)
         // Reload the directory after a reconnect (events were missed), or when the first load failed.
-        update.actions.append(.catchUp(
-            SyncRequest(conversations: known), refreshDirectory: hasConnectedBefore || !hasLoadedDirectory))
+        let refresh = hasConnectedBefore || !hasLoadedDirectory
+        if refresh { isRefreshingDirectory = true }
+        update.actions.append(.catchUp(SyncRequest(conversations: known), refreshDirectory: refresh))
         hasConnectedBefore = true
         update.actions += pendingMessages.map { .send($0) }
     }

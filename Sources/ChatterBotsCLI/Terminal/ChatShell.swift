@@ -16,6 +16,8 @@ struct ChatShell {
         case closed
         /// The client cannot go on.
         case stopped(ChatClientError)
+        /// A receipt did not go out (its socket was closing): kept for the next session.
+        case receiptNotSent(ReceiptPosition, isRead: Bool)
     }
 
     /// A message to send on a connection, in the order the person typed it.
@@ -41,15 +43,28 @@ struct ChatShell {
     let outbound: AsyncStream<Outbound>.Continuation
     let display: @Sendable ([ScreenLine]) -> Void
 
-    /// Sends a receipt now, or keeps it for the next session when no socket is open.
+    /// Sends a receipt now, or keeps it for the next session when no socket is open or the send fails: the screen
+    /// counts it as sent, and watermarks only move forward, so nothing else would send it again.
     private mutating func sendReceipt(_ position: ReceiptPosition, isRead: Bool) {
         guard let connection else {
-            let key = ReceiptKey(conversationId: position.conversationId, isRead: isRead)
-            if (pendingReceipts[key]?.seq ?? 0) < position.seq { pendingReceipts[key] = position }
+            keepReceipt(position, isRead: isRead)
             return
         }
         let request: ClientRequest = isRead ? .receiptRead(position) : .receiptDelivered(position)
-        Task { try? await connection.send(request) }
+        let events = events
+        Task {
+            do {
+                try await connection.send(request)
+            } catch {
+                events.yield(.receiptNotSent(position, isRead: isRead))
+            }
+        }
+    }
+
+    /// Keeps a receipt for `flushReceipts()`, the latest per conversation and kind.
+    mutating func keepReceipt(_ position: ReceiptPosition, isRead: Bool) {
+        let key = ReceiptKey(conversationId: position.conversationId, isRead: isRead)
+        if (pendingReceipts[key]?.seq ?? 0) < position.seq { pendingReceipts[key] = position }
     }
 
     /// Sends the receipts kept while disconnected; call when a session opens.
@@ -84,7 +99,7 @@ struct ChatShell {
                     let page = try await rest.messages(in: id, beforeSeq: max(1, beforeSeq), limit: limit)
                     events.yield(.input(.historyLoaded(id, page.messages.reversed())))
                 } catch {
-                    events.yield(.input(.requestFailed("Could not load the messages: \(error)")))
+                    events.yield(.input(.historyFailed(id, reason: "\(error)")))
                 }
             }
         case .openDirectConversation(let userId):
@@ -132,6 +147,8 @@ struct ChatShell {
                 await Self.catchUp(
                     request, plan: plan, refreshDirectory: refreshDirectory, connection: connection, rest: rest, events: events)
             }
+        case .reconnect:
+            connection?.abort()
         case .quit:
             break  // the loop ends once the screen says so
         }
@@ -151,7 +168,17 @@ struct ChatShell {
                 events.yield(.input(.requestFailed("Could not refresh your conversations: \(error)")))
             }
         }
-        guard let connection, !request.conversations.isEmpty else { return }
+        events.yield(.input(.catchUpEnded(failure: await syncConversations(
+            request, plan: plan, connection: connection, rest: rest, events: events))))
+    }
+
+    /// The `sync.request`s of a catch-up and the pages after them; returns why it failed, nil when it did not (or
+    /// when the connection ended: the reconnect catches up again).
+    private static func syncConversations(
+        _ request: SyncRequest, plan: SyncPlan, connection: ChatterRealtimeConnection?, rest: ChatterRESTClient,
+        events: AsyncStream<Event>.Continuation
+    ) async -> String? {
+        guard let connection, !request.conversations.isEmpty else { return nil }
         do {
             for part in plan.requests(for: request.conversations) {
                 let response = try await connection.sync(part)
@@ -170,13 +197,14 @@ struct ChatShell {
         } catch let error as RealtimeError {
             switch error {
             case .closed, .cancelled:
-                return  // caught up again after the reconnect
+                return nil
             default:
-                events.yield(.input(.requestFailed("Could not fetch the messages missed while offline: \(error)")))
+                return "\(error)"
             }
         } catch {
-            events.yield(.input(.requestFailed("Could not fetch the messages missed while offline: \(error)")))
+            return "\(error)"
         }
+        return nil
     }
 
     /// Friends, friend requests and every conversation (paged by `updatedSince`).

@@ -82,7 +82,10 @@ enum ChatFixtures {
         var screen = ChatScreen(historyLimit: 20, timeZone: TimeZone(identifier: "UTC") ?? .current, makeMessageID: messageIDs())
         _ = screen.handle(.signedIn(alice))
         _ = screen.handle(.directoryLoaded(directory))
-        if connected { _ = screen.handle(.connected) }
+        if connected {
+            _ = screen.handle(.connected)
+            _ = screen.handle(.catchUpEnded(failure: nil))  // nothing was missed
+        }
         return screen
     }
 

@@ -163,15 +163,35 @@ struct ChatScreenConversationTests {
         #expect(update.lines.isEmpty)
     }
 
-    @Test func messagesThatArrivedWhileHistoryLoadedAreNotShownTwice() {
+    @Test func aMessageThatArrivesWhileTheHistoryLoadsShowsOnceBelowIt() {
         var screen = F.screen()
         _ = screen.handle(.line("/open bob"))
         let live = F.message("M-BOB-6", in: F.withBob, seq: 6, from: F.bob, "hello?", at: F.time(14, 0))
-        _ = screen.handle(.server(.messageNew(live)))
+        #expect(screen.handle(.server(.messageNew(live))).lines.isEmpty)
         let update = screen.handle(.historyLoaded(F.withBob, [
             F.message("M-BOB-5", in: F.withBob, seq: 5, from: F.bob, "see you at 8?", at: F.time(13, 0)), live,
         ]))
-        #expect(update.text == ["[13:00] bob: see you at 8?"])
+        #expect(update.text == ["[13:00] bob: see you at 8?", "[14:00] bob: hello?"])
+    }
+
+    @Test func aMessageHeldForTheHistoryShowsWhenTheHistoryCannotBeLoaded() {
+        var screen = F.screen()
+        _ = screen.handle(.line("/open bob"))
+        _ = screen.handle(.server(.messageNew(F.message("M-BOB-6", in: F.withBob, seq: 6, from: F.bob, "hello?", at: F.time(14, 0)))))
+        let update = screen.handle(.historyFailed(F.withBob, reason: "timed out"))
+        #expect(update.text == ["Could not load the messages: timed out", "[14:00] bob: hello?"])
+    }
+
+    @Test func aPageAsLongAsAskedSaysHowManyUnreadMessagesItLeavesOut() {
+        var screen = F.screen(directory: F.directory(conversations: [
+            F.conversation(F.withCarol, members: [F.alice, F.carol], lastSeq: 600, read: [F.alice.id: 50]),
+        ]))
+        let opened = screen.handle(.line("/open carol"))
+        #expect(opened.actions.contains(.loadHistory(F.withCarol, beforeSeq: 601, limit: 500)), "every unread one, up to a page")
+        let page = (101...600).map { F.message("M-C-\($0)", in: F.withCarol, seq: $0, from: F.carol, "m\($0)") }
+        let update = screen.handle(.historyLoaded(F.withCarol, page))
+        #expect(update.text.first == "50 earlier unread messages are not shown.")
+        #expect(update.actions.contains(.markRead(ReceiptPosition(conversationId: F.withCarol, seq: 600))))
     }
 
     @Test func messageTimesUseTheScreensTimeZone() {
@@ -184,8 +204,7 @@ struct ChatScreenConversationTests {
     }
 
     @Test func aMultiLineMessageContinuesOnIndentedLines() {
-        var screen = F.screen()
-        _ = screen.handle(.line("/open bob"))
+        var screen = F.screenWithBobOpen()
         let update = screen.handle(.server(.messageNew(F.message("M-BOB-6", in: F.withBob, seq: 6, from: F.bob, "one\ntwo", at: F.time(14, 0)))))
         #expect(update.text == ["[14:00] bob: one", "          two"])
     }

@@ -33,13 +33,13 @@ struct ChatScreenMessagingTests {
         ])
     }
 
-    @Test func theAckShowsTheMessageWithItsServerTimeAndMarksItRead() {
+    @Test func theAckShowsTheMessageWithItsServerTimeAndSendsNoReceiptForItAlone() {
         var screen = F.screenWithBobOpen()
         _ = screen.handle(.line("hello"))
         let update = screen.handle(.acknowledged(Self.ack("cm-1", seq: 6)))
         #expect(update.text == ["[14:05] alice: hello"])
         #expect(update.lines.first?.tone == .ownMessage)
-        #expect(update.actions == [.markRead(ReceiptPosition(conversationId: F.withBob, seq: 6))])
+        #expect(update.actions.isEmpty, "what came before was marked read when it showed")
         #expect(screen.pendingMessages.isEmpty)
     }
 
