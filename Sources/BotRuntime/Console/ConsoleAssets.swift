@@ -424,10 +424,21 @@ enum ConsoleAssets {
         chat = new EventSource("/console/chat/events?as=" + encodeURIComponent(as));
         let opened = false;
         chat.addEventListener("ready", () => {
+          // Each (re)connection of the stream replays the chat's recent lines.
+          $("chat-lines").replaceChildren();
           for (const id of ["chat-text", "chat-send", "picture-file", "picture-caption", "picture-send"]) $(id).disabled = false;
           for (const button of document.querySelectorAll("#reactions button")) button.disabled = false;
           if (!opened) { opened = true; say("/dm " + bot); }
           if (!about.fleet) refreshFaultUsers();
+        });
+        // The chat client ended (/quit, or it could not go on): no reconnecting into a new one behind the page.
+        const source = chat;
+        chat.addEventListener("ended", () => {
+          source.close();
+          if (chat === source) chat = null;
+          for (const id of ["chat-text", "chat-send", "picture-file", "picture-caption", "picture-send"]) $(id).disabled = true;
+          for (const button of document.querySelectorAll("#reactions button")) button.disabled = true;
+          $("chat-lines").append(element("li", "The chat ended: open it again to go on.", "tone-status"));
         });
         chat.addEventListener("lines", (message) => {
           const list = $("chat-lines");
@@ -467,7 +478,14 @@ enum ConsoleAssets {
         return link;
       }
 
-      async function say(line) {
+      // One line at a time, in the order typed or clicked: two requests in flight could reach the chat either way.
+      let saying = Promise.resolve();
+      function say(line) {
+        saying = saying.then(() => sayNow(line), () => sayNow(line));
+        return saying;
+      }
+
+      async function sayNow(line) {
         const response = await fetch("/console/chat/say", {
           method: "POST", credentials: "same-origin",
           headers: { "Content-Type": "application/json" },

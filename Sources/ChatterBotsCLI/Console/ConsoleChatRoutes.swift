@@ -68,10 +68,10 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
             let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
             guard let account = account(named: object?["as"] as? String) else { return .response(unknownAccount) }
             guard let line = object?["line"] as? String, !line.trimmingCharacters(in: .whitespaces).isEmpty,
-                  !line.contains(where: \.isNewline), line.utf8.count <= 4_000
+                  !line.contains(where: \.isNewline), line.count <= ChatScreen.maximumBodyLength
             else {
                 return .response(ConsoleRoutes.error(.badRequest, "send JSON {\"as\": \"alice\", \"line\": \"…\"}: one line of text, "
-                    + "at most 4000 bytes"))
+                    + "at most \(ChatScreen.maximumBodyLength) characters"))
             }
             guard await sessions.type(line, as: account.username) else {
                 return .response(ConsoleRoutes.error(HTTPStatus(code: 409), "no chat of \(account.username) is open: "
@@ -100,8 +100,13 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
                     let objects = batch.map(Self.lineObject)
                     guard let data = try? JSONSerialization.data(withJSONObject: objects, options: [.withoutEscapingSlashes]),
                           await stream.send(Array("event: lines\ndata: ".utf8) + Array(data) + Array("\n\n".utf8))
-                    else { break }
+                    else {
+                        stream.end()
+                        return
+                    }
                 }
+                // The chat client ended (/quit, or it could not go on): the page must not reconnect into a new one.
+                if !Task.isCancelled { _ = await stream.send(Array("event: ended\ndata: {}\n\n".utf8)) }
                 stream.end()
             }
             await stream.waitUntilClosed()

@@ -141,6 +141,15 @@ struct ConsoleBrowserTests {
     }
 
     @Test(.timeLimit(.minutes(5)))
+    func quittingTheChatEndsItOnThePageInsteadOfOpeningANewOne() async throws {
+        let seen = try await visit({ try await Fleet.start() }, "quit", bots: ["echo_bot"])
+        let lines = try #require(seen["lines"] as? [[String]])
+        #expect(lines.contains { $0.last == "Bye." })
+        #expect(lines.last == ["tone-status", "The chat ended: open it again to go on."])
+        #expect(seen["textDisabled"] as? Bool == true)
+    }
+
+    @Test(.timeLimit(.minutes(5)))
     func aPictureWithACaptionSentFromThePageReachesTheEchoBotAndComesBackShownAsAPicture() async throws {
         let seen = try await visit({ try await Fleet.start() }, "picture", bots: ["echo_bot"])
         let lines = try #require(seen["lines"] as? [[String]])

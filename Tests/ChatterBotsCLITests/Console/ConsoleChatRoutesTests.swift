@@ -2,6 +2,8 @@
 import ChatterBots
 import Foundation
 import Testing
+import ChildProcesses
+import TestSupport
 import WebSocket
 import ChatterSandbox
 
@@ -45,6 +47,28 @@ struct ConsoleChatRoutesTests {
         #expect(closed.status == 409)
         #expect(closed.text.contains("/console/chat/events?as=alice"))
         #expect(try await response(.get, "/console/chat/say").status == 405)
+    }
+
+    @Test func aLineOfTheServicesLongestMessageIsTakenAndALongerOneRefused() async throws {
+        let longest = String(repeating: "é", count: ChatScreen.maximumBodyLength)
+        #expect(try await response(.post, "/console/chat/say", body: #"{"as":"alice","line":"\#(longest)"}"#).status == 409)
+        let longer = try await response(.post, "/console/chat/say", body: #"{"as":"alice","line":"\#(longest)é"}"#)
+        #expect(longer.status == 400)
+        #expect(longer.text.contains("at most 4096 characters"))
+    }
+
+    @Test func aChatThatEndsSaysSoOnItsStreamSoThatThePageDoesNotReconnect() async throws {
+        let server = try await HTTPServer.start(host: "127.0.0.1", port: 0) { [routes] in await routes.respond(to: $0) }
+        let curl = try ChildProcess(
+            ["curl", "-sN", "http://127.0.0.1:\(server.port)/console/chat/events?as=alice"], mergingStandardError: true)
+        var events: [String] = []
+        while let line = try await curl.nextLine() {
+            if line.hasPrefix("event: ") { events.append(String(line.dropFirst("event: ".count))) }
+        }
+        _ = await curl.termination()
+        #expect(events.first == "ready")
+        #expect(events.last == "ended", "the client could not sign in (no server) and ended")
+        await server.shutdown()
     }
 
     @Test func aFileNeedsATestAccountAndAMediaId() async throws {

@@ -16,6 +16,8 @@ Usage: console_browser.py URL SCENARIO SCREENSHOT_DIR [BOT ...]
            restart-backing-off.png and restart-live-again.png.
   login: the console asks for the token (CONSOLE_TOKEN in the environment); a wrong one is refused, the right one
          opens the session cookie, and the fleet and its live stream follow; screenshot login.png.
+  quit: as alice, opens the conversation with the first BOT, types /quit and waits for the page to say the chat
+        ended, with its text field disabled; screenshot quit.png.
   ratelimit: for the first BOT, presses "Rate limit (4008, 5 s)" and waits until its row shows backing off, then live
              again; screenshots ratelimit-backing-off.png and ratelimit-live-again.png.
 Prints one JSON object with what it saw; exits non-zero (with the reason on stderr) when a wait runs out.
@@ -181,6 +183,16 @@ def reminder(driver, shots, bots):
     return {"lines": chat_lines(driver), "trace": trace, "traceRecords": log_texts(driver)}
 
 
+def quit(driver, shots, bots):
+    open_conversation(driver, bots[0])
+    driver.find_element(By.ID, "chat-text").send_keys("/quit")
+    driver.find_element(By.ID, "chat-send").click()
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: any("The chat ended" in text for _, text in chat_lines(d)), "the page never said the chat ended")
+    driver.save_screenshot(os.path.join(shots, "quit.png"))
+    return {"lines": chat_lines(driver), "textDisabled": not driver.find_element(By.ID, "chat-text").is_enabled()}
+
+
 def red_square_png(path, size=16):
     def chunk(kind, data):
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
@@ -316,7 +328,7 @@ def main():
     try:
         driver.get(url)
         outcome = {"dashboard": dashboard, "ratelimit": ratelimit, "reminder": reminder, "picture": picture, "login": login,
-                   "sandbox": sandbox, "friend": friend,
+                   "sandbox": sandbox, "friend": friend, "quit": quit,
                    "restart": restart}[scenario](driver, shots, bots)
         print(json.dumps(outcome), flush=True)
     except Exception as error:  # the Swift test shows the reason and the screenshot of the failure
