@@ -339,6 +339,17 @@ struct SessionLifecycleCloseCodeTests {
         #expect(session.state == .live(generation: next))
     }
 
+    @Test func aSessionThatDoesNotSignInAgainClearsItsDataAndStopsWhenRevoked() {
+        var session = LifecycleHarness()
+        session.lifecycle = SessionLifecycle(
+            reconnectPolicy: ReconnectPolicy(jitter: 0), connectTimeout: .seconds(15), readyTimeout: .seconds(10),
+            accountMayAppear: false, signsInAgainWhenRevoked: false)
+        let live = session.goLive()
+        #expect(session.handle(.closed(generation: live, code: 4003, reason: "logged out"))
+            == [.clearSessionData, .stop(.sessionRevoked(failure: nil))])
+        #expect(session.state == .stopped(.sessionRevoked(failure: nil)))
+    }
+
     @Test func aRevokedSessionWhoseFreshSignInFailsStopsTheBot() {
         var session = LifecycleHarness()
         let live = session.goLive()

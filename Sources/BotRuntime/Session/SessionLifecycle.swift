@@ -151,6 +151,9 @@ package struct SessionLifecycle: Sendable {
     /// Whether the account may not exist yet: a refused password login is retried with backoff instead of
     /// stopping the bot (a shard signing in to the sandbox another shard embeds, before it made the account).
     private let accountMayAppear: Bool
+    /// Whether a revoked session (4003) signs in afresh, as a bot does, or stops once its data is cleared, as the
+    /// seed's app does ("Clear local data, go to the welcome screen").
+    private let signsInAgainWhenRevoked: Bool
 
     /// Creates a session in `.signedOut`.
     public init(
@@ -163,12 +166,17 @@ package struct SessionLifecycle: Sendable {
 
     /// Creates a session in `.signedOut`; with `accountMayAppear`, `INVALID_CREDENTIALS` at a password login is
     /// retried with the reconnect backoff.
-    package init(reconnectPolicy: ReconnectPolicy, connectTimeout: Duration, readyTimeout: Duration, accountMayAppear: Bool) {
+    /// Without `signsInAgainWhenRevoked`, a 4003 clears the session's data and stops with `.sessionRevoked(nil)`.
+    package init(
+        reconnectPolicy: ReconnectPolicy, connectTimeout: Duration, readyTimeout: Duration, accountMayAppear: Bool,
+        signsInAgainWhenRevoked: Bool = true
+    ) {
         self.reconnectPolicy = reconnectPolicy
         self.syncFailurePolicy = reconnectPolicy
         self.connectTimeout = connectTimeout
         self.readyTimeout = readyTimeout
         self.accountMayAppear = accountMayAppear
+        self.signsInAgainWhenRevoked = signsInAgainWhenRevoked
     }
 
     /// When the actor must report `.timerFired`: the end of a wait, or the connect or ready deadline.
@@ -370,6 +378,7 @@ package struct SessionLifecycle: Sendable {
             }
             return backoff(then: .signIn(.refreshToken), because: .unauthorizedAgain, now: now, random: &random)
         case .clearSessionAndSignInAfresh:
+            guard signsInAgainWhenRevoked else { return [.clearSessionData] + stop(.sessionRevoked(failure: nil)) }
             guard !recoveringFromRevocation else { return stop(.sessionRevoked(failure: nil)) }
             recoveringFromRevocation = true
             return [.clearSessionData] + signIn(.freshLogin)

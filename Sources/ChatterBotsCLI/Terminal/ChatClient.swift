@@ -9,8 +9,9 @@ import WebSocket
 ///
 /// All decisions are `ChatScreen`'s; this type only does the I/O. The realtime connection is kept up by
 /// `ChatConnectionKeeper` with the bots' lifecycle and heartbeat: it reconnects with the seed's backoff, refreshes
-/// an expired token (4001), stops on a refused client key (4002), signs in again as a new device after a revoked
-/// one (4003), and waits out a rate limit (4008); messages typed meanwhile are kept and sent, with their original
+/// an expired token (4001), stops on a refused client key (4002), stops and forgets the device when the server
+/// revokes its session (4003: signed out elsewhere, as the service's apps go back to their welcome screen), and
+/// waits out a rate limit (4008); messages typed meanwhile are kept and sent, with their original
 /// `clientMessageId`, once it is back.
 public struct ChatClient: Sendable {
     public var configuration: ChatClientConfiguration
@@ -113,6 +114,13 @@ public struct ChatClient: Sendable {
         if let connection = shell.connection { await connection.close() }
         await connectionTask.value
         eventSink.finish()
+        if case .signedOut? = failure, let deviceFile {
+            do {
+                try deviceFile.remove()
+            } catch {
+                display([ScreenLine("\(error)", tone: .error)])
+            }
+        }
         if let failure { throw failure }
     }
 

@@ -13,6 +13,9 @@ public enum ChatClientError: Error, Sendable, CustomStringConvertible {
     case signInFailed(description: String)
     /// The device was signed out elsewhere (close 4003) and signing in again failed.
     case sessionRevoked(description: String)
+    /// The server revoked this device's session (close 4003: signed out from another device, or the account was
+    /// deleted). The client stops and forgets the device, as the service's apps go back to their welcome screen.
+    case signedOut(username: String)
 
     public var description: String {
         switch self {
@@ -26,6 +29,9 @@ public enum ChatClientError: Error, Sendable, CustomStringConvertible {
             "signing in failed: \(description)"
         case .sessionRevoked(let description):
             "this device was signed out elsewhere and signing in again failed: \(description)"
+        case .signedOut(let username):
+            "\(username) was signed out on this device (the server revoked its session: a sign-out elsewhere, or the "
+                + "account was deleted); its device was forgotten: run chat again to sign in"
         }
     }
 }

@@ -29,7 +29,9 @@ struct ChatConnectionKeeper {
     func run() async {
         let options = configuration.connectionOptions
         var state = LoopState(
-            lifecycle: SessionLifecycle(reconnectPolicy: configuration.reconnectPolicy, readyTimeout: options.sessionReadyTimeout),
+            lifecycle: SessionLifecycle(
+                reconnectPolicy: configuration.reconnectPolicy, connectTimeout: .seconds(15), readyTimeout: options.sessionReadyTimeout,
+                accountMayAppear: false, signsInAgainWhenRevoked: false),
             timers: DeadlineScheduler(clock: options.clock, executor: nil))
         let (inputs, post) = AsyncStream.makeStream(of: Input.self)
         await apply(.start(hasRefreshToken: false), to: &state, post: post)
@@ -252,7 +254,7 @@ struct ChatConnectionKeeper {
         case .clientKeyInvalid: .clientKeyRejected
         case .invalidCredentials: .invalidCredentials(username: username)
         case .sessionRevoked(let failure?): .sessionRevoked(description: failure.description)
-        case .sessionRevoked(nil): .sessionRevoked(description: "the new session was revoked again before it was ready")
+        case .sessionRevoked(nil): .signedOut(username: username)
         case .signInRejected(let code, let message): .signInFailed(description: "\(message) (\(code))")
         }
     }

@@ -55,4 +55,15 @@ public struct ChatDeviceFile: Sendable, Hashable {
             throw ChatDeviceFileError(url: url, problem: "cannot be written: \(error.localizedDescription)")
         }
     }
+
+    /// Deletes the file, so that the next run signs in as a new device (the server revoked this one).
+    /// - Throws: `ChatDeviceFileError` when it exists and cannot be deleted.
+    func remove() throws(ChatDeviceFileError) {
+        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        do {
+            try FileManager.default.removeItem(at: url)
+        } catch {
+            throw ChatDeviceFileError(url: url, problem: "cannot be deleted: \(error.localizedDescription)")
+        }
+    }
 }

@@ -356,19 +356,26 @@ struct ChatClientSandboxTests {
         }
     }
 
-    @Test func aRevokedDeviceSignsInAgainAsANewDevice() async throws {
+    @Test func aRevokedDeviceStopsTheClientAndIsForgottenSoTheNextRunSignsInAsANewOne() async throws {
         try await Self.withHarness { harness in
             let client = try await Self.startInConversationWithBob(harness.clientConfiguration())
             let file = ChatDeviceFile(dataDirectory: harness.dataDirectory, username: "alice")
             let revoked = try await Self.aliceDevice(harness)
 
             try await harness.sandbox.admin.inject(.revokeDevice, into: revoked)
-            try await client.screen.waitForLine(containing: "Reconnected.")
+            let outcome = try await value(of: client.task, within: .seconds(60), "the chat client to stop")
+            guard case .failure(.signedOut(let username)) = outcome else {
+                Issue.record("expected signedOut, got \(outcome)")
+                return
+            }
+            #expect(username == "alice")
+            #expect(try file.load() == nil, "the device file is gone")
+
+            let again = try await Self.startInConversationWithBob(harness.clientConfiguration())
             let device = try #require(try file.load())
             #expect(device != revoked)
-            #expect(await harness.sandbox.admin.connectedDevices().contains(device))
-            try await Self.expectAliceReachesBob(client, harness, saying: "as a new device")
-            try await client.quit()
+            try await Self.expectAliceReachesBob(again, harness, saying: "as a new device")
+            try await again.quit()
         }
     }
 

@@ -17,9 +17,14 @@ struct ChatConnectionKeeperTests {
         #expect(username == "alice")
     }
 
-    @Test func aSessionRevokedAgainBeforeReadySaysSo() {
+    @Test func aRevokedSessionSaysTheUserWasSignedOutAndHowToSignInAgain() {
         let error = ChatConnectionKeeper.error(for: .sessionRevoked(failure: nil), username: "alice")
-        #expect(error?.description.contains("revoked again before it was ready") == true)
+        guard case .signedOut(let username)? = error else {
+            Issue.record("expected signedOut, got \(String(describing: error))")
+            return
+        }
+        #expect(username == "alice")
+        #expect(error?.description.contains("run chat again to sign in") == true)
     }
 
     @Test func aFailedFreshSignInAfterARevocationSaysWhyItFailed() {
