@@ -541,10 +541,25 @@ enum ConsoleAssets {
         for (const button of document.querySelectorAll("#reactions button")) {
           button.addEventListener("click", () => say("/react " + button.dataset.react));
         }
+        // What the field holds, for the chat's typing indicator: at most one "typing" a second (the chat repeats
+        // typing.start every 3 s while they come), and "cleared" once it is empty.
+        let typingSent = false, typingAt = 0;
         $("chat-form").addEventListener("submit", (event) => {
           event.preventDefault();
           const text = $("chat-text").value;
-          if (text.trim()) { say(text); $("chat-text").value = ""; }
+          if (text.trim()) { say(text); $("chat-text").value = ""; typingSent = false; }
+        });
+        $("chat-text").addEventListener("input", () => {
+          const typing = $("chat-text").value.length > 0;
+          const now = Date.now();
+          if (typing && typingSent && now - typingAt < 1000) return;
+          if (!typing && !typingSent) return;
+          typingSent = typing;
+          typingAt = now;
+          fetch("/console/chat/typing", {
+            method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
+            body: JSON.stringify({ as: $("chat-as").value, typing }),
+          });
         });
         $("filters").addEventListener("submit", (event) => { event.preventDefault(); refilter(); });
         $("filter-name").addEventListener("input", refilter);

@@ -9,9 +9,12 @@ import WebSocket
 ///
 /// - `GET /console/chat`: the test accounts and the bots, as JSON.
 /// - `GET /console/chat/events?as=alice`: server-sent events, `event: lines` with what the user's chat client
-///   prints (`[{"text": …, "tone": …}]`), after an `event: ready` once the client is listening.
+///   prints (`[{"text": …, "tone": …}]`), after an `event: ready` once the client is listening, and `event: ended`
+///   when the client ended.
 /// - `POST /console/chat/say` with JSON `{"as": "alice", "line": "…"}`: types a line (a message, or a command such
 ///   as `/dm echo_bot`) into that chat; 409 while no page listens to it.
+/// - `POST /console/chat/typing` with JSON `{"as": "alice", "typing": true}`: the page's text field holds something
+///   (false: it was cleared); the chat sends `typing.start`, its repeats and `typing.stop` as the seed says.
 /// - `POST /console/chat/picture` with JSON `{"as", "to" (a username), "contentType", "data" (base64), "caption"}`:
 ///   sends a picture (`ConsoleChatPictureSender`).
 /// - `GET /console/chat/media?as=alice&id=…`: the file of a message the user's chat shows (a line's `media`), fetched
@@ -78,6 +81,18 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
                     + "open /console/chat/events?as=\(account.username) first"))
             }
             return .response(HTTPResponse(status: .noContent))
+        case prefix + "/typing":
+            guard request.method == .post else { return .response(ConsoleRoutes.methodNotAllowed("POST")) }
+            let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
+            guard let account = account(named: object?["as"] as? String) else { return .response(unknownAccount) }
+            guard let isTyping = object?["typing"] as? Bool else {
+                return .response(ConsoleRoutes.error(.badRequest, "send JSON {\"as\": \"alice\", \"typing\": true} (false once cleared)"))
+            }
+            guard await sessions.setTyping(isTyping, as: account.username) else {
+                return .response(ConsoleRoutes.error(HTTPStatus(code: 409), "no chat of \(account.username) is open: "
+                    + "open /console/chat/events?as=\(account.username) first"))
+            }
+            return .response(HTTPResponse(status: .noContent))
         case prefix + "/picture":
             guard request.method == .post else { return .response(ConsoleRoutes.methodNotAllowed("POST")) }
             return .response(await sendPicture(request))
@@ -86,7 +101,7 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
             return .response(await media(request))
         default:
             return .response(ConsoleRoutes.error(.notFound, "no chat route \(request.path); use \(prefix), \(prefix)/events, "
-                + "\(prefix)/say, \(prefix)/picture or \(prefix)/media"))
+                + "\(prefix)/say, \(prefix)/typing, \(prefix)/picture or \(prefix)/media"))
         }
     }
 

@@ -16,6 +16,7 @@ actor ConsoleChatSessions {
         /// Tells this session from a later one of the same account.
         var number: UInt64
         var input: AsyncStream<String>.Continuation
+        var typing: AsyncStream<Bool>.Continuation
         var listeners: [UInt64: AsyncStream<[ScreenLine]>.Continuation] = [:]
         var recent: [ScreenLine] = []
         var task: Task<Void, Never>?
@@ -52,6 +53,7 @@ actor ConsoleChatSessions {
         session.listeners[id] = nil
         if session.listeners.isEmpty {
             session.input.finish()
+            session.typing.finish()
             sessions[username] = nil
         } else {
             sessions[username] = session
@@ -65,20 +67,28 @@ actor ConsoleChatSessions {
         return true
     }
 
+    /// Tells `username`'s chat whether its text field holds something; false when no page listens to it.
+    func setTyping(_ isTyping: Bool, as username: String) -> Bool {
+        guard let session = sessions[username] else { return false }
+        session.typing.yield(isTyping)
+        return true
+    }
+
     private func start(_ account: SandboxTestAccount) {
         let (input, inputSink) = AsyncStream<String>.makeStream()
+        let (typing, typingSink) = AsyncStream<Bool>.makeStream()
         let (printed, printer) = AsyncStream<[ScreenLine]>.makeStream()
         let configuration = ChatClientConfiguration(
             server: server, username: account.username, password: account.password, dataDirectory: deviceDirectory,
             device: DeviceDescription(name: "ChatterBots web console", platform: "web"))
         nextSession += 1
         let number = nextSession
-        sessions[account.username] = Session(number: number, input: inputSink)
+        sessions[account.username] = Session(number: number, input: inputSink, typing: typingSink)
         let task = Task {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     do throws(ChatClientError) {
-                        try await ChatClient(configuration: configuration).run(input: input) { printer.yield($0) }
+                        try await ChatClient(configuration: configuration).run(input: input, typing: typing) { printer.yield($0) }
                     } catch {
                         printer.yield([ScreenLine("The chat stopped: \(error)", tone: .error)])
                     }
@@ -89,6 +99,7 @@ actor ConsoleChatSessions {
                 }
             }
             inputSink.finish()
+            typingSink.finish()
             self.ended(account.username, number: number)
         }
         sessions[account.username]?.task = task

@@ -26,6 +26,8 @@ public enum ChatAction: Sendable, Hashable {
     /// After (re)connecting: reload the directory when `refreshDirectory`, then `sync.request` the given
     /// conversations, page what `hasMore` leaves, report each conversation as `.caughtUp`, then `.catchUpEnded`.
     case catchUp(SyncRequest, refreshDirectory: Bool)
+    /// Send `typing.start` (`isTyping`) or `typing.stop` for the conversation; best effort.
+    case setTyping(Bool, in: Conversation.ID)
     /// Drop the connection (without a close handshake): the client reconnects with its backoff and catches up
     /// again, as after a network loss.
     case reconnect

@@ -24,10 +24,14 @@ public struct ChatClient: Sendable {
     ///
     /// - Parameters:
     ///   - input: the person's lines (`StandardInputReader.lines()` in a terminal).
+    ///   - typing: whether the person's text field holds something, at each change (a page's field; a terminal,
+    ///     which reads whole lines, has none): `typing.start` and its repeats, `typing.stop` when cleared.
     ///   - display: shows lines, in order; called from one task at a time.
     /// - Throws: `ChatClientError` when signing in fails or the server rules out going on (client key refused,
     ///   device revoked and signing in again refused).
-    public func run(input: AsyncStream<String>, display: @escaping @Sendable ([ScreenLine]) -> Void) async throws(ChatClientError) {
+    public func run(
+        input: AsyncStream<String>, typing: AsyncStream<Bool>? = nil, display: @escaping @Sendable ([ScreenLine]) -> Void
+    ) async throws(ChatClientError) {
         let rest = ChatterRESTClient(configuration: configuration.server)
         let deviceFile = configuration.dataDirectory.map { ChatDeviceFile(dataDirectory: $0, username: configuration.username) }
         let (session, warnings) = try await signIn(rest: rest, deviceFile: deviceFile, forgettingDevice: false)
@@ -50,9 +54,14 @@ public struct ChatClient: Sendable {
             for await line in input { eventSink.yield(.input(.line(line))) }
             eventSink.yield(.input(.endOfInput))
         }
+        let clock = configuration.connectionOptions.clock
+        let typingTask = typing.map { typing in
+            Task {
+                for await isTyping in typing { eventSink.yield(.input(.personTyping(isTyping, at: clock.now))) }
+            }
+        }
         // One sender, so messages go out in the order they were typed: a message refused for now holds back the ones
         // after it while it waits to go again.
-        let clock = configuration.connectionOptions.clock
         let senderTask = Task {
             for await item in outbound {
                 var failures = 0
@@ -102,13 +111,12 @@ public struct ChatClient: Sendable {
                 shell.connection = nil
             case .stopped(let error):
                 failure = error
-            case .receiptNotSent(let position, let isRead):
-                shell.keepReceipt(position, isRead: isRead)
             }
             if failure != nil || shell.screen.hasEnded { break }
         }
         connectionTask.cancel()
         inputTask.cancel()
+        typingTask?.cancel()
         outboundSink.finish()
         senderTask.cancel()
         if let connection = shell.connection { await connection.close() }

@@ -1,5 +1,6 @@
 import BotRuntime
 import ChatterBots
+import Foundation
 
 /// Everything that can change the terminal client's screen: what the person typed, what the server sent, and
 /// the results of the requests the client made for it (`ChatAction`). `ChatScreen.handle(_:)` takes one at a time.
@@ -8,6 +9,9 @@ public enum ChatInput: Sendable, Hashable {
     case line(String)
     /// The person's input ended (Ctrl-D): leave as `/quit` does.
     case endOfInput
+    /// The person's text field changed at `now`: something is typed (true) or it was cleared (false). A terminal
+    /// reads whole lines and has none of these; the web console's page sends them.
+    case personTyping(Bool, at: Date)
     /// Signed in as `user`.
     case signedIn(User)
     /// Friends, pending requests and conversations as the REST API lists them (at start and after reconnecting).

@@ -102,6 +102,7 @@ extension ChatScreen {
             releaseHeld(in: loading, into: &update)
         }
         historyLoading = id
+        if typingShown?.conversation != id { stopTyping(into: &update) }
         openConversationId = id
         typing = []
         printedSinceOpen = []
@@ -237,6 +238,7 @@ extension ChatScreen {
             return
         }
         let message = MessageSend(conversationId: id, clientMessageId: makeMessageID(), content: .text(text))
+        stopTyping(into: &update)  // the seed: typing.stop once the message is sent
         pendingMessages.append(message)
         if isConnected {
             update.actions.append(.send(message))

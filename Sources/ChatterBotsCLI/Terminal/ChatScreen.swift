@@ -48,6 +48,8 @@ public struct ChatScreen: Sendable {
     var historyLoading: Conversation.ID?
     /// How many messages the last history fetch asked for: a page as long may leave older ones out.
     var historyPageLimit = 0
+    /// Where the person's typing was announced (`typing.start`) and when last, until it stops.
+    var typingShown: (conversation: Conversation.ID, at: Date)?
     /// Whether a catch-up that reloads the directory is on its way (one at a time).
     var isRefreshingDirectory = false
     var hasLoadedDirectory = false
@@ -97,6 +99,8 @@ public struct ChatScreen: Sendable {
             handleLine(line, into: &update)
         case .endOfInput:
             quit(into: &update)
+        case .personTyping(let isTyping, let now):
+            if isTyping { startTyping(at: now, into: &update) } else { stopTyping(into: &update) }
         case .signedIn(let user):
             me = user
             users[user.id] = user
@@ -108,6 +112,7 @@ public struct ChatScreen: Sendable {
         case .disconnected(let reason, let retryIn):
             isConnected = false
             typing = []
+            typingShown = nil  // the service ends it with the socket's user going quiet
             catchingUp = []
             for id in conversations.keys { releaseHeld(in: id, all: true, into: &update) }
             let next = retryIn.map { "reconnecting in \(Self.describe($0))" } ?? "not reconnecting"
@@ -173,6 +178,28 @@ public struct ChatScreen: Sendable {
         update.actions.append(.catchUp(SyncRequest(conversations: known), refreshDirectory: refresh))
         hasConnectedBefore = true
         update.actions += pendingMessages.map { .send($0) }
+    }
+
+    // MARK: The person's typing
+
+    /// How often `typing.start` goes again while the person keeps typing (the seed: every 3 seconds).
+    static let typingRepeatInterval: TimeInterval = 3
+
+    /// The person types in the open conversation: `typing.start` unless one went there within the repeat interval.
+    mutating func startTyping(at now: Date, into update: inout ChatUpdate) {
+        guard isConnected, let id = openConversationId else { return }
+        if let shown = typingShown, shown.conversation == id, now.timeIntervalSince(shown.at) < Self.typingRepeatInterval {
+            return
+        }
+        typingShown = (id, now)
+        update.actions.append(.setTyping(true, in: id))
+    }
+
+    /// The text field was cleared or its message sent: `typing.stop` where typing was announced.
+    mutating func stopTyping(into update: inout ChatUpdate) {
+        guard let shown = typingShown else { return }
+        typingShown = nil
+        if isConnected { update.actions.append(.setTyping(false, in: shown.conversation)) }
     }
 
     mutating func quit(into update: inout ChatUpdate) {

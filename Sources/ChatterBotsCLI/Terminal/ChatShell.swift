@@ -16,8 +16,6 @@ struct ChatShell {
         case closed
         /// The client cannot go on.
         case stopped(ChatClientError)
-        /// A receipt did not go out (its socket was closing): kept for the next session.
-        case receiptNotSent(ReceiptPosition, isRead: Bool)
     }
 
     /// A message to send on a connection, in the order the person typed it.
@@ -51,13 +49,10 @@ struct ChatShell {
             return
         }
         let request: ClientRequest = isRead ? .receiptRead(position) : .receiptDelivered(position)
-        let events = events
-        Task {
-            do {
-                try await connection.send(request)
-            } catch {
-                events.yield(.receiptNotSent(position, isRead: isRead))
-            }
+        do {
+            try connection.sendWithoutWaiting(request)
+        } catch {
+            keepReceipt(position, isRead: isRead)  // the socket is closing
         }
     }
 
@@ -147,6 +142,9 @@ struct ChatShell {
                 await Self.catchUp(
                     request, plan: plan, refreshDirectory: refreshDirectory, connection: connection, rest: rest, events: events)
             }
+        case .setTyping(let isTyping, let id):
+            // Best effort, as the service treats typing; in order with the other frames of this loop.
+            try? connection?.sendWithoutWaiting(isTyping ? .typingStart(conversationId: id) : .typingStop(conversationId: id))
         case .reconnect:
             connection?.abort()
         case .quit:

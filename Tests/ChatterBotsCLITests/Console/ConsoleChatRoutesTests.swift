@@ -49,6 +49,14 @@ struct ConsoleChatRoutesTests {
         #expect(try await response(.get, "/console/chat/say").status == 405)
     }
 
+    @Test func typingNeedsAYesOrNoAndAnOpenChat() async throws {
+        let bad = try await response(.post, "/console/chat/typing", body: #"{"as":"alice","typing":"yes"}"#)
+        #expect(bad.status == 400)
+        #expect(bad.text.contains("false once cleared"))
+        #expect(try await response(.post, "/console/chat/typing", body: #"{"as":"alice","typing":true}"#).status == 409)
+        #expect(try await response(.get, "/console/chat/typing").status == 405)
+    }
+
     @Test func aLineOfTheServicesLongestMessageIsTakenAndALongerOneRefused() async throws {
         let longest = String(repeating: "é", count: ChatScreen.maximumBodyLength)
         #expect(try await response(.post, "/console/chat/say", body: #"{"as":"alice","line":"\#(longest)"}"#).status == 409)

@@ -128,14 +128,14 @@ struct ChatClientSandboxTests {
         return client
     }
 
-    static func start(_ configuration: ChatClientConfiguration) -> RunningClient {
+    static func start(_ configuration: ChatClientConfiguration, typing: AsyncStream<Bool>? = nil) -> RunningClient {
         let screen = ScreenRecording()
         let (input, keyboard) = AsyncStream<String>.makeStream()
         let client = ChatClient(configuration: configuration)
         let display = screen.display
         let task = Task { () -> Result<Void, ChatClientError> in
             do throws(ChatClientError) {
-                try await client.run(input: input, display: display)
+                try await client.run(input: input, typing: typing, display: display)
                 return .success(())
             } catch {
                 return .failure(error)
@@ -174,6 +174,28 @@ struct ChatClientSandboxTests {
 
             try await client.quit()
             #expect(client.screen.text.last == "Bye.")
+        }
+    }
+
+    @Test func bobSeesAliceTypingUntilSheClearsHerField() async throws {
+        try await Self.withHarness { harness in
+            let (typing, field) = AsyncStream<Bool>.makeStream()
+            let client = Self.start(harness.clientConfiguration(), typing: typing)
+            try await client.screen.waitForLine(containing: "Connected:")
+            client.type("/dm bob")
+            try await client.screen.waitForLine(containing: "No messages yet")
+            let alice = harness.alice.user.id
+            field.yield(true)
+            _ = try await harness.bobEvents.wait { event -> Bool? in
+                if case .typing(let indicator) = event, indicator.userId == alice, indicator.isTyping { return true }
+                return nil
+            }
+            field.yield(false)
+            _ = try await harness.bobEvents.wait { event -> Bool? in
+                if case .typing(let indicator) = event, indicator.userId == alice, !indicator.isTyping { return true }
+                return nil
+            }
+            try await client.quit()
         }
     }
 
