@@ -195,7 +195,8 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
 
     /// A chat line as the page reads it: its text and tone, the file it carries, and the lines it suggests.
     static func lineObject(_ line: ScreenLine) -> [String: Any] {
-        var object: [String: Any] = ["text": line.text, "tone": toneName(line.tone)]
+        // The page shows text as text, but a browser would still apply a sender's bidirectional overrides.
+        var object: [String: Any] = ["text": TerminalStyle.printable(line.text), "tone": toneName(line.tone)]
         if let media = line.media { object["media"] = ["id": media.id.rawValue, "kind": media.kind.rawValue] }
         if !line.suggestions.isEmpty { object["suggestions"] = line.suggestions.map { ["label": $0.label, "line": $0.line] } }
         return object

@@ -34,7 +34,8 @@ public struct TerminalStyle: Sendable, Hashable {
         return "\u{1B}[\(code)m" + text + "\u{1B}[0m"
     }
 
-    /// `text` with C0/C1 control characters (other than tab) replaced by `?`.
+    /// `text` with C0/C1 control characters (other than tab) and the bidirectional overrides and isolates replaced
+    /// by `?`: a sender could otherwise move the terminal's cursor, or make a line read as someone else's (U+202E).
     static func printable(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var scalars = String.UnicodeScalarView()
@@ -43,7 +44,8 @@ public struct TerminalStyle: Sendable, Hashable {
     }
 
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar != "\t" && (scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value))
+        scalar != "\t" && (scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+            || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value))
     }
 
     private static func colourCode(_ tone: ScreenLine.Tone) -> String? {

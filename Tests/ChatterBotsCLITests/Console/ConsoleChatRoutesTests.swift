@@ -49,6 +49,11 @@ struct ConsoleChatRoutesTests {
         #expect(try await response(.get, "/console/chat/say").status == 405)
     }
 
+    @Test func aLineCarriesNoBidirectionalOverrideOfItsSender() {
+        let object = ConsoleChatRoutes.lineObject(ScreenLine("[14:03] bob: \u{202E}ecila", tone: .message))
+        #expect(object["text"] as? String == "[14:03] bob: ?ecila")
+    }
+
     @Test func typingNeedsAYesOrNoAndAnOpenChat() async throws {
         let bad = try await response(.post, "/console/chat/typing", body: #"{"as":"alice","typing":"yes"}"#)
         #expect(bad.status == 400)

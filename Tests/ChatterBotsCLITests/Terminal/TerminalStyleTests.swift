@@ -24,6 +24,13 @@ struct TerminalStyleTests {
         #expect(TerminalStyle(usesColour: true).render(hostile) == "[14:03] bob: ?[2Jgotcha??")
     }
 
+    @Test func bidirectionalOverridesFromASenderCannotReverseTheLine() {
+        let hostile = ScreenLine("[14:03] bob: \u{202E}ecila :\u{2066}x\u{2069}", tone: .message)
+        #expect(TerminalStyle(usesColour: false).render(hostile) == "[14:03] bob: ?ecila :?x?")
+        #expect(TerminalStyle(usesColour: false).render(ScreenLine("[14:03] bob: שלום world", tone: .message))
+            == "[14:03] bob: שלום world", "right-to-left text itself is left alone")
+    }
+
     @Test func noColourWhenTheEnvironmentAsksForNone() {
         #expect(TerminalStyle.detect(fileDescriptor: 1, environment: ["NO_COLOR": "1"]) == .plain)
         #expect(TerminalStyle.detect(fileDescriptor: 1, environment: ["TERM": "dumb"]) == .plain)
