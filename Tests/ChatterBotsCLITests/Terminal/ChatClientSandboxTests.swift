@@ -144,6 +144,13 @@ struct ChatClientSandboxTests {
         return RunningClient(screen: screen, keyboard: keyboard, task: task)
     }
 
+    static func typing(of user: User.ID, isTyping: Bool) -> @Sendable (ServerEvent) -> TypingIndicator? {
+        { event in
+            if case .typing(let indicator) = event, indicator.userId == user, indicator.isTyping == isTyping { return indicator }
+            return nil
+        }
+    }
+
     static func newMessage(_ body: String) -> @Sendable (ServerEvent) -> Message? {
         { event in
             if case .messageNew(let message) = event, message.body == body { return message }
@@ -184,17 +191,10 @@ struct ChatClientSandboxTests {
             try await client.screen.waitForLine(containing: "Connected:")
             client.type("/dm bob")
             try await client.screen.waitForLine(containing: "No messages yet")
-            let alice = harness.alice.user.id
             field.yield(true)
-            _ = try await harness.bobEvents.wait { event -> Bool? in
-                if case .typing(let indicator) = event, indicator.userId == alice, indicator.isTyping { return true }
-                return nil
-            }
+            _ = try await harness.bobEvents.wait(for: Self.typing(of: harness.alice.user.id, isTyping: true))
             field.yield(false)
-            _ = try await harness.bobEvents.wait { event -> Bool? in
-                if case .typing(let indicator) = event, indicator.userId == alice, !indicator.isTyping { return true }
-                return nil
-            }
+            _ = try await harness.bobEvents.wait(for: Self.typing(of: harness.alice.user.id, isTyping: false))
             try await client.quit()
         }
     }
