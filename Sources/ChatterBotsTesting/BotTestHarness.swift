@@ -426,13 +426,16 @@ public final class BotTestHarness: Sendable {
                 meanwhile: { [errorLog] in errorLog.lines.withLock { $0 } }
             ) { [self] in
                 // A ping's round trip proves the bot read what the sandbox sent before it; only needed when there
-                // is something new, which keeps a long `advance` to one wake-up of the bot per timer.
-                let sent = await sandbox.hub.eventsSent(to: bot)
-                if state.withLock({ $0.eventsRead }) != sent {
-                    await session.roundTrip()
-                    state.withLock { $0.eventsRead = max($0.eventsRead, sent) }
+                // is something new, which keeps a long `advance` to one wake-up of the bot per timer. What the bot
+                // did meanwhile may have sent it more (a friend it accepted), so until nothing new comes.
+                while true {
+                    let sent = await sandbox.hub.eventsSent(to: bot)
+                    if state.withLock({ $0.eventsRead }) != sent, await session.roundTrip() {
+                        state.withLock { $0.eventsRead = max($0.eventsRead, sent) }
+                    }
+                    await session.waitUntilIdle()
+                    if await sandbox.hub.eventsSent(to: bot) == sent { break }
                 }
-                await session.waitUntilIdle()
                 let status = await session.status
                 if status.state == .stopped {
                     throw BotTestError.botStopped(reason: status.stopReason ?? status.lastError ?? "unknown")

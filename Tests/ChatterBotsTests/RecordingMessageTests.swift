@@ -41,6 +41,15 @@ import Testing
         #expect(context.message("new", from: "U1", in: "C1").seq == 8)
     }
 
+    @Test func theBotsFirstSendFollowsTheMessagesTheTestGave() async throws {
+        let given = Message(
+            id: "M7", conversationId: "C1", seq: 7, senderId: "U1", clientMessageId: nil, kind: .text, body: "old",
+            createdAt: Self.start)
+        let context = RecordingBotContext(conversations: [Self.conversation(lastSeq: 0)], messages: [given])
+        let sent = try await context.run { try await context.send("hello", to: "C1") }
+        #expect(try await sent.acknowledged().seq == 8)
+    }
+
     @Test func madeMessagesJoinTheHistoryTheBotReads() async throws {
         let context = RecordingBotContext(conversations: [Self.conversation(lastSeq: 0)])
         _ = context.message("one", from: "U1", in: "C1")

@@ -312,12 +312,12 @@ public actor BotSession {
         }
     }
 
-    /// Returns once every frame the service wrote to the bot's connection before now has been read and routed (the
-    /// round trip of a `ping`); at once when no connection runs. Followed by `waitUntilIdle()`, a test knows that
+    /// Returns true once every frame the service wrote to the bot's connection before now has been read and routed
+    /// (the round trip of a `ping`); false when no connection runs. Followed by `waitUntilIdle()`, a test knows that
     /// the bot has handled what a test user did, a friend request or an edit as well as a message.
-    package func roundTrip() async {
-        guard case .running = phase, !isShuttingDown else { return }
-        await heartbeat?.roundTrip()
+    package func roundTrip() async -> Bool {
+        guard case .running = phase, !isShuttingDown, let heartbeat else { return false }
+        return await heartbeat.roundTrip()
     }
 
     /// The bot's state now and then each change of it; the stream ends once the bot stopped. For tests that wait

@@ -89,17 +89,19 @@ package final class HeartbeatDriver: Sendable {
         }
     }
 
-    /// Sends a `ping` now, besides the schedule, and returns once it is answered or the heartbeat stopped: every
-    /// frame the service wrote to the connection before it read this ping has then been read (and routed). For a
-    /// test harness that must know the bot has seen what a test user caused; at once when no connection runs.
-    package func roundTrip() async {
-        guard let running = running.withLock({ $0 }) else { return }
+    /// Sends a `ping` now, besides the schedule, and returns true once it is answered: every frame the service
+    /// wrote to the connection before it read this ping has then been read (and routed). False, at once or when the
+    /// heartbeat stops, when no connection runs. For a test harness that must know the bot has seen what a test
+    /// user caused.
+    @discardableResult
+    package func roundTrip() async -> Bool {
+        guard let running = running.withLock({ $0 }) else { return false }
         let now = clock.now
         _ = monitor.withLock { $0.handle(.pingSent(now: now)) }
         let target = pings.add(1, ordering: .releasing).newValue
         guard (try? running.connection.sendPingWithoutWaiting()) != nil else {
             pings.subtract(1, ordering: .releasing)
-            return
+            return false
         }
         rearm()
         func isAnswered(_ wait: PongWait) -> Bool { wait.isStopped || pongs.load(ordering: .acquiring) >= target }
@@ -113,6 +115,7 @@ package final class HeartbeatDriver: Sendable {
                 if answered { continuation.resume() }
             }
         }
+        return pongs.load(ordering: .acquiring) >= target
     }
 
     private func rearm() {

@@ -38,9 +38,9 @@ struct ReceiptLedger {
         update(conversation) { $0.read = max($0.read, seq) }
     }
 
-    /// The receipts to write now to the connection of `generation`, which had written `pingsWritten` pings
-    /// before them; they count as sent. A `receipt.read` covers delivery too.
-    mutating func takeUnsent(generation: UInt64, pingsWritten: Int) -> [ClientRequest] {
+    /// The receipts to write now to the connection of `generation`; they count as sent, unproven until `written`
+    /// says which ping proves them. A `receipt.read` covers delivery too.
+    mutating func takeUnsent(generation: UInt64) -> [ClientRequest] {
         var requests: [ClientRequest] = []
         for conversation in dirty {
             guard var marks = marks[conversation] else { continue }
@@ -54,13 +54,21 @@ struct ReceiptLedger {
                 marks.sentDelivered = marks.delivered
             }
             marks.sentOn = generation
-            // The next ping may be written on another thread just before these frames: the one after it is
-            // surely written after them.
-            marks.provenByPongs = pingsWritten + 2
+            marks.provenByPongs = .max
             self.marks[conversation] = marks
         }
         dirty = []
         return requests
+    }
+
+    /// The receipts taken for the connection of `generation` were written to it, and then its heartbeat had counted
+    /// `pingsWritten` pings. A ping is counted before it is written, whoever writes it, so every ping counted later
+    /// is written after the receipts: its pong proves they arrived.
+    mutating func written(generation: UInt64, pingsWritten: Int) {
+        for (conversation, var marks) in marks where marks.sentOn == generation && marks.provenByPongs == .max {
+            marks.provenByPongs = pingsWritten + 1
+            self.marks[conversation] = marks
+        }
     }
 
     /// The connection of `generation` ended after `pongsReceived` of its pings were answered. What was written to

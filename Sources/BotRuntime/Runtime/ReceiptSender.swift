@@ -80,8 +80,7 @@ final class ReceiptSender: Sendable {
                     state.isFlushing = false
                     return nil
                 }
-                let requests = state.ledger.takeUnsent(generation: link.generation, pingsWritten: link.heartbeat.pingsWritten)
-                return (link, requests)
+                return (link, state.ledger.takeUnsent(generation: link.generation))
             }
             guard let (link, requests) = batch else { return }
             for request in requests {
@@ -92,6 +91,8 @@ final class ReceiptSender: Sendable {
                     break
                 }
             }
+            let pingsWritten = link.heartbeat.pingsWritten
+            state.withLock { $0.ledger.written(generation: link.generation, pingsWritten: pingsWritten) }
         }
     }
 }

@@ -93,6 +93,15 @@ public final class RecordingBotContext: BotContext {
             serial += 1
             return serial
         }
+
+        /// The seq the next message of `conversationId` gets: after its listed `lastSeq`, the messages the test gave
+        /// and made, and the bot's sends.
+        mutating func nextSeq(in conversationId: Conversation.ID) -> Int {
+            let given = history.lazy.filter { $0.conversationId == conversationId }.map(\.seq).max() ?? 0
+            let seq = (seqs[conversationId] ?? max(conversations[conversationId]?.lastSeq ?? 0, given)) + 1
+            seqs[conversationId] = seq
+            return seq
+        }
     }
 
     /// Shared with the logger's sink, which cannot capture `self` during `init`.
@@ -259,9 +268,7 @@ public final class RecordingBotContext: BotContext {
     /// conversation's history and moves its `lastSeq`; hand it to the bot with `deliver(_:to:)`.
     public func message(_ content: MessageContent, from sender: User.ID, in conversationId: Conversation.ID) -> Message {
         storage.records.withLock { records in
-            let given = records.history.lazy.filter { $0.conversationId == conversationId }.map(\.seq).max() ?? 0
-            let seq = (records.seqs[conversationId] ?? max(records.conversations[conversationId]?.lastSeq ?? 0, given)) + 1
-            records.seqs[conversationId] = seq
+            let seq = records.nextSeq(in: conversationId)
             let message = Message(
                 id: Message.ID("recorded-message-\(records.nextSerial())"), conversationId: conversationId, seq: seq,
                 senderId: sender, clientMessageId: .random(), kind: content.kind, body: content.body,
@@ -368,8 +375,7 @@ public final class RecordingBotContext: BotContext {
             if let earlier = records.acks[clientMessageId] { return earlier }  // the service's idempotency
             records.sent.append(SentMessage(clientMessageId: clientMessageId, conversationId: conversationId, content: content))
             journal(.send(clientMessageId, conversationId: conversationId, previousSeq: records.seqs[conversationId]))
-            let seq = records.seqs[conversationId, default: records.conversations[conversationId]?.lastSeq ?? 0] + 1
-            records.seqs[conversationId] = seq
+            let seq = records.nextSeq(in: conversationId)
             let ack = MessageAck(
                 clientMessageId: clientMessageId, messageId: Message.ID("recorded-message-\(records.nextSerial())"),
                 conversationId: conversationId, seq: seq, createdAt: Timestamp(records.now))

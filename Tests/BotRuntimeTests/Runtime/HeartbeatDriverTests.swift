@@ -64,7 +64,7 @@ struct HeartbeatDriverTests {
             }
             try await clock.waitForSleepers(1)
             let start = clock.now
-            await heartbeat.roundTrip()
+            #expect(await heartbeat.roundTrip())
             #expect(heartbeat.pingsWritten == 1 && heartbeat.pongsReceived == 1, "its pong is counted with its ping")
             #expect(!heartbeat.awaitsPong)
             #expect(
@@ -78,9 +78,9 @@ struct HeartbeatDriverTests {
     @Test func aRoundTripWithoutAConnectionReturnsAtOnce() async throws {
         let (_, timers, heartbeat) = Self.heartbeat()
         defer { timers.stop() }
-        await heartbeat.roundTrip()
+        #expect(await heartbeat.roundTrip() == false)
         heartbeat.stop()
-        await heartbeat.roundTrip()
+        #expect(await heartbeat.roundTrip() == false)
         #expect(heartbeat.pingsWritten == 0)
     }
 

@@ -15,7 +15,7 @@ import Testing
         var ledger = ReceiptLedger()
         for seq in 1...3 { ledger.read(seq, in: Self.ana) }
         ledger.read(1, in: Self.ben)
-        #expect(ledger.takeUnsent(generation: 1, pingsWritten: 0) == [Self.read(3, in: Self.ana), Self.read(1, in: Self.ben)])
+        #expect(ledger.send(generation: 1, pingsWritten: 0) == [Self.read(3, in: Self.ana), Self.read(1, in: Self.ben)])
         #expect(!ledger.hasUnsent)
     }
 
@@ -23,28 +23,28 @@ import Testing
         var ledger = ReceiptLedger()
         ledger.delivered(4, in: Self.ana)
         ledger.read(3, in: Self.ana)
-        #expect(ledger.takeUnsent(generation: 1, pingsWritten: 0) == [
+        #expect(ledger.send(generation: 1, pingsWritten: 0) == [
             Self.read(3, in: Self.ana), .receiptDelivered(ReceiptPosition(conversationId: Self.ana, seq: 4)),
         ])
         ledger.read(4, in: Self.ana)
-        #expect(ledger.takeUnsent(generation: 1, pingsWritten: 0) == [Self.read(4, in: Self.ana)])
+        #expect(ledger.send(generation: 1, pingsWritten: 0) == [Self.read(4, in: Self.ana)])
     }
 
     @Test func receiptsOfAConnectionThatEndedWithoutAPongAfterThemGoOutAgain() {
         var ledger = ReceiptLedger()
         ledger.read(2, in: Self.ana)
-        _ = ledger.takeUnsent(generation: 1, pingsWritten: 3)
-        ledger.connectionEnded(generation: 1, pongsReceived: 4)  // the 4th ping may have gone out before them
-        #expect(ledger.takeUnsent(generation: 2, pingsWritten: 0) == [Self.read(2, in: Self.ana)])
+        _ = ledger.send(generation: 1, pingsWritten: 3)
+        ledger.connectionEnded(generation: 1, pongsReceived: 3)  // the 3rd ping may have gone out before them
+        #expect(ledger.send(generation: 2, pingsWritten: 0) == [Self.read(2, in: Self.ana)])
     }
 
     @Test func receiptsAPongProvedArrivedAreNotSentAgain() {
         var ledger = ReceiptLedger()
         ledger.read(2, in: Self.ana)
-        _ = ledger.takeUnsent(generation: 1, pingsWritten: 3)
-        ledger.connectionEnded(generation: 1, pongsReceived: 5)
+        _ = ledger.send(generation: 1, pingsWritten: 3)
+        ledger.connectionEnded(generation: 1, pongsReceived: 4)
         #expect(!ledger.hasUnsent)
-        #expect(ledger.takeUnsent(generation: 2, pingsWritten: 0).isEmpty)
+        #expect(ledger.send(generation: 2, pingsWritten: 0).isEmpty)
         ledger.connectionEnded(generation: 2, pongsReceived: 0)
         #expect(!ledger.hasUnsent, "nor on any later reconnect")
     }
@@ -52,17 +52,17 @@ import Testing
     @Test func onlyWhatWasWrittenAfterTheLastProofGoesOutAgain() {
         var ledger = ReceiptLedger()
         ledger.read(1, in: Self.ana)
-        _ = ledger.takeUnsent(generation: 1, pingsWritten: 0)
+        _ = ledger.send(generation: 1, pingsWritten: 0)
         ledger.read(7, in: Self.ben)
-        _ = ledger.takeUnsent(generation: 1, pingsWritten: 2)
-        ledger.connectionEnded(generation: 1, pongsReceived: 3)
-        #expect(ledger.takeUnsent(generation: 2, pingsWritten: 0) == [Self.read(7, in: Self.ben)])
+        _ = ledger.send(generation: 1, pingsWritten: 2)
+        ledger.connectionEnded(generation: 1, pongsReceived: 2)
+        #expect(ledger.send(generation: 2, pingsWritten: 0) == [Self.read(7, in: Self.ben)])
     }
 
     @Test func theEndOfAnEarlierConnectionLeavesWhatTheCurrentOneSentAlone() {
         var ledger = ReceiptLedger()
         ledger.read(1, in: Self.ana)
-        _ = ledger.takeUnsent(generation: 2, pingsWritten: 0)
+        _ = ledger.send(generation: 2, pingsWritten: 0)
         ledger.connectionEnded(generation: 1, pongsReceived: 0)
         #expect(!ledger.hasUnsent)
     }
@@ -71,6 +71,23 @@ import Testing
         var ledger = ReceiptLedger()
         ledger.read(1, in: Self.ana)
         ledger.connectionEnded(generation: 1, pongsReceived: 0)
-        #expect(ledger.takeUnsent(generation: 2, pingsWritten: 0) == [Self.read(1, in: Self.ana)])
+        #expect(ledger.send(generation: 2, pingsWritten: 0) == [Self.read(1, in: Self.ana)])
+    }
+
+    @Test func aReceiptTakenButNotYetWrittenWhenItsConnectionEndsGoesOutAgain() {
+        var ledger = ReceiptLedger()
+        ledger.read(1, in: Self.ana)
+        _ = ledger.takeUnsent(generation: 1)
+        ledger.connectionEnded(generation: 1, pongsReceived: 9)
+        #expect(ledger.send(generation: 2, pingsWritten: 0) == [Self.read(1, in: Self.ana)])
+    }
+}
+
+extension ReceiptLedger {
+    /// Takes the unsent receipts and says they were written after `pingsWritten` pings were counted.
+    mutating func send(generation: UInt64, pingsWritten: Int) -> [ClientRequest] {
+        let requests = takeUnsent(generation: generation)
+        written(generation: generation, pingsWritten: pingsWritten)
+        return requests
     }
 }
