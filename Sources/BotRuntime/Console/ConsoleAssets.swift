@@ -542,24 +542,30 @@ enum ConsoleAssets {
           button.addEventListener("click", () => say("/react " + button.dataset.react));
         }
         // What the field holds, for the chat's typing indicator: at most one "typing" a second (the chat repeats
-        // typing.start every 3 s while they come), and "cleared" once it is empty.
+        // typing.start every 3 s while they come), and "cleared" once it is empty or sent. A command is not a
+        // message being typed. In the queue of the lines, so that a late "typing" never follows its message.
         let typingSent = false, typingAt = 0;
-        $("chat-form").addEventListener("submit", (event) => {
-          event.preventDefault();
-          const text = $("chat-text").value;
-          if (text.trim()) { say(text); $("chat-text").value = ""; typingSent = false; }
-        });
-        $("chat-text").addEventListener("input", () => {
-          const typing = $("chat-text").value.length > 0;
+        function reportTyping(typing) {
           const now = Date.now();
           if (typing && typingSent && now - typingAt < 1000) return;
           if (!typing && !typingSent) return;
           typingSent = typing;
           typingAt = now;
-          fetch("/console/chat/typing", {
+          const as = $("chat-as").value;
+          saying = saying.then(() => fetch("/console/chat/typing", {
             method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
-            body: JSON.stringify({ as: $("chat-as").value, typing }),
-          });
+            body: JSON.stringify({ as, typing }),
+          }), () => {});
+        }
+        $("chat-form").addEventListener("submit", (event) => {
+          event.preventDefault();
+          const text = $("chat-text").value;
+          reportTyping(false);
+          if (text.trim()) { say(text); $("chat-text").value = ""; }
+        });
+        $("chat-text").addEventListener("input", () => {
+          const text = $("chat-text").value;
+          reportTyping(text.length > 0 && (!text.startsWith("/") || text.startsWith("//")));
         });
         $("filters").addEventListener("submit", (event) => { event.preventDefault(); refilter(); });
         $("filter-name").addEventListener("input", refilter);

@@ -41,7 +41,7 @@ public struct RateLimitDelay: Sendable, Equatable, CustomStringConvertible {
 
     /// The wait a failed request asks for, or nil when it was not rate-limited: a `RATE_LIMITED` answer over REST
     /// (its `Retry-After`) or in a realtime `error` frame (its `details.retryAfter`), `fallback` when it gives none.
-    static func asked(by error: any Error) -> Duration? {
+    package static func asked(by error: any Error) -> Duration? {
         let apiError: ChatterAPIError? =
             if let error = error as? ChatterAPIError { error } else if case .api(let error)? = error as? RealtimeError { error } else { nil }
         guard let apiError, apiError.code == .rateLimited else { return nil }

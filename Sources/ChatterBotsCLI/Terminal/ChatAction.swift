@@ -24,13 +24,14 @@ public enum ChatAction: Sendable, Hashable {
     /// Fetch a user the screen has no name for and report `.userLoaded`.
     case lookUpUser(User.ID)
     /// After (re)connecting: reload the directory when `refreshDirectory`, then `sync.request` the given
-    /// conversations, page what `hasMore` leaves, report each conversation as `.caughtUp`, then `.catchUpEnded`.
+    /// conversations, page what `hasMore` leaves, report each conversation as `.caughtUp`, then `.catchUpEnded` (a
+    /// failure drops the connection: the reconnect, after the backoff, catches up again).
     case catchUp(SyncRequest, refreshDirectory: Bool)
     /// Send `typing.start` (`isTyping`) or `typing.stop` for the conversation; best effort.
     case setTyping(Bool, in: Conversation.ID)
-    /// Drop the connection (without a close handshake): the client reconnects with its backoff and catches up
-    /// again, as after a network loss.
-    case reconnect
+    /// Reload the directory (a conversation new to this screen showed up) and report `.directoryLoaded`, or
+    /// `.directoryRefreshFailed`.
+    case refreshDirectory
     /// Close the connection and end the client.
     case quit
 }

@@ -28,7 +28,7 @@ public struct ChatClient: Sendable {
     ///     which reads whole lines, has none): `typing.start` and its repeats, `typing.stop` when cleared.
     ///   - display: shows lines, in order; called from one task at a time.
     /// - Throws: `ChatClientError` when signing in fails or the server rules out going on (client key refused,
-    ///   device revoked and signing in again refused).
+    ///   the device signed out by the server: `.signedOut`).
     public func run(
         input: AsyncStream<String>, typing: AsyncStream<Bool>? = nil, display: @escaping @Sendable ([ScreenLine]) -> Void
     ) async throws(ChatClientError) {
@@ -103,12 +103,19 @@ public struct ChatClient: Sendable {
             switch event {
             case .input(let input):
                 shell.apply(input)
-            case .opened(let connection):
+            case .opened(let connection, let generation):
                 shell.connection = connection
+                shell.generation = generation
                 shell.flushReceipts()
                 shell.apply(.connected)
+            case .caughtUp(let generation, let input):
+                if generation == shell.generation { shell.apply(input) }
+            case .catchUpEnded(let generation, let error):
+                keeper.catchUpEnded(generation: generation, failure: error)
+                if generation == shell.generation { shell.apply(.catchUpEnded(failure: error.map { "\($0)" })) }
             case .closed:
                 shell.connection = nil
+                shell.generation = nil
             case .stopped(let error):
                 failure = error
             }

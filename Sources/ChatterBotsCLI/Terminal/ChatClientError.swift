@@ -11,7 +11,8 @@ public enum ChatClientError: Error, Sendable, CustomStringConvertible {
     case serverUnreachable(apiURL: String, description: String)
     /// Signing in failed for another reason the server gave.
     case signInFailed(description: String)
-    /// The device was signed out elsewhere (close 4003) and signing in again failed.
+    /// The device was signed out elsewhere (close 4003) and signing in again failed. (`ChatClient` itself now stops
+    /// with `.signedOut` instead of signing in again.)
     case sessionRevoked(description: String)
     /// The server revoked this device's session (close 4003: signed out from another device, or the account was
     /// deleted). The client stops and forgets the device, as the service's apps go back to their welcome screen.
@@ -31,7 +32,7 @@ public enum ChatClientError: Error, Sendable, CustomStringConvertible {
             "this device was signed out elsewhere and signing in again failed: \(description)"
         case .signedOut(let username):
             "\(username) was signed out on this device (the server revoked its session: a sign-out elsewhere, or the "
-                + "account was deleted); its device was forgotten: run chat again to sign in"
+                + "account was deleted); its device was forgotten: sign in again to go on"
         }
     }
 }

@@ -14,6 +14,26 @@ struct ChatConnectionKeeper {
     /// Signs in with the password as the device of the device file (a new device when `forgettingDevice`).
     let signIn: @Sendable (_ forgettingDevice: Bool) async throws -> Void
     let events: AsyncStream<ChatShell.Event>.Continuation
+    private let inputs: AsyncStream<Input>
+    private let post: AsyncStream<Input>.Continuation
+
+    init(
+        configuration: ChatClientConfiguration, rest: ChatterRESTClient,
+        signIn: @escaping @Sendable (_ forgettingDevice: Bool) async throws -> Void, events: AsyncStream<ChatShell.Event>.Continuation
+    ) {
+        self.configuration = configuration
+        self.rest = rest
+        self.signIn = signIn
+        self.events = events
+        (inputs, post) = AsyncStream.makeStream(of: Input.self)
+    }
+
+    /// The client's catch-up on the connection of `generation` is over: the connection is live, or, when it failed,
+    /// dropped and tried again with the lifecycle's backoff for failed synchronizations (and the wait a 429 asked).
+    func catchUpEnded(generation: UInt64, failure: (any Error)?) {
+        post.yield(.lifecycle(failure.map { .syncFailed(generation: generation, retryAfter: RateLimitDelay.asked(by: $0)) }
+            ?? .syncFinished(generation: generation)))
+    }
 
     /// What the loop reacts to, from the tasks it started.
     private enum Input: Sendable {
@@ -33,7 +53,7 @@ struct ChatConnectionKeeper {
                 reconnectPolicy: configuration.reconnectPolicy, connectTimeout: .seconds(15), readyTimeout: options.sessionReadyTimeout,
                 accountMayAppear: false, signsInAgainWhenRevoked: false),
             timers: DeadlineScheduler(clock: options.clock, executor: nil))
-        let (inputs, post) = AsyncStream.makeStream(of: Input.self)
+        let post = post
         await apply(.start(hasRefreshToken: false), to: &state, post: post)
         for await input in inputs {
             switch input {
@@ -104,10 +124,10 @@ struct ChatConnectionKeeper {
         case .connect(let generation):
             await connect(generation: generation, in: &state, post: post)
         case .synchronize(let generation):
-            // The screen catches up itself once told the connection is there (`.connected`).
+            // The screen catches up itself once told the connection is there (`.connected`), and says when it is
+            // done through `catchUpEnded(generation:failure:)`.
             guard let live = state.live, live.generation == generation else { return }
-            events.yield(.opened(live.connection))
-            await apply(.syncFinished(generation: generation), to: &state, post: post)
+            events.yield(.opened(live.connection, generation: generation))
         case .closeConnection(let generation, let reason):
             if let live = state.live, live.generation == generation {
                 if reason == .stopping {

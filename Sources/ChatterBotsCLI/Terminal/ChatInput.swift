@@ -29,8 +29,11 @@ public enum ChatInput: Sendable, Hashable {
     /// What a conversation gained while the socket was down (`sync.request` and the pages after it), ascending,
     /// with every member's watermarks.
     case caughtUp(Conversation.ID, messages: [Message], members: [MemberWatermarks])
-    /// `ChatAction.catchUp` is over: every conversation it caught up was reported, or it failed for `failure`.
+    /// `ChatAction.catchUp` is over: every conversation it caught up was reported, or it failed for `failure` (the
+    /// connection is then dropped and tried again with backoff).
     case catchUpEnded(failure: String?)
+    /// `ChatAction.refreshDirectory` failed; `message` says why.
+    case directoryRefreshFailed(String)
     /// The server stored a message sent with `ChatAction.send`.
     case acknowledged(MessageAck)
     /// The server refused a message for good (`reason` says why); it is not resent.

@@ -113,6 +113,7 @@ extension ChatScreen {
             "── \(title(of: entry)) · \(kind) · conversation \(number(of: id)) ──", tone: .heading))
         let limit = min(Self.largestHistoryPage, max(historyLimit, entry.unread))
         historyPageLimit = limit
+        historyReadMark = me.flatMap { entry.watermarks[$0.id]?.read } ?? 0
         update.actions.append(.loadHistory(id, beforeSeq: entry.lastSeq + 1, limit: limit))
     }
 

@@ -155,7 +155,7 @@ extension ChatScreen {
                 tone: .status))
             if !isRefreshingDirectory {
                 isRefreshingDirectory = true
-                update.actions.append(.catchUp(SyncRequest(conversations: [:]), refreshDirectory: true))
+                update.actions.append(.refreshDirectory)
             }
             return true
         }
@@ -189,9 +189,10 @@ extension ChatScreen {
     }
 
     /// Whether messages missing in `id` are on their way: its catch-up has not come back, or the ack of one of the
-    /// person's own messages there has not.
+    /// person's own messages there has not (while none waits to be sent again: the ones after it wait too).
     func expectsMissingMessages(in id: Conversation.ID) -> Bool {
-        catchingUp.contains(id) || pendingMessages.contains { $0.conversationId == id }
+        catchingUp.contains(id)
+            || (retryingMessages.isEmpty && pendingMessages.contains { $0.conversationId == id })
     }
 
     /// Shows the held messages of `id` that nothing is missing before any more, in seq order; every held one when
@@ -206,8 +207,8 @@ extension ChatScreen {
         conversations[id] = entry
     }
 
-    /// The catch-up after a connect is over. A failed one drops the connection: the reconnect, with its backoff,
-    /// catches up again (otherwise the gap would stay until the next network loss, and receipts with it).
+    /// The catch-up after a connect is over. A failed one drops the connection, and the reconnect, after the
+    /// backoff, catches up again (otherwise the gap would stay until the next network loss, and receipts with it).
     mutating func catchUpEnded(failure: String?, into update: inout ChatUpdate) {
         isRefreshingDirectory = false
         let waiting = catchingUp
@@ -215,8 +216,7 @@ extension ChatScreen {
         for id in waiting { releaseHeld(in: id, into: &update) }
         guard let failure else { return }
         update.lines.append(ScreenLine(
-            "Could not fetch the messages missed while offline (\(failure)); reconnecting to try again.", tone: .error))
-        update.actions.append(.reconnect)
+            "Could not fetch what was missed while offline (\(failure)); reconnecting to try again.", tone: .error))
     }
 
     /// `receipt.delivered` up to `newest`, and `receipt.read` too when the conversation is open; never past a
@@ -283,9 +283,8 @@ extension ChatScreen {
             update.lines.append(ScreenLine("No messages yet: type a line to say hello.", tone: .status))
             return
         }
-        let read = me.flatMap { conversations[id]?.watermarks[$0.id]?.read } ?? 0
-        if ordered.count >= historyPageLimit, first.seq - 1 > read {
-            let count = first.seq - 1 - read
+        if ordered.count >= historyPageLimit, first.seq - 1 > historyReadMark {
+            let count = first.seq - 1 - historyReadMark
             update.lines.append(ScreenLine(
                 "\(count) earlier unread message\(count == 1 ? " is" : "s are") not shown.", tone: .status))
         }
@@ -308,6 +307,10 @@ extension ChatScreen {
 
     /// Messages the connection missed. In the open conversation all are shown; elsewhere the last few, with a count.
     mutating func catchUp(_ id: Conversation.ID, messages: [Message], members: [MemberWatermarks], into update: inout ChatUpdate) {
+        guard conversations[id] != nil else {
+            catchingUp.remove(id)  // gone from this screen since the catch-up was asked for
+            return
+        }
         let fresh = messages.sorted { $0.seq < $1.seq }.filter { !seenMessageIds.contains($0.id) }
         let contiguousBefore = conversations[id]?.contiguousSeq
         let shown = id == openConversationId ? fresh.count : Self.catchUpPreviewCount
@@ -338,6 +341,7 @@ extension ChatScreen {
         defer { releaseHeld(in: ack.conversationId, into: &update) }
         guard let index = pendingMessages.firstIndex(where: { $0.clientMessageId == ack.clientMessageId }) else { return }
         let sent = pendingMessages.remove(at: index)
+        retryingMessages.remove(ack.clientMessageId)
         guard seenMessageIds.insert(ack.messageId).inserted, let me else { return }
         let id = ack.conversationId
         let body = sent.content.body ?? ""
@@ -349,14 +353,16 @@ extension ChatScreen {
             entry.noteSeen(ack.seq)
             entry.lastActivity = max(entry.lastActivity, ack.createdAt)
             entry.ownMessages[ack.seq] = body
+            if historyLoading == id { entry.held[ack.seq] = message }
             conversations[id] = entry
         }
-        update.lines += lines(for: message)
+        if historyLoading != id { update.lines += lines(for: message) }
         if let entry = conversations[id], entry.contiguousSeq > ack.seq {
             // The person's own message was the one missing: the messages after it are all here now.
             sendReceipts(in: id, upTo: entry.lastSeq, into: &update)
         } else if id == openConversationId {
-            sendReceipts(in: id, upTo: ack.seq - 1, into: &update)  // never a receipt for the own message alone
+            // Up to the own message: the person's read watermark then says nothing before it is unread.
+            sendReceipts(in: id, upTo: ack.seq, into: &update)
         }
         // Receipts that overtook the ack.
         guard let entry = conversations[id] else { return }

@@ -18,6 +18,8 @@ public struct ChatScreen: Sendable {
     public internal(set) var openConversationId: Conversation.ID?
     /// Messages typed but not acknowledged yet, oldest first.
     public internal(set) var pendingMessages: [MessageSend] = []
+    /// Pending messages the service refused for now, until acknowledged or refused for good.
+    var retryingMessages: Set<ClientMessageID> = []
     /// How many recent messages opening a conversation shows.
     public let historyLimit: Int
 
@@ -46,8 +48,10 @@ public struct ChatScreen: Sendable {
     var catchingUp: Set<Conversation.ID> = []
     /// The conversation whose history is being fetched (the open one).
     var historyLoading: Conversation.ID?
-    /// How many messages the last history fetch asked for: a page as long may leave older ones out.
+    /// How many messages the last history fetch asked for (a page as long may leave older ones out), and the
+    /// person's read watermark when it was asked for.
     var historyPageLimit = 0
+    var historyReadMark = 0
     /// Where the person's typing was announced (`typing.start`) and when last, until it stops.
     var typingShown: (conversation: Conversation.ID, at: Date)?
     /// Whether a catch-up that reloads the directory is on its way (one at a time).
@@ -106,6 +110,7 @@ public struct ChatScreen: Sendable {
             users[user.id] = user
             update.lines.append(ScreenLine("Signed in as \(user.username) (\(user.displayName)).", tone: .notice))
         case .directoryLoaded(let directory):
+            isRefreshingDirectory = false
             loadDirectory(directory, into: &update)
         case .connected:
             connected(into: &update)
@@ -130,14 +135,20 @@ public struct ChatScreen: Sendable {
             catchUp(id, messages: messages, members: members, into: &update)
         case .catchUpEnded(let failure):
             catchUpEnded(failure: failure, into: &update)
+        case .directoryRefreshFailed(let message):
+            isRefreshingDirectory = false
+            update.lines.append(ScreenLine(message, tone: .error))
         case .acknowledged(let ack):
             acknowledge(ack, into: &update)
         case .sendRetrying(let clientMessageId, let reason, let delay):
             guard let message = pendingMessages.first(where: { $0.clientMessageId == clientMessageId }) else { break }
+            retryingMessages.insert(clientMessageId)
+            for id in conversations.keys { releaseHeld(in: id, into: &update) }
             update.lines.append(ScreenLine(
                 "… Not sent yet: \"\(Self.excerpt(message.content.body ?? ""))\": \(reason); trying again in \(Self.describe(delay)).",
                 tone: .status))
         case .sendFailed(let clientMessageId, let reason):
+            retryingMessages.remove(clientMessageId)
             guard let index = pendingMessages.firstIndex(where: { $0.clientMessageId == clientMessageId }) else { break }
             let message = pendingMessages.remove(at: index)
             update.lines.append(ScreenLine(

@@ -10,8 +10,12 @@ struct ChatShell {
     enum Event: Sendable {
         /// An input for the screen.
         case input(ChatInput)
-        /// A realtime session is ready.
-        case opened(ChatterRealtimeConnection)
+        /// A realtime session is ready; `generation` tells its catch-up from an earlier connection's.
+        case opened(ChatterRealtimeConnection, generation: UInt64)
+        /// What the catch-up of the connection of `generation` brought back (`.caughtUp`).
+        case caughtUp(generation: UInt64, ChatInput)
+        /// The catch-up of the connection of `generation` is over, or failed with `failure`.
+        case catchUpEnded(generation: UInt64, failure: (any Error)?)
         /// The current realtime session ended (the connection task reconnects).
         case closed
         /// The client cannot go on.
@@ -26,6 +30,8 @@ struct ChatShell {
 
     var screen: ChatScreen
     var connection: ChatterRealtimeConnection?
+    /// The lifecycle's generation of `connection`.
+    var generation: UInt64?
     /// Receipts the screen produced while no socket was open, the latest per conversation and kind; sent by
     /// `flushReceipts()` once a session is ready, since the screen already counts them as sent.
     var pendingReceipts: [ReceiptKey: ReceiptPosition] = [:]
@@ -136,17 +142,24 @@ struct ChatShell {
                 if let user = try? await rest.user(userId) { events.yield(.input(.userLoaded(user))) }
             }
         case .catchUp(let request, let refreshDirectory):
-            let connection = connection
+            guard let connection, let generation else { return }  // the next connection catches up
             let plan = SyncPlan(limitPerConversation: request.limitPerConversation, inboundMessageLimit: inboundMessageLimit)
             Task {
                 await Self.catchUp(
-                    request, plan: plan, refreshDirectory: refreshDirectory, connection: connection, rest: rest, events: events)
+                    request, plan: plan, refreshDirectory: refreshDirectory, connection: connection, generation: generation,
+                    rest: rest, events: events)
             }
         case .setTyping(let isTyping, let id):
             // Best effort, as the service treats typing; in order with the other frames of this loop.
             try? connection?.sendWithoutWaiting(isTyping ? .typingStart(conversationId: id) : .typingStop(conversationId: id))
-        case .reconnect:
-            connection?.abort()
+        case .refreshDirectory:
+            Task {
+                do {
+                    events.yield(.input(.directoryLoaded(try await Self.loadDirectory(rest))))
+                } catch {
+                    events.yield(.input(.directoryRefreshFailed("Could not refresh your conversations: \(error)")))
+                }
+            }
         case .quit:
             break  // the loop ends once the screen says so
         }
@@ -154,55 +167,54 @@ struct ChatShell {
 
     /// The directory when asked, then what the conversations gained since the given `seq`s: `sync.request`s cut by
     /// `plan` (one frame naming every conversation of a large account would pass the service's 64 KiB and close the
-    /// socket with 1009 at every connect), and REST pages while `hasMore`.
+    /// socket with 1009 at every connect), and REST pages while `hasMore`. Everything it reports names the
+    /// connection's `generation`, so that a late one of an earlier connection is told apart.
     private static func catchUp(
-        _ request: SyncRequest, plan: SyncPlan, refreshDirectory: Bool, connection: ChatterRealtimeConnection?,
-        rest: ChatterRESTClient, events: AsyncStream<Event>.Continuation
+        _ request: SyncRequest, plan: SyncPlan, refreshDirectory: Bool, connection: ChatterRealtimeConnection,
+        generation: UInt64, rest: ChatterRESTClient, events: AsyncStream<Event>.Continuation
     ) async {
+        var failure: (any Error)?
         if refreshDirectory {
             do {
-                events.yield(.input(.directoryLoaded(try await loadDirectory(rest))))
+                events.yield(.caughtUp(generation: generation, .directoryLoaded(try await loadDirectory(rest))))
             } catch {
-                events.yield(.input(.requestFailed("Could not refresh your conversations: \(error)")))
+                failure = error
             }
         }
-        events.yield(.input(.catchUpEnded(failure: await syncConversations(
-            request, plan: plan, connection: connection, rest: rest, events: events))))
-    }
-
-    /// The `sync.request`s of a catch-up and the pages after them; returns why it failed, nil when it did not (or
-    /// when the connection ended: the reconnect catches up again).
-    private static func syncConversations(
-        _ request: SyncRequest, plan: SyncPlan, connection: ChatterRealtimeConnection?, rest: ChatterRESTClient,
-        events: AsyncStream<Event>.Continuation
-    ) async -> String? {
-        guard let connection, !request.conversations.isEmpty else { return nil }
         do {
-            for part in plan.requests(for: request.conversations) {
-                let response = try await connection.sync(part)
-                for (id, sync) in response.conversations {
-                    var messages = sync.messages
-                    var hasMore = sync.hasMore
-                    while hasMore {
-                        let after = messages.last?.seq ?? part.conversations[id] ?? 0
-                        let page = try await rest.messages(in: id, afterSeq: after, limit: 100)
-                        messages += page.messages
-                        hasMore = page.hasMore && !page.messages.isEmpty
-                    }
-                    events.yield(.input(.caughtUp(id, messages: messages, members: sync.members)))
-                }
-            }
+            try await syncConversations(request, plan: plan, connection: connection, generation: generation, rest: rest, events: events)
         } catch let error as RealtimeError {
             switch error {
             case .closed, .cancelled:
-                return nil
+                break  // the connection ended: the next one catches up
             default:
-                return "\(error)"
+                failure = failure ?? error
             }
         } catch {
-            return "\(error)"
+            failure = failure ?? error
         }
-        return nil
+        events.yield(.catchUpEnded(generation: generation, failure: failure))
+    }
+
+    /// The `sync.request`s of a catch-up and the pages after them, each conversation reported as `.caughtUp`.
+    private static func syncConversations(
+        _ request: SyncRequest, plan: SyncPlan, connection: ChatterRealtimeConnection, generation: UInt64,
+        rest: ChatterRESTClient, events: AsyncStream<Event>.Continuation
+    ) async throws {
+        for part in plan.requests(for: request.conversations) {
+            let response = try await connection.sync(part)
+            for (id, sync) in response.conversations {
+                var messages = sync.messages
+                var hasMore = sync.hasMore
+                while hasMore {
+                    let after = messages.last?.seq ?? part.conversations[id] ?? 0
+                    let page = try await rest.messages(in: id, afterSeq: after, limit: 100)
+                    messages += page.messages
+                    hasMore = page.hasMore && !page.messages.isEmpty
+                }
+                events.yield(.caughtUp(generation: generation, .caughtUp(id, messages: messages, members: sync.members)))
+            }
+        }
     }
 
     /// Friends, friend requests and every conversation (paged by `updatedSince`).

@@ -350,6 +350,21 @@ struct ChatClientSandboxTests {
         #expect(received.senderId == harness.alice.user.id)
     }
 
+    @Test func aCatchUpThatFailsIsTriedAgainOnANewConnection() async throws {
+        try await Self.withHarness { harness in
+            let client = try await Self.startInConversationWithBob(harness.clientConfiguration())
+            let device = try await Self.aliceDevice(harness)
+            harness.sandbox.admin.failRequests(to: .friends, count: 1)
+            let before = client.screen.count
+            try await harness.sandbox.admin.inject(.dropSocket, into: device)
+            try await client.screen.waitForLine(containing: "Could not fetch what was missed while offline", after: before)
+            let failed = client.screen.count
+            try await client.screen.waitForLine(containing: "Reconnected.", after: failed)
+            try await Self.expectAliceReachesBob(client, harness, saying: "after the second catch-up")
+            try await client.quit()
+        }
+    }
+
     @Test func anExpiredTokenIsRefreshedAndTheClientReconnectsAtOnce() async throws {
         try await Self.withHarness { harness in
             let client = try await Self.startInConversationWithBob(harness.clientConfiguration())

@@ -24,7 +24,7 @@ struct ChatConnectionKeeperTests {
             return
         }
         #expect(username == "alice")
-        #expect(error?.description.contains("run chat again to sign in") == true)
+        #expect(error?.description.contains("sign in again to go on") == true)
     }
 
     @Test func aFailedFreshSignInAfterARevocationSaysWhyItFailed() {

@@ -33,13 +33,13 @@ struct ChatScreenMessagingTests {
         ])
     }
 
-    @Test func theAckShowsTheMessageWithItsServerTimeAndSendsNoReceiptForItAlone() {
+    @Test func theAckShowsTheMessageWithItsServerTimeAndMarksItRead() {
         var screen = F.screenWithBobOpen()
         _ = screen.handle(.line("hello"))
         let update = screen.handle(.acknowledged(Self.ack("cm-1", seq: 6)))
         #expect(update.text == ["[14:05] alice: hello"])
         #expect(update.lines.first?.tone == .ownMessage)
-        #expect(update.actions.isEmpty, "what came before was marked read when it showed")
+        #expect(update.actions == [.markRead(ReceiptPosition(conversationId: F.withBob, seq: 6))], "so that nothing before it counts as unread")
         #expect(screen.pendingMessages.isEmpty)
     }
 
@@ -165,7 +165,7 @@ struct ChatScreenMessagingTests {
         var screen = F.screen()
         let update = screen.handle(.server(.messageNew(F.message("M-X-1", in: "01CONVUNKNOWN", seq: 1, from: F.bob, "psst", at: F.time(14, 10)))))
         #expect(update.text == ["[14:10] bob wrote in a conversation new to this screen."])
-        #expect(update.actions == [.catchUp(SyncRequest(conversations: [:]), refreshDirectory: true)])
+        #expect(update.actions == [.refreshDirectory])
     }
 
     @Test func catchingUpElsewhereShowsTheLastFewAndCountsAll() {

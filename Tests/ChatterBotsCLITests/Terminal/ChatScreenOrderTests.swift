@@ -54,6 +54,25 @@ struct ChatScreenOrderTests {
         #expect(refused.text == ["✗ Not sent: \"six\": NOT_FRIENDS", "[15:07] bob: seven"])
     }
 
+    @Test func theAckOfAMessageSentWhileTheHistoryLoadsShowsBelowTheHistory() {
+        var screen = F.screen()
+        _ = screen.handle(.line("/open bob"))
+        _ = screen.handle(.line("hi"))
+        let acked = screen.handle(.server(.messageAck(MessageAck(
+            clientMessageId: "cm-1", messageId: "M-ME-6", conversationId: F.withBob, seq: 6, createdAt: F.time(15, 6)))))
+        #expect(acked.lines.isEmpty)
+        let history = screen.handle(.historyLoaded(F.withBob, [Self.bob(5, "five")]))
+        #expect(history.text == ["[15:05] bob: five", "[15:06] alice: hi"])
+    }
+
+    @Test func aMessageRefusedForNowLetsTheMessagesHeldBehindItShow() {
+        var screen = F.screenWithBobOpen()
+        _ = screen.handle(.line("six"))
+        _ = screen.handle(.server(.messageNew(Self.bob(7, "seven"))))
+        let retrying = screen.handle(.sendRetrying("cm-1", reason: "RATE_LIMITED", after: .seconds(30)))
+        #expect(retrying.text.first == "[15:07] bob: seven")
+    }
+
     @Test func aCatchUpThatLeavesTheGapShowsWhatWasHeld() {
         var screen = Self.reconnecting()
         _ = screen.handle(.server(.messageNew(Self.bob(8, "eight"))))
@@ -69,15 +88,22 @@ struct ChatScreenOrderTests {
         #expect(ended.actions.isEmpty)
     }
 
-    @Test func aFailedCatchUpShowsWhatWasHeldAndReconnectsToTryAgain() {
+    @Test func aFailedCatchUpShowsWhatWasHeldAndSaysItTriesAgain() {
         var screen = Self.reconnecting()
         _ = screen.handle(.server(.messageNew(Self.bob(8, "eight"))))
         let failed = screen.handle(.catchUpEnded(failure: "the reply to sync.request did not come within 10 s"))
         #expect(failed.text == [
             "[15:08] bob: eight",
-            "Could not fetch the messages missed while offline (the reply to sync.request did not come within 10 s); reconnecting to try again.",
+            "Could not fetch what was missed while offline (the reply to sync.request did not come within 10 s); reconnecting to try again.",
         ])
-        #expect(failed.actions == [.reconnect])
+    }
+
+    @Test func aCatchUpOfAConversationGoneFromTheScreenShowsNothing() {
+        var screen = Self.reconnecting()
+        let update = screen.handle(.caughtUp("01CONVGONE", messages: [
+            F.message("M-G-1", in: "01CONVGONE", seq: 1, from: F.bob, "hello"),
+        ], members: []))
+        #expect(update.lines.isEmpty && update.actions.isEmpty)
     }
 
     @Test func losingTheConnectionShowsWhatWasHeld() {
@@ -105,11 +131,11 @@ struct ChatScreenOrderTests {
     @Test func messagesInAnUnknownConversationAskForOneDirectoryReloadAtATime() {
         var screen = F.screen()
         let first = screen.handle(.server(.messageNew(F.message("M-X-1", in: "01CONVUNKNOWN", seq: 1, from: F.bob, "psst"))))
-        #expect(first.actions == [.catchUp(SyncRequest(conversations: [:]), refreshDirectory: true)])
+        #expect(first.actions == [.refreshDirectory])
         let second = screen.handle(.server(.messageNew(F.message("M-X-2", in: "01CONVUNKNOWN", seq: 2, from: F.bob, "hey"))))
         #expect(second.actions.isEmpty)
-        _ = screen.handle(.catchUpEnded(failure: nil))
+        _ = screen.handle(.directoryRefreshFailed("Could not refresh your conversations: timed out"))
         let third = screen.handle(.server(.messageNew(F.message("M-Y-1", in: "01CONVOTHER", seq: 1, from: F.bob, "again"))))
-        #expect(third.actions == [.catchUp(SyncRequest(conversations: [:]), refreshDirectory: true)])
+        #expect(third.actions == [.refreshDirectory])
     }
 }
