@@ -1,3 +1,4 @@
+import BotRuntime
 import Foundation
 
 #if canImport(Glibc)
@@ -28,12 +29,9 @@ enum ProcessProbe {
 
     /// User plus system CPU time `pid` has used, in seconds (fields 14 and 15 of `/proc/<pid>/stat`).
     static func cpuSeconds(of pid: Int32) -> Double? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let end = text.lastIndex(of: ")")
+        guard let stat = ProcessStat(pid: pid), let user = stat.field(14).flatMap({ Double($0) }),
+            let system = stat.field(15).flatMap({ Double($0) })
         else { return nil }
-        // After "pid (comm)": state is field 3, utime field 14, stime field 15.
-        let fields = text[text.index(after: end)...].split(separator: " ", omittingEmptySubsequences: true)
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 

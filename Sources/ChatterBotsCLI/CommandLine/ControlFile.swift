@@ -1,3 +1,4 @@
+import BotRuntime
 import Foundation
 import Glibc
 
@@ -55,17 +56,9 @@ struct ControlFile: Hashable, Sendable, Codable {
         return Self.startTime(of: pid) == processStart
     }
 
-    /// The start time of process `pid`, field 22 of `/proc/<pid>/stat`; nil when it cannot be read. Fields are
-    /// counted after the command name, which is in parentheses and may hold spaces.
+    /// The start time of process `pid`, field 22 of `/proc/<pid>/stat`; nil when it cannot be read.
     static func startTime(of pid: Int32) -> UInt64? {
-        (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)).flatMap(startTime(inStat:))
-    }
-
-    /// Field 22 of the text of a `/proc/<pid>/stat`, read after the last `)`, which ends the command name.
-    static func startTime(inStat text: String) -> UInt64? {
-        guard let close = text.lastIndex(of: ")") else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        return fields.count > 19 ? UInt64(fields[19]) : nil
+        ProcessStat(pid: pid)?.field(22).flatMap { UInt64($0) }
     }
 
     /// The file of `dataDirectory`; nil when there is none or it cannot be read.

@@ -135,8 +135,9 @@ struct QuarantineCommandTests {
 
     @Test func theStartTimeIsReadAfterACommandNameWithParenthesesAndSpaces() {
         let stat = "4242 (run (a) b) S 1 4242 4242 0 -1 4194560 2216 0 0 0 9 3 0 0 20 0 5 0 987654 12345678 900"
-        #expect(ControlFile.startTime(inStat: stat) == 987_654)
-        #expect(ControlFile.startTime(inStat: "4242 (truncated) S 1") == nil)
+        #expect(ProcessStat(text: stat)?.field(22) == "987654")
+        #expect(ProcessStat(text: stat)?.field(3) == "S" && ProcessStat(text: stat)?.field(14) == "9")
+        #expect(ProcessStat(text: "4242 (truncated) S 1")?.field(22) == nil)
     }
 
     @Test func withARunningProcessTheCommandsGoThroughItsHTTPPort() async throws {
