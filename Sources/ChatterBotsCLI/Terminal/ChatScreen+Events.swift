@@ -243,6 +243,8 @@ extension ChatScreen {
         if message.isDeleted {
             guard deletedMessageIds.insert(message.id).inserted else { return }
             conversations[message.conversationId]?.ownMessages.removeValue(forKey: message.seq)
+            // `/react` must not react to a message that is gone.
+            if newestIncoming[message.conversationId]?.id == message.id { newestIncoming[message.conversationId] = nil }
             update.lines.append(ScreenLine("\(prefix)\(name(of: message.senderId)) deleted a message.", tone: .status))
         } else if let editedAt = message.editedAt, editStamps[message.id] != editedAt {
             editStamps[message.id] = editedAt

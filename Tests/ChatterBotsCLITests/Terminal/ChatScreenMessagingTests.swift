@@ -221,6 +221,18 @@ struct ChatScreenMessagingTests {
         #expect(screen.handle(.server(.messageUpdated(message))).text == ["bob deleted a message."])
     }
 
+    @Test func reactDoesNotReactToAMessageDeletedSince() {
+        var screen = F.screenWithBobOpen()
+        var message = F.message("M-BOB-6", in: F.withBob, seq: 6, from: F.bob, "oops")
+        _ = screen.handle(.server(.messageNew(message)))
+        message.body = nil
+        message.deletedAt = F.time(14, 4)
+        _ = screen.handle(.server(.messageUpdated(message)))
+        let update = screen.handle(.line("/react 👍"))
+        #expect(update.actions.isEmpty)
+        #expect(update.text.first?.hasPrefix("Nothing to react to yet") == true)
+    }
+
     @Test func anEditAndADeletionAreReported() {
         var screen = F.screenWithBobOpen()
         var message = F.message("M-BOB-6", in: F.withBob, seq: 6, from: F.bob, "on my way")
