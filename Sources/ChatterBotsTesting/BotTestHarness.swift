@@ -396,7 +396,8 @@ public final class BotTestHarness: Sendable {
     /// has handled every message the test users sent (its read receipts reached them) and every other event the
     /// sandbox sent it so far (a friend request, an edit, a rename), run every job due, committed its work, and
     /// had every message it sent acknowledged; and the users' sockets have received what the sandbox sent them.
-    /// Returns at once for a stopped bot (after flushing the users' sockets).
+    /// Returns at once for a stopped bot (after flushing the users' sockets). A bot that is reconnecting gets what
+    /// it missed in its catch-up, which waits on the virtual clock: `advance` settles again once time moved.
     ///
     /// - Throws: `BotTestError.timedOut` saying what the bot did not finish (the bot must send read receipts,
     ///   as it does by default, for the first part).

@@ -552,10 +552,11 @@ enum ConsoleAssets {
           typingSent = typing;
           typingAt = now;
           const as = $("chat-as").value;
-          saying = saying.then(() => fetch("/console/chat/typing", {
+          const report = () => fetch("/console/chat/typing", {
             method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
             body: JSON.stringify({ as, typing }),
-          }), () => {});
+          });
+          saying = saying.then(report, report);
         }
         $("chat-form").addEventListener("submit", (event) => {
           event.preventDefault();
@@ -564,7 +565,7 @@ enum ConsoleAssets {
           if (text.trim()) { say(text); $("chat-text").value = ""; }
         });
         $("chat-text").addEventListener("input", () => {
-          const text = $("chat-text").value;
+          const text = $("chat-text").value.trimStart();
           reportTyping(text.length > 0 && (!text.startsWith("/") || text.startsWith("//")));
         });
         $("filters").addEventListener("submit", (event) => { event.preventDefault(); refilter(); });

@@ -24,6 +24,8 @@ struct ReceiptLedger {
 
     private var marks: [Conversation.ID: Marks] = [:]
     private var dirty: [Conversation.ID] = []
+    /// The conversations of the last `takeUnsent`, until `written` names the ping that proves them.
+    private var taken: [Conversation.ID] = []
 
     /// Whether a receipt waits to be sent.
     var hasUnsent: Bool { !dirty.isEmpty }
@@ -56,6 +58,7 @@ struct ReceiptLedger {
             marks.sentOn = generation
             marks.provenByPongs = .max
             self.marks[conversation] = marks
+            taken.append(conversation)
         }
         dirty = []
         return requests
@@ -65,10 +68,15 @@ struct ReceiptLedger {
     /// `pingsWritten` pings. A ping is counted before it is written, whoever writes it, so every ping counted later
     /// is written after the receipts: its pong proves they arrived.
     mutating func written(generation: UInt64, pingsWritten: Int) {
-        for (conversation, var marks) in marks where marks.sentOn == generation && marks.provenByPongs == .max {
-            marks.provenByPongs = pingsWritten + 1
-            self.marks[conversation] = marks
+        for conversation in taken {
+            // In place: no copy of the dictionary, whatever the number of conversations.
+            Self.prove(&marks[conversation, default: Marks()], generation: generation, by: pingsWritten + 1)
         }
+        taken = []
+    }
+
+    private static func prove(_ marks: inout Marks, generation: UInt64, by pongs: Int) {
+        if marks.sentOn == generation && marks.provenByPongs == .max { marks.provenByPongs = pongs }
     }
 
     /// The connection of `generation` ended after `pongsReceived` of its pings were answered. What was written to

@@ -99,11 +99,14 @@ public struct ChatClient: Sendable {
         let connectionTask = Task { await keeper.run() }
 
         var failure: ChatClientError?
+        // The connection task reports a close on its own, so it can overtake the `.opened` of the same connection.
+        var lastClosed: UInt64 = 0
         for await event in events {
             switch event {
             case .input(let input):
                 shell.apply(input)
             case .opened(let connection, let generation):
+                guard generation > lastClosed else { break }
                 shell.connection = connection
                 shell.generation = generation
                 shell.flushReceipts()
@@ -113,7 +116,9 @@ public struct ChatClient: Sendable {
             case .catchUpEnded(let generation, let error):
                 keeper.catchUpEnded(generation: generation, failure: error)
                 if generation == shell.generation { shell.apply(.catchUpEnded(failure: error.map { "\($0)" })) }
-            case .closed:
+            case .closed(let generation):
+                lastClosed = max(lastClosed, generation)
+                guard shell.generation == nil || shell.generation == generation else { break }
                 shell.connection = nil
                 shell.generation = nil
             case .stopped(let error):

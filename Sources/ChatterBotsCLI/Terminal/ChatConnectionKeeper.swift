@@ -203,7 +203,7 @@ struct ChatConnectionKeeper {
                 post.yield(.opened(generation, connection, tasks))
             }
             let reason = await connection.closeReason
-            events.yield(.closed)
+            events.yield(.closed(generation: generation))
             post.yield(.ended(generation, .closed(generation: generation, reason), description: reason.description))
         }
         state.connection = (generation, task)

@@ -14,10 +14,11 @@ struct ChatShell {
         case opened(ChatterRealtimeConnection, generation: UInt64)
         /// What the catch-up of the connection of `generation` brought back (`.caughtUp`).
         case caughtUp(generation: UInt64, ChatInput)
-        /// The catch-up of the connection of `generation` is over, or failed with `failure`.
+        /// The catch-up of the connection of `generation` is over, or failed with `failure`. (One cut short by the
+        /// end of its connection reports nothing: the lifecycle reacts to the end.)
         case catchUpEnded(generation: UInt64, failure: (any Error)?)
-        /// The current realtime session ended (the connection task reconnects).
-        case closed
+        /// The realtime session of `generation` ended (the connection task reconnects).
+        case closed(generation: UInt64)
         /// The client cannot go on.
         case stopped(ChatClientError)
     }
@@ -186,7 +187,7 @@ struct ChatShell {
         } catch let error as RealtimeError {
             switch error {
             case .closed, .cancelled:
-                break  // the connection ended: the next one catches up
+                return  // cut short by the end of the connection, which the lifecycle handles; the next one catches up
             default:
                 failure = failure ?? error
             }

@@ -81,6 +81,17 @@ import Testing
         ledger.connectionEnded(generation: 1, pongsReceived: 9)
         #expect(ledger.send(generation: 2, pingsWritten: 0) == [Self.read(1, in: Self.ana)])
     }
+
+    @Test func aLateWrittenOfAnEndedConnectionProvesNothingWrittenToTheNext() {
+        var ledger = ReceiptLedger()
+        ledger.read(1, in: Self.ana)
+        _ = ledger.takeUnsent(generation: 1)
+        ledger.connectionEnded(generation: 1, pongsReceived: 0)
+        _ = ledger.takeUnsent(generation: 2)
+        ledger.written(generation: 1, pingsWritten: 0)
+        ledger.connectionEnded(generation: 2, pongsReceived: 5)
+        #expect(ledger.send(generation: 3, pingsWritten: 0) == [Self.read(1, in: Self.ana)])
+    }
 }
 
 extension ReceiptLedger {
