@@ -24,6 +24,8 @@ public final class Database {
     private var seenOnce: Set<Int> = []
     private static let seenOnceLimit = 512
     private var cacheClock: UInt64 = 0
+    /// The statements of ``keptStatement(_:sql:)``, by their callers' indexes; emptied with the cache.
+    private var keptStatements: [Statement?] = []
     var savepointDepth = 0
     /// Whether commits leave checkpoints to the owning ``DatabaseQueue`` (see
     /// ``DatabaseConfiguration/runsUncontendedWorkInline``) instead of checkpointing by themselves.
@@ -108,6 +110,7 @@ public final class Database {
     /// Closes the connection. Later uses throw ``DatabaseError/closed``. Closing twice does nothing.
     public func close() {
         statementCache.removeAll()
+        keptStatements.removeAll()
         if leavesCheckpointsToQueue, !connection.isClosed, logFrames <= Int32(clamping: configuration.maxLogPagesLeftOnClose) {
             // A short log stays for the next open to read back: cheaper than copying it now and syncing the file.
             csqlite_set_checkpoint_on_close(connection.handle, 0)
@@ -127,6 +130,7 @@ public final class Database {
     /// burst prepared and read would otherwise stay in memory until the connection closes.
     public func releaseMemory() {
         statementCache.removeAll()
+        keptStatements.removeAll()
         guard !connection.isClosed else { return }
         sqlite3_db_release_memory(connection.handle)
     }
@@ -216,6 +220,25 @@ public final class Database {
         if let cached = cachedStatementIfPresent(sql) { return cached }
         let statement = try makeStatement(sql: sql)
         cache(statement, for: sql)
+        return statement
+    }
+
+    /// ``cachedStatement(sql:)`` for a caller's hot path, found again by `index` instead of by its SQL: no SQL text
+    /// is hashed and compared at each use (a few hundred bytes for an outbox insert). `index` is a small number the
+    /// caller gives each of its statements (0, 1, 2…) and must always come with the same `sql`. The statement is
+    /// kept until the statement cache is emptied (``releaseMemory()``, ``close()``).
+    package func keptStatement(_ index: Int, sql: String) throws -> Statement {
+        if index < keptStatements.count, let kept = keptStatements[index] {
+            // Still the most recently used, for the cache's eviction, as if looked up there.
+            cacheClock &+= 1
+            kept.lastCacheUse = cacheClock
+            return kept
+        }
+        let statement = try cachedStatement(sql: sql)
+        if index >= keptStatements.count {
+            keptStatements.append(contentsOf: repeatElement(nil, count: index + 1 - keptStatements.count))
+        }
+        keptStatements[index] = statement
         return statement
     }
 

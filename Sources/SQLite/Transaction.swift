@@ -44,16 +44,16 @@ extension Database {
     private func savepoint<T>(_ body: (Database) throws -> T) throws -> T {
         savepointDepth += 1
         defer { savepointDepth -= 1 }
-        let name = "nested_\(savepointDepth)"
-        try execute(sql: "SAVEPOINT \(name)")
+        let depth = savepointDepth
+        try execute(sql: SavepointSQL.begin(depth))
         do {
             let result = try body(self)
-            try execute(sql: "RELEASE \(name)")
+            try execute(sql: SavepointSQL.release(depth))
             return result
         } catch {
             if isInTransaction {
-                try? execute(sql: "ROLLBACK TO \(name)")
-                try? execute(sql: "RELEASE \(name)")
+                try? execute(sql: SavepointSQL.rollback(depth))
+                try? execute(sql: SavepointSQL.release(depth))
             }
             throw error
         }
@@ -71,4 +71,25 @@ extension Database {
         defer { connection.refusesWrites = refused }
         return try transaction(.deferred, body)
     }
+}
+
+/// The SQL of the savepoint at each depth (`nested_1`, `nested_2`…), made once for the shallow depths: a unit of
+/// work opens a savepoint at every commit, and formatting its statements each time cost two allocations.
+private enum SavepointSQL {
+    private static let shallowDepths = 4
+    private static let begins = (1...shallowDepths).map { "SAVEPOINT \(name($0))" }
+    private static let releases = (1...shallowDepths).map { "RELEASE \(name($0))" }
+
+    private static func name(_ depth: Int) -> String { "nested_\(depth)" }
+
+    static func begin(_ depth: Int) -> String {
+        depth <= shallowDepths ? begins[depth - 1] : "SAVEPOINT \(name(depth))"
+    }
+
+    static func release(_ depth: Int) -> String {
+        depth <= shallowDepths ? releases[depth - 1] : "RELEASE \(name(depth))"
+    }
+
+    /// Only when a unit fails: not worth keeping.
+    static func rollback(_ depth: Int) -> String { "ROLLBACK TO \(name(depth))" }
 }

@@ -116,6 +116,19 @@ import Testing
         #expect(try db.fetchOne(Int.self, sql: "SELECT count(*) FROM note") == 2)
     }
 
+    @Test func aKeptStatementIsFoundByItsIndexUntilTheCacheIsEmptied() throws {
+        let sql = "INSERT INTO note (author) VALUES (?)"
+        let first = try db.keptStatement(0, sql: sql)
+        #expect(try db.keptStatement(0, sql: sql) === first)
+        #expect(try db.cachedStatement(sql: sql) === first, "it is the cache's statement")
+        try first.execute(arguments: ["ann"])
+        db.releaseMemory()
+        let again = try db.keptStatement(0, sql: sql)
+        #expect(again !== first)
+        try again.execute(arguments: ["bob"])
+        #expect(try db.fetchOne(Int.self, sql: "SELECT count(*) FROM note") == 2)
+    }
+
     @Test func firstUseAdmissionCachesAStatementTheFirstTimeItRuns() throws {
         let before = db.cachedStatementCount
         #expect(try db.fetchOne(Int.self, sql: "SELECT 41 + 1") == 42)

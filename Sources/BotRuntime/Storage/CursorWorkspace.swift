@@ -78,8 +78,8 @@ final class CursorWorkspace {
 
     // MARK: - Statements
 
-    /// The statements of the hot path, each taken from the connection's cache once per transaction instead of
-    /// being looked up by its SQL text at every row.
+    /// The statements of the hot path, kept by the connection under their index (``Database/keptStatement(_:sql:)``)
+    /// instead of being looked up by their SQL text.
     enum HotStatement: Int, CaseIterable {
         case selectCursor, upsertCursor, deleteStoredParked
         case selectSeenExists, insertSeen, insertOutbox, acknowledgeOutbox, acknowledgeOutboxRow, selectOutboxExists
@@ -99,15 +99,8 @@ final class CursorWorkspace {
         }
     }
 
-    /// Made at the first statement: a workspace the store's memory answers alone allocates none.
-    private var statements: [Statement?] = []
-
     func statement(_ hot: HotStatement) throws -> Statement {
-        if statements.isEmpty { statements = [Statement?](repeating: nil, count: HotStatement.allCases.count) }
-        if let statement = statements[hot.rawValue] { return statement }
-        let statement = try db.cachedStatement(sql: hot.sql)
-        statements[hot.rawValue] = statement
-        return statement
+        try db.keptStatement(hot.rawValue, sql: hot.sql)
     }
 
     // MARK: - Units
