@@ -198,9 +198,8 @@ extension ChatScreen {
     /// Shows the held messages of `id` that nothing is missing before any more, in seq order; every held one when
     /// `all`, or when nothing missing is on its way (a message lost for good must not hide the ones after it).
     mutating func releaseHeld(in id: Conversation.ID, all: Bool = false, into update: inout ChatUpdate) {
-        guard var entry = conversations[id], !entry.held.isEmpty else { return }
-        let everything = all || (historyLoading != id && !expectsMissingMessages(in: id))
-        guard everything || historyLoading != id else { return }
+        guard var entry = conversations[id], !entry.held.isEmpty, all || historyLoading != id else { return }
+        let everything = all || !expectsMissingMessages(in: id)
         for seq in entry.held.keys.sorted() where everything || seq <= entry.contiguousSeq {
             if let message = entry.held.removeValue(forKey: seq) { update.lines += lines(for: message) }
         }
