@@ -15,7 +15,7 @@ extension ChatScreen {
             users[request.toUser.id] = request.toUser
         }
         let listed = Set(directory.conversations.map(\.id))
-        for gone in conversations.keys where !listed.contains(gone) {
+        for gone in conversations.keys where !listed.contains(gone) && !addedDuringRefresh.contains(gone) {
             removeConversation(gone, because: "you are no longer in it", into: &update)
         }
         for conversation in directory.conversations {

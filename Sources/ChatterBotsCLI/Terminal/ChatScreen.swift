@@ -55,7 +55,12 @@ public struct ChatScreen: Sendable {
     /// Where the person's typing was announced (`typing.start`) and when last, until it stops.
     var typingShown: (conversation: Conversation.ID, at: Date)?
     /// Whether a catch-up that reloads the directory is on its way (one at a time).
-    var isRefreshingDirectory = false
+    var isRefreshingDirectory = false {
+        didSet { if isRefreshingDirectory && !oldValue { addedDuringRefresh = [] } }
+    }
+    /// Conversations that appeared while the directory was being reloaded: a listing fetched before them must not
+    /// take them away.
+    var addedDuringRefresh: Set<Conversation.ID> = []
     var hasLoadedDirectory = false
     var hasConnectedBefore = false
     var hasQuit = false
@@ -236,6 +241,7 @@ public struct ChatScreen: Sendable {
             conversations[conversation.id] = known
             return false
         }
+        if isRefreshingDirectory { addedDuringRefresh.insert(conversation.id) }
         var entry = ChatConversation(conversation, me: me?.id)
         if let last = conversation.lastMessage {
             entry.preview = preview(of: last)

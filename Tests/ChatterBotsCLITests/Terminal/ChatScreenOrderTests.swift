@@ -128,6 +128,14 @@ struct ChatScreenOrderTests {
         #expect(filled.actions.contains(.markRead(ReceiptPosition(conversationId: F.withBob, seq: 7))))
     }
 
+    @Test func aConversationOpenedWhileTheDirectoryReloadsIsNotTakenAwayByTheOlderListing() {
+        var screen = Self.reconnecting()  // its catch-up reloads the directory
+        _ = screen.handle(.conversationOpened(F.conversation(F.withCarol, members: [F.alice, F.carol])))
+        let reloaded = screen.handle(.directoryLoaded(F.directory()))
+        #expect(!reloaded.text.contains { $0.contains("is gone") })
+        #expect(screen.openConversationId == F.withCarol)
+    }
+
     @Test func messagesInAnUnknownConversationAskForOneDirectoryReloadAtATime() {
         var screen = F.screen()
         let first = screen.handle(.server(.messageNew(F.message("M-X-1", in: "01CONVUNKNOWN", seq: 1, from: F.bob, "psst"))))
