@@ -355,6 +355,8 @@ enum ConsoleAssets {
       }
 
       let chat = null;
+      // The bot whose conversation the chat opened: each line says so, since pages of one account share a chat.
+      let chatWith = null;
       let logs = null;
 
       function followLogs(event) {
@@ -420,6 +422,7 @@ enum ConsoleAssets {
         if (chat) chat.close();
         const as = $("chat-as").value;
         const bot = $("chat-with").value;
+        chatWith = bot;
         $("chat-lines").replaceChildren();
         chat = new EventSource("/console/chat/events?as=" + encodeURIComponent(as));
         let opened = false;
@@ -489,7 +492,7 @@ enum ConsoleAssets {
         const response = await fetch("/console/chat/say", {
           method: "POST", credentials: "same-origin",
           headers: { "Content-Type": "application/json" },
-          body: JSON.stringify({ as: $("chat-as").value, line }),
+          body: JSON.stringify({ as: $("chat-as").value, line, with: chatWith }),
         });
         if (!response.ok) {
           let message = "not sent";

@@ -11,8 +11,9 @@ import WebSocket
 /// - `GET /console/chat/events?as=alice`: server-sent events, `event: lines` with what the user's chat client
 ///   prints (`[{"text": …, "tone": …}]`), after an `event: ready` once the client is listening, and `event: ended`
 ///   when the client ended.
-/// - `POST /console/chat/say` with JSON `{"as": "alice", "line": "…"}`: types a line (a message, or a command such
-///   as `/dm echo_bot`) into that chat; 409 while no page listens to it.
+/// - `POST /console/chat/say` with JSON `{"as": "alice", "line": "…", "with": "echo_bot"}`: types a line (a message,
+///   or a command such as `/dm echo_bot`) into that chat; 409 while no page listens to it. `with`, the page's
+///   conversation, keeps pages of one account that show different conversations apart.
 /// - `POST /console/chat/typing` with JSON `{"as": "alice", "typing": true}`: the page's text field holds something
 ///   (false: it was cleared); the chat sends `typing.start`, its repeats and `typing.stop` as the seed says.
 /// - `POST /console/chat/picture` with JSON `{"as", "to" (a username), "contentType", "data" (base64), "caption"}`:
@@ -76,7 +77,7 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
                 return .response(ConsoleRoutes.error(.badRequest, "send JSON {\"as\": \"alice\", \"line\": \"…\"}: one line of text, "
                     + "at most \(ChatScreen.maximumBodyLength) characters"))
             }
-            guard await sessions.type(line, as: account.username) else {
+            guard await sessions.type(line, as: account.username, with: object?["with"] as? String) else {
                 return .response(ConsoleRoutes.error(HTTPStatus(code: 409), "no chat of \(account.username) is open: "
                     + "open /console/chat/events?as=\(account.username) first"))
             }

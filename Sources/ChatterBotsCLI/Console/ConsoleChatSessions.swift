@@ -17,6 +17,8 @@ actor ConsoleChatSessions {
         var number: UInt64
         var input: AsyncStream<String>.Continuation
         var typing: AsyncStream<Bool>.Continuation
+        /// The username of the direct conversation the pages last opened in this chat, as far as known.
+        var openWith: String?
         var listeners: [UInt64: AsyncStream<[ScreenLine]>.Continuation] = [:]
         var recent: [ScreenLine] = []
         var task: Task<Void, Never>?
@@ -60,11 +62,33 @@ actor ConsoleChatSessions {
         }
     }
 
-    /// Types `line` into `username`'s chat; false when no page listens to it (no client runs).
-    func type(_ line: String, as username: String) -> Bool {
-        guard let session = sessions[username] else { return false }
-        session.input.yield(line)
+    /// Types `line` into `username`'s chat; false when no page listens to it (no client runs). `with` is the friend
+    /// whose direct conversation the sending page shows: pages of one account share a chat, so when another page
+    /// opened another conversation since, this one's is opened again first.
+    func type(_ line: String, as username: String, with: String? = nil) -> Bool {
+        guard var session = sessions[username] else { return false }
+        let (lines, openWith) = Self.lines(typing: line, with: with, openWith: session.openWith)
+        for typed in lines { session.input.yield(typed) }
+        session.openWith = openWith
+        sessions[username] = session
         return true
+    }
+
+    /// What to type for `line` from a page showing the conversation with `with`, while the chat's open conversation
+    /// is the one with `openWith` (nil: not known); and who it is with afterwards.
+    static func lines(typing line: String, with: String?, openWith: String?) -> (lines: [String], openWith: String?) {
+        let words = line.split(separator: " ", omittingEmptySubsequences: true)
+        switch words.first {
+        case "/dm":
+            return ([line], words.count == 2 ? String(words[1]) : nil)
+        case "/open", "/quit":
+            return ([line], nil)
+        default:
+            // A message, or `/react`, acts on the open conversation; other commands on none.
+            let needsConversation = !line.hasPrefix("/") || line.hasPrefix("//") || words.first == "/react"
+            guard let with, with != openWith, needsConversation else { return ([line], openWith) }
+            return (["/dm \(with)", line], with)
+        }
     }
 
     /// Tells `username`'s chat whether its text field holds something; false when no page listens to it.
