@@ -51,7 +51,7 @@ enum BenchCommand {
             if options.keepFiles {
                 print("files kept in \(workDirectory.path)")
             } else {
-                try? FileManager.default.removeItem(at: workDirectory)
+                FileDeletionRecord.user.remove(workDirectory)
             }
         }
         let names = name == "all" ? ["throughput", "latency", "bots", "storm", "sandbox"] : [name]

@@ -164,7 +164,8 @@ struct BenchOptions: Sendable {
                                   tell the tail's stalls (many messages late together) from spread
           --keep                  keep the stores and logs (printed) instead of deleting them; for runs back to
                                   back, since on ext4 without a journal creating files is slower for up to six
-                                  minutes after deleting many (bench/README.md, "Files deleted lately")
+                                  minutes after deleting many (bench/README.md, "Files deleted lately"); a run
+                                  within six minutes of one that deleted its stores says so on its machine line
           --read-receipts-only    the Swift bots send receipt.read only, as the Python peer does (`"receipts":
                                   "read"` in bots.json; the default also sends receipt.delivered once stored)
           --without-in-flight-marks  the Swift bots do not mark their handlers' work in the in-flight table (which

@@ -133,6 +133,9 @@ struct MachineDescription: Codable, Sendable {
     var kernel: String
     /// The 1-minute load average when the scenario began.
     var loadAverage: Double
+    /// Seconds since a bench run deleted its files, when that was recent enough to slow creating files
+    /// (``FileDeletionRecord``): start-up figures are then not comparable with a run on a settled file system.
+    var secondsSinceBenchDeletedFiles: Int?
 
     static func current() -> MachineDescription {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
@@ -150,10 +153,16 @@ struct MachineDescription: Codable, Sendable {
         getloadavg(&loads, 3)
         return MachineDescription(
             cpuModel: model, cores: ProcessInfo.processInfo.activeProcessorCount, memoryMiB: memory / 1024,
-            kernel: "Linux \(release)", loadAverage: loads[0])
+            kernel: "Linux \(release)", loadAverage: loads[0],
+            secondsSinceBenchDeletedFiles: FileDeletionRecord.user.secondsSinceDeletion())
     }
 
     var summary: String {
-        "\(cpuModel), \(cores) cores, \(memoryMiB) MiB, \(kernel), load average \(String(format: "%.2f", loadAverage)) at start"
+        let machine = "\(cpuModel), \(cores) cores, \(memoryMiB) MiB, \(kernel), "
+            + "load average \(String(format: "%.2f", loadAverage)) at start"
+        guard let seconds = secondsSinceBenchDeletedFiles else { return machine }
+        return machine + "\nwarning: a bench run deleted its files \(seconds) s ago; until \(Int(FileDeletionRecord.window)) s "
+            + "have passed, creating files is slower on ext4 without a journal and start-up figures pay for it "
+            + "(use --keep: bench/README.md, \"Files deleted lately\")"
     }
 }
