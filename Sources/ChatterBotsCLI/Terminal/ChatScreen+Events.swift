@@ -256,15 +256,40 @@ extension ChatScreen {
         reactionsChanged(message, prefix: prefix, into: &update)
     }
 
+    /// `/react`'s answer: shows the person's own new reaction at once. Everything else in it (others' reactions,
+    /// an edit) is left to `message.updated`, which the answer may overtake or follow.
+    mutating func ownReactionAnswered(_ message: Message, into update: inout ChatUpdate) {
+        guard let me = me?.id, seenMessageIds.contains(message.id), !deletedMessageIds.contains(message.id),
+              conversations[message.conversationId] != nil
+        else { return }
+        var shown = reactionsShown[message.id] ?? []
+        let added = message.reactions.filter { $0.userIds.contains(me) }.map(\.emoji)
+            .filter { emoji in !shown.contains { $0.emoji == emoji && $0.userIds.contains(me) } }
+        guard !added.isEmpty else { return }
+        for emoji in added { shown = Self.adding(me, reactingWith: emoji, to: shown) }
+        var answered = message
+        answered.reactions = shown
+        reactionsChanged(answered, prefix: conversationPrefix(message.conversationId), into: &update)
+        ownReactionsAwaitingUpdate[message.id, default: []].formUnion(added)
+    }
+
     /// A line per reaction added to or removed from `message` since it was last shown.
     mutating func reactionsChanged(_ message: Message, prefix: String, into update: inout ChatUpdate) {
+        if message.isDeleted { ownReactionsAwaitingUpdate[message.id] = nil }
+        var reactions = message.reactions
+        if let me = me?.id, let awaited = ownReactionsAwaitingUpdate[message.id] {
+            let arrived = Set(reactions.filter { $0.userIds.contains(me) }.map(\.emoji))
+            let stillAwaited = awaited.subtracting(arrived)
+            ownReactionsAwaitingUpdate[message.id] = stillAwaited.isEmpty ? nil : stillAwaited
+            for emoji in stillAwaited.sorted() { reactions = Self.adding(me, reactingWith: emoji, to: reactions) }
+        }
         let before = reactionsShown[message.id] ?? []
-        guard !message.isDeleted, message.reactions != before else { return }
-        reactionsShown[message.id] = message.reactions
+        guard !message.isDeleted, reactions != before else { return }
+        reactionsShown[message.id] = reactions
         func pairs(_ reactions: [Message.Reaction]) -> [(emoji: String, user: User.ID)] {
             reactions.flatMap { reaction in reaction.userIds.map { (reaction.emoji, $0) } }
         }
-        let old = pairs(before), new = pairs(message.reactions)
+        let old = pairs(before), new = pairs(reactions)
         let excerpt = Self.excerpt(content(of: message))
         for pair in new where !old.contains(where: { $0 == pair }) {
             update.lines.append(ScreenLine("\(prefix)\(name(of: pair.user)) reacted \(pair.emoji) to \"\(excerpt)\"", tone: .status))
@@ -273,6 +298,17 @@ extension ChatScreen {
             update.lines.append(ScreenLine(
                 "\(prefix)\(name(of: pair.user)) took back \(pair.emoji) from \"\(excerpt)\"", tone: .status))
         }
+    }
+
+    /// `reactions` with `user` among those who reacted with `emoji`.
+    static func adding(_ user: User.ID, reactingWith emoji: String, to reactions: [Message.Reaction]) -> [Message.Reaction] {
+        var reactions = reactions
+        if let index = reactions.firstIndex(where: { $0.emoji == emoji }) {
+            if !reactions[index].userIds.contains(user) { reactions[index].userIds.append(user) }
+        } else {
+            reactions.append(Message.Reaction(emoji: emoji, userIds: [user]))
+        }
+        return reactions
     }
 
     mutating func showHistory(_ messages: [Message], of id: Conversation.ID, into update: inout ChatUpdate) {

@@ -40,6 +40,9 @@ public struct ChatScreen: Sendable {
     var editStamps: [Message.ID: Timestamp] = [:]
     /// The reactions last shown for each message, so that a change prints what was added or removed.
     var reactionsShown: [Message.ID: [Message.Reaction]] = [:]
+    /// The person's own reactions shown from `/react`'s answer whose `message.updated` has not come yet: an update
+    /// the server sent before the reaction lacks them and must not print them as taken back.
+    var ownReactionsAwaitingUpdate: [Message.ID: Set<String>] = [:]
     /// The newest message someone else wrote in each conversation: what `/react` reacts to.
     var newestIncoming: [Conversation.ID: Message] = [:]
     var deletedMessageIds: Set<Message.ID> = []
@@ -165,7 +168,7 @@ public struct ChatScreen: Sendable {
         case .friendRequestAccepted(let accepted):
             friendshipStarted(accepted, into: &update)
         case .reacted(let message):
-            messageChanged(message, into: &update)
+            ownReactionAnswered(message, into: &update)
         case .friendRequestDeclined(let requestId):
             guard let index = incomingRequests.firstIndex(where: { $0.id == requestId }) else { break }
             let request = incomingRequests.remove(at: index)

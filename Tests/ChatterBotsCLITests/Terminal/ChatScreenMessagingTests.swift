@@ -206,6 +206,39 @@ struct ChatScreenMessagingTests {
         #expect(screen.handle(.server(.messageUpdated(reacted))).lines.isEmpty)
     }
 
+    @Test func anUpdateSentBeforeTheOwnReactionDoesNotTakeItBack() {
+        var screen = F.screenWithBobOpen()
+        var message = F.message("M-BOB-6", in: F.withBob, seq: 6, from: F.bob, "lunch?")
+        _ = screen.handle(.server(.messageNew(message)))
+        _ = screen.handle(.line("/react 👍"))
+        var answered = message
+        answered.reactions = [Message.Reaction(emoji: "👍", userIds: [F.alice.id])]
+        #expect(screen.handle(.reacted(answered)).text == [#"alice reacted 👍 to "lunch?""#])
+        // Bob's reaction, sent by the server before alice's, arrives after the answer.
+        message.reactions = [Message.Reaction(emoji: "🎉", userIds: [F.bob.id])]
+        #expect(screen.handle(.server(.messageUpdated(message))).text == [#"bob reacted 🎉 to "lunch?""#])
+        message.reactions.append(Message.Reaction(emoji: "👍", userIds: [F.alice.id]))
+        #expect(screen.handle(.server(.messageUpdated(message))).lines.isEmpty)
+        // Once the update for her reaction came, a later one without it is a real take-back.
+        message.reactions.removeLast()
+        #expect(screen.handle(.server(.messageUpdated(message))).text == [#"alice took back 👍 from "lunch?""#])
+    }
+
+    @Test func anAnswerOvertakenByLaterUpdatesRepeatsNothing() {
+        var screen = F.screenWithBobOpen()
+        var message = F.message("M-BOB-6", in: F.withBob, seq: 6, from: F.bob, "lunch?")
+        message.reactions = [Message.Reaction(emoji: "🎉", userIds: [F.bob.id])]
+        _ = screen.handle(.server(.messageNew(message)))
+        _ = screen.handle(.line("/react 👍"))
+        var answered = message
+        answered.reactions.append(Message.Reaction(emoji: "👍", userIds: [F.alice.id]))
+        message.reactions = [Message.Reaction(emoji: "👍", userIds: [F.alice.id])]
+        #expect(screen.handle(.server(.messageUpdated(answered))).text == [#"alice reacted 👍 to "lunch?""#])
+        #expect(screen.handle(.server(.messageUpdated(message))).text == [#"bob took back 🎉 from "lunch?""#])
+        // The answer, older than bob's take-back, neither brings his reaction back nor repeats alice's.
+        #expect(screen.handle(.reacted(answered)).lines.isEmpty)
+    }
+
     @Test func aReactionTakenBackIsReportedAndADeletionShowsNoReactionLines() {
         var screen = F.screenWithBobOpen()
         var message = F.message("M-BOB-6", in: F.withBob, seq: 6, from: F.bob, "lunch?")
