@@ -215,6 +215,42 @@ struct FrameDecodingErrorTests {
         #expect(error?.reason == .wrongType)
     }
 
+    /// Frames whose `seq` or watermark no conversation can have; arithmetic on them would overflow.
+    static let outOfRangeSequenceNumbers: [(json: String, field: String)] = [
+        (#"{ "type": "message.new", "data": \#(Fixture.message(seq: 1).replacingOccurrences(of: "\"seq\": 1", with: "\"seq\": 9223372036854775807")) }"#, "data.seq"),
+        (#"{ "type": "message.updated", "data": \#(Fixture.message(seq: 1).replacingOccurrences(of: "\"seq\": 1", with: "\"seq\": -9223372036854775808")) }"#, "data.seq"),
+        (#"{ "type": "message.ack", "data": { "clientMessageId": "c", "messageId": "m", "conversationId": "k", "seq": -1, "createdAt": "2026-10-22T14:20:11.482Z" } }"#, "data.seq"),
+        (#"{ "type": "receipt.updated", "data": { "conversationId": "k", "userId": "u", "lastDeliveredSeq": 4, "lastReadSeq": 9223372036854775807 } }"#, "data.lastReadSeq"),
+        (#"{ "type": "conversation.created", "data": { "id": "k", "type": "direct", "title": null, "avatarUrl": null, "members": [], "lastSeq": 9223372036854775807, "lastMessage": null, "muted": false, "createdAt": "2026-10-22T14:20:11.482Z", "updatedAt": "2026-10-22T14:20:11.482Z" } }"#, "data.lastSeq"),
+        (#"{ "type": "sync.response", "data": { "conversations": { "k": { "messages": [], "hasMore": false, "members": [ { "userId": "u", "lastDeliveredSeq": -3, "lastReadSeq": 0 } ] } } } }"#, "data.conversations.k.members[0].lastDeliveredSeq"),
+    ]
+
+    @Test(arguments: 0..<outOfRangeSequenceNumbers.count)
+    func aSequenceNumberNoConversationCanHaveIsAnInvalidValue(index: Int) {
+        let (json, field) = Self.outOfRangeSequenceNumbers[index]
+        let error = #expect(throws: FrameDecodingError.self) { try ServerFrame(jsonData: Data(json.utf8)) }
+        #expect(error?.field == field)
+        #expect(error?.reason == .invalidValue)
+    }
+
+    @Test func aClientsReceiptOrSyncWithANegativeSequenceNumberIsAnInvalidValue() {
+        let receipt = #expect(throws: FrameDecodingError.self) {
+            try ClientFrame(jsonData: Data(#"{ "id": "r-1", "type": "receipt.read", "data": { "conversationId": "k", "seq": -1 } }"#.utf8))
+        }
+        #expect(receipt?.field == "data.seq" && receipt?.reason == .invalidValue)
+        let sync = #expect(throws: FrameDecodingError.self) {
+            try ClientFrame(jsonData: Data(#"{ "id": "s-1", "type": "sync.request", "data": { "conversations": { "k": -5 } } }"#.utf8))
+        }
+        #expect(sync?.field == "data.conversations" && sync?.reason == .invalidValue)
+    }
+
+    @Test func theLargestSequenceNumberStillDecodes() throws {
+        let largest = SequenceNumber.range.upperBound
+        let json = #"{ "type": "receipt.updated", "data": { "conversationId": "k", "userId": "u", "lastDeliveredSeq": \#(largest), "lastReadSeq": 0 } }"#
+        let frame = try ServerFrame(jsonData: Data(json.utf8))
+        #expect(frame.event == .receiptUpdated(ReceiptUpdate(conversationId: "k", userId: "u", lastDeliveredSeq: largest, lastReadSeq: 0)))
+    }
+
     @Test func malformedTimestampIsAnInvalidValue() {
         let json = #"{ "type": "message.ack", "data": { "clientMessageId": "c", "messageId": "m", "conversationId": "k", "seq": 1, "createdAt": "yesterday" } }"#
         let error = #expect(throws: FrameDecodingError.self) { try ServerFrame(jsonData: Data(json.utf8)) }

@@ -64,7 +64,8 @@ extension BotStore {
         try await read("read the sync positions") { db in
             var positions: [Conversation.ID: Int] = [:]
             for row in try db.fetchAll(sql: ConversationSQL.selectPositions) {
-                positions[try row.identifier("id")] = try row["contiguous_seq"]
+                let id: Conversation.ID = try row.identifier("id")
+                positions[id] = try row.sequenceNumber("contiguous_seq", table: "conversations", key: id.rawValue)
             }
             return positions
         }
@@ -204,8 +205,11 @@ extension BotStore {
 
 extension ConversationCursor {
     init(row: Row) throws {
+        let id: Conversation.ID = try row.identifier("id")
         self.init(
-            conversationId: try row.identifier("id"), contiguousSeq: try row["contiguous_seq"], lastSeq: try row["last_seq"],
+            conversationId: id,
+            contiguousSeq: try row.sequenceNumber("contiguous_seq", table: "conversations", key: id.rawValue),
+            lastSeq: try row.sequenceNumber("last_seq", table: "conversations", key: id.rawValue),
             updatedAt: try row.timestamp("updated_at"), isRemoved: (try row["removed_at"] as Date?) != nil,
             detailsDigest: try row["details_digest"])
     }

@@ -151,7 +151,8 @@ extension OutboxEntry {
             throw BotStoreError.corruptRecord(table: "outbox", key: key, reason: "unknown origin \"\(originKind)\"")
         }
         var acknowledgement: Acknowledgement?
-        if let messageId: Message.ID = try row.optionalIdentifier("message_id"), let seq: Int = try row["seq"],
+        if let messageId: Message.ID = try row.optionalIdentifier("message_id"),
+            let seq = try row.optionalSequenceNumber("seq", table: "outbox", key: key),
             let createdAt = try row.timestamp("message_created_at"), let ackedAt: Date = try row["acked_at"]
         {
             acknowledgement = Acknowledgement(messageId: messageId, seq: seq, createdAt: createdAt, ackedAt: ackedAt)

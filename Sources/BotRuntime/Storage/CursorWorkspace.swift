@@ -137,7 +137,9 @@ final class CursorWorkspace {
         if let known = ledgers[conversation] { return known }
         var ledger = memory.ledger(conversation) ?? ConversationLedger()
         if ledger.cursor == nil, let row = try statement(.selectCursor).fetchOne(arguments: [conversation.rawValue]) {
-            ledger.load(ConversationLedger.Cursor(contiguous: try row[0], lastSeq: try row[1]))
+            ledger.load(ConversationLedger.Cursor(
+                contiguous: try row.sequenceNumber("contiguous_seq", table: "conversations", key: conversation.rawValue),
+                lastSeq: try row.sequenceNumber("last_seq", table: "conversations", key: conversation.rawValue)))
             // Parked rows of an earlier version: in memory now, and what they held comes back through sync.
             try statement(.deleteStoredParked).execute(arguments: [conversation.rawValue])
         }

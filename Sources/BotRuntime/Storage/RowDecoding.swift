@@ -13,6 +13,24 @@ extension Row {
         (try self[name] as String?).map { Identifier($0) }
     }
 
+    /// The INTEGER column `name` as a `seq` or watermark; a value outside ``SequenceNumber/range`` (a store written
+    /// by another program) is a corrupt record rather than an overflow later.
+    func sequenceNumber(_ name: String, table: String, key: String) throws -> Int {
+        guard let value = try optionalSequenceNumber(name, table: table, key: key) else {
+            throw BotStoreError.corruptRecord(table: table, key: key, reason: "\(name) is null")
+        }
+        return value
+    }
+
+    /// The nullable INTEGER column `name` as a `seq` or watermark, checked as ``sequenceNumber(_:table:key:)`` does.
+    func optionalSequenceNumber(_ name: String, table: String, key: String) throws -> Int? {
+        guard let value = try self[name] as Int? else { return nil }
+        guard SequenceNumber.range.contains(value) else {
+            throw BotStoreError.corruptRecord(table: table, key: key, reason: "\(name) holds \(value), no sequence number")
+        }
+        return value
+    }
+
     /// The INTEGER milliseconds column `name` as a `Timestamp`.
     func timestamp(_ name: String) throws -> Timestamp? {
         (try self[name] as Int64?).map { Timestamp(millisecondsSince1970: $0) }

@@ -71,6 +71,20 @@ public struct Conversation: Identifiable, Hashable, Sendable, Codable {
         case id, kind = "type", title, avatarUrl, members, lastSeq, lastMessage, muted, createdAt, updatedAt
     }
 
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(ID.self, forKey: .id)
+        kind = try container.decode(Kind.self, forKey: .kind)
+        title = try container.decodeIfPresent(String.self, forKey: .title)
+        avatarUrl = try container.decodeIfPresent(String.self, forKey: .avatarUrl)
+        members = try container.decode([Member].self, forKey: .members)
+        lastSeq = try container.decodeSequenceNumber(forKey: .lastSeq)
+        lastMessage = try container.decodeIfPresent(Message.self, forKey: .lastMessage)
+        muted = try container.decode(Bool.self, forKey: .muted)
+        createdAt = try container.decode(Timestamp.self, forKey: .createdAt)
+        updatedAt = try container.decode(Timestamp.self, forKey: .updatedAt)
+    }
+
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
@@ -103,6 +117,18 @@ public struct Member: Hashable, Sendable, Codable {
         self.role = role
         self.lastDeliveredSeq = lastDeliveredSeq
         self.lastReadSeq = lastReadSeq
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        userId = try container.decode(User.ID.self, forKey: .userId)
+        role = try container.decode(Role.self, forKey: .role)
+        lastDeliveredSeq = try container.decodeSequenceNumber(forKey: .lastDeliveredSeq)
+        lastReadSeq = try container.decodeSequenceNumber(forKey: .lastReadSeq)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case userId, role, lastDeliveredSeq, lastReadSeq
     }
 
     /// What a member may do: owners and admins manage the group.
@@ -150,5 +176,16 @@ public struct MemberWatermarks: Hashable, Sendable, Codable {
         self.userId = userId
         self.lastDeliveredSeq = lastDeliveredSeq
         self.lastReadSeq = lastReadSeq
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        userId = try container.decode(User.ID.self, forKey: .userId)
+        lastDeliveredSeq = try container.decodeSequenceNumber(forKey: .lastDeliveredSeq)
+        lastReadSeq = try container.decodeSequenceNumber(forKey: .lastReadSeq)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case userId, lastDeliveredSeq, lastReadSeq
     }
 }

@@ -115,6 +115,43 @@ public struct Message: Identifiable, Hashable, Sendable, Codable {
             case createdAt, editedAt, deletedAt
         }
 
+        init(
+            id: ID, conversationId: Conversation.ID, seq: Int, senderId: User.ID, clientMessageId: ClientMessageID?,
+            kind: Kind, body: String?, mediaId: Media.ID?, replyToId: Message.ID?, reactions: [Reaction],
+            createdAt: Timestamp, editedAt: Timestamp?, deletedAt: Timestamp?
+        ) {
+            self.id = id
+            self.conversationId = conversationId
+            self.seq = seq
+            self.senderId = senderId
+            self.clientMessageId = clientMessageId
+            self.kind = kind
+            self.body = body
+            self.mediaId = mediaId
+            self.replyToId = replyToId
+            self.reactions = reactions
+            self.createdAt = createdAt
+            self.editedAt = editedAt
+            self.deletedAt = deletedAt
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(ID.self, forKey: .id)
+            conversationId = try container.decode(Conversation.ID.self, forKey: .conversationId)
+            seq = try container.decodeSequenceNumber(forKey: .seq)
+            senderId = try container.decode(User.ID.self, forKey: .senderId)
+            clientMessageId = try container.decodeIfPresent(ClientMessageID.self, forKey: .clientMessageId)
+            kind = try container.decode(Kind.self, forKey: .kind)
+            body = try container.decodeIfPresent(String.self, forKey: .body)
+            mediaId = try container.decodeIfPresent(Media.ID.self, forKey: .mediaId)
+            replyToId = try container.decodeIfPresent(Message.ID.self, forKey: .replyToId)
+            reactions = try container.decode([Reaction].self, forKey: .reactions)
+            createdAt = try container.decode(Timestamp.self, forKey: .createdAt)
+            editedAt = try container.decodeIfPresent(Timestamp.self, forKey: .editedAt)
+            deletedAt = try container.decodeIfPresent(Timestamp.self, forKey: .deletedAt)
+        }
+
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(id, forKey: .id)

@@ -197,7 +197,7 @@ public struct PushPayload: Hashable, Sendable, Codable {
                 self = .messageNew(
                     conversationId: try container.decode(Conversation.ID.self, forKey: .conversationId),
                     messageId: try container.decode(Message.ID.self, forKey: .messageId),
-                    seq: try container.decode(Int.self, forKey: .seq),
+                    seq: try container.decodeSequenceNumber(forKey: .seq),
                     senderId: try container.decode(User.ID.self, forKey: .senderId))
             case "friend_request.received":
                 self = .friendRequestReceived(

@@ -80,6 +80,19 @@ public struct MessageAck: Hashable, Sendable, Codable {
         self.seq = seq
         self.createdAt = createdAt
     }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        clientMessageId = try container.decode(ClientMessageID.self, forKey: .clientMessageId)
+        messageId = try container.decode(Message.ID.self, forKey: .messageId)
+        conversationId = try container.decode(Conversation.ID.self, forKey: .conversationId)
+        seq = try container.decodeSequenceNumber(forKey: .seq)
+        createdAt = try container.decode(Timestamp.self, forKey: .createdAt)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case clientMessageId, messageId, conversationId, seq, createdAt
+    }
 }
 
 /// `receipt.delivered` and `receipt.read`: the caller has the conversation up to `seq`.
@@ -93,6 +106,16 @@ public struct ReceiptPosition: Hashable, Sendable, Codable {
     public init(conversationId: Conversation.ID, seq: Int) {
         self.conversationId = conversationId
         self.seq = seq
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        conversationId = try container.decode(Conversation.ID.self, forKey: .conversationId)
+        seq = try container.decodeSequenceNumber(forKey: .seq)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case conversationId, seq
     }
 }
 
@@ -113,6 +136,18 @@ public struct ReceiptUpdate: Hashable, Sendable, Codable {
         self.userId = userId
         self.lastDeliveredSeq = lastDeliveredSeq
         self.lastReadSeq = lastReadSeq
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        conversationId = try container.decode(Conversation.ID.self, forKey: .conversationId)
+        userId = try container.decode(User.ID.self, forKey: .userId)
+        lastDeliveredSeq = try container.decodeSequenceNumber(forKey: .lastDeliveredSeq)
+        lastReadSeq = try container.decodeSequenceNumber(forKey: .lastReadSeq)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case conversationId, userId, lastDeliveredSeq, lastReadSeq
     }
 }
 
@@ -145,6 +180,21 @@ public struct SyncRequest: Hashable, Sendable, Codable {
     public init(conversations: [Conversation.ID: Int], limitPerConversation: Int? = nil) {
         self.conversations = conversations
         self.limitPerConversation = limitPerConversation
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        conversations = try container.decode([Conversation.ID: Int].self, forKey: .conversations)
+        if let bad = conversations.first(where: { !SequenceNumber.range.contains($0.value) }) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .conversations, in: container,
+                debugDescription: "\(bad.value) for \(bad.key) is no sequence number (0 to Int.max / 2)")
+        }
+        limitPerConversation = try container.decodeIfPresent(Int.self, forKey: .limitPerConversation)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case conversations, limitPerConversation
     }
 }
 

@@ -175,7 +175,7 @@ struct HotFrameDecoder {
             } else if key.matches("conversationId") {
                 return HotFrameDecoder.set(&conversationId, decoder.plainString())
             } else if key.matches("seq") {
-                return HotFrameDecoder.set(&seq, decoder.integer())
+                return HotFrameDecoder.set(&seq, decoder.sequenceNumber())
             } else if key.matches("senderId") {
                 return HotFrameDecoder.set(&senderId, decoder.plainString())
             } else if key.matches("clientMessageId") {
@@ -218,7 +218,7 @@ struct HotFrameDecoder {
             } else if key.matches("conversationId") {
                 return HotFrameDecoder.set(&conversationId, decoder.plainString())
             } else if key.matches("seq") {
-                return HotFrameDecoder.set(&seq, decoder.integer())
+                return HotFrameDecoder.set(&seq, decoder.sequenceNumber())
             } else if key.matches("createdAt") {
                 return HotFrameDecoder.set(&createdAt, decoder.timestamp())
             }
@@ -263,7 +263,7 @@ struct HotFrameDecoder {
             if key.matches("conversationId") {
                 return HotFrameDecoder.set(&conversationId, decoder.plainString())
             } else if key.matches("seq") {
-                return HotFrameDecoder.set(&seq, decoder.integer())
+                return HotFrameDecoder.set(&seq, decoder.sequenceNumber())
             }
             return false
         }) else { return nil }
@@ -361,6 +361,11 @@ struct HotFrameDecoder {
 
     /// An integer written plainly (`0`, `-12`, `345`): no fraction, exponent or leading zero; nil when it does not
     /// fit an `Int`.
+    /// An integer in ``SequenceNumber/range``; nil otherwise, which leaves the frame to the full decoder and its error.
+    private mutating func sequenceNumber() -> Int? {
+        integer().flatMap { SequenceNumber.range.contains($0) ? $0 : nil }
+    }
+
     private mutating func integer() -> Int? {
         skipWhitespace()
         let negative = consume(UInt8(ascii: "-"))

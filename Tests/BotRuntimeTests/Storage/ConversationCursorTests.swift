@@ -113,6 +113,25 @@ struct ConversationCursorTests {
         #expect(try await sqlite3(path, "SELECT count(*) FROM parked_messages;").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }
 
+    @Test func aPositionNoConversationCanHaveIsACorruptRecordNotAnOverflow() async throws {
+        let first = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        await first.close()
+        let path = directory.file("bot.sqlite")
+        _ = try await sqlite3(path, """
+            UPDATE conversations SET contiguous_seq = 9223372036854775807, last_seq = 9223372036854775807
+            WHERE id = '\(Fixture.direct.rawValue)';
+            """)
+
+        let store = try await openStore(in: directory, clock: clock)
+        func isThatRow(_ error: BotStoreError?) -> Bool {
+            guard case .corruptRecord(let table, let key, let reason)? = error else { return false }
+            return table == "conversations" && key == Fixture.direct.rawValue && reason.contains("9223372036854775807")
+        }
+        #expect(isThatRow(await #expect(throws: BotStoreError.self) { _ = try await store.syncPositions() }))
+        #expect(isThatRow(await #expect(throws: BotStoreError.self) { _ = try await store.conversationCursors() }))
+        #expect(isThatRow(await #expect(throws: BotStoreError.self) { _ = try await self.admit([Fixture.message(seq: 1)], store) }))
+    }
+
     @Test func aCommitReleasesParkedMessagesThatFollowItOnceTheGapBeforeThemCloses() async throws {
         let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
         #expect(try await admit([Fixture.message(seq: 3)], store) == [.parked])

@@ -12,7 +12,7 @@ struct HotFrameEncoderTests {
         ClientFrame(.receiptRead(ReceiptPosition(conversationId: "C_1", seq: 42))),
         ClientFrame(.receiptDelivered(ReceiptPosition(conversationId: "C_2", seq: 0))),
         ClientFrame(.receiptRead(ReceiptPosition(conversationId: "C_3", seq: 9_007_199_254_740_993)), id: "r-7"),
-        ClientFrame(.receiptDelivered(ReceiptPosition(conversationId: "C/slash~", seq: -1))),
+        ClientFrame(.receiptDelivered(ReceiptPosition(conversationId: "C/slash~", seq: 7))),
         ClientFrame(.typingStart(conversationId: "C_1")),
         ClientFrame(.typingStop(conversationId: "C_1"), id: "t 1"),
     ]
