@@ -32,10 +32,12 @@ package struct ShardCountGuard: Sendable, Equatable {
         var bots: [String]?
     }
 
-    /// The guard of `dataDirectory`, as its last sharded run left it.
+    /// The guard of `dataDirectory`, as its last sharded run left it. A file that cannot be read, or holds a count
+    /// no run can have (edited by hand), counts as none.
     package static func read(in dataDirectory: URL) -> ShardCountGuard {
         let url = dataDirectory.appendingPathComponent(fileName)
         let stored = (try? Data(contentsOf: url)).flatMap { try? JSONDecoder().decode(Stored.self, from: $0) }
+            .flatMap { (1...Shard.maximumCount).contains($0.count) ? $0 : nil }
         return ShardCountGuard(previousCount: stored?.count, previousBots: stored?.bots.map(Set.init))
     }
 

@@ -23,9 +23,9 @@ extension BotCommandLine {
         var countGuard = ShardCountGuard.read(in: directory)
         // A fresh volume (a new pod of a StatefulSet that grows) has no history: the operator states the old count.
         if countGuard.previousCount == nil, let stated = environment.variables[ShardCountGuard.previousCountVariable] {
-            guard let count = Int(stated), count >= 1 else {
+            guard let count = try? Shard.count(parsing: stated) else {
                 environment.standardError.write(line: "\(programName): \(ShardCountGuard.previousCountVariable) must be a "
-                    + "shard count (a whole number from 1), not \"\(stated)\"")
+                    + "shard count (a whole number from 1 to \(Shard.maximumCount)), not \"\(stated)\"")
                 return false
             }
             countGuard.previousCount = count

@@ -64,6 +64,15 @@ struct ShardCountGuardTests {
         #expect(ShardCountGuard.read(in: directory.url) == ShardCountGuard(previousCount: 4, previousBots: ["c"]))
     }
 
+    @Test(arguments: ["0", "-3", "5000000000"])
+    func aFileWithACountNoRunCanHaveCountsAsNone(count: String) throws {
+        let directory = try TemporaryDirectory("ShardCountGuardTests")
+        try directory.write(#"{"count": \#(count), "bots": ["a"]}"#, to: "shard-count.json")
+        let read = ShardCountGuard.read(in: directory.url)
+        #expect(read == ShardCountGuard(previousCount: nil))
+        #expect(read.missingStores(of: bots, on: try Shard(index: 0, count: 2)) { _ in false }.isEmpty)
+    }
+
     @Test func aFileWithoutTheFleetTakesEveryBotWithoutAStoreAsMoved() throws {
         let directory = try TemporaryDirectory("ShardCountGuardTests")
         try directory.write(#"{"count": 3}"#, to: "shard-count.json")

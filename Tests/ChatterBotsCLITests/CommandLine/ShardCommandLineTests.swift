@@ -184,6 +184,15 @@ struct ShardRunTests {
         #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
     }
 
+    @Test func aPreviousShardCountBeyondTheMostShardsIsRefusedWithTheRange() async throws {
+        let harness = try CommandHarness()
+        try Self.writeRemoteConfiguration(in: harness)
+        let code = await harness.run(["run", "--shard", "0/2"], variables: ["CHATTERBOTS_PREVIOUS_SHARD_COUNT": "5000000000"])
+        #expect(code == .usageError)
+        #expect(harness.errors.text.contains("CHATTERBOTS_PREVIOUS_SHARD_COUNT must be a shard count (a whole number from 1 to 100000)"))
+        #expect(await harness.sessionNames.isEmpty)
+    }
+
     /// The count is what the next start compares with: a run that failed to start must leave it as it was.
     @Test func aRunThatCannotStartRecordsNoShardCount() async throws {
         let harness = try CommandHarness()
