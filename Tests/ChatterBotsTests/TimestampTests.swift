@@ -82,6 +82,22 @@ struct TimestampTests {
         #expect(start.advanced(by: .milliseconds(-1_500)).millisecondsSince1970 == -500)
     }
 
+    @Test func advancingPastWhatATimestampHoldsStaysAtThatEnd() {
+        let now = Timestamp(millisecondsSince1970: 1_792_677_791_482)
+        #expect(now.advanced(by: .seconds(10_000_000_000_000_000)).millisecondsSince1970 == .max)
+        #expect(now.advanced(by: .seconds(-10_000_000_000_000_000)).millisecondsSince1970 == .min)
+        #expect(Timestamp(millisecondsSince1970: .max - 1).advanced(by: .milliseconds(2)).millisecondsSince1970 == .max)
+        #expect(Timestamp(millisecondsSince1970: .min + 1).advanced(by: .milliseconds(-2)).millisecondsSince1970 == .min)
+    }
+
+    @Test func aDateBeyondWhatATimestampHoldsIsTheNearestEnd() {
+        #expect(Timestamp(Date(timeIntervalSince1970: 1e300)).millisecondsSince1970 == .max)
+        #expect(Timestamp(Date(timeIntervalSince1970: -.infinity)).millisecondsSince1970 == .min)
+        #expect(Timestamp(Date(timeIntervalSince1970: .nan)).millisecondsSince1970 == 0)
+        #expect(Timestamp(millisecondsSince1970: .max).iso8601.hasSuffix("Z"))
+        #expect(Timestamp(millisecondsSince1970: .min).iso8601.hasPrefix("-"))
+    }
+
     @Test func parsingAndFormattingThroughput() throws {
         // A benchmark, not a timed assertion: it prints figures and checks the results are right.
         let texts = (0..<20_000).map { Timestamp(millisecondsSince1970: 1_792_677_791_482 + Int64($0) * 1_337).iso8601 }

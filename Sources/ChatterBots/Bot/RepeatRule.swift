@@ -128,12 +128,6 @@ public enum RepeatRule: Hashable, Sendable, Codable {
 }
 
 extension Duration {
-    /// The duration in whole milliseconds, truncated toward zero.
-    var wholeMilliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-
     /// The duration in whole milliseconds, truncated toward zero; nil when that does not fit in an `Int64`.
     var exactMilliseconds: Int64? {
         let (seconds, attoseconds) = components

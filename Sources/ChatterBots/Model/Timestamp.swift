@@ -17,9 +17,11 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
         self.millisecondsSince1970 = millisecondsSince1970
     }
 
-    /// The timestamp nearest to `date`, rounded to the millisecond.
+    /// The timestamp nearest to `date`, rounded to the millisecond; an instant beyond what `Int64` milliseconds
+    /// hold (±292 million years) is the nearest end, and a date that is not a number is the epoch.
     public init(_ date: Date) {
-        millisecondsSince1970 = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        millisecondsSince1970 = milliseconds.isNaN ? 0 : Int64(exactly: milliseconds) ?? (milliseconds < 0 ? .min : .max)
     }
 
     /// Parses an ISO 8601 date-time: `YYYY-MM-DDTHH:MM:SS`, an optional fraction of 1 to 9 digits
@@ -41,9 +43,13 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
 
     public var description: String { iso8601 }
 
-    /// The timestamp `duration` later (earlier when negative), truncated to the millisecond.
+    /// The timestamp `duration` later (earlier when negative), truncated to the millisecond; past the end of what
+    /// a timestamp holds it stays at that end (a cooldown of 10^16 seconds is "forever", not a crash).
     public func advanced(by duration: Duration) -> Timestamp {
-        Timestamp(millisecondsSince1970: millisecondsSince1970 + duration.wholeMilliseconds)
+        let end: Int64 = duration < .zero ? .min : .max
+        guard let step = duration.exactMilliseconds else { return Timestamp(millisecondsSince1970: end) }
+        let (sum, overflow) = millisecondsSince1970.addingReportingOverflow(step)
+        return Timestamp(millisecondsSince1970: overflow ? end : sum)
     }
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.millisecondsSince1970 < rhs.millisecondsSince1970 }

@@ -157,6 +157,15 @@ struct AutoResponderBotTests {
         #expect(context.sentTexts == ["Hi Alice Moreau!", "Hi Alice Moreau!"])
     }
 
+    @Test func aCooldownLongerThanATimestampHoldsNeverEnds() async throws {
+        let bot = try bot(#"{"rules": [{"keywords": ["hello"], "reply": "Hi {name}!", "cooldownSeconds": 10000000000000000}]}"#)
+        let context = Chat.context(now: Self.afternoon)
+        try await context.say("hello", to: bot)
+        context.advance(by: .seconds(3_153_600_000))  // a hundred years
+        try await context.say("hello", to: bot)
+        #expect(context.sentTexts == ["Hi Alice Moreau!"])
+    }
+
     @Test func theCooldownIsKeptInStateSoItSurvivesARestart() async throws {
         let context = Chat.context(now: Self.afternoon)
         try await context.say("hello", to: try bot(Self.hello))
