@@ -136,7 +136,7 @@ final class AdmissionQueue: Sendable {
         case .fetched(let messages):
             await admit(messages, fetched: true)
         case .updated(let message, let trace):
-            dispatcher.enqueue(.messageUpdated(message, trace: trace), in: .conversation(message.conversationId))
+            await admitUpdate(message, trace: trace)
         case .conversations(let conversations, let report, let trace):
             await record(conversations, as: report, trace: trace)
         case .removed(let id, let trace):
@@ -152,6 +152,27 @@ final class AdmissionQueue: Sendable {
             await rewind(conversation, passingOver: message)
         case .barrier(let done):
             done()
+        }
+    }
+
+    /// Hands an update to its conversation's lane once its message was handed out; an update of a message still on
+    /// its way changes the parked copy or is dropped (``ConversationLedger/placeUpdate(_:bot:)``).
+    private func admitUpdate(_ update: Message, trace: String) async {
+        let work = HandlerWork.messageUpdated(update, trace: trace)
+        guard let bot = identity.device?.userId else { return dispatcher.enqueue(work, in: .conversation(update.conversationId)) }
+        let fields = ["conversation": update.conversationId.rawValue, "seq": String(update.seq)]
+        do {
+            switch try await store.placeUpdate(update, bot: bot) {
+            case .deliver:
+                dispatcher.enqueue(work, in: .conversation(update.conversationId))
+            case .intoParked:
+                log.debug("message.updated for a parked message: it is handled in its current state", trace: trace, fields)
+            case .dropped:
+                log.debug("message.updated for a message not received yet: it comes in its current state", trace: trace, fields)
+            }
+        } catch {
+            log.warning("could not place a message update (\(error)); handing it to the bot", trace: trace, fields)
+            dispatcher.enqueue(work, in: .conversation(update.conversationId))
         }
     }
 

@@ -42,14 +42,14 @@ final class HandlerDispatcher: Sendable {
         var first: HandlerWork? { head < items.count ? items[head] : nil }
 
         /// Adds `work` in order: by seq in a conversation lane (messages may arrive out of order from the tasks
-        /// that hand them out), at the end otherwise.
+        /// that hand them out), a message before the updates of it, at the end otherwise.
         mutating func append(_ work: [HandlerWork]) {
             if head > 0 && head * 2 >= items.count {
                 items.removeFirst(head)
                 head = 0
             }
             for item in work {
-                guard let seq = item.seq, let last = items.last?.seq, last > seq else {
+                guard let key = Self.order(of: item), let last = items.last.flatMap(Self.order(of:)), last > key else {
                     items.append(item)
                     continue
                 }
@@ -57,10 +57,23 @@ final class HandlerDispatcher: Sendable {
                 var high = items.count
                 while low < high {
                     let middle = (low + high) / 2
-                    if let other = items[middle].seq, other > seq { high = middle } else { low = middle + 1 }
+                    if let other = Self.order(of: items[middle]), other > key { high = middle } else { low = middle + 1 }
                 }
                 items.insert(item, at: low)
             }
+        }
+
+        /// The place of `work` in a conversation lane: its seq, then 0 for the message and 1 for an update of it.
+        private static func order(of work: HandlerWork) -> Order? {
+            guard let seq = work.seq else { return nil }
+            if case .messageUpdated = work { return Order(seq: seq, rank: 1) }
+            return Order(seq: seq, rank: 0)
+        }
+
+        private struct Order: Comparable {
+            var seq: Int
+            var rank: Int
+            static func < (lhs: Order, rhs: Order) -> Bool { (lhs.seq, lhs.rank) < (rhs.seq, rhs.rank) }
         }
 
         mutating func popFirst() -> HandlerWork? {

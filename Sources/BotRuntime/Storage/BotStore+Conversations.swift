@@ -141,6 +141,12 @@ extension BotStore {
         try await deliverableMessages(in: conversation, limit: 1).first
     }
 
+    /// Where `update` (a `message.updated`) goes: to the bot, into the parked copy of its message (done here), or
+    /// nowhere because its message has not arrived (``ConversationLedger/placeUpdate(_:bot:)``).
+    func placeUpdate(_ update: Message, bot: User.ID) async throws(BotStoreError) -> ConversationLedger.UpdatePlacement {
+        try await writeWithCursors("place a message update") { workspace in try workspace.placeUpdate(update, bot: bot) }
+    }
+
     /// Hands out up to `limit` parked messages that are next in `conversation`, in seq order.
     public func deliverableMessages(in conversation: Conversation.ID, limit: Int = 256) async throws(BotStoreError) -> [Message] {
         try await writeWithCursors("hand out parked messages") { workspace in

@@ -141,6 +141,29 @@ struct ConversationLedger: Sendable {
         return .parked
     }
 
+    /// Where an update of a message (`message.updated`) goes, so that the bot never hears of a change to a message
+    /// before the message itself.
+    enum UpdatePlacement: Equatable {
+        /// To the bot: its message was handled or handed out (its lane runs the update after it), is the bot's
+        /// own, or the conversation has no cursor here.
+        case deliver
+        /// Into the parked copy of its message, which waits ahead of a gap: the bot gets that message in its
+        /// current state.
+        case intoParked
+        /// Nowhere: its message has not arrived, and what brings it (the gap's fetch, the next sync) brings it in its
+        /// current state.
+        case dropped
+    }
+
+    /// Decides where `update` goes (see ``UpdatePlacement``); `.intoParked` has replaced the parked copy.
+    mutating func placeUpdate(_ update: Message, bot: User.ID) -> UpdatePlacement {
+        guard let expected = expectedThrough, update.senderId != bot, update.seq > expected else { return .deliver }
+        guard case .message? = parked.entry(at: update.seq) else { return .dropped }
+        removeParked(at: update.seq)
+        insertParked(.message(update), at: update.seq)
+        return .intoParked
+    }
+
     /// The bot's own message sits at `seq` (seen through an ack or an arrival): the contiguous seq passes over it
     /// at once when it is next, or when it reaches it later (a marker). Without a cursor the marker waits for one.
     mutating func passOwn(seq: Int) {

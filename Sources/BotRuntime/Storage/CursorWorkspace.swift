@@ -262,6 +262,11 @@ final class CursorWorkspace {
         try change(conversation) { $0.handOutParked(limit: limit) }
     }
 
+    /// Where an update of a message goes; see ``ConversationLedger/placeUpdate(_:bot:)``.
+    func placeUpdate(_ update: Message, bot: User.ID) throws -> ConversationLedger.UpdatePlacement {
+        try change(update.conversationId) { $0.placeUpdate(update, bot: bot) }
+    }
+
     /// Forgets what was handed out of `conversation` beyond its committed contiguous seq, which it returns (nil: no
     /// cursor): those messages are handed out again when they come back.
     func rewind(_ conversation: Conversation.ID) throws -> Int? {

@@ -184,6 +184,47 @@ import Testing
         #expect(ledger.cursor == ConversationLedger.Cursor(contiguous: 7, lastSeq: 7))
     }
 
+    // MARK: - Updates of messages
+
+    private func update(_ seq: Int, body: String, from sender: User.ID = Fixture.alice) -> Message {
+        var message = message(seq, from: sender)
+        message.body = body
+        message.editedAt = Timestamp(millisecondsSince1970: 1_000)
+        return message
+    }
+
+    @Test func anUpdateOfAMessageHandledOrHandedOutGoesToTheBot() {
+        var ledger = ledger()
+        admit(5, into: &ledger)
+        #expect(ledger.placeUpdate(update(4, body: "handled"), bot: Fixture.bot) == .deliver)
+        #expect(ledger.placeUpdate(update(5, body: "handed out"), bot: Fixture.bot) == .deliver)
+    }
+
+    @Test func anUpdateOfAParkedMessageChangesTheCopyHandedOutLater() {
+        var ledger = ledger()
+        admit(6, into: &ledger)
+        #expect(ledger.placeUpdate(update(6, body: "edited"), bot: Fixture.bot) == .intoParked)
+        #expect(ledger.parked.messageCount == 1)
+        admit(5, into: &ledger)
+        ledger.handled(5)
+        #expect(ledger.handOutParked(limit: 9).map(\.body) == ["edited"])
+    }
+
+    @Test func anUpdateOfAMessageNotReceivedIsDropped() {
+        var ledger = ledger()
+        admit(7, into: &ledger)
+        #expect(ledger.placeUpdate(update(6, body: "not here yet"), bot: Fixture.bot) == .dropped)
+        #expect(ledger.placeUpdate(update(9, body: "beyond"), bot: Fixture.bot) == .dropped)
+        #expect(ledger.parked.messageCount == 1)
+    }
+
+    @Test func anUpdateOfTheBotsOwnMessageOrInAnUnknownConversationGoesToTheBot() {
+        var ledger = ledger()
+        #expect(ledger.placeUpdate(update(8, body: "mine", from: Fixture.bot), bot: Fixture.bot) == .deliver)
+        var unknown = ConversationLedger()
+        #expect(unknown.placeUpdate(update(3, body: "anywhere"), bot: Fixture.bot) == .deliver)
+    }
+
     // MARK: - Units
 
     @Test func aRolledBackUnitLeavesTheLedgerAsItWas() {
