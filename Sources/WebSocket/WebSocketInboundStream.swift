@@ -2,8 +2,9 @@ import Synchronization
 
 /// The messages a `WebSocketConnection` receives, in order; the sequence ends when the connection closes.
 ///
-/// Messages wait in a buffer until read. When more than `highWatermark` bytes wait, the connection stops reading
-/// its socket, so a slow consumer slows the peer down through TCP instead of growing memory without bound.
+/// Messages wait in a buffer until read. When more than `highWatermark` bytes wait (each message is charged a
+/// fixed overhead besides its payload), the connection stops reading its socket, so a slow consumer slows the peer
+/// down through TCP instead of growing memory without bound.
 /// Meant for one consumer; with several, each message goes to exactly one of them.
 public struct WebSocketInboundStream: AsyncSequence, Sendable {
     public typealias Element = WebSocketMessage
@@ -65,7 +66,7 @@ final class InboundMessageBuffer: Sendable {
             guard head < messages.count else { return nil }
             let message = messages[head]
             head += 1
-            bufferedBytes -= message.byteCount
+            bufferedBytes -= message.bufferCharge
             if head == messages.count {
                 messages.removeAll(keepingCapacity: messages.count <= 1024)
                 head = 0
@@ -86,7 +87,7 @@ final class InboundMessageBuffer: Sendable {
         self.setReadingPaused = setReadingPaused
     }
 
-    /// Payload bytes of the messages waiting to be read.
+    /// What the messages waiting to be read are charged: their payload bytes plus a fixed overhead each.
     var bufferedByteCount: Int { state.withLock { $0.bufferedBytes } }
 
     /// Adds received messages in order, handing the first ones straight to waiting consumers; one lock for all.
@@ -100,7 +101,7 @@ final class InboundMessageBuffer: Sendable {
                     handed.append((state.waiters.removeFirst().continuation, message))
                 } else {
                     state.messages.append(message)
-                    state.bufferedBytes += message.byteCount
+                    state.bufferedBytes += message.bufferCharge
                 }
             }
             if !state.isPaused && state.bufferedBytes > highWatermark {
@@ -179,11 +180,15 @@ final class InboundMessageBuffer: Sendable {
 }
 
 extension WebSocketMessage {
-    /// Payload size, for buffer accounting.
-    var byteCount: Int {
+    /// What a buffered message costs beside its payload: the enum, the array or string header and the buffer slot
+    /// take about this much, so a flood of empty messages fills the buffer (and pauses reading) like any other.
+    static let bufferOverhead = 64
+
+    /// Payload size plus the fixed overhead, for buffer accounting.
+    var bufferCharge: Int {
         switch self {
-        case .text(let text): text.utf8.count
-        case .binary(let bytes): bytes.count
+        case .text(let text): text.utf8.count + Self.bufferOverhead
+        case .binary(let bytes): bytes.count + Self.bufferOverhead
         }
     }
 }

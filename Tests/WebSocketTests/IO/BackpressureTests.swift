@@ -65,6 +65,28 @@ struct BackpressureTests {
         await server.shutdown()
     }
 
+    @Test func aReceiverThatDoesNotReadStopsReadingAFloodOfEmptyMessages() async throws {
+        let (server, client, receiver) = try await Self.connectedPair()
+        // More empty messages than the receiver's buffer takes at its fixed charge per message.
+        let flood = 2 * (1 << 20) / WebSocketMessage.bufferOverhead
+        let sender = Task {
+            for _ in 0..<(flood / 1000) { try await client.send([WebSocketMessage](repeating: .binary([]), count: 1000)) }
+        }
+        try await waitUntil { receiver.channel.isReadingPaused }
+        #expect(receiver.inbound.bufferedByteCount <= (2 << 20))
+
+        var received = 0
+        for await message in receiver.messages {
+            #expect(message == .binary([]))
+            received += 1
+            if received == flood / 1000 * 1000 { break }
+        }
+        try await sender.value
+        #expect(!receiver.channel.isReadingPaused, "reading resumes once the buffer drained")
+        await client.close()
+        await server.shutdown()
+    }
+
     @Test func aPeerResetWhileWritesAreQueuedEndsTheConnectionWith1006() async throws {
         let (server, client, receiver) = try await Self.connectedPair()
         let sender = Task {

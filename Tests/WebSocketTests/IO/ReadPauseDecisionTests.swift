@@ -22,6 +22,15 @@ struct ReadPauseDecisionTests {
         #expect(decisions.all == [ReadPauseDecision(paused: true, number: 1), ReadPauseDecision(paused: false, number: 2)])
     }
 
+    @Test func emptyMessagesAreChargedAnOverheadSoTheirFloodPausesReading() {
+        let decisions = Decisions()
+        let buffer = InboundMessageBuffer(highWatermark: 10 * WebSocketMessage.bufferOverhead, lowWatermark: 0) { decisions.record($0) }
+        buffer.push(Array(repeating: .binary([]), count: 10))
+        #expect(decisions.all.isEmpty, "at the high watermark, not past it")
+        buffer.push([.text("")])
+        #expect(decisions.all == [ReadPauseDecision(paused: true, number: 1)])
+    }
+
     @Test func aPauseThatArrivesAfterTheLaterResumeLeavesReadingOn() throws {
         var fds: [Int32] = [0, 0]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else {
