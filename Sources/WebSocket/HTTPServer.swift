@@ -83,6 +83,9 @@ public final class HTTPServer: Sendable {
     /// The number of open connections (HTTP and WebSocket).
     public var connectionCount: Int { registry.connections.withLock { $0.count } }
 
+    /// The open connections, for tests that look inside one.
+    var openConnections: [HTTPServerConnection] { registry.connections.withLock { Array($0.values) } }
+
     /// Stops accepting, closes WebSocket connections with 1001 (going away) and HTTP connections at once, and
     /// returns when every connection is closed (WebSocket close handshakes are bounded by their close timeout).
     public func shutdown() async {

@@ -57,6 +57,9 @@ final class HTTPServerConnection: ChannelHandler {
         self.state = Mutex(State(parser: HTTPRequestParser(limits: context.configuration.parserLimits)))
     }
 
+    /// Received bytes held for requests not parsed yet.
+    var bufferedRequestByteCount: Int { state.withLock { $0.parser.bufferedByteCount } }
+
     /// Server shutdown: WebSocket connections are closed with 1001, others at once.
     func shutdown() async {
         let phase = state.withLock { $0.phase }
@@ -78,11 +81,30 @@ final class HTTPServerConnection: ChannelHandler {
     }
 
     func channelRead(_ channel: SocketChannel, _ bytes: UnsafeRawBufferPointer) {
-        let step = state.withLock { state -> Step in
-            state.lastActivity = MonotonicTime.now()
-            state.parser.append(bytes)
-            guard case .waiting = state.phase else { return .wait }
-            return nextStep(&state)
+        let (step, webSocket) = state.withLock { state -> (Step, WebSocketConnection?) in
+            switch state.phase {
+            case .waiting:
+                state.lastActivity = MonotonicTime.now()
+                state.parser.append(bytes)
+                return (nextStep(&state), nil)
+            case .responding:
+                // Kept for the next pipelined request, or handed to the WebSocket after an upgrade; reading is
+                // paused meanwhile, so at most the rest of one read burst arrives here.
+                state.lastActivity = MonotonicTime.now()
+                state.parser.append(bytes)
+                return (.wait, nil)
+            case .upgraded(let connection):
+                return (.wait, connection)
+            case .streaming, .closed:
+                // No request follows a streamed response or a close: the bytes are only read so that the
+                // peer's close is noticed, and buffering them would grow without bound.
+                return (.wait, nil)
+            }
+        }
+        // The WebSocket normally receives its bytes as the channel's handler; this keeps them flowing if not.
+        if let webSocket {
+            webSocket.channelRead(channel, bytes)
+            return
         }
         carryOut(step)
     }

@@ -31,6 +31,9 @@ public struct HTTPRequestParser: Sendable {
     /// Whether a request has started arriving but is not complete.
     public var isInsideRequest: Bool { engine.isInsideMessage }
 
+    /// How many received bytes are buffered and not part of a returned request.
+    var bufferedByteCount: Int { engine.bufferedBytes.count }
+
     /// Removes and returns the bytes buffered after the last returned request.
     public mutating func takeBufferedBytes() -> [UInt8] { engine.takeBufferedBytes() }
 }
