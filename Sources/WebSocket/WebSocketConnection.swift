@@ -5,8 +5,9 @@ import Synchronization
 /// The RFC 6455 rules live in `WebSocketProtocolState`; this type carries out its actions on a socket owned by an
 /// event loop. Reads happen on the loop thread; `send` writes straight to the socket when nothing is queued and
 /// suspends only when more than the channel's high watermark waits to be written. Pings are answered
-/// automatically. A peer that vanishes without a close frame is reported as 1006 once the socket reports the
-/// end of stream or a reset; `close` returns within the configured close timeout even if the peer never answers.
+/// automatically (while 16 pongs wait to be sent, only the newest ping is answered after them). A peer that vanishes
+/// without a close frame is reported as 1006 once the socket reports the end of stream or a reset; `close` returns
+/// within the configured close timeout even if the peer never answers.
 /// The open socket keeps the connection alive: end it with `close` (or let the peer close it), not by dropping it.
 public final class WebSocketConnection: Sendable {
     /// Whether this end is the client or the server.
@@ -39,6 +40,8 @@ public final class WebSocketConnection: Sendable {
     /// wake waiters.
     private struct Effects {
         var pendingWrite: SocketChannel.PendingWrite?
+        /// A pong was written whose sending the protocol state must hear of (`pongWritten`).
+        var watchesPong = false
         var messages: [WebSocketMessage] = []
         var pongs: [[UInt8]] = []
         var pongHandler: (@Sendable ([UInt8]) -> Void)?
@@ -202,6 +205,17 @@ public final class WebSocketConnection: Sendable {
     /// Whether no close frame was sent or received yet.
     public var isOpen: Bool { state.withLock { $0.protocolState.isOpen } }
 
+    private func pongWritten() {
+        let effects = state.withLock { state -> Effects in
+            var actions: [WebSocketAction] = []
+            state.protocolState.pongWritten(into: &actions)
+            var effects = perform(actions, &state)
+            effects.watchesPong = state.protocolState.isPongPending
+            return effects
+        }
+        deliver(effects)
+    }
+
     private func closeTimerFired() {
         let effects = state.withLock { state -> Effects in
             state.closeTimer = nil
@@ -243,6 +257,12 @@ public final class WebSocketConnection: Sendable {
 
     private func deliver(_ effects: Effects) {
         if let pending = effects.pendingWrite { _ = channel.flush(pending) }
+        // The pongs count as sent once the queue drains to the low watermark: until then pings beyond
+        // `maximumPendingPongs` only replace the one to answer next, so a peer that pings without reading adds at
+        // most that many pongs past that mark.
+        if effects.watchesPong {
+            channel.whenWritable { [weak self] open in if open { self?.pongWritten() } }
+        }
         inbound.push(effects.messages)
         if let handler = effects.pongHandler {
             for payload in effects.pongs { handler(payload) }
@@ -259,8 +279,10 @@ extension WebSocketConnection: ChannelHandler {
         let effects = state.withLock { state -> Effects in
             var actions: [WebSocketAction] = []
             swap(&actions, &state.actions)
+            let pongWasPending = state.protocolState.isPongPending
             state.protocolState.receive(bytes, into: &actions)
-            let effects = perform(actions, &state)
+            var effects = perform(actions, &state)
+            effects.watchesPong = !pongWasPending && state.protocolState.isPongPending
             actions.removeAll(keepingCapacity: true)
             swap(&actions, &state.actions)
             return effects

@@ -44,7 +44,7 @@ final class SocketChannel: EventLoopSelectable {
         /// The socket was closed while a writer was sending: the writer closes the descriptor when it is done,
         /// so that its number cannot be reused under it.
         var closesDescriptorAfterWrite = false
-        var writabilityWaiters: [CheckedContinuation<Bool, Never>] = []
+        var writabilityWaiters: [@Sendable (Bool) -> Void] = []
         var closeWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -108,7 +108,7 @@ final class SocketChannel: EventLoopSelectable {
     /// Bytes accepted but not yet written to the socket.
     var queuedByteCount: Int { state.withLock { $0.queue.count } }
 
-    /// Writers suspended in ``waitUntilWritable()``.
+    /// Writers waiting for room (``waitUntilWritable()``, ``whenWritable(_:)``).
     var writabilityWaiterCount: Int { state.withLock { $0.writabilityWaiters.count } }
 
     /// Whether the TLS handshake has completed (always true without TLS).
@@ -229,7 +229,7 @@ final class SocketChannel: EventLoopSelectable {
                     return .again
                 }
                 state.isWriting = false
-                var waiters: [CheckedContinuation<Bool, Never>] = []
+                var waiters: [@Sendable (Bool) -> Void] = []
                 swap(&waiters, &state.writabilityWaiters)
                 return .finished(mustWait: false, waiters: waiters, closesNow: state.closeWhenFlushed)
             }
@@ -240,7 +240,7 @@ final class SocketChannel: EventLoopSelectable {
                 close(error: failure)
                 return false
             case .finished(let mustWait, let waiters, let closesNow):
-                for waiter in waiters { waiter.resume(returning: true) }
+                for waiter in waiters { waiter(true) }
                 if closesNow {
                     if loop.inEventLoop {
                         finishFlushedClose()
@@ -258,7 +258,7 @@ final class SocketChannel: EventLoopSelectable {
         /// Send what was queued meanwhile.
         case again
         /// Done: wake the writers waiting for room, and finish a requested close if everything is written.
-        case finished(mustWait: Bool, waiters: [CheckedContinuation<Bool, Never>], closesNow: Bool)
+        case finished(mustWait: Bool, waiters: [@Sendable (Bool) -> Void], closesNow: Bool)
         /// The socket failed; close it.
         case failed(ChannelError)
     }
@@ -266,14 +266,21 @@ final class SocketChannel: EventLoopSelectable {
     /// Suspends until the queue drains below the low watermark; returns false if the channel closed instead.
     func waitUntilWritable() async -> Bool {
         await withCheckedContinuation { continuation in
-            let resumeNow: Bool? = state.withLock { state in
-                if state.isClosed { return false }
-                if state.queue.count <= lowWatermark { return true }
-                state.writabilityWaiters.append(continuation)
-                return nil
-            }
-            if let resumeNow { continuation.resume(returning: resumeNow) }
+            whenWritable { continuation.resume(returning: $0) }
         }
+    }
+
+    /// Calls `body` once the queue drains below the low watermark (at once if it is there already), with false if
+    /// the channel closed instead; for synchronous callers. `body` runs outside the lock, on whichever thread saw
+    /// the queue drain.
+    func whenWritable(_ body: @escaping @Sendable (Bool) -> Void) {
+        let resumeNow: Bool? = state.withLock { state in
+            if state.isClosed { return false }
+            if state.queue.count <= lowWatermark { return true }
+            state.writabilityWaiters.append(body)
+            return nil
+        }
+        if let resumeNow { body(resumeNow) }
     }
 
     /// Stops or resumes watching for incoming bytes, so a slow consumer pushes back on the peer through TCP.
@@ -528,7 +535,7 @@ final class SocketChannel: EventLoopSelectable {
 
     func selectableWritable() {
         let (waiters, flushedAndClosing, failure) = state.withLock {
-            state -> ([CheckedContinuation<Bool, Never>], Bool, ChannelError?) in
+            state -> ([@Sendable (Bool) -> Void], Bool, ChannelError?) in
             guard !state.isClosed else { return ([], false, nil) }
             guard !state.isWriting else {
                 // The writer sends the queue and watches for room again if the kernel is full.
@@ -536,7 +543,7 @@ final class SocketChannel: EventLoopSelectable {
                 return ([], false, nil)
             }
             if let failure = Self.sendQueued(fd, &state.queue) { return ([], false, .io(failure)) }
-            var waiters: [CheckedContinuation<Bool, Never>] = []
+            var waiters: [@Sendable (Bool) -> Void] = []
             if state.queue.count <= lowWatermark {
                 swap(&waiters, &state.writabilityWaiters)
             }
@@ -546,7 +553,7 @@ final class SocketChannel: EventLoopSelectable {
             }
             return (waiters, false, nil)
         }
-        for waiter in waiters { waiter.resume(returning: true) }
+        for waiter in waiters { waiter(true) }
         if let failure {
             closeNow(error: failure)
         } else if flushedAndClosing {
@@ -557,7 +564,7 @@ final class SocketChannel: EventLoopSelectable {
     private func closeNow(error: ChannelError?) {
         assert(loop.inEventLoop)
         typealias Closed = (
-            handler: (any ChannelHandler)?, writers: [CheckedContinuation<Bool, Never>],
+            handler: (any ChannelHandler)?, writers: [@Sendable (Bool) -> Void],
             closers: [CheckedContinuation<Void, Never>]
         )
         let closed = state.withLock { state -> Closed? in
@@ -579,7 +586,7 @@ final class SocketChannel: EventLoopSelectable {
             return (handler, state.writabilityWaiters, state.closeWaiters)
         }
         guard let closed else { return }
-        for waiter in closed.writers { waiter.resume(returning: false) }
+        for waiter in closed.writers { waiter(false) }
         closed.handler?.channelClosed(self, error: error)
         for waiter in closed.closers { waiter.resume() }
     }

@@ -22,6 +22,7 @@ import Testing
         let second = F.frame(.continuation, Array("ment".utf8), fin: false, from: peer)
             + F.frame(.ping, Array("ping 2".utf8), from: peer) + F.frame(.continuation, Array("ed".utf8), from: peer)
         #expect(try F.feed(&state, first) == [.wrote(.pong, Array("ping 1".utf8))])
+        #expect(state.pongWritten().isEmpty)
         #expect(try F.feed(&state, second) == [.wrote(.pong, Array("ping 2".utf8)), .deliver(.text("fragmented"))])
     }
 
@@ -47,12 +48,45 @@ import Testing
     }
 
     @Test(arguments: roles)
-    func answersEveryPingWithItsPayload(role: WebSocketRole) throws {
+    func answersEveryPingOfABurstWithItsPayload(role: WebSocketRole) throws {
         var state = WebSocketProtocolState(role: role)
         let peer = F.peer(of: role)
-        let payloads = (0..<10).map { Array("payload-\($0)".utf8) }
-        let observed = try F.feed(&state, payloads.flatMap { F.frame(.ping, $0, from: peer) } + F.frame(.ping, [], from: peer))
-        #expect(observed == payloads.map { .wrote(.pong, $0) } + [.wrote(.pong, [])])
+        let payloads = (0..<10).map { Array("payload-\($0)".utf8) } + [[]]
+        let observed = try F.feed(&state, payloads.flatMap { F.frame(.ping, $0, from: peer) })
+        #expect(observed == payloads.map { .wrote(.pong, $0) })
+    }
+
+    @Test(arguments: roles)
+    func pingsBeyondThePendingPongsAreAnsweredOnceWithTheNewestPayload(role: WebSocketRole) throws {
+        var state = WebSocketProtocolState(role: role)
+        let peer = F.peer(of: role)
+        let limit = WebSocketProtocolState.maximumPendingPongs
+        let pings = (1...(limit + 5)).flatMap { F.frame(.ping, [UInt8($0)], from: peer) }
+        #expect(try F.feed(&state, pings) == (1...limit).map { .wrote(.pong, [UInt8($0)]) })
+        #expect(try F.feed(&state, F.frame(.ping, [99], from: peer)) == [])
+        #expect(try F.observe(state.pongWritten(), writtenBy: role) == [.wrote(.pong, [99])])
+        #expect(try F.observe(state.pongWritten(), writtenBy: role) == [])
+    }
+
+    @Test(arguments: roles)
+    func aPongIsPendingUntilWrittenEvenWhenItWasTheNewestPing(role: WebSocketRole) throws {
+        var state = WebSocketProtocolState(role: role)
+        let peer = F.peer(of: role)
+        #expect(try F.feed(&state, F.frame(.ping, [1], from: peer)) == [.wrote(.pong, [1])])
+        #expect(state.isPongPending)
+        #expect(state.pongWritten().isEmpty)
+        #expect(!state.isPongPending)
+        #expect(try F.feed(&state, F.frame(.ping, [2], from: peer)) == [.wrote(.pong, [2])])
+    }
+
+    @Test(arguments: roles)
+    func anUnansweredPingIsDroppedOnceACloseIsSent(role: WebSocketRole) throws {
+        var state = WebSocketProtocolState(role: role)
+        let peer = F.peer(of: role)
+        let pings = (0...WebSocketProtocolState.maximumPendingPongs).flatMap { F.frame(.ping, [UInt8($0)], from: peer) }
+        _ = try F.feed(&state, pings)
+        _ = state.close()
+        #expect(state.pongWritten().isEmpty)
     }
 
     @Test(arguments: roles)

@@ -87,6 +87,30 @@ struct BackpressureTests {
         await server.shutdown()
     }
 
+    @Test func aPeerThatPingsWithoutReadingGetsAFewPongsQueuedPastTheLowWatermarkAndTheNewestAnswered() async throws {
+        let (server, client, receiver) = try await Self.connectedPair()
+        let lastPong = Mutex<[UInt8]?>(nil)
+        client.onPong { payload in lastPong.withLock { $0 = payload } }
+        client.channel.setReadingPaused(true)
+
+        // Far more pongs than the kernel's buffers hold; the message after the pings shows they were all read.
+        let pingCount = 200_000
+        func payload(_ index: Int) -> [UInt8] {
+            withUnsafeBytes(of: UInt32(index).bigEndian, Array.init) + [UInt8](repeating: 0x70, count: 121)
+        }
+        for index in 0..<pingCount { try await client.ping(payload(index)) }
+        try await client.send(text: "after the pings")
+        var messages = receiver.messages.makeAsyncIterator()
+        #expect(await messages.next() == .text("after the pings"))
+        let pongFrame = 2 + 125  // the largest control frame a server writes
+        #expect(receiver.channel.queuedByteCount <= receiver.channel.lowWatermark + (WebSocketProtocolState.maximumPendingPongs + 1) * pongFrame)
+
+        client.channel.setReadingPaused(false)
+        try await waitUntil { lastPong.withLock { $0 } == payload(pingCount - 1) }
+        await client.close()
+        await server.shutdown()
+    }
+
     @Test func aPeerResetWhileWritesAreQueuedEndsTheConnectionWith1006() async throws {
         let (server, client, receiver) = try await Self.connectedPair()
         let sender = Task {
