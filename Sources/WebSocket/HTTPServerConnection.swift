@@ -57,6 +57,12 @@ final class HTTPServerConnection: ChannelHandler {
         self.state = Mutex(State(parser: HTTPRequestParser(limits: context.configuration.parserLimits)))
     }
 
+    /// Bytes written to the connection that the kernel has not taken yet.
+    var unsentByteCount: Int { channel.queuedByteCount }
+
+    /// Whether the connection waits for its peer to read before it reads the next request.
+    var isWaitingForPeerToRead: Bool { channel.writabilityWaiterCount > 0 }
+
     /// Received bytes held for requests not parsed yet.
     var bufferedRequestByteCount: Int { state.withLock { $0.parser.bufferedByteCount } }
 
@@ -150,8 +156,11 @@ final class HTTPServerConnection: ChannelHandler {
         switch await context.responder.respond(to: request) {
         case .response(let response):
             let keepAlive = request.keepAlive && !response.headers.contains(token: "close", inHeader: "Connection")
-            send(response, keepAlive: keepAlive, isHead: request.method == .head)
+            let mustWait = send(response, keepAlive: keepAlive, isHead: request.method == .head)
             guard keepAlive else { return }
+            // Reading stays paused until the peer has read most of what was sent: a client that pipelines requests
+            // without reading them is held back by TCP instead of growing the queue.
+            if mustWait, !(await channel.waitUntilWritable()) { return }
             let step = state.withLock { state -> Step in
                 guard case .responding = state.phase else { return .wait }
                 state.phase = .waiting
@@ -192,8 +201,10 @@ final class HTTPServerConnection: ChannelHandler {
         stream.end()
     }
 
-    /// Writes `response` with the server's headers; closes the connection after it unless `keepAlive`.
-    private func send(_ response: HTTPResponse, keepAlive: Bool, isHead: Bool) {
+    /// Writes `response` with the server's headers; closes the connection after it unless `keepAlive`. Returns
+    /// whether the unsent bytes are past the channel's high watermark.
+    @discardableResult
+    private func send(_ response: HTTPResponse, keepAlive: Bool, isHead: Bool) -> Bool {
         var response = response
         if let serverName = context.configuration.serverName, !response.headers.contains(name: "Server") {
             response.headers.add(name: "Server", value: serverName)
@@ -203,8 +214,10 @@ final class HTTPServerConnection: ChannelHandler {
         if isHead && !response.status.forbidsBody {
             bytes.removeLast(min(bytes.count, response.body.count))
         }
-        _ = channel.write(bytes)
+        let outcome = channel.write(bytes)
         if !keepAlive { channel.closeGracefully(drainTimeout: .seconds(2)) }
+        guard case .accepted(let mustWait) = outcome else { return false }
+        return mustWait
     }
 
     private func upgrade(

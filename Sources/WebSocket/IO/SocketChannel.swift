@@ -56,8 +56,16 @@ final class SocketChannel: EventLoopSelectable {
         case closed
     }
 
+    /// Queued bytes past which writers wait, unless a channel is made with others.
+    static let defaultHighWatermark = 1 << 20
+    /// Queued bytes at or below which waiting writers resume, unless a channel is made with others.
+    static let defaultLowWatermark = 256 << 10
+
     /// - Parameter tls: a session to run over the socket; a client session starts its handshake in `start`.
-    init(fd: Int32, loop: EventLoop, tls: sending TLSSession? = nil, highWatermark: Int = 1 << 20, lowWatermark: Int = 256 << 10) {
+    init(
+        fd: Int32, loop: EventLoop, tls: sending TLSSession? = nil,
+        highWatermark: Int = defaultHighWatermark, lowWatermark: Int = defaultLowWatermark
+    ) {
         self.fd = fd
         self.loop = loop
         self.remoteAddress = Socket.remoteAddress(of: fd)

@@ -18,12 +18,49 @@ struct HTTPServerTests {
                 return .response(response)
             case "/hello":
                 return .response(HTTPResponse(status: .ok, text: "hello"))
+            case "/big":
+                return .response(Self.bigResponse)
             case "/socket":
                 return .webSocket { _ in }
             default:
                 return .response(HTTPResponse(status: .notFound, text: "not found"))
             }
         }
+    }
+
+    /// What `/big` answers: large enough that a few hundred fill the kernel's buffers and the channel's queue.
+    private static let bigResponse = HTTPResponse(status: .ok, body: [UInt8](repeating: 0x62, count: 16 << 10))
+
+    @Test func aClientPipeliningWithoutReadingIsNoLongerReadOnceTheUnsentBytesPassTheHighWatermark() async throws {
+        let server = try await Self.start()
+        let client = try TLSTestSocket.connect(toLoopbackPort: server.port)
+        try client.send(Array("GET /big HTTP/1.1\r\nHost: test\r\n\r\n".utf8))
+        #expect(await eventually { server.openConnections.count == 1 })
+        let connection = try #require(server.openConnections.first)
+
+        // Pipelined requests, never read, until the server waits for the client to read. A few hundred responses
+        // fill the kernel's buffers and the queue; the bound keeps the requests within what the kernel takes.
+        var sent = 1
+        let batch = Array(repeating: Array("GET /big HTTP/1.1\r\nHost: test\r\n\r\n".utf8), count: 50).flatMap { $0 }
+        while !connection.isWaitingForPeerToRead && sent < 3000 {
+            try client.send(batch)
+            sent += 50
+        }
+        #expect(await eventually { connection.isWaitingForPeerToRead })
+        var wire = Self.bigResponse
+        if let serverName = HTTPServerConfiguration().serverName { wire.headers.add(name: "Server", value: serverName) }
+        let responseSize = wire.serialized().count
+        #expect(connection.unsentByteCount <= SocketChannel.defaultHighWatermark + responseSize)
+
+        // Reading resumes once the client reads: every request is answered.
+        var received = 0
+        while received < sent * responseSize {
+            let bytes = try client.receive()
+            guard !bytes.isEmpty else { break }
+            received += bytes.count
+        }
+        #expect(received == sent * responseSize)
+        await server.shutdown()
     }
 
     @Test func aConnectionBeyondTheLimitIsClosedAtOnceAndTheOthersStay() async throws {
