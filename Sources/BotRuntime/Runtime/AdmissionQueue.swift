@@ -369,7 +369,7 @@ final class AdmissionQueue: Sendable {
             }
         }
         guard !conversations.isEmpty else { return }
-        await record(conversations, as: .refreshed, trace: messages.first?.id.rawValue ?? TraceID.make())
+        await record(conversations, as: .lookedUp, trace: messages.first?.id.rawValue ?? TraceID.make())
         let known = Set(conversations.map(\.id))
         let retry = messages.filter { known.contains($0.conversationId) }
         guard let bot = identity.device?.userId, !retry.isEmpty else { return }
@@ -401,7 +401,7 @@ final class AdmissionQueue: Sendable {
                 if let cursor = try await store.conversationCursor(conversation.id) { before[conversation.id] = cursor }
             }
             try await store.recordConversations(
-                conversations, newConversationsStart: environment.newConversationStart)
+                conversations, newConversationsStart: environment.newConversationStart, isRefreshPage: report.isRefreshPage)
             for conversation in conversations { readState.record(conversation, bot: identity.device?.userId) }
             for conversation in conversations {
                 let event: BotEvent
@@ -409,7 +409,7 @@ final class AdmissionQueue: Sendable {
                     switch report {
                     case .created: continue
                     case .updated: break
-                    case .refreshed:
+                    case .refreshed, .lookedUp:
                         // A new message moves `updatedAt` too: only a change of what the event tells of counts.
                         let isNewer = cursor.updatedAt.map { conversation.updatedAt > $0 } ?? true
                         let differs = cursor.detailsDigest.map { $0 != conversation.detailsDigest } ?? true

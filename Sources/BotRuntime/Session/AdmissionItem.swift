@@ -9,8 +9,15 @@ enum AdmissionItem: Sendable {
         case created
         /// `conversation.updated`: `onConversationUpdated` (`onConversationCreated` if the bot did not know it).
         case updated
-        /// The REST refresh or a look-up: created when new, updated when changed since last recorded.
+        /// A page of the REST refresh (`GET /conversations?updatedSince=`): created when new, updated when changed
+        /// since last recorded.
         case refreshed
+        /// A conversation looked up by id (`GET /conversations/{id}`): reported as a refresh page is.
+        case lookedUp
+
+        /// Whether recording it moves the store's `updatedSince` marker: only a refresh page lists every
+        /// conversation changed up to its newest, so anything else would let the next refresh skip some.
+        var isRefreshPage: Bool { self == .refreshed }
     }
 
     /// Messages to admit (`message.new`, a sync, a REST page).

@@ -6,12 +6,17 @@ extension BotStore {
     // MARK: - Cursors
 
     /// Records conversations the service reported (`GET /conversations?updatedSince=`, `conversation.created`,
-    /// `conversation.updated`): new ones get a cursor starting as `newConversationsStart` says, known ones
-    /// their `lastSeq` and `updatedAt` raised (never lowered) and lose their removed mark. The newest
-    /// `updatedAt` becomes ``conversationsUpdatedSince()``. Returns the cursors, in the order given.
+    /// `conversation.updated`, a look-up): new ones get a cursor starting as `newConversationsStart` says, known
+    /// ones their `lastSeq` and `updatedAt` raised (never lowered) and lose their removed mark. Returns the
+    /// cursors, in the order given.
+    ///
+    /// Only a page of `GET /conversations?updatedSince=` passes `isRefreshPage`, making its newest `updatedAt`
+    /// ``conversationsUpdatedSince()``: a conversation learnt of any other way says nothing of the others that
+    /// changed before it, which the next refresh must still list.
     @discardableResult
     public func recordConversations(
-        _ conversations: [Conversation], newConversationsStart: ConversationStart = .firstMessage
+        _ conversations: [Conversation], newConversationsStart: ConversationStart = .firstMessage,
+        isRefreshPage: Bool = false
     ) async throws(BotStoreError) -> [ConversationCursor] {
         guard !conversations.isEmpty else { return [] }
         return try await writeWithCursors("record conversations") { workspace in
@@ -37,7 +42,7 @@ extension BotStore {
                     cursors.append(try ConversationCursor(row: row))
                 }
             }
-            if let newest = conversations.map(\.updatedAt).max() {
+            if isRefreshPage, let newest = conversations.map(\.updatedAt).max() {
                 try db.execute(sql: ConversationSQL.raiseUpdatedSince, arguments: [newest.millisecondsSince1970])
             }
             return cursors
@@ -71,8 +76,8 @@ extension BotStore {
         }
     }
 
-    /// The newest conversation `updatedAt` recorded: the `updatedSince` of the next `GET /conversations`.
-    /// Nil before any conversation was recorded.
+    /// The newest conversation `updatedAt` of a recorded refresh page: the `updatedSince` of the next
+    /// `GET /conversations`. Nil before any refresh page was recorded.
     public func conversationsUpdatedSince() async throws(BotStoreError) -> Timestamp? {
         try await read("read the conversations marker") { db in
             try db.fetchOne(Int64.self, sql: ConversationSQL.selectUpdatedSince).map(Timestamp.init(millisecondsSince1970:))

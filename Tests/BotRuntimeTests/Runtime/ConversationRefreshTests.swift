@@ -50,6 +50,41 @@ import Testing
         }
     }
 
+    /// Only a refresh page says which conversations changed up to a time: one the bot opened itself (or heard of
+    /// live) is newer than those created while the socket was down, which the next refresh must still list.
+    @Test func aConversationCreatedWhileTheBotWasOfflineIsAnsweredThoughTheBotOpenedANewerOne() async throws {
+        try await RuntimeHarness.run { harness in
+            let openDirect = JobKind<User.ID>("open a direct conversation")
+            let probe = BotProbe()
+            var script = ScriptedBot(probe: probe)
+            let ben = harness.ben.user.id
+            script.onStartScript = { context in
+                // Due before the first reconnect (1 s ± 20 % after the drop below).
+                try await context.jobs.schedule(openDirect, after: .milliseconds(500), payload: ben)
+            }
+            script.onJobScript = { job, context in
+                let friend = try #require(try job.payload(of: openDirect))
+                _ = try await context.directConversation(with: friend)
+            }
+            let bot = try await harness.start(script)
+            try await harness.inject(.dropSocket)
+            try await bot.waitUntil(.reconnecting)
+
+            let group = try await harness.rest(harness.ana).createGroup(title: "while away", memberIds: [harness.botty.user.id])
+            let hello = try await harness.say("hello", as: harness.ana, in: group)
+            await harness.clock.advance(by: .milliseconds(500))
+            try await harness.waitUntil("the job opened the direct conversation") { probe.jobs.count == 1 }
+            try await bot.waitUntilIdle()
+            #expect(await bot.status.state == .reconnecting)
+
+            await harness.clock.advance(by: .milliseconds(800))
+            try await harness.waitUntilHandled(upTo: hello.seq, in: group, by: bot)
+            #expect(probe.conversationsCreated.contains(group.id))
+            #expect(try await harness.texts(in: group, from: harness.botty) == ["echo: hello"])
+            await bot.stop()
+        }
+    }
+
     /// A new message moves a conversation's `updatedAt` too; `onConversationUpdated` is for its title, avatar and
     /// members.
     @Test func aRefreshReportsUpdatedOnlyTheConversationsWhoseTitleAvatarOrMembersChanged() async throws {

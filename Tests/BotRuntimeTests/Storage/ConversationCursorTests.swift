@@ -266,16 +266,25 @@ struct ConversationCursorTests {
         #expect(try await store.conversationCursor(Fixture.direct)?.contiguousSeq == 5)
     }
 
-    @Test func theUpdatedSinceMarkerIsTheNewestUpdatedAtRecorded() async throws {
+    @Test func theUpdatedSinceMarkerIsTheNewestUpdatedAtOfARefreshPage() async throws {
         let store = try await openStore(in: directory, clock: clock)
         #expect(try await store.conversationsUpdatedSince() == nil)
         let later = Fixture.start.addingTimeInterval(500)
         try await store.recordConversations([
             Fixture.conversation(Fixture.direct, updatedAt: later), Fixture.conversation(Fixture.group, updatedAt: Fixture.start),
-        ])
-        try await store.recordConversations([Fixture.conversation(Fixture.group, updatedAt: Fixture.start.addingTimeInterval(100))])
+        ], isRefreshPage: true)
+        try await store.recordConversations(
+            [Fixture.conversation(Fixture.group, updatedAt: Fixture.start.addingTimeInterval(100))], isRefreshPage: true)
         #expect(try await store.conversationsUpdatedSince() == Timestamp(later))
         #expect(try await store.conversationCursor(Fixture.group)?.updatedAt == Timestamp(Fixture.start.addingTimeInterval(100)))
+    }
+
+    @Test func aConversationRecordedOutsideARefreshLeavesTheUpdatedSinceMarker() async throws {
+        let store = try await openStore(in: directory, clock: clock)
+        try await store.recordConversations([Fixture.conversation(Fixture.group, updatedAt: Fixture.start)], isRefreshPage: true)
+        try await store.recordConversations([Fixture.conversation(Fixture.direct, updatedAt: Fixture.start.addingTimeInterval(500))])
+        #expect(try await store.conversationsUpdatedSince() == Timestamp(Fixture.start))
+        #expect(try await store.conversationCursor(Fixture.direct)?.updatedAt == Timestamp(Fixture.start.addingTimeInterval(500)))
     }
 
     @Test func aRemovedConversationLeavesSyncButKeepsItsCursorForARejoin() async throws {
