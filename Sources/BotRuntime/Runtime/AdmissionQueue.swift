@@ -406,12 +406,17 @@ final class AdmissionQueue: Sendable {
             for conversation in conversations {
                 let event: BotEvent
                 if let cursor = before[conversation.id], !cursor.isRemoved {
+                    // A repeated event, or a state a refresh recorded first, is not newer than what is stored.
+                    let isNewer = cursor.updatedAt.map { conversation.updatedAt > $0 } ?? true
                     switch report {
                     case .created: continue
-                    case .updated: break
+                    case .updated:
+                        guard isNewer else {
+                            log.debug("conversation.updated already recorded", trace: trace, ["conversation": conversation.id.rawValue])
+                            continue
+                        }
                     case .refreshed, .lookedUp:
                         // A new message moves `updatedAt` too: only a change of what the event tells of counts.
-                        let isNewer = cursor.updatedAt.map { conversation.updatedAt > $0 } ?? true
                         let differs = cursor.detailsDigest.map { $0 != conversation.detailsDigest } ?? true
                         guard isNewer && differs else { continue }
                     }

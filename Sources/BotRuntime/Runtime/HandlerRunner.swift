@@ -222,7 +222,8 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             await call(work, context, run) { try await bot.onConversationCreated(conversation, context: context) }
 
         case .conversationUpdated(let conversation):
-            let context = context(nil)
+            // One state of the conversation is one key: its replies keep their clientMessageIds if it runs again.
+            let context = context("conversation-updated:\(conversation.id.rawValue)@\(conversation.updatedAt.iso8601)")
             await call(work, context, run) { try await bot.onConversationUpdated(conversation, context: context) }
 
         case .conversationRemoved(let id):

@@ -7,7 +7,8 @@ enum AdmissionItem: Sendable {
     enum ConversationReport: Sendable {
         /// `conversation.created`: `onConversationCreated`, unless the bot knows it already (a repeated event).
         case created
-        /// `conversation.updated`: `onConversationUpdated` (`onConversationCreated` if the bot did not know it).
+        /// `conversation.updated`: `onConversationUpdated` (`onConversationCreated` if the bot did not know it),
+        /// unless the bot recorded that state or a newer one already (a repeated event).
         case updated
         /// A page of the REST refresh (`GET /conversations?updatedSince=`): created when new, updated when changed
         /// since last recorded.

@@ -80,6 +80,7 @@ struct ScriptedBot: Bot {
     typealias JobScript = @Sendable (ChatterBots.ScheduledJob, any BotContext) async throws -> Void
     typealias StartScript = @Sendable (any BotContext) async throws -> Void
     typealias UserUpdatedScript = @Sendable (User, any BotContext) async throws -> Void
+    typealias ConversationScript = @Sendable (Conversation, any BotContext) async throws -> Void
 
     let probe: BotProbe
     var onMessageScript: MessageScript = { message, context in
@@ -88,6 +89,7 @@ struct ScriptedBot: Bot {
     var onJobScript: JobScript = { _, _ in }
     var onStartScript: StartScript = { _ in }
     var onUserUpdatedScript: UserUpdatedScript = { _, _ in }
+    var onConversationUpdatedScript: ConversationScript = { _, _ in }
     var friendRequestDecision: FriendRequestDecision = .useConfiguredPolicy
 
     init(probe: BotProbe) {
@@ -139,6 +141,7 @@ struct ScriptedBot: Bot {
 
     func onConversationUpdated(_ conversation: Conversation, context: any BotContext) async throws {
         probe.recordUpdated(conversation.id)
+        try await onConversationUpdatedScript(conversation, context)
     }
 
     func onConversationRemoved(_ conversationId: Conversation.ID, context: any BotContext) async throws {
