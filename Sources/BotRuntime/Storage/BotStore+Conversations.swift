@@ -85,7 +85,8 @@ extension BotStore {
     }
 
     /// Marks `conversation` removed (`conversation.removed`): it leaves ``syncPositions()`` and its parked
-    /// messages are dropped, but its cursor stays, so a later re-add does not handle old messages again.
+    /// messages are dropped, but its cursor stays, so a later re-add does not handle old messages again. Returns
+    /// false when it was marked removed already (or never recorded).
     @discardableResult
     public func removeConversation(_ conversation: Conversation.ID) async throws(BotStoreError) -> Bool {
         let now = clock.now
@@ -244,7 +245,8 @@ enum ConversationSQL {
     static let selectActive = "SELECT \(columns) FROM conversations WHERE removed_at IS NULL ORDER BY id"
     static let selectPositions = "SELECT id, contiguous_seq FROM conversations WHERE removed_at IS NULL"
     static let selectContiguous = "SELECT contiguous_seq FROM conversations WHERE id = ?"
-    static let markRemoved = "UPDATE conversations SET removed_at = coalesce(removed_at, ?) WHERE id = ?"
+    /// Changes no row for a conversation marked removed already, so a repeated removal is not news.
+    static let markRemoved = "UPDATE conversations SET removed_at = ? WHERE id = ? AND removed_at IS NULL"
     static let deleteParked = "DELETE FROM parked_messages WHERE conversation_id = ?"
     static let selectUpdatedSince = "SELECT value FROM store_metadata WHERE key = 'conversations.updatedSince'"
     static let raiseUpdatedSince = """

@@ -41,4 +41,19 @@ import Testing
             await bot.stop()
         }
     }
+
+    @Test func aRemovalThatArrivesTwiceReachesOnConversationRemovedOnce() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe))
+            let group = try await Self.groupKnownToTheBot(harness, bot)
+            try await harness.inject(.duplicateEvents(types: ["conversation.removed"], copies: 1))
+
+            try await harness.rest(harness.ana).removeMember(harness.botty.user.id, from: group.id)
+            try await Self.sayAfterwards("after the removal", harness, bot)
+
+            #expect(probe.conversationsRemoved == [group.id])
+            await bot.stop()
+        }
+    }
 }

@@ -298,6 +298,12 @@ struct ConversationCursorTests {
         #expect(try await store.syncPositions() == [Fixture.direct: 1])
     }
 
+    @Test func removingAConversationAgainChangesNothing() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        #expect(try await store.removeConversation(Fixture.direct))
+        #expect(try await store.removeConversation(Fixture.direct) == false)
+    }
+
     @Test func handledMessagesAreSeenAfterAReopen() async throws {
         let first = try await openStoreWithDirectConversation(in: directory, clock: clock)
         try await handle(Fixture.message(seq: 1), in: first)
