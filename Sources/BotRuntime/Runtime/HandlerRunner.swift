@@ -17,7 +17,11 @@ final class HandlerRunner: HandlerDispatcher.Runner {
     private let quarantine: SessionQuarantine
     /// The messages handled recently, which the first update of each is compared with.
     private let recentMessages = RecentMessageVersions()
-    private let decidedRequests = DecidedFriendRequests()
+    /// Requests whose decision was carried out (accepted, declined, left pending, or found no longer pending): one
+    /// whose answer failed is not among them, so it is asked about again when it comes back.
+    private let decidedRequests = RecentFriendRequests()
+    /// Requests whose `friend_request.cancelled` reached the bot.
+    private let cancelledRequests = RecentFriendRequests()
 
     /// - Parameters:
     ///   - contexts: what the handlers' contexts act through.
@@ -231,6 +235,11 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             await call(work, context, run) { try await bot.onConversationRemoved(id, context: context) }
 
         case .friendRequestCancelled(let id):
+            guard retrying != nil || cancelledRequests.insert(id) else {
+                log.debug("friend request cancellation already handled", trace: trace, ["request": id.rawValue])
+                _ = run.complete()
+                return
+            }
             let context = context("friend-request-cancelled:\(id.rawValue)")
             await call(work, context, run) { try await bot.onFriendRequestCancelled(id, context: context) }
 

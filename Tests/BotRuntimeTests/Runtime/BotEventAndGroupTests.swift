@@ -23,6 +23,28 @@ import Testing
         }
     }
 
+    @Test func aWithdrawalThatArrivesTwiceReachesOnFriendRequestCancelledOnce() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            var script = ScriptedBot(probe: probe)
+            script.friendRequestDecision = .ignore
+            let bot = try await harness.start(script)
+            let dan = harness.rest(harness.dan)
+            let request = try await dan.sendFriendRequest(to: .userId(harness.botty.user.id))
+            try await harness.waitUntil("the bot is asked") { probe.friendRequests.map(\.id) == [request.id] }
+            try await harness.inject(.duplicateEvents(types: ["friend_request.cancelled"], copies: 1))
+
+            try await dan.cancelFriendRequest(request.id)
+            // Sent after both copies: once it is handled, so are they.
+            let direct = try await harness.direct(harness.ana)
+            let after = try await harness.say("after the withdrawal", as: harness.ana, in: direct)
+            try await harness.waitUntilHandled(upTo: after.seq, in: direct, by: bot)
+
+            #expect(probe.cancelledRequests == [request.id])
+            await bot.stop()
+        }
+    }
+
     @Test func aFriendsProfileChangeReachesOnUserUpdated() async throws {
         try await RuntimeHarness.run { harness in
             let probe = BotProbe()
