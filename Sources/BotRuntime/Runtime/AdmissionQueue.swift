@@ -373,21 +373,17 @@ final class AdmissionQueue: Sendable {
         let known = Set(conversations.map(\.id))
         let retry = messages.filter { known.contains($0.conversationId) }
         guard let bot = identity.device?.userId, !retry.isEmpty else { return }
+        let report: AdmissionReport
         do {
-            let report = try await store.admit(retry, bot: bot)
-            var delivered: [Message] = []
-            for (message, admission) in zip(retry, report.admissions) {
-                switch admission {
-                case .deliver: delivered.append(message)
-                case .own:
-                    dispatcher.noteOwn([message.seq], in: message.conversationId)
-                    readState.noteOwn([message.seq], in: message.conversationId)
-                default: break
-                }
-            }
-            dispatcher.enqueueHandedOut(delivered + report.released)
+            report = try await store.admit(retry, bot: bot)
         } catch {
-            log.error("could not admit messages of newly found conversations: \(error)")
+            admissionFailed(retry, error)
+            return
+        }
+        // The same follow-ups as any admission: lanes, `receipt.delivered`, gap checks.
+        let unknown = carryOut(report, of: retry)
+        if !unknown.isEmpty {
+            log.warning("\(unknown.count) messages of conversations just recorded are still unknown; they come again with the next sync")
         }
     }
 
