@@ -398,7 +398,11 @@ final class AdmissionQueue: Sendable {
             }
             try await store.recordConversations(
                 conversations, newConversationsStart: environment.newConversationStart, isRefreshPage: report.isRefreshPage)
-            for conversation in conversations { readState.record(conversation, bot: identity.device?.userId) }
+            for conversation in conversations {
+                for move in readState.record(conversation, bot: identity.device?.userId) {
+                    dispatcher.enqueue(.event(.readStateChanged(move), trace: trace), in: .events)
+                }
+            }
             for conversation in conversations {
                 let event: BotEvent
                 if let cursor = before[conversation.id], !cursor.isRemoved {

@@ -14,21 +14,40 @@ final class ReadStateDirectory: Sendable {
             in: receipt.conversationId)
     }
 
-    /// Merges the watermarks a sync response lists for a conversation.
-    func record(_ members: [MemberWatermarks], in conversationId: Conversation.ID) {
-        merge(members, in: conversationId)
+    /// Merges the watermarks a sync response lists for a conversation; returns the moves to tell the bot of (see
+    /// ``recordMoves(_:in:bot:lastMessage:)``).
+    func record(_ members: [MemberWatermarks], in conversationId: Conversation.ID, bot: User.ID?) -> [ReceiptUpdate] {
+        recordMoves(members, in: conversationId, bot: bot, lastMessage: nil)
     }
 
-    /// Merges a conversation object's member watermarks, and its last message when `bot` sent it.
-    func record(_ conversation: Conversation, bot: User.ID?) {
+    /// Merges a conversation object's member watermarks, and its last message when `bot` sent it; returns the
+    /// moves to tell the bot of (see ``recordMoves(_:in:bot:lastMessage:)``).
+    func record(_ conversation: Conversation, bot: User.ID?) -> [ReceiptUpdate] {
         let members = conversation.members.map {
             MemberWatermarks(userId: $0.userId, lastDeliveredSeq: $0.lastDeliveredSeq, lastReadSeq: $0.lastReadSeq)
         }
+        return recordMoves(members, in: conversation.id, bot: bot, lastMessage: conversation.lastMessage)
+    }
+
+    /// The moves a sync or a conversation object tells of: another member's watermarks that were known and moved,
+    /// as they are now (a read while the bot was disconnected). With nothing known before (a new process, a new
+    /// conversation) there is no move to tell of.
+    private func recordMoves(
+        _ members: [MemberWatermarks], in conversationId: Conversation.ID, bot: User.ID?, lastMessage: Message?
+    ) -> [ReceiptUpdate] {
         states.withLock { states in
-            var state = states[conversation.id] ?? ConversationReadState(conversationId: conversation.id)
-            for member in members { state.merge(member) }
-            if let last = conversation.lastMessage, let bot, last.senderId == bot { state.noteOwnMessage(last.seq) }
-            states[conversation.id] = state
+            var state = states[conversationId] ?? ConversationReadState(conversationId: conversationId)
+            var moves: [ReceiptUpdate] = []
+            for member in members {
+                let wasKnown = state.members[member.userId] != nil
+                guard state.merge(member), wasKnown, member.userId != bot, let now = state.members[member.userId] else { continue }
+                moves.append(ReceiptUpdate(
+                    conversationId: conversationId, userId: now.userId, lastDeliveredSeq: now.lastDeliveredSeq,
+                    lastReadSeq: now.lastReadSeq))
+            }
+            if let lastMessage, let bot, lastMessage.senderId == bot { state.noteOwnMessage(lastMessage.seq) }
+            states[conversationId] = state
+            return moves
         }
     }
 

@@ -186,7 +186,7 @@ final class SessionParts: Sendable {
         SessionSynchronizer(
             store: store, writer: writer, rest: rest, dispatcher: dispatcher, outbox: outbox, friends: friends,
             ignoredRequests: ignoredRequests, friendshipsRetry: friendshipsRetry, maintenance: maintenance,
-            admission: admission, readState: readState, environment: environment, log: log)
+            admission: admission, readState: readState, identity: identity, environment: environment, log: log)
     }
 
     /// What routes a connection's events; `snapshotReceived` is told when its `presence.snapshot` came.

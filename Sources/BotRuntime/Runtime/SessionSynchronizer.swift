@@ -24,6 +24,8 @@ struct SessionSynchronizer: Sendable {
     let admission: AdmissionQueue
     /// Takes each synced conversation's member watermarks.
     let readState: ReadStateDirectory
+    /// Who the bot is: its own watermarks moving are no news to it.
+    let identity: SessionIdentity
     let environment: BotRuntimeEnvironment
     let log: SessionLog
 
@@ -69,7 +71,9 @@ struct SessionSynchronizer: Sendable {
                     continue
                 }
                 fetched += conversation.messages.count
-                readState.record(conversation.members, in: id)
+                for move in readState.record(conversation.members, in: id, bot: identity.device?.userId) {
+                    dispatcher.enqueue(.event(.readStateChanged(move), trace: trace), in: .events)
+                }
                 admission.submit(.messages(conversation.messages))
                 if conversation.hasMore, let last = conversation.messages.last?.seq {
                     let admission = admission

@@ -85,9 +85,11 @@ public protocol Bot: Sendable {
     /// A friend came online or went offline (best effort: changes can be missed; the next snapshot is whole).
     func onPresenceChanged(_ presence: Presence, context: any BotContext) async throws
 
-    /// Another member's delivered or read watermark moved (`receipt.updated`). Best effort: receipts can be
-    /// missed, and a repeated or late one is not passed on; `context.presence.readState(of:)` has the latest values, also
-    /// those of the sync after each connect. The bot's own receipts (from any of its devices) are not passed on.
+    /// Another member's delivered or read watermark moved (`receipt.updated`, or the sync after a reconnect, for a
+    /// move while the bot was disconnected). Best effort: receipts can be missed, a repeated or late one is not
+    /// passed on, and the first sync of a process finds no move (nothing known before it);
+    /// `context.presence.readState(of:)` has the latest values. The bot's own receipts (from any of its devices) are
+    /// not passed on.
     func onReadStateChanged(_ receipt: ReceiptUpdate, context: any BotContext) async throws
 
     /// Another member started or stopped typing (`typing`). Best effort: events can be dropped, and the service ends

@@ -28,6 +28,53 @@ import Testing
         }
     }
 
+    @Test func aReadWhileTheBotWasDisconnectedReachesTheBotWithTheSyncAfterTheReconnect() async throws {
+        try await RuntimeHarness.run { harness in
+            let events = EventRecorder(changes: harness.changes)
+            let bot = try await harness.startAny(ReceiptWatchingBot(events: events))
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.say("hello", as: harness.ana, in: conversation)
+            try await harness.waitUntil("the echo is stored") { try await harness.texts(in: conversation, from: harness.botty).count == 1 }
+            try await harness.inject(.dropSocket)
+            try await bot.waitUntil(.reconnecting)
+
+            let ana = try await ChatterRealtimeConnection.connect(
+                configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken)
+            try await ana.send(.receiptRead(ReceiptPosition(conversationId: conversation.id, seq: 2)))
+            try await harness.waitUntil("the service has the read") {
+                try await harness.rest(harness.ana).conversation(conversation.id).members
+                    .contains { $0.userId == harness.ana.user.id && $0.lastReadSeq == 2 }
+            }
+            await harness.clock.advance(by: .milliseconds(1300))
+            try await bot.waitUntil(.live)
+            try await harness.waitUntil("the read is handled") { events.entries.contains { $0.hasPrefix("receipt") } }
+            #expect(events.entries.filter { $0.hasPrefix("receipt") } == ["receipt \(harness.ana.user.id) read 2, last message read: true"])
+            await ana.close()
+            await bot.stop()
+        }
+    }
+
+    @Test func theWatermarksOfTheFirstSyncAreNoMovesAndReachNoHandler() async throws {
+        try await RuntimeHarness.run { harness in
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.say("read before the bot starts", as: harness.ana, in: conversation)
+            let ana = try await ChatterRealtimeConnection.connect(
+                configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken)
+            try await ana.send(.receiptRead(ReceiptPosition(conversationId: conversation.id, seq: 1)))
+            try await harness.waitUntil("the service has the read") {
+                try await harness.rest(harness.ana).conversation(conversation.id).members
+                    .contains { $0.userId == harness.ana.user.id && $0.lastReadSeq == 1 }
+            }
+            let events = EventRecorder(changes: harness.changes)
+            let bot = try await harness.startAny(ReceiptWatchingBot(events: events))
+            try await harness.waitUntil("the message is handled") { events.entries.contains { $0.hasPrefix("message") } }
+            try await bot.waitUntilIdle()
+            #expect(!events.entries.contains { $0.hasPrefix("receipt") })
+            await ana.close()
+            await bot.stop()
+        }
+    }
+
     @Test func aRepeatedReceiptAndTheBotsOwnReceiptsReachNoHandler() async throws {
         try await RuntimeHarness.run { harness in
             let events = EventRecorder(changes: harness.changes)
