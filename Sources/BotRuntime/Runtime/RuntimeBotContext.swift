@@ -252,7 +252,7 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
         // The id is chosen, the message encoded and its size checked under the lock, and the send index used up only
         // once the check passed: a refused message takes no index, and concurrent sends of one handler cannot take
         // the same one. The payload checked is the one stored and sent (no second encoding).
-        let id = try work.withLock { state throws(ChatterAPIError) -> ClientMessageID in
+        let (id, isFinished) = try work.withLock { state throws(ChatterAPIError) -> (ClientMessageID, Bool) in
             let id: ClientMessageID
             if let derivationKey {
                 id = dependencies.store.clientMessageIDDerivation.key(bot: bot.userId, trigger: derivationKey, index: state.sendIndex)
@@ -266,9 +266,11 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
             }
             state.unit.send(send, encodedAs: payload, traceID: trace)
             state.uncommittedSends.insert(id)
-            return id
+            return (id, state.isFinished)
         }
-        if dependencies.typing.isShown(in: conversationId) { dependencies.typing.hide(in: conversationId) }
+        // The seed stops typing when the message is sent: while the handler runs its sends wait for its end, where
+        // `finish` hides its typing; a send after that commits (and goes) at once.
+        if isFinished, dependencies.typing.isShown(in: conversationId) { dependencies.typing.hide(in: conversationId) }
         commitIfFinished()
         return OutgoingMessage(clientMessageId: id, conversationId: conversationId, content: content) { [self] in
             try await acknowledgement(of: id)

@@ -399,6 +399,37 @@ enum ScriptError: Error {
         }
     }
 
+    /// A reply goes out when its handler returns (its work commits then): typing stays until then, as the seed stops
+    /// it when the message is sent.
+    @Test func typingStaysShownAfterAReplyWhileTheHandlerStillWorks() async throws {
+        try await RuntimeHarness.run { harness in
+            let (replied, gate) = (Gate(), Gate())
+            var script = ScriptedBot(probe: BotProbe())
+            script.onMessageScript = { message, context in
+                try await context.messaging.setTyping(true, in: message.conversationId)
+                try await context.reply(to: message, "first part")
+                replied.open()
+                await gate.wait()
+            }
+            let bot = try await harness.start(script)
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.say("two parts please", as: harness.ana, in: conversation)
+            await replied.wait()
+            await harness.clock.advance(by: .seconds(3))
+            let renewed = harness.clock.now.addingTimeInterval(5)
+            try await harness.waitUntil("the bot repeats typing.start after its reply call") {
+                await harness.sandbox.hub.typingExpiry(of: harness.botty.user.id, in: conversation.id) == renewed
+            }
+            #expect(try await harness.texts(in: conversation, from: harness.botty).isEmpty)
+            gate.open()
+            try await harness.waitUntil("the reply is stored and typing has stopped") {
+                let stopped = await harness.sandbox.hub.typingExpiry(of: harness.botty.user.id, in: conversation.id) == nil
+                return try await harness.texts(in: conversation, from: harness.botty) == ["first part"] && stopped
+            }
+            await bot.stop()
+        }
+    }
+
     @Test func typingIsShownWhileTheHandlerWorksAndHiddenWhenItReplies() async throws {
         try await RuntimeHarness.run { harness in
             let gate = Gate()
