@@ -41,6 +41,15 @@ final class HandlerDispatcher: Sendable {
 
         var first: HandlerWork? { head < items.count ? items[head] : nil }
 
+        /// The first item when it is a message or an update of one, with which of the two it is.
+        var firstMessage: (message: Message, isUpdate: Bool)? {
+            switch first {
+            case .message(let message)?: (message, false)
+            case .messageUpdated(let message, _)?: (message, true)
+            default: nil
+            }
+        }
+
         /// Adds `work` in order: by seq in a conversation lane (messages may arrive out of order from the tasks
         /// that hand them out), a message before the updates of it, at the end otherwise.
         mutating func append(_ work: [HandlerWork]) {
@@ -63,6 +72,9 @@ final class HandlerDispatcher: Sendable {
             }
         }
 
+        /// Where the first item stands in the lane's order: a message put before an update of it changes it.
+        var firstOrder: Order? { first.flatMap(Self.order(of:)) }
+
         /// The place of `work` in a conversation lane: its seq, then 0 for the message and 1 for an update of it.
         private static func order(of work: HandlerWork) -> Order? {
             guard let seq = work.seq else { return nil }
@@ -70,7 +82,7 @@ final class HandlerDispatcher: Sendable {
             return Order(seq: seq, rank: 0)
         }
 
-        private struct Order: Comparable {
+        struct Order: Comparable {
             var seq: Int
             var rank: Int
             static func < (lhs: Order, rhs: Order) -> Bool { (lhs.seq, lhs.rank) < (rhs.seq, rhs.rank) }
@@ -276,9 +288,9 @@ final class HandlerDispatcher: Sendable {
             guard state.isAccepting else { return nil }
             // Taken out of the dictionary while changed, so that its array is not copied.
             var current = state.lanes.removeValue(forKey: lane) ?? Lane()
-            let firstBefore = current.first?.seq
+            let firstBefore = current.firstOrder
             current.append(work)
-            if current.isBlocked, current.first?.seq != firstBefore { current.isBlocked = false }
+            if current.isBlocked, current.firstOrder != firstBefore { current.isBlocked = false }
             state.lanes[lane] = current
             guard state.isOpen else { return nil }
             return Self.activate(lane, &state, maxConcurrent: maxConcurrent)
@@ -459,25 +471,27 @@ final class HandlerDispatcher: Sendable {
                 spawn = (other, state.makeWorkerID(), WorkerTask())
                 return nil
             }
-            // A message starts only when every message before it was handled or passed over.
-            while case .message(let message)? = current.first {
+            // A message starts only when every message before it was handled or passed over, an update of a message
+            // (an edit, a reaction) only when that message was.
+            head: while let (message, isUpdate) = current.firstMessage {
                 let conversation = message.conversationId
                 switch state.ledgers[conversation]?.position(of: message.seq) ?? .unknownConversation {
-                case .next:
-                    break
-                case .handled:
+                case .handled where !isUpdate:
                     _ = current.popFirst()
-                    continue
-                case .unknownConversation where !verified, .outOfOrder where !verified:
+                case .handled, .next where !isUpdate:
+                    break head
+                case .unknownConversation where !verified, .outOfOrder where !verified, .next where !verified:
                     return .verify(conversation, runner)
-                case .unknownConversation, .outOfOrder:
-                    // The message before it is still on its way: wait for it (or for an ack) without a slot.
+                case .unknownConversation where isUpdate:
+                    break head  // no cursor, here or in the store: nothing to wait for
+                case .unknownConversation, .outOfOrder, .next:
+                    // The message before it (or the one it changes) is still on its way: wait for it (or for an
+                    // ack) without a slot.
                     current.isActive = false
                     current.isBlocked = true
                     Self.releaseSlot(&state, spawn: &spawn, waiters: &waiters)
                     return nil
                 }
-                break
             }
             guard let work = current.popFirst() else {
                 keepsLane = false

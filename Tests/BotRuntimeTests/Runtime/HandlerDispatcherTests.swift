@@ -134,6 +134,23 @@ import Testing
         dispatcher.cancelAll()
     }
 
+    /// As after a rewind, which drops a conversation's queued messages but keeps its updates until the messages come
+    /// back from the store.
+    @Test func anUpdateWhoseMessageIsNotQueuedWaitsUntilTheMessageComesAndRuns() async throws {
+        let runner = RecordingRunner()
+        let dispatcher = Self.dispatcher(maxConcurrent: 4, timeout: .seconds(30))
+        runner.setStoreContiguous(1, in: "C1")
+        guard case .message(let second) = Self.message(2) else { return }
+        dispatcher.enqueue(.messageUpdated(second, trace: "edit of 2"), in: .conversation("C1"))
+        dispatcher.open(runner: runner)
+        try await runner.waitUntil("the lane asked the store where the conversation is") { runner.asked == ["C1"] }
+        #expect(runner.started.isEmpty, "message 2 was not handled yet")
+        dispatcher.enqueue(Self.message(2), in: .conversation("C1"))
+        try await runner.waitUntil("both handlers finished") { runner.finished.count == 2 }
+        #expect(runner.started == ["C1#2", "edit of 2"])
+        dispatcher.cancelAll()
+    }
+
     @Test func aLaneWaitsForAMissingMessageAndGoesOnWhenTheBotsOwnMessageFillsTheGap() async throws {
         let runner = RecordingRunner()
         let dispatcher = Self.dispatcher(maxConcurrent: 4, timeout: .seconds(30))
