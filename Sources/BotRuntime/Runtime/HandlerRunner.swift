@@ -87,7 +87,12 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             let context = RuntimeBotContext(
                 contexts, bot: identity, trigger: .message(message), lane: .conversation(message.conversationId),
                 trace: trace, run: run, retrying: retrying)
-            await call(work, context, run) { try await bot.onMessage(IncomingMessage(message), context: context) }
+            // A message deleted for everyone before the bot handled it counts as handled without reaching the bot:
+            // nothing may answer what its sender took back.
+            await call(work, context, run) {
+                guard !message.isDeleted else { return }
+                try await bot.onMessage(IncomingMessage(message), context: context)
+            }
 
         case .messageUpdated(let message, _):
             let fingerprint = MessageUpdateFingerprint(message)

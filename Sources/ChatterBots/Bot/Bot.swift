@@ -19,7 +19,9 @@
 ///   returns. If it throws, they are discarded and the runtime logs the error.
 /// - Every handler must return promptly: a slow handler delays its conversation only, never heartbeats
 ///   or other bots, but it does hold up the next message of its conversation.
-/// - The bot's own messages (sent from any of its devices) are not delivered to `onMessage`.
+/// - The bot's own messages (sent from any of its devices) are not delivered to `onMessage`, nor are
+///   messages deleted for everyone before the bot handled them (one it missed while offline, or an edit's
+///   parked copy): they count as handled, so nothing answers a message its sender took back.
 ///
 /// A handler's name must match exactly; a misspelled handler is a new method and the default runs.
 public protocol Bot: Sendable {

@@ -381,6 +381,33 @@ enum ScriptError: Error {
         }
     }
 
+    @Test func aMessageDeletedWhileParkedReachesNoHandlerAndTheRestGoOn() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe)) { environment in
+                environment.gapFillDelay = .seconds(4)
+            }
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.inject(.loseMessageNew(count: 1))
+            _ = try await harness.say("m1", as: harness.ana, in: conversation)
+            let m2 = try await harness.say("oops", as: harness.ana, in: conversation)
+            try await harness.waitUntil("m2 is parked behind the lost m1") {
+                harness.logs.records(trace: m2.id.rawValue).contains { $0.message == "admitted: parked" }
+            }
+            _ = try await harness.rest(harness.ana).deleteMessage(m2.id, in: conversation.id)
+            try await harness.waitUntil("the deletion is placed in the parked copy") {
+                harness.logs.contains(.debug, "message.updated for a parked message")
+            }
+            let m3 = try await harness.say("m3", as: harness.ana, in: conversation)
+            await harness.clock.advance(by: .seconds(4))
+            try await harness.waitUntilHandled(upTo: m3.seq, in: conversation, by: bot)
+            #expect(probe.texts == ["m1", "m3"])
+            #expect(probe.updates.isEmpty)
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["echo: m1", "echo: m3"])
+            await bot.stop()
+        }
+    }
+
     @Test func removalFromAGroupAndEditsReachTheirHandlers() async throws {
         try await RuntimeHarness.run { harness in
             let probe = BotProbe()
