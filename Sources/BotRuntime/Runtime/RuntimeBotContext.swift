@@ -273,14 +273,17 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
         if isFinished, dependencies.typing.isShown(in: conversationId) { dependencies.typing.hide(in: conversationId) }
         commitIfFinished()
         return OutgoingMessage(clientMessageId: id, conversationId: conversationId, content: content) { [self] in
-            try await acknowledgement(of: id)
+            try await acknowledgement(of: id, in: conversationId)
         }
     }
 
-    private func acknowledgement(of id: ClientMessageID) async throws -> MessageAck {
+    /// Waiting for a send's ack commits the handler's work so far: the message goes out now, and the typing shown
+    /// where it goes stops with it.
+    private func acknowledgement(of id: ClientMessageID, in conversationId: Conversation.ID) async throws -> MessageAck {
         if work.withLock({ $0.uncommittedSends.contains(id) }) {
             try checkUsable()
             await commitPending()
+            if dependencies.typing.isShown(in: conversationId) { dependencies.typing.hide(in: conversationId) }
         }
         return try await dependencies.outbox.acknowledgement(of: id)
     }

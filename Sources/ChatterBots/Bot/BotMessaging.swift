@@ -12,8 +12,8 @@ public protocol BotMessaging: Sendable {
     func reply(to message: IncomingMessage, with content: MessageContent) async throws -> OutgoingMessage
 
     /// Shows or hides "typing…" in a conversation (best effort, at once: it is not part of the unit of work).
-    /// While shown, the runtime repeats `typing.start` every 3 s; it stops when the handler returns (when its
-    /// replies go out: typing stays while the handler works after a send), or when the bot calls this with false.
+    /// While shown, the runtime repeats `typing.start` every 3 s; it stops when a reply there goes out (when the
+    /// handler returns, or when it waits for a reply's `acknowledged()`), or when the bot calls this with false.
     func setTyping(_ isTyping: Bool, in conversationId: Conversation.ID) async throws
 
     /// Sends a photo, voice note, video or document: uploads `attachment` at once (`POST /media`), then sends the

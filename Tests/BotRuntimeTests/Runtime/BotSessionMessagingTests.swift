@@ -457,6 +457,30 @@ enum ScriptError: Error {
         }
     }
 
+    @Test func waitingForAReplysAckSendsItAndStopsTypingThere() async throws {
+        try await RuntimeHarness.run { harness in
+            let (acknowledged, gate) = (Gate(), Gate())
+            var script = ScriptedBot(probe: BotProbe())
+            script.onMessageScript = { message, context in
+                try await context.messaging.setTyping(true, in: message.conversationId)
+                _ = try await context.reply(to: message, "looking…").acknowledged()
+                acknowledged.open()
+                await gate.wait()
+            }
+            let bot = try await harness.start(script)
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.say("find it", as: harness.ana, in: conversation)
+            await acknowledged.wait()
+            try await harness.waitUntil("typing has stopped while the handler still works") {
+                await harness.sandbox.hub.typingExpiry(of: harness.botty.user.id, in: conversation.id) == nil
+            }
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["looking…"])
+            gate.open()
+            try await bot.waitUntilIdle()
+            await bot.stop()
+        }
+    }
+
     @Test func typingIsShownWhileTheHandlerWorksAndHiddenWhenItReplies() async throws {
         try await RuntimeHarness.run { harness in
             let gate = Gate()
