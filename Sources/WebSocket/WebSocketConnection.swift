@@ -62,7 +62,9 @@ public final class WebSocketConnection: Sendable {
         let inbound = InboundMessageBuffer { [weak channel] decision in channel?.setReadingPaused(decision) }
         self.inbound = inbound
         self.messages = WebSocketInboundStream(buffer: inbound)
-        self.state = Mutex(State(protocolState: WebSocketProtocolState(role: role, limits: limits)))
+        var protocolState = WebSocketProtocolState(role: role, limits: limits)
+        protocolState.pendingPongLimit = WebSocketProtocolState.maximumPendingPongs
+        self.state = Mutex(State(protocolState: protocolState))
     }
 
     /// Takes over the channel's reads, starting with `bytes` already received after the handshake; call on the loop thread.

@@ -1,10 +1,10 @@
 /// The pure lifecycle of one WebSocket connection after its opening handshake (RFC 6455 §5-§7): bytes and
 /// commands go in, `WebSocketAction`s come out, and the I/O layer only carries the actions out.
 ///
-/// It answers pings with a pong carrying the same payload (also between fragments), at most
-/// `maximumPendingPongs` pending at a time: pings that arrive beyond them, before the I/O layer reports the pongs
-/// written (`pongWritten()`), are answered once, with the newest payload (RFC 6455 §5.5.3), so a peer flooding
-/// pings without reading cannot grow the write queue. It reports pongs,
+/// It answers every ping with a pong carrying the same payload (also between fragments); with
+/// `pendingPongLimit` set (as `WebSocketConnection` sets it), pings beyond that many pongs not reported written yet
+/// (`pongWritten()`) are answered once, with the newest payload (RFC 6455 §5.5.3), so a peer flooding pings
+/// without reading cannot grow the write queue. It reports pongs,
 /// reassembles fragmented messages, validates text as UTF-8 as the bytes arrive (also inside a frame that is
 /// still arriving) and enforces `WebSocketLimits`. A protocol violation fails the connection: a close frame with
 /// the violation's code (1002, 1007 or 1009) is written, the transport is closed and the connection finishes
@@ -42,11 +42,14 @@ public struct WebSocketProtocolState: Sendable {
     /// How many payload bytes of the (incomplete) frame at the decoder's read position were already validated.
     private var validatedPrefix = 0
     private var maskingKeys = MaskingKeySource()
-    /// Pongs written that the I/O layer has not reported sent yet.
+    /// Pongs written that the I/O layer has not reported sent yet (counted only with `pendingPongLimit`).
     private var pendingPongs = 0
-    /// How many pongs may wait to be sent before pings are answered only with the newest: enough for a burst of
-    /// pings read at once (Autobahn's cases send ten), few enough that a peer that never reads costs little.
-    static let maximumPendingPongs = 16
+    /// How many pongs may wait to be sent before pings are answered only with the newest; nil: no limit, for a
+    /// caller that never reports pongs written.
+    package var pendingPongLimit: Int?
+    /// The limit `WebSocketConnection` sets: enough for a burst of pings read at once (Autobahn's cases send ten),
+    /// few enough that a peer that never reads costs little.
+    package static let maximumPendingPongs = 16
     /// The newest ping received while a pong was pending: answered once that pong is written.
     private var unansweredPing: [UInt8]?
 
@@ -196,14 +199,14 @@ public struct WebSocketProtocolState: Sendable {
 
     /// The pongs written so far have left (the transport's send queue drained): answers the newest ping held back
     /// meanwhile, if any. Harmless when no pong is pending.
-    public mutating func pongWritten() -> [WebSocketAction] {
+    package mutating func pongWritten() -> [WebSocketAction] {
         var actions: [WebSocketAction] = []
         pongWritten(into: &actions)
         return actions
     }
 
     /// The pongs written so far have left, appending the actions to `actions`; see `pongWritten()`.
-    public mutating func pongWritten(into actions: inout [WebSocketAction]) {
+    package mutating func pongWritten(into actions: inout [WebSocketAction]) {
         pendingPongs = 0
         guard let payload = unansweredPing else { return }
         unansweredPing = nil
@@ -330,11 +333,13 @@ public struct WebSocketProtocolState: Sendable {
     /// unanswered one.
     private mutating func answerPing(_ payload: [UInt8], into actions: inout [WebSocketAction]) {
         guard isOpen else { return }
-        guard pendingPongs < Self.maximumPendingPongs else {
-            unansweredPing = payload
-            return
+        if let limit = pendingPongLimit {
+            guard pendingPongs < limit else {
+                unansweredPing = payload
+                return
+            }
+            pendingPongs += 1
         }
-        pendingPongs += 1
         actions.append(.write(frame(.pong, payload)))
     }
 

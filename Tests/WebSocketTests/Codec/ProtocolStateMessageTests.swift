@@ -56,9 +56,25 @@ import Testing
         #expect(observed == payloads.map { .wrote(.pong, $0) })
     }
 
+    /// A state with the limit on pending pongs that `WebSocketConnection` sets.
+    static func pongLimited(_ role: WebSocketRole) -> WebSocketProtocolState {
+        var state = WebSocketProtocolState(role: role)
+        state.pendingPongLimit = WebSocketProtocolState.maximumPendingPongs
+        return state
+    }
+
+    @Test(arguments: roles)
+    func withoutAPongLimitEveryPingOfAFloodIsAnswered(role: WebSocketRole) throws {
+        var state = WebSocketProtocolState(role: role)
+        let peer = F.peer(of: role)
+        let count = WebSocketProtocolState.maximumPendingPongs * 3
+        let observed = try F.feed(&state, (0..<count).flatMap { F.frame(.ping, [UInt8($0)], from: peer) })
+        #expect(observed == (0..<count).map { .wrote(.pong, [UInt8($0)]) })
+    }
+
     @Test(arguments: roles)
     func pingsBeyondThePendingPongsAreAnsweredOnceWithTheNewestPayload(role: WebSocketRole) throws {
-        var state = WebSocketProtocolState(role: role)
+        var state = Self.pongLimited(role)
         let peer = F.peer(of: role)
         let limit = WebSocketProtocolState.maximumPendingPongs
         let pings = (1...(limit + 5)).flatMap { F.frame(.ping, [UInt8($0)], from: peer) }
@@ -70,7 +86,7 @@ import Testing
 
     @Test(arguments: roles)
     func aPongIsPendingUntilWrittenEvenWhenItWasTheNewestPing(role: WebSocketRole) throws {
-        var state = WebSocketProtocolState(role: role)
+        var state = Self.pongLimited(role)
         let peer = F.peer(of: role)
         #expect(try F.feed(&state, F.frame(.ping, [1], from: peer)) == [.wrote(.pong, [1])])
         #expect(state.isPongPending)
@@ -81,7 +97,7 @@ import Testing
 
     @Test(arguments: roles)
     func anUnansweredPingIsDroppedOnceACloseIsSent(role: WebSocketRole) throws {
-        var state = WebSocketProtocolState(role: role)
+        var state = Self.pongLimited(role)
         let peer = F.peer(of: role)
         let pings = (0...WebSocketProtocolState.maximumPendingPongs).flatMap { F.frame(.ping, [UInt8($0)], from: peer) }
         _ = try F.feed(&state, pings)

@@ -111,6 +111,7 @@ import TestSupport
                 expected.append(.deliver(message))
             }
             var state = WebSocketProtocolState(role: role)
+            state.pendingPongLimit = 1  // the tightest limit: pings read together share one pong and the newest's
             var observed: [F.Observed] = []
             for read in Self.randomReads(wire, using: &generator) {
                 observed += try F.feed(&state, read)
