@@ -29,6 +29,8 @@ final class HTTPServerConnection: ChannelHandler {
         var phase = Phase.waiting
         var lastActivity = MonotonicTime.now()
         var idleTimer: EventLoopTimer?
+        /// Responded, and waiting for the peer to read it before reading on: idle unless it reads.
+        var isWaitingForPeer = false
     }
 
     private let channel: SocketChannel
@@ -160,8 +162,15 @@ final class HTTPServerConnection: ChannelHandler {
             guard keepAlive else { return }
             // Reading stays paused until the peer has read most of what was sent: a client that pipelines requests
             // without reading them is held back by TCP instead of growing the queue.
-            if mustWait, !(await channel.waitUntilWritable()) { return }
+            if mustWait {
+                state.withLock { state in
+                    state.isWaitingForPeer = true
+                    state.lastActivity = MonotonicTime.now()
+                }
+                guard await channel.waitUntilWritable() else { return }
+            }
             let step = state.withLock { state -> Step in
+                state.isWaitingForPeer = false
                 guard case .responding = state.phase else { return .wait }
                 state.phase = .waiting
                 state.lastActivity = MonotonicTime.now()
@@ -285,9 +294,9 @@ final class HTTPServerConnection: ChannelHandler {
         let remaining = state.withLock { state -> Duration? in
             state.idleTimer = nil
             switch state.phase {
-            case .responding:
+            case .responding where !state.isWaitingForPeer:
                 return idle
-            case .waiting:
+            case .waiting, .responding:
                 let elapsed = MonotonicTime.now() - state.lastActivity
                 let limit = idle.nanoseconds
                 return elapsed >= limit ? nil : .nanoseconds(Int64(limit - elapsed))

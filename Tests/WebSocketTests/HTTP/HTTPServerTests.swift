@@ -172,6 +172,24 @@ struct HTTPServerTests {
         await server.shutdown()
     }
 
+    @Test func aClientThatStopsReadingIsClosedAfterTheIdleTimeout() async throws {
+        var configuration = HTTPServerConfiguration()
+        configuration.idleTimeout = .milliseconds(200)
+        let server = try await Self.start(configuration: configuration)
+        let client = try TLSTestSocket.connect(toLoopbackPort: server.port)
+        try client.send(Array("GET /big HTTP/1.1\r\nHost: test\r\n\r\n".utf8))
+        #expect(await eventually { server.openConnections.count == 1 })
+        let connection = try #require(server.openConnections.first)
+        let batch = Array(repeating: Array("GET /big HTTP/1.1\r\nHost: test\r\n\r\n".utf8), count: 50).flatMap { $0 }
+        var sent = 1
+        while !connection.isWaitingForPeerToRead && sent < 3000 {
+            guard (try? client.send(batch)) != nil else { break }  // closed meanwhile: what the test waits for
+            sent += 50
+        }
+        #expect(await eventually { server.connectionCount == 0 })
+        await server.shutdown()
+    }
+
     @Test func reportsAPortInUse() async throws {
         let server = try await Self.start()
         await #expect(throws: HTTPServerError.cannotListen(address: "127.0.0.1:\(server.port)", errno: EADDRINUSE)) {
