@@ -227,12 +227,12 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             await call(work, context, run) { try await bot.onPresenceChanged(presence, context: context) }
 
         case .conversationCreated(let conversation):
-            let context = context("conversation-created:\(conversation.id.rawValue)")
+            let context = context(event.workKey)
             await call(work, context, run) { try await bot.onConversationCreated(conversation, context: context) }
 
         case .conversationUpdated(let conversation):
             // One state of the conversation is one key: its replies keep their clientMessageIds if it runs again.
-            let context = context("conversation-updated:\(conversation.id.rawValue)@\(conversation.updatedAt.iso8601)")
+            let context = context(event.workKey)
             await call(work, context, run) { try await bot.onConversationUpdated(conversation, context: context) }
 
         case .conversationRemoved(let id):

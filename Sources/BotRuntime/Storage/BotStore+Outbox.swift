@@ -29,7 +29,11 @@ extension BotStore {
     /// The seq of the bot's latest acknowledged message in `conversationId` the outbox still holds, or nil.
     func latestAcknowledgedSeq(in conversationId: Conversation.ID) async throws(BotStoreError) -> Int? {
         try await read("read the latest acknowledged seq") { db in
-            try db.fetchOne(Int.self, sql: OutboxSQL.selectLatestAckedSeq, arguments: [conversationId.rawValue])
+            let seq = try db.fetchOne(Int.self, sql: OutboxSQL.selectLatestAckedSeq, arguments: [conversationId.rawValue])
+            if let seq, !SequenceNumber.range.contains(seq) {
+                throw BotStoreError.corruptRecord(table: "outbox", key: conversationId.rawValue, reason: "seq holds \(seq), no sequence number")
+            }
+            return seq
         }
     }
 

@@ -359,13 +359,13 @@ struct HotFrameDecoder {
         return true
     }
 
-    /// An integer written plainly (`0`, `-12`, `345`): no fraction, exponent or leading zero; nil when it does not
-    /// fit an `Int`.
     /// An integer in ``SequenceNumber/range``; nil otherwise, which leaves the frame to the full decoder and its error.
     private mutating func sequenceNumber() -> Int? {
         integer().flatMap { SequenceNumber.range.contains($0) ? $0 : nil }
     }
 
+    /// An integer written plainly (`0`, `-12`, `345`): no fraction, exponent or leading zero; nil when it does not
+    /// fit an `Int`.
     private mutating func integer() -> Int? {
         skipWhitespace()
         let negative = consume(UInt8(ascii: "-"))
