@@ -29,9 +29,10 @@ final class ReadStateDirectory: Sendable {
         return recordMoves(members, in: conversation.id, bot: bot, lastMessage: conversation.lastMessage)
     }
 
-    /// The moves a sync or a conversation object tells of: another member's watermarks that were known and moved,
-    /// as they are now (a read while the bot was disconnected). With nothing known before (a new process, a new
-    /// conversation) there is no move to tell of.
+    /// The moves a sync or a conversation object tells of: another member's read watermark that was known and moved,
+    /// with both watermarks as they are now (a read while the bot was disconnected). With nothing known before (a new
+    /// process, a new conversation) there is no move to tell of; a delivered watermark moving alone is merged but not
+    /// told (after an outage it moves for every member of every active conversation).
     private func recordMoves(
         _ members: [MemberWatermarks], in conversationId: Conversation.ID, bot: User.ID?, lastMessage: Message?
     ) -> [ReceiptUpdate] {
@@ -39,8 +40,10 @@ final class ReadStateDirectory: Sendable {
             var state = states[conversationId] ?? ConversationReadState(conversationId: conversationId)
             var moves: [ReceiptUpdate] = []
             for member in members {
-                let wasKnown = state.members[member.userId] != nil
-                guard state.merge(member), wasKnown, member.userId != bot, let now = state.members[member.userId] else { continue }
+                let before = state.members[member.userId]
+                guard state.merge(member), let before, member.userId != bot, let now = state.members[member.userId],
+                      now.lastReadSeq > before.lastReadSeq
+                else { continue }
                 moves.append(ReceiptUpdate(
                     conversationId: conversationId, userId: now.userId, lastDeliveredSeq: now.lastDeliveredSeq,
                     lastReadSeq: now.lastReadSeq))

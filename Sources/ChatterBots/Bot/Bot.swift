@@ -87,8 +87,8 @@ public protocol Bot: Sendable {
     /// A friend came online or went offline (best effort: changes can be missed; the next snapshot is whole).
     func onPresenceChanged(_ presence: Presence, context: any BotContext) async throws
 
-    /// Another member's delivered or read watermark moved (`receipt.updated`, or the sync after a reconnect, for a
-    /// move while the bot was disconnected). Best effort: receipts can be missed, a repeated or late one is not
+    /// Another member's delivered or read watermark moved (`receipt.updated`; or, for a read while the bot was
+    /// disconnected, the refresh and sync after the reconnect). Best effort: receipts can be missed, a repeated or late one is not
     /// passed on, and the first sync of a process finds no move (nothing known before it);
     /// `context.presence.readState(of:)` has the latest values. The bot's own receipts (from any of its devices) are
     /// not passed on.

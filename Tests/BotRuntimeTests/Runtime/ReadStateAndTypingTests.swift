@@ -54,6 +54,32 @@ import Testing
         }
     }
 
+    @Test func aDeliveredWatermarkMovedWhileTheBotWasDisconnectedReachesNoHandler() async throws {
+        try await RuntimeHarness.run { harness in
+            let events = EventRecorder(changes: harness.changes)
+            let bot = try await harness.startAny(ReceiptWatchingBot(events: events))
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.say("hello", as: harness.ana, in: conversation)
+            try await harness.waitUntil("the echo is stored") { try await harness.texts(in: conversation, from: harness.botty).count == 1 }
+            try await harness.inject(.dropSocket)
+            try await bot.waitUntil(.reconnecting)
+
+            let ana = try await ChatterRealtimeConnection.connect(
+                configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken)
+            try await ana.send(.receiptDelivered(ReceiptPosition(conversationId: conversation.id, seq: 2)))
+            try await harness.waitUntil("the service has the delivery") {
+                try await harness.rest(harness.ana).conversation(conversation.id).members
+                    .contains { $0.userId == harness.ana.user.id && $0.lastDeliveredSeq == 2 }
+            }
+            await harness.clock.advance(by: .milliseconds(1300))
+            try await bot.waitUntil(.live)
+            try await bot.waitUntilIdle()
+            #expect(!events.entries.contains { $0.hasPrefix("receipt") })
+            await ana.close()
+            await bot.stop()
+        }
+    }
+
     @Test func theWatermarksOfTheFirstSyncAreNoMovesAndReachNoHandler() async throws {
         try await RuntimeHarness.run { harness in
             let conversation = try await harness.direct(harness.ana)
