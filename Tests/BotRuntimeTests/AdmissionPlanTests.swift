@@ -185,6 +185,15 @@ import Testing
         #expect(plan.backfillFinished(conversation, gap: closedGap, backlog: 0, now: now) == [.backfill(conversation, after: nil)])
     }
 
+    @Test func anUpdateOfAMessageNotReceivedFetchesTheConversationOnce() {
+        var plan = plan()
+        #expect(plan.updateOfMissingMessage(conversation) == [.backfill(conversation, after: nil)])
+        #expect(plan.updateOfMissingMessage(conversation).isEmpty, "the fetch that runs brings it")
+        plan.backfillStarted(conversation)
+        _ = plan.backfillFinished(conversation, gap: closedGap, backlog: 0, now: now)
+        #expect(plan.updateOfMissingMessage(conversation) == [.backfill(conversation, after: nil)])
+    }
+
     @Test func aFetchWaitsForTheLaneToHoldLessThanHalfTheLimit() {
         let plan = plan(backlogLimit: 10)
         #expect(plan.waitsForRoom(backlog: 5))

@@ -169,6 +169,7 @@ final class AdmissionQueue: Sendable {
                 log.debug("message.updated for a parked message: it is handled in its current state", trace: trace, fields)
             case .dropped:
                 log.debug("message.updated for a message not received yet: it comes in its current state", trace: trace, fields)
+                perform(plan.withLock { $0.updateOfMissingMessage(update.conversationId) })
             }
         } catch {
             log.warning("could not place a message update (\(error)); handing it to the bot", trace: trace, fields)

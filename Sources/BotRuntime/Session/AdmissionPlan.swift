@@ -228,6 +228,14 @@ struct AdmissionPlan: Sendable {
         return true
     }
 
+    /// An update came for a message the bot has not received (its `message.new` was lost, or it waits in a gap or
+    /// was shed): fetch the conversation from its contiguous seq, unless a fetch runs already. Without this, the
+    /// loss of a conversation's newest message would go unnoticed until the next message or connect.
+    mutating func updateOfMissingMessage(_ conversation: Conversation.ID) -> [Action] {
+        guard reserveBackfill(conversation) else { return [] }
+        return [.backfill(conversation, after: nil)]
+    }
+
     /// A fetch of the conversation starts: it brings what was shed until now, so new messages are taken again.
     mutating func backfillStarted(_ conversation: Conversation.ID) {
         update(conversation) { $0.isShedding = false }

@@ -150,7 +150,7 @@ struct ConversationLedger: Sendable {
         /// Into the parked copy of its message, which waits ahead of a gap: the bot gets that message in its
         /// current state.
         case intoParked
-        /// Nowhere: its message has not arrived, and what brings it (the gap's fetch, the next sync) brings it in its
+        /// Nowhere: its message has not arrived, and the fetch this starts (``AdmissionPlan``) brings it in its
         /// current state.
         case dropped
     }
