@@ -8,15 +8,23 @@ import Testing
 
 /// Events and context calls beyond messages, end to end: withdrawn friend requests, profile changes, groups.
 @Suite struct BotEventAndGroupTests {
+    /// A bot that leaves friend requests pending, and dan's request to it, once the bot was asked.
+    static func requestLeftPending(
+        in harness: RuntimeHarness
+    ) async throws -> (bot: RunningBot, probe: BotProbe, dan: ChatterRESTClient, request: FriendRequest) {
+        let probe = BotProbe()
+        var script = ScriptedBot(probe: probe)
+        script.friendRequestDecision = .ignore
+        let bot = try await harness.start(script)
+        let dan = harness.rest(harness.dan)
+        let request = try await dan.sendFriendRequest(to: .userId(harness.botty.user.id))
+        try await harness.waitUntil("the bot is asked") { probe.friendRequests.map(\.id) == [request.id] }
+        return (bot, probe, dan, request)
+    }
+
     @Test func aWithdrawnFriendRequestReachesOnFriendRequestCancelled() async throws {
         try await RuntimeHarness.run { harness in
-            let probe = BotProbe()
-            var script = ScriptedBot(probe: probe)
-            script.friendRequestDecision = .ignore
-            let bot = try await harness.start(script)
-            let dan = harness.rest(harness.dan)
-            let request = try await dan.sendFriendRequest(to: .userId(harness.botty.user.id))
-            try await harness.waitUntil("the bot is asked") { probe.friendRequests.map(\.id) == [request.id] }
+            let (bot, probe, dan, request) = try await Self.requestLeftPending(in: harness)
             try await dan.cancelFriendRequest(request.id)
             try await harness.waitUntil("the withdrawal reaches the bot") { probe.cancelledRequests == [request.id] }
             await bot.stop()
@@ -25,13 +33,7 @@ import Testing
 
     @Test func aWithdrawalThatArrivesTwiceReachesOnFriendRequestCancelledOnce() async throws {
         try await RuntimeHarness.run { harness in
-            let probe = BotProbe()
-            var script = ScriptedBot(probe: probe)
-            script.friendRequestDecision = .ignore
-            let bot = try await harness.start(script)
-            let dan = harness.rest(harness.dan)
-            let request = try await dan.sendFriendRequest(to: .userId(harness.botty.user.id))
-            try await harness.waitUntil("the bot is asked") { probe.friendRequests.map(\.id) == [request.id] }
+            let (bot, probe, dan, request) = try await Self.requestLeftPending(in: harness)
             try await harness.inject(.duplicateEvents(types: ["friend_request.cancelled"], copies: 1))
 
             try await dan.cancelFriendRequest(request.id)

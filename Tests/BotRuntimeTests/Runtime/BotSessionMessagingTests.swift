@@ -323,21 +323,35 @@ enum ScriptError: Error {
         }
     }
 
+    /// A scripted bot that fetches a gap after 4 s of virtual time, in a direct conversation with ana whose next
+    /// `message.new` the sandbox loses.
+    static func botMissingTheNextMessage(
+        in harness: RuntimeHarness
+    ) async throws -> (bot: RunningBot, probe: BotProbe, conversation: Conversation) {
+        let probe = BotProbe()
+        let bot = try await harness.start(ScriptedBot(probe: probe)) { environment in
+            environment.gapFillDelay = .seconds(4)
+        }
+        let conversation = try await harness.direct(harness.ana)
+        try await harness.inject(.loseMessageNew(count: 1))
+        return (bot, probe, conversation)
+    }
+
+    /// Returns once `message` waits behind a gap.
+    static func waitUntilParked(_ message: Message, in harness: RuntimeHarness) async throws {
+        try await harness.waitUntil("\(message.body ?? "the message") is parked behind the gap") {
+            harness.logs.records(trace: message.id.rawValue).contains { $0.message == "admitted: parked" }
+        }
+    }
+
     @Test func aGapThatStaysOpenIsFetchedAfterTheGapFillDelay() async throws {
         try await RuntimeHarness.run { harness in
-            let probe = BotProbe()
-            let bot = try await harness.start(ScriptedBot(probe: probe)) { environment in
-                environment.gapFillDelay = .seconds(4)
-            }
-            let conversation = try await harness.direct(harness.ana)
-            try await harness.inject(.loseMessageNew(count: 1))
+            let (bot, probe, conversation) = try await Self.botMissingTheNextMessage(in: harness)
             let texts = ["m1", "m2", "m3"]
             var last: Message?
             for text in texts { last = try await harness.say(text, as: harness.ana, in: conversation) }
             let m3 = try #require(last)
-            try await harness.waitUntil("m3 is parked") {
-                harness.logs.records(trace: m3.id.rawValue).contains { $0.message == "admitted: parked" }
-            }
+            try await Self.waitUntilParked(m3, in: harness)
             try await bot.waitUntilIdle()
             #expect(probe.texts.isEmpty, "m2 and m3 wait behind the missing m1")
             await harness.clock.advance(by: .seconds(4))
@@ -352,18 +366,11 @@ enum ScriptError: Error {
 
     @Test func editsOfMessagesStillOnTheirWayReachTheBotAsTheMessagesCurrentText() async throws {
         try await RuntimeHarness.run { harness in
-            let probe = BotProbe()
-            let bot = try await harness.start(ScriptedBot(probe: probe)) { environment in
-                environment.gapFillDelay = .seconds(4)
-            }
-            let conversation = try await harness.direct(harness.ana)
+            let (bot, probe, conversation) = try await Self.botMissingTheNextMessage(in: harness)
             let ana = harness.rest(harness.ana)
-            try await harness.inject(.loseMessageNew(count: 1))
             let m1 = try await harness.say("m1", as: harness.ana, in: conversation)
             let m2 = try await harness.say("m2", as: harness.ana, in: conversation)
-            try await harness.waitUntil("m2 is parked behind the lost m1") {
-                harness.logs.records(trace: m2.id.rawValue).contains { $0.message == "admitted: parked" }
-            }
+            try await Self.waitUntilParked(m2, in: harness)
             _ = try await ana.editMessage(m2.id, in: conversation.id, body: "m2, edited")
             _ = try await ana.editMessage(m1.id, in: conversation.id, body: "m1, edited")
             // The edit of m1, which never arrived, fetches the conversation at once: no gap-fill delay to wait.
@@ -392,17 +399,10 @@ enum ScriptError: Error {
 
     @Test func aMessageDeletedWhileParkedReachesNoHandlerAndTheRestGoOn() async throws {
         try await RuntimeHarness.run { harness in
-            let probe = BotProbe()
-            let bot = try await harness.start(ScriptedBot(probe: probe)) { environment in
-                environment.gapFillDelay = .seconds(4)
-            }
-            let conversation = try await harness.direct(harness.ana)
-            try await harness.inject(.loseMessageNew(count: 1))
+            let (bot, probe, conversation) = try await Self.botMissingTheNextMessage(in: harness)
             _ = try await harness.say("m1", as: harness.ana, in: conversation)
             let m2 = try await harness.say("oops", as: harness.ana, in: conversation)
-            try await harness.waitUntil("m2 is parked behind the lost m1") {
-                harness.logs.records(trace: m2.id.rawValue).contains { $0.message == "admitted: parked" }
-            }
+            try await Self.waitUntilParked(m2, in: harness)
             _ = try await harness.rest(harness.ana).deleteMessage(m2.id, in: conversation.id)
             try await harness.waitUntil("the deletion is placed in the parked copy") {
                 harness.logs.contains(.debug, "message.updated for a parked message")

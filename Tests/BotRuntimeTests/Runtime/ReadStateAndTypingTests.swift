@@ -28,28 +28,39 @@ import Testing
         }
     }
 
+    /// Starts the receipt-watching bot, has ana say hello and the bot echo it (seq 2), drops the bot's socket and,
+    /// while the bot is away, has ana send `receipt` until the service has it; returns once the bot is live again.
+    static func receiptWhileTheBotIsAway(
+        _ receipt: (Conversation.ID) -> ClientRequest, until stored: @escaping @Sendable (Member) -> Bool,
+        in harness: RuntimeHarness, events: EventRecorder
+    ) async throws -> RunningBot {
+        let bot = try await harness.startAny(ReceiptWatchingBot(events: events))
+        let conversation = try await harness.direct(harness.ana)
+        try await harness.say("hello", as: harness.ana, in: conversation)
+        try await harness.waitUntil("the echo is stored") { try await harness.texts(in: conversation, from: harness.botty).count == 1 }
+        try await harness.inject(.dropSocket)
+        try await bot.waitUntil(.reconnecting)
+        let ana = try await ChatterRealtimeConnection.connect(
+            configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken)
+        try await ana.send(receipt(conversation.id))
+        try await harness.waitUntil("the service has ana's receipt") {
+            try await harness.rest(harness.ana).conversation(conversation.id).members
+                .contains { $0.userId == harness.ana.user.id && stored($0) }
+        }
+        await ana.close()
+        await harness.clock.advance(by: .milliseconds(1300))
+        try await bot.waitUntil(.live)
+        return bot
+    }
+
     @Test func aReadWhileTheBotWasDisconnectedReachesTheBotWithTheSyncAfterTheReconnect() async throws {
         try await RuntimeHarness.run { harness in
             let events = EventRecorder(changes: harness.changes)
-            let bot = try await harness.startAny(ReceiptWatchingBot(events: events))
-            let conversation = try await harness.direct(harness.ana)
-            try await harness.say("hello", as: harness.ana, in: conversation)
-            try await harness.waitUntil("the echo is stored") { try await harness.texts(in: conversation, from: harness.botty).count == 1 }
-            try await harness.inject(.dropSocket)
-            try await bot.waitUntil(.reconnecting)
-
-            let ana = try await ChatterRealtimeConnection.connect(
-                configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken)
-            try await ana.send(.receiptRead(ReceiptPosition(conversationId: conversation.id, seq: 2)))
-            try await harness.waitUntil("the service has the read") {
-                try await harness.rest(harness.ana).conversation(conversation.id).members
-                    .contains { $0.userId == harness.ana.user.id && $0.lastReadSeq == 2 }
-            }
-            await harness.clock.advance(by: .milliseconds(1300))
-            try await bot.waitUntil(.live)
+            let bot = try await Self.receiptWhileTheBotIsAway(
+                { .receiptRead(ReceiptPosition(conversationId: $0, seq: 2)) }, until: { $0.lastReadSeq == 2 },
+                in: harness, events: events)
             try await harness.waitUntil("the read is handled") { events.entries.contains { $0.hasPrefix("receipt") } }
             #expect(events.entries.filter { $0.hasPrefix("receipt") } == ["receipt \(harness.ana.user.id) read 2, last message read: true"])
-            await ana.close()
             await bot.stop()
         }
     }
@@ -57,25 +68,11 @@ import Testing
     @Test func aDeliveredWatermarkMovedWhileTheBotWasDisconnectedReachesNoHandler() async throws {
         try await RuntimeHarness.run { harness in
             let events = EventRecorder(changes: harness.changes)
-            let bot = try await harness.startAny(ReceiptWatchingBot(events: events))
-            let conversation = try await harness.direct(harness.ana)
-            try await harness.say("hello", as: harness.ana, in: conversation)
-            try await harness.waitUntil("the echo is stored") { try await harness.texts(in: conversation, from: harness.botty).count == 1 }
-            try await harness.inject(.dropSocket)
-            try await bot.waitUntil(.reconnecting)
-
-            let ana = try await ChatterRealtimeConnection.connect(
-                configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken)
-            try await ana.send(.receiptDelivered(ReceiptPosition(conversationId: conversation.id, seq: 2)))
-            try await harness.waitUntil("the service has the delivery") {
-                try await harness.rest(harness.ana).conversation(conversation.id).members
-                    .contains { $0.userId == harness.ana.user.id && $0.lastDeliveredSeq == 2 }
-            }
-            await harness.clock.advance(by: .milliseconds(1300))
-            try await bot.waitUntil(.live)
+            let bot = try await Self.receiptWhileTheBotIsAway(
+                { .receiptDelivered(ReceiptPosition(conversationId: $0, seq: 2)) }, until: { $0.lastDeliveredSeq == 2 },
+                in: harness, events: events)
             try await bot.waitUntilIdle()
             #expect(!events.entries.contains { $0.hasPrefix("receipt") })
-            await ana.close()
             await bot.stop()
         }
     }
