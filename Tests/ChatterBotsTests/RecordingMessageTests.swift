@@ -23,6 +23,15 @@ import Testing
         #expect(message.createdAt == Self.start.advanced(by: .seconds(30)))
     }
 
+    @Test func aMessageDeletedForEveryoneReachesNoHandler() async throws {
+        let context = RecordingBotContext(conversations: [Self.conversation(lastSeq: 0)])
+        var message = context.message("oops", from: "U1", in: "C1")
+        message.body = nil
+        message.deletedAt = Self.start
+        try await context.deliver(message, to: EchoBot())
+        #expect(context.sentMessages.isEmpty)
+    }
+
     @Test func messagesAndTheBotsRepliesTakeSeqsInTurn() async throws {
         let context = RecordingBotContext(conversations: [Self.conversation(lastSeq: 0)])
         let first = context.message("one", from: "U1", in: "C1")

@@ -51,25 +51,43 @@ final class HandlerDispatcher: Sendable {
         }
 
         /// Adds `work` in order: by seq in a conversation lane (messages may arrive out of order from the tasks
-        /// that hand them out), a message before the updates of it, at the end otherwise.
+        /// that hand them out), a message before the updates of it, at the end otherwise. An update of a message
+        /// still queued replaces it instead: the bot gets the message in its current state (a deleted one reaches
+        /// no handler), as from a parked copy.
         mutating func append(_ work: [HandlerWork]) {
             if head > 0 && head * 2 >= items.count {
                 items.removeFirst(head)
                 head = 0
             }
             for item in work {
+                if case .messageUpdated(let update, _) = item, let index = queuedIndex(of: update) {
+                    items[index] = .message(update)
+                    continue
+                }
                 guard let key = Self.order(of: item), let last = items.last.flatMap(Self.order(of:)), last > key else {
                     items.append(item)
                     continue
                 }
-                var low = head
-                var high = items.count
-                while low < high {
-                    let middle = (low + high) / 2
-                    if let other = Self.order(of: items[middle]), other > key { high = middle } else { low = middle + 1 }
-                }
-                items.insert(item, at: low)
+                items.insert(item, at: firstIndex(after: key))
             }
+        }
+
+        /// The first index from `head` whose item comes after `key` (items without a seq count as before it).
+        private func firstIndex(after key: Order) -> Int {
+            var low = head
+            var high = items.count
+            while low < high {
+                let middle = (low + high) / 2
+                if let other = Self.order(of: items[middle]), other > key { high = middle } else { low = middle + 1 }
+            }
+            return low
+        }
+
+        /// Where `message` waits in the lane, not taken yet, if it does.
+        private func queuedIndex(of message: Message) -> Int? {
+            let index = firstIndex(after: Order(seq: message.seq, rank: 0)) - 1
+            guard index >= head, case .message(let queued) = items[index], queued.id == message.id else { return nil }
+            return index
         }
 
         /// Where the first item stands in the lane's order: a message put before an update of it changes it.
@@ -99,11 +117,12 @@ final class HandlerDispatcher: Sendable {
             return item
         }
 
-        /// Drops the queued messages, keeping other work (edits) in order.
+        /// Drops the queued messages, keeping other work (edits) in order. A blocked lane left with updates stays
+        /// blocked, so that the messages coming back (or a note) wake it.
         mutating func removeQueuedMessages() {
             items = items[head...].filter { if case .message = $0 { false } else { true } }
             head = 0
-            isBlocked = false
+            isBlocked = isBlocked && !items.isEmpty
         }
 
         mutating func removeQueued() -> Int {

@@ -172,8 +172,10 @@ public final class RecordingBotContext: BotContext {
     // MARK: Driving the bot
 
     /// Delivers `message` to `bot.onMessage` as the runtime would: sends during the call get
-    /// `clientMessageId`s derived from the bot, the message and their index.
+    /// `clientMessageId`s derived from the bot, the message and their index; a message deleted for everyone
+    /// reaches no handler.
     public func deliver(_ message: Message, to bot: some Bot) async throws {
+        guard !message.isDeleted else { return }
         let trigger = ClientMessageID.messageTrigger(message.id)
         storage.records.withLock { $0.sendIndex[trigger] = 0 }
         try await Self.$trigger.withValue(trigger) {

@@ -124,13 +124,26 @@ import Testing
         let runner = RecordingRunner()
         let dispatcher = Self.dispatcher(maxConcurrent: 4, timeout: .seconds(30))
         runner.setStoreContiguous(0, in: "C1")
-        guard case .message(let first) = Self.message(1), case .message(let second) = Self.message(2) else { return }
+        guard case .message(let second) = Self.message(2) else { return }
         dispatcher.enqueue(.messageUpdated(second, trace: "edit of 2"), in: .conversation("C1"))
         dispatcher.enqueue([Self.message(2), Self.message(1)], in: .conversation("C1"))
+        dispatcher.open(runner: runner)
+        try await runner.waitUntil("three handlers finished") { runner.finished.count == 3 }
+        #expect(runner.started == ["C1#1", "C1#2", "edit of 2"])
+        dispatcher.cancelAll()
+    }
+
+    @Test func anUpdateOfAMessageStillQueuedReplacesIt() async throws {
+        let runner = RecordingRunner()
+        let dispatcher = Self.dispatcher(maxConcurrent: 4, timeout: .seconds(30))
+        runner.setStoreContiguous(0, in: "C1")
+        guard case .message(var first) = Self.message(1) else { return }
+        dispatcher.enqueue([Self.message(1), Self.message(2)], in: .conversation("C1"))
+        first.body = "C1#1, edited"
         dispatcher.enqueue(.messageUpdated(first, trace: "edit of 1"), in: .conversation("C1"))
         dispatcher.open(runner: runner)
-        try await runner.waitUntil("four handlers finished") { runner.finished.count == 4 }
-        #expect(runner.started == ["C1#1", "edit of 1", "C1#2", "edit of 2"])
+        try await runner.waitUntil("both messages finished") { runner.finished.count == 2 }
+        #expect(runner.started == ["C1#1, edited", "C1#2"])
         dispatcher.cancelAll()
     }
 
