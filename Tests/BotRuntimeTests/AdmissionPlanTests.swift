@@ -185,15 +185,6 @@ import Testing
         #expect(plan.backfillFinished(conversation, gap: closedGap, backlog: 0, now: now) == [.backfill(conversation, after: nil)])
     }
 
-    @Test func anUpdateOfAMessageNotReceivedFetchesTheConversationOnce() {
-        var plan = plan()
-        #expect(plan.updateOfMissingMessage(conversation) == [.backfill(conversation, after: nil)])
-        #expect(plan.updateOfMissingMessage(conversation).isEmpty, "the fetch that runs brings it")
-        plan.backfillStarted(conversation)
-        _ = plan.backfillFinished(conversation, gap: closedGap, backlog: 0, now: now)
-        #expect(plan.updateOfMissingMessage(conversation) == [.backfill(conversation, after: nil)])
-    }
-
     @Test func aFetchWaitsForTheLaneToHoldLessThanHalfTheLimit() {
         let plan = plan(backlogLimit: 10)
         #expect(plan.waitsForRoom(backlog: 5))
@@ -231,6 +222,21 @@ import Testing
         _ = plan.gapFoundOpen(conversation, waitingFor: 5, now: now)
         let actions = plan.gapCheckDue(conversation, gap: openGap(waitingFor: 5), backlog: 0, now: now.adding(.seconds(4)))
         #expect(actions == [.fetchGap(conversation, missingSeq: 5, waited: .seconds(4))])
+    }
+
+    @Test func aMessageKnownToExistAndStillMissingAtTheCheckIsFetched() {
+        var plan = plan()
+        _ = plan.gapFoundOpen(conversation, waitingFor: 5, now: now)
+        let known = ConversationLedger.Gap(expected: 5, parkedMessages: 0, firstParkedSeq: nil, isOpen: false, awaitsKnownMessage: true)
+        let actions = plan.gapCheckDue(conversation, gap: known, backlog: 0, now: now.adding(.seconds(4)))
+        #expect(actions == [.fetchGap(conversation, missingSeq: 5, waited: .seconds(4))])
+    }
+
+    @Test func aMessageThatCameBeforeTheCheckIsNotFetched() {
+        var plan = plan()
+        _ = plan.gapFoundOpen(conversation, waitingFor: 5, now: now)
+        #expect(plan.gapCheckDue(conversation, gap: closedGap, backlog: 0, now: now.adding(.seconds(4))).isEmpty)
+        #expect(plan.gapCheck(of: conversation) == nil)
     }
 
     @Test func aGapStillOpenAfterEachFetchIsCheckedTwiceAsLate() {

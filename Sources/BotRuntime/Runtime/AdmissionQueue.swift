@@ -169,7 +169,13 @@ final class AdmissionQueue: Sendable {
                 log.debug("message.updated for a parked message: it is handled in its current state", trace: trace, fields)
             case .dropped:
                 log.debug("message.updated for a message not received yet: it comes in its current state", trace: trace, fields)
-                perform(plan.withLock { $0.updateOfMissingMessage(update.conversationId) })
+            }
+            // Its message (or one before it) is known to exist and not here: the sync or a gap's fetch may bring it,
+            // and if nothing does, a check after the gap-fill delay fetches it (a lost newest message included).
+            let gap = store.memory.gap(in: update.conversationId)
+            if update.seq >= gap.expected, gap.isOpen || gap.awaitsKnownMessage {
+                let now = clock.now
+                perform(plan.withLock { $0.gapFoundOpen(update.conversationId, waitingFor: gap.expected, now: now) })
             }
         } catch {
             log.warning("could not place a message update (\(error)); handing it to the bot", trace: trace, fields)

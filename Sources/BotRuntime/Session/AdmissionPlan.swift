@@ -228,14 +228,6 @@ struct AdmissionPlan: Sendable {
         return true
     }
 
-    /// An update came for a message the bot has not received (its `message.new` was lost, or it waits in a gap or
-    /// was shed): fetch the conversation from its contiguous seq, unless a fetch runs already. Without this, the
-    /// loss of a conversation's newest message would go unnoticed until the next message or connect.
-    mutating func updateOfMissingMessage(_ conversation: Conversation.ID) -> [Action] {
-        guard reserveBackfill(conversation) else { return [] }
-        return [.backfill(conversation, after: nil)]
-    }
-
     /// A fetch of the conversation starts: it brings what was shed until now, so new messages are taken again.
     mutating func backfillStarted(_ conversation: Conversation.ID) {
         update(conversation) { $0.isShedding = false }
@@ -320,17 +312,19 @@ struct AdmissionPlan: Sendable {
     }
 
     /// The conversation's gap check is due, and it waits for `gap` with `backlog` messages in its lane. The same
-    /// seq still missing: fetch from the contiguous seq (or, while a fetch runs, look again later). Another one
-    /// missing: look again later. None: fetch what was shed meanwhile once the lane is empty.
+    /// seq still missing (a hole before parked messages, or a message known to exist): fetch from the contiguous
+    /// seq (or, while a fetch runs, look again later). Another one missing: look again later. None: fetch what was
+    /// shed meanwhile once the lane is empty.
     mutating func gapCheckDue(
         _ conversation: Conversation.ID, gap: ConversationLedger.Gap, backlog: Int, now: Date
     ) -> [Action] {
         guard var state = conversations[conversation], var check = state.gapCheck, check.isScheduled else { return [] }
         check.isScheduled = false
-        state.gapCheck = gap.isOpen ? check : nil
+        let isMissing = gap.isOpen || gap.awaitsKnownMessage
+        state.gapCheck = isMissing ? check : nil
         conversations[conversation] = state.isEmpty ? nil : state
         guard !isStopped else { return [] }
-        guard gap.isOpen else { return backlog == 0 ? laneDrained(conversation) : [] }
+        guard isMissing else { return backlog == 0 ? laneDrained(conversation) : [] }
         if gap.expected == check.expected, !state.isBackfilling {
             conversations[conversation]?.isBackfilling = true
             return [.fetchGap(conversation, missingSeq: check.expected, waited: check.delay)]

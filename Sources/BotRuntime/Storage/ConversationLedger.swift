@@ -43,6 +43,10 @@ struct ConversationLedger: Sendable {
         var firstParkedSeq: Int?
         /// Whether something is parked beyond `expected`, with a hole before it.
         var isOpen: Bool
+        /// Whether a message at or past `expected` is known to exist though none is parked: the highest seq heard
+        /// of (an update of a message not received, the bot's own message beyond a hole) is past what is handled or
+        /// handed out.
+        var awaitsKnownMessage = false
     }
 
     /// At most this many parked messages are released at once; the rest follow with the next release.
@@ -150,15 +154,18 @@ struct ConversationLedger: Sendable {
         /// Into the parked copy of its message, which waits ahead of a gap: the bot gets that message in its
         /// current state.
         case intoParked
-        /// Nowhere: its message has not arrived, and the fetch this starts (``AdmissionPlan``) brings it in its
-        /// current state.
+        /// Nowhere: its message has not arrived; the highest seq heard of rises to it, so that the gap check the
+        /// admission schedules (``Gap/awaitsKnownMessage``) fetches it, in its current state, if nothing else brings it.
         case dropped
     }
 
     /// Decides where `update` goes (see ``UpdatePlacement``); `.intoParked` has replaced the parked copy.
     mutating func placeUpdate(_ update: Message, bot: User.ID) -> UpdatePlacement {
         guard let expected = expectedThrough, update.senderId != bot, update.seq > expected else { return .deliver }
-        guard case .message? = parked.entry(at: update.seq) else { return .dropped }
+        guard case .message? = parked.entry(at: update.seq) else {
+            raiseLastSeq(update.seq)
+            return .dropped
+        }
         removeParked(at: update.seq)
         insertParked(.message(update), at: update.seq)
         return .intoParked
@@ -264,13 +271,20 @@ struct ConversationLedger: Sendable {
     /// What the conversation waits for.
     var gap: Gap {
         var expected = max(cursor?.contiguous ?? 0, handedOut ?? 0) + 1
-        guard !parked.isEmpty else { return Gap(expected: expected, parkedMessages: 0, firstParkedSeq: nil, isOpen: false) }
+        let lastSeq = cursor?.lastSeq ?? 0
+        guard !parked.isEmpty else {
+            return Gap(
+                expected: expected, parkedMessages: 0, firstParkedSeq: nil, isOpen: false,
+                awaitsKnownMessage: lastSeq >= expected)
+        }
         for (seq, entry) in parked.entries(from: expected) {
             guard seq == expected, case .own = entry else { break }
             expected += 1
         }
         let first = parked.first(after: expected - 1)?.seq
-        return Gap(expected: expected, parkedMessages: parked.messageCount, firstParkedSeq: first, isOpen: first.map { $0 > expected } ?? false)
+        return Gap(
+            expected: expected, parkedMessages: parked.messageCount, firstParkedSeq: first,
+            isOpen: first.map { $0 > expected } ?? false, awaitsKnownMessage: first == nil && lastSeq >= expected)
     }
 
     // MARK: - A lane's copy

@@ -371,25 +371,32 @@ enum ScriptError: Error {
             let m1 = try await harness.say("m1", as: harness.ana, in: conversation)
             let m2 = try await harness.say("m2", as: harness.ana, in: conversation)
             try await Self.waitUntilParked(m2, in: harness)
-            _ = try await ana.editMessage(m2.id, in: conversation.id, body: "m2, edited")
             _ = try await ana.editMessage(m1.id, in: conversation.id, body: "m1, edited")
-            // The edit of m1, which never arrived, fetches the conversation at once: no gap-fill delay to wait.
+            _ = try await ana.editMessage(m2.id, in: conversation.id, body: "m2, edited")
+            try await harness.waitUntil("both edits are placed") {
+                harness.logs.contains(.debug, "message.updated for a message not received yet")
+                    && harness.logs.contains(.debug, "message.updated for a parked message")
+            }
+            try await bot.waitUntilIdle()
+            #expect(probe.texts.isEmpty && probe.updates.isEmpty, "nothing before m1")
+            await harness.clock.advance(by: .seconds(4))
             try await harness.waitUntilHandled(upTo: m2.seq, in: conversation, by: bot)
-            #expect(harness.logs.contains(.debug, "message.updated for a message not received yet"))
             #expect(probe.texts == ["m1, edited", "m2, edited"])
             #expect(probe.updates.isEmpty, "the bot never heard of an edit before its message")
             await bot.stop()
         }
     }
 
-    @Test func anEditOfTheNewestMessageWhoseArrivalWasLostBringsItAtOnce() async throws {
+    @Test func anEditOfTheNewestMessageWhoseArrivalWasLostBringsItAfterTheGapFillDelay() async throws {
         try await RuntimeHarness.run { harness in
-            let probe = BotProbe()
-            let bot = try await harness.start(ScriptedBot(probe: probe))
-            let conversation = try await harness.direct(harness.ana)
-            try await harness.inject(.loseMessageNew(count: 1))
+            let (bot, probe, conversation) = try await Self.botMissingTheNextMessage(in: harness)
             let only = try await harness.say("typo", as: harness.ana, in: conversation)
             _ = try await harness.rest(harness.ana).editMessage(only.id, in: conversation.id, body: "fixed")
+            try await harness.waitUntil("the edit is placed") {
+                harness.logs.contains(.debug, "message.updated for a message not received yet")
+            }
+            try await bot.waitUntilIdle()
+            await harness.clock.advance(by: .seconds(4))
             try await harness.waitUntilHandled(upTo: only.seq, in: conversation, by: bot)
             #expect(probe.texts == ["fixed"])
             #expect(probe.updates.isEmpty)
@@ -478,14 +485,27 @@ enum ScriptError: Error {
             }
             let bot = try await harness.start(script)
             let conversation = try await harness.direct(harness.ana)
+            let watcher = try await ChatterRealtimeConnection.connect(
+                configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken,
+                options: RealtimeConnectionOptions(clock: harness.clock))
+            let typing = TypingLog(changes: harness.changes)
+            let reader = Task {
+                for await event in watcher.events {
+                    if case .frame(let frame) = event, case .typing(let indicator) = frame.event, indicator.userId == harness.botty.user.id {
+                        typing.append(indicator.isTyping)
+                    }
+                }
+            }
             try await harness.say("find it", as: harness.ana, in: conversation)
             await acknowledged.wait()
-            try await harness.waitUntil("typing has stopped while the handler still works") {
-                await harness.sandbox.hub.typingExpiry(of: harness.botty.user.id, in: conversation.id) == nil
+            try await harness.waitUntil("typing has started and stopped while the handler still works") {
+                typing.values == [true, false]
             }
             #expect(try await harness.texts(in: conversation, from: harness.botty) == ["looking…"])
             gate.open()
             try await bot.waitUntilIdle()
+            await watcher.close()
+            reader.cancel()
             await bot.stop()
         }
     }

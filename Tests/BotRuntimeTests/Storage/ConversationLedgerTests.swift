@@ -210,12 +210,21 @@ import Testing
         #expect(ledger.handOutParked(limit: 9).map(\.body) == ["edited"])
     }
 
-    @Test func anUpdateOfAMessageNotReceivedIsDropped() {
+    @Test func anUpdateOfAMessageNotReceivedIsDroppedAndItsMessageAwaited() {
         var ledger = ledger()
         admit(7, into: &ledger)
         #expect(ledger.placeUpdate(update(6, body: "not here yet"), bot: Fixture.bot) == .dropped)
         #expect(ledger.placeUpdate(update(9, body: "beyond"), bot: Fixture.bot) == .dropped)
         #expect(ledger.parked.messageCount == 1)
+        #expect(ledger.cursor?.lastSeq == 9)
+        #expect(ledger.gap.isOpen, "7 waits behind 5 and 6, and the gap's fetch brings 8 and 9 after them")
+    }
+
+    @Test func aLostNewestMessageIsAwaitedOnceAnUpdateNamesIt() {
+        var ledger = ledger()
+        #expect(!ledger.gap.awaitsKnownMessage)
+        #expect(ledger.placeUpdate(update(5, body: "edited"), bot: Fixture.bot) == .dropped)
+        #expect(ledger.gap == ConversationLedger.Gap(expected: 5, parkedMessages: 0, firstParkedSeq: nil, isOpen: false, awaitsKnownMessage: true))
     }
 
     @Test func anUpdateOfTheBotsOwnMessageOrInAnUnknownConversationGoesToTheBot() {
