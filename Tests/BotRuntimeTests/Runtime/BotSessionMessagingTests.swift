@@ -404,6 +404,24 @@ enum ScriptError: Error {
         }
     }
 
+    @Test func aMessageDeletedWhileTheBotWasAwayComesWithTheSyncAndReachesNoHandler() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe))
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.inject(.dropSocket)
+            try await bot.waitUntil(.reconnecting)
+            let taken = try await harness.say("taken back", as: harness.ana, in: conversation)
+            _ = try await harness.rest(harness.ana).deleteMessage(taken.id, in: conversation.id)
+            let kept = try await harness.say("kept", as: harness.ana, in: conversation)
+            await harness.clock.advance(by: .milliseconds(1300))
+            try await harness.waitUntilHandled(upTo: kept.seq, in: conversation, by: bot)
+            #expect(probe.texts == ["kept"])
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["echo: kept"])
+            await bot.stop()
+        }
+    }
+
     @Test func aMessageDeletedWhileParkedReachesNoHandlerAndTheRestGoOn() async throws {
         try await RuntimeHarness.run { harness in
             let (bot, probe, conversation) = try await Self.botMissingTheNextMessage(in: harness)
