@@ -23,8 +23,8 @@ final class HandlerDispatcher: Sendable {
         /// The conversation's lane has nothing queued any more (a backlog that was shed can be fetched again).
         func laneDrained(_ conversation: Conversation.ID)
         /// The store's contiguous seq of `conversation` (nil when it has no cursor), when the lane cannot tell
-        /// whether its first message is next.
-        func contiguousSeq(of conversation: Conversation.ID) async -> Int?
+        /// whether its first message is next; throws when the store could not be read.
+        func contiguousSeq(of conversation: Conversation.ID) async throws -> Int?
     }
 
     private struct Lane {
@@ -415,9 +415,9 @@ final class HandlerDispatcher: Sendable {
     /// A worker: serves `lane` until it is empty, or until another lane waits for its slot.
     private func work(_ lane: HandlerLane, id: UInt64, task: WorkerTask) async {
         var served = 0
-        var verified = false
+        var verified = Verification.notAsked
         while let next = takeNext(lane, id: id, task: task, served: served, verified: verified) {
-            verified = false
+            verified = .notAsked
             switch next {
             case .run(let work, let run, let runner):
                 served += 1
@@ -429,10 +429,14 @@ final class HandlerDispatcher: Sendable {
                 await runner.recover(work, run, timedOutAfter: timeout)
                 noteDone(work, epoch: run.epoch)
             case .verify(let conversation, let runner):
-                if let contiguous = await runner.contiguousSeq(of: conversation) {
-                    state.withLock { $0.ledgers[conversation, default: ConversationLedger()].raiseContiguous(to: contiguous) }
+                do {
+                    if let contiguous = try await runner.contiguousSeq(of: conversation) {
+                        state.withLock { $0.ledgers[conversation, default: ConversationLedger()].raiseContiguous(to: contiguous) }
+                    }
+                    verified = .answered
+                } catch {
+                    verified = .unreadable
                 }
-                verified = true
             }
         }
     }
@@ -470,7 +474,16 @@ final class HandlerDispatcher: Sendable {
         }
     }
 
-    private func takeNext(_ lane: HandlerLane, id: UInt64, task: WorkerTask, served: Int, verified: Bool) -> Next? {
+    /// What the store said when the lane last asked it where a conversation is (``Runner/contiguousSeq(of:)``).
+    private enum Verification {
+        case notAsked
+        /// It answered: a contiguous seq, or that it has no cursor.
+        case answered
+        /// It could not be read: nothing is known, and nothing may run before what it waits for.
+        case unreadable
+    }
+
+    private func takeNext(_ lane: HandlerLane, id: UInt64, task: WorkerTask, served: Int, verified: Verification) -> Next? {
         var spawn: (HandlerLane, UInt64, WorkerTask)?
         var waiters: [CheckedContinuation<Void, Never>] = []
         var drained: (any Runner, Conversation.ID)?
@@ -499,9 +512,10 @@ final class HandlerDispatcher: Sendable {
                     _ = current.popFirst()
                 case .handled, .next where !isUpdate:
                     break head
-                case .unknownConversation where !verified, .outOfOrder where !verified, .next where !verified:
+                case .unknownConversation where verified == .notAsked, .outOfOrder where verified == .notAsked,
+                     .next where verified == .notAsked:
                     return .verify(conversation, runner)
-                case .unknownConversation where isUpdate:
+                case .unknownConversation where isUpdate && verified == .answered:
                     break head  // no cursor, here or in the store: nothing to wait for
                 case .unknownConversation, .outOfOrder, .next:
                     // The message before it (or the one it changes) is still on its way: wait for it (or for an

@@ -476,8 +476,8 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         admission.laneDrained(conversation)
     }
 
-    func contiguousSeq(of conversation: Conversation.ID) async -> Int? {
-        try? await contexts.store.conversationCursor(conversation)?.contiguousSeq
+    func contiguousSeq(of conversation: Conversation.ID) async throws -> Int? {
+        try await contexts.store.conversationCursor(conversation)?.contiguousSeq
     }
 
     // MARK: - Repeating jobs

@@ -18,6 +18,7 @@ import Testing
             var gates: [String: Gate] = [:]
             var contiguous: [Conversation.ID: Int] = [:]
             var asked: [Conversation.ID] = []
+            var unreadable: Set<Conversation.ID> = []
         }
 
         private let state = Mutex(State())
@@ -85,11 +86,18 @@ import Testing
 
         func laneDrained(_ conversation: Conversation.ID) {}
 
-        func contiguousSeq(of conversation: Conversation.ID) async -> Int? {
-            update { state in
+        func contiguousSeq(of conversation: Conversation.ID) async throws -> Int? {
+            let (contiguous, unreadable) = update { state in
                 state.asked.append(conversation)
-                return state.contiguous[conversation]
+                return (state.contiguous[conversation], state.unreadable.contains(conversation))
             }
+            if unreadable { throw CancellationError() }
+            return contiguous
+        }
+
+        /// Makes reading where `conversation` stands fail, as a store that cannot be read.
+        func setStoreUnreadable(_ conversation: Conversation.ID) {
+            state.withLock { _ = $0.unreadable.insert(conversation) }
         }
 
         static func text(of work: HandlerWork) -> String {
@@ -161,6 +169,33 @@ import Testing
         dispatcher.enqueue(Self.message(2), in: .conversation("C1"))
         try await runner.waitUntil("both handlers finished") { runner.finished.count == 2 }
         #expect(runner.started == ["C1#2", "edit of 2"])
+        dispatcher.cancelAll()
+    }
+
+    @Test func anUpdateInAConversationWithoutACursorRunsOnceTheStoreSaysSo() async throws {
+        let runner = RecordingRunner()
+        let dispatcher = Self.dispatcher(maxConcurrent: 4, timeout: .seconds(30))
+        guard case .message(let message) = Self.message(2) else { return }
+        dispatcher.enqueue(.messageUpdated(message, trace: "edit of 2"), in: .conversation("C1"))
+        dispatcher.open(runner: runner)
+        try await runner.waitUntil("the update ran") { runner.finished == ["edit of 2"] }
+        #expect(runner.asked == ["C1"])
+        dispatcher.cancelAll()
+    }
+
+    @Test func anUpdateWaitsWhenTheStoreCannotSayWhereItsConversationIs() async throws {
+        let runner = RecordingRunner()
+        let dispatcher = Self.dispatcher(maxConcurrent: 4, timeout: .seconds(30))
+        runner.setStoreUnreadable("C1")
+        guard case .message(let message) = Self.message(1) else { return }
+        dispatcher.enqueue(.messageUpdated(message, trace: "edit of 1"), in: .conversation("C1"))
+        dispatcher.open(runner: runner)
+        try await runner.waitUntil("the lane asked the store") { runner.asked == ["C1"] }
+        #expect(runner.started.isEmpty)
+        dispatcher.noteContiguous(0, in: "C1")
+        dispatcher.enqueue(Self.message(1), in: .conversation("C1"))
+        try await runner.waitUntil("the message, then its update") { runner.finished.count == 2 }
+        #expect(runner.started == ["C1#1", "edit of 1"])
         dispatcher.cancelAll()
     }
 
