@@ -232,6 +232,34 @@ import Testing
         #expect(actions == [.fetchGap(conversation, missingSeq: 5, waited: .seconds(4))])
     }
 
+    private let knownMissing = ConversationLedger.Gap(
+        expected: 5, parkedMessages: 0, firstParkedSeq: nil, isOpen: false, awaitsKnownMessage: true)
+
+    @Test func aFetchThatDidNotBringAMessageKnownToExistIsCheckedAgain() {
+        var plan = plan()
+        #expect(plan.reserveBackfill(conversation) == true)
+        plan.backfillStarted(conversation)
+        let actions = plan.backfillFinished(conversation, gap: knownMissing, backlog: 0, now: now)
+        #expect(actions == [.scheduleGapCheck(conversation, at: now.adding(.seconds(4)))])
+    }
+
+    @Test func aMessageKnownToExistIsLeftToTheFetchOfWhatTheLaneShed() {
+        var plan = plan()
+        _ = accept([message(5)], into: &plan, backlog: 3)
+        #expect(plan.isShedding(conversation))
+        _ = plan.gapFoundOpen(conversation, waitingFor: 5, now: now)
+        #expect(plan.gapCheckDue(conversation, gap: knownMissing, backlog: 2, now: now.adding(.seconds(4))).isEmpty)
+        #expect(plan.gapCheckDue(conversation, gap: knownMissing, backlog: 0, now: now.adding(.seconds(4))).isEmpty, "not scheduled")
+    }
+
+    @Test func aMessageKnownToExistWhileTheLaneHoldsMessagesIsLookedAtAgainLater() {
+        var plan = plan()
+        _ = plan.gapFoundOpen(conversation, waitingFor: 5, now: now)
+        let later = now.adding(.seconds(4))
+        let actions = plan.gapCheckDue(conversation, gap: knownMissing, backlog: 2, now: later)
+        #expect(actions == [.scheduleGapCheck(conversation, at: later.adding(.seconds(8)))])
+    }
+
     @Test func aMessageThatCameBeforeTheCheckIsNotFetched() {
         var plan = plan()
         _ = plan.gapFoundOpen(conversation, waitingFor: 5, now: now)

@@ -336,7 +336,10 @@ final class AdmissionQueue: Sendable {
     private func noteGaps(parkedIn: Set<Conversation.ID>, released: [Message]) {
         let memory = store.memory
         let now = clock.now
-        let closed = Set(released.map(\.conversationId)).subtracting(parkedIn).filter { !memory.gap(in: $0).isOpen }
+        let closed = Set(released.map(\.conversationId)).subtracting(parkedIn).filter { conversation in
+            let gap = memory.gap(in: conversation)
+            return !gap.isOpen && !gap.awaitsKnownMessage
+        }
         let opened = parkedIn.map { ($0, memory.gap(in: $0).expected) }
         let actions = plan.withLock { plan in
             closed.flatMap { plan.gapClosed($0) } + opened.flatMap { plan.gapFoundOpen($0, waitingFor: $1, now: now) }

@@ -474,6 +474,9 @@ final class HandlerDispatcher: Sendable {
         }
     }
 
+    /// How long a lane waits before asking the store again after it could not be read.
+    static let unreadableRetryDelay: Duration = .seconds(1)
+
     /// What the store said when the lane last asked it where a conversation is (``Runner/contiguousSeq(of:)``).
     private enum Verification {
         case notAsked
@@ -519,10 +522,15 @@ final class HandlerDispatcher: Sendable {
                     break head  // no cursor, here or in the store: nothing to wait for
                 case .unknownConversation, .outOfOrder, .next:
                     // The message before it (or the one it changes) is still on its way: wait for it (or for an
-                    // ack) without a slot.
+                    // ack) without a slot. When the store could not be read, nothing may come to say so: ask again.
                     current.isActive = false
                     current.isBlocked = true
                     Self.releaseSlot(&state, spawn: &spawn, waiters: &waiters)
+                    if verified == .unreadable {
+                        timers.schedule(.laneVerification(conversation), at: clock.now.addingTimeInterval(Self.unreadableRetryDelay.timeInterval)) {
+                            [weak self] in self?.note(conversation) { _ in }
+                        }
+                    }
                     return nil
                 }
             }

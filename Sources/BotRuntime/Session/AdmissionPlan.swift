@@ -271,7 +271,7 @@ struct AdmissionPlan: Sendable {
             conversations[conversation]?.isBackfilling = true
             return [.backfill(conversation, after: rewound)]
         }
-        if gap.isOpen { return gapFoundOpen(conversation, waitingFor: gap.expected, now: now) }
+        if gap.isOpen || gap.awaitsKnownMessage { return gapFoundOpen(conversation, waitingFor: gap.expected, now: now) }
         var actions = gapClosed(conversation)
         if backlog == 0 { actions += laneDrained(conversation) }
         return actions
@@ -325,6 +325,12 @@ struct AdmissionPlan: Sendable {
         conversations[conversation] = state.isEmpty ? nil : state
         guard !isStopped else { return [] }
         guard isMissing else { return backlog == 0 ? laneDrained(conversation) : [] }
+        if !gap.isOpen {
+            // Only a message known to exist is missing: while the lane sheds, the fetch of what it shed brings it;
+            // while it holds messages, look again later rather than fetch what it holds.
+            if state.isShedding { return backlog == 0 ? laneDrained(conversation) : [] }
+            if backlog > 0 { return gapFoundOpen(conversation, waitingFor: gap.expected, now: now) }
+        }
         if gap.expected == check.expected, !state.isBackfilling {
             conversations[conversation]?.isBackfilling = true
             return [.fetchGap(conversation, missingSeq: check.expected, waited: check.delay)]

@@ -96,8 +96,10 @@ import Testing
         }
 
         /// Makes reading where `conversation` stands fail, as a store that cannot be read.
-        func setStoreUnreadable(_ conversation: Conversation.ID) {
-            state.withLock { _ = $0.unreadable.insert(conversation) }
+        func setStoreUnreadable(_ conversation: Conversation.ID, _ unreadable: Bool = true) {
+            state.withLock { state in
+                if unreadable { state.unreadable.insert(conversation) } else { state.unreadable.remove(conversation) }
+            }
         }
 
         static func text(of work: HandlerWork) -> String {
@@ -196,6 +198,22 @@ import Testing
         dispatcher.enqueue(Self.message(1), in: .conversation("C1"))
         try await runner.waitUntil("the message, then its update") { runner.finished.count == 2 }
         #expect(runner.started == ["C1#1", "edit of 1"])
+        dispatcher.cancelAll()
+    }
+
+    @Test func aLaneThatCouldNotReadTheStoreAsksAgainAfterASecond() async throws {
+        let runner = RecordingRunner()
+        let clock = ManualClock()
+        let dispatcher = Self.dispatcher(maxConcurrent: 4, timeout: .seconds(30), clock: clock)
+        runner.setStoreUnreadable("C1")
+        guard case .message(let message) = Self.message(1) else { return }
+        dispatcher.enqueue(.messageUpdated(message, trace: "edit of 1"), in: .conversation("C1"))
+        dispatcher.open(runner: runner)
+        try await runner.waitUntil("the lane asked the store") { runner.asked == ["C1"] }
+        runner.setStoreUnreadable("C1", false)
+        await clock.advance(by: HandlerDispatcher.unreadableRetryDelay)
+        try await runner.waitUntil("it asked again and, with no cursor there, ran the update") { runner.finished == ["edit of 1"] }
+        #expect(runner.asked == ["C1", "C1"])
         dispatcher.cancelAll()
     }
 
