@@ -503,17 +503,7 @@ enum ScriptError: Error {
             }
             let bot = try await harness.start(script)
             let conversation = try await harness.direct(harness.ana)
-            let watcher = try await ChatterRealtimeConnection.connect(
-                configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken,
-                options: RealtimeConnectionOptions(clock: harness.clock))
-            let typing = TypingLog(changes: harness.changes)
-            let reader = Task {
-                for await event in watcher.events {
-                    if case .frame(let frame) = event, case .typing(let indicator) = frame.event, indicator.userId == harness.botty.user.id {
-                        typing.append(indicator.isTyping)
-                    }
-                }
-            }
+            let (typing, stopWatching) = try await Self.watchTheBotsTyping(in: harness)
             try await harness.say("find it", as: harness.ana, in: conversation)
             await acknowledged.wait()
             try await harness.waitUntil("typing has started and stopped while the handler still works") {
@@ -522,10 +512,31 @@ enum ScriptError: Error {
             #expect(try await harness.texts(in: conversation, from: harness.botty) == ["looking…"])
             gate.open()
             try await bot.waitUntilIdle()
-            await watcher.close()
-            reader.cancel()
+            await stopWatching()
             await bot.stop()
         }
+    }
+
+    /// Ana's own realtime connection, recording each typing indicator of the bot it receives; `stop` closes it.
+    static func watchTheBotsTyping(
+        in harness: RuntimeHarness
+    ) async throws -> (typing: TypingLog, stop: @Sendable () async -> Void) {
+        let watcher = try await ChatterRealtimeConnection.connect(
+            configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken,
+            options: RealtimeConnectionOptions(clock: harness.clock))
+        let typing = TypingLog(changes: harness.changes)
+        let bot = harness.botty.user.id
+        let reader = Task {
+            for await event in watcher.events {
+                if case .frame(let frame) = event, case .typing(let indicator) = frame.event, indicator.userId == bot {
+                    typing.append(indicator.isTyping)
+                }
+            }
+        }
+        return (typing, {
+            await watcher.close()
+            reader.cancel()
+        })
     }
 
     @Test func typingIsShownWhileTheHandlerWorksAndHiddenWhenItReplies() async throws {
@@ -539,17 +550,7 @@ enum ScriptError: Error {
             }
             let bot = try await harness.start(script)
             let conversation = try await harness.direct(harness.ana)
-            let watcher = try await ChatterRealtimeConnection.connect(
-                configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken,
-                options: RealtimeConnectionOptions(clock: harness.clock))
-            let typing = TypingLog(changes: harness.changes)
-            let reader = Task {
-                for await event in watcher.events {
-                    if case .frame(let frame) = event, case .typing(let indicator) = frame.event, indicator.userId == harness.botty.user.id {
-                        typing.append(indicator.isTyping)
-                    }
-                }
-            }
+            let (typing, stopWatching) = try await Self.watchTheBotsTyping(in: harness)
             try await harness.say("a long answer please", as: harness.ana, in: conversation)
             try await harness.waitUntil("typing is shown") { typing.values == [true] }
             // The service ends typing 5 s after the last typing.start: the bot repeats it every 3 s.
@@ -567,8 +568,7 @@ enum ScriptError: Error {
             try await harness.waitUntil("the reply is stored") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["there you go"]
             }
-            await watcher.close()
-            reader.cancel()
+            await stopWatching()
             await bot.stop()
         }
     }
