@@ -173,7 +173,7 @@ final class AdmissionQueue: Sendable {
             // Its message (or one before it) is known to exist and not here: the sync or a gap's fetch may bring it,
             // and if nothing does, a check after the gap-fill delay fetches it (a lost newest message included).
             let gap = store.memory.gap(in: update.conversationId)
-            if update.seq >= gap.expected, gap.isOpen || gap.awaitsKnownMessage {
+            if update.seq >= gap.expected, gap.isMissing {
                 let now = clock.now
                 perform(plan.withLock { $0.gapFoundOpen(update.conversationId, waitingFor: gap.expected, now: now) })
             }
@@ -336,10 +336,7 @@ final class AdmissionQueue: Sendable {
     private func noteGaps(parkedIn: Set<Conversation.ID>, released: [Message]) {
         let memory = store.memory
         let now = clock.now
-        let closed = Set(released.map(\.conversationId)).subtracting(parkedIn).filter { conversation in
-            let gap = memory.gap(in: conversation)
-            return !gap.isOpen && !gap.awaitsKnownMessage
-        }
+        let closed = Set(released.map(\.conversationId)).subtracting(parkedIn).filter { !memory.gap(in: $0).isMissing }
         let opened = parkedIn.map { ($0, memory.gap(in: $0).expected) }
         let actions = plan.withLock { plan in
             closed.flatMap { plan.gapClosed($0) } + opened.flatMap { plan.gapFoundOpen($0, waitingFor: $1, now: now) }
@@ -409,9 +406,7 @@ final class AdmissionQueue: Sendable {
             try await store.recordConversations(
                 conversations, newConversationsStart: environment.newConversationStart, isRefreshPage: report.isRefreshPage)
             for conversation in conversations {
-                for move in readState.record(conversation, bot: identity.device?.userId) {
-                    dispatcher.enqueue(.event(.readStateChanged(move), trace: trace), in: .events)
-                }
+                dispatcher.enqueueReadStateChanges(readState.record(conversation, bot: identity.device?.userId), trace: trace)
             }
             for conversation in conversations {
                 let event: BotEvent

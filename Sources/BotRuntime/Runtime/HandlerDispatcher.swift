@@ -317,6 +317,11 @@ final class HandlerDispatcher: Sendable {
         if let (lane, id, task) = start { spawnWorker(lane, id: id, task: task) }
     }
 
+    /// Queues `onReadStateChanged` for each watermark move the read state found, in the events lane.
+    func enqueueReadStateChanges(_ moves: [ReceiptUpdate], trace: String) {
+        enqueue(moves.map { .event(.readStateChanged($0), trace: trace) }, in: .events)
+    }
+
     /// Queues messages the store handed out, each in its conversation's lane, in order.
     func enqueueHandedOut(_ messages: [Message]) {
         guard !messages.isEmpty else { return }

@@ -93,7 +93,7 @@ struct ServerEventRouter: RealtimeEventSink {
         case .receiptUpdated(let receipt):
             // Best effort, in memory only: a receipt that moves nothing (a copy, a late one) reaches no handler.
             guard readState.update(receipt), receipt.userId != identity.device?.userId else { return }
-            dispatcher.enqueue(.event(.readStateChanged(receipt), trace: TraceID.make()), in: .events)
+            dispatcher.enqueueReadStateChanges([receipt], trace: TraceID.make())
         case .typing(let typing):
             guard typing.userId != identity.device?.userId else { return }
             dispatcher.enqueue(.event(.typing(typing), trace: TraceID.make()), in: .events)

@@ -71,9 +71,8 @@ struct SessionSynchronizer: Sendable {
                     continue
                 }
                 fetched += conversation.messages.count
-                for move in readState.record(conversation.members, in: id, bot: identity.device?.userId) {
-                    dispatcher.enqueue(.event(.readStateChanged(move), trace: trace), in: .events)
-                }
+                dispatcher.enqueueReadStateChanges(
+                    readState.record(conversation.members, in: id, bot: identity.device?.userId), trace: trace)
                 admission.submit(.messages(conversation.messages))
                 if conversation.hasMore, let last = conversation.messages.last?.seq {
                     let admission = admission

@@ -271,7 +271,7 @@ struct AdmissionPlan: Sendable {
             conversations[conversation]?.isBackfilling = true
             return [.backfill(conversation, after: rewound)]
         }
-        if gap.isOpen || gap.awaitsKnownMessage { return gapFoundOpen(conversation, waitingFor: gap.expected, now: now) }
+        if gap.isMissing { return gapFoundOpen(conversation, waitingFor: gap.expected, now: now) }
         var actions = gapClosed(conversation)
         if backlog == 0 { actions += laneDrained(conversation) }
         return actions
@@ -320,11 +320,10 @@ struct AdmissionPlan: Sendable {
     ) -> [Action] {
         guard var state = conversations[conversation], var check = state.gapCheck, check.isScheduled else { return [] }
         check.isScheduled = false
-        let isMissing = gap.isOpen || gap.awaitsKnownMessage
-        state.gapCheck = isMissing ? check : nil
+        state.gapCheck = gap.isMissing ? check : nil
         conversations[conversation] = state.isEmpty ? nil : state
         guard !isStopped else { return [] }
-        guard isMissing else { return backlog == 0 ? laneDrained(conversation) : [] }
+        guard gap.isMissing else { return backlog == 0 ? laneDrained(conversation) : [] }
         if !gap.isOpen {
             // Only a message known to exist is missing: while the lane sheds, the fetch of what it shed brings it;
             // while it holds messages, look again later rather than fetch what it holds.

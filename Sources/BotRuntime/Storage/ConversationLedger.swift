@@ -47,6 +47,10 @@ struct ConversationLedger: Sendable {
         /// of (an update of a message not received, the bot's own message beyond a hole) is past what is handled or
         /// handed out.
         var awaitsKnownMessage = false
+
+        /// Whether something is missing that a fetch from the contiguous seq would bring: a hole before parked
+        /// messages, or a message known to exist.
+        var isMissing: Bool { isOpen || awaitsKnownMessage }
     }
 
     /// At most this many parked messages are released at once; the rest follow with the next release.
