@@ -3,7 +3,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// Limits on request heads and bodies (exceeding them answers 431 or 413 and closes the connection).
     public var parserLimits: HTTPParserLimits
     /// A connection with no request in progress for this long is closed (keep-alive idle timeout); it also bounds
-    /// how long a client may take to send a request (and, with TLS, to complete the handshake).
+    /// how long a client may take to send a request (and, with TLS, to complete the handshake), and how long a client
+    /// that pipelines requests may go without reading any of the responses waiting for it.
     public var idleTimeout: Duration
     /// Limits on the frames and messages of upgraded WebSocket connections.
     public var webSocketLimits: WebSocketLimits

@@ -27,10 +27,8 @@ final class HTTPServerConnection: ChannelHandler {
     private struct State {
         var parser: HTTPRequestParser
         var phase = Phase.waiting
-        var lastActivity = MonotonicTime.now()
+        var idleClock: HTTPIdleClock
         var idleTimer: EventLoopTimer?
-        /// Responded, and waiting for the peer to read it before reading on: idle unless it reads.
-        var isWaitingForPeer = false
     }
 
     private let channel: SocketChannel
@@ -56,7 +54,9 @@ final class HTTPServerConnection: ChannelHandler {
     private init(channel: SocketChannel, context: Context) {
         self.channel = channel
         self.context = context
-        self.state = Mutex(State(parser: HTTPRequestParser(limits: context.configuration.parserLimits)))
+        self.state = Mutex(State(
+            parser: HTTPRequestParser(limits: context.configuration.parserLimits),
+            idleClock: HTTPIdleClock(timeout: context.configuration.idleTimeout, now: MonotonicTime.now())))
     }
 
     /// Bytes written to the connection that the kernel has not taken yet.
@@ -92,13 +92,13 @@ final class HTTPServerConnection: ChannelHandler {
         let (step, webSocket) = state.withLock { state -> (Step, WebSocketConnection?) in
             switch state.phase {
             case .waiting:
-                state.lastActivity = MonotonicTime.now()
+                state.idleClock.recordActivity(at: MonotonicTime.now())
                 state.parser.append(bytes)
                 return (nextStep(&state), nil)
             case .responding:
                 // Kept for the next pipelined request, or handed to the WebSocket after an upgrade; reading is
                 // paused meanwhile, so at most the rest of one read burst arrives here.
-                state.lastActivity = MonotonicTime.now()
+                state.idleClock.recordActivity(at: MonotonicTime.now())
                 state.parser.append(bytes)
                 return (.wait, nil)
             case .upgraded(let connection):
@@ -163,17 +163,14 @@ final class HTTPServerConnection: ChannelHandler {
             // Reading stays paused until the peer has read most of what was sent: a client that pipelines requests
             // without reading them is held back by TCP instead of growing the queue.
             if mustWait {
-                state.withLock { state in
-                    state.isWaitingForPeer = true
-                    state.lastActivity = MonotonicTime.now()
-                }
+                let unsent = channel.queuedByteCount
+                state.withLock { $0.idleClock.startWaitingForPeer(unsent: unsent, at: MonotonicTime.now()) }
                 guard await channel.waitUntilWritable() else { return }
             }
             let step = state.withLock { state -> Step in
-                state.isWaitingForPeer = false
+                state.idleClock.stopWaitingForPeer(at: MonotonicTime.now())
                 guard case .responding = state.phase else { return .wait }
                 state.phase = .waiting
-                state.lastActivity = MonotonicTime.now()
                 return nextStep(&state)
             }
             if case .wait = step { channel.setReadingPaused(false) }
@@ -290,24 +287,23 @@ final class HTTPServerConnection: ChannelHandler {
     }
 
     private func idleTimerFired() {
-        let idle = context.configuration.idleTimeout
-        let remaining = state.withLock { state -> Duration? in
+        let unsent = channel.queuedByteCount
+        let verdict = state.withLock { state -> HTTPIdleClock.Verdict? in
             state.idleTimer = nil
             switch state.phase {
-            case .responding where !state.isWaitingForPeer:
-                return idle
+            case .responding where !state.idleClock.isWaitingForPeer:
+                // The responder is at work: that is not the peer's idleness.
+                return .checkAgain(after: context.configuration.idleTimeout)
             case .waiting, .responding:
-                let elapsed = MonotonicTime.now() - state.lastActivity
-                let limit = idle.nanoseconds
-                return elapsed >= limit ? nil : .nanoseconds(Int64(limit - elapsed))
+                return state.idleClock.check(unsent: unsent, at: MonotonicTime.now())
             case .upgraded, .streaming, .closed:
-                return .zero
+                return nil
             }
         }
-        switch remaining {
-        case nil: channel.close()
-        case .zero?: return
-        case let delay?: armIdleTimer(after: delay)
+        switch verdict {
+        case .close?: channel.close()
+        case .checkAgain(let delay)?: armIdleTimer(after: delay)
+        case nil: return
         }
     }
 }

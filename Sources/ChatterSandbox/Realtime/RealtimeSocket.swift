@@ -41,8 +41,8 @@ final class RealtimeSocket: Sendable {
     /// Marks the session authenticated and sends `session.ready`; false when the socket closed meanwhile.
     func announce(userId: User.ID, deviceId: Device.ID, at now: Date) -> Bool {
         session.withLock { session in
-            let actions = session.authenticated(userId: userId, deviceId: deviceId, at: now)
-            perform(actions)
+            // Authentication only sends `session.ready`: it asks the hub for nothing.
+            _ = perform(session.authenticated(userId: userId, deviceId: deviceId, at: now))
             return session.isOpen
         }
     }
