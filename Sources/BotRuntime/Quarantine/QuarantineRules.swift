@@ -5,7 +5,9 @@ import Foundation
 ///
 /// - Work a crash caught `attempts` times is a suspect. One below `maxAttempts` runs again, alone: while the bot
 ///   has suspects it is on probation, and runs one handler at a time.
-/// - A suspect at `maxAttempts` is quarantined: not run, recorded, and the bot goes on with the next work.
+/// - A suspect at `maxAttempts` is quarantined: not run, recorded, and the bot goes on with the next work. Work
+///   that comes again with the key of a standing entry (a pending friend request at each sync, the presence snapshot
+///   at each connect) is passed over too, until the entry is retried or dropped.
 /// - A bot with more than `maxQuarantinesPerHour` quarantines in an hour, or whose `onStart` or `onReady` reached
 ///   `maxAttempts`, is crashing: it stops, and the other bots keep running.
 struct QuarantineRules: Sendable {
@@ -17,11 +19,16 @@ struct QuarantineRules: Sendable {
         case runAsSuspect(CrashSuspect)
         /// A suspect at the limit: set it aside instead of running it.
         case quarantine(CrashSuspect)
+        /// Work a standing quarantine entry holds, come again: counted as handled without running.
+        case passOver
     }
 
     let maxAttempts: Int
     let maxQuarantinesPerHour: Int
     private(set) var suspects: [String: CrashSuspect]
+    /// The keys of the quarantine's standing entries: not asked to be retried, and not `onStart` or `onReady`
+    /// (which stop the bot instead, and run at its start once retried).
+    private(set) var quarantinedKeys: Set<String> = []
     /// Probation ended: the suspects left did not come back when expected.
     private var probationEnded = false
 
@@ -34,12 +41,22 @@ struct QuarantineRules: Sendable {
     /// Whether the bot runs one handler at a time: it has suspects that may still come back.
     var isOnProbation: Bool { !probationEnded && !suspects.isEmpty }
 
+    /// Whether work may need more than running: the bot is on probation, or has standing quarantine entries.
+    var watchesWork: Bool { isOnProbation || !quarantinedKeys.isEmpty }
+
     /// What to do with the work named `key`. A quarantined suspect is no longer one.
     mutating func verdict(for key: String) -> Verdict {
+        guard !quarantinedKeys.contains(key) else { return .passOver }
         guard let suspect = suspects[key] else { return .run }
         guard suspect.attempts >= maxAttempts else { return .runAsSuspect(suspect) }
         suspects[key] = nil
+        quarantinedKeys.insert(key)
         return .quarantine(suspect)
+    }
+
+    /// The quarantine as stored now: its standing entries are what later work is passed over for.
+    mutating func quarantineChanged(_ entries: [QuarantineEntry]) {
+        quarantinedKeys = Set(entries.lazy.filter { !$0.retryRequested && !Self.lifecycleHandlers.contains($0.key) }.map(\.key))
     }
 
     /// The work `key` ran without the process dying: if it was a suspect, it is cleared. Returns the suspect, and

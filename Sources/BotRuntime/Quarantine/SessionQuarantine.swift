@@ -66,7 +66,7 @@ final class SessionQuarantine: Sendable {
             try await store.record(atLimit.map { .quarantine($0, work: nil) })
             entries = try await store.quarantined()
         }
-        metrics.quarantined.store(entries.count, ordering: .relaxed)
+        quarantineChanged(entries)
         let (probation, reason) = rules.withLock { ($0.isOnProbation, $0.crashingReason(bot: bot, quarantine: entries, now: clock.now)) }
         if probation {
             log.warning("the process died while \(suspects.count) piece\(suspects.count == 1 ? "" : "s") of this bot's work ran: "
@@ -79,9 +79,10 @@ final class SessionQuarantine: Sendable {
     /// What to do with `work` (see `QuarantineRules.Verdict`).
     func verdict(for work: HandlerWork) -> QuarantineRules.Verdict {
         let (verdict, ended) = rules.withLock { rules -> (QuarantineRules.Verdict, Bool) in
-            guard rules.isOnProbation else { return (.run, false) }
+            guard rules.watchesWork else { return (.run, false) }
+            let wasOnProbation = rules.isOnProbation
             let verdict = rules.verdict(for: work.workKey)
-            return (verdict, !rules.isOnProbation)
+            return (verdict, wasOnProbation && !rules.isOnProbation)
         }
         if ended { endProbation(forgetting: []) }
         return verdict
@@ -216,8 +217,23 @@ final class SessionQuarantine: Sendable {
     /// Forgets the entry `id`; returns whether there was one.
     func drop(_ id: Int64) async throws(BotStoreError) -> Bool {
         let dropped = try await store.dropQuarantined(id)
-        if dropped { metrics.quarantined.subtract(1, ordering: .relaxed) }
+        if dropped { await reread() }
         return dropped
+    }
+
+    /// Reads the quarantine again after it changed (an entry added, dropped, retried, or asked to be retried).
+    func reread() async {
+        do {
+            quarantineChanged(try await store.quarantined())
+        } catch {
+            log.warning("could not read the quarantine: \(error)")
+        }
+    }
+
+    /// The entries counted in the bot's status, and the keys later work is passed over for.
+    private func quarantineChanged(_ entries: [QuarantineEntry]) {
+        rules.withLock { $0.quarantineChanged(entries) }
+        metrics.quarantined.store(entries.count, ordering: .relaxed)
     }
 
     /// The bookkeeping that quarantines `suspect`, logged at error level.
@@ -231,7 +247,7 @@ final class SessionQuarantine: Sendable {
 
     /// A quarantine was committed: counts it and stops the bot when it has had too many within the hour.
     func quarantineCommitted() async {
-        metrics.quarantined.add(1, ordering: .relaxed)
+        await reread()
         let count: Int
         do {
             count = try await store.quarantinedCount(since: clock.now.addingTimeInterval(-3600))

@@ -778,6 +778,7 @@ public actor BotSession {
         if case .running = phase, hasStarted, let parts {
             // A retry asked for before is queued or running already (its entry leaves once its work commits).
             if !wasPending { parts.quarantine.retry(entry) }
+            await parts.quarantine.reread()
             return (entry, true)
         }
         return (entry, false)

@@ -518,7 +518,9 @@ final class HandlerDispatcher: Sendable {
                 switch state.ledgers[conversation]?.position(of: message.seq) ?? .unknownConversation {
                 case .handled where !isUpdate:
                     _ = current.popFirst()
-                case .handled, .next where !isUpdate:
+                case .handled:
+                    break head  // an update of a handled message
+                case .next where !isUpdate:
                     break head
                 case .unknownConversation where verified == .notAsked, .outOfOrder where verified == .notAsked,
                      .next where verified == .notAsked:

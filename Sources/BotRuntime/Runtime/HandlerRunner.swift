@@ -71,6 +71,8 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             if !Task.isCancelled { await quarantine.passed(suspect.key) }
         case .quarantine(let suspect):
             await setAside(work, suspect, run)
+        case .passOver:
+            await passOver(work, run)
         }
     }
 
@@ -304,6 +306,9 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         }
         log.notice("retrying quarantined \(entry.handler) (entry \(entry.id))", trace: entry.trace)
         await perform(work, run, retrying: entry.id)
+        // The entry leaves the quarantine with the retry's unit: the bot's status counts what is left once it has.
+        await contexts.writer.waitUntilDrained(work.lane)
+        await quarantine.reread()
     }
 
     /// Sets quarantined work aside: it counts as handled (the message passed over, the occurrence done) without
@@ -311,41 +316,52 @@ final class HandlerRunner: HandlerDispatcher.Runner {
     private func setAside(_ work: HandlerWork, _ suspect: CrashSuspect, _ run: HandlerRun) async {
         defer { _ = run.complete() }
         quarantine.report(suspect)
-        guard let identity = identity.bot else { return }
-        var unit: UnitOfWork
-        let lane: HandlerLane
-        let stored: QuarantinedWork?
-        switch work {
-        case .message(let message):
-            unit = UnitOfWork(
-                handling: message, bot: identity.userId, traceID: work.trace, derivation: contexts.store.clientMessageIDDerivation)
-            lane = .conversation(message.conversationId)
-            stored = .message(message)
-        case .messageUpdated(let message, _):
-            unit = RuntimeBotContext.unitRecording(
-                MessageUpdateFingerprint(message), of: message, after: await handledUpdates(of: message), bot: identity.userId,
-                trace: work.trace)
-            lane = .conversation(message.conversationId)
-            stored = .messageUpdated(message)
-        case .job(let occurrence):
-            let repeats = occurrence.job.repeatRule != nil
-            unit = UnitOfWork(
-                running: occurrence, nextDueAt: nextDueDate(after: occurrence, trace: work.trace), bot: identity.userId,
-                traceID: work.trace)
-            if repeats { unit.crashBookkeeping.append(.pauseJobIfQuarantinedBefore(occurrence.job.id)) }
-            lane = .job(occurrence.job.id)
-            stored = .job(occurrence.job.id, occurrence: occurrence.number)
-        case .event(let event, _):
-            unit = UnitOfWork(bot: identity.userId, traceID: work.trace)
-            lane = .events
-            stored = .event(event)
-        case .retry:
-            return
+        guard let handling = await unitOfHandling(work) else { return }
+        var unit = handling.unit
+        let lane = work.lane
+        if case .job(let occurrence) = work, occurrence.job.repeatRule != nil {
+            unit.crashBookkeeping.append(.pauseJobIfQuarantinedBefore(occurrence.job.id))
         }
-        unit.crashBookkeeping.insert(.quarantine(suspect, work: stored), at: 0)
+        unit.crashBookkeeping.insert(.quarantine(suspect, work: handling.stored), at: 0)
         let ticket = contexts.writer.submit(unit, in: lane, trace: work.trace, epoch: run.epoch)
         await contexts.writer.waitUntilCommitted(ticket, in: lane)
         await quarantine.quarantineCommitted()
+    }
+
+    /// Passes over work a standing quarantine entry holds, come again: it counts as handled without running.
+    private func passOver(_ work: HandlerWork, _ run: HandlerRun) async {
+        defer { _ = run.complete() }
+        log.notice(
+            "\(work.name) passed over: the same work is in the quarantine (see `quarantine list`; retry or drop it)",
+            trace: work.trace, ["work": work.workKey])
+        guard let (unit, _) = await unitOfHandling(work), !unit.hasNoEffects else { return }
+        contexts.writer.submit(unit, in: work.lane, trace: work.trace, epoch: run.epoch)
+    }
+
+    /// The unit that marks `work` handled without running it (in `work.lane`), and what a quarantine entry keeps of
+    /// it to retry it; nil for a retry, or before the session knows its account.
+    private func unitOfHandling(_ work: HandlerWork) async -> (unit: UnitOfWork, stored: QuarantinedWork)? {
+        guard let identity = identity.bot else { return nil }
+        switch work {
+        case .message(let message):
+            let unit = UnitOfWork(
+                handling: message, bot: identity.userId, traceID: work.trace, derivation: contexts.store.clientMessageIDDerivation)
+            return (unit, .message(message))
+        case .messageUpdated(let message, _):
+            let unit = RuntimeBotContext.unitRecording(
+                MessageUpdateFingerprint(message), of: message, after: await handledUpdates(of: message), bot: identity.userId,
+                trace: work.trace)
+            return (unit, .messageUpdated(message))
+        case .job(let occurrence):
+            let unit = UnitOfWork(
+                running: occurrence, nextDueAt: nextDueDate(after: occurrence, trace: work.trace), bot: identity.userId,
+                traceID: work.trace)
+            return (unit, .job(occurrence.job.id, occurrence: occurrence.number))
+        case .event(let event, _):
+            return (UnitOfWork(bot: identity.userId, traceID: work.trace), .event(event))
+        case .retry:
+            return nil
+        }
     }
 
     /// Calls a handler, then commits its work, or only the trigger when it threw. Nothing is committed when the

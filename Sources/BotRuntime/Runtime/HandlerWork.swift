@@ -23,6 +23,15 @@ enum HandlerWork: Sendable {
         }
     }
 
+    /// The lane the work's unit commits in.
+    var lane: HandlerLane {
+        switch self {
+        case .message(let message), .messageUpdated(let message, _): .conversation(message.conversationId)
+        case .job(let occurrence): .job(occurrence.job.id)
+        case .event, .retry: .events
+        }
+    }
+
     /// What the work is, for log lines.
     var name: String {
         switch self {

@@ -32,11 +32,29 @@ struct QuarantineRulesTests {
         #expect(rules.isOnProbation)
     }
 
-    @Test func aSuspectAtTheLimitIsQuarantinedOnceAndIsNoLongerASuspect() {
+    @Test func aSuspectAtTheLimitIsQuarantinedOnceAndPassedOverWhenItComesAgain() {
         var rules = QuarantineRules(suspects: [suspect("message:1", attempts: 2)], maxAttempts: 2, maxQuarantinesPerHour: 5)
         #expect(rules.verdict(for: "message:1") == .quarantine(suspect("message:1", attempts: 2)))
-        #expect(rules.verdict(for: "message:1") == .run)
+        #expect(rules.verdict(for: "message:1") == .passOver)
         #expect(!rules.isOnProbation)
+    }
+
+    @Test func workOfAStandingEntryIsPassedOverAndOtherWorkRuns() {
+        var rules = QuarantineRules(suspects: [], maxAttempts: 2, maxQuarantinesPerHour: 5)
+        rules.quarantineChanged([entry("presence-snapshot", handler: "onPresenceSnapshot", at: now)])
+        #expect(rules.watchesWork)
+        #expect(rules.verdict(for: "presence-snapshot") == .passOver)
+        #expect(rules.verdict(for: "message:1") == .run)
+    }
+
+    @Test func entriesAskedToBeRetriedOrOfLifecycleHandlersPassNothingOver() {
+        var rules = QuarantineRules(suspects: [], maxAttempts: 2, maxQuarantinesPerHour: 5)
+        var retried = entry("friend-request:1", handler: "onFriendRequest", at: now)
+        retried.retryRequested = true
+        rules.quarantineChanged([retried, entry("onStart", handler: "onStart", at: now)])
+        #expect(!rules.watchesWork)
+        #expect(rules.verdict(for: "friend-request:1") == .run)
+        #expect(rules.verdict(for: "onStart") == .run)
     }
 
     @Test func theLastSuspectToPassEndsTheProbation() throws {

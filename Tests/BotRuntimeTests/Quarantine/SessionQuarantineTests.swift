@@ -148,6 +148,91 @@ import Testing
         }
     }
 
+    @Test func aRetriedEntryThatRanIsNoLongerCountedInTheBotsStatus() async throws {
+        try await RuntimeHarness.run { harness in
+            let conversation = try await harness.direct(harness.ana)
+            let boom = try await harness.say("boom", as: harness.ana, in: conversation)
+            try await recordCrashes(["message:\(boom.id.rawValue)", "message:\(boom.id.rawValue)"], in: harness)
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe()))
+            try await harness.waitUntilHandled(upTo: boom.seq, in: conversation, by: bot)
+            let entry = try #require(try await bot.session.quarantineEntries().first)
+            #expect(await bot.status.quarantined == 1)
+
+            #expect(try await bot.session.retryQuarantined(entry.id)?.runsNow == true)
+            try await bot.waitUntilIdle()
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["echo: boom"])
+            #expect(await bot.status.quarantined == 0)
+            await bot.stop()
+        }
+    }
+
+    /// A pending friend request comes again with every sync: once quarantined, it is passed over, not run again
+    /// (which would crash the process at every reconnect).
+    @Test func aQuarantinedFriendRequestIsPassedOverWhenTheSyncBringsItAgain() async throws {
+        try await RuntimeHarness.run { harness in
+            let request = try await harness.rest(harness.dan).sendFriendRequest(to: .userId(harness.botty.user.id))
+            let key = "friend-request:\(request.id.rawValue)"
+            try await recordCrashes([key, key], handler: "onFriendRequest", in: harness)
+            var script = ScriptedBot(probe: BotProbe())
+            script.friendRequestDecision = .ignore
+            let first = try await harness.start(script)
+            try await first.waitUntilIdle()
+            #expect(try await first.session.quarantineEntries().map(\.key) == [key])
+            await first.stop()
+
+            let probe = BotProbe()
+            var again = ScriptedBot(probe: probe)
+            again.friendRequestDecision = .ignore
+            let second = try await harness.start(again)
+            try await second.waitUntilIdle()
+            #expect(probe.friendRequests.isEmpty)
+            #expect(try await second.session.quarantineEntries().map(\.key) == [key])
+            #expect(harness.logs.contains(.notice, "onFriendRequest passed over"))
+            await second.stop()
+        }
+    }
+
+    /// The presence snapshot comes at every connect under one key: once quarantined, later snapshots are passed over.
+    @Test func aQuarantinedPresenceSnapshotIsPassedOverAtLaterConnects() async throws {
+        try await RuntimeHarness.run { harness in
+            try await recordCrashes(["presence-snapshot", "presence-snapshot"], handler: "onPresenceSnapshot", in: harness)
+            let first = try await harness.start(ScriptedBot(probe: BotProbe()))
+            try await first.waitUntilIdle()
+            #expect(try await first.session.quarantineEntries().map(\.key) == ["presence-snapshot"])
+            await first.stop()
+
+            let probe = BotProbe()
+            let second = try await harness.start(ScriptedBot(probe: probe))
+            try await second.waitUntilIdle()
+            #expect(probe.presenceSnapshots == 0)
+            #expect(try await second.session.quarantineEntries().count == 1)
+            await second.stop()
+        }
+    }
+
+    /// Dropping an entry forgets it: the same work, come again, runs as usual.
+    @Test func aDroppedFriendRequestRunsWhenTheSyncBringsItAgain() async throws {
+        try await RuntimeHarness.run { harness in
+            let request = try await harness.rest(harness.dan).sendFriendRequest(to: .userId(harness.botty.user.id))
+            let key = "friend-request:\(request.id.rawValue)"
+            try await recordCrashes([key, key], handler: "onFriendRequest", in: harness)
+            let probe = BotProbe()
+            var script = ScriptedBot(probe: probe)
+            script.friendRequestDecision = .ignore
+            let first = try await harness.start(script)
+            try await first.waitUntilIdle()
+            let entry = try #require(try await first.session.quarantineEntries().first)
+            #expect(try await first.session.dropQuarantined(entry.id))
+            await first.stop()
+            #expect(probe.friendRequests.isEmpty)
+
+            let second = try await harness.start(script)
+            try await second.waitUntilIdle()
+            #expect(probe.friendRequests.map(\.id) == [request.id])
+            await second.stop()
+        }
+    }
+
     @Test func aRetryAskedForWhileTheBotWasStoppedRunsAtItsNextStart() async throws {
         try await RuntimeHarness.run { harness in
             let conversation = try await harness.direct(harness.ana)
