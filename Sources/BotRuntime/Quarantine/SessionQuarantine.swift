@@ -88,10 +88,12 @@ final class SessionQuarantine: Sendable {
         return verdict
     }
 
-    /// Waits until no other suspect of the process runs, and holds the gate until `run` completes or is abandoned.
-    func enterAlone(until run: HandlerRun) async {
-        await gate.enter()
+    /// Waits until no other suspect of the process runs, and holds the gate until `run` completes or is abandoned;
+    /// false, holding nothing, when the session stopped meanwhile (its task cancelled, or `run` abandoned).
+    func enterAlone(until run: HandlerRun) async -> Bool {
+        guard await gate.enter() else { return false }
         run.onEnd { [gate] in gate.leave() }
+        return !run.isAbandoned && !Task.isCancelled
     }
 
     /// Marks `work` as running (nil when there is no table, or it is full). A retry of the quarantine entry

@@ -5,7 +5,9 @@ import Synchronization
 package final class SuspectGate: Sendable {
     private struct State {
         var isHeld = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        /// In arrival order; resumed with true when handed the gate, false when their task was cancelled first.
+        var waiters: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
+        var nextWaiter: UInt64 = 0
         /// Who waits for a number of waiters (`waitUntilWaiting(_:)`).
         var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
@@ -26,33 +28,51 @@ package final class SuspectGate: Sendable {
         }
     }
 
-    /// Waits for the gate, then holds it until `leave()`.
-    func enter() async {
-        await withCheckedContinuation { continuation in
-            let (entered, watchers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
-                guard state.isHeld else {
-                    state.isHeld = true
-                    return (true, [])
+    /// Waits for the gate, then holds it until `leave()`; false, holding nothing, when the task was cancelled
+    /// while it waited.
+    @discardableResult
+    func enter() async -> Bool {
+        let id = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let (entered, watchers) = state.withLock { state -> (Bool?, [CheckedContinuation<Void, Never>]) in
+                    guard state.isHeld else {
+                        state.isHeld = true
+                        return (true, [])
+                    }
+                    guard !Task.isCancelled else { return (false, []) }
+                    state.waiters.append((id, continuation))
+                    let count = state.waiters.count
+                    defer { state.watchers.removeAll { $0.count <= count } }
+                    return (nil, state.watchers.filter { $0.count <= count }.map(\.continuation))
                 }
-                state.waiters.append(continuation)
-                let count = state.waiters.count
-                defer { state.watchers.removeAll { $0.count <= count } }
-                return (false, state.watchers.filter { $0.count <= count }.map(\.continuation))
+                for watcher in watchers { watcher.resume() }
+                if let entered { continuation.resume(returning: entered) }
             }
-            for watcher in watchers { watcher.resume() }
-            if entered { continuation.resume() }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index).continuation
+            }
+            waiter?.resume(returning: false)
         }
     }
 
     /// Hands the gate to the next waiter, or frees it.
     func leave() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let next = state.withLock { state -> CheckedContinuation<Bool, Never>? in
             guard !state.waiters.isEmpty else {
                 state.isHeld = false
                 return nil
             }
-            return state.waiters.removeFirst()
+            return state.waiters.removeFirst().continuation
         }
-        next?.resume()
+        next?.resume(returning: true)
     }
+
+    /// Whether no suspect holds the gate or waits for it (for tests).
+    var isFree: Bool { state.withLock { !$0.isHeld && $0.waiters.isEmpty } }
 }

@@ -61,7 +61,11 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         case .runAsSuspect(let suspect):
             // The handler's timeout counts from its turn: waiting behind other bots' suspects is not running.
             dispatcher.holdTimeout(of: run)
-            await quarantine.enterAlone(until: run)
+            // A suspect whose session stopped while it waited stays suspect, for the next start.
+            guard await quarantine.enterAlone(until: run) else {
+                _ = run.abandon()
+                return
+            }
             dispatcher.restartTimeout(of: run)
             onTurn()
             log.notice("running crash suspect alone (attempt \(suspect.attempts + 1))", trace: suspect.trace, ["work": suspect.key])

@@ -233,6 +233,32 @@ import Testing
         }
     }
 
+    /// A suspect still waiting for another bot's suspect when its session stops does not run: it stays suspect for
+    /// the next start, and the gate goes to the next in line (here, nobody).
+    @Test func aSuspectWaitingItsTurnWhenItsBotStopsDoesNotRunAfterTheStop() async throws {
+        try await RuntimeHarness.run { harness in
+            let conversation = try await harness.direct(harness.ana)
+            let hello = try await harness.say("hello", as: harness.ana, in: conversation)
+            try await recordCrashes(["message:\(hello.id.rawValue)"], in: harness)
+            let gate = SuspectGate()
+            await gate.enter()
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe)) { $0.suspectGate = gate }
+            await gate.waitUntilWaiting(1)
+            let stopped = Task { await bot.stop(deadline: .seconds(1)) }
+            try await bot.waitUntil(.stopping)
+            await harness.clock.advance(by: .seconds(2))
+            _ = await stopped.value
+
+            gate.leave()
+            try await harness.waitUntil("the gate to be free") { gate.isFree }
+            #expect(probe.texts.isEmpty)
+            let store = try await BotStore.open(path: harness.directory.file("botty.sqlite"), clock: harness.clock)
+            #expect(try await store.crashSuspects().map(\.key) == ["message:\(hello.id.rawValue)"])
+            await store.close()
+        }
+    }
+
     @Test func aRetryAskedForWhileTheBotWasStoppedRunsAtItsNextStart() async throws {
         try await RuntimeHarness.run { harness in
             let conversation = try await harness.direct(harness.ana)
