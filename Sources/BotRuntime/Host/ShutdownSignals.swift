@@ -43,13 +43,16 @@ public final class ShutdownSignals: Sendable {
     /// Starts watching. The default disposition of the signals is replaced (so they no longer kill the process)
     /// until `cancel()`.
     ///
-    /// - Parameter onShutdown: called once, on a dispatch queue, with the first signal's number.
-    public init(onShutdown: @escaping @Sendable (Int32) -> Void) {
-        sources = Mutex(Self.makeSources(counter: Counter(), onShutdown: onShutdown))
+    /// - Parameters:
+    ///   - onShutdown: called once, on a dispatch queue, with the first signal's number.
+    ///   - beforeExitingNow: called on the same queue when a second signal is about to exit the process: what must
+    ///     hold even then (the work still running must not be taken for a crash at the next start).
+    public init(onShutdown: @escaping @Sendable (Int32) -> Void, beforeExitingNow: @escaping @Sendable () -> Void = {}) {
+        sources = Mutex(Self.makeSources(counter: Counter(), onShutdown: onShutdown, beforeExitingNow: beforeExitingNow))
     }
 
     private static func makeSources(
-        counter: Counter, onShutdown: @escaping @Sendable (Int32) -> Void
+        counter: Counter, onShutdown: @escaping @Sendable (Int32) -> Void, beforeExitingNow: @escaping @Sendable () -> Void
     ) -> [any DispatchSourceSignal] {
         let queue = DispatchQueue(label: "chatterbots.signals")
         return watched.map { signalNumber in
@@ -62,6 +65,7 @@ public final class ShutdownSignals: Sendable {
                     case .beginShutdown(let signal):
                         onShutdown(signal)
                     case .exitImmediately(let code):
+                        beforeExitingNow()
                         exitNow(code: code, signal: signalNumber)
                     }
                 }

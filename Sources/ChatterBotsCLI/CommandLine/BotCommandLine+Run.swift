@@ -2,6 +2,7 @@ import BotRuntime
 import ChatterBots
 import ChatterSandbox
 import Foundation
+import Synchronization
 import WebSocket
 
 extension BotCommandLine {
@@ -43,7 +44,8 @@ extension BotCommandLine {
         let log = logTail.map { tail in standardLog.teeing { tail.record($0) } } ?? standardLog
         for bot in configuration.bots { bot.secrets.forEach(log.registerSecret) }
         for warning in configuration.warnings { log.log(.warning, "configuration: \(warning)") }
-        let signals = watchSignals(in: environment, log: log)
+        let runningWork = RunningWorkAtExit()
+        let signals = watchSignals(in: environment, log: log, beforeExitingNow: runningWork.unmark)
         defer { signals?.cancel() }
 
         var embedded: EmbeddedSandbox?
@@ -93,6 +95,7 @@ extension BotCommandLine {
             await embedded?.shutdown()
             return .failure
         }
+        runningWork.watch(inFlight)
         var host = BotHost(
             server: server, dataDirectory: configuration.dataDirectory, log: log, clock: environment.clock,
             quarantine: configuration.quarantine, inFlightTable: inFlight)
@@ -215,15 +218,20 @@ extension BotCommandLine {
         return outcome.failures.allSatisfy(\.reason.waitsForAnOperator) ? .usageError : .failure
     }
 
-    /// Watches SIGINT/SIGTERM when the environment says so: the first requests the shutdown, a second exits.
-    func watchSignals(in environment: CommandEnvironment, log: LogSink) -> ShutdownSignals? {
+    /// Watches SIGINT/SIGTERM when the environment says so: the first requests the shutdown, a second calls
+    /// `beforeExitingNow` and exits.
+    func watchSignals(
+        in environment: CommandEnvironment, log: LogSink, beforeExitingNow: @escaping @Sendable () -> Void = {}
+    ) -> ShutdownSignals? {
         guard environment.watchesSignals else { return nil }
         let shutdown = environment.shutdown
-        return ShutdownSignals { signal in
-            let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
-            log.log(.notice, "received \(name): shutting down gracefully (send it again to exit at once)")
-            shutdown.request()
-        }
+        return ShutdownSignals(
+            onShutdown: { signal in
+                let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
+                log.log(.notice, "received \(name): shutting down gracefully (send it again to exit at once)")
+                shutdown.request()
+            },
+            beforeExitingNow: beforeExitingNow)
     }
 
     /// The supervisor's outcome, or nil when it has not come `allowing` after a shutdown request.
@@ -309,5 +317,19 @@ extension BotCommandLine {
         let host = ControlAccess.isLoopback(bind) || ["0.0.0.0", "::", "[::]"].contains(bind) ? "127.0.0.1"
             : (bind.contains(":") ? "[\(bind)]" : bind)
         return "http://\(host):\(port)/console/"
+    }
+}
+
+/// The run's in-flight table, once it has one: a second shutdown signal exits at once, and the handlers still
+/// running then did not crash the process, so they must not count as crash attempts at the next start.
+private final class RunningWorkAtExit: Sendable {
+    private let table = Mutex<InFlightTable?>(nil)
+
+    func watch(_ inFlight: InFlightTable) {
+        table.withLock { $0 = inFlight }
+    }
+
+    @Sendable func unmark() {
+        table.withLock { $0 }?.unmarkRunning()
     }
 }
