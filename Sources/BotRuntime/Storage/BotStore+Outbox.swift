@@ -125,7 +125,8 @@ extension BotStore {
     }
 
     /// Deletes entries acknowledged before `date`, and failed entries created before it. Pending entries are
-    /// never pruned. Returns how many were deleted.
+    /// never pruned, nor are the entries of work in the quarantine or suspected of a crash: a retry or a rerun
+    /// of that work, however late, finds them and sends nothing twice. Returns how many were deleted.
     ///
     /// Keep acknowledged entries at least as long as a run of the same trigger could be repeated (a power
     /// loss undoing recent commits): an existing entry is what makes re-enqueuing its id a no-op locally.
@@ -289,6 +290,7 @@ enum OutboxSQL {
         UPDATE outbox SET first_attempt_at = ?1 WHERE client_message_id = ?2 AND status = 'pending' AND first_attempt_at IS NULL
         """
     static let prune = """
-        DELETE FROM outbox WHERE (status = 'acked' AND acked_at < ?) OR (status = 'failed' AND created_at < ?)
+        DELETE FROM outbox WHERE ((status = 'acked' AND acked_at < ?) OR (status = 'failed' AND created_at < ?))
+            AND (trace_id IS NULL OR trace_id NOT IN (SELECT trace_id FROM quarantine UNION SELECT trace_id FROM crash_suspects))
         """
 }

@@ -195,6 +195,30 @@ struct OutboxStoreTests {
         #expect(try await store.outboxEntry(recent.id)?.status == .acked)
     }
 
+    /// A retry of quarantined work, or the rerun of a suspect after a long outage, re-enqueues its sends under the
+    /// same ids: their settled entries must still be there to make that a no-op, past the service's 24 h window.
+    @Test func pruningKeepsTheEntriesOfQuarantinedAndSuspectedWork() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        let quarantined = try await store.enqueue(Fixture.send("quarantined"), traceID: "M_quarantined")
+        let suspected = try await store.enqueue(Fixture.send("suspected"), traceID: "M_suspected")
+        let other = try await store.enqueue(Fixture.send("other"), traceID: "M_other")
+        for (entry, seq) in [(quarantined, 1), (suspected, 2), (other, 3)] {
+            _ = try await store.markAcked(Fixture.ack(entry.id, seq: seq))
+        }
+        func record(_ trace: String) -> InFlightTable.Record {
+            InFlightTable.Record(bot: "bot", handler: "onMessage", trace: trace, key: "message:\(trace)", summary: "", startedAt: Fixture.start)
+        }
+        try await store.recordCrashedWork([record("M_quarantined"), record("M_suspected")])
+        let suspect = try #require(try await store.crashSuspects().first { $0.trace == "M_quarantined" })
+        try await store.record([.quarantine(suspect, work: nil)])
+        await clock.advance(by: .seconds(3600))
+
+        #expect(try await store.pruneOutbox(settledBefore: Fixture.start.addingTimeInterval(60)) == 1)
+        #expect(try await store.outboxEntry(quarantined.id)?.status == .acked)
+        #expect(try await store.outboxEntry(suspected.id)?.status == .acked)
+        #expect(try await store.outboxEntry(other.id) == nil)
+    }
+
     @Test func originsAreStoredAsGiven() async throws {
         let store = try await openStore(in: directory, clock: clock)
         let origins: [OutboxEntry.Origin] = [.direct, .handler(incoming: "M_1"), .schedule(job: "job-1", occurrence: 3)]
