@@ -96,6 +96,20 @@ final class SessionQuarantine: Sendable {
         return !run.isAbandoned && !Task.isCancelled
     }
 
+    /// Counts `run`, not a suspect, as running beside the process's other handlers until it completes or is
+    /// abandoned; false, counting nothing, while a suspect has its turn or waits for it.
+    func enterAsOtherAtOnce(until run: HandlerRun) -> Bool {
+        guard gate.enterAsOtherAtOnce() else { return false }
+        run.onEnd { [gate] in gate.leaveAsOther() }
+        return true
+    }
+
+    /// Waits for the suspects' turns to end, then counts `run` as running until it completes or is abandoned.
+    func enterAsOther(until run: HandlerRun) async {
+        await gate.enterAsOther()
+        run.onEnd { [gate] in gate.leaveAsOther() }
+    }
+
     /// Marks `work` as running (nil when there is no table, or it is full). A retry of the quarantine entry
     /// `retrying` is marked as that retry: should it crash the process again, the next start finds the entry's
     /// retry to blame, and leaves the entry quarantined instead of retrying it at every start.

@@ -1,15 +1,44 @@
 import Synchronization
 
-/// Lets one suspect (work a crash caught before) run at a time in the whole process, so that when the process
-/// dies again, the one suspect running is the one to blame, and no innocent suspect is counted twice.
+/// Lets a suspect (work a crash caught before) run with no other handler running in the whole process, so that when
+/// the process dies again, the one suspect running is the one to blame, and nothing innocent is counted twice.
+///
+/// Every other handler holds the gate shared while it runs. A suspect waits until those running have ended, and
+/// while it waits or runs no other handler starts. When it leaves, the handlers that waited for it go first, then
+/// the next suspect once they have ended: the fleet pauses for each suspect's turn, not for the whole queue of them.
 package final class SuspectGate: Sendable {
     private struct State {
+        /// Whether a suspect runs.
         var isHeld = false
-        /// In arrival order; resumed with true when handed the gate, false when their task was cancelled first.
+        /// Handlers other than suspects that run now.
+        var othersRunning = 0
+        /// Suspects in arrival order; resumed with true when handed the gate, false when their task was cancelled first.
         var waiters: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
         var nextWaiter: UInt64 = 0
-        /// Who waits for a number of waiters (`waitUntilWaiting(_:)`).
+        /// Other handlers waiting for a suspect's turn to end.
+        var othersWaiting: [CheckedContinuation<Void, Never>] = []
+        /// Who waits for a number of suspects waiting (`waitUntilWaiting(_:)`).
         var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Who waits for a number of other handlers waiting (`waitUntilOthersWaiting(_:)`).
+        var othersWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// Whether a handler other than a suspect may start now.
+        var admitsOthers: Bool { !isHeld && waiters.isEmpty }
+
+        /// Hands the gate to the first suspect waiting, if nothing else runs.
+        mutating func handToNextSuspect() -> CheckedContinuation<Bool, Never>? {
+            guard !isHeld, othersRunning == 0, !waiters.isEmpty else { return nil }
+            isHeld = true
+            return waiters.removeFirst().continuation
+        }
+
+        /// Lets the other handlers waiting in, when no suspect runs or waits.
+        mutating func admitOthersWaiting() -> [CheckedContinuation<Void, Never>] {
+            guard !isHeld, !othersWaiting.isEmpty else { return [] }
+            defer { othersWaiting = [] }
+            othersRunning += othersWaiting.count
+            return othersWaiting
+        }
     }
 
     private let state = Mutex(State())
@@ -28,8 +57,20 @@ package final class SuspectGate: Sendable {
         }
     }
 
-    /// Waits for the gate, then holds it until `leave()`; false, holding nothing, when the task was cancelled
-    /// while it waited.
+    /// Returns once `count` handlers other than suspects wait for a suspect's turn to end (for tests).
+    func waitUntilOthersWaiting(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let reached = state.withLock { state -> Bool in
+                guard state.othersWaiting.count < count else { return true }
+                state.othersWatchers.append((count, continuation))
+                return false
+            }
+            if reached { continuation.resume() }
+        }
+    }
+
+    /// Waits until no other handler runs and no suspect before it waits, then holds the gate until `leave()`; false,
+    /// holding nothing, when the task was cancelled while it waited.
     @discardableResult
     func enter() async -> Bool {
         let id = state.withLock { state in
@@ -39,7 +80,7 @@ package final class SuspectGate: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let (entered, watchers) = state.withLock { state -> (Bool?, [CheckedContinuation<Void, Never>]) in
-                    guard state.isHeld else {
+                    if state.waiters.isEmpty, !state.isHeld, state.othersRunning == 0 {
                         state.isHeld = true
                         return (true, [])
                     }
@@ -53,22 +94,61 @@ package final class SuspectGate: Sendable {
                 if let entered { continuation.resume(returning: entered) }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.waiters.remove(at: index).continuation
+            let (cancelled, admitted) = state.withLock { state -> (CheckedContinuation<Bool, Never>?, [CheckedContinuation<Void, Never>]) in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return (nil, []) }
+                let cancelled = state.waiters.remove(at: index).continuation
+                return (cancelled, state.waiters.isEmpty ? state.admitOthersWaiting() : [])
             }
-            waiter?.resume(returning: false)
+            cancelled?.resume(returning: false)
+            for other in admitted { other.resume() }
         }
     }
 
-    /// Hands the gate to the next waiter, or frees it.
+    /// A suspect's turn ended: the other handlers that waited for it go first, the next suspect once they ended.
     func leave() {
-        let next = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-            guard !state.waiters.isEmpty else {
-                state.isHeld = false
-                return nil
+        let (admitted, next) = state.withLock { state in
+            state.isHeld = false
+            let admitted = state.admitOthersWaiting()
+            return (admitted, admitted.isEmpty ? state.handToNextSuspect() : nil)
+        }
+        for other in admitted { other.resume() }
+        next?.resume(returning: true)
+    }
+
+    /// Counts a handler other than a suspect as running until `leaveAsOther()`, unless a suspect runs or waits:
+    /// then false, and nothing counted.
+    func enterAsOtherAtOnce() -> Bool {
+        state.withLock { state in
+            guard state.admitsOthers else { return false }
+            state.othersRunning += 1
+            return true
+        }
+    }
+
+    /// Waits while a suspect runs or waits, then counts a handler other than a suspect as running until
+    /// `leaveAsOther()`.
+    func enterAsOther() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let (entered, watchers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+                guard state.admitsOthers else {
+                    state.othersWaiting.append(continuation)
+                    let count = state.othersWaiting.count
+                    defer { state.othersWatchers.removeAll { $0.count <= count } }
+                    return (false, state.othersWatchers.filter { $0.count <= count }.map(\.continuation))
+                }
+                state.othersRunning += 1
+                return (true, [])
             }
-            return state.waiters.removeFirst().continuation
+            for watcher in watchers { watcher.resume() }
+            if entered { continuation.resume() }
+        }
+    }
+
+    /// A handler other than a suspect ended: the last one lets a waiting suspect in.
+    func leaveAsOther() {
+        let next = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            state.othersRunning -= 1
+            return state.handToNextSuspect()
         }
         next?.resume(returning: true)
     }

@@ -56,6 +56,13 @@ final class HandlerRunner: HandlerDispatcher.Runner {
     func run(_ work: HandlerWork, _ run: HandlerRun, onTurn: () -> Void) async {
         switch quarantine.verdict(for: work) {
         case .run:
+            // While a suspect of the process has its turn, nothing else runs; waiting for it is not running.
+            if !quarantine.enterAsOtherAtOnce(until: run) {
+                dispatcher.holdTimeout(of: run)
+                await quarantine.enterAsOther(until: run)
+                dispatcher.restartTimeout(of: run)
+                guard !run.isAbandoned else { return }
+            }
             onTurn()
             await perform(work, run)
         case .runAsSuspect(let suspect):

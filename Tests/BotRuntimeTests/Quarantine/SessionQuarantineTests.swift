@@ -18,21 +18,21 @@ import Testing
         await store.close()
     }
 
-    /// Starts `script` while another bot's suspect holds the process's gate, with a 1 s handler timeout (moving
-    /// past it stays short of the connection's own timeouts); once its suspect waits its turn, moves the clock past
-    /// that timeout and lets it in.
-    func startBehindAnotherSuspect(
+    /// Starts `script` while another bot's handler runs, with a 1 s handler timeout (moving past it stays short of
+    /// the connection's own timeouts); once its suspect waits for that handler to end, moves the clock past that
+    /// timeout and ends it.
+    func startBehindAnotherHandler(
         _ script: ScriptedBot, in harness: RuntimeHarness, waitUntilLive: Bool = true
     ) async throws -> RunningBot {
         let gate = SuspectGate()
-        await gate.enter()
+        #expect(gate.enterAsOtherAtOnce())
         let bot = try await harness.start(script, waitUntilLive: waitUntilLive) {
             $0.suspectGate = gate
             $0.handlerTimeout = .seconds(1)
         }
         await gate.waitUntilWaiting(1)
         await harness.clock.advance(by: .seconds(2))
-        gate.leave()
+        gate.leaveAsOther()
         return bot
     }
 
@@ -233,7 +233,7 @@ import Testing
         }
     }
 
-    /// A suspect still waiting for another bot's suspect when its session stops does not run: it stays suspect for
+    /// A suspect still waiting for another bot's handler when its session stops does not run: it stays suspect for
     /// the next start, and the gate goes to the next in line (here, nobody).
     @Test func aSuspectWaitingItsTurnWhenItsBotStopsDoesNotRunAfterTheStop() async throws {
         try await RuntimeHarness.run { harness in
@@ -241,7 +241,7 @@ import Testing
             let hello = try await harness.say("hello", as: harness.ana, in: conversation)
             try await recordCrashes(["message:\(hello.id.rawValue)"], in: harness)
             let gate = SuspectGate()
-            await gate.enter()
+            #expect(gate.enterAsOtherAtOnce())
             let probe = BotProbe()
             let bot = try await harness.start(ScriptedBot(probe: probe)) { $0.suspectGate = gate }
             await gate.waitUntilWaiting(1)
@@ -250,7 +250,7 @@ import Testing
             await harness.clock.advance(by: .seconds(2))
             _ = await stopped.value
 
-            gate.leave()
+            gate.leaveAsOther()
             try await harness.waitUntil("the gate to be free") { gate.isFree }
             #expect(probe.texts.isEmpty)
             let store = try await BotStore.open(path: harness.directory.file("botty.sqlite"), clock: harness.clock)
@@ -280,14 +280,37 @@ import Testing
         }
     }
 
-    /// Suspects of the whole process run one at a time; the handler timeout counts from a suspect's turn, so one
-    /// that waited long behind another bot's is answered, not passed over as timed out.
+    /// A suspect runs with nothing else running in the process; its handler timeout counts from its turn, so one
+    /// that waited long behind another bot's handler is answered, not passed over as timed out.
     @Test func aSuspectWaitingItsTurnLongerThanTheHandlerTimeoutIsStillAnswered() async throws {
         try await RuntimeHarness.run { harness in
             let conversation = try await harness.direct(harness.ana)
             let hello = try await harness.say("hello", as: harness.ana, in: conversation)
             try await recordCrashes(["message:\(hello.id.rawValue)"], in: harness)
-            let bot = try await startBehindAnotherSuspect(ScriptedBot(probe: BotProbe()), in: harness)
+            let bot = try await startBehindAnotherHandler(ScriptedBot(probe: BotProbe()), in: harness)
+            try await harness.waitUntilHandled(upTo: hello.seq, in: conversation, by: bot)
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["echo: hello"])
+            #expect(!harness.logs.contains(.error, "did not return within"))
+            await bot.stop()
+        }
+    }
+
+    /// While another bot's suspect has its turn nothing else runs; waiting for it is not running, so a message that
+    /// waited longer than the handler timeout is answered, not passed over as timed out.
+    @Test func aHandlerWaitingForAnotherBotsSuspectLongerThanItsTimeoutIsStillAnswered() async throws {
+        try await RuntimeHarness.run { harness in
+            let conversation = try await harness.direct(harness.ana)
+            let gate = SuspectGate()
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe())) {
+                $0.suspectGate = gate
+                $0.handlerTimeout = .seconds(1)
+            }
+            try await bot.waitUntilIdle()
+            #expect(await gate.enter())
+            let hello = try await harness.say("hello", as: harness.ana, in: conversation)
+            await gate.waitUntilOthersWaiting(1)
+            await harness.clock.advance(by: .seconds(2))
+            gate.leave()
             try await harness.waitUntilHandled(upTo: hello.seq, in: conversation, by: bot)
             #expect(try await harness.texts(in: conversation, from: harness.botty) == ["echo: hello"])
             #expect(!harness.logs.contains(.error, "did not return within"))
@@ -301,7 +324,7 @@ import Testing
             let started = Gate()
             var script = ScriptedBot(probe: BotProbe())
             script.onStartScript = { _ in started.open() }
-            let bot = try await startBehindAnotherSuspect(script, in: harness, waitUntilLive: false)
+            let bot = try await startBehindAnotherHandler(script, in: harness, waitUntilLive: false)
             await started.wait()
             try await bot.waitUntilLive(harness)
             #expect(!harness.logs.contains(.error, "onStart did not return within"))
