@@ -317,9 +317,7 @@ package final class ConsoleRoutes: Sendable {
             let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
             token = object?["token"] as? String
         } else if type.hasPrefix("application/x-www-form-urlencoded") {
-            var components = URLComponents()
-            components.percentEncodedQuery = String(decoding: request.body, as: UTF8.self).replacingOccurrences(of: "+", with: "%20")
-            token = components.queryItems?.first { $0.name == "token" }?.value
+            token = try URLEncodedForm(request.body).value(of: "token")
         } else {
             throw ConsoleInputError("send the token as JSON {\"token\": \"…\"} (Content-Type: application/json) "
                 + "or as a form field token (application/x-www-form-urlencoded)")

@@ -129,6 +129,25 @@ struct ConsoleRoutesTests {
         try await stop(running)
     }
 
+    @Test func aFormTokenWithAStrayPercentSignIsRefusedWithoutCrashing() async throws {
+        let running = try await start(token: "s3cret")
+        let form: HTTPHeaders = ["Origin": "http://\(running.host)", "Content-Type": "application/x-www-form-urlencoded"]
+        let stray = try await send(running, .post, "/console/session", headers: form, body: "token=100%")
+        #expect(stray.status == .badRequest)
+        #expect(text(stray).contains("write a literal % as %25"))
+        #expect(stray.headers.first(name: "Set-Cookie") == nil)
+        #expect(try await send(running, .post, "/console/session", headers: form, body: "token=s3cret").status == .noContent)
+        try await stop(running)
+    }
+
+    @Test func aFormTokenIsReadWithPlusAsASpaceAndPercentEscapesDecoded() async throws {
+        let running = try await start(token: "s3 cr+t%")
+        let form: HTTPHeaders = ["Origin": "http://\(running.host)", "Content-Type": "application/x-www-form-urlencoded"]
+        let opened = try await send(running, .post, "/console/session", headers: form, body: "other=1&token=s3+cr%2Bt%25")
+        #expect(opened.status == .noContent)
+        try await stop(running)
+    }
+
     @Test func badInputGetsA4xxThatSaysWhatToSend() async throws {
         let running = try await start(token: "s3cret")
         let bearer: HTTPHeaders = ["Authorization": "Bearer s3cret"]
