@@ -186,9 +186,24 @@ struct BotsConfigurationTests {
         #expect(problems(json) == [
             #"sendPacing: must be "off" or an object, found a string; use "off" or {"perSecond": 2, "burst": 10}"#,
             #"bot "a", sendPacing.window: unknown field; expected one of: perSecond, burst"#,
-            #"bot "a", sendPacing.perSecond: must be a number above 0 (sends per second, sustained)"#,
+            #"bot "a", sendPacing.perSecond: must be a number from 0.001 (one send every 1000 seconds) up (sends per second, "#
+                + #"sustained); to send without pacing, write "sendPacing": "off""#,
             #"bot "a", sendPacing.burst: must be a whole number from 1 to 1000000 (sends back to back)"#,
         ])
+    }
+
+    @Test func aPaceSlowerThanOneSendInAThousandSecondsIsRefusedPointingToOff() {
+        let found = problems(#"{"server": "sandbox", "sendPacing": {"perSecond": 0.0001}, "bots": [{"name": "a", "kind": "k", "#
+            + #""credentials": {"username": "a", "password": "p"}, "friendRequests": "nobody"}]}"#)
+        #expect(found.count == 1)
+        #expect(found.first?.hasPrefix("sendPacing.perSecond: must be a number from 0.001") == true)
+        #expect(found.first?.hasSuffix(#"to send without pacing, write "sendPacing": "off""#) == true)
+    }
+
+    @Test func oneSendInAThousandSecondsIsTheSlowestPaceAccepted() throws {
+        let json = #"{"server": "sandbox", "sendPacing": {"perSecond": 0.001}, "bots": [{"name": "a", "kind": "k", "#
+            + #""credentials": {"username": "a", "password": "p"}, "friendRequests": "nobody"}]}"#
+        #expect(try load(json).bots.first?.sendPacing?.sendsPerSecond == 0.001)
     }
 
     @Test func pacingIsWrittenBackAsRead() throws {
@@ -413,6 +428,88 @@ struct BotsConfigurationTests {
         let found = problems(#"{"server": "sandbox", "bots": [}"#)
         #expect(found.count == 1)
         #expect(found.first?.hasPrefix("the configuration: is not valid JSON") == true)
+    }
+
+    // MARK: What JSON readers disagree on
+
+    @Test func aKeyGivenTwiceIsAnErrorNamingTheKeyAndItsLines() {
+        let json = """
+            {"server": "sandbox",
+             "httpPort": 18090,
+             "httpPort": 18091,
+             "bots": [{"name": "a", "kind": "k", "credentials": {"username": "a", "password": "p"}, "friendRequests": "nobody"}]}
+            """
+        #expect(problems(json) == [
+            "httpPort: is given twice in one object (lines 2 and 3); keep only the one you mean, since JSON readers "
+                + "disagree on which one counts",
+        ])
+    }
+
+    @Test func aSecondBotsArrayIsAnErrorRatherThanIgnored() {
+        let bot = #"{"name": "a", "kind": "k", "credentials": {"username": "a", "password": "p"}, "friendRequests": "nobody"}"#
+        let found = problems(#"{"server": "sandbox", "bots": [\#(bot)], "bots": [\#(bot)]}"#)
+        #expect(found.count == 1)
+        #expect(found.first?.hasPrefix("bots: is given twice in one object") == true)
+    }
+
+    @Test func aKeyGivenTwiceInsideABotNamesTheBotsPositionAndThePath() {
+        let found = problems(sandbox(bot: #""name": "a", "kind": "k", "credentials": {"username": "a", "username": "b", "#
+            + #""password": "p"}, "friendRequests": "nobody""#))
+        #expect(found.count == 1)
+        #expect(found.first?.hasPrefix("bots[0].credentials.username: is given twice") == true)
+    }
+
+    @Test func keysThatDifferOnlyInTheirEscapesAreTheSameKey() {
+        let found = problems(sandbox().replacingOccurrences(of: #"{"server": "sandbox","#, with: #"{"server": "sandbox", "logLevel": "info", "log\u004cevel": "debug","#))
+        #expect(found.count == 1)
+        #expect(found.first?.hasPrefix("logLevel: is given twice") == true)
+    }
+
+    @Test func aTrailingCommaInAnObjectIsAnErrorNamingTheObject() {
+        let found = problems(sandbox(bot: #""name": "a", "kind": "k", "credentials": {"username": "a", "password": "p",}, "#
+            + #""friendRequests": "nobody""#))
+        #expect(found == [#"bots[0].credentials: has a comma before its closing } (line 1); remove it: JSON allows none"#])
+    }
+
+    @Test func aTrailingCommaInAnArrayIsAnErrorNamingTheArray() {
+        let bot = #"{"name": "a", "kind": "k", "credentials": {"username": "a", "password": "p"}, "friendRequests": "nobody"}"#
+        #expect(problems(#"{"server": "sandbox", "bots": [\#(bot),]}"#)
+            == [#"bots: has a comma before its closing ] (line 1); remove it: JSON allows none"#])
+    }
+
+    @Test func aNumberTooLargeForADoubleIsARangeErrorNamingTheField() {
+        let found = problems(sandbox().replacingOccurrences(of: #"{"server": "sandbox","#, with: #"{"server": "sandbox", "httpPort": 1e400,"#))
+        #expect(found == [#"httpPort: is 1e400, a number too large to read (beyond ±1.8e308); write a number within the field's range"#])
+    }
+
+    @Test func aNumberTooCloseToZeroForADoubleIsARangeErrorNamingTheField() {
+        let found = problems(#"{"server": "sandbox", "sendPacing": {"perSecond": 1e-400}, "bots": [{"name": "a", "kind": "k", "#
+            + #""credentials": {"username": "a", "password": "p"}, "friendRequests": "nobody"}]}"#)
+        #expect(found.count == 1)
+        #expect(found.first?.hasPrefix("sendPacing.perSecond: is 1e-400, a number too close to 0 to read") == true)
+    }
+
+    @Test func aNumberTooLargeDecodedThroughCodableNamesItsPath() throws {
+        let json = Data(sandbox().replacingOccurrences(of: #"{"server": "sandbox","#, with: #"{"server": "sandbox", "httpPort": 1e400,"#).utf8)
+        do {
+            _ = try JSONDecoder().decode(BotsFile.self, from: json)
+            Issue.record("decoded a number beyond a Double's range")
+        } catch let DecodingError.dataCorrupted(context) {
+            #expect(context.codingPath.map(\.stringValue) == ["httpPort"])
+            #expect(context.debugDescription.hasPrefix("a number beyond the range of a Double"))
+        }
+    }
+
+    @Test func bracketsCommasAndQuotesInsideStringsAreNotTakenForStructure() throws {
+        let json = sandbox(bot: #""name": "a", "kind": "k", "credentials": {"username": "a", "password": "p,}\\\"],"}, "#
+            + #""friendRequests": "nobody", "options": {"reply": "{\"x\": 1,}", "x\"": 1, "x": 2}"#)
+        #expect(try load(json).bots.first?.credentials.password == #"p,}\"],"#)
+    }
+
+    @Test func nestingTooDeepIsReportedNotCrashed() {
+        let depth = 100_000
+        let found = problems(#"{"server": "sandbox", "bots": "# + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}")
+        #expect(found.count == 1)
     }
 
     @Test func everyProblemOfTheFileIsReportedAtOnce() {

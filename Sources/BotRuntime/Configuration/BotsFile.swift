@@ -215,6 +215,9 @@ struct BotsFileReader {
     private static let botKeys = ["name", "kind", "credentials", "friendRequests", "options", "sendPacing", "receipts"]
     private static let pacingKeys = ["perSecond", "burst"]
     private static let credentialKeys = ["username", "password"]
+    /// The slowest `perSecond` accepted: one send every 1000 seconds. Slower is no pace a bot could keep (a tiny
+    /// value is most likely a mistake for `"off"`).
+    static let slowestPace = 0.001
 
     /// Where a value sits: a bot (by name once known, else by index) and a field path.
     private struct Place {
@@ -366,10 +369,11 @@ struct BotsFileReader {
             var burst: Int?
             var valid = true
             if let field = fields["perSecond"] {
-                if case .number(let number) = field, number.isFinite, number > 0 {
+                if case .number(let number) = field, number.isFinite, number >= Self.slowestPace {
                     perSecond = number
                 } else {
-                    report(place.child("perSecond"), "must be a number above 0 (sends per second, sustained)")
+                    report(place.child("perSecond"), "must be a number from 0.001 (one send every 1000 seconds) up "
+                        + "(sends per second, sustained); to send without pacing, write \"sendPacing\": \"off\"")
                     valid = false
                 }
             }

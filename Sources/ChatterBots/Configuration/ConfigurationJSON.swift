@@ -16,7 +16,7 @@ package enum ConfigurationJSON: Sendable, Equatable, Codable {
             self = .null
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
+        } else if let value = try Self.number(in: container) {
             self = .number(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
@@ -24,6 +24,22 @@ package enum ConfigurationJSON: Sendable, Equatable, Codable {
             self = .array(value)
         } else {
             self = .object(try container.decode([String: ConfigurationJSON].self))
+        }
+    }
+
+    /// The container's number; nil when it holds something else. A number beyond a Double's range (which
+    /// `JSONDecoder` refuses with an error of its own, not a `DecodingError`) is an error naming its path, rather than a
+    /// mismatch with the last type tried ("expected Dictionary").
+    private static func number(in container: any SingleValueDecodingContainer) throws -> Double? {
+        do {
+            return try container.decode(Double.self)
+        } catch is DecodingError {
+            return nil
+        } catch {
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: container.codingPath,
+                debugDescription: "a number beyond the range of a Double (about ±1.8e308, nearest 0 1e-308); "
+                    + "write one within the field's range", underlyingError: error))
         }
     }
 
