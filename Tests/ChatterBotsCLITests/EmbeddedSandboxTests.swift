@@ -61,4 +61,21 @@ struct EmbeddedSandboxTests {
         _ = try await signIn(second, "bob", SandboxTestAccount.bob.password)
         await second.shutdown()
     }
+
+    @Test(arguments: [
+        ("greet-bot", "echo-password", "A username has 3 to 32 characters"),
+        ("greet_bot", "pw123", "A password has 8 to 256 characters"),
+    ])
+    func aBotAccountTheSandboxRefusesIsReportedWithItsRuleNotAsAnotherPassword(
+        username: String, password: String, rule: String
+    ) async throws {
+        var refused = Self.bot
+        refused.credentials = BotCredentials(username: username, password: password)
+        let sandbox = try await EmbeddedSandbox.start(dataDirectory: nil, port: 0, bots: [refused])
+        #expect(sandbox.problems.count == 1)
+        let problem = try #require(sandbox.problems.first)
+        #expect(problem.hasPrefix(#"the sandbox account "\#(username)" cannot be created: VALIDATION_FAILED: \#(rule)"#))
+        #expect(!problem.contains("another password"))
+        await sandbox.shutdown()
+    }
 }

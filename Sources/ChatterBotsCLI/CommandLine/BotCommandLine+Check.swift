@@ -10,6 +10,13 @@ extension BotCommandLine {
     ) async -> ExitCode {
         guard let (configuration, lineup) = loadLineup(path, in: environment) else { return .usageError }
         let url = configurationURL(path, in: environment)
+        if case .sandbox = configuration.server {
+            let issues = EmbeddedSandbox.accountIssues(of: configuration.bots)
+            guard issues.isEmpty else {
+                environment.standardError.write(line: "\(programName): \(ConfigurationError(issues: issues, file: url.path))")
+                return .usageError
+            }
+        }
         var lines = ["\(url.path) is valid: \(lineup.members.count) bot\(lineup.members.count == 1 ? "" : "s")."]
         switch configuration.server {
         case .sandbox:

@@ -74,6 +74,25 @@ public final class EmbeddedSandbox: Sendable {
         return EmbeddedSandbox(sandbox: sandbox, testAccounts: testAccounts, problems: problems)
     }
 
+    /// The usernames and passwords the embedded sandbox accepts: the service's defaults (only its hashing cost is
+    /// its own).
+    package static let accountRules = SandboxServiceConfiguration().accountRules
+
+    /// What the embedded sandbox would refuse of `bots`' accounts, each naming its bot and field: `check` reports
+    /// it, rather than `run` finding it when the sandbox cannot create the account.
+    package static func accountIssues(of bots: [BotConfiguration]) -> [ConfigurationIssue] {
+        bots.flatMap { bot in
+            let username = accountRules.usernameProblem(bot.credentials.username).map {
+                ConfigurationIssue(bot: bot.name, field: "credentials.username",
+                    message: "\"\(bot.credentials.username)\" is refused by the embedded sandbox: \($0)")
+            }
+            let password = accountRules.passwordProblem(bot.credentials.password).map {
+                ConfigurationIssue(bot: bot.name, field: "credentials.password", message: "is refused by the embedded sandbox: \($0)")
+            }
+            return [username, password].compactMap { $0 }
+        }
+    }
+
     /// Makes the accounts of `bots` ready (created, or checked against their password) and friends with every test
     /// account, for bots a reload adds or whose credentials it changes; returns what could not be done.
     package func provision(bots: [BotConfiguration]) async -> [String] {
@@ -134,6 +153,15 @@ public final class EmbeddedSandbox: Sendable {
             ).id)
         } catch {
             creationError = error
+        }
+        // Refused for what the account is, not because it exists: a sign-in could only fail, and blame a password kept
+        // from an earlier run.
+        let rules = service.configuration.accountRules
+        if creationError.code == .validationFailed,
+            rules.usernameProblem(account.username) != nil || rules.passwordProblem(account.password) != nil
+        {
+            return .failure(Problem(text: "the sandbox account \"\(account.username)\" cannot be created: "
+                + "\(creationError.code): \(creationError.message)"))
         }
         // Most likely the account exists from an earlier run: sign in once to learn its id and check the password,
         // then sign that device out again.

@@ -282,13 +282,7 @@ extension ChatterService {
     }
 
     func validatedUsername(_ username: String) throws(ChatterErrorBody) -> String {
-        let allowed = username.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == ".")
-        }
-        guard (3...32).contains(username.count), allowed else {
-            throw .validation(
-                field: "username", "A username has 3 to 32 characters: ASCII letters, digits, \"_\" and \".\".")
-        }
+        if let problem = configuration.accountRules.usernameProblem(username) { throw .validation(field: "username", problem) }
         return username
     }
 
@@ -301,10 +295,7 @@ extension ChatterService {
     }
 
     func validatePassword(_ password: String) throws(ChatterErrorBody) {
-        guard (configuration.minimumPasswordLength...256).contains(password.count) else {
-            throw .validation(
-                field: "password", "A password has \(configuration.minimumPasswordLength) to 256 characters.")
-        }
+        if let problem = configuration.accountRules.passwordProblem(password) { throw .validation(field: "password", problem) }
     }
 
     private func validatedDeviceField(_ value: String, field: String) throws(ChatterErrorBody) -> String {

@@ -66,6 +66,11 @@ public struct SandboxServiceConfiguration: Sendable {
     /// Default 10 per minute.
     public var signInRateLimit: SandboxRateLimit
 
+    /// The usernames and passwords the service accepts for a new account.
+    package var accountRules: SandboxAccountRules {
+        SandboxAccountRules(minimumPasswordLength: minimumPasswordLength)
+    }
+
     public init(
         clients: [SandboxClientCredential] = [.sandbox],
         passwordHashIterations: Int = 210_000,

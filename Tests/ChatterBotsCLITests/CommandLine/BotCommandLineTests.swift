@@ -149,6 +149,23 @@ struct BotCommandLineTests {
         #expect(harness.hosts.withLock { $0.isEmpty })
     }
 
+    @Test func checkAppliesTheSandboxsAccountRulesNamingTheBotAndTheField() async throws {
+        let harness = try CommandHarness()
+        try harness.directory.write(#"""
+            {"server": "sandbox", "bots": [
+              {"name": "greeter", "kind": "greeting", "credentials": {"username": "greet-bot", "password": "pw123"},
+               "friendRequests": "everyone", "options": {"greeting": "hi"}}]}
+            """#, to: "bots.json")
+        #expect(await harness.run("check") == .usageError)
+        let text = harness.errors.text
+        #expect(text.contains(#"bot "greeter", credentials.username: "greet-bot" is refused by the embedded sandbox: "#
+            + #"A username has 3 to 32 characters: ASCII letters, digits, "_" and ".""#))
+        #expect(text.contains(#"bot "greeter", credentials.password: is refused by the embedded sandbox: "#
+            + "A password has 8 to 256 characters."))
+        #expect(!text.contains("pw123"))
+        #expect(harness.output.all.isEmpty)
+    }
+
     @Test func optionsAKindRefusesStopTheRunBeforeAnythingStartsWithExit2() async throws {
         let harness = try CommandHarness()
         try harness.directory.write(#"""
