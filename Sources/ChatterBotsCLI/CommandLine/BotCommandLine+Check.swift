@@ -44,8 +44,28 @@ extension BotCommandLine {
         for warning in configuration.warnings {
             lines.append("Warning: \(warning)")
         }
+        if let warning = Self.controlTokenWarning(configuration, variables: environment.variables) {
+            lines.append("Warning: \(warning)")
+        }
         environment.standardOutput.write(line: lines.joined(separator: "\n"))
         return .success
+    }
+
+    /// What `run` would refuse of the control token, as far as this environment tells (`controlAccess(bind:in:)`):
+    /// off loopback the HTTP port needs a token, and a token file must be readable. A warning, not an error: `run`
+    /// reads the token from its own environment, which may hold what this one does not.
+    static func controlTokenWarning(_ configuration: BotsConfiguration, variables: [String: String]) -> String? {
+        guard configuration.httpPort != nil else { return nil }
+        let token: String?
+        do {
+            token = try ControlAccess.token(in: variables)
+        } catch {
+            return "\(error): run refuses to serve httpPort unless the file it names can be read where it runs"
+        }
+        guard token == nil, !ControlAccess.isLoopback(configuration.httpBind) else { return nil }
+        return "httpBind: is \(configuration.httpBind), off loopback, so run refuses to serve httpPort unless "
+            + "\(ControlAccess.tokenVariable) (or \(ControlAccess.tokenFileVariable)) is set where it runs, to a secret "
+            + "token that control requests must carry; it is not set here (or bind to 127.0.0.1)"
     }
 
     static func describe(_ policy: FriendRequestPolicy) -> String {

@@ -131,7 +131,7 @@ extension BotCommandLine {
                     logTail: logTail)
             } catch {
                 environment.standardError.write(line: "\(programName): /healthz and /metrics cannot be served: \(error)"
-                    + "; change httpPort in the configuration (0: any free port)")
+                    + Self.listenAdvice(for: error, bindFromOption: options.httpBind != nil))
                 await embedded?.shutdown()
                 return .failure
             }
@@ -290,9 +290,11 @@ extension BotCommandLine {
             lines.append("Server: \(apiURL.absoluteString); data in \(configuration.dataDirectory.path)")
         }
         if let health {
-            lines.append("Health: http://127.0.0.1:\(health.port)/healthz and http://127.0.0.1:\(health.port)/metrics")
+            let bind = options.httpBind ?? configuration.httpBind
+            lines.append("Health: \(Self.httpURL(bind: bind, port: health.port, path: "/healthz")) and "
+                + Self.httpURL(bind: bind, port: health.port, path: "/metrics"))
             if configuration.console {
-                lines.append("Console: \(Self.consoleURL(bind: options.httpBind ?? configuration.httpBind, port: health.port))")
+                lines.append("Console: \(Self.httpURL(bind: bind, port: health.port, path: "/console/"))")
             }
         }
         lines.append("Logs go to standard error. Ctrl-C stops gracefully (press it twice to exit at once).")
@@ -312,11 +314,32 @@ extension BotCommandLine {
         }
     }
 
-    /// The console's address as the banner prints it: a loopback or wildcard bind is reached on 127.0.0.1.
-    static func consoleURL(bind: String, port: Int) -> String {
-        let host = ControlAccess.isLoopback(bind) || ["0.0.0.0", "::", "[::]"].contains(bind) ? "127.0.0.1"
-            : (bind.contains(":") ? "[\(bind)]" : bind)
-        return "http://\(host):\(port)/console/"
+    /// The address of `path` on a server bound to `bind`, as the banner prints it: the bound address itself (an
+    /// IPv6 one in brackets), a wildcard reached on the loopback address of its family.
+    static func httpURL(bind: String, port: Int, path: String) -> String {
+        var host = ControlFile.host(connectingTo: bind)
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host.contains(":") { host = "[\(host)]" }
+        return "http://\(host):\(port)\(path)"
+    }
+
+    /// What to change when the HTTP endpoint cannot listen, after the error: the address when it is none of this
+    /// machine's (a name that does not resolve, an address not on an interface), the port when it is taken or
+    /// privileged; nothing when neither would help.
+    static func listenAdvice(for error: HTTPServerError, bindFromOption: Bool) -> String {
+        let bind = bindFromOption ? "--http-bind" : "httpBind in the configuration"
+        let changeBind = "; change \(bind) to an address of this machine (127.0.0.1, the default; 0.0.0.0 or :: for every "
+            + "interface)"
+        switch error {
+        case .invalidHost:
+            return changeBind
+        case .cannotListen(_, let code) where code == EADDRNOTAVAIL || code == EAFNOSUPPORT:
+            return changeBind
+        case .cannotListen(_, let code) where code == EADDRINUSE || code == EACCES:
+            return "; change httpPort in the configuration (0: any free port)"
+        case .cannotListen, .eventLoopUnavailable, .eventLoopGroupShutDown:
+            return ""
+        }
     }
 }
 

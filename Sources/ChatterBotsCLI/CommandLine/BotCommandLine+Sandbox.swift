@@ -41,7 +41,8 @@ extension BotCommandLine {
             Test accounts: \(people.joined(separator: ", "))
             """)
         if let console {
-            environment.standardOutput.write(line: "Console: \(Self.consoleURL(bind: options.consoleBind ?? "127.0.0.1", port: console.port))")
+            let address = Self.httpURL(bind: options.consoleBind ?? "127.0.0.1", port: console.port, path: "/console/")
+            environment.standardOutput.write(line: "Console: \(address)")
         }
         environment.standardOutput.write(line: "Ctrl-C stops it.")
         await environment.standardOutput.flush()

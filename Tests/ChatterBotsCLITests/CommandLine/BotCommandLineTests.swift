@@ -125,6 +125,30 @@ struct BotCommandLineTests {
         #expect(harness.hosts.withLock { $0.isEmpty })
     }
 
+    @Test func checkWarnsThatABindOffLoopbackNeedsAControlTokenThisEnvironmentLacks() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["echo"], extra: #""httpPort": 9099, "httpBind": "0.0.0.0","#)
+        #expect(await harness.run("check") == .success)
+        #expect(harness.output.text.contains("Warning: httpBind: is 0.0.0.0, off loopback, so run refuses to serve httpPort "
+            + "unless CHATTERBOTS_CONTROL_TOKEN (or CHATTERBOTS_CONTROL_TOKEN_FILE) is set where it runs"))
+    }
+
+    @Test func checkDoesNotWarnOfABindOffLoopbackWhenTheControlTokenIsSet() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["echo"], extra: #""httpPort": 9099, "httpBind": "0.0.0.0","#)
+        #expect(await harness.run(["check"], variables: ["CHATTERBOTS_CONTROL_TOKEN": "s3cret"]) == .success)
+        #expect(harness.output.text.contains("is valid"))
+        #expect(!harness.output.text.contains("Warning:"))
+    }
+
+    @Test func checkWarnsOfAControlTokenFileThatCannotBeRead() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["echo"], extra: #""httpPort": 9099,"#)
+        let missing = harness.directory.url.appendingPathComponent("no-token").path
+        #expect(await harness.run(["check"], variables: ["CHATTERBOTS_CONTROL_TOKEN_FILE": missing]) == .success)
+        #expect(harness.output.text.contains("Warning: CHATTERBOTS_CONTROL_TOKEN_FILE names \(missing), which cannot be read"))
+    }
+
     @Test func checkWithoutAConfigurationFileExitsWith2AndSaysWhereItLooked() async throws {
         let harness = try CommandHarness()
         #expect(await harness.run("check") == .usageError)
@@ -272,6 +296,45 @@ struct BotCommandLineTests {
         #expect(try await HTTPFetch.get(url).status == 200)
         harness.shutdown.request()
         #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+    }
+
+    @Test func theBannersAddressesAreOnTheBoundAddressAndAnswer() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["echo"], extra: #""httpPort": 0, "httpBind": "127.0.0.2", "console": true,"#)
+        let run = Task { await harness.run("run", "--sandbox-port", "0") }
+        try await harness.waitUntil("the health endpoint to start") { harness.output.text.contains("Console: ") }
+        let line = try #require(harness.output.lines(containing: "Health: ").first)
+        let url = try #require(line.split(separator: " ").dropFirst().first.flatMap { URL(string: String($0)) })
+        #expect(url.host == "127.0.0.2")
+        #expect(try harness.output.lines(containing: "Console: ").first?.hasPrefix("Console: http://127.0.0.2:\(#require(url.port))/") == true)
+        #expect(try await HTTPFetch.get(url).status == 200)
+        harness.shutdown.request()
+        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+    }
+
+    @Test(arguments: [
+        ("::1", "http://[::1]:8080/healthz"), ("[::1]", "http://[::1]:8080/healthz"), ("::", "http://[::1]:8080/healthz"),
+        ("0.0.0.0", "http://127.0.0.1:8080/healthz"), ("192.168.1.5", "http://192.168.1.5:8080/healthz"),
+        ("localhost", "http://localhost:8080/healthz"),
+    ])
+    func theBannerReachesABindOnItsOwnAddressAWildcardOnLoopbackAndBracketsIPv6(bind: String, printed: String) {
+        #expect(BotCommandLine.httpURL(bind: bind, port: 8080, path: "/healthz") == printed)
+    }
+
+    @Test func anAddressNotOnThisMachineStopsTheRunAdvisingToChangeHttpBindNotHttpPort() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["echo"], extra: #""httpPort": 0, "httpBind": "192.0.2.1","#)
+        #expect(await harness.run(["run", "--sandbox-port", "0"], variables: ["CHATTERBOTS_CONTROL_TOKEN": "s3cret"]) == .failure)
+        let text = harness.errors.text
+        #expect(text.contains("cannot listen on 192.0.2.1"))
+        #expect(text.contains("change httpBind in the configuration to an address of this machine"))
+        #expect(!text.contains("httpPort"))
+    }
+
+    @Test func aBindNameThatDoesNotResolveIsAdvisedToChangeHttpBind() {
+        let advice = BotCommandLine.listenAdvice(
+            for: .invalidHost("nowhere.invalid", reason: "Name or service not known"), bindFromOption: true)
+        #expect(advice.hasPrefix("; change --http-bind to an address of this machine"))
     }
 
     @Test func aShutdownThatOverrunsItsTimeoutEndsTheRunWithExit1() async throws {
