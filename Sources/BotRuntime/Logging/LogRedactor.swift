@@ -5,7 +5,7 @@ import Synchronization
 /// Keeps secrets out of logs. Every record passes through it before it is formatted:
 ///
 /// - values registered with `register(_:)` (passwords, access and refresh tokens as the runtime obtains them) are
-///   masked wherever they appear, raw or percent-encoded;
+///   masked wherever they appear, raw or escaped as URLs, forms and JSON escape them (`%2f`, `+`, `\/`);
 /// - `token=…` and the like in URLs and text (`token`, `access_token`, `accessToken`, `refresh_token`,
 ///   `refreshToken`, `password`, `client_secret`, `clientSecret`) lose their value, so the realtime URL
 ///   `wss://…/ws?clientKey=…&token=…` can be logged as is;
@@ -40,24 +40,16 @@ public final class LogRedactor: Sendable {
     public init() {}
 
     /// Masks `secret` in every record from now on: as given, in both Unicode normalization forms (a text may
-    /// spell "ä" as one scalar or two), and percent-encoded, as it appears in URLs.
+    /// spell "ä" as one scalar or two), and however a URL, a form or JSON escaped it (`SecretSet`).
     public func register(_ secret: String) {
         guard secret.count >= Self.minimumSecretLength else { return }
-        var forms: [String] = []
-        if ASCII.holdsOnlyASCII(secret) {
-            // Tokens are ASCII: both normalization forms are the text itself, and its percent-encoding is made here
-            // rather than through `NSString`, once for each token a fleet signs in with.
-            forms.append(secret)
-            let encoded = PercentEncoding.encode(secret, keeping: ASCII.isLetterOrDigit)
-            if encoded != secret { forms.append(encoded) }
-        } else {
+        // Tokens are ASCII, for which both normalization forms are the text itself.
+        var forms = [secret]
+        if !ASCII.holdsOnlyASCII(secret) {
             // Compared as bytes: `String` equality holds the two forms equal.
-            for form in [secret, secret.precomposedStringWithCanonicalMapping, secret.decomposedStringWithCanonicalMapping]
+            for form in [secret.precomposedStringWithCanonicalMapping, secret.decomposedStringWithCanonicalMapping]
             where !forms.contains(where: { $0.utf8.elementsEqual(form.utf8) }) {
                 forms.append(form)
-            }
-            if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != secret {
-                forms.append(encoded)
             }
         }
         secrets.withLock { set in

@@ -2,10 +2,15 @@
 /// text, not to the number of secrets: a process with 10,000 bots registers 20,000 password forms, and every log
 /// line passes through here.
 ///
-/// Secrets are matched as UTF-8 bytes. Each is indexed under its first `prefixLength` bytes; a text is scanned once,
+/// Secrets are matched as UTF-8 bytes. Each is indexed under its first `prefixLength` bytes; a text is scanned,
 /// and only where a window of the text equals a registered prefix are the secrets of that prefix compared (by
 /// length, then as a whole). Every occurrence of every secret is masked; occurrences that overlap become one mask,
 /// so a secret containing another, or two overlapping secrets, leave nothing of either visible.
+///
+/// A secret is also found however a URL, a form or JSON escaped it, whichever characters the encoder left alone and
+/// in either case of hex: a text holding `%` or `\` is scanned a second time as it reads once `%XX`, `\/`, `\"` and
+/// `\\` are decoded, and each match masks the escapes it came from. `+` and space compare equal (forms write a space
+/// as `+`). The first scan, of the text as it is, finds a secret an escape-like sequence would otherwise swallow.
 struct SecretSet: Sendable {
     /// Secrets shorter than this are not kept (the caller's minimum is at least this).
     static let prefixLength = 6
@@ -18,7 +23,7 @@ struct SecretSet: Sendable {
 
     /// Adds `secret`; one shorter than `prefixLength` bytes is ignored.
     mutating func insert(_ secret: String) {
-        let bytes = Array(secret.utf8)
+        let bytes = secret.utf8.map(Self.folded)
         guard bytes.count >= Self.prefixLength, secrets.insert(bytes).inserted else { return }
         let prefix = Self.pack(bytes[0..<Self.prefixLength])
         var lengths = lengthsByPrefix[prefix, default: []]
@@ -33,7 +38,17 @@ struct SecretSet: Sendable {
     func masking(in text: String, with mask: String) -> String {
         guard !secrets.isEmpty else { return text }
         let bytes = Array(text.utf8)
-        let masked = maskedRanges(in: bytes)
+        var holdsPlus = false
+        var holdsEscape = false
+        for byte in bytes {
+            if byte == Self.plus { holdsPlus = true } else if byte == Self.percent || byte == Self.backslash { holdsEscape = true }
+        }
+        var masked = maskedRanges(in: holdsPlus ? bytes.map(Self.folded) : bytes)
+        if holdsEscape {
+            let decoded = Self.decoded(bytes)
+            let found = maskedRanges(in: decoded.bytes).map { decoded.origins[$0.lowerBound]..<decoded.origins[$0.upperBound] }
+            if !found.isEmpty { masked = Self.merged(masked + found) }
+        }
         guard !masked.isEmpty else { return text }
         var result: [UInt8] = []
         result.reserveCapacity(bytes.count)
@@ -67,6 +82,65 @@ struct SecretSet: Sendable {
             }
         }
         return ranges
+    }
+
+    /// `ranges` in order, those that overlap made one.
+    private static func merged(_ ranges: [Range<Int>]) -> [Range<Int>] {
+        var result: [Range<Int>] = []
+        for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = result.last, range.lowerBound < last.upperBound {
+                result[result.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+            } else {
+                result.append(range)
+            }
+        }
+        return result
+    }
+
+    /// `bytes` with `%XX` (either case), `\/`, `\"` and `\\` decoded and `+` folded to a space, and for each decoded
+    /// byte the offset in `bytes` its escape starts at (one more entry: the end of `bytes`).
+    private static func decoded(_ bytes: [UInt8]) -> (bytes: [UInt8], origins: [Int]) {
+        var decoded: [UInt8] = []
+        var origins: [Int] = []
+        decoded.reserveCapacity(bytes.count)
+        origins.reserveCapacity(bytes.count + 1)
+        var index = 0
+        while index < bytes.count {
+            origins.append(index)
+            let byte = bytes[index]
+            if byte == percent, index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+                decoded.append(folded(high << 4 | low))
+                index += 3
+            } else if byte == backslash, index + 1 < bytes.count, jsonEscaped.contains(bytes[index + 1]) {
+                decoded.append(bytes[index + 1])
+                index += 2
+            } else {
+                decoded.append(folded(byte))
+                index += 1
+            }
+        }
+        origins.append(bytes.count)
+        return (decoded, origins)
+    }
+
+    /// The characters JSON writes after a backslash as they are (`/` only by encoders that escape it).
+    private static let jsonEscaped: [UInt8] = [UInt8(ascii: "/"), UInt8(ascii: "\""), backslash]
+    private static let percent = UInt8(ascii: "%")
+    private static let backslash = UInt8(ascii: "\\")
+    private static let plus = UInt8(ascii: "+")
+
+    /// `byte`, with `+` read as the space a form encodes it for.
+    private static func folded(_ byte: UInt8) -> UInt8 {
+        byte == plus ? UInt8(ascii: " ") : byte
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     private static let windowMask: UInt64 = (1 << (8 * UInt64(prefixLength))) - 1

@@ -64,6 +64,61 @@ struct LogRedactorTests {
         #expect(redactor.redact("sent tok%2Een%2D1%5F2%7E3 and tok.en-1_2~3") == "sent [REDACTED] and [REDACTED]")
     }
 
+    @Test func aSecretIsMaskedWhenAURLEncoderLeftItsUnreservedCharactersAlone() {
+        let redactor = LogRedactor()
+        redactor.register("sk-live_abc/def")
+        #expect(redactor.redact("GET /v1?k=sk-live_abc%2Fdef&n=1") == "GET /v1?k=[REDACTED]&n=1")
+    }
+
+    @Test func aSecretIsMaskedWhenItsPercentEscapesUseLowercaseHex() {
+        let redactor = LogRedactor()
+        redactor.register("sk-live_abc/def")
+        #expect(redactor.redact("k=sk%2dlive%5fabc%2fdef") == "k=[REDACTED]")
+    }
+
+    @Test func aSecretIsMaskedInJSONThatEscapesItsSlashes() {
+        let redactor = LogRedactor()
+        redactor.register("sk-live_abc/def")
+        #expect(redactor.redact(#"{"apiKey":"sk-live_abc\/def"}"#) == #"{"apiKey":"[REDACTED]"}"#)
+    }
+
+    @Test func aSecretIsMaskedInJSONThatEscapesItsQuotesAndBackslashes() {
+        let redactor = LogRedactor()
+        redactor.register(#"pa"ss\word"#)
+        #expect(redactor.redact(#"{"key":"pa\"ss\\word"}"#) == #"{"key":"[REDACTED]"}"#)
+    }
+
+    @Test func aSecretIsMaskedInAFormThatWritesItsSpacesAsPlus() {
+        let redactor = LogRedactor()
+        redactor.register("p@ss word/1")
+        #expect(redactor.redact("user=a&pw=p%40ss+word%2F1") == "user=a&pw=[REDACTED]")
+    }
+
+    @Test func aSecretHoldingAPlusIsMaskedRawAndEscaped() {
+        let redactor = LogRedactor()
+        redactor.register("abc+def-1")
+        #expect(redactor.redact("abc+def-1 and abc%2Bdef-1") == "[REDACTED] and [REDACTED]")
+    }
+
+    @Test func aNonASCIISecretIsMaskedWhenItsUTF8IsPercentEncodedInEitherNormalizationForm() {
+        let redactor = LogRedactor()
+        redactor.register("p\u{E4}sswort-7")
+        #expect(redactor.redact("p=p%c3%a4sswort-7") == "p=[REDACTED]")
+        #expect(redactor.redact("p=pa%CC%88sswort-7") == "p=[REDACTED]")
+    }
+
+    @Test func aSecretRightAfterAPercentSignIsMaskedAsItStands() {
+        let redactor = LogRedactor()
+        redactor.register("ab12cd-secret")
+        #expect(redactor.redact("at 100%ab12cd-secret") == "at 100%[REDACTED]")
+    }
+
+    @Test func escapesThatSpellNoSecretAreLeftAsTheyAre() {
+        let redactor = LogRedactor()
+        redactor.register("sk-live_abc/def")
+        #expect(redactor.redact(#"path=a%2Fb+c \/x 100%"#) == #"path=a%2Fb+c \/x 100%"#)
+    }
+
     @Test func fieldsNamedLikeSecretsAreMaskedWhole() {
         let redactor = LogRedactor()
         let record = LogRecord(
