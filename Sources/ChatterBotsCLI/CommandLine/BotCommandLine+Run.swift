@@ -124,8 +124,11 @@ extension BotCommandLine {
                     consoleExtensions: embedded.map { sandbox in
                         [ConsoleChatRoutes(
                             server: server, accounts: sandbox.testAccounts, dataDirectory: configuration.dataDirectory,
-                            bots: lineup.members.map {
-                                ConsoleChatRoutes.Bot(name: $0.configuration.name, username: $0.configuration.credentials.username)
+                            // Read at each request, so that bots a reload added or removed are offered or refused.
+                            bots: {
+                                await reloader.runningBots().map {
+                                    ConsoleChatRoutes.Bot(name: $0.name, username: $0.credentials.username)
+                                }
                             })]
                     } ?? [],
                     logTail: logTail)

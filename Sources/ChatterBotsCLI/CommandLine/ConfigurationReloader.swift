@@ -40,6 +40,11 @@ actor ConfigurationReloader: ConfigurationReloading {
         self.generation = ConfigurationGeneration(generation: 1, loadedAt: setup.host.clock.now)
     }
 
+    /// The bots of the configuration in force that this process runs (this shard's), as of the last reload applied.
+    func runningBots() -> [BotConfiguration] {
+        ConfigurationReload.bots(of: current, on: setup.shard)
+    }
+
     func reload(trigger: String) async -> ReloadReport {
         await reloadOutcome(trigger: trigger).report
     }

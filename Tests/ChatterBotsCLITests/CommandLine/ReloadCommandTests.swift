@@ -3,6 +3,9 @@
 import BotRuntimeTestSupport
 import ChatterBots
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import TestSupport
 import Testing
 
@@ -66,6 +69,59 @@ struct ReloadCommandTests {
         #expect(await echo.shutdownDeadlines.isEmpty)
         harness.shutdown.request()
         #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+    }
+
+    @Test func afterAReloadTheConsoleChatOffersTheAddedBotAndNoLongerTheRemovedOne() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["echo", "greeter"], extra: #""httpPort": 0, "console": true,"#)
+        let run = Task { await harness.run("run", "--sandbox-port", "0", "--watch-config", "0") }
+        try await harness.waitUntilLive(count: 2)
+        let console = try consoleURL(harness)
+        #expect(try await chatBots(console) == ["echo_bot", "greeter_bot"])
+
+        try harness.writeConfiguration(bots: ["echo", "late"], extra: #""httpPort": 0, "console": true,"#)
+        #expect(await harness.run("reload") == .success, "\(harness.errors.text)")
+        #expect(try await chatBots(console) == ["echo_bot", "late_bot"])
+
+        harness.shutdown.request()
+        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+    }
+
+    @Test func aPictureFromTheConsoleReachesABotAddedByAReload() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["echo"], extra: #""httpPort": 0, "console": true,"#)
+        let run = Task { await harness.run("run", "--sandbox-port", "0", "--watch-config", "0") }
+        try await harness.waitUntilLive(count: 1)
+        let console = try consoleURL(harness)
+
+        try harness.writeConfiguration(bots: ["echo", "late"], extra: #""httpPort": 0, "console": true,"#)
+        #expect(await harness.run("reload") == .success, "\(harness.errors.text)")
+        var request = URLRequest(url: console.appendingPathComponent("chat/picture"))
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        // As the console's page sends it: a request that changes something names the console's origin.
+        request.setValue("http://\(console.host ?? ""):\(console.port ?? 0)", forHTTPHeaderField: "Origin")
+        let picture = Data([0x89, 0x50, 0x4E, 0x47]).base64EncodedString()
+        request.httpBody = Data(#"{"as": "alice", "to": "late_bot", "contentType": "image/png", "data": "\#(picture)"}"#.utf8)
+        let sent = try await HTTPFetch.send(request)
+        #expect(sent.status == 204, "\(sent.body)")
+
+        harness.shutdown.request()
+        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+    }
+
+    /// The console's address, as the run printed it (`Console: http://…/console/`).
+    private func consoleURL(_ harness: CommandHarness) throws -> URL {
+        let line = try #require(harness.output.lines(containing: "Console: ").first)
+        return try #require(URL(string: String(line.dropFirst("Console: ".count))))
+    }
+
+    /// The usernames `GET /console/chat` offers to chat with.
+    private func chatBots(_ console: URL) async throws -> [String] {
+        let answer = try await HTTPFetch.get(console.appendingPathComponent("chat"))
+        let object = try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any]
+        let bots = try #require(object?["bots"] as? [[String: String]], "\(answer.status) \(answer.body)")
+        return bots.compactMap { $0["username"] }
     }
 
     @Test func reloadWithoutARunningProcessSaysWhatToStartAndExitsWith1() async throws {
