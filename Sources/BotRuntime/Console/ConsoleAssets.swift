@@ -359,36 +359,58 @@ enum ConsoleAssets {
       let chatWith = null;
       let logs = null;
 
+      // The traffic pane keeps the newest lines only: a burst of thousands of records must not grow the page.
+      const logLimit = 500;
+      // Records received and not shown yet: they are shown together at the next frame, with one layout.
+      let logBacklog = [];
+      let logFrame = 0;
+
       function followLogs(event) {
         if (event) event.preventDefault();
         if (logs) logs.close();
+        logBacklog = [];
         $("logs").replaceChildren();
         const params = new URLSearchParams();
         if ($("logs-bot").value) params.set("bot", $("logs-bot").value);
         if ($("logs-trace").value.trim()) params.set("trace", $("logs-trace").value.trim());
         logs = new EventSource("/console/logs?" + params.toString());
-        logs.addEventListener("log", (message) => {
-          const record = JSON.parse(message.data);
-          const item = element("li", undefined, "level-" + record.level);
-          item.dataset.trace = record.trace || "";
-          item.append(record.time + " " + record.level + " " + (record.bot || "-") + " ");
-          if (record.trace) {
-            const link = element("a", record.trace, "trace");
-            link.href = "#";
-            link.addEventListener("click", (click) => {
-              click.preventDefault();
-              $("logs-trace").value = record.trace;
-              followLogs();
-            });
-            item.append(link, " ");
-          }
-          const fields = Object.entries(record.fields).map(([key, value]) => key + "=" + value).join(" ");
-          item.append(record.message + (fields ? " " + fields : ""));
-          const list = $("logs");
-          list.append(item);
-          while (list.childElementCount > 500) list.firstElementChild.remove();
-          list.scrollTop = list.scrollHeight;
+        logs.addEventListener("logs", (message) => {
+          logBacklog.push(...JSON.parse(message.data));
+          if (logBacklog.length > logLimit) logBacklog = logBacklog.slice(-logLimit);
+          if (!logFrame) logFrame = requestAnimationFrame(showLogBacklog);
         });
+      }
+
+      function showLogBacklog() {
+        logFrame = 0;
+        const records = logBacklog;
+        logBacklog = [];
+        const fragment = document.createDocumentFragment();
+        for (const record of records) fragment.append(logLine(record));
+        const list = $("logs");
+        list.append(fragment);
+        let excess = list.childElementCount - logLimit;
+        while (excess-- > 0) list.firstElementChild.remove();
+        list.scrollTop = list.scrollHeight;
+      }
+
+      function logLine(record) {
+        const item = element("li", undefined, "level-" + record.level);
+        item.dataset.trace = record.trace || "";
+        item.append(record.time + " " + record.level + " " + (record.bot || "-") + " ");
+        if (record.trace) {
+          const link = element("a", record.trace, "trace");
+          link.href = "#";
+          link.addEventListener("click", (click) => {
+            click.preventDefault();
+            $("logs-trace").value = record.trace;
+            followLogs();
+          });
+          item.append(link, " ");
+        }
+        const fields = Object.entries(record.fields).map(([key, value]) => key + "=" + value).join(" ");
+        item.append(record.message + (fields ? " " + fields : ""));
+        return item;
       }
 
       function renderLogBots(fleet) {

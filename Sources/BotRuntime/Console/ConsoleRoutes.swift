@@ -11,8 +11,8 @@ import WebSocket
 /// - `GET /console/fleet?name=&state=&page=&pageSize=`: one page of the fleet (`ConsoleFleetPage`) as JSON.
 /// - `GET /console/events?…`: the same page as server-sent events, a snapshot when it changes (checked every second
 ///   while the client is connected; nothing runs when none is).
-/// - `GET /console/logs?bot=&trace=`: server-sent events, `event: log` with each log record (redacted) of the bot
-///   or of the trace, the kept ones first.
+/// - `GET /console/logs?bot=&trace=`: server-sent events, `event: logs` with an array of log records (redacted) of
+///   the bot or of the trace, the kept ones first, then each burst of new ones gathered for a moment.
 /// - `GET /console/about`: what this console offers (`fleet`, `logs`, `chat`, `faults`), for the page to show.
 /// - `GET /console/faults`: the faults and the sandbox users connected now; `POST /console/faults` with JSON
 ///   `{"bot": …, "fault": …}` (a bot of the process) or `{"user": …, "fault": …}` (a sandbox username) sets off a
@@ -168,25 +168,25 @@ package final class ConsoleRoutes: Sendable {
         return page
     }
 
-    /// The log tail as server-sent events: the kept records of the bot or trace asked for, then each new one.
+    /// The log tail as server-sent events: the kept records of the bot or trace asked for, then the new ones in
+    /// batches (`logEvents`).
     private func logs(_ request: HTTPRequest, tail: ConsoleLogTail) -> HTTPServerResponse {
         if let item = request.queryItems.first(where: { $0.name != "bot" && $0.name != "trace" }) {
             return .response(Self.error(.badRequest, "unknown parameter \"\(item.name)\"; use bot and trace"))
         }
         let bot = request.queryValue("bot").flatMap { $0.isEmpty ? nil : $0 }
         let trace = request.queryValue("trace").flatMap { $0.isEmpty ? nil : $0 }
-        let matches: @Sendable (LogRecord) -> Bool = { record in
-            (bot == nil || record.bot == bot) && (trace == nil || record.trace == trace)
-        }
         let head = HTTPResponse(status: .ok, headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-store"])
         return .stream(head: head) { stream in
-            let (id, recent, records) = tail.listen()
+            let (id, recent, wakes) = tail.listen { record in
+                (bot == nil || record.bot == bot) && (trace == nil || record.trace == trace)
+            }
             let pump = Task {
-                var batch = recent.filter(matches).suffix(200).flatMap(Self.logEvent)
-                guard await stream.send(Array("event: ready\ndata: {}\n\n".utf8) + batch) else { return }
-                for await record in records where matches(record) {
-                    batch = Self.logEvent(record)
-                    guard await stream.send(batch) else { break }
+                guard await stream.send(Array("event: ready\ndata: {}\n\n".utf8) + Self.logEvents(recent.suffix(200))) else { return }
+                for await _ in wakes {
+                    // The first record of a burst waits a moment for the rest, so that they travel together.
+                    try? await Task.sleep(for: Self.logFlushInterval)
+                    guard await stream.send(Self.logEvents(tail.take(id))) else { break }
                 }
             }
             await stream.waitUntilClosed()
@@ -195,16 +195,34 @@ package final class ConsoleRoutes: Sendable {
         }
     }
 
-    /// One log record as a server-sent event (`event: log`).
-    static func logEvent(_ record: LogRecord) -> [UInt8] {
+    /// How long the log tail gathers records after the first of a burst before it sends them.
+    static let logFlushInterval: Duration = .milliseconds(150)
+    /// The most records one `logs` event carries.
+    static let logBatchSize = 250
+
+    /// Log records as server-sent events, `event: logs` with an array of at most `logBatchSize` records each.
+    static func logEvents(_ records: some Collection<LogRecord>) -> [UInt8] {
+        var events: [UInt8] = []
+        var rest = records[...]
+        while !rest.isEmpty {
+            let batch = rest.prefix(logBatchSize)
+            rest = rest.dropFirst(batch.count)
+            let objects = batch.map(logObject)
+            let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+            events += Array("event: logs\ndata: ".utf8) + Array(data) + Array("\n\n".utf8)
+        }
+        return events
+    }
+
+    /// One log record as the page reads it.
+    static func logObject(_ record: LogRecord) -> [String: Any] {
         var object: [String: Any] = [
             "time": record.time.formatted(.iso8601.time(includingFractionalSeconds: true)),
             "level": record.level.rawValue, "message": record.message, "fields": record.fields,
         ]
         object["bot"] = record.bot
         object["trace"] = record.trace
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return Array("event: log\ndata: ".utf8) + Array(data) + Array("\n\n".utf8)
+        return object
     }
 
     private func injectFault(_ request: HTTPRequest) async -> HTTPResponse {

@@ -279,11 +279,36 @@ struct ConsoleRoutesTests {
         }
         curl.kill()
         _ = await curl.termination()
-        #expect(lines.contains("event: log"))
+        #expect(lines.contains("event: logs"))
         let record = try #require(lines.last)
         #expect(record.contains(#""trace":"t-1""#))
         #expect(record.contains("[REDACTED]") && !record.contains("hunter2"))
         #expect(!lines.contains { $0.contains("sent the reply") })
+        try await stop(running)
+    }
+
+    @Test func aBurstOfLogRecordsReachesThePageInOrderInAFewBatches() async throws {
+        let tail = ConsoleLogTail()
+        var log = LogSink.discarding.teeing { tail.record($0) }
+        log.minimumLevel = .trace
+        let running = try await start(logTail: tail)
+        let curl = try ChildProcess(
+            ["curl", "-sN", "http://127.0.0.1:\(running.server.port)/console/logs?bot=echo"], mergingStandardError: true)
+        while let line = try await curl.nextLine(), line != "event: ready" {}
+        for index in 0..<600 { log.log(.info, "record \(index)", bot: "echo") }
+        var batches: [[String]] = []
+        while batches.joined().count < 600, let line = try await curl.nextLine() {
+            guard line.hasPrefix("data: ["),
+                  let records = try JSONSerialization.jsonObject(with: Data(line.dropFirst("data: ".count).utf8)) as? [[String: Any]]
+            else { continue }
+            batches.append(records.compactMap { $0["message"] as? String })
+        }
+        curl.kill()
+        _ = await curl.termination()
+        #expect(batches.joined().elementsEqual((0..<600).map { "record \($0)" }))
+        #expect(batches.allSatisfy { $0.count <= ConsoleRoutes.logBatchSize })
+        // The records are written in one go: gathered for a moment, they fill few events, not one each.
+        #expect(batches.count <= 10, "\(batches.map(\.count))")
         try await stop(running)
     }
 

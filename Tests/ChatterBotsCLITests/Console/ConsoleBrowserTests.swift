@@ -166,6 +166,15 @@ struct ConsoleBrowserTests {
     }
 
     @Test(.timeLimit(.minutes(5)))
+    func aBurstOfLogRecordsIsAddedToTheTrafficPaneInOneChangeKeepingTheNewest500() async throws {
+        let seen = try await visit({ try await Fleet.start() }, "burst", bots: ["echo"])
+        #expect(seen["shown"] as? [Int] == Array(4_500..<5_000))
+        #expect(seen["lines"] as? Int == 500)
+        #expect(seen["additions"] as? Int == 1)
+        #expect(seen["atBottom"] as? Bool == true)
+    }
+
+    @Test(.timeLimit(.minutes(5)))
     func theSandboxsOwnConsoleChatsAndDropsASocketWithoutAFleet() async throws {
         let seen = try await visit({ try await Fleet.startSandbox() }, "sandbox", bots: ["bob"])
         #expect(seen["fleetShown"] as? Bool == false)

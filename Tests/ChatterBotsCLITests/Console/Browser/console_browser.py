@@ -20,6 +20,9 @@ Usage: console_browser.py URL SCENARIO SCREENSHOT_DIR [BOT ...]
         ended, with its text field disabled; screenshot quit.png.
   ratelimit: for the first BOT, presses "Rate limit (4008, 5 s)" and waits until its row shows backing off, then live
              again; screenshots ratelimit-backing-off.png and ratelimit-live-again.png.
+  burst: follows a trace no record has, then plays a burst of 5,000 log records (20 `logs` events) into the page's
+         log stream at once, and waits until the newest shows; reports how many lines the list kept, which, and in
+         how many changes they were added.
 Prints one JSON object with what it saw; exits non-zero (with the reason on stderr) when a wait runs out.
 """
 import json
@@ -134,6 +137,60 @@ def restart(driver, shots, bots):
     return {"backingOff": backing_off, "result": driver.find_element(By.ID, "fault-result").text,
             "traffic": [text for text in log_texts(driver) if "1001" in text],
             "liveAgain": {bot: row_state(driver, bot) for bot in bots}}
+
+
+# Installed before the page's own script: keeps every EventSource the page opens in window.__eventSources, so that a
+# scenario can play events into one of them (the page's listeners run as for events from the server).
+EVENT_SOURCE_RECORDER = """
+window.__eventSources = [];
+const PageEventSource = window.EventSource;
+window.EventSource = class extends PageEventSource {
+  constructor(...parameters) { super(...parameters); window.__eventSources.push(this); }
+};
+"""
+
+
+def open_stream(driver, path):
+    """The index in window.__eventSources of the newest open stream whose URL holds `path`, once there is one."""
+    return WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: d.execute_script(
+            "const sources = window.__eventSources || [];"
+            "for (let i = sources.length - 1; i >= 0; i--) {"
+            "  if (sources[i].url.includes(arguments[0])) return sources[i].readyState === 1 ? String(i) : null;"
+            "}"
+            "return null;", path),
+        f"no stream of {path} opened")
+
+
+def burst(driver, shots, bots):
+    for bot in bots:
+        wait_for_state(driver, bot, "live", "live")
+    # A trace no record has: only the records played below show.
+    driver.find_element(By.ID, "logs-trace").send_keys("t-burst")
+    driver.find_element(By.CSS_SELECTOR, '#logs-form button[type="submit"]').click()
+    index = int(open_stream(driver, "trace=t-burst"))
+    driver.execute_script(
+        "window.__logAdditions = 0;"
+        "new MutationObserver(records => { window.__logAdditions += records.filter(r => r.addedNodes.length).length; })"
+        "  .observe(document.getElementById('logs'), {childList: true});"
+        "const source = window.__eventSources[arguments[0]];"
+        "for (let batch = 0; batch < 20; batch++) {"
+        "  const records = [];"
+        "  for (let i = 0; i < 250; i++) {"
+        "    records.push({time: '12:00:00.000Z', level: 'info', bot: arguments[1], trace: 't-burst',"
+        "                  message: 'burst ' + (batch * 250 + i), fields: {}});"
+        "  }"
+        "  source.dispatchEvent(new MessageEvent('logs', {data: JSON.stringify(records)}));"
+        "}", index, bots[0])
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: any(text.endswith("burst 4999") for text in log_texts(d)[-1:]), "the burst's newest record never showed")
+    driver.save_screenshot(os.path.join(shots, "burst.png"))
+    shown = [int(text.rsplit(" ", 1)[1]) for text in log_texts(driver) if "burst " in text]
+    return {"shown": shown, "lines": len(log_texts(driver)),
+            "additions": driver.execute_script("return window.__logAdditions;"),
+            "atBottom": driver.execute_script(
+                "const list = document.getElementById('logs');"
+                "return list.scrollTop + list.clientHeight >= list.scrollHeight - 2;")}
 
 
 def log_traces(driver):
@@ -326,10 +383,11 @@ def main():
     driver = browser()
     driver.set_page_load_timeout(WAIT_SECONDS)
     try:
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": EVENT_SOURCE_RECORDER})
         driver.get(url)
         outcome = {"dashboard": dashboard, "ratelimit": ratelimit, "reminder": reminder, "picture": picture, "login": login,
                    "sandbox": sandbox, "friend": friend, "quit": quit,
-                   "restart": restart}[scenario](driver, shots, bots)
+                   "restart": restart, "burst": burst}[scenario](driver, shots, bots)
         print(json.dumps(outcome), flush=True)
     except Exception as error:  # the Swift test shows the reason and the screenshot of the failure
         driver.save_screenshot(os.path.join(shots, f"{scenario}-failed.png"))
