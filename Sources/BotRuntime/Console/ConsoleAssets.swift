@@ -154,7 +154,6 @@ enum ConsoleAssets {
     (() => {
       const $ = (id) => document.getElementById(id);
       const query = { name: "", state: "", page: 1 };
-      let events = null;
       let lastPage = { page: 1, pages: 1 };
 
       function search() {
@@ -181,7 +180,7 @@ enum ConsoleAssets {
           const response = await fetch("/console/fleet?" + search(), { credentials: "same-origin" });
           if (!response.ok) { showError(response); return; }
           render(await response.json());
-          listen();
+          choices.fleet = fleetChoice();
         } else {
           $("connection").textContent = "sandbox";
           $("connection").className = "connection live";
@@ -191,7 +190,8 @@ enum ConsoleAssets {
         }
         if (about.chat) startChat();
         $("logs-view").hidden = !about.logs;
-        if (about.logs) followLogs();
+        if (about.logs) choices.logs = logChoice();
+        openStream();
       }
 
       // The sandbox's console names fault targets by username: the users connected now.
@@ -202,18 +202,61 @@ enum ConsoleAssets {
         fillFaults(offer.faults, offer.users);
       }
 
-      function listen() {
-        if (events) events.close();
-        events = new EventSource("/console/events?" + search());
-        events.addEventListener("fleet", (event) => {
+      // The page's one event stream: the fleet, the log and the chat all come on it, each event named after its
+      // part. A browser opens at most six connections to a host: a stream per part left a second page none.
+      let stream = null;
+      let streamId = null;
+      // What the stream carries: each part's choice, sent again whenever the stream (re)opens.
+      const choices = {};
+      // One choice at a time, so that they reach the server in the order they were made.
+      let choosing = Promise.resolve();
+
+      function openStream() {
+        if (stream) stream.close();
+        streamId = null;
+        stream = new EventSource("/console/stream");
+        stream.addEventListener("ready", (event) => {
+          streamId = JSON.parse(event.data).stream;
+          const chosen = Object.fromEntries(Object.entries(choices).filter(([, choice]) => choice));
+          if (Object.keys(chosen).length) choose(chosen);
+        });
+        stream.addEventListener("fleet", (event) => {
           $("connection").textContent = "live";
           $("connection").className = "connection live";
           render(JSON.parse(event.data));
         });
-        events.onerror = () => {
+        stream.addEventListener("logs-ready", clearLogs);
+        stream.addEventListener("logs", showLogs);
+        stream.addEventListener("chat-ready", chatReady);
+        stream.addEventListener("chat-lines", chatLines);
+        stream.addEventListener("chat-ended", chatEnded);
+        stream.onerror = () => {
+          streamId = null;
+          if (!about.fleet) return;
           $("connection").textContent = "reconnecting…";
           $("connection").className = "connection";
         };
+      }
+
+      // Records the choices of `parts` (a part's choice, or null to stop it) and sends them to the stream, which
+      // then carries them; until the stream is ready they wait for its "ready".
+      function choose(parts) {
+        Object.assign(choices, parts);
+        const send = async () => {
+          if (!streamId) return;
+          const response = await fetch("/console/stream", {
+            method: "POST", credentials: "same-origin",
+            headers: { "Content-Type": "application/json" },
+            body: JSON.stringify(Object.assign({ stream: streamId }, parts)),
+          });
+          if (!response.ok) showError(response);
+        };
+        choosing = choosing.then(send, send);
+        return choosing;
+      }
+
+      function fleetChoice() {
+        return { name: query.name, state: query.state, page: query.page };
       }
 
       async function showError(response) {
@@ -354,10 +397,11 @@ enum ConsoleAssets {
         $("fault-result").textContent = message;
       }
 
-      let chat = null;
+      // The account whose chat the stream carries, and whether the chat's first "ready" opened the conversation.
+      let chatAs = null;
+      let chatOpened = false;
       // The bot whose conversation the chat opened: each line says so, since pages of one account share a chat.
       let chatWith = null;
-      let logs = null;
 
       // The traffic pane keeps the newest lines only: a burst of thousands of records must not grow the page.
       const logLimit = 500;
@@ -367,18 +411,24 @@ enum ConsoleAssets {
 
       function followLogs(event) {
         if (event) event.preventDefault();
-        if (logs) logs.close();
+        clearLogs();
+        choose({ logs: logChoice() });
+      }
+
+      function logChoice() {
+        return { bot: $("logs-bot").value, trace: $("logs-trace").value.trim() };
+      }
+
+      // A new choice of the log starts with the last records kept that match it.
+      function clearLogs() {
         logBacklog = [];
         $("logs").replaceChildren();
-        const params = new URLSearchParams();
-        if ($("logs-bot").value) params.set("bot", $("logs-bot").value);
-        if ($("logs-trace").value.trim()) params.set("trace", $("logs-trace").value.trim());
-        logs = new EventSource("/console/logs?" + params.toString());
-        logs.addEventListener("logs", (message) => {
-          logBacklog.push(...JSON.parse(message.data));
-          if (logBacklog.length > logLimit) logBacklog = logBacklog.slice(-logLimit);
-          if (!logFrame) logFrame = requestAnimationFrame(showLogBacklog);
-        });
+      }
+
+      function showLogs(message) {
+        logBacklog.push(...JSON.parse(message.data));
+        if (logBacklog.length > logLimit) logBacklog = logBacklog.slice(-logLimit);
+        if (!logFrame) logFrame = requestAnimationFrame(showLogBacklog);
       }
 
       function showLogBacklog() {
@@ -439,52 +489,61 @@ enum ConsoleAssets {
         $("chat-view").hidden = false;
       }
 
+      const chatControls = ["chat-text", "chat-send", "picture-file", "picture-caption", "picture-send"];
+
+      function enableChat(enabled) {
+        for (const id of chatControls) $(id).disabled = !enabled;
+        for (const button of document.querySelectorAll("#reactions button")) button.disabled = !enabled;
+      }
+
+      // Opens the conversation with the chosen bot: in the chat the stream carries when it is that account's,
+      // else in that account's chat, which the stream then carries.
       function openChat(event) {
         event.preventDefault();
-        if (chat) chat.close();
         const as = $("chat-as").value;
-        const bot = $("chat-with").value;
-        chatWith = bot;
+        chatWith = $("chat-with").value;
         $("chat-lines").replaceChildren();
-        chat = new EventSource("/console/chat/events?as=" + encodeURIComponent(as));
-        let opened = false;
-        chat.addEventListener("ready", () => {
-          // Each (re)connection of the stream replays the chat's recent lines.
-          $("chat-lines").replaceChildren();
-          for (const id of ["chat-text", "chat-send", "picture-file", "picture-caption", "picture-send"]) $(id).disabled = false;
-          for (const button of document.querySelectorAll("#reactions button")) button.disabled = false;
-          if (!opened) { opened = true; say("/dm " + bot); }
-          if (!about.fleet) refreshFaultUsers();
-        });
-        // The chat client ended (/quit, or it could not go on): no reconnecting into a new one behind the page.
-        const source = chat;
-        chat.addEventListener("ended", () => {
-          source.close();
-          if (chat === source) chat = null;
-          for (const id of ["chat-text", "chat-send", "picture-file", "picture-caption", "picture-send"]) $(id).disabled = true;
-          for (const button of document.querySelectorAll("#reactions button")) button.disabled = true;
-          $("chat-lines").append(element("li", "The chat ended: open it again to go on.", "tone-status"));
-        });
-        chat.addEventListener("lines", (message) => {
-          const list = $("chat-lines");
-          for (const line of JSON.parse(message.data)) {
-            const item = element("li", line.text, "tone-" + line.tone);
-            if (line.media) item.append(mediaView(line.media, as));
-            for (const suggestion of line.suggestions || []) {
-              const button = element("button", suggestion.label, "suggestion");
-              button.type = "button";
-              button.dataset.line = suggestion.line;
-              button.addEventListener("click", () => {
-                for (const sibling of item.querySelectorAll("button.suggestion")) sibling.disabled = true;
-                say(suggestion.line);
-              });
-              item.append(" ", button);
-            }
-            list.append(item);
+        if (chatAs === as) { say("/dm " + chatWith); return; }
+        chatAs = as;
+        chatOpened = false;
+        choose({ chat: { as } });
+      }
+
+      function chatReady() {
+        // Each (re)connection of the stream replays the chat's recent lines.
+        $("chat-lines").replaceChildren();
+        enableChat(true);
+        if (!chatOpened) { chatOpened = true; say("/dm " + chatWith); }
+        if (!about.fleet) refreshFaultUsers();
+      }
+
+      // The chat client ended (/quit, or it could not go on): the stream does not carry it into a new one.
+      function chatEnded() {
+        chatAs = null;
+        choices.chat = null;
+        enableChat(false);
+        $("chat-lines").append(element("li", "The chat ended: open it again to go on.", "tone-status"));
+      }
+
+      function chatLines(message) {
+        const list = $("chat-lines");
+        for (const line of JSON.parse(message.data)) {
+          const item = element("li", line.text, "tone-" + line.tone);
+          if (line.media) item.append(mediaView(line.media, chatAs));
+          for (const suggestion of line.suggestions || []) {
+            const button = element("button", suggestion.label, "suggestion");
+            button.type = "button";
+            button.dataset.line = suggestion.line;
+            button.addEventListener("click", () => {
+              for (const sibling of item.querySelectorAll("button.suggestion")) sibling.disabled = true;
+              say(suggestion.line);
+            });
+            item.append(" ", button);
           }
-          while (list.childElementCount > 300) list.firstElementChild.remove();
-          list.scrollTop = list.scrollHeight;
-        });
+          list.append(item);
+        }
+        while (list.childElementCount > 300) list.firstElementChild.remove();
+        list.scrollTop = list.scrollHeight;
       }
 
       // A message's file, fetched through the console as the user: a picture shown, anything else a link.
@@ -555,7 +614,7 @@ enum ConsoleAssets {
         query.name = $("filter-name").value.trim();
         query.state = $("filter-state").value;
         query.page = 1;
-        listen();
+        choose({ fleet: fleetChoice() });
       }
 
       document.addEventListener("DOMContentLoaded", () => {
@@ -596,8 +655,14 @@ enum ConsoleAssets {
         $("filters").addEventListener("submit", (event) => { event.preventDefault(); refilter(); });
         $("filter-name").addEventListener("input", refilter);
         $("filter-state").addEventListener("change", refilter);
-        $("previous").addEventListener("click", () => { query.page = Math.max(1, lastPage.page - 1); listen(); });
-        $("next").addEventListener("click", () => { query.page = Math.min(lastPage.pages, lastPage.page + 1); listen(); });
+        $("previous").addEventListener("click", () => {
+          query.page = Math.max(1, lastPage.page - 1);
+          choose({ fleet: fleetChoice() });
+        });
+        $("next").addEventListener("click", () => {
+          query.page = Math.min(lastPage.pages, lastPage.page + 1);
+          choose({ fleet: fleetChoice() });
+        });
         start();
       });
     })();

@@ -11,8 +11,13 @@ package protocol ConsoleRouteExtension: Sendable {
     /// Whether `request`, though a GET, acts for someone (signs a test user in, say): such requests are served only
     /// to the console's own page, which a browser marks `Sec-Fetch-Site: same-origin`, or with the control token.
     func acts(_ request: HTTPRequest) -> Bool
+
+    /// The parts these routes add to the page's one event stream (the chat).
+    var streamParts: [any ConsoleStreamPart] { get }
 }
 
 extension ConsoleRouteExtension {
     package func acts(_ request: HTTPRequest) -> Bool { false }
+
+    package var streamParts: [any ConsoleStreamPart] { [] }
 }

@@ -8,11 +8,12 @@ import WebSocket
 /// - `GET /console/`, `/console/console.css`, `/console/console.js`: the page (`ConsoleAssets`).
 /// - `POST /console/session` with the control token (JSON `{"token": …}` or a form field `token`): sets the session
 ///   cookie that the other routes accept in place of `Authorization: Bearer`.
+/// - `GET /console/stream`: the page's one stream of server-sent events, `ready` with its id, then the events of the
+///   parts (`ConsoleStreamPart`) that `POST /console/stream` with JSON `{"stream": id, "fleet": …, "logs": …,
+///   "chat": …}` chooses (null stops a part). One per page: a browser opens at most six connections to a host.
 /// - `GET /console/fleet?name=&state=&page=&pageSize=`: one page of the fleet (`ConsoleFleetPage`) as JSON.
-/// - `GET /console/events?…`: the same page as server-sent events, a snapshot when it changes (checked every second
-///   while the client is connected; nothing runs when none is).
-/// - `GET /console/logs?bot=&trace=`: server-sent events, `event: logs` with an array of log records (redacted) of
-///   the bot or of the trace, the kept ones first, then each burst of new ones gathered for a moment.
+/// - `GET /console/events?…` and `GET /console/logs?bot=&trace=`: the fleet part (`ConsoleFleetPart`) and the log
+///   part (`ConsoleLogPart`) each as a stream of its own, for clients other than the page (`curl -N`).
 /// - `GET /console/about`: what this console offers (`fleet`, `logs`, `chat`, `faults`), for the page to show.
 /// - `GET /console/faults`: the faults and the sandbox users connected now; `POST /console/faults` with JSON
 ///   `{"bot": …, "fault": …}` (a bot of the process) or `{"user": …, "fault": …}` (a sandbox username) sets off a
@@ -34,6 +35,7 @@ package final class ConsoleRoutes: Sendable {
     private let faultTargets: (any ConsoleFaultTargets)?
     private let extensions: [any ConsoleRouteExtension]
     private let logTail: ConsoleLogTail?
+    private let pageStreams = ConsolePageStreams()
     private let port = Atomic<Int>(0)
 
     /// - Parameters:
@@ -93,11 +95,19 @@ package final class ConsoleRoutes: Sendable {
         case Self.root + "/session":
             guard request.method == .post else { return .response(Self.methodNotAllowed("POST")) }
             return .response(openSession(request))
+        case Self.root + "/stream":
+            guard request.method == .get || request.method == .post else { return .response(Self.methodNotAllowed("GET, POST")) }
+            guard access.permits(request) else { return .response(Self.unauthorized) }
+            return request.method == .get ? openStream(request) : .response(choose(request))
         case Self.root + "/logs":
             guard request.method == .get else { return .response(Self.methodNotAllowed("GET")) }
             guard access.permits(request) else { return .response(Self.unauthorized) }
             guard let logTail else { return .response(Self.error(.notFound, "this process keeps no log tail")) }
-            return logs(request, tail: logTail)
+            do {
+                return Self.eventStream(try ConsoleLogPart(tail: logTail).feed(for: request.queryItems))
+            } catch {
+                return .response(Self.error(.badRequest, error.description))
+            }
         case Self.root + "/about":
             guard request.method == .get else { return .response(Self.methodNotAllowed("GET")) }
             guard access.permits(request) else { return .response(Self.unauthorized) }
@@ -124,7 +134,7 @@ package final class ConsoleRoutes: Sendable {
                 response.headers.add(name: "Content-Length", value: String(response.body.count))
                 return .response(response)
             }
-            return events(query, of: supervisor)
+            return Self.eventStream(ConsoleFleetPart { [self] query in await fleet(query, of: supervisor) }.feed(for: query))
         default:
             return .response(Self.error(.notFound, "no console route \(path); the console is at /console/"))
         }
@@ -166,63 +176,6 @@ package final class ConsoleRoutes: Sendable {
         var page = ConsoleFleetPage(statuses: statuses, query: query) { charts[$0] ?? [] }
         if faults != nil { page.faults = ConsoleFault.allCases.map(\.rawValue) }
         return page
-    }
-
-    /// The log tail as server-sent events: the kept records of the bot or trace asked for, then the new ones in
-    /// batches (`logEvents`).
-    private func logs(_ request: HTTPRequest, tail: ConsoleLogTail) -> HTTPServerResponse {
-        if let item = request.queryItems.first(where: { $0.name != "bot" && $0.name != "trace" }) {
-            return .response(Self.error(.badRequest, "unknown parameter \"\(item.name)\"; use bot and trace"))
-        }
-        let bot = request.queryValue("bot").flatMap { $0.isEmpty ? nil : $0 }
-        let trace = request.queryValue("trace").flatMap { $0.isEmpty ? nil : $0 }
-        let head = HTTPResponse(status: .ok, headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-store"])
-        return .stream(head: head) { stream in
-            let (id, recent, wakes) = tail.listen { record in
-                (bot == nil || record.bot == bot) && (trace == nil || record.trace == trace)
-            }
-            let pump = Task {
-                guard await stream.send(Array("event: ready\ndata: {}\n\n".utf8) + Self.logEvents(recent.suffix(200))) else { return }
-                for await _ in wakes {
-                    // The first record of a burst waits a moment for the rest, so that they travel together.
-                    try? await Task.sleep(for: Self.logFlushInterval)
-                    guard await stream.send(Self.logEvents(tail.take(id))) else { break }
-                }
-            }
-            await stream.waitUntilClosed()
-            pump.cancel()
-            tail.stopListening(id)
-        }
-    }
-
-    /// How long the log tail gathers records after the first of a burst before it sends them.
-    static let logFlushInterval: Duration = .milliseconds(150)
-    /// The most records one `logs` event carries.
-    static let logBatchSize = 250
-
-    /// Log records as server-sent events, `event: logs` with an array of at most `logBatchSize` records each.
-    static func logEvents(_ records: some Collection<LogRecord>) -> [UInt8] {
-        var events: [UInt8] = []
-        var rest = records[...]
-        while !rest.isEmpty {
-            let batch = rest.prefix(logBatchSize)
-            rest = rest.dropFirst(batch.count)
-            let objects = batch.map(logObject)
-            let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-            events += Array("event: logs\ndata: ".utf8) + Array(data) + Array("\n\n".utf8)
-        }
-        return events
-    }
-
-    /// One log record as the page reads it.
-    static func logObject(_ record: LogRecord) -> [String: Any] {
-        var object: [String: Any] = [
-            "time": record.time.formatted(.iso8601.time(includingFractionalSeconds: true)),
-            "level": record.level.rawValue, "message": record.message, "fields": record.fields,
-        ]
-        object["bot"] = record.bot
-        object["trace"] = record.trace
-        return object
     }
 
     private func injectFault(_ request: HTTPRequest) async -> HTTPResponse {
@@ -278,28 +231,93 @@ package final class ConsoleRoutes: Sendable {
         return .success(userId)
     }
 
-    /// The fleet as server-sent events: a `fleet` event with the page at once and whenever it changes, a comment
-    /// every 15 s of quiet (so proxies keep the stream), until the client leaves.
-    private func events(_ query: ConsoleFleetQuery, of supervisor: BotSupervisor) -> HTTPServerResponse {
-        let head = HTTPResponse(status: .ok, headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-store"])
-        return .stream(head: head) { [self] stream in
-            var last: [UInt8] = []
-            var quietSeconds = 0
-            while stream.isOpen {
-                let json = await fleet(query, of: supervisor).json
-                var event: [UInt8] = []
-                if json != last {
-                    event = Array("event: fleet\ndata: ".utf8) + json + Array("\n\n".utf8)
-                    last = json
-                    quietSeconds = 0
-                } else if quietSeconds >= 15 {
-                    event = Array(": still here\n\n".utf8)
-                    quietSeconds = 0
+    /// The parts the page's one stream may carry here, by name: the fleet and the log tail when this process has
+    /// them, and those of the extensions (the chat).
+    private var streamParts: [String: any ConsoleStreamPart] {
+        var parts: [any ConsoleStreamPart] = extensions.flatMap(\.streamParts)
+        if let supervisor { parts.append(ConsoleFleetPart { [self] query in await fleet(query, of: supervisor) }) }
+        if let logTail { parts.append(ConsoleLogPart(tail: logTail)) }
+        return Dictionary(parts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The page's one event stream: `ready` with its id at once, then the events of the parts the page chooses with
+    /// `POST /console/stream`, and a comment every 15 s so that proxies keep it.
+    private func openStream(_ request: HTTPRequest) -> HTTPServerResponse {
+        if let item = request.queryItems.first {
+            return .response(Self.error(.badRequest, "unknown parameter \"\(item.name)\": the stream takes none; choose what "
+                + "it carries with POST /console/stream"))
+        }
+        return .stream(head: Self.eventStreamHead) { [pageStreams] stream in
+            let id = pageStreams.open { await stream.send($0) }
+            let heartbeat = Task {
+                guard await stream.send(Array("event: ready\ndata: {\"stream\":\"\(id)\"}\n\n".utf8)) else { return }
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(15))
+                    guard !Task.isCancelled, await stream.send(Array(": still here\n\n".utf8)) else { return }
                 }
-                if !event.isEmpty, !(await stream.send(event)) { return }
-                try? await Task.sleep(for: .seconds(1))
-                quietSeconds += 1
             }
+            await stream.waitUntilClosed()
+            heartbeat.cancel()
+            pageStreams.close(id)
+        }
+    }
+
+    /// Changes what a page's stream carries: JSON `{"stream": id, "<part>": choice}`, where a choice is the part's
+    /// JSON object, or null to stop that part; parts left out go on as they are.
+    private func choose(_ request: HTTPRequest) -> HTTPResponse {
+        let parts = streamParts
+        let names = parts.keys.sorted().joined(separator: ", ")
+        guard let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any],
+              let id = object["stream"] as? String
+        else {
+            return Self.error(.badRequest, "send JSON {\"stream\": the id of the stream's ready event, and for any of "
+                + "\(names.isEmpty ? "no parts" : names): its choice, or null to stop it}")
+        }
+        var feeds: [(name: String, feed: ConsoleStreamFeed?)] = []
+        var acts = false
+        for (name, choice) in object where name != "stream" {
+            guard let part = parts[name] else {
+                return Self.error(.badRequest, "this console's stream has no part \"\(name)\"; its parts: \(names.isEmpty ? "none" : names)")
+            }
+            if choice is NSNull {
+                feeds.append((name, nil))
+                continue
+            }
+            guard let choice = choice as? [String: Any] else {
+                return Self.error(.badRequest, "\(name) takes a JSON object, or null to stop it")
+            }
+            do {
+                feeds.append((name, try part.feed(for: choice)))
+            } catch {
+                return Self.error(.badRequest, error.description)
+            }
+            acts = acts || part.acts
+        }
+        if acts, !Self.comesFromThePage(request), !access.control.hasValidBearer(request) {
+            return Self.error(.forbidden, "that part of the stream acts for a test user, so only the console's own page "
+                + "(a browser that sends Sec-Fetch-Site: same-origin) or a request with the control token may choose it")
+        }
+        guard let stream = pageStreams.stream(id) else {
+            return Self.error(.notFound, "no open stream \(id): open GET /console/stream and send the id of its ready event")
+        }
+        for (name, feed) in feeds { stream.run(name, feed) }
+        return HTTPResponse(status: .noContent)
+    }
+
+    private static var eventStreamHead: HTTPResponse {
+        HTTPResponse(status: .ok, headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-store"])
+    }
+
+    /// `feed` as a route of its own: its events keep their names, and the response ends when the feed has nothing
+    /// more to send (the chat's client ended) or the client leaves.
+    package static func eventStream(_ feed: @escaping ConsoleStreamFeed) -> HTTPServerResponse {
+        .stream(head: eventStreamHead) { stream in
+            let pump = Task {
+                await feed(ConsoleEventSink(part: nil) { await stream.send($0) })
+                if !Task.isCancelled { stream.end() }
+            }
+            await stream.waitUntilClosed()
+            pump.cancel()
         }
     }
 

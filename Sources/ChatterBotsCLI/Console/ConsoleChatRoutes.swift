@@ -8,9 +8,8 @@ import WebSocket
 /// console signs in as the test user itself, so the browser talks only to the console's origin:
 ///
 /// - `GET /console/chat`: the test accounts and the bots, as JSON.
-/// - `GET /console/chat/events?as=alice`: server-sent events, `event: lines` with what the user's chat client
-///   prints (`[{"text": …, "tone": …}]`), after an `event: ready` once the client is listening, and `event: ended`
-///   when the client ended.
+/// - `GET /console/chat/events?as=alice`: the user's chat (`ConsoleChatPart`) as a stream of its own; the page
+///   has it on its one stream (`POST /console/stream` with `{"chat": {"as": "alice"}}`).
 /// - `POST /console/chat/say` with JSON `{"as": "alice", "line": "…", "with": "echo_bot"}`: types a line (a message,
 ///   or a command such as `/dm echo_bot`) into that chat; 409 while no page listens to it. `with`, the page's
 ///   conversation, keeps pages of one account that show different conversations apart.
@@ -52,6 +51,11 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
         self.init(server: server, accounts: accounts, dataDirectory: dataDirectory, bots: { bots })
     }
 
+    /// The chat as a part of the page's one stream (`POST /console/stream` with `{"chat": {"as": "alice"}}`).
+    var streamParts: [any ConsoleStreamPart] {
+        [ConsoleChatPart(accounts: accounts, sessions: sessions)]
+    }
+
     /// The chat's events sign the test user in and run a client that sends receipts; a file is fetched as the user.
     func acts(_ request: HTTPRequest) -> Bool {
         request.path == prefix + "/events" || request.path == prefix + "/media"
@@ -66,7 +70,7 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
         case prefix + "/events":
             guard request.method == .get else { return .response(ConsoleRoutes.methodNotAllowed("GET")) }
             guard let account = account(named: request.queryValue("as")) else { return .response(unknownAccount) }
-            return events(as: account)
+            return ConsoleRoutes.eventStream(ConsoleChatPart(accounts: accounts, sessions: sessions).feed(as: account))
         case prefix + "/say":
             guard request.method == .post else { return .response(ConsoleRoutes.methodNotAllowed("POST")) }
             let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
@@ -79,7 +83,8 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
             }
             guard await sessions.type(line, as: account.username, with: object?["with"] as? String) else {
                 return .response(ConsoleRoutes.error(HTTPStatus(code: 409), "no chat of \(account.username) is open: "
-                    + "open /console/chat/events?as=\(account.username) first"))
+                    + "open one first, with {\"chat\": {\"as\": \"\(account.username)\"}} on the page's stream (POST "
+                    + "/console/stream) or with GET /console/chat/events?as=\(account.username)"))
             }
             return .response(HTTPResponse(status: .noContent))
         case prefix + "/typing":
@@ -91,7 +96,8 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
             }
             guard await sessions.setTyping(isTyping, as: account.username) else {
                 return .response(ConsoleRoutes.error(HTTPStatus(code: 409), "no chat of \(account.username) is open: "
-                    + "open /console/chat/events?as=\(account.username) first"))
+                    + "open one first, with {\"chat\": {\"as\": \"\(account.username)\"}} on the page's stream (POST "
+                    + "/console/stream) or with GET /console/chat/events?as=\(account.username)"))
             }
             return .response(HTTPResponse(status: .noContent))
         case prefix + "/picture":
@@ -103,31 +109,6 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
         default:
             return .response(ConsoleRoutes.error(.notFound, "no chat route \(request.path); use \(prefix), \(prefix)/events, "
                 + "\(prefix)/say, \(prefix)/typing, \(prefix)/picture or \(prefix)/media"))
-        }
-    }
-
-    private func events(as account: SandboxTestAccount) -> HTTPServerResponse {
-        let head = HTTPResponse(status: .ok, headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-store"])
-        return .stream(head: head) { [sessions] stream in
-            let (id, lines) = await sessions.listen(as: account)
-            let pump = Task {
-                guard await stream.send(Array("event: ready\ndata: {}\n\n".utf8)) else { return }
-                for await batch in lines {
-                    let objects = batch.map(Self.lineObject)
-                    guard let data = try? JSONSerialization.data(withJSONObject: objects, options: [.withoutEscapingSlashes]),
-                          await stream.send(Array("event: lines\ndata: ".utf8) + Array(data) + Array("\n\n".utf8))
-                    else {
-                        stream.end()
-                        return
-                    }
-                }
-                // The chat client ended (/quit, or it could not go on): the page must not reconnect into a new one.
-                if !Task.isCancelled { _ = await stream.send(Array("event: ended\ndata: {}\n\n".utf8)) }
-                stream.end()
-            }
-            await stream.waitUntilClosed()
-            pump.cancel()
-            await sessions.stopListening(as: account.username, id: id)
         }
     }
 

@@ -306,10 +306,132 @@ struct ConsoleRoutesTests {
         curl.kill()
         _ = await curl.termination()
         #expect(batches.joined().elementsEqual((0..<600).map { "record \($0)" }))
-        #expect(batches.allSatisfy { $0.count <= ConsoleRoutes.logBatchSize })
+        #expect(batches.allSatisfy { $0.count <= ConsoleLogPart.batchSize })
         // The records are written in one go: gathered for a moment, they fill few events, not one each.
         #expect(batches.count <= 10, "\(batches.map(\.count))")
         try await stop(running)
+    }
+
+    /// `GET /console/stream` read with curl: its id (from `ready`), and its events as they come.
+    struct PageStream {
+        let curl: ChildProcess
+        let id: String
+
+        static func open(port: Int) async throws -> PageStream {
+            let curl = try ChildProcess(["curl", "-sN", "http://127.0.0.1:\(port)/console/stream"], mergingStandardError: true)
+            let ready = try await PageStream(curl: curl, id: "").next()
+            let object = try JSONSerialization.jsonObject(with: Data(ready.data.utf8)) as? [String: Any]
+            guard ready.name == "ready", let id = object?["stream"] as? String else {
+                throw ProcessTestError("the stream began with \(ready.name) \(ready.data), not its ready event")
+            }
+            return PageStream(curl: curl, id: id)
+        }
+
+        /// The next event (comments skipped).
+        func next() async throws -> (name: String, data: String) {
+            var name = ""
+            while let line = try await curl.nextLine() {
+                if line.hasPrefix("event: ") { name = String(line.dropFirst("event: ".count)) }
+                if line.hasPrefix("data: "), !name.isEmpty { return (name, String(line.dropFirst("data: ".count))) }
+            }
+            throw ProcessTestError("the stream ended")
+        }
+
+        /// The events up to and including the first that `found` accepts.
+        func events(until found: (String, String) -> Bool) async throws -> [(name: String, data: String)] {
+            var events: [(name: String, data: String)] = []
+            repeat { events.append(try await next()) } while !found(events[events.count - 1].name, events[events.count - 1].data)
+            return events
+        }
+
+        func close() async {
+            curl.kill()
+            _ = await curl.termination()
+        }
+    }
+
+    func choose(_ running: Running, _ body: String) async throws -> HTTPResponse {
+        try await send(running, .post, "/console/stream", headers: ["Origin": "http://\(running.host)", "Content-Type": "application/json"], body: body)
+    }
+
+    @Test func thePagesOneStreamCarriesTheFleetAndTheLogItChooses() async throws {
+        let tail = ConsoleLogTail()
+        var log = LogSink.discarding.teeing { tail.record($0) }
+        log.minimumLevel = .trace
+        log.log(.info, "signed in", bot: "greeter")
+        let running = try await start(logTail: tail)
+        let stream = try await PageStream.open(port: running.server.port)
+        let chosen = try await choose(running, #"{"stream": "\#(stream.id)", "fleet": {"state": "live"}, "logs": {"bot": "greeter"}}"#)
+        #expect(chosen.status == .noContent, "\(text(chosen))")
+        var seen: [String: String] = [:]
+        while seen["fleet"] == nil || seen["logs"] == nil {
+            let event = try await stream.next()
+            seen[event.name] = event.data
+        }
+        let fleet = try #require(seen["fleet"].flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+        #expect((fleet["bots"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["echo", "greeter"])
+        #expect(seen["logs"]?.contains(#""message":"signed in""#) == true)
+        await stream.close()
+        try await stop(running)
+    }
+
+    @Test func aNewChoiceOfAPartReplacesTheOldOneOnTheStream() async throws {
+        let tail = ConsoleLogTail()
+        var log = LogSink.discarding.teeing { tail.record($0) }
+        log.minimumLevel = .trace
+        let running = try await start(logTail: tail)
+        let stream = try await PageStream.open(port: running.server.port)
+        #expect(try await choose(running, #"{"stream": "\#(stream.id)", "logs": {"bot": "echo"}}"#).status == .noContent)
+        _ = try await stream.events { name, _ in name == "logs-ready" }
+        #expect(try await choose(running, #"{"stream": "\#(stream.id)", "logs": {"bot": "greeter"}}"#).status == .noContent)
+        _ = try await stream.events { name, _ in name == "logs-ready" }
+        log.log(.info, "from echo", bot: "echo")
+        log.log(.info, "from greeter", bot: "greeter")
+        let events = try await stream.events { name, data in name == "logs" && data.contains("from greeter") }
+        #expect(!events.contains { $0.data.contains("from echo") })
+        await stream.close()
+        try await stop(running)
+    }
+
+    @Test func aChoiceTheStreamCannotCarryGetsA4xxThatSaysWhatToSend() async throws {
+        let running = try await start(logTail: ConsoleLogTail())
+        let stream = try await PageStream.open(port: running.server.port)
+        let gone = try await choose(running, #"{"stream": "nope", "logs": {}}"#)
+        #expect(gone.status == .notFound)
+        #expect(text(gone).contains("open GET /console/stream"))
+        let part = try await choose(running, #"{"stream": "\#(stream.id)", "weather": {}}"#)
+        #expect(part.status == .badRequest)
+        #expect(text(part).contains("its parts: fleet, logs"))
+        let state = try await choose(running, #"{"stream": "\#(stream.id)", "fleet": {"state": "flying"}}"#)
+        #expect(state.status == .badRequest)
+        #expect(text(state).contains("is not a bot state"))
+        let filter = try await choose(running, #"{"stream": "\#(stream.id)", "logs": {"level": "debug"}}"#)
+        #expect(filter.status == .badRequest)
+        #expect(text(filter).contains("use bot and trace"))
+        let notAnObject = try await choose(running, #"{"stream": "\#(stream.id)", "logs": "echo"}"#)
+        #expect(text(notAnObject).contains("null to stop it"))
+        #expect(try await choose(running, #"{"logs": {}}"#).status == .badRequest)
+        #expect(try await send(running, .get, "/console/stream?bot=echo").status == .badRequest)
+        #expect(try await send(running, .put, "/console/stream", headers: ["Origin": "http://\(running.host)"]).status == .methodNotAllowed)
+        await stream.close()
+        try await stop(running)
+    }
+
+    @Test func aStreamPartThatActsForAUserIsChosenOnlyByThePageOrWithTheToken() async throws {
+        let console = try await BareConsole.start(ConsoleRoutes(
+            supervisor: nil, access: ConsoleAccess(control: ControlAccess(token: nil)), bind: "127.0.0.1",
+            extensions: [ActingRoutes()]))
+        let stream = try await PageStream.open(port: console.server.port)
+        let body = #"{"stream": "\#(stream.id)", "acting": {}}"#
+        let refused = try await console.send(.post, "/console/stream", headers: ["Content-Type": "application/json"], body: body)
+        #expect(refused.status == .forbidden)
+        #expect(text(refused).contains("acts for a test user"))
+        let page = try await console.send(
+            .post, "/console/stream", headers: ["Content-Type": "application/json", "Sec-Fetch-Site": "same-origin"], body: body)
+        #expect(page.status == .noContent)
+        #expect(try await stream.next().name == "acting-done", "an extension's event, named after its part")
+        await stream.close()
+        await console.server.shutdown()
     }
 
     @Test func theEventStreamSendsTheFleetAtOnce() async throws {
@@ -393,4 +515,16 @@ private struct ActingRoutes: ConsoleRouteExtension {
     }
 
     func acts(_ request: HTTPRequest) -> Bool { request.path == prefix + "/act" }
+
+    var streamParts: [any ConsoleStreamPart] { [ActingPart()] }
+}
+
+/// A stream part that acts for someone and sends one `done` event.
+private struct ActingPart: ConsoleStreamPart {
+    let name = "acting"
+    let acts = true
+
+    func feed(for choice: [String: Any]) throws(ConsoleInputError) -> ConsoleStreamFeed {
+        { events in _ = await events.send(events.event("done", Array("{}".utf8))) }
+    }
 }

@@ -127,6 +127,13 @@ struct ConsoleBrowserTests {
     }
 
     @Test(.timeLimit(.minutes(5)))
+    func aNameTypedIntoTheFilterLeavesOnlyTheMatchingBotsRows() async throws {
+        let seen = try await visit({ try await Fleet.start() }, "filter", bots: ["reminders", "echo"])
+        #expect(seen["rows"] as? [String] == ["reminders"])
+        #expect((seen["pageLabel"] as? String)?.contains("1 matching") == true)
+    }
+
+    @Test(.timeLimit(.minutes(5)))
     func aliceAsksTheReminderBotAndItsAnswerAppearsWithAReadMark() async throws {
         let seen = try await visit({ try await Fleet.start() }, "reminder", bots: ["reminder_bot"])
         let lines = try #require(seen["lines"] as? [[String]])
@@ -172,6 +179,16 @@ struct ConsoleBrowserTests {
         #expect(seen["lines"] as? Int == 500)
         #expect(seen["additions"] as? Int == 1)
         #expect(seen["atBottom"] as? Bool == true)
+    }
+
+    /// A browser opens at most six connections to a host: with a stream per part, two pages with their chat open
+    /// held them all, and every request of either hung.
+    @Test(.timeLimit(.minutes(5)))
+    func aRequestOfOneTabIsAnsweredWhileASecondTabHasItsChatOpen() async throws {
+        let seen = try await visit({ try await Fleet.start() }, "tabs", bots: ["echo_bot"])
+        #expect(seen["aboutStatus"] as? Int == 200)
+        #expect(seen["firstStreams"] as? Int == 1)
+        #expect(seen["secondStreams"] as? Int == 1)
     }
 
     @Test(.timeLimit(.minutes(5)))

@@ -1,4 +1,5 @@
 @testable import ChatterBotsCLI
+import BotRuntime
 import ChatterBots
 import Foundation
 import Testing
@@ -82,6 +83,43 @@ struct ConsoleChatRoutesTests {
         #expect(events.first == "ready")
         #expect(events.last == "ended", "the client could not sign in (no server) and ended")
         await server.shutdown()
+    }
+
+    @Test func theChatOnThePagesStreamNamesItsEventsAfterItsPartAndSaysWhenItEnds() async throws {
+        let console = ConsoleRoutes(
+            supervisor: nil, access: ConsoleAccess(control: ControlAccess(token: nil)), bind: "127.0.0.1", extensions: [routes])
+        let server = try await HTTPServer.start(host: "127.0.0.1", port: 0) { await console.respond(to: $0) }
+        console.serve(onPort: server.port)
+        let curl = try ChildProcess(["curl", "-sN", "http://127.0.0.1:\(server.port)/console/stream"], mergingStandardError: true)
+        var id: String?
+        while id == nil, let line = try await curl.nextLine() {
+            guard line.hasPrefix("data: ") else { continue }
+            id = (try JSONSerialization.jsonObject(with: Data(line.dropFirst("data: ".count).utf8)) as? [String: String])?["stream"]
+        }
+        let host = "127.0.0.1:\(server.port)"
+        let chosen = try await HTTPClient().send(
+            HTTPRequest(
+                method: .post, target: "/console/stream",
+                headers: ["Host": host, "Origin": "http://\(host)", "Sec-Fetch-Site": "same-origin", "Content-Type": "application/json"],
+                body: Array(#"{"stream": "\#(try #require(id))", "chat": {"as": "alice"}}"#.utf8)),
+            to: HTTPOrigin(isSecure: false, host: "127.0.0.1", port: server.port), timeout: .seconds(60))
+        #expect(chosen.status == .noContent)
+        var events: [String] = []
+        while events.last != "chat-ended", let line = try await curl.nextLine() {
+            if line.hasPrefix("event: ") { events.append(String(line.dropFirst("event: ".count))) }
+        }
+        curl.kill()
+        _ = await curl.termination()
+        #expect(events.first == "chat-ready")
+        #expect(events.last == "chat-ended", "the client could not sign in (no server) and ended")
+        await server.shutdown()
+    }
+
+    @Test func theChatPartNeedsATestAccount() {
+        let part = ConsoleChatPart(accounts: [.alice, .bob], sessions: routes.sessions)
+        #expect(throws: ConsoleInputError.self) { try part.feed(for: ["as": "mallory"]) }
+        #expect(throws: ConsoleInputError.self) { try part.feed(for: ["as": "alice", "with": "echo_bot"]) }
+        #expect(part.acts, "it signs the test user in")
     }
 
     @Test func aFileNeedsATestAccountAndAMediaId() async throws {

@@ -21,8 +21,12 @@ Usage: console_browser.py URL SCENARIO SCREENSHOT_DIR [BOT ...]
   ratelimit: for the first BOT, presses "Rate limit (4008, 5 s)" and waits until its row shows backing off, then live
              again; screenshots ratelimit-backing-off.png and ratelimit-live-again.png.
   burst: follows a trace no record has, then plays a burst of 5,000 log records (20 `logs` events) into the page's
-         log stream at once, and waits until the newest shows; reports how many lines the list kept, which, and in
-         how many changes they were added.
+         stream at once, and waits until the newest shows; reports how many lines the list kept, which, and in how
+         many changes they were added.
+  filter: waits until every BOT shows live, then types the first BOT's name into the name filter and waits until
+          the rows are that bot's alone; screenshot filter.png.
+  tabs: opens the conversation with the first BOT as alice in this tab and in a second one, then fetches
+        /console/about from the first; reports whether it answered and how many streams each tab holds open.
 Prints one JSON object with what it saw; exits non-zero (with the reason on stderr) when a wait runs out.
 """
 import json
@@ -140,40 +144,50 @@ def restart(driver, shots, bots):
 
 
 # Installed before the page's own script: keeps every EventSource the page opens in window.__eventSources, so that a
-# scenario can play events into one of them (the page's listeners run as for events from the server).
+# scenario can play events into one of them (the page's listeners run as for events from the server), and counts the
+# events of each kind the server sent in window.__eventCounts.
 EVENT_SOURCE_RECORDER = """
 window.__eventSources = [];
+window.__eventCounts = {};
 const PageEventSource = window.EventSource;
 window.EventSource = class extends PageEventSource {
-  constructor(...parameters) { super(...parameters); window.__eventSources.push(this); }
+  constructor(...parameters) {
+    super(...parameters);
+    window.__eventSources.push(this);
+    for (const kind of ["ready", "fleet", "logs-ready", "logs", "chat-ready", "chat-lines", "chat-ended"]) {
+      this.addEventListener(kind, (event) => {
+        if (event.isTrusted) window.__eventCounts[kind] = (window.__eventCounts[kind] || 0) + 1;
+      });
+    }
+  }
 };
 """
 
 
-def open_stream(driver, path):
-    """The index in window.__eventSources of the newest open stream whose URL holds `path`, once there is one."""
-    return WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
-        lambda d: d.execute_script(
-            "const sources = window.__eventSources || [];"
-            "for (let i = sources.length - 1; i >= 0; i--) {"
-            "  if (sources[i].url.includes(arguments[0])) return sources[i].readyState === 1 ? String(i) : null;"
-            "}"
-            "return null;", path),
-        f"no stream of {path} opened")
+def event_count(driver, kind):
+    return driver.execute_script("return window.__eventCounts[arguments[0]] || 0;", kind)
+
+
+def open_streams(driver):
+    return driver.execute_script("return (window.__eventSources || []).filter(s => s.readyState !== 2).length;")
 
 
 def burst(driver, shots, bots):
     for bot in bots:
         wait_for_state(driver, bot, "live", "live")
-    # A trace no record has: only the records played below show.
+    # A trace no record has: only the records played below show, once the stream carries that choice (its
+    # logs-ready comes after the one of the page's first choice).
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: event_count(d, "logs-ready") == 1, "the stream never carried the log")
     driver.find_element(By.ID, "logs-trace").send_keys("t-burst")
     driver.find_element(By.CSS_SELECTOR, '#logs-form button[type="submit"]').click()
-    index = int(open_stream(driver, "trace=t-burst"))
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: event_count(d, "logs-ready") == 2, "the stream never followed the trace")
     driver.execute_script(
         "window.__logAdditions = 0;"
         "new MutationObserver(records => { window.__logAdditions += records.filter(r => r.addedNodes.length).length; })"
         "  .observe(document.getElementById('logs'), {childList: true});"
-        "const source = window.__eventSources[arguments[0]];"
+        "const source = window.__eventSources.at(-1);"
         "for (let batch = 0; batch < 20; batch++) {"
         "  const records = [];"
         "  for (let i = 0; i < 250; i++) {"
@@ -181,7 +195,7 @@ def burst(driver, shots, bots):
         "                  message: 'burst ' + (batch * 250 + i), fields: {}});"
         "  }"
         "  source.dispatchEvent(new MessageEvent('logs', {data: JSON.stringify(records)}));"
-        "}", index, bots[0])
+        "}", bots[0])
     WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
         lambda d: any(text.endswith("burst 4999") for text in log_texts(d)[-1:]), "the burst's newest record never showed")
     driver.save_screenshot(os.path.join(shots, "burst.png"))
@@ -191,6 +205,39 @@ def burst(driver, shots, bots):
             "atBottom": driver.execute_script(
                 "const list = document.getElementById('logs');"
                 "return list.scrollTop + list.clientHeight >= list.scrollHeight - 2;")}
+
+
+def rows(driver):
+    return driver.execute_script("return Array.from(document.querySelectorAll('tr[data-bot]'), r => r.dataset.bot);")
+
+
+def filter(driver, shots, bots):
+    for bot in bots:
+        wait_for_state(driver, bot, "live", "live")
+    driver.find_element(By.ID, "filter-name").send_keys(bots[0])
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: rows(d) == [bots[0]], "the fleet never showed the filtered rows alone")
+    driver.save_screenshot(os.path.join(shots, "filter.png"))
+    return {"rows": rows(driver), "pageLabel": driver.find_element(By.ID, "page-label").text}
+
+
+def tabs(driver, shots, bots):
+    # Each tab with its chat open: the first tab's requests must still get a connection.
+    first = driver.current_window_handle
+    open_conversation(driver, bots[0])
+    driver.switch_to.new_window("tab")
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": EVENT_SOURCE_RECORDER})
+    driver.get(sys.argv[1])
+    open_conversation(driver, bots[0])
+    second_streams = open_streams(driver)
+    driver.save_screenshot(os.path.join(shots, "tabs-second.png"))
+    driver.switch_to.window(first)
+    driver.execute_script(
+        "window.__about = null;"
+        "fetch('/console/about', {credentials: 'same-origin'}).then(r => { window.__about = r.status; });")
+    status = WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: d.execute_script("return window.__about;"), "the first tab's request never got an answer")
+    return {"aboutStatus": status, "firstStreams": open_streams(driver), "secondStreams": second_streams}
 
 
 def log_traces(driver):
@@ -387,7 +434,8 @@ def main():
         driver.get(url)
         outcome = {"dashboard": dashboard, "ratelimit": ratelimit, "reminder": reminder, "picture": picture, "login": login,
                    "sandbox": sandbox, "friend": friend, "quit": quit,
-                   "restart": restart, "burst": burst}[scenario](driver, shots, bots)
+                   "restart": restart, "burst": burst, "tabs": tabs,
+                   "filter": filter}[scenario](driver, shots, bots)
         print(json.dumps(outcome), flush=True)
     except Exception as error:  # the Swift test shows the reason and the screenshot of the failure
         driver.save_screenshot(os.path.join(shots, f"{scenario}-failed.png"))
