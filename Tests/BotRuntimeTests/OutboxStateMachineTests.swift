@@ -19,21 +19,32 @@ struct OutboxHarness {
 
     mutating func advance(to seconds: TimeInterval) { now = at(seconds) }
 
-    /// A pending entry of row `sequence`, never sent unless `firstSentAt` says when.
-    func entry(_ sequence: Int64, body: String? = nil, firstSentAt: Date? = nil) -> OutboxEntry {
+    /// A pending entry of row `sequence` to `conversation`, never sent unless `firstSentAt` says when.
+    func entry(
+        _ sequence: Int64, in conversation: Conversation.ID = "C_DIRECT", body: String? = nil, firstSentAt: Date? = nil
+    ) -> OutboxEntry {
         OutboxEntry(
             sequence: sequence,
             message: MessageSend(
-                conversationId: "C_DIRECT", clientMessageId: ClientMessageID("cm-\(sequence)"),
+                conversationId: conversation, clientMessageId: ClientMessageID("cm-\(sequence)"),
                 content: .text(body ?? "message \(sequence)")),
             createdAt: start, status: .pending, attempts: 0, lastAttemptAt: nil, firstAttemptAt: firstSentAt,
             lastError: nil, acknowledgement: nil, origin: .direct, traceID: nil)
     }
 
-    func ack(_ sequence: Int64, seq: Int) -> MessageAck {
+    func ack(_ sequence: Int64, seq: Int, in conversation: Conversation.ID = "C_DIRECT") -> MessageAck {
         MessageAck(
-            clientMessageId: ClientMessageID("cm-\(sequence)"), messageId: Message.ID("M_\(seq)"), conversationId: "C_DIRECT",
+            clientMessageId: ClientMessageID("cm-\(sequence)"), messageId: Message.ID("M_\(seq)"), conversationId: conversation,
             seq: seq, createdAt: Timestamp(start))
+    }
+
+    /// The ack `ack` arrives now; returns what to do with its recording.
+    mutating func receive(_ ack: MessageAck) -> OutboxStateMachine.AckReception {
+        machine.ackReceived(ack, now: now).recording
+    }
+
+    mutating func disconnect(_ generation: UInt64 = 1, closeCode: UInt16? = 1006) -> OutboxStateMachine.Disconnection {
+        machine.disconnected(generation: generation, closeCode: closeCode, now: now)
     }
 
     mutating func step(on generation: UInt64 = 1) -> OutboxStateMachine.Step {
@@ -80,9 +91,9 @@ struct OutboxStateMachineOrderTests {
         _ = outbox.machine.entriesCommitted((1...3).map { outbox.entry($0) })
         _ = outbox.machine.connected(generation: 1)
         guard case .send(let first, _) = outbox.step(on: 1) else { Issue.record("nothing sent"); return }
-        #expect(outbox.machine.ackReceived(outbox.ack(2, seq: 10)) == .startRecording)
+        #expect(outbox.receive(outbox.ack(2, seq: 10)) == .startRecording)
 
-        #expect(outbox.machine.disconnected(generation: 1, closeCode: 1006) == .requeued)
+        #expect(outbox.disconnect(1) == .requeued)
         #expect(outbox.step(on: 1) == .endSending)
         _ = outbox.machine.connected(generation: 2)
         guard case .send(let resent, _) = outbox.step(on: 2) else { Issue.record("nothing resent"); return }
@@ -91,12 +102,34 @@ struct OutboxStateMachineOrderTests {
         #expect(resent.map(OutboxStateMachine.frameID(of:)) == ["o-1", "o-3"])
     }
 
+    @Test func entriesInFlightGoBackAheadOfThoseQueuedAfterThem() {
+        var outbox = OutboxHarness()
+        _ = outbox.machine.entriesCommitted([outbox.entry(1), outbox.entry(2)])
+        _ = outbox.machine.connected(generation: 1)
+        #expect(outbox.sent() == [1, 2])
+        _ = outbox.machine.entriesCommitted([outbox.entry(3), outbox.entry(4)])
+        _ = outbox.disconnect(1)
+        _ = outbox.machine.connected(generation: 2)
+        #expect(outbox.sent(on: 2) == [1, 2, 3, 4])
+    }
+
+    @Test func aRetriedEntryGoesAheadOfLaterEntriesStillQueued() {
+        var outbox = OutboxHarness()
+        let count = Int64(OutboxStateMachine.maxSendsPerWrite + 1)
+        _ = outbox.machine.entriesCommitted([outbox.entry(1, in: "C_A")] + (2...count).map { outbox.entry($0, in: "C_B") })
+        _ = outbox.machine.connected(generation: 1)
+        #expect(outbox.sent()?.count == OutboxStateMachine.maxSendsPerWrite)
+        _ = outbox.error(.internalError, to: 1)
+        outbox.advance(to: 1)
+        #expect(outbox.sent() == [1, count])
+    }
+
     @Test func theEndOfAnOlderConnectionChangesNothing() {
         var outbox = OutboxHarness()
         _ = outbox.machine.entriesCommitted([outbox.entry(1)])
         _ = outbox.machine.connected(generation: 2)
         #expect(outbox.sent(on: 2) == [1])
-        #expect(outbox.machine.disconnected(generation: 1, closeCode: 1006) == .stale)
+        #expect(outbox.disconnect(1) == .stale)
         #expect(outbox.machine.connection == 2)
         #expect(outbox.step(on: 2) == .wait(until: nil))
     }
@@ -108,7 +141,7 @@ struct OutboxStateMachineOrderTests {
         _ = outbox.machine.connected(generation: 1)
         _ = outbox.sent()
 
-        #expect(outbox.machine.disconnected(generation: 1, closeCode: 1009) == .messageTooBig(failing: [big], inFlight: 3))
+        #expect(outbox.disconnect(1, closeCode: 1009) == .messageTooBig(failing: [big], inFlight: 3))
         _ = outbox.machine.connected(generation: 2)
         #expect(outbox.sent(on: 2) == [1, 3])
     }
@@ -132,16 +165,109 @@ struct OutboxStateMachineErrorTests {
         #expect(delays == [1, 2, 4, 8, 16, 30, 30].map { Duration.seconds($0) })
     }
 
-    @Test func aHeldEntryDoesNotHoldBackTheOthers() {
+    @Test func aHeldEntryDoesNotHoldBackOtherConversations() {
+        var outbox = OutboxHarness()
+        _ = outbox.machine.entriesCommitted([outbox.entry(1, in: "C_A")])
+        _ = outbox.machine.connected(generation: 1)
+        _ = outbox.sent()
+        _ = outbox.error(.internalError, to: 1)
+        _ = outbox.machine.entriesCommitted([outbox.entry(2, in: "C_B")])
+        #expect(outbox.sent() == [2])
+        outbox.advance(to: 1)
+        #expect(outbox.sent() == [1])
+    }
+
+    @Test func laterEntriesOfAHeldEntrysConversationGoOnlyOnceItIsAcknowledged() {
+        var outbox = OutboxHarness()
+        _ = outbox.machine.entriesCommitted([outbox.entry(1), outbox.entry(2)])
+        _ = outbox.machine.connected(generation: 1)
+        #expect(outbox.sent() == [1, 2])
+        _ = outbox.error(.internalError, to: 1)
+        _ = outbox.receive(outbox.ack(2, seq: 10))
+        _ = outbox.machine.entriesCommitted([outbox.entry(3), outbox.entry(4, in: "C_OTHER")])
+        #expect(outbox.sent() == [4])
+
+        outbox.advance(to: 1)
+        #expect(outbox.sent() == [1], "the refused entry goes out again alone")
+        #expect(outbox.step() == .wait(until: nil))
+        #expect(outbox.machine.ackReceived(outbox.ack(1, seq: 11), now: outbox.now).wakesSender)
+        #expect(outbox.sent() == [3])
+    }
+
+    @Test func aRateLimitedEntryKeepsItsConversationBehindItAfterThePauseEnds() {
+        var outbox = OutboxHarness()
+        _ = outbox.machine.entriesCommitted([outbox.entry(1)])
+        _ = outbox.machine.connected(generation: 1)
+        for _ in 0..<2 {
+            #expect(outbox.sent() == [1])
+            guard case .retry(_, let delay) = outbox.error(.rateLimited, to: 1, details: ["retryAfter": 1]) else {
+                Issue.record("not retried")
+                return
+            }
+            outbox.now = outbox.now.adding(delay)
+        }
+        // The third failure: every send pauses 1 s, the entry waits the 4 s of its backoff.
+        #expect(outbox.sent() == [1])
+        _ = outbox.error(.rateLimited, to: 1, details: ["retryAfter": 1])
+        let retryAt = outbox.now.adding(.seconds(4))
+        _ = outbox.machine.entriesCommitted([outbox.entry(2), outbox.entry(3, in: "C_OTHER")])
+        outbox.now = outbox.now.adding(.seconds(1))
+        #expect(outbox.sent() == [3])
+        #expect(outbox.step() == .wait(until: retryAt))
+        outbox.now = retryAt
+        #expect(outbox.sent() == [1])
+        _ = outbox.receive(outbox.ack(1, seq: 10))
+        #expect(outbox.sent() == [2])
+    }
+
+    @Test func afterAReconnectEachConversationsEntriesGoOldestFirstHeldOnesInTheirPlace() {
+        var outbox = OutboxHarness()
+        _ = outbox.machine.entriesCommitted((1...3).map { outbox.entry($0) } + [outbox.entry(4, in: "C_OTHER")])
+        _ = outbox.machine.connected(generation: 1)
+        #expect(outbox.sent() == [1, 2, 3, 4])
+        _ = outbox.error(.internalError, to: 2)
+        #expect(outbox.disconnect(1) == .requeued)
+
+        _ = outbox.machine.connected(generation: 2)
+        #expect(outbox.sent(on: 2) == [1, 4], "1 is older than the refused 2; 3 waits behind it")
+        #expect(outbox.step(on: 2) == .wait(until: outbox.at(1)))
+        outbox.advance(to: 1)
+        #expect(outbox.sent(on: 2) == [2])
+        _ = outbox.receive(outbox.ack(2, seq: 10))
+        #expect(outbox.sent(on: 2) == [3])
+    }
+
+    @Test func aHeldEntryRefusedForGoodReleasesTheEntriesBehindIt() {
         var outbox = OutboxHarness()
         _ = outbox.machine.entriesCommitted([outbox.entry(1)])
         _ = outbox.machine.connected(generation: 1)
         _ = outbox.sent()
         _ = outbox.error(.internalError, to: 1)
         _ = outbox.machine.entriesCommitted([outbox.entry(2)])
-        #expect(outbox.sent() == [2])
+        #expect(outbox.step() == .wait(until: outbox.at(1)))
         outbox.advance(to: 1)
         #expect(outbox.sent() == [1])
+
+        #expect(outbox.error(.notFriends, to: 1) == .fail(outbox.entry(1)))
+        #expect(outbox.sent() == [2])
+    }
+
+    @Test func refusedEntriesOfOneConversationGoOutAgainOneAfterTheOther() {
+        var outbox = OutboxHarness()
+        _ = outbox.machine.entriesCommitted((1...3).map { outbox.entry($0) })
+        _ = outbox.machine.connected(generation: 1)
+        #expect(outbox.sent() == [1, 2, 3])
+        _ = outbox.error(.internalError, to: 1)
+        _ = outbox.error(.internalError, to: 2)
+        _ = outbox.error(.internalError, to: 3)
+
+        outbox.advance(to: 1)
+        #expect(outbox.sent() == [1])
+        #expect(outbox.step() == .wait(until: nil))
+        _ = outbox.receive(outbox.ack(1, seq: 10))
+        #expect(outbox.sent() == [2])
+        _ = outbox.receive(outbox.ack(2, seq: 11))
+        #expect(outbox.sent() == [3])
     }
 
     @Test func aPermanentErrorFailsTheEntryForGoodAndItsWaiters() {
@@ -173,7 +299,7 @@ struct OutboxStateMachineErrorTests {
         _ = outbox.sent()
 
         #expect(outbox.error(.rateLimited, to: 1, details: ["retryAfter": 7]) == .retry(outbox.entry(1), after: .seconds(7)))
-        _ = outbox.machine.entriesCommitted([outbox.entry(2)])
+        _ = outbox.machine.entriesCommitted([outbox.entry(2, in: "C_OTHER")])
         #expect(outbox.step() == .wait(until: outbox.at(7)))
         #expect(!outbox.machine.sendsAtCommit)
         outbox.advance(to: 7)
@@ -187,7 +313,7 @@ struct OutboxStateMachineErrorTests {
         _ = outbox.sent()
         let error = ChatterErrorBody(code: .notFriends, message: "no")
         #expect(outbox.machine.errorReceived(error, replyTo: "sync-1", now: outbox.now) == .notOurs)
-        _ = outbox.machine.disconnected(generation: 1, closeCode: 1006)
+        _ = outbox.disconnect(1)
         #expect(outbox.error(.notFriends, to: 1) == .stale)
         #expect(outbox.machine.depth == 1)
     }
@@ -228,7 +354,7 @@ struct OutboxStateMachineTimingTests {
         outbox.machine.firstSendsRecorded([unsent.id], at: outbox.now)
 
         // Its first send now counts: after a reconnect a window later it expires.
-        _ = outbox.machine.disconnected(generation: 1, closeCode: 1006)
+        _ = outbox.disconnect(1)
         outbox.advance(to: 4 * window)
         _ = outbox.machine.connected(generation: 2)
         guard case .expire(let expired) = outbox.step(on: 2) else { Issue.record("not expired"); return }
@@ -314,9 +440,19 @@ struct OutboxStateMachineSendAtCommitTests {
         _ = outbox.sent()
         _ = outbox.error(.internalError, to: 1)
         outbox.advance(to: 1)
-        _ = outbox.machine.entriesCommitted([outbox.entry(2, firstSentAt: outbox.now)])
+        _ = outbox.machine.entriesCommitted([outbox.entry(2, in: "C_OTHER", firstSentAt: outbox.now)])
         #expect(outbox.machine.sendableAtCommit(generation: 1, now: outbox.now).isEmpty)
         #expect(outbox.sent() == [1, 2])
+    }
+
+    @Test func anEntryBehindARefusedOneOfItsConversationDoesNotGoOutAtCommit() {
+        var outbox = connected()
+        _ = outbox.machine.entriesCommitted([outbox.entry(1, firstSentAt: outbox.now)])
+        _ = outbox.sent()
+        _ = outbox.error(.internalError, to: 1)
+        _ = outbox.machine.entriesCommitted([outbox.entry(2, firstSentAt: outbox.now)])
+        #expect(outbox.machine.sendableAtCommit(generation: 1, now: outbox.now).isEmpty)
+        #expect(!outbox.machine.hasQueued, "set aside behind the refused entry: nothing for the loop to do before its retry")
     }
 
     @Test func anExpiredEntryIsLeftToTheLoopToExpire() {
@@ -332,7 +468,7 @@ struct OutboxStateMachineSendAtCommitTests {
         var outbox = connected()
         _ = outbox.machine.entriesCommitted([outbox.entry(1, firstSentAt: outbox.now)])
         #expect(outbox.machine.sendableAtCommit(generation: 2, now: outbox.now).isEmpty)
-        _ = outbox.machine.disconnected(generation: 1, closeCode: nil)
+        _ = outbox.disconnect(1, closeCode: nil)
         #expect(outbox.machine.sendableAtCommit(generation: 1, now: outbox.now).isEmpty)
         #expect(outbox.machine.hasQueued)
     }
@@ -346,16 +482,16 @@ struct OutboxStateMachineAckTests {
         _ = outbox.machine.connected(generation: 1)
         _ = outbox.sent()
 
-        #expect(outbox.machine.ackReceived(outbox.ack(1, seq: 10)) == .startRecording)
+        #expect(outbox.receive(outbox.ack(1, seq: 10)) == .startRecording)
         #expect(outbox.machine.nextAckBatch() == .init(acks: [outbox.ack(1, seq: 10)], rows: [1]))
-        #expect(outbox.machine.ackReceived(outbox.ack(2, seq: 11)) == .queued)
-        #expect(outbox.machine.ackReceived(outbox.ack(3, seq: 12)) == .queued)
+        #expect(outbox.receive(outbox.ack(2, seq: 11)) == .queued)
+        #expect(outbox.receive(outbox.ack(3, seq: 12)) == .queued)
         #expect(outbox.machine.ackBatchWritten([outbox.ack(1, seq: 10)]).settled == 1)
         #expect(outbox.machine.nextAckBatch() == .init(acks: [outbox.ack(2, seq: 11), outbox.ack(3, seq: 12)], rows: [2, 3]))
         #expect(outbox.machine.ackBatchWritten([outbox.ack(2, seq: 11), outbox.ack(3, seq: 12)]).isSettled)
         #expect(outbox.machine.nextAckBatch() == nil)
         #expect(!outbox.machine.isRecordingAcks)
-        #expect(outbox.machine.ackReceived(outbox.ack(3, seq: 12)) == .startRecording)
+        #expect(outbox.receive(outbox.ack(3, seq: 12)) == .startRecording)
     }
 
     @Test func anAckSettlesItsEntryOnceAndResumesItsWaitersWithIt() {
@@ -364,8 +500,8 @@ struct OutboxStateMachineAckTests {
         _ = outbox.machine.entriesCommitted([outbox.entry(1), outbox.entry(2)])
         _ = outbox.machine.addWaiter(waiter, for: "cm-1")
         let ack = outbox.ack(1, seq: 10)
-        _ = outbox.machine.ackReceived(ack)
-        _ = outbox.machine.ackReceived(ack)
+        _ = outbox.receive(ack)
+        _ = outbox.receive(ack)
         guard let batch = outbox.machine.nextAckBatch() else { Issue.record("no batch"); return }
         // An entry sent before the last reconnect has no known row.
         #expect(batch.rows == [nil, nil])
@@ -381,12 +517,12 @@ struct OutboxStateMachineAckTests {
     @Test func closingAckRecordingDropsTheAcksNotWrittenAndEveryLaterOne() {
         var outbox = OutboxHarness()
         _ = outbox.machine.entriesCommitted([outbox.entry(1), outbox.entry(2)])
-        _ = outbox.machine.ackReceived(outbox.ack(1, seq: 10))
+        _ = outbox.receive(outbox.ack(1, seq: 10))
         _ = outbox.machine.nextAckBatch()
-        _ = outbox.machine.ackReceived(outbox.ack(2, seq: 11))
+        _ = outbox.receive(outbox.ack(2, seq: 11))
 
         #expect(outbox.machine.closeAckRecording() == (dropped: 1, writing: true))
-        #expect(outbox.machine.ackReceived(outbox.ack(2, seq: 11)) == .dropped)
+        #expect(outbox.receive(outbox.ack(2, seq: 11)) == .dropped)
         _ = outbox.machine.ackBatchWritten([outbox.ack(1, seq: 10)])
         #expect(outbox.machine.nextAckBatch() == nil)
         #expect(outbox.machine.depth == 1)

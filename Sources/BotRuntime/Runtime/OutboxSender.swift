@@ -16,7 +16,8 @@ import Synchronization
 /// - When the connection ends, the entries in flight go back to the queue in order; after the next `resume(on:)`
 ///   they are sent again with their original `clientMessageId`, which the service turns into the same message.
 /// - Permanent errors fail the entry for good and reach the caller; transient ones are retried after a growing
-///   delay, and a `RATE_LIMITED` reply pauses every send for its retry hint, as a 4008 close does.
+///   delay, the later entries of the conversation not sent yet waiting behind it, and a `RATE_LIMITED` reply
+///   pauses every send for its retry hint, as a 4008 close does.
 /// - An entry first sent longer ago than the resend window (the service's 24 h idempotency window) is failed with
 ///   `OutgoingMessageExpired`, logged and counted instead of sent again. The first send is recorded in the store
 ///   before its frame is written (by the commit itself while the connection is live, see `OutboxLiveness`).
@@ -126,11 +127,12 @@ final class OutboxSender: Sendable {
 
     /// The connection of `generation` ended with `closeCode`: entries in flight go back to the queue, to be sent
     /// again with the same clientMessageId on the next connection; after a 1009, those over the service's size
-    /// limits fail for good instead (`OutboxStateMachine.disconnected(generation:closeCode:)`).
+    /// limits fail for good instead (`OutboxStateMachine.disconnected(generation:closeCode:now:)`).
     func suspend(generation: UInt64, closeCode: UInt16? = nil) {
         let liveness = store.outboxLiveness
+        let now = clock.now
         let outcome = state.withLock { state -> OutboxStateMachine.Disconnection in
-            let outcome = state.machine.disconnected(generation: generation, closeCode: closeCode)
+            let outcome = state.machine.disconnected(generation: generation, closeCode: closeCode, now: now)
             if outcome != .stale { liveness.set(state.machine.sendsAtCommit) }
             return outcome
         }
@@ -279,7 +281,10 @@ final class OutboxSender: Sendable {
 
     /// A `message.ack` arrived: the entry is acknowledged once the store has recorded it.
     func received(_ ack: MessageAck) {
-        switch state.withLock({ $0.machine.ackReceived(ack) }) {
+        let now = clock.now
+        let (recording, wakesSender) = state.withLock { $0.machine.ackReceived(ack, now: now) }
+        if wakesSender { work.wake() }
+        switch recording {
         case .startRecording: recordNextAckBatch()
         case .queued: break
         case .dropped:
@@ -346,6 +351,7 @@ final class OutboxSender: Sendable {
             return true  // a reply for a connection that has ended: the entry was requeued
         case .fail(let entry):
             Task(executorPreference: SessionExecutor.preferred) { await self.fail(entry, with: error) }
+            work.wake()  // entries of its conversation may have waited behind it
         case .retry(let entry, let delay):
             log.warning("message.send failed with \(error.code) (\(error.message)); retrying in \(delay)", trace: entry.traceID, [
                 "clientMessageId": entry.id.rawValue, "code": error.code.rawValue,

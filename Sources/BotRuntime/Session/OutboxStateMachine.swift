@@ -2,8 +2,9 @@ import ChatterBots
 import Foundation
 
 /// The rules of a bot's outbox: which entries are pending (queued oldest first, in flight on the current connection,
-/// held for a retry, or acknowledged with the ack not recorded yet), when each goes out (pacing by `SendPacer`,
-/// rate-limit pauses, retry backoff), when one fails for good or expires, and who waits for which outcome.
+/// held for a retry with the later entries of its conversation behind it (`OutboxHolds`), or acknowledged with the
+/// ack not recorded yet), when each goes out (pacing by `SendPacer`, rate-limit pauses, retry backoff), when one
+/// fails for good or expires, and who waits for which outcome.
 ///
 /// Events in, actions out, time passed in: it reads no clock and performs no I/O, so `OutboxSender` only carries
 /// its actions out (frames on the connection, store writes, resuming waiters, sleeping until a wake time), and every
@@ -14,6 +15,8 @@ import Foundation
 ///   (`firstSendsRecorded`); when that write fails, `firstSendsNotRecorded` says when to ask again.
 /// - Acks are recorded by one writer at a time: `ackReceived` says when to start one, which takes batches with
 ///   `nextAckBatch()` until it returns nil and reports each written batch with `ackBatchWritten`.
+/// - The send loop is woken after an `ackReceived` that says `wakesSender` and after a `.retry` or `.fail`
+///   reaction: each may have released entries that waited behind a refused one.
 /// - An entry the machine hands out to fail or expire stays pending until `entrySettledForGood` after its store write.
 package struct OutboxStateMachine: Sendable {
     /// How long the service turns a repeated `clientMessageId` into the same message (`chatter-api.md`: at least
@@ -104,8 +107,8 @@ package struct OutboxStateMachine: Sendable {
     /// Sent on the current connection, not acknowledged yet.
     private var inFlight: [ClientMessageID: OutboxEntry] = [:]
     private var inFlightBySequence: [Int64: ClientMessageID] = [:]
-    /// Entries set aside after a transient error, until their retry time.
-    private var held: [(until: Date, entry: OutboxEntry)] = []
+    /// Entries set aside after a transient error, and the later entries of their conversations behind them.
+    private var holds = OutboxHolds()
     /// Transient failures per entry, for the retry delay.
     private var failures: [ClientMessageID: Int] = [:]
     /// Every entry known to be pending (queued, in flight, held, or acked but not recorded yet).
@@ -165,14 +168,15 @@ package struct OutboxStateMachine: Sendable {
         return true
     }
 
-    /// The connection of `generation` ended with `closeCode`: entries in flight go back to the queue in sequence
-    /// order, to be sent again with the same clientMessageId on the next connection.
+    /// The connection of `generation` ended with `closeCode` at `now`: entries in flight go back to the queue in
+    /// sequence order, to be sent again with the same clientMessageId on the next connection (those of a held
+    /// conversation behind its refused entry: each conversation's entries go oldest first).
     ///
     /// After a 1009 (message too big), entries in flight over the service's size limits (`MessageSizeLimit`) fail
     /// for good: sending one again would close every connection the same way and block the queue behind it. A 1009
     /// does not say which frame it refused (it may even come from our side, for an inbound message), so entries
     /// within the limits are resent as usual.
-    mutating func disconnected(generation: UInt64, closeCode: UInt16?) -> Disconnection {
+    mutating func disconnected(generation: UInt64, closeCode: UInt16?, now: Date) -> Disconnection {
         guard connection == generation else { return .stale }
         connection = nil
         sendsAtCommit = false
@@ -187,10 +191,11 @@ package struct OutboxStateMachine: Sendable {
                 inFlightBySequence[entry.sequence] = nil
             }
         }
-        let requeued = inFlight.values.sorted { $0.sequence < $1.sequence }
+        let requeued = Array(inFlight.values)
         inFlight = [:]
         inFlightBySequence = [:]
-        for entry in requeued { insertSorted(entry) }
+        insertSorted(contentsOf: requeued)
+        for entry in tooLarge { insertSorted(contentsOf: holds.settled(entry.id, in: entry.message.conversationId, now: now)) }
         guard closeCode == Self.messageTooBigCloseCode else { return .requeued }
         return .messageTooBig(failing: tooLarge, inFlight: inFlightCount)
     }
@@ -208,18 +213,14 @@ package struct OutboxStateMachine: Sendable {
     /// pacer, the next retry, or the next event.
     mutating func nextStep(generation: UInt64, now: Date) -> Step {
         guard !isStopped, connection == generation else { return .endSending }
-        if !held.isEmpty {
-            var stillHeld: [(until: Date, entry: OutboxEntry)] = []
-            for item in held {
-                if item.until <= now { insertSorted(item.entry) } else { stillHeld.append(item) }
-            }
-            held = stillHeld
-        }
-        let retry = held.map(\.until).min()
-        guard !isQueueEmpty else { return .wait(until: retry) }
+        if isRetryDue(at: now) { insertSorted(contentsOf: holds.due(at: now)) }
+        let retry = holds.nextRetry
+        guard let head = nextInLine() else { return .wait(until: retry) }
         // Checked before pacing: an entry that is not sent costs no send.
-        if isExpired(queue[queueHead], now: now) {
-            return .expire(popFirst())
+        if isExpired(head, now: now) {
+            let entry = popFirst()
+            insertSorted(contentsOf: holds.settled(entry.id, in: entry.message.conversationId, now: now))
+            return .expire(entry)
         }
         switch pacer.requestSend(now: now) {
         case .waitUntil(let date):
@@ -230,13 +231,14 @@ package struct OutboxStateMachine: Sendable {
             // What else is ready and the pacer allows now goes in the same write.
             var entries: [OutboxEntry] = []
             var firstSends: [ClientMessageID] = []
-            repeat {
+            while true {
                 let entry = takeIntoFlight()
                 entries.append(entry)
                 if entry.firstAttemptAt == nil { firstSends.append(entry.id) }
-            } while entries.count < Self.maxSendsPerWrite && !isQueueEmpty
-                && !isExpired(queue[queueHead], now: now)
-                && pacer.requestSend(now: now) == .sendNow
+                guard entries.count < Self.maxSendsPerWrite, let next = nextInLine(), !isExpired(next, now: now),
+                    pacer.requestSend(now: now) == .sendNow
+                else { break }
+            }
             sendsAtCommit = true
             return .send(entries, recordingFirstSendOf: firstSends)
         }
@@ -247,21 +249,27 @@ package struct OutboxStateMachine: Sendable {
     /// first send to record, a pacing wait). Empty when anything is, and then nothing changed: the loop's next step
     /// decides. ``hasQueued`` says whether entries are left for the loop.
     mutating func sendableAtCommit(generation: UInt64, now: Date) -> [OutboxEntry] {
-        guard !isStopped, connection == generation, !held.contains(where: { $0.until <= now }) else { return [] }
+        guard !isStopped, connection == generation, !isRetryDue(at: now) else { return [] }
         var entries: [OutboxEntry] = []
-        while entries.count < Self.maxSendsPerWrite, !isQueueEmpty, queue[queueHead].firstAttemptAt != nil,
-            !isExpired(queue[queueHead], now: now), pacer.requestSend(now: now) == .sendNow
+        while entries.count < Self.maxSendsPerWrite, let head = nextInLine(), head.firstAttemptAt != nil,
+            !isExpired(head, now: now), pacer.requestSend(now: now) == .sendNow
         {
             entries.append(takeIntoFlight())
         }
         return entries
     }
 
-    /// Whether entries wait in the queue.
+    /// Whether entries wait in the queue (some may turn out to wait behind a refused entry of their conversation).
     var hasQueued: Bool { !isQueueEmpty }
 
+    /// Whether a refused entry's retry time has come by `now`.
+    private func isRetryDue(at now: Date) -> Bool {
+        guard let retry = holds.nextRetry else { return false }
+        return retry <= now
+    }
+
     /// The first send of `ids` is durable at `date`: the resend window of each counts from there, wherever the
-    /// entry is now (in flight, or back in the queue or held after its connection ended meanwhile).
+    /// entry is now (in flight, or back in the queue or held back after its connection ended meanwhile).
     mutating func firstSendsRecorded(_ ids: [ClientMessageID], at date: Date) {
         var missing = Set(ids)
         for id in ids {
@@ -274,18 +282,18 @@ package struct OutboxStateMachine: Sendable {
         for index in queueHead..<queue.count where missing.contains(queue[index].id) {
             queue[index].firstAttemptAt = queue[index].firstAttemptAt ?? date
         }
-        for index in held.indices where missing.contains(held[index].entry.id) {
-            held[index].entry.firstAttemptAt = held[index].entry.firstAttemptAt ?? date
-        }
+        holds.updateEntries(where: missing) { $0.firstAttemptAt = $0.firstAttemptAt ?? date }
     }
 
     /// The first send of `entries` could not be recorded, so none of them was written: those still in flight go
     /// back to the queue. Returns when the send loop asks again.
     mutating func firstSendsNotRecorded(_ entries: [OutboxEntry], now: Date) -> Date {
+        var unsent: [OutboxEntry] = []
         for entry in entries where inFlight.removeValue(forKey: entry.id) != nil {
             inFlightBySequence[entry.sequence] = nil
-            insertSorted(entry)
+            unsent.append(entry)
         }
+        insertSorted(contentsOf: unsent)
         return now.adding(Self.firstSendRetryDelay)
     }
 
@@ -310,17 +318,24 @@ package struct OutboxStateMachine: Sendable {
 
     // MARK: - Acks
 
-    /// A `message.ack` arrived: the entry is acknowledged once the ack is recorded. Acks that arrive while a batch
-    /// is being written go into the next batch.
-    mutating func ackReceived(_ ack: MessageAck) -> AckReception {
-        guard !isAckRecordingClosed else { return .dropped }
+    /// A `message.ack` arrived at `now`: the entry is acknowledged once the ack is recorded. Acks that arrive while a
+    /// batch is being written go into the next batch. The ack of a refused entry releases the entries of its
+    /// conversation waiting behind it: `wakesSender` says the send loop must be woken for them.
+    mutating func ackReceived(_ ack: MessageAck, now: Date) -> (recording: AckReception, wakesSender: Bool) {
+        var wakesSender = false
+        if !holds.isEmpty {
+            let released = holds.settled(ack.clientMessageId, in: ack.conversationId, now: now)
+            insertSorted(contentsOf: released)
+            wakesSender = !released.isEmpty && connection != nil
+        }
+        guard !isAckRecordingClosed else { return (.dropped, wakesSender) }
         let entry = inFlight.removeValue(forKey: ack.clientMessageId)
         if let entry { inFlightBySequence[entry.sequence] = nil }
         acksToRecord.append(ack)
         ackRowsToRecord.append(entry?.sequence)
-        guard !isRecordingAcks else { return .queued }
+        guard !isRecordingAcks else { return (.queued, wakesSender) }
         isRecordingAcks = true
-        return .startRecording
+        return (.startRecording, wakesSender)
     }
 
     /// The acks received since the last batch, for the running writer to record; nil when there are none (or
@@ -363,19 +378,24 @@ package struct OutboxStateMachine: Sendable {
 
     // MARK: - Errors
 
-    /// An `error` reply to the frame `replyTo` arrived at `now`. Permanent codes fail the entry; transient ones
-    /// hold it back for the retry backoff, and a `RATE_LIMITED` pauses every send (`retry(after:failures:)`).
+    /// An `error` reply to the frame `replyTo` arrived at `now`. Permanent codes fail the entry (entries of its
+    /// conversation held back behind it go on); transient ones hold it back for the retry backoff with the later
+    /// entries of its conversation not sent yet behind it (`OutboxHolds`), and a `RATE_LIMITED` pauses every send
+    /// (`retry(after:failures:)`).
     mutating func errorReceived(_ error: ChatterErrorBody, replyTo: String, now: Date) -> ErrorReaction {
         guard replyTo.hasPrefix("o-"), let sequence = Int64(replyTo.dropFirst(2)) else { return .notOurs }
         guard let id = inFlightBySequence.removeValue(forKey: sequence), let entry = inFlight.removeValue(forKey: id) else {
             return .stale
         }
-        if Self.isPermanent(error.code) { return .fail(entry) }
+        if Self.isPermanent(error.code) {
+            insertSorted(contentsOf: holds.settled(entry.id, in: entry.message.conversationId, now: now))
+            return .fail(entry)
+        }
         let count = failures[entry.id, default: 0] + 1
         failures[entry.id] = count
         let retry = Self.retry(after: error, failures: count)
         if let pause = retry.pauseAllSends { pacer.rateLimited(retryAfter: pause, now: now) }
-        held.append((now.adding(retry.delay), entry))
+        holds.refused(entry, retryAt: now.adding(retry.delay))
         return .retry(entry, after: retry.delay)
     }
 
@@ -450,7 +470,7 @@ package struct OutboxStateMachine: Sendable {
         queueHead = 0
         inFlight = [:]
         inFlightBySequence = [:]
-        held = []
+        holds = OutboxHolds()
         failures = [:]
         known = []
         defer { waiters = [:] }
@@ -473,17 +493,71 @@ package struct OutboxStateMachine: Sendable {
 
     /// Puts an entry into the queue in sequence order (appending is the usual case: entries come oldest first).
     private mutating func insertSorted(_ entry: OutboxEntry) {
-        if let last = queue.last, last.sequence > entry.sequence {
-            var low = queueHead
-            var high = queue.count
-            while low < high {
-                let middle = (low + high) / 2
-                if queue[middle].sequence > entry.sequence { high = middle } else { low = middle + 1 }
-            }
-            queue.insert(entry, at: low)
-        } else {
+        guard let last = queue.last, last.sequence > entry.sequence else {
             queue.append(entry)
+            return
         }
+        let index = firstQueued(after: entry.sequence)
+        if index == queueHead, queueHead > 0 {
+            // Ahead of everything queued, as a returning entry usually is: into the room the head left.
+            queueHead -= 1
+            queue[queueHead] = entry
+        } else {
+            queue.insert(entry, at: index)
+        }
+    }
+
+    /// Puts entries into the queue in sequence order, merging them in one pass over the queued entries they go
+    /// between (a single returning entry goes by `insertSorted(_:)`).
+    private mutating func insertSorted(contentsOf entries: [OutboxEntry]) {
+        guard entries.count > 1 else {
+            if let entry = entries.first { insertSorted(entry) }
+            return
+        }
+        let incoming = entries.sorted { $0.sequence < $1.sequence }
+        guard let last = queue.last, !isQueueEmpty, last.sequence > incoming[0].sequence else {
+            queue.append(contentsOf: incoming)
+            return
+        }
+        let start = firstQueued(after: incoming[0].sequence)
+        var merged: [OutboxEntry] = []
+        merged.reserveCapacity(queue.count - start + incoming.count)
+        var queued = start
+        var next = 0
+        while queued < queue.count, next < incoming.count {
+            if queue[queued].sequence > incoming[next].sequence {
+                merged.append(incoming[next])
+                next += 1
+            } else {
+                merged.append(queue[queued])
+                queued += 1
+            }
+        }
+        merged.append(contentsOf: queue[queued...])
+        merged.append(contentsOf: incoming[next...])
+        queue.replaceSubrange(start..., with: merged)
+    }
+
+    /// The index of the first queued entry with a sequence above `sequence` (`queue.count` when there is none).
+    private func firstQueued(after sequence: Int64) -> Int {
+        var low = queueHead
+        var high = queue.count
+        while low < high {
+            let middle = (low + high) / 2
+            if queue[middle].sequence > sequence { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+
+    /// The entry at the head of the queue, once those waiting behind a refused entry of their conversation are set
+    /// aside (`OutboxHolds`); nil when none is left. Each entry is set aside at most once per hold.
+    private mutating func nextInLine() -> OutboxEntry? {
+        while !isQueueEmpty {
+            let entry = queue[queueHead]
+            guard !holds.isEmpty, holds.holdsBack(entry) else { return entry }
+            _ = popFirst()
+        }
+        return nil
     }
 
     /// The entry at the head of the queue, now in flight.
