@@ -514,6 +514,49 @@ struct OutboxStateMachineAckTests {
         #expect(outbox.machine.depth == 1)
     }
 
+    @Test func anEntryFoundDeliveredSettlesAsItsAckWouldAndIsNotSent() {
+        var outbox = OutboxHarness()
+        let waiter = AckPromise()
+        _ = outbox.machine.entriesCommitted([outbox.entry(1), outbox.entry(2)])
+        _ = outbox.machine.addWaiter(waiter, for: "cm-1")
+        let ack = outbox.ack(1, seq: 10)
+
+        let found = outbox.machine.ownMessagesFound([ack], now: outbox.now)
+        #expect(found.settlement.settled == 1)
+        #expect(found.settlement.waiters.map { ObjectIdentifier($0.0) } == [ObjectIdentifier(waiter)])
+        #expect(found.settlement.waiters.map(\.1) == [ack])
+        #expect(outbox.machine.depth == 1)
+        _ = outbox.machine.connected(generation: 1)
+        #expect(outbox.sent() == [2])
+        #expect(outbox.machine.ownMessagesFound([ack], now: outbox.now).settlement.settled == 0)
+    }
+
+    @Test func anEntryInFlightFoundDeliveredIsNotSentAgainAfterAReconnect() {
+        var outbox = OutboxHarness()
+        _ = outbox.machine.entriesCommitted([outbox.entry(1)])
+        _ = outbox.machine.connected(generation: 1)
+        _ = outbox.sent()
+        _ = outbox.machine.ownMessagesFound([outbox.ack(1, seq: 10)], now: outbox.now)
+        _ = outbox.disconnect(1)
+        _ = outbox.machine.connected(generation: 2)
+        #expect(outbox.step(on: 2) == .wait(until: nil))
+        #expect(outbox.machine.isSettled)
+    }
+
+    @Test func aRefusedEntryFoundDeliveredReleasesTheEntriesBehindIt() {
+        var outbox = OutboxHarness()
+        _ = outbox.machine.entriesCommitted([outbox.entry(1)])
+        _ = outbox.machine.connected(generation: 1)
+        _ = outbox.sent()
+        _ = outbox.error(.internalError, to: 1)
+        _ = outbox.machine.entriesCommitted([outbox.entry(2)])
+        #expect(outbox.step() == .wait(until: outbox.at(1)))
+
+        #expect(outbox.machine.ownMessagesFound([outbox.ack(1, seq: 10)], now: outbox.now).wakesSender)
+        #expect(outbox.sent() == [2])
+        #expect(outbox.step() == .wait(until: nil))
+    }
+
     @Test func closingAckRecordingDropsTheAcksNotWrittenAndEveryLaterOne() {
         var outbox = OutboxHarness()
         _ = outbox.machine.entriesCommitted([outbox.entry(1), outbox.entry(2)])

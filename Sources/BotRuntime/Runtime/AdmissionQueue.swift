@@ -18,6 +18,8 @@ final class AdmissionQueue: Sendable {
     private let writer: StoreWriter
     private let dispatcher: HandlerDispatcher
     private let receipts: ReceiptSender
+    /// Settles the outbox entries whose messages come in as the bot's own.
+    private let outbox: OutboxSender
     /// Takes the member watermarks of conversation objects and the bot's own messages.
     private let readState: ReadStateDirectory
     private let rest: ChatterRESTClient
@@ -31,9 +33,10 @@ final class AdmissionQueue: Sendable {
     private let drained: Mutex<[Conversation.ID: WakeSignal]> = Mutex([:])
 
     /// A queue admitting into `store` (through `writer`) as the bot `identity` says, handing messages to
-    /// `dispatcher` and their delivery to `receipts`, fetching over `rest`; its gap checks go to `timers`.
+    /// `dispatcher`, their delivery to `receipts` and the bot's own to `outbox`, fetching over `rest`; its gap
+    /// checks go to `timers`.
     init(
-        store: BotStore, writer: StoreWriter, dispatcher: HandlerDispatcher, receipts: ReceiptSender,
+        store: BotStore, writer: StoreWriter, dispatcher: HandlerDispatcher, receipts: ReceiptSender, outbox: OutboxSender,
         readState: ReadStateDirectory, rest: ChatterRESTClient, identity: SessionIdentity, environment: BotRuntimeEnvironment, log: SessionLog,
         metrics: SessionMetrics, timers: DeadlineScheduler<SessionDeadline>
     ) {
@@ -41,6 +44,7 @@ final class AdmissionQueue: Sendable {
         self.writer = writer
         self.dispatcher = dispatcher
         self.receipts = receipts
+        self.outbox = outbox
         self.readState = readState
         self.rest = rest
         self.identity = identity
@@ -292,12 +296,13 @@ final class AdmissionQueue: Sendable {
     }
 
     /// Carries out what the store decided of `accepted`: delivered and released messages to their lanes, the
-    /// bot's own to the lanes' ledgers, `receipt.delivered`, gap checks. Returns the messages of conversations the
-    /// bot does not know yet.
+    /// bot's own to the lanes' ledgers and to the outbox (the store recorded their entries acknowledged),
+    /// `receipt.delivered`, gap checks. Returns the messages of conversations the bot does not know yet.
     private func carryOut(_ report: AdmissionReport, of accepted: [Message]) -> [Message] {
         var delivered: [Message] = []
         var stored: [Conversation.ID: Int] = [:]
         var own: [Conversation.ID: [Int]] = [:]
+        var ownAcks: [MessageAck] = []
         var unknown: [Message] = []
         var parkedIn: Set<Conversation.ID> = []
         for (message, admission) in zip(accepted, report.admissions) {
@@ -315,6 +320,11 @@ final class AdmissionQueue: Sendable {
                 parkedIn.insert(message.conversationId)
             case .own:
                 own[message.conversationId, default: []].append(message.seq)
+                if let clientMessageId = message.clientMessageId {
+                    ownAcks.append(MessageAck(
+                        clientMessageId: clientMessageId, messageId: message.id, conversationId: message.conversationId,
+                        seq: message.seq, createdAt: message.createdAt))
+                }
             case .duplicate:
                 break
             case .unknownConversation:
@@ -326,6 +336,7 @@ final class AdmissionQueue: Sendable {
             dispatcher.noteOwn(seqs, in: conversation)
             readState.noteOwn(seqs, in: conversation)
         }
+        outbox.ownMessagesFound(ownAcks)
         dispatcher.enqueueHandedOut(delivered + report.released)
         for (conversation, seq) in stored { receipts.delivered(seq, in: conversation) }
         if !parkedIn.isEmpty || !report.released.isEmpty { noteGaps(parkedIn: parkedIn, released: report.released) }

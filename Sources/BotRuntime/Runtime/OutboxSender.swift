@@ -18,6 +18,8 @@ import Synchronization
 /// - Permanent errors fail the entry for good and reach the caller; transient ones are retried after a growing
 ///   delay, the later entries of the conversation not sent yet waiting behind it, and a `RATE_LIMITED` reply
 ///   pauses every send for its retry hint, as a 4008 close does.
+/// - An entry whose message comes in as the bot's own (the sync, a page fetched over REST) is settled by it as by
+///   its ack, and not sent again.
 /// - An entry first sent longer ago than the resend window (the service's 24 h idempotency window) is failed with
 ///   `OutgoingMessageExpired`, logged and counted instead of sent again. The first send is recorded in the store
 ///   before its frame is written (by the commit itself while the connection is live, see `OutboxLiveness`).
@@ -291,6 +293,18 @@ final class OutboxSender: Sendable {
             log.warning("ack received after the store closed, not recorded; the entry is sent again after the next start",
                 ["clientMessageId": ack.clientMessageId.rawValue])
         }
+    }
+
+    /// The bot's own messages of these entries came in (the sync, or a page fetched over REST), and the store
+    /// recorded the entries acknowledged with them: they settle as their acks would and are not sent again.
+    func ownMessagesFound(_ acks: [MessageAck]) {
+        guard !acks.isEmpty else { return }
+        let now = clock.now
+        let (settlement, wakesSender) = state.withLock { $0.machine.ownMessagesFound(acks, now: now) }
+        if wakesSender { work.wake() }
+        metrics.countOut(settlement.settled)
+        for (promise, ack) in settlement.waiters { promise.settle(.success(ack)) }
+        if settlement.isSettled { resumeEmptyWaiters() }
     }
 
     /// Waits until every ack received so far is recorded (the batch being written and those queued behind it),

@@ -158,8 +158,8 @@ final class SessionParts: Sendable {
     /// The admission queue of this bot.
     func makeAdmission() -> AdmissionQueue {
         AdmissionQueue(
-            store: store, writer: writer, dispatcher: dispatcher, receipts: receipts, readState: readState, rest: rest,
-            identity: identity, environment: environment, log: log, metrics: metrics, timers: timers)
+            store: store, writer: writer, dispatcher: dispatcher, receipts: receipts, outbox: outbox, readState: readState,
+            rest: rest, identity: identity, environment: environment, log: log, metrics: metrics, timers: timers)
     }
 
     /// What runs the bot's handlers for the dispatcher.

@@ -113,6 +113,8 @@ package struct OutboxStateMachine: Sendable {
     private var failures: [ClientMessageID: Int] = [:]
     /// Every entry known to be pending (queued, in flight, held, or acked but not recorded yet).
     private var known: Set<ClientMessageID> = []
+    /// Entries found delivered (`ownMessagesFound`) that may still be in the queue: dropped when they reach its head.
+    private var foundDelivered: Set<ClientMessageID> = []
     /// The generation of the connection sends go out on; nil while there is none.
     private(set) var connection: UInt64?
     private var pacer: SendPacer
@@ -365,6 +367,32 @@ package struct OutboxStateMachine: Sendable {
         return AckSettlement(waiters: resumed, settled: settled, isSettled: isSettled)
     }
 
+    /// The bot's own messages of these entries came in at `now` (the sync, or a page fetched over REST), and the
+    /// store recorded the entries acknowledged with them: each settles as its ack would (its waiters get the ack),
+    /// and is not sent again. `wakesSender` says entries waiting behind one of them were released.
+    mutating func ownMessagesFound(_ acks: [MessageAck], now: Date) -> (settlement: AckSettlement, wakesSender: Bool) {
+        var resumed: [(AckPromise, MessageAck)] = []
+        var settled = 0
+        var released: [OutboxEntry] = []
+        for ack in acks {
+            let id = ack.clientMessageId
+            for promise in takeWaiters(id) { resumed.append((promise, ack)) }
+            guard known.remove(id) != nil else { continue }
+            settled += 1
+            failures[id] = nil
+            if let entry = inFlight.removeValue(forKey: id) {
+                inFlightBySequence[entry.sequence] = nil
+            } else if holds.isEmpty || !holds.remove(id, in: ack.conversationId) {
+                // Queued, or acked with the ack not recorded yet: the queue drops it when it comes up.
+                foundDelivered.insert(id)
+            }
+            if !holds.isEmpty { released += holds.settled(id, in: ack.conversationId, now: now) }
+        }
+        insertSorted(contentsOf: released)
+        let settlement = AckSettlement(waiters: resumed, settled: settled, isSettled: isSettled)
+        return (settlement, !released.isEmpty && connection != nil)
+    }
+
     /// The store is about to close: no further ack is written. Returns how many received acks are dropped unwritten,
     /// and whether a batch is being written still.
     mutating func closeAckRecording() -> (dropped: Int, writing: Bool) {
@@ -473,6 +501,7 @@ package struct OutboxStateMachine: Sendable {
         holds = OutboxHolds()
         failures = [:]
         known = []
+        foundDelivered = []
         defer { waiters = [:] }
         return waiters.values.flatMap { $0 }
     }
@@ -549,14 +578,21 @@ package struct OutboxStateMachine: Sendable {
         return low
     }
 
-    /// The entry at the head of the queue, once those waiting behind a refused entry of their conversation are set
-    /// aside (`OutboxHolds`); nil when none is left. Each entry is set aside at most once per hold.
+    /// The entry at the head of the queue, once those found delivered are dropped and those waiting behind a
+    /// refused entry of their conversation are set aside (`OutboxHolds`); nil when none is left. Each entry is
+    /// looked at once per hold or finding.
     private mutating func nextInLine() -> OutboxEntry? {
         while !isQueueEmpty {
             let entry = queue[queueHead]
+            if !foundDelivered.isEmpty, foundDelivered.remove(entry.id) != nil {
+                _ = popFirst()
+                continue
+            }
             guard !holds.isEmpty, holds.holdsBack(entry) else { return entry }
             _ = popFirst()
         }
+        // None of those left can be queued: they were acked with the ack not recorded yet.
+        if !foundDelivered.isEmpty { foundDelivered = [] }
         return nil
     }
 

@@ -42,39 +42,51 @@ import Testing
         }
     }
 
-    /// A reply that went out but whose ack never came (held back), then a day with the bot down: the service may
-    /// have forgotten its clientMessageId, so the entry is failed, not resent; a fresh entry still goes out.
+    /// Stops the running `bot` after its reply to "x" in `conversation` reached the service with its ack held back,
+    /// so that the reply's entry stays pending in the store; returns the reply's clientMessageId.
+    static func replyWithItsAckLost(
+        by bot: RunningBot, in conversation: Conversation, harness: RuntimeHarness
+    ) async throws -> ClientMessageID {
+        let device = try #require(try await harness.connectedDevice())
+        try await harness.inject(.delayAcks(.seconds(3 * 24 * 3600)))
+        try await harness.say("x", as: harness.ana, in: conversation)
+        try await harness.waitUntil("the reply is stored, its ack held back") {
+            try await harness.texts(in: conversation, from: harness.botty) == ["echo: x"]
+        }
+        let stopping = Task { await bot.stop(deadline: .seconds(2)) }
+        try await bot.waitUntil(.stopping)  // the shutdown waits for the ack
+        await harness.clock.advance(by: .seconds(3))
+        #expect(try await value(of: stopping, within: .seconds(60), "the session to stop") == .shutdown)
+        await harness.sandbox.admin.clearFaults(of: device)
+        let reply = try await harness.messages(in: conversation).last { $0.senderId == harness.botty.user.id }
+        return try #require(reply?.clientMessageId)
+    }
+
+    /// A reply first sent a day ago whose message the service never stored (its frame was lost): a resend could
+    /// duplicate it if the service had it, so the entry is failed, not resent; a fresh entry still goes out.
     @Test func anEntryFirstSentLongerAgoThanTheWindowIsFailedUnsentAfterTheReconnect() async throws {
         try await RuntimeHarness.run { harness in
-            let bot = try await harness.start(ScriptedBot(probe: BotProbe()))
             let conversation = try await harness.direct(harness.ana)
-            let device = try #require(try await harness.connectedDevice())
-            try await harness.inject(.delayAcks(.seconds(3 * 24 * 3600)))
-            try await harness.say("x", as: harness.ana, in: conversation)
-            try await harness.waitUntil("the reply is stored, its ack held back") {
-                try await harness.texts(in: conversation, from: harness.botty) == ["echo: x"]
-            }
-            let stopping = Task { await bot.stop(deadline: .seconds(2)) }
-            try await bot.waitUntil(.stopping)  // the shutdown waits for the ack
-            await harness.clock.advance(by: .seconds(3))
-            #expect(try await value(of: stopping, within: .seconds(60), "the session to stop") == .shutdown)
-            await harness.sandbox.admin.clearFaults(of: device)
+            let first = try await harness.start(ScriptedBot(probe: BotProbe()))
+            await first.stop()
 
-            await harness.clock.advance(by: .seconds(24 * 3600))
+            try await Self.enqueueOffline("lost on the way", id: "cm-lost", in: conversation, harness: harness)
+            try await Self.recordFirstSend(of: "cm-lost", harness: harness)
+            await harness.clock.advance(by: .seconds(24 * 3600 + 1))
             try await Self.enqueueOffline("fresh news", id: "cm-fresh", in: conversation, harness: harness)
             let restarted = try await harness.start(ScriptedBot(probe: BotProbe()))
             try await restarted.waitUntilIdle()  // the fresh entry is sent and the stale one settled
             #expect(await restarted.status.outboxDepth == 0)
             #expect(await restarted.status.messagesOut == 1)
-            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["echo: x", "fresh news"])
+            #expect(try await harness.texts(in: conversation, from: harness.botty) == ["fresh news"])
             #expect(await restarted.status.messagesExpired == 1)
             #expect(harness.logs.contains(.error, "first sent longer ago than the service's idempotency window"))
             await restarted.stop()
 
             let store = try await BotStore.open(
                 path: harness.environment().storeURL(forBot: harness.botty.user.username).path, clock: harness.clock)
-            let stale = try await store.pendingOutbox()
-            #expect(stale.isEmpty)
+            #expect(try await store.pendingOutbox().isEmpty)
+            #expect(try await store.outboxEntry("cm-lost")?.status == .failed)
             #expect(try await store.outboxEntry("cm-fresh")?.status == .acked)
             await store.close()
         }
