@@ -1,4 +1,5 @@
 import ChatterBots
+import Foundation
 import Testing
 
 @testable import BotRuntime
@@ -37,6 +38,18 @@ import Testing
     @Test func aRateLimitWaitsAtLeastItsRetryAfter() {
         let outcome = MessageActionRetry.after(Self.apiError(.rateLimited, retryAfter: .seconds(7)), of: .delete, attempts: 1)
         #expect(outcome == .retry(after: .seconds(7)))
+    }
+
+    @Test(arguments: ["99999999999", "Fri, 31 Dec 9999 23:59:59 GMT"])
+    func aRateLimitWaitsNoLongerThanADayHoweverLongTheServerAsks(header: String) throws {
+        let retryAfter = try #require(RetryAfter.delay(inHeader: header, now: Date(timeIntervalSince1970: 1_800_000_000)))
+        let outcome = MessageActionRetry.after(Self.apiError(.rateLimited, retryAfter: retryAfter), of: .edit(body: "x"), attempts: 1)
+        #expect(outcome == .retry(after: RateLimitDelay.maximum))
+    }
+
+    @Test func aRateLimitWithoutRetryAfterWaitsTheFallback() {
+        let outcome = MessageActionRetry.after(Self.apiError(.rateLimited), of: .addReaction("👍"), attempts: 1)
+        #expect(outcome == .retry(after: RateLimitDelay.fallback))
     }
 
     static let unreadable: [any Error & Sendable] = [

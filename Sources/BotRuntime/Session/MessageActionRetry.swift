@@ -6,7 +6,9 @@ import Foundation
 /// Every change is idempotent at the service, so trying again is always safe; what the service refuses for good
 /// (not the bot's message, no such message, not a member, an invalid body), and a request that cannot be built or
 /// an answer that cannot be read, is dropped and logged instead of retried forever ahead of every later action. A
-/// deletion answered `NOT_FOUND` is done: the message is gone.
+/// deletion answered `NOT_FOUND` is done: the message is gone. A `RATE_LIMITED` answer waits what
+/// `RateLimitDelay` makes of it (at most 24 h), like every other request the device sends: the limit is the
+/// device's, so the actions behind this one would be refused too.
 enum MessageActionRetry: Equatable {
     /// Carried out (or needs no doing): forget it.
     case done
@@ -23,7 +25,7 @@ enum MessageActionRetry: Equatable {
         switch error {
         case let error as ChatterAPIError:
             if error.code == .notFound, change == .delete { return .done }
-            if error.code == .rateLimited { return .retry(after: max(error.retryAfter ?? .zero, backoff(attempts: attempts))) }
+            if let asked = RateLimitDelay.asked(by: error) { return .retry(after: max(asked, backoff(attempts: attempts))) }
             // A rejected token is the session's to renew (refreshing, or signing in again): the action waits for it.
             if error.isTransient || error.code == .unauthorized || error.code == .invalidRefreshToken {
                 return .retry(after: backoff(attempts: attempts))
