@@ -20,6 +20,8 @@ struct ScriptedRoute: Encodable {
     var headers: [String: String]? = nil
     var body: JSONValue? = nil
     var rawBody: String? = nil
+    /// Seconds between the body's bytes, sent one at a time; nil sends the body at once.
+    var trickle: Double? = nil
 }
 
 /// A request the peer received.

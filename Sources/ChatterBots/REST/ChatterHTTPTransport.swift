@@ -20,7 +20,8 @@ public enum ChatterHTTPTransport: Sendable {
     /// about a quarter of its reconnect's CPU in them.
     public static var shared: ChatterHTTPTransport { .builtIn(.shared) }
 
-    /// One request and its response, whatever the status; `timeout` bounds the whole exchange.
+    /// One request and its response, whatever the status; `timeout` bounds the whole exchange, however the server
+    /// paces its bytes.
     func send(_ request: Request, timeout: Duration) async throws -> Response {
         switch self {
         case .builtIn(let client):
@@ -41,7 +42,7 @@ public enum ChatterHTTPTransport: Sendable {
             for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
             urlRequest.httpBody = request.body
             urlRequest.timeoutInterval = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-            let (data, response) = try await URLSessionTransfer.data(for: urlRequest, in: session)
+            let (data, response) = try await URLSessionTransfer.data(for: urlRequest, in: session, timeout: timeout)
             guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
             return Response(status: http.statusCode, body: data) { http.value(forHTTPHeaderField: $0) }
         }

@@ -309,7 +309,7 @@ public struct ChatterRESTClient: Sendable {
             http = try await transport.send(
                 ChatterHTTPTransport.Request(
                     method: endpoint.method.rawValue, url: try configuration.url(for: request), headers: headers, body: body),
-                timeout: Self.requestTimeout)
+                timeout: Self.timeout(of: endpoint))
         } catch let error as ChatterClientError {
             throw error
         } catch {
@@ -359,8 +359,15 @@ public struct ChatterRESTClient: Sendable {
             httpStatus: status, retryAfter: retryAfter, endpoint: endpoint)
     }
 
-    /// The longest the server may stay silent during one request (as URLSession's default `timeoutInterval`).
-    static let requestTimeout: Duration = .seconds(60)
+    /// The longest one request may take in all, so that a server trickling its answer cannot hold a caller (the
+    /// serial message actions, a sign-in, a sync) for longer: 60 s, and 300 s for a media file of up to 10 MiB,
+    /// which needs about 35 KB/s to make it.
+    static func timeout(of endpoint: ChatterEndpoint) -> Duration {
+        switch endpoint {
+        case .uploadMedia, .downloadMedia: .seconds(300)
+        default: .seconds(60)
+        }
+    }
 
     private static func describe(_ error: any Error) -> String {
         if let urlError = error as? URLError {

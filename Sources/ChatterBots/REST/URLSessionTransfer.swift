@@ -16,14 +16,16 @@ import FoundationNetworking
 /// hung forever: a bot session's teardown cancelling its REST refresh). Here a cancellation only schedules
 /// `URLSessionTask.cancel()` on another queue and never waits while the lock is held.
 enum URLSessionTransfer {
-    /// The body and response of `request`; throws the transfer's error, or `URLError(.cancelled)` once cancelled.
-    static func data(for request: URLRequest, in session: URLSession) async throws -> (Data, URLResponse) {
+    /// The body and response of `request`; throws the transfer's error, `URLError(.timedOut)` once `timeout` has
+    /// passed since the start (the request's `timeoutInterval` only limits silence), or `URLError(.cancelled)` once
+    /// cancelled.
+    static func data(for request: URLRequest, in session: URLSession, timeout: Duration) async throws -> (Data, URLResponse) {
         let transfer = Transfer()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
                 let task = session.dataTask(with: request) { data, response, error in
                     if let error {
-                        continuation.resume(throwing: error)
+                        continuation.resume(throwing: transfer.hasExpired ? URLError(.timedOut) : error)
                     } else if let response {
                         continuation.resume(returning: (data ?? Data(), response))
                     } else {
@@ -33,6 +35,10 @@ enum URLSessionTransfer {
                 let cancelled = transfer.start(task)
                 task.resume()
                 if cancelled { Transfer.cancelLater(task) }
+                let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+                    if transfer.expire() { task.cancel() }
+                }
             }
         } onCancel: {
             if let task = transfer.cancel() { Transfer.cancelLater(task) }
@@ -44,6 +50,7 @@ enum URLSessionTransfer {
         private struct State {
             var task: URLSessionTask?
             var isCancelled = false
+            var hasExpired = false
         }
 
         private let state = Mutex(State())
@@ -63,6 +70,18 @@ enum URLSessionTransfer {
                 return state.task
             }
         }
+
+        /// Marks the transfer out of time; returns whether to cancel its task (not when its caller cancelled it).
+        func expire() -> Bool {
+            state.withLock { state in
+                guard !state.isCancelled else { return false }
+                state.hasExpired = true
+                return true
+            }
+        }
+
+        /// Whether the transfer ran out of time, so its cancellation is a timeout.
+        var hasExpired: Bool { state.withLock { $0.hasExpired } }
 
         /// Cancels `task` on a global queue, never on the thread holding the cancelled Swift task's status lock.
         static func cancelLater(_ task: URLSessionTask) {

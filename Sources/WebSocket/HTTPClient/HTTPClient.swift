@@ -27,9 +27,12 @@ public final class HTTPClient: Sendable {
 
     /// Sends `request` to `origin` and returns its whole response, whatever its status. Adds `Host` when missing.
     ///
-    /// - Parameter timeout: the longest the server may stay silent once the request is sent
-    ///   (`configuration.requestTimeout` when nil); connecting takes at most `configuration.connectTimeout` of it.
-    /// - Throws: `HTTPClientError`: `.cancelled` when the calling task is cancelled (the connection is closed).
+    /// - Parameter timeout: the longest the whole exchange may take, from connecting to the last byte of the
+    ///   response, a repeat on a new connection included (`configuration.requestTimeout` when nil); connecting
+    ///   takes at most `configuration.connectTimeout` of it. A server that trickles its response cannot hold the
+    ///   caller longer.
+    /// - Throws: `HTTPClientError`: `.timedOut` when `timeout` passes (the connection is closed), `.cancelled` when
+    ///   the calling task is cancelled (the connection is closed).
     public func send(
         _ request: HTTPRequest, to origin: HTTPOrigin, timeout: Duration? = nil
     ) async throws(HTTPClientError) -> HTTPResponse {
@@ -37,7 +40,7 @@ public final class HTTPClient: Sendable {
         if !request.headers.contains(name: "Host") { request.headers.add(name: "Host", value: origin.hostHeader) }
         let bytes = request.serialized()
         let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: max(timeout ?? configuration.requestTimeout, configuration.connectTimeout))
+        let deadline = clock.now.advanced(by: timeout ?? configuration.requestTimeout)
         let mayRepeat = request.method.isIdempotent || request.headers.contains(name: "Idempotency-Key")
         var reuses = true
         var attempts = 0
@@ -53,7 +56,12 @@ public final class HTTPClient: Sendable {
                 guard remaining > .zero else { throw .timedOut(.connect) }
                 connection = try await open(origin, timeout: min(remaining, configuration.connectTimeout))
             }
-            switch await connection.exchange(bytes, method: request.method, timeout: timeout ?? configuration.requestTimeout) {
+            let remaining = clock.now.duration(to: deadline)
+            guard remaining > .zero else {
+                connection.close()
+                throw .timedOut(.response)
+            }
+            switch await connection.exchange(bytes, method: request.method, timeout: remaining) {
             case .response(let response, let reusable):
                 if reusable { keep(connection) } else { connection.close() }
                 return response

@@ -2,8 +2,8 @@
 public struct HTTPClientConfiguration: Sendable {
     /// The longest a TCP connect may take.
     public var connectTimeout: Duration
-    /// The longest the server may stay silent while a request waits for its response (the transfer itself may
-    /// take longer while bytes keep coming), when `send` is not given a timeout of its own.
+    /// The longest one request may take in all, from connecting to the last byte of its response, when `send` is
+    /// not given a timeout of its own.
     public var requestTimeout: Duration
     /// The most idle connections kept per origin; a connection freed beyond it is closed.
     public var maxIdleConnectionsPerOrigin: Int
@@ -17,7 +17,7 @@ public struct HTTPClientConfiguration: Sendable {
     /// The event loops that carry the connections.
     public var eventLoopGroup: EventLoopGroup
 
-    /// Defaults: 10 s to connect, 60 s of silence per request, up to 64 idle connections per origin (as many as
+    /// Defaults: 10 s to connect, 60 s per request in all, up to 64 idle connections per origin (as many as
     /// a bot runtime starts bots at once) closed after 4 s unused, 64 KiB of headers and 16 MiB of body.
     public init(
         connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(60),

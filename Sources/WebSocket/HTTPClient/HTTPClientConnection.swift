@@ -21,12 +21,12 @@ final class HTTPClientConnection: ChannelHandler {
     private let state: Mutex<State>
 
     private struct Exchange {
+        /// Tells this exchange from a later one on the connection, for a timer that fires as it ends.
+        var id: UInt64
         var method: HTTPMethod
         var continuation: CheckedContinuation<Outcome, Never>
         var timer: EventLoopTimer?
         var receivedBytes = false
-        /// When the server last sent bytes: the timeout counts the server's silence, not the transfer's length.
-        var lastActivity = MonotonicTime.now()
     }
 
     private struct State {
@@ -40,6 +40,8 @@ final class HTTPClientConnection: ChannelHandler {
         /// Counts parks and unparks, so that an idle timer of an earlier park never closes a connection in use.
         var parkGeneration: UInt64 = 0
         var isRetired = false
+        /// How many exchanges started on the connection: the id of the latest.
+        var exchangeCount: UInt64 = 0
     }
 
     init(
@@ -74,19 +76,23 @@ final class HTTPClientConnection: ChannelHandler {
         if let failure { throw failure }
     }
 
-    /// Sends `request` (serialized) and waits for its whole response while the server is never silent for longer
-    /// than `timeout`; a timeout or cancellation closes the connection.
+    /// Sends `request` (serialized) and waits for its whole response, for at most `timeout` in all however the
+    /// server paces its bytes; a timeout or cancellation closes the connection.
     func exchange(_ request: [UInt8], method: HTTPMethod, timeout: Duration) async -> Outcome {
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-                let refusal = state.withLock { state -> HTTPClientError? in
+                let started = state.withLock { state -> Result<UInt64, HTTPClientError> in
                     guard !state.isClosed, !state.isRetired, state.exchange == nil else {
-                        return state.closeReason ?? .connectionClosed(reason: "the connection closed while idle")
+                        return .failure(state.closeReason ?? .connectionClosed(reason: "the connection closed while idle"))
                     }
-                    state.exchange = Exchange(method: method, continuation: continuation)
-                    return nil
+                    state.exchangeCount &+= 1
+                    state.exchange = Exchange(id: state.exchangeCount, method: method, continuation: continuation)
+                    return .success(state.exchangeCount)
                 }
-                if let refusal {
+                let id: UInt64
+                switch started {
+                case .success(let started): id = started
+                case .failure(let refusal):
                     continuation.resume(returning: .notSent(refusal))
                     return
                 }
@@ -100,7 +106,7 @@ final class HTTPClientConnection: ChannelHandler {
                         returning: .notSent(state.withLock { $0.closeReason } ?? .connectionClosed(reason: "the connection closed")))
                     return
                 }
-                armTimer(timeout)
+                armTimer(timeout, exchange: id)
             }
         } onCancel: {
             fail(.cancelled)
@@ -108,23 +114,14 @@ final class HTTPClientConnection: ChannelHandler {
         return outcome
     }
 
-    /// Arms the exchange's timeout: when it fires after the server was silent for less than `timeout`, it waits out
-    /// the rest instead of failing.
-    private func armTimer(_ timeout: Duration) {
+    /// Arms the timeout of exchange `id`, which fails it however many bytes came meanwhile.
+    private func armTimer(_ timeout: Duration, exchange id: UInt64) {
         let timer = channel.loop.scheduleTimer(in: timeout) { [weak self] in
             guard let self else { return }
-            let silence = state.withLock { state -> UInt64? in
-                state.exchange.map { MonotonicTime.now() - $0.lastActivity }
-            }
-            guard let silence else { return }
-            if silence >= UInt64(timeout.nanoseconds) {
-                fail(.timedOut(channel.isTLSHandshakeComplete ? .response : .tlsHandshake))
-            } else {
-                armTimer(.nanoseconds(Int64(UInt64(timeout.nanoseconds) - silence)))
-            }
+            fail(.timedOut(channel.isTLSHandshakeComplete ? .response : .tlsHandshake), onlyExchange: id)
         }
         let stillWaiting = state.withLock { state -> Bool in
-            guard state.exchange != nil else { return false }
+            guard state.exchange?.id == id else { return false }
             state.exchange?.timer = timer
             return true
         }
@@ -177,14 +174,17 @@ final class HTTPClientConnection: ChannelHandler {
         channel.close()
     }
 
-    /// Ends the exchange in progress with `error` and closes the connection (no response can follow on it).
-    private func fail(_ error: HTTPClientError) {
-        let exchange = state.withLock { state -> Exchange? in
+    /// Ends the exchange in progress with `error` and closes the connection (no response can follow on it); with
+    /// `onlyExchange`, only while that exchange is the one in progress.
+    private func fail(_ error: HTTPClientError, onlyExchange id: UInt64? = nil) {
+        let (applies, exchange) = state.withLock { state -> (Bool, Exchange?) in
+            if let id, state.exchange?.id != id { return (false, nil) }
             state.isRetired = true
             if state.closeReason == nil { state.closeReason = error }
             defer { state.exchange = nil }
-            return state.exchange
+            return (true, state.exchange)
         }
+        guard applies else { return }
         channel.close()
         guard let exchange else { return }
         exchange.timer?.cancel()
@@ -204,7 +204,6 @@ final class HTTPClientConnection: ChannelHandler {
                 return .unsolicited
             }
             exchange.receivedBytes = true
-            exchange.lastActivity = MonotonicTime.now()
             state.exchange = exchange
             state.parser.append(bytes)
             do throws(HTTPParseError) {

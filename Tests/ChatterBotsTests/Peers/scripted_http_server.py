@@ -4,7 +4,8 @@
 Takes a JSON script as its only argument: {"rules": [rule, ...]}. A rule matches a request by "method" and
 "path" (without query), and optionally "headers" (all must be equal); "times" limits how often it
 matches (unlimited when absent). The first matching rule answers with "status", "headers" and either
-"body" (any JSON value, sent as JSON) or "rawBody" (text). Unmatched requests get 599.
+"body" (any JSON value, sent as JSON) or "rawBody" (text); with "trickle" (seconds), the body goes out one
+byte at a time, that long apart. Unmatched requests get 599.
 
 Prints the chosen port on its first line, then serves on 127.0.0.1 until terminated.
 GET /__requests returns every request received so far (method, path, query, headers, body as text
@@ -16,6 +17,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 script = json.loads(sys.argv[1])
@@ -56,7 +58,7 @@ class Handler(BaseHTTPRequestHandler):
             payload = json.dumps(rule["body"]).encode()
         else:
             payload = b""
-        self.respond(rule.get("status", 200), rule.get("headers", {}), payload)
+        self.respond(rule.get("status", 200), rule.get("headers", {}), payload, rule.get("trickle"))
 
     def find_rule(self, path, headers):
         for rule in rules:
@@ -72,7 +74,7 @@ class Handler(BaseHTTPRequestHandler):
             return rule
         return None
 
-    def respond(self, status, headers, payload):
+    def respond(self, status, headers, payload, trickle=None):
         self.send_response(status)
         for name, value in headers.items():
             self.send_header(name, value)
@@ -81,7 +83,13 @@ class Handler(BaseHTTPRequestHandler):
                 self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
-        if status != 204:
+        if status != 204 and trickle is not None:
+            self.wfile.flush()
+            for byte in payload:
+                time.sleep(trickle)
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+        elif status != 204:
             self.wfile.write(payload)
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = handle_any

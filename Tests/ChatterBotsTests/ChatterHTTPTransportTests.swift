@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+import WebSocket
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@testable import ChatterBots
+
+/// How long a `ChatterHTTPTransport` lets one exchange take.
+@Suite struct ChatterHTTPTransportTests {
+    @Test(arguments: ["built-in", "URLSession"])
+    func anAnswerTrickledPastTheTimeoutFailsAsATimeout(transport name: String) async throws {
+        // Ten bytes 0.3 s apart: never silent for the timeout, but longer than it in all.
+        let server = try await ScriptedHTTPServer.start([
+            ScriptedRoute(method: "GET", path: "/v1/slow", rawBody: "0123456789", trickle: 0.3)
+        ])
+        defer { server.stop() }
+        let transport: ChatterHTTPTransport =
+            name == "URLSession" ? .urlSession(URLSession(configuration: .ephemeral)) : .builtIn(HTTPClient())
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/v1/slow"))
+        let error = await #expect(throws: (any Error).self) {
+            _ = try await transport.send(.init(method: "GET", url: url, headers: [], body: nil), timeout: .seconds(1))
+        }
+        switch error {
+        case HTTPClientError.timedOut(.response)?: break
+        case let error as URLError where error.code == .timedOut: break
+        default: Issue.record("expected a timeout, got \(String(describing: error))")
+        }
+    }
+}
