@@ -293,8 +293,24 @@ final class RuntimeBotContext: BotContext, BotMessaging, BotService, BotStateSto
     func sendMedia(_ attachment: MediaAttachment, caption: String?, to conversationId: Conversation.ID) async throws -> OutgoingMessage {
         try checkUsable()
         try MessageSizeLimit.checkCaption(caption)
-        let upload = try await dependencies.rest.uploadMedia(attachment.data, contentType: attachment.contentType)
+        let upload = try await upload(attachment)
         return try await send(.media(attachment.kind, upload.mediaId, caption: caption), to: conversationId)
+    }
+
+    /// `POST /media`, tried again after a failure without an answer as `MediaUploadRetry` says.
+    private func upload(_ attachment: MediaAttachment) async throws -> MediaUpload {
+        var attempts = 0
+        while true {
+            do {
+                return try await dependencies.rest.uploadMedia(attachment.data, contentType: attachment.contentType)
+            } catch {
+                attempts += 1
+                guard let delay = MediaUploadRetry.delay(after: error, attempts: attempts) else { throw error }
+                dependencies.log.warning("could not upload a file (\(error)); trying again in \(delay)", trace: trace)
+                try await dependencies.clock.sleep(for: delay)
+                try checkUsable()
+            }
+        }
     }
 
     func downloadMedia(_ mediaId: Media.ID) async throws -> MediaFile {

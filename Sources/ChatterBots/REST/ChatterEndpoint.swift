@@ -145,6 +145,12 @@ public enum ChatterEndpoint: String, Hashable, Sendable, CaseIterable {
         }
     }
 
+    /// Whether sending the request twice does no harm though it is a `POST`: the service answers a repeated
+    /// `clientMessageId` with the message it stored, and a second upload only leaves an unused file behind.
+    var repeatsHarmlessly: Bool {
+        self == .postMessage || self == .uploadMedia
+    }
+
     /// The status of a first success. `createConversation` answers 200 for an existing direct
     /// conversation and `postMessage` 200 for a repeated `clientMessageId`; clients accept any 2xx.
     public var successStatus: Int {

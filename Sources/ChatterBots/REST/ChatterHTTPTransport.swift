@@ -34,7 +34,7 @@ public enum ChatterHTTPTransport: Sendable {
             let response = try await client.send(
                 HTTPRequest(method: HTTPMethod(rawValue: request.method), target: target,
                             headers: headers, body: request.body.map { Array($0) } ?? []),
-                to: origin, timeout: timeout)
+                to: origin, timeout: timeout, repeatable: request.repeatable)
             return Response(status: response.status.code, body: Data(response.body)) { response.headers.first(name: $0) }
         case .urlSession(let session):
             var urlRequest = URLRequest(url: request.url)
@@ -54,6 +54,9 @@ public enum ChatterHTTPTransport: Sendable {
         var url: URL
         var headers: [(String, String)]
         var body: Data?
+        /// Whether sending it twice does no harm though its method is not idempotent, so that the built-in client
+        /// sends it again when a kept connection closes under it before any byte of the response.
+        var repeatable = false
     }
 
     /// What came back: status, body, and the first value of a header by name (case-insensitive).

@@ -308,7 +308,8 @@ public struct ChatterRESTClient: Sendable {
         do {
             http = try await transport.send(
                 ChatterHTTPTransport.Request(
-                    method: endpoint.method.rawValue, url: try configuration.url(for: request), headers: headers, body: body),
+                    method: endpoint.method.rawValue, url: try configuration.url(for: request), headers: headers, body: body,
+                    repeatable: endpoint.repeatsHarmlessly),
                 timeout: Self.timeout(of: endpoint))
         } catch let error as ChatterClientError {
             throw error

@@ -6,7 +6,8 @@ import Synchronization
 /// cooperative pool, and with TLS for `https`). A connection goes back to the pool when its response leaves it
 /// reusable; one unused for `idleTimeout` is closed. A request on a kept connection that the server closed before
 /// any byte of a response is sent once more on a new connection if its method is idempotent (or it carries an
-/// `Idempotency-Key`); otherwise the caller gets `connectionClosed` and decides. A request that found its connection
+/// `Idempotency-Key`, or its caller in this package says a repeat does no harm); otherwise the caller gets
+/// `connectionClosed` and decides. A request that found its connection
 /// closed before a byte of it was written goes out on another connection, whatever its method.
 ///
 /// ```swift
@@ -36,12 +37,21 @@ public final class HTTPClient: Sendable {
     public func send(
         _ request: HTTPRequest, to origin: HTTPOrigin, timeout: Duration? = nil
     ) async throws(HTTPClientError) -> HTTPResponse {
+        try await send(request, to: origin, timeout: timeout, repeatable: false)
+    }
+
+    /// `send(_:to:timeout:)` for a caller that knows sending `request` twice does no harm whatever its method
+    /// (`repeatable`: a key the server deduplicates by, a second upload that is merely unused), so that it goes out
+    /// again when a kept connection closes under it, as an idempotent request does.
+    package func send(
+        _ request: HTTPRequest, to origin: HTTPOrigin, timeout: Duration?, repeatable: Bool
+    ) async throws(HTTPClientError) -> HTTPResponse {
         var request = request
         if !request.headers.contains(name: "Host") { request.headers.add(name: "Host", value: origin.hostHeader) }
         let bytes = request.serialized()
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout ?? configuration.requestTimeout)
-        let mayRepeat = request.method.isIdempotent || request.headers.contains(name: "Idempotency-Key")
+        let mayRepeat = repeatable || request.method.isIdempotent || request.headers.contains(name: "Idempotency-Key")
         var reuses = true
         var attempts = 0
         while true {

@@ -4,6 +4,7 @@ import ChatterSandbox
 import Foundation
 import TestSupport
 import Testing
+import WebSocket
 
 /// A bot's media message, end to end: uploaded in the handler, sent with its unit of work, and resent with the same
 /// upload after a lost ack.
@@ -29,6 +30,39 @@ import Testing
             let file = try await harness.rest(harness.ana).downloadMedia(try #require(reply.mediaId))
             #expect(file.data == Self.picture)
             #expect(file.contentType == "image/gif")
+            await bot.stop()
+        }
+    }
+
+    @Test func anUploadWhoseConnectionClosedBeforeAnAnswerIsTriedAgainAndTheReplyArrives() async throws {
+        try await RuntimeHarness.run { harness in
+            let relay = try TCPRelay(targetPort: harness.sandbox.apiURL.port ?? 0)
+            defer { relay.close() }
+            relay.closeNextRequest(startingWith: "POST /v1/media ")
+            let apiThroughRelay = try #require(URL(string: "http://127.0.0.1:\(relay.port)/v1"))
+            var script = ScriptedBot(probe: BotProbe())
+            script.onMessageScript = { message, context in
+                let picture = try MediaAttachment(data: Self.picture, contentType: "image/gif")
+                try await context.messaging.replyMedia(to: message, picture, caption: "despite it")
+            }
+            // No kept connections: the upload goes out on a connection of its own, which the HTTP client never repeats.
+            let bot = try await harness.start(script) { environment in
+                environment.server.apiBaseURL = apiThroughRelay
+                environment.restTransport = .builtIn(HTTPClient(configuration: HTTPClientConfiguration(maxIdleConnectionsPerOrigin: 0)))
+            }
+            let direct = try await harness.direct(harness.ana)
+            try await harness.say("a picture please", as: harness.ana, in: direct)
+
+            try await harness.waitUntil("the first try failed") { harness.logs.contains(.warning, "could not upload a file") }
+            let retryAt = harness.clock.now.addingTimeInterval(0.5)
+            #expect(await eventually { harness.clock.nextDeadline.map { $0 <= retryAt } ?? false })
+            await harness.clock.advance(by: .milliseconds(500))
+
+            let botId = harness.botty.user.id
+            try await harness.waitUntil("the picture arrived") {
+                try await harness.messages(in: direct).contains { $0.senderId == botId && $0.kind == .photo && $0.body == "despite it" }
+            }
+            #expect(relay.closedRequests == 1)
             await bot.stop()
         }
     }

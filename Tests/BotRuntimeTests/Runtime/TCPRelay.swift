@@ -7,7 +7,9 @@ import Glibc
 
 /// A loopback TCP relay in front of the sandbox that can go silent: `freezeExisting()` makes every open
 /// connection swallow what passes in both directions without closing, as a peer behind a dead network would;
-/// new connections pass normally. The only way to make a real server withhold its `pong`.
+/// new connections pass normally. The only way to make a real server withhold its `pong`. It can also close the
+/// connection of one HTTP request unanswered (`closeNextRequest(startingWith:)`), as a server closing a kept-alive
+/// connection just as a request goes out does.
 ///
 /// Test support on blocking sockets with dedicated threads (never Swift's cooperative pool).
 final class TCPRelay: Sendable {
@@ -16,6 +18,10 @@ final class TCPRelay: Sendable {
     private let targetPort: Int
     private let connections = Mutex<[RelayedConnection]>([])
     private let isClosed = Atomic<Bool>(false)
+    /// The start of the request whose connection is closed next, unanswered.
+    private let requestToClose = Mutex<[UInt8]?>(nil)
+    /// How many connections were closed for `closeNextRequest`.
+    private let closedRequestCount = Atomic<Int>(0)
 
     init(targetPort: Int) throws {
         self.targetPort = targetPort
@@ -44,6 +50,15 @@ final class TCPRelay: Sendable {
         for connection in connections.withLock({ $0 }) { connection.frozen.store(true, ordering: .relaxed) }
     }
 
+    /// Closes, once, the next connection on which the client sends bytes starting with `prefix` (a request line such
+    /// as `POST /v1/media `), after reading them and before passing any on.
+    func closeNextRequest(startingWith prefix: String) {
+        requestToClose.withLock { $0 = Array(prefix.utf8) }
+    }
+
+    /// How many connections `closeNextRequest(startingWith:)` closed so far.
+    var closedRequests: Int { closedRequestCount.load(ordering: .relaxed) }
+
     /// Closes the listener and every connection.
     func close() {
         guard !isClosed.exchange(true, ordering: .relaxed) else { return }
@@ -71,17 +86,32 @@ final class TCPRelay: Sendable {
             }
             let connection = RelayedConnection(client: client, server: server)
             connections.withLock { $0.append(connection) }
-            Thread { Self.pump(from: client, to: server, connection) }.start()
+            Thread { [self] in Self.pump(from: client, to: server, connection, closingOn: closesConnection(startingWith:)) }.start()
             Thread { Self.pump(from: server, to: client, connection) }.start()
         }
     }
 
-    private static func pump(from source: Int32, to destination: Int32, _ connection: RelayedConnection) {
+    /// Whether bytes the client sent, `read`, start the request whose connection is to close (consuming the wish).
+    private func closesConnection(startingWith read: ArraySlice<UInt8>) -> Bool {
+        let closes = requestToClose.withLock { prefix -> Bool in
+            guard let wanted = prefix, read.starts(with: wanted) else { return false }
+            prefix = nil
+            return true
+        }
+        if closes { closedRequestCount.add(1, ordering: .relaxed) }
+        return closes
+    }
+
+    private static func pump(
+        from source: Int32, to destination: Int32, _ connection: RelayedConnection,
+        closingOn closes: (ArraySlice<UInt8>) -> Bool = { _ in false }
+    ) {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
             guard count > 0 else { break }
             if connection.frozen.load(ordering: .relaxed) { continue }
+            if closes(buffer[..<count]) { break }
             var offset = 0
             while offset < count {
                 let written = buffer.withUnsafeBytes { bytes -> Int in

@@ -135,6 +135,16 @@ struct HTTPClientTests {
         _ = peer
     }
 
+    @Test func repeatsAPostItsCallerSaysMayBeRepeated() async throws {
+        let (peer, origin) = try await startPeer(["--mode", "close-second"])
+        let client = HTTPClient()
+        _ = try await client.send(get("/a"), to: origin)
+        let response = try await client.send(
+            HTTPRequest(method: .post, target: "/media", body: Array("x".utf8)), to: origin, timeout: nil, repeatable: true)
+        #expect(String(decoding: response.body, as: UTF8.self) == "first")
+        _ = peer
+    }
+
     @Test func forgetsAKeptConnectionTheServerClosedWhileIdle() async throws {
         let (peer, origin) = try await startPeer(["--idle-timeout", "5"])
         let client = HTTPClient()
