@@ -5,10 +5,17 @@ import Synchronization
 /// Carries out the edits, deletions and reactions that handlers committed, one at a time in the order committed,
 /// over REST; each stays in the store until the service has answered, and is retried after a failure the
 /// service may get over (`MessageActionRetry`). Pending actions of an earlier run are carried out first.
+///
+/// No action goes out before the row of the one ahead of it is deleted: a row left behind would be carried out
+/// again after a restart, after the later actions (an edit undoing the one after it). A failed deletion is tried
+/// again with the backoff of `MessageActionRetry` while the rest of the queue waits.
 final class MessageActionPerformer: Sendable {
     private struct State {
         var queue: [StoredMessageAction] = []
         var known: Set<Int64> = []
+        /// The action at the head of the queue that the service answered but whose row could not be deleted yet,
+        /// with how many deletions failed.
+        var unforgotten: (row: Int64, failures: Int)?
         /// No try before this instant (a failure's backoff).
         var notBefore: Date?
         var isPerforming = false
@@ -66,6 +73,7 @@ final class MessageActionPerformer: Sendable {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.isStopped = true
             state.queue = []
+            state.unforgotten = nil
             defer { state.idleWaiters = [] }
             return state.idleWaiters
         }
@@ -90,6 +98,8 @@ final class MessageActionPerformer: Sendable {
 
     private enum Step {
         case perform(StoredMessageAction)
+        /// Delete the row of an action already answered, after a failed try.
+        case forget(StoredMessageAction)
         case wait(until: Date?)
         case end
     }
@@ -102,7 +112,7 @@ final class MessageActionPerformer: Sendable {
                 if let notBefore = state.notBefore, now < notBefore { return .wait(until: notBefore) }
                 guard let next = state.queue.first else { return .wait(until: nil) }
                 state.isPerforming = true
-                return .perform(next)
+                return state.unforgotten?.row == next.row ? .forget(next) : .perform(next)
             }
             switch step {
             case .end:
@@ -111,7 +121,10 @@ final class MessageActionPerformer: Sendable {
                 await work.wait(until: deadline)
             case .perform(let action):
                 let outcome = await perform(action)
+                report(action, outcome)
                 await finish(action, outcome)
+            case .forget(let action):
+                await finish(action, .done)
             }
         }
     }
@@ -133,12 +146,9 @@ final class MessageActionPerformer: Sendable {
         }
     }
 
-    private func finish(_ stored: StoredMessageAction, _ outcome: MessageActionRetry) async {
-        let fields = [
-            "message": stored.action.messageId.rawValue, "conversation": stored.action.conversationId.rawValue,
-            "change": MessageActionWrites.columns(of: stored.action.change).kind,
-        ]
-        let trace = stored.action.traceID ?? "message-action-\(stored.row)"
+    private func report(_ stored: StoredMessageAction, _ outcome: MessageActionRetry) {
+        let trace = Self.trace(of: stored)
+        let fields = Self.fields(of: stored)
         switch outcome {
         case .done:
             log.debug("message action carried out", trace: trace, fields)
@@ -148,9 +158,16 @@ final class MessageActionPerformer: Sendable {
         case .retry(let delay):
             log.warning("a message action failed; trying again in \(delay)", trace: trace, fields)
         }
+    }
+
+    /// Records `outcome` in the store, then in the queue: a retry counts its attempt and waits; an action done or
+    /// refused is forgotten, unless its row could not be deleted, which holds the queue until a later try deletes it.
+    private func finish(_ stored: StoredMessageAction, _ outcome: MessageActionRetry) async {
+        let trace = Self.trace(of: stored)
         let retryDelay: Duration?
         if case .retry(let delay) = outcome { retryDelay = delay } else { retryDelay = nil }
         // The row changes before anyone hears the action is done, so a test that waits for idle finds the store clean.
+        var forgetFailure: BotStoreError?
         do {
             if retryDelay != nil {
                 try await store.recordMessageActionAttempt(stored.row, error: "\(outcome)")
@@ -158,10 +175,30 @@ final class MessageActionPerformer: Sendable {
                 try await store.finishMessageAction(stored.row)
             }
         } catch {
-            log.warning("could not record a message action's outcome: \(error); it may be carried out again after a restart", trace: trace)
+            if retryDelay == nil {
+                forgetFailure = error
+            } else {
+                // Only the stored count of attempts falls behind; the action itself stays queued and stored.
+                log.warning("could not record a message action's failed attempt: \(error)", trace: trace, Self.fields(of: stored))
+            }
         }
         let row = stored.row
         let now = clock.now
+        if let forgetFailure {
+            let delay = state.withLock { state -> Duration in
+                let failures = (state.unforgotten?.row == row ? state.unforgotten?.failures ?? 0 : 0) + 1
+                let delay = MessageActionRetry.backoff(attempts: failures)
+                state.unforgotten = (row, failures)
+                state.isPerforming = false
+                state.notBefore = now.adding(delay)
+                return delay
+            }
+            log.error(
+                "could not forget a message action the service answered (\(forgetFailure)); deleting its row again in \(delay), before any later action",
+                trace: trace, Self.fields(of: stored))
+            metrics.setLastError("could not forget a message action: \(forgetFailure)")
+            return
+        }
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.isPerforming = false
             if let retryDelay {
@@ -170,6 +207,7 @@ final class MessageActionPerformer: Sendable {
                 return []
             }
             state.notBefore = nil
+            if state.unforgotten?.row == row { state.unforgotten = nil }
             state.queue.removeAll { $0.row == row }
             state.known.remove(row)
             guard state.isIdle else { return [] }
@@ -177,5 +215,16 @@ final class MessageActionPerformer: Sendable {
             return state.idleWaiters
         }
         for waiter in waiters { waiter.resume() }
+    }
+
+    private static func trace(of stored: StoredMessageAction) -> String {
+        stored.action.traceID ?? "message-action-\(stored.row)"
+    }
+
+    private static func fields(of stored: StoredMessageAction) -> [String: String] {
+        [
+            "message": stored.action.messageId.rawValue, "conversation": stored.action.conversationId.rawValue,
+            "change": MessageActionWrites.columns(of: stored.action.change).kind,
+        ]
     }
 }

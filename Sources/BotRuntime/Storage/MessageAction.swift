@@ -90,7 +90,8 @@ extension BotStore {
 
     /// Forgets the action of `row`: the service carried it out, or refused it for good.
     func finishMessageAction(_ row: Int64) async throws(BotStoreError) {
-        try await write("forget a message action") { db in
+        try await write("forget a message action") { [faults] db in
+            try faults.checkForgetting(messageAction: row)
             try db.execute(sql: MessageActionWrites.delete, arguments: [row])
         }
     }

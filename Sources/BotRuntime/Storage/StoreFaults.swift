@@ -3,8 +3,8 @@ import Synchronization
 
 /// Failures a test injects into a store, to prove that the runtime recovers from them: the unit of work handling
 /// a given message fails inside its savepoint, as a SQLite error in its writes would, and is refused alone (a unit
-/// without effects, which only marks its message handled, never fails). Nothing is armed outside tests, and then
-/// the one check per unit is an atomic read.
+/// without effects, which only marks its message handled, never fails); forgetting a carried-out message action
+/// fails as its delete would. Nothing is armed outside tests, and then the one check per write is an atomic read.
 package final class StoreFaults: Sendable {
     private struct Failure {
         var matches: @Sendable (Message) -> Bool
@@ -13,6 +13,8 @@ package final class StoreFaults: Sendable {
 
     private let isArmed = Atomic<Bool>(false)
     private let failures = Mutex<[Failure]>([])
+    /// How many of the next deletions of a message action's row fail.
+    private let forgetFailuresLeft = Mutex(0)
 
     package init() {}
 
@@ -22,9 +24,26 @@ package final class StoreFaults: Sendable {
         isArmed.store(true, ordering: .releasing)
     }
 
+    /// The next `count` deletions of a carried-out message action's row fail.
+    package func failForgettingMessageActions(count: Int = 1) {
+        forgetFailuresLeft.withLock { $0 += count }
+        isArmed.store(true, ordering: .releasing)
+    }
+
     /// How many failures are still to come.
     package var pending: Int {
-        failures.withLock { $0.reduce(0) { $0 + $1.left } }
+        failures.withLock { $0.reduce(0) { $0 + $1.left } } + forgetFailuresLeft.withLock { $0 }
+    }
+
+    /// Throws ``InjectedStoreFault`` when this deletion of a message action's `row` is one to fail.
+    func checkForgetting(messageAction row: Int64) throws {
+        guard isArmed.load(ordering: .acquiring) else { return }
+        let fails = forgetFailuresLeft.withLock { left -> Bool in
+            guard left > 0 else { return false }
+            left -= 1
+            return true
+        }
+        if fails { throw InjectedStoreFault(what: "the deletion of message action \(row)") }
     }
 
     /// Throws ``InjectedStoreFault`` when `unit` is one to fail; a failure counts only when `consuming` (a unit
@@ -36,12 +55,13 @@ package final class StoreFaults: Sendable {
             if consuming { failures[index].left -= 1 }
             return true
         }
-        if fails { throw InjectedStoreFault(message: message.id) }
+        if fails { throw InjectedStoreFault(what: "the unit handling \(message.id)") }
     }
 }
 
 /// The failure ``StoreFaults`` injects.
 struct InjectedStoreFault: Error, CustomStringConvertible {
-    var message: Message.ID
-    var description: String { "injected failure of the unit handling \(message)" }
+    /// The write that failed.
+    var what: String
+    var description: String { "injected failure of \(what)" }
 }

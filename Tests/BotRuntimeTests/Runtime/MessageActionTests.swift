@@ -125,6 +125,62 @@ import Testing
         }
     }
 
+    /// A handler that edits its reply twice, to "A" and then to "B".
+    private static func editingTwice() -> ScriptedBot {
+        var script = ScriptedBot(probe: BotProbe())
+        script.onMessageScript = { message, context in
+            let ack = try await context.reply(to: message, "draft").acknowledged()
+            try await context.messaging.edit(ack.messageId, in: message.conversationId, to: "A")
+            try await context.messaging.edit(ack.messageId, in: message.conversationId, to: "B")
+        }
+        return script
+    }
+
+    @Test func aLaterActionWaitsUntilTheRowOfTheOneBeforeIsForgotten() async throws {
+        try await RuntimeHarness.run { harness in
+            let faults = StoreFaults()
+            faults.failForgettingMessageActions(count: 1)
+            let bot = try await harness.start(Self.editingTwice()) { $0.storeFaults = faults }
+            let direct = try await harness.direct(harness.ana)
+            try await harness.say("question", as: harness.ana, in: direct)
+            try await harness.waitUntil("forgetting the first edit failed") {
+                harness.logs.contains(.error, "could not forget a message action")
+            }
+            #expect(try await harness.texts(in: direct, from: harness.botty) == ["A"])
+
+            let retryAt = harness.clock.now.addingTimeInterval(1)
+            #expect(await eventually { harness.clock.nextDeadline.map { $0 <= retryAt } ?? false })
+            await harness.clock.advance(by: .seconds(1))
+            try await harness.waitUntil("the second edit is carried out") {
+                try await harness.texts(in: direct, from: harness.botty) == ["B"]
+            }
+            try await bot.waitUntilIdle()
+            await bot.stop()
+            let store = try await BotStore.open(path: harness.environment().storeURL(forBot: "botty").path, clock: harness.clock)
+            #expect(try await store.pendingMessageActions().isEmpty)
+            await store.close()
+        }
+    }
+
+    @Test func anEditWhoseRowCouldNotBeForgottenIsNotReplayedOverALaterOneAfterARestart() async throws {
+        try await RuntimeHarness.run { harness in
+            let faults = StoreFaults()
+            faults.failForgettingMessageActions(count: 1)
+            let bot = try await harness.start(Self.editingTwice()) { $0.storeFaults = faults }
+            let direct = try await harness.direct(harness.ana)
+            try await harness.say("question", as: harness.ana, in: direct)
+            try await harness.waitUntil("forgetting the first edit failed") {
+                harness.logs.contains(.error, "could not forget a message action")
+            }
+            await bot.stop()
+
+            let restarted = try await harness.start(ScriptedBot(probe: BotProbe()))
+            try await restarted.waitUntilIdle()
+            #expect(try await harness.texts(in: direct, from: harness.botty) == ["B"])
+            await restarted.stop()
+        }
+    }
+
     @Test func anActionStoredByAnEarlierRunIsCarriedOutAfterTheStart() async throws {
         try await RuntimeHarness.run { harness in
             let direct = try await harness.direct(harness.ana)
