@@ -38,9 +38,10 @@ package struct DatabaseImage: Sendable, Hashable {
     /// usual, which creates an empty file), and when the log could not be made: the file then holds the whole image
     /// and opens as any existing database, whose first commit starts a new log.
     package func createFileIfMissing(at path: String) -> Bool {
-        // A log left without its database (a store deleted but not its -wal) is no one's: SQLite deletes it when it
-        // opens an empty file, so that way is left to it. Any other log appears only once the file below exists.
-        guard !DatabaseFile.exists(path + "-wal"),
+        // A log or rollback journal left without its database (a store deleted but not its -wal) is no one's: SQLite
+        // deletes it when it opens an empty file, where beside the image it would be replayed onto the image's pages.
+        // So that way is left to it. Any other log appears only once the file below exists.
+        guard !DatabaseFile.exists(path + "-wal"), !DatabaseFile.exists(path + "-journal"),
             DatabaseFile.createOwnerOnlyIfMissing(at: path, holding: database, syncs: true)
         else { return false }
         // A log already there (another process opening the new file first) is SQLite's to use: its name is not

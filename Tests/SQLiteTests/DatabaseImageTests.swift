@@ -123,6 +123,16 @@ import Testing
         #expect(try database.fetchOne(String.self, sql: "PRAGMA integrity_check") == "ok")
     }
 
+    @Test func aRollbackJournalLeftWithoutItsDatabaseIsDroppedNotPlayedIntoTheNewFile() throws {
+        let path = directory.file("notes.sqlite")
+        try Data(repeating: 0xd9, count: 512).write(to: URL(fileURLWithPath: path + "-journal"))
+        #expect(try notesImage().createFileIfMissing(at: path) == false)
+        let database = try Database(path: path)
+        defer { database.close() }
+        #expect(try tables(in: database) == [])
+        #expect(!FileManager.default.fileExists(atPath: path + "-journal"))
+    }
+
     @Test func aDatabaseFileCutShortLeavesNoFile() throws {
         let path = directory.file("notes.sqlite")
         let image = try notesImage()

@@ -95,11 +95,14 @@ package enum StoreTransfer {
         defer { lock.release() }
         if FileManager.default.fileExists(atPath: target) {
             guard try isMovedAway(target) else { throw .storeExists(bot: name, path: target) }
-            // The moved store's log must not be read into the imported file.
-            for suffix in ["-wal", "-shm"] where unlink(target + suffix) != 0 && errno != ENOENT {
-                throw .file(operation: "remove", path: target + suffix, errno: errno)
-            }
         }
+        // SQLite pairs a log with whatever file has its name: one left by the moved store, or by a store deleted
+        // without its log, would be replayed onto the imported pages at the next open. They are gone on disk before
+        // the imported file takes the name.
+        for suffix in ["-wal", "-shm", "-journal"] where unlink(target + suffix) != 0 && errno != ENOENT {
+            throw .file(operation: "remove", path: target + suffix, errno: errno)
+        }
+        syncDirectory(dataDirectory.path)
         guard rename(staging, target) == 0 else { throw .file(operation: "move the imported store to", path: target, errno: errno) }
         syncDirectory(dataDirectory.path)
         return Summary(bot: name, userId: pending.userId, deviceId: pending.deviceId, pendingOutbox: pending.pendingOutbox, path: target)

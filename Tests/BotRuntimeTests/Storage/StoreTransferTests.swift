@@ -169,6 +169,41 @@ struct StoreTransferTests {
         await store.close()
     }
 
+    @Test func importIgnoresTheLogOfAStoreDeletedWithoutIt() async throws {
+        try await makeBotStore(in: source)
+        _ = try await StoreTransfer.export(bot: "echo", dataDirectory: sourceURL, to: exportFile, clock: clock)
+        let old = try await openStore(in: destination, name: "echo.sqlite", clock: clock)
+        try await old.saveSession(StoredSession(
+            userId: Fixture.bot, deviceId: "D_OLD", accessToken: "old", refreshToken: "old", accessTokenExpiresAt: Fixture.start))
+        try await old.setValue("light", forKey: "theme", in: .user(Fixture.alice))
+        await old.close()
+        #expect(FileManager.default.fileExists(atPath: destination.file("echo.sqlite-wal")))
+        #expect(unlink(destination.file("echo.sqlite")) == 0)
+
+        let imported = try await StoreTransfer.importStore(from: exportFile, into: destinationURL)
+        #expect(imported.deviceId == "D_ECHO")
+        let store = try await openStore(in: destination, name: "echo.sqlite", clock: clock)
+        #expect(try await store.session() == session)
+        #expect(try await store.value(String.self, forKey: "theme", in: .user(Fixture.alice)) == "dark")
+        await store.close()
+    }
+
+    @Test func importReplacesAMovedStoreWithoutItsLogOrJournal() async throws {
+        try await makeBotStore(in: source)
+        _ = try await StoreTransfer.export(bot: "echo", dataDirectory: sourceURL, to: exportFile, clock: clock)
+        let moved = try await BotStore.open(path: source.file("echo.sqlite"), clock: clock, admitsMovedStore: true)
+        try await moved.setValue("light", forKey: "theme", in: .user(Fixture.alice))
+        await moved.close()
+        #expect(FileManager.default.fileExists(atPath: source.file("echo.sqlite-wal")))
+        #expect(FileManager.default.createFile(atPath: source.file("echo.sqlite-journal"), contents: Data(count: 512)))
+
+        _ = try await StoreTransfer.importStore(from: exportFile, into: sourceURL)
+        #expect(!FileManager.default.fileExists(atPath: source.file("echo.sqlite-journal")))
+        let store = try await openStore(in: source, name: "echo.sqlite", clock: clock)
+        #expect(try await store.value(String.self, forKey: "theme", in: .user(Fixture.alice)) == "dark")
+        await store.close()
+    }
+
     @Test func importAsGivesTheStoreAnotherBotName() async throws {
         try await makeBotStore(in: source)
         _ = try await StoreTransfer.export(bot: "echo", dataDirectory: sourceURL, to: exportFile, clock: clock)
