@@ -19,6 +19,26 @@ static inline int csqlite_disable_memory_statistics(void) {
 static inline int csqlite_set_checkpoint_on_close(sqlite3 *db, int on) {
     return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, on ? 0 : 1, (int *)0);
 }
+/* Cuts the write-ahead log of `db` after its first `frames` frames when the file is longer. A log that restarted after a
+   checkpoint writes over the frames of the one before from its start and leaves the rest of them in the file, where
+   no one reads them again (they carry the earlier log's salts): cutting them is what SQLite does at the first commit
+   after a restart, with a journal_size_limit smaller than the file. The frames' size comes from the log's header.
+   Returns SQLITE_OK when the log is as short as that, or has no file or header. */
+static inline int csqlite_truncate_log_after(sqlite3 *db, sqlite3_int64 frames) {
+    sqlite3_file *log = 0;
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &log) != SQLITE_OK || log == 0
+        || log->pMethods == 0) return SQLITE_OK;
+    sqlite3_int64 size = 0;
+    int rc = log->pMethods->xFileSize(log, &size);
+    if (rc != SQLITE_OK || size < 32) return rc;
+    unsigned char header[32];
+    rc = log->pMethods->xRead(log, header, 32, 0);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_int64 page = (sqlite3_int64)header[8] << 24 | header[9] << 16 | header[10] << 8 | header[11];
+    if (page < 512 || page > 65536 || (page & (page - 1)) != 0) return SQLITE_OK;
+    sqlite3_int64 end = 32 + frames * (24 + page);
+    return size > end ? log->pMethods->xTruncate(log, end) : SQLITE_OK;
+}
 #include <stdlib.h> /* defines __GLIBC__ on glibc */
 #if defined(__GLIBC__)
 #include <malloc.h>

@@ -33,6 +33,9 @@ public final class Database {
     /// Frames in the write-ahead log after the latest commit, counted where commits leave checkpoints to the
     /// queue; see ``checkpointIfDue()``.
     private(set) var logFrames: Int32 = 0
+    /// Whether a checkpoint has run since opening. With ``logFrames`` at 0, no commit followed the latest one: every
+    /// frame still in the log is in the database too.
+    private var hasCheckpointed = false
     /// Whether the next commit may sync: it starts the write-ahead log afresh (after opening or a checkpoint), and
     /// SQLite syncs a new log's header even at `synchronous=NORMAL`. Cleared by that commit.
     private(set) var nextCommitMaySync = true
@@ -111,9 +114,17 @@ public final class Database {
     public func close() {
         statementCache.removeAll()
         keptStatements.removeAll()
-        if leavesCheckpointsToQueue, !connection.isClosed, logFrames <= Int32(clamping: configuration.maxLogPagesLeftOnClose) {
+        // A log a checkpoint copied whole is left to closing's own checkpoint, which copies and syncs nothing and
+        // empties the file; left as it is, it would be read back and copied again after the next open.
+        if leavesCheckpointsToQueue, !connection.isClosed, !(hasCheckpointed && logFrames == 0),
+            logFrames <= Int32(clamping: configuration.maxLogPagesLeftOnClose)
+        {
             // A short log stays for the next open to read back: cheaper than copying it now and syncing the file.
             csqlite_set_checkpoint_on_close(connection.handle, 0)
+            // Its file keeps only its frames, not those of the logs before it, as closing's checkpoint would empty it.
+            if logFrames > 0, configuration.journalSizeLimit != nil {
+                _ = csqlite_truncate_log_after(connection.handle, sqlite3_int64(logFrames))
+            }
         }
         connection.close()
     }
@@ -166,6 +177,7 @@ public final class Database {
         if sqlite3_wal_checkpoint_v2(connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil) == SQLITE_OK {
             logFrames = 0
             nextCommitMaySync = true
+            hasCheckpointed = true
         }
     }
 

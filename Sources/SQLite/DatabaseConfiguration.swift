@@ -24,16 +24,18 @@ public struct DatabaseConfiguration: Sendable, Hashable {
     /// The size in bytes the write-ahead log is truncated to after a checkpoint (`PRAGMA journal_size_limit`);
     /// nil keeps SQLite's default (no limit: the log keeps its largest size).
     public var journalSizeLimit: Int?
-    /// Whether closing the connection keeps the `-wal` file (emptied, when ``journalSizeLimit`` is set) instead of
-    /// deleting it (`SQLITE_FCNTL_PERSIST_WAL`). For a database closed and reopened often (a dormant one): creating
-    /// and deleting a file each time is slow on a busy file system (ext4 scans its recently deleted inodes). Default
-    /// false.
+    /// Whether closing the connection keeps the `-wal` file (emptied, or holding only the log
+    /// ``maxLogPagesLeftOnClose`` leaves, when ``journalSizeLimit`` is set) instead of deleting it
+    /// (`SQLITE_FCNTL_PERSIST_WAL`). For a database closed and reopened often (a dormant one): creating and deleting a
+    /// file each time is slow on a busy file system (ext4 scans its recently deleted inodes). Default false.
     public var keepsWriteAheadLogFile: Bool
     /// The most pages a write-ahead log may hold for closing to leave it as it is, for the next open to read back,
     /// instead of checkpointing it into the database (`SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE`). For a database closed
     /// and reopened often (a dormant one), a checkpoint's writes and fsync cost far more than reading a short log
-    /// back. Only where commits leave checkpoints to a ``DatabaseQueue`` (``runsUncontendedWorkInline``), which
-    /// knows the log's length; default 0: closing always checkpoints, as in SQLite.
+    /// back. A log a checkpoint has copied whole since its last commit is emptied at close whatever its length (that
+    /// checkpoint copies nothing). Only where commits leave checkpoints to a ``DatabaseQueue``
+    /// (``runsUncontendedWorkInline``), which knows the log's length; default 0: closing always checkpoints, as in
+    /// SQLite.
     public var maxLogPagesLeftOnClose: Int
     /// Whether a ``DatabaseQueue`` call that finds the connection open and nothing else queued runs its closure
     /// on the caller's thread instead of hopping to the queue's thread and back (two thread wake-ups per call).
