@@ -9,8 +9,8 @@ import Darwin
 extension Database {
     /// Copies the whole database, as one consistent snapshot, into a new file at `path`, readable and writable by its
     /// owner only, with SQLite's online backup (`sqlite3_backup_init`, `_step`, `_finish`): every page in one step,
-    /// committed changes in the write-ahead log included, while this connection holds its read lock. The copy is
-    /// synced to disk before this returns.
+    /// committed changes in the write-ahead log included, while this connection holds its read lock. The copy and
+    /// its directory entry are synced to disk before this returns.
     ///
     /// Never replaces anything: when something exists at `path`, this throws ``DatabaseError/cannotOpen(path:reason:underlying:)``
     /// and leaves it. A failure partway removes the partial copy.
@@ -59,7 +59,7 @@ extension Database {
         guard finished == SQLITE_OK else {
             throw SQLiteError(connection: destination, resultCode: finished, sql: nil)
         }
-        guard DatabaseFile.flushToDisk(at: path) else {
+        guard DatabaseFile.flushToDisk(at: path), DatabaseFile.flushDirectoryToDisk(of: path) else {
             throw DatabaseError.cannotOpen(
                 path: path, reason: .other("the copy could not be synced to disk: \(String(cString: strerror(errno)))"),
                 underlying: nil)

@@ -25,6 +25,15 @@ package enum DatabaseFile {
         #endif
     }
 
+    /// Writes the entries of the directory holding `path` to disk (`fsync`), so that a file created there survives a
+    /// power loss under its name; false when it could not.
+    static func flushDirectoryToDisk(of path: String) -> Bool {
+        let descriptor = open(parentDirectory(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return fsync(descriptor) == 0
+    }
+
     /// Creates an empty file at `path` with mode 0600 unless something already exists there.
     /// An empty file is a valid empty SQLite database; an existing file is never truncated.
     static func createOwnerOnlyIfMissing(at path: String) throws {

@@ -33,7 +33,8 @@ package enum StoreTransfer {
     static let botNameKey = "bot_name"
 
     /// Copies the store of `bot` in `dataDirectory` to a new file `file` (mode 0600), then marks the store as moved
-    /// there. Refused while the bot runs (its store is locked), for a store moved already, and when `file` exists.
+    /// there; both are on disk when this returns. Refused while the bot runs (its store is locked), for a store moved
+    /// already, and when `file` exists.
     package static func export(
         bot: String, dataDirectory: URL, to file: URL, clock: any ChatterClock = SystemClock()
     ) async throws(StoreTransferError) -> Summary {
@@ -43,7 +44,9 @@ package enum StoreTransfer {
         guard !FileManager.default.fileExists(atPath: destination) else { throw .fileExists(destination) }
         let store: BotStore
         do {
-            store = try await BotStore.open(path: source, clock: clock)
+            // Every commit synced: the moved mark is on disk before success is reported, or after a power loss the
+            // bot could start here again while it runs where the file is imported.
+            store = try await BotStore.open(path: source, clock: clock, synchronous: .full)
         } catch {
             throw .store(error)
         }

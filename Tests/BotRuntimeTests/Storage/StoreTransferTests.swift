@@ -92,6 +92,18 @@ struct StoreTransferTests {
         #expect(text.contains("NEW device"))
     }
 
+    @Test func anExportLeavesTheMovedMarkInTheStoresFileAndNothingInItsLog() async throws {
+        try await makeBotStore(in: source)
+        _ = try await StoreTransfer.export(bot: "echo", dataDirectory: sourceURL, to: exportFile, clock: clock)
+        let log = try FileManager.default.attributesOfItem(atPath: source.file("echo.sqlite-wal"))[.size] as? Int
+        #expect(log == 0)
+        let fileAlone = source.file("echo-file-alone.sqlite")
+        try FileManager.default.copyItem(atPath: source.file("echo.sqlite"), toPath: fileAlone)
+        let db = try Database(path: fileAlone)
+        #expect(try StoreMove.recorded(in: db)?.file == exportFile.path)
+        db.close()
+    }
+
     @Test func exportRefusesABotThatRunsAndMarksNothing() async throws {
         try await makeBotStore(in: source)
         let running = try await openStore(in: source, name: "echo.sqlite", clock: clock)
