@@ -25,6 +25,10 @@ struct StoredMessageAction: Hashable, Sendable {
     var row: Int64
     var action: MessageAction
     var attempts: Int
+
+    /// The tries a row may record. Tries are at least a second apart, so this many takes 68 years; a number outside
+    /// (a row edited by hand) is a corrupt record rather than an overflow when the next try is counted.
+    static let attemptsRange = 0...Int(Int32.max)
 }
 
 /// The `message_actions` table's reads and writes.
@@ -74,9 +78,13 @@ enum MessageActionWrites {
         default:
             throw BotStoreError.corruptRecord(table: "message_actions", key: String(id), reason: "kind \(kind) with argument \(argument ?? "null")")
         }
+        let attempts: Int = try row["attempts"]
+        guard StoredMessageAction.attemptsRange.contains(attempts) else {
+            throw BotStoreError.corruptRecord(table: "message_actions", key: String(id), reason: "attempts holds \(attempts)")
+        }
         let action = MessageAction(
             change, of: try row.identifier("message_id"), in: try row.identifier("conversation_id"), traceID: try row["trace_id"])
-        return StoredMessageAction(row: id, action: action, attempts: try row["attempts"])
+        return StoredMessageAction(row: id, action: action, attempts: attempts)
     }
 }
 
