@@ -71,6 +71,12 @@ public actor BotSession {
     private var stopReason: BotStopReason?
 
     private var parts: SessionParts?
+    /// Requests that opened the bot's store themselves (`withStore`) before the session opened it.
+    private var storeBorrowers = 0
+    /// Set once the session begins to open its store: from then on requests wait for its `parts`.
+    private var opensStore = false
+    /// Who waits for the store to change hands: the session for the borrowers to be done, a request for `parts`.
+    private var storeWaiters: [CheckedContinuation<Void, Never>] = []
     private var admission: AdmissionQueue?
     private var runner: HandlerRunner?
     private var inputs: AsyncStream<Input>.Continuation?
@@ -155,6 +161,9 @@ public actor BotSession {
             startupTicket = ticket
         }
 
+        // A request may have the store open for a moment (`withStore`): it would refuse the session's own open.
+        while storeBorrowers > 0 { await withCheckedContinuation { storeWaiters.append($0) } }
+        opensStore = true
         let store: BotStore
         do {
             try Self.makeDirectory(environment.dataDirectory)
@@ -187,6 +196,7 @@ public actor BotSession {
         }
         let admission = parts.makeAdmission()
         self.parts = parts
+        wakeStoreWaiters()
         self.admission = admission
         self.runner = parts.makeRunner(admission: admission)
         do {
@@ -751,6 +761,7 @@ public actor BotSession {
     private func finish(_ reason: BotStopReason) -> BotStopReason {
         releaseStartupTicket()  // a first start that failed before the session ran still holds its ticket
         phase = .finished(reason)
+        wakeStoreWaiters()
         stopReason = reason
         if case .crashing = reason { setState(.crashing) } else { setState(.stopped) }
         log.info("stopped: \(reason)")
@@ -798,11 +809,21 @@ public actor BotSession {
         }
     }
 
-    /// Runs `body` with the bot's store: the open one while the bot runs, else the file opened for the call.
+    /// Runs `body` with the bot's store: the open one while the bot runs, else the file opened for the call. While
+    /// the session opens its store, the call waits for it; while the call has the file open, the session's open
+    /// waits (a store is open once in a process).
     private func withStore<T: Sendable>(
         _ body: (BotStore) async throws(BotStoreError) -> T
     ) async throws(BotStoreError) -> T {
+        while case .running = phase, parts == nil, opensStore {
+            await withCheckedContinuation { storeWaiters.append($0) }
+        }
         if case .running = phase, let parts { return try await body(parts.store) }
+        storeBorrowers += 1
+        defer {
+            storeBorrowers -= 1
+            if storeBorrowers == 0 { wakeStoreWaiters() }
+        }
         let store = try await BotStore.open(path: environment.storeURL(forBot: name).path, clock: environment.clock)
         do {
             let result = try await body(store)
@@ -812,6 +833,12 @@ public actor BotSession {
             await store.close()
             throw error
         }
+    }
+
+    private func wakeStoreWaiters() {
+        let waiters = storeWaiters
+        storeWaiters = []
+        for waiter in waiters { waiter.resume() }
     }
 
     private func waitUntilFinished() async {

@@ -64,7 +64,7 @@ import Testing
             }
             script.onJobScript = { job, context in
                 let friend = try #require(try job.payload(of: openDirect))
-                _ = try await context.directConversation(with: friend)
+                _ = try await context.service.directConversation(with: friend)
             }
             let bot = try await harness.start(script)
             try await harness.inject(.dropSocket)
