@@ -340,7 +340,7 @@ package final class ConsoleRoutes: Sendable {
             return Self.error(.unauthorized, "that is not the control token (\(ControlAccess.tokenVariable) of the process)")
         }
         var response = HTTPResponse(status: .noContent)
-        response.headers.add(name: "Set-Cookie", value: ConsoleSessions.setCookie(session))
+        response.headers.add(name: "Set-Cookie", value: ConsoleSessions.setCookie(session, answering: request))
         response.headers.add(name: "Cache-Control", value: "no-store")
         return response
     }

@@ -48,6 +48,18 @@ public struct ControlAccess: Sendable, Equatable {
         if token == nil && !Self.isLoopback(host) { throw .tokenRequired(bind: host) }
     }
 
+    /// The shortest token that is not called guessable off loopback: 16 characters, 64 bits or more as hex.
+    package static let shortTokenLength = 16
+
+    /// A warning when binding to `host` off loopback with a token short enough to be guessed (nothing limits how
+    /// often a wrong one may be tried); nil otherwise.
+    package func weakTokenWarning(bind host: String) -> String? {
+        guard let token, token.count < Self.shortTokenLength, !Self.isLoopback(host) else { return nil }
+        return "the control token has \(token.count) characters and the HTTP endpoint binds to \(host), off loopback: "
+            + "anyone who reaches the port can guess it; use \(Self.shortTokenLength) random characters or more "
+            + "(`openssl rand -hex 16`)"
+    }
+
     /// Whether `request` may use a control route.
     func permits(_ request: HTTPRequest) -> Bool {
         token == nil || hasValidBearer(request)
@@ -84,7 +96,7 @@ public struct ControlAccess: Sendable, Equatable {
     }
 
     /// Compares without stopping at the first difference, so the time taken says nothing of the token.
-    private static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         var difference = UInt8(a.count == b.count ? 0 : 1)
         for index in 0..<max(a.count, b.count) {
             difference |= (index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0)

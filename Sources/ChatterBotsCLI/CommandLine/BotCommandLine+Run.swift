@@ -310,6 +310,9 @@ extension BotCommandLine {
         do {
             let access = ControlAccess(token: try ControlAccess.token(in: environment.variables))
             try access.check(bind: bind)
+            if let warning = access.weakTokenWarning(bind: bind) {
+                environment.standardError.write(line: "\(programName): warning: \(warning)")
+            }
             return access
         } catch {
             environment.standardError.write(line: "\(programName): \(error)")

@@ -101,9 +101,22 @@ struct ConsoleRoutesTests {
         let refused = try await send(running, .get, "/console/fleet")
         #expect(refused.status == .unauthorized)
         #expect(text(refused).contains("POST /console/session"))
-        #expect(try await send(running, .get, "/console/events", headers: ["Cookie": "chatterbots_console=guessed"]).status
+        #expect(try await send(running, .get, "/console/events", headers: ["Cookie": "chatterbots_console_\(running.server.port)=guessed"]).status
             == .unauthorized)
         #expect(try await send(running, .get, "/console/fleet", headers: ["Authorization": "Bearer s3cret"]).status == .ok)
+        try await stop(running)
+    }
+
+    @Test func theSessionCookieIsNamedForItsPortAndAnotherPortsCookieOpensNothing() async throws {
+        let running = try await start(token: "s3cret")
+        let origin: HTTPHeaders = ["Origin": "http://\(running.host)", "Content-Type": "application/json"]
+        let opened = try await send(running, .post, "/console/session", headers: origin, body: #"{"token":"s3cret"}"#)
+        let cookie = try #require(opened.headers.first(name: "Set-Cookie"))
+        #expect(cookie.hasPrefix("chatterbots_console_\(running.server.port)="))
+        let pair = try #require(cookie.split(separator: ";").first)
+        let value = try #require(pair.split(separator: "=", maxSplits: 1).last)
+        let elsewhere = "chatterbots_console_\(running.server.port + 1)=\(value)"
+        #expect(try await send(running, .get, "/console/fleet", headers: ["Cookie": elsewhere]).status == .unauthorized)
         try await stop(running)
     }
 

@@ -90,6 +90,13 @@ struct HealthEndpointsForMachinesTests {
         try ControlAccess(token: "t").check(bind: "0.0.0.0")
     }
 
+    @Test func aShortTokenOffLoopbackIsWarnedAboutAndALongOneOrLoopbackIsNot() {
+        #expect(ControlAccess(token: "s3cret").weakTokenWarning(bind: "0.0.0.0")?.contains("6 characters") == true)
+        #expect(ControlAccess(token: "s3cret").weakTokenWarning(bind: "127.0.0.1") == nil)
+        #expect(ControlAccess(token: String(repeating: "a", count: 16)).weakTokenWarning(bind: "0.0.0.0") == nil)
+        #expect(ControlAccess(token: nil).weakTokenWarning(bind: "127.0.0.1") == nil)
+    }
+
     @Test func theTokenComesFromTheVariableOrFromTheFileItNames() throws {
         let directory = try TemporaryDirectory("ControlToken")
         let file = try directory.write("from-file\n", to: "token")
