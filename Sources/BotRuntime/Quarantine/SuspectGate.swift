@@ -17,10 +17,22 @@ package final class SuspectGate: Sendable {
         var nextWaiter: UInt64 = 0
         /// Other handlers waiting for a suspect's turn to end.
         var othersWaiting: [CheckedContinuation<Void, Never>] = []
-        /// Who waits for a number of suspects waiting (`waitUntilWaiting(_:)`).
-        var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-        /// Who waits for a number of other handlers waiting (`waitUntilOthersWaiting(_:)`).
-        var othersWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Who waits for a number of suspects (`waitUntilWaiting(_:)`) or of other handlers
+        /// (`waitUntilOthersWaiting(_:)`) waiting.
+        var watchers: [(count: Int, ofSuspects: Bool, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// How many suspects, or other handlers, wait.
+        func waiting(ofSuspects: Bool) -> Int { ofSuspects ? waiters.count : othersWaiting.count }
+
+        /// The watchers whose count of suspects (or of other handlers) waiting is reached now, taken out.
+        mutating func takeWatchersReached(ofSuspects: Bool) -> [CheckedContinuation<Void, Never>] {
+            let count = waiting(ofSuspects: ofSuspects)
+            let reached = { (watcher: (count: Int, ofSuspects: Bool, continuation: CheckedContinuation<Void, Never>)) in
+                watcher.ofSuspects == ofSuspects && watcher.count <= count
+            }
+            defer { watchers.removeAll(where: reached) }
+            return watchers.filter(reached).map(\.continuation)
+        }
 
         /// Whether a handler other than a suspect may start now.
         var admitsOthers: Bool { !isHeld && waiters.isEmpty }
@@ -47,22 +59,19 @@ package final class SuspectGate: Sendable {
 
     /// Returns once `count` suspects wait for the gate (for tests).
     func waitUntilWaiting(_ count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let reached = state.withLock { state -> Bool in
-                guard state.waiters.count < count else { return true }
-                state.watchers.append((count, continuation))
-                return false
-            }
-            if reached { continuation.resume() }
-        }
+        await waitUntil(count, waitingOfSuspects: true)
     }
 
     /// Returns once `count` handlers other than suspects wait for a suspect's turn to end (for tests).
     func waitUntilOthersWaiting(_ count: Int) async {
+        await waitUntil(count, waitingOfSuspects: false)
+    }
+
+    private func waitUntil(_ count: Int, waitingOfSuspects ofSuspects: Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let reached = state.withLock { state -> Bool in
-                guard state.othersWaiting.count < count else { return true }
-                state.othersWatchers.append((count, continuation))
+                guard state.waiting(ofSuspects: ofSuspects) < count else { return true }
+                state.watchers.append((count, ofSuspects, continuation))
                 return false
             }
             if reached { continuation.resume() }
@@ -86,9 +95,7 @@ package final class SuspectGate: Sendable {
                     }
                     guard !Task.isCancelled else { return (false, []) }
                     state.waiters.append((id, continuation))
-                    let count = state.waiters.count
-                    defer { state.watchers.removeAll { $0.count <= count } }
-                    return (nil, state.watchers.filter { $0.count <= count }.map(\.continuation))
+                    return (nil, state.takeWatchersReached(ofSuspects: true))
                 }
                 for watcher in watchers { watcher.resume() }
                 if let entered { continuation.resume(returning: entered) }
@@ -132,9 +139,7 @@ package final class SuspectGate: Sendable {
             let (entered, watchers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
                 guard state.admitsOthers else {
                     state.othersWaiting.append(continuation)
-                    let count = state.othersWaiting.count
-                    defer { state.othersWatchers.removeAll { $0.count <= count } }
-                    return (false, state.othersWatchers.filter { $0.count <= count }.map(\.continuation))
+                    return (false, state.takeWatchersReached(ofSuspects: false))
                 }
                 state.othersRunning += 1
                 return (true, [])
