@@ -88,26 +88,38 @@ final class SessionQuarantine: Sendable {
         return verdict
     }
 
-    /// Waits until no other suspect of the process runs, and holds the gate until `run` completes or is abandoned;
-    /// false, holding nothing, when the session stopped meanwhile (its task cancelled, or `run` abandoned).
-    func enterAlone(until run: HandlerRun) async -> Bool {
-        guard await gate.enter() else { return false }
-        run.onEnd { [gate] in gate.leave() }
-        return !run.isAbandoned && !Task.isCancelled
+    /// Waits until nothing else runs in the process and no suspect before it waits, then holds the gate for `run`'s
+    /// turn: until the returned turn ends, or `run` completes or is abandoned; nil, holding nothing, when the
+    /// session stopped meanwhile (its task cancelled, or `run` abandoned).
+    func enterAlone(until run: HandlerRun) async -> SuspectGate.Turn? {
+        guard await gate.enter() else { return nil }
+        return turn(of: run) { [gate] in gate.leave() }
     }
 
-    /// Counts `run`, not a suspect, as running beside the process's other handlers until it completes or is
-    /// abandoned; false, counting nothing, while a suspect has its turn or waits for it.
-    func enterAsOtherAtOnce(until run: HandlerRun) -> Bool {
-        guard gate.enterAsOtherAtOnce() else { return false }
-        run.onEnd { [gate] in gate.leaveAsOther() }
-        return true
+    /// Counts `run`, not a suspect, as running beside the process's other handlers until the returned turn ends,
+    /// or `run` completes or is abandoned; nil, counting nothing, while a suspect has its turn or waits for it.
+    func enterAsOtherAtOnce(until run: HandlerRun) -> SuspectGate.Turn? {
+        guard gate.enterAsOtherAtOnce() else { return nil }
+        return turn(of: run) { [gate] in gate.leaveAsOther() }
     }
 
-    /// Waits for the suspects' turns to end, then counts `run` as running until it completes or is abandoned.
-    func enterAsOther(until run: HandlerRun) async {
-        await gate.enterAsOther()
-        run.onEnd { [gate] in gate.leaveAsOther() }
+    /// Waits for the suspects' turns to end, then counts `run` as `enterAsOtherAtOnce(until:)` does; nil when the
+    /// session stopped meanwhile.
+    func enterAsOther(until run: HandlerRun) async -> SuspectGate.Turn? {
+        guard await gate.enterAsOther() else { return nil }
+        return turn(of: run) { [gate] in gate.leaveAsOther() }
+    }
+
+    /// The turn of `run` at the gate, which `leave` gives back; nil, given back at once, when the run was abandoned
+    /// or its task cancelled while it waited.
+    private func turn(of run: HandlerRun, leave: @escaping @Sendable () -> Void) -> SuspectGate.Turn? {
+        let turn = SuspectGate.Turn(leave: leave)
+        run.onEnd { turn.end() }
+        guard !run.isAbandoned, !Task.isCancelled else {
+            turn.end()
+            return nil
+        }
+        return turn
     }
 
     /// Marks `work` as running (nil when there is no table, or it is full). A retry of the quarantine entry

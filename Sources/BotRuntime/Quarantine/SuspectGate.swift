@@ -15,8 +15,9 @@ package final class SuspectGate: Sendable {
         /// Suspects in arrival order; resumed with true when handed the gate, false when their task was cancelled first.
         var waiters: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
         var nextWaiter: UInt64 = 0
-        /// Other handlers waiting for a suspect's turn to end.
-        var othersWaiting: [CheckedContinuation<Void, Never>] = []
+        /// Other handlers waiting for a suspect's turn to end; resumed with true when let in, false when their task
+        /// was cancelled first.
+        var othersWaiting: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
         /// Who waits for a number of suspects (`waitUntilWaiting(_:)`) or of other handlers
         /// (`waitUntilOthersWaiting(_:)`) waiting.
         var watchers: [(count: Int, ofSuspects: Bool, continuation: CheckedContinuation<Void, Never>)] = []
@@ -45,11 +46,11 @@ package final class SuspectGate: Sendable {
         }
 
         /// Lets the other handlers waiting in, when no suspect runs or waits.
-        mutating func admitOthersWaiting() -> [CheckedContinuation<Void, Never>] {
+        mutating func admitOthersWaiting() -> [CheckedContinuation<Bool, Never>] {
             guard !isHeld, !othersWaiting.isEmpty else { return [] }
             defer { othersWaiting = [] }
             othersRunning += othersWaiting.count
-            return othersWaiting
+            return othersWaiting.map(\.continuation)
         }
     }
 
@@ -82,10 +83,7 @@ package final class SuspectGate: Sendable {
     /// holding nothing, when the task was cancelled while it waited.
     @discardableResult
     func enter() async -> Bool {
-        let id = state.withLock { state in
-            defer { state.nextWaiter += 1 }
-            return state.nextWaiter
-        }
+        let id = newWaiterID()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let (entered, watchers) = state.withLock { state -> (Bool?, [CheckedContinuation<Void, Never>]) in
@@ -101,13 +99,20 @@ package final class SuspectGate: Sendable {
                 if let entered { continuation.resume(returning: entered) }
             }
         } onCancel: {
-            let (cancelled, admitted) = state.withLock { state -> (CheckedContinuation<Bool, Never>?, [CheckedContinuation<Void, Never>]) in
+            let (cancelled, admitted) = state.withLock { state -> (CheckedContinuation<Bool, Never>?, [CheckedContinuation<Bool, Never>]) in
                 guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return (nil, []) }
                 let cancelled = state.waiters.remove(at: index).continuation
                 return (cancelled, state.waiters.isEmpty ? state.admitOthersWaiting() : [])
             }
             cancelled?.resume(returning: false)
-            for other in admitted { other.resume() }
+            for other in admitted { other.resume(returning: true) }
+        }
+    }
+
+    private func newWaiterID() -> UInt64 {
+        state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
         }
     }
 
@@ -118,7 +123,7 @@ package final class SuspectGate: Sendable {
             let admitted = state.admitOthersWaiting()
             return (admitted, admitted.isEmpty ? state.handToNextSuspect() : nil)
         }
-        for other in admitted { other.resume() }
+        for other in admitted { other.resume(returning: true) }
         next?.resume(returning: true)
     }
 
@@ -133,19 +138,30 @@ package final class SuspectGate: Sendable {
     }
 
     /// Waits while a suspect runs or waits, then counts a handler other than a suspect as running until
-    /// `leaveAsOther()`.
-    func enterAsOther() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let (entered, watchers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
-                guard state.admitsOthers else {
-                    state.othersWaiting.append(continuation)
-                    return (false, state.takeWatchersReached(ofSuspects: false))
+    /// `leaveAsOther()`; false, counting nothing, when the task was cancelled while it waited.
+    @discardableResult
+    func enterAsOther() async -> Bool {
+        let id = newWaiterID()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let (entered, watchers) = state.withLock { state -> (Bool?, [CheckedContinuation<Void, Never>]) in
+                    if state.admitsOthers {
+                        state.othersRunning += 1
+                        return (true, [])
+                    }
+                    guard !Task.isCancelled else { return (false, []) }
+                    state.othersWaiting.append((id, continuation))
+                    return (nil, state.takeWatchersReached(ofSuspects: false))
                 }
-                state.othersRunning += 1
-                return (true, [])
+                for watcher in watchers { watcher.resume() }
+                if let entered { continuation.resume(returning: entered) }
             }
-            for watcher in watchers { watcher.resume() }
-            if entered { continuation.resume() }
+        } onCancel: {
+            let cancelled = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                guard let index = state.othersWaiting.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.othersWaiting.remove(at: index).continuation
+            }
+            cancelled?.resume(returning: false)
         }
     }
 
@@ -160,4 +176,26 @@ package final class SuspectGate: Sendable {
 
     /// Whether no suspect holds the gate or waits for it (for tests).
     var isFree: Bool { state.withLock { !$0.isHeld && $0.waiters.isEmpty } }
+
+    /// Whether a suspect has its turn (for tests).
+    var isHeld: Bool { state.withLock { $0.isHeld } }
+
+    /// How many handlers other than suspects run (for tests).
+    var othersRunning: Int { state.withLock { $0.othersRunning } }
+
+    /// One turn at the gate, given back once however many of its ends (the handler returned, its run completed or
+    /// was abandoned) come.
+    final class Turn: Sendable {
+        private let leave: @Sendable () -> Void
+        private let isOver = Atomic<Bool>(false)
+
+        init(leave: @escaping @Sendable () -> Void) {
+            self.leave = leave
+        }
+
+        func end() {
+            guard !isOver.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            leave()
+        }
+    }
 }

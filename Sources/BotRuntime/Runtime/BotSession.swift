@@ -98,6 +98,8 @@ public actor BotSession {
     /// The access token of the last connect attempt: a 4001 refused it.
     private var lastConnectToken: String?
     private var hasStarted = false
+    /// `onStart`, then the dispatcher's start (`startIfNeeded()`); cancelled by the teardown.
+    private var startTask: Task<Void, Never>?
     private var hasSynchronized = false
     private var connects = 0
     private var finishedWaiters: [CheckedContinuation<Void, Never>] = []
@@ -483,8 +485,9 @@ public actor BotSession {
         guard !hasStarted, let runner, let timers else { return }
         hasStarted = true
         let timeout = environment.handlerTimeout
-        Task(executorPreference: SessionExecutor.preferred) { [weak self] in
+        startTask = Task(executorPreference: SessionExecutor.preferred) { [weak self] in
             await runner.runStart(timeout: timeout, timers: timers)
+            guard !Task.isCancelled else { return }
             await self?.post(.started)
         }
     }
@@ -722,6 +725,7 @@ public actor BotSession {
 
     private func tearDown() async {
         timers?.stop()
+        startTask?.cancel()
         gateEntry?.cancel()
         gateEntry = nil
         releaseStartupTicket()

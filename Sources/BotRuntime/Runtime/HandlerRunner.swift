@@ -51,25 +51,32 @@ final class HandlerRunner: HandlerDispatcher.Runner {
         await self.run(work, run, onTurn: {})
     }
 
-    /// Runs `work` as the quarantine says; `onTurn` is called as its handler's turn comes, which a crash suspect
-    /// waits for behind the other suspects of the process: its timeout counts from then.
+    /// Runs `work` as the quarantine says; `onTurn` is called as its handler's turn comes (a crash suspect waits
+    /// until nothing else runs in the process, other work while a suspect has its turn): its timeout counts from
+    /// then.
     func run(_ work: HandlerWork, _ run: HandlerRun, onTurn: () -> Void) async {
         switch quarantine.verdict(for: work) {
         case .run:
-            // While a suspect of the process has its turn, nothing else runs; waiting for it is not running.
-            if !quarantine.enterAsOtherAtOnce(until: run) {
+            // While a suspect of the process has its turn, nothing else runs; waiting for it is not running. A
+            // handler whose session stopped while it waited does not run.
+            var turn = quarantine.enterAsOtherAtOnce(until: run)
+            if turn == nil {
                 dispatcher.holdTimeout(of: run)
-                await quarantine.enterAsOther(until: run)
+                turn = await quarantine.enterAsOther(until: run)
                 dispatcher.restartTimeout(of: run)
-                guard !run.isAbandoned else { return }
+                guard turn != nil else {
+                    _ = run.abandon()
+                    return
+                }
             }
             onTurn()
             await perform(work, run)
+            turn?.end()
         case .runAsSuspect(let suspect):
-            // The handler's timeout counts from its turn: waiting behind other bots' suspects is not running.
+            // The handler's timeout counts from its turn: waiting for the process's other handlers is not running.
             dispatcher.holdTimeout(of: run)
             // A suspect whose session stopped while it waited stays suspect, for the next start.
-            guard await quarantine.enterAlone(until: run) else {
+            guard let turn = await quarantine.enterAlone(until: run) else {
                 _ = run.abandon()
                 return
             }
@@ -77,6 +84,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             onTurn()
             log.notice("running crash suspect alone (attempt \(suspect.attempts + 1))", trace: suspect.trace, ["work": suspect.key])
             await perform(work, run)
+            turn.end()
             // A suspect that a stop of the session cancelled did not run to its end: it stays suspect. One that
             // finished while the session drained did, and passes.
             if !Task.isCancelled { await quarantine.passed(suspect.key) }
@@ -459,8 +467,17 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             }
             done.wake()
         }
-        await done.wait()
+        // A session that stops ends its `onStart`: one still waiting for its turn does not run after the stop.
+        await withTaskCancellationHandler {
+            await done.wait()
+        } onCancel: {
+            handler.cancel()
+        }
         timers.cancel(.startTimeout)
+        if Task.isCancelled {
+            _ = run.abandon()
+            return
+        }
         if run.abandon() {
             handler.cancel()
             // It ran until its timeout without the process dying: a suspect no more, as any handler's (`recover`).

@@ -318,6 +318,25 @@ import Testing
         }
     }
 
+    /// An `onStart` waiting for another bot's suspect when its bot stops never runs: the stop ends its wait.
+    @Test func anOnStartWaitingForAnotherBotsSuspectWhenItsBotStopsDoesNotRunAfterTheStop() async throws {
+        try await RuntimeHarness.run { harness in
+            let gate = SuspectGate()
+            #expect(await gate.enter())
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe), waitUntilLive: false) { $0.suspectGate = gate }
+            await gate.waitUntilOthersWaiting(1)
+            let stopped = Task { await bot.stop(deadline: .seconds(1)) }
+            try await bot.waitUntil(.stopping)
+            await harness.clock.advance(by: .seconds(2))
+            _ = await stopped.value
+
+            gate.leave()
+            #expect(gate.othersRunning == 0, "nothing waited for the gate any more")
+            #expect(probe.starts == 0)
+        }
+    }
+
     @Test func anOnStartSuspectWaitingItsTurnLongerThanItsTimeoutStillRuns() async throws {
         try await RuntimeHarness.run { harness in
             try await recordCrashes(["onStart"], handler: "onStart", in: harness)
