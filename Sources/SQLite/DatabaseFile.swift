@@ -27,7 +27,7 @@ package enum DatabaseFile {
 
     /// Writes the entries of the directory holding `path` to disk (`fsync`), so that a file created there survives a
     /// power loss under its name; false when it could not.
-    static func flushDirectoryToDisk(of path: String) -> Bool {
+    package static func flushDirectoryToDisk(of path: String) -> Bool {
         let descriptor = open(parentDirectory(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }

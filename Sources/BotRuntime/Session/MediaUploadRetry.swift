@@ -4,7 +4,8 @@ import ChatterBots
 /// `RuntimeBotContext.sendMedia`, apart from its I/O.
 ///
 /// A repeated upload leaves at most an unused file behind, never a message, so a try that got no answer (a
-/// connection refused, lost, or closed before the response, as a stale kept-alive one is) goes again: after 0.5 s,
+/// connection refused, lost, or closed before the response, as a stale kept-alive one is, or a deadline passed;
+/// the handler's own timeout bounds them all) goes again: after 0.5 s,
 /// then 1 s, three tries in all, kept short because the handler waits for them. An answer of the service (a
 /// refusal, a rate limit) and a cancellation are the handler's to handle.
 enum MediaUploadRetry {

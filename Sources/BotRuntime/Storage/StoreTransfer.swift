@@ -105,9 +105,9 @@ package enum StoreTransfer {
         for suffix in ["-wal", "-shm", "-journal"] where unlink(target + suffix) != 0 && errno != ENOENT {
             throw .file(operation: "remove", path: target + suffix, errno: errno)
         }
-        syncDirectory(dataDirectory.path)
+        try syncDirectory(of: target)
         guard rename(staging, target) == 0 else { throw .file(operation: "move the imported store to", path: target, errno: errno) }
-        syncDirectory(dataDirectory.path)
+        try syncDirectory(of: target)
         return Summary(bot: name, userId: pending.userId, deviceId: pending.deviceId, pendingOutbox: pending.pendingOutbox, path: target)
     }
 
@@ -189,11 +189,10 @@ package enum StoreTransfer {
         guard fsync(output) == 0 else { throw .file(operation: "sync", path: destination, errno: errno) }
     }
 
-    /// Makes a rename in `directory` durable; a failure only leaves it to the file system's next flush.
-    private static func syncDirectory(_ directory: String) {
-        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        _ = fsync(descriptor)
-        close(descriptor)
+    /// Makes the removals and renames in the directory of `path` durable before the import goes on.
+    private static func syncDirectory(of path: String) throws(StoreTransferError) {
+        guard DatabaseFile.flushDirectoryToDisk(of: path) else {
+            throw .file(operation: "sync the directory of", path: path, errno: errno)
+        }
     }
 }

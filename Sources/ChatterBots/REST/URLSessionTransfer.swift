@@ -36,8 +36,9 @@ enum URLSessionTransfer {
                 task.resume()
                 if cancelled { Transfer.cancelLater(task) }
                 let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-                    if transfer.expire() { task.cancel() }
+                // Weak: a transfer that finished is not kept alive until its deadline.
+                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak transfer, weak task] in
+                    if let transfer, let task, transfer.expire() { task.cancel() }
                 }
             }
         } onCancel: {

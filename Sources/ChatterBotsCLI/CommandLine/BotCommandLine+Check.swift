@@ -8,15 +8,13 @@ extension BotCommandLine {
     func check(
         configuration path: String?, shards: Int? = nil, from: Int? = nil, in environment: CommandEnvironment
     ) async -> ExitCode {
-        guard let (configuration, lineup) = loadLineup(path, in: environment) else { return .usageError }
-        let url = configurationURL(path, in: environment)
-        if case .sandbox = configuration.server {
-            let issues = EmbeddedSandbox.accountIssues(of: configuration.bots)
-            guard issues.isEmpty else {
-                environment.standardError.write(line: "\(programName): \(ConfigurationError(issues: issues, file: url.path))")
-                return .usageError
-            }
+        // The embedded sandbox's rules for accounts, reported with every other problem of the file.
+        let sandboxAccounts = { (configuration: BotsConfiguration) -> [ConfigurationIssue] in
+            guard case .sandbox = configuration.server else { return [] }
+            return EmbeddedSandbox.accountIssues(of: configuration.bots)
         }
+        guard let (configuration, lineup) = loadLineup(path, in: environment, problems: sandboxAccounts) else { return .usageError }
+        let url = configurationURL(path, in: environment)
         var lines = ["\(url.path) is valid: \(lineup.members.count) bot\(lineup.members.count == 1 ? "" : "s")."]
         switch configuration.server {
         case .sandbox:

@@ -104,8 +104,12 @@ public struct BotCommandLine: Sendable {
         environment.resolve(path ?? "bots.json")
     }
 
-    /// The loaded configuration and its bots, or nil after printing why there are none (a usage error).
-    func loadLineup(_ path: String?, in environment: CommandEnvironment) -> (BotsConfiguration, BotLineup)? {
+    /// The loaded configuration and its bots, or nil after printing why there are none (a usage error), with the
+    /// `problems` found in the loaded configuration besides its bots' kinds and options, all at once.
+    func loadLineup(
+        _ path: String?, in environment: CommandEnvironment,
+        problems: (BotsConfiguration) -> [ConfigurationIssue] = { _ in [] }
+    ) -> (BotsConfiguration, BotLineup)? {
         let url = configurationURL(path, in: environment)
         guard FileManager.default.fileExists(atPath: url.path) else {
             let advice = path == nil
@@ -114,10 +118,18 @@ public struct BotCommandLine: Sendable {
             environment.standardError.write(line: "\(programName): no configuration at \(url.path); \(advice)")
             return nil
         }
-        do {
+        do throws(ConfigurationError) {
             let configuration = try BotsConfiguration.load(
                 contentsOf: url, environment: environment.variables, knownKinds: Set(kinds.map(\.name)))
-            return (configuration, try BotLineup(configuration: configuration, kinds: kinds))
+            let found = problems(configuration)
+            let lineup: BotLineup
+            do throws(ConfigurationError) {
+                lineup = try BotLineup(configuration: configuration, kinds: kinds)
+            } catch {
+                throw ConfigurationError(issues: error.issues + found, file: error.file)
+            }
+            guard found.isEmpty else { throw ConfigurationError(issues: found) }
+            return (configuration, lineup)
         } catch {
             var error = error
             if error.file == nil { error.file = url.path }

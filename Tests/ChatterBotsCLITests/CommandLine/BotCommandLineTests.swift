@@ -190,6 +190,19 @@ struct BotCommandLineTests {
         #expect(harness.output.all.isEmpty)
     }
 
+    @Test func checkReportsTheSandboxsAccountRulesWithTheKindsProblemsAtOnce() async throws {
+        let harness = try CommandHarness()
+        try harness.directory.write(#"""
+            {"server": "sandbox", "bots": [
+              {"name": "greeter", "kind": "greeting", "credentials": {"username": "greet-bot", "password": "password-g"},
+               "friendRequests": "everyone", "options": {"greeting": 3}}]}
+            """#, to: "bots.json")
+        #expect(await harness.run("check") == .usageError)
+        let text = harness.errors.text
+        #expect(text.contains(#"bot "greeter", options.greeting"#))
+        #expect(text.contains(#"bot "greeter", credentials.username: "greet-bot" is refused by the embedded sandbox"#))
+    }
+
     @Test func optionsAKindRefusesStopTheRunBeforeAnythingStartsWithExit2() async throws {
         let harness = try CommandHarness()
         try harness.directory.write(#"""
