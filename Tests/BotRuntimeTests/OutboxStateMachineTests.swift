@@ -17,6 +17,17 @@ struct OutboxHarness {
 
     func at(_ seconds: TimeInterval) -> Date { start.addingTimeInterval(seconds) }
 
+    /// Entry 1 sent and refused for now (`INTERNAL`), entry 2 of the same conversation committed behind it.
+    static func holdingTheSecondBehindTheRefusedFirst() -> OutboxHarness {
+        var outbox = OutboxHarness()
+        _ = outbox.machine.entriesCommitted([outbox.entry(1)])
+        _ = outbox.machine.connected(generation: 1)
+        _ = outbox.sent()
+        _ = outbox.error(.internalError, to: 1)
+        _ = outbox.machine.entriesCommitted([outbox.entry(2)])
+        return outbox
+    }
+
     mutating func advance(to seconds: TimeInterval) { now = at(seconds) }
 
     /// A pending entry of row `sequence` to `conversation`, never sent unless `firstSentAt` says when.
@@ -238,12 +249,7 @@ struct OutboxStateMachineErrorTests {
     }
 
     @Test func aHeldEntryRefusedForGoodReleasesTheEntriesBehindIt() {
-        var outbox = OutboxHarness()
-        _ = outbox.machine.entriesCommitted([outbox.entry(1)])
-        _ = outbox.machine.connected(generation: 1)
-        _ = outbox.sent()
-        _ = outbox.error(.internalError, to: 1)
-        _ = outbox.machine.entriesCommitted([outbox.entry(2)])
+        var outbox = OutboxHarness.holdingTheSecondBehindTheRefusedFirst()
         #expect(outbox.step() == .wait(until: outbox.at(1)))
         outbox.advance(to: 1)
         #expect(outbox.sent() == [1])
@@ -544,12 +550,7 @@ struct OutboxStateMachineAckTests {
     }
 
     @Test func aRefusedEntryFoundDeliveredReleasesTheEntriesBehindIt() {
-        var outbox = OutboxHarness()
-        _ = outbox.machine.entriesCommitted([outbox.entry(1)])
-        _ = outbox.machine.connected(generation: 1)
-        _ = outbox.sent()
-        _ = outbox.error(.internalError, to: 1)
-        _ = outbox.machine.entriesCommitted([outbox.entry(2)])
+        var outbox = OutboxHarness.holdingTheSecondBehindTheRefusedFirst()
         #expect(outbox.step() == .wait(until: outbox.at(1)))
 
         #expect(outbox.machine.ownMessagesFound([outbox.ack(1, seq: 10)], now: outbox.now).wakesSender)

@@ -136,16 +136,23 @@ import Testing
         return script
     }
 
+    /// Starts botty editing its reply twice (`editingTwice()`) with a store that fails to forget the first edit's
+    /// row once; returns once the first edit was carried out and forgetting it failed.
+    static func editTwiceUntilForgettingTheFirstFails(in harness: RuntimeHarness) async throws -> (RunningBot, Conversation) {
+        let faults = StoreFaults()
+        faults.failForgettingMessageActions(count: 1)
+        let bot = try await harness.start(Self.editingTwice()) { $0.storeFaults = faults }
+        let direct = try await harness.direct(harness.ana)
+        try await harness.say("question", as: harness.ana, in: direct)
+        try await harness.waitUntil("forgetting the first edit failed") {
+            harness.logs.contains(.error, "could not forget a message action")
+        }
+        return (bot, direct)
+    }
+
     @Test func aLaterActionWaitsUntilTheRowOfTheOneBeforeIsForgotten() async throws {
         try await RuntimeHarness.run { harness in
-            let faults = StoreFaults()
-            faults.failForgettingMessageActions(count: 1)
-            let bot = try await harness.start(Self.editingTwice()) { $0.storeFaults = faults }
-            let direct = try await harness.direct(harness.ana)
-            try await harness.say("question", as: harness.ana, in: direct)
-            try await harness.waitUntil("forgetting the first edit failed") {
-                harness.logs.contains(.error, "could not forget a message action")
-            }
+            let (bot, direct) = try await Self.editTwiceUntilForgettingTheFirstFails(in: harness)
             #expect(try await harness.texts(in: direct, from: harness.botty) == ["A"])
 
             let retryAt = harness.clock.now.addingTimeInterval(1)
@@ -164,14 +171,7 @@ import Testing
 
     @Test func anEditWhoseRowCouldNotBeForgottenIsNotReplayedOverALaterOneAfterARestart() async throws {
         try await RuntimeHarness.run { harness in
-            let faults = StoreFaults()
-            faults.failForgettingMessageActions(count: 1)
-            let bot = try await harness.start(Self.editingTwice()) { $0.storeFaults = faults }
-            let direct = try await harness.direct(harness.ana)
-            try await harness.say("question", as: harness.ana, in: direct)
-            try await harness.waitUntil("forgetting the first edit failed") {
-                harness.logs.contains(.error, "could not forget a message action")
-            }
+            let (bot, direct) = try await Self.editTwiceUntilForgettingTheFirstFails(in: harness)
             await bot.stop()
 
             let restarted = try await harness.start(ScriptedBot(probe: BotProbe()))
