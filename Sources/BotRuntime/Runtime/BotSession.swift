@@ -100,6 +100,8 @@ public actor BotSession {
     private var hasStarted = false
     /// `onStart`, then the dispatcher's start (`startIfNeeded()`); cancelled by the teardown.
     private var startTask: Task<Void, Never>?
+    /// Set as the teardown begins: nothing starts any more (a sign-in that ends meanwhile starts no `onStart`).
+    private var isTornDown = false
     private var hasSynchronized = false
     private var connects = 0
     private var finishedWaiters: [CheckedContinuation<Void, Never>] = []
@@ -164,8 +166,9 @@ public actor BotSession {
         }
 
         // A request may have the store open for a moment (`withStore`): it would refuse the session's own open.
-        while storeBorrowers > 0 { await withCheckedContinuation { storeWaiters.append($0) } }
+        // Requests coming meanwhile wait for the session's store instead of borrowing it again.
         opensStore = true
+        while storeBorrowers > 0 { await withCheckedContinuation { storeWaiters.append($0) } }
         let store: BotStore
         do {
             try Self.makeDirectory(environment.dataDirectory)
@@ -482,7 +485,7 @@ public actor BotSession {
     /// After the first sign-in: `onStart`, then the dispatcher and the scheduler. Events that arrive meanwhile
     /// wait in their lanes.
     private func startIfNeeded() {
-        guard !hasStarted, let runner, let timers else { return }
+        guard !hasStarted, !isTornDown, let runner, let timers else { return }
         hasStarted = true
         let timeout = environment.handlerTimeout
         startTask = Task(executorPreference: SessionExecutor.preferred) { [weak self] in
@@ -724,6 +727,7 @@ public actor BotSession {
     // MARK: - The end
 
     private func tearDown() async {
+        isTornDown = true
         timers?.stop()
         startTask?.cancel()
         gateEntry?.cancel()
