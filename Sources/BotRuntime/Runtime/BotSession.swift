@@ -805,7 +805,7 @@ public actor BotSession {
 
     /// Forgets the quarantined entry `id`; returns whether there was one.
     package func dropQuarantined(_ id: Int64) async throws(BotStoreError) -> Bool {
-        if case .running = phase, let parts {
+        if case .running = phase, !isTornDown, let parts {
             return try await parts.quarantine.drop(id)
         }
         let metrics = metrics
@@ -818,12 +818,12 @@ public actor BotSession {
     }
 
     /// Runs `body` with the bot's store: the open one while the bot runs, else the file opened for the call. While
-    /// the session opens its store, the call waits for it; while the call has the file open, the session's open
-    /// waits (a store is open once in a process).
+    /// the session opens its store, the call waits for it, and while it tears down (closing the store), for its end;
+    /// while the call has the file open, the session's open waits (a store is open once in a process).
     private func withStore<T: Sendable>(
         _ body: (BotStore) async throws(BotStoreError) -> T
     ) async throws(BotStoreError) -> T {
-        while case .running = phase, parts == nil, opensStore {
+        while case .running = phase, isTornDown || (parts == nil && opensStore) {
             await withCheckedContinuation { storeWaiters.append($0) }
         }
         if case .running = phase, let parts { return try await body(parts.store) }
