@@ -71,11 +71,9 @@ public actor BotSession {
     private var stopReason: BotStopReason?
 
     private var parts: SessionParts?
-    /// Requests that opened the bot's store themselves (`withStore`) before the session opened it.
-    private var storeBorrowers = 0
-    /// Set once the session begins to open its store: from then on requests wait for its `parts`.
+    /// Set once the session claims its store's file (`StoreHandOff`): from then on requests wait for its `parts`.
     private var opensStore = false
-    /// Who waits for the store to change hands: the session for the borrowers to be done, a request for `parts`.
+    /// Requests waiting for the session's `parts`, or for its end.
     private var storeWaiters: [CheckedContinuation<Void, Never>] = []
     private var admission: AdmissionQueue?
     private var runner: HandlerRunner?
@@ -165,10 +163,10 @@ public actor BotSession {
             startupTicket = ticket
         }
 
-        // A request may have the store open for a moment (`withStore`): it would refuse the session's own open.
-        // Requests coming meanwhile wait for the session's store instead of borrowing it again.
+        // A request may have the store's file open for a moment (`withStore`, through this session or an earlier
+        // one of the bot): it would refuse the session's own open. Requests coming meanwhile wait for this one.
         opensStore = true
-        while storeBorrowers > 0 { await withCheckedContinuation { storeWaiters.append($0) } }
+        await StoreHandOff.shared.claim(environment.storeURL(forBot: name).path)
         let store: BotStore
         do {
             try Self.makeDirectory(environment.dataDirectory)
@@ -769,6 +767,7 @@ public actor BotSession {
     private func finish(_ reason: BotStopReason) -> BotStopReason {
         releaseStartupTicket()  // a first start that failed before the session ran still holds its ticket
         phase = .finished(reason)
+        if opensStore { StoreHandOff.shared.release(environment.storeURL(forBot: name).path) }
         wakeStoreWaiters()
         stopReason = reason
         if case .crashing = reason { setState(.crashing) } else { setState(.stopped) }
@@ -827,12 +826,11 @@ public actor BotSession {
             await withCheckedContinuation { storeWaiters.append($0) }
         }
         if case .running = phase, let parts { return try await body(parts.store) }
-        storeBorrowers += 1
-        defer {
-            storeBorrowers -= 1
-            if storeBorrowers == 0 { wakeStoreWaiters() }
-        }
-        let store = try await BotStore.open(path: environment.storeURL(forBot: name).path, clock: environment.clock)
+        let path = environment.storeURL(forBot: name).path
+        // Another session of the bot (a reload's) has claimed the file: it is the bot's now.
+        guard StoreHandOff.shared.borrow(path) else { throw .inUse(path: path, inThisProcess: true) }
+        defer { StoreHandOff.shared.giveBack(path) }
+        let store = try await BotStore.open(path: path, clock: environment.clock)
         do {
             let result = try await body(store)
             await store.close()
