@@ -18,6 +18,14 @@ import Testing
         await store.close()
     }
 
+    /// Has ana say `text` to botty, recorded as running `crashes` times when the process died.
+    func sayCaughtByCrashes(_ text: String, crashes: Int = 1, in harness: RuntimeHarness) async throws -> (Conversation, Message) {
+        let conversation = try await harness.direct(harness.ana)
+        let message = try await harness.say(text, as: harness.ana, in: conversation)
+        try await recordCrashes(Array(repeating: "message:\(message.id.rawValue)", count: crashes), in: harness)
+        return (conversation, message)
+    }
+
     /// Starts `script` while another bot's handler runs, with a 1 s handler timeout (moving past it stays short of
     /// the connection's own timeouts); once its suspect waits for that handler to end, moves the clock past that
     /// timeout and ends it.
@@ -61,9 +69,7 @@ import Testing
 
     @Test func aRetriedEntryIsAnsweredOnceAndLeavesTheQuarantine() async throws {
         try await RuntimeHarness.run { harness in
-            let conversation = try await harness.direct(harness.ana)
-            let boom = try await harness.say("boom", as: harness.ana, in: conversation)
-            try await recordCrashes(["message:\(boom.id.rawValue)", "message:\(boom.id.rawValue)"], in: harness)
+            let (conversation, boom) = try await sayCaughtByCrashes("boom", crashes: 2, in: harness)
             let bot = try await harness.start(ScriptedBot(probe: BotProbe()))
             try await harness.waitUntilHandled(upTo: boom.seq, in: conversation, by: bot)
             let entry = try #require(try await bot.session.quarantineEntries().first)
@@ -85,9 +91,7 @@ import Testing
     /// the entry must stay quarantined until the handler's last unit, or a crash then would lose it silently.
     @Test func aRetriedEntryLeavesTheQuarantineWithItsHandlersLastUnitOnly() async throws {
         try await RuntimeHarness.run { harness in
-            let conversation = try await harness.direct(harness.ana)
-            let boom = try await harness.say("boom", as: harness.ana, in: conversation)
-            try await recordCrashes(["message:\(boom.id.rawValue)", "message:\(boom.id.rawValue)"], in: harness)
+            let (conversation, boom) = try await sayCaughtByCrashes("boom", crashes: 2, in: harness)
             let (acknowledged, finish) = (Gate(), Gate())
             var script = ScriptedBot(probe: BotProbe())
             script.onMessageScript = { message, context in
@@ -112,9 +116,7 @@ import Testing
 
     @Test func askingTwiceForARetryRunsTheHandlerOnce() async throws {
         try await RuntimeHarness.run { harness in
-            let conversation = try await harness.direct(harness.ana)
-            let boom = try await harness.say("boom", as: harness.ana, in: conversation)
-            try await recordCrashes(["message:\(boom.id.rawValue)", "message:\(boom.id.rawValue)"], in: harness)
+            let (conversation, boom) = try await sayCaughtByCrashes("boom", crashes: 2, in: harness)
             let probe = BotProbe()
             let bot = try await harness.start(ScriptedBot(probe: probe))
             try await harness.waitUntilHandled(upTo: boom.seq, in: conversation, by: bot)
@@ -135,9 +137,7 @@ import Testing
 
     @Test func droppingAnEntryOfAStoppedBotLowersItsQuarantinedCount() async throws {
         try await RuntimeHarness.run { harness in
-            let conversation = try await harness.direct(harness.ana)
-            let boom = try await harness.say("boom", as: harness.ana, in: conversation)
-            try await recordCrashes(["message:\(boom.id.rawValue)", "message:\(boom.id.rawValue)"], in: harness)
+            let (conversation, boom) = try await sayCaughtByCrashes("boom", crashes: 2, in: harness)
             let bot = try await harness.start(ScriptedBot(probe: BotProbe()))
             try await harness.waitUntilHandled(upTo: boom.seq, in: conversation, by: bot)
             await bot.stop()
@@ -150,9 +150,7 @@ import Testing
 
     @Test func aRetriedEntryThatRanIsNoLongerCountedInTheBotsStatus() async throws {
         try await RuntimeHarness.run { harness in
-            let conversation = try await harness.direct(harness.ana)
-            let boom = try await harness.say("boom", as: harness.ana, in: conversation)
-            try await recordCrashes(["message:\(boom.id.rawValue)", "message:\(boom.id.rawValue)"], in: harness)
+            let (conversation, boom) = try await sayCaughtByCrashes("boom", crashes: 2, in: harness)
             let bot = try await harness.start(ScriptedBot(probe: BotProbe()))
             try await harness.waitUntilHandled(upTo: boom.seq, in: conversation, by: bot)
             let entry = try #require(try await bot.session.quarantineEntries().first)
@@ -237,9 +235,7 @@ import Testing
     /// the next start, and the gate goes to the next in line (here, nobody).
     @Test func aSuspectWaitingItsTurnWhenItsBotStopsDoesNotRunAfterTheStop() async throws {
         try await RuntimeHarness.run { harness in
-            let conversation = try await harness.direct(harness.ana)
-            let hello = try await harness.say("hello", as: harness.ana, in: conversation)
-            try await recordCrashes(["message:\(hello.id.rawValue)"], in: harness)
+            let (_, hello) = try await sayCaughtByCrashes("hello", in: harness)
             let gate = SuspectGate()
             #expect(gate.enterAsOtherAtOnce())
             let probe = BotProbe()
@@ -261,9 +257,7 @@ import Testing
 
     @Test func aRetryAskedForWhileTheBotWasStoppedRunsAtItsNextStart() async throws {
         try await RuntimeHarness.run { harness in
-            let conversation = try await harness.direct(harness.ana)
-            let boom = try await harness.say("boom", as: harness.ana, in: conversation)
-            try await recordCrashes(["message:\(boom.id.rawValue)", "message:\(boom.id.rawValue)"], in: harness)
+            let (conversation, boom) = try await sayCaughtByCrashes("boom", crashes: 2, in: harness)
             let first = try await harness.start(ScriptedBot(probe: BotProbe()))
             try await harness.waitUntilHandled(upTo: boom.seq, in: conversation, by: first)
             await first.stop()
@@ -284,9 +278,7 @@ import Testing
     /// that waited long behind another bot's handler is answered, not passed over as timed out.
     @Test func aSuspectWaitingItsTurnLongerThanTheHandlerTimeoutIsStillAnswered() async throws {
         try await RuntimeHarness.run { harness in
-            let conversation = try await harness.direct(harness.ana)
-            let hello = try await harness.say("hello", as: harness.ana, in: conversation)
-            try await recordCrashes(["message:\(hello.id.rawValue)"], in: harness)
+            let (conversation, hello) = try await sayCaughtByCrashes("hello", in: harness)
             let bot = try await startBehindAnotherHandler(ScriptedBot(probe: BotProbe()), in: harness)
             try await harness.waitUntilHandled(upTo: hello.seq, in: conversation, by: bot)
             #expect(try await harness.texts(in: conversation, from: harness.botty) == ["echo: hello"])
@@ -377,9 +369,7 @@ import Testing
 
     @Test func aSuspectThatRunsToItsEndIsClearedAndAnsweredOnce() async throws {
         try await RuntimeHarness.run { harness in
-            let conversation = try await harness.direct(harness.ana)
-            let hello = try await harness.say("hello", as: harness.ana, in: conversation)
-            try await recordCrashes(["message:\(hello.id.rawValue)"], in: harness)
+            let (conversation, hello) = try await sayCaughtByCrashes("hello", in: harness)
             let bot = try await harness.start(ScriptedBot(probe: BotProbe()))
             try await harness.waitUntilHandled(upTo: hello.seq, in: conversation, by: bot)
             #expect(try await harness.texts(in: conversation, from: harness.botty) == ["echo: hello"])
@@ -396,9 +386,7 @@ import Testing
 
     @Test func aStopWhileASuspectRunsEndsNoProbationAndKeepsTheSuspect() async throws {
         try await RuntimeHarness.run { harness in
-            let conversation = try await harness.direct(harness.ana)
-            let slow = try await harness.say("slow", as: harness.ana, in: conversation)
-            try await recordCrashes(["message:\(slow.id.rawValue)"], in: harness)
+            let (_, slow) = try await sayCaughtByCrashes("slow", in: harness)
             let probe = BotProbe()
             var script = ScriptedBot(probe: probe)
             // The suspect runs until the stop cancels it: never handled, it stays a suspect for the next start.
