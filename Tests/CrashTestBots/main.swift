@@ -5,7 +5,8 @@ import Foundation
 
 /// An echo bot with bugs on purpose, for the tests of crashes and the quarantine: it traps on a message whose text
 /// is `trapOn`, recurses until its stack overflows on `overflowOn`, allocates until the process is killed on
-/// `hogOn`, traps on every message when `trapAlways`, and traps in its repeating job `tick` when `trapInJob`. Without options it is a plain echo bot ("echo: <text>");
+/// `hogOn`, traps on every message when `trapAlways`, traps in its repeating job `tick` when `trapInJob`, and its kind
+/// traps making it when `trapInMake`. Without options it is a plain echo bot ("echo: <text>");
 /// `answerMilliseconds` makes each answer take that long (a flood then always has a handler running); on `hangOn`
 /// the handler never returns, cancelled or not.
 struct PoisonBot: Bot {
@@ -15,6 +16,7 @@ struct PoisonBot: Bot {
         var hogOn: String?
         var trapAlways: Bool?
         var trapInJob: Bool?
+        var trapInMake: Bool?
         var tickSeconds: Double?
         var answerMilliseconds: Int?
         var hangOn: String?
@@ -79,5 +81,12 @@ if arguments.count == 2, arguments[1] == "orphan-probe" {
 }
 
 await BotCommandLine(kinds: [
-    BotKind("poison") { configuration in PoisonBot(options: try configuration.options.decode(as: PoisonBot.Options.self)) },
+    BotKind("poison") { configuration in
+        let options = try configuration.options.decode(as: PoisonBot.Options.self)
+        if options.trapInMake == true {
+            let empty: [Int] = []
+            _ = (1...empty.count).count
+        }
+        return PoisonBot(options: options)
+    },
 ]).main()

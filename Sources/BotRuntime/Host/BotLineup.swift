@@ -1,25 +1,45 @@
 import ChatterBots
 import Foundation
 
-/// The bots a configuration asks for, each made by its registered kind: the step between `bots.json` and the
-/// sessions. Building it checks what the file alone cannot: that every kind is registered once and accepts its
-/// bot's options. Every problem is reported at once, naming the bot and the field.
+/// The bots a configuration asks for, each with its registered kind: the step between `bots.json` and the
+/// sessions. Building it checks that every kind is registered once and every bot's kind is known, and makes no bot:
+/// a kind's `make` is the bot author's code, which a session runs as it starts, marked in the in-flight table, so
+/// that a trap in it stops that bot as crashing instead of the fleet (`docs/quarantine.md`). ``madeBots()`` checks
+/// the options too, as `check` does. Every problem is reported at once, naming the bot and the field.
 public struct BotLineup: Sendable {
-    /// One configured bot and the bot code that runs it.
+    /// One configured bot and the kind that makes it.
     public struct Member: Sendable {
         /// The bot's configuration.
         public var configuration: BotConfiguration
-        /// The bot made by its kind.
-        public var bot: any Bot
+        /// The kind of `configuration.kind`.
+        public var kind: BotKind
+        /// The bot, when it was made already (by ``madeBots()``, or by a reload, which checks the options of the
+        /// bots it starts); nil until its session makes it.
+        public var bot: (any Bot)?
+
+        /// `configuration`'s bot, to be made by `kind` (unless `bot` was made already).
+        public init(configuration: BotConfiguration, kind: BotKind, bot: (any Bot)? = nil) {
+            self.configuration = configuration
+            self.kind = kind
+            self.bot = bot
+        }
+
+        /// The bot made already, else one made now by its kind.
+        ///
+        /// - Throws: what the kind's `make` throws (a `DecodingError` for options it refuses; see
+        ///   ``BotLineup/issue(refusing:error:)``).
+        public func makeBot() throws -> any Bot {
+            if let bot { return bot }
+            return try kind.makeBot(for: configuration)
+        }
     }
 
     /// The bots, in configuration order.
     public var members: [Member]
 
-    /// Makes every bot of `configuration` with the kind of its name.
+    /// Pairs every bot of `configuration` with the kind of its name. Makes no bot.
     ///
-    /// - Throws: `ConfigurationError` listing every bot whose kind is unknown or refused its options, and every
-    ///   kind registered twice.
+    /// - Throws: `ConfigurationError` listing every bot whose kind is unknown, and every kind registered twice.
     public init(configuration: BotsConfiguration, kinds: [BotKind]) throws(ConfigurationError) {
         var issues: [ConfigurationIssue] = []
         var kindsByName: [String: BotKind] = [:]
@@ -39,19 +59,39 @@ public struct BotLineup: Sendable {
                     message: "unknown kind \"\(bot.kind)\"; registered kinds: \(known.isEmpty ? "none" : known)"))
                 continue
             }
-            do {
-                members.append(Member(configuration: bot, bot: try kind.makeBot(for: bot)))
-            } catch let error as DecodingError {
-                let (path, reason) = Self.describe(error)
-                issues.append(ConfigurationIssue(
-                    bot: bot.name, botIndex: index, field: path.isEmpty ? "options" : "options.\(path)",
-                    message: "\(reason) (kind \"\(bot.kind)\")"))
-            } catch {
-                issues.append(ConfigurationIssue(bot: bot.name, botIndex: index, field: "options", message: "\(error)"))
-            }
+            members.append(Member(configuration: bot, kind: kind))
         }
         guard issues.isEmpty else { throw ConfigurationError(issues: issues) }
         self.members = members
+    }
+
+    /// This lineup with every bot made: checks that each kind accepts its bot's options.
+    ///
+    /// - Throws: `ConfigurationError` listing every bot whose kind refused its options.
+    public func madeBots() throws(ConfigurationError) -> BotLineup {
+        var made = self
+        var issues: [ConfigurationIssue] = []
+        for index in made.members.indices {
+            do {
+                made.members[index].bot = try made.members[index].makeBot()
+            } catch {
+                issues.append(Self.issue(refusing: made.members[index].configuration, error: error))
+            }
+        }
+        guard issues.isEmpty else { throw ConfigurationError(issues: issues) }
+        return made
+    }
+
+    /// What a kind's refusal to make the bot `configuration` says: the option's path and what is wrong with it for
+    /// a `DecodingError`, else the error's own words.
+    public static func issue(refusing configuration: BotConfiguration, error: any Error) -> ConfigurationIssue {
+        guard let error = error as? DecodingError else {
+            return ConfigurationIssue(bot: configuration.name, field: "options", message: "\(error)")
+        }
+        let (path, reason) = describe(error)
+        return ConfigurationIssue(
+            bot: configuration.name, field: path.isEmpty ? "options" : "options.\(path)",
+            message: "\(reason) (kind \"\(configuration.kind)\")")
     }
 
     /// The path of the offending option and what is wrong with it, in words.

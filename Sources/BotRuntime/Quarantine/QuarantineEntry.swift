@@ -36,8 +36,8 @@ package struct QuarantineEntry: Hashable, Sendable, Codable {
     /// When the last attempt (the last crash) started.
     package var lastStartedAt: Date
     package var quarantinedAt: Date
-    /// The work itself, to hand to the handler again on a retry; nil for `onStart` and `onReady`, which run again
-    /// at the bot's next start.
+    /// The work itself, to hand to the handler again on a retry; nil for `make`, `onStart` and `onReady`, which run
+    /// again at the bot's next start.
     package var work: QuarantinedWork?
     /// An operator asked for a retry that has not run yet.
     package var retryRequested: Bool

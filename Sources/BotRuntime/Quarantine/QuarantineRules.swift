@@ -8,8 +8,8 @@ import Foundation
 /// - A suspect at `maxAttempts` is quarantined: not run, recorded, and the bot goes on with the next work. Work
 ///   that comes again with the key of a standing entry (a pending friend request at each sync, the presence snapshot
 ///   at each connect) is passed over too, until the entry is retried or dropped.
-/// - A bot with more than `maxQuarantinesPerHour` quarantines in an hour, or whose `onStart` or `onReady` reached
-///   `maxAttempts`, is crashing: it stops, and the other bots keep running.
+/// - A bot with more than `maxQuarantinesPerHour` quarantines in an hour, or whose lifecycle work (its kind's
+///   `make`, `onStart`, `onReady`) reached `maxAttempts`, is crashing: it stops, and the other bots keep running.
 struct QuarantineRules: Sendable {
     /// What to do with one piece of work.
     enum Verdict: Equatable, Sendable {
@@ -26,7 +26,7 @@ struct QuarantineRules: Sendable {
     let maxAttempts: Int
     let maxQuarantinesPerHour: Int
     private(set) var suspects: [String: CrashSuspect]
-    /// The keys of the quarantine's standing entries: not asked to be retried, and not `onStart` or `onReady`
+    /// The keys of the quarantine's standing entries: not asked to be retried, and not lifecycle work
     /// (which stop the bot instead, and run at its start once retried).
     private(set) var quarantinedKeys: Set<String> = []
     /// Probation ended: the suspects left did not come back when expected.
@@ -74,7 +74,7 @@ struct QuarantineRules: Sendable {
         return Array(suspects.keys).sorted()
     }
 
-    /// The lifecycle suspects (`onStart`, `onReady`) at the limit, to be quarantined at once: they run at every
+    /// The lifecycle suspects (`make`, `onStart`, `onReady`) at the limit, to be quarantined at once: they run at every
     /// start, so waiting for them to come back would crash the process again.
     mutating func takeLifecycleSuspectsAtLimit() -> [CrashSuspect] {
         Self.lifecycleHandlers.compactMap { key in
@@ -96,7 +96,8 @@ struct QuarantineRules: Sendable {
         return tooManyQuarantines(standing.filter { $0.quarantinedAt > now.addingTimeInterval(-3600) }.count)
     }
 
-    static let lifecycleHandlers = ["onStart", "onReady"]
+    /// The work every start runs: the bot kind's `make`, `onStart` and `onReady`.
+    static let lifecycleHandlers = [BotMaking.workKey, "onStart", "onReady"]
 
     /// Why the bot must stop after a quarantine, when it has had more than `maxQuarantinesPerHour` within an hour.
     func tooManyQuarantines(_ count: Int) -> String? {

@@ -76,6 +76,18 @@ final class SessionQuarantine: Sendable {
         return reason
     }
 
+    /// Makes `member`'s bot with `making`: alone in the process when a crash caught its `make` before, which is no
+    /// longer suspected once it returns. Nil when the session stopped while it waited for its turn.
+    func makeBot(_ member: BotLineup.Member, with making: BotMaking) async -> Result<any Bot, any Error>? {
+        let suspect = rules.withLock { $0.isOnProbation ? $0.suspects[BotMaking.workKey] : nil }
+        if let suspect {
+            log.notice("making the bot alone, a crash suspect (attempt \(suspect.attempts + 1))", trace: suspect.trace, ["work": suspect.key])
+        }
+        guard let made = await making.make(member, alone: suspect != nil) else { return nil }
+        if suspect != nil { await passed(BotMaking.workKey) }
+        return made
+    }
+
     /// What to do with `work` (see `QuarantineRules.Verdict`).
     func verdict(for work: HandlerWork) -> QuarantineRules.Verdict {
         let (verdict, ended) = rules.withLock { rules -> (QuarantineRules.Verdict, Bool) in

@@ -18,7 +18,8 @@ public actor BotSession {
     /// The bot's configured name.
     public nonisolated let name: String
     private let configuration: BotConfiguration
-    private let bot: any Bot
+    /// The bot, or the kind that makes it as the session starts.
+    private let member: BotLineup.Member
     private let environment: BotRuntimeEnvironment
     private let metrics: SessionMetrics
     private let log: SessionLog
@@ -116,9 +117,19 @@ public actor BotSession {
 
     /// A session for the bot `configuration` describes, running `bot`, in `environment`. Nothing happens until `run()`.
     public init(configuration: BotConfiguration, bot: any Bot, environment: BotRuntimeEnvironment) {
+        self.init(
+            member: BotLineup.Member(configuration: configuration, kind: BotKind(configuration.kind) { _ in bot }, bot: bot),
+            environment: environment)
+    }
+
+    /// A session for `member`, in `environment`: unless it was made already, its kind makes the bot as `run()`
+    /// starts, marked as the bot's work `make` for crash isolation (`docs/quarantine.md`). When the kind refuses the
+    /// options, the bot stops with a `configurationError` naming the option, and nothing signs in.
+    public init(member: BotLineup.Member, environment: BotRuntimeEnvironment) {
+        let configuration = member.configuration
         self.name = configuration.name
         self.configuration = configuration
-        self.bot = bot
+        self.member = member
         self.environment = environment
         self.metrics = SessionMetrics(clock: environment.clock)
         self.log = SessionLog(sink: environment.logSink, bot: configuration.name, clock: environment.clock)
@@ -191,7 +202,7 @@ public actor BotSession {
         let timers = DeadlineScheduler<SessionDeadline>(clock: environment.clock)
         self.timers = timers
         let parts = SessionParts(
-            configuration: configuration, bot: bot, environment: environment, store: store, log: log, metrics: metrics,
+            configuration: configuration, environment: environment, store: store, log: log, metrics: metrics,
             device: stored.map { SignedInDevice(userId: $0.userId, deviceId: $0.deviceId) }, timers: timers,
             onRewind: { conversation, passingOver in continuation.yield(.rewind(conversation, passingOver: passingOver)) }
         ) { reason in
@@ -201,7 +212,6 @@ public actor BotSession {
         self.parts = parts
         wakeStoreWaiters()
         self.admission = admission
-        self.runner = parts.makeRunner(admission: admission)
         do {
             try await parts.outbox.loadPending()
             try await parts.messageActions.loadPending()
@@ -222,9 +232,21 @@ public actor BotSession {
                 stopReason = .storageFailed("\(error)")
             }
         }
+        if stopReason == nil && !isShuttingDown {
+            switch await parts.quarantine.makeBot(member, with: BotMaking(environment: environment)) {
+            case .success(let bot)?:
+                runner = parts.makeRunner(admission: admission, bot: bot)
+            case .failure(let error)?:
+                let issue = BotLineup.issue(refusing: configuration, error: error)
+                log.error("not starting: the kind refused the bot's options: \(issue)")
+                stopReason = .configurationError("\(issue); fix bots.json and reload")
+            case nil:
+                break
+            }
+        }
         log.info("starting", ["store": store.path, "outbox": String(parts.outbox.depth)])
 
-        if stopReason == nil && !isShuttingDown {
+        if stopReason == nil && !isShuttingDown && runner != nil {
             handle(.lifecycle(.start(hasRefreshToken: stored != nil)))
             for await input in stream {
                 handle(input)

@@ -12,7 +12,7 @@ public enum BotStopReason: Sendable, Equatable, CustomStringConvertible {
     case revoked(String)
     /// The bot's SQLite file could not be opened or written (permissions, disk full, a damaged file).
     case storageFailed(String)
-    /// The bot's handlers kept crashing the process (`docs/quarantine.md`): its `onStart` or `onReady` did, or too
+    /// The bot's handlers kept crashing the process (`docs/quarantine.md`): its kind's `make`, its `onStart` or its `onReady` did, or too
     /// many pieces of its work were quarantined within an hour. The text says what to do.
     case crashing(String)
 

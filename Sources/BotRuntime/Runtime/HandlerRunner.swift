@@ -318,9 +318,10 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             }
             work = .job(JobOccurrence(job: record, number: number))
         case nil:
-            // onStart and onReady run again at the bot's next start; the retry takes them out of the quarantine.
+            // make, onStart and onReady run again at the bot's next start; the retry takes them out of the quarantine.
             _ = run.complete()
             await quarantine.dropped(entry.id)
+            log.notice("quarantined \(entry.handler) (entry \(entry.id)) ran at this start: it leaves the quarantine", trace: entry.trace)
             return
         }
         log.notice("retrying quarantined \(entry.handler) (entry \(entry.id))", trace: entry.trace)

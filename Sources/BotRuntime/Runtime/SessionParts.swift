@@ -11,7 +11,6 @@ import FoundationNetworking
 /// directories, and the store writer's lanes. Only the session holds it; every other type is handed exactly
 /// what it uses, by the `make…` functions here.
 final class SessionParts: Sendable {
-    let bot: any Bot
     let configuration: BotConfiguration
     let environment: BotRuntimeEnvironment
     let store: BotStore
@@ -50,12 +49,11 @@ final class SessionParts: Sendable {
     ///   - onRewind: a refused unit rewound its conversation (passing over the message when given).
     ///   - onFatal: the bot must stop for good (a storage failure that retrying did not fix).
     init(
-        configuration: BotConfiguration, bot: any Bot, environment: BotRuntimeEnvironment, store: BotStore,
+        configuration: BotConfiguration, environment: BotRuntimeEnvironment, store: BotStore,
         log: SessionLog, metrics: SessionMetrics, device: SignedInDevice?, timers: DeadlineScheduler<SessionDeadline>,
         onRewind: @escaping @Sendable (Conversation.ID, _ passingOver: Message?) -> Void,
         onFatal: @escaping @Sendable (BotStopReason) -> Void
     ) {
-        self.bot = bot
         self.configuration = configuration
         self.environment = environment
         self.store = store
@@ -162,8 +160,8 @@ final class SessionParts: Sendable {
             rest: rest, identity: identity, environment: environment, log: log, metrics: metrics, timers: timers)
     }
 
-    /// What runs the bot's handlers for the dispatcher.
-    func makeRunner(admission: AdmissionQueue) -> HandlerRunner {
+    /// What runs `bot`'s handlers for the dispatcher.
+    func makeRunner(admission: AdmissionQueue, bot: any Bot) -> HandlerRunner {
         HandlerRunner(
             bot: bot, identity: identity,
             contexts: RuntimeBotContext.Dependencies(

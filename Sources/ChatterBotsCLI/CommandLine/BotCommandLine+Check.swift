@@ -13,7 +13,7 @@ extension BotCommandLine {
             guard case .sandbox = configuration.server else { return [] }
             return EmbeddedSandbox.accountIssues(of: configuration.bots)
         }
-        guard let (configuration, lineup) = loadLineup(path, in: environment, problems: sandboxAccounts) else { return .usageError }
+        guard let (configuration, lineup) = loadLineup(path, in: environment, makingBots: true, problems: sandboxAccounts) else { return .usageError }
         let url = configurationURL(path, in: environment)
         var lines = ["\(url.path) is valid: \(lineup.members.count) bot\(lineup.members.count == 1 ? "" : "s")."]
         switch configuration.server {

@@ -35,7 +35,7 @@ public struct BotCommandLine: Sendable {
     /// The command line for `kinds`; `programName` defaults to the executable's file name.
     public init(kinds: [BotKind], programName: String? = nil) {
         self.init(kinds: kinds, programName: programName) { member, host in
-            BotSession(configuration: member.configuration, bot: member.bot, environment: host.environment)
+            BotSession(member: member, environment: host.environment)
         }
     }
 
@@ -105,9 +105,10 @@ public struct BotCommandLine: Sendable {
     }
 
     /// The loaded configuration and its bots, or nil after printing why there are none (a usage error), with the
-    /// `problems` found in the loaded configuration besides its bots' kinds and options, all at once.
+    /// `problems` found in the loaded configuration besides its bots' kinds, all at once. `makingBots` makes every
+    /// bot, checking its options too (`check`); otherwise each session makes its own as it starts.
     func loadLineup(
-        _ path: String?, in environment: CommandEnvironment,
+        _ path: String?, in environment: CommandEnvironment, makingBots: Bool = false,
         problems: (BotsConfiguration) -> [ConfigurationIssue] = { _ in [] }
     ) -> (BotsConfiguration, BotLineup)? {
         let url = configurationURL(path, in: environment)
@@ -124,7 +125,8 @@ public struct BotCommandLine: Sendable {
             let found = problems(configuration)
             let lineup: BotLineup
             do throws(ConfigurationError) {
-                lineup = try BotLineup(configuration: configuration, kinds: kinds)
+                let kinded = try BotLineup(configuration: configuration, kinds: kinds)
+                lineup = makingBots ? try kinded.madeBots() : kinded
             } catch {
                 throw ConfigurationError(issues: error.issues + found, file: error.file)
             }

@@ -2,7 +2,9 @@
 import ChatterBots
 import ChatterSandbox
 import Foundation
+import Synchronization
 import TestSupport
+import BotRuntimeTestSupport
 import Testing
 
 /// A bot session started with crash suspects in its store (as `CrashRecovery` leaves them after a crash): what it
@@ -420,6 +422,108 @@ import Testing
             #expect(text.contains("onStart crashed the process 2 times"))
             #expect(await bot.status.state == .crashing)
             #expect(try await bot.session.quarantineEntries().map(\.key) == ["onStart"])
+        }
+    }
+
+    /// How many times a kind made its bot.
+    final class MakeCount: Sendable {
+        private let count = Mutex(0)
+        var value: Int { count.withLock { $0 } }
+
+        /// A kind whose `make` counts its calls here and makes a scripted bot.
+        var kind: BotKind {
+            BotKind("counted") { [self] _ in
+                count.withLock { $0 += 1 }
+                return ScriptedBot(probe: BotProbe())
+            }
+        }
+    }
+
+    @Test func aBotsMakeIsMarkedInFlightAsItsWorkMakeWhileItRuns() async throws {
+        try await RuntimeHarness.run { harness in
+            let table = try InFlightTable(directory: URL(fileURLWithPath: harness.directory.path, isDirectory: true), capacity: 16)
+            let seen = Mutex<[InFlightTable.Record]>([])
+            let kind = BotKind("watched") { _ in
+                seen.withLock { $0 = table.running }
+                return ScriptedBot(probe: BotProbe())
+            }
+            let bot = try await harness.start(madeBy: kind) { $0.inFlightTable = table }
+            let records = seen.withLock { $0 }
+            #expect(records.map(\.bot) == ["botty"])
+            #expect(records.map(\.key) == ["make"])
+            #expect(records.map(\.handler) == ["make"])
+            #expect(!table.running.contains { $0.key == "make" }, "unmarked once made")
+            await bot.stop()
+        }
+    }
+
+    @Test func aKindThatRefusesItsOptionsStopsTheBotWithAConfigurationErrorBeforeItSignsIn() async throws {
+        try await RuntimeHarness.run { harness in
+            let bot = try await harness.start(
+                madeBy: GreetingBot.kind, options: try BotOptions(encoding: ["greeting": 3]), waitUntilLive: false)
+            let reason = try await value(of: bot.task, within: .seconds(60), "the bot to stop")
+            guard case .configurationError(let text) = reason else {
+                Issue.record("stopped with \(reason)")
+                return
+            }
+            #expect(text.contains(#"bot "botty", options.greeting: must be a string (kind "greeting")"#), "\(text)")
+            #expect(try await harness.sandbox.service.devices(ofUsers: [harness.botty.user.id]).count == 1, "only the seeded device")
+        }
+    }
+
+    @Test func aMakeThatCrashedTheProcessBeforeRunsAloneThenIsNoLongerSuspected() async throws {
+        try await RuntimeHarness.run { harness in
+            try await recordCrashes(["make"], handler: "make", in: harness)
+            let made = MakeCount()
+            let gate = SuspectGate()
+            #expect(gate.enterAsOtherAtOnce())
+            let bot = try await harness.start(madeBy: made.kind, waitUntilLive: false) { $0.suspectGate = gate }
+            await gate.waitUntilWaiting(1)
+            #expect(made.value == 0, "it waits for the other handler to end")
+            gate.leaveAsOther()
+            try await bot.waitUntilLive(harness)
+            #expect(made.value == 1)
+            #expect(harness.logs.contains(.notice, "making the bot alone"))
+            #expect(harness.logs.contains(.info, "no longer suspected"))
+            await bot.stop()
+            let store = try await BotStore.open(path: harness.directory.file("botty.sqlite"), clock: harness.clock)
+            #expect(try await store.crashRecord().suspects.isEmpty)
+            await store.close()
+        }
+    }
+
+    @Test func aMakeThatCrashedTheProcessAtTheLimitStopsTheBotAsCrashingWithoutMakingIt() async throws {
+        try await RuntimeHarness.run { harness in
+            try await recordCrashes(["make", "make"], handler: "make", in: harness)
+            let made = MakeCount()
+            let bot = try await harness.start(madeBy: made.kind, waitUntilLive: false)
+            let reason = try await value(of: bot.task, within: .seconds(60), "the bot to stop")
+            guard case .crashing(let text) = reason else {
+                Issue.record("stopped with \(reason)")
+                return
+            }
+            #expect(text.contains("make crashed the process 2 times"), "\(text)")
+            #expect(made.value == 0)
+            #expect(try await bot.session.quarantineEntries().map(\.key) == ["make"])
+        }
+    }
+
+    @Test func aQuarantinedMakeRetriedAfterTheFixMakesTheBotAtItsNextStartAndLeavesTheQuarantine() async throws {
+        try await RuntimeHarness.run { harness in
+            try await recordCrashes(["make", "make"], handler: "make", in: harness)
+            let made = MakeCount()
+            let stopped = try await harness.start(madeBy: made.kind, waitUntilLive: false)
+            _ = try await value(of: stopped.task, within: .seconds(60), "the bot to stop")
+            let entry = try #require(try await stopped.session.quarantineEntries().first)
+            #expect(try await stopped.session.retryQuarantined(entry.id)?.runsNow == false)
+
+            let bot = try await harness.start(madeBy: made.kind)
+            #expect(made.value == 1)
+            try await harness.waitUntil("the entry to leave the quarantine") {
+                harness.logs.contains(.notice, "ran at this start: it leaves the quarantine")
+            }
+            #expect(try await bot.session.quarantineEntries().isEmpty)
+            await bot.stop()
         }
     }
 }

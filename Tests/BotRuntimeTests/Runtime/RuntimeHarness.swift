@@ -116,6 +116,29 @@ struct RuntimeHarness {
         return running
     }
 
+    /// Starts a session for botty whose bot `kind` makes from `options` as the session starts (its probe, when the
+    /// bot is a `ScriptedBot`, reports to the harness), and waits until it is live (unless told not to).
+    func start(
+        madeBy kind: BotKind, options: BotOptions = .empty, waitUntilLive: Bool = true,
+        _ configure: (inout BotRuntimeEnvironment) -> Void = { _ in }
+    ) async throws -> RunningBot {
+        var configuration = configuration(botty)
+        configuration.kind = kind.name
+        configuration.options = options
+        let changes = changes
+        let reporting = BotKind(kind.name) { configuration in
+            let bot = try kind.makeBot(for: configuration)
+            (bot as? ScriptedBot)?.probe.report(to: changes)
+            return bot
+        }
+        let session = BotSession(
+            member: BotLineup.Member(configuration: configuration, kind: reporting), environment: environment(configure))
+        let running = RunningBot(session: session, task: Task { await session.run() })
+        watch(running.session)
+        if waitUntilLive { try await running.waitUntilLive(self) }
+        return running
+    }
+
     /// Signals `changes` on every state change of `session`, until it stops.
     func watch(_ session: BotSession) {
         signalStateChanges(of: session, to: changes)

@@ -203,15 +203,37 @@ struct BotCommandLineTests {
         #expect(text.contains(#"bot "greeter", credentials.username: "greet-bot" is refused by the embedded sandbox"#))
     }
 
-    @Test func optionsAKindRefusesStopTheRunBeforeAnythingStartsWithExit2() async throws {
-        let harness = try CommandHarness()
+    @Test func optionsAKindRefusesStopThatBotAndARunOfNoOtherBotEndsWithExit2() async throws {
+        let harness = try CommandHarness(realSessions: true)
         try harness.directory.write(#"""
-            {"server": "sandbox", "bots": [
+            {"server": "sandbox", "dataDirectory": "data", "bots": [
               {"name": "a", "kind": "greeting", "credentials": {"username": "a_bot", "password": "password-a"},
                "friendRequests": "everyone", "options": {"greeting": 3}}]}
             """#, to: "bots.json")
         #expect(await harness.run("run", "--sandbox-port", "0") == .usageError)
-        #expect(harness.errors.text.contains(#"bot "a", options.greeting: must be a string (kind "greeting")"#))
+        #expect(harness.errors.lines(
+            containing: "level=error", "bot=a", #"bot \"a\", options.greeting: must be a string (kind \"greeting\")"#).count >= 1,
+            "\(harness.errors.text)")
+    }
+
+    @Test func aBotWhoseOptionsItsKindRefusesStopsAloneAndTheOtherBotsRun() async throws {
+        let harness = try CommandHarness(realSessions: true)
+        try harness.directory.write(#"""
+            {"server": "sandbox", "dataDirectory": "data", "bots": [
+              {"name": "a", "kind": "greeting", "credentials": {"username": "a_bot", "password": "password-a"},
+               "friendRequests": "everyone", "options": {"greeting": 3}},
+              {"name": "b", "kind": "greeting", "credentials": {"username": "b_bot", "password": "password-b"},
+               "friendRequests": "everyone", "options": {"greeting": "hi"}}]}
+            """#, to: "bots.json")
+        let run = Task { await harness.run("run", "--sandbox-port", "0") }
+        try await harness.waitUntil("b live and a stopped") {
+            harness.errors.lines(containing: "bot=b", "connected").count >= 1
+                && harness.errors.lines(containing: "bot=a", "bot stopped").count >= 1
+        }
+        #expect(harness.errors.lines(containing: "bot=a", "options.greeting: must be a string").count >= 1)
+        #expect(harness.errors.lines(containing: "bot=a", "connected").isEmpty, "a never signed in")
+        harness.shutdown.request()
+        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
     }
 
     @Test func theSandboxsConsoleOffLoopbackWithoutAControlTokenStopsTheStartWithExit2() async throws {

@@ -71,6 +71,31 @@ struct ReloadCommandTests {
         #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
     }
 
+    /// A reload makes the bots it starts before it changes anything: options their kind refuses refuse it all.
+    @Test func aReloadAddingABotWhoseOptionsItsKindRefusesIsRefusedAndTheRunningBotsGoOn() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["echo"], extra: #""httpPort": 0,"#)
+        let run = Task { await harness.run("run", "--sandbox-port", "0", "--watch-config", "0") }
+        try await harness.waitUntilLive(count: 1)
+        let echo = harness.sessions.withLock { $0[0] }
+
+        try harness.directory.write(#"""
+            {"server": "sandbox", "dataDirectory": "data", "httpPort": 0, "bots": [
+              {"name": "echo", "kind": "greeting", "credentials": {"username": "echo_bot", "password": "password-echo"},
+               "friendRequests": "everyone", "options": {"greeting": "hi"}},
+              {"name": "late", "kind": "greeting", "credentials": {"username": "late_bot", "password": "password-late"},
+               "friendRequests": "everyone", "options": {"greeting": 3}}]}
+            """#, to: "bots.json")
+        #expect(await harness.run("reload") == .failure)
+        let said = harness.output.text + harness.errors.text
+        #expect(said.contains(#"bot "late", options.greeting: must be a string (kind "greeting")"#), "\(said)")
+        #expect(harness.sessions.withLock { $0.count } == 1, "no session for late")
+        #expect(await echo.shutdownDeadlines.isEmpty)
+        #expect(await echo.status.state == .live)
+        harness.shutdown.request()
+        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+    }
+
     @Test func afterAReloadTheConsoleChatOffersTheAddedBotAndNoLongerTheRemovedOne() async throws {
         let harness = try CommandHarness()
         try harness.writeConfiguration(bots: ["echo", "greeter"], extra: #""httpPort": 0, "console": true,"#)

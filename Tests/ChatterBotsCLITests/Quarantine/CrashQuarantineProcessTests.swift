@@ -267,6 +267,30 @@ struct CrashQuarantineProcessTests {
         #expect(try await fixture.withStore(of: "echo") { try await $0.quarantined() }.isEmpty)
     }
 
+    @Test func aKindThatTrapsMakingItsBotStopsThatBotAsCrashingWhileTheOtherBotAnswers() async throws {
+        let fixture = try CrashTestBotsFixture()
+        try fixture.configure([BotLine(name: "poison", options: #"{"trapInMake": true}"#), BotLine(name: "healthy", options: "{}")])
+        let stopped = "bot stopped: crashing:"
+        let (deaths, steady) = try await fixture.restartUntilSteady("make", maxDeaths: Self.attempts) { run, _ in
+            !run.logLines(stopped, bot: "poison").isEmpty
+        }
+        #expect(deaths.count == Self.attempts)
+        #expect(deaths.allSatisfy { $0.exit == .signal(SIGILL) }, "\(deaths.map(\.errors))")
+        #expect(deaths.allSatisfy { $0.errors.contains(Self.crashReport(SIGILL, bot: "poison", handler: "make")) })
+
+        #expect(await steady.waitUntilLive(["healthy"]), "\(steady.process.errors)")
+        let correspondence = Correspondence()
+        let alice = try await Alice.signIn(to: steady, bots: ["healthy"], correspondence: correspondence)
+        try await alice.say("still there?", to: "healthy")
+        #expect(await alice.waitForReplies(["healthy": ["echo: still there?"]]), "\(steady.process.errors)")
+        let health = try await steady.health()
+        let poison = try #require(health.bots.first { $0.name == "poison" })
+        #expect(poison.state == .crashing)
+        #expect(poison.stopReason?.contains("make crashed the process \(Self.attempts) times") == true, "\(poison.stopReason ?? "")")
+        #expect(await steady.stop() == .code(0), "\(steady.process.errors)")
+        #expect(try await fixture.withStore(of: "poison") { try await $0.quarantined() }.map(\.key) == ["make"])
+    }
+
     @Test func aBotThatTrapsOnEveryMessageIsStoppedAsCrashingWhileTheOtherBotAnswersThroughout() async throws {
         let fixture = try CrashTestBotsFixture()
         try fixture.configure(

@@ -68,7 +68,8 @@ struct RootConfigurationTests {
         #expect(configuration.server == .sandbox)
         let lineup = try BotLineup(
             configuration: configuration,
-            kinds: [EchoBot.botKind, AutoResponderBot.botKind, ReminderBot.botKind, FriendGreeterBot.botKind])
+            kinds: [EchoBot.botKind, AutoResponderBot.botKind, ReminderBot.botKind, FriendGreeterBot.botKind]
+        ).madeBots()
         #expect(Set(lineup.members.map(\.configuration.kind)) == ["echo", "auto-responder", "reminders", "friend-greeter"])
     }
 }
