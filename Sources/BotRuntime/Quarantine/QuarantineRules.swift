@@ -67,11 +67,13 @@ struct QuarantineRules: Sendable {
     }
 
     /// The bot is live and idle and the suspects left did not come back (handled before the crash was noticed, or
-    /// events the service does not send again): they are forgotten. Returns their keys.
-    mutating func endProbation() -> [String] {
+    /// events the service does not send again): they are forgotten. Returns their keys. The suspects in `running`
+    /// came back and their code still runs, past its timeout: they stay suspects until it returns (`passed`).
+    mutating func endProbation(keeping running: Set<String> = []) -> [String] {
         probationEnded = true
-        defer { suspects = [:] }
-        return Array(suspects.keys).sorted()
+        let left = suspects.keys.filter { !running.contains($0) }.sorted()
+        for key in left { suspects[key] = nil }
+        return left
     }
 
     /// The lifecycle suspects (`make`, `onStart`, `onReady`) at the limit, to be quarantined at once: they run at every

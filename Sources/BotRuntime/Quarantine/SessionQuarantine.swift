@@ -147,8 +147,8 @@ final class SessionQuarantine: Sendable {
         if let slot { table?.release(slot) }
     }
 
-    /// The work `key` ran (to its end, or until its timeout) without the process dying: if it was a suspect, it is
-    /// cleared, and the probation ends with the last one.
+    /// The work `key` ran until its code returned without the process dying: if it was a suspect, it is cleared,
+    /// and the probation ends with the last one.
     func passed(_ key: String) async {
         guard let (suspect, ended) = rules.withLock({ $0.passed(key) }) else { return }
         log.info("\(suspect.handler) ran this time without the process dying: it is no longer suspected", trace: suspect.trace)
@@ -171,9 +171,11 @@ final class SessionQuarantine: Sendable {
     }
 
     /// The bot is live and its work so far is done: suspects that did not come back are forgotten and the bot
-    /// runs handlers concurrently again.
+    /// runs handlers concurrently again. A suspect whose code still runs past its timeout (still marked in flight)
+    /// stays one until it returns.
     func endProbationIfOn() async {
-        let left = rules.withLock { $0.isOnProbation ? $0.endProbation() : nil }
+        let running = Set((table?.running ?? []).lazy.filter { $0.bot == self.bot }.map(\.key))
+        let left = rules.withLock { $0.isOnProbation ? $0.endProbation(keeping: running) : nil }
         guard let left else { return }
         if !left.isEmpty {
             do {

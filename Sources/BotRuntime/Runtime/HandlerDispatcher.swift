@@ -606,7 +606,7 @@ final class HandlerDispatcher: Sendable {
             var expired: [(Running, UInt64, WorkerTask)] = []
             for (id, running) in state.running where running.deadline <= now {
                 state.running[id] = nil
-                guard running.run.abandon() else { continue }
+                guard running.run.abandon(atTimeout: true) else { continue }
                 state.lanes[running.lane, default: Lane()].timedOut = (running.work, running.run)
                 state.lanes[running.lane]?.isActive = true
                 expired.append((running, state.makeWorkerID(), WorkerTask()))

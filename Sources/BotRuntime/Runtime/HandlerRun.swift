@@ -4,7 +4,7 @@ import Synchronization
 /// watchdog gave up on it (`abandon`). Whoever comes first wins; the loser learns it and backs off, so a handler
 /// that returns just as it times out is either committed or discarded, never both.
 final class HandlerRun: Sendable {
-    private enum Phase { case running, completed, abandoned }
+    private enum Phase { case running, completed, abandoned(atTimeout: Bool) }
 
     private let phase = Mutex(Phase.running)
     private let context = Mutex<ObjectIdentifier?>(nil)
@@ -36,11 +36,12 @@ final class HandlerRun: Sendable {
         return completed
     }
 
-    /// Marks the run abandoned; false when it had already completed.
-    func abandon() -> Bool {
+    /// Marks the run abandoned, `atTimeout` when its handler timeout gave up on it (rather than a stop of the
+    /// session); false when it had already completed.
+    func abandon(atTimeout: Bool = false) -> Bool {
         let abandoned = phase.withLock { phase in
             guard case .running = phase else { return false }
-            phase = .abandoned
+            phase = .abandoned(atTimeout: atTimeout)
             return true
         }
         if abandoned { runEndActions() }
@@ -64,5 +65,10 @@ final class HandlerRun: Sendable {
     /// Whether the watchdog gave up on the run: its context refuses further work.
     var isAbandoned: Bool {
         phase.withLock { if case .abandoned = $0 { true } else { false } }
+    }
+
+    /// Whether the handler timeout gave up on the run: its code ran that long without the process dying.
+    var timedOut: Bool {
+        phase.withLock { if case .abandoned(atTimeout: true) = $0 { true } else { false } }
     }
 }

@@ -85,9 +85,11 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             log.notice("running crash suspect alone (attempt \(suspect.attempts + 1))", trace: suspect.trace, ["work": suspect.key])
             await perform(work, run)
             turn.end()
-            // A suspect that a stop of the session cancelled did not run to its end: it stays suspect. One that
-            // finished while the session drained did, and passes.
-            if !Task.isCancelled { await quarantine.passed(suspect.key) }
+            // A suspect passes once its code returns: in time, while the session drained, or after its timeout gave
+            // up on it (it ran that long without the process dying). One that a stop of the session cancelled did
+            // not run to its end: it stays suspect. Until its code returns it stays suspect too, even past its
+            // timeout: a handler that kills the process slowly (memory without bound) is counted at each death.
+            if !Task.isCancelled || run.timedOut { await quarantine.passed(suspect.key) }
         case .quarantine(let suspect):
             await setAside(work, suspect, run)
         case .passOver:
@@ -479,10 +481,8 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             _ = run.abandon()
             return
         }
-        if run.abandon() {
+        if run.abandon(atTimeout: true) {
             handler.cancel()
-            // It ran until its timeout without the process dying: a suspect no more, as any handler's (`recover`).
-            await quarantine.passed(start.workKey)
             log.error("onStart did not return within \(timeout): cancelled, its changes are discarded and the bot goes on", trace: "start")
             metrics.setLastError("onStart timed out after \(timeout)")
         }
@@ -490,7 +490,6 @@ final class HandlerRunner: HandlerDispatcher.Runner {
 
     func recover(_ work: HandlerWork, _ run: HandlerRun, timedOutAfter timeout: Duration) async {
         if let context = run.contextID { contexts.typing.hideAll(of: context) }
-        await quarantine.passed(work.workKey)
         log.error("\(work.name) did not return within \(timeout): cancelled, its changes are discarded and the bot goes on", trace: work.trace)
         metrics.setLastError("\(work.name) timed out after \(timeout)")
         guard let identity = identity.bot else { return }

@@ -76,6 +76,17 @@ struct QuarantineRulesTests {
         #expect(rules.verdict(for: "a") == .run)
     }
 
+    @Test func endingTheProbationKeepsTheSuspectsWhoseCodeStillRunsUntilItReturns() {
+        var rules = QuarantineRules(
+            suspects: [suspect("b", attempts: 1), suspect("a", attempts: 1)], maxAttempts: 2, maxQuarantinesPerHour: 5)
+        #expect(rules.endProbation(keeping: ["b"]) == ["a"])
+        #expect(!rules.isOnProbation)
+        #expect(rules.verdict(for: "a") == .run)
+        let passed = rules.passed("b")
+        #expect(passed?.suspect == suspect("b", attempts: 1))
+        #expect(passed?.probationEnded == false, "it had ended already")
+    }
+
     @Test func lifecycleSuspectsAtTheLimitAreTakenAtOnceAndOthersWait() {
         var rules = QuarantineRules(
             suspects: [

@@ -360,12 +360,45 @@ import Testing
             let bot = try await harness.start(script, waitUntilLive: false) { $0.handlerTimeout = .seconds(1) }
             await started.wait()
             await harness.clock.advance(by: .seconds(2))
-            // The timeout clears the suspect, then says so at error level: wait for the second.
-            try await harness.waitUntil("onStart's timeout") {
-                harness.logs.contains(.error, "onStart did not return within")
+            // The timeout cancels it; it returns, and is cleared then.
+            try await harness.waitUntil("the suspect to be cleared") {
+                harness.logs.contains(.info, "no longer suspected")
             }
-            #expect(harness.logs.contains(.info, "no longer suspected"))
+            #expect(harness.logs.contains(.error, "onStart did not return within"))
             await bot.stop()
+        }
+    }
+
+    /// A handler that kills the process slowly (memory without bound) may outlive its timeout: it stays a suspect
+    /// until its code returns, so that each death counts, and the probation's end does not forget it.
+    @Test func aSuspectStillRunningPastItsTimeoutStaysSuspectedThroughTheProbationsEnd() async throws {
+        try await RuntimeHarness.run { harness in
+            try await recordCrashes(["onStart"], handler: "onStart", in: harness)
+            let table = try InFlightTable(directory: URL(fileURLWithPath: harness.directory.path, isDirectory: true), capacity: 16)
+            let (started, release) = (Gate(), Gate())
+            var script = ScriptedBot(probe: BotProbe())
+            // Ignores its cancellation until the test releases it.
+            script.onStartScript = { _ in
+                started.open()
+                await release.wait()
+            }
+            let bot = try await harness.start(script, waitUntilLive: false) {
+                $0.handlerTimeout = .seconds(1)
+                $0.inFlightTable = table
+            }
+            await started.wait()
+            await harness.clock.advance(by: .seconds(2))
+            try await bot.waitUntilLive(harness)
+            try await harness.waitUntil("the probation's end") { harness.logs.contains(.info, "probation over") }
+            #expect(!harness.logs.contains(.info, "no longer suspected"))
+            #expect(!harness.logs.contains(.info, "did not come back"))
+            #expect(table.running.map(\.key) == ["onStart"])
+            await bot.stop()
+
+            let store = try await BotStore.open(path: harness.directory.file("botty.sqlite"), clock: harness.clock)
+            #expect(try await store.crashRecord().suspects.map(\.key) == ["onStart"])
+            await store.close()
+            release.open()
         }
     }
 
