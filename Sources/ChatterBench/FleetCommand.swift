@@ -85,11 +85,14 @@ struct FleetCommand {
         let receipts = configuration.receipts == "read" ? ReceiptPolicy(sendsDelivered: false, sendsRead: true) : nil
         let sessions = configuration.bots.map { bot in
             BotSession(
-                configuration: BotConfiguration(
-                    name: bot.name, kind: "echo", credentials: BotCredentials(username: bot.username, password: bot.password),
-                    // As `"sendPacing": "off"` in bots.json: the bench measures the runtime, not the pacer.
-                    friendRequests: .nobody, sendPacing: nil, receipts: receipts),
-                bot: EchoBenchBot(), environment: environment)
+                member: BotLineup.Member(
+                    configuration: BotConfiguration(
+                        name: bot.name, kind: EchoBenchBot.kind.name,
+                        credentials: BotCredentials(username: bot.username, password: bot.password),
+                        // As `"sendPacing": "off"` in bots.json: the bench measures the runtime, not the pacer.
+                        friendRequests: .nobody, sendPacing: nil, receipts: receipts),
+                    kind: EchoBenchBot.kind),
+                environment: environment)
         }
         // The sessions report their own errors through the reporter; the supervisor would repeat each one.
         let supervisor = BotSupervisor(bots: sessions, log: LogSink(minimumLevel: .critical))
