@@ -30,6 +30,11 @@ final class HandlerDispatcher: Sendable {
     private struct Lane {
         var items: [HandlerWork] = []
         var head = 0
+        /// How many items were cut from the front of `items` so far: an item's position for good is this plus its
+        /// index.
+        private var base = 0
+        /// Where the queued item of each `supersededKey` stands (`base` + index), for the next one to replace it.
+        private var latest: [String: Int] = [:]
         /// A worker serves the lane, or the lane waits for a slot.
         var isActive = false
         /// An item whose handler timed out, to be recovered before anything else of the lane.
@@ -53,15 +58,32 @@ final class HandlerDispatcher: Sendable {
         /// Adds `work` in order: by seq in a conversation lane (messages may arrive out of order from the tasks
         /// that hand them out), a message before the updates of it, at the end otherwise. An update of a message
         /// still queued replaces it instead: the bot gets the message in its current state (a deleted one reaches
-        /// no handler), as from a parked copy.
+        /// no handler), as from a parked copy. So does a later update of a message whose update is still queued, and
+        /// a best-effort event of the same `supersededKey` as one still queued: a peer that sends them faster than
+        /// the bot handles them grows the lane by what it changes, not by how often.
         mutating func append(_ work: [HandlerWork]) {
             if head > 0 && head * 2 >= items.count {
                 items.removeFirst(head)
+                base += head
                 head = 0
             }
             for item in work {
                 if case .messageUpdated(let update, _) = item, let index = queuedIndex(of: update) {
                     items[index] = .message(update)
+                    continue
+                }
+                if case .messageUpdated(let update, _) = item, let index = queuedUpdateIndex(of: update) {
+                    items[index] = item
+                    continue
+                }
+                if let key = item.supersededKey {
+                    if let position = latest[key], position - base >= head, position - base < items.count,
+                        items[position - base].supersededKey == key {
+                        items[position - base] = item
+                        continue
+                    }
+                    latest[key] = base + items.count
+                    items.append(item)
                     continue
                 }
                 guard let key = Self.order(of: item), let last = items.last.flatMap(Self.order(of:)), last > key else {
@@ -70,6 +92,13 @@ final class HandlerDispatcher: Sendable {
                 }
                 items.insert(item, at: firstIndex(after: key))
             }
+        }
+
+        /// Where an update of `message` waits in the lane, not taken yet, if one does.
+        private func queuedUpdateIndex(of message: Message) -> Int? {
+            let index = firstIndex(after: Order(seq: message.seq, rank: 1)) - 1
+            guard index >= head, case .messageUpdated(let queued, _) = items[index], queued.id == message.id else { return nil }
+            return index
         }
 
         /// The first index from `head` whose item comes after `key` (items without a seq count as before it).
@@ -109,8 +138,10 @@ final class HandlerDispatcher: Sendable {
         mutating func popFirst() -> HandlerWork? {
             guard head < items.count else { return nil }
             let item = items[head]
+            if let key = item.supersededKey, latest[key] == base + head { latest[key] = nil }
             head += 1
             if head == items.count {
+                base += items.count
                 items.removeAll(keepingCapacity: items.count <= 64)
                 head = 0
             }
@@ -122,6 +153,7 @@ final class HandlerDispatcher: Sendable {
         mutating func removeQueuedMessages() {
             items = items[head...].filter { if case .message = $0 { false } else { true } }
             head = 0
+            reindex()
             isBlocked = isBlocked && !items.isEmpty
         }
 
@@ -129,7 +161,17 @@ final class HandlerDispatcher: Sendable {
             let dropped = items.count - head
             items = []
             head = 0
+            reindex()
             return dropped
+        }
+
+        /// Finds the queued items of each `supersededKey` again, after the items were rebuilt.
+        private mutating func reindex() {
+            base = 0
+            latest = [:]
+            for (index, item) in items.enumerated() {
+                if let key = item.supersededKey { latest[key] = index }
+            }
         }
     }
 

@@ -13,6 +13,11 @@ enum HandlerWork: Sendable {
     /// Quarantined work an operator asked to run again (out of its order).
     indirect case retry(QuarantineEntry)
 
+    /// What a later piece of work of the same key supersedes while this one is queued (see `BotEvent.supersededKey`).
+    var supersededKey: String? {
+        if case .event(let event, _) = self { event.supersededKey } else { nil }
+    }
+
     /// The id that follows the event through the logs, the store and the outbox.
     var trace: String {
         switch self {
@@ -97,6 +102,21 @@ extension BotEvent {
         case .userUpdated(let user), .userUpdatedWhileAway(let user): "user-updated:\(user.id.rawValue)"
         case .readStateChanged(let receipt): "read-state:\(receipt.conversationId.rawValue):\(receipt.userId.rawValue):\(receipt.lastReadSeq)"
         case .typing(let typing): "typing:\(typing.conversationId.rawValue):\(typing.userId.rawValue):\(typing.isTyping)"
+        }
+    }
+}
+
+extension BotEvent {
+    /// The state a best-effort event reports (a person typing in a conversation, a user's presence, a member's
+    /// watermarks), which a later event of the same key replaces while it is queued: the seed lets typing and
+    /// presence drop, and keeps the latest watermarks in the service, so the bot's handler gets the latest state, not
+    /// every step to it. Nil for events that must each reach the bot.
+    var supersededKey: String? {
+        switch self {
+        case .typing(let typing): "typing:\(typing.conversationId.rawValue):\(typing.userId.rawValue)"
+        case .presenceChanged(let presence): "presence:\(presence.userId.rawValue)"
+        case .readStateChanged(let receipt): "read-state:\(receipt.conversationId.rawValue):\(receipt.userId.rawValue)"
+        default: nil
         }
     }
 }

@@ -44,7 +44,8 @@ public protocol Bot: Sendable {
     /// to a state handled before (a reaction taken off and put back) is handled again when the service says the
     /// message is in that state now, and in doubt (the service cannot be asked); its sends get clientMessageIds of
     /// their own. A return that the message already left again before its frame arrived is not handled; the next
-    /// update then says what changed since the last one handled. Changes made while the bot was offline are not
+    /// update then says what changed since the last one handled. So does an update that the message's next replaced
+    /// while both waited for the conversation's earlier work. Changes made while the bot was offline are not
     /// replayed (the sync returns only new messages): page back with
     /// `context.service.history(of:)` for the current state when it matters. The bot's own edits and reactions
     /// reach these handlers too; compare `message.senderId` or the reactions' users with `context.bot.userId`.
@@ -84,18 +85,21 @@ public protocol Bot: Sendable {
     /// The presence of all friends, after every connect.
     func onPresenceSnapshot(_ presences: [Presence], context: any BotContext) async throws
 
-    /// A friend came online or went offline (best effort: changes can be missed; the next snapshot is whole).
+    /// A friend came online or went offline (best effort: changes can be missed, and one waiting for a slow handler
+    /// is replaced by the friend's next; the next snapshot is whole).
     func onPresenceChanged(_ presence: Presence, context: any BotContext) async throws
 
     /// Another member's delivered or read watermark moved (`receipt.updated`; or, for a read while the bot was
     /// disconnected, the refresh and sync after the reconnect). Best effort: receipts can be missed, a repeated or late one is not
-    /// passed on, and the first sync of a process finds no move (nothing known before it);
+    /// passed on, one waiting for a slow handler is replaced by the member's next, and the first sync of a process
+    /// finds no move (nothing known before it);
     /// `context.presence.readState(of:)` has the latest values. The bot's own receipts (from any of its devices) are
     /// not passed on.
     func onReadStateChanged(_ receipt: ReceiptUpdate, context: any BotContext) async throws
 
-    /// Another member started or stopped typing (`typing`). Best effort: events can be dropped, and the service ends
-    /// typing by itself 5 s after the last `typing.start`.
+    /// Another member started or stopped typing (`typing`). Best effort: events can be dropped (one waiting for a slow
+    /// handler is replaced by the member's next in the conversation), and the service ends typing by itself 5 s after
+    /// the last `typing.start`.
     func onTyping(_ typing: TypingIndicator, context: any BotContext) async throws
 
     /// Someone started a conversation with the bot (or added it to a group).

@@ -333,6 +333,103 @@ import Testing
     }
 
     /// A dispatcher whose handler deadlines wait on a scheduler of `clock`, as a session's do.
+    /// An event in the events lane, traced as `trace`.
+    static func event(_ event: BotEvent, _ trace: String) -> HandlerWork { .event(event, trace: trace) }
+
+    static func typing(_ user: User.ID, _ isTyping: Bool, in conversation: Conversation.ID = "C1") -> BotEvent {
+        .typing(TypingIndicator(conversationId: conversation, userId: user, isTyping: isTyping))
+    }
+
+    /// Starts `dispatcher` with a handler of the events lane that runs until released, so that what comes next queues.
+    static func busyEventsLane(_ dispatcher: HandlerDispatcher, _ runner: RecordingRunner) async throws {
+        runner.block("busy")
+        dispatcher.enqueue(Self.event(.friendRequestCancelled("R0"), "busy"), in: .events)
+        dispatcher.open(runner: runner)
+        try await runner.waitUntil("the busy handler started") { runner.started == ["busy"] }
+    }
+
+    @Test func aQueuedTypingEventIsReplacedByThePersonsNextOneInItsPlace() async throws {
+        let runner = RecordingRunner()
+        let dispatcher = Self.dispatcher(maxConcurrent: 4, timeout: .seconds(30))
+        try await Self.busyEventsLane(dispatcher, runner)
+        dispatcher.enqueue(Self.event(Self.typing("ANA", true), "ana typing"), in: .events)
+        dispatcher.enqueue(Self.event(Self.typing("BOB", true), "bob typing"), in: .events)
+        dispatcher.enqueue(Self.event(Self.typing("ANA", true, in: "C2"), "ana typing in C2"), in: .events)
+        for round in 1...1000 {
+            dispatcher.enqueue(Self.event(Self.typing("ANA", round % 2 == 0), "ana \(round)"), in: .events)
+        }
+        #expect(dispatcher.backlog(of: .events) == 3)
+        runner.release("busy")
+        try await runner.waitUntil("every handler finished") { runner.finished.count == 4 }
+        #expect(runner.started == ["busy", "ana 1000", "bob typing", "ana typing in C2"])
+        dispatcher.cancelAll()
+    }
+
+    @Test func presenceAndWatermarksKeepTheLatestQueuedPerUserAndMember() async throws {
+        let runner = RecordingRunner()
+        let dispatcher = Self.dispatcher(maxConcurrent: 4, timeout: .seconds(30))
+        try await Self.busyEventsLane(dispatcher, runner)
+        let receipt = { (user: User.ID, read: Int) in
+            BotEvent.readStateChanged(ReceiptUpdate(conversationId: "C1", userId: user, lastDeliveredSeq: read, lastReadSeq: read))
+        }
+        dispatcher.enqueue([
+            Self.event(.presenceChanged(Presence(userId: "ANA", isOnline: true)), "ana online"),
+            Self.event(receipt("ANA", 3), "ana read 3"),
+            Self.event(.presenceChanged(Presence(userId: "ANA", isOnline: false)), "ana offline"),
+            Self.event(receipt("BOB", 2), "bob read 2"),
+            Self.event(receipt("ANA", 5), "ana read 5"),
+        ], in: .events)
+        runner.release("busy")
+        try await runner.waitUntil("every handler finished") { runner.finished.count == 4 }
+        #expect(runner.started == ["busy", "ana offline", "ana read 5", "bob read 2"])
+        dispatcher.cancelAll()
+    }
+
+    @Test func eventsThatMustEachReachTheBotAreNeverReplaced() async throws {
+        let runner = RecordingRunner()
+        let dispatcher = Self.dispatcher(maxConcurrent: 4, timeout: .seconds(30))
+        try await Self.busyEventsLane(dispatcher, runner)
+        dispatcher.enqueue([
+            Self.event(.friendRemoved("ANA", isRecorded: false), "removed"),
+            Self.event(.friendRemoved("ANA", isRecorded: false), "removed again"),
+            Self.event(.friendRequestCancelled("R1"), "cancelled"),
+            Self.event(.friendRequestCancelled("R1"), "cancelled again"),
+        ], in: .events)
+        runner.release("busy")
+        try await runner.waitUntil("every handler finished") { runner.finished.count == 5 }
+        #expect(runner.started == ["busy", "removed", "removed again", "cancelled", "cancelled again"])
+        dispatcher.cancelAll()
+    }
+
+    @Test func aTypingEventTakenAlreadyIsNotReplacedAndTheNextOneQueues() async throws {
+        let runner = RecordingRunner()
+        let dispatcher = Self.dispatcher(maxConcurrent: 4, timeout: .seconds(30))
+        runner.block("ana typing")
+        dispatcher.enqueue(Self.event(Self.typing("ANA", true), "ana typing"), in: .events)
+        dispatcher.open(runner: runner)
+        try await runner.waitUntil("ana's typing started") { runner.started == ["ana typing"] }
+        dispatcher.enqueue(Self.event(Self.typing("ANA", false), "ana stopped"), in: .events)
+        runner.release("ana typing")
+        try await runner.waitUntil("both handlers finished") { runner.finished.count == 2 }
+        #expect(runner.started == ["ana typing", "ana stopped"])
+        dispatcher.cancelAll()
+    }
+
+    @Test func aLaterUpdateOfAMessageWhoseUpdateIsQueuedReplacesIt() async throws {
+        let runner = RecordingRunner()
+        let dispatcher = Self.dispatcher(maxConcurrent: 4, timeout: .seconds(30))
+        runner.setStoreContiguous(2, in: "C1")
+        guard case .message(let second) = Self.message(2) else { return }
+        dispatcher.enqueue([
+            .messageUpdated(second, trace: "first edit of 2"), Self.message(3),
+            .messageUpdated(second, trace: "second edit of 2"),
+        ], in: .conversation("C1"))
+        dispatcher.open(runner: runner)
+        try await runner.waitUntil("two handlers finished") { runner.finished.count == 2 }
+        #expect(runner.started == ["second edit of 2", "C1#3"])
+        dispatcher.cancelAll()
+    }
+
     static func dispatcher(maxConcurrent: Int, timeout: Duration, clock: ManualClock = ManualClock()) -> HandlerDispatcher {
         HandlerDispatcher(maxConcurrent: maxConcurrent, timeout: timeout, clock: clock, timers: DeadlineScheduler(clock: clock))
     }
