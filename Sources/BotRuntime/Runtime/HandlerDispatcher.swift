@@ -33,8 +33,9 @@ final class HandlerDispatcher: Sendable {
         /// How many items were cut from the front of `items` so far: an item's position for good is this plus its
         /// index.
         private var base = 0
-        /// Where the queued item of each `supersededKey` stands (`base` + index), for the next one to replace it.
-        private var latest: [String: Int] = [:]
+        /// Where the last queued item of each `supersededKey` stands (`base` + index), and how many of the key are
+        /// queued.
+        private var latest: [String: (position: Int, count: Int)] = [:]
         /// A worker serves the lane, or the lane waits for a slot.
         var isActive = false
         /// An item whose handler timed out, to be recovered before anything else of the lane.
@@ -58,9 +59,10 @@ final class HandlerDispatcher: Sendable {
         /// Adds `work` in order: by seq in a conversation lane (messages may arrive out of order from the tasks
         /// that hand them out), a message before the updates of it, at the end otherwise. An update of a message
         /// still queued replaces it instead: the bot gets the message in its current state (a deleted one reaches
-        /// no handler), as from a parked copy. So does a later update of a message whose update is still queued, and
-        /// a best-effort event of the same `supersededKey` as one still queued: a peer that sends them faster than
-        /// the bot handles them grows the lane by what it changes, not by how often.
+        /// no handler), as from a parked copy. So does a later update of a message whose update is still queued.
+        /// A best-effort event queues behind at most one of its `supersededKey`, and replaces the second: the bot
+        /// gets the first change and the latest state (a start and a stop of typing both), and a peer that sends
+        /// them faster than the bot handles them grows the lane by what it changes, not by how often.
         mutating func append(_ work: [HandlerWork]) {
             if head > 0 && head * 2 >= items.count {
                 items.removeFirst(head)
@@ -77,12 +79,12 @@ final class HandlerDispatcher: Sendable {
                     continue
                 }
                 if let key = item.supersededKey {
-                    if let position = latest[key], position - base >= head, position - base < items.count,
-                        items[position - base].supersededKey == key {
+                    if let (position, count) = latest[key], count >= 2, position - base >= head,
+                        position - base < items.count, items[position - base].supersededKey == key {
                         items[position - base] = item
                         continue
                     }
-                    latest[key] = base + items.count
+                    latest[key] = (base + items.count, (latest[key]?.count ?? 0) + 1)
                     items.append(item)
                     continue
                 }
@@ -138,7 +140,9 @@ final class HandlerDispatcher: Sendable {
         mutating func popFirst() -> HandlerWork? {
             guard head < items.count else { return nil }
             let item = items[head]
-            if let key = item.supersededKey, latest[key] == base + head { latest[key] = nil }
+            if let key = item.supersededKey, let (position, count) = latest[key] {
+                latest[key] = count > 1 ? (position, count - 1) : nil
+            }
             head += 1
             if head == items.count {
                 base += items.count
@@ -170,7 +174,7 @@ final class HandlerDispatcher: Sendable {
             base = 0
             latest = [:]
             for (index, item) in items.enumerated() {
-                if let key = item.supersededKey { latest[key] = index }
+                if let key = item.supersededKey { latest[key] = (index, (latest[key]?.count ?? 0) + 1) }
             }
         }
     }

@@ -108,9 +108,9 @@ extension BotEvent {
 
 extension BotEvent {
     /// The state a best-effort event reports (a person typing in a conversation, a user's presence, a member's
-    /// watermarks), which a later event of the same key replaces while it is queued: the seed lets typing and
-    /// presence drop, and keeps the latest watermarks in the service, so the bot's handler gets the latest state, not
-    /// every step to it. Nil for events that must each reach the bot.
+    /// watermarks), of which a lane queues two at most: the seed lets typing and presence drop, and keeps the latest
+    /// watermarks in the service, so the bot's handler gets the first change and the latest state, not every step
+    /// between. Nil for events that must each reach the bot.
     var supersededKey: String? {
         switch self {
         case .typing(let typing): "typing:\(typing.conversationId.rawValue):\(typing.userId.rawValue)"

@@ -85,21 +85,21 @@ public protocol Bot: Sendable {
     /// The presence of all friends, after every connect.
     func onPresenceSnapshot(_ presences: [Presence], context: any BotContext) async throws
 
-    /// A friend came online or went offline (best effort: changes can be missed, and one waiting for a slow handler
-    /// is replaced by the friend's next; the next snapshot is whole).
+    /// A friend came online or went offline (best effort: changes can be missed, and of those waiting for a slow
+    /// handler only the first and the latest run; the next snapshot is whole).
     func onPresenceChanged(_ presence: Presence, context: any BotContext) async throws
 
     /// Another member's delivered or read watermark moved (`receipt.updated`; or, for a read while the bot was
     /// disconnected, the refresh and sync after the reconnect). Best effort: receipts can be missed, a repeated or late one is not
-    /// passed on, one waiting for a slow handler is replaced by the member's next, and the first sync of a process
-    /// finds no move (nothing known before it);
+    /// passed on, of a member's moves waiting for a slow handler only the first and the latest run, and the first
+    /// sync of a process finds no move (nothing known before it);
     /// `context.presence.readState(of:)` has the latest values. The bot's own receipts (from any of its devices) are
     /// not passed on.
     func onReadStateChanged(_ receipt: ReceiptUpdate, context: any BotContext) async throws
 
-    /// Another member started or stopped typing (`typing`). Best effort: events can be dropped (one waiting for a slow
-    /// handler is replaced by the member's next in the conversation), and the service ends typing by itself 5 s after
-    /// the last `typing.start`.
+    /// Another member started or stopped typing (`typing`). Best effort: events can be dropped (of a member's events
+    /// waiting for a slow handler, only the first and the latest run), and the service ends typing by itself 5 s
+    /// after the last `typing.start`.
     func onTyping(_ typing: TypingIndicator, context: any BotContext) async throws
 
     /// Someone started a conversation with the bot (or added it to a group).

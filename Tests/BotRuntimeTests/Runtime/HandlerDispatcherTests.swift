@@ -348,7 +348,7 @@ import Testing
         try await runner.waitUntil("the busy handler started") { runner.started == ["busy"] }
     }
 
-    @Test func aQueuedTypingEventIsReplacedByThePersonsNextOneInItsPlace() async throws {
+    @Test func aPersonsTypingQueuesItsFirstChangeAndItsLatestState() async throws {
         let runner = RecordingRunner()
         let dispatcher = Self.dispatcher(maxConcurrent: 4, timeout: .seconds(30))
         try await Self.busyEventsLane(dispatcher, runner)
@@ -358,14 +358,45 @@ import Testing
         for round in 1...1000 {
             dispatcher.enqueue(Self.event(Self.typing("ANA", round % 2 == 0), "ana \(round)"), in: .events)
         }
-        #expect(dispatcher.backlog(of: .events) == 3)
+        #expect(dispatcher.backlog(of: .events) == 4)
         runner.release("busy")
-        try await runner.waitUntil("every handler finished") { runner.finished.count == 4 }
-        #expect(runner.started == ["busy", "ana 1000", "bob typing", "ana typing in C2"])
+        try await runner.waitUntil("every handler finished") { runner.finished.count == 5 }
+        #expect(runner.started == ["busy", "ana typing", "bob typing", "ana typing in C2", "ana 1000"])
         dispatcher.cancelAll()
     }
 
-    @Test func presenceAndWatermarksKeepTheLatestQueuedPerUserAndMember() async throws {
+    @Test func aStartAndAStopOfTypingQueuedTogetherBothRun() async throws {
+        let runner = RecordingRunner()
+        let dispatcher = Self.dispatcher(maxConcurrent: 4, timeout: .seconds(30))
+        try await Self.busyEventsLane(dispatcher, runner)
+        dispatcher.enqueue(Self.event(Self.typing("ANA", true), "ana typing"), in: .events)
+        dispatcher.enqueue(Self.event(Self.typing("ANA", false), "ana stopped"), in: .events)
+        runner.release("busy")
+        try await runner.waitUntil("every handler finished") { runner.finished.count == 3 }
+        #expect(runner.started == ["busy", "ana typing", "ana stopped"])
+        dispatcher.cancelAll()
+    }
+
+    @Test func aKeyTakenByAHandlerCountsNoLongerAsQueued() async throws {
+        let runner = RecordingRunner()
+        let dispatcher = Self.dispatcher(maxConcurrent: 4, timeout: .seconds(30))
+        try await Self.busyEventsLane(dispatcher, runner)
+        runner.block("ana 1")
+        for round in 1...2 {
+            dispatcher.enqueue(Self.event(Self.typing("ANA", round % 2 == 1), "ana \(round)"), in: .events)
+        }
+        runner.release("busy")
+        try await runner.waitUntil("ana 1 started") { runner.started.count == 2 }
+        for round in 3...5 {
+            dispatcher.enqueue(Self.event(Self.typing("ANA", round % 2 == 1), "ana \(round)"), in: .events)
+        }
+        runner.release("ana 1")
+        try await runner.waitUntil("every handler finished") { runner.finished.count == 4 }
+        #expect(runner.started == ["busy", "ana 1", "ana 2", "ana 5"])
+        dispatcher.cancelAll()
+    }
+
+    @Test func presenceAndWatermarksQueueTwoAtMostPerUserAndMember() async throws {
         let runner = RecordingRunner()
         let dispatcher = Self.dispatcher(maxConcurrent: 4, timeout: .seconds(30))
         try await Self.busyEventsLane(dispatcher, runner)
@@ -377,11 +408,14 @@ import Testing
             Self.event(receipt("ANA", 3), "ana read 3"),
             Self.event(.presenceChanged(Presence(userId: "ANA", isOnline: false)), "ana offline"),
             Self.event(receipt("BOB", 2), "bob read 2"),
+            Self.event(receipt("ANA", 4), "ana read 4"),
+            Self.event(.presenceChanged(Presence(userId: "ANA", isOnline: true)), "ana online again"),
+            Self.event(.presenceChanged(Presence(userId: "ANA", isOnline: false)), "ana offline again"),
             Self.event(receipt("ANA", 5), "ana read 5"),
         ], in: .events)
         runner.release("busy")
-        try await runner.waitUntil("every handler finished") { runner.finished.count == 4 }
-        #expect(runner.started == ["busy", "ana offline", "ana read 5", "bob read 2"])
+        try await runner.waitUntil("every handler finished") { runner.finished.count == 6 }
+        #expect(runner.started == ["busy", "ana online", "ana read 3", "ana offline again", "bob read 2", "ana read 5"])
         dispatcher.cancelAll()
     }
 
