@@ -53,6 +53,13 @@ struct HeartbeatMonitorTests {
         #expect(monitor.nextDeadline == at(25))
     }
 
+    @Test(arguments: [Duration.milliseconds(1), Duration.milliseconds(25), Duration.milliseconds(999)])
+    func anIntervalBelowASecondIsRaisedToOne(interval: Duration) {
+        let monitor = readyMonitor(interval: interval)
+        #expect(monitor.interval == .seconds(1))
+        #expect(monitor.nextDeadline == at(1))
+    }
+
     @Test func pingsGoOutEvery25SecondsWhilePongsArrive() {
         var monitor = readyMonitor()
         var pings: [Date] = []

@@ -10,6 +10,9 @@ import Foundation
 package struct HeartbeatMonitor: Sendable {
     /// The ping interval when the server does not give a usable one.
     public static let defaultInterval: Duration = .seconds(25)
+    /// The shortest ping interval taken from the server: a smaller one (a typo, a unit mistake: 25 for 25,000 ms)
+    /// would flood it with pings and earn a rate-limit close.
+    public static let minimumInterval: Duration = .seconds(1)
     /// How long a ping may wait for its pong before the connection counts as dead.
     public static let defaultPongTimeout: Duration = .seconds(10)
     /// How long the server keeps a connection on which the client sends nothing.
@@ -17,7 +20,8 @@ package struct HeartbeatMonitor: Sendable {
 
     /// What happened on the connection, with the time it happened.
     public enum Event: Sendable, Equatable {
-        /// `session.ready` arrived; `interval` is its `heartbeatIntervalMs` (nil or not positive: the default).
+        /// `session.ready` arrived; `interval` is its `heartbeatIntervalMs` (nil or not positive: the default; below
+        /// `minimumInterval`: that).
         case ready(interval: Duration?, now: Date)
         /// The `ping` frame asked for by `.sendPing` was written to the socket.
         case pingSent(now: Date)
@@ -95,7 +99,7 @@ package struct HeartbeatMonitor: Sendable {
         case .ready(let serverInterval, let now):
             let usable = serverInterval.flatMap { $0 > .zero ? $0 : nil }
             self = HeartbeatMonitor(pongTimeout: pongTimeout, serverIdleTimeout: serverIdleTimeout)
-            interval = usable ?? Self.defaultInterval
+            interval = max(usable ?? Self.defaultInterval, Self.minimumInterval)
             isRunning = true
             nextPingAt = now.adding(interval)
             lastSentAt = now
