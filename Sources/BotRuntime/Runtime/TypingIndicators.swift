@@ -48,10 +48,8 @@ final class TypingIndicators: Sendable {
 
     /// Hides typing in `conversation` (sending `typing.stop`).
     func hide(in conversation: Conversation.ID) {
-        let wasShown = state.withLock { $0.shown.removeValue(forKey: conversation) != nil }
-        guard wasShown else { return }
+        guard send(.typingStop(conversationId: conversation), ifShownIn: conversation, hiding: true) else { return }
         timers.cancel(.typing(conversation))
-        send(.typingStop(conversationId: conversation))
     }
 
     /// Hides every indicator `owner` shows (its handler returned).
@@ -69,15 +67,22 @@ final class TypingIndicators: Sendable {
 
     /// Sends `typing.start` while typing is shown in `conversation`, and comes back after the repeat interval.
     private func repeatStart(in conversation: Conversation.ID) {
-        guard isShown(in: conversation) else { return }
-        send(.typingStart(conversationId: conversation))
+        guard send(.typingStart(conversationId: conversation), ifShownIn: conversation, hiding: false) else { return }
         timers.schedule(.typing(conversation), at: clock.now.adding(Self.repeatInterval)) { [self] in
             repeatStart(in: conversation)
         }
     }
 
-    /// Sends `request` on the current connection's sender; nothing while disconnected.
-    private func send(_ request: ClientRequest) {
-        state.withLock { $0.connection }?.tasks.send(request)
+    /// Sends `request` on the current connection's sender (nothing while disconnected) if typing is shown in
+    /// `conversation`, and hides it when `hiding`; returns whether it was shown. Deciding and queueing the frame under
+    /// one lock keeps the frames in the order of the decisions: a repeat cannot follow the `typing.stop` of a hide
+    /// that came between its check and its send.
+    private func send(_ request: ClientRequest, ifShownIn conversation: Conversation.ID, hiding: Bool) -> Bool {
+        state.withLock { state in
+            guard state.shown[conversation] != nil else { return false }
+            if hiding { state.shown[conversation] = nil }
+            state.connection?.tasks.send(request)
+            return true
+        }
     }
 }
