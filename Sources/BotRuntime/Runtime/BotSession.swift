@@ -768,8 +768,11 @@ public actor BotSession {
             // Closed gracefully, its scope ends once the reader has handed over every frame before the close.
             _ = await live.link.connection.close()
             await connection?.task.value
-        } else {
-            connection?.task.cancel()
+        } else if let connection {
+            // A connect still opening ends once cancelled; awaited, so that its socket is closed before `run()`
+            // returns (a reload's new session of the bot would otherwise hold a second one for a moment).
+            connection.task.cancel()
+            await connection.task.value
         }
         live = nil
         connection = nil
