@@ -2,8 +2,8 @@ import Foundation
 
 /// The log tail as a part of a console event stream: `{"bot", "trace"}` (either may be empty or left out) sends
 /// `ready` with the last 200 kept records of that bot or trace, then `logs` events as records come. A burst travels
-/// in a few events: the first new record waits `flushInterval` for the ones behind it, and an event carries at most
-/// `batchSize` records.
+/// in a few events: the first new record waits `flushInterval` on the tail's clock for the ones behind it, and an
+/// event carries at most `batchSize` records.
 struct ConsoleLogPart: ConsoleStreamPart {
     let name = "logs"
     let acts = false
@@ -42,7 +42,7 @@ struct ConsoleLogPart: ConsoleStreamPart {
             guard await events.send(events.event("ready", Array("{}".utf8)) + Self.events(recent.suffix(Self.replayed), to: events))
             else { return }
             for await _ in wakes {
-                try? await Task.sleep(for: Self.flushInterval)
+                try? await tail.clock.sleep(for: Self.flushInterval)
                 guard !Task.isCancelled, await events.send(Self.events(tail.take(id), to: events)) else { return }
             }
         }

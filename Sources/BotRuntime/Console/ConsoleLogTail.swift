@@ -1,3 +1,4 @@
+import ChatterBots
 import Foundation
 import Synchronization
 
@@ -28,8 +29,13 @@ package final class ConsoleLogTail: Sendable {
     }
 
     private let state = Mutex(State())
+    /// What a page waits on while it gathers a burst (`ConsoleLogPart.flushInterval`): the process's clock, or a
+    /// test's virtual one.
+    package let clock: any ChatterClock
 
-    package init() {}
+    package init(clock: any ChatterClock = SystemClock()) {
+        self.clock = clock
+    }
 
     /// Keeps `record` and queues it for the listeners it matches.
     package func record(_ record: LogRecord) {

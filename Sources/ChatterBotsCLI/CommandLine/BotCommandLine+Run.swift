@@ -39,7 +39,7 @@ extension BotCommandLine {
             environment.standardError.write(line: "\(programName): \(error)")
             return .usageError
         }
-        let logTail = configuration.console ? ConsoleLogTail() : nil
+        let logTail = configuration.console ? ConsoleLogTail(clock: environment.clock) : nil
         let standardLog = LogSink(minimumLevel: configuration.logLevel, output: environment.standardError)
         let log = logTail.map { tail in standardLog.teeing { tail.record($0) } } ?? standardLog
         for bot in configuration.bots { bot.secrets.forEach(log.registerSecret) }

@@ -300,8 +300,9 @@ struct ConsoleRoutesTests {
         try await stop(running)
     }
 
-    @Test func aBurstOfLogRecordsReachesThePageInOrderInAFewBatches() async throws {
-        let tail = ConsoleLogTail()
+    @Test func aBurstOfLogRecordsReachesThePageInOrderInFullBatchesOnceTheFlushIntervalPasses() async throws {
+        let clock = ManualClock()
+        let tail = ConsoleLogTail(clock: clock)
         var log = LogSink.discarding.teeing { tail.record($0) }
         log.minimumLevel = .trace
         let running = try await start(logTail: tail)
@@ -309,6 +310,9 @@ struct ConsoleRoutesTests {
             ["curl", "-sN", "http://127.0.0.1:\(running.server.port)/console/logs?bot=echo"], mergingStandardError: true)
         while let line = try await curl.nextLine(), line != "event: ready" {}
         for index in 0..<600 { log.log(.info, "record \(index)", bot: "echo") }
+        // The first record set the page gathering; the whole burst is in before the flush interval passes.
+        try await clock.waitForSleepers(1)
+        await clock.advance(by: ConsoleLogPart.flushInterval)
         var batches: [[String]] = []
         while batches.joined().count < 600, let line = try await curl.nextLine() {
             guard line.hasPrefix("data: ["),
@@ -319,9 +323,9 @@ struct ConsoleRoutesTests {
         curl.kill()
         _ = await curl.termination()
         #expect(batches.joined().elementsEqual((0..<600).map { "record \($0)" }))
-        #expect(batches.allSatisfy { $0.count <= ConsoleLogPart.batchSize })
-        // The records are written in one go: gathered for a moment, they fill few events, not one each.
-        #expect(batches.count <= 10, "\(batches.map(\.count))")
+        // Gathered in one flush, the burst fills events of `batchSize` records and one with the rest, not one each.
+        let size = ConsoleLogPart.batchSize
+        #expect(batches.map(\.count) == [size, size, 600 - 2 * size])
         try await stop(running)
     }
 
