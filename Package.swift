@@ -51,8 +51,11 @@ let package = Package(
             name: "ExampleBots", dependencies: ["ExampleBotKinds", "ChatterBotsCLI"], swiftSettings: strict),
         // Child processes started with posix_spawn instead of Foundation's Process, for the tests and the benchmark.
         .target(name: "ChildProcesses", dependencies: ["CLinuxIO"], swiftSettings: strict),
-        // What several test targets share: bounded waits, free ports, peers, temporary directories.
-        .target(name: "TestSupport", dependencies: ["ChildProcesses"], path: "Tests/TestSupport", swiftSettings: strict),
+        // What several test targets share: bounded waits, free ports, peers, temporary directories, a virtual clock
+        // for HTTP deadlines.
+        .target(
+            name: "TestSupport", dependencies: ["ChildProcesses", "WebSocket"], path: "Tests/TestSupport",
+            swiftSettings: strict),
         // A bot with bugs on purpose, run as a process by the tests of crashes and the quarantine.
         .executableTarget(
             name: "CrashTestBots", dependencies: ["ChatterBotsCLI", "ChatterBots", "BotRuntime", "ChildProcesses"],

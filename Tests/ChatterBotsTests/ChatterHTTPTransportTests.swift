@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import WebSocket
 
@@ -12,16 +13,26 @@ import FoundationNetworking
 @Suite struct ChatterHTTPTransportTests {
     @Test(arguments: ["built-in", "URLSession"])
     func anAnswerTrickledPastTheTimeoutFailsAsATimeout(transport name: String) async throws {
-        // Ten bytes 0.3 s apart: never silent for the timeout, but longer than it in all.
         let server = try await ScriptedHTTPServer.start([
-            ScriptedRoute(method: "GET", path: "/v1/slow", rawBody: "0123456789", trickle: 0.3)
+            ScriptedRoute(method: "GET", path: "/v1/slow", rawBody: "0123456789", trickle: true)
         ])
         defer { server.stop() }
         let transport: ChatterHTTPTransport =
             name == "URLSession" ? .urlSession(URLSession(configuration: .ephemeral)) : .builtIn(HTTPClient())
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/v1/slow"))
+        let clock = ManualDeadlineClock()
+        let answer = Task {
+            try await transport.send(
+                .init(method: "GET", url: url, headers: [], body: nil), timeout: .seconds(30), deadlineClock: clock)
+        }
+        try await server.waitUntilTrickling()
+        // A byte every 10 s of the 30 s: never silent for the timeout, but longer than it in all.
+        for _ in 0..<3 {
+            try await server.trickleNextByte()
+            clock.advance(by: .seconds(10))
+        }
         let error = await #expect(throws: (any Error).self) {
-            _ = try await transport.send(.init(method: "GET", url: url, headers: [], body: nil), timeout: .seconds(1))
+            _ = try await value(of: answer, within: .seconds(60), "the trickled answer to time out")
         }
         switch error {
         case HTTPClientError.timedOut(.response)?: break

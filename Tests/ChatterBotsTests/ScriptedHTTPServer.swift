@@ -20,8 +20,9 @@ struct ScriptedRoute: Encodable {
     var headers: [String: String]? = nil
     var body: JSONValue? = nil
     var rawBody: String? = nil
-    /// Seconds between the body's bytes, sent one at a time; nil sends the body at once.
-    var trickle: Double? = nil
+    /// Whether the body goes out one byte at a time, each when the test says (`ScriptedHTTPServer.trickleNextByte()`);
+    /// nil sends it at once.
+    var trickle: Bool? = nil
 }
 
 /// A request the peer received.
@@ -40,8 +41,8 @@ struct PeerStartError: Error, CustomStringConvertible {
     var description: String
 }
 
-/// The Python HTTP peer, started as a subprocess on an OS-chosen loopback port. Its stdin is never written: the peer
-/// exits when it closes, with `stop()` or this process.
+/// The Python HTTP peer, started as a subprocess on an OS-chosen loopback port. Its stdin carries only the test's
+/// go-aheads for a trickling answer: the peer exits when it closes, with `stop()` or this process.
 final class ScriptedHTTPServer: Sendable {
     let port: Int
     private let child: ChildProcess
@@ -77,6 +78,24 @@ final class ScriptedHTTPServer: Sendable {
         let url = URL(string: "http://127.0.0.1:\(port)/__requests")!
         let (data, _) = try await URLSession.shared.data(for: URLRequest(url: url))
         return try JSONDecoder().decode([RecordedRequest].self, from: data)
+    }
+
+    /// Waits until a trickling answer's head is out, its body held back.
+    func waitUntilTrickling() async throws {
+        try await expectLine("trickling")
+    }
+
+    /// Lets a trickling answer send its next byte, and waits until it has.
+    func trickleNextByte() async throws {
+        child.send(line: "next")
+        try await expectLine("trickled")
+    }
+
+    private func expectLine(_ expected: String) async throws {
+        guard let line = try await child.nextLine(timeout: .seconds(60)) else {
+            throw ProcessTestError("the HTTP peer printed nothing more (it exited), not \(expected)")
+        }
+        guard line == expected else { throw ProcessTestError("the HTTP peer printed \"\(line)\", not \(expected)") }
     }
 
     func stop() {

@@ -21,8 +21,10 @@ public enum ChatterHTTPTransport: Sendable {
     public static var shared: ChatterHTTPTransport { .builtIn(.shared) }
 
     /// One request and its response, whatever the status; `timeout` bounds the whole exchange, however the server
-    /// paces its bytes.
-    func send(_ request: Request, timeout: Duration) async throws -> Response {
+    /// paces its bytes, measured on `deadlineClock` (nil: the monotonic clock; a test's virtual clock otherwise).
+    func send(
+        _ request: Request, timeout: Duration, deadlineClock: (any HTTPDeadlineClock)? = nil
+    ) async throws -> Response {
         switch self {
         case .builtIn(let client):
             // One parse of the URL for both the origin and the target.
@@ -34,7 +36,7 @@ public enum ChatterHTTPTransport: Sendable {
             let response = try await client.send(
                 HTTPRequest(method: HTTPMethod(rawValue: request.method), target: target,
                             headers: headers, body: request.body.map { Array($0) } ?? []),
-                to: origin, timeout: timeout, repeatable: request.repeatable)
+                to: origin, timeout: timeout, repeatable: request.repeatable, deadlineClock: deadlineClock)
             return Response(status: response.status.code, body: Data(response.body)) { response.headers.first(name: $0) }
         case .urlSession(let session):
             var urlRequest = URLRequest(url: request.url)
@@ -42,7 +44,8 @@ public enum ChatterHTTPTransport: Sendable {
             for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
             urlRequest.httpBody = request.body
             urlRequest.timeoutInterval = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-            let (data, response) = try await URLSessionTransfer.data(for: urlRequest, in: session, timeout: timeout)
+            let (data, response) = try await URLSessionTransfer.data(
+                for: urlRequest, in: session, timeout: timeout, deadlineClock: deadlineClock)
             guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
             return Response(status: http.statusCode, body: data) { http.value(forHTTPHeaderField: $0) }
         }

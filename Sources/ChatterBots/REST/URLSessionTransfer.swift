@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import WebSocket
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -17,10 +18,15 @@ import FoundationNetworking
 /// `URLSessionTask.cancel()` on another queue and never waits while the lock is held.
 enum URLSessionTransfer {
     /// The body and response of `request`; throws the transfer's error, `URLError(.timedOut)` once `timeout` has
-    /// passed since the start (the request's `timeoutInterval` only limits silence), or `URLError(.cancelled)` once
-    /// cancelled.
-    static func data(for request: URLRequest, in session: URLSession, timeout: Duration) async throws -> (Data, URLResponse) {
+    /// passed since the start on `deadlineClock` (nil: the monotonic clock; the request's `timeoutInterval` only
+    /// limits silence), or `URLError(.cancelled)` once cancelled.
+    static func data(
+        for request: URLRequest, in session: URLSession, timeout: Duration,
+        deadlineClock: (any HTTPDeadlineClock)? = nil
+    ) async throws -> (Data, URLResponse) {
         let transfer = Transfer()
+        // Set before the request goes out, so that a virtual clock's test sees it in place once the server has it.
+        let virtualDeadline = deadlineClock.map { $0.now.advanced(by: timeout) }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
                 let task = session.dataTask(with: request) { data, response, error in
@@ -35,10 +41,15 @@ enum URLSessionTransfer {
                 let cancelled = transfer.start(task)
                 task.resume()
                 if cancelled { Transfer.cancelLater(task) }
-                let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
                 // Weak: a transfer that finished is not kept alive until its deadline.
-                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak transfer, weak task] in
+                let expire: @Sendable () -> Void = { [weak transfer, weak task] in
                     if let transfer, let task, transfer.expire() { task.cancel() }
+                }
+                if let deadlineClock, let virtualDeadline {
+                    deadlineClock.schedule(at: virtualDeadline, expire)
+                } else {
+                    let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+                    DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: expire)
                 }
             }
         } onCancel: {

@@ -42,15 +42,18 @@ public final class HTTPClient: Sendable {
 
     /// `send(_:to:timeout:)` for a caller that knows sending `request` twice does no harm whatever its method
     /// (`repeatable`: a key the server deduplicates by, a second upload that is merely unused), so that it goes out
-    /// again when a kept connection closes under it, as an idempotent request does.
+    /// again when a kept connection closes under it, as an idempotent request does. `deadlineClock` measures
+    /// `timeout` in place of the monotonic clock (a test's virtual clock); connecting still takes at most
+    /// `configuration.connectTimeout` of real time.
     package func send(
-        _ request: HTTPRequest, to origin: HTTPOrigin, timeout: Duration?, repeatable: Bool
+        _ request: HTTPRequest, to origin: HTTPOrigin, timeout: Duration?, repeatable: Bool,
+        deadlineClock: (any HTTPDeadlineClock)? = nil
     ) async throws(HTTPClientError) -> HTTPResponse {
         var request = request
         if !request.headers.contains(name: "Host") { request.headers.add(name: "Host", value: origin.hostHeader) }
         let bytes = request.serialized()
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout ?? configuration.requestTimeout)
+        var now: ContinuousClock.Instant { deadlineClock?.now ?? .now }
+        let deadline = now.advanced(by: timeout ?? configuration.requestTimeout)
         let mayRepeat = repeatable || request.method.isIdempotent || request.headers.contains(name: "Idempotency-Key")
         var reuses = true
         var attempts = 0
@@ -62,16 +65,15 @@ public final class HTTPClient: Sendable {
             if let kept {
                 connection = kept
             } else {
-                let remaining = clock.now.duration(to: deadline)
+                let remaining = now.duration(to: deadline)
                 guard remaining > .zero else { throw .timedOut(.connect) }
                 connection = try await open(origin, timeout: min(remaining, configuration.connectTimeout))
             }
-            let remaining = clock.now.duration(to: deadline)
-            guard remaining > .zero else {
+            guard now < deadline else {
                 connection.close()
                 throw .timedOut(.response)
             }
-            switch await connection.exchange(bytes, method: request.method, timeout: remaining) {
+            switch await connection.exchange(bytes, method: request.method, deadline: deadline, clock: deadlineClock) {
             case .response(let response, let reusable):
                 if reusable { keep(connection) } else { connection.close() }
                 return response

@@ -76,9 +76,11 @@ final class HTTPClientConnection: ChannelHandler {
         if let failure { throw failure }
     }
 
-    /// Sends `request` (serialized) and waits for its whole response, for at most `timeout` in all however the
-    /// server paces its bytes; a timeout or cancellation closes the connection.
-    func exchange(_ request: [UInt8], method: HTTPMethod, timeout: Duration) async -> Outcome {
+    /// Sends `request` (serialized) and waits for its whole response until `deadline` at the latest, on `clock` (nil:
+    /// the monotonic clock), however the server paces its bytes; a timeout or cancellation closes the connection.
+    func exchange(
+        _ request: [UInt8], method: HTTPMethod, deadline: ContinuousClock.Instant, clock: (any HTTPDeadlineClock)?
+    ) async -> Outcome {
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
                 let started = state.withLock { state -> Result<UInt64, HTTPClientError> in
@@ -106,7 +108,7 @@ final class HTTPClientConnection: ChannelHandler {
                         returning: .notSent(state.withLock { $0.closeReason } ?? .connectionClosed(reason: "the connection closed")))
                     return
                 }
-                armTimer(timeout, exchange: id)
+                armTimer(until: deadline, on: clock, exchange: id)
             }
         } onCancel: {
             fail(.cancelled)
@@ -114,12 +116,20 @@ final class HTTPClientConnection: ChannelHandler {
         return outcome
     }
 
-    /// Arms the timeout of exchange `id`, which fails it however many bytes came meanwhile.
-    private func armTimer(_ timeout: Duration, exchange id: UInt64) {
-        let timer = channel.loop.scheduleTimer(in: timeout) { [weak self] in
+    /// Arms the timeout of exchange `id`, which fails it however many bytes came meanwhile: on the loop's timers
+    /// for the monotonic clock, on `clock` otherwise (never cancelled there: an ended exchange's expiry does nothing).
+    private func armTimer(
+        until deadline: ContinuousClock.Instant, on clock: (any HTTPDeadlineClock)?, exchange id: UInt64
+    ) {
+        let expire: @Sendable () -> Void = { [weak self] in
             guard let self else { return }
             fail(.timedOut(channel.isTLSHandshakeComplete ? .response : .tlsHandshake), onlyExchange: id)
         }
+        if let clock {
+            clock.schedule(at: deadline, expire)
+            return
+        }
+        let timer = channel.loop.scheduleTimer(in: max(.zero, ContinuousClock.now.duration(to: deadline)), expire)
         let stillWaiting = state.withLock { state -> Bool in
             guard state.exchange?.id == id else { return false }
             state.exchange?.timer = timer

@@ -4,8 +4,9 @@
 Takes a JSON script as its only argument: {"rules": [rule, ...]}. A rule matches a request by "method" and
 "path" (without query), and optionally "headers" (all must be equal); "times" limits how often it
 matches (unlimited when absent). The first matching rule answers with "status", "headers" and either
-"body" (any JSON value, sent as JSON) or "rawBody" (text); with "trickle" (seconds), the body goes out one
-byte at a time, that long apart. Unmatched requests get 599.
+"body" (any JSON value, sent as JSON) or "rawBody" (text); with "trickle": true, the body goes out one byte
+for each line `next` on stdin, the server printing `trickling` once the head is out and `trickled` after each byte.
+Unmatched requests get 599.
 
 Prints the chosen port on its first line, then serves on 127.0.0.1 until terminated.
 GET /__requests returns every request received so far (method, path, query, headers, body as text
@@ -17,7 +18,6 @@ import os
 import signal
 import sys
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 script = json.loads(sys.argv[1])
@@ -83,12 +83,14 @@ class Handler(BaseHTTPRequestHandler):
                 self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
-        if status != 204 and trickle is not None:
+        if status != 204 and trickle:
             self.wfile.flush()
+            print("trickling", flush=True)
             for byte in payload:
-                time.sleep(trickle)
+                trickle_permits.acquire()
                 self.wfile.write(bytes([byte]))
                 self.wfile.flush()
+                print("trickled", flush=True)
         elif status != 204:
             self.wfile.write(payload)
 
@@ -101,8 +103,14 @@ signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
 signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+# One release per line `next` on stdin: a byte a trickling body may send.
+trickle_permits = threading.Semaphore(0)
+
+
 def exit_when_parent_goes():
-    sys.stdin.buffer.read()
+    for line in sys.stdin:
+        if line.strip() == "next":
+            trickle_permits.release()
     os._exit(0)
 
 

@@ -70,9 +70,20 @@ struct HTTPClientTests {
     @Test func timesOutWhenTheResponseKeepsTricklingPastTheTimeout() async throws {
         let (peer, origin) = try await startPeer()
         let client = HTTPClient()
-        // 5 s of body, a byte every 0.5 s: never silent for the timeout, but longer than it in all.
+        let clock = ManualDeadlineClock()
+        let answer = Task {
+            try await client.send(
+                get("/trickle"), to: origin, timeout: .seconds(30), repeatable: false, deadlineClock: clock)
+        }
+        try await peer.expectLine("TRICKLING")
+        // A byte every 10 s of the 30 s: never silent for the timeout, but longer than it in all.
+        for _ in 0..<3 {
+            peer.send(line: "next")
+            try await peer.expectLine("TRICKLED")
+            clock.advance(by: .seconds(10))
+        }
         await #expect {
-            _ = try await client.send(get("/trickle"), to: origin, timeout: .milliseconds(1_500))
+            _ = try await value(of: answer, within: .seconds(60), "the trickled response to time out")
         } throws: { error in
             guard case HTTPClientError.timedOut(.response) = error else { return false }
             return true

@@ -6,7 +6,8 @@ with --cert/--key, closing idle connections after --idle-timeout seconds). Paths
                   X-Header-<name> for every request header
   /chunked        200, the body "alpha-beta-gamma" in three chunks
   /no-content     204
-  /trickle        200, ten one-byte chunks 0.5 s apart
+  /trickle        200, chunked and never ending: prints TRICKLING once its head is out, then sends a one-byte chunk
+                  for each line `next` on its stdin and prints TRICKLED after each
   /close          200 with Content-Length and Connection: close
   /until-close    200 with no length: the body ends when the server closes
   /slow           prints SLOW on stdout, then waits 30 s before answering
@@ -23,14 +24,20 @@ import http.server
 import os
 import socket
 import ssl
+import sys
 import threading
 import time
 
 
+# One release per line `next` on stdin: a byte /trickle may send.
+trickle_permits = threading.Semaphore(0)
+
+
 def exit_with_parent():
     def watch():
-        while os.read(0, 4096):
-            pass
+        for line in sys.stdin:
+            if line.strip() == "next":
+                trickle_permits.release()
         os._exit(0)
     threading.Thread(target=watch, daemon=True).start()
 
@@ -84,11 +91,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_response(200)
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
-            for _ in range(10):
-                time.sleep(0.5)
+            self.wfile.flush()
+            print("TRICKLING", flush=True)
+            while True:
+                trickle_permits.acquire()
                 self.wfile.write(b"1\r\n.\r\n")
                 self.wfile.flush()
-            self.wfile.write(b"0\r\n\r\n")
+                print("TRICKLED", flush=True)
         elif self.path == "/slow":
             print("SLOW", flush=True)
             time.sleep(30)

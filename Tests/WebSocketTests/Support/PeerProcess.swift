@@ -61,6 +61,15 @@ final class PeerProcess: Sendable {
         return port
     }
 
+    /// Writes `line` to the peer's stdin, for a peer that takes commands there.
+    func send(line: String) { child.send(line: line) }
+
+    /// Reads the next line and fails unless it is `expected`.
+    func expectLine(_ expected: String) async throws {
+        let line = try await nextLine()
+        guard line == expected else { throw Failure(description: "expected \(expected), got \(line)") }
+    }
+
     /// Kills the peer at once (SIGKILL): its sockets close without any WebSocket close frame.
     func kill() { child.kill() }
 
