@@ -84,7 +84,7 @@ final class SessionQuarantine: Sendable {
             log.notice("making the bot alone, a crash suspect (attempt \(suspect.attempts + 1))", trace: suspect.trace, ["work": suspect.key])
         }
         guard let made = await making.make(member, alone: suspect != nil) else { return nil }
-        if suspect != nil { await passed(BotMaking.workKey) }
+        if suspect != nil, member.bot == nil { await passed(BotMaking.workKey) }
         return made
     }
 

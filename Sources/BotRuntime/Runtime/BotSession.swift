@@ -114,6 +114,8 @@ public actor BotSession {
     private var startupTicket: StartupGate.Ticket?
     /// The first start's wait at the gate, which a shutdown cancels.
     private var startupAdmission: Task<StartupGate.Ticket?, Never>?
+    /// The making of the bot as the session starts, whose wait for its turn at the suspect gate a shutdown cancels.
+    private var making: Task<Result<any Bot, any Error>?, Never>?
 
     /// A session for the bot `configuration` describes, running `bot`, in `environment`. Nothing happens until `run()`.
     public init(configuration: BotConfiguration, bot: any Bot, environment: BotRuntimeEnvironment) {
@@ -233,7 +235,14 @@ public actor BotSession {
             }
         }
         if stopReason == nil && !isShuttingDown {
-            switch await parts.quarantine.makeBot(member, with: BotMaking(environment: environment)) {
+            let (quarantine, member, environment) = (parts.quarantine, member, environment)
+            let making = Task(executorPreference: SessionExecutor.preferred) {
+                await quarantine.makeBot(member, with: BotMaking(environment: environment))
+            }
+            self.making = making
+            let made = await withTaskCancellationHandler { await making.value } onCancel: { making.cancel() }
+            self.making = nil
+            switch made {
             case .success(let bot)?:
                 runner = parts.makeRunner(admission: admission, bot: bot)
             case .failure(let error)?:
@@ -280,6 +289,7 @@ public actor BotSession {
         let end = environment.clock.now.addingTimeInterval(deadline.timeInterval)
         setState(.stopping)
         startupAdmission?.cancel()
+        making?.cancel()
         log.info("shutting down", ["deadline": "\(deadline)"])
         if let parts, let admission, let timers {
             shutdownEnd = end

@@ -5,9 +5,10 @@ import Foundation
 /// Reads `bots.json` again for a running `run` and carries out what `ConfigurationReload` decides: bots removed
 /// stop gracefully, changed ones and ones that stopped on their own restart, added ones start (each through the
 /// supervisor, whose task group owns their tasks); unchanged running bots are not touched. A file that does not
-/// validate (`BotsConfiguration` and the kinds, as at start, and the options of the bots it starts or restarts, which
-/// their kinds make now) changes nothing, and every error is logged and returned. Reloads run one after the other,
-/// whatever triggered them (SIGHUP, `POST /reload`, the file watch).
+/// validate (`BotsConfiguration` and the kinds, as at start) changes nothing, and every error is logged and returned.
+/// The reload makes no bot: each session makes its own as it starts, after reading its quarantine, so a kind whose
+/// `make` is quarantined is not run again, and one that refuses its options stops only its bot. Reloads run one
+/// after the other, whatever triggered them (SIGHUP, `POST /reload`, the file watch).
 actor ConfigurationReloader: ConfigurationReloading {
     /// What a reload needs of the running process.
     struct Setup: Sendable {
@@ -94,11 +95,7 @@ actor ConfigurationReloader: ConfigurationReloading {
         case .apply(let fleetChange):
             change = fleetChange
         }
-        let members: [String: BotLineup.Member]
-        switch await Self.makeBots(of: change, in: lineup, environment: setup.host.environment) {
-        case .success(let made): members = made
-        case .failure(let error): return (refuse(error.issues, log: log), false)
-        }
+        let members = Dictionary(lineup.members.map { ($0.configuration.name, $0) }, uniquingKeysWith: { first, _ in first })
         for warning in next.warnings { log.log(.warning, "configuration: \(warning)") }
         if let sandbox = setup.sandbox {
             // Every shard's new or changed accounts: the shards of this fleet sign in to this sandbox.
@@ -137,29 +134,6 @@ actor ConfigurationReloader: ConfigurationReloading {
             "stopped": String(change.stops.count), "restarted": String(change.restarts.count),
         ])
         return (report, false)
-    }
-
-    /// The members of `lineup` that `change` starts or restarts, by name, each with its bot made as a session's start
-    /// makes it (`BotMaking`): a kind that refuses its bot's options refuses the reload, and the running bots go on.
-    private static func makeBots(
-        of change: FleetChange, in lineup: BotLineup, environment: BotRuntimeEnvironment
-    ) async -> Result<[String: BotLineup.Member], ConfigurationError> {
-        let wanted = Set((change.starts + change.restarts).map(\.name))
-        let making = BotMaking(environment: environment)
-        var members: [String: BotLineup.Member] = [:]
-        var issues: [ConfigurationIssue] = []
-        for var member in lineup.members where wanted.contains(member.configuration.name) {
-            switch await making.make(member) {
-            case .success(let bot)?:
-                member.bot = bot
-                members[member.configuration.name] = member
-            case .failure(let error)?:
-                issues.append(BotLineup.issue(refusing: member.configuration, error: error))
-            case nil:
-                issues.append(ConfigurationIssue(field: "bots", message: "the reload was cancelled while it made the bots"))
-            }
-        }
-        return issues.isEmpty ? .success(members) : .failure(ConfigurationError(issues: issues))
     }
 
     private func refuse(_ issues: [ConfigurationIssue], log: LogSink) -> ReloadReport {

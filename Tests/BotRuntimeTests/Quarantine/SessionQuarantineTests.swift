@@ -490,6 +490,20 @@ import Testing
         }
     }
 
+    @Test func aShutdownWhileTheBotWaitsItsTurnToBeMadeEndsTheSessionWithoutMakingIt() async throws {
+        try await RuntimeHarness.run { harness in
+            let gate = SuspectGate()
+            #expect(await gate.enter(), "another bot's suspect has its turn")
+            let made = MakeCount()
+            let bot = try await harness.start(madeBy: made.kind, waitUntilLive: false) { $0.suspectGate = gate }
+            await gate.waitUntilOthersWaiting(1)
+            #expect(await bot.stop(deadline: .seconds(1)) == .shutdown)
+            gate.leave()
+            #expect(gate.othersRunning == 0, "nothing waits at the gate any more")
+            #expect(made.value == 0)
+        }
+    }
+
     @Test func aKindThatRefusesItsOptionsStopsTheBotWithAConfigurationErrorBeforeItSignsIn() async throws {
         try await RuntimeHarness.run { harness in
             let bot = try await harness.start(
