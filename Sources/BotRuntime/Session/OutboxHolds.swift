@@ -20,13 +20,22 @@ struct OutboxHolds: Sendable {
     private struct Hold: Sendable {
         /// The refused entries not settled yet, oldest first: the first is the one that goes out next.
         var refused: [Refused]
-        /// Whether the first refused entry went back to the queue (it is queued or in flight again).
-        var firstIsOut = false
+        /// While the first refused entry waits for its retry time, the id of its item in `retries`; nil once it went
+        /// back to the queue (it is queued or in flight again).
+        var retry: UInt64?
         /// The conversation's entries set aside, oldest first: refused ones not out, and the later ones behind them.
         var waiting: [OutboxEntry] = []
     }
 
     private var holds: [Conversation.ID: Hold] = [:]
+
+    /// When the first refused entry of each hold that waits for one may go out again, earliest first, so that no
+    /// event looks at every hold. Items are deleted lazily: one whose id is no longer in `retrying` (its hold was
+    /// settled, refused again, or released) is dropped when it reaches the top.
+    private var retries = DeadlineHeap()
+    /// The conversation of each live item of `retries`, by item id.
+    private var retrying: [UInt64: Conversation.ID] = [:]
+    private var lastRetryID: UInt64 = 0
 
     /// The earliest time a refused entry that waits for its retry may go out again; nil when none waits for one.
     private(set) var nextRetry: Date?
@@ -38,16 +47,19 @@ struct OutboxHolds: Sendable {
     /// conversation that were not sent yet wait behind it.
     mutating func refused(_ entry: OutboxEntry, retryAt: Date) {
         let conversation = entry.message.conversationId
-        var hold = holds[conversation] ?? Hold(refused: [])
-        if let index = hold.refused.firstIndex(where: { $0.id == entry.id }) {
+        // Taken out while it changes, so that its arrays are not copied.
+        var hold = holds.removeValue(forKey: conversation) ?? Hold(refused: [])
+        let index: Int
+        if let refusedBefore = hold.refused.firstIndex(where: { $0.id == entry.id }) {
+            index = refusedBefore
             hold.refused[index].retryAt = retryAt
-            if index == 0 { hold.firstIsOut = false }
         } else {
-            let index = hold.refused.firstIndex { $0.sequence > entry.sequence } ?? hold.refused.count
+            index = hold.refused.firstIndex { $0.sequence > entry.sequence } ?? hold.refused.count
             hold.refused.insert(Refused(sequence: entry.sequence, id: entry.id, retryAt: retryAt), at: index)
-            // A refused entry older than the one out goes first; the one out is set aside when it comes back.
-            if index == 0 { hold.firstIsOut = false }
         }
+        // The first waits for its retry time. A refused entry older than the one out goes first; the one out is set
+        // aside when it comes back.
+        if index == 0 { scheduleRetry(of: &hold, in: conversation) }
         Self.insertSorted(entry, into: &hold.waiting)
         holds[conversation] = hold
         updateNextRetry()
@@ -69,8 +81,13 @@ struct OutboxHolds: Sendable {
     mutating func due(at now: Date) -> [OutboxEntry] {
         guard let nextRetry, nextRetry <= now else { return [] }
         var released: [OutboxEntry] = []
-        for conversation in Array(holds.keys) {
-            if let entry = Self.releaseFirst(of: &holds[conversation]!, at: now) { released.append(entry) }
+        while let top = retries.min, top.deadline <= now {
+            retries.popMin()
+            guard let conversation = retrying.removeValue(forKey: top.id), var hold = holds.removeValue(forKey: conversation)
+            else { continue }
+            hold.retry = nil
+            if let entry = Self.takeFirstOut(of: &hold) { released.append(entry) }
+            holds[conversation] = hold
         }
         updateNextRetry()
         return released.sorted { $0.sequence < $1.sequence }
@@ -80,18 +97,25 @@ struct OutboxHolds: Sendable {
     /// Returns the entries that may go now, oldest first, taken out for the queue: every waiting entry when it
     /// was the conversation's last refused one, else the next refused one once its retry time has come.
     mutating func settled(_ id: ClientMessageID, in conversation: Conversation.ID, now: Date) -> [OutboxEntry] {
-        guard var hold = holds[conversation], let index = hold.refused.firstIndex(where: { $0.id == id }) else { return [] }
+        guard let index = holds[conversation]?.refused.firstIndex(where: { $0.id == id }),
+            var hold = holds.removeValue(forKey: conversation)
+        else { return [] }
         hold.refused.remove(at: index)
         hold.waiting.removeAll { $0.id == id }
-        guard !hold.refused.isEmpty else {
-            holds[conversation] = nil
+        guard let next = hold.refused.first else {
+            cancelRetry(of: &hold)
             updateNextRetry()
             return hold.waiting
         }
         var released: [OutboxEntry] = []
         if index == 0 {
-            hold.firstIsOut = false
-            if let entry = Self.releaseFirst(of: &hold, at: now) { released.append(entry) }
+            // The next refused entry goes out next: now if its retry time has come, else at it.
+            if next.retryAt <= now {
+                cancelRetry(of: &hold)
+                if let entry = Self.takeFirstOut(of: &hold) { released.append(entry) }
+            } else {
+                scheduleRetry(of: &hold, in: conversation)
+            }
         }
         holds[conversation] = hold
         updateNextRetry()
@@ -114,17 +138,42 @@ struct OutboxHolds: Sendable {
         }
     }
 
-    /// The first refused entry of `hold`, taken out, when it waits and its retry time has come. One that is not
-    /// waiting went out already (an older refused entry went ahead of it meanwhile).
-    private static func releaseFirst(of hold: inout Hold, at now: Date) -> OutboxEntry? {
-        guard !hold.firstIsOut, let first = hold.refused.first, first.retryAt <= now else { return nil }
-        hold.firstIsOut = true
-        guard let index = hold.waiting.firstIndex(where: { $0.id == first.id }) else { return nil }
+    /// The first refused entry of `hold`, taken out of those waiting; nil when it is not waiting (it went out already:
+    /// an older refused entry went ahead of it meanwhile).
+    private static func takeFirstOut(of hold: inout Hold) -> OutboxEntry? {
+        guard let first = hold.refused.first, let index = hold.waiting.firstIndex(where: { $0.id == first.id }) else {
+            return nil
+        }
         return hold.waiting.remove(at: index)
     }
 
+    /// The first refused entry of `hold` waits for its retry time: it comes due then, instead of when it was to.
+    private mutating func scheduleRetry(of hold: inout Hold, in conversation: Conversation.ID) {
+        cancelRetry(of: &hold)
+        guard let first = hold.refused.first else { return }
+        lastRetryID += 1
+        retries.push(first.retryAt, id: lastRetryID)
+        retrying[lastRetryID] = conversation
+        hold.retry = lastRetryID
+    }
+
+    /// The first refused entry of `hold` no longer waits for a retry time (it went out, or it was settled).
+    private mutating func cancelRetry(of hold: inout Hold) {
+        guard let id = hold.retry else { return }
+        retrying[id] = nil
+        hold.retry = nil
+    }
+
+    /// Drops the items of `retries` no longer live from its top, so that it is the earliest retry that waits, and
+    /// all of them once they outnumber the live ones, so that the heap stays as small as the holds.
     private mutating func updateNextRetry() {
-        nextRetry = holds.values.lazy.filter { !$0.firstIsOut }.compactMap { $0.refused.first?.retryAt }.min()
+        if retrying.isEmpty {
+            retries.removeAll()
+        } else if retries.count > 2 * retrying.count + 64 {
+            retries.removeAll { retrying[$0.id] == nil }
+        }
+        while let top = retries.min, retrying[top.id] == nil { retries.popMin() }
+        nextRetry = retries.min?.deadline
     }
 
     /// Inserts `entry` in sequence order; entries usually come oldest first, so appending is the common case.
