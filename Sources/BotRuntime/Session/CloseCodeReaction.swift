@@ -32,7 +32,8 @@ package enum CloseCodeReaction: Sendable, Equatable {
         case .clientKeyInvalid: self = .stop(.clientKeyInvalid)
         case .sessionRevoked: self = .clearSessionAndSignInAfresh
         case .rateLimited: self = .reconnectAfter(RateLimitDelay(serverValue: reason))
-        case .normal, .serverRestarting, .networkLost, .eventBufferOverflow, .other: self = .reconnectWithBackoff
+        case .normal, .serverRestarting, .networkLost, .eventBufferOverflow, .incomingMessageTooLarge, .other:
+            self = .reconnectWithBackoff
         }
     }
 
@@ -46,7 +47,7 @@ package enum CloseCodeReaction: Sendable, Equatable {
         case .clientKeyInvalid: "client key invalid"
         case .sessionRevoked: "session revoked"
         case .rateLimited: "rate limited"
-        case .eventBufferOverflow, .other: "closed with code \(code)"
+        case .eventBufferOverflow, .incomingMessageTooLarge, .other: "closed with code \(code)"
         }
     }
 }

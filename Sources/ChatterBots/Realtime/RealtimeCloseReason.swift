@@ -22,6 +22,10 @@ public enum RealtimeCloseReason: Sendable, Hashable, CustomStringConvertible {
     /// 1008, closed by this client: `limit` events waited unread in `events`, so its consumer was taken as stuck.
     /// Reconnect and sync to recover what was dropped; read `events` continuously.
     case eventBufferOverflow(limit: Int)
+    /// 1009, closed by this client: the server sent a frame or message over `limit` bytes
+    /// (`WebSocketLimits`). Reconnect, and ask for less at a time (a smaller sync), or the next answer closes the
+    /// connection the same way.
+    case incomingMessageTooLarge(limit: Int)
     /// Any other code, with its close reason (e.g. 1002 after a protocol violation, 1009 for a frame too big).
     case other(code: UInt16, reason: String)
 
@@ -42,6 +46,14 @@ public enum RealtimeCloseReason: Sendable, Hashable, CustomStringConvertible {
 
     /// The reason for how a WebSocket connection ended.
     public init(_ info: WebSocketCloseInfo) {
+        if info.initiator == .local {
+            switch info.error {
+            case .frameTooLarge(let limit), .messageTooLarge(let limit):
+                self = .incomingMessageTooLarge(limit: limit)
+                return
+            default: break
+            }
+        }
         var reason = info.reason
         if reason.isEmpty, let error = info.error { reason = error.description }
         self.init(code: info.code.rawValue, reason: reason)
@@ -59,6 +71,7 @@ public enum RealtimeCloseReason: Sendable, Hashable, CustomStringConvertible {
         case .sessionRevoked: code = .chatterSessionRevoked
         case .rateLimited: code = .chatterRateLimited
         case .eventBufferOverflow: code = .policyViolation
+        case .incomingMessageTooLarge: code = .messageTooBig
         case .other(let other, _): return other
         }
         return code.rawValue
@@ -75,6 +88,7 @@ public enum RealtimeCloseReason: Sendable, Hashable, CustomStringConvertible {
         case .rateLimited(let seconds?): "rate limited for \(seconds) s (4008)"
         case .rateLimited(nil): "rate limited without a readable delay (4008)"
         case .eventBufferOverflow(let limit): "closed by this client: \(limit) events waited unread (1008)"
+        case .incomingMessageTooLarge(let limit): "closed by this client: the server sent a message over \(limit) bytes (1009)"
         case .other(let code, let reason): reason.isEmpty ? "closed with code \(code)" : "closed with code \(code): \(reason)"
         }
     }

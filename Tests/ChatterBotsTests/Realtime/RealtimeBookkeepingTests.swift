@@ -198,4 +198,13 @@ struct RealtimeBookkeepingTests {
         }
         #expect(!reason.isEmpty)
     }
+
+    @Test func aMessageThisClientRefusedAsTooLargeIsToldApartFromTheServers1009() {
+        let refused = WebSocketCloseInfo(
+            code: .messageTooBig, reason: "", initiator: .local, error: .messageTooLarge(limit: 1 << 20))
+        #expect(RealtimeCloseReason(refused) == .incomingMessageTooLarge(limit: 1 << 20))
+        #expect(RealtimeCloseReason(refused).code == 1009)
+        let serverClosed = WebSocketCloseInfo(code: .messageTooBig, reason: "frame too large", initiator: .peer)
+        #expect(RealtimeCloseReason(serverClosed) == .other(code: 1009, reason: "frame too large"))
+    }
 }
