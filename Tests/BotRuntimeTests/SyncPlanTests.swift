@@ -47,4 +47,54 @@ import Testing
         #expect(plan.requests(for: positions(10)).count == 1)
         #expect(plan.requests(for: [:]).isEmpty)
     }
+
+    @Test func aRefusedResponseHalvesTheConversationsPerRequestFirst() {
+        var plan = SyncPlan(limitPerConversation: 20, inboundMessageLimit: Self.inboundLimit)
+        let configured = plan.conversationsPerRequest
+        #expect(configured > 2)
+        let shrank = plan.responseRefused()
+        #expect(shrank)
+        #expect(plan.conversationsPerRequest == configured / 2)
+        #expect(plan.limitPerConversation == 20)
+    }
+
+    @Test func onceAtOneConversationARefusedResponseHalvesTheMessagesPerConversation() {
+        var plan = SyncPlan(limitPerConversation: 20, inboundMessageLimit: Self.inboundLimit)
+        while plan.conversationsPerRequest > 1 { plan.responseRefused() }
+        var limits: [Int] = []
+        while plan.responseRefused() { limits.append(plan.limitPerConversation) }
+        #expect(limits == [10, 5, 2, 1])
+        #expect(plan.conversationsPerRequest == 1)
+    }
+
+    @Test func atOneMessageOfOneConversationThePlanShrinksNoFurther() {
+        var plan = SyncPlan(limitPerConversation: 1, inboundMessageLimit: 1)
+        #expect(plan.isAtFloor)
+        let shrank = plan.responseRefused()
+        #expect(!shrank)
+        #expect(plan.conversationsPerRequest == 1 && plan.limitPerConversation == 1)
+        #expect(plan.requests(for: positions(3)).map(\.conversations.count) == [1, 1, 1])
+    }
+
+    @Test func aSuccessfulSyncRestoresTheConfiguredSizes() {
+        let configured = SyncPlan(limitPerConversation: 20, inboundMessageLimit: Self.inboundLimit)
+        var plan = configured
+        for _ in 0..<30 { plan.responseRefused() }
+        #expect(plan.isAtFloor)
+        plan.synchronized()
+        #expect(plan == configured)
+    }
+
+    @Test func onlyAResponseThisClientRefusedAsTooLargeShrinksThePlan() {
+        let configured = SyncPlan(limitPerConversation: nil, inboundMessageLimit: Self.inboundLimit)
+        var plan = configured
+        for reason: RealtimeCloseReason in [.networkLost, .serverRestarting, .other(code: 1009, reason: "frame too large")] {
+            let shrank = plan.syncInterrupted(by: reason)
+            #expect(!shrank, "\(reason)")
+        }
+        #expect(plan == configured)
+        let shrank = plan.syncInterrupted(by: .incomingMessageTooLarge(limit: Self.inboundLimit))
+        #expect(shrank)
+        #expect(plan.conversationsPerRequest == configured.conversationsPerRequest / 2)
+    }
 }

@@ -33,6 +33,8 @@ public actor BotSession {
     /// What the actor reacts to, from its own tasks.
     private enum Input: Sendable {
         case lifecycle(SessionLifecycle.Event)
+        /// The connection of this generation ended, for `reason`.
+        case closed(UInt64, RealtimeCloseReason)
         /// The connect of this generation succeeded (`session.ready` included); its scope waits to be read.
         case opened(UInt64, ChatterRealtimeConnection, ConnectionTasks)
         /// The synchronization of this generation finished.
@@ -102,6 +104,8 @@ public actor BotSession {
     /// Set as the teardown begins: nothing starts any more (a sign-in that ends meanwhile starts no `onStart`).
     private var isTornDown = false
     private var hasSynchronized = false
+    /// How the syncs are cut into requests: kept across connections, as it shrinks after a refused response.
+    private var syncPlan: SyncPlan
     private var connects = 0
     private var finishedWaiters: [CheckedContinuation<Void, Never>] = []
     /// The streams of `stateChanges()`, each told every change of `state`.
@@ -140,6 +144,9 @@ public actor BotSession {
             readyTimeout: environment.readyTimeout, accountMayAppear: environment.accountsMayAppear)
         self.random = JitterRandom(seed: environment.randomSeed, botName: configuration.name)
         self.since = environment.clock.now
+        self.syncPlan = SyncPlan(
+            limitPerConversation: environment.syncLimitPerConversation,
+            inboundMessageLimit: environment.webSocket.limits.maxMessageSize)
     }
 
     // MARK: - Public surface
@@ -426,8 +433,12 @@ public actor BotSession {
     private func handle(_ input: Input) {
         switch input {
         case .lifecycle(let event):
-            if case .closed(let generation, let code, let reason) = event { connectionClosed(generation, code: code, reason: reason) }
-            perform(lifecycle.handle(event, now: environment.clock.now, random: &random))
+            lifecycleEvent(event)
+        case .closed(let generation, let reason):
+            if case .synchronizing(generation) = lifecycle.state, syncPlan.syncInterrupted(by: reason) {
+                log.warning("the sync's response was too large for this client (\(reason)); the next sync asks for \(syncPlan.conversationsPerRequest) conversations of \(syncPlan.limitPerConversation) messages at a time")
+            }
+            lifecycleEvent(.closed(generation: generation, reason))
         case .opened(let generation, let connection, let tasks):
             opened(generation, connection, tasks)
         case .synchronized(let generation):
@@ -450,6 +461,11 @@ public actor BotSession {
         }
         rearmTimer()
         updateState()
+    }
+
+    private func lifecycleEvent(_ event: SessionLifecycle.Event) {
+        if case .closed(let generation, let code, let reason) = event { connectionClosed(generation, code: code, reason: reason) }
+        perform(lifecycle.handle(event, now: environment.clock.now, random: &random))
     }
 
     private func perform(_ actions: [SessionLifecycle.Action]) {
@@ -559,7 +575,7 @@ public actor BotSession {
             } opened: { tasks in
                 inputs?.yield(.opened(generation, connection, tasks))
             }
-            inputs?.yield(.lifecycle(.closed(generation: generation, await connection.closeReason)))
+            inputs?.yield(.closed(generation, await connection.closeReason))
         }
         connection = (generation, task)
     }
@@ -596,20 +612,23 @@ public actor BotSession {
         guard let parts, let admission, let live, live.link.generation == generation else { return }
         let synchronizer = parts.makeSynchronizer(admission: admission)
         let isFirst = !hasSynchronized
+        let plan = syncPlan
         let link = live.link
         let log = log
         let inputs = inputs
         live.tasks.add {
             do {
-                let friendshipsFailure = try await synchronizer.synchronize(on: link, isFirst: isFirst)
+                let friendshipsFailure = try await synchronizer.synchronize(on: link, isFirst: isFirst, plan: plan)
                 inputs?.yield(.synchronized(generation))
                 if let friendshipsFailure {
                     await synchronizer.refreshFriendshipsUntilDone(after: friendshipsFailure, trace: "sync-\(generation)")
                 }
             } catch {
                 parts.friendshipsRetry.set(nil)  // the next sync refreshes them
-                // Cancelled with its connection: the `.closed` report says what happened.
+                // Cancelled with its connection, or its request failed as the connection ended: the `.closed`
+                // report says what happened, and its close code decides the reconnect.
                 if Task.isCancelled { return }
+                if let error = error as? RealtimeError, case .closed = error { return }
                 log.warning("synchronization failed: \(error)")
                 inputs?.yield(.lifecycle(.syncFailed(generation: generation, retryAfter: RateLimitDelay.asked(by: error))))
             }
@@ -620,6 +639,7 @@ public actor BotSession {
         guard case .synchronizing(generation) = lifecycle.state, let parts, let live else { return }
         perform(lifecycle.handle(.syncFinished(generation: generation), now: environment.clock.now, random: &random))
         hasSynchronized = true
+        syncPlan.synchronized()
         releaseStartupTicket()
         parts.outbox.resume(on: live.link)
         parts.messageActions.start()

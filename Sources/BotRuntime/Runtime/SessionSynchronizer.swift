@@ -29,9 +29,10 @@ struct SessionSynchronizer: Sendable {
     let environment: BotRuntimeEnvironment
     let log: SessionLog
 
-    /// Runs the refresh and the sync on `link`; throws when the conversations' refresh or the sync failed (the
-    /// session then reconnects). Returns the error the friendships' refresh failed with, nil when it succeeded.
-    func synchronize(on link: RealtimeLink, isFirst: Bool) async throws -> (any Error)? {
+    /// Runs the refresh and the sync on `link`, its requests cut by `plan`; throws when the conversations' refresh
+    /// or the sync failed (the session then reconnects). Returns the error the friendships' refresh failed with, nil
+    /// when it succeeded.
+    func synchronize(on link: RealtimeLink, isFirst: Bool, plan: SyncPlan) async throws -> (any Error)? {
         let trace = "sync-\(link.generation)"
         try await refreshConversations(trace: trace)
 
@@ -57,9 +58,6 @@ struct SessionSynchronizer: Sendable {
 
         let positions = try await store.syncPositions()
         guard !positions.isEmpty else { return friendshipsFailure }
-        let plan = SyncPlan(
-            limitPerConversation: environment.syncLimitPerConversation,
-            inboundMessageLimit: environment.webSocket.limits.maxMessageSize)
         var fetched = 0
         var absent: [Conversation.ID] = []
         for request in plan.requests(for: positions) {
