@@ -97,4 +97,19 @@ import Testing
         #expect(shrank)
         #expect(plan.conversationsPerRequest == configured.conversationsPerRequest / 2)
     }
+
+    @Test func moreAfterTheLastMessageOfAResponseIsPagedFromThatMessage() {
+        let sync = ConversationSync(messages: [Fixture.message(Fixture.direct, seq: 8)], hasMore: true, members: [])
+        #expect(SyncPlan.pagingStart(after: sync, requestedAfter: 5) == 8)
+    }
+
+    @Test func moreWithoutAnyMessageIsPagedFromWhereTheRequestAsked() {
+        let sync = ConversationSync(messages: [], hasMore: true, members: [])
+        #expect(SyncPlan.pagingStart(after: sync, requestedAfter: 5) == 5)
+    }
+
+    @Test func aCompleteResponseStartsNoPaging() {
+        let sync = ConversationSync(messages: [Fixture.message(Fixture.direct, seq: 8)], hasMore: false, members: [])
+        #expect(SyncPlan.pagingStart(after: sync, requestedAfter: 5) == nil)
+    }
 }

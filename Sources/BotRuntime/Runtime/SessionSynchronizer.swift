@@ -72,7 +72,7 @@ struct SessionSynchronizer: Sendable {
                 dispatcher.enqueueReadStateChanges(
                     readState.record(conversation.members, in: id, bot: identity.device?.userId), trace: trace)
                 admission.submit(.messages(conversation.messages))
-                if conversation.hasMore, let last = conversation.messages.last?.seq {
+                if let last = SyncPlan.pagingStart(after: conversation, requestedAfter: request.conversations[id]) {
                     let admission = admission
                     Task(executorPreference: SessionExecutor.preferred) { await admission.backfill(id, after: last) }
                 }

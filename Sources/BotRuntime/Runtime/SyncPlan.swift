@@ -78,6 +78,14 @@ package struct SyncPlan: Sendable, Equatable {
         conversationsPerRequest = configured.conversationsPerRequest
     }
 
+    /// Where the REST paging after a conversation's part of a `sync.response` starts: after its last message, or
+    /// after `requestedAfter` (the seq the request named) when `hasMore` came without messages; nil when the
+    /// response holds everything.
+    static func pagingStart(after sync: ConversationSync, requestedAfter: Int?) -> Int? {
+        guard sync.hasMore else { return nil }
+        return sync.messages.last?.seq ?? requestedAfter
+    }
+
     /// The requests for `positions` (conversation → highest contiguous seq), in a stable order.
     package func requests(for positions: [Conversation.ID: Int]) -> [SyncRequest] {
         let ordered = positions.sorted { $0.key.rawValue < $1.key.rawValue }
