@@ -27,15 +27,31 @@ package actor StandInSession: SupervisedBot {
     private var shutdownRequested = false
     /// How long a shutdown takes to finish the running work.
     private let workOnShutdown: Duration
+    /// Whether a shutdown's work goes on, whatever its deadline, until `finishShutdown()`: a bot that overruns.
+    private let shutdownWaitsToBeTold: Bool
+    private var toldToFinishShutdown = false
+    private var finishShutdownWaiters: [CheckedContinuation<Void, Never>] = []
     package private(set) var shutdownDeadlines: [Duration] = []
     package private(set) var finishedWork = false
     private let changes: ChangeSignal?
 
-    package init(_ name: String, _ script: Script = .runUntilShutdown, workOnShutdown: Duration = .zero, changes: ChangeSignal? = nil) {
+    package init(
+        _ name: String, _ script: Script = .runUntilShutdown, workOnShutdown: Duration = .zero,
+        shutdownWaitsToBeTold: Bool = false, changes: ChangeSignal? = nil
+    ) {
         self.name = name
         self.script = script
         self.workOnShutdown = workOnShutdown
+        self.shutdownWaitsToBeTold = shutdownWaitsToBeTold
         self.changes = changes
+    }
+
+    /// Lets the shutdowns of a stand-in made with `shutdownWaitsToBeTold` finish their work.
+    package func finishShutdown() {
+        toldToFinishShutdown = true
+        let waiters = finishShutdownWaiters
+        finishShutdownWaiters = []
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Lets a `.liveWhenTold` stand-in go live.
@@ -82,6 +98,9 @@ package actor StandInSession: SupervisedBot {
         state = .stopping
         changes?.signal()
         try? await Task.sleep(for: workOnShutdown)  // the scripted work a shutdown must wait for
+        if shutdownWaitsToBeTold, !toldToFinishShutdown {
+            await withCheckedContinuation { finishShutdownWaiters.append($0) }
+        }
         finishedWork = true
         let waiters = stopWaiters
         stopWaiters = []

@@ -1,3 +1,4 @@
+import ChatterBots
 import Foundation
 
 /// Runs many bots in one process, each isolated from the others: a bot that stops (a refused password, close
@@ -27,11 +28,18 @@ public actor BotSupervisor {
     private var nextMemberID = 0
     /// The members added while `run()` runs, handed to its task group (which owns every bot's task).
     private var additions: AsyncStream<Member>.Continuation?
-    /// Members whose run task has not returned yet, with who waits for it (a bot removed or replaced).
+    /// Members whose run task has not returned yet.
     private var running: Set<Int> = []
-    private var stopWaiters: [Int: [CheckedContinuation<Void, Never>]] = [:]
-    /// Members removed on purpose: their stop is not a failure, and they leave the list.
+    /// Members asked to stop by `remove`/`replace` whose `shutdown(deadline:)` has not returned yet.
+    private var shutdownsUnderWay: Set<Int> = []
+    /// Who waits for a member removed or replaced to have stopped: true once it has, false when it gave up.
+    private var stopWaiters: [Int: [CheckedContinuation<Bool, Never>]] = [:]
+    /// Members removed on purpose: their stop is not a failure, and they leave the list once stopped.
     private var removing: Set<Int> = []
+    /// The members that take the place of those being replaced, by the id of the one they replace.
+    private var successors: [Int: Member] = [:]
+    /// Membership changes under way (a reload's): until they end, the run does not end for want of bots.
+    private var membershipChanges = 0
     /// Whether `run()` waits for bots to be added when it has none (a shard with no bot yet), until a shutdown.
     private var waitsWhenEmpty = false
 
@@ -64,10 +72,13 @@ public actor BotSupervisor {
         let starting = members.filter { initial.contains($0.id) }
         for id in initial.subtracting(starting.map(\.id)) {
             running.remove(id)
-            for waiter in stopWaiters.removeValue(forKey: id) ?? [] { waiter.resume() }
+            settleStop(of: id)
         }
         for member in starting { continuation.yield(member) }
-        if starting.isEmpty && !waitsWhenEmpty && running.isEmpty { continuation.finish() }
+        if starting.isEmpty && !waitsWhenEmpty && running.isEmpty {
+            continuation.finish()
+            additions = nil
+        }
         let names = starting.map(\.name)
         log.log(.info, "starting \(names.count) bot\(names.count == 1 ? "" : "s")", ["bots": names.joined(separator: ",")])
         await withTaskCancellationHandler {
@@ -98,8 +109,7 @@ public actor BotSupervisor {
         guard !isShuttingDown else { return }
         isShuttingDown = true
         shutdownDeadline = deadline
-        let seconds = Double(deadline.components.seconds) + Double(deadline.components.attoseconds) * 1e-18
-        log.log(.info, "shutting down", ["deadline": String(format: "%.1fs", seconds)])
+        log.log(.info, "shutting down", ["deadline": Self.secondsText(deadline)])
         let running = members.filter { $0.stopReason == nil }.map(\.bot)
         await withTaskGroup(of: Void.self) { group in
             for bot in running {
@@ -108,6 +118,7 @@ public actor BotSupervisor {
         }
         // No bot joins after a shutdown: the run's task group ends once the running ones have returned.
         additions?.finish()
+        additions = nil
     }
 
     /// Makes `run()` wait, when it has no bot to run, for bots to be added (by a reload) or a shutdown, instead of
@@ -131,48 +142,115 @@ public actor BotSupervisor {
         return true
     }
 
+    /// How much longer than its stop deadline `remove`/`replace` wait for a bot to stop before they go on without
+    /// it, as `run` gives up on the bots at shutdown.
+    package static let stopGrace: Duration = .seconds(2)
+
     /// Stops the bot named `name` gracefully (its connection closes with 1000) and takes it off the list; returns
-    /// once its session has ended (its store closed). False when no such bot is supervised.
+    /// once its session has ended (its store closed), or `deadline` plus `stopGrace` on `clock` after asking it when
+    /// it has not: it is logged and leaves the list once it stops. False when no such bot is supervised.
     @discardableResult
-    package func remove(named name: String, deadline: Duration) async -> Bool {
+    package func remove(named name: String, deadline: Duration, clock: any ChatterClock = SystemClock()) async -> Bool {
         guard let index = await memberIndex(named: name) else { return false }
         let member = members[index]
         removing.insert(member.id)
-        if running.contains(member.id) {
-            await member.bot.shutdown(deadline: deadline)
-            await waitUntilStopped(member.id)
-        }
-        members.removeAll { $0.id == member.id }
-        removing.remove(member.id)
+        await stop(member, deadline: deadline, clock: clock)
+        finishIfNothingLeft()
         return true
     }
 
     /// Stops the bot named `name` as `remove` does, then runs `bot` in its place in the list (same position): a
-    /// changed configuration. False when no such bot is supervised, or when shutting down (then nothing is
-    /// started).
+    /// changed configuration. When the old one has not stopped in time, `bot` starts once it has. False when no such
+    /// bot is supervised, or when shutting down (then nothing is started).
     @discardableResult
-    package func replace(named name: String, with bot: any SupervisedBot, deadline: Duration) async -> Bool {
+    package func replace(
+        named name: String, with bot: any SupervisedBot, deadline: Duration, clock: any ChatterClock = SystemClock()
+    ) async -> Bool {
         guard let index = await memberIndex(named: name) else { return false }
         let old = members[index]
-        removing.insert(old.id)
-        if running.contains(old.id) {
-            await old.bot.shutdown(deadline: deadline)
-            await waitUntilStopped(old.id)
-        }
-        removing.remove(old.id)
-        guard let position = members.firstIndex(where: { $0.id == old.id }) else { return false }
-        guard !isShuttingDown, !(hasRun && additions == nil) else {
-            members.remove(at: position)
-            return false
-        }
-        let member = Member(id: nextMemberID, bot: bot, name: name, stopReason: nil)
+        let successor = Member(id: nextMemberID, bot: bot, name: name, stopReason: nil)
         nextMemberID += 1
-        members[position] = member
-        if let additions {
-            running.insert(member.id)
-            additions.yield(member)
+        removing.insert(old.id)
+        successors[old.id] = successor
+        let stopped = await stop(old, deadline: deadline, clock: clock)
+        finishIfNothingLeft()
+        return stopped ? members.contains { $0.id == successor.id } : successors[old.id] != nil && mayStart
+    }
+
+    /// Whether a bot may still start: not shutting down, and the run (if it began) has not ended.
+    private var mayStart: Bool { !isShuttingDown && !(hasRun && additions == nil) }
+
+    /// Asks `member` to stop within `deadline` and waits until it has (its shutdown returned, its run task too), at
+    /// most `deadline` plus `stopGrace` on `clock`; false, logged, when it has not by then. Once it has stopped, it
+    /// leaves the list for its successor, if any.
+    @discardableResult
+    private func stop(_ member: Member, deadline: Duration, clock: any ChatterClock) async -> Bool {
+        guard running.contains(member.id) else {
+            settleStop(of: member.id)
+            return true
         }
-        return true
+        let id = member.id
+        let bot = member.bot
+        shutdownsUnderWay.insert(id)
+        // Not a child task: a shutdown that overruns must not hold the caller past the limit.
+        Task {
+            await bot.shutdown(deadline: deadline)
+            self.shutdownReturned(id)
+        }
+        let limit = deadline + Self.stopGrace
+        let timer = Task {
+            guard (try? await clock.sleep(for: limit)) != nil else { return }
+            self.giveUpWaiting(for: id)
+        }
+        let stopped = await withCheckedContinuation { stopWaiters[id, default: []].append($0) }
+        timer.cancel()
+        if !stopped {
+            log.log(.error, "bot did not stop within its shutdown timeout; going on without waiting for it", bot: member.name, [
+                "timeout": Self.secondsText(deadline), "waited": Self.secondsText(limit),
+            ])
+        }
+        return stopped
+    }
+
+    private func shutdownReturned(_ id: Int) {
+        shutdownsUnderWay.remove(id)
+        settleStop(of: id)
+        finishIfNothingLeft()
+    }
+
+    private func giveUpWaiting(for id: Int) {
+        for waiter in stopWaiters.removeValue(forKey: id) ?? [] { waiter.resume(returning: false) }
+    }
+
+    /// Once a member removed or replaced has stopped (its shutdown and its run returned): those waiting for it go on,
+    /// and it leaves the list, its successor (if any, and if bots may still start) starting in its place.
+    private func settleStop(of id: Int) {
+        guard !running.contains(id), !shutdownsUnderWay.contains(id) else { return }
+        for waiter in stopWaiters.removeValue(forKey: id) ?? [] { waiter.resume(returning: true) }
+        guard removing.remove(id) != nil else { return }
+        let successor = successors.removeValue(forKey: id)
+        guard let position = members.firstIndex(where: { $0.id == id }) else { return }
+        log.log(.info, "bot stopped for the reload", bot: members[position].name)
+        guard let successor, mayStart else {
+            members.remove(at: position)
+            return
+        }
+        members[position] = successor
+        if let additions {
+            running.insert(successor.id)
+            additions.yield(successor)
+        }
+    }
+
+    /// Holds the run open while a reload changes the members (it may remove the last running bot before it adds
+    /// others); `endMembershipChange()` lets it end again when nothing is left to run.
+    package func beginMembershipChange() {
+        membershipChanges += 1
+    }
+
+    package func endMembershipChange() {
+        membershipChanges -= 1
+        finishIfNothingLeft()
     }
 
     /// The position of the member named `name` that is not being removed; the names of members given at `init` are
@@ -183,13 +261,6 @@ public actor BotSupervisor {
             if let index = members.firstIndex(where: { $0.id == member.id && $0.name.isEmpty }) { members[index].name = known }
         }
         return members.firstIndex { $0.name == name && !removing.contains($0.id) }
-    }
-
-    private func waitUntilStopped(_ id: Int) async {
-        guard running.contains(id) else { return }
-        await withCheckedContinuation { continuation in
-            stopWaiters[id, default: []].append(continuation)
-        }
     }
 
     /// The names of the bots that stopped on their own (crashing, a refused sign-in, a fatal storage error), not
@@ -261,17 +332,27 @@ public actor BotSupervisor {
             stops: members.map { SupervisorOutcome.Stop(bot: $0.name, reason: $0.stopReason ?? .shutdown) })
     }
 
+    /// "1.5s": a duration as the log says it.
+    private static func secondsText(_ duration: Duration) -> String {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+        return String(format: "%.1fs", seconds)
+    }
+
+    /// Ends the run when every bot has stopped on its own: none is running, being removed or replaced, or about to be
+    /// added by a change under way. A list left empty by removals waits for the next bots instead.
+    private func finishIfNothingLeft() {
+        guard membershipChanges == 0, running.isEmpty, removing.isEmpty, !members.isEmpty,
+            members.allSatisfy({ $0.stopReason != nil })
+        else { return }
+        additions?.finish()
+        additions = nil
+    }
+
     private func botStopped(id: Int, reason: BotStopReason) {
         running.remove(id)
-        for waiter in stopWaiters.removeValue(forKey: id) ?? [] { waiter.resume() }
-        defer {
-            // Every bot stopped on its own (none removed on purpose): nothing is left to run.
-            if running.isEmpty, removing.isEmpty, !members.isEmpty, members.allSatisfy({ $0.stopReason != nil }) {
-                additions?.finish()
-            }
-        }
+        defer { finishIfNothingLeft() }
         if removing.contains(id) {
-            log.log(.info, "bot stopped for the reload", bot: members.first { $0.id == id }?.name ?? "")
+            settleStop(of: id)
             return
         }
         guard let index = members.firstIndex(where: { $0.id == id }) else { return }

@@ -198,11 +198,13 @@ extension BotCommandLine {
         hangupReloads.cancel()
         fileWatch.cancel()
         await health?.shutdown()
-        // A reload still running (it may be making accounts in the embedded sandbox) ends before the sandbox does.
-        await reloader.close()
         // The process ends on its own: what still runs (a handler that ignored its timeout or the shutdown's) did
-        // not crash it, and must not be taken for a crash suspect at the next start. Last, once nothing can start.
+        // not crash it, and must not be taken for a crash suspect at the next start. Nothing can start any more: the
+        // run has ended, or was given up on after the shutdown began.
         inFlight.unmarkRunning()
+        // A reload still running (it may be making accounts in the embedded sandbox) ends before the sandbox does,
+        // unless the bots were given up on: then a reload waiting for one of them is too.
+        await reloader.close(waiting: outcome != nil)
         control?.remove(in: controlDirectory)
         await embedded?.shutdown()
         guard let outcome else {

@@ -67,11 +67,12 @@ actor ConfigurationReloader: ConfigurationReloading {
         return await next.value
     }
 
-    /// Refuses reloads from now on and returns once the one running, if any, has ended: the process is ending, and
-    /// what a reload uses (the embedded sandbox) is about to be shut down.
-    func close() async {
+    /// Refuses reloads from now on and, when `waiting`, returns once the one running, if any, has ended: the process
+    /// is ending, and what a reload uses (the embedded sandbox) is about to be shut down. Not `waiting` is for a
+    /// process that gave up on its bots: what still runs is abandoned.
+    func close(waiting: Bool) async {
         isClosed = true
-        _ = await last?.value
+        if waiting { _ = await last?.value }
     }
 
     private func perform(trigger: String) async -> Outcome {
@@ -106,20 +107,24 @@ actor ConfigurationReloader: ConfigurationReloading {
         }
         let supervisor = setup.supervisor
         let deadline = setup.stopDeadline
+        let clock = setup.host.clock
+        // A bot that does not stop in time is not waited for beyond `BotSupervisor.stopGrace`: the reload goes on.
+        await supervisor.beginMembershipChange()
         await withTaskGroup(of: Void.self) { group in
             for name in change.stops {
-                group.addTask { await supervisor.remove(named: name, deadline: deadline) }
+                group.addTask { await supervisor.remove(named: name, deadline: deadline, clock: clock) }
             }
             for bot in change.restarts {
                 guard let member = members[bot.name] else { continue }
                 let session = setup.makeSession(member, setup.host)
-                group.addTask { await supervisor.replace(named: bot.name, with: session, deadline: deadline) }
+                group.addTask { await supervisor.replace(named: bot.name, with: session, deadline: deadline, clock: clock) }
             }
         }
         for bot in change.starts {
             guard let member = members[bot.name] else { continue }
             await supervisor.add(setup.makeSession(member, setup.host), named: bot.name)
         }
+        await supervisor.endMembershipChange()
         if next != current {
             generation = ConfigurationGeneration(generation: generation.generation + 1, loadedAt: setup.host.clock.now)
         }

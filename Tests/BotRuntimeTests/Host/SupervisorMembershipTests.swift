@@ -1,5 +1,6 @@
 @testable import BotRuntime
 import BotRuntimeTestSupport
+import ChatterBots
 import Foundation
 import TestSupport
 import Testing
@@ -124,5 +125,86 @@ struct SupervisorMembershipTests {
         await supervisor.shutdown(deadline: .seconds(1))
         let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
         #expect(outcome.stops.map(\.bot) == ["late"])
+    }
+
+    /// A bot whose stop overruns does not hold a reload: removing it gives up after its deadline and the grace, and
+    /// it leaves the list once it has stopped.
+    @Test func aRemovedBotThatOverrunsItsStopIsWaitedForOnlyUntilItsDeadlineAndTheGrace() async throws {
+        let clock = ManualClock()
+        let stuck = StandInSession("b", shutdownWaitsToBeTold: true, changes: changes)
+        let supervisor = BotSupervisor(bots: [StandInSession("a", changes: changes), stuck], log: log)
+        let run = Task { await supervisor.run() }
+        try await live(supervisor, ["a", "b"])
+
+        let removal = Task { await supervisor.remove(named: "b", deadline: .seconds(1), clock: clock) }
+        try await clock.waitForSleepers(1)
+        await clock.advance(by: .seconds(1) + BotSupervisor.stopGrace)
+        #expect(try await value(of: removal, within: .seconds(60), "the removal to give up"))
+        #expect(lines.lines(containing: "level=error", "bot=b", "did not stop within its shutdown timeout").count == 1)
+        #expect(await supervisor.statuses().map(\.name) == ["a", "b"])
+
+        await stuck.finishShutdown()
+        try await changes.wait(until: { await supervisor.statuses().map(\.name) == ["a"] }, "b to leave the list")
+        await supervisor.shutdown(deadline: .seconds(1))
+        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        #expect(outcome.stops.map(\.bot) == ["a"])
+    }
+
+    /// The old session must have closed its store before the new one opens it: a replacement whose predecessor
+    /// overruns its stop starts once it has stopped, not at the give-up.
+    @Test func theSuccessorOfABotThatOverrunsItsStopStartsOnceItHasStopped() async throws {
+        let clock = ManualClock()
+        let stuck = StandInSession("b", shutdownWaitsToBeTold: true, changes: changes)
+        let supervisor = BotSupervisor(bots: [StandInSession("a", changes: changes), stuck], log: log)
+        let run = Task { await supervisor.run() }
+        try await live(supervisor, ["a", "b"])
+
+        let successor = StandInSession("b", changes: changes)
+        let replacement = Task { await supervisor.replace(named: "b", with: successor, deadline: .seconds(1), clock: clock) }
+        try await clock.waitForSleepers(1)
+        await clock.advance(by: .seconds(1) + BotSupervisor.stopGrace)
+        #expect(try await value(of: replacement, within: .seconds(60), "the replacement to give up waiting"))
+        #expect(await successor.status.state == .starting)
+
+        await stuck.finishShutdown()
+        try await changes.wait(until: { await successor.status.state == .live }, "the successor to run")
+        await supervisor.shutdown(deadline: .seconds(1))
+        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        #expect(outcome.stops.map(\.bot) == ["a", "b"])
+    }
+
+    /// Bot a stopped on its own; removing b, the last one running, leaves nothing to run: the run ends as when
+    /// every bot stops on its own.
+    @Test func removingTheLastRunningBotWhenTheOthersStoppedOnTheirOwnEndsTheRun() async throws {
+        let stopping = StandInSession("a", .stop(.credentialsRejected("refused"), after: .zero), changes: changes)
+        let supervisor = BotSupervisor(bots: [stopping, StandInSession("b", changes: changes)], log: log)
+        let run = Task { await supervisor.run() }
+        try await changes.wait(until: { await supervisor.stopReasons["a"] != nil }, "a to stop")
+
+        #expect(await supervisor.remove(named: "b", deadline: .seconds(1)))
+        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        #expect(!outcome.wasShutDown)
+        #expect(outcome.stops.map(\.bot) == ["a"])
+        #expect(await !supervisor.add(StandInSession("c", changes: changes), named: "c"))
+    }
+
+    /// A reload may remove the last running bot before it adds another: the run does not end in between.
+    @Test func aMembershipChangeRemovingTheLastRunningBotAndAddingAnotherKeepsTheRunGoing() async throws {
+        let stopping = StandInSession("a", .stop(.credentialsRejected("refused"), after: .zero), changes: changes)
+        let supervisor = BotSupervisor(bots: [stopping, StandInSession("b", changes: changes)], log: log)
+        let run = Task { await supervisor.run() }
+        try await changes.wait(until: { await supervisor.stopReasons["a"] != nil }, "a to stop")
+
+        await supervisor.beginMembershipChange()
+        #expect(await supervisor.remove(named: "b", deadline: .seconds(1)))
+        let c = StandInSession("c", changes: changes)
+        #expect(await supervisor.add(c, named: "c"))
+        await supervisor.endMembershipChange()
+        try await changes.wait(until: { await c.status.state == .live }, "c to run")
+
+        await supervisor.shutdown(deadline: .seconds(1))
+        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        #expect(outcome.wasShutDown)
+        #expect(outcome.stops.map(\.bot) == ["a", "c"])
     }
 }

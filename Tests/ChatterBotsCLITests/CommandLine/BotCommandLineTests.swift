@@ -10,7 +10,8 @@ import BotRuntimeTestSupport
 
 /// Runs commands in this process with captured output, a shutdown requested by the test instead of a signal, and
 /// scripted sessions: a bot named `bad…` has its credentials rejected, `revoked…` is revoked, `crashing…` is
-/// stopped as crashing, `slow…` takes 5 s to shut down; every other bot runs until shut down.
+/// stopped as crashing, `slow…` takes 5 s to shut down, `stuck…` does not finish its shutdown until told
+/// (`finishShutdown()`); every other bot runs until shut down.
 final class CommandHarness: Sendable {
     let directory: TemporaryDirectory
     /// Signalled by every line written and every state change of a stand-in session.
@@ -45,6 +46,8 @@ final class CommandHarness: Sendable {
                 bot = StandInSession(name, .stop(.crashing("onStart crashed the process 2 times"), after: .zero), changes: changes)
             } else if name.hasPrefix("slow") {
                 bot = StandInSession(name, workOnShutdown: .seconds(5), changes: changes)
+            } else if name.hasPrefix("stuck") {
+                bot = StandInSession(name, shutdownWaitsToBeTold: true, changes: changes)
             } else {
                 bot = StandInSession(name, changes: changes)
             }
@@ -380,6 +383,27 @@ struct BotCommandLineTests {
         harness.shutdown.request()
         #expect(try await value(of: run, within: .seconds(60), "the command to end") == .failure, "\(harness.errors.text)")
         #expect(harness.errors.lines(containing: "level=critical", "the shutdown took longer than its timeout").count == 1)
+    }
+
+    /// A reload still waiting for a bot whose stop overruns does not keep the process from exiting once the shutdown
+    /// gave up on the bots.
+    @Test func aShutdownDuringAReloadStoppingABotThatOverrunsStillEndsTheRunWithExit1() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["echo", "stuck"], extra: #""httpPort": 0,"#)
+        let run = Task {
+            await harness.run("run", "--sandbox-port", "0", "--shutdown-timeout", "0.1", "--watch-config", "0")
+        }
+        try await harness.waitUntilLive(count: 2)
+        let stuck = harness.sessions.withLock { $0[1] }
+        try harness.writeConfiguration(bots: ["echo"], extra: #""httpPort": 0,"#)
+        let reload = Task { await harness.run("reload") }
+        try await harness.waitUntil("stuck to be stopping") { await stuck.status.state == .stopping }
+
+        harness.shutdown.request()
+        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .failure, "\(harness.errors.text)")
+        #expect(harness.errors.lines(containing: "level=critical", "the shutdown took longer than its timeout").count == 1)
+        await stuck.finishShutdown()
+        _ = try await value(of: reload, within: .seconds(60), "the reload command to end")
     }
 
     @Test func theConfiguredBotsRunAsSessionsOnTheEmbeddedSandboxAndAnswerAPersonThroughSay() async throws {
