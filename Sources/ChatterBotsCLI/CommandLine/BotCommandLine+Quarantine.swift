@@ -37,6 +37,9 @@ extension BotCommandLine {
                 case .unreachable(let reason):
                     unanswered.append("the process \(control.pid) of \(ControlFile.url(in: directory).path) did not answer "
                         + "at http://\(control.host):\(control.httpPort) (\(reason))")
+                case .timedOut(let after):
+                    unanswered.append("the process \(control.pid) of \(ControlFile.url(in: directory).path) did not answer "
+                        + "at http://\(control.host):\(control.httpPort) within \(after.components.seconds) s")
                 }
             }
         }

@@ -38,10 +38,18 @@ extension BotCommandLine {
                 case .unreachable(let reason):
                     environment.standardError.write(line: "\(programName): the process \(control.pid) of "
                         + "\(ControlFile.url(in: directory).path) did not answer at http://\(control.host):\(control.httpPort) (\(reason))")
+                case .timedOut(let after):
+                    environment.standardError.write(line: "\(programName): \(label)\(Self.reloadStillRunning(pid: control.pid, after: after))")
                 }
                 allApplied = false
             }
         }
         return allApplied ? .success : .failure
+    }
+
+    /// What `reload` says of a process that has not answered in time: the reload may still be stopping bots.
+    static func reloadStillRunning(pid: Int32, after: Duration) -> String {
+        "the process \(pid) has not answered the reload within \(after.components.seconds) s: it is still running; "
+            + "check /healthz's configuration generation to see when it is applied"
     }
 }

@@ -143,7 +143,9 @@ extension BotCommandLine {
         let controlDirectory = layout.inFlightDirectory(in: configuration.dataDirectory)
         var control: ControlFile?
         if let health {
-            let file = ControlFile(pid: getpid(), host: ControlFile.host(connectingTo: bind), httpPort: health.port)
+            let file = ControlFile(
+                pid: getpid(), host: ControlFile.host(connectingTo: bind), httpPort: health.port,
+                shutdownTimeout: options.shutdownTimeout)
             do {
                 try file.write(in: controlDirectory)
                 control = file

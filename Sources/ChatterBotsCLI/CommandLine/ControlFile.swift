@@ -16,13 +16,23 @@ struct ControlFile: Hashable, Sendable, Codable {
     /// When the process started (`/proc/<pid>/stat`, in clock ticks since boot): a later process given the same
     /// id is not it. nil in files written before it was recorded.
     var processStart: UInt64?
+    /// The process's `--shutdown-timeout`, in seconds: how long a reload may wait for each bot it stops. nil in files
+    /// written before it was recorded.
+    var shutdownTimeoutSeconds: Double?
 
     /// The file of the process `pid` (this one's start time read when it is this process).
-    init(pid: Int32, host: String, httpPort: Int, processStart: UInt64? = nil) {
+    init(pid: Int32, host: String, httpPort: Int, processStart: UInt64? = nil, shutdownTimeout: Duration? = nil) {
         self.pid = pid
         self.host = host
         self.httpPort = httpPort
         self.processStart = processStart ?? (pid == getpid() ? Self.startTime(of: pid) : nil)
+        self.shutdownTimeoutSeconds = shutdownTimeout.map { Double($0.components.seconds) + Double($0.components.attoseconds) * 1e-18 }
+    }
+
+    /// `shutdownTimeoutSeconds` as a duration; nil when not recorded or not a duration (a hand-edited file).
+    var shutdownTimeout: Duration? {
+        guard let seconds = shutdownTimeoutSeconds, seconds.isFinite, seconds >= 0, seconds < 1e9 else { return nil }
+        return .milliseconds(Int64(seconds * 1000))
     }
 
     static let fileName = "control.json"

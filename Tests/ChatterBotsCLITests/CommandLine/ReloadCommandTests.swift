@@ -147,6 +147,28 @@ struct ReloadCommandTests {
         return bots.compactMap { $0["username"] }
     }
 
+    /// A reload may wait for a queued one, and each stops its bots within the shutdown timeout (plus a grace):
+    /// `reload` waits more than twice the timeout the process recorded in its control file.
+    @Test func reloadWaitsMoreThanTwiceTheShutdownTimeoutTheProcessRecorded() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["echo"], extra: #""httpPort": 0,"#)
+        let run = Task {
+            await harness.run("run", "--sandbox-port", "0", "--watch-config", "0", "--shutdown-timeout", "25")
+        }
+        try await harness.waitUntilLive(count: 1)
+        let control = try #require(ControlFile.read(in: harness.directory.url.appendingPathComponent("data")))
+        #expect(control.shutdownTimeout == .seconds(25))
+        #expect(ControlClient.reloadTimeout(shutdownTimeout: .seconds(25)) > .seconds(50))
+        harness.shutdown.request()
+        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+    }
+
+    @Test func aReloadNotAnsweredInTimeIsSaidToBeStillRunningWithWhereToCheck() {
+        let said = BotCommandLine.reloadStillRunning(pid: 42, after: .seconds(54))
+        #expect(said.contains("within 54 s: it is still running"))
+        #expect(said.contains("check /healthz's configuration generation"))
+    }
+
     @Test func reloadWithoutARunningProcessSaysWhatToStartAndExitsWith1() async throws {
         let harness = try CommandHarness()
         try harness.writeConfiguration(bots: ["echo"])
