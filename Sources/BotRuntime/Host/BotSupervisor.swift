@@ -80,7 +80,7 @@ public actor BotSupervisor {
             additions = nil
         }
         let names = starting.map(\.name)
-        log.log(.info, "starting \(names.count) bot\(names.count == 1 ? "" : "s")", ["bots": names.joined(separator: ",")])
+        log.log(.info, "starting \(names.count) bot\(names.count == 1 ? "" : "s")", ["bots": NameSample(names).joined(separator: ",")])
         await withTaskCancellationHandler {
             await withTaskGroup(of: Void.self) { group in
                 for await member in added {

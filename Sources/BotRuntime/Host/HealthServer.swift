@@ -100,7 +100,7 @@ public final class HealthServer: Sendable {
             response = waiting.isEmpty
                 ? HTTPResponse(status: .ok, text: "ready\n")
                 : HTTPResponse(status: .serviceUnavailable, text: "not ready: waiting for \(waiting.count) bot(s) to start: "
-                    + waiting.prefix(20).joined(separator: ", ") + (waiting.count > 20 ? ", …" : "") + "\n")
+                    + NameSample(waiting).joined() + "\n")
         } else if request.path == "/healthz" {
             var report = await supervisor.health()
             report.configuration = await reloader?.generation

@@ -28,13 +28,13 @@ package struct ReloadReport: Sendable, Equatable, Codable {
         self.errors = errors
     }
 
-    /// One line for people: what changed, or why nothing did.
+    /// One line for people: what changed (at most `NameSample.limit` names a list), or why nothing did.
     package var summary: String {
         guard applied else {
             return "reload refused, nothing changed (\(errors.count) problem\(errors.count == 1 ? "" : "s")):\n"
                 + errors.map { "  - \($0)" }.joined(separator: "\n")
         }
-        func list(_ names: [String]) -> String { names.isEmpty ? "none" : names.joined(separator: ", ") }
+        func list(_ names: [String]) -> String { names.isEmpty ? "none" : NameSample(names).joined() }
         return "reloaded: configuration generation \(generation); started \(list(started)); stopped \(list(stopped)); "
             + "restarted \(list(restarted)); \(unchanged) unchanged"
     }

@@ -278,7 +278,7 @@ extension BotCommandLine {
         let count = lineup.members.count
         let bots = lineup.members.map { "\($0.configuration.name) (\($0.configuration.kind), account \($0.configuration.credentials.username))" }
         let file = configurationURL(options.configuration, in: environment).path
-        var lines = ["Running \(count) bot\(count == 1 ? "" : "s") from \(file): \(bots.joined(separator: ", "))"]
+        var lines = ["Running \(count) bot\(count == 1 ? "" : "s") from \(file): \(NameSample(bots).joined())"]
         if let sandbox {
             let api = sandbox.sandbox.apiURL.absoluteString
             lines.append("Chatter sandbox: \(api) (realtime \(sandbox.sandbox.webSocketURL.absoluteString), client key \(sandbox.sandbox.clientKey)); "

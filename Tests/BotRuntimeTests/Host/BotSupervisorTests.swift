@@ -39,6 +39,18 @@ struct BotSupervisorTests {
         #expect(outcome.failures == [SupervisorOutcome.Stop(bot: "bad", reason: .credentialsRejected(message))])
     }
 
+    @Test func theStartLineNamesTwentyBotsAndCountsTheRest() async throws {
+        let bots = (1...25).map { StandInSession("bot\($0)", changes: changes) }
+        let supervisor = BotSupervisor(bots: bots, log: log)
+        let run = Task { await supervisor.run() }
+        try await changes.wait(until: { !lines.lines(containing: "starting 25 bots").isEmpty }, "the start line")
+        let line = try #require(lines.lines(containing: "starting 25 bots").first)
+        #expect(line.contains((1...20).map { "bot\($0)" }.joined(separator: ",") + " and 5 more"), "\(line)")
+        #expect(!line.contains("bot21"))
+        await supervisor.shutdown(deadline: .seconds(1))
+        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+    }
+
     @Test func whenEveryBotStopsByItselfRunReturnsWithoutAShutdown() async throws {
         let supervisor = BotSupervisor(bots: [
             StandInSession("a", .stop(.configurationError("check the client key"), after: .zero), changes: changes),
