@@ -44,7 +44,7 @@ extension BotCommandLine {
             environment.standardError.write(line: "\(programName): \(error)")
             switch error {
             case .invalidCredentials, .clientKeyRejected: return .usageError
-            case .serverUnreachable, .signInFailed, .sessionRevoked, .signedOut: return .failure
+            case .serverUnreachable, .signInFailed, .sessionRevoked, .signedOut, .messagesNotAcknowledged: return .failure
             }
         }
     }

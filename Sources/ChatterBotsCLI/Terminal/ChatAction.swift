@@ -32,6 +32,9 @@ public enum ChatAction: Sendable, Hashable {
     /// Reload the directory (a conversation new to this screen showed up) and report `.directoryLoaded`, or
     /// `.directoryRefreshFailed`.
     case refreshDirectory
+    /// Report `.acknowledgementWaitEnded` after this long (on the client's clock): the input ended with messages
+    /// still waiting for their acknowledgements.
+    case waitForAcknowledgements(Duration)
     /// Close the connection and end the client.
     case quit
 }

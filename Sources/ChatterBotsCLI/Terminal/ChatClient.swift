@@ -20,7 +20,8 @@ public struct ChatClient: Sendable {
         self.configuration = configuration
     }
 
-    /// Runs until the person types `/quit` or `input` ends.
+    /// Runs until the person types `/quit` or `input` ends; at the end of `input`, messages still pending are given
+    /// `ChatScreen.acknowledgementWait` to be acknowledged.
     ///
     /// - Parameters:
     ///   - input: the person's lines (`StandardInputReader.lines()` in a terminal).
@@ -28,7 +29,8 @@ public struct ChatClient: Sendable {
     ///     which reads whole lines, has none): `typing.start` and its repeats, `typing.stop` when cleared.
     ///   - display: shows lines, in order; called from one task at a time.
     /// - Throws: `ChatClientError` when signing in fails or the server rules out going on (client key refused,
-    ///   the device signed out by the server: `.signedOut`).
+    ///   the device signed out by the server: `.signedOut`), or `.messagesNotAcknowledged` when it ended with
+    ///   messages that may not have been sent.
     public func run(
         input: AsyncStream<String>, typing: AsyncStream<Bool>? = nil, display: @escaping @Sendable ([ScreenLine]) -> Void
     ) async throws(ChatClientError) {
@@ -42,7 +44,7 @@ public struct ChatClient: Sendable {
         var shell = ChatShell(
             screen: ChatScreen(historyLimit: configuration.historyLimit, timeZone: configuration.timeZone),
             rest: rest, inboundMessageLimit: configuration.connectionOptions.webSocket.limits.maxMessageSize, events: eventSink,
-            outbound: outboundSink, display: display)
+            outbound: outboundSink, display: display, clock: configuration.connectionOptions.clock)
         shell.apply(.signedIn(session.user))
         do {
             shell.apply(.directoryLoaded(try await ChatShell.loadDirectory(rest)))
@@ -142,6 +144,8 @@ public struct ChatClient: Sendable {
             }
         }
         if let failure { throw failure }
+        let unacknowledged = shell.screen.unacknowledgedAtEnd
+        if unacknowledged > 0 { throw .messagesNotAcknowledged(count: unacknowledged) }
     }
 
     // MARK: Signing in

@@ -17,6 +17,9 @@ public enum ChatClientError: Error, Sendable, CustomStringConvertible {
     /// The server revoked this device's session (close 4003: signed out from another device, or the account was
     /// deleted). The client stops and forgets the device, as the service's apps go back to their welcome screen.
     case signedOut(username: String)
+    /// The client ended (`/quit`, or the end of input after `ChatScreen.acknowledgementWait`) with `count` messages
+    /// the server had not acknowledged: they may not have been sent.
+    case messagesNotAcknowledged(count: Int)
 
     public var description: String {
         switch self {
@@ -33,6 +36,9 @@ public enum ChatClientError: Error, Sendable, CustomStringConvertible {
         case .signedOut(let username):
             "\(username) was signed out on this device (the server revoked its session: a sign-out elsewhere, or the "
                 + "account was deleted); its device was forgotten: sign in again to go on"
+        case .messagesNotAcknowledged(let count):
+            "\(count) message\(count == 1 ? " was" : "s were") not acknowledged by the server and may not have been "
+                + "sent: check the conversation, and send again what is missing"
         }
     }
 }

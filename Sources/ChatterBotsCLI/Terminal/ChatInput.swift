@@ -7,8 +7,11 @@ import Foundation
 public enum ChatInput: Sendable, Hashable {
     /// A line the person typed (without its line break).
     case line(String)
-    /// The person's input ended (Ctrl-D): leave as `/quit` does.
+    /// The person's input ended (Ctrl-D): leave as `/quit` does, once the pending messages are acknowledged (or
+    /// `ChatAction.waitForAcknowledgements`' wait ended).
     case endOfInput
+    /// The wait of `ChatAction.waitForAcknowledgements` ended: leave, with whatever is still pending.
+    case acknowledgementWaitEnded
     /// The person's text field changed at `now`: something is typed (true) or it was cleared (false). A terminal
     /// reads whole lines and has none of these; the web console's page sends them.
     case personTyping(Bool, at: Date)

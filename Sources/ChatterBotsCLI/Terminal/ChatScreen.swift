@@ -67,6 +67,10 @@ public struct ChatScreen: Sendable {
     var hasLoadedDirectory = false
     var hasConnectedBefore = false
     var hasQuit = false
+    /// The input ended with messages pending: the client leaves once they are acknowledged, or when the wait ends.
+    var isLeaving = false
+    /// How many messages were not acknowledged when the client left (they may not have been sent).
+    public internal(set) var unacknowledgedAtEnd = 0
     let calendar: Calendar
     let makeMessageID: @Sendable () -> ClientMessageID
 
@@ -90,8 +94,13 @@ public struct ChatScreen: Sendable {
         self.makeMessageID = makeMessageID
     }
 
-    /// Whether the person asked to leave (`/quit` or the end of input).
+    /// Whether the client is to stop: the person typed `/quit`, or the input ended and no message waits for its
+    /// acknowledgement any longer.
     public var hasEnded: Bool { hasQuit }
+
+    /// How long the end of input waits for the acknowledgements of the messages still pending (the connection may be
+    /// coming up, or back) before the client leaves without them.
+    public static let acknowledgementWait: Duration = .seconds(15)
 
     /// The unread count of a conversation (0 for the open one and for unknown ones).
     public func unreadCount(in id: Conversation.ID) -> Int {
@@ -110,7 +119,9 @@ public struct ChatScreen: Sendable {
         case .line(let line):
             handleLine(line, into: &update)
         case .endOfInput:
-            quit(into: &update)
+            leave(into: &update)
+        case .acknowledgementWaitEnded:
+            if isLeaving { quit(into: &update) }
         case .personTyping(let isTyping, let now):
             if isTyping { startTyping(at: now, into: &update) } else { stopTyping(into: &update) }
         case .signedIn(let user):
@@ -179,6 +190,7 @@ public struct ChatScreen: Sendable {
         case .requestFailed(let message):
             update.lines.append(ScreenLine(message, tone: .error))
         }
+        if isLeaving, pendingMessages.isEmpty { quit(into: &update) }
         return update
     }
 
@@ -221,9 +233,23 @@ public struct ChatScreen: Sendable {
         if isConnected { update.actions.append(.setTyping(false, in: shown.conversation)) }
     }
 
+    /// The input ended: leave now, or once the pending messages are acknowledged (within `acknowledgementWait`).
+    mutating func leave(into update: inout ChatUpdate) {
+        guard !hasQuit, !isLeaving else { return }
+        isLeaving = true
+        guard !pendingMessages.isEmpty else { return }  // `handle` quits
+        let count = pendingMessages.count
+        update.lines.append(ScreenLine(
+            "Waiting up to \(Self.describe(Self.acknowledgementWait)) for \(count) message\(count == 1 ? "" : "s") to be acknowledged…",
+            tone: .status))
+        update.actions.append(.waitForAcknowledgements(Self.acknowledgementWait))
+    }
+
     mutating func quit(into update: inout ChatUpdate) {
         guard !hasQuit else { return }
         hasQuit = true
+        isLeaving = false
+        unacknowledgedAtEnd = pendingMessages.count
         if !pendingMessages.isEmpty {
             update.lines.append(ScreenLine(
                 "\(pendingMessages.count) message\(pendingMessages.count == 1 ? " was" : "s were") not acknowledged and may not have been sent.",

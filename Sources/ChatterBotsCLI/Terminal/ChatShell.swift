@@ -47,6 +47,8 @@ struct ChatShell {
     let events: AsyncStream<Event>.Continuation
     let outbound: AsyncStream<Outbound>.Continuation
     let display: @Sendable ([ScreenLine]) -> Void
+    /// The connection's clock, which times the wait for acknowledgements at the end of input.
+    let clock: any ChatterClock
 
     /// Sends a receipt now, or keeps it for the next session when no socket is open or the send fails: the screen
     /// counts it as sent, and watermarks only move forward, so nothing else would send it again.
@@ -160,6 +162,12 @@ struct ChatShell {
                 } catch {
                     events.yield(.input(.directoryRefreshFailed("Could not refresh your conversations: \(error)")))
                 }
+            }
+        case .waitForAcknowledgements(let duration):
+            let clock = clock
+            Task {
+                try? await clock.sleep(for: duration)
+                events.yield(.input(.acknowledgementWaitEnded))
             }
         case .quit:
             break  // the loop ends once the screen says so

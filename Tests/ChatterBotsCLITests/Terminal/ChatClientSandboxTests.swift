@@ -350,6 +350,49 @@ struct ChatClientSandboxTests {
         #expect(received.senderId == harness.alice.user.id)
     }
 
+    /// `printf '/open bob\nhello\n' | example-bots chat`: the input ends at once, before the message can have been
+    /// acknowledged; the client stays until it is, and leaves without an error.
+    @Test func aMessagePipedInIsSentBeforeTheClientLeavesAtTheEndOfInput() async throws {
+        try await Self.withHarness { harness in
+            _ = try await harness.bobREST.directConversation(with: harness.alice.user.id)
+            let client = Self.start(harness.clientConfiguration())
+            client.type("/open bob")
+            client.type("piped in")
+            client.keyboard.finish()
+            try await value(of: client.task, within: .seconds(60), "the chat client to leave").get()
+            _ = try await harness.bobEvents.wait(for: Self.newMessage("piped in"))
+            #expect(client.screen.text.last == "Bye.")
+            #expect(!client.screen.text.contains { $0.contains("not acknowledged") }, "\(client.screen.text)")
+        }
+    }
+
+    /// The end of input waits a bounded time, on the client's clock, for the acknowledgements: past it, the client
+    /// leaves with an error counting the messages that may not have been sent.
+    @Test func aMessageStillUnacknowledgedWhenTheWaitAtTheEndOfInputEndsIsAnError() async throws {
+        try await Self.withHarness { harness in
+            let clock = ManualClock()
+            var configuration = harness.clientConfiguration()
+            configuration.connectionOptions.clock = clock
+            configuration.reconnectPolicy = ReconnectPolicy(delays: [.seconds(3600)], jitter: 0)
+            let client = try await Self.startInConversationWithBob(configuration)
+            try await harness.sandbox.admin.inject(.dropSocket, into: try await Self.aliceDevice(harness))
+            try await client.screen.waitForLine(containing: "Connection lost")
+
+            client.type("while offline")
+            client.keyboard.finish()
+            try await client.screen.waitForLine(containing: "Waiting up to 15 s for 1 message to be acknowledged")
+            try await clock.waitForSleepers(2)  // the reconnect's and the wait's
+            await clock.advance(by: ChatScreen.acknowledgementWait)
+            let result = try await value(of: client.task, within: .seconds(60), "the chat client to leave")
+            guard case .failure(.messagesNotAcknowledged(let count)) = result else {
+                Issue.record("expected messagesNotAcknowledged, got \(result)")
+                return
+            }
+            #expect(count == 1)
+            #expect(client.screen.text.suffix(2) == ["1 message was not acknowledged and may not have been sent.", "Bye."])
+        }
+    }
+
     @Test func aCatchUpThatFailsIsTriedAgainOnANewConnection() async throws {
         try await Self.withHarness { harness in
             let client = try await Self.startInConversationWithBob(harness.clientConfiguration())

@@ -289,12 +289,53 @@ struct ChatScreenMessagingTests {
         #expect(screen.hasEnded)
     }
 
-    @Test func theEndOfInputQuitsAndWarnsAboutUnacknowledgedMessages() {
+    @Test func theEndOfInputWithNothingPendingQuitsAtOnce() {
         var screen = F.screenWithBobOpen()
-        _ = screen.handle(.line("hello"))
         let update = screen.handle(.endOfInput)
-        #expect(update.text == ["1 message was not acknowledged and may not have been sent.", "Bye."])
+        #expect(update.text == ["Bye."])
+        #expect(update.actions == [.quit])
         #expect(screen.hasEnded)
+        #expect(screen.unacknowledgedAtEnd == 0)
+    }
+
+    /// Piped input ends at once, while what was typed may still wait for the connection: the client stays for the
+    /// acknowledgements, and leaves with the last one.
+    @Test func theEndOfInputWaitsForThePendingMessagesAndLeavesWithTheirLastAcknowledgement() {
+        var screen = F.screenWithBobOpen(connected: false)
+        _ = screen.handle(.line("hello"))
+        _ = screen.handle(.line("again"))
+        let ended = screen.handle(.endOfInput)
+        #expect(ended.text == ["Waiting up to 15 s for 2 messages to be acknowledged…"])
+        #expect(ended.actions == [.waitForAcknowledgements(ChatScreen.acknowledgementWait)])
+        #expect(!screen.hasEnded)
+
+        _ = screen.handle(.connected)
+        _ = screen.handle(.catchUpEnded(failure: nil))
+        #expect(screen.handle(.acknowledged(Self.ack("cm-1", seq: 6))).text == ["[14:05] alice: hello"])
+        #expect(!screen.hasEnded)
+        let last = screen.handle(.acknowledged(Self.ack("cm-2", seq: 7)))
+        #expect(last.text == ["[14:05] alice: again", "Bye."])
+        #expect(last.actions.last == .quit)
+        #expect(screen.hasEnded)
+        #expect(screen.unacknowledgedAtEnd == 0)
+    }
+
+    @Test func whenTheWaitAtTheEndOfInputEndsTheMessagesStillPendingAreCountedAsNotAcknowledged() {
+        var screen = F.screenWithBobOpen(connected: false)
+        _ = screen.handle(.line("hello"))
+        _ = screen.handle(.endOfInput)
+        let update = screen.handle(.acknowledgementWaitEnded)
+        #expect(update.text == ["1 message was not acknowledged and may not have been sent.", "Bye."])
+        #expect(update.actions == [.quit])
+        #expect(screen.hasEnded)
+        #expect(screen.unacknowledgedAtEnd == 1)
+    }
+
+    @Test func quittingWithAMessagePendingCountsItAsNotAcknowledged() {
+        var screen = F.screenWithBobOpen(connected: false)
+        _ = screen.handle(.line("hello"))
+        #expect(screen.handle(.line("/quit")).text == ["1 message was not acknowledged and may not have been sent.", "Bye."])
+        #expect(screen.unacknowledgedAtEnd == 1)
     }
 
     @Test func helpListsEveryCommand() {
