@@ -29,8 +29,8 @@ public struct ChatClient: Sendable {
     ///     which reads whole lines, has none): `typing.start` and its repeats, `typing.stop` when cleared.
     ///   - display: shows lines, in order; called from one task at a time.
     /// - Throws: `ChatClientError` when signing in fails or the server rules out going on (client key refused,
-    ///   the device signed out by the server: `.signedOut`), or `.messagesNotAcknowledged` when it ended with
-    ///   messages that may not have been sent.
+    ///   the device signed out by the server: `.signedOut`), or `.messagesNotAcknowledged` when the input ended
+    ///   with messages that may not have been sent.
     public func run(
         input: AsyncStream<String>, typing: AsyncStream<Bool>? = nil, display: @escaping @Sendable ([ScreenLine]) -> Void
     ) async throws(ChatClientError) {

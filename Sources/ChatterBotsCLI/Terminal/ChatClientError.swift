@@ -17,8 +17,8 @@ public enum ChatClientError: Error, Sendable, CustomStringConvertible {
     /// The server revoked this device's session (close 4003: signed out from another device, or the account was
     /// deleted). The client stops and forgets the device, as the service's apps go back to their welcome screen.
     case signedOut(username: String)
-    /// The client ended (`/quit`, or the end of input after `ChatScreen.acknowledgementWait`) with `count` messages
-    /// the server had not acknowledged: they may not have been sent.
+    /// The input ended, and `ChatScreen.acknowledgementWait` after it, with `count` messages the server had not
+    /// acknowledged: they may not have been sent.
     case messagesNotAcknowledged(count: Int)
 
     public var description: String {

@@ -69,7 +69,8 @@ public struct ChatScreen: Sendable {
     var hasQuit = false
     /// The input ended with messages pending: the client leaves once they are acknowledged, or when the wait ends.
     var isLeaving = false
-    /// How many messages were not acknowledged when the client left (they may not have been sent).
+    /// How many messages were not acknowledged when the input ended and the wait for them did too: they may not
+    /// have been sent. (A person who types `/quit` chose to leave, and is only warned.)
     public internal(set) var unacknowledgedAtEnd = 0
     let calendar: Calendar
     let makeMessageID: @Sendable () -> ClientMessageID
@@ -248,8 +249,8 @@ public struct ChatScreen: Sendable {
     mutating func quit(into update: inout ChatUpdate) {
         guard !hasQuit else { return }
         hasQuit = true
+        if isLeaving { unacknowledgedAtEnd = pendingMessages.count }
         isLeaving = false
-        unacknowledgedAtEnd = pendingMessages.count
         if !pendingMessages.isEmpty {
             update.lines.append(ScreenLine(
                 "\(pendingMessages.count) message\(pendingMessages.count == 1 ? " was" : "s were") not acknowledged and may not have been sent.",
