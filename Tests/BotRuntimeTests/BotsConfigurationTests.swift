@@ -278,13 +278,13 @@ struct BotsConfigurationTests {
         let found = problems(
             remote(bots: #"{"name": "reminder", "kind": "reminder", "credentials": {"username": "u", "password": {"env": "REMINDER_BOT_PASSWORD"}}, "friendRequests": "everyone"}"#),
             environment: ["CK": "k"])
-        #expect(found == [#"bot "reminder", credentials.password: environment variable REMINDER_BOT_PASSWORD is not set"#])
+        #expect(found == [#"bot "reminder", credentials.password: environment variable REMINDER_BOT_PASSWORD is not set (the environment is the one the process started with: set it and restart the process, or use {"file": PATH}, which every reload reads again)"#])
     }
 
     @Test func aVariableSetButEmptyIsAnError() {
         let found = problems(sandbox(bot: #""name": "e", "kind": "k", "credentials": {"username": "u", "password": {"env": "PW"}}, "friendRequests": "everyone""#),
                              environment: ["PW": ""])
-        #expect(found == [#"bot "e", credentials.password: is empty (environment variable PW is set but empty)"#])
+        #expect(found == [#"bot "e", credentials.password: is empty (environment variable PW is set but empty; the environment is the one the process started with: set it and restart the process, or use {"file": PATH}, which every reload reads again)"#])
     }
 
     @Test func environmentReferencesInsideOptionsAreResolved() throws {
@@ -313,14 +313,14 @@ struct BotsConfigurationTests {
 
     @Test func aMissingVariableInsideOptionsNamesItsPath() {
         let found = problems(sandbox(bot: #""name": "w", "kind": "weather", "credentials": {"username": "u", "password": "p"}, "friendRequests": "everyone", "options": {"service": {"key": {"env": "WEATHER_KEY"}}}"#))
-        #expect(found == [#"bot "w", options.service.key: environment variable WEATHER_KEY is not set"#])
+        #expect(found == [#"bot "w", options.service.key: environment variable WEATHER_KEY is not set (the environment is the one the process started with: set it and restart the process, or use {"file": PATH}, which every reload reads again)"#])
     }
 
     @Test func anEmptyVariableInsideOptionsIsAnErrorNamingItsPath() {
         let found = problems(
             sandbox(bot: #""name": "w", "kind": "weather", "credentials": {"username": "u", "password": "p"}, "friendRequests": "everyone", "options": {"service": {"key": {"env": "WEATHER_KEY"}}}"#),
             environment: ["WEATHER_KEY": ""])
-        #expect(found == [#"bot "w", options.service.key: is empty (environment variable WEATHER_KEY is set but empty)"#])
+        #expect(found == [#"bot "w", options.service.key: is empty (environment variable WEATHER_KEY is set but empty; the environment is the one the process started with: set it and restart the process, or use {"file": PATH}, which every reload reads again)"#])
     }
 
     // MARK: Validation
@@ -528,7 +528,7 @@ struct BotsConfigurationTests {
         do {
             _ = try BotsConfiguration.load(contentsOf: url, environment: [:])
         } catch {
-            #expect(error.description == "\(url.path) has 1 problem:\n  - bot \"e\", credentials.password: environment variable NOPE is not set")
+            #expect(error.description == "\(url.path) has 1 problem:\n  - bot \"e\", credentials.password: environment variable NOPE is not set (the environment is the one the process started with: set it and restart the process, or use {\"file\": PATH}, which every reload reads again)")
         }
         let loaded = try BotsConfiguration.load(contentsOf: url, environment: ["NOPE": "yes"])
         #expect(loaded.dataDirectory.path == directory.appendingPathComponent("data").standardizedFileURL.path)

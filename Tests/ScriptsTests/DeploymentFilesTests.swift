@@ -116,6 +116,48 @@ import Testing
         #expect(fields["token"] as? [String] == ["CHATTERBOTS_CONTROL_TOKEN"])
     }
 
+    /// A reload reads `{"file": …}` values again but sees only the environment the pod started with: every secret of
+    /// the shipped bots.json is a file of the passwords Secret, mounted as a directory (no subPath, so the kubelet
+    /// updates it) under the name of one of the Secret's keys, and no environment variable comes from that Secret.
+    @Test func everySecretOfTheShippedBotsIsAFileOfTheMountedPasswordsSecret() async throws {
+        let python = try TestPeer.python(importing: ["yaml"])
+        let script = """
+            import json, posixpath, sys, yaml
+            pod = yaml.safe_load(open(sys.argv[1]))["spec"]["template"]["spec"]
+            config = json.loads(yaml.safe_load(open(sys.argv[2]))["data"]["bots.json"])
+            secret = [d for d in yaml.safe_load_all(open(sys.argv[3])) if d["metadata"]["name"] == "chatter-bots-passwords"][0]
+            bots = pod["containers"][0]
+            volumes = [v["name"] for v in pod["volumes"] if v.get("secret", {}).get("secretName") == "chatter-bots-passwords"]
+            mounts = [m for m in bots["volumeMounts"] if m["name"] in volumes]
+            values = {"server.clientKey": config["server"]["clientKey"]}
+            values.update({"bot " + b["name"] + " password": b["credentials"]["password"] for b in config["bots"]})
+            def mounted(path):
+                return [m for m in mounts if posixpath.dirname(path) == m["mountPath"].rstrip("/") and "subPath" not in m]
+            print(json.dumps({
+                "notFiles": sorted(k for k, v in values.items() if not (isinstance(v, dict) and list(v) == ["file"])),
+                "notMounted": sorted(k for k, v in values.items() if isinstance(v, dict) and "file" in v and not mounted(v["file"])),
+                "notKeys": sorted(k for k, v in values.items() if isinstance(v, dict) and "file" in v
+                                  and posixpath.basename(v["file"]) not in secret["stringData"]),
+                "bots": len(config["bots"]),
+                "fromEnvironment": [e for e in bots.get("envFrom", []) if e.get("secretRef", {}).get("name") == "chatter-bots-passwords"]
+                    + [e["name"] for e in bots.get("env", [])
+                       if e.get("valueFrom", {}).get("secretKeyRef", {}).get("name") == "chatter-bots-passwords"],
+            }))
+            """
+        let (code, output) = try await run([
+            python, "-c", script, Self.kubernetes.appendingPathComponent("statefulset.yaml").path,
+            Self.kubernetes.appendingPathComponent("configmap.yaml").path,
+            Self.kubernetes.appendingPathComponent("secret.example.yaml").path,
+        ])
+        #expect(code == 0, "\(output)")
+        let fields = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        #expect((fields["bots"] as? Int ?? 0) > 0)
+        #expect(fields["notFiles"] as? [String] == [], "given otherwise than as {\"file\": …}: \(output)")
+        #expect(fields["notMounted"] as? [String] == [], "files outside the mounted Secret: \(output)")
+        #expect(fields["notKeys"] as? [String] == [], "files the Secret has no key for: \(output)")
+        #expect((fields["fromEnvironment"] as? [Any])?.isEmpty == true, "\(output)")
+    }
+
     /// Whether `systemd-analyze verify` runs here: it is installed and verifies a plain unit without a complaint.
     static let systemdAnalyzeRuns: Bool = {
         guard let analyze = try? TestPeer.command("systemd-analyze", package: "systemd") else { return false }

@@ -147,7 +147,7 @@ package struct BotsConfigurationValidator {
             return nil
         case .success(let value) where value.isEmpty:
             if case .environment(let variable) = string {
-                error(bot: bot, index: index, field, "is empty (environment variable \(variable) is set but empty)")
+                error(bot: bot, index: index, field, EnvironmentVariableProblem.empty(variable).description)
             } else {
                 error(bot: bot, index: index, field, "is empty")
             }

@@ -1,9 +1,9 @@
 import ChatterBots
 import Foundation
 
-/// A string of `bots.json` given literally, as `{"env": "VARIABLE"}` (read from the environment at load time), or
-/// as `{"file": "/run/secrets/name"}` (the file's content, one trailing newline removed, read at every load), so
-/// secrets (passwords, client keys) never need to be written into the file.
+/// A string of `bots.json` given literally, as `{"env": "VARIABLE"}` (from the environment the process started with,
+/// which a reload cannot change), or as `{"file": "/run/secrets/name"}` (the file's content, one trailing newline
+/// removed, read at every load and reload), so secrets (passwords, client keys) never need to be written into the file.
 public enum ConfigurationString: Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
     /// The value as written.
     case literal(String)
@@ -91,10 +91,11 @@ public enum ConfigurationString: Sendable, Hashable, Codable, ExpressibleByStrin
             self.reason = reason
         }
 
-        /// "environment variable NAME is not set", or "the file PATH is empty".
+        /// "environment variable NAME is not set (…)", saying that a reload does not see a variable set since the
+        /// process started, or "the file PATH is empty".
         public var description: String {
             if let file { return "the file \(file) \(reason ?? "cannot be read")" }
-            return "environment variable \(variable) is not set"
+            return EnvironmentVariableProblem.unset(variable).description
         }
     }
 

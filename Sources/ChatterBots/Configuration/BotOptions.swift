@@ -53,11 +53,11 @@ public struct BotOptions: Sendable, Equatable {
             case .object(let fields):
                 if fields.count == 1, case .string(let variable)? = fields["env"] {
                     guard let resolved = environment[variable] else {
-                        report(path, "environment variable \(variable) is not set")
+                        report(path, EnvironmentVariableProblem.unset(variable).description)
                         return .null
                     }
                     guard !resolved.isEmpty else {
-                        report(path, "is empty (environment variable \(variable) is set but empty)")
+                        report(path, EnvironmentVariableProblem.empty(variable).description)
                         return .null
                     }
                     referenced.append(resolved)

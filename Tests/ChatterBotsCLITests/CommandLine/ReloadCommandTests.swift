@@ -94,6 +94,37 @@ struct ReloadCommandTests {
         #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
     }
 
+    /// A running process's environment is the one it started with: a bot added with a password variable set since
+    /// is refused, saying so, and the same bot with its password in a file (a mounted Secret) starts.
+    @Test func aBotAddedByAReloadTakesItsPasswordFromAFileNotFromAVariableSetSinceTheStart() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["echo"], extra: #""httpPort": 0,"#)
+        let run = Task { await harness.run("run", "--sandbox-port", "0", "--watch-config", "0") }
+        try await harness.waitUntilLive(count: 1)
+        func add(password: String) throws {
+            try harness.directory.write(#"""
+                {"server": "sandbox", "dataDirectory": "data", "httpPort": 0, "bots": [
+                  {"name": "echo", "kind": "greeting", "credentials": {"username": "echo_bot", "password": "password-echo"},
+                   "friendRequests": "everyone", "options": {"greeting": "hi"}},
+                  {"name": "late", "kind": "greeting", "credentials": {"username": "late_bot", "password": \#(password)},
+                   "friendRequests": "everyone", "options": {"greeting": "hi"}}]}
+                """#, to: "bots.json")
+        }
+
+        try add(password: #"{"env": "LATE_PASSWORD"}"#)
+        #expect(await harness.run("reload") == .failure)
+        let said = harness.output.text + harness.errors.text
+        #expect(said.contains(#"bot "late", credentials.password: environment variable LATE_PASSWORD is not set (the environment is the one the process started with: set it and restart the process, or use {"file": PATH}, which every reload reads again)"#), "\(said)")
+        #expect(harness.sessions.withLock { $0.count } == 1, "no session for late")
+
+        try harness.directory.write("password-late\n", to: "late-password")
+        try add(password: #"{"file": "late-password"}"#)
+        #expect(await harness.run("reload") == .success)
+        #expect(harness.output.text.contains("started late"), "\(harness.output.text) \(harness.errors.text)")
+        harness.shutdown.request()
+        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+    }
+
     @Test func afterAReloadTheConsoleChatOffersTheAddedBotAndNoLongerTheRemovedOne() async throws {
         let harness = try CommandHarness()
         try harness.writeConfiguration(bots: ["echo", "greeter"], extra: #""httpPort": 0, "console": true,"#)
