@@ -42,6 +42,11 @@ public actor BotSupervisor {
     private var membershipChanges = 0
     /// Whether `run()` waits for bots to be added when it has none (a shard with no bot yet), until a shutdown.
     private var waitsWhenEmpty = false
+    /// The handler durations of the bots removed or replaced: the process-wide histogram keeps them, so that it
+    /// never goes down when the fleet changes.
+    private var retiredHandlerLatency = HandlerLatencySummary()
+    /// Bots that left the list whose durations are being read into `retiredHandlerLatency`, by member id.
+    private var retiringBots: [Int: any SupervisedBot] = [:]
 
     /// Supervises `bots` (in this order in statuses and metrics). Nothing runs before `run()`.
     public init(bots: [any SupervisedBot], log: LogSink) {
@@ -231,6 +236,7 @@ public actor BotSupervisor {
         let successor = successors.removeValue(forKey: id)
         guard let position = members.firstIndex(where: { $0.id == id }) else { return }
         log.log(.info, "bot stopped for the reload", bot: members[position].name)
+        retire(members[position])
         guard let successor, mayStart else {
             members.remove(at: position)
             return
@@ -240,6 +246,23 @@ public actor BotSupervisor {
             running.insert(successor.id)
             additions.yield(successor)
         }
+    }
+
+    /// Keeps the handler durations of `member`, which leaves the list, in the process-wide histogram: it counts
+    /// among `retiringBots` until its status is read.
+    private func retire(_ member: Member) {
+        let id = member.id
+        let bot = member.bot
+        retiringBots[id] = bot
+        Task {
+            let latency = await bot.status.handlerLatency
+            self.retired(id, latency)
+        }
+    }
+
+    private func retired(_ id: Int, _ latency: HandlerLatencySummary) {
+        guard retiringBots.removeValue(forKey: id) != nil else { return }
+        retiredHandlerLatency.add(latency)
     }
 
     /// Holds the run open while a reload changes the members (it may remove the last running bot before it adds
@@ -290,6 +313,20 @@ public actor BotSupervisor {
             }
             result.append(status)
         }
+        return result
+    }
+
+    /// What `/metrics` serves: every bot's status, and the handler durations of the whole process (the bots
+    /// removed or replaced included).
+    package func metrics() async -> MetricsExposition {
+        // Taken together before any suspension: a bot moves from the list to `retiringBots` to
+        // `retiredHandlerLatency` without one, so it is counted exactly once.
+        var retired = retiredHandlerLatency
+        let retiring = Array(retiringBots.values)
+        let exposition = MetricsExposition(bots: await statuses())
+        for bot in retiring { retired.add(await bot.status.handlerLatency) }
+        var result = exposition
+        result.retiredHandlerLatency = retired
         return result
     }
 

@@ -109,7 +109,7 @@ public final class HealthServer: Sendable {
                 headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
                 body: Array(report.jsonData()))
         } else {
-            let text = MetricsExposition(bots: await supervisor.statuses()).text
+            let text = await supervisor.metrics().text
             response = HTTPResponse(
                 status: .ok, headers: ["Content-Type": MetricsExposition.contentType, "Cache-Control": "no-store"],
                 body: Array(text.utf8))

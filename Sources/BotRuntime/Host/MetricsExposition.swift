@@ -1,5 +1,7 @@
 /// The bots' counters in the Prometheus text exposition format (version 0.0.4), as `GET /metrics` serves them:
-/// a `# HELP` and a `# TYPE` line per metric family, then its samples, one per bot (label `bot`).
+/// a `# HELP` and a `# TYPE` line per metric family, then its samples: one per bot (label `bot`) for the gauges and
+/// counters, one process-wide histogram of handler durations (a histogram per bot would be 16 series a bot, too
+/// many for a scrape of a large fleet).
 ///
 /// | metric | type | meaning |
 /// |---|---|---|
@@ -11,7 +13,8 @@
 /// | `chatterbots_messages_sent_total{bot}` | counter | messages acknowledged by the server |
 /// | `chatterbots_outbox_depth{bot}` | gauge | messages waiting for their acknowledgement |
 /// | `chatterbots_messages_expired_total{bot}` | counter | messages failed unsent: older than the idempotency window |
-/// | `chatterbots_handler_duration_seconds{bot}` | histogram | handler run time |
+/// | `chatterbots_quarantined{bot}` | gauge | handler work set aside because it kept crashing the process |
+/// | `chatterbots_handler_duration_seconds` | histogram | handler run time, every bot's (removed ones' too) |
 public struct MetricsExposition: Sendable {
     /// The `Content-Type` of the text format.
     public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
@@ -19,9 +22,20 @@ public struct MetricsExposition: Sendable {
     /// The statuses the text is built from.
     public var bots: [BotStatus]
 
+    /// The handler durations of the bots no longer in `bots` (removed or replaced by a reload), which the
+    /// process-wide histogram keeps so that it never goes down.
+    package var retiredHandlerLatency = HandlerLatencySummary()
+
     /// An exposition of these bots.
     public init(bots: [BotStatus]) {
         self.bots = bots
+    }
+
+    /// The histogram of every handler call of the process: the retired bots' and those of `bots`.
+    package var handlerLatency: HandlerLatencySummary {
+        var latency = retiredHandlerLatency
+        for bot in bots { latency.add(bot.handlerLatency) }
+        return latency
     }
 
     /// The exposition text, ending with a newline.
@@ -64,15 +78,14 @@ public struct MetricsExposition: Sendable {
             $0.quarantined
         }
         let histogram = "chatterbots_handler_duration_seconds"
-        family(histogram, "histogram", "Time the bot's handlers took, in seconds.")
-        for bot in bots {
-            let bounds = HandlerLatencySummary.bucketBounds.map(Self.number) + ["+Inf"]
-            for (bound, count) in zip(bounds, bot.handlerLatency.cumulativeCounts) {
-                sample(histogram + "_bucket", [("bot", bot.name), ("le", bound)], String(count))
-            }
-            sample(histogram + "_sum", [("bot", bot.name)], Self.number(bot.handlerLatency.sumSeconds))
-            sample(histogram + "_count", [("bot", bot.name)], String(bot.handlerLatency.count))
+        family(histogram, "histogram", "Time the handlers of every bot of the process took, in seconds.")
+        let handlerLatency = handlerLatency
+        let bounds = HandlerLatencySummary.bucketBounds.map(Self.number) + ["+Inf"]
+        for (bound, count) in zip(bounds, handlerLatency.cumulativeCounts) {
+            sample(histogram + "_bucket", [("le", bound)], String(count))
         }
+        sample(histogram + "_sum", [], Self.number(handlerLatency.sumSeconds))
+        sample(histogram + "_count", [], String(handlerLatency.count))
         return lines.joined(separator: "\n") + "\n"
     }
 

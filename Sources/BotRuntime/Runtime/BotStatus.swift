@@ -115,6 +115,16 @@ public struct HandlerLatencySummary: Sendable, Codable, Equatable {
         bucketCounts[index] += 1
     }
 
+    /// Adds the calls `other` counted to these: the histogram of both sets of calls.
+    package mutating func add(_ other: HandlerLatencySummary) {
+        count += other.count
+        sumSeconds += other.sumSeconds
+        maxSeconds = max(maxSeconds, other.maxSeconds)
+        for index in bucketCounts.indices where index < other.bucketCounts.count {
+            bucketCounts[index] += other.bucketCounts[index]
+        }
+    }
+
     /// The running totals per bucket, as Prometheus' `le` buckets count them (the last equals `count`).
     public var cumulativeCounts: [Int] {
         var total = 0

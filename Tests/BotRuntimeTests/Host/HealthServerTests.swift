@@ -74,7 +74,7 @@ struct HealthServerTests {
         #expect(lines.contains("chatterbots_bots_connected 1"))
         #expect(lines.contains(#"chatterbots_bot_connected{bot="echo"} 1"#))
         #expect(lines.contains(#"chatterbots_messages_received_total{bot="echo"} 3"#))
-        #expect(lines.contains(#"chatterbots_handler_duration_seconds_bucket{bot="echo",le="+Inf"} 1"#))
+        #expect(lines.contains(#"chatterbots_handler_duration_seconds_bucket{le="+Inf"} 1"#))
         for family in ["chatterbots_reconnects_total", "chatterbots_outbox_depth", "chatterbots_handler_duration_seconds"] {
             let help = try #require(lines.firstIndex { $0.hasPrefix("# HELP \(family) ") })
             let type = try #require(lines.firstIndex { $0.hasPrefix("# TYPE \(family) ") })

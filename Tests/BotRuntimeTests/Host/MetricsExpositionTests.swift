@@ -40,13 +40,36 @@ struct MetricsExpositionTests {
     @Test func histogramBucketsAreCumulativeWithSumAndCount() {
         let text = MetricsExposition(bots: [status("a", connected: true, latencies: [0.003, 0.02, 0.02, 45])]).text
         let lines = Set(text.split(separator: "\n").map(String.init))
-        #expect(lines.contains(#"chatterbots_handler_duration_seconds_bucket{bot="a",le="0.001"} 0"#))
-        #expect(lines.contains(#"chatterbots_handler_duration_seconds_bucket{bot="a",le="0.005"} 1"#))
-        #expect(lines.contains(#"chatterbots_handler_duration_seconds_bucket{bot="a",le="0.025"} 3"#))
-        #expect(lines.contains(#"chatterbots_handler_duration_seconds_bucket{bot="a",le="30"} 3"#))
-        #expect(lines.contains(#"chatterbots_handler_duration_seconds_bucket{bot="a",le="+Inf"} 4"#))
-        #expect(lines.contains(#"chatterbots_handler_duration_seconds_sum{bot="a"} 45.043"#))
-        #expect(lines.contains(#"chatterbots_handler_duration_seconds_count{bot="a"} 4"#))
+        #expect(lines.contains(#"chatterbots_handler_duration_seconds_bucket{le="0.001"} 0"#))
+        #expect(lines.contains(#"chatterbots_handler_duration_seconds_bucket{le="0.005"} 1"#))
+        #expect(lines.contains(#"chatterbots_handler_duration_seconds_bucket{le="0.025"} 3"#))
+        #expect(lines.contains(#"chatterbots_handler_duration_seconds_bucket{le="30"} 3"#))
+        #expect(lines.contains(#"chatterbots_handler_duration_seconds_bucket{le="+Inf"} 4"#))
+        #expect(lines.contains("chatterbots_handler_duration_seconds_sum 45.043"))
+        #expect(lines.contains("chatterbots_handler_duration_seconds_count 4"))
+    }
+
+    @Test func theHandlerHistogramIsOneForTheProcessWhateverTheNumberOfBots() {
+        let bots = (0..<100).map { status("bot\($0)", connected: true, latencies: [0.02]) }
+        let lines = MetricsExposition(bots: bots).text.split(separator: "\n").map(String.init)
+        let histogram = lines.filter { $0.hasPrefix("chatterbots_handler_duration_seconds") }
+        #expect(histogram.count == HandlerLatencySummary.bucketBounds.count + 3)
+        #expect(histogram.allSatisfy { !$0.contains("bot=") })
+        #expect(histogram.contains(#"chatterbots_handler_duration_seconds_bucket{le="0.01"} 0"#))
+        #expect(histogram.contains(#"chatterbots_handler_duration_seconds_bucket{le="0.025"} 100"#))
+        #expect(histogram.contains("chatterbots_handler_duration_seconds_count 100"))
+    }
+
+    @Test func theHandlerHistogramKeepsTheCallsOfRetiredBots() {
+        var retired = HandlerLatencySummary()
+        retired.record(seconds: 2)
+        var exposition = MetricsExposition(bots: [status("a", connected: true, latencies: [0.02])])
+        exposition.retiredHandlerLatency = retired
+        let lines = Set(exposition.text.split(separator: "\n").map(String.init))
+        #expect(lines.contains(#"chatterbots_handler_duration_seconds_bucket{le="0.025"} 1"#))
+        #expect(lines.contains(#"chatterbots_handler_duration_seconds_bucket{le="2.5"} 2"#))
+        #expect(lines.contains("chatterbots_handler_duration_seconds_sum 2.02"))
+        #expect(lines.contains("chatterbots_handler_duration_seconds_count 2"))
     }
 
     @Test func labelValuesAreEscaped() {

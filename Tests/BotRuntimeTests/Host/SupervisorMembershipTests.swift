@@ -92,6 +92,23 @@ struct SupervisorMembershipTests {
         #expect(await successor.shutdownDeadlines == [.seconds(1)])
     }
 
+    @Test func theProcessHandlerHistogramKeepsTheCallsOfRemovedAndReplacedBots() async throws {
+        let supervisor = BotSupervisor(
+            bots: [StandInSession("a", changes: changes), StandInSession("b", changes: changes),
+                StandInSession("c", changes: changes)], log: log)
+        let run = Task { await supervisor.run() }
+        try await live(supervisor, ["a", "b", "c"])
+        #expect(await supervisor.metrics().handlerLatency.count == 3)
+
+        #expect(await supervisor.remove(named: "a", deadline: .seconds(1)))
+        #expect(await supervisor.replace(named: "b", with: StandInSession("b", changes: changes), deadline: .seconds(1)))
+        try await live(supervisor, ["b", "c"])
+        #expect(await supervisor.metrics().handlerLatency.count == 4)
+
+        await supervisor.shutdown(deadline: .seconds(1))
+        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+    }
+
     @Test func nothingIsAddedOnceShuttingDown() async throws {
         let supervisor = BotSupervisor(bots: [StandInSession("a", changes: changes)], log: log)
         let run = Task { await supervisor.run() }
