@@ -12,8 +12,8 @@ public struct HealthReport: Sendable, Equatable, Codable {
     public var shuttingDown: Bool
     /// Each bot, in configuration order.
     public var bots: [BotStatus]
-    /// The loading of `bots.json` in force (1 at start, +1 per applied reload) and when it was read; nil when the
-    /// process does not reload.
+    /// The loading of `bots.json` in force (1 at start, +1 per applied reload), when it was read, and how the last
+    /// reload ended (`lastReload`: applied, at, errors); nil when the process does not reload.
     package var configuration: ConfigurationGeneration?
 
     /// Builds the report and its verdict from the bots' statuses.

@@ -109,7 +109,9 @@ public final class HealthServer: Sendable {
                 headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
                 body: Array(report.jsonData()))
         } else {
-            let text = await supervisor.metrics().text
+            var metrics = await supervisor.metrics()
+            metrics.configuration = await reloader?.generation
+            let text = metrics.text
             response = HTTPResponse(
                 status: .ok, headers: ["Content-Type": MetricsExposition.contentType, "Cache-Control": "no-store"],
                 body: Array(text.utf8))

@@ -15,6 +15,8 @@
 /// | `chatterbots_messages_expired_total{bot}` | counter | messages failed unsent: older than the idempotency window |
 /// | `chatterbots_quarantined{bot}` | gauge | handler work set aside because it kept crashing the process |
 /// | `chatterbots_handler_duration_seconds` | histogram | handler run time, every bot's (removed ones' too) |
+/// | `chatterbots_configuration_generation` | gauge | the loading of `bots.json` in force (with a reloader) |
+/// | `chatterbots_configuration_last_reload_successful` | gauge | 0 when the last reload was refused, else 1 |
 public struct MetricsExposition: Sendable {
     /// The `Content-Type` of the text format.
     public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
@@ -25,6 +27,10 @@ public struct MetricsExposition: Sendable {
     /// The handler durations of the bots no longer in `bots` (removed or replaced by a reload), which the
     /// process-wide histogram keeps so that it never goes down.
     package var retiredHandlerLatency = HandlerLatencySummary()
+
+    /// The configuration in force and how its last reload ended; nil when the process does not reload (the
+    /// configuration families are left out).
+    package var configuration: ConfigurationGeneration?
 
     /// An exposition of these bots.
     public init(bots: [BotStatus]) {
@@ -86,6 +92,14 @@ public struct MetricsExposition: Sendable {
         }
         sample(histogram + "_sum", [], Self.number(handlerLatency.sumSeconds))
         sample(histogram + "_count", [], String(handlerLatency.count))
+        if let configuration {
+            family("chatterbots_configuration_generation", "gauge",
+                "The loading of bots.json in force: 1 at start, +1 per applied reload that changed it.")
+            sample("chatterbots_configuration_generation", [], String(configuration.generation))
+            family("chatterbots_configuration_last_reload_successful", "gauge",
+                "Whether the last reload of bots.json was applied (1) or refused (0); 1 before any.")
+            sample("chatterbots_configuration_last_reload_successful", [], configuration.lastReloadSucceeded ? "1" : "0")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 

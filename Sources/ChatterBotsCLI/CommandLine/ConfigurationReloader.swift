@@ -128,6 +128,7 @@ actor ConfigurationReloader: ConfigurationReloading {
         if next != current {
             generation = ConfigurationGeneration(generation: generation.generation + 1, loadedAt: setup.host.clock.now)
         }
+        generation.lastReload = .init(applied: true, at: setup.host.clock.now)
         // Bots added now count as in the fleet at the next change of the shard count.
         if let shard = setup.shard { BotCommandLine.recordShardCount(shard, configuration: next, log: log) }
         current = next
@@ -143,6 +144,7 @@ actor ConfigurationReloader: ConfigurationReloading {
 
     private func refuse(_ issues: [ConfigurationIssue], log: LogSink) -> ReloadReport {
         let report = ReloadReport(applied: false, generation: generation.generation, errors: issues.map(\.description))
+        generation.lastReload = .init(applied: false, at: setup.host.clock.now, errors: report.errors)
         log.log(.error, "\(setup.file.path): \(report.summary)", ["generation": String(generation.generation)])
         return report
     }

@@ -72,6 +72,30 @@ struct MetricsExpositionTests {
         #expect(lines.contains("chatterbots_handler_duration_seconds_count 2"))
     }
 
+    @Test func aRefusedLastReloadShowsAsZeroBesideTheGenerationInForce() {
+        var exposition = MetricsExposition(bots: [status("a", connected: true)])
+        exposition.configuration = ConfigurationGeneration(
+            generation: 3, loadedAt: Date(),
+            lastReload: .init(applied: false, at: Date(), errors: ["bot \"a\", kind: is empty"]))
+        let lines = exposition.text.split(separator: "\n").map(String.init)
+        #expect(lines.contains("# TYPE chatterbots_configuration_generation gauge"))
+        #expect(lines.contains("chatterbots_configuration_generation 3"))
+        #expect(lines.contains("# TYPE chatterbots_configuration_last_reload_successful gauge"))
+        #expect(lines.contains("chatterbots_configuration_last_reload_successful 0"))
+    }
+
+    @Test func beforeAnyReloadTheLastReloadCountsAsSuccessful() {
+        var exposition = MetricsExposition(bots: [status("a", connected: true)])
+        exposition.configuration = ConfigurationGeneration(generation: 1, loadedAt: Date())
+        let lines = exposition.text.split(separator: "\n").map(String.init)
+        #expect(lines.contains("chatterbots_configuration_last_reload_successful 1"))
+    }
+
+    @Test func aProcessThatDoesNotReloadHasNoConfigurationFamilies() {
+        let text = MetricsExposition(bots: [status("a", connected: true)]).text
+        #expect(!text.contains("chatterbots_configuration_"))
+    }
+
     @Test func labelValuesAreEscaped() {
         #expect(MetricsExposition.escapeLabelValue(#"a"b\c"# + "\nd") == #"a\"b\\c\nd"#)
     }

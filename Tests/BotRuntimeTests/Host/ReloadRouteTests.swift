@@ -24,6 +24,10 @@ struct ReloadRouteTests {
             self.generation = ConfigurationGeneration(generation: report.generation, loadedAt: Date(timeIntervalSince1970: 1_800_000_000))
         }
 
+        func setLastReload(_ outcome: ConfigurationGeneration.LastReload) {
+            generation.lastReload = outcome
+        }
+
         func reload(trigger: String) async -> ReloadReport {
             calls.append(trigger)
             return report
@@ -99,6 +103,26 @@ struct ReloadRouteTests {
         let configuration = try #require(json["configuration"] as? [String: Any])
         #expect(configuration["generation"] as? Int == 3)
         #expect(configuration["loadedAt"] as? String == "2027-01-15T08:00:00Z")
+        try await stopServing(supervisor, server, run)
+    }
+
+    @Test func aRefusedLastReloadShowsInHealthzAndMetrics() async throws {
+        let reloader = ScriptedReloader(report: ReloadReport(applied: false, generation: 2, errors: ["httpPort: changed"]))
+        await reloader.setLastReload(.init(
+            applied: false, at: Date(timeIntervalSince1970: 1_800_000_060), errors: ["httpPort: changed"]))
+        let (supervisor, server, run) = try await start(reloader: reloader)
+
+        let health = try await fetch(server, "/healthz")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(health.body.utf8)) as? [String: Any])
+        let configuration = try #require(json["configuration"] as? [String: Any])
+        let last = try #require(configuration["lastReload"] as? [String: Any])
+        #expect(last["applied"] as? Bool == false)
+        #expect(last["at"] as? String == "2027-01-15T08:01:00Z")
+        #expect(last["errors"] as? [String] == ["httpPort: changed"])
+
+        let metrics = try await fetch(server, "/metrics").body.split(separator: "\n").map(String.init)
+        #expect(metrics.contains("chatterbots_configuration_generation 2"))
+        #expect(metrics.contains("chatterbots_configuration_last_reload_successful 0"))
         try await stopServing(supervisor, server, run)
     }
 

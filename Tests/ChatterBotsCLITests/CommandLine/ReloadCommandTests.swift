@@ -125,6 +125,35 @@ struct ReloadCommandTests {
         #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
     }
 
+    @Test func aRefusedReloadShowsAsTheLastReloadInHealthzAndMetrics() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["echo"], extra: #""httpPort": 0,"#)
+        let run = Task { await harness.run("run", "--sandbox-port", "0", "--watch-config", "0") }
+        try await harness.waitUntilLive(count: 1)
+        let health = try healthURL(harness)
+
+        try harness.directory.write(#"""
+            {"server": "sandbox", "dataDirectory": "data", "httpPort": 0, "bots": [
+              {"name": "echo", "kind": "parrot", "credentials": {"username": "echo_bot", "password": "password-echo"},
+               "friendRequests": "everyone"}]}
+            """#, to: "bots.json")
+        #expect(await harness.run("reload") == .failure)
+        let answer = try await HTTPFetch.get(health.appendingPathComponent("healthz"))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])
+        let configuration = try #require(json["configuration"] as? [String: Any], "\(answer.body)")
+        #expect(configuration["generation"] as? Int == 1)
+        let last = try #require(configuration["lastReload"] as? [String: Any], "\(answer.body)")
+        #expect(last["applied"] as? Bool == false)
+        #expect((last["errors"] as? [String])?.contains { $0.contains("unknown kind \"parrot\"") } == true, "\(answer.body)")
+        let metrics = try await HTTPFetch.get(health.appendingPathComponent("metrics")).body
+        let lines = metrics.split(separator: "\n").map(String.init)
+        #expect(lines.contains("chatterbots_configuration_generation 1"), "\(metrics)")
+        #expect(lines.contains("chatterbots_configuration_last_reload_successful 0"), "\(metrics)")
+
+        harness.shutdown.request()
+        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+    }
+
     @Test func afterAReloadTheConsoleChatOffersTheAddedBotAndNoLongerTheRemovedOne() async throws {
         let harness = try CommandHarness()
         try harness.writeConfiguration(bots: ["echo", "greeter"], extra: #""httpPort": 0, "console": true,"#)
@@ -165,6 +194,13 @@ struct ReloadCommandTests {
     }
 
     /// The console's address, as the run printed it (`Console: http://…/console/`).
+    /// The root of the process's HTTP port, read from the banner's `Health:` line.
+    private func healthURL(_ harness: CommandHarness) throws -> URL {
+        let line = try #require(harness.output.lines(containing: "Health: ").first)
+        let healthz = try #require(line.split(separator: " ").dropFirst().first)
+        return try #require(URL(string: String(healthz.dropLast("healthz".count))))
+    }
+
     private func consoleURL(_ harness: CommandHarness) throws -> URL {
         let line = try #require(harness.output.lines(containing: "Console: ").first)
         return try #require(URL(string: String(line.dropFirst("Console: ".count))))
