@@ -157,10 +157,12 @@ struct HTTPClientTests {
     }
 
     @Test func forgetsAKeptConnectionTheServerClosedWhileIdle() async throws {
-        let (peer, origin) = try await startPeer(["--idle-timeout", "5"])
+        let (peer, origin) = try await startPeer()
         let client = HTTPClient()
         let first = try await client.send(get("/echo"), to: origin)
         #expect(client.idleConnectionCount == 1)
+        peer.send(line: "close")
+        try await peer.expectLine("CLOSED")
         try await waitUntil { client.idleConnectionCount == 0 }
         let response = try await client.send(get("/echo"), to: origin)
         #expect(response.status.code == 200)

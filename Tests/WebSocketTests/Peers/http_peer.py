@@ -1,7 +1,8 @@
 """HTTP servers for the HTTP client's tests.
 
 `--mode standard` (default): Python's own `http.server` speaking HTTP/1.1 with keep-alive (optionally over TLS
-with --cert/--key, closing idle connections after --idle-timeout seconds). Paths:
+with --cert/--key). For each line `close` on its stdin it closes every connection it holds, as a server's idle
+timeout would, and prints CLOSED once they are closed. Paths:
   /echo           200, the request body back; X-Method, X-Peer-Port (the client's port: one per connection),
                   X-Header-<name> for every request header
   /chunked        200, the body "alpha-beta-gamma" in three chunks
@@ -32,12 +33,29 @@ import time
 # One release per line `next` on stdin: a byte /trickle may send.
 trickle_permits = threading.Semaphore(0)
 
+# The connections of the standard server, open until their handler ends.
+open_connections = set()
+open_connections_lock = threading.Lock()
+
+
+def close_open_connections():
+    with open_connections_lock:
+        connections = list(open_connections)
+    for connection in connections:
+        try:
+            connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+    print("CLOSED", flush=True)
+
 
 def exit_with_parent():
     def watch():
         for line in sys.stdin:
             if line.strip() == "next":
                 trickle_permits.release()
+            elif line.strip() == "close":
+                close_open_connections()
         os._exit(0)
     threading.Thread(target=watch, daemon=True).start()
 
@@ -47,6 +65,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
+
+    def setup(self):
+        super().setup()
+        with open_connections_lock:
+            open_connections.add(self.connection)
+
+    def finish(self):
+        with open_connections_lock:
+            open_connections.discard(self.connection)
+        super().finish()
 
     def answer(self, status, body, headers=()):
         self.send_response(status)
@@ -115,7 +143,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 def serve_standard(args):
-    Handler.timeout = args.idle_timeout
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     if args.cert:
@@ -160,7 +187,6 @@ def main():
     parser.add_argument("--mode", default="standard")
     parser.add_argument("--cert")
     parser.add_argument("--key")
-    parser.add_argument("--idle-timeout", type=float, default=None)
     args = parser.parse_args()
     if args.mode == "standard":
         serve_standard(args)
