@@ -13,7 +13,8 @@ public enum ChatAction: Sendable, Hashable {
     case markRead(ReceiptPosition)
     /// Fetch the newest `limit` messages of a conversation before `beforeSeq` and report them as `.historyLoaded`.
     case loadHistory(Conversation.ID, beforeSeq: Int, limit: Int)
-    /// Open (or create) the direct conversation with a friend and report it as `.conversationOpened`.
+    /// Open (or create) the direct conversation with a friend and report it as `.conversationOpened` (or
+    /// `.directConversationFailed`).
     case openDirectConversation(with: User.ID)
     /// Accept a friend request and report `.friendRequestAccepted`.
     case acceptFriendRequest(FriendRequest.ID)

@@ -45,6 +45,8 @@ public enum ChatInput: Sendable, Hashable {
     case sendRetrying(ClientMessageID, reason: String, after: Duration)
     /// The direct conversation `ChatAction.openDirectConversation` asked for.
     case conversationOpened(Conversation)
+    /// `ChatAction.openDirectConversation` with `userId` failed; `reason` says why.
+    case directConversationFailed(with: User.ID, reason: String)
     /// A friend request was accepted through `ChatAction.acceptFriendRequest`.
     case friendRequestAccepted(FriendRequestAccepted)
     /// The message `ChatAction.react` reacted to, as the server answered it.

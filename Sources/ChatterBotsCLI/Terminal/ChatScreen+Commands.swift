@@ -134,6 +134,7 @@ extension ChatScreen {
             return
         }
         update.lines.append(ScreenLine("Opening your conversation with \(friend.user.username)…", tone: .status))
+        awaitedDirect = friend.user.id
         update.actions.append(.openDirectConversation(with: friend.user.id))
     }
 

@@ -16,6 +16,10 @@ public struct ChatScreen: Sendable {
     public internal(set) var isConnected = false
     /// The conversation plain lines are sent to.
     public internal(set) var openConversationId: Conversation.ID?
+    /// The friend whose direct conversation `/dm` asked the server for, until it opens or fails. Lines typed
+    /// meanwhile wait in `linesAwaitingConversation`, so that text meant for it goes nowhere else.
+    var awaitedDirect: User.ID?
+    var linesAwaitingConversation: [String] = []
     /// Messages typed but not acknowledged yet, oldest first.
     public internal(set) var pendingMessages: [MessageSend] = []
     /// Pending messages the service refused for now, until acknowledged or refused for good.
@@ -118,7 +122,11 @@ public struct ChatScreen: Sendable {
         var update = ChatUpdate()
         switch input {
         case .line(let line):
-            handleLine(line, into: &update)
+            if awaitedDirect != nil {
+                linesAwaitingConversation.append(line)
+            } else {
+                handleLine(line, into: &update)
+            }
         case .endOfInput:
             leave(into: &update)
         case .acknowledgementWaitEnded:
@@ -177,6 +185,14 @@ public struct ChatScreen: Sendable {
         case .conversationOpened(let conversation):
             addConversation(conversation)
             open(conversation.id, into: &update)
+            awaitedDirect = nil
+            handleAwaitingLines(into: &update)
+        case .directConversationFailed(let userId, let reason):
+            update.lines.append(ScreenLine("Could not open the conversation with \(name(of: userId)): \(reason)", tone: .error))
+            guard awaitedDirect == userId else { break }
+            awaitedDirect = nil
+            dropAwaitingText(into: &update)
+            handleAwaitingLines(into: &update)
         case .friendRequestAccepted(let accepted):
             friendshipStarted(accepted, into: &update)
         case .reacted(let message):
@@ -191,8 +207,23 @@ public struct ChatScreen: Sendable {
         case .requestFailed(let message):
             update.lines.append(ScreenLine(message, tone: .error))
         }
-        if isLeaving, pendingMessages.isEmpty { quit(into: &update) }
+        if isLeaving, pendingMessages.isEmpty, awaitedDirect == nil { quit(into: &update) }
         return update
+    }
+
+    /// Handles the lines typed while a `/dm` was awaited, in order, until one awaits a conversation again.
+    private mutating func handleAwaitingLines(into update: inout ChatUpdate) {
+        while awaitedDirect == nil, !linesAwaitingConversation.isEmpty {
+            handleLine(linesAwaitingConversation.removeFirst(), into: &update)
+        }
+    }
+
+    /// The `/dm` awaited failed: the text typed for its conversation up to the next command is not sent anywhere.
+    private mutating func dropAwaitingText(into update: inout ChatUpdate) {
+        while let line = linesAwaitingConversation.first, case .say(let text) = (try? ChatCommand(parsing: line)) {
+            linesAwaitingConversation.removeFirst()
+            update.lines.append(ScreenLine("✗ Not sent: \"\(Self.excerpt(text))\": no conversation was opened.", tone: .error))
+        }
     }
 
     // MARK: Connection
@@ -238,18 +269,32 @@ public struct ChatScreen: Sendable {
     mutating func leave(into update: inout ChatUpdate) {
         guard !hasQuit, !isLeaving else { return }
         isLeaving = true
-        guard !pendingMessages.isEmpty else { return }  // `handle` quits
-        let count = pendingMessages.count
-        update.lines.append(ScreenLine(
-            "Waiting up to \(Self.describe(Self.acknowledgementWait)) for \(count) message\(count == 1 ? "" : "s") to be acknowledged…",
-            tone: .status))
+        if let friend = awaitedDirect {
+            update.lines.append(ScreenLine(
+                "Waiting up to \(Self.describe(Self.acknowledgementWait)) for the conversation with \(name(of: friend)) to open…",
+                tone: .status))
+        } else {
+            guard !pendingMessages.isEmpty else { return }  // `handle` quits
+            let count = pendingMessages.count
+            update.lines.append(ScreenLine(
+                "Waiting up to \(Self.describe(Self.acknowledgementWait)) for \(count) message\(count == 1 ? "" : "s") to be acknowledged…",
+                tone: .status))
+        }
         update.actions.append(.waitForAcknowledgements(Self.acknowledgementWait))
     }
 
     mutating func quit(into update: inout ChatUpdate) {
         guard !hasQuit else { return }
         hasQuit = true
-        if isLeaving { unacknowledgedAtEnd = pendingMessages.count }
+        let unhandledTexts = linesAwaitingConversation.filter {
+            if case .say = try? ChatCommand(parsing: $0) { true } else { false }
+        }
+        if isLeaving { unacknowledgedAtEnd = pendingMessages.count + unhandledTexts.count }
+        if !unhandledTexts.isEmpty {
+            update.lines.append(ScreenLine(
+                "\(unhandledTexts.count) message\(unhandledTexts.count == 1 ? " was" : "s were") not sent: the conversation did not open.",
+                tone: .error))
+        }
         isLeaving = false
         if !pendingMessages.isEmpty {
             update.lines.append(ScreenLine(

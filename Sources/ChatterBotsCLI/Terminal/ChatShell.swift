@@ -111,7 +111,7 @@ struct ChatShell {
                 do {
                     events.yield(.input(.conversationOpened(try await rest.directConversation(with: userId))))
                 } catch {
-                    events.yield(.input(.requestFailed("Could not open the conversation: \(error)")))
+                    events.yield(.input(.directConversationFailed(with: userId, reason: "\(error)")))
                 }
             }
         case .acceptFriendRequest(let requestId):

@@ -366,6 +366,22 @@ struct ChatClientSandboxTests {
         }
     }
 
+    /// `printf '/dm bob\nhello\n' | example-bots chat` with no conversation yet: the text waits for the one the
+    /// server opens, and goes there.
+    @Test func aMessagePipedInAfterDmGoesToTheConversationTheServerOpens() async throws {
+        try await Self.withHarness { harness in
+            let client = Self.start(harness.clientConfiguration())
+            client.type("/dm bob")
+            client.type("piped in after dm")
+            client.keyboard.finish()
+            try await value(of: client.task, within: .seconds(60), "the chat client to leave").get()
+            let received = try await harness.bobEvents.wait(for: Self.newMessage("piped in after dm"))
+            #expect(received.senderId == harness.alice.user.id)
+            #expect(client.screen.text.last == "Bye.")
+            #expect(!client.screen.text.contains { $0.contains("No conversation is open") }, "\(client.screen.text)")
+        }
+    }
+
     /// The end of input waits a bounded time, on the client's clock, for the acknowledgements: past it, the client
     /// leaves with an error counting the messages that may not have been sent.
     @Test func aMessageStillUnacknowledgedWhenTheWaitAtTheEndOfInputEndsIsAnError() async throws {

@@ -128,6 +128,62 @@ struct ChatScreenFriendTests {
         #expect(screen.openConversationId == F.withCarol)
     }
 
+    /// Piped input (`/dm carol` then text) gets its text to the conversation the server opens, not nowhere.
+    @Test func textTypedWhileADirectConversationOpensGoesToItOnceOpen() {
+        var screen = F.screen()
+        _ = screen.handle(.line("/dm carol"))
+        let typed = screen.handle(.line("hello"))
+        #expect(typed.lines.isEmpty)
+        #expect(typed.actions.isEmpty)
+        let opened = screen.handle(.conversationOpened(F.conversation(F.withCarol, members: [F.alice, F.carol])))
+        let hello = MessageSend(conversationId: F.withCarol, clientMessageId: "cm-1", content: .text("hello"))
+        #expect(opened.actions == [.loadHistory(F.withCarol, beforeSeq: 1, limit: 20), .send(hello)])
+        #expect(screen.pendingMessages == [hello])
+    }
+
+    @Test func textTypedForADirectConversationThatFailedToOpenIsNotSentToTheOneOpenBefore() {
+        var screen = F.screenWithBobOpen()
+        _ = screen.handle(.line("/dm carol"))
+        _ = screen.handle(.line("hello"))
+        _ = screen.handle(.line("/friends"))
+        let failed = screen.handle(.directConversationFailed(with: F.carol.id, reason: "NOT_FRIENDS"))
+        #expect(Array(failed.text.prefix(3)) == [
+            "Could not open the conversation with carol: NOT_FRIENDS",
+            "✗ Not sent: \"hello\": no conversation was opened.",
+            "Friends (/dm <username>):",
+        ])
+        #expect(failed.actions.isEmpty)
+        #expect(screen.pendingMessages.isEmpty)
+        #expect(screen.openConversationId == F.withBob)
+    }
+
+    @Test func theEndOfInputWaitsForTheDirectConversationThenForItsMessages() {
+        var screen = F.screen()
+        _ = screen.handle(.line("/dm carol"))
+        _ = screen.handle(.line("hello"))
+        let ended = screen.handle(.endOfInput)
+        #expect(ended.text == ["Waiting up to 15 s for the conversation with carol to open…"])
+        #expect(ended.actions == [.waitForAcknowledgements(ChatScreen.acknowledgementWait)])
+        _ = screen.handle(.conversationOpened(F.conversation(F.withCarol, members: [F.alice, F.carol])))
+        #expect(!screen.hasEnded)
+        let ack = MessageAck(
+            clientMessageId: "cm-1", messageId: "M-OWN-1", conversationId: F.withCarol, seq: 1, createdAt: F.time(14, 5))
+        #expect(screen.handle(.acknowledged(ack)).actions.last == .quit)
+        #expect(screen.hasEnded)
+        #expect(screen.unacknowledgedAtEnd == 0)
+    }
+
+    @Test func textStillWaitingForItsConversationWhenTheWaitEndsCountsAsNotSent() {
+        var screen = F.screen()
+        _ = screen.handle(.line("/dm carol"))
+        _ = screen.handle(.line("hello"))
+        _ = screen.handle(.endOfInput)
+        let update = screen.handle(.acknowledgementWaitEnded)
+        #expect(update.text == ["1 message was not sent: the conversation did not open.", "Bye."])
+        #expect(screen.hasEnded)
+        #expect(screen.unacknowledgedAtEnd == 1)
+    }
+
     @Test func directMessageToSomeoneWhoIsNotAFriendIsRefused() {
         var screen = F.screen()
         let update = screen.handle(.line("/dm dave"))
