@@ -68,7 +68,8 @@ struct QuarantineRules: Sendable {
 
     /// The bot is live and idle and the suspects left did not come back (handled before the crash was noticed, or
     /// events the service does not send again): they are forgotten. Returns their keys. The suspects in `running`
-    /// came back and their code still runs, past its timeout: they stay suspects until it returns (`passed`).
+    /// came back and still have their turn, in the grace after their timeout: they stay suspects until it ends
+    /// (`passed`, or kept for the next start when the session stops).
     mutating func endProbation(keeping running: Set<String> = []) -> [String] {
         probationEnded = true
         let left = suspects.keys.filter { !running.contains($0) }.sorted()

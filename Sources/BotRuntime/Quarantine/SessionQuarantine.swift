@@ -12,6 +12,10 @@ final class SessionQuarantine: Sendable {
     private let store: BotStore
     private let dispatcher: HandlerDispatcher
     private let clock: any ChatterClock
+    /// The session's timers: the end of a suspect's grace after its timeout.
+    private let timers: DeadlineScheduler<SessionDeadline>
+    /// How long a suspect keeps its turn alone after its timeout (`SuspectTurnRules`).
+    private let grace: Duration
     private let log: SessionLog
     private let metrics: SessionMetrics
     private let rules: Mutex<QuarantineRules>
@@ -24,10 +28,13 @@ final class SessionQuarantine: Sendable {
     private let readyWork = Mutex<(next: Int, tasks: [Int: Task<Void, Never>])>((0, [:]))
     /// Set by `stop()`: the session is stopping, so its ready work touches nothing more.
     private let isStopping = Atomic<Bool>(false)
+    /// The suspects' turns alone that have not ended, by identity.
+    private let turns = Mutex<[ObjectIdentifier: SuspectTurn]>([:])
 
     init(
         bot: String, settings: QuarantineSettings, table: InFlightTable?, gate: SuspectGate, store: BotStore,
-        dispatcher: HandlerDispatcher, clock: any ChatterClock, log: SessionLog, metrics: SessionMetrics,
+        dispatcher: HandlerDispatcher, clock: any ChatterClock, timers: DeadlineScheduler<SessionDeadline>,
+        handlerTimeout: Duration, log: SessionLog, metrics: SessionMetrics,
         onCrashing: @escaping @Sendable (String) -> Void
     ) {
         self.bot = bot
@@ -36,6 +43,8 @@ final class SessionQuarantine: Sendable {
         self.store = store
         self.dispatcher = dispatcher
         self.clock = clock
+        self.timers = timers
+        self.grace = SuspectTurnRules.grace(after: handlerTimeout)
         self.log = log
         self.metrics = metrics
         self.onCrashing = onCrashing
@@ -100,12 +109,58 @@ final class SessionQuarantine: Sendable {
         return verdict
     }
 
-    /// Waits until nothing else runs in the process and no suspect before it waits, then holds the gate for `run`'s
-    /// turn: until the returned turn ends, or `run` completes or is abandoned; nil, holding nothing, when the
-    /// session stopped meanwhile (its task cancelled, or `run` abandoned).
-    func enterAlone(until run: HandlerRun) async -> SuspectGate.Turn? {
+    /// Waits until nothing else runs in the process and no suspect before it waits, then holds the gate for the turn
+    /// of `suspect`, whose work `run` runs: until its code returns (`returned(_:cancelled:)`), the grace after its
+    /// timeout ends, or the session stops (`SuspectTurnRules`); nil, holding nothing, when the session stopped
+    /// meanwhile (its task cancelled, or `run` abandoned).
+    func enterAlone(_ suspect: CrashSuspect, until run: HandlerRun) async -> SuspectTurn? {
         guard await gate.enter() else { return nil }
-        return turn(of: run) { [gate] in gate.leave() }
+        let turn = SuspectTurn(key: suspect.key, grace: grace, gateTurn: SuspectGate.Turn { [gate] in gate.leave() })
+        turns.withLock { $0[ObjectIdentifier(turn)] = turn }
+        // A completed run's code returns to `returned(_:cancelled:)`; an abandoned one's may never return.
+        run.onEnd { [weak run, self] in
+            guard let run, run.isAbandoned else { return }
+            handle(run.timedOut ? .timedOut : .stopped, of: turn)
+        }
+        guard !run.isAbandoned, !Task.isCancelled else {
+            handle(.stopped, of: turn)
+            return nil
+        }
+        return turn
+    }
+
+    /// The code of `turn`'s suspect returned, `cancelled` when its task was: it passes, unless a stop cut it short.
+    func returned(_ turn: SuspectTurn, cancelled: Bool) async {
+        if let afterGrace = carryOut(turn.handle(.returned(cancelled: cancelled), now: clock.now), of: turn) {
+            await passed(turn.key, afterGrace: afterGrace)
+        }
+    }
+
+    /// Applies `event` to `turn` where nothing can wait for its pass (a timer, a run's end): the pass, if it comes,
+    /// is recorded by a task of its own.
+    private func handle(_ event: SuspectTurnRules.Event, of turn: SuspectTurn) {
+        guard let afterGrace = carryOut(turn.handle(event, now: clock.now), of: turn) else { return }
+        Task(executorPreference: SessionExecutor.preferred) { [self] in await passed(turn.key, afterGrace: afterGrace) }
+    }
+
+    /// Carries out the actions of `turn`'s rules but its pass; returns the pass (whether after the grace), if any.
+    private func carryOut(_ actions: [SuspectTurnRules.Action], of turn: SuspectTurn) -> Bool? {
+        var pass: Bool?
+        for action in actions {
+            switch action {
+            case .scheduleGraceEnd(let end):
+                log.notice("the crash suspect keeps its turn alone for \(grace) more: a death now is still blamed on it", ["work": turn.key])
+                timers.schedule(.suspectGrace(turn.key), at: end) { [self] in handle(.graceOver, of: turn) }
+            case .endTurn:
+                timers.cancel(.suspectGrace(turn.key))
+                _ = turns.withLock { $0.removeValue(forKey: ObjectIdentifier(turn)) }
+            case .pass(let afterGrace):
+                pass = afterGrace
+            case .returnedAfterStop:
+                log.info("the crash suspect's code returned after its session stopped: it stays suspected for the next start", ["work": turn.key])
+            }
+        }
+        return pass
     }
 
     /// Counts `run`, not a suspect, as running beside the process's other handlers until the returned turn ends,
@@ -147,11 +202,16 @@ final class SessionQuarantine: Sendable {
         if let slot { table?.release(slot) }
     }
 
-    /// The work `key` ran until its code returned without the process dying: if it was a suspect, it is cleared,
-    /// and the probation ends with the last one.
-    func passed(_ key: String) async {
+    /// The work `key` ran until its code returned (or, `afterGrace`, through its timeout and the grace after it)
+    /// without the process dying: if it was a suspect, it is cleared, and the probation ends with the last one.
+    func passed(_ key: String, afterGrace: Bool = false) async {
         guard let (suspect, ended) = rules.withLock({ $0.passed(key) }) else { return }
-        log.info("\(suspect.handler) ran this time without the process dying: it is no longer suspected", trace: suspect.trace)
+        if afterGrace {
+            log.info("\(suspect.handler) ran through its timeout and the grace after it without the process dying: it is no "
+                + "longer suspected, though its code still runs", trace: suspect.trace)
+        } else {
+            log.info("\(suspect.handler) ran this time without the process dying: it is no longer suspected", trace: suspect.trace)
+        }
         do {
             try await store.record([.clearSuspect(key)])
         } catch {
@@ -222,6 +282,13 @@ final class SessionQuarantine: Sendable {
             return Array(work.tasks.values)
         }
         for task in tasks { task.cancel() }
+    }
+
+    /// The session tears down, its handlers abandoned: the suspects' turns that have not ended end now (the timer of
+    /// a grace stops with the session), and those suspects stay suspected for the next start.
+    func close() {
+        let open = turns.withLock { Array($0.values) }
+        for turn in open { handle(.stopped, of: turn) }
     }
 
     private func carryOutReady(first: Bool, onProbation: Bool, admitted: @escaping @Sendable () async -> Void) async {

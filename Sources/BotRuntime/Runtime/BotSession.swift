@@ -790,6 +790,7 @@ public actor BotSession {
             parts.scheduler.stop()
             parts.maintenance.stop()
             parts.dispatcher.cancelAll()
+            parts.quarantine.close()
             parts.writer.stopLanes()
             parts.outbox.stop()
             parts.messageActions.stop()

@@ -76,7 +76,7 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             // The handler's timeout counts from its turn: waiting for the process's other handlers is not running.
             dispatcher.holdTimeout(of: run)
             // A suspect whose session stopped while it waited stays suspect, for the next start.
-            guard let turn = await quarantine.enterAlone(until: run) else {
+            guard let turn = await quarantine.enterAlone(suspect, until: run) else {
                 _ = run.abandon()
                 return
             }
@@ -84,12 +84,8 @@ final class HandlerRunner: HandlerDispatcher.Runner {
             onTurn()
             log.notice("running crash suspect alone (attempt \(suspect.attempts + 1))", trace: suspect.trace, ["work": suspect.key])
             await perform(work, run)
-            turn.end()
-            // A suspect passes once its code returns: in time, while the session drained, or after its timeout gave
-            // up on it (it ran that long without the process dying). One that a stop of the session cancelled did
-            // not run to its end: it stays suspect. Until its code returns it stays suspect too, even past its
-            // timeout: a handler that kills the process slowly (memory without bound) is counted at each death.
-            if !Task.isCancelled || run.timedOut { await quarantine.passed(suspect.key) }
+            // It passes now unless a stop of the session cut it short (`SuspectTurnRules`).
+            await quarantine.returned(turn, cancelled: Task.isCancelled)
         case .quarantine(let suspect):
             await setAside(work, suspect, run)
         case .passOver:

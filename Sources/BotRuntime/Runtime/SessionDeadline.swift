@@ -20,6 +20,8 @@ package enum SessionDeadline: Hashable, Sendable {
     case handlerTimeouts
     /// The end of the time `onStart` has to return.
     case startTimeout
+    /// The end of the grace a crash suspect with this work key keeps its turn alone for after its timeout.
+    case suspectGrace(String)
     /// The end of the wait for the connection's `presence.snapshot` before `onReady` (`ReadyGate`).
     case presenceSnapshot
 }

@@ -113,7 +113,8 @@ final class SessionParts: Sendable {
         self.messageActions = messageActions
         self.quarantine = SessionQuarantine(
             bot: configuration.name, settings: environment.quarantine, table: environment.inFlightTable,
-            gate: environment.suspectGate, store: store, dispatcher: dispatcher, clock: clock, log: log, metrics: metrics
+            gate: environment.suspectGate, store: store, dispatcher: dispatcher, clock: clock, timers: timers,
+            handlerTimeout: environment.handlerTimeout, log: log, metrics: metrics
         ) { reason in onFatal(.crashing(reason)) }
         store.writer.openLanes(StoreWriter.LaneHooks(
             clock: clock, log: log, metrics: metrics,

@@ -369,16 +369,101 @@ import Testing
         }
     }
 
-    /// A handler that kills the process slowly (memory without bound) may outlive its timeout: it stays a suspect
-    /// until its code returns, so that each death counts, and the probation's end does not forget it.
-    @Test func aSuspectStillRunningPastItsTimeoutStaysSuspectedThroughTheProbationsEnd() async throws {
+    /// Starts botty with an `onStart` caught by one crash that ignores its cancellation until `release` opens, a 1 s
+    /// handler timeout, and `gate` and `table` as the process's; returns once its code runs and its timeout gave up
+    /// on it (the clock moved 1 s).
+    func startOnStartSuspectPastItsTimeout(
+        release: Gate, gate: SuspectGate, table: InFlightTable? = nil, in harness: RuntimeHarness
+    ) async throws -> RunningBot {
+        try await recordCrashes(["onStart"], handler: "onStart", in: harness)
+        let started = Gate()
+        var script = ScriptedBot(probe: BotProbe())
+        script.onStartScript = { _ in
+            started.open()
+            await release.wait()
+        }
+        let bot = try await harness.start(script, waitUntilLive: false) {
+            $0.handlerTimeout = .seconds(1)
+            $0.suspectGate = gate
+            $0.inFlightTable = table
+        }
+        await started.wait()
+        await harness.clock.advance(by: .seconds(1))
+        try await harness.waitUntil("onStart's timeout") { harness.logs.contains(.error, "onStart did not return within") }
+        return bot
+    }
+
+    /// Stops `bot` within half a second of the clock, shorter than the grace: the handlers of its drain wait behind
+    /// the suspect's turn.
+    func stopWithinTheGrace(_ bot: RunningBot, in harness: RuntimeHarness) async throws {
+        let stopped = Task { await bot.stop(deadline: .milliseconds(500)) }
+        try await bot.waitUntil(.stopping)
+        await harness.clock.advance(by: .milliseconds(500))
+        #expect(try await value(of: stopped, within: .seconds(60), "the session to stop") == .shutdown)
+    }
+
+    /// A death just after a suspect's timeout is still most likely its own: it keeps the process to itself for the
+    /// grace after its timeout, so that nothing innocent is blamed with it.
+    @Test func aSuspectPastItsTimeoutKeepsItsTurnAloneDuringTheGrace() async throws {
         try await RuntimeHarness.run { harness in
-            try await recordCrashes(["onStart"], handler: "onStart", in: harness)
+            let (release, gate) = (Gate(), SuspectGate())
+            let bot = try await startOnStartSuspectPastItsTimeout(release: release, gate: gate, in: harness)
+            #expect(gate.isHeld)
+            #expect(!gate.enterAsOtherAtOnce(), "no other handler of the process starts")
+            #expect(!harness.logs.contains(.info, "no longer suspected"))
+            try await stopWithinTheGrace(bot, in: harness)
+            release.open()
+        }
+    }
+
+    /// A suspect whose code never returns is cleared once the grace after its timeout is over: it ran that long
+    /// without the process dying, and later deaths it did not cause are not counted against it.
+    @Test func aSuspectThatNeverReturnsIsNoLongerSuspectedOnceTheGraceAfterItsTimeoutIsOver() async throws {
+        try await RuntimeHarness.run { harness in
+            let table = try InFlightTable(directory: URL(fileURLWithPath: harness.directory.path, isDirectory: true), capacity: 16)
+            let (release, gate) = (Gate(), SuspectGate())
+            let bot = try await startOnStartSuspectPastItsTimeout(release: release, gate: gate, table: table, in: harness)
+            await harness.clock.advance(by: .seconds(1))
+            try await harness.waitUntil("the suspect to be cleared") { harness.logs.contains(.info, "no longer suspected") }
+            #expect(!gate.isHeld)
+            #expect(table.running.map(\.key) == ["onStart"], "its code still runs")
+            try await bot.waitUntilLive(harness)
+            await bot.stop()
+
+            let store = try await BotStore.open(path: harness.directory.file("botty.sqlite"), clock: harness.clock)
+            #expect(try await store.crashRecord().suspects.isEmpty)
+            await store.close()
+            release.open()
+        }
+    }
+
+    /// A stop during a suspect's grace ends its turn; it stays suspected for the next start, and its code returning
+    /// afterwards changes nothing.
+    @Test func aSuspectWhoseSessionStopsDuringItsGraceStaysSuspectedThoughItsCodeReturnsLater() async throws {
+        try await RuntimeHarness.run { harness in
+            let (release, gate) = (Gate(), SuspectGate())
+            let bot = try await startOnStartSuspectPastItsTimeout(release: release, gate: gate, in: harness)
+            try await stopWithinTheGrace(bot, in: harness)
+            #expect(gate.isFree)
+            release.open()
+            try await harness.waitUntil("its code to return") { harness.logs.contains(.info, "returned after its session stopped") }
+            #expect(!harness.logs.contains(.warning, "could not clear the crash suspect"))
+            let store = try await BotStore.open(path: harness.directory.file("botty.sqlite"), clock: harness.clock)
+            #expect(try await store.crashRecord().suspects.map(\.key) == ["onStart"])
+            await store.close()
+        }
+    }
+
+    /// An `onReady` given up at its timeout leaves its bot idle while its code still runs: the probation's end keeps
+    /// it suspected during its grace, since a death then is still its own.
+    @Test func aSuspectInTheGraceAfterItsTimeoutStaysSuspectedThroughTheProbationsEnd() async throws {
+        try await RuntimeHarness.run { harness in
+            try await recordCrashes(["onReady"], handler: "onReady", in: harness)
             let table = try InFlightTable(directory: URL(fileURLWithPath: harness.directory.path, isDirectory: true), capacity: 16)
             let (started, release) = (Gate(), Gate())
             var script = ScriptedBot(probe: BotProbe())
             // Ignores its cancellation until the test releases it.
-            script.onStartScript = { _ in
+            script.onReadyScript = { _ in
                 started.open()
                 await release.wait()
             }
@@ -387,16 +472,15 @@ import Testing
                 $0.inFlightTable = table
             }
             await started.wait()
-            await harness.clock.advance(by: .seconds(2))
-            try await bot.waitUntilLive(harness)
+            await harness.clock.advance(by: .seconds(1))
             try await harness.waitUntil("the probation's end") { harness.logs.contains(.info, "probation over") }
             #expect(!harness.logs.contains(.info, "no longer suspected"))
             #expect(!harness.logs.contains(.info, "did not come back"))
-            #expect(table.running.map(\.key) == ["onStart"])
+            #expect(table.running.map(\.key) == ["onReady"])
             await bot.stop()
 
             let store = try await BotStore.open(path: harness.directory.file("botty.sqlite"), clock: harness.clock)
-            #expect(try await store.crashRecord().suspects.map(\.key) == ["onStart"])
+            #expect(try await store.crashRecord().suspects.map(\.key) == ["onReady"])
             await store.close()
             release.open()
         }

@@ -88,6 +88,7 @@ struct ScriptedBot: Bot {
     }
     var onJobScript: JobScript = { _, _ in }
     var onStartScript: StartScript = { _ in }
+    var onReadyScript: StartScript = { _ in }
     var onUserUpdatedScript: UserUpdatedScript = { _, _ in }
     var onConversationUpdatedScript: ConversationScript = { _, _ in }
     var friendRequestDecision: FriendRequestDecision = .useConfiguredPolicy
@@ -110,6 +111,7 @@ struct ScriptedBot: Bot {
 
     func onReady(_ session: SessionReady, context: any BotContext) async throws {
         probe.recordReady()
+        try await onReadyScript(context)
     }
 
     func onMessage(_ message: IncomingMessage, context: any BotContext) async throws {
