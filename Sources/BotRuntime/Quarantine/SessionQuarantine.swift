@@ -231,10 +231,10 @@ final class SessionQuarantine: Sendable {
     }
 
     /// The bot is live and its work so far is done: suspects that did not come back are forgotten and the bot
-    /// runs handlers concurrently again. A suspect whose code still runs past its timeout (still marked in flight)
-    /// stays one until it returns.
+    /// runs handlers concurrently again. A suspect that still has its turn (its code runs past its timeout, in its
+    /// grace) stays one until the turn ends.
     func endProbationIfOn() async {
-        let running = Set((table?.running ?? []).lazy.filter { $0.bot == self.bot }.map(\.key))
+        let running = Set(turns.withLock { $0.values.filter(\.hasTurn).map(\.key) })
         let left = rules.withLock { $0.isOnProbation ? $0.endProbation(keeping: running) : nil }
         guard let left else { return }
         if !left.isEmpty {

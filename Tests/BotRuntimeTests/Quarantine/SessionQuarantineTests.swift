@@ -486,6 +486,30 @@ import Testing
         }
     }
 
+    /// Which suspects still run is the session's own knowledge, read under its lock: it needs no in-flight table.
+    @Test func aSuspectInItsGraceStaysSuspectedThroughTheProbationsEndWithoutAnInFlightTable() async throws {
+        try await RuntimeHarness.run { harness in
+            try await recordCrashes(["onReady"], handler: "onReady", in: harness)
+            let (started, release) = (Gate(), Gate())
+            var script = ScriptedBot(probe: BotProbe())
+            script.onReadyScript = { _ in
+                started.open()
+                await release.wait()
+            }
+            let bot = try await harness.start(script, waitUntilLive: false) { $0.handlerTimeout = .seconds(1) }
+            await started.wait()
+            await harness.clock.advance(by: .seconds(1))
+            try await harness.waitUntil("the probation's end") { harness.logs.contains(.info, "probation over") }
+            #expect(!harness.logs.contains(.info, "did not come back"))
+            await bot.stop()
+
+            let store = try await BotStore.open(path: harness.directory.file("botty.sqlite"), clock: harness.clock)
+            #expect(try await store.crashRecord().suspects.map(\.key) == ["onReady"])
+            await store.close()
+            release.open()
+        }
+    }
+
     @Test func aSuspectThatRunsToItsEndIsClearedAndAnsweredOnce() async throws {
         try await RuntimeHarness.run { harness in
             let (conversation, hello) = try await sayCaughtByCrashes("hello", in: harness)
