@@ -28,6 +28,8 @@ final class SessionQuarantine: Sendable {
     private let readyWork = Mutex<(next: Int, tasks: [Int: Task<Void, Never>])>((0, [:]))
     /// Set by `stop()`: the session is stopping, so its ready work touches nothing more.
     private let isStopping = Atomic<Bool>(false)
+    /// Set by `close()`: the store is about to close, so a suspect's pass records nothing (it stays for the next start).
+    private let isClosed = Atomic<Bool>(false)
     /// The suspects' turns alone that have not ended, by identity.
     private let turns = Mutex<[ObjectIdentifier: SuspectTurn]>([:])
 
@@ -205,6 +207,10 @@ final class SessionQuarantine: Sendable {
     /// The work `key` ran until its code returned (or, `afterGrace`, through its timeout and the grace after it)
     /// without the process dying: if it was a suspect, it is cleared, and the probation ends with the last one.
     func passed(_ key: String, afterGrace: Bool = false) async {
+        guard !isClosed.load(ordering: .acquiring) else {
+            log.debug("\(key) passed after its session stopped: it stays suspected for the next start")
+            return
+        }
         guard let (suspect, ended) = rules.withLock({ $0.passed(key) }) else { return }
         if afterGrace {
             log.info("\(suspect.handler) ran through its timeout and the grace after it without the process dying: it is no "
@@ -214,6 +220,8 @@ final class SessionQuarantine: Sendable {
         }
         do {
             try await store.record([.clearSuspect(key)])
+        } catch where isClosed.load(ordering: .acquiring) {
+            // The store closed meanwhile, with the session: the suspect stays for the next start, which is right.
         } catch {
             log.warning("could not clear the crash suspect: \(error)", trace: suspect.trace)
         }
@@ -284,9 +292,11 @@ final class SessionQuarantine: Sendable {
         for task in tasks { task.cancel() }
     }
 
-    /// The session tears down, its handlers abandoned: the suspects' turns that have not ended end now (the timer of
-    /// a grace stops with the session), and those suspects stay suspected for the next start.
+    /// The session tears down, its handlers abandoned, before its store closes: the suspects' turns that have not
+    /// ended end now (the timer of a grace stops with the session), those suspects stay suspected for the next
+    /// start, and a pass that comes later records nothing.
     func close() {
+        isClosed.store(true, ordering: .releasing)
         let open = turns.withLock { Array($0.values) }
         for turn in open { handle(.stopped, of: turn) }
     }

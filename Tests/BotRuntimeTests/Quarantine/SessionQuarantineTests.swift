@@ -454,6 +454,35 @@ import Testing
         }
     }
 
+    /// A pass that comes once the session has closed its quarantine (its store about to close, or closed) records
+    /// nothing and logs no failed write: the suspect stays for the next start.
+    @Test func aPassAfterTheSessionClosedRecordsNothingAndLogsNoFailure() async throws {
+        let (clock, directory, logs) = (ManualClock(), try StoreDirectory(), LogCollector())
+        let path = directory.file("botty.sqlite")
+        let created = try await BotStore.open(path: path, clock: clock)
+        try await created.recordCrashedWork([InFlightTable.Record(
+            bot: "botty", handler: "onStart", trace: "trace-onStart", key: "onStart", summary: "", startedAt: clock.now)])
+        await created.close()
+        let store = try await BotStore.open(path: path, clock: clock)
+        let timers = DeadlineScheduler<SessionDeadline>(clock: clock)
+        defer { timers.stop() }
+        let quarantine = SessionQuarantine(
+            bot: "botty", settings: .default, table: nil, gate: SuspectGate(), store: store,
+            dispatcher: HandlerDispatcher(maxConcurrent: 1, timeout: .seconds(1), clock: clock, timers: timers),
+            clock: clock, timers: timers, handlerTimeout: .seconds(1),
+            log: SessionLog(sink: logs.sink, bot: "botty", clock: clock), metrics: SessionMetrics(clock: clock)
+        ) { _ in }
+        _ = try await quarantine.load()
+        quarantine.close()
+        await store.close()
+
+        await quarantine.passed("onStart")
+        #expect(!logs.contains(.warning, "could not clear the crash suspect"))
+        let reopened = try await BotStore.open(path: path, clock: clock)
+        #expect(try await reopened.crashRecord().suspects.map(\.key) == ["onStart"])
+        await reopened.close()
+    }
+
     /// An `onReady` given up at its timeout leaves its bot idle while its code still runs: the probation's end keeps
     /// it suspected during its grace, since a death then is still its own.
     @Test func aSuspectInTheGraceAfterItsTimeoutStaysSuspectedThroughTheProbationsEnd() async throws {
