@@ -88,15 +88,16 @@ final class SessionQuarantine: Sendable {
     }
 
     /// Makes `member`'s bot with `making`: alone in the process when a crash caught its `make` before, which is no
-    /// longer suspected once it returns. Nil when the session stopped while it waited for its turn.
-    func makeBot(_ member: BotLineup.Member, with making: BotMaking) async -> Result<any Bot, any Error>? {
+    /// longer suspected once it returns, or once the grace after its timeout is over. Nil when the session stopped
+    /// first.
+    func makeBot(_ member: BotLineup.Member, with making: BotMaking) async -> BotMaking.Outcome? {
         let suspect = rules.withLock { $0.isOnProbation ? $0.suspects[BotMaking.workKey] : nil }
         if let suspect {
             log.notice("making the bot alone, a crash suspect (attempt \(suspect.attempts + 1))", trace: suspect.trace, ["work": suspect.key])
         }
-        guard let made = await making.make(member, alone: suspect != nil) else { return nil }
-        if suspect != nil, member.bot == nil { await passed(BotMaking.workKey) }
-        return made
+        guard let made = await making.make(member, alone: suspect != nil, log: log) else { return nil }
+        if let afterGrace = made.passedAfterGrace { await passed(BotMaking.workKey, afterGrace: afterGrace) }
+        return made.outcome
     }
 
     /// What to do with `work` (see `QuarantineRules.Verdict`).

@@ -119,7 +119,7 @@ public actor BotSession {
     /// The first start's wait at the gate, which a shutdown cancels.
     private var startupAdmission: Task<StartupGate.Ticket?, Never>?
     /// The making of the bot as the session starts, whose wait for its turn at the suspect gate a shutdown cancels.
-    private var making: Task<Result<any Bot, any Error>?, Never>?
+    private var making: Task<BotMaking.Outcome?, Never>?
 
     /// A session for the bot `configuration` describes, running `bot`, in `environment`. Nothing happens until `run()`.
     public init(configuration: BotConfiguration, bot: any Bot, environment: BotRuntimeEnvironment) {
@@ -250,12 +250,16 @@ public actor BotSession {
             let made = await withTaskCancellationHandler { await making.value } onCancel: { making.cancel() }
             self.making = nil
             switch made {
-            case .success(let bot)?:
+            case .made(let bot)?:
                 runner = parts.makeRunner(admission: admission, bot: bot)
-            case .failure(let error)?:
+            case .refused(let error)?:
                 let issue = BotLineup.issue(refusing: configuration, error: error)
                 log.error("not starting: the kind refused the bot's options: \(issue)")
                 stopReason = .configurationError("\(issue); fix bots.json and reload")
+            case .timedOut(let timedOut)?:
+                log.error("not starting: \(timedOut)")
+                metrics.setLastError("make timed out after \(timedOut.timeout)")
+                stopReason = .configurationError(timedOut.description)
             case nil:
                 break
             }

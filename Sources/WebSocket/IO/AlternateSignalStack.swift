@@ -4,7 +4,7 @@ import Glibc
 /// thread's guard page, where no handler can run on the exhausted stack: without this the kernel ends the process
 /// without a word, and neither the crash report nor Swift's backtracer (whose handlers ask for this stack,
 /// `SA_ONSTACK`) says what overflowed. Swift's runtime gives one to the main thread only (with backtracing on).
-struct AlternateSignalStack: ~Copyable {
+package struct AlternateSignalStack: ~Copyable {
     /// Room for the crash report and Swift's backtracer; untouched pages cost no memory.
     static let size = 256 << 10
     private static let guardSize = max(Int(sysconf(Int32(_SC_PAGESIZE))), 4096)
@@ -13,7 +13,7 @@ struct AlternateSignalStack: ~Copyable {
 
     /// Installs a new stack for the calling thread; nil when it cannot be mapped or installed (the thread then runs
     /// without one, as before).
-    init?() {
+    package init?() {
         let length = Self.guardSize + Self.size
         guard let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0),
             mapped != MAP_FAILED

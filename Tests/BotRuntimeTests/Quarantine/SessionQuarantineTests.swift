@@ -710,4 +710,77 @@ import Testing
             await bot.stop()
         }
     }
+
+    /// A kind whose `make` blocks its thread (it calls no `await`) until `finish()`, after opening `started`.
+    final class BlockingMake: Sendable {
+        let started = Gate()
+        private let release = DispatchSemaphore(value: 0)
+
+        var kind: BotKind {
+            BotKind("stuck") { [self] _ in
+                started.open()
+                release.wait()
+                return ScriptedBot(probe: BotProbe())
+            }
+        }
+
+        func finish() {
+            release.signal()
+        }
+    }
+
+    /// A `make` that blocks runs on a thread of its own (the session's timers, on its event loop, still run): the
+    /// handler timeout gives up on it, the bot stops saying so, and its share of the gate is given back; it stays
+    /// marked in flight while it runs, so that a make that kills the process late is still blamed.
+    @Test func aMakeThatDoesNotReturnWithinTheHandlerTimeoutStopsTheBotSayingSo() async throws {
+        try await RuntimeHarness.run { harness in
+            let table = try InFlightTable(directory: URL(fileURLWithPath: harness.directory.path, isDirectory: true), capacity: 16)
+            let (gate, make) = (SuspectGate(), BlockingMake())
+            defer { make.finish() }
+            let bot = try await harness.start(madeBy: make.kind, waitUntilLive: false) {
+                $0.handlerTimeout = .seconds(1)
+                $0.suspectGate = gate
+                $0.inFlightTable = table
+            }
+            await make.started.wait()
+            await harness.clock.advance(by: .seconds(1))
+            let reason = try await value(of: bot.task, within: .seconds(60), "the bot to stop")
+            guard case .configurationError(let text) = reason else {
+                Issue.record("stopped with \(reason)")
+                return
+            }
+            #expect(text.contains(#"kind "stuck" did not make the bot within 1.0 seconds"#), "\(text)")
+            #expect(await bot.status.state == .stopped)
+            #expect(gate.othersRunning == 0, "its share of the gate is given back")
+            #expect(table.running.map(\.key) == ["make"], "it still runs")
+        }
+    }
+
+    /// A `make` suspect past its timeout keeps the process to itself for the grace after it, then is no longer
+    /// suspected though it never returned, and the bot stops as a `make` that did not return does.
+    @Test func aMakeSuspectPastItsTimeoutKeepsItsTurnAloneForTheGraceThenIsNoLongerSuspected() async throws {
+        try await RuntimeHarness.run { harness in
+            try await recordCrashes(["make"], handler: "make", in: harness)
+            let (gate, make) = (SuspectGate(), BlockingMake())
+            defer { make.finish() }
+            let bot = try await harness.start(madeBy: make.kind, waitUntilLive: false) {
+                $0.handlerTimeout = .seconds(1)
+                $0.suspectGate = gate
+            }
+            await make.started.wait()
+            await harness.clock.advance(by: .seconds(1))
+            try await harness.waitUntil("make's timeout") { harness.logs.contains(.error, "make did not return within") }
+            #expect(gate.isHeld)
+            #expect(await bot.status.state == .starting)
+
+            await harness.clock.advance(by: .seconds(1))
+            let reason = try await value(of: bot.task, within: .seconds(60), "the bot to stop")
+            #expect(reason.description.contains("did not make the bot within 1.0 seconds"), "\(reason)")
+            #expect(gate.isFree)
+            #expect(harness.logs.contains(.info, "no longer suspected"))
+            let store = try await BotStore.open(path: harness.directory.file("botty.sqlite"), clock: harness.clock)
+            #expect(try await store.crashRecord().suspects.isEmpty)
+            await store.close()
+        }
+    }
 }
