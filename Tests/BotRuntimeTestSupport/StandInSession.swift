@@ -10,7 +10,7 @@ package actor StandInSession: SupervisedBot {
         case runUntilShutdown
         /// Stops by itself with `reason` after `delay`, never connecting.
         case stop(BotStopReason, after: Duration)
-        /// Stays connecting until `goLive()`, then runs until `shutdown(deadline:)`.
+        /// Stays connecting until `goLive()`, then runs until `shutdown(deadline:)` (which also ends the wait).
         case liveWhenTold
     }
 
@@ -65,10 +65,16 @@ package actor StandInSession: SupervisedBot {
     package func run() async -> BotStopReason {
         switch script {
         case .runUntilShutdown, .liveWhenTold:
-            if case .liveWhenTold = script, !toldToGoLive {
+            if case .liveWhenTold = script, !toldToGoLive, !shutdownRequested {
                 state = .connecting
                 changes?.signal()
                 await withCheckedContinuation { goLiveWaiters.append($0) }
+                // Shut down before it went live: it stops without having been live.
+                if !toldToGoLive {
+                    state = .stopped
+                    changes?.signal()
+                    return .shutdown
+                }
             }
             state = .live
             firstLiveAt = Date(timeIntervalSince1970: 1_800_000_000)
@@ -102,8 +108,9 @@ package actor StandInSession: SupervisedBot {
             await withCheckedContinuation { finishShutdownWaiters.append($0) }
         }
         finishedWork = true
-        let waiters = stopWaiters
+        let waiters = stopWaiters + goLiveWaiters
         stopWaiters = []
+        goLiveWaiters = []
         for waiter in waiters { waiter.resume() }
     }
 

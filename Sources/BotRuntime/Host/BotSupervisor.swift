@@ -18,6 +18,9 @@ public actor BotSupervisor {
         let bot: any SupervisedBot
         var name: String
         var stopReason: BotStopReason?
+        /// Whether `/readyz` waits for it to be live (`FleetReadiness`): a bot of the start, or the successor of one
+        /// that had not been live yet.
+        var isAwaited: Bool
     }
 
     private var members: [Member]
@@ -47,10 +50,14 @@ public actor BotSupervisor {
     private var retiredHandlerLatency = HandlerLatencySummary()
     /// Bots that left the list whose durations are being read into `retiredHandlerLatency`, by member id.
     private var retiringBots: [Int: any SupervisedBot] = [:]
+    /// What `/readyz` answers, and whether the process has been ready.
+    private var fleetReadiness = FleetReadiness()
 
     /// Supervises `bots` (in this order in statuses and metrics). Nothing runs before `run()`.
     public init(bots: [any SupervisedBot], log: LogSink) {
-        self.members = bots.enumerated().map { Member(id: $0.offset, bot: $0.element, name: "", stopReason: nil) }
+        self.members = bots.enumerated().map {
+            Member(id: $0.offset, bot: $0.element, name: "", stopReason: nil, isAwaited: true)
+        }
         self.nextMemberID = bots.count
         self.log = log
     }
@@ -137,7 +144,7 @@ public actor BotSupervisor {
     @discardableResult
     package func add(_ bot: any SupervisedBot, named name: String) -> Bool {
         guard !isShuttingDown, !(hasRun && additions == nil) else { return false }
-        let member = Member(id: nextMemberID, bot: bot, name: name, stopReason: nil)
+        let member = Member(id: nextMemberID, bot: bot, name: name, stopReason: nil, isAwaited: false)
         nextMemberID += 1
         members.append(member)
         if let additions {
@@ -173,7 +180,10 @@ public actor BotSupervisor {
     ) async -> Bool {
         guard let index = await memberIndex(named: name) else { return false }
         let old = members[index]
-        let successor = Member(id: nextMemberID, bot: bot, name: name, stopReason: nil)
+        // Not yet live, the bot is still awaited in its new session: a reload must not make a starting pod ready.
+        let wasLive = await old.bot.status.firstLiveAt != nil
+        let successor = Member(
+            id: nextMemberID, bot: bot, name: name, stopReason: nil, isAwaited: old.isAwaited && !wasLive)
         nextMemberID += 1
         removing.insert(old.id)
         successors[old.id] = successor
@@ -344,16 +354,16 @@ public actor BotSupervisor {
         return result
     }
 
-    /// The bots `/readyz` waits for: those still running that have not been live yet (a bot that stopped, for
-    /// its own configuration error say, will not become ready by waiting, and is not waited for); every bot while
-    /// shutting down.
-    func botsNotReady() async -> [String] {
-        if isShuttingDown { return members.map(\.name) }
-        var waiting: [String] = []
-        for member in members where member.stopReason == nil {
-            if await member.bot.status.firstLiveAt == nil { waiting.append(member.name) }
+    /// What `/readyz` answers now (`FleetReadiness`): the bots a reload is removing are left out.
+    func readinessVerdict() async -> ReadinessVerdict {
+        var bots: [FleetReadiness.Bot] = []
+        for member in members where !removing.contains(member.id) {
+            let status = await member.bot.status
+            bots.append(FleetReadiness.Bot(
+                name: member.name.isEmpty ? status.name : member.name, isAwaited: member.isAwaited,
+                hasBeenLive: status.firstLiveAt != nil, hasStopped: member.stopReason != nil))
         }
-        return waiting
+        return fleetReadiness.verdict(bots: bots, shuttingDown: isShuttingDown)
     }
 
     /// Why each bot stopped, for the bots that did.

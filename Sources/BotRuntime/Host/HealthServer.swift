@@ -3,10 +3,11 @@ import WebSocket
 
 /// The optional HTTP endpoint of a bot process (`httpPort` and `httpBind` in `bots.json`): `GET /healthz` answers
 /// the `HealthReport` as JSON (200 when healthy, 503 otherwise), `GET /metrics` the `MetricsExposition`, `GET
-/// /livez` 200 while the process answers, and `GET /readyz` 200 once every bot has started (503 before, naming the
-/// bots waited for); the control routes under `/quarantine` list, retry and drop quarantined work and `POST
-/// /reload` reads `bots.json` again, for requests `ControlAccess` permits (see docs/running.md); with `console`,
-/// the web console under `/console` (`ConsoleRoutes`, docs/console.md). Other paths are 404, other methods 405.
+/// /livez` 200 while the process answers, and `GET /readyz` 200 once every bot of the start has been live
+/// (`FleetReadiness`; 503 before, naming the bots waited for); the control routes under `/quarantine` list, retry
+/// and drop quarantined work and `POST /reload` reads `bots.json` again, for requests `ControlAccess` permits (see
+/// docs/running.md); with `console`, the web console under `/console` (`ConsoleRoutes`, docs/console.md). Other
+/// paths are 404, other methods 405.
 public final class HealthServer: Sendable {
     private let server: HTTPServer
 
@@ -96,11 +97,8 @@ public final class HealthServer: Sendable {
         if request.path == "/livez" {
             response = HTTPResponse(status: .ok, text: "live\n")
         } else if request.path == "/readyz" {
-            let waiting = await supervisor.botsNotReady()
-            response = waiting.isEmpty
-                ? HTTPResponse(status: .ok, text: "ready\n")
-                : HTTPResponse(status: .serviceUnavailable, text: "not ready: waiting for \(waiting.count) bot(s) to start: "
-                    + NameSample(waiting).joined() + "\n")
+            let verdict = await supervisor.readinessVerdict()
+            response = HTTPResponse(status: verdict.isReady ? .ok : .serviceUnavailable, text: verdict.text)
         } else if request.path == "/healthz" {
             var report = await supervisor.health()
             report.configuration = await reloader?.generation

@@ -42,9 +42,65 @@ struct HealthEndpointsForMachinesTests {
             StandInSession("bad", .stop(.credentialsRejected("wrong password"), after: .zero), changes: changes),
         ])
         try await changes.wait(until: { await supervisor.stopReasons["bad"] != nil }, "bad to stop")
-        #expect(try await fetch(server, "/readyz").status == 200)
+        let ready = try await fetch(server, "/readyz")
+        #expect(ready.status == 200)
+        #expect(ready.body.contains("stopped on their own, not waited for (see /healthz): 1 bot(s): bad"))
         #expect(try await fetch(server, "/healthz").status == 503)
         #expect(try await fetch(server, "/livez").status == 200)
+        try await stopServing(supervisor, server, run)
+    }
+
+    @Test func aBotStoppedAsCrashingDoesNotKeepThePodUnready() async throws {
+        let (supervisor, server, run) = try await start([
+            StandInSession("echo", changes: changes),
+            StandInSession("poison", .stop(.crashing("make crashed the process 3 times"), after: .zero), changes: changes),
+        ])
+        try await changes.wait(until: { await supervisor.stopReasons["poison"] != nil }, "poison to stop")
+        try await changes.wait(until: { try await fetch(server, "/readyz").status == 200 }, "ready without poison")
+        try await stopServing(supervisor, server, run)
+    }
+
+    @Test func aBotAReloadAddedThatNeverGoesLiveDoesNotKeepThePodUnready() async throws {
+        let slow = StandInSession("slow", .liveWhenTold, changes: changes)
+        let (supervisor, server, run) = try await start([slow])
+        #expect(await supervisor.add(StandInSession("added", .liveWhenTold, changes: changes), named: "added"))
+        try await changes.wait(until: { await supervisor.statuses().map(\.state) == [.connecting, .connecting] }, "both connecting")
+        let waiting = try await fetch(server, "/readyz")
+        #expect(waiting.status == 503)
+        #expect(waiting.body.hasPrefix("not ready: waiting for 1 bot(s) to start: slow\n"))
+
+        await slow.goLive()
+        try await changes.wait(until: { try await fetch(server, "/readyz").status == 200 }, "ready without the added bot")
+        #expect(try await fetch(server, "/readyz").body == "ready\nnot live yet, not waited for: 1 bot(s): added\n")
+        try await stopServing(supervisor, server, run)
+    }
+
+    @Test func aReadyPodStaysReadyWhileABotAReloadRestartedIsNotLiveYet() async throws {
+        let (supervisor, server, run) = try await start([StandInSession("echo", changes: changes)])
+        try await changes.wait(until: { try await fetch(server, "/readyz").status == 200 }, "ready")
+        let restarted = StandInSession("echo", .liveWhenTold, changes: changes)
+        #expect(await supervisor.replace(named: "echo", with: restarted, deadline: .seconds(1)))
+        try await changes.wait(until: { await supervisor.statuses().map(\.state) == [.connecting] }, "the new session connecting")
+        let answer = try await fetch(server, "/readyz")
+        #expect(answer.status == 200)
+        #expect(answer.body.contains("not live yet, not waited for: 1 bot(s): echo"))
+        try await stopServing(supervisor, server, run)
+    }
+
+    @Test func aBotOfTheStartThatAReloadRestartsBeforeItWasLiveIsStillWaitedFor() async throws {
+        let (supervisor, server, run) = try await start([
+            StandInSession("echo", changes: changes), StandInSession("slow", .liveWhenTold, changes: changes),
+        ])
+        try await changes.wait(until: { await supervisor.statuses().map(\.state) == [.live, .connecting] }, "slow connecting")
+        let restarted = StandInSession("slow", .liveWhenTold, changes: changes)
+        #expect(await supervisor.replace(named: "slow", with: restarted, deadline: .seconds(1)))
+        try await changes.wait(until: { await supervisor.statuses().map(\.state) == [.live, .connecting] }, "the new session connecting")
+        let waiting = try await fetch(server, "/readyz")
+        #expect(waiting.status == 503)
+        #expect(waiting.body.hasPrefix("not ready: waiting for 1 bot(s) to start: slow\n"))
+
+        await restarted.goLive()
+        try await changes.wait(until: { try await fetch(server, "/readyz").status == 200 }, "ready once the new session is live")
         try await stopServing(supervisor, server, run)
     }
 
@@ -54,7 +110,9 @@ struct HealthEndpointsForMachinesTests {
         try await changes.wait(until: { try await fetch(server, "/readyz").status == 200 }, "ready")
         let shutdown = Task { await supervisor.shutdown(deadline: .seconds(1)) }
         try await changes.wait(until: { await supervisor.shuttingDown }, "the shutdown to begin")
-        #expect(try await fetch(server, "/readyz").status == 503)
+        let answer = try await fetch(server, "/readyz")
+        #expect(answer.status == 503)
+        #expect(answer.body == "not ready: shutting down\n")
         #expect(try await fetch(server, "/livez").status == 200)
         shutdown.cancel()
         await server.shutdown()
