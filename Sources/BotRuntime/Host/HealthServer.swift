@@ -2,12 +2,12 @@ import Foundation
 import WebSocket
 
 /// The optional HTTP endpoint of a bot process (`httpPort` and `httpBind` in `bots.json`): `GET /healthz` answers
-/// the `HealthReport` as JSON (200 when healthy, 503 otherwise), `GET /metrics` the `MetricsExposition`, `GET
-/// /livez` 200 while the process answers, and `GET /readyz` 200 once every bot of the start has been live
-/// (`FleetReadiness`; 503 before, naming the bots waited for); the control routes under `/quarantine` list, retry
-/// and drop quarantined work and `POST /reload` reads `bots.json` again, for requests `ControlAccess` permits (see
-/// docs/running.md); with `console`, the web console under `/console` (`ConsoleRoutes`, docs/console.md). Other
-/// paths are 404, other methods 405.
+/// the `HealthReport` as JSON (200 when healthy, 503 otherwise; every bot's status only with `?bots=all`), `GET
+/// /metrics` the `MetricsExposition`, `GET /livez` 200 while the process answers, and `GET /readyz` 200 once every
+/// bot of the start has been live (`FleetReadiness`; 503 before, naming the bots waited for); the control routes
+/// under `/quarantine` list, retry and drop quarantined work and `POST /reload` reads `bots.json` again, for requests
+/// `ControlAccess` permits (see docs/running.md); with `console`, the web console under `/console` (`ConsoleRoutes`,
+/// docs/console.md). Other paths are 404, other methods 405.
 public final class HealthServer: Sendable {
     private let server: HTTPServer
 
@@ -56,6 +56,10 @@ public final class HealthServer: Sendable {
     /// far fewer, and idle clients beyond it must not take the descriptors the bots need.
     static let maxConnections = 256
 
+    /// The answer to `/healthz?bots=` with another value than `all`.
+    private static let unknownListing = #"{"error":"bots takes only \"all\" (/healthz?bots=all lists every bot); "#
+        + #"leave it out for the counts by state and the bots not live"}"#
+
     /// Stops listening and closes open connections.
     public func shutdown() async {
         await server.shutdown()
@@ -100,12 +104,18 @@ public final class HealthServer: Sendable {
             let verdict = await supervisor.readinessVerdict()
             response = HTTPResponse(status: verdict.isReady ? .ok : .serviceUnavailable, text: verdict.text)
         } else if request.path == "/healthz" {
+            let listing = request.queryValue("bots")
+            guard listing == nil || listing == "all" else {
+                return HTTPResponse(
+                    status: .badRequest, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
+                    body: Array(Self.unknownListing.utf8))
+            }
             var report = await supervisor.health()
             report.configuration = await reloader?.generation
             response = HTTPResponse(
                 status: report.isHealthy ? .ok : .serviceUnavailable,
                 headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
-                body: Array(report.jsonData()))
+                body: Array(report.jsonData(listingEveryBot: listing == "all")))
         } else {
             var metrics = await supervisor.metrics()
             metrics.configuration = await reloader?.generation

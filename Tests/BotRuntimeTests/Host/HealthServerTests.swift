@@ -20,7 +20,7 @@ struct HealthServerTests {
         try #require(URL(string: "http://127.0.0.1:\(server.port)\(path)"))
     }
 
-    @Test func healthzAnswers200WithEveryBotsStatusWhenAllAreConnected() async throws {
+    @Test func healthzAnswers200WithTheBotsCountedByStateWhenAllAreConnected() async throws {
         let (supervisor, server, run) = try await start([
             StandInSession("echo", changes: changes), StandInSession("greeter", changes: changes),
         ])
@@ -31,17 +31,38 @@ struct HealthServerTests {
         #expect(response.headers["content-type"] == "application/json")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any])
         #expect(json["status"] as? String == "ok")
-        let bots = try #require(json["bots"] as? [[String: Any]])
-        #expect(bots.map { $0["name"] as? String } == ["echo", "greeter"])
-        #expect(bots.map { $0["state"] as? String } == ["live", "live"])
-        #expect(bots.map { $0["connected"] as? Bool } == [true, true])
+        #expect(json["total"] as? Int == 2)
+        #expect(json["states"] as? [String: Int] == ["live": 2])
+        #expect((json["notLive"] as? [Any])?.isEmpty == true)
+        #expect(json["notLiveCount"] as? Int == 0)
+        #expect(json["bots"] == nil)
 
         await supervisor.shutdown(deadline: .seconds(1))
         _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
         await server.shutdown()
     }
 
-    @Test func healthzAnswers503AndSaysWhyWhenABotIsNotConnected() async throws {
+    @Test func healthzListsEveryBotsStatusWhenAskedForAll() async throws {
+        let (supervisor, server, run) = try await start([
+            StandInSession("echo", changes: changes), StandInSession("greeter", changes: changes),
+        ])
+        try await changes.wait(until: { await supervisor.health().isHealthy }, "every bot to be healthy")
+
+        let response = try await HTTPFetch.get(url(server, "/healthz?bots=all"))
+        #expect(response.status == 200)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any])
+        let bots = try #require(json["bots"] as? [[String: Any]])
+        #expect(bots.map { $0["name"] as? String } == ["echo", "greeter"])
+        #expect(bots.map { $0["state"] as? String } == ["live", "live"])
+        #expect(bots.map { $0["connected"] as? Bool } == [true, true])
+        #expect(json["total"] as? Int == 2)
+
+        await supervisor.shutdown(deadline: .seconds(1))
+        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        await server.shutdown()
+    }
+
+    @Test func healthzAnswers503AndNamesTheBotNotConnectedWithWhy() async throws {
         let (supervisor, server, run) = try await start([
             StandInSession("echo", changes: changes),
             StandInSession("bad", .stop(.credentialsRejected(StopMessages.invalidCredentials), after: .zero), changes: changes),
@@ -52,14 +73,26 @@ struct HealthServerTests {
         #expect(response.status == 503)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any])
         #expect(json["status"] as? String == "unavailable")
-        let bad = try #require((json["bots"] as? [[String: Any]])?.first { $0["name"] as? String == "bad" })
-        #expect(bad["state"] as? String == "stopped")
-        #expect(bad["lastError"] as? String == StopMessages.invalidCredentials)
+        #expect(json["states"] as? [String: Int] == ["live": 1, "stopped": 1])
+        let notLive = try #require(json["notLive"] as? [[String: Any]])
+        #expect(notLive.map { $0["name"] as? String } == ["bad"])
+        #expect(notLive.first?["state"] as? String == "stopped")
+        #expect(notLive.first?["lastError"] as? String == StopMessages.invalidCredentials)
 
         await supervisor.shutdown(deadline: .seconds(1))
         _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
         let during = try await HTTPFetch.get(url(server, "/healthz"))
         #expect(during.status == 503)
+        await server.shutdown()
+    }
+
+    @Test func healthzRefusesAnotherListingThanAllWith400() async throws {
+        let (supervisor, server, run) = try await start([StandInSession("echo", changes: changes)])
+        let response = try await HTTPFetch.get(url(server, "/healthz?bots=some"))
+        #expect(response.status == 400)
+        #expect(response.body.contains("/healthz?bots=all"))
+        await supervisor.shutdown(deadline: .seconds(1))
+        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
         await server.shutdown()
     }
 

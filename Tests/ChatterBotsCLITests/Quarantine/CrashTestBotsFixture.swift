@@ -188,9 +188,11 @@ struct CrashTestRun: Sendable {
         }
     }
 
-    /// /healthz, decoded.
+    /// /healthz with every bot's status, decoded.
     func health() async throws -> HealthReport {
-        let fetched = try await HTTPFetch.get(try await healthURL())
+        let url = try await healthURL()
+        guard let every = URL(string: url.absoluteString + "?bots=all") else { throw ProcessTestError("no URL for \(url)") }
+        let fetched = try await HTTPFetch.get(every)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return try decoder.decode(HealthReport.self, from: Data(fetched.body.utf8))
