@@ -297,14 +297,31 @@ struct SessionLifecycleCloseCodeTests {
         var session = LifecycleHarness()
         let live = session.goLive()
         #expect(session.handle(.closed(generation: live, code: 4001, reason: "token expired"))
-            == [.signIn(.refreshToken, generation: live + 1)])
+            == [.scheduleReconnect(at: session.now, .closed(code: 4001, reason: "token expired"))])
+        #expect(session.state == .waitingToReconnect(until: session.now, then: .signIn(.refreshToken)))
+        #expect(session.handle(.timerFired) == [.signIn(.refreshToken, generation: live + 1)])
         #expect(session.handle(.signedIn(generation: live + 1)) == [.connect(generation: live + 2)])
     }
+
+    /// The actor admits every attempt that leaves `.waitingToReconnect` through its startup gate, so a server that
+    /// closes all its bots at once (a key rotation: 4001; a mass logout: 4003) gets them back at the gate's pace.
+    @Test(arguments: [UInt16(1001), 1006, 4001, 4003, 4008])
+    func everyAttemptAfterACloseStartsFromAWait(code: UInt16) {
+        var session = LifecycleHarness()
+        let live = session.goLive()
+        _ = session.handle(.closed(generation: live, code: code, reason: "5"))
+        guard case .waitingToReconnect = session.state else {
+            Issue.record("\(code) left the session \(session.state), not waiting for its next attempt")
+            return
+        }
+    }
+
 
     @Test func aRefusedRefreshAfter4001LogsInAndWrongCredentialsThenStop() {
         var session = LifecycleHarness()
         let live = session.goLive()
         _ = session.handle(.closed(generation: live, code: 4001, reason: ""))
+        _ = session.fireTimer()
         #expect(session.handle(.signInFailed(generation: live + 1, .invalidRefreshToken))
             == [.signIn(.freshLogin, generation: live + 2)])
         #expect(session.handle(.signInFailed(generation: live + 2, .invalidCredentials)) == [.stop(.invalidCredentials)])
@@ -314,6 +331,7 @@ struct SessionLifecycleCloseCodeTests {
         var session = LifecycleHarness()
         let live = session.goLive()
         _ = session.handle(.closed(generation: live, code: 4001, reason: ""))
+        _ = session.fireTimer()
         _ = session.handle(.signedIn(generation: live + 1))
         _ = session.handle(.connected(generation: live + 2))
         #expect(session.handle(.closed(generation: live + 2, code: 4001, reason: ""))
@@ -334,7 +352,8 @@ struct SessionLifecycleCloseCodeTests {
         var session = LifecycleHarness()
         let live = session.goLive()
         #expect(session.handle(.closed(generation: live, code: 4003, reason: "logged out"))
-            == [.clearSessionData, .signIn(.freshLogin, generation: live + 1)])
+            == [.clearSessionData, .scheduleReconnect(at: session.now, .closed(code: 4003, reason: "logged out"))])
+        #expect(session.fireTimer() == [.signIn(.freshLogin, generation: live + 1)])
         let next = session.connectAndSync(afterSignIn: live + 1)
         #expect(session.state == .live(generation: next))
     }
@@ -354,6 +373,7 @@ struct SessionLifecycleCloseCodeTests {
         var session = LifecycleHarness()
         let live = session.goLive()
         _ = session.handle(.closed(generation: live, code: 4003, reason: ""))
+        _ = session.fireTimer()
         #expect(session.handle(.signInFailed(generation: live + 1, .invalidCredentials))
             == [.stop(.sessionRevoked(failure: .invalidCredentials))])
         #expect(SessionStopReason.sessionRevoked(failure: .invalidCredentials).message.contains("4003"))
@@ -363,6 +383,7 @@ struct SessionLifecycleCloseCodeTests {
         var session = LifecycleHarness()
         let live = session.goLive()
         _ = session.handle(.closed(generation: live, code: 4003, reason: ""))
+        _ = session.fireTimer()
         _ = session.handle(.signedIn(generation: live + 1))
         #expect(session.handle(.closed(generation: live + 2, code: 4003, reason: ""))
             == [.stop(.sessionRevoked(failure: nil))])
@@ -372,9 +393,11 @@ struct SessionLifecycleCloseCodeTests {
         var session = LifecycleHarness()
         let live = session.goLive()
         _ = session.handle(.closed(generation: live, code: 4003, reason: ""))
+        _ = session.fireTimer()
         let next = session.connectAndSync(afterSignIn: live + 1)
         #expect(session.handle(.closed(generation: next, code: 4003, reason: ""))
-            == [.clearSessionData, .signIn(.freshLogin, generation: next + 1)])
+            == [.clearSessionData, .scheduleReconnect(at: session.now, .closed(code: 4003, reason: ""))])
+        #expect(session.fireTimer() == [.signIn(.freshLogin, generation: next + 1)])
     }
 
     @Test func rateLimitingWaitsTheSecondsOfTheCloseReason() {
@@ -422,7 +445,10 @@ struct SessionLifecycleSafetyTests {
         session.now = session.at(5)
         #expect(session.handle(.timerFired) == [])
         #expect(session.lifecycle.connectionGeneration == live)
-        #expect(session.handle(.closed(generation: live, code: 1006, reason: "")) == [.connect(generation: live + 1)])
+        // Its close comes after the backoff: the next attempt still leaves from a wait, for the actor to admit it.
+        #expect(session.handle(.closed(generation: live, code: 1006, reason: "")) == [])
+        #expect(session.state == .waitingToReconnect(until: session.at(1), then: .connect))
+        #expect(session.handle(.timerFired) == [.connect(generation: live + 1)])
     }
 
     @Test func eventsOfAnEarlierConnectionAreIgnored() {

@@ -725,8 +725,9 @@ public actor BotSession {
         timers.schedule(.lifecycle, at: deadline) { inputs?.yield(.lifecycleDue) }
     }
 
-    /// The lifecycle's deadline came. A reconnect waits for its turn at the startup gate once its backoff is over,
-    /// before the attempt's own timeouts run; anything else fires at once.
+    /// The lifecycle's deadline came. A reconnect (every attempt after the first, 4001's refresh and 4003's fresh
+    /// sign-in included, leaves from `.waitingToReconnect`) waits for its turn at the startup gate once its backoff
+    /// is over, before the attempt's own timeouts run; anything else fires at once.
     private func lifecycleDue() {
         if case .waitingToReconnect = lifecycle.state, startupTicket == nil, let gate = environment.startupGate {
             guard gateEntry == nil else { return }
@@ -818,6 +819,11 @@ public actor BotSession {
             let now = environment.clock.now
             let graceEnd = now.addingTimeInterval(OutboxSender.finalAckRecordingGrace.timeInterval)
             await parts.outbox.finishRecordingAcks(before: max(shutdownEnd ?? now, graceEnd))
+            // A revoked device stopped before its fresh sign-in (waiting at the startup gate) still forgets its data.
+            if clearsSessionBeforeSignIn {
+                clearsSessionBeforeSignIn = false
+                await parts.makeSignIn().clearSession()
+            }
             await parts.store.close()
         }
         inputs?.finish()

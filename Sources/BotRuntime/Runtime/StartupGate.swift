@@ -3,7 +3,8 @@ import Synchronization
 
 /// Admits bots' start-up attempts (open the store, sign in, connect, synchronize) a bounded number at a time, in
 /// the order they asked, so that thousands of bots starting together, or coming back together after a server
-/// restart, go in waves that fit the store budget instead of evicting each other's stores over and over.
+/// restart or a key rotation (every bot closed with 4001 at once), go in waves that fit the store budget instead
+/// of evicting each other's stores over and over, or refreshing their tokens all together.
 ///
 /// A bot enters before its attempt and holds its ``Ticket`` until it is live, its attempt failed (a reconnect is
 /// scheduled) or it stopped; releasing the ticket admits the next bot at once. With free room, ``enter()`` returns

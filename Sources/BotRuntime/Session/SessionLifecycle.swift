@@ -12,6 +12,9 @@ import Foundation
 ///   `.closeConnection`. A new `.connect` is only ever emitted after the previous connection's `.closed`, so
 ///   a bot never holds two connections.
 /// - After every `handle`, the actor arranges to report `.timerFired` at `nextDeadline` (when not nil).
+/// - Every attempt after the first (a reconnect, a token refresh after 4001, a fresh sign-in after 4003) starts
+///   from `.waitingToReconnect`, with a wait of zero when the seed says to go at once, so that the actor admits
+///   each one through the same gate as a first start before it signs in or connects.
 package struct SessionLifecycle: Sendable {
     /// Where the session is.
     public enum State: Sendable, Equatable {
@@ -265,7 +268,7 @@ package struct SessionLifecycle: Sendable {
                 if reaction != .reconnectWithBackoff {
                     return react(to: reaction, code: code, reason: reason, now: now, random: &random)
                 }
-                return resume(next, notBefore: notBefore, now: now)
+                return resume(next, notBefore: notBefore)
             case .connecting(connection, _), .awaitingReady(connection, _), .synchronizing(connection),
                 .live(connection):
                 return react(to: CloseCodeReaction(code: code, reason: reason), code: code, reason: reason,
@@ -358,8 +361,9 @@ package struct SessionLifecycle: Sendable {
         return [.closeConnection(generation: connection, reason), .scheduleReconnect(at: notBefore, .dropped(reason))]
     }
 
-    private mutating func resume(_ next: NextStep, notBefore: Date, now: Date) -> [Action] {
-        if now >= notBefore { return perform(next, now: now) }
+    /// The dropped connection's close came: wait out what is left of the drop's backoff (possibly nothing) for
+    /// the timer, which the actor reports once the attempt is admitted.
+    private mutating func resume(_ next: NextStep, notBefore: Date) -> [Action] {
         state = .waitingToReconnect(until: notBefore, then: next)
         return []
     }
@@ -374,14 +378,15 @@ package struct SessionLifecycle: Sendable {
         case .refreshTokenThenReconnect:
             guard unauthorizedSinceReady else {
                 unauthorizedSinceReady = true
-                return signIn(.refreshToken)
+                return wait(until: now, then: .signIn(.refreshToken), because: .closed(code: code, reason: reason))
             }
             return backoff(then: .signIn(.refreshToken), because: .unauthorizedAgain, now: now, random: &random)
         case .clearSessionAndSignInAfresh:
             guard signsInAgainWhenRevoked else { return [.clearSessionData] + stop(.sessionRevoked(failure: nil)) }
             guard !recoveringFromRevocation else { return stop(.sessionRevoked(failure: nil)) }
             recoveringFromRevocation = true
-            return [.clearSessionData] + signIn(.freshLogin)
+            return [.clearSessionData]
+                + wait(until: now, then: .signIn(.freshLogin), because: .closed(code: code, reason: reason))
         case .reconnectAfter(let delay):
             return wait(until: now.adding(delay.delay), then: .connect, because: .closed(code: code, reason: reason))
         case .stop(let reason):

@@ -29,6 +29,40 @@ import Testing
         }
     }
 
+    /// A key rotation closes every bot with 4001 at once, a mass logout with 4003: each one's refresh (or fresh
+    /// sign-in) and reconnect waits for its turn at the gate instead of going out in one wave.
+    @Test(arguments: [SandboxFault.expireToken, .revokeDevice])
+    func botsClosedAllAtOnceComeBackThroughTheGate(_ fault: SandboxFault) async throws {
+        try await RuntimeHarness.run { harness in
+            let gate = StartupGate(limit: 2)
+            let accounts = [harness.botty, harness.otto, harness.ana, harness.ben, harness.cleo, harness.dan]
+            var bots: [RunningBot] = []
+            for account in accounts {
+                bots.append(try await harness.start(ScriptedBot(probe: BotProbe()), as: account) { $0.startupGate = gate })
+            }
+            var devices: [Device.ID] = []
+            for account in accounts { devices.append(try #require(try await harness.connectedDevice(of: account))) }
+            // Two other bots are starting: the gate is full.
+            let starting = [try #require(await gate.enter()), try #require(await gate.enter())]
+            let before = await harness.sandbox.admin.socketEvents().last?.sequence
+
+            for device in devices { try await harness.sandbox.admin.inject(fault, into: device) }
+            try await withDeadline(.seconds(60), "every closed bot to wait at the gate") {
+                await gate.waitUntilWaiting(accounts.count)
+            }
+            #expect(await harness.sandbox.admin.socketEvents(after: before).allSatisfy { $0.kind == .closed })
+            #expect(await harness.sandbox.admin.connectedDevices().isEmpty)
+
+            starting[0].release()  // one slot: the bots come back one after another through it
+            for bot in bots { try await bot.waitUntilLive(harness) }
+            #expect(gate.waitingCount == 0)
+            #expect(gate.admittedCount == 1)
+            for bot in bots { #expect(await bot.status.reconnects == 1) }
+            starting[1].release()
+            for bot in bots { await bot.stop() }
+        }
+    }
+
     @Test func aReconnectWithNothingElseStartingIsNotDelayed() async throws {
         try await RuntimeHarness.run { harness in
             let gate = StartupGate(limit: 1)
