@@ -469,6 +469,7 @@ public actor BotSession {
 
     private func lifecycleEvent(_ event: SessionLifecycle.Event) {
         if case .closed(let generation, let code, let reason) = event { connectionClosed(generation, code: code, reason: reason) }
+        if case .connected = event { log.debug("the socket is open; waiting \(lifecycle.readyTimeout) for session.ready") }
         perform(lifecycle.handle(event, now: environment.clock.now, random: &random))
     }
 
@@ -553,8 +554,8 @@ public actor BotSession {
         if connects > 1 { metrics.countReconnect() }
         let environment = environment
         let options = RealtimeConnectionOptions(
-            sessionReadyTimeout: environment.readyTimeout, requestTimeout: environment.pongTimeout,
-            clock: environment.clock, webSocket: environment.webSocket, taskExecutor: SessionExecutor.preferred)
+            requestTimeout: environment.pongTimeout, clock: environment.clock, webSocket: environment.webSocket,
+            taskExecutor: SessionExecutor.preferred)
         let heartbeat = HeartbeatDriver(
             pongTimeout: environment.pongTimeout, clock: environment.clock, log: log, timers: timers, generation: generation)
         self.heartbeat = heartbeat
@@ -568,8 +569,12 @@ public actor BotSession {
             await self?.noteConnectToken(tokens.accessToken)
             let connection: ChatterRealtimeConnection
             do throws(RealtimeError) {
+                // The lifecycle bounds the wait for `session.ready` (its ready timeout cancels this task).
                 connection = try await ChatterRealtimeConnection.connect(
-                    configuration: environment.server, accessToken: tokens.accessToken, options: options)
+                    configuration: environment.server, accessToken: tokens.accessToken, options: options
+                ) {
+                    inputs?.yield(.lifecycle(.connected(generation: generation)))
+                }
             } catch {
                 inputs?.yield(.lifecycle(.closed(generation: generation, connectFailure: error)))
                 return
@@ -608,7 +613,6 @@ public actor BotSession {
         parts.receipts.attach(link)
         parts.typing.attach(link, tasks: tasks)
         log.info("connected", ["url": connection.redactedURL, "device": connection.sessionReady.deviceId.rawValue])
-        perform(lifecycle.handle(.connected(generation: generation), now: environment.clock.now, random: &random))
         perform(lifecycle.handle(.ready(generation: generation), now: environment.clock.now, random: &random))
     }
 

@@ -42,6 +42,28 @@ public final class ChatterRealtimeConnection: Sendable {
     public static func connect(
         configuration: ChatterServerConfiguration, accessToken: String, options: RealtimeConnectionOptions = .init()
     ) async throws(RealtimeError) -> ChatterRealtimeConnection {
+        try await connect(
+            configuration: configuration, accessToken: accessToken, options: options,
+            sessionReadyTimeout: options.sessionReadyTimeout, opened: {})
+    }
+
+    /// Opens the WebSocket, calls `opened` once its handshake completed, and waits for `session.ready` for as long
+    /// as the calling task runs: for a session runtime whose lifecycle owns the ready timeout and ends the wait by
+    /// cancelling the task (`options.sessionReadyTimeout` is not used). Throws as `connect(configuration:…)` does.
+    package static func connect(
+        configuration: ChatterServerConfiguration, accessToken: String, options: RealtimeConnectionOptions,
+        opened: @Sendable () -> Void
+    ) async throws(RealtimeError) -> ChatterRealtimeConnection {
+        try await connect(
+            configuration: configuration, accessToken: accessToken, options: options, sessionReadyTimeout: nil,
+            opened: opened)
+    }
+
+    /// Opens the WebSocket and waits for `session.ready`, within `sessionReadyTimeout` unless it is nil.
+    private static func connect(
+        configuration: ChatterServerConfiguration, accessToken: String, options: RealtimeConnectionOptions,
+        sessionReadyTimeout: Duration?, opened: @Sendable () -> Void
+    ) async throws(RealtimeError) -> ChatterRealtimeConnection {
         let redactedURL =
             configuration.webSocketURL(accessToken: "REDACTED")?.absoluteString ?? configuration.webSocketURL.absoluteString
         guard let url = configuration.webSocketURL(accessToken: accessToken) else { throw .invalidURL(redactedURL) }
@@ -59,7 +81,8 @@ public final class ChatterRealtimeConnection: Sendable {
         let session = RealtimeSession(
             webSocket: webSocket, clock: options.clock, eventBufferLimit: options.eventBufferLimit,
             eventBufferHardLimit: options.eventBufferHardLimit, taskExecutor: options.taskExecutor)
-        session.start(sessionReadyTimeout: options.sessionReadyTimeout)
+        session.start(sessionReadyTimeout: sessionReadyTimeout)
+        opened()
         let failure: RealtimeError
         switch await session.sessionReady() {
         case .success(let frame):

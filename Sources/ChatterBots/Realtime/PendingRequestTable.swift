@@ -14,6 +14,7 @@ struct PendingRequestTable<Waiter, Outcome> {
         /// The `type` of the client frame, e.g. `message.send`.
         let type: String
         let timeout: Duration
+        /// `distantFuture` for a request inserted without a deadline: it never times out.
         let deadline: Date
     }
 
@@ -47,6 +48,11 @@ struct PendingRequestTable<Waiter, Outcome> {
         entries[id] = Entry(request: Request(id: id, type: type, timeout: timeout, deadline: deadline))
         deadlines.push(deadline, id: id)
         return deadline
+    }
+
+    /// Starts tracking request `id` with no deadline: only a reply, a cancellation or the close settles it.
+    mutating func insertWithoutDeadline(id: UInt64, type: String) {
+        entries[id] = Entry(request: Request(id: id, type: type, timeout: .zero, deadline: .distantFuture))
     }
 
     /// Attaches the waiter of request `id`. Returns the outcome at once (and forgets the request) when it was

@@ -54,10 +54,15 @@ final class RealtimeSession: Sendable {
         self.eventBufferHardLimit = eventBufferHardLimit
     }
 
-    /// Starts reading frames, with `session.ready` due within `sessionReadyTimeout`.
-    func start(sessionReadyTimeout: Duration) {
+    /// Starts reading frames, with `session.ready` due within `sessionReadyTimeout`, or awaited until the waiting
+    /// task is cancelled when it is nil.
+    func start(sessionReadyTimeout: Duration?) {
         let now = clock.now
         state.withLock { state in
+            guard let sessionReadyTimeout else {
+                state.requests.insertWithoutDeadline(id: Self.sessionReadyID, type: "session.ready")
+                return
+            }
             let deadline = state.requests.insert(
                 id: Self.sessionReadyID, type: "session.ready", timeout: sessionReadyTimeout, now: now)
             armWatchdog(&state, deadline: deadline)

@@ -187,8 +187,12 @@ struct ChatConnectionKeeper {
         let task = Task {
             let connection: ChatterRealtimeConnection
             do throws(RealtimeError) {
+                // The lifecycle bounds the wait for `session.ready` (its ready timeout cancels this task).
                 connection = try await ChatterRealtimeConnection.connect(
-                    configuration: server, accessToken: accessToken, options: options)
+                    configuration: server, accessToken: accessToken, options: options
+                ) {
+                    post.yield(.lifecycle(.connected(generation: generation)))
+                }
             } catch {
                 post.yield(.ended(generation, .closed(generation: generation, connectFailure: error), description: error.description))
                 return
@@ -228,7 +232,6 @@ struct ChatConnectionKeeper {
             }
         }
         state.live = (generation, connection, tasks)
-        await apply(.connected(generation: generation), to: &state, post: post)
         await apply(.ready(generation: generation), to: &state, post: post)
     }
 
