@@ -478,6 +478,7 @@ final class AdmissionQueue: Sendable {
         }
         defer { drained.withLock { _ = $0.removeValue(forKey: conversation) } }
         let lane = HandlerLane.conversation(conversation)
+        var pageSize = BackfillPageSize(configured: environment.messagePageSize)
         do {
             var position = after
             if position == nil { position = try await store.conversationCursor(conversation)?.contiguousSeq }
@@ -487,8 +488,19 @@ final class AdmissionQueue: Sendable {
                 while plan.withLock({ $0.waitsForRoom(backlog: dispatcher.backlog(of: lane)) }) {
                     await signal.wait()
                 }
-                let page = try await rest.messages(
-                    in: conversation, afterSeq: afterSeq, limit: environment.messagePageSize)
+                let page: MessagePage
+                do {
+                    page = try await rest.messages(in: conversation, afterSeq: afterSeq, limit: pageSize.limit)
+                } catch ChatterClientError.responseTooLarge(let endpoint, let limit) {
+                    let refused = pageSize.limit
+                    guard pageSize.responseRefused() else {
+                        throw ChatterClientError.responseTooLarge(endpoint, limit: limit)
+                    }
+                    log.warning("a page of \(refused) messages after seq \(afterSeq) is larger than the \(limit) bytes this client accepts; asking for \(pageSize.limit) at a time", [
+                        "conversation": conversation.rawValue,
+                    ])
+                    continue
+                }
                 log.debug("fetched \(page.messages.count) messages after seq \(afterSeq)", [
                     "conversation": conversation.rawValue, "hasMore": String(page.hasMore),
                 ])

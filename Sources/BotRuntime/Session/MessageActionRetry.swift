@@ -35,7 +35,7 @@ enum MessageActionRetry: Equatable {
             switch error {
             case .transport, .notSignedIn:
                 return .retry(after: backoff(attempts: attempts))
-            case .invalidRequest, .invalidResponse, .missingClientSecret:
+            case .invalidRequest, .invalidResponse, .responseTooLarge, .missingClientSecret:
                 // Neither the request nor the reading of its answer changes on a retry, which would hold up every
                 // later action.
                 return .refused(error.description)

@@ -63,7 +63,7 @@ extension SignInFailure {
         if let error = error as? ChatterClientError {
             switch error {
             case .notSignedIn: self = .invalidRefreshToken
-            case .transport, .invalidResponse: self = .unavailable(error.description)
+            case .transport, .invalidResponse, .responseTooLarge: self = .unavailable(error.description)
             case .invalidRequest, .missingClientSecret: self = .rejected(code: "CLIENT_ERROR", message: error.description)
             }
             return

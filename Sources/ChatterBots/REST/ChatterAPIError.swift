@@ -72,12 +72,15 @@ public enum ChatterClientError: Error, Hashable, Sendable, CustomStringConvertib
     case transport(ChatterEndpoint, description: String)
     /// A success status whose body is not the documented shape; `field` is the coding path at fault.
     case invalidResponse(ChatterEndpoint, httpStatus: Int, field: String, description: String)
+    /// The response was larger than the HTTP client accepts (`limit` bytes), so it was not read: asking again for
+    /// the same fails the same way. Ask for less (a smaller `limit` of a page), or give the client a larger limit.
+    case responseTooLarge(ChatterEndpoint, limit: Int)
 
     /// The endpoint the call was for.
     public var endpoint: ChatterEndpoint {
         switch self {
         case .notSignedIn(let endpoint), .missingClientSecret(let endpoint), .invalidRequest(let endpoint, _),
-            .transport(let endpoint, _), .invalidResponse(let endpoint, _, _, _):
+            .transport(let endpoint, _), .invalidResponse(let endpoint, _, _, _), .responseTooLarge(let endpoint, _):
             endpoint
         }
     }
@@ -91,6 +94,9 @@ public enum ChatterClientError: Error, Hashable, Sendable, CustomStringConvertib
         case .transport(_, let description): return "\(call) got no response: \(description)"
         case .invalidResponse(_, let status, let field, let description):
             return "\(call) answered \(status) with an unexpected body at '\(field)': \(description)"
+        case .responseTooLarge(_, let limit):
+            return "\(call) answered with more than the \(limit) bytes this client accepts: ask for less (a smaller page "
+                + "limit), or raise the limit (HTTPClientConfiguration.parserLimits.maxBodyBytes of the REST transport)"
         }
     }
 }

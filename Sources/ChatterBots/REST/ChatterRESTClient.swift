@@ -1,3 +1,5 @@
+import WebSocket
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -313,6 +315,8 @@ public struct ChatterRESTClient: Sendable {
                 timeout: Self.timeout(of: endpoint))
         } catch let error as ChatterClientError {
             throw error
+        } catch HTTPClientError.responseTooLarge(let limit) {
+            throw ChatterClientError.responseTooLarge(endpoint, limit: limit)
         } catch {
             try Task.checkCancellation()
             throw ChatterClientError.transport(endpoint, description: Self.describe(error))

@@ -232,7 +232,7 @@ final class HTTPClientConnection: ChannelHandler {
             } catch {
                 state.exchange = nil
                 state.isRetired = true
-                return .finished(exchange, .failure(.invalidResponse(reason: error.description), receivedNothing: false))
+                return .finished(exchange, .failure(HTTPClientError(refusing: error), receivedNothing: false))
             }
         }
         switch step {
@@ -283,7 +283,12 @@ final class HTTPClientConnection: ChannelHandler {
                             .connectionClosed(reason: "the server closed the connection"), receivedNothing: !exchange.receivedBytes)
                     }
                 } catch {
-                    outcome = .failure(.connectionClosed(reason: error.description), receivedNothing: false)
+                    let failure: HTTPClientError = if case .bodyTooLarge = error {
+                        HTTPClientError(refusing: error)
+                    } else {
+                        .connectionClosed(reason: error.description)
+                    }
+                    outcome = .failure(failure, receivedNothing: false)
                 }
             }
             return (exchange, outcome, idleTimer)

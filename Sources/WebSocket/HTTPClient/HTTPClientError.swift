@@ -24,6 +24,9 @@ public enum HTTPClientError: Error, Sendable, CustomStringConvertible {
     case connectionClosed(reason: String)
     /// The server's bytes are not an HTTP/1.1 response within the client's limits.
     case invalidResponse(reason: String)
+    /// The response's body is larger than `limit` bytes (`HTTPClientConfiguration.parserLimits.maxBodyBytes`); the
+    /// connection was closed. Ask for less (a smaller page), or raise the limit.
+    case responseTooLarge(limit: Int)
     /// The task waiting for the response was cancelled; the connection was closed.
     case cancelled
     /// The event loops that carry every socket could not start (no file descriptor left, typically): raise
@@ -42,6 +45,9 @@ public enum HTTPClientError: Error, Sendable, CustomStringConvertible {
             "the connection closed before the response was complete: \(reason)"
         case .invalidResponse(let reason):
             "invalid HTTP response: \(reason)"
+        case .responseTooLarge(let limit):
+            "the response body is larger than this client's limit of \(limit) bytes: ask for less (a smaller page) "
+                + "or raise HTTPClientConfiguration.parserLimits.maxBodyBytes"
         case .eventLoopGroupShutDown:
             "the event-loop group was shut down; send with a running group"
         // Connecting is the WebSocket client's too: the same words.
@@ -55,6 +61,15 @@ public enum HTTPClientError: Error, Sendable, CustomStringConvertible {
             WebSocketError.cancelled.description
         case .eventLoopUnavailable(let error):
             WebSocketError.eventLoopUnavailable(error).description
+        }
+    }
+
+    /// The error of a response the parser refused: too large a body, or not HTTP/1.1 within the limits.
+    init(refusing error: HTTPParseError) {
+        if case .bodyTooLarge(let limit) = error {
+            self = .responseTooLarge(limit: limit)
+        } else {
+            self = .invalidResponse(reason: error.description)
         }
     }
 

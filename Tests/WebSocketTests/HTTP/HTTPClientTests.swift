@@ -239,6 +239,34 @@ struct HTTPClientTests {
         _ = peer
     }
 
+    @Test func refusesABodyOverItsLimitAsTooLargeSayingWhatToDo() async throws {
+        let (peer, origin) = try await startPeer()
+        let client = HTTPClient(configuration: HTTPClientConfiguration(
+            parserLimits: HTTPParserLimits(maxHeaderBytes: 64 * 1024, maxBodyBytes: 64 * 1024)))
+        let request = HTTPRequest(method: .post, target: "/echo", body: Array(repeating: UInt8(ascii: "x"), count: 100_000))
+        await #expect {
+            _ = try await client.send(request, to: origin)
+        } throws: { error in
+            guard case HTTPClientError.responseTooLarge(let limit) = error else { return false }
+            return limit == 64 * 1024 && "\(error)".contains("maxBodyBytes") && "\(error)".contains("ask for less")
+        }
+        #expect(client.idleConnectionCount == 0)
+        _ = peer
+    }
+
+    @Test func refusesAChunkedBodyOverItsLimitAsTooLarge() async throws {
+        let (peer, origin) = try await startPeer()
+        let client = HTTPClient(configuration: HTTPClientConfiguration(
+            parserLimits: HTTPParserLimits(maxHeaderBytes: 64 * 1024, maxBodyBytes: 8)))
+        await #expect {
+            _ = try await client.send(get("/chunked"), to: origin)
+        } throws: { error in
+            guard case HTTPClientError.responseTooLarge(limit: 8) = error else { return false }
+            return true
+        }
+        _ = peer
+    }
+
     @Test func reportsARefusedConnectionWithItsErrno() async throws {
         // Below the ephemeral range and handed out once: no other test's listener takes it meanwhile.
         let port = try FreePort.take()
