@@ -357,7 +357,15 @@ public actor BotSupervisor {
     /// What `/readyz` answers now (`FleetReadiness`): the bots a reload is removing are left out.
     func readinessVerdict() async -> ReadinessVerdict {
         var bots: [FleetReadiness.Bot] = []
-        for member in members where !removing.contains(member.id) {
+        for member in members {
+            guard !removing.contains(member.id) else {
+                // A bot being replaced counts as its successor, not live yet, until the successor takes its place.
+                if let successor = successors[member.id] {
+                    bots.append(FleetReadiness.Bot(
+                        name: successor.name, isAwaited: successor.isAwaited, hasBeenLive: false, hasStopped: false))
+                }
+                continue
+            }
             let status = await member.bot.status
             bots.append(FleetReadiness.Bot(
                 name: member.name.isEmpty ? status.name : member.name, isAwaited: member.isAwaited,

@@ -1,4 +1,5 @@
 @testable import BotRuntime
+import ChatterBots
 import BotRuntimeTestSupport
 import Foundation
 #if canImport(FoundationNetworking)
@@ -102,6 +103,27 @@ struct HealthEndpointsForMachinesTests {
         await restarted.goLive()
         try await changes.wait(until: { try await fetch(server, "/readyz").status == 200 }, "ready once the new session is live")
         try await stopServing(supervisor, server, run)
+    }
+
+    /// The old session of a replaced bot may take seconds to stop, longer than a probe's period: until its
+    /// successor takes its place, the pod must not turn ready for want of it.
+    @Test func aBotOfTheStartNotLiveYetKeepsThePodUnreadyWhileAReloadReplacesIt() async throws {
+        let slow = StandInSession("slow", .liveWhenTold, workOnShutdown: .seconds(600), changes: changes)
+        let (supervisor, server, run) = try await start([StandInSession("echo", changes: changes), slow])
+        try await changes.wait(until: { await supervisor.statuses().map(\.state) == [.live, .connecting] }, "slow connecting")
+        let clock = ManualClock()
+        let replacing = Task {
+            await supervisor.replace(
+                named: "slow", with: StandInSession("slow", .liveWhenTold, changes: changes), deadline: .seconds(1),
+                clock: clock)
+        }
+        try await clock.waitForSleepers(1)  // the replace waits for the old session to stop
+        let answer = try await fetch(server, "/readyz")
+        #expect(answer.status == 503)
+        #expect(answer.body.hasPrefix("not ready: waiting for 1 bot(s) to start: slow\n"), "\(answer.body)")
+        replacing.cancel()
+        await server.shutdown()
+        run.cancel()
     }
 
     @Test func aShuttingDownProcessIsNotReadyButStillLive() async throws {
