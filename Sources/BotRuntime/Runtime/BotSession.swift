@@ -89,7 +89,9 @@ public actor BotSession {
     private var gateEntry: Task<Void, Never>?
     /// The sign-in running now, if any. A finished one is let go: a task kept referenced keeps its stack slabs.
     private var signInTask: (generation: UInt64, task: Task<Void, Never>)?
-    private var clearsSessionBeforeSignIn = false
+    /// Forgetting a revoked device's session in the store: started at once, not at the next sign-in, which may wait
+    /// its turn at the startup gate for minutes (a process killed meanwhile would sign in on the revoked device).
+    private var sessionClearing: Task<Void, Never>?
     /// The task of the connection of this generation, from its connect to its `.closed` report: it connects, then
     /// runs the connection's `ConnectionScope`, so the connection's reader, heartbeat and sync end within it.
     private var connection: (generation: UInt64, task: Task<Void, Never>)?
@@ -469,8 +471,9 @@ public actor BotSession {
 
     private func lifecycleEvent(_ event: SessionLifecycle.Event) {
         if case .closed(let generation, let code, let reason) = event { connectionClosed(generation, code: code, reason: reason) }
-        if case .connected = event { log.debug("the socket is open; waiting \(lifecycle.readyTimeout) for session.ready") }
         perform(lifecycle.handle(event, now: environment.clock.now, random: &random))
+        // After the lifecycle read the clock: a test that waits for this line may then move the clock on.
+        if case .connected = event { log.debug("the socket is open; waiting \(lifecycle.readyTimeout) for session.ready") }
     }
 
     private func perform(_ actions: [SessionLifecycle.Action]) {
@@ -479,7 +482,7 @@ public actor BotSession {
             case .signIn(let method, let generation):
                 signIn(method, generation: generation)
             case .clearSessionData:
-                clearsSessionBeforeSignIn = true
+                clearSessionData()
             case .connect(let generation):
                 connect(generation: generation)
             case .synchronize(let generation):
@@ -510,13 +513,13 @@ public actor BotSession {
 
     private func signIn(_ method: SignInMethod, generation: UInt64) {
         guard let parts else { return }
-        let clear = clearsSessionBeforeSignIn
-        clearsSessionBeforeSignIn = false
+        let clearing = sessionClearing
+        sessionClearing = nil
         let stale = method == .refreshToken ? lastConnectToken : nil
         let signIn = parts.makeSignIn()
         log.debug("signing in: \(method)")
         let task = Task(executorPreference: SessionExecutor.preferred) { [weak self] in
-            if clear { await signIn.clearSession() }
+            await clearing?.value
             let failure = await signIn.signIn(method, staleAccessToken: stale)
             await self?.signInFinished(generation)
             if let failure {
@@ -527,6 +530,16 @@ public actor BotSession {
             }
         }
         signInTask = (generation, task)
+    }
+
+    private func clearSessionData() {
+        guard let parts else { return }
+        let signIn = parts.makeSignIn()
+        let previous = sessionClearing
+        sessionClearing = Task(executorPreference: SessionExecutor.preferred) {
+            await previous?.value
+            await signIn.clearSession()
+        }
     }
 
     private func signInFinished(_ generation: UInt64) {
@@ -823,11 +836,9 @@ public actor BotSession {
             let now = environment.clock.now
             let graceEnd = now.addingTimeInterval(OutboxSender.finalAckRecordingGrace.timeInterval)
             await parts.outbox.finishRecordingAcks(before: max(shutdownEnd ?? now, graceEnd))
-            // A revoked device stopped before its fresh sign-in (waiting at the startup gate) still forgets its data.
-            if clearsSessionBeforeSignIn {
-                clearsSessionBeforeSignIn = false
-                await parts.makeSignIn().clearSession()
-            }
+            // A revoked device stopped before its fresh sign-in has forgotten its data before the store closes.
+            await sessionClearing?.value
+            sessionClearing = nil
             await parts.store.close()
         }
         inputs?.finish()

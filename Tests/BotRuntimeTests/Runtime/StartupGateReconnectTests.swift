@@ -63,6 +63,28 @@ import Testing
         }
     }
 
+    /// A process killed while the bot waits its turn must not sign in on the revoked device at its next start.
+    @Test func aRevokedDeviceForgetsItsSessionBeforeWaitingForItsTurnAtTheGate() async throws {
+        try await RuntimeHarness.run { harness in
+            let gate = StartupGate(limit: 1)
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe())) { $0.startupGate = gate }
+            let revoked = try #require(try await harness.connectedDevice())
+            let other = try #require(await gate.enter())  // another bot in its start-up
+
+            try await harness.sandbox.admin.inject(.revokeDevice, into: revoked)
+            try await withDeadline(.seconds(60), "the fresh sign-in to wait at the gate") { await gate.waitUntilWaiting(1) }
+            try await harness.waitUntil("the revoked session forgotten") {
+                harness.logs.contains(.warning, "the device was revoked; its session data is cleared")
+            }
+            #expect(gate.waitingCount == 1)
+
+            other.release()
+            try await bot.waitUntilLive(harness)
+            #expect(try await harness.connectedDevice() != revoked)
+            await bot.stop()
+        }
+    }
+
     @Test func aReconnectWithNothingElseStartingIsNotDelayed() async throws {
         try await RuntimeHarness.run { harness in
             let gate = StartupGate(limit: 1)
