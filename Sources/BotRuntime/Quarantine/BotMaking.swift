@@ -137,8 +137,8 @@ struct BotMaking: Sendable {
         }
     }
 
-    /// Runs `work` on a new thread with the stack an event loop's thread has (where `make` ran before), and a signal
-    /// stack of its own, so that a `make` that overflows its stack is still named in the crash report.
+    /// Runs `work` on a new thread with the stack an event loop's thread has, and a signal stack of its own, so
+    /// that a `make` that overflows its stack is still named in the crash report.
     private static func onThreadOfItsOwn(_ work: @escaping @Sendable () -> Void) {
         let thread = Thread {
             let signalStack = AlternateSignalStack()

@@ -193,7 +193,6 @@ struct ReloadCommandTests {
         #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
     }
 
-    /// The console's address, as the run printed it (`Console: http://…/console/`).
     /// The root of the process's HTTP port, read from the banner's `Health:` line.
     private func healthURL(_ harness: CommandHarness) throws -> URL {
         let line = try #require(harness.output.lines(containing: "Health: ").first)
@@ -201,6 +200,7 @@ struct ReloadCommandTests {
         return try #require(URL(string: String(healthz.dropLast("healthz".count))))
     }
 
+    /// The console's address, as the run printed it (`Console: http://…/console/`).
     private func consoleURL(_ harness: CommandHarness) throws -> URL {
         let line = try #require(harness.output.lines(containing: "Console: ").first)
         return try #require(URL(string: String(line.dropFirst("Console: ".count))))
