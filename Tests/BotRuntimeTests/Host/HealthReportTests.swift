@@ -5,13 +5,6 @@ import Testing
 /// `HealthReport` as clients decode it from `/healthz`: the default answer without the bots, and the full one.
 @Suite("health report")
 struct HealthReportTests {
-    func status(_ name: String, _ state: BotStatus.State) -> BotStatus {
-        BotStatus(
-            name: name, state: state, connected: state == .live, since: Date(timeIntervalSince1970: 1_800_000_000),
-            userId: nil, lastError: nil, reconnects: 0, messagesIn: 0, messagesOut: 0, outboxDepth: 0,
-            handlerLatency: HandlerLatencySummary(), stopReason: nil)
-    }
-
     func decode(_ data: Data) throws -> HealthReport {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
@@ -19,7 +12,7 @@ struct HealthReportTests {
     }
 
     @Test func theDefaultAnswerDecodesWithItsCountsAndNoBots() throws {
-        let report = HealthReport(shuttingDown: false, bots: [status("a", .live), status("b", .reconnecting)])
+        let report = HealthReport(shuttingDown: false, bots: [.fixture("a", .live), .fixture("b", .reconnecting)])
         let decoded = try decode(report.jsonData(listingEveryBot: false))
         #expect(decoded.bots.isEmpty)
         #expect(decoded.total == 2)
@@ -29,7 +22,7 @@ struct HealthReportTests {
     }
 
     @Test func theFullAnswerDecodesToTheSameReport() throws {
-        let report = HealthReport(shuttingDown: false, bots: [status("a", .live), status("b", .stopped)])
+        let report = HealthReport(shuttingDown: false, bots: [.fixture("a", .live), .fixture("b", .stopped)])
         #expect(try decode(report.jsonData()) == report)
     }
 
