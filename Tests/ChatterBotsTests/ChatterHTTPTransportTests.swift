@@ -32,7 +32,7 @@ import FoundationNetworking
             clock.advance(by: .seconds(10))
         }
         let error = await #expect(throws: (any Error).self) {
-            _ = try await value(of: answer, within: .seconds(60), "the trickled answer to time out")
+            _ = try await value(of: answer, within: .hangGuard, "the trickled answer to time out")
         }
         switch error {
         case HTTPClientError.timedOut(.response)?: break

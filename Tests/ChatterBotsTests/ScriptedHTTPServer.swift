@@ -59,7 +59,7 @@ final class ScriptedHTTPServer: Sendable {
         let scriptJSON = String(decoding: try JSONEncoder().encode(Script(rules: routes)), as: UTF8.self)
         let child = try ChildProcess([try TestPeer.python(), script.path, scriptJSON])
         // The first line is the port.
-        let line = try await child.nextLine(timeout: .seconds(60)) ?? ""
+        let line = try await child.nextLine(timeout: .hangGuard) ?? ""
         guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             child.kill()
             throw PeerStartError(description: "the HTTP peer printed \"\(line)\" instead of a port")
@@ -92,7 +92,7 @@ final class ScriptedHTTPServer: Sendable {
     }
 
     private func expectLine(_ expected: String) async throws {
-        guard let line = try await child.nextLine(timeout: .seconds(60)) else {
+        guard let line = try await child.nextLine(timeout: .hangGuard) else {
             throw ProcessTestError("the HTTP peer printed nothing more (it exited), not \(expected)")
         }
         guard line == expected else { throw ProcessTestError("the HTTP peer printed \"\(line)\", not \(expected)") }

@@ -20,7 +20,7 @@ import Testing
         let grandchild = try #require(try await child.nextLine())
         #expect(!Self.hasEnded(grandchild))
         child.kill()
-        #expect(await child.termination(timeout: .seconds(30)) == .signalled(SIGKILL))
+        #expect(await child.termination(timeout: .hangGuard) == .signalled(SIGKILL))
         #expect(await eventually { Self.hasEnded(grandchild) })
     }
 
@@ -78,7 +78,7 @@ import Testing
         let line = try await probe.nextLine()
         let orphan = try #require(line.flatMap { pid_t($0) }, "\(line ?? "no output")")
         defer { kill(-orphan, SIGKILL) }
-        #expect(try await probe.nextLine(timeout: .seconds(60)) == nil)
+        #expect(try await probe.nextLine(timeout: .hangGuard) == nil)
         #expect(await probe.termination() == .exited(0))
         #expect(!Self.hasEnded(String(orphan)), "the orphan still runs: its output was never the probe's")
     }
@@ -136,7 +136,7 @@ import Testing
 
     @Test func stoppingAChildThatObeysTerminationEndsItWithTheSignal() async throws {
         let child = try ChildProcess(["sleep", "300"], discardingInput: true)
-        #expect(await child.stop(grace: .seconds(60)) == .signalled(SIGTERM))
+        #expect(await child.stop(grace: .hangGuard) == .signalled(SIGTERM))
     }
 
     @Test func stoppingAChildThatIgnoresTerminationKillsItAfterTheGrace() async throws {

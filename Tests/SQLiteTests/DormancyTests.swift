@@ -283,9 +283,9 @@ import TestSupport
         #expect(await eventually { budget.waitingCount == 3 })
         firstGate.signal()
 
-        #expect(try await withDeadline(.seconds(60), "the failing opener to be served") { await failing.value } == false)
+        #expect(try await withDeadline(.hangGuard, "the failing opener to be served") { await failing.value } == false)
         secondGate.signal()
-        let (thirdQueue, fourthQueue) = try await withDeadline(.seconds(60), "the other openers to be served") {
+        let (thirdQueue, fourthQueue) = try await withDeadline(.hangGuard, "the other openers to be served") {
             try await (third.value, fourth.value)
         }
         for queue in [thirdQueue, fourthQueue] {

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 @testable import SQLite
+import TestSupport
 import Testing
 
 /// With `runsUncontendedWorkInline`, a call that finds the connection open and idle runs on the caller's task
@@ -161,14 +162,14 @@ import Testing
         #expect(try await queue.read { db in try db.fetchOne(Int.self, sql: "SELECT n FROM counter") } == 5)
     }
 
-    /// Runs passes on `queue` until `isDone` holds (or 30 s have passed), calling `start` in the first one;
+    /// Runs passes on `queue` until `isDone` holds (or a hang guard has passed), calling `start` in the first one;
     /// returns how many passes ran.
     private static func passes(
         on queue: DatabaseQueue, starting start: @escaping @Sendable () -> Void,
         until isDone: @escaping @Sendable (Database) throws -> Bool
     ) async throws -> Int {
         let passes = Mutex(0)
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .hangGuard
         try await queue.writePasses { db in
             let count = passes.withLock { passes in
                 passes += 1

@@ -83,7 +83,7 @@ final class WriteProtected {
     /// Runs `chattr flag path`; it takes milliseconds, so its exit is awaited on the calling thread.
     private static func chattr(_ flag: String, _ path: String) throws {
         let child = try ChildProcess([try TestPeer.command("chattr", package: "e2fsprogs"), flag, path], discardingInput: true)
-        guard let termination = child.terminationBlocking(timeout: .seconds(10)) else {
+        guard let termination = child.terminationBlocking(timeout: .hangGuard) else {
             child.kill()
             throw ChildProcess.Failure("chattr \(flag) \(path) did not finish within 10 s")
         }

@@ -23,9 +23,9 @@ import Testing
     func run(_ arguments: [String], in directory: String? = nil) async throws -> (Int32, String) {
         let child = try ChildProcess(arguments, workingDirectory: directory, standardError: .standardOutput)
         let output = try await child.allOutput(timeout: .seconds(120))
-        guard let termination = await child.termination(timeout: .seconds(30)) else {
+        guard let termination = await child.termination(timeout: .hangGuard) else {
             child.kill()
-            throw DeadlineExceeded("\(arguments[0]) to exit", timeout: .seconds(30))
+            throw DeadlineExceeded("\(arguments[0]) to exit", timeout: .hangGuard)
         }
         return (termination.status, String(decoding: output, as: UTF8.self))
     }
@@ -170,7 +170,7 @@ import Testing
             let child = try? ChildProcess(
                 [analyze, "verify", "--man=no", directory.appendingPathComponent("probe.service").path],
                 standardError: .standardOutput),
-            let termination = child.terminationBlocking(timeout: .seconds(60))
+            let termination = child.terminationBlocking(timeout: .hangGuard)
         else { return false }
         return termination.status == 0
     }()

@@ -111,9 +111,9 @@ private struct TestCommandCopy {
             command, workingDirectory: root, environment: environment, standardError: .standardOutput,
             discardingInput: true)
         let output = try await child.allOutput(timeout: .seconds(600))
-        guard let status = await child.termination(timeout: .seconds(30)) else {
+        guard let status = await child.termination(timeout: .hangGuard) else {
             child.kill()
-            throw DeadlineExceeded("scripts/test to exit", timeout: .seconds(30))
+            throw DeadlineExceeded("scripts/test to exit", timeout: .hangGuard)
         }
         return (status, String(decoding: output, as: UTF8.self))
     }

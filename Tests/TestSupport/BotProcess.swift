@@ -64,10 +64,10 @@ package final class BotProcess: Sendable {
     }
 
     /// How the process ended, or nil if it is still running after `timeout` (then it is killed).
-    package func waitForExit(timeout: Duration = .seconds(30)) async -> Exit? {
+    package func waitForExit(timeout: Duration = .hangGuard) async -> Exit? {
         guard let termination = await child.termination(timeout: timeout) else {
             child.kill(SIGKILL)
-            _ = await child.termination(timeout: .seconds(10))
+            _ = await child.termination(timeout: .hangGuard)
             return nil
         }
         switch termination {

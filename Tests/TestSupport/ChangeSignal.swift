@@ -50,9 +50,9 @@ public final class ChangeSignal: Sendable {
     }
 
     /// Returns once `condition` holds, checking it now and after each change; throws `DeadlineExceeded` naming
-    /// `what` when it still does not hold after `timeout` (generous: it only bounds a wait that would hang).
+    /// `what` when it still does not hold after `timeout` (a hang guard: it only bounds a wait that would hang).
     public func wait(
-        until condition: () async throws -> Bool, _ what: @autoclosure () -> String, timeout: Duration = .seconds(90)
+        until condition: () async throws -> Bool, _ what: @autoclosure () -> String, timeout: Duration = .hangGuard
     ) async throws {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         let alarm = Task { [self] in

@@ -37,7 +37,7 @@ struct ConsoleRoutesTests {
 
     func stop(_ running: Running) async throws {
         await running.supervisor.shutdown(deadline: .seconds(1))
-        _ = try await value(of: running.run, within: .seconds(60), "the supervisor's run to end")
+        _ = try await value(of: running.run, within: .hangGuard, "the supervisor's run to end")
         await running.server.shutdown()
     }
 
@@ -46,7 +46,7 @@ struct ConsoleRoutesTests {
     ) async throws -> HTTPResponse {
         var request = HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8))
         if !request.headers.contains(name: "Host") { request.headers.add(name: "Host", value: running.host) }
-        return try await client.send(request, to: running.origin, timeout: .seconds(60))
+        return try await client.send(request, to: running.origin, timeout: .hangGuard)
     }
 
     func text(_ response: HTTPResponse) -> String { String(decoding: response.body, as: UTF8.self) }
@@ -519,7 +519,7 @@ private struct BareConsole {
         for (name, value) in extra { headers.add(name: name, value: value) }
         return try await client.send(
             HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8)),
-            to: HTTPOrigin(isSecure: false, host: "127.0.0.1", port: server.port), timeout: .seconds(60))
+            to: HTTPOrigin(isSecure: false, host: "127.0.0.1", port: server.port), timeout: .hangGuard)
     }
 }
 

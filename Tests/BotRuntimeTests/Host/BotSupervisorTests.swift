@@ -34,7 +34,7 @@ struct BotSupervisorTests {
         #expect(logged.first?.contains("reason=credentials_rejected") == true)
 
         await supervisor.shutdown(deadline: .seconds(1))
-        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        let outcome = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         #expect(outcome.wasShutDown)
         #expect(outcome.failures == [SupervisorOutcome.Stop(bot: "bad", reason: .credentialsRejected(message))])
     }
@@ -48,7 +48,7 @@ struct BotSupervisorTests {
         #expect(line.contains((1...20).map { "bot\($0)" }.joined(separator: ",") + " and 5 more"), "\(line)")
         #expect(!line.contains("bot21"))
         await supervisor.shutdown(deadline: .seconds(1))
-        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        _ = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
     }
 
     @Test func whenEveryBotStopsByItselfRunReturnsWithoutAShutdown() async throws {
@@ -73,7 +73,7 @@ struct BotSupervisorTests {
         #expect(await slow.finishedWork)
         #expect(await slow.shutdownDeadlines == [.seconds(7)])
         #expect(await quick.shutdownDeadlines == [.seconds(7)])
-        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        let outcome = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         #expect(outcome.stops.map(\.reason) == [.shutdown, .shutdown])
         #expect(await supervisor.statuses().allSatisfy { $0.state == .stopped && $0.lastError == nil })
     }
@@ -84,7 +84,7 @@ struct BotSupervisorTests {
         let run = Task { await supervisor.run() }
         try await changes.wait(until: { await supervisor.stopReasons["failed"] != nil }, "failed to stop")
         await supervisor.shutdown(deadline: .seconds(1))
-        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        _ = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         #expect(await failed.shutdownDeadlines.isEmpty)
     }
 
@@ -94,7 +94,7 @@ struct BotSupervisorTests {
         let run = Task { await supervisor.run() }
         try await changes.wait(until: { await supervisor.statuses().first?.connected == true }, "echo to connect")
         run.cancel()
-        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        let outcome = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         #expect(outcome.wasShutDown)
         #expect(await bot.shutdownDeadlines == [.seconds(10)])
     }

@@ -82,7 +82,7 @@ struct ExampleBotsProcessTests {
 
         /// Waits until the bot process has a live session (its socket is open and it logged `live`).
         func waitUntilLive(_ process: BotProcess) async -> Bool {
-            await eventually(timeout: .seconds(60)) {
+            await eventually(timeout: .hangGuard) {
                 let connected = await sandbox.admin.connectedDevices()
                 return process.errors.contains("msg=live") && !connected.isEmpty
             }

@@ -20,6 +20,6 @@ func fetch(
 /// Shuts the supervisor down, waits for its run to end, and stops serving.
 func stopServing(_ supervisor: BotSupervisor, _ server: HealthServer, _ run: Task<SupervisorOutcome, Never>) async throws {
     await supervisor.shutdown(deadline: .seconds(1))
-    _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+    _ = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
     await server.shutdown()
 }

@@ -38,7 +38,7 @@ struct HealthServerTests {
         #expect(json["bots"] == nil)
 
         await supervisor.shutdown(deadline: .seconds(1))
-        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        _ = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         await server.shutdown()
     }
 
@@ -58,7 +58,7 @@ struct HealthServerTests {
         #expect(json["total"] as? Int == 2)
 
         await supervisor.shutdown(deadline: .seconds(1))
-        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        _ = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         await server.shutdown()
     }
 
@@ -80,7 +80,7 @@ struct HealthServerTests {
         #expect(notLive.first?["lastError"] as? String == StopMessages.invalidCredentials)
 
         await supervisor.shutdown(deadline: .seconds(1))
-        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        _ = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         let during = try await HTTPFetch.get(url(server, "/healthz"))
         #expect(during.status == 503)
         await server.shutdown()
@@ -92,7 +92,7 @@ struct HealthServerTests {
         #expect(response.status == 400)
         #expect(response.body.contains("/healthz?bots=all"))
         await supervisor.shutdown(deadline: .seconds(1))
-        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        _ = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         await server.shutdown()
     }
 
@@ -116,7 +116,7 @@ struct HealthServerTests {
         }
 
         await supervisor.shutdown(deadline: .seconds(1))
-        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        _ = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         await server.shutdown()
     }
 
@@ -125,7 +125,7 @@ struct HealthServerTests {
         #expect(try await HTTPFetch.get(url(server, "/")).status == 404)
         #expect(try await HTTPFetch.get(url(server, "/metrics"), method: "POST").status == 405)
         await supervisor.shutdown(deadline: .seconds(1))
-        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        _ = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         await server.shutdown()
     }
 }

@@ -88,7 +88,7 @@ struct ReloadProcessTests {
         /// `example-bots reload`, to its end.
         func reloadCommand(label: String) async throws -> (exit: BotProcess.Exit?, process: BotProcess) {
             let process = try BotProcess(["reload", "--config", "bots.json"], in: directory.url, label: label)
-            return (await process.waitForExit(timeout: .seconds(60)), process)
+            return (await process.waitForExit(timeout: .hangGuard), process)
         }
 
         /// The socket events of bot `name`'s account after `sequence`.
@@ -114,7 +114,7 @@ struct ReloadProcessTests {
 
         func stop(_ process: BotProcess) async {
             process.send(SIGTERM)
-            _ = await process.waitForExit(timeout: .seconds(60))
+            _ = await process.waitForExit(timeout: .hangGuard)
             await sandbox.shutdown()
         }
     }

@@ -35,7 +35,7 @@ struct ReshardingProcessTests {
 
         func command(_ arguments: [String], on index: Int, label: String) async throws -> (BotProcess.Exit?, BotProcess) {
             let process = try BotProcess(arguments, in: directory(index), environment: ["BOT_PASSWORD": ReshardingProcessTests.password], label: label)
-            return (await process.waitForExit(timeout: .seconds(60)), process)
+            return (await process.waitForExit(timeout: .hangGuard), process)
         }
 
         /// Per bot: its devices at the service, and how many have a socket open (1 and 1: live once).
@@ -123,18 +123,18 @@ struct ReshardingProcessTests {
             _ = try await machines.alice.postMessage(.text("hello \(move.bot)"), clientMessageId: .random(), in: #require(machines.conversations[move.bot]).id)
         }
         for move in moves {
-            let answered = await eventually(timeout: .seconds(60)) { (try? await machines.replies(of: move.bot)) == ["echo: hello \(move.bot)"] }
+            let answered = await eventually(timeout: .hangGuard) { (try? await machines.replies(of: move.bot)) == ["echo: hello \(move.bot)"] }
             #expect(answered, "\(move.bot)")
         }
         for process in before { process.send(SIGTERM) }
-        for process in before { _ = await process.waitForExit(timeout: .seconds(60)) }
+        for process in before { _ = await process.waitForExit(timeout: .hangGuard) }
         for move in moves {
             if let device = devicesBefore[move.bot]?.all.first { await machines.sandbox.admin.clearFaults(of: device) }
         }
 
         // The new machine is refused the moved bots while their stores are still on their old machines.
         let early = try machines.run(3, of: 4, label: "four-3-early", environment: ["CHATTERBOTS_PREVIOUS_SHARD_COUNT": "3"])
-        #expect(await early.waitForExit(timeout: .seconds(60)) == .code(2), "\(early.errors)")
+        #expect(await early.waitForExit(timeout: .hangGuard) == .code(2), "\(early.errors)")
         #expect(early.errors.contains("no store here"), "\(early.errors)")
 
         for move in moves {
@@ -157,7 +157,7 @@ struct ReshardingProcessTests {
         }
         // The held replies went out again from the new shard; the service kept one of each.
         for process in after { process.send(SIGTERM) }
-        for process in after { #expect(await process.waitForExit(timeout: .seconds(60)) == .code(0), "\(process.errors.suffix(1500))") }
+        for process in after { #expect(await process.waitForExit(timeout: .hangGuard) == .code(0), "\(process.errors.suffix(1500))") }
         for move in moves {
             let store = try await BotStore.open(path: machines.directory(move.to).appendingPathComponent("data/\(move.bot).sqlite").path)
             #expect(try await store.pendingOutbox().isEmpty, "\(move.bot)'s held reply was acknowledged from its new shard")
@@ -169,8 +169,8 @@ struct ReshardingProcessTests {
         let move = try #require(moves.first)
         let stale = try machines.run(move.from, of: 3, label: "three-again")
         defer { stale.send(SIGKILL) }
-        #expect(await eventually(timeout: .seconds(60)) { stale.errors.contains("was moved") }, "\(stale.errors)")
+        #expect(await eventually(timeout: .hangGuard) { stale.errors.contains("was moved") }, "\(stale.errors)")
         stale.send(SIGTERM)
-        _ = await stale.waitForExit(timeout: .seconds(60))
+        _ = await stale.waitForExit(timeout: .hangGuard)
     }
 }

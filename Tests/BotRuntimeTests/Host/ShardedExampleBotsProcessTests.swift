@@ -69,7 +69,7 @@ struct ShardedExampleBotsProcessTests {
 
         for process in processes { process.send(SIGTERM) }
         for process in processes {
-            #expect(await process.waitForExit(timeout: .seconds(60)) == .code(0), "\(process.errors.suffix(2000))")
+            #expect(await process.waitForExit(timeout: .hangGuard) == .code(0), "\(process.errors.suffix(2000))")
         }
     }
 
@@ -88,7 +88,7 @@ struct ShardedExampleBotsProcessTests {
         // Shard 1 first: it waits for the sandbox of shard 0, which seeds shard 1's accounts too.
         let second = try launch(1)
         defer { second.send(SIGKILL) }
-        #expect(await eventually(timeout: .seconds(60)) { second.errors.contains("waiting for shard 0") })
+        #expect(await eventually(timeout: .hangGuard) { second.errors.contains("waiting for shard 0") })
         let first = try launch(0)
         defer { first.send(SIGKILL) }
 
@@ -101,9 +101,9 @@ struct ShardedExampleBotsProcessTests {
         #expect(!second.errors.contains("level=error"))
 
         second.send(SIGTERM)
-        #expect(await second.waitForExit(timeout: .seconds(60)) == .code(0))
+        #expect(await second.waitForExit(timeout: .hangGuard) == .code(0))
         first.send(SIGTERM)
-        #expect(await first.waitForExit(timeout: .seconds(60)) == .code(0))
+        #expect(await first.waitForExit(timeout: .hangGuard) == .code(0))
     }
 
     /// The bots a process's log says went live.

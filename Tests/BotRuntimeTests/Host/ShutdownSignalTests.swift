@@ -17,8 +17,8 @@ struct ShutdownSignalTests {
         let early = Task { await request.wait() }
         #expect(!request.isRequested)
         request.request()
-        try await value(of: early, within: .seconds(30), "the early waiter to be released")
-        try await withDeadline(.seconds(30), "a wait after the request to return") { await request.wait() }
+        try await value(of: early, within: .hangGuard, "the early waiter to be released")
+        try await withDeadline(.hangGuard, "a wait after the request to return") { await request.wait() }
         #expect(request.isRequested)
     }
 
@@ -26,7 +26,7 @@ struct ShutdownSignalTests {
         let request = ShutdownRequest()
         let waiter = Task { await request.wait() }
         waiter.cancel()
-        try await value(of: waiter, within: .seconds(30), "the cancelled wait to return")
+        try await value(of: waiter, within: .hangGuard, "the cancelled wait to return")
         #expect(!request.isRequested)
     }
 }

@@ -18,7 +18,7 @@ struct StoreMoveProcessTests {
     func command(_ arguments: [String], in directory: URL, label: String) async throws -> (BotProcess.Exit?, BotProcess) {
         let process = try BotProcess(
             arguments, in: directory, environment: ["ECHO_BOT_PASSWORD": ExampleBotsProcessTests.botPassword], label: label)
-        return (await process.waitForExit(timeout: .seconds(60)), process)
+        return (await process.waitForExit(timeout: .hangGuard), process)
     }
 
     @Test func exportIsRefusedWhileAnotherProcessHoldsTheStoreDormant() async throws {
@@ -69,7 +69,7 @@ struct StoreMoveProcessTests {
         #expect(export.output.contains("device \(device.rawValue), 1 outbox entry pending"), "\(export.output)")
 
         let left = try fixture.launch(label: "where-it-was")
-        #expect(await eventually(timeout: .seconds(60)) { left.errors.contains("was moved") }, "\(left.errors)")
+        #expect(await eventually(timeout: .hangGuard) { left.errors.contains("was moved") }, "\(left.errors)")
         left.send(SIGTERM)
         _ = await left.waitForExit()
         #expect(await fixture.sandbox.admin.connectedDevices().isEmpty)

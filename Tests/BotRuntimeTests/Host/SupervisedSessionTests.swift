@@ -67,7 +67,7 @@ struct SupervisedSessionTests {
         #expect(!lines.text.contains("wrong-password") && !lines.text.contains("good-password"))
 
         await supervisor.shutdown(deadline: .seconds(5))
-        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        let outcome = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         #expect(outcome.stops.map(\.reason) == [.shutdown, .credentialsRejected(SessionStopReason.invalidCredentials.message)])
         await sandbox.shutdown()
     }
@@ -99,7 +99,7 @@ struct SupervisedSessionTests {
         #expect(gate.waitingCount == 0)
 
         await supervisor.shutdown(deadline: .seconds(5))
-        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        let outcome = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         #expect(outcome.failures.isEmpty)
         await sandbox.shutdown()
     }

@@ -35,7 +35,7 @@ struct SupervisorMembershipTests {
         #expect(await a.shutdownDeadlines.isEmpty)
 
         await supervisor.shutdown(deadline: .seconds(1))
-        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        let outcome = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         #expect(outcome.stops.map(\.bot) == ["a", "b"])
         #expect(await b.shutdownDeadlines == [.seconds(1)])
     }
@@ -56,7 +56,7 @@ struct SupervisorMembershipTests {
         #expect(lines.lines(containing: "bot stopped: ").isEmpty)
 
         await supervisor.shutdown(deadline: .seconds(1))
-        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        let outcome = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         #expect(outcome.stops.map(\.bot) == ["a"])
         #expect(outcome.failures.isEmpty)
     }
@@ -69,7 +69,7 @@ struct SupervisorMembershipTests {
         #expect(await supervisor.add(StandInSession("b", changes: changes), named: "b"))
         try await live(supervisor, ["b"])
         await supervisor.shutdown(deadline: .seconds(1))
-        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        let outcome = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         #expect(outcome.wasShutDown)
         #expect(lines.lines(containing: "every bot has stopped").isEmpty)
     }
@@ -88,7 +88,7 @@ struct SupervisorMembershipTests {
         try await live(supervisor, ["a", "b", "c"])
 
         await supervisor.shutdown(deadline: .seconds(1))
-        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        _ = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         #expect(await successor.shutdownDeadlines == [.seconds(1)])
     }
 
@@ -106,7 +106,7 @@ struct SupervisorMembershipTests {
         #expect(await supervisor.metrics().handlerLatency.count == 4)
 
         await supervisor.shutdown(deadline: .seconds(1))
-        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        _ = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
     }
 
     @Test func nothingIsAddedOnceShuttingDown() async throws {
@@ -115,7 +115,7 @@ struct SupervisorMembershipTests {
         try await live(supervisor, ["a"])
         await supervisor.shutdown(deadline: .seconds(1))
         #expect(await !supervisor.add(StandInSession("b", changes: changes), named: "b"))
-        _ = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        _ = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         #expect(await supervisor.statuses().map(\.name) == ["a"])
     }
 
@@ -128,7 +128,7 @@ struct SupervisorMembershipTests {
         let run = Task { await supervisor.run() }
         try await live(supervisor, ["a"])
         await supervisor.shutdown(deadline: .seconds(1))
-        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        let outcome = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         #expect(outcome.stops.map(\.bot) == ["a"])
         #expect(await b.status.state == .starting)
     }
@@ -140,7 +140,7 @@ struct SupervisorMembershipTests {
         #expect(await supervisor.add(StandInSession("late", changes: changes), named: "late"))
         try await live(supervisor, ["late"])
         await supervisor.shutdown(deadline: .seconds(1))
-        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        let outcome = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         #expect(outcome.stops.map(\.bot) == ["late"])
     }
 
@@ -156,14 +156,14 @@ struct SupervisorMembershipTests {
         let removal = Task { await supervisor.remove(named: "b", deadline: .seconds(1), clock: clock) }
         try await clock.waitForSleepers(1)
         await clock.advance(by: .seconds(1) + BotSupervisor.stopGrace)
-        #expect(try await value(of: removal, within: .seconds(60), "the removal to give up"))
+        #expect(try await value(of: removal, within: .hangGuard, "the removal to give up"))
         #expect(lines.lines(containing: "level=error", "bot=b", "did not stop within its shutdown timeout").count == 1)
         #expect(await supervisor.statuses().map(\.name) == ["a", "b"])
 
         await stuck.finishShutdown()
         try await changes.wait(until: { await supervisor.statuses().map(\.name) == ["a"] }, "b to leave the list")
         await supervisor.shutdown(deadline: .seconds(1))
-        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        let outcome = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         #expect(outcome.stops.map(\.bot) == ["a"])
     }
 
@@ -180,13 +180,13 @@ struct SupervisorMembershipTests {
         let replacement = Task { await supervisor.replace(named: "b", with: successor, deadline: .seconds(1), clock: clock) }
         try await clock.waitForSleepers(1)
         await clock.advance(by: .seconds(1) + BotSupervisor.stopGrace)
-        #expect(try await value(of: replacement, within: .seconds(60), "the replacement to give up waiting"))
+        #expect(try await value(of: replacement, within: .hangGuard, "the replacement to give up waiting"))
         #expect(await successor.status.state == .starting)
 
         await stuck.finishShutdown()
         try await changes.wait(until: { await successor.status.state == .live }, "the successor to run")
         await supervisor.shutdown(deadline: .seconds(1))
-        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        let outcome = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         #expect(outcome.stops.map(\.bot) == ["a", "b"])
     }
 
@@ -199,7 +199,7 @@ struct SupervisorMembershipTests {
         try await changes.wait(until: { await supervisor.stopReasons["a"] != nil }, "a to stop")
 
         #expect(await supervisor.remove(named: "b", deadline: .seconds(1)))
-        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        let outcome = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         #expect(!outcome.wasShutDown)
         #expect(outcome.stops.map(\.bot) == ["a"])
         #expect(await !supervisor.add(StandInSession("c", changes: changes), named: "c"))
@@ -220,7 +220,7 @@ struct SupervisorMembershipTests {
         try await changes.wait(until: { await c.status.state == .live }, "c to run")
 
         await supervisor.shutdown(deadline: .seconds(1))
-        let outcome = try await value(of: run, within: .seconds(60), "the supervisor's run to end")
+        let outcome = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
         #expect(outcome.wasShutDown)
         #expect(outcome.stops.map(\.bot) == ["a", "c"])
     }

@@ -399,7 +399,7 @@ import Testing
         let stopped = Task { await bot.stop(deadline: .milliseconds(500)) }
         try await bot.waitUntil(.stopping)
         await harness.clock.advance(by: .milliseconds(500))
-        #expect(try await value(of: stopped, within: .seconds(60), "the session to stop") == .shutdown)
+        #expect(try await value(of: stopped, within: .hangGuard, "the session to stop") == .shutdown)
     }
 
     /// A death just after a suspect's timeout is still most likely its own: it keeps the process to itself for the
@@ -572,7 +572,7 @@ import Testing
             let stopped = Task { await bot.stop(deadline: .seconds(1)) }
             try await bot.waitUntil(.stopping)  // the shutdown waits for the handler until its deadline
             await harness.clock.advance(by: .seconds(2))
-            #expect(try await value(of: stopped, within: .seconds(60), "the session to stop") == .shutdown)
+            #expect(try await value(of: stopped, within: .hangGuard, "the session to stop") == .shutdown)
             #expect(!harness.logs.contains(.info, "probation over"))
             let store = try await BotStore.open(path: harness.directory.file("botty.sqlite"), clock: harness.clock)
             #expect(try await store.crashSuspects().map(\.key) == ["message:\(slow.id.rawValue)"])
@@ -584,7 +584,7 @@ import Testing
         try await RuntimeHarness.run { harness in
             try await recordCrashes(["onStart", "onStart"], handler: "onStart", in: harness)
             let bot = try await harness.start(ScriptedBot(probe: BotProbe()), waitUntilLive: false)
-            let reason = try await value(of: bot.task, within: .seconds(60), "the bot to stop")
+            let reason = try await value(of: bot.task, within: .hangGuard, "the bot to stop")
             guard case .crashing(let text) = reason else {
                 Issue.record("stopped with \(reason)")
                 return
@@ -645,7 +645,7 @@ import Testing
         try await RuntimeHarness.run { harness in
             let bot = try await harness.start(
                 madeBy: GreetingBot.kind, options: try BotOptions(encoding: ["greeting": 3]), waitUntilLive: false)
-            let reason = try await value(of: bot.task, within: .seconds(60), "the bot to stop")
+            let reason = try await value(of: bot.task, within: .hangGuard, "the bot to stop")
             guard case .configurationError(let text) = reason else {
                 Issue.record("stopped with \(reason)")
                 return
@@ -681,7 +681,7 @@ import Testing
             try await recordCrashes(["make", "make"], handler: "make", in: harness)
             let made = MakeCount()
             let bot = try await harness.start(madeBy: made.kind, waitUntilLive: false)
-            let reason = try await value(of: bot.task, within: .seconds(60), "the bot to stop")
+            let reason = try await value(of: bot.task, within: .hangGuard, "the bot to stop")
             guard case .crashing(let text) = reason else {
                 Issue.record("stopped with \(reason)")
                 return
@@ -697,7 +697,7 @@ import Testing
             try await recordCrashes(["make", "make"], handler: "make", in: harness)
             let made = MakeCount()
             let stopped = try await harness.start(madeBy: made.kind, waitUntilLive: false)
-            _ = try await value(of: stopped.task, within: .seconds(60), "the bot to stop")
+            _ = try await value(of: stopped.task, within: .hangGuard, "the bot to stop")
             let entry = try #require(try await stopped.session.quarantineEntries().first)
             #expect(try await stopped.session.retryQuarantined(entry.id)?.runsNow == false)
 
@@ -744,7 +744,7 @@ import Testing
             }
             await make.started.wait()
             await harness.clock.advance(by: .seconds(1))
-            let reason = try await value(of: bot.task, within: .seconds(60), "the bot to stop")
+            let reason = try await value(of: bot.task, within: .hangGuard, "the bot to stop")
             guard case .configurationError(let text) = reason else {
                 Issue.record("stopped with \(reason)")
                 return
@@ -774,7 +774,7 @@ import Testing
             #expect(await bot.status.state == .starting)
 
             await harness.clock.advance(by: .seconds(1))
-            let reason = try await value(of: bot.task, within: .seconds(60), "the bot to stop")
+            let reason = try await value(of: bot.task, within: .hangGuard, "the bot to stop")
             #expect(reason.description.contains("did not make the bot within 1.0 seconds"), "\(reason)")
             #expect(gate.isFree)
             #expect(harness.logs.contains(.info, "no longer suspected"))

@@ -47,7 +47,7 @@ import Testing
             let bot = try await harness.start(ScriptedBot(probe: probe), policy: .everyone)
             try await bot.waitUntilLive(harness)
             try await harness.waitUntilHandled(upTo: missed.seq, in: conversation, by: bot)
-            try await harness.waitUntil("the reply is sent", timeout: .seconds(60)) {
+            try await harness.waitUntil("the reply is sent") {
                 try await harness.texts(in: conversation, from: harness.botty) == ["echo: hello"]
             }
             #expect(probe.friendRequests.isEmpty, "the request comes with the friendships' refresh, which failed")
@@ -77,7 +77,7 @@ import Testing
             try await bot.waitUntilLive(harness)
             try await harness.inject(.duplicateEvents(types: ["friend_request.received"], copies: 1))
             let request = try await harness.rest(harness.dan).sendFriendRequest(to: .userId(harness.botty.user.id))
-            try await harness.waitUntil("the second copy is found decided", timeout: .seconds(60)) {
+            try await harness.waitUntil("the second copy is found decided") {
                 harness.logs.contains(.debug, "friend request already decided")
             }
             #expect(probe.friendRequests.map(\.id) == [request.id])
@@ -140,7 +140,7 @@ import Testing
             let stopping = Task { await bot.stop(deadline: .seconds(5)) }
             try await bot.waitUntil(.stopping)
             await harness.clock.advance(by: .seconds(5))
-            #expect(try await value(of: stopping, within: .seconds(60), "the session to stop") == .shutdown)
+            #expect(try await value(of: stopping, within: .hangGuard, "the session to stop") == .shutdown)
             gate.open()
         }
     }
@@ -162,7 +162,7 @@ import Testing
             try await bot.waitUntil(.stopping)
             #expect(try await harness.texts(in: conversation, from: harness.botty).isEmpty)
             gate.open()
-            #expect(try await value(of: stopping, within: .seconds(60), "the session to stop") == .shutdown)
+            #expect(try await value(of: stopping, within: .hangGuard, "the session to stop") == .shutdown)
             #expect(try await harness.texts(in: conversation, from: harness.botty) == ["done: slow"])
             let status = await bot.status
             #expect(status.messagesOut == 1)

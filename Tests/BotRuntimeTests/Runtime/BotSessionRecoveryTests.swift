@@ -104,7 +104,7 @@ import Testing
             let stopping = Task { await bot.stop(deadline: .seconds(2)) }
             try await bot.waitUntil(.stopping)  // the shutdown waits for the ack
             await harness.clock.advance(by: .seconds(3))
-            #expect(try await value(of: stopping, within: .seconds(60), "the session to stop") == .shutdown)
+            #expect(try await value(of: stopping, within: .hangGuard, "the session to stop") == .shutdown)
             #expect(await bot.status.outboxDepth == 1)
 
             await harness.sandbox.admin.clearFaults(of: device)
@@ -186,7 +186,7 @@ import Testing
             let botty = try await harness.start(ScriptedBot(probe: BotProbe()))
             let otto = try await harness.start(ScriptedBot(probe: BotProbe()), as: harness.otto)
             try await harness.inject(.close(code: 4002, reason: "client key invalid"), into: harness.botty)
-            let reason = try await value(of: botty.task, within: .seconds(60), "the bot to stop by itself")
+            let reason = try await value(of: botty.task, within: .hangGuard, "the bot to stop by itself")
             guard case .configurationError(let text) = reason else {
                 Issue.record("expected a configuration error, got \(reason)")
                 return
@@ -207,7 +207,7 @@ import Testing
     @Test func aWrongPasswordStopsTheBotWithACredentialsError() async throws {
         try await RuntimeHarness.run { harness in
             let bot = try await harness.start(ScriptedBot(probe: BotProbe()), password: "not the password", waitUntilLive: false)
-            let reason = try await value(of: bot.task, within: .seconds(60), "the bot to stop by itself")
+            let reason = try await value(of: bot.task, within: .hangGuard, "the bot to stop by itself")
             guard case .credentialsRejected = reason else {
                 Issue.record("expected rejected credentials, got \(reason)")
                 return

@@ -69,9 +69,9 @@ struct ConnectionScopeTests {
                     tasks.add { await probe.run() }
                 }
             }
-            try await withDeadline(.seconds(30), "the added work to start") { await probe.started.wait() }
+            try await withDeadline(.hangGuard, "the added work to start") { await probe.started.wait() }
             try await sandbox.admin.inject(.dropSocket, into: carol.session.deviceId)
-            try await value(of: scope, within: .seconds(30), "the scope to end with its connection")
+            try await value(of: scope, within: .hangGuard, "the scope to end with its connection")
             #expect(probe.cancelled.isSet)
         }
     }
@@ -85,7 +85,7 @@ struct ConnectionScopeTests {
                     tasks.startReading { read.set() }
                 }
             }
-            try await value(of: scope, within: .seconds(30), "the scope to end")
+            try await value(of: scope, within: .hangGuard, "the scope to end")
             #expect(await connection.closeReason == .networkLost)
             #expect(!read.isSet)
         }
@@ -99,9 +99,9 @@ struct ConnectionScopeTests {
                     tasks.add { await probe.run() }
                 }
             }
-            try await withDeadline(.seconds(30), "the added work to start") { await probe.started.wait() }
+            try await withDeadline(.hangGuard, "the added work to start") { await probe.started.wait() }
             scope.cancel()
-            try await value(of: scope, within: .seconds(30), "the cancelled scope to end")
+            try await value(of: scope, within: .hangGuard, "the cancelled scope to end")
             #expect(probe.cancelled.isSet)
             #expect(await connection.closeReason == .networkLost)
         }
@@ -134,10 +134,10 @@ struct ConnectionScopeTests {
                     tasks.send(.typingStop(conversationId: conversation))
                 }
             }
-            #expect(try await value(of: seen, within: .seconds(30), "dave to see the typing changes") == [true, false, true, false])
+            #expect(try await value(of: seen, within: .hangGuard, "dave to see the typing changes") == [true, false, true, false])
             await watcher.close()
             connection.abort()
-            try await value(of: scope, within: .seconds(30), "the scope to end")
+            try await value(of: scope, within: .hangGuard, "the scope to end")
         }
     }
 }

@@ -28,7 +28,7 @@ struct DeadlineSchedulerTests {
         /// The next `count` keys whose actions ran.
         func next(_ count: Int) async throws -> [String] {
             let fired = fired
-            return try await withDeadline(.seconds(30), "\(count) deadlines to fire") {
+            return try await withDeadline(.hangGuard, "\(count) deadlines to fire") {
                 var keys: [String] = []
                 for await key in fired {
                     keys.append(key)
@@ -144,7 +144,7 @@ struct DeadlineSchedulerAlarmTests {
             body(timers) { key in { continuation.yield(Run(key: key, preferredExecutor: SessionExecutor.preferred)) } }
         }
         if stop == .afterScheduling { group.shutdown() }
-        let runs = try await withDeadline(.seconds(30), "\(count) deadlines to fire") {
+        let runs = try await withDeadline(.hangGuard, "\(count) deadlines to fire") {
             var runs: [Run] = []
             for await run in stream {
                 runs.append(run)

@@ -240,7 +240,7 @@ import Testing
         dispatcher.noteContiguous(1, in: "C1")
         dispatcher.enqueue([Self.message(1), Self.message(2)], in: .conversation("C1"))
         try await runner.waitUntil("C1#2 finished") { runner.finished == ["C1#1", "C1#2"] }
-        try await withDeadline(.seconds(60), "the dispatcher to be idle") { await dispatcher.waitUntilIdle() }
+        try await withDeadline(.hangGuard, "the dispatcher to be idle") { await dispatcher.waitUntilIdle() }
         #expect(runner.started == ["C1#1", "C1#2"])
         dispatcher.cancelAll()
     }
@@ -313,7 +313,7 @@ import Testing
         await clock.advance(by: .seconds(5))
         try await runner.waitUntil("C1#2 finished") { runner.finished == ["C1#2"] }
         #expect(runner.recovered == ["C1#1"])
-        try await withDeadline(.seconds(60), "the dispatcher to be idle") { await dispatcher.waitUntilIdle() }
+        try await withDeadline(.hangGuard, "the dispatcher to be idle") { await dispatcher.waitUntilIdle() }
         runner.release("C1#1")  // returning late changes nothing
         try await runner.waitUntil("C1#1 returned") { runner.finished == ["C1#2", "C1#1"] }
         #expect(runner.recovered == ["C1#1"])
@@ -328,7 +328,7 @@ import Testing
         #expect(dispatcher.stopAccepting() == 1, "the event is still queued: nothing took it")
         dispatcher.open(runner: runner)
         dispatcher.enqueue(.event(.start, trace: "late"), in: .events)
-        try await withDeadline(.seconds(60), "the dispatcher to be idle") { await dispatcher.waitUntilIdle() }
+        try await withDeadline(.hangGuard, "the dispatcher to be idle") { await dispatcher.waitUntilIdle() }
         #expect(runner.started.isEmpty)
     }
 

@@ -68,7 +68,7 @@ import Testing
 
         outbox.received(Fixture.ack(reply.id, seq: 2))
 
-        try await withDeadline(.seconds(10), "both waiters to resume") {
+        try await withDeadline(.hangGuard, "both waiters to resume") {
             await first.value
             await second.value
         }
@@ -86,7 +86,7 @@ import Testing
 
         outbox.stop()
 
-        try await withDeadline(.seconds(10), "the waiter to resume") { await waiter.value }
+        try await withDeadline(.hangGuard, "the waiter to resume") { await waiter.value }
         #expect(outbox.depth == 1)
         await store.close()
     }

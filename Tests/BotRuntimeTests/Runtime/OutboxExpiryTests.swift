@@ -56,7 +56,7 @@ import Testing
         let stopping = Task { await bot.stop(deadline: .seconds(2)) }
         try await bot.waitUntil(.stopping)  // the shutdown waits for the ack
         await harness.clock.advance(by: .seconds(3))
-        #expect(try await value(of: stopping, within: .seconds(60), "the session to stop") == .shutdown)
+        #expect(try await value(of: stopping, within: .hangGuard, "the session to stop") == .shutdown)
         await harness.sandbox.admin.clearFaults(of: device)
         let reply = try await harness.messages(in: conversation).last { $0.senderId == harness.botty.user.id }
         return try #require(reply?.clientMessageId)

@@ -202,7 +202,7 @@ struct RuntimeHarness {
     /// Returns once `condition` holds, checking it now and after each change the harness sees (`changes`); fails
     /// the test naming `what` if it still does not hold after `timeout` (a bound for a bug, not a pace).
     func waitUntil(
-        _ what: @autoclosure () -> String, timeout: Duration = .seconds(90),
+        _ what: @autoclosure () -> String, timeout: Duration = .hangGuard,
         sourceLocation: SourceLocation = #_sourceLocation, _ condition: () async throws -> Bool
     ) async throws {
         do {
@@ -249,11 +249,11 @@ struct RunningBot: Sendable {
     }
 
     /// Returns once the bot's state is `state` (it may be already), woken by the bot's own state changes; fails the
-    /// test if that does not happen within a minute or the bot stops first.
+    /// test if that does not happen within a hang guard or the bot stops first.
     func waitUntil(_ state: BotStatus.State, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let session = session
         do {
-            try await withDeadline(.seconds(60), "bot \(session.name) \(state)") {
+            try await withDeadline(.hangGuard, "bot \(session.name) \(state)") {
                 for await current in await session.stateChanges() where current == state { return }
                 throw HarnessError("bot \(session.name) stopped before it was \(state)")
             }
@@ -264,11 +264,11 @@ struct RunningBot: Sendable {
     }
 
     /// Returns once the bot has nothing left to do at the clock's instant (`BotSession.waitUntilIdle()`: events
-    /// admitted, due jobs and handlers run, work committed, its messages acknowledged); fails the test after a minute.
+    /// admitted, due jobs and handlers run, work committed, its messages acknowledged); fails the test after a hang guard.
     func waitUntilIdle(sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let session = session
         do {
-            try await withDeadline(.seconds(60), "bot \(session.name) idle") { await session.waitUntilIdle() }
+            try await withDeadline(.hangGuard, "bot \(session.name) idle") { await session.waitUntilIdle() }
         } catch {
             Issue.record("\(error)", sourceLocation: sourceLocation)
             throw error
@@ -276,13 +276,13 @@ struct RunningBot: Sendable {
     }
 
     /// Shuts the bot down and returns why `run()` ended; nil (and a recorded issue) when the shutdown or `run()`
-    /// does not end within a minute, so that a stuck bot fails its test instead of hanging the whole run.
+    /// does not end within a hang guard, so that a stuck bot fails its test instead of hanging the whole run.
     @discardableResult
     func stop(deadline: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation) async -> BotStopReason? {
         let session = session
         do {
-            try await withDeadline(.seconds(60), "bot \(session.name) to shut down") { await session.shutdown(deadline: deadline) }
-            return try await value(of: task, within: .seconds(60), "bot \(session.name)'s run() to return")
+            try await withDeadline(.hangGuard, "bot \(session.name) to shut down") { await session.shutdown(deadline: deadline) }
+            return try await value(of: task, within: .hangGuard, "bot \(session.name)'s run() to return")
         } catch {
             Issue.record("\(error)", sourceLocation: sourceLocation)
             return nil

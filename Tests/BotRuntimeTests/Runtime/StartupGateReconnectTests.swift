@@ -17,7 +17,7 @@ import Testing
             try await harness.inject(.dropSocket)
             try await bot.waitUntil(.reconnecting)
             await harness.clock.advance(by: .milliseconds(1300))
-            try await withDeadline(.seconds(60), "the reconnect to wait at the gate") { await gate.waitUntilWaiting(1) }
+            try await withDeadline(.hangGuard, "the reconnect to wait at the gate") { await gate.waitUntilWaiting(1) }
             #expect(await bot.status.state == .reconnecting)
             #expect(try await harness.connectedDevice() == nil)
 
@@ -47,7 +47,7 @@ import Testing
             let before = await harness.sandbox.admin.socketEvents().last?.sequence
 
             for device in devices { try await harness.sandbox.admin.inject(fault, into: device) }
-            try await withDeadline(.seconds(60), "every closed bot to wait at the gate") {
+            try await withDeadline(.hangGuard, "every closed bot to wait at the gate") {
                 await gate.waitUntilWaiting(accounts.count)
             }
             #expect(await harness.sandbox.admin.socketEvents(after: before).allSatisfy { $0.kind == .closed })
@@ -72,7 +72,7 @@ import Testing
             let other = try #require(await gate.enter())  // another bot in its start-up
 
             try await harness.sandbox.admin.inject(.revokeDevice, into: revoked)
-            try await withDeadline(.seconds(60), "the fresh sign-in to wait at the gate") { await gate.waitUntilWaiting(1) }
+            try await withDeadline(.hangGuard, "the fresh sign-in to wait at the gate") { await gate.waitUntilWaiting(1) }
             try await harness.waitUntil("the revoked session forgotten") {
                 harness.logs.contains(.warning, "the device was revoked; its session data is cleared")
             }
@@ -103,7 +103,7 @@ import Testing
             let gate = StartupGate(limit: 1)
             let other = try #require(await gate.enter())
             let bot = try await harness.start(ScriptedBot(probe: BotProbe()), waitUntilLive: false) { $0.startupGate = gate }
-            try await withDeadline(.seconds(60), "the start to wait at the gate") { await gate.waitUntilWaiting(1) }
+            try await withDeadline(.hangGuard, "the start to wait at the gate") { await gate.waitUntilWaiting(1) }
 
             #expect(await bot.stop() == .shutdown)
             #expect(gate.waitingCount == 0)

@@ -27,7 +27,7 @@ import Testing
 
         maintenance.afterSynchronization {}
 
-        try await withDeadline(.seconds(60), "the maintenance to finish") { await maintenance.waitUntilFinished() }
+        try await withDeadline(.hangGuard, "the maintenance to finish") { await maintenance.waitUntilFinished() }
         #expect(try await cachedStatements(store) == 0)
         let entry = try await store.enqueue(Fixture.send("four"))
         #expect(try await store.outboxEntry(entry.id)?.status == .pending)
@@ -52,7 +52,7 @@ import Testing
         handled.continuation.yield()
 
         #expect(whileHandling > 0)
-        try await withDeadline(.seconds(60), "the release to finish") { await maintenance.waitUntilFinished() }
+        try await withDeadline(.hangGuard, "the release to finish") { await maintenance.waitUntilFinished() }
         #expect(try await cachedStatements(store) == 0)
         await store.close()
     }
@@ -89,7 +89,7 @@ import Testing
 
         maintenance.afterSynchronization {}
 
-        try await withDeadline(.seconds(60), "the pass to finish") { await maintenance.waitUntilFinished() }
+        try await withDeadline(.hangGuard, "the pass to finish") { await maintenance.waitUntilFinished() }
         #expect(try await store.outboxEntry(settled.id) == nil)
         await store.close()
     }
@@ -107,7 +107,7 @@ import Testing
 
         maintenance.afterSynchronization {}
 
-        try await withDeadline(.seconds(60), "the pass to finish") { await maintenance.waitUntilFinished() }
+        try await withDeadline(.hangGuard, "the pass to finish") { await maintenance.waitUntilFinished() }
         #expect(try await store.value([String].self, forKey: old, in: .global) == nil)
         #expect(try await store.value([String].self, forKey: recent, in: .global) == ["recent"])
         #expect(try await store.value(Int.self, forKey: "chatterbots.runtime.updatedness", in: .global) == 7)
@@ -136,7 +136,7 @@ import Testing
         maintenance.stop()
         await store.close()
 
-        try await withDeadline(.seconds(60), "the stopped pass to end") { await maintenance.waitUntilFinished() }
+        try await withDeadline(.hangGuard, "the stopped pass to end") { await maintenance.waitUntilFinished() }
 
         #expect(!logs.all.contains { $0.message.contains("could not prune") })
     }

@@ -105,11 +105,11 @@ struct CrashDurabilityTests {
         // Stdin stays open: at its end sqlite3 would exit by itself and roll the open transaction back.
         child.send(Data((script + "\n").utf8), closingInput: false)
         var seen = ""
-        while !seen.contains(marker), let line = try await child.nextLine(timeout: .seconds(60)) {
+        while !seen.contains(marker), let line = try await child.nextLine(timeout: .hangGuard) {
             seen += line + "\n"
         }
         child.kill(SIGKILL)
-        let termination = await child.termination(timeout: .seconds(30))
+        let termination = await child.termination(timeout: .hangGuard)
         return termination == .signalled(SIGKILL)
     }
 }

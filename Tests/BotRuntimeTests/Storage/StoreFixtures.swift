@@ -106,10 +106,10 @@ func permissions(of path: String) throws -> Int {
 func sqlite3(_ path: String, _ script: String) async throws -> String {
     let child = try ChildProcess([try TestPeer.command("sqlite3"), "-batch", path], standardError: .standardOutput)
     child.send(Data(script.utf8))
-    let data = try await child.allOutput(timeout: .seconds(60))
-    guard await child.termination(timeout: .seconds(10)) != nil else {
+    let data = try await child.allOutput(timeout: .hangGuard)
+    guard await child.termination(timeout: .hangGuard) != nil else {
         child.kill()
-        throw DeadlineExceeded("sqlite3 to exit", timeout: .seconds(10))
+        throw DeadlineExceeded("sqlite3 to exit", timeout: .hangGuard)
     }
     return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }

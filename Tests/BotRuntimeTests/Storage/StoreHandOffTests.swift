@@ -38,7 +38,7 @@ import Testing
             let borrowed = try await BotStore.open(path: path, clock: harness.clock)
 
             let second = try await harness.start(ScriptedBot(probe: BotProbe()), waitUntilLive: false)
-            try await withDeadline(.seconds(60), "the new session to wait for the request") {
+            try await withDeadline(.hangGuard, "the new session to wait for the request") {
                 await StoreHandOff.shared.waitUntilClaimWaits(path)
             }
             await borrowed.close()

@@ -236,7 +236,7 @@ struct BotCommandLineTests {
         #expect(harness.errors.lines(containing: "bot=a", "options.greeting: must be a string").count >= 1)
         #expect(harness.errors.lines(containing: "bot=a", "connected").isEmpty, "a never signed in")
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
     }
 
     @Test func theSandboxsConsoleOffLoopbackWithoutAControlTokenStopsTheStartWithExit2() async throws {
@@ -255,13 +255,13 @@ struct BotCommandLineTests {
         let port = try #require(address.port)
         let offer = try await HTTPClient().send(
             HTTPRequest(method: .get, target: "/console/chat", headers: ["Host": "127.0.0.1:\(port)"]),
-            to: HTTPOrigin(isSecure: false, host: "127.0.0.1", port: port), timeout: .seconds(60))
+            to: HTTPOrigin(isSecure: false, host: "127.0.0.1", port: port), timeout: .hangGuard)
         #expect(offer.status == .ok)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(offer.body)) as? [String: Any])
         #expect(json["accounts"] as? [String] == ["alice", "bob"])
         #expect((json["bots"] as? [[String: String]])?.compactMap { $0["username"] } == ["alice", "bob"])
         harness.shutdown.request()
-        #expect(try await value(of: sandbox, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: sandbox, within: .hangGuard, "the command to end") == .success)
     }
 
     @Test func runStartsTheSandboxAndEverySessionAndAShutdownRequestEndsItWithExit0() async throws {
@@ -285,7 +285,7 @@ struct BotCommandLineTests {
         #expect(Set(try await alice.friends().map(\.user.username)) == ["bob", "echo_bot", "greeter_bot"])
 
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
         let sessions = harness.sessions.withLock { $0 }
         for session in sessions { #expect(await session.shutdownDeadlines == [BotCommand.RunOptions.defaultShutdownTimeout]) }
         #expect(harness.errors.lines(containing: "level=info", "all bots stopped").count == 1)
@@ -299,7 +299,7 @@ struct BotCommandLineTests {
         #expect(harness.errors.lines(containing: "level=error", "bot=bad", "check the bot's username and password").count == 1)
         #expect(!harness.errors.text.contains("password-bad"))
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
     }
 
     @Test func whenEveryBotStopsWithAConfigurationErrorTheRunExitsWith2() async throws {
@@ -333,7 +333,7 @@ struct BotCommandLineTests {
         try await harness.waitUntilLive(count: 1)
         #expect(try await HTTPFetch.get(url).status == 200)
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
     }
 
     @Test func theBannersAddressesAreOnTheBoundAddressAndAnswer() async throws {
@@ -347,7 +347,7 @@ struct BotCommandLineTests {
         #expect(try harness.output.lines(containing: "Console: ").first?.hasPrefix("Console: http://127.0.0.2:\(#require(url.port))/") == true)
         #expect(try await HTTPFetch.get(url).status == 200)
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
     }
 
     @Test(arguments: [
@@ -381,7 +381,7 @@ struct BotCommandLineTests {
         let run = Task { await harness.run("run", "--sandbox-port", "0", "--shutdown-timeout", "0.1") }
         try await harness.waitUntilLive(count: 1)
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .failure, "\(harness.errors.text)")
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .failure, "\(harness.errors.text)")
         #expect(harness.errors.lines(containing: "level=critical", "the shutdown took longer than its timeout").count == 1)
     }
 
@@ -400,10 +400,10 @@ struct BotCommandLineTests {
         try await harness.waitUntil("stuck to be stopping") { await stuck.status.state == .stopping }
 
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .failure, "\(harness.errors.text)")
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .failure, "\(harness.errors.text)")
         #expect(harness.errors.lines(containing: "level=critical", "the shutdown took longer than its timeout").count == 1)
         await stuck.finishShutdown()
-        _ = try await value(of: reload, within: .seconds(60), "the reload command to end")
+        _ = try await value(of: reload, within: .hangGuard, "the reload command to end")
     }
 
     @Test func theConfiguredBotsRunAsSessionsOnTheEmbeddedSandboxAndAnswerAPersonThroughSay() async throws {
@@ -421,7 +421,7 @@ struct BotCommandLineTests {
         #expect(!harness.errors.text.contains("password-echo"))
 
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
         #expect(harness.errors.lines(containing: "bot=echo", "msg=\"bot stopped\"").count == 1)
     }
 
@@ -446,7 +446,7 @@ struct BotCommandLineTests {
             username: "bob", password: "bob-sandbox", deviceId: nil, device: DeviceDescription(name: "t", platform: "t"))
         #expect(try await bob.friends().map(\.user.username) == ["alice"])
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
         let database = EmbeddedSandbox.databaseURL(in: harness.directory.url.appendingPathComponent("sandbox-data"))
         #expect(FileManager.default.fileExists(atPath: database.path))
     }

@@ -167,7 +167,7 @@ struct QuarantineCommandTests {
         }
 
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
         #expect(!FileManager.default.fileExists(atPath: controlURL.path))
         #expect(try await QuarantineSeed.entries(of: "poison", in: data(harness)).isEmpty)
     }

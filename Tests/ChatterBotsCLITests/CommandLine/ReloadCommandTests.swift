@@ -42,7 +42,7 @@ struct ReloadCommandTests {
         #expect(Set(try await alice.friends().map(\.user.username)).contains("late_bot"))
 
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
     }
 
     /// A reload is how an operator brings back a bot that stopped on its own (here its sign-in was refused), once
@@ -68,7 +68,7 @@ struct ReloadCommandTests {
         }
         #expect(await echo.shutdownDeadlines.isEmpty)
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
     }
 
     /// A reload makes no bot itself: a bot whose options its kind refuses stops in its own session, and the running
@@ -91,7 +91,7 @@ struct ReloadCommandTests {
         #expect(harness.errors.lines(containing: "bot=late", "options.greeting: must be a string").count >= 1)
         #expect(harness.errors.lines(containing: "bot=echo", "bot stopped").isEmpty)
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
     }
 
     /// A running process's environment is the one it started with: a bot added with a password variable set since
@@ -122,7 +122,7 @@ struct ReloadCommandTests {
         #expect(await harness.run("reload") == .success)
         #expect(harness.output.text.contains("started late"), "\(harness.output.text) \(harness.errors.text)")
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
     }
 
     @Test func aRefusedReloadShowsAsTheLastReloadInHealthzAndMetrics() async throws {
@@ -151,7 +151,7 @@ struct ReloadCommandTests {
         #expect(lines.contains("chatterbots_configuration_last_reload_successful 0"), "\(metrics)")
 
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
     }
 
     @Test func afterAReloadTheConsoleChatOffersTheAddedBotAndNoLongerTheRemovedOne() async throws {
@@ -167,7 +167,7 @@ struct ReloadCommandTests {
         #expect(try await chatBots(console) == ["echo_bot", "late_bot"])
 
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
     }
 
     @Test func aPictureFromTheConsoleReachesABotAddedByAReload() async throws {
@@ -190,7 +190,7 @@ struct ReloadCommandTests {
         #expect(sent.status == 204, "\(sent.body)")
 
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
     }
 
     /// The root of the process's HTTP port, read from the banner's `Health:` line.
@@ -227,7 +227,7 @@ struct ReloadCommandTests {
         #expect(control.shutdownTimeout == .seconds(25))
         #expect(ControlClient.reloadTimeout(shutdownTimeout: .seconds(25)) > .seconds(50))
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
     }
 
     @Test func aReloadNotAnsweredInTimeIsSaidToBeStillRunningWithWhereToCheck() {

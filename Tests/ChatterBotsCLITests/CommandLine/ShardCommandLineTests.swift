@@ -155,7 +155,7 @@ struct ShardRunTests {
         #expect(harness.output.text.contains("Running \(mine.count) bot"))
         #expect(FileManager.default.fileExists(atPath: harness.directory.url.appendingPathComponent("data/shard-1/in-flight.table").path))
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
     }
 
     @Test func theShardMayComeFromThePodNameAndTheCountInTheEnvironment() async throws {
@@ -167,7 +167,7 @@ struct ShardRunTests {
         #expect(await harness.sessionNames == Set(mine))
         #expect(harness.output.text.hasPrefix("shard 2/3: "))
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
     }
 
     /// A StatefulSet's pods each have their own network: shard 2 serves on the port its probes and Service name.
@@ -181,7 +181,7 @@ struct ShardRunTests {
         let controls = ControlFile.all(in: harness.directory.url.appendingPathComponent("data"))
         #expect(controls.map(\.1.httpPort) == [port])
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
     }
 
     @Test func aPreviousShardCountBeyondTheMostShardsIsRefusedWithTheRange() async throws {
@@ -214,7 +214,7 @@ struct ShardRunTests {
         let recorded = ShardCountGuard.read(in: harness.directory.url.appendingPathComponent("data"))
         #expect(recorded == ShardCountGuard(previousCount: 3, previousBots: Set(Self.bots)))
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
     }
 
     /// A bot added by a reload has its store in its shard: at the next change of the count it has moved, not new.
@@ -235,7 +235,7 @@ struct ShardRunTests {
         let recorded = ShardCountGuard.read(in: harness.directory.url.appendingPathComponent("data"))
         #expect(recorded.previousBots == Set(Self.bots + ["late"]))
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
     }
 
     @Test func aShardWithoutBotsWaitsToBeStoppedAndEndsWithExit0() async throws {
@@ -247,7 +247,7 @@ struct ShardRunTests {
         try await harness.waitUntil("the shard to wait") { harness.errors.text.contains("runs none of the configured bots") }
         #expect(harness.output.text.hasPrefix("shard \(index)/\(empty): 0 of 9 bots"))
         harness.shutdown.request()
-        #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success)
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
     }
 
     @Test func aShardOutOfRangeInTheEnvironmentStopsTheRunWithExit2BeforeAnythingStarts() async throws {
@@ -271,7 +271,7 @@ struct ShardRunTests {
         let dataDirectories = Set(harness.hosts.withLock { $0.map(\.dataDirectory) })
         #expect(dataDirectories == [harness.directory.url.appendingPathComponent("data", isDirectory: true).standardizedFileURL])
         harness.shutdown.request()
-        for run in runs { #expect(try await value(of: run, within: .seconds(60), "the command to end") == .success) }
+        for run in runs { #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success) }
     }
 
     @Test func shardsOtherThanZeroUseTheSandboxShardZeroEmbedsWithEveryBotsAccount() async throws {
@@ -298,8 +298,8 @@ struct ShardRunTests {
             #expect(session.user.username == "\(bot)_bot")
         }
         harness.shutdown.request()
-        #expect(try await value(of: second, within: .seconds(60), "shard 1 to end") == .success)
-        #expect(try await value(of: first, within: .seconds(60), "shard 0 to end") == .success)
+        #expect(try await value(of: second, within: .hangGuard, "shard 1 to end") == .success)
+        #expect(try await value(of: first, within: .hangGuard, "shard 0 to end") == .success)
     }
 
     @Test func sharedSandboxNeedsAKnownPort() async throws {

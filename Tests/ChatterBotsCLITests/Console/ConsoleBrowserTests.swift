@@ -73,7 +73,7 @@ struct ConsoleBrowserTests {
 
         func stop() async {
             process.send(SIGTERM)
-            _ = await process.waitForExit(timeout: .seconds(30))
+            _ = await process.waitForExit(timeout: .hangGuard)
         }
     }
 
@@ -105,7 +105,7 @@ struct ConsoleBrowserTests {
             [python, Self.script.path, fleet.consoleURL, scenario, Self.screenshots.path] + bots,
             environment: environment, standardError: .file(errors.path), discardingInput: true)
         let output = try await child.allOutput(timeout: .seconds(180))
-        let termination = await child.termination(timeout: .seconds(20))
+        let termination = await child.termination(timeout: .hangGuard)
         guard termination == .exited(0) else {
             let reason = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
             throw Failure(description: "the browser's \(scenario) \(termination.map(\.description) ?? "did not exit"): \(reason)"

@@ -102,7 +102,7 @@ struct ConsoleChatRoutesTests {
                 method: .post, target: "/console/stream",
                 headers: ["Host": host, "Origin": "http://\(host)", "Sec-Fetch-Site": "same-origin", "Content-Type": "application/json"],
                 body: Array(#"{"stream": "\#(try #require(id))", "chat": {"as": "alice"}}"#.utf8)),
-            to: HTTPOrigin(isSecure: false, host: "127.0.0.1", port: server.port), timeout: .seconds(60))
+            to: HTTPOrigin(isSecure: false, host: "127.0.0.1", port: server.port), timeout: .hangGuard)
         #expect(chosen.status == .noContent)
         var events: [String] = []
         while events.last != "chat-ended", let line = try await curl.nextLine() {

@@ -134,7 +134,7 @@ struct Alice: Sendable {
     /// 250 ms: each read is a request, under the sandbox's rate limits. Returns whether they all came.
     @discardableResult
     func waitForReplies(
-        _ expected: [String: [String]], timeout: Duration = .seconds(60), stopEarly: @Sendable () -> Bool = { false }
+        _ expected: [String: [String]], timeout: Duration = .hangGuard, stopEarly: @Sendable () -> Bool = { false }
     ) async -> Bool {
         func arrived() -> Bool {
             expected.allSatisfy { bot, bodies in

@@ -17,7 +17,7 @@ struct CrashReportProcessTests {
         let probe = try BotProcess(
             ["crash-report-probe", directory.url.path, mode], in: directory.url, label: "probe",
             executable: "CrashTestBots")
-        let exit = await probe.waitForExit(timeout: .seconds(60))
+        let exit = await probe.waitForExit(timeout: .hangGuard)
         return (exit, probe.errors.split(separator: "\n").map(String.init))
     }
 

@@ -81,7 +81,7 @@ final class CrashTestBotsFixture: Sendable {
             let run = try launch("\(label)-\(deaths.count + 1)", in: cgroup)
             await onLaunch(run)
             let before = deaths
-            let settled = await eventually(timeout: .seconds(60)) {
+            let settled = await eventually(timeout: .hangGuard) {
                 if run.process.hasExited { return true }
                 return await isSteady(run, before)
             }
@@ -119,7 +119,7 @@ struct CrashTestRun: Sendable {
     let label: String
 
     func death() async -> Death {
-        let exit = await process.waitForExit(timeout: .seconds(60))
+        let exit = await process.waitForExit(timeout: .hangGuard)
         return Death(exit: exit, errors: process.errors)
     }
 
@@ -147,7 +147,7 @@ struct CrashTestRun: Sendable {
     }
 
     private func banner() async throws -> String {
-        let printed = await eventually(timeout: .seconds(60)) {
+        let printed = await eventually(timeout: .hangGuard) {
             process.output.contains("Logs go to standard error") || process.hasExited
         }
         guard printed, process.output.contains("Logs go to standard error") else {
@@ -172,7 +172,7 @@ struct CrashTestRun: Sendable {
 
     /// Waits until every one of `bots` logged `live`, or the process died.
     func waitUntilLive(_ bots: [String]) async -> Bool {
-        await eventually(timeout: .seconds(60)) { bots.allSatisfy(isLive) || process.hasExited }
+        await eventually(timeout: .hangGuard) { bots.allSatisfy(isLive) || process.hasExited }
             && bots.allSatisfy(isLive)
     }
 
@@ -201,6 +201,6 @@ struct CrashTestRun: Sendable {
     /// Asks for a graceful stop and waits for the exit.
     func stop() async -> BotProcess.Exit? {
         process.send(SIGTERM)
-        return await process.waitForExit(timeout: .seconds(60))
+        return await process.waitForExit(timeout: .hangGuard)
     }
 }

@@ -42,7 +42,7 @@ struct ChatClientSandboxTests {
         }
 
         /// Waits for an event `matching` returns a value for, woken by each event recorded.
-        func wait<T: Sendable>(timeout: Duration = .seconds(60), for matching: @Sendable (ServerEvent) -> T?) async throws -> T {
+        func wait<T: Sendable>(timeout: Duration = .hangGuard, for matching: @Sendable (ServerEvent) -> T?) async throws -> T {
             var found: T?
             do {
                 try await changes.wait(until: {
@@ -115,7 +115,7 @@ struct ChatClientSandboxTests {
 
         func quit() async throws {
             keyboard.yield("/quit")
-            try await value(of: task, within: .seconds(60), "the chat client to quit").get()
+            try await value(of: task, within: .hangGuard, "the chat client to quit").get()
         }
     }
 
@@ -359,7 +359,7 @@ struct ChatClientSandboxTests {
             client.type("/open bob")
             client.type("piped in")
             client.keyboard.finish()
-            try await value(of: client.task, within: .seconds(60), "the chat client to leave").get()
+            try await value(of: client.task, within: .hangGuard, "the chat client to leave").get()
             _ = try await harness.bobEvents.wait(for: Self.newMessage("piped in"))
             #expect(client.screen.text.last == "Bye.")
             #expect(!client.screen.text.contains { $0.contains("not acknowledged") }, "\(client.screen.text)")
@@ -374,7 +374,7 @@ struct ChatClientSandboxTests {
             client.type("/dm bob")
             client.type("piped in after dm")
             client.keyboard.finish()
-            try await value(of: client.task, within: .seconds(60), "the chat client to leave").get()
+            try await value(of: client.task, within: .hangGuard, "the chat client to leave").get()
             let received = try await harness.bobEvents.wait(for: Self.newMessage("piped in after dm"))
             #expect(received.senderId == harness.alice.user.id)
             #expect(client.screen.text.last == "Bye.")
@@ -399,7 +399,7 @@ struct ChatClientSandboxTests {
             try await client.screen.waitForLine(containing: "Waiting up to 15 s for 1 message to be acknowledged")
             try await clock.waitForSleepers(2)  // the reconnect's and the wait's
             await clock.advance(by: ChatScreen.acknowledgementWait)
-            let result = try await value(of: client.task, within: .seconds(60), "the chat client to leave")
+            let result = try await value(of: client.task, within: .hangGuard, "the chat client to leave")
             guard case .failure(.messagesNotAcknowledged(let count)) = result else {
                 Issue.record("expected messagesNotAcknowledged, got \(result)")
                 return
@@ -443,7 +443,7 @@ struct ChatClientSandboxTests {
             try await client.screen.waitForLine(containing: "Connected:")
 
             try await harness.sandbox.admin.inject(.close(code: 4002, reason: "client key invalid"), into: try await Self.aliceDevice(harness))
-            let result = try await value(of: client.task, within: .seconds(60), "the chat client to stop")
+            let result = try await value(of: client.task, within: .hangGuard, "the chat client to stop")
             guard case .failure(let error) = result, case .clientKeyRejected = error else {
                 Issue.record("expected clientKeyRejected, got \(result)")
                 return
@@ -459,7 +459,7 @@ struct ChatClientSandboxTests {
             let revoked = try await Self.aliceDevice(harness)
 
             try await harness.sandbox.admin.inject(.revokeDevice, into: revoked)
-            let outcome = try await value(of: client.task, within: .seconds(60), "the chat client to stop")
+            let outcome = try await value(of: client.task, within: .hangGuard, "the chat client to stop")
             guard case .failure(.signedOut(let username)) = outcome else {
                 Issue.record("expected signedOut, got \(outcome)")
                 return
@@ -533,7 +533,7 @@ struct ChatClientSandboxTests {
             var configuration = harness.clientConfiguration()
             configuration.password = "not the password"
             let client = Self.start(configuration)
-            let result = try await value(of: client.task, within: .seconds(60), "the chat client to stop")
+            let result = try await value(of: client.task, within: .hangGuard, "the chat client to stop")
             guard case .failure(let error) = result, case .invalidCredentials = error else {
                 Issue.record("expected invalidCredentials, got \(result)")
                 return
@@ -548,7 +548,7 @@ struct ChatClientSandboxTests {
                 apiBaseURL: URL(string: "http://127.0.0.1:9/v1") ?? URL(fileURLWithPath: "/"),
                 webSocketURL: URL(string: "ws://127.0.0.1:9/v1/ws") ?? URL(fileURLWithPath: "/"), clientKey: "ck_sandbox"),
             username: "alice", password: Self.password)
-        let result = try await value(of: Self.start(configuration).task, within: .seconds(60), "the chat client to stop")
+        let result = try await value(of: Self.start(configuration).task, within: .hangGuard, "the chat client to stop")
         guard case .failure(let error) = result, case .serverUnreachable = error else {
             Issue.record("expected serverUnreachable, got \(result)")
             return

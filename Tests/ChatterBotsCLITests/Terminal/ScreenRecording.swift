@@ -27,7 +27,7 @@ final class ScreenRecording: Sendable {
     /// Waits until a line after the first `after` lines contains `fragment`, and returns it.
     /// - Throws: `ScreenWaitTimedOut` with everything shown, after `timeout`.
     @discardableResult
-    func waitForLine(containing fragment: String, after: Int = 0, timeout: Duration = .seconds(60)) async throws -> String {
+    func waitForLine(containing fragment: String, after: Int = 0, timeout: Duration = .hangGuard) async throws -> String {
         var found: String?
         do {
             try await changes.wait(until: {

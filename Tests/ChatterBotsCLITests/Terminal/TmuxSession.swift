@@ -32,7 +32,7 @@ struct TmuxSession: Sendable {
 
     /// Waits until the screen contains `text`; returns the screen.
     @discardableResult
-    func waitForScreen(containing text: String, timeout: Duration = .seconds(90)) async throws -> String {
+    func waitForScreen(containing text: String, timeout: Duration = .hangGuard) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while true {
             let shown = try await screen()
@@ -75,7 +75,7 @@ struct TmuxSession: Sendable {
         let child = try ChildProcess(
             arguments, environment: environment, unsetting: ["TMUX"], standardOutput: .file(output),
             standardError: .standardOutput, discardingInput: true)
-        guard let termination = await child.termination(timeout: .seconds(30)) else {
+        guard let termination = await child.termination(timeout: .hangGuard) else {
             child.kill()
             throw TmuxError("\(arguments.dropFirst(4).first ?? "tmux") did not finish within 30 s")
         }

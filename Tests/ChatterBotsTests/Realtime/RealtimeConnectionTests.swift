@@ -40,7 +40,7 @@ struct RealtimeConnectionTests {
         try await clock.waitForSleepers(1)
         await clock.advance(by: .seconds(10))
 
-        let error = try await value(of: attempt, within: .seconds(30), "the connection attempt to fail")
+        let error = try await value(of: attempt, within: .hangGuard, "the connection attempt to fail")
         guard case .sessionReadyTimedOut(let wait)? = error else {
             Issue.record("expected sessionReadyTimedOut, got \(String(describing: error))")
             return
@@ -73,7 +73,7 @@ struct RealtimeConnectionTests {
         let attempt = Task { await server.connectionError(options: RealtimeConnectionOptions(clock: clock)) }
         try await clock.waitForSleepers(1)  // the socket is open and the session.ready wait has started
         attempt.cancel()
-        guard case .cancelled? = try await value(of: attempt, within: .seconds(30), "the cancelled attempt to end") else {
+        guard case .cancelled? = try await value(of: attempt, within: .hangGuard, "the cancelled attempt to end") else {
             Issue.record("expected cancelled")
             return
         }
@@ -245,7 +245,7 @@ struct RealtimeConnectionTests {
         let ping = Task { await Self.error(of: { try await connection.ping(timeout: .seconds(5)) }) }
         await server.checkpoint()
         await clock.advance(by: .seconds(5))
-        guard case .replyTimedOut(let type, let id, let wait)? = try await value(of: ping, within: .seconds(30), "the ping to end") else {
+        guard case .replyTimedOut(let type, let id, let wait)? = try await value(of: ping, within: .hangGuard, "the ping to end") else {
             Issue.record("expected replyTimedOut")
             return
         }
@@ -399,7 +399,7 @@ struct RealtimeConnectionTests {
         let ping = Task { await Self.error(of: { try await connection.ping() }) }
         await server.checkpoint()
         ping.cancel()
-        guard case .cancelled? = try await value(of: ping, within: .seconds(30), "the ping to end") else {
+        guard case .cancelled? = try await value(of: ping, within: .hangGuard, "the ping to end") else {
             Issue.record("expected cancelled")
             return
         }
@@ -448,7 +448,7 @@ struct RealtimeConnectionTests {
             withUnsafeCurrentTask { $0?.cancel() }
             return await Self.error(of: { try await connection.sendMessage(RealtimeFixture.messageSend("cm-gone")) })
         }
-        guard case .cancelled? = try await value(of: send, within: .seconds(30), "the cancelled send to end") else {
+        guard case .cancelled? = try await value(of: send, within: .hangGuard, "the cancelled send to end") else {
             Issue.record("expected cancelled")
             return
         }
@@ -468,7 +468,7 @@ struct RealtimeConnectionTests {
             try await peer.reply(to: ping, with: .pong)
             await peer.waitForClose()
         }
-        let connection = try await server.connect(options: RealtimeConnectionOptions(requestTimeout: .seconds(120), eventBufferLimit: 4))
+        let connection = try await server.connect(options: RealtimeConnectionOptions(requestTimeout: .hangGuard, eventBufferLimit: 4))
         // Nobody reads `events`; the pong arrives after the 20 typing events on the socket.
         try await connection.ping()
         let events = await connection.nextEvents(21)
@@ -488,11 +488,11 @@ struct RealtimeConnectionTests {
             for _ in 0..<30 { try? await peer.send(RealtimeFixture.typing(true)) }
             return await peer.waitForClose().info
         }
-        let options = RealtimeConnectionOptions(eventBufferLimit: 2, eventBufferHardLimit: 8)
+        let options = RealtimeConnectionOptions(requestTimeout: .hangGuard, eventBufferLimit: 2, eventBufferHardLimit: 8)
         let connection = try await server.connect(options: options)
         #expect(await connection.closeReason == .eventBufferOverflow(limit: 8))
         #expect(await Self.error(of: { try await connection.ping() })?.closeReason == .eventBufferOverflow(limit: 8))
-        let events = try await withDeadline(.seconds(30), "the event stream to end") {
+        let events = try await withDeadline(.hangGuard, "the event stream to end") {
             var events: [RealtimeEvent] = []
             for await event in connection.events { events.append(event) }
             return events
@@ -583,7 +583,7 @@ struct RealtimeConnectionTests {
             await peer.close(code: code, reason: reason)
         }
         let connection = try await server.connect()
-        let events = try await withDeadline(.seconds(30), "the event stream to end") {
+        let events = try await withDeadline(.hangGuard, "the event stream to end") {
             var events: [RealtimeEvent] = []
             for await event in connection.events { events.append(event) }
             return events
@@ -644,7 +644,7 @@ struct RealtimeConnectionTests {
         let ping = Task { await Self.error(of: { try await connection.ping() }) }
         await server.checkpoint()
         #expect(await connection.close() == .normal)
-        #expect(try await value(of: ping, within: .seconds(30), "the ping to end")?.closeReason == .normal)
+        #expect(try await value(of: ping, within: .hangGuard, "the ping to end")?.closeReason == .normal)
         #expect(try await server.scriptOutcome().code == .normalClosure)
         await server.shutdown()
     }

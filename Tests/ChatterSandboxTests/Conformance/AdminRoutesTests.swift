@@ -222,7 +222,7 @@ struct AdminRoutesTests {
             #expect(try await inject(fixture, #"{"type":"revokeDevice"}"#, into: fixture.ben.session.deviceId) == 204)
             _ = try await ben.closeInfo()
             // The close is recorded once the server has seen the socket end.
-            #expect(await eventually(timeout: .seconds(30)) {
+            #expect(await eventually(timeout: .hangGuard) {
                 await fixture.sandbox.admin.socketEvents().filter { $0.kind == .closed }.count == 2
             })
 

@@ -10,7 +10,7 @@ enum PythonPeer {
         var description: String
     }
 
-    static func run(_ script: String, arguments: [String], timeout: Duration = .seconds(60)) async throws -> [[String: Any]] {
+    static func run(_ script: String, arguments: [String], timeout: Duration = .hangGuard) async throws -> [[String: Any]] {
         let peers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Peers")
         let errorsFile = FileManager.default.temporaryDirectory.appendingPathComponent("python-peer-\(UUID().uuidString).err")
@@ -25,7 +25,7 @@ enum PythonPeer {
             child.kill()
             throw Failure(description: "\(script) did not finish within \(timeout)")
         }
-        let termination = await child.termination(timeout: .seconds(10))
+        let termination = await child.termination(timeout: .hangGuard)
         guard termination == .exited(0) else {
             child.kill()
             let stderr = (try? String(contentsOf: errorsFile, encoding: .utf8)) ?? ""

@@ -1,6 +1,7 @@
 import ChatterBots
 import ChatterSandbox
 import Foundation
+import TestSupport
 import Testing
 import WebSocket
 
@@ -97,10 +98,12 @@ final class RealtimeTestClient: Sendable {
         }
     }
 
-    /// Connects to `url` (the sandbox's realtime URL with `clientKey` and `token`).
+    /// Connects to `url` (the sandbox's realtime URL with `clientKey` and `token`). The socket's own timeouts are
+    /// hang guards: no test here is about them.
     static func connect(to url: URL) async throws -> RealtimeTestClient {
         let connection = try await WebSocketClient.connect(
-            to: url, configuration: WebSocketClientConfiguration(closeTimeout: .seconds(2)))
+            to: url, configuration: WebSocketClientConfiguration(
+                connectTimeout: .hangGuard, handshakeTimeout: .hangGuard, closeTimeout: .hangGuard))
         return RealtimeTestClient(connection: connection)
     }
 
@@ -135,10 +138,10 @@ final class RealtimeTestClient: Sendable {
         try await connection.send(text: text)
     }
 
-    /// The next frame; throws when none arrives within `timeout` or the connection ended. The default is long: a
-    /// loaded machine can take seconds to deliver what is surely coming, and a test that waits for it only waits
-    /// that long when it fails.
-    func next(timeout: Duration = .seconds(30)) async throws -> ServerFrame {
+    /// The next frame; throws when none arrives within `timeout` or the connection ended. The default is a hang
+    /// guard: a stalled machine can take a minute to deliver what is surely coming, and a test that waits for it
+    /// only waits that long when it fails.
+    func next(timeout: Duration = .hangGuard) async throws -> ServerFrame {
         guard let frame = await inbox.next(timeout: timeout) else {
             throw RealtimeTestClientError(description: "no frame within \(timeout) (or the connection ended)")
         }
@@ -147,7 +150,7 @@ final class RealtimeTestClient: Sendable {
 
     /// The next frame whose event matches; the frames skipped on the way are returned too, for assertions.
     func next(
-        timeout: Duration = .seconds(30), where matches: (ServerEvent) -> Bool
+        timeout: Duration = .hangGuard, where matches: (ServerEvent) -> Bool
     ) async throws -> (frame: ServerFrame, skipped: [ServerFrame]) {
         var skipped: [ServerFrame] = []
         while true {
@@ -171,7 +174,7 @@ final class RealtimeTestClient: Sendable {
     }
 
     /// How the connection ended; throws if it is still open after `timeout`.
-    func closeInfo(timeout: Duration = .seconds(30)) async throws -> WebSocketCloseInfo {
+    func closeInfo(timeout: Duration = .hangGuard) async throws -> WebSocketCloseInfo {
         guard await inbox.waitUntilFinished(timeout: timeout) else {
             throw RealtimeTestClientError(description: "the connection is still open after \(timeout)")
         }

@@ -127,14 +127,14 @@ struct SandboxFixture {
     /// period, a push decision) starts from a known state.
     func waitUntilDisconnected(_ deviceId: Device.ID) async throws {
         let sandbox = sandbox
-        guard await eventually(timeout: .seconds(30), { await !sandbox.hub.isConnected(deviceId) }) else {
+        guard await eventually(timeout: .hangGuard, { await !sandbox.hub.isConnected(deviceId) }) else {
             throw RealtimeTestClientError(description: "device \(deviceId) is still connected")
         }
     }
 
     /// Waits (in real time) until the user is offline and their last-seen time is stored.
     func waitUntilOffline(_ userId: User.ID) async throws {
-        let end = ContinuousClock.now + .seconds(30)
+        let end = ContinuousClock.now + .hangGuard
         while ContinuousClock.now < end {
             if await !sandbox.hub.isOnline(userId), try await sandbox.service.lastSeen(of: userId) != nil { return }
             try await Task.sleep(for: .milliseconds(10))

@@ -83,7 +83,7 @@ struct HTTPClientTests {
             clock.advance(by: .seconds(10))
         }
         await #expect {
-            _ = try await value(of: answer, within: .seconds(60), "the trickled response to time out")
+            _ = try await value(of: answer, within: .hangGuard, "the trickled response to time out")
         } throws: { error in
             guard case HTTPClientError.timedOut(.response) = error else { return false }
             return true

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 @testable import WebSocket
 
@@ -7,7 +8,7 @@ import Testing
 @Suite("Backpressure")
 struct BackpressureTests {
     /// Polls `condition` until it holds (or fails the test after `timeout`); waits for a state, measures nothing.
-    private func waitUntil(timeout: Duration = .seconds(60), _ condition: () -> Bool) async throws {
+    private func waitUntil(timeout: Duration = .hangGuard, _ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
             guard ContinuousClock.now < deadline else {

@@ -30,7 +30,7 @@ final class PeerProcess: Sendable {
     }
 
     /// The next line the peer printed; fails if none comes within `timeout` or the peer's output ends.
-    func nextLine(timeout: Duration = .seconds(60)) async throws -> String {
+    func nextLine(timeout: Duration = .hangGuard) async throws -> String {
         guard let line = try await child.nextLine(timeout: timeout) else {
             throw Failure(description: "the peer printed nothing more (it exited)")
         }
@@ -38,7 +38,7 @@ final class PeerProcess: Sendable {
     }
 
     /// The next line, decoded as a JSON object (numbers as Int, everything else as String).
-    func nextEvent(timeout: Duration = .seconds(60)) async throws -> [String: any Sendable] {
+    func nextEvent(timeout: Duration = .hangGuard) async throws -> [String: any Sendable] {
         let line = try await nextLine(timeout: timeout)
         guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
             throw Failure(description: "not a JSON object: \(line)")

@@ -21,10 +21,10 @@ final class TLSPeerProcess: Sendable {
         stop()
     }
 
-    /// The next line the peer printed, without its newline; nil if it exited first or printed nothing for 30 s.
+    /// The next line the peer printed, without its newline; nil if it exited first or printed nothing for a hang guard.
     func readLine() -> String? {
         let child = child
-        return Self.blocking { (try? await child.nextLine(timeout: .seconds(60))) ?? nil } ?? nil
+        return Self.blocking { (try? await child.nextLine(timeout: .hangGuard)) ?? nil } ?? nil
     }
 
     /// The port a server peer printed as its first line.
@@ -35,10 +35,10 @@ final class TLSPeerProcess: Sendable {
         return port
     }
 
-    /// Waits (at most 30 s, then kills it) for the peer to exit and returns its status.
+    /// Waits (at most a hang guard, then kills it) for the peer to exit and returns its status.
     func waitForExit() -> Int32 {
         let child = child
-        if let status = Self.blocking({ await child.termination(timeout: .seconds(30)) }) ?? nil { return status.status }
+        if let status = Self.blocking({ await child.termination(timeout: .hangGuard) }) ?? nil { return status.status }
         child.kill()
         return Self.blocking { await child.exitStatus() } ?? -1
     }
@@ -49,7 +49,8 @@ final class TLSPeerProcess: Sendable {
         _ = waitForExit()
     }
 
-    /// Runs `body` in a task and blocks this (dedicated, non-pool) thread until it finishes; nil after 60 s.
+    /// Runs `body` in a task and blocks this (dedicated, non-pool) thread until it finishes; nil once a minute more
+    /// than a hang guard has passed (`body` bounds its own wait by one).
     private static func blocking<Value: Sendable>(_ body: @escaping @Sendable () async -> Value) -> Value? {
         let result = Mutex<Value?>(nil)
         let done = DispatchSemaphore(value: 0)
@@ -58,7 +59,8 @@ final class TLSPeerProcess: Sendable {
             result.withLock { $0 = value }
             done.signal()
         }
-        guard done.wait(timeout: .now() + 60) == .success else { return nil }
+        let (seconds, _) = (Duration.hangGuard + .seconds(60)).components
+        guard done.wait(timeout: .now() + .seconds(Int(seconds))) == .success else { return nil }
         return result.withLock { $0 }
     }
 }

@@ -138,7 +138,7 @@ struct TestCertificates: Sendable {
         let child = try ChildProcess(
             [try TestPeer.command("openssl")] + arguments, standardOutput: .discarded, standardError: .pipe, discardingInput: true)
         let message = String(decoding: try await child.allOutput(), as: UTF8.self)
-        guard await child.termination(timeout: .seconds(60)) == .exited(0) else {
+        guard await child.termination(timeout: .hangGuard) == .exited(0) else {
             throw TestCertificateError(command: arguments.prefix(2).joined(separator: " "), output: message)
         }
     }
