@@ -2,9 +2,10 @@ import ChatterBots
 import Foundation
 import Testing
 
-/// The real and accelerated clocks are checked loosely: they must wait at least until the deadline, never for
-/// long, and wake at once when cancelled. No upper bound tighter than seconds is asserted (shared CI machine).
-@Suite("SystemClock and AcceleratedClock", .timeLimit(.minutes(1)))
+/// The real and accelerated clocks must wait at least until the deadline and wake at once when cancelled. How long
+/// they wait is never measured (a whole-suite run can stall a test for a minute): a clock that waits far too long
+/// is given an hour or a day to wait, which runs into the suite's time limit, a hang guard.
+@Suite("SystemClock and AcceleratedClock", .timeLimit(.minutes(3)))
 struct RealTimeClockTests {
     @Test func systemClockSleepsAtLeastUntilTheDeadline() async throws {
         let clock = SystemClock()
@@ -14,10 +15,8 @@ struct RealTimeClockTests {
     }
 
     @Test func systemClockReturnsAtOnceForAPastDeadline() async throws {
-        let clock = SystemClock()
-        let before = ContinuousClock.now
-        try await clock.sleep(until: clock.now.addingTimeInterval(-3_600))
-        #expect(ContinuousClock.now - before < .seconds(5))
+        // An hour ago: a clock that waited as long as the deadline is far would run into the suite's time limit.
+        try await SystemClock().sleep(until: Date().addingTimeInterval(-3_600))
     }
 
     @Test func systemClockSleepEndsWithCancellationError() async {
@@ -27,21 +26,20 @@ struct RealTimeClockTests {
     }
 
     @Test func acceleratedClockRunsFasterThanRealTime() async throws {
-        let clock = AcceleratedClock(factor: 1_000)
-        let realStart = ContinuousClock.now
-        let deadline = clock.now.addingTimeInterval(60)
+        // A virtual day is 86 ms of real time at a million times; waited out in real time it is far past the limit.
+        let clock = AcceleratedClock(factor: 1_000_000)
+        let deadline = clock.now.addingTimeInterval(86_400)
         try await clock.sleep(until: deadline)
         #expect(clock.now >= deadline)
-        // 60 virtual seconds are 60 ms of real time at 1000×; 30 s of slack for a loaded machine.
-        #expect(ContinuousClock.now - realStart < .seconds(30))
     }
 
     @Test func acceleratedClockStartsAtItsOriginAndMovesForward() async throws {
         let origin = Date(timeIntervalSince1970: 1_000_000)
-        let clock = AcceleratedClock(factor: 100, origin: origin)
+        // At 10× a virtual day is more than two hours of real time: no stall of the machine gets there.
+        let clock = AcceleratedClock(factor: 10, origin: origin)
         let first = clock.now
         #expect(first >= origin)
-        #expect(first < origin.addingTimeInterval(3_600))
+        #expect(first < origin.addingTimeInterval(86_400))
         try await clock.sleep(for: .seconds(1))
         #expect(clock.now >= first.addingTimeInterval(1))
     }

@@ -219,13 +219,11 @@ struct SilentPeerTests {
         configuration.closeTimeout = .milliseconds(300)
         let connection = try await WebSocketClient.connect(
             to: #require(URL(string: "ws://127.0.0.1:\(port)/")), configuration: configuration)
-        let started = ContinuousClock.now
-        let info = await connection.close(code: WebSocketCloseCode(4001), reason: "leaving")
-        let elapsed = ContinuousClock.now - started
+        // Without the close timeout the close would wait for good: the hang guard fails it then.
+        let info = try await withDeadline(.hangGuard, "the close to give up on the silent peer") {
+            await connection.close(code: WebSocketCloseCode(4001), reason: "leaving")
+        }
         #expect(info == WebSocketCloseInfo(code: .abnormalClosure, initiator: .local))
-        // The bound is the configured timeout plus a loaded machine's slack, not a performance claim: without the
-        // timeout the close would wait for good.
-        #expect(elapsed < .seconds(30))
         for await _ in connection.messages {}
     }
 }
