@@ -20,6 +20,10 @@ struct ConnectionScopeTests {
             ],
             friendships: [SandboxFriendship("carol", "dave")]))
         configuration.passwordHashIterations = 1_000
+        // The sandbox runs on the real clock: no idle close or typing expiry falls due however long the machine
+        // stalls. The heartbeat interval it announces stays the documented one, for the heartbeat's tests.
+        configuration.realtime = RealtimeConfiguration(
+            idleTimeout: .seconds(3 * 365 * 86_400), typingTimeout: .seconds(365 * 86_400))
         let sandbox = try await Sandbox.start(configuration)
         do {
             let carol = try #require(sandbox.seeded["carol"])

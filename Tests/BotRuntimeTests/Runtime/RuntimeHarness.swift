@@ -4,6 +4,7 @@ import ChatterSandbox
 import Foundation
 import TestSupport
 import Testing
+import WebSocket
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -15,6 +16,8 @@ import FoundationNetworking
 /// Accounts: people ana, ben, cleo, dan; bots botty and otto. Friendships: ana–botty, ben–botty, ana–otto.
 struct RuntimeHarness {
     static let password = "correct horse"
+    /// The bots' REST client, shared as the process's default one is, with a hang guard for a connect.
+    static let restClient = HTTPClient(configuration: HTTPClientConfiguration(connectTimeout: .hangGuard))
 
     let sandbox: Sandbox
     let clock: ManualClock
@@ -76,6 +79,7 @@ struct RuntimeHarness {
     // MARK: - Bots
 
     /// The environment bots run in: the shared clock, the test's data directory and log collector, a fixed seed.
+    /// The sockets' own timeouts, which run in real time, are hang guards: the tests' timeouts run on the clock.
     func environment(_ configure: (inout BotRuntimeEnvironment) -> Void = { _ in }) -> BotRuntimeEnvironment {
         var server = sandbox.serverConfiguration
         if let relay, let url = URL(string: "ws://127.0.0.1:\(relay.port)/v1/ws") { server.webSocketURL = url }
@@ -83,6 +87,9 @@ struct RuntimeHarness {
             server: server, dataDirectory: URL(fileURLWithPath: directory.path, isDirectory: true), clock: clock,
             logSink: logs.sink)
         environment.randomSeed = 7
+        environment.webSocket.connectTimeout = .hangGuard
+        environment.webSocket.handshakeTimeout = .hangGuard
+        environment.restTransport = .builtIn(Self.restClient)
         configure(&environment)
         return environment
     }

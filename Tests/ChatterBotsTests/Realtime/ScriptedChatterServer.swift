@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import ChatterBots
@@ -56,15 +57,19 @@ final class ScriptedChatterServer<Outcome: Sendable>: Sendable {
         return ScriptedChatterServer(server: server, outcomes: outcomes, checkpoints: checkpoints, handshakes: handshakes)
     }
 
-    /// Connects a realtime client to this server.
+    /// Connects a realtime client to this server. The WebSocket's connect and handshake timeouts are hang guards
+    /// whatever `options` say: no test here is about them, and a stalled machine must not run them out.
     func connect(
-        token: String = "token-of-ana", options: RealtimeConnectionOptions = .init()
+        token: String = "token-of-ana", options: RealtimeConnectionOptions = .patient
     ) async throws(RealtimeError) -> ChatterRealtimeConnection {
-        try await ChatterRealtimeConnection.connect(configuration: configuration, accessToken: token, options: options)
+        var options = options
+        options.webSocket.connectTimeout = .hangGuard
+        options.webSocket.handshakeTimeout = .hangGuard
+        return try await ChatterRealtimeConnection.connect(configuration: configuration, accessToken: token, options: options)
     }
 
     /// Connects and returns the error, for tests of failed connects.
-    func connectionError(options: RealtimeConnectionOptions = .init()) async -> RealtimeError? {
+    func connectionError(options: RealtimeConnectionOptions = .patient) async -> RealtimeError? {
         do {
             let connection = try await connect(options: options)
             await connection.close()
@@ -220,5 +225,13 @@ extension ChatterRealtimeConnection {
             if received.count == count { break }
         }
         return received
+    }
+}
+
+extension RealtimeConnectionOptions {
+    /// The defaults, but the `session.ready` wait and the replies' timeouts in real time are hang guards: a test
+    /// about one of them sets it on a virtual clock.
+    static var patient: RealtimeConnectionOptions {
+        RealtimeConnectionOptions(sessionReadyTimeout: .hangGuard, requestTimeout: .hangGuard)
     }
 }
