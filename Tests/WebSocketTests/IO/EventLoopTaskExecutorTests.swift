@@ -1,16 +1,28 @@
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 import Testing
 @testable import WebSocket
 
 /// An event loop as a task executor: tasks that prefer it run on its thread, and the sockets they open live there.
 @Suite("Event loops as task executors")
 struct EventLoopTaskExecutorTests {
+    /// A yes/no a task sets and the test waits for.
     final class Flag: Sendable {
         private let value = Atomic<Bool>(false)
+        private let changes = ChangeSignal()
         var isSet: Bool { value.load(ordering: .acquiring) }
-        func set() { value.store(true, ordering: .releasing) }
+
+        func set() {
+            value.store(true, ordering: .releasing)
+            changes.signal()
+        }
+
+        /// Returns once set; fails naming `what` after a hang guard.
+        func wait(_ what: String) async throws {
+            try await changes.wait(until: { isSet }, what)
+        }
     }
 
     @Test func aTaskThatPrefersALoopRunsOnTheLoopThread() async throws {
@@ -36,11 +48,7 @@ struct EventLoopTaskExecutorTests {
             }
             finished.set()
         }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !finished.isSet && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(finished.isSet)
+        try await finished.wait("the task resumed from another thread to run")
     }
 
     @Test func aConnectionOpenedFromATaskThatPrefersALoopLivesOnThatLoop() async throws {
@@ -64,10 +72,6 @@ struct EventLoopTaskExecutorTests {
         Task(executorPreference: executor) {
             if !loop.inEventLoop { finished.set() }
         }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !finished.isSet && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(finished.isSet)
+        try await finished.wait("the task to run off the stopped loop")
     }
 }
