@@ -21,9 +21,17 @@ public final class HTTPClient: Sendable {
 
     public let configuration: HTTPClientConfiguration
     private let idle = Mutex<[HTTPOrigin: [HTTPClientConnection]]>([:])
+    /// Called after a connection joined or left the idle pool, so that a test waits for the pool's state instead of
+    /// polling it.
+    private let idlePoolChanged: @Sendable () -> Void
 
-    public init(configuration: HTTPClientConfiguration = .init()) {
+    public convenience init(configuration: HTTPClientConfiguration = .init()) {
+        self.init(configuration: configuration, idlePoolChanged: {})
+    }
+
+    init(configuration: HTTPClientConfiguration, idlePoolChanged: @escaping @Sendable () -> Void) {
         self.configuration = configuration
+        self.idlePoolChanged = idlePoolChanged
     }
 
     /// Sends `request` to `origin` and returns its whole response, whatever its status. Adds `Host` when missing.
@@ -96,6 +104,7 @@ public final class HTTPClient: Sendable {
             return idle.values.flatMap { $0 }
         }
         for connection in connections { connection.close() }
+        if !connections.isEmpty { idlePoolChanged() }
     }
 
     /// How many idle connections the pool holds now, over every origin.
@@ -122,15 +131,17 @@ public final class HTTPClient: Sendable {
             idle[connection.origin, default: []].append(connection)
             return true
         }
-        if !kept { connection.close() }
+        if kept { idlePoolChanged() } else { connection.close() }
     }
 
     private func forget(_ connection: HTTPClientConnection) {
-        idle.withLock { idle in
-            guard let index = idle[connection.origin]?.firstIndex(where: { $0 === connection }) else { return }
+        let forgotten = idle.withLock { idle -> Bool in
+            guard let index = idle[connection.origin]?.firstIndex(where: { $0 === connection }) else { return false }
             idle[connection.origin]?.remove(at: index)
             if idle[connection.origin]?.isEmpty == true { idle[connection.origin] = nil }
+            return true
         }
+        if forgotten { idlePoolChanged() }
     }
 
     private func open(_ origin: HTTPOrigin, timeout: Duration) async throws(HTTPClientError) -> HTTPClientConnection {

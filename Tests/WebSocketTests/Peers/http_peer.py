@@ -11,7 +11,7 @@ timeout would, and prints CLOSED once they are closed. Paths:
                   for each line `next` on its stdin and prints TRICKLED after each
   /close          200 with Content-Length and Connection: close
   /until-close    200 with no length: the body ends when the server closes
-  /slow           prints SLOW on stdout, then waits 30 s before answering
+  /slow           prints SLOW on stdout and never answers: it waits until the client closes the connection
   /drop           closes the connection without answering
   /garbage        answers with bytes that are not HTTP
 `--mode close-second`: a raw server that answers the first request on each connection (200, X-Peer-Port) and
@@ -27,7 +27,6 @@ import socket
 import ssl
 import sys
 import threading
-import time
 
 
 # One release per line `next` on stdin: a byte /trickle may send.
@@ -128,8 +127,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 print("TRICKLED", flush=True)
         elif self.path == "/slow":
             print("SLOW", flush=True)
-            time.sleep(30)
-            self.answer(200, b"late")
+            self.close_connection = True
+            self.rfile.read(1)  # until the client closes the connection (or sends more, which ends it too)
         elif self.path == "/drop":
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
