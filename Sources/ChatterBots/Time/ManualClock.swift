@@ -9,6 +9,11 @@ import Synchronization
 /// within the same advance: advancing 10 minutes fires a 25 s periodic timer 24 times, each at its own instant.
 /// Sleepers with equal deadlines resume in the order they started sleeping.
 ///
+/// That settling is a guess: it yields at background priority, so it waits behind every other task in the process, and
+/// on a busy machine (a whole test suite running in parallel) an advance can take minutes. Code under test that can
+/// say when it has nothing left to do at an instant (a bot's idle signal, the count of armed timers) should be
+/// advanced with `advance(by:untilIdle:)`, which waits for that instead of for the whole pool.
+///
 /// Use `waitForSleepers(_:)` to wait until the code under test has reached its sleeps before advancing.
 /// Call `advance` from one task at a time (the test); concurrent advances would interleave their steps.
 public final class ManualClock: ChatterClock {
@@ -173,7 +178,43 @@ public final class ManualClock: ChatterClock {
     /// deadline. Time never moves backwards: a `target` in the past only lets already-resumed tasks settle.
     public func advance(to target: Date) async {
         await settle()
-        while let sleeper = state.withLock({ state -> Sleeper? in
+        while let sleeper = takeNextDue(notAfter: target) {
+            let registrationsBefore = state.withLock { $0.registrations }
+            sleeper.continuation.resume()
+            await waitUntilWoken(sleeper.id)
+            await waitForNextRegistration(after: registrationsBefore)
+            await settle()
+        }
+    }
+
+    /// Moves time forward by `duration` as `advance(by:)` does, but the code under test says when it is done at each
+    /// instant: `idle` returns once it has nothing left to do now (for example `waitForSleepers(n)` for `n` periodic
+    /// timers, or a bot's idle signal). `advance` awaits it before the first deadline and after each resumed sleeper
+    /// has run again, and never yields to the cooperative pool or waits in real time, so other work on a busy
+    /// machine cannot hold it up. An `idle` that returns early lets time move on before the woken work is done.
+    ///
+    /// - Throws: what `idle` throws (time stays at the deadline it had reached).
+    public func advance(by duration: Duration, untilIdle idle: () async throws -> Void) async rethrows {
+        try await advance(to: now.addingTimeInterval(duration.clockSeconds), untilIdle: idle)
+    }
+
+    /// Moves time forward to `target` as `advance(to:)` does, waiting for `idle` at each instant as
+    /// `advance(by:untilIdle:)` does.
+    ///
+    /// - Throws: what `idle` throws (time stays at the deadline it had reached).
+    public func advance(to target: Date, untilIdle idle: () async throws -> Void) async rethrows {
+        try await idle()
+        while let sleeper = takeNextDue(notAfter: target) {
+            sleeper.continuation.resume()
+            await waitUntilWoken(sleeper.id)
+            try await idle()
+        }
+    }
+
+    /// Removes the earliest sleeper due at or before `target` and moves `now` to its deadline, marking it resumed but
+    /// not yet woken; with none due, moves `now` to `target` (never backwards) and returns nil.
+    private func takeNextDue(notAfter target: Date) -> Sleeper? {
+        state.withLock { state -> Sleeper? in
             guard let due = state.takeEarliest(notAfter: target) else {
                 if target > state.now { state.now = target }
                 return nil
@@ -181,12 +222,6 @@ public final class ManualClock: ChatterClock {
             if due.deadline > state.now { state.now = due.deadline }
             state.resumedNotWoken.insert(due.id)
             return due
-        }) {
-            let registrationsBefore = state.withLock { $0.registrations }
-            sleeper.continuation.resume()
-            await waitUntilWoken(sleeper.id)
-            await waitForNextRegistration(after: registrationsBefore)
-            await settle()
         }
     }
 

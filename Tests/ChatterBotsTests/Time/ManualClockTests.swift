@@ -167,3 +167,56 @@ struct ManualClockActorTests {
         #expect(await slow.fireTimes == (1...4).map { start.addingTimeInterval(TimeInterval($0 * 25)) })
     }
 }
+
+/// `advance(by:untilIdle:)`: the code under test, not the cooperative pool, says when an instant is done. The time
+/// limit is a hang guard only.
+@Suite("ManualClock advanced until idle", .timeLimit(.minutes(3)))
+struct ManualClockIdleTests {
+    let start = ManualClock.defaultStart
+
+    @Test func periodicTimersInsideActorsInterleaveInTimeOrderWhenTheirSleepsAreTheIdleSignal() async throws {
+        let clock = ManualClock()
+        let fast = PeriodicCounter(), slow = PeriodicCounter()
+        let tasks = [
+            Task { try await fast.run(on: clock, every: .seconds(10)) },
+            Task { try await slow.run(on: clock, every: .seconds(25)) },
+        ]
+        defer { tasks.forEach { $0.cancel() } }
+        try await clock.waitForSleepers(2)
+        // Both timers asleep again: nothing is left to do at this instant.
+        try await clock.advance(by: .seconds(100)) { try await clock.waitForSleepers(2) }
+        #expect(await fast.fireTimes == (1...10).map { start.addingTimeInterval(TimeInterval($0 * 10)) })
+        #expect(await slow.fireTimes == (1...4).map { start.addingTimeInterval(TimeInterval($0 * 25)) })
+        #expect(clock.now == start.addingTimeInterval(100))
+    }
+
+    @Test func workThatLeavesThePoolBetweenTicksIsWaitedForUntilTheTimerSleepsAgain() async throws {
+        let clock = ManualClock()
+        let log = ClockTestLog<Date>()
+        let timer = Task {
+            while true {
+                try await clock.sleep(for: .seconds(25))
+                // An answer from outside the cooperative pool, as a socket's is: yielding to the pool does not wait for it.
+                await withCheckedContinuation { continuation in Thread { continuation.resume() }.start() }
+                log.append(clock.now)
+            }
+        }
+        defer { timer.cancel() }
+        try await clock.waitForSleepers(1)
+        try await clock.advance(by: .seconds(600)) { try await clock.waitForSleepers(1) }
+        #expect(log.all == (1...24).map { start.addingTimeInterval(TimeInterval($0 * 25)) })
+    }
+
+    @Test func anIdleSignalThatFailsEndsTheAdvanceWithItsErrorBeforeTimeMoves() async throws {
+        struct NotIdle: Error {}
+        let clock = ManualClock()
+        let sleeper = Task { try await clock.sleep(for: .seconds(10)) }
+        defer { sleeper.cancel() }
+        try await clock.waitForSleepers(1)
+        await #expect(throws: NotIdle.self) {
+            try await clock.advance(by: .seconds(60)) { throw NotIdle() }
+        }
+        #expect(clock.now == start)
+        #expect(clock.sleeperCount == 1)
+    }
+}
