@@ -22,12 +22,12 @@ public struct BotTestConfiguration: Sendable {
     /// The sandbox's realtime timers. By default heartbeats and idle closes are a year apart, so that days of
     /// virtual time pass without pings; typing (5 s) and the presence grace (10 s) are the documented values.
     public var realtime: RealtimeConfiguration
-    /// How long, in real time, `nextMessage` waits for the bot before it fails saying what it waited for (30 s by
+    /// How long, in real time, `nextMessage` waits for the bot before it fails saying what it waited for (120 s by
     /// default). A reply returns as soon as it arrives, so the bound is only ever waited out by a failing test, and
-    /// it is long enough for a parallel test run on a loaded CI machine.
+    /// it outlasts the minute a parallel test run on a loaded two-core CI machine can stall a test for.
     public var replyTimeout: Duration
-    /// How long, in real time, starting the bot, `settle()` and the waits inside `advance` may take (60 s by default;
-    /// starting includes signing in, which hashes a password).
+    /// How long, in real time, starting the bot, `settle()` and the waits inside `advance` may take (180 s by
+    /// default; starting includes signing in, which hashes a password).
     public var settleTimeout: Duration
     /// Where the runtime's and the bot's log records go (discarded by default; `LogSink(minimumLevel: .debug)` writes them to standard error, to watch a test).
     public var logSink: LogSink
@@ -42,8 +42,8 @@ public struct BotTestConfiguration: Sendable {
     public init(
         botName: String? = nil, friendRequests: FriendRequestPolicy = .nobody, start: Date = ManualClock.defaultStart,
         timeZone: TimeZone = TimeZone(identifier: "UTC") ?? .gmt,
-        realtime: RealtimeConfiguration = BotTestConfiguration.quietRealtime, replyTimeout: Duration = .seconds(30),
-        settleTimeout: Duration = .seconds(60), logSink: LogSink = .discarding,
+        realtime: RealtimeConfiguration = BotTestConfiguration.quietRealtime, replyTimeout: Duration = .seconds(120),
+        settleTimeout: Duration = .seconds(180), logSink: LogSink = .discarding,
         environment: @escaping @Sendable (inout BotRuntimeEnvironment) -> Void = { _ in }
     ) {
         self.botName = botName

@@ -178,7 +178,7 @@ public final class TestUser: Sendable {
     /// it. Messages are taken in the order they arrived; each one once. Only messages that arrive on the user's
     /// socket count: one sent while the user was offline is not seen (the user does not sync).
     ///
-    /// - Parameter timeout: real time to wait; by default the harness's `replyTimeout` (30 s).
+    /// - Parameter timeout: real time to wait; by default the harness's `replyTimeout` (120 s).
     /// - Throws: `BotTestError.timedOut` naming the user and the conversation when no message came; a
     ///   `BotTestError.userOffline` when the user has no socket to receive it on.
     public func nextMessage(in conversation: Conversation? = nil, timeout: Duration? = nil) async throws -> Message {

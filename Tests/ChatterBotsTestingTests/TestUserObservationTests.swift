@@ -83,7 +83,7 @@ struct TestUserObservationTests {
             let alice = try await harness.user("alice")
             try await harness.stopBot()
             let sent = try await alice.send("quiet")
-            async let read = alice.waitUntilBotHasRead(sent, timeout: .seconds(30))
+            async let read = alice.waitUntilBotHasRead(sent)
             try await harness.startBot()  // reads what came while it was down
             #expect(try await read.lastReadSeq >= sent.seq)
         }
