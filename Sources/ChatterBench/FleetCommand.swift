@@ -72,6 +72,7 @@ struct FleetCommand {
         // Start-up and reconnects in waves (half the store budget, 64 at most), so starting bots evict idle stores, not
         // each other's, and the start-up peak stays small.
         environment.startupGate = StartupGate(fitting: storeBudget)
+        environment.makeThreads = MakeThreads(fitting: environment.startupGate)
         if configuration.marksInFlightWork ?? true {
             do {
                 environment.inFlightTable = try await CrashRecovery.prepare(

@@ -1,17 +1,17 @@
 import ChatterBots
 import Foundation
 import Synchronization
-import WebSocket
 
 /// A bot kind's `make` run as crash-isolated work, as a handler is: marked in the process's `InFlightTable` as its
 /// bot's lifecycle work `make`, and never beside a crash suspect's turn at the `SuspectGate`. A trap in the bot
 /// author's code there is then blamed on that bot at the next start, which runs its `make` alone, and once it has
 /// crashed the process `attempts` times stops that bot as crashing while the others run (`QuarantineRules`).
 ///
-/// The `make` runs on a thread of its own, so that one that blocks stalls no session, and has the handler timeout to
-/// return: one that has not by then is given up (its bot does not start) and gives its share of the gate back, or,
-/// a suspect, its turn alone once the grace after its timeout is over (`SuspectTurnRules`). It stays marked in the
-/// table until it returns, so that a `make` that kills the process late is still blamed.
+/// The `make` runs on a thread of its own (`MakeThreads`), so that one that blocks stalls no session, and has the
+/// handler timeout to return: one that has not by then is given up (its bot does not start) and gives its share of
+/// the gate back, or, a suspect, its turn alone once the grace after its timeout is over (`SuspectTurnRules`). It
+/// stays marked in the table until it returns, so that a `make` that kills the process late is still blamed; its
+/// kind is not called again meanwhile (`MakeThreadRules`).
 struct BotMaking: Sendable {
     /// The work key and handler name of a bot's `make` in the in-flight table and the quarantine.
     static let workKey = "make"
@@ -24,6 +24,8 @@ struct BotMaking: Sendable {
         case refused(any Error)
         /// It did not return within the handler timeout.
         case timedOut(TimedOut)
+        /// It was not called: an earlier make of the kind still runs past its timeout, or no thread is left.
+        case notCalled(MakeThreadRules.Refusal)
     }
 
     /// A kind's `make` that did not return within the handler timeout: the bot does not start.
@@ -35,7 +37,8 @@ struct BotMaking: Sendable {
 
         var description: String {
             "kind \"\(kind)\" did not make the bot within \(timeout) (its make has not returned, and may still run): "
-                + "fix the kind's make, or the options it reads in bots.json, then reload"
+                + "fix the kind's make, or the options it reads in bots.json, then reload (the kind's make is not "
+                + "called again until this one returns: restart the process if it never does)"
         }
     }
 
@@ -48,6 +51,7 @@ struct BotMaking: Sendable {
 
     private let table: InFlightTable?
     private let gate: SuspectGate
+    private let threads: MakeThreads
     private let clock: any ChatterClock
     private let timeout: Duration
 
@@ -55,6 +59,7 @@ struct BotMaking: Sendable {
     init(environment: BotRuntimeEnvironment) {
         self.table = environment.inFlightTable
         self.gate = environment.suspectGate
+        self.threads = environment.makeThreads
         self.clock = environment.clock
         self.timeout = environment.handlerTimeout
     }
@@ -72,16 +77,29 @@ struct BotMaking: Sendable {
             return nil
         }
         let call = Call(clock: clock)
-        let slot = table?.claim(InFlightTable.Record(
-            bot: member.configuration.name, handler: Self.workKey, trace: Self.workKey, key: Self.workKey,
-            summary: "kind \(member.configuration.kind)", startedAt: clock.now))
-        let deadline = clock.now.addingTimeInterval(timeout.timeInterval)
-        Self.onThreadOfItsOwn { [table] in
+        let (table, clock) = (table, clock)
+        let (bot, kind) = (member.configuration.name, member.configuration.kind)
+        let started = await threads.start(kind: kind, bot: bot, timeout: timeout, clock: clock) {
+            let slot = table?.claim(InFlightTable.Record(
+                bot: bot, handler: Self.workKey, trace: Self.workKey, key: Self.workKey, summary: "kind \(kind)",
+                startedAt: clock.now))
             let result = Result { try member.makeBot() }
             if let slot { table?.release(slot) }
             call.returned(result)
         }
-        let timedOut = TimedOut(kind: member.configuration.kind, timeout: timeout)
+        let deadline: Date
+        switch started {
+        case .started(let end)?:
+            deadline = end
+        case .refused(let refusal)?:
+            turn.end()
+            log.error("make not called: \(refusal)", trace: Self.workKey)
+            return Made(outcome: .notCalled(refusal))
+        case nil:
+            turn.end()
+            return nil
+        }
+        let timedOut = TimedOut(kind: kind, timeout: timeout)
         guard alone else {
             await call.wait(until: deadline)
             turn.end()
@@ -135,19 +153,6 @@ struct BotMaking: Sendable {
         case .success(let bot): .made(bot)
         case .failure(let error): .refused(error)
         }
-    }
-
-    /// Runs `work` on a new thread with the stack an event loop's thread has, and a signal stack of its own, so
-    /// that a `make` that overflows its stack is still named in the crash report.
-    private static func onThreadOfItsOwn(_ work: @escaping @Sendable () -> Void) {
-        let thread = Thread {
-            let signalStack = AlternateSignalStack()
-            work()
-            _ = consume signalStack
-        }
-        thread.name = "chatterbots.make"
-        thread.stackSize = 8 << 20
-        thread.start()
     }
 
     /// A `make` running on its thread: its result once it returned, and the wake-up of the task that waits for it.

@@ -122,6 +122,9 @@ public struct BotRuntimeEnvironment: Sendable {
     package var inFlightTable: InFlightTable?
     /// Lets one crash suspect run at a time in the process: every session of a process must share it.
     package var suspectGate: SuspectGate
+    /// The threads the kinds' `make`s run on, bounded however often they hang: every session of a process must share
+    /// them. Default: as many at once as ``defaultStartupGate`` starts bots.
+    package var makeThreads: MakeThreads
     /// The bots' accounts may not exist yet, made by another process (the shard that embeds the shared sandbox):
     /// a refused password login is retried with backoff instead of stopping the bot.
     package var accountsMayAppear = false
@@ -162,6 +165,7 @@ public struct BotRuntimeEnvironment: Sendable {
         self.quarantine = .default
         self.inFlightTable = nil
         self.suspectGate = SuspectGate()
+        self.makeThreads = MakeThreads(fitting: Self.defaultStartupGate)
     }
 
     /// The store file of the bot named `name`.

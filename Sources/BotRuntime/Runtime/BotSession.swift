@@ -262,6 +262,10 @@ public actor BotSession {
                 log.error("not starting: \(timedOut)")
                 metrics.setLastError("make timed out after \(timedOut.timeout)")
                 stopReason = .configurationError(timedOut.description)
+            case .notCalled(let refusal)?:
+                log.error("not starting: \(refusal)")
+                metrics.setLastError("make not called: \(refusal.summary)")
+                stopReason = .configurationError(refusal.description)
             case nil:
                 break
             }

@@ -55,6 +55,7 @@ struct BotHost: Sendable {
     var quarantine: QuarantineSettings = .default
     var inFlightTable: InFlightTable?
     var suspectGate = SuspectGate()
+    var makeThreads = MakeThreads(fitting: BotRuntimeEnvironment.defaultStartupGate)
     /// Another shard's embedded sandbox makes the accounts: a bot added by a reload may sign in first.
     var accountsMayAppear = false
 
@@ -64,6 +65,7 @@ struct BotHost: Sendable {
         environment.quarantine = quarantine
         environment.inFlightTable = inFlightTable
         environment.suspectGate = suspectGate
+        environment.makeThreads = makeThreads
         environment.accountsMayAppear = accountsMayAppear
         return environment
     }

@@ -123,13 +123,14 @@ struct RuntimeHarness {
         return running
     }
 
-    /// Starts a session for botty whose bot `kind` makes from `options` as the session starts (its probe, when the
-    /// bot is a `ScriptedBot`, reports to the harness), and waits until it is live (unless told not to).
+    /// Starts a session for `account` (botty by default) whose bot `kind` makes from `options` as the session starts
+    /// (its probe, when the bot is a `ScriptedBot`, reports to the harness), and waits until it is live (unless told
+    /// not to).
     func start(
-        madeBy kind: BotKind, options: BotOptions = .empty, waitUntilLive: Bool = true,
+        madeBy kind: BotKind, as account: SeededAccount? = nil, options: BotOptions = .empty, waitUntilLive: Bool = true,
         _ configure: (inout BotRuntimeEnvironment) -> Void = { _ in }
     ) async throws -> RunningBot {
-        var configuration = configuration(botty)
+        var configuration = configuration(account ?? botty)
         configuration.kind = kind.name
         configuration.options = options
         let changes = changes
