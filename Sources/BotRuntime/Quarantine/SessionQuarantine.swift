@@ -129,6 +129,8 @@ final class SessionQuarantine: Sendable {
             handle(.stopped, of: turn)
             return nil
         }
+        // A turn that began as the session stops keeps no grace either (`stop()` may have missed it).
+        if isStopping.load(ordering: .acquiring) { handle(.stopping, of: turn) }
         return turn
     }
 
@@ -283,7 +285,8 @@ final class SessionQuarantine: Sendable {
 
     /// Ends the work `readyEnqueued` started, when the session begins to stop (before its admission and handlers
     /// stop, which would let that work think everything was handled): it reads and writes nothing more, so a
-    /// probation the stop interrupts goes on at the next start with its suspects.
+    /// probation the stop interrupts goes on at the next start with its suspects. A suspect's grace ends now, not at
+    /// its end or the shutdown's deadline: nothing is left to protect once the session stops.
     func stop() {
         isStopping.store(true, ordering: .releasing)
         let tasks = readyWork.withLock { work in
@@ -291,6 +294,8 @@ final class SessionQuarantine: Sendable {
             return Array(work.tasks.values)
         }
         for task in tasks { task.cancel() }
+        let open = turns.withLock { Array($0.values) }
+        for turn in open { handle(.stopping, of: turn) }
     }
 
     /// The session tears down, its handlers abandoned, before its store closes: the suspects' turns that have not

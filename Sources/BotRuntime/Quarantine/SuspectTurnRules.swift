@@ -11,6 +11,9 @@ import Foundation
 /// - The grace ends with its code still running: its turn ends and it passes all the same, so that a suspect that
 ///   never returns is not blamed for later deaths it did not cause.
 /// - Its session stops (before it returned, or during its grace): its turn ends and it stays a suspect.
+/// - Its session begins to stop (a shutdown drains the handlers that run): a grace ends at once, and a timeout then
+///   starts none, since nothing is left to protect once the session stops; code still in its time keeps its turn
+///   (and passes if it returns), as the drain lets it finish.
 struct SuspectTurnRules: Sendable, Equatable {
     /// What happens to the suspect.
     enum Event: Sendable, Equatable {
@@ -22,6 +25,8 @@ struct SuspectTurnRules: Sendable, Equatable {
         case graceOver
         /// Its session stops.
         case stopped
+        /// Its session begins to stop, draining the handlers that run.
+        case stopping
     }
 
     /// What to do.
@@ -49,6 +54,8 @@ struct SuspectTurnRules: Sendable, Equatable {
 
     let grace: Duration
     private(set) var phase = Phase.running
+    /// Set by `stopping`: the session stops, so a timeout starts no grace.
+    private(set) var sessionStops = false
 
     init(grace: Duration) {
         self.grace = grace
@@ -68,7 +75,13 @@ struct SuspectTurnRules: Sendable, Equatable {
         case (.running, .returned(cancelled: false)):
             phase = .passed
             return [.endTurn, .pass(afterGrace: false)]
-        case (.running, .returned(cancelled: true)), (.running, .stopped), (.inGrace, .stopped):
+        case (.running, .returned(cancelled: true)), (.running, .stopped), (.inGrace, .stopped), (.inGrace, .stopping):
+            phase = .stopped
+            return [.endTurn]
+        case (.running, .stopping):
+            sessionStops = true
+            return []
+        case (.running, .timedOut) where sessionStops:
             phase = .stopped
             return [.endTurn]
         case (.running, .timedOut):

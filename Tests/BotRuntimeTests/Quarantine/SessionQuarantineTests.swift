@@ -393,12 +393,9 @@ import Testing
         return bot
     }
 
-    /// Stops `bot` within half a second of the clock, shorter than the grace: the handlers of its drain wait behind
-    /// the suspect's turn.
-    func stopWithinTheGrace(_ bot: RunningBot, in harness: RuntimeHarness) async throws {
-        let stopped = Task { await bot.stop(deadline: .milliseconds(500)) }
-        try await bot.waitUntil(.stopping)
-        await harness.clock.advance(by: .milliseconds(500))
+    /// Stops `bot` with a deadline longer than the grace, without moving the clock: the stop ends the grace at once.
+    func stopDuringTheGrace(_ bot: RunningBot, in harness: RuntimeHarness) async throws {
+        let stopped = Task { await bot.stop(deadline: .seconds(30)) }
         #expect(try await value(of: stopped, within: .hangGuard, "the session to stop") == .shutdown)
     }
 
@@ -411,7 +408,7 @@ import Testing
             #expect(gate.isHeld)
             #expect(!gate.enterAsOtherAtOnce(), "no other handler of the process starts")
             #expect(!harness.logs.contains(.info, "no longer suspected"))
-            try await stopWithinTheGrace(bot, in: harness)
+            try await stopDuringTheGrace(bot, in: harness)
             release.open()
         }
     }
@@ -437,13 +434,34 @@ import Testing
         }
     }
 
+    /// A shutdown during a suspect's grace ends the grace at once: nothing is left to protect once the session
+    /// stops, so its drain (a message waiting for the suspect's turn to end) waits neither for the grace's end nor
+    /// for the shutdown's deadline, and the fleet runs again.
+    @Test func aShutdownDuringASuspectsGraceCompletesWithoutWaitingForTheGrace() async throws {
+        try await RuntimeHarness.run { harness in
+            let conversation = try await harness.direct(harness.ana)
+            try await harness.say("hello", as: harness.ana, in: conversation)
+            let (release, gate) = (Gate(), SuspectGate())
+            let bot = try await startOnStartSuspectPastItsTimeout(release: release, gate: gate, in: harness)
+            await gate.waitUntilOthersWaiting(1)
+            #expect(gate.isHeld)
+            let graceBegan = harness.clock.now
+            try await stopDuringTheGrace(bot, in: harness)
+            #expect(harness.clock.now == graceBegan, "the clock did not move")
+            #expect(gate.isFree)
+            #expect(gate.enterAsOtherAtOnce(), "the other handlers of the process run again")
+            gate.leaveAsOther()
+            release.open()
+        }
+    }
+
     /// A stop during a suspect's grace ends its turn; it stays suspected for the next start, and its code returning
     /// afterwards changes nothing.
     @Test func aSuspectWhoseSessionStopsDuringItsGraceStaysSuspectedThoughItsCodeReturnsLater() async throws {
         try await RuntimeHarness.run { harness in
             let (release, gate) = (Gate(), SuspectGate())
             let bot = try await startOnStartSuspectPastItsTimeout(release: release, gate: gate, in: harness)
-            try await stopWithinTheGrace(bot, in: harness)
+            try await stopDuringTheGrace(bot, in: harness)
             #expect(gate.isFree)
             release.open()
             try await harness.waitUntil("its code to return") { harness.logs.contains(.info, "returned after its session stopped") }

@@ -50,6 +50,30 @@ struct SuspectTurnRulesTests {
         #expect(rules.phase == .stopped)
     }
 
+    /// Nothing is left to protect once the session stops: its drain does not wait for the grace.
+    @Test func theSessionBeginningToStopEndsTheGraceAtOnceAndLeavesTheSuspect() {
+        var rules = SuspectTurnRules(grace: .seconds(30))
+        _ = rules.handle(.timedOut, now: now)
+        #expect(rules.handle(.stopping, now: now.addingTimeInterval(1)) == [.endTurn])
+        #expect(rules.phase == .stopped)
+        #expect(rules.handle(.returned(cancelled: true), now: now.addingTimeInterval(2)) == [.returnedAfterStop])
+    }
+
+    /// The drain lets code in its time finish: it keeps its turn, and passes if it returns.
+    @Test func codeInItsTimeKeepsItsTurnAsTheSessionBeginsToStop() {
+        var rules = SuspectTurnRules(grace: .seconds(30))
+        #expect(rules.handle(.stopping, now: now).isEmpty)
+        #expect(rules.hasTurn)
+        #expect(rules.handle(.returned(cancelled: false), now: now) == [.endTurn, .pass(afterGrace: false)])
+    }
+
+    @Test func aTimeoutAfterTheSessionBeganToStopStartsNoGrace() {
+        var rules = SuspectTurnRules(grace: .seconds(30))
+        _ = rules.handle(.stopping, now: now)
+        #expect(rules.handle(.timedOut, now: now.addingTimeInterval(30)) == [.endTurn])
+        #expect(rules.phase == .stopped)
+    }
+
     /// The stop cancels the code, which then returns: that is the stop's doing, not a pass.
     @Test func codeReturningCancelledBeforeItsTimeoutIsAStopNotAPass() {
         var rules = SuspectTurnRules(grace: .seconds(30))
