@@ -28,16 +28,23 @@ struct BotMaking: Sendable {
         case notCalled(MakeThreadRules.Refusal)
     }
 
-    /// A kind's `make` that did not return within the handler timeout: the bot does not start.
+    /// A kind's `make` that did not return within the handler timeout: the bot does not start, even when the make
+    /// returns later, during a crash suspect's grace (the grace is there to blame a death, not to give more time).
     struct TimedOut: Error, Equatable, CustomStringConvertible {
         /// The bot's kind.
         var kind: String
         /// The handler timeout it had.
         var timeout: Duration
+        /// Whether it returned after its timeout, during the crash suspect's grace.
+        var returnedLate = false
 
         var description: String {
-            "kind \"\(kind)\" did not make the bot within \(timeout) (its make has not returned, and may still run): "
-                + "fix the kind's make, or the options it reads in bots.json, then reload (the kind's make is not "
+            guard !returnedLate else {
+                return "kind \"\(kind)\" did not make the bot within \(timeout) (its make returned only later, during "
+                    + "the crash suspect's grace): fix the kind's make, or the options it reads in bots.json, then reload"
+            }
+            return "kind \"\(kind)\" did not make the bot within \(timeout) (its make has not returned, and may still "
+                + "run): fix the kind's make, or the options it reads in bots.json, then reload (the kind's make is not "
                 + "called again until this one returns: restart the process if it never does)"
         }
     }
@@ -144,8 +151,10 @@ struct BotMaking: Sendable {
         }
         // Given up at its timeout, it passed (its code returned, or its grace is over); nil when its session stopped
         // first.
-        guard passedAfterGrace != nil else { return nil }
-        return Made(outcome: .timedOut(timedOut), passedAfterGrace: passedAfterGrace)
+        guard let afterGrace = passedAfterGrace else { return nil }
+        var late = timedOut
+        late.returnedLate = !afterGrace
+        return Made(outcome: .timedOut(late), passedAfterGrace: afterGrace)
     }
 
     private static func outcome(of result: Result<any Bot, any Error>) -> Outcome {

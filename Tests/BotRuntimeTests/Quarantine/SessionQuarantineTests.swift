@@ -774,6 +774,32 @@ import Testing
         }
     }
 
+    /// A `make` suspect that returns during the grace after its timeout is no longer suspected, but its bot does not
+    /// start, as for any make past its timeout: the grace is there to blame a death, not to give more time. The bot
+    /// says its make returned late, so that a reload makes it again.
+    @Test func aMakeSuspectThatReturnsDuringItsGraceIsClearedButItsBotDoesNotStart() async throws {
+        try await RuntimeHarness.run { harness in
+            try await recordCrashes(["make"], handler: "make", in: harness)
+            let (gate, make) = (SuspectGate(), BlockingMake())
+            let bot = try await harness.start(madeBy: make.kind, waitUntilLive: false) {
+                $0.handlerTimeout = .seconds(1)
+                $0.suspectGate = gate
+            }
+            await make.started.wait()
+            await harness.clock.advance(by: .seconds(1))
+            try await harness.waitUntil("make's timeout") { harness.logs.contains(.error, "make did not return within") }
+            make.finish()
+
+            let reason = try await value(of: bot.task, within: .seconds(60), "the bot to stop")
+            #expect(reason == .configurationError(
+                BotMaking.TimedOut(kind: "stuck", timeout: .seconds(1), returnedLate: true).description))
+            #expect(gate.isFree)
+            let store = try await BotStore.open(path: harness.directory.file("botty.sqlite"), clock: harness.clock)
+            #expect(try await store.crashRecord().suspects.isEmpty)
+            await store.close()
+        }
+    }
+
     /// A `make` suspect past its timeout keeps the process to itself for the grace after it, then is no longer
     /// suspected though it never returned, and the bot stops as a `make` that did not return does.
     @Test func aMakeSuspectPastItsTimeoutKeepsItsTurnAloneForTheGraceThenIsNoLongerSuspected() async throws {
