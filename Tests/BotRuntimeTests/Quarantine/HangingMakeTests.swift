@@ -47,12 +47,12 @@ import Testing
             let first = try await harness.start(madeBy: hanging.kind, waitUntilLive: false, process)
             await hanging.started.wait()
             await harness.clock.advance(by: .seconds(1))
-            let timedOut = try await value(of: first.task, within: .seconds(60), "the first start to stop")
+            let timedOut = try await value(of: first.task, within: .hangGuard, "the first start to stop")
             #expect(timedOut.description.contains(#"kind "stuck" did not make the bot within 1.0 seconds"#), "\(timedOut)")
 
             for _ in 1...3 {
                 let again = try await harness.start(madeBy: hanging.kind, waitUntilLive: false, process)
-                let reason = try await value(of: again.task, within: .seconds(60), "a later start to stop")
+                let reason = try await value(of: again.task, within: .hangGuard, "a later start to stop")
                 #expect(reason == .configurationError(MakeThreadRules.Refusal.kindStillRunning(kind: "stuck", bot: "botty").description))
             }
             #expect(hanging.calls == 1, "the kind is not called again while its make runs")

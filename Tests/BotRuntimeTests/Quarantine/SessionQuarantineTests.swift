@@ -790,7 +790,7 @@ import Testing
             try await harness.waitUntil("make's timeout") { harness.logs.contains(.error, "make did not return within") }
             make.finish()
 
-            let reason = try await value(of: bot.task, within: .seconds(60), "the bot to stop")
+            let reason = try await value(of: bot.task, within: .hangGuard, "the bot to stop")
             #expect(reason == .configurationError(
                 BotMaking.TimedOut(kind: "stuck", timeout: .seconds(1), returnedLate: true).description))
             #expect(gate.isFree)
