@@ -271,7 +271,8 @@ public final class BotTestHarness: Sendable {
 
     /// Performs `fault` on the bot's connection (`SandboxFault`: drop the socket, lose an ack, duplicate
     /// events, expire the token…). The bot reconnects after its backoff on the virtual clock: advance a few
-    /// seconds, then `waitUntilBotIsLive()`.
+    /// seconds, then `waitUntilBotIsLive()`. A dropped socket returns once the bot has seen it close, so that the
+    /// advance cannot pass before its reconnect backoff begins.
     ///
     /// - Throws: `BotTestError.wrongBotState` when the bot has no open socket.
     public func inject(_ fault: SandboxFault) async throws {
@@ -280,6 +281,12 @@ public final class BotTestHarness: Sendable {
             throw BotTestError.wrongBotState("the bot has no open socket to inject \(fault.type) into")
         }
         try await sandbox.admin.inject(fault, into: device)
+        guard case .dropSocket = fault, let session else { return }
+        try await withRealTimeLimit(configuration.settleTimeout, awaiting: "the bot to see its socket dropped") {
+            while await session.status.connected, !Task.isCancelled {
+                try await Task.sleep(for: .milliseconds(2))
+            }
+        }
     }
 
     // MARK: People
