@@ -48,22 +48,22 @@ import Testing
         #expect(plan.requests(for: [:]).isEmpty)
     }
 
-    @Test func aRefusedResponseHalvesTheConversationsPerRequestFirst() {
+    @Test func aRefusedResponseShrinksTheConversationsPerRequestFirst() {
         var plan = SyncPlan(limitPerConversation: 20, inboundMessageLimit: Self.inboundLimit)
         let configured = plan.conversationsPerRequest
         #expect(configured > 2)
         let shrank = plan.responseRefused()
         #expect(shrank)
-        #expect(plan.conversationsPerRequest == configured / 2)
+        #expect(plan.conversationsPerRequest == ResponseSizeHalving.next(after: configured))
         #expect(plan.limitPerConversation == 20)
     }
 
-    @Test func onceAtOneConversationARefusedResponseHalvesTheMessagesPerConversation() {
+    @Test func onceAtOneConversationARefusedResponseShrinksTheMessagesPerConversation() {
         var plan = SyncPlan(limitPerConversation: 20, inboundMessageLimit: Self.inboundLimit)
         while plan.conversationsPerRequest > 1 { plan.responseRefused() }
-        var limits: [Int] = []
-        while plan.responseRefused() { limits.append(plan.limitPerConversation) }
-        #expect(limits == [10, 5, 2, 1])
+        let shrank = plan.responseRefused()
+        #expect(shrank)
+        #expect(plan.limitPerConversation == ResponseSizeHalving.next(after: 20))
         #expect(plan.conversationsPerRequest == 1)
     }
 
@@ -95,7 +95,7 @@ import Testing
         #expect(plan == configured)
         let shrank = plan.syncInterrupted(by: .incomingMessageTooLarge(limit: Self.inboundLimit))
         #expect(shrank)
-        #expect(plan.conversationsPerRequest == configured.conversationsPerRequest / 2)
+        #expect(plan.conversationsPerRequest == ResponseSizeHalving.next(after: configured.conversationsPerRequest))
     }
 
     @Test func moreAfterTheLastMessageOfAResponseIsPagedFromThatMessage() {

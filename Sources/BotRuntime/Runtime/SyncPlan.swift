@@ -50,14 +50,14 @@ package struct SyncPlan: Sendable, Equatable {
     package var isAtFloor: Bool { conversationsPerRequest == 1 && limitPerConversation == 1 }
 
     /// This client refused a `sync.response` as too large (it closed the connection with 1009): the next sync asks
-    /// for half as many conversations per request, and once at one, half as many messages per conversation, down
-    /// to one of each. Returns false when the plan was at its floor already.
+    /// for fewer conversations per request (`ResponseSizeHalving`), and once at one, for fewer messages per
+    /// conversation, down to one of each. Returns false when the plan was at its floor already.
     @discardableResult
     package mutating func responseRefused() -> Bool {
-        if conversationsPerRequest > 1 {
-            conversationsPerRequest /= 2
-        } else if limitPerConversation > 1 {
-            limitPerConversation /= 2
+        if let fewer = ResponseSizeHalving.next(after: conversationsPerRequest) {
+            conversationsPerRequest = fewer
+        } else if let fewer = ResponseSizeHalving.next(after: limitPerConversation) {
+            limitPerConversation = fewer
         } else {
             return false
         }
