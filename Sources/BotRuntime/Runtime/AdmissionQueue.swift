@@ -31,6 +31,8 @@ final class AdmissionQueue: Sendable {
     private let plan: Mutex<AdmissionPlan>
     /// Per conversation being fetched, what its fetch waits on for room in the lane.
     private let drained: Mutex<[Conversation.ID: WakeSignal]> = Mutex([:])
+    /// How many messages each page of a fetch asks for, learned per conversation for the session's life.
+    private let pageSizes: Mutex<BackfillPageSize>
 
     /// A queue admitting into `store` (through `writer`) as the bot `identity` says, handing messages to
     /// `dispatcher`, their delivery to `receipts` and the bot's own to `outbox`, fetching over `rest`; its gap
@@ -54,6 +56,7 @@ final class AdmissionQueue: Sendable {
         self.timers = timers
         self.plan = Mutex(AdmissionPlan(
             backlogLimit: environment.conversationBacklogLimit, gapFillDelay: environment.gapFillDelay))
+        self.pageSizes = Mutex(BackfillPageSize(configured: environment.messagePageSize))
     }
 
     private var clock: any ChatterClock { environment.clock }
@@ -478,7 +481,6 @@ final class AdmissionQueue: Sendable {
         }
         defer { drained.withLock { _ = $0.removeValue(forKey: conversation) } }
         let lane = HandlerLane.conversation(conversation)
-        var pageSize = BackfillPageSize(configured: environment.messagePageSize)
         do {
             var position = after
             if position == nil { position = try await store.conversationCursor(conversation)?.contiguousSeq }
@@ -489,19 +491,20 @@ final class AdmissionQueue: Sendable {
                     await signal.wait()
                 }
                 let page: MessagePage
+                let limit = pageSizes.withLock { $0.limit(in: conversation) }
                 do {
-                    page = try await rest.messages(in: conversation, afterSeq: afterSeq, limit: pageSize.limit)
-                } catch ChatterClientError.responseTooLarge(let endpoint, let limit) {
-                    let refused = pageSize.limit
-                    guard pageSize.responseRefused() else {
-                        throw ChatterClientError.responseTooLarge(endpoint, limit: limit)
+                    page = try await rest.messages(in: conversation, afterSeq: afterSeq, limit: limit)
+                } catch ChatterClientError.responseTooLarge(let endpoint, let responseLimit) {
+                    guard let fewer = pageSizes.withLock({ $0.pageRefused(in: conversation, responseLimit: responseLimit) }) else {
+                        throw ChatterClientError.responseTooLarge(endpoint, limit: responseLimit)
                     }
-                    log.warning("a page of \(refused) messages after seq \(afterSeq) is larger than the \(limit) bytes this client accepts; asking for \(pageSize.limit) at a time", [
+                    log.warning("a page of \(limit) messages after seq \(afterSeq) is larger than the \(responseLimit) bytes this client accepts; asking for \(fewer) at a time", [
                         "conversation": conversation.rawValue,
                     ])
                     continue
                 }
-                log.debug("fetched \(page.messages.count) messages after seq \(afterSeq)", [
+                pageSizes.withLock { $0.pageFetched(page.messages, in: conversation) }
+                log.debug("fetched \(page.messages.count) messages after seq \(afterSeq) (limit \(limit))", [
                     "conversation": conversation.rawValue, "hasMore": String(page.hasMore),
                 ])
                 submit(.fetched(page.messages))
