@@ -128,6 +128,9 @@ public struct BotRuntimeEnvironment: Sendable {
     /// The bots' accounts may not exist yet, made by another process (the shard that embeds the shared sandbox):
     /// a refused password login is retried with backoff instead of stopping the bot.
     package var accountsMayAppear = false
+    /// The most bytes a REST response of these endpoints may hold; nil: the contract's bounds
+    /// (`ChatterEndpoint.largestResponse`). Lower ones let a test exceed them without megabytes of data.
+    package var largestRESTResponses: [ChatterEndpoint: Int]?
 
     /// An environment with the documented defaults.
     public init(

@@ -79,7 +79,9 @@ final class SessionParts: Sendable {
                 log.error("could not store the rotated tokens: \(error); the next start signs in with the password")
             }
         }
-        self.rest = ChatterRESTClient(configuration: environment.server, tokenStore: tokenStore, transport: environment.restTransport)
+        var rest = ChatterRESTClient(configuration: environment.server, tokenStore: tokenStore, transport: environment.restTransport)
+        if let bounds = environment.largestRESTResponses { rest.largestResponses = bounds }
+        self.rest = rest
         let dispatcher = HandlerDispatcher(
             maxConcurrent: environment.maxConcurrentHandlers, timeout: environment.handlerTimeout, clock: clock,
             timers: timers)
@@ -185,7 +187,8 @@ final class SessionParts: Sendable {
         SessionSynchronizer(
             store: store, writer: writer, rest: rest, dispatcher: dispatcher, outbox: outbox, friends: friends,
             ignoredRequests: ignoredRequests, friendshipsRetry: friendshipsRetry, maintenance: maintenance,
-            admission: admission, readState: readState, identity: identity, environment: environment, log: log)
+            admission: admission, readState: readState, identity: identity, environment: environment, log: log,
+            metrics: metrics)
     }
 
     /// What routes a connection's events; `snapshotReceived` is told when its `presence.snapshot` came.

@@ -28,6 +28,8 @@ struct SessionSynchronizer: Sendable {
     let identity: SessionIdentity
     let environment: BotRuntimeEnvironment
     let log: SessionLog
+    /// Takes a refresh that cannot succeed as the bot's last error.
+    let metrics: SessionMetrics
 
     /// Runs the refresh and the sync on `link`, its requests cut by `plan`; throws when the conversations' refresh
     /// or the sync failed (the session then reconnects). Returns the error the friendships' refresh failed with, nil
@@ -174,14 +176,25 @@ struct SessionSynchronizer: Sendable {
 
     /// `GET /conversations?updatedSince=`, page after page, from the last refresh on; a page shorter than the
     /// service's page size is the last, so a bot in fewer conversations than a page asks once.
+    ///
+    /// A page larger than even the contract lets it be (`ChatterEndpoint.largestResponse`) would be refused the
+    /// same way at every attempt, and the endpoint takes no `limit` to ask for less: the sync goes on with the
+    /// conversations the bot knows rather than never going live, and the next sync asks again. A conversation it
+    /// missed is looked up when a message of it arrives.
     private func refreshConversations(trace: String) async throws {
         var since = try await store.conversationsUpdatedSince()
-        while true {
-            let page = try await rest.conversations(updatedSince: since)
-            guard let newest = page.map(\.updatedAt).max(), since.map({ newest > $0 }) ?? true else { break }
-            admission.submit(.conversations(page, .refreshed, trace: trace))
-            guard page.count >= environment.conversationPageSize else { break }
-            since = newest
+        do {
+            while true {
+                let page = try await rest.conversations(updatedSince: since)
+                guard let newest = page.map(\.updatedAt).max(), since.map({ newest > $0 }) ?? true else { break }
+                admission.submit(.conversations(page, .refreshed, trace: trace))
+                guard page.count >= environment.conversationPageSize else { break }
+                since = newest
+            }
+        } catch let error as ChatterClientError {
+            guard case .responseTooLarge = error else { throw error }
+            log.error("could not refresh the conversations: \(error); the sync goes on with the conversations the bot knows", trace: trace)
+            metrics.setLastError("conversation refresh: \(error)")
         }
         // The sync below asks for the conversations just recorded.
         await admission.waitUntilProcessed()

@@ -74,6 +74,7 @@ public enum ChatterClientError: Error, Hashable, Sendable, CustomStringConvertib
     case invalidResponse(ChatterEndpoint, httpStatus: Int, field: String, description: String)
     /// The response was larger than the HTTP client accepts (`limit` bytes), so it was not read: asking again for
     /// the same fails the same way. Ask for less (a smaller `limit` of a page), or give the client a larger limit.
+    /// `GET /conversations` takes no `limit`: its page is read up to the most the contract lets it hold.
     case responseTooLarge(ChatterEndpoint, limit: Int)
 
     /// The endpoint the call was for.
@@ -94,6 +95,10 @@ public enum ChatterClientError: Error, Hashable, Sendable, CustomStringConvertib
         case .transport(_, let description): return "\(call) got no response: \(description)"
         case .invalidResponse(_, let status, let field, let description):
             return "\(call) answered \(status) with an unexpected body at '\(field)': \(description)"
+        case .responseTooLarge(let endpoint, let limit) where endpoint.largestResponse != nil:
+            return "\(call) answered with more than the \(limit) bytes this client accepts for it (the contract's bound, "
+                + "or the client's own limit if larger); it takes no page limit, so only a larger limit helps: raise "
+                + "HTTPClientConfiguration.parserLimits.maxBodyBytes of the REST transport"
         case .responseTooLarge(_, let limit):
             return "\(call) answered with more than the \(limit) bytes this client accepts: ask for less (a smaller page "
                 + "limit), or raise the limit (HTTPClientConfiguration.parserLimits.maxBodyBytes of the REST transport)"

@@ -151,6 +151,28 @@ public enum ChatterEndpoint: String, Hashable, Sendable, CaseIterable {
         self == .postMessage || self == .uploadMedia
     }
 
+    /// The most bytes the contract lets one response of the endpoint hold, for an endpoint whose responses can be
+    /// larger than an HTTP client accepts by default (16 MiB) and that takes no `limit` to ask for less; nil for the
+    /// others. `GET /conversations` lists up to 100 conversations, each with its `lastMessage`, whose body came in a
+    /// request of at most 1 MiB (`PAYLOAD_TOO_LARGE` above it) and is taken to come back no larger: 100 × (1 MiB +
+    /// 64 KiB for the message's other fields, the members and the rest of the conversation) = 106.25 MiB.
+    package var largestResponse: Int? {
+        switch self {
+        case .conversations: Self.conversationsPerPage * (Self.largestRequestBody + 64 * 1024)
+        default: nil
+        }
+    }
+
+    /// `largestResponse` of every endpoint that has one.
+    package static var contractResponseBounds: [ChatterEndpoint: Int] {
+        Dictionary(uniqueKeysWithValues: allCases.compactMap { endpoint in endpoint.largestResponse.map { (endpoint, $0) } })
+    }
+
+    /// The most conversations one page of `GET /conversations` lists.
+    package static let conversationsPerPage = 100
+    /// The largest request body the service accepts, in bytes; it answers `PAYLOAD_TOO_LARGE` above it.
+    package static let largestRequestBody = 1 << 20
+
     /// The status of a first success. `createConversation` answers 200 for an existing direct
     /// conversation and `postMessage` 200 for a repeated `clientMessageId`; clients accept any 2xx.
     public var successStatus: Int {

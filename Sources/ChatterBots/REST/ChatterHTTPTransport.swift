@@ -33,10 +33,13 @@ public enum ChatterHTTPTransport: Sendable {
             }
             var headers = HTTPHeaders()
             for (name, value) in request.headers { headers.add(name: name, value: value) }
+            // A response the contract bounds above the client's own limit is read whole, up to that bound.
+            let maxBodyBytes = request.largestResponse.map { max($0, client.configuration.parserLimits.maxBodyBytes) }
             let response = try await client.send(
                 HTTPRequest(method: HTTPMethod(rawValue: request.method), target: target,
                             headers: headers, body: request.body.map { Array($0) } ?? []),
-                to: origin, timeout: timeout, repeatable: request.repeatable, deadlineClock: deadlineClock)
+                to: origin, timeout: timeout, repeatable: request.repeatable, deadlineClock: deadlineClock,
+                maxBodyBytes: maxBodyBytes)
             return Response(status: response.status.code, body: Data(response.body)) { response.headers.first(name: $0) }
         case .urlSession(let session):
             var urlRequest = URLRequest(url: request.url)
@@ -60,6 +63,9 @@ public enum ChatterHTTPTransport: Sendable {
         /// Whether sending it twice does no harm though its method is not idempotent, so that the built-in client
         /// sends it again when a kept connection closes under it before any byte of the response.
         var repeatable = false
+        /// The most bytes the response can hold by the contract when that may be more than the HTTP client accepts
+        /// (`ChatterEndpoint.largestResponse`): the built-in client reads up to that much for this request.
+        var largestResponse: Int?
     }
 
     /// What came back: status, body, and the first value of a header by name (case-insensitive).

@@ -23,6 +23,9 @@ public struct ChatterRESTClient: Sendable {
     public let tokenStore: ChatterTokenStore
     /// Whether a `RATE_LIMITED` answer is waited out and retried (`.never` unless the client was given one).
     public let retryPolicy: RESTRetryPolicy
+    /// The most bytes a response of these endpoints may hold, read whole even above the HTTP client's own limit:
+    /// the contract's bounds (`ChatterEndpoint.largestResponse`) unless a test sets lower ones.
+    package var largestResponses: [ChatterEndpoint: Int] = ChatterEndpoint.contractResponseBounds
     private let clock: any ChatterClock
     private let clientSecret: String?
     private let transport: ChatterHTTPTransport
@@ -311,7 +314,7 @@ public struct ChatterRESTClient: Sendable {
             http = try await transport.send(
                 ChatterHTTPTransport.Request(
                     method: endpoint.method.rawValue, url: try configuration.url(for: request), headers: headers, body: body,
-                    repeatable: endpoint.repeatsHarmlessly),
+                    repeatable: endpoint.repeatsHarmlessly, largestResponse: largestResponses[endpoint]),
                 timeout: Self.timeout(of: endpoint))
         } catch let error as ChatterClientError {
             throw error

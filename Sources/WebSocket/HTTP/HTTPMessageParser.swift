@@ -31,7 +31,8 @@ struct HTTPMessageParser: Sendable {
     }
 
     let kind: Kind
-    let limits: HTTPParserLimits
+    /// The limits of the message being parsed; a client may change the body's between responses.
+    var limits: HTTPParserLimits
     private var buffer: [UInt8] = []
     private var start = 0
     private var scanFrom = 0

@@ -32,6 +32,12 @@ public struct HTTPResponseParser: Sendable {
         return Self.response(head, body)
     }
 
+    /// The largest body of the responses parsed from now on (the next request's own limit), in bytes.
+    var maxBodyBytes: Int {
+        get { engine.limits.maxBodyBytes }
+        set { engine.limits.maxBodyBytes = newValue }
+    }
+
     /// Removes and returns the bytes buffered after the last returned response (e.g. frames following a 101).
     public mutating func takeBufferedBytes() -> [UInt8] { engine.takeBufferedBytes() }
 

@@ -52,10 +52,11 @@ public final class HTTPClient: Sendable {
     /// (`repeatable`: a key the server deduplicates by, a second upload that is merely unused), so that it goes out
     /// again when a kept connection closes under it, as an idempotent request does. `deadlineClock` measures
     /// `timeout` in place of the monotonic clock (a test's virtual clock); connecting still takes at most
-    /// `configuration.connectTimeout` of real time.
+    /// `configuration.connectTimeout` of real time. `maxBodyBytes` is this request's limit on the response body in
+    /// place of `configuration.parserLimits.maxBodyBytes`, for a response the caller knows may be larger.
     package func send(
         _ request: HTTPRequest, to origin: HTTPOrigin, timeout: Duration?, repeatable: Bool,
-        deadlineClock: (any HTTPDeadlineClock)? = nil
+        deadlineClock: (any HTTPDeadlineClock)? = nil, maxBodyBytes: Int? = nil
     ) async throws(HTTPClientError) -> HTTPResponse {
         var request = request
         if !request.headers.contains(name: "Host") { request.headers.add(name: "Host", value: origin.hostHeader) }
@@ -81,7 +82,9 @@ public final class HTTPClient: Sendable {
                 connection.close()
                 throw .timedOut(.response)
             }
-            switch await connection.exchange(bytes, method: request.method, deadline: deadline, clock: deadlineClock) {
+            switch await connection.exchange(
+                bytes, method: request.method, deadline: deadline, clock: deadlineClock, maxBodyBytes: maxBodyBytes)
+            {
             case .response(let response, let reusable):
                 if reusable { keep(connection) } else { connection.close() }
                 return response

@@ -78,8 +78,10 @@ final class HTTPClientConnection: ChannelHandler {
 
     /// Sends `request` (serialized) and waits for its whole response until `deadline` at the latest, on `clock` (nil:
     /// the monotonic clock), however the server paces its bytes; a timeout or cancellation closes the connection.
+    /// A response body over `maxBodyBytes` (nil: the connection's limits) fails it as too large.
     func exchange(
-        _ request: [UInt8], method: HTTPMethod, deadline: ContinuousClock.Instant, clock: (any HTTPDeadlineClock)?
+        _ request: [UInt8], method: HTTPMethod, deadline: ContinuousClock.Instant, clock: (any HTTPDeadlineClock)?,
+        maxBodyBytes: Int? = nil
     ) async -> Outcome {
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
@@ -89,6 +91,7 @@ final class HTTPClientConnection: ChannelHandler {
                     }
                     state.exchangeCount &+= 1
                     state.exchange = Exchange(id: state.exchangeCount, method: method, continuation: continuation)
+                    state.parser.maxBodyBytes = maxBodyBytes ?? limits.maxBodyBytes
                     return .success(state.exchangeCount)
                 }
                 let id: UInt64

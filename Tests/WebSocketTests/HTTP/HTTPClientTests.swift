@@ -271,6 +271,23 @@ struct HTTPClientTests {
         _ = peer
     }
 
+    @Test func aRequestGivenItsOwnBodyLimitReadsALargerBodyAndTheNextRequestHasTheClientsLimitAgain() async throws {
+        let (peer, origin) = try await startPeer()
+        let client = HTTPClient(configuration: HTTPClientConfiguration(
+            parserLimits: HTTPParserLimits(maxHeaderBytes: 64 * 1024, maxBodyBytes: 64 * 1024)))
+        let request = HTTPRequest(method: .post, target: "/echo", body: Array(repeating: UInt8(ascii: "x"), count: 100_000))
+        let large = try await client.send(request, to: origin, timeout: nil, repeatable: false, maxBodyBytes: 128 * 1024)
+        #expect(large.body.count == 100_000)
+        #expect(client.idleConnectionCount == 1)
+        await #expect {
+            _ = try await client.send(request, to: origin)
+        } throws: { error in
+            guard case HTTPClientError.responseTooLarge(limit: 64 * 1024) = error else { return false }
+            return true
+        }
+        _ = peer
+    }
+
     @Test func refusesAChunkedBodyOverItsLimitAsTooLarge() async throws {
         let (peer, origin) = try await startPeer()
         let client = makeClient { $0.parserLimits = HTTPParserLimits(maxHeaderBytes: 64 * 1024, maxBodyBytes: 8) }
