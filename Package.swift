@@ -54,7 +54,7 @@ let package = Package(
         // What several test targets share: bounded waits, free ports, peers, temporary directories, a virtual clock
         // for HTTP deadlines.
         .target(
-            name: "TestSupport", dependencies: ["ChildProcesses", "WebSocket"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["ChatterBots", "ChildProcesses", "WebSocket"], path: "Tests/TestSupport",
             swiftSettings: strict),
         // A bot with bugs on purpose, run as a process by the tests of crashes and the quarantine.
         .executableTarget(

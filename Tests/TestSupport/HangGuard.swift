@@ -1,7 +1,17 @@
+import ChatterBots
+
 extension Duration {
     /// How long a test waits in real time for something that must happen before it fails instead of hanging the
     /// run. Only a bug waits it out, so it is far beyond a stall of the machine: a whole-suite run on two cores has
     /// held dozens of tests off the CPU for a minute at once. A bound whose expiry is the behaviour under test is
     /// not a hang guard: such tests move a virtual clock, or wait for an expiry that is the only possible outcome.
     public static let hangGuard: Duration = .seconds(120)
+}
+
+extension RealtimeConnectionOptions {
+    /// The defaults, but the `session.ready` wait and the replies' timeouts in real time are hang guards: a test
+    /// about one of them sets it on a virtual clock.
+    public static var patient: RealtimeConnectionOptions {
+        RealtimeConnectionOptions(sessionReadyTimeout: .hangGuard, requestTimeout: .hangGuard)
+    }
 }

@@ -70,7 +70,7 @@ struct ExampleBotsProcessTests {
         func watchTyping() async throws -> TypingWatch {
             let account = try #require(sandbox.seeded["alice"])
             let connection = try await ChatterRealtimeConnection.connect(
-                configuration: sandbox.serverConfiguration, accessToken: account.session.accessToken)
+                configuration: sandbox.serverConfiguration, accessToken: account.session.accessToken, options: .patient)
             return TypingWatch(connection: connection, typist: bot.user.id, changes: changes)
         }
 

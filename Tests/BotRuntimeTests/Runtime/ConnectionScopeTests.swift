@@ -28,7 +28,7 @@ struct ConnectionScopeTests {
         do {
             let carol = try #require(sandbox.seeded["carol"])
             let connection = try await ChatterRealtimeConnection.connect(
-                configuration: sandbox.serverConfiguration, accessToken: carol.session.accessToken)
+                configuration: sandbox.serverConfiguration, accessToken: carol.session.accessToken, options: .patient)
             try await body(sandbox, carol, connection)
             await connection.close()
         } catch {
@@ -118,7 +118,7 @@ struct ConnectionScopeTests {
                 configuration: sandbox.serverConfiguration, tokenStore: ChatterTokenStore(tokens: carol.session.tokens))
             let conversation = try await rest.directConversation(with: dave.user.id).id
             let watcher = try await ChatterRealtimeConnection.connect(
-                configuration: sandbox.serverConfiguration, accessToken: dave.session.accessToken)
+                configuration: sandbox.serverConfiguration, accessToken: dave.session.accessToken, options: .patient)
             let seen = Task { () -> [Bool] in
                 var changes: [Bool] = []
                 for await event in watcher.events {

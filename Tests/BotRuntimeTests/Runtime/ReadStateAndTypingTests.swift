@@ -19,7 +19,7 @@ import Testing
             #expect(events.entries.contains("message hello, ana has read the echo: false"))
 
             let ana = try await ChatterRealtimeConnection.connect(
-                configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken)
+                configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken, options: .patient)
             try await ana.send(.receiptRead(ReceiptPosition(conversationId: conversation.id, seq: 2)))
             try await harness.waitUntil("the receipt is handled") { events.entries.contains { $0.hasPrefix("receipt") } }
             #expect(events.entries.filter { $0.hasPrefix("receipt") } == ["receipt \(harness.ana.user.id) read 2, last message read: true"])
@@ -41,7 +41,7 @@ import Testing
         try await harness.inject(.dropSocket)
         try await bot.waitUntil(.reconnecting)
         let ana = try await ChatterRealtimeConnection.connect(
-            configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken)
+            configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken, options: .patient)
         try await ana.send(receipt(conversation.id))
         try await harness.waitUntil("the service has ana's receipt") {
             try await harness.rest(harness.ana).conversation(conversation.id).members
@@ -82,7 +82,7 @@ import Testing
             let conversation = try await harness.direct(harness.ana)
             try await harness.say("read before the bot starts", as: harness.ana, in: conversation)
             let ana = try await ChatterRealtimeConnection.connect(
-                configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken)
+                configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken, options: .patient)
             try await ana.send(.receiptRead(ReceiptPosition(conversationId: conversation.id, seq: 1)))
             try await harness.waitUntil("the service has the read") {
                 try await harness.rest(harness.ana).conversation(conversation.id).members
@@ -107,7 +107,7 @@ import Testing
             try await harness.say("hello", as: harness.ana, in: conversation)
             try await harness.waitUntil("the echo is stored") { try await harness.texts(in: conversation, from: harness.botty).count == 1 }
             let ana = try await ChatterRealtimeConnection.connect(
-                configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken)
+                configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken, options: .patient)
             try await ana.send(.receiptRead(ReceiptPosition(conversationId: conversation.id, seq: 2)))
             // Typing comes after the receipt's copies on the bot's socket: once it is handled, they were read.
             try await ana.send(.typingStart(conversationId: conversation.id))
@@ -125,7 +125,7 @@ import Testing
             let bot = try await harness.startAny(ReceiptWatchingBot(events: events))
             let conversation = try await harness.direct(harness.ana)
             let ana = try await ChatterRealtimeConnection.connect(
-                configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken)
+                configuration: harness.sandbox.serverConfiguration, accessToken: harness.ana.session.accessToken, options: .patient)
             try await ana.send(.typingStart(conversationId: conversation.id))
             try await ana.send(.typingStop(conversationId: conversation.id))
             try await harness.waitUntil("both typing events are handled") { events.entries.filter { $0.hasPrefix("typing") }.count == 2 }

@@ -79,7 +79,7 @@ struct ChatClientSandboxTests {
             let bobREST = ChatterRESTClient(
                 configuration: sandbox.serverConfiguration, tokenStore: ChatterTokenStore(tokens: bob.session.tokens))
             let bobSocket = try await ChatterRealtimeConnection.connect(
-                configuration: sandbox.serverConfiguration, accessToken: bob.session.accessToken)
+                configuration: sandbox.serverConfiguration, accessToken: bob.session.accessToken, options: .patient)
             let collector = EventCollector()
             let reader = Task {
                 for await event in bobSocket.events {

@@ -227,11 +227,3 @@ extension ChatterRealtimeConnection {
         return received
     }
 }
-
-extension RealtimeConnectionOptions {
-    /// The defaults, but the `session.ready` wait and the replies' timeouts in real time are hang guards: a test
-    /// about one of them sets it on a virtual clock.
-    static var patient: RealtimeConnectionOptions {
-        RealtimeConnectionOptions(sessionReadyTimeout: .hangGuard, requestTimeout: .hangGuard)
-    }
-}

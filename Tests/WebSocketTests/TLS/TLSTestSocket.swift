@@ -3,9 +3,10 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import TestSupport
 
 /// A blocking IPv4 loopback TCP socket for tests that run on a `TLSTestThread`. Reads time out after
-/// 10 seconds so a silent peer fails the test instead of hanging it.
+/// the hang guard so a silent peer fails the test instead of hanging it.
 final class TLSTestSocket {
     let descriptor: Int32
 
@@ -73,7 +74,7 @@ final class TLSTestSocket {
     }
 
     private func setReceiveTimeout() throws {
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: Int(Duration.hangGuard.components.seconds), tv_usec: 0)
         guard setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size)) == 0 else {
             throw TLSTestSocketError(operation: "setsockopt")
         }
