@@ -174,22 +174,25 @@ struct SessionSynchronizer: Sendable {
         log.notice("the friends list kept changing during the refresh; live events keep it current", trace: trace)
     }
 
-    /// `GET /conversations?updatedSince=`, page after page, from the last refresh on; a page shorter than the
-    /// service's page size is the last, so a bot in fewer conversations than a page asks once.
+    /// `GET /conversations?updatedSince=`, page after page (`ConversationListPaging`), from the last refresh on; a
+    /// page shorter than the service's page size is the last, so a bot in fewer conversations than a page asks once.
     ///
     /// A page larger than even the contract lets it be (`ChatterEndpoint.largestResponse`) would be refused the
     /// same way at every attempt, and the endpoint takes no `limit` to ask for less: the sync goes on with the
     /// conversations the bot knows rather than never going live, and the next sync asks again. A conversation it
     /// missed is looked up when a message of it arrives.
     private func refreshConversations(trace: String) async throws {
-        var since = try await store.conversationsUpdatedSince()
+        var paging = ConversationListPaging(
+            pageSize: environment.conversationPageSize, resumingAfter: try await store.conversationsUpdatedSince())
         do {
             while true {
-                let page = try await rest.conversations(updatedSince: since)
-                guard let newest = page.map(\.updatedAt).max(), since.map({ newest > $0 }) ?? true else { break }
-                admission.submit(.conversations(page, .refreshed, trace: trace))
-                guard page.count >= environment.conversationPageSize else { break }
-                since = newest
+                let page = try await rest.conversations(updatedSince: paging.updatedSince)
+                if !page.isEmpty { admission.submit(.conversations(page, .refreshed, trace: trace)) }
+                let next = paging.pageReceived(page)
+                if next == .done { break }
+                if next == .morePastAFullMillisecond {
+                    log.warning("a whole page of conversations changed in the same millisecond: any more of it are skipped until they change again", trace: trace)
+                }
             }
         } catch let error as ChatterClientError {
             guard case .responseTooLarge = error else { throw error }

@@ -76,8 +76,8 @@ extension BotStore {
         }
     }
 
-    /// The newest conversation `updatedAt` of a recorded refresh page: the `updatedSince` of the next
-    /// `GET /conversations`. Nil before any refresh page was recorded.
+    /// The newest conversation `updatedAt` of a recorded refresh page: where the next `GET /conversations` resumes
+    /// (`ConversationListPaging`). Nil before any refresh page was recorded.
     public func conversationsUpdatedSince() async throws(BotStoreError) -> Timestamp? {
         try await read("read the conversations marker") { db in
             try db.fetchOne(Int64.self, sql: ConversationSQL.selectUpdatedSince).map(Timestamp.init(millisecondsSince1970:))

@@ -232,12 +232,12 @@ struct ChatShell {
         async let requests = rest.friendRequests()
         var conversations: [Conversation] = []
         var seen: Set<Conversation.ID> = []
-        var since: Timestamp?
+        var paging = ConversationListPaging(pageSize: ChatterEndpoint.conversationsPerPage)
         while true {
-            let page = try await rest.conversations(updatedSince: since)
+            let page = try await rest.conversations(updatedSince: paging.updatedSince)
+            // Pages overlap by a millisecond (`ConversationListPaging`): a conversation listed twice is taken once.
             for conversation in page where seen.insert(conversation.id).inserted { conversations.append(conversation) }
-            guard page.count >= 100, let last = page.last?.updatedAt, last != since else { break }
-            since = last
+            if paging.pageReceived(page) == .done { break }
         }
         let pending = try await requests
         return ChatDirectory(

@@ -43,7 +43,7 @@ extension ChatterService {
                 {
                     return SandboxOutcome(value: SandboxCreation(value: conversation, isNew: false))
                 }
-                let updatedAt = try db.nextConversationUpdateTime(time)
+                let updatedAt = try db.nextConversationUpdateTime(time, mayTie: self.configuration.conversationUpdateTimesMayTie)
                 try db.execute(
                     sql: "INSERT INTO conversations (id, kind, direct_pair, created_at, updated_at) VALUES (?, 'direct', ?, ?, ?)",
                     arguments: [conversationId.rawValue, pair, time.millisecondsSince1970, updatedAt.millisecondsSince1970])
@@ -58,7 +58,7 @@ extension ChatterService {
             let invited = others
             return try await write { db in
                 try self.requireFriends(db, invited, of: caller.userId, field: "memberIds")
-                let updatedAt = try db.nextConversationUpdateTime(time)
+                let updatedAt = try db.nextConversationUpdateTime(time, mayTie: self.configuration.conversationUpdateTimesMayTie)
                 try db.execute(
                     sql: "INSERT INTO conversations (id, kind, title, created_at, updated_at) VALUES (?, 'group', ?, ?, ?)",
                     arguments: [conversationId.rawValue, title, time.millisecondsSince1970, updatedAt.millisecondsSince1970])
@@ -93,7 +93,7 @@ extension ChatterService {
             try db.execute(
                 sql: "UPDATE conversations SET title = coalesce(?, title), avatar_url = coalesce(?, avatar_url) WHERE id = ?",
                 arguments: [title, body.avatarUrl, id.rawValue])
-            try db.touchConversation(id, now: time)
+            try db.touchConversation(id, now: time, mayTie: self.configuration.conversationUpdateTimesMayTie)
             return try self.updated(db, id, caller: caller)
         }
     }
@@ -111,7 +111,7 @@ extension ChatterService {
             try self.requireFriends(db, added, of: caller.userId, field: "userIds")
             guard !added.isEmpty else { return SandboxOutcome(value: try db.conversation(stored, viewer: caller.userId)) }
             for userId in added { try db.insertMember(userId, into: id, role: .member, at: time) }
-            try db.touchConversation(id, now: time)
+            try db.touchConversation(id, now: time, mayTie: self.configuration.conversationUpdateTimesMayTie)
             guard let conversation = try db.conversation(id, viewer: caller.userId) else { throw ChatterErrorBody.conversationNotFound }
             var deliveries: [SandboxDelivery] = []
             for member in conversation.members {
@@ -151,7 +151,7 @@ extension ChatterService {
                     sql: "UPDATE members SET role = 'owner' WHERE conversation_id = ? AND user_id = ?",
                     arguments: [id.rawValue, heir.userId.rawValue])
             }
-            try db.touchConversation(id, now: time)
+            try db.touchConversation(id, now: time, mayTie: self.configuration.conversationUpdateTimesMayTie)
             var deliveries = [SandboxDelivery(event: .conversationRemoved(conversationId: id), recipients: [userId])]
             deliveries += try self.updatedDeliveries(db, id)
             return SandboxOutcome(deliveries: deliveries)
@@ -183,7 +183,7 @@ extension ChatterService {
             try db.execute(
                 sql: "UPDATE members SET role = ? WHERE conversation_id = ? AND user_id = ?",
                 arguments: [role.rawValue, id.rawValue, userId.rawValue])
-            try db.touchConversation(id, now: time)
+            try db.touchConversation(id, now: time, mayTie: self.configuration.conversationUpdateTimesMayTie)
             return try self.updated(db, id, caller: caller)
         }
     }

@@ -112,9 +112,10 @@ extension ChatterService {
                 content.kind.rawValue, content.body, content.mediaId?.rawValue, content.replyToId?.rawValue,
                 time.millisecondsSince1970,
             ])
+        let updatedAt = try db.nextConversationUpdateTime(time, mayTie: configuration.conversationUpdateTimesMayTie)
         try db.execute(
             sql: "UPDATE conversations SET last_seq = ?, updated_at = ? WHERE id = ?",
-            arguments: [seq, try db.nextConversationUpdateTime(time).millisecondsSince1970, conversationId.rawValue])
+            arguments: [seq, updatedAt.millisecondsSince1970, conversationId.rawValue])
         try db.execute(sql: "DELETE FROM idempotency_keys WHERE created_at < ?", arguments: [retainedSince])
         try db.execute(
             sql: "INSERT OR REPLACE INTO idempotency_keys (sender_id, client_message_id, message_id, created_at) VALUES (?, ?, ?, ?)",

@@ -66,6 +66,11 @@ public struct SandboxServiceConfiguration: Sendable {
     /// Default 10 per minute.
     public var signInRateLimit: SandboxRateLimit
 
+    /// Whether conversations changed in the same millisecond keep the same `updatedAt`, as a service may (the
+    /// contract does not promise distinct times). Default false: each change gets a time later than every
+    /// conversation's, so paging by `updatedSince` never meets a tie.
+    package var conversationUpdateTimesMayTie = false
+
     /// The usernames and passwords the service accepts for a new account.
     package var accountRules: SandboxAccountRules {
         SandboxAccountRules(minimumPasswordLength: minimumPasswordLength)

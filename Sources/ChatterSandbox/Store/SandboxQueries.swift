@@ -201,16 +201,17 @@ extension Database {
     }
 
     /// A time for `updated_at` that is later than every conversation's, so paging by `updatedSince` never
-    /// skips a conversation that changed in the same millisecond as another.
-    func nextConversationUpdateTime(_ now: Timestamp) throws -> Timestamp {
+    /// skips a conversation that changed in the same millisecond as another; `now` itself when `mayTie`.
+    func nextConversationUpdateTime(_ now: Timestamp, mayTie: Bool) throws -> Timestamp {
+        if mayTie { return now }
         guard let latest = try fetchOne(Int64?.self, sql: "SELECT max(updated_at) FROM conversations") ?? nil else { return now }
         return Timestamp(millisecondsSince1970: max(now.millisecondsSince1970, latest + 1))
     }
 
-    func touchConversation(_ id: Conversation.ID, now: Timestamp) throws {
+    func touchConversation(_ id: Conversation.ID, now: Timestamp, mayTie: Bool) throws {
         try execute(
             sql: "UPDATE conversations SET updated_at = ? WHERE id = ?",
-            arguments: [try nextConversationUpdateTime(now).millisecondsSince1970, id.rawValue])
+            arguments: [try nextConversationUpdateTime(now, mayTie: mayTie).millisecondsSince1970, id.rawValue])
     }
 
     /// The conversation as `viewer` sees it (their own `muted`); nil when it does not exist.

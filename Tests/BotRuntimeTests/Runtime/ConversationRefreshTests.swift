@@ -50,6 +50,47 @@ import Testing
         }
     }
 
+    /// A service whose conversations changed in the same millisecond share their `updatedAt`, `pageSize` a page.
+    static func tyingService(pageSize: Int) -> SandboxServiceConfiguration {
+        var service = SandboxServiceConfiguration(passwordHashIterations: 1_000, conversationPageSize: pageSize)
+        service.conversationUpdateTimesMayTie = true
+        return service
+    }
+
+    @Test func aConversationChangedInTheMillisecondOfAFullPagesLastIsAnswered() async throws {
+        try await RuntimeHarness.run(service: Self.tyingService(pageSize: 2)) { harness in
+            let earlier = try await Self.groupsWithAHello(1, harness)
+            await harness.clock.advance(by: .milliseconds(1))
+            // Both in one millisecond: the first page of two ends with one of them.
+            let tied = try await Self.groupsWithAHello(2, harness)
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe())) { $0.conversationPageSize = 2 }
+            try await bot.waitUntilIdle()
+
+            #expect(try await harness.texts(in: earlier[0], from: harness.botty) == ["echo: hello 1"])
+            for (index, group) in tied.enumerated() {
+                #expect(try await harness.texts(in: group, from: harness.botty) == ["echo: hello \(index + 1)"])
+            }
+            await bot.stop()
+        }
+    }
+
+    @Test func aConversationChangedInTheMillisecondOfTheLastRefreshIsAnsweredAtTheNextStart() async throws {
+        try await RuntimeHarness.run(service: Self.tyingService(pageSize: 100)) { harness in
+            _ = try await Self.groupsWithAHello(1, harness)
+            let first = try await harness.start(ScriptedBot(probe: BotProbe()))
+            try await first.waitUntilIdle()
+            await first.stop()
+
+            // The clock has not moved: the same millisecond as the newest conversation the refresh recorded.
+            let group = try await harness.rest(harness.ana).createGroup(title: "same millisecond", memberIds: [harness.botty.user.id])
+            try await harness.say("hello again", as: harness.ana, in: group)
+            let bot = try await harness.start(ScriptedBot(probe: BotProbe()))
+            try await bot.waitUntilIdle()
+            #expect(try await harness.texts(in: group, from: harness.botty) == ["echo: hello again"])
+            await bot.stop()
+        }
+    }
+
     /// Only a refresh page says which conversations changed up to a time: one the bot opened itself (or heard of
     /// live) is newer than those created while the socket was down, which the next refresh must still list.
     @Test func aConversationCreatedWhileTheBotWasOfflineIsAnsweredThoughTheBotOpenedANewerOne() async throws {
