@@ -1,5 +1,6 @@
 import ChatterBots
 import Foundation
+import WebSocket
 
 /// Which outbox entries wait behind one the service refused for now (a transient `error` reply), so that each
 /// conversation's messages reach the service in the order they were committed.
@@ -32,7 +33,7 @@ struct OutboxHolds: Sendable {
     /// When the first refused entry of each hold that waits for one may go out again, earliest first, so that no
     /// event looks at every hold. Items are deleted lazily: one whose id is no longer in `retrying` (its hold was
     /// settled, refused again, or released) is dropped when it reaches the top.
-    private var retries = DeadlineHeap()
+    private var retries = MinHeap<Date, UInt64>()
     /// The conversation of each live item of `retries`, by item id.
     private var retrying: [UInt64: Conversation.ID] = [:]
     private var lastRetryID: UInt64 = 0
@@ -81,9 +82,9 @@ struct OutboxHolds: Sendable {
     mutating func due(at now: Date) -> [OutboxEntry] {
         guard let nextRetry, nextRetry <= now else { return [] }
         var released: [OutboxEntry] = []
-        while let top = retries.min, top.deadline <= now {
+        while let top = retries.min, top.key <= now {
             retries.popMin()
-            guard let conversation = retrying.removeValue(forKey: top.id), var hold = holds.removeValue(forKey: conversation)
+            guard let conversation = retrying.removeValue(forKey: top.value), var hold = holds.removeValue(forKey: conversation)
             else { continue }
             hold.retry = nil
             if let entry = Self.takeFirstOut(of: &hold) { released.append(entry) }
@@ -152,7 +153,7 @@ struct OutboxHolds: Sendable {
         cancelRetry(of: &hold)
         guard let first = hold.refused.first else { return }
         lastRetryID += 1
-        retries.push(first.retryAt, id: lastRetryID)
+        retries.push(lastRetryID, key: first.retryAt)
         retrying[lastRetryID] = conversation
         hold.retry = lastRetryID
     }
@@ -170,10 +171,10 @@ struct OutboxHolds: Sendable {
         if retrying.isEmpty {
             retries.removeAll()
         } else if retries.count > 2 * retrying.count + 64 {
-            retries.removeAll { retrying[$0.id] == nil }
+            retries.removeAll { retrying[$0.value] == nil }
         }
-        while let top = retries.min, retrying[top.id] == nil { retries.popMin() }
-        nextRetry = retries.min?.deadline
+        while let top = retries.min, retrying[top.value] == nil { retries.popMin() }
+        nextRetry = retries.min?.key
     }
 
     /// Inserts `entry` in sequence order; entries usually come oldest first, so appending is the common case.

@@ -1,4 +1,5 @@
 import Foundation
+import WebSocket
 
 /// The requests of a realtime connection that await a reply, with their deadlines: pure bookkeeping, no I/O, no
 /// clock (time comes in as `now`), so correlation and timeouts are tested without sockets or sleeps.
@@ -36,7 +37,7 @@ struct PendingRequestTable<Waiter, Outcome> {
     }
 
     private var entries: [UInt64: Entry] = [:]
-    private var deadlines = DeadlineHeap()
+    private var deadlines = MinHeap<Date, UInt64>()
 
     /// The number of requests not settled yet (including settled ones whose outcome was not collected).
     var count: Int { entries.count }
@@ -46,7 +47,7 @@ struct PendingRequestTable<Waiter, Outcome> {
     mutating func insert(id: UInt64, type: String, timeout: Duration, now: Date) -> Date {
         let deadline = now.addingTimeInterval(timeout.clockSeconds)
         entries[id] = Entry(request: Request(id: id, type: type, timeout: timeout, deadline: deadline))
-        deadlines.push(deadline, id: id)
+        deadlines.push(id, key: deadline)
         return deadline
     }
 
@@ -96,8 +97,8 @@ struct PendingRequestTable<Waiter, Outcome> {
     /// The earliest deadline of a request still waiting for its outcome; nil when none is.
     mutating func nextDeadline() -> Date? {
         while let top = deadlines.min {
-            if let entry = entries[top.id], entry.outcome == nil, entry.request.deadline == top.deadline {
-                return top.deadline
+            if let entry = entries[top.value], entry.outcome == nil, entry.request.deadline == top.key {
+                return top.key
             }
             deadlines.popMin()
         }
@@ -109,9 +110,9 @@ struct PendingRequestTable<Waiter, Outcome> {
     mutating func expire(now: Date, timedOut: (Request) -> Outcome) -> [(Waiter, Outcome)] {
         var resumed: [(Waiter, Outcome)] = []
         while let deadline = nextDeadline(), deadline <= now, let top = deadlines.popMin() {
-            guard let entry = entries[top.id] else { continue }
+            guard let entry = entries[top.value] else { continue }
             let outcome = timedOut(entry.request)
-            if case .resume(let waiter) = resolve(top.id, with: outcome) { resumed.append((waiter, outcome)) }
+            if case .resume(let waiter) = resolve(top.value, with: outcome) { resumed.append((waiter, outcome)) }
         }
         return resumed
     }

@@ -427,76 +427,43 @@ private let currentLoopKey: pthread_key_t = {
     return key
 }()
 
-/// A binary min-heap of timers by deadline. Each entry keeps its timer's deadline beside it, so that sifting compares
-/// the array's own values instead of reading every timer object it passes.
+/// The loop's timers by deadline. Each entry keeps its timer's deadline as its key, so that sifting compares the
+/// heap's own values instead of reading every timer object it passes.
 private struct TimerHeap {
-    private struct Entry {
-        let deadline: UInt64
-        let timer: EventLoopTimer
-    }
-
-    private var items: [Entry] = []
+    private var heap = MinHeap<UInt64, EventLoopTimer>()
     /// From this many timers, an insert first drops the cancelled ones: a cancelled timer otherwise stays until its
     /// deadline (sleepers that are woken early, such as a scheduler re-armed at every new job, leave many behind).
     private var purgeThreshold = 1024
 
-    var earliest: EventLoopTimer? { items.first?.timer }
+    var earliest: EventLoopTimer? { heap.min?.value }
 
-    var count: Int { items.count }
+    var count: Int { heap.count }
 
-    var liveCount: Int { items.count(where: { !$0.timer.isCancelled }) }
+    var liveCount: Int { heap.count { !$0.value.isCancelled } }
 
     /// The deadline of the earliest timer not cancelled, dropping the cancelled ones before it, so that the loop
     /// does not wake for a timer that has nothing left to run.
     mutating func earliestLiveDeadline() -> UInt64? {
-        while let first = items.first, first.timer.isCancelled { _ = removeFirst() }
-        return items.first?.deadline
+        while let first = heap.min, first.value.isCancelled { heap.popMin() }
+        return heap.min?.key
     }
 
     /// Empties the heap, returning its timers in no particular order.
     mutating func removeAll() -> [EventLoopTimer] {
-        defer { items = [] }
-        return items.map(\.timer)
+        heap.takeAll().map(\.value)
     }
 
     mutating func insert(_ timer: EventLoopTimer) {
-        if items.count >= purgeThreshold {
-            // A sorted array is a valid min-heap.
-            items = items.filter { !$0.timer.isCancelled }.sorted { $0.deadline < $1.deadline }
-            purgeThreshold = max(1024, items.count * 2)
+        if heap.count >= purgeThreshold {
+            heap.removeAll { $0.value.isCancelled }
+            purgeThreshold = max(1024, heap.count * 2)
         }
-        items.append(Entry(deadline: timer.deadline, timer: timer))
-        var child = items.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard items[child].deadline < items[parent].deadline else { break }
-            items.swapAt(child, parent)
-            child = parent
-        }
+        heap.push(timer, key: timer.deadline)
     }
 
     mutating func popDue(now: UInt64) -> EventLoopTimer? {
-        guard let first = items.first, first.deadline <= now else { return nil }
-        return removeFirst()
-    }
-
-    private mutating func removeFirst() -> EventLoopTimer {
-        let first = items[0]
-        let last = items.removeLast()
-        if !items.isEmpty {
-            items[0] = last
-            var parent = 0
-            while true {
-                let left = 2 * parent + 1, right = left + 1
-                var smallest = parent
-                if left < items.count && items[left].deadline < items[smallest].deadline { smallest = left }
-                if right < items.count && items[right].deadline < items[smallest].deadline { smallest = right }
-                if smallest == parent { break }
-                items.swapAt(parent, smallest)
-                parent = smallest
-            }
-        }
-        return first.timer
+        guard let first = heap.min, first.key <= now else { return nil }
+        return heap.popMin()?.value
     }
 }
 

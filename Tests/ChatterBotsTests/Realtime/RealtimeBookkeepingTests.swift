@@ -94,29 +94,6 @@ struct RealtimeBookkeepingTests {
         #expect(table.count == 0)
     }
 
-    @Test func deadlineHeapPopsInDeadlineOrder() {
-        var heap = DeadlineHeap()
-        var generator = SystemRandomNumberGenerator()
-        let offsets = (0..<500).map { _ in Double.random(in: 0..<1000, using: &generator) }
-        for (index, offset) in offsets.enumerated() { heap.push(Self.start.addingTimeInterval(offset), id: UInt64(index)) }
-        var popped: [Date] = []
-        while let item = heap.popMin() { popped.append(item.deadline) }
-        #expect(popped == offsets.sorted().map { Self.start.addingTimeInterval($0) })
-    }
-
-    @Test func deadlineHeapDropsTheItemsPickedAndPopsTheRestInDeadlineOrder() {
-        // Ids 0…299 at scrambled offsets in seconds: 7 is prime to 300, so each offset comes once.
-        func offset(_ id: UInt64) -> UInt64 { id * 7 % 300 }
-        var heap = DeadlineHeap()
-        for id: UInt64 in 0..<300 { heap.push(Self.start.addingTimeInterval(Double(offset(id))), id: id) }
-        heap.removeAll { $0.id % 3 != 0 }
-        heap.push(Self.start.addingTimeInterval(0.5), id: 1000)
-        var popped: [UInt64] = []
-        while let item = heap.popMin() { popped.append(item.id) }
-        let kept: [UInt64] = (0..<300).filter { $0 % 3 == 0 }.sorted { offset($0) < offset($1) }
-        #expect(popped == [0, 1000] + kept.dropFirst(), "id 0 is at offset 0, the next kept one at 3")
-    }
-
     // MARK: Event buffer
 
     @Test func theBacklogIsReportedOnceUntilTheConsumerCatchesUp() async {
