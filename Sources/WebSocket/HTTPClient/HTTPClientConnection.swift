@@ -102,13 +102,15 @@ final class HTTPClientConnection: ChannelHandler {
                     return
                 }
                 if case .closed = channel.write(request) {
-                    // Not written: answered here unless channelClosed has answered already.
-                    let unsent = state.withLock { state -> Exchange? in
+                    // Not written: answered here unless channelClosed has answered already. The channel may refuse
+                    // before channelClosed has run, so its reason comes from the channel itself.
+                    let (unsent, reason) = state.withLock { state -> (Exchange?, HTTPClientError?) in
                         defer { state.exchange = nil }
-                        return state.exchange
+                        return (state.exchange, state.closeReason)
                     }
+                    let failure = reason ?? Self.failure(closing: channel.closeError)
                     unsent?.continuation.resume(
-                        returning: .notSent(state.withLock { $0.closeReason } ?? .connectionClosed(reason: "the connection closed")))
+                        returning: .notSent(failure ?? .connectionClosed(reason: "the connection closed")))
                     return
                 }
                 armTimer(until: deadline, on: clock, exchange: id)
@@ -251,31 +253,32 @@ final class HTTPClientConnection: ChannelHandler {
         }
     }
 
+    /// The error a close of the channel with `error` means for a request on it; nil for the server's end of stream.
+    private static func failure(closing error: ChannelError?) -> HTTPClientError? {
+        switch error {
+        case .tls(.unexpectedEOF(duringHandshake: false))?:
+            // A server that closes without close_notify (common): the same end of stream as over plain TCP.
+            nil
+        case .tls(let tlsError)?: .tls(tlsError)
+        case .io(let ioError)?: .connectionClosed(reason: ioError.description)
+        case nil: nil
+        }
+    }
+
     func channelClosed(_ channel: SocketChannel, error: ChannelError?) {
         let (exchange, outcome, idleTimer) = state.withLock { state -> (Exchange?, Outcome?, EventLoopTimer?) in
             state.isClosed = true
             let idleTimer = state.idleTimer
             state.idleTimer = nil
             guard let exchange = state.exchange else {
-                switch error {
-                case .tls(let tlsError)?: state.closeReason = .tls(tlsError)
-                case .io(let ioError)?: state.closeReason = .connectionClosed(reason: ioError.description)
-                case nil: break
-                }
+                if state.closeReason == nil { state.closeReason = Self.failure(closing: error) }
                 return (nil, nil, idleTimer)
             }
             state.exchange = nil
             let outcome: Outcome
-            var error = error
-            if case .tls(.unexpectedEOF(duringHandshake: false))? = error {
-                // A server that closes without close_notify (common): the same end of stream as over plain TCP.
-                error = nil
-            }
-            switch error {
-            case .tls(let tlsError)?:
-                outcome = .failure(.tls(tlsError), receivedNothing: !exchange.receivedBytes)
-            case .io(let ioError)?:
-                outcome = .failure(.connectionClosed(reason: ioError.description), receivedNothing: !exchange.receivedBytes)
+            switch Self.failure(closing: error) {
+            case let failure?:
+                outcome = .failure(failure, receivedNothing: !exchange.receivedBytes)
             case nil:
                 // A response without Content-Length or chunks ends with the connection.
                 do throws(HTTPParseError) {

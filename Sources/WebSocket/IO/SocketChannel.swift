@@ -28,6 +28,9 @@ final class SocketChannel: EventLoopSelectable {
         var isRegistered = false
         var isClosed = false
         var closeWhenFlushed = false
+        /// Why the channel failed, recorded under the lock that first saw the failure: a writer refused before the
+        /// handler hears `channelClosed` can still tell why (``closeError``).
+        var closeError: ChannelError?
         /// After `closeGracefully`: how long to drain the peer's bytes once our side is shut down.
         var drainTimeout: Duration?
         /// Output is shut down; reads are discarded until the peer's end of stream or the drain timer.
@@ -111,7 +114,11 @@ final class SocketChannel: EventLoopSelectable {
     }
 
     /// Whether the channel is closed or closing (no more writes accepted).
-    var isClosed: Bool { state.withLock { $0.isClosed || $0.closeWhenFlushed } }
+    var isClosed: Bool { state.withLock { $0.isClosed || $0.closeWhenFlushed || $0.closeError != nil } }
+
+    /// Why the channel failed (the error its handler hears in `channelClosed`), known from the moment it refuses
+    /// writes because of it; nil while it works, and for a close asked for or a clean end of stream.
+    var closeError: ChannelError? { state.withLock { $0.closeError } }
 
     /// Bytes accepted but not yet written to the socket.
     var queuedByteCount: Int { state.withLock { $0.queue.count } }
@@ -140,14 +147,14 @@ final class SocketChannel: EventLoopSelectable {
     /// until it does).
     func enqueue(_ bytes: [UInt8]) -> (WriteOutcome, PendingWrite?) {
         let (outcome, pending, failure) = state.withLock { state -> (WriteOutcome, PendingWrite?, ChannelError?) in
-            guard !state.isClosed, !state.closeWhenFlushed else { return (.closed, nil, nil) }
+            guard !state.isClosed, !state.closeWhenFlushed, state.closeError == nil else { return (.closed, nil, nil) }
             if let tls = state.tls {
                 do throws(TLSError) {
                     try tls.writePlaintext(bytes)
                 } catch {
-                    return (.closed, nil, .tls(error))
+                    return (.closed, nil, Self.record(.tls(error), &state))
                 }
-                if let failure = flushTLSOutput(tls, &state) { return (.closed, nil, failure) }
+                if let failure = flushTLSOutput(tls, &state) { return (.closed, nil, Self.record(failure, &state)) }
                 return (.accepted(mustWait: state.queue.count > highWatermark), nil, nil)
             }
             if state.isWriting || !state.queue.isEmpty {
@@ -222,7 +229,7 @@ final class SocketChannel: EventLoopSelectable {
                 }
                 if let sendFailure {
                     state.isWriting = false
-                    return .failed(.io(sendFailure))
+                    return .failed(Self.record(.io(sendFailure), &state))
                 }
                 // A few rounds, then the queue is the loop's, so that steady writers cannot keep one caller here.
                 if !batch.isEmpty || (rounds >= 16 && !state.queue.isEmpty) {
@@ -503,6 +510,7 @@ final class SocketChannel: EventLoopSelectable {
                 failure = .tls(error)
             }
             if let flushFailure = flushTLSOutput(tls, &state), failure == nil { failure = flushFailure }
+            if let known = failure { failure = Self.record(known, &state) }
             return (state.handler, plaintext, peerClosed, failure)
         }
         if let handler {
@@ -535,7 +543,7 @@ final class SocketChannel: EventLoopSelectable {
                 _ = try tls.readPlaintext(into: &plaintext)
                 return nil
             } catch {
-                return .tls(error)
+                return Self.record(.tls(error), &state)
             }
         }
         closeNow(error: failure)
@@ -550,7 +558,7 @@ final class SocketChannel: EventLoopSelectable {
                 watchWritable(false, &state)
                 return ([], false, nil)
             }
-            if let failure = Self.sendQueued(fd, &state.queue) { return ([], false, .io(failure)) }
+            if let failure = Self.sendQueued(fd, &state.queue) { return ([], false, Self.record(.io(failure), &state)) }
             var waiters: [@Sendable (Bool) -> Void] = []
             if state.queue.count <= lowWatermark {
                 swap(&waiters, &state.writabilityWaiters)
@@ -569,15 +577,24 @@ final class SocketChannel: EventLoopSelectable {
         }
     }
 
+    /// Keeps the first failure the channel saw as its close's reason, and returns it.
+    private static func record(_ failure: ChannelError, _ state: inout State) -> ChannelError {
+        if let known = state.closeError { return known }
+        state.closeError = failure
+        return failure
+    }
+
     private func closeNow(error: ChannelError?) {
         assert(loop.inEventLoop)
         typealias Closed = (
-            handler: (any ChannelHandler)?, writers: [@Sendable (Bool) -> Void],
+            handler: (any ChannelHandler)?, error: ChannelError?, writers: [@Sendable (Bool) -> Void],
             closers: [CheckedContinuation<Void, Never>]
         )
         let closed = state.withLock { state -> Closed? in
             guard !state.isClosed else { return nil }
             state.isClosed = true
+            // Set with `isClosed`, under one lock: whoever finds the channel closed can ask why at once.
+            let error = error.map { Self.record($0, &state) } ?? state.closeError
             if state.isRegistered { loop.deregister(fd: fd, token: state.token) }
             if state.isWriting {
                 state.closesDescriptorAfterWrite = true
@@ -591,11 +608,11 @@ final class SocketChannel: EventLoopSelectable {
                 state.writabilityWaiters = []
                 state.closeWaiters = []
             }
-            return (handler, state.writabilityWaiters, state.closeWaiters)
+            return (handler, error, state.writabilityWaiters, state.closeWaiters)
         }
         guard let closed else { return }
         for waiter in closed.writers { waiter(false) }
-        closed.handler?.channelClosed(self, error: error)
+        closed.handler?.channelClosed(self, error: closed.error)
         for waiter in closed.closers { waiter.resume() }
     }
 

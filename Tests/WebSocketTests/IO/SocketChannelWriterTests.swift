@@ -13,7 +13,8 @@ struct SocketChannelWriterTests {
         let peer: Int32
         let closed: ClosedRecorder
 
-        init() throws {
+        /// - Parameter handler: what hears the channel; a `ClosedRecorder` (`closed`) when nil.
+        init(handler: (any ChannelHandler)? = nil) throws {
             var fds: [Int32] = [0, 0]
             guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else {
                 throw IOError(operation: "socketpair", errno: errno)
@@ -23,7 +24,8 @@ struct SocketChannelWriterTests {
             channel = SocketChannel(fd: fds[0], loop: loop)
             peer = fds[1]
             closed = ClosedRecorder()
-            loop.execute { [channel, closed] in channel.start(handler: closed) }
+            let handler = handler ?? closed
+            loop.execute { [channel] in channel.start(handler: handler) }
         }
 
         /// Everything the peer can read until the channel's end of stream; nil if it has not ended within 60 s.
@@ -91,6 +93,32 @@ struct SocketChannelWriterTests {
         #expect(!pair.peerIsReadable(within: 100), "the descriptor stays open while the writer holds it")
         _ = pair.channel.flush(writer)
         #expect(pair.readUntilEnd() != nil, "the writer closed the descriptor once done")
+    }
+
+    /// Records what a write and `closeError` tell a writer at the moment the handler is told of the close: another
+    /// thread can find the channel closed then, before the handler has recorded why.
+    private final class CloseWitness: ChannelHandler {
+        let seen = Mutex<(write: SocketChannel.WriteOutcome, reason: ChannelError?)?>(nil)
+        func channelRead(_ channel: SocketChannel, _ bytes: UnsafeRawBufferPointer) {}
+        func channelClosed(_ channel: SocketChannel, error: ChannelError?) {
+            let seen = (channel.write([0]), channel.closeError)
+            self.seen.withLock { $0 = seen }
+        }
+    }
+
+    @Test func aWriteRefusedBeforeTheHandlerHearsOfAFailureCanTellWhy() async throws {
+        let witness = CloseWitness()
+        let pair = try Pair(handler: witness)
+        defer { close(pair.peer) }
+        pair.channel.close(error: .io(IOError(operation: "read", errno: ECONNRESET)))
+        await pair.channel.waitUntilClosed()
+        let seen = try #require(witness.seen.withLock { $0 })
+        #expect(seen.write == .closed)
+        guard case .io(let error)? = seen.reason else {
+            Issue.record("expected the read's ECONNRESET, found \(String(describing: seen.reason))")
+            return
+        }
+        #expect(error == IOError(operation: "read", errno: ECONNRESET))
     }
 
     @Test func aQueueTakesWhatAnotherQueueStillHoldsAfterItsOwnBytes() {
