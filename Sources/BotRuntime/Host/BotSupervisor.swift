@@ -52,6 +52,12 @@ public actor BotSupervisor {
     private var retiringBots: [Int: any SupervisedBot] = [:]
     /// What `/readyz` answers, and whether the process has been ready.
     private var fleetReadiness = FleetReadiness()
+    /// The members stopped that wait to start again by themselves (`RestartableBot`), by id: their wait, which a
+    /// reload that removes them or a shutdown cancels.
+    private var restarts: [Int: Task<Void, Never>] = [:]
+    /// The successors of members whose wait ended during a membership change, by the member's id: they start once
+    /// it ends, unless it removed or replaced the member.
+    private var readmitted: [Int: any SupervisedBot] = [:]
 
     /// Supervises `bots` (in this order in statuses and metrics). Nothing runs before `run()`.
     public init(bots: [any SupervisedBot], log: LogSink) {
@@ -122,6 +128,10 @@ public actor BotSupervisor {
         isShuttingDown = true
         shutdownDeadline = deadline
         log.log(.info, "shutting down", ["deadline": Self.secondsText(deadline)])
+        // No bot starts again during a shutdown.
+        for wait in restarts.values { wait.cancel() }
+        restarts.removeAll()
+        readmitted.removeAll()
         let running = members.filter { $0.stopReason == nil }.map(\.bot)
         await withTaskGroup(of: Void.self) { group in
             for bot in running {
@@ -243,6 +253,9 @@ public actor BotSupervisor {
         guard !running.contains(id), !shutdownsUnderWay.contains(id) else { return }
         for waiter in stopWaiters.removeValue(forKey: id) ?? [] { waiter.resume(returning: true) }
         guard removing.remove(id) != nil else { return }
+        // A reload's change wins over a restart the member waited for.
+        restarts.removeValue(forKey: id)?.cancel()
+        readmitted.removeValue(forKey: id)
         let successor = successors.removeValue(forKey: id)
         guard let position = members.firstIndex(where: { $0.id == id }) else { return }
         log.log(.info, "bot stopped for the reload", bot: members[position].name)
@@ -283,6 +296,11 @@ public actor BotSupervisor {
 
     package func endMembershipChange() {
         membershipChanges -= 1
+        if membershipChanges == 0 {
+            let waiting = readmitted
+            readmitted.removeAll()
+            for (id, successor) in waiting { restart(id, with: successor) }
+        }
         finishIfNothingLeft()
     }
 
@@ -396,7 +414,7 @@ public actor BotSupervisor {
     /// Ends the run when every bot has stopped on its own: none is running, being removed or replaced, or about to be
     /// added by a change under way. A list left empty by removals waits for the next bots instead.
     private func finishIfNothingLeft() {
-        guard membershipChanges == 0, running.isEmpty, removing.isEmpty, !members.isEmpty,
+        guard membershipChanges == 0, running.isEmpty, removing.isEmpty, restarts.isEmpty, !members.isEmpty,
             members.allSatisfy({ $0.stopReason != nil })
         else { return }
         additions?.finish()
@@ -421,7 +439,47 @@ public actor BotSupervisor {
                 "reason": reason.kindName, "configurationError": String(reason.isConfigurationError),
                 "othersRunning": String(others),
             ])
+            if let bot = members[index].bot as? any RestartableBot, mayStart { awaitRestart(of: id, bot) }
         }
+    }
+
+    /// Waits, in a task of its own, for the stopped member `id` to be able to start again (`RestartableBot`), then
+    /// runs its successor in its place.
+    private func awaitRestart(of id: Int, _ bot: any RestartableBot) {
+        restarts[id] = Task {
+            let successor = await bot.successorOnceReadmitted()
+            self.restart(id, with: successor)
+        }
+    }
+
+    /// Runs `successor` in the place of the stopped member `id`, unless its wait was cancelled (a reload removed or
+    /// replaced it, or the process shuts down), or it may not start again (nil).
+    private func restart(_ id: Int, with successor: (any SupervisedBot)?) {
+        guard restarts[id] != nil else { return }
+        if let successor, membershipChanges > 0 {
+            // A reload is changing the members: it may be removing or replacing this one, and wins.
+            readmitted[id] = successor
+            return
+        }
+        restarts.removeValue(forKey: id)
+        defer { finishIfNothingLeft() }
+        guard let successor, mayStart, !removing.contains(id), let additions,
+            let position = members.firstIndex(where: { $0.id == id })
+        else { return }
+        let old = members[position]
+        log.log(.notice, "bot starts again: the make of its kind given up at its timeout has returned", bot: old.name)
+        retire(old)
+        // Not waited for by `/readyz`: it had stopped, as a bot a reload starts again.
+        let member = Member(id: nextMemberID, bot: successor, name: old.name, stopReason: nil, isAwaited: false)
+        nextMemberID += 1
+        members[position] = member
+        running.insert(member.id)
+        additions.yield(member)
+    }
+
+    /// The bots stopped that wait to start again by themselves once the make their kind hangs in returns.
+    package var botsAwaitingRestart: [String] {
+        members.filter { restarts[$0.id] != nil }.map(\.name)
     }
 }
 

@@ -26,6 +26,9 @@ public struct HealthReport: Sendable, Equatable, Codable {
     /// The loading of `bots.json` in force (1 at start, +1 per applied reload), when it was read, and how the last
     /// reload ended (`lastReload`: applied, at, errors); nil when the process does not reload.
     package var configuration: ConfigurationGeneration?
+    /// The threads the kinds' `make`s run on: within their timeout (`running`), and given up at it without having
+    /// returned (`givenUp`), each holding its thread until it does; nil when the process does not count them.
+    package var makeThreads: MakeThreads.Census?
 
     /// Builds the report and its verdict from the bots' statuses.
     public init(shuttingDown: Bool, bots: [BotStatus]) {
@@ -63,7 +66,7 @@ public struct HealthReport: Sendable, Equatable, Codable {
     private static let listsEveryBot = CodingUserInfoKey(rawValue: "chatterbots.healthReport.listsEveryBot")!
 
     private enum CodingKeys: String, CodingKey {
-        case status, shuttingDown, bots, total, states, notLive, notLiveCount, configuration
+        case status, shuttingDown, bots, total, states, notLive, notLiveCount, configuration, makeThreads
     }
 
     /// Decodes the default answer of `/healthz` (no `bots`) as well as the full one, and the full one of the versions
@@ -79,6 +82,7 @@ public struct HealthReport: Sendable, Equatable, Codable {
         notLive = try container.decodeIfPresent([BotStatus].self, forKey: .notLive) ?? counted.notLive
         notLiveCount = try container.decodeIfPresent(Int.self, forKey: .notLiveCount) ?? counted.notLiveCount
         configuration = try container.decodeIfPresent(ConfigurationGeneration.self, forKey: .configuration)
+        makeThreads = try container.decodeIfPresent(MakeThreads.Census.self, forKey: .makeThreads)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -93,5 +97,6 @@ public struct HealthReport: Sendable, Equatable, Codable {
         try container.encode(notLive, forKey: .notLive)
         try container.encode(notLiveCount, forKey: .notLiveCount)
         try container.encodeIfPresent(configuration, forKey: .configuration)
+        try container.encodeIfPresent(makeThreads, forKey: .makeThreads)
     }
 }

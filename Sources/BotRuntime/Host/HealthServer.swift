@@ -32,10 +32,11 @@ public final class HealthServer: Sendable {
     }
 
     /// Starts serving as above, with `POST /reload` carried out by `reloader` (its generation in `/healthz`), the
-    /// console's fault buttons carried out by `faults`, more console routes (the embedded sandbox's), and the log
-    /// tail the console shows.
+    /// make threads `makeThreads` counts in `/healthz` and `/metrics`, the console's fault buttons carried out by
+    /// `faults`, more console routes (the embedded sandbox's), and the log tail the console shows.
     package static func start(
-        supervisor: BotSupervisor, reloader: (any ConfigurationReloading)?, host: String, port: Int, access: ControlAccess,
+        supervisor: BotSupervisor, reloader: (any ConfigurationReloading)?,
+        makeThreads: (@Sendable () -> MakeThreads.Census)? = nil, host: String, port: Int, access: ControlAccess,
         console: Bool = false, faults: (any ConsoleFaultInjector)? = nil, faultTargets: (any ConsoleFaultTargets)? = nil,
         consoleExtensions: [any ConsoleRouteExtension] = [], logTail: ConsoleLogTail? = nil
     ) async throws(HTTPServerError) -> HealthServer {
@@ -46,7 +47,8 @@ public final class HealthServer: Sendable {
             : nil
         let server = try await HTTPServer.start(host: host, port: port, configuration: HTTPServerConfiguration(maxConnections: Self.maxConnections)) { request in
             if let consoleRoutes, ConsoleRoutes.owns(request.path) { return await consoleRoutes.respond(to: request) }
-            return .response(await respond(to: request, supervisor: supervisor, access: access, reloader: reloader))
+            return .response(await respond(
+                to: request, supervisor: supervisor, access: access, reloader: reloader, makeThreads: makeThreads))
         }
         consoleRoutes?.serve(onPort: server.port)
         return HealthServer(server: server)
@@ -67,7 +69,7 @@ public final class HealthServer: Sendable {
 
     static func respond(
         to request: HTTPRequest, supervisor: BotSupervisor, access: ControlAccess = ControlAccess(token: nil),
-        reloader: (any ConfigurationReloading)? = nil
+        reloader: (any ConfigurationReloading)? = nil, makeThreads: (@Sendable () -> MakeThreads.Census)? = nil
     ) async -> HTTPResponse {
         if ControlRoute.owns(request.path) {
             guard access.permits(request) else {
@@ -112,6 +114,7 @@ public final class HealthServer: Sendable {
             }
             var report = await supervisor.health()
             report.configuration = await reloader?.generation
+            report.makeThreads = makeThreads?()
             response = HTTPResponse(
                 status: report.isHealthy ? .ok : .serviceUnavailable,
                 headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
@@ -119,6 +122,7 @@ public final class HealthServer: Sendable {
         } else {
             var metrics = await supervisor.metrics()
             metrics.configuration = await reloader?.generation
+            metrics.makeThreads = makeThreads?()
             let text = metrics.text
             response = HTTPResponse(
                 status: .ok, headers: ["Content-Type": MetricsExposition.contentType, "Cache-Control": "no-store"],

@@ -17,6 +17,7 @@
 /// | `chatterbots_handler_duration_seconds` | histogram | handler run time, every bot's (removed ones' too) |
 /// | `chatterbots_configuration_generation` | gauge | the loading of `bots.json` in force (with a reloader) |
 /// | `chatterbots_configuration_last_reload_successful` | gauge | 0 when the last reload was refused, else 1 |
+/// | `chatterbots_make_threads{state}` | gauge | threads running a kind's `make`: `running` within its timeout, `given_up` past it and not returned |
 public struct MetricsExposition: Sendable {
     /// The `Content-Type` of the text format.
     public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
@@ -31,6 +32,9 @@ public struct MetricsExposition: Sendable {
     /// The configuration in force and how its last reload ended; nil when the process does not reload (the
     /// configuration families are left out).
     package var configuration: ConfigurationGeneration?
+
+    /// The threads the kinds' `make`s run on; nil when the process does not count them (the family is left out).
+    package var makeThreads: MakeThreads.Census?
 
     /// An exposition of these bots.
     public init(bots: [BotStatus]) {
@@ -99,6 +103,13 @@ public struct MetricsExposition: Sendable {
             family("chatterbots_configuration_last_reload_successful", "gauge",
                 "Whether the last reload of bots.json was applied (1) or refused (0); 1 before any.")
             sample("chatterbots_configuration_last_reload_successful", [], configuration.lastReloadSucceeded ? "1" : "0")
+        }
+        if let makeThreads {
+            family("chatterbots_make_threads", "gauge",
+                "Threads running a bot kind's make: within its timeout (running), or given up at it and not returned "
+                    + "(given_up), each holding its thread until it returns.")
+            sample("chatterbots_make_threads", [("state", "running")], String(makeThreads.running))
+            sample("chatterbots_make_threads", [("state", "given_up")], String(makeThreads.givenUp))
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -24,8 +24,9 @@ struct BotMaking: Sendable {
         case refused(any Error)
         /// It did not return within the handler timeout.
         case timedOut(TimedOut)
-        /// It was not called: an earlier make of the kind still runs past its timeout, or no thread is left.
-        case notCalled(MakeThreadRules.Refusal)
+        /// It was not called: an earlier make of the kind still runs past its timeout (`readmission` then tells
+        /// when it has returned), or no thread is left.
+        case notCalled(MakeThreadRules.Refusal, readmission: MakeThreads.Readmission?)
     }
 
     /// A kind's `make` that did not return within the handler timeout: the bot does not start, even when the make
@@ -98,10 +99,10 @@ struct BotMaking: Sendable {
         switch started {
         case .started(let end)?:
             deadline = end
-        case .refused(let refusal)?:
+        case .refused(let refusal, let readmission)?:
             turn.end()
             log.error("make not called: \(refusal)", trace: Self.workKey)
-            return Made(outcome: .notCalled(refusal))
+            return Made(outcome: .notCalled(refusal, readmission: readmission))
         case nil:
             turn.end()
             return nil

@@ -9,7 +9,8 @@ import Foundation
 ///   `spares` of them are replaced (the width stays whole); each one beyond takes a thread from the width, so the
 ///   process never holds more than `width + spares` make threads. With none left, a make is refused at once.
 /// - A kind whose earlier make was given up and has not returned is not called again until it returns: each call
-///   would most likely hang too, and hold one more thread for good.
+///   would most likely hang too, and hold one more thread for good. A request refused so may be held back
+///   (`holdBack(kind:)`): it is readmitted, to ask again, once no make of its kind given up still runs.
 struct MakeThreadRules: Sendable, Equatable {
     /// What names a call while it runs.
     typealias CallID = UInt64
@@ -45,8 +46,8 @@ struct MakeThreadRules: Sendable, Equatable {
             case .kindStillRunning(let kind, let bot):
                 "kind \"\(kind)\" is not called: its make for bot \"\(bot)\" was given up at its timeout and has not "
                     + "returned, and a kind's make is not called again until it does (each call would hold a thread "
-                    + "for good): fix the kind's make so that it returns within the handler timeout, then restart the "
-                    + "process (a reload makes the bot again once that make has returned)"
+                    + "for good): the bot starts by itself once that make returns; fix the kind's make so that it "
+                    + "returns within the handler timeout, and restart the process if it never does"
             case .noThreadLeft(let count):
                 "no thread left to make the bot: \(count) makes given up at their timeout still run and hold every "
                     + "make thread of the process: fix the kinds whose make did not return (logged as \"did not make "
@@ -69,6 +70,9 @@ struct MakeThreadRules: Sendable, Equatable {
     let spares: Int
     /// The makes whose code has not returned, given up or not.
     private(set) var calls: [CallID: Call] = [:]
+    /// The requests refused because a make of their kind was given up, held back until none of its kind is: their
+    /// kind, by the id that names them.
+    private(set) var heldBack: [CallID: String] = [:]
     private var nextID: CallID = 0
 
     /// Rules for `width` makes at once (at least one), replacing up to `spares` given up.
@@ -108,9 +112,35 @@ struct MakeThreadRules: Sendable, Equatable {
         return .wait(until: inTime.map(\.deadline).min() ?? now)
     }
 
-    /// The make `id` returned (within its time or not): its thread ends. Returns whether it was running.
+    /// What follows from a make returning.
+    struct Returned: Sendable, Equatable {
+        /// Whether it was running.
+        var wasRunning: Bool
+        /// The requests held back that may ask again: no make of their kind given up runs any more.
+        var readmitted: [CallID]
+    }
+
+    /// The make `id` returned at `now` (within its time or not): its thread ends, and the requests held back for its
+    /// kind are readmitted unless another make of the kind given up still runs.
     @discardableResult
-    mutating func returned(_ id: CallID) -> Bool {
-        calls.removeValue(forKey: id) != nil
+    mutating func returned(_ id: CallID, now: Date) -> Returned {
+        let wasRunning = calls.removeValue(forKey: id) != nil
+        let stillHung = Set(calls.values.filter { $0.deadline <= now }.map(\.kind))
+        let readmitted = heldBack.filter { !stillHung.contains($0.value) }.keys.sorted()
+        for id in readmitted { heldBack.removeValue(forKey: id) }
+        return Returned(wasRunning: wasRunning, readmitted: readmitted)
+    }
+
+    /// Holds back a request for `kind` refused because a make of the kind was given up (`Refusal.kindStillRunning`):
+    /// `returned(_:now:)` readmits it, by the id returned, once no make of its kind given up runs.
+    mutating func holdBack(kind: String) -> CallID {
+        nextID += 1
+        heldBack[nextID] = kind
+        return nextID
+    }
+
+    /// Forgets the request held back as `id`: nobody waits for it any more.
+    mutating func forget(heldBack id: CallID) {
+        heldBack.removeValue(forKey: id)
     }
 }

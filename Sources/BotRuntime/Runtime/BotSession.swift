@@ -122,6 +122,9 @@ public actor BotSession {
     private var startupAdmission: Task<StartupGate.Ticket?, Never>?
     /// The making of the bot as the session starts, whose wait for its turn at the suspect gate a shutdown cancels.
     private var making: Task<BotMaking.Outcome?, Never>?
+    /// Set when the kind's make was not called because an earlier make of the kind was given up and has not
+    /// returned: tells when it has, so that the bot starts again as a new session (`successorOnceReadmitted()`).
+    private var readmission: MakeThreads.Readmission?
 
     /// A session for the bot `configuration` describes, running `bot`, in `environment`. Nothing happens until `run()`.
     public init(configuration: BotConfiguration, bot: any Bot, environment: BotRuntimeEnvironment) {
@@ -262,7 +265,8 @@ public actor BotSession {
                 log.error("not starting: \(timedOut)")
                 metrics.setLastError("make timed out after \(timedOut.timeout)")
                 stopReason = .configurationError(timedOut.description)
-            case .notCalled(let refusal)?:
+            case .notCalled(let refusal, let readmission)?:
+                self.readmission = readmission
                 log.error("not starting: \(refusal)")
                 metrics.setLastError("make not called: \(refusal.summary)")
                 stopReason = .configurationError(refusal.description)
@@ -281,6 +285,16 @@ public actor BotSession {
         }
         await tearDown()
         return finish(stopReason ?? .shutdown)
+    }
+
+    /// Once the session stopped because an earlier make of its kind was given up and had not returned: waits until
+    /// that make returns (normally or by throwing) and returns a new session of the bot, made as a first start's
+    /// would be. Nil at once when it stopped for another reason, and nil when the task is cancelled first.
+    package func successorOnceReadmitted() async -> (any SupervisedBot)? {
+        guard case .finished = phase, let readmission else { return nil }
+        guard await readmission.wait() else { return nil }
+        self.readmission = nil
+        return BotSession(member: member, environment: environment)
     }
 
     /// Stops the bot gracefully: no new work is taken, running handlers finish and their replies are awaited

@@ -116,8 +116,10 @@ extension BotCommandLine {
                 return .usageError
             }
             do {
+                let (makeThreads, clock) = (host.makeThreads, host.clock)
                 health = try await HealthServer.start(
-                    supervisor: supervisor, reloader: reloader, host: bind, port: port, access: access,
+                    supervisor: supervisor, reloader: reloader,
+                    makeThreads: { makeThreads.census(at: clock.now) }, host: bind, port: port, access: access,
                     console: configuration.console,
                     faults: embedded.map { EmbeddedSandboxFaults(sandbox: $0.sandbox) },
                     faultTargets: embedded.map { SandboxDirectory(sandbox: $0.sandbox, testAccounts: $0.testAccounts) },

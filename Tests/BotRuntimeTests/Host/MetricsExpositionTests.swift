@@ -96,6 +96,16 @@ struct MetricsExpositionTests {
         #expect(!text.contains("chatterbots_configuration_"))
     }
 
+    @Test func theMakeThreadsShowAsAGaugeByStateWhenCounted() {
+        var exposition = MetricsExposition(bots: [status("a", connected: true)])
+        #expect(!exposition.text.contains("chatterbots_make_threads"))
+        exposition.makeThreads = MakeThreads.Census(running: 2, givenUp: 1)
+        let lines = exposition.text.split(separator: "\n").map(String.init)
+        #expect(lines.contains("# TYPE chatterbots_make_threads gauge"))
+        #expect(lines.contains(#"chatterbots_make_threads{state="running"} 2"#))
+        #expect(lines.contains(#"chatterbots_make_threads{state="given_up"} 1"#))
+    }
+
     @Test func labelValuesAreEscaped() {
         #expect(MetricsExposition.escapeLabelValue(#"a"b\c"# + "\nd") == #"a\"b\\c\nd"#)
     }

@@ -38,7 +38,7 @@ struct MakeThreadRulesTests {
             Issue.record("not started")
             return
         }
-        let wasRunning = rules.returned(id)
+        let wasRunning = rules.returned(id, now: now).wasRunning
         #expect(wasRunning)
         guard case .start = request("echo", of: &rules) else {
             Issue.record("the next make waits")
@@ -70,7 +70,7 @@ struct MakeThreadRulesTests {
         #expect(decision == .refuse(.kindStillRunning(kind: "stuck", bot: "first")))
         #expect(rules.threads == 1)
 
-        rules.returned(id)
+        rules.returned(id, now: later)
         guard case .start = request("stuck", bot: "second", at: later, of: &rules) else {
             Issue.record("the kind is still refused once its make returned")
             return
@@ -115,5 +115,52 @@ struct MakeThreadRulesTests {
             #expect(rules.threads <= 5)
         }
         #expect(rules.threads == 5)
+    }
+
+    /// A make of `kind` given up: started at `now`, it is past its timeout at `later`.
+    func hang(_ kind: String, bot: String = "first", of rules: inout MakeThreadRules) -> MakeThreadRules.CallID? {
+        guard case .start(let id, _) = request(kind, bot: bot, of: &rules) else { return nil }
+        return id
+    }
+
+    @Test func aRequestHeldBackForAKindWhoseMakeHungIsReadmittedOnceThatMakeReturns() throws {
+        var rules = MakeThreadRules(width: 4, spares: 4)
+        let hung = try #require(hang("stuck", of: &rules))
+        let later = now.addingTimeInterval(30)
+        #expect(request("stuck", bot: "second", at: later, of: &rules) == .refuse(.kindStillRunning(kind: "stuck", bot: "first")))
+        let heldBack = rules.holdBack(kind: "stuck")
+
+        #expect(rules.returned(hung, now: later) == .init(wasRunning: true, readmitted: [heldBack]))
+        #expect(rules.heldBack.isEmpty)
+    }
+
+    @Test func aRequestHeldBackIsNotReadmittedWhileAnotherMakeOfItsKindGivenUpStillRuns() throws {
+        var rules = MakeThreadRules(width: 4, spares: 4)
+        let first = try #require(hang("stuck", bot: "first", of: &rules))
+        let second = try #require(hang("stuck", bot: "second", of: &rules))
+        let later = now.addingTimeInterval(30)
+        let heldBack = rules.holdBack(kind: "stuck")
+
+        #expect(rules.returned(first, now: later).readmitted.isEmpty)
+        #expect(rules.returned(second, now: later).readmitted == [heldBack])
+    }
+
+    @Test func aRequestHeldBackIsNotReadmittedWhenAnotherKindsMakeReturns() throws {
+        var rules = MakeThreadRules(width: 4, spares: 4)
+        _ = try #require(hang("stuck", of: &rules))
+        let other = try #require(hang("slow", of: &rules))
+        let later = now.addingTimeInterval(30)
+        _ = rules.holdBack(kind: "stuck")
+
+        #expect(rules.returned(other, now: later).readmitted.isEmpty)
+    }
+
+    @Test func aRequestHeldBackAndForgottenIsNotReadmitted() throws {
+        var rules = MakeThreadRules(width: 4, spares: 4)
+        let hung = try #require(hang("stuck", of: &rules))
+        let heldBack = rules.holdBack(kind: "stuck")
+        rules.forget(heldBack: heldBack)
+
+        #expect(rules.returned(hung, now: now.addingTimeInterval(30)).readmitted.isEmpty)
     }
 }
