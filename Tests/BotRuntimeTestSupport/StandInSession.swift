@@ -3,8 +3,9 @@ import Foundation
 import TestSupport
 
 /// A stand-in for `BotSession` under the supervisor: it runs until shut down, or stops by itself with a reason,
-/// and it can be given work that a shutdown must wait for. Each change of its state signals `changes`.
-package actor StandInSession: SupervisedBot {
+/// and it can be given work that a shutdown must wait for. Each change of its state signals `changes`, and is reported
+/// as `BotSession` reports it.
+package actor StandInSession: StateReportingBot {
     package enum Script {
         /// Connects and runs until `shutdown(deadline:)`.
         case runUntilShutdown
@@ -16,11 +17,12 @@ package actor StandInSession: SupervisedBot {
 
     package let name: String
     private let script: Script
-    private var state: BotStatus.State = .starting
-    private var firstLiveAt: Date?
+    private var state: BotStatus.State = .starting { didSet { report() } }
+    private var firstLiveAt: Date? { didSet { report() } }
     private var goLiveWaiters: [CheckedContinuation<Void, Never>] = []
     private var toldToGoLive = false
-    private var connected = false
+    private var connected = false { didSet { report() } }
+    private var reporter: BotStateReporter?
     private var messagesIn = 0
     private var lastError: String?
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
@@ -44,6 +46,15 @@ package actor StandInSession: SupervisedBot {
         self.workOnShutdown = workOnShutdown
         self.shutdownWaitsToBeTold = shutdownWaitsToBeTold
         self.changes = changes
+    }
+
+    package func reportStates(to reporter: BotStateReporter) {
+        self.reporter = reporter
+        report()
+    }
+
+    private func report() {
+        reporter?.report(state, connected: connected, hasBeenLive: firstLiveAt != nil)
     }
 
     /// Lets the shutdowns of a stand-in made with `shutdownWaitsToBeTold` finish their work.

@@ -1,2 +1,4 @@
 /// `BotSession` is what the supervisor runs in production.
 extension BotSession: SupervisedBot {}
+
+extension BotSession: StateReportingBot {}

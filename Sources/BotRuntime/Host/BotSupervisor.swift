@@ -15,6 +15,8 @@ public actor BotSupervisor {
     private struct Member {
         /// Names the member for its run task, whatever members come and go meanwhile.
         let id: Int
+        /// Its place in the configuration order, which its successor takes over.
+        let rank: Int
         let bot: any SupervisedBot
         var name: String
         var stopReason: BotStopReason?
@@ -50,8 +52,14 @@ public actor BotSupervisor {
     private var retiredHandlerLatency = HandlerLatencySummary()
     /// Bots that left the list whose durations are being read into `retiredHandlerLatency`, by member id.
     private var retiringBots: [Int: any SupervisedBot] = [:]
-    /// What `/readyz` answers, and whether the process has been ready.
-    private var fleetReadiness = FleetReadiness()
+    /// What `/healthz` and `/readyz` count, kept as the bots change state.
+    private let board = FleetStateBoard()
+    /// Where each member is in `members`, by id.
+    private var positions: [Int: Int] = [:]
+    /// Members that do not report their state changes (not `StateReportingBot`): asked on each probe instead.
+    private var unreported: Set<Int> = []
+    /// Whether every member's name has been read (the members given at `init` are named by `run()`).
+    private var everyMemberNamed = false
     /// The members stopped that wait to start again by themselves (`RestartableBot`), by id: their wait, which a
     /// reload that removes them or a shutdown cancels.
     private var restarts: [Int: Task<Void, Never>] = [:]
@@ -62,10 +70,22 @@ public actor BotSupervisor {
     /// Supervises `bots` (in this order in statuses and metrics). Nothing runs before `run()`.
     public init(bots: [any SupervisedBot], log: LogSink) {
         self.members = bots.enumerated().map {
-            Member(id: $0.offset, bot: $0.element, name: "", stopReason: nil, isAwaited: true)
+            Member(id: $0.offset, rank: $0.offset, bot: $0.element, name: "", stopReason: nil, isAwaited: true)
         }
         self.nextMemberID = bots.count
         self.log = log
+        everyMemberNamed = bots.isEmpty
+        for member in members {
+            positions[member.id] = member.id
+            if !(member.bot is any StateReportingBot) { unreported.insert(member.id) }
+        }
+        let members = members
+        board.update { tallies in
+            for member in members {
+                tallies.health.join(member.id, rank: member.rank)
+                tallies.readiness.join(member.id, rank: member.rank, name: "", isAwaited: true)
+            }
+        }
     }
 
     /// Runs every bot concurrently and returns when all have stopped, either because `shutdown(deadline:)` was
@@ -75,7 +95,7 @@ public actor BotSupervisor {
         guard !hasRun else { return outcome }
         hasRun = true
         if isShuttingDown {
-            for index in members.indices { members[index].stopReason = .shutdown }
+            for index in members.indices { recordStop(of: index, .shutdown) }
             return outcome
         }
         // From here on a bot added (by a reload) joins the task group through `additions`; the first ones too.
@@ -83,9 +103,7 @@ public actor BotSupervisor {
         additions = continuation
         let initial = Set(members.map(\.id))
         running = initial
-        for index in members.indices where members[index].name.isEmpty {
-            members[index].name = await members[index].bot.status.name
-        }
+        await nameEveryMember()
         // Those removed while the names were read were never started: they are not waited for.
         let starting = members.filter { initial.contains($0.id) }
         for id in initial.subtracting(starting.map(\.id)) {
@@ -116,6 +134,9 @@ public actor BotSupervisor {
     }
 
     private nonisolated func runMember(_ member: Member) async {
+        if let reporting = member.bot as? any StateReportingBot {
+            await reporting.reportStates(to: board.reporter(for: member.id))
+        }
         let reason = await member.bot.run()
         await botStopped(id: member.id, reason: reason)
     }
@@ -154,9 +175,10 @@ public actor BotSupervisor {
     @discardableResult
     package func add(_ bot: any SupervisedBot, named name: String) -> Bool {
         guard !isShuttingDown, !(hasRun && additions == nil) else { return false }
-        let member = Member(id: nextMemberID, bot: bot, name: name, stopReason: nil, isAwaited: false)
+        let member = Member(id: nextMemberID, rank: nextMemberID, bot: bot, name: name, stopReason: nil, isAwaited: false)
         nextMemberID += 1
         members.append(member)
+        join(member, at: members.count - 1)
         if let additions {
             running.insert(member.id)
             additions.yield(member)
@@ -176,6 +198,7 @@ public actor BotSupervisor {
         guard let index = await memberIndex(named: name) else { return false }
         let member = members[index]
         removing.insert(member.id)
+        board.update { $0.readiness.leave(member.id) }
         await stop(member, deadline: deadline, clock: clock)
         finishIfNothingLeft()
         return true
@@ -193,10 +216,15 @@ public actor BotSupervisor {
         // Not yet live, the bot is still awaited in its new session: a reload must not make a starting pod ready.
         let wasLive = await old.bot.status.firstLiveAt != nil
         let successor = Member(
-            id: nextMemberID, bot: bot, name: name, stopReason: nil, isAwaited: old.isAwaited && !wasLive)
+            id: nextMemberID, rank: old.rank, bot: bot, name: name, stopReason: nil, isAwaited: old.isAwaited && !wasLive)
         nextMemberID += 1
         removing.insert(old.id)
         successors[old.id] = successor
+        // `/readyz` counts the successor, not live yet, from now on: the old session may take long to stop.
+        board.update { tallies in
+            tallies.readiness.leave(old.id)
+            tallies.readiness.join(successor.id, rank: successor.rank, name: name, isAwaited: successor.isAwaited)
+        }
         let stopped = await stop(old, deadline: deadline, clock: clock)
         finishIfNothingLeft()
         return stopped ? members.contains { $0.id == successor.id } : successors[old.id] != nil && mayStart
@@ -257,14 +285,21 @@ public actor BotSupervisor {
         restarts.removeValue(forKey: id)?.cancel()
         readmitted.removeValue(forKey: id)
         let successor = successors.removeValue(forKey: id)
-        guard let position = members.firstIndex(where: { $0.id == id }) else { return }
+        guard let position = positions[id] else {
+            if let successor { board.update { $0.readiness.leave(successor.id) } }
+            return
+        }
         log.log(.info, "bot stopped for the reload", bot: members[position].name)
         retire(members[position])
+        leave(members[position])
         guard let successor, mayStart else {
+            if let successor { board.update { $0.readiness.leave(successor.id) } }
             members.remove(at: position)
+            for index in members.indices.dropFirst(position) { positions[members[index].id] = index }
             return
         }
         members[position] = successor
+        join(successor, at: position)
         if let additions {
             running.insert(successor.id)
             additions.yield(successor)
@@ -307,11 +342,60 @@ public actor BotSupervisor {
     /// The position of the member named `name` that is not being removed; the names of members given at `init` are
     /// read from their status first if `run()` has not yet.
     private func memberIndex(named name: String) async -> Int? {
+        await nameEveryMember()
+        return members.firstIndex { $0.name == name && !removing.contains($0.id) }
+    }
+
+    /// Reads the names of the members given at `init` from their status, once.
+    private func nameEveryMember() async {
+        guard !everyMemberNamed else { return }
         for member in members where member.name.isEmpty {
             let known = await member.bot.status.name
-            if let index = members.firstIndex(where: { $0.id == member.id && $0.name.isEmpty }) { members[index].name = known }
+            if let index = positions[member.id], members[index].name.isEmpty {
+                members[index].name = known
+                board.update { $0.readiness.name(member.id, known) }
+            }
         }
-        return members.firstIndex { $0.name == name && !removing.contains($0.id) }
+        everyMemberNamed = true
+    }
+
+    /// Counts `member`, now at `position` in `members`, on the board, starting.
+    private func join(_ member: Member, at position: Int) {
+        positions[member.id] = position
+        if !(member.bot is any StateReportingBot) { unreported.insert(member.id) }
+        board.update { tallies in
+            tallies.health.join(member.id, rank: member.rank)
+            tallies.readiness.join(member.id, rank: member.rank, name: member.name, isAwaited: member.isAwaited)
+        }
+    }
+
+    /// Stops counting `member`, which leaves `members` (its position is then taken or given up by the caller).
+    private func leave(_ member: Member) {
+        positions[member.id] = nil
+        unreported.remove(member.id)
+        board.update { tallies in
+            tallies.health.leave(member.id)
+            tallies.readiness.leave(member.id)
+        }
+    }
+
+    /// The run of the member at `index` ended for `reason`.
+    private func recordStop(of index: Int, _ reason: BotStopReason) {
+        members[index].stopReason = reason
+        let id = members[index].id
+        board.update { tallies in
+            tallies.health.stop(id, as: reason.stoppedState)
+            tallies.readiness.stopped(id)
+        }
+    }
+
+    /// Asks the members that do not report their state changes where they are, for the board.
+    private func askUnreportedMembers() async {
+        for id in unreported {
+            guard let position = positions[id] else { continue }
+            let status = await members[position].bot.status
+            board.report(id, state: status.state, connected: status.connected, hasBeenLive: status.firstLiveAt != nil)
+        }
     }
 
     /// The names of the bots that stopped on their own (crashing, a refused sign-in, a fatal storage error), not
@@ -331,17 +415,23 @@ public actor BotSupervisor {
     /// was asked to stop) the reason as `lastError`.
     public func statuses() async -> [BotStatus] {
         var result: [BotStatus] = []
+        result.reserveCapacity(members.count)
         for member in members {
-            var status = await member.bot.status
-            if let reason = member.stopReason {
-                if case .crashing = reason { status.state = .crashing } else { status.state = .stopped }
-                status.connected = false
-                status.stopReason = reason.description
-                if reason != .shutdown { status.lastError = reason.description }
-            }
-            result.append(status)
+            result.append(Self.status(of: member.bot, stopReason: member.stopReason, await member.bot.status))
         }
         return result
+    }
+
+    /// A bot's `status` as the supervisor shows it: once its run ended, stopped (or crashing) and not connected.
+    private static func status(of bot: any SupervisedBot, stopReason: BotStopReason?, _ reported: BotStatus) -> BotStatus {
+        var status = reported
+        if let reason = stopReason {
+            status.state = reason.stoppedState
+            status.connected = false
+            status.stopReason = reason.description
+            if reason != .shutdown { status.lastError = reason.description }
+        }
+        return status
     }
 
     /// What `/metrics` serves: every bot's status, and the handler durations of the whole process (the bots
@@ -363,6 +453,21 @@ public actor BotSupervisor {
         HealthReport(shuttingDown: isShuttingDown, bots: await statuses())
     }
 
+    /// What `/healthz` reports by default: the counts the board keeps, and the statuses of the bots not live it
+    /// names, read from those bots only.
+    package func healthSummary() async -> HealthReport {
+        await askUnreportedMembers()
+        let (counts, named) = board.update { tallies in
+            (HealthSummary.Counts(tally: tallies.health), tallies.health.notLive(limit: NameSample.limit))
+        }
+        let shown = named.compactMap { id in positions[id].map { members[$0] } }
+        var notLive: [BotStatus] = []
+        for member in shown {
+            notLive.append(Self.status(of: member.bot, stopReason: member.stopReason, await member.bot.status))
+        }
+        return HealthReport(shuttingDown: isShuttingDown, summary: HealthSummary(counts: counts, notLive: notLive))
+    }
+
     /// Each bot with its name, in configuration order (before `run()` too): what the control routes act on.
     package func namedBots() async -> [(name: String, bot: any SupervisedBot)] {
         var result: [(name: String, bot: any SupervisedBot)] = []
@@ -373,23 +478,12 @@ public actor BotSupervisor {
     }
 
     /// What `/readyz` answers now (`FleetReadiness`): the bots a reload is removing are left out.
+    /// A bot being replaced counts as its successor, not live yet, from the start of the replacement.
     func readinessVerdict() async -> ReadinessVerdict {
-        var bots: [FleetReadiness.Bot] = []
-        for member in members {
-            guard !removing.contains(member.id) else {
-                // A bot being replaced counts as its successor, not live yet, until the successor takes its place.
-                if let successor = successors[member.id] {
-                    bots.append(FleetReadiness.Bot(
-                        name: successor.name, isAwaited: successor.isAwaited, hasBeenLive: false, hasStopped: false))
-                }
-                continue
-            }
-            let status = await member.bot.status
-            bots.append(FleetReadiness.Bot(
-                name: member.name.isEmpty ? status.name : member.name, isAwaited: member.isAwaited,
-                hasBeenLive: status.firstLiveAt != nil, hasStopped: member.stopReason != nil))
-        }
-        return fleetReadiness.verdict(bots: bots, shuttingDown: isShuttingDown)
+        await nameEveryMember()
+        await askUnreportedMembers()
+        let shuttingDown = isShuttingDown
+        return board.update { $0.readiness.verdict(shuttingDown: shuttingDown) }
     }
 
     /// Why each bot stopped, for the bots that did.
@@ -428,8 +522,8 @@ public actor BotSupervisor {
             settleStop(of: id)
             return
         }
-        guard let index = members.firstIndex(where: { $0.id == id }) else { return }
-        members[index].stopReason = reason
+        guard let index = positions[id] else { return }
+        recordStop(of: index, reason)
         let name = members[index].name
         if reason == .shutdown {
             log.log(.info, "bot stopped", bot: name)
@@ -463,16 +557,18 @@ public actor BotSupervisor {
         }
         restarts.removeValue(forKey: id)
         defer { finishIfNothingLeft() }
-        guard let successor, mayStart, !removing.contains(id), let additions,
-            let position = members.firstIndex(where: { $0.id == id })
+        guard let successor, mayStart, !removing.contains(id), let additions, let position = positions[id]
         else { return }
         let old = members[position]
         log.log(.notice, "bot starts again: the make of its kind given up at its timeout has returned", bot: old.name)
         retire(old)
+        leave(old)
         // Not waited for by `/readyz`: it had stopped, as a bot a reload starts again.
-        let member = Member(id: nextMemberID, bot: successor, name: old.name, stopReason: nil, isAwaited: false)
+        let member = Member(
+            id: nextMemberID, rank: old.rank, bot: successor, name: old.name, stopReason: nil, isAwaited: false)
         nextMemberID += 1
         members[position] = member
+        join(member, at: position)
         running.insert(member.id)
         additions.yield(member)
     }
@@ -503,6 +599,11 @@ public struct SupervisorOutcome: Sendable, Equatable {
 }
 
 extension BotStopReason {
+    /// The state of a bot whose run ended for this reason.
+    var stoppedState: BotStatus.State {
+        if case .crashing = self { .crashing } else { .stopped }
+    }
+
     /// A short machine-friendly name of the case, for log fields.
     var kindName: String {
         switch self {

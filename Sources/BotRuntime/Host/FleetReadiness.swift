@@ -2,31 +2,101 @@
 /// once, and stays ready until it shuts down. Bots a reload added, and bots that stopped on their own (a refused
 /// password, `crashing`, a revoked device, a storage failure), are reported but never waited for: waiting cannot bring
 /// them up, and one of them must not take a pod whose other bots work out of its Service or stall a rollout.
-struct FleetReadiness: Sendable, Equatable {
-    /// One bot as readiness sees it.
-    struct Bot: Sendable, Equatable {
+///
+/// Kept as bots join, go live, stop and leave rather than worked out on each probe: a verdict costs the names it
+/// gives, not the fleet. Bots are known by an id and listed in configuration order (`rank`); a bot a reload is
+/// removing has left, and a bot a reload is replacing is its successor, not live yet, from the start of the
+/// replacement.
+struct FleetReadiness: Sendable {
+    private struct Entry: Sendable {
+        var rank: Int
         var name: String
         /// Whether the process waits for it: a bot of the start, or a reload's new session of one that had not been
         /// live yet.
         var isAwaited: Bool
         /// Whether it has been live once (`BotStatus.firstLiveAt`).
-        var hasBeenLive: Bool
-        /// Whether its session ended by itself (a bot a reload is removing is left out of the list instead).
-        var hasStopped: Bool
+        var hasBeenLive = false
+        /// Whether its session ended by itself.
+        var hasStopped = false
     }
+
+    private var entries: [Int: Entry] = [:]
+    private var idsByRank: [Int: Int] = [:]
+    /// Running bots not live yet that the process waits for, and those it does not.
+    private var awaitedNotLive = OrderedRanks()
+    private var unawaitedNotLive = OrderedRanks()
+    private var stopped = OrderedRanks()
 
     /// Whether the process has been ready: from then on only a shutdown makes it unready.
     private(set) var hasBeenReady = false
 
-    /// The verdict for `bots` (in configuration order) now, remembering that the process became ready.
-    mutating func verdict(bots: [Bot], shuttingDown: Bool) -> ReadinessVerdict {
-        let notLive = bots.filter { !$0.hasStopped && !$0.hasBeenLive }
-        if !shuttingDown && !notLive.contains(where: \.isAwaited) { hasBeenReady = true }
+    /// Lists the bot `id` at `rank`, not live yet; a bot already listed is left as it is.
+    mutating func join(_ id: Int, rank: Int, name: String, isAwaited: Bool) {
+        guard entries[id] == nil else { return }
+        let entry = Entry(rank: rank, name: name, isAwaited: isAwaited)
+        entries[id] = entry
+        idsByRank[rank] = id
+        file(entry, adding: true)
+    }
+
+    /// The name of the bot `id`, once known.
+    mutating func name(_ id: Int, _ name: String) {
+        entries[id]?.name = name
+    }
+
+    /// The bot `id` has been live.
+    mutating func wentLive(_ id: Int) {
+        change(id) { $0.hasBeenLive = true }
+    }
+
+    /// The session of the bot `id` ended by itself.
+    mutating func stopped(_ id: Int) {
+        change(id) { $0.hasStopped = true }
+    }
+
+    /// The bot `id` is no longer listed (a reload removes or replaces it).
+    mutating func leave(_ id: Int) {
+        guard let entry = entries.removeValue(forKey: id) else { return }
+        if idsByRank[entry.rank] == id { idsByRank[entry.rank] = nil }
+        file(entry, adding: false)
+    }
+
+    /// The verdict now, naming at most `limit` bots a line, remembering that the process became ready.
+    mutating func verdict(shuttingDown: Bool, limit: Int = NameSample.limit) -> ReadinessVerdict {
+        if !shuttingDown && awaitedNotLive.isEmpty { hasBeenReady = true }
+        let waitingFor = hasBeenReady ? OrderedRanks() : awaitedNotLive
+        let notWaitedFor = hasBeenReady ? awaitedNotLive.prefix(limit, mergedWith: unawaitedNotLive)
+            : Array(unawaitedNotLive.prefix(limit))
         return ReadinessVerdict(
             isReady: !shuttingDown && hasBeenReady, shuttingDown: shuttingDown,
-            waitingFor: notLive.filter { !hasBeenReady && $0.isAwaited }.map(\.name),
-            notWaitedFor: notLive.filter { hasBeenReady || !$0.isAwaited }.map(\.name),
-            stopped: bots.filter(\.hasStopped).map(\.name))
+            waitingFor: sample(Array(waitingFor.prefix(limit)), count: waitingFor.count, limit: limit),
+            notWaitedFor: sample(
+                notWaitedFor, count: unawaitedNotLive.count + (hasBeenReady ? awaitedNotLive.count : 0), limit: limit),
+            stopped: sample(Array(stopped.prefix(limit)), count: stopped.count, limit: limit))
+    }
+
+    private func sample(_ ranks: [Int], count: Int, limit: Int) -> NameSample {
+        NameSample(ranks.compactMap { idsByRank[$0].flatMap { entries[$0]?.name } }, count: count, limit: limit)
+    }
+
+    private mutating func change(_ id: Int, _ body: (inout Entry) -> Void) {
+        guard var entry = entries[id] else { return }
+        file(entry, adding: false)
+        body(&entry)
+        entries[id] = entry
+        file(entry, adding: true)
+    }
+
+    /// Puts the bot in, or takes it out of, the set its facts place it in.
+    private mutating func file(_ entry: Entry, adding: Bool) {
+        func apply(_ set: inout OrderedRanks) {
+            if adding { set.insert(entry.rank) } else { set.remove(entry.rank) }
+        }
+        if entry.hasStopped {
+            apply(&stopped)
+        } else if !entry.hasBeenLive {
+            if entry.isAwaited { apply(&awaitedNotLive) } else { apply(&unawaitedNotLive) }
+        }
     }
 }
 
@@ -35,11 +105,11 @@ struct ReadinessVerdict: Sendable, Equatable {
     var isReady: Bool
     var shuttingDown: Bool
     /// The bots of the start that have not been live yet, while the process is not ready.
-    var waitingFor: [String]
+    var waitingFor: NameSample
     /// The bots running that have not been live yet and are not waited for (a reload's, or any once ready).
-    var notWaitedFor: [String]
+    var notWaitedFor: NameSample
     /// The bots that stopped on their own.
-    var stopped: [String]
+    var stopped: NameSample
 
     /// The probe's body: the verdict on the first line, then the bots not waited for, at most `NameSample.limit`
     /// names a line.
@@ -50,14 +120,14 @@ struct ReadinessVerdict: Sendable, Equatable {
         } else if isReady {
             lines = ["ready"]
         } else {
-            lines = ["not ready: waiting for \(waitingFor.count) bot(s) to start: \(NameSample(waitingFor).joined())"]
+            lines = ["not ready: waiting for \(waitingFor.count) bot(s) to start: \(waitingFor.joined())"]
         }
-        if !shuttingDown && !notWaitedFor.isEmpty {
-            lines.append("not live yet, not waited for: \(notWaitedFor.count) bot(s): \(NameSample(notWaitedFor).joined())")
+        if !shuttingDown && notWaitedFor.count > 0 {
+            lines.append("not live yet, not waited for: \(notWaitedFor.count) bot(s): \(notWaitedFor.joined())")
         }
-        if !shuttingDown && !stopped.isEmpty {
+        if !shuttingDown && stopped.count > 0 {
             lines.append("stopped on their own, not waited for (see /healthz): \(stopped.count) bot(s): "
-                + NameSample(stopped).joined())
+                + stopped.joined())
         }
         return lines.joined(separator: "\n") + "\n"
     }

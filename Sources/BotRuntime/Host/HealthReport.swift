@@ -32,11 +32,15 @@ public struct HealthReport: Sendable, Equatable, Codable {
 
     /// Builds the report and its verdict from the bots' statuses.
     public init(shuttingDown: Bool, bots: [BotStatus]) {
-        self.shuttingDown = shuttingDown
+        self.init(shuttingDown: shuttingDown, summary: HealthSummary(bots: bots))
         self.bots = bots
-        let healthy = !shuttingDown && !bots.isEmpty && bots.allSatisfy(\.connected)
-        self.status = healthy ? "ok" : "unavailable"
-        let summary = HealthSummary(bots: bots)
+    }
+
+    /// The report of `summary`, without every bot's status: what `/healthz` answers by default.
+    init(shuttingDown: Bool, summary: HealthSummary) {
+        self.shuttingDown = shuttingDown
+        bots = []
+        status = !shuttingDown && summary.everyBotConnected ? "ok" : "unavailable"
         total = summary.total
         states = summary.states
         notLive = summary.notLive

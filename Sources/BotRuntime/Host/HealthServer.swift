@@ -112,7 +112,7 @@ public final class HealthServer: Sendable {
                     status: .badRequest, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
                     body: Array(Self.unknownListing.utf8))
             }
-            var report = await supervisor.health()
+            var report = listing == "all" ? await supervisor.health() : await supervisor.healthSummary()
             report.configuration = await reloader?.generation
             report.makeThreads = makeThreads?()
             response = HTTPResponse(

@@ -1,6 +1,6 @@
 /// What `/healthz` says of a fleet by default, bounded whatever its size: how many bots there are in each state, and
 /// the bots that are not live, those an operator must act on first (stopped or crashing, then reconnecting, then on
-/// their way up or down), each group in configuration order, at most `limit` of them.
+/// their way up or down), each group in configuration order, at most `limit` of them (`HealthTally`'s rule).
 package struct HealthSummary: Sendable, Equatable {
     /// Bots in the fleet.
     package var total: Int
@@ -11,23 +11,41 @@ package struct HealthSummary: Sendable, Equatable {
     /// Every bot not live, named or not.
     package var notLiveCount: Int
 
+    /// Whether every bot, and at least one, is connected.
+    package var everyBotConnected: Bool
+
     /// The summary of `bots` (in configuration order), naming at most `limit` bots.
     package init(bots: [BotStatus], limit: Int = NameSample.limit) {
-        total = bots.count
-        states = bots.reduce(into: [:]) { $0[$1.state.rawValue, default: 0] += 1 }
-        let notLive = bots.enumerated().filter { $0.element.state != .live }
-        notLiveCount = notLive.count
-        self.notLive = notLive
-            .sorted { (Self.urgency($0.element.state), $0.offset) < (Self.urgency($1.element.state), $1.offset) }
-            .prefix(max(0, limit)).map(\.element)
+        var tally = HealthTally()
+        for (index, bot) in bots.enumerated() {
+            tally.join(index, rank: index)
+            tally.report(index, state: bot.state, connected: bot.connected)
+        }
+        self.init(counts: Counts(tally: tally), notLive: tally.notLive(limit: max(0, limit)).map { bots[$0] })
     }
 
-    /// 0 for a bot that needs an operator, 1 for one cut off from the server, 2 for one on its way.
-    private static func urgency(_ state: BotStatus.State) -> Int {
-        switch state {
-        case .stopped, .crashing: 0
-        case .reconnecting: 1
-        case .starting, .signingIn, .connecting, .synchronizing, .stopping, .live: 2
+    /// The summary of `counts`, naming `notLive` (the statuses of the first bots not live).
+    init(counts: Counts, notLive: [BotStatus]) {
+        total = counts.total
+        states = counts.states
+        self.notLive = notLive
+        notLiveCount = counts.notLiveCount
+        everyBotConnected = counts.everyBotConnected
+    }
+
+    /// The numbers of a `HealthTally` at one instant, apart from it (a copy of the tally would make its next change
+    /// copy every bot's entry).
+    struct Counts: Sendable {
+        var total: Int
+        var states: [String: Int]
+        var notLiveCount: Int
+        var everyBotConnected: Bool
+
+        init(tally: HealthTally) {
+            total = tally.total
+            states = tally.states
+            notLiveCount = tally.notLiveCount
+            everyBotConnected = tally.everyBotConnected
         }
     }
 }

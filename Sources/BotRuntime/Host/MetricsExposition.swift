@@ -48,27 +48,32 @@ public struct MetricsExposition: Sendable {
         return latency
     }
 
-    /// The exposition text, ending with a newline.
+    /// The exposition text, ending with a newline. Built in one string, each bot's label escaped once: a scrape of
+    /// a large fleet writes tens of thousands of samples.
     public var text: String {
-        var lines: [String] = []
+        var text = ""
+        text.reserveCapacity(1_024 + bots.count * 7 * 64)
         func family(_ name: String, _ type: String, _ help: String) {
-            lines.append("# HELP \(name) \(help)")
-            lines.append("# TYPE \(name) \(type)")
+            text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
         }
-        func sample(_ name: String, _ labels: [(String, String)], _ value: String) {
-            let labelText = labels.isEmpty
-                ? "" : "{" + labels.map { "\($0.0)=\"\(Self.escapeLabelValue($0.1))\"" }.joined(separator: ",") + "}"
-            lines.append(name + labelText + " " + value)
+        func sample(_ name: String, _ value: String) {
+            text += "\(name) \(value)\n"
         }
+        let labels = bots.map { "{bot=\"\(Self.escapeLabelValue($0.name))\"} " }
         func perBot(_ name: String, _ type: String, _ help: String, _ value: (BotStatus) -> Int) {
             family(name, type, help)
-            for bot in bots { sample(name, [("bot", bot.name)], String(value(bot))) }
+            for (bot, label) in zip(bots, labels) {
+                text += name
+                text += label
+                text += String(value(bot))
+                text += "\n"
+            }
         }
 
         family("chatterbots_bots", "gauge", "Bots configured in this process.")
-        sample("chatterbots_bots", [], String(bots.count))
+        sample("chatterbots_bots", String(bots.count))
         family("chatterbots_bots_connected", "gauge", "Bots with a ready session.")
-        sample("chatterbots_bots_connected", [], String(bots.filter(\.connected).count))
+        sample("chatterbots_bots_connected", String(bots.reduce(0) { $0 + ($1.connected ? 1 : 0) }))
         perBot("chatterbots_bot_connected", "gauge", "Whether the bot's session is ready (1) or not (0).") {
             $0.connected ? 1 : 0
         }
@@ -92,30 +97,32 @@ public struct MetricsExposition: Sendable {
         let handlerLatency = handlerLatency
         let bounds = HandlerLatencySummary.bucketBounds.map(Self.number) + ["+Inf"]
         for (bound, count) in zip(bounds, handlerLatency.cumulativeCounts) {
-            sample(histogram + "_bucket", [("le", bound)], String(count))
+            sample(histogram + "_bucket{le=\"\(bound)\"}", String(count))
         }
-        sample(histogram + "_sum", [], Self.number(handlerLatency.sumSeconds))
-        sample(histogram + "_count", [], String(handlerLatency.count))
+        sample(histogram + "_sum", Self.number(handlerLatency.sumSeconds))
+        sample(histogram + "_count", String(handlerLatency.count))
         if let configuration {
             family("chatterbots_configuration_generation", "gauge",
                 "The loading of bots.json in force: 1 at start, +1 per applied reload that changed it.")
-            sample("chatterbots_configuration_generation", [], String(configuration.generation))
+            sample("chatterbots_configuration_generation", String(configuration.generation))
             family("chatterbots_configuration_last_reload_successful", "gauge",
                 "Whether the last reload of bots.json was applied (1) or refused (0); 1 before any.")
-            sample("chatterbots_configuration_last_reload_successful", [], configuration.lastReloadSucceeded ? "1" : "0")
+            sample("chatterbots_configuration_last_reload_successful", configuration.lastReloadSucceeded ? "1" : "0")
         }
         if let makeThreads {
             family("chatterbots_make_threads", "gauge",
                 "Threads running a bot kind's make: within its timeout (running), or given up at it and not returned "
                     + "(given_up), each holding its thread until it returns.")
-            sample("chatterbots_make_threads", [("state", "running")], String(makeThreads.running))
-            sample("chatterbots_make_threads", [("state", "given_up")], String(makeThreads.givenUp))
+            sample("chatterbots_make_threads{state=\"running\"}", String(makeThreads.running))
+            sample("chatterbots_make_threads{state=\"given_up\"}", String(makeThreads.givenUp))
         }
-        return lines.joined(separator: "\n") + "\n"
+        return text
     }
 
     /// A label value with `\`, `"` and newlines escaped, as the format requires.
     static func escapeLabelValue(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") })
+        else { return value }
         var escaped = ""
         for character in value {
             switch character {

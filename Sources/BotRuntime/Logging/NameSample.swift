@@ -6,17 +6,26 @@ package struct NameSample: Sendable, Equatable {
 
     package var names: [String]
     package var limit: Int
+    /// How many names there are in all, `names` holding the first of them at least up to `limit`.
+    package var count: Int
 
     package init(_ names: [String], limit: Int = NameSample.limit) {
+        self.init(names, count: names.count, limit: limit)
+    }
+
+    /// A sample of `count` names of which `names` are the first (at least `limit` of them when there are as many).
+    package init(_ names: [String], count: Int, limit: Int = NameSample.limit) {
         self.names = names
+        self.count = max(count, names.count)
         self.limit = max(0, limit)
     }
 
     /// The names joined by `separator`, the ones past `limit` left out and counted: `a, b and 9998 more`.
     package func joined(separator: String = ", ") -> String {
-        guard names.count > limit else { return names.joined(separator: separator) }
-        let shown = names.prefix(limit).joined(separator: separator)
-        let more = "\(names.count - limit) more"
-        return shown.isEmpty ? more : "\(shown) and \(more)"
+        let shown = names.prefix(limit)
+        guard count > shown.count else { return shown.joined(separator: separator) }
+        let text = shown.joined(separator: separator)
+        let more = "\(count - shown.count) more"
+        return text.isEmpty ? more : "\(text) and \(more)"
     }
 }

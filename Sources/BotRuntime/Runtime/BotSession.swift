@@ -115,6 +115,9 @@ public actor BotSession {
     /// When the last scheduled reconnect is due (shown while reconnecting).
     private var reconnectAt: Date?
     private var nextStateObserver: UInt64 = 0
+    /// Who is told each change of the state (the supervisor's `FleetStateBoard`), and what it was told last.
+    private var stateReporter: BotStateReporter?
+    private var reportedState: (state: BotStatus.State, connected: Bool, hasBeenLive: Bool)?
     /// Held from the start of a start-up or reconnect attempt until the bot is live, the attempt failed or the bot
     /// stopped (see ``StartupGate``).
     private var startupTicket: StartupGate.Ticket?
@@ -416,6 +419,14 @@ public actor BotSession {
 
     private func stopObservingState(_ id: UInt64) {
         stateObservers[id] = nil
+    }
+
+    /// From now on tells `reporter` each change of the bot's state and connection, starting with where it is now
+    /// (`StateReportingBot`, for the supervisor's probes).
+    package func reportStates(to reporter: BotStateReporter) {
+        stateReporter = reporter
+        reportedState = nil
+        reportState()
     }
 
     /// The presence the bot last heard for `userId` (its presence snapshot and the changes since), as its
@@ -804,6 +815,7 @@ public actor BotSession {
         case .stopped: next = .stopping
         }
         setState(isShuttingDown && next != .stopped ? .stopping : next)
+        reportState()  // the connection may change without the state (a shutdown while live)
     }
 
     private func setState(_ next: BotStatus.State) {
@@ -812,6 +824,16 @@ public actor BotSession {
         since = environment.clock.now
         if next == .live && firstLiveAt == nil { firstLiveAt = since }
         for observer in stateObservers.values { observer.yield(next) }
+        reportState()
+    }
+
+    /// Tells `stateReporter` where the bot is, when that changed since it was told last.
+    private func reportState() {
+        guard let stateReporter else { return }
+        let now = (state: state, connected: isConnected, hasBeenLive: firstLiveAt != nil)
+        if let reportedState, reportedState == now { return }
+        reportedState = now
+        stateReporter.report(now.state, connected: now.connected, hasBeenLive: now.hasBeenLive)
     }
 
     // MARK: - The end
