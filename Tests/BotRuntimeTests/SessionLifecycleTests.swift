@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 import TestSupport
+import WebSocket
 
 /// Drives a `SessionLifecycle` the way the session actor will: events at a moving "now", a seeded generator.
 struct LifecycleHarness {
@@ -170,6 +171,19 @@ struct SessionLifecycleConnectionTests {
             .closeConnection(generation: 2, .connectTimedOut),
             .scheduleReconnect(at: session.at(16), .dropped(.connectTimedOut)),
         ])
+    }
+
+    /// The connect timeout is the one bound of a connect: the socket's own, in real time, never end one first.
+    @Test func theSocketsOwnConnectTimeoutsAreRaisedToTheSessions() {
+        let lifecycle = SessionLifecycle(connectTimeout: .seconds(15))
+        let shorter = lifecycle.socketConfiguration(
+            from: WebSocketClientConfiguration(connectTimeout: .seconds(10), handshakeTimeout: .seconds(5)))
+        #expect(shorter.connectTimeout == .seconds(15))
+        #expect(shorter.handshakeTimeout == .seconds(15))
+        let longer = lifecycle.socketConfiguration(
+            from: WebSocketClientConfiguration(connectTimeout: .seconds(120), handshakeTimeout: .seconds(90)))
+        #expect(longer.connectTimeout == .seconds(120))
+        #expect(longer.handshakeTimeout == .seconds(90))
     }
 
     @Test func readinessIsAwaitedForTenSecondsThenTheConnectionIsDroppedAndRetried() {

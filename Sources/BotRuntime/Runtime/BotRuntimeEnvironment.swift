@@ -50,7 +50,9 @@ public struct BotRuntimeEnvironment: Sendable {
     var storeFaults: StoreFaults?
     /// The reconnect backoff (1, 2, 4, 8, 16, 30 s, ±20 %).
     public var reconnectPolicy: ReconnectPolicy
-    /// The longest a connection may take to open.
+    /// The longest a connection may take to open, TCP connect, TLS and upgrade together, measured on `clock`. It is
+    /// the one bound of a bot's connect: `webSocket`'s connect and handshake timeouts, in real time, are raised to
+    /// it for the bots' sockets, so that they never end a connect first.
     public var connectTimeout: Duration
     /// The longest `session.ready` may take once the socket is open.
     public var readyTimeout: Duration
@@ -103,7 +105,9 @@ public struct BotRuntimeEnvironment: Sendable {
     /// ``StartupGate/defaultLimit``.
     public static let defaultStartupGate = StartupGate(fitting: defaultStoreBudget)
 
-    /// How WebSockets are opened: TLS trust, timeouts, frame limits.
+    /// How WebSockets are opened: TLS trust, timeouts, frame limits. A bot's connect is bounded by `connectTimeout`;
+    /// the connect and handshake timeouts here count for it only where they are longer (a bound in real time when
+    /// `clock` is virtual).
     public var webSocket: WebSocketClientConfiguration
 
     /// What carries the bots' REST requests: by default the process's shared built-in HTTP client (kept

@@ -596,8 +596,8 @@ public actor BotSession {
         if connects > 1 { metrics.countReconnect() }
         let environment = environment
         let options = RealtimeConnectionOptions(
-            requestTimeout: environment.pongTimeout, clock: environment.clock, webSocket: environment.webSocket,
-            taskExecutor: SessionExecutor.preferred)
+            requestTimeout: environment.pongTimeout, clock: environment.clock,
+            webSocket: lifecycle.socketConfiguration(from: environment.webSocket), taskExecutor: SessionExecutor.preferred)
         let heartbeat = HeartbeatDriver(
             pongTimeout: environment.pongTimeout, clock: environment.clock, log: log, timers: timers, generation: generation)
         self.heartbeat = heartbeat

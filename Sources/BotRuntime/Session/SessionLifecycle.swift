@@ -1,4 +1,5 @@
 import Foundation
+import WebSocket
 
 /// The device session of one bot as a state machine: sign in, connect, wait for `session.ready`, synchronize,
 /// live, and every way back (close codes, dead heartbeat, timeouts) to a new connection or to a final stop.
@@ -141,7 +142,8 @@ package struct SessionLifecycle: Sendable {
     /// The backoff after failed synchronizations: reset only when one succeeds, so a session that reaches
     /// `session.ready` and then fails its sync every time still waits longer and longer.
     public private(set) var syncFailurePolicy: ReconnectPolicy
-    /// The longest a connection may take to open.
+    /// The longest a connection may take to open (TCP, TLS and the upgrade together), on the session's clock: the one
+    /// bound of a session's connect. The socket's own timeouts are raised to it (`socketConfiguration(from:)`).
     public let connectTimeout: Duration
     /// The longest `session.ready` may take after the connection opened.
     public let readyTimeout: Duration
@@ -180,6 +182,16 @@ package struct SessionLifecycle: Sendable {
         self.readyTimeout = readyTimeout
         self.accountMayAppear = accountMayAppear
         self.signsInAgainWhenRevoked = signsInAgainWhenRevoked
+    }
+
+    /// The socket settings for a connect of this session: the socket's connect and handshake timeouts, which run in
+    /// real time, are raised to `connectTimeout`, so that the session's deadline (which cancels the attempt) ends a
+    /// connect that takes too long, and no socket timeout ends one the session still allows.
+    package func socketConfiguration(from configuration: WebSocketClientConfiguration) -> WebSocketClientConfiguration {
+        var configuration = configuration
+        configuration.connectTimeout = max(configuration.connectTimeout, connectTimeout)
+        configuration.handshakeTimeout = max(configuration.handshakeTimeout, connectTimeout)
+        return configuration
     }
 
     /// When the actor must report `.timerFired`: the end of a wait, or the connect or ready deadline.

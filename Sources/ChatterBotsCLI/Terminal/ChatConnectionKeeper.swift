@@ -181,7 +181,8 @@ struct ChatConnectionKeeper {
         let accessToken = await rest.tokenStore.tokens?.accessToken ?? ""
         state.lastConnectToken = accessToken
         let server = configuration.server
-        let options = configuration.connectionOptions
+        var options = configuration.connectionOptions
+        options.webSocket = state.lifecycle.socketConfiguration(from: options.webSocket)
         let events = events
         let timers = state.timers
         let task = Task {
