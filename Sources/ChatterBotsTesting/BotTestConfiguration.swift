@@ -2,6 +2,7 @@ import BotRuntime
 import ChatterBots
 import ChatterSandbox
 import Foundation
+import WebSocket
 
 /// How a `BotTestHarness` sets up the world around the bot under test: the bot's name and account, which friend
 /// requests it accepts, where the virtual clock starts, the time zone the test reads local times in, the
@@ -55,6 +56,19 @@ public struct BotTestConfiguration: Sendable {
         self.settleTimeout = settleTimeout
         self.logSink = logSink
         self.environment = environment
+    }
+
+    /// How long one REST request of the bot or a test user may take in real time: as long as the harness waits for
+    /// anything, so that no request times out on a stalled machine before the test would fail anyway.
+    package var restRequestTimeouts: RESTRequestTimeouts {
+        RESTRequestTimeouts(standard: settleTimeout, media: max(settleTimeout, RESTRequestTimeouts().media))
+    }
+
+    /// The test users' realtime sockets: on the real clock, every bound as long as `settleTimeout`.
+    package var userConnectionOptions: RealtimeConnectionOptions {
+        RealtimeConnectionOptions(
+            sessionReadyTimeout: settleTimeout, requestTimeout: settleTimeout, clock: SystemClock(),
+            webSocket: WebSocketClientConfiguration(connectTimeout: settleTimeout, handshakeTimeout: settleTimeout))
     }
 
     /// Heartbeats and idle closes a year apart; the other timers as documented.

@@ -215,6 +215,10 @@ public final class BotTestHarness: Sendable {
         var environment = BotRuntimeEnvironment(
             server: sandbox.serverConfiguration, dataDirectory: dataDirectory, clock: clock, logSink: logSink)
         environment.randomSeed = 7
+        // The runtime's own timeouts run on the virtual clock; those in real time wait as long as the harness does.
+        environment.restRequestTimeouts = configuration.restRequestTimeouts
+        environment.webSocket.connectTimeout = configuration.settleTimeout
+        environment.webSocket.handshakeTimeout = configuration.settleTimeout
         configuration.environment(&environment)
         environment.server = sandbox.serverConfiguration
         environment.dataDirectory = dataDirectory

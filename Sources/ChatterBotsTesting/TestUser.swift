@@ -42,7 +42,8 @@ public final class TestUser: Sendable {
         self.user = account.user
         self.harness = harness
         self.rest = ChatterRESTClient(
-            configuration: harness.sandbox.serverConfiguration, tokenStore: ChatterTokenStore(tokens: account.session.tokens))
+            configuration: harness.sandbox.serverConfiguration, tokenStore: ChatterTokenStore(tokens: account.session.tokens),
+            requestTimeouts: harness.configuration.restRequestTimeouts)
     }
 
     /// The account's id.
@@ -242,10 +243,11 @@ public final class TestUser: Sendable {
     /// nothing when already online.
     public func goOnline() async throws {
         guard !isOnline else { return }
-        // Real-time timeouts: the user's socket is the test's instrument, not code under test.
+        // Real-time timeouts as long as the harness waits: the user's socket is the test's instrument, not code under
+        // test.
         let connection = try await ChatterRealtimeConnection.connect(
             configuration: harness.sandbox.serverConfiguration, accessToken: account.session.tokens.accessToken,
-            options: RealtimeConnectionOptions(clock: SystemClock()))
+            options: harness.configuration.userConnectionOptions)
         let observed = observed
         let reader = Task {
             for await event in connection.events {

@@ -13,7 +13,7 @@ struct EmbeddedSandboxTests {
         friendRequests: .everyone)
 
     func client(_ sandbox: EmbeddedSandbox) -> ChatterRESTClient {
-        ChatterRESTClient(configuration: sandbox.sandbox.serverConfiguration)
+        ChatterRESTClient(configuration: sandbox.sandbox.serverConfiguration, requestTimeouts: .hangGuard)
     }
 
     func signIn(_ sandbox: EmbeddedSandbox, _ username: String, _ password: String) async throws -> ChatterRESTClient {

@@ -65,7 +65,9 @@ extension BotTestHarness {
     /// A REST client signed in as the bot's account (on the device the sandbox created with it), to act as the
     /// bot where its context cannot yet.
     var botREST: ChatterRESTClient {
-        ChatterRESTClient(configuration: sandbox.serverConfiguration, tokenStore: ChatterTokenStore(tokens: botAccount.session.tokens))
+        ChatterRESTClient(
+            configuration: sandbox.serverConfiguration, tokenStore: ChatterTokenStore(tokens: botAccount.session.tokens),
+            requestTimeouts: configuration.restRequestTimeouts)
     }
 }
 

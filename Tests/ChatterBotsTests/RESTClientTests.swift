@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 @testable import ChatterBots
 import WebSocket
@@ -60,7 +61,8 @@ private func callEveryEndpoint() async throws -> [RecordedRequest] {
     ]
     let server = try await ScriptedHTTPServer.start(routes)
     defer { server.stop() }
-    let client = ChatterRESTClient(configuration: server.configuration, clientSecret: "cs_secret")
+    let client = ChatterRESTClient(
+        configuration: server.configuration, clientSecret: "cs_secret", requestTimeouts: .hangGuard)
     let device = DeviceDescription(name: "echo-bot", platform: "linux")
 
     try await client.register(username: "echo_bot", password: "pw", displayName: "Echo")
@@ -182,7 +184,9 @@ struct RESTClientTests {
             ScriptedRoute(method: "POST", path: "/v1/media", status: 201, body: ["mediaId": "MD1", "url": "http://cdn/MD1"])
         ])
         defer { server.stop() }
-        let client = ChatterRESTClient(configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn))
+        let client = ChatterRESTClient(
+            configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn),
+            requestTimeouts: .hangGuard)
         let bytes = Data([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0xff, 0x00])
         let upload = try await client.uploadMedia(bytes, contentType: "image/png")
         #expect(upload == MediaUpload(mediaId: "MD1", url: "http://cdn/MD1"))
@@ -199,7 +203,7 @@ struct RESTClientTests {
                           body: ["code": .string(code.rawValue), "message": "It failed.", "details": ["field": "username"]])
         ])
         defer { server.stop() }
-        let client = ChatterRESTClient(configuration: server.configuration)
+        let client = ChatterRESTClient(configuration: server.configuration, requestTimeouts: .hangGuard)
         let error = await #expect(throws: ChatterAPIError.self) {
             try await client.login(username: "u", password: "p", deviceId: nil, device: DeviceDescription(name: "b", platform: "linux"))
         }
@@ -216,7 +220,9 @@ struct RESTClientTests {
             ScriptedRoute(method: "GET", path: "/v1/friends", status: 451, body: errorBody("ACCOUNT_FROZEN", "Frozen."))
         ])
         defer { server.stop() }
-        let client = ChatterRESTClient(configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn))
+        let client = ChatterRESTClient(
+            configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn),
+            requestTimeouts: .hangGuard)
         let error = await #expect(throws: ChatterAPIError.self) { try await client.friends() }
         #expect(error?.code == ChatterErrorCode(rawValue: "ACCOUNT_FROZEN") && error?.httpStatus == 451)
         #expect(error?.isTransient == false, "a refusal this version does not know is not retried forever")
@@ -227,7 +233,9 @@ struct RESTClientTests {
             ScriptedRoute(method: "GET", path: "/v1/friends", status: 429, headers: ["Retry-After": "7"], body: errorBody("RATE_LIMITED", "Slow down."))
         ])
         defer { server.stop() }
-        let client = ChatterRESTClient(configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn))
+        let client = ChatterRESTClient(
+            configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn),
+            requestTimeouts: .hangGuard)
         let error = await #expect(throws: ChatterAPIError.self) { try await client.friends() }
         #expect(error?.code == .rateLimited && error?.retryAfter == .seconds(7))
         #expect(error?.isTransient == true)
@@ -243,7 +251,7 @@ struct RESTClientTests {
         let clock = ManualClock()
         let client = ChatterRESTClient(
             configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn), retryPolicy: RESTRetryPolicy(),
-            clock: clock)
+            clock: clock, requestTimeouts: .hangGuard)
         let call = Task { try await client.friends() }
         try await clock.waitForSleepers(1)
         #expect(clock.nextDeadline == clock.now.addingTimeInterval(1.5), "a decimal Retry-After is waited exactly")
@@ -264,7 +272,7 @@ struct RESTClientTests {
         defer { server.stop() }
         let client = ChatterRESTClient(
             configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn), retryPolicy: RESTRetryPolicy(),
-            clock: clock)
+            clock: clock, requestTimeouts: .hangGuard)
         let call = Task { try await client.friends() }
         try await clock.waitForSleepers(1)
         #expect(clock.nextDeadline == clock.now.addingTimeInterval(4))
@@ -280,7 +288,8 @@ struct RESTClientTests {
         let clock = ManualClock()
         let client = ChatterRESTClient(
             configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn),
-            retryPolicy: RESTRetryPolicy(maxRetries: 1, maxWait: .seconds(10)), clock: clock)
+            retryPolicy: RESTRetryPolicy(maxRetries: 1, maxWait: .seconds(10)), clock: clock,
+            requestTimeouts: .hangGuard)
         let error = await #expect(throws: ChatterAPIError.self) { try await client.friends() }
         #expect(error?.code == .rateLimited && error?.retryAfter == .seconds(60))
         #expect(clock.sleeperCount == 0 && clock.now == ManualClock.defaultStart)
@@ -295,7 +304,7 @@ struct RESTClientTests {
         let clock = ManualClock()
         let client = ChatterRESTClient(
             configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn),
-            retryPolicy: RESTRetryPolicy(maxRetries: 2), clock: clock)
+            retryPolicy: RESTRetryPolicy(maxRetries: 2), clock: clock, requestTimeouts: .hangGuard)
         let call = Task { try await client.friends() }
         for _ in 0..<2 {
             try await clock.waitForSleepers(1)
@@ -313,7 +322,7 @@ struct RESTClientTests {
         defer { server.stop() }
         let client = ChatterRESTClient(
             configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn), retryPolicy: RESTRetryPolicy(),
-            clock: ManualClock())
+            clock: ManualClock(), requestTimeouts: .hangGuard)
         let error = await #expect(throws: ChatterAPIError.self) { try await client.friends() }
         #expect(error?.code == .rateLimited && error?.retryAfter == nil)
         #expect(try await server.requests().count == 1)
@@ -325,7 +334,9 @@ struct RESTClientTests {
             ScriptedRoute(method: "GET", path: "/v1/friend-requests", status: 429, headers: ["Retry-After": "3"], rawBody: ""),
         ])
         defer { server.stop() }
-        let client = ChatterRESTClient(configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn))
+        let client = ChatterRESTClient(
+            configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn),
+            requestTimeouts: .hangGuard)
         let gateway = await #expect(throws: ChatterAPIError.self) { try await client.friends() }
         #expect(gateway?.code == .internalError && gateway?.httpStatus == 502)
         #expect(gateway?.message.contains("Bad gateway") == true)
@@ -342,7 +353,8 @@ struct RESTClientTests {
         defer { server.stop() }
         let observed = Mutex<[SessionTokens?]>([])
         let store = ChatterTokenStore(tokens: signedIn) { tokens in observed.withLock { $0.append(tokens) } }
-        let client = ChatterRESTClient(configuration: server.configuration, tokenStore: store)
+        let client = ChatterRESTClient(
+            configuration: server.configuration, tokenStore: store, requestTimeouts: .hangGuard)
         #expect(try await client.friends() == [])
         #expect(await store.tokens == SessionTokens(accessToken: "at2", refreshToken: "rt2"))
         #expect(observed.withLock { $0 } == [SessionTokens(accessToken: "at2", refreshToken: "rt2")])
@@ -361,7 +373,9 @@ struct RESTClientTests {
             route, ScriptedRoute(method: "POST", path: "/v1/auth/refresh", body: try session("at2", "rt2")),
         ])
         defer { server.stop() }
-        let client = ChatterRESTClient(configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn))
+        let client = ChatterRESTClient(
+            configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn),
+            requestTimeouts: .hangGuard)
         let error = await #expect(throws: ChatterAPIError.self) { try await client.friends() }
         #expect(error?.httpStatus == 401 && error?.code != .unauthorized)
         #expect(try await server.requests().map(\.path) == ["/v1/friends"], "no refresh: the one-time refresh token is kept")
@@ -374,7 +388,9 @@ struct RESTClientTests {
             ScriptedRoute(method: "POST", path: "/v1/auth/refresh", body: try session("at2", "rt2")),
         ])
         defer { server.stop() }
-        let client = ChatterRESTClient(configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn))
+        let client = ChatterRESTClient(
+            configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn),
+            requestTimeouts: .hangGuard)
         let error = await #expect(throws: ChatterAPIError.self) { try await client.friends() }
         #expect(error?.code == .unauthorized)
         let requests = try await server.requests()
@@ -387,7 +403,9 @@ struct RESTClientTests {
             ScriptedRoute(method: "POST", path: "/v1/auth/refresh", status: 401, body: errorBody("INVALID_REFRESH_TOKEN")),
         ])
         defer { server.stop() }
-        let client = ChatterRESTClient(configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn))
+        let client = ChatterRESTClient(
+            configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn),
+            requestTimeouts: .hangGuard)
         let error = await #expect(throws: ChatterAPIError.self) { try await client.friends() }
         #expect(error?.code == .invalidRefreshToken && error?.endpoint == .refresh)
         #expect(try await server.requests().count == 2)
@@ -401,7 +419,9 @@ struct RESTClientTests {
             ScriptedRoute(method: "POST", path: "/v1/auth/refresh", body: try session("at2", "rt2")),
         ])
         defer { server.stop() }
-        let client = ChatterRESTClient(configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn))
+        let client = ChatterRESTClient(
+            configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn),
+            requestTimeouts: .hangGuard)
         try await withThrowingTaskGroup(of: [Friend].self) { group in
             for _ in 0..<4 { group.addTask { try await client.friends() } }
             for try await friends in group { #expect(friends.isEmpty) }
@@ -416,7 +436,7 @@ struct RESTClientTests {
             ScriptedRoute(method: "POST", path: "/v1/auth/logout", status: 204),
         ])
         defer { server.stop() }
-        let client = ChatterRESTClient(configuration: server.configuration)
+        let client = ChatterRESTClient(configuration: server.configuration, requestTimeouts: .hangGuard)
         let session = try await client.login(username: "u", password: "p", deviceId: nil, device: DeviceDescription(name: "b", platform: "linux"))
         #expect(session.deviceId == "D1" && session.user.username == "ana_souza")
         #expect(await client.tokenStore.tokens == SessionTokens(accessToken: "at9", refreshToken: "rt9"))
@@ -430,7 +450,9 @@ struct RESTClientTests {
             ScriptedRoute(method: "GET", path: "/v1/friends", body: ["friends": [["user": try jsonValue(Fixture.ben), "since": "last week"]]])
         ])
         defer { server.stop() }
-        let client = ChatterRESTClient(configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn))
+        let client = ChatterRESTClient(
+            configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn),
+            requestTimeouts: .hangGuard)
         let error = await #expect(throws: ChatterClientError.self) { try await client.friends() }
         guard case .invalidResponse(let endpoint, let status, let field, _) = error else {
             Issue.record("expected invalidResponse, got \(String(describing: error))")
@@ -442,7 +464,8 @@ struct RESTClientTests {
     @Test func noResponseIsATransportError() async throws {
         let configuration = ChatterServerConfiguration(
             apiBaseURL: URL(string: "http://127.0.0.1:1/v1")!, webSocketURL: URL(string: "ws://127.0.0.1:1/v1/ws")!, clientKey: "ck")
-        let client = ChatterRESTClient(configuration: configuration, tokenStore: ChatterTokenStore(tokens: signedIn))
+        let client = ChatterRESTClient(
+            configuration: configuration, tokenStore: ChatterTokenStore(tokens: signedIn), requestTimeouts: .hangGuard)
         let error = await #expect(throws: ChatterClientError.self) { try await client.friends() }
         guard case .transport(.friends, _) = error else { Issue.record("expected transport, got \(String(describing: error))"); return }
     }
@@ -450,7 +473,7 @@ struct RESTClientTests {
     @Test func userEndpointWithoutTokensFailsBeforeSending() async throws {
         let server = try await ScriptedHTTPServer.start([])
         defer { server.stop() }
-        let client = ChatterRESTClient(configuration: server.configuration)
+        let client = ChatterRESTClient(configuration: server.configuration, requestTimeouts: .hangGuard)
         await #expect(throws: ChatterClientError.notSignedIn(.friends)) { try await client.friends() }
         await #expect(throws: ChatterClientError.missingClientSecret(.apnsConfiguration)) { try await client.apnsConfiguration() }
         #expect(try await server.requests().isEmpty)
@@ -491,7 +514,9 @@ struct EndpointTableTests {
             ScriptedRoute(method: "GET", path: "/v1/users", body: ["users": []])
         ])
         defer { server.stop() }
-        let client = ChatterRESTClient(configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn))
+        let client = ChatterRESTClient(
+            configuration: server.configuration, tokenStore: ChatterTokenStore(tokens: signedIn),
+            requestTimeouts: .hangGuard)
         let error = await #expect(throws: ChatterClientError.self) { try await client.user("") }
         guard case .invalidRequest(.user, let description)? = error else {
             Issue.record("expected invalidRequest, got \(String(describing: error))")

@@ -15,3 +15,8 @@ extension RealtimeConnectionOptions {
         RealtimeConnectionOptions(sessionReadyTimeout: .hangGuard, requestTimeout: .hangGuard)
     }
 }
+
+extension RESTRequestTimeouts {
+    /// Every request's bound in real time is a hang guard: no test is about the REST client's timeouts taking effect.
+    package static let hangGuard = RESTRequestTimeouts(standard: .hangGuard, media: .hangGuard)
+}

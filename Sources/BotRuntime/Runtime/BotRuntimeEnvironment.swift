@@ -135,6 +135,9 @@ public struct BotRuntimeEnvironment: Sendable {
     /// The most bytes a REST response of these endpoints may hold; nil: the contract's bounds
     /// (`ChatterEndpoint.largestResponse`). Lower ones let a test exceed them without megabytes of data.
     package var largestRESTResponses: [ChatterEndpoint: Int]?
+    /// How long one REST request of a bot may take in all, in real time: the production bounds unless a test gives
+    /// its hang guards, which a stalled machine cannot outlast.
+    package var restRequestTimeouts = RESTRequestTimeouts()
 
     /// An environment with the documented defaults.
     public init(

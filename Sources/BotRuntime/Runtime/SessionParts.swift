@@ -79,7 +79,9 @@ final class SessionParts: Sendable {
                 log.error("could not store the rotated tokens: \(error); the next start signs in with the password")
             }
         }
-        var rest = ChatterRESTClient(configuration: environment.server, tokenStore: tokenStore, transport: environment.restTransport)
+        var rest = ChatterRESTClient(
+            configuration: environment.server, tokenStore: tokenStore, transport: environment.restTransport,
+            requestTimeouts: environment.restRequestTimeouts)
         if let bounds = environment.largestRESTResponses { rest.largestResponses = bounds }
         self.rest = rest
         let dispatcher = HandlerDispatcher(

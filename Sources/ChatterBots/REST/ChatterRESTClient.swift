@@ -26,6 +26,8 @@ public struct ChatterRESTClient: Sendable {
     /// The most bytes a response of these endpoints may hold, read whole even above the HTTP client's own limit:
     /// the contract's bounds (`ChatterEndpoint.largestResponse`) unless a test sets lower ones.
     package var largestResponses: [ChatterEndpoint: Int] = ChatterEndpoint.contractResponseBounds
+    /// How long one request may take in all, in real time.
+    package let requestTimeouts: RESTRequestTimeouts
     private let clock: any ChatterClock
     private let clientSecret: String?
     private let transport: ChatterHTTPTransport
@@ -40,12 +42,25 @@ public struct ChatterRESTClient: Sendable {
         clientSecret: String? = nil, transport: ChatterHTTPTransport = .shared, retryPolicy: RESTRetryPolicy = .never,
         clock: any ChatterClock = SystemClock()
     ) {
+        self.init(
+            configuration: configuration, tokenStore: tokenStore, clientSecret: clientSecret, transport: transport,
+            retryPolicy: retryPolicy, clock: clock, requestTimeouts: RESTRequestTimeouts())
+    }
+
+    /// A client whose requests may take as long as `requestTimeouts` say (a test's hang guards) instead of the
+    /// production bounds.
+    package init(
+        configuration: ChatterServerConfiguration, tokenStore: ChatterTokenStore = ChatterTokenStore(),
+        clientSecret: String? = nil, transport: ChatterHTTPTransport = .shared, retryPolicy: RESTRetryPolicy = .never,
+        clock: any ChatterClock = SystemClock(), requestTimeouts: RESTRequestTimeouts
+    ) {
         self.configuration = configuration
         self.tokenStore = tokenStore
         self.clientSecret = clientSecret
         self.transport = transport
         self.retryPolicy = retryPolicy
         self.clock = clock
+        self.requestTimeouts = requestTimeouts
     }
 
     /// Performs any request of `ChatterAPI`, with the credentials its endpoint needs. Only a Chatter error body with
@@ -315,7 +330,7 @@ public struct ChatterRESTClient: Sendable {
                 ChatterHTTPTransport.Request(
                     method: endpoint.method.rawValue, url: try configuration.url(for: request), headers: headers, body: body,
                     repeatable: endpoint.repeatsHarmlessly, largestResponse: largestResponses[endpoint]),
-                timeout: Self.timeout(of: endpoint))
+                timeout: requestTimeouts.timeout(of: endpoint))
         } catch let error as ChatterClientError {
             throw error
         } catch HTTPClientError.responseTooLarge(let limit) {
@@ -365,16 +380,6 @@ public struct ChatterRESTClient: Sendable {
         return ChatterAPIError(
             code: code, message: "HTTP \(status) without a Chatter error body" + (text.isEmpty ? "" : ": \(text)"),
             httpStatus: status, retryAfter: retryAfter, endpoint: endpoint)
-    }
-
-    /// The longest one request may take in all, so that a server trickling its answer cannot hold a caller (the
-    /// serial message actions, a sign-in, a sync) for longer: 60 s, and 300 s for a media file of up to 10 MiB,
-    /// which needs about 35 KB/s to make it.
-    static func timeout(of endpoint: ChatterEndpoint) -> Duration {
-        switch endpoint {
-        case .uploadMedia, .downloadMedia: .seconds(300)
-        default: .seconds(60)
-        }
     }
 
     private static func describe(_ error: any Error) -> String {

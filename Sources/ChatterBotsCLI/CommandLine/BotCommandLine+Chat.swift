@@ -28,8 +28,9 @@ extension BotCommandLine {
                 + "\(SandboxTestAccount.defaults.map(\.username).joined(separator: ", ")) have known passwords)")
             return .usageError
         }
-        let configuration = ChatClientConfiguration(
+        var configuration = ChatClientConfiguration(
             server: target.server, username: options.username, password: password, dataDirectory: target.dataDirectory)
+        configuration.restRequestTimeouts = environment.restRequestTimeouts
         let style = environment.standardOutputStyle
         let output = environment.standardOutput
         output.write(line: style.render(ScreenLine(

@@ -99,6 +99,7 @@ extension BotCommandLine {
         var host = BotHost(
             server: server, dataDirectory: configuration.dataDirectory, log: log, clock: environment.clock,
             quarantine: configuration.quarantine, inFlightTable: inFlight)
+        host.restRequestTimeouts = environment.restRequestTimeouts
         if case .sandbox = configuration.server, !layout.embedsSandbox { host.accountsMayAppear = true }
         let supervisor = BotSupervisor(bots: lineup.members.map { environment.makeSession($0, host) }, log: log)
         let configurationFile = configurationURL(options.configuration, in: environment)

@@ -22,7 +22,7 @@ extension BotCommandLine {
         }
         let server = ChatterServerConfiguration(
             apiBaseURL: apiURL, webSocketURL: apiURL.appendingPathComponent("ws"), clientKey: options.clientKey ?? "ck_sandbox")
-        let client = ChatterRESTClient(configuration: server)
+        let client = ChatterRESTClient(configuration: server, requestTimeouts: environment.restRequestTimeouts)
         do {
             _ = try await client.login(
                 username: options.sender, password: password, deviceId: nil,

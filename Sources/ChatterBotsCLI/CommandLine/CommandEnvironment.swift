@@ -25,6 +25,9 @@ struct CommandEnvironment: Sendable {
     var standardInput: @Sendable () -> AsyncStream<String> = { StandardInputReader.lines() }
     /// How `chat` colours what it prints on standard output: ANSI colours only on a terminal.
     var standardOutputStyle: TerminalStyle = .plain
+    /// How long one REST request of the bots, `say` and `chat` may take in all, in real time: the production bounds
+    /// unless a test gives its hang guards.
+    var restRequestTimeouts = RESTRequestTimeouts()
 
     /// The process's own: its working directory and environment, standard output and error, signals.
     static func process(makeSession: @escaping @Sendable (BotLineup.Member, BotHost) -> any SupervisedBot) -> CommandEnvironment {
@@ -58,6 +61,8 @@ struct BotHost: Sendable {
     var makeThreads = MakeThreads(fitting: BotRuntimeEnvironment.defaultStartupGate)
     /// Another shard's embedded sandbox makes the accounts: a bot added by a reload may sign in first.
     var accountsMayAppear = false
+    /// How long one REST request of a bot may take in all, in real time.
+    var restRequestTimeouts = RESTRequestTimeouts()
 
     /// The runtime environment of one bot's session on this host.
     var environment: BotRuntimeEnvironment {
@@ -67,6 +72,7 @@ struct BotHost: Sendable {
         environment.suspectGate = suspectGate
         environment.makeThreads = makeThreads
         environment.accountsMayAppear = accountsMayAppear
+        environment.restRequestTimeouts = restRequestTimeouts
         return environment
     }
 }

@@ -34,7 +34,7 @@ public struct ChatClient: Sendable {
     public func run(
         input: AsyncStream<String>, typing: AsyncStream<Bool>? = nil, display: @escaping @Sendable ([ScreenLine]) -> Void
     ) async throws(ChatClientError) {
-        let rest = ChatterRESTClient(configuration: configuration.server)
+        let rest = ChatterRESTClient(configuration: configuration.server, requestTimeouts: configuration.restRequestTimeouts)
         let deviceFile = configuration.dataDirectory.map { ChatDeviceFile(dataDirectory: $0, username: configuration.username) }
         let (session, warnings) = try await signIn(rest: rest, deviceFile: deviceFile, forgettingDevice: false)
         display(warnings.map { ScreenLine($0, tone: .status) })

@@ -22,6 +22,9 @@ public struct ChatClientConfiguration: Sendable {
     public var reconnectPolicy: ReconnectPolicy
     /// Timeouts of the realtime connection and the clock its waits, the heartbeat and the backoff read.
     public var connectionOptions: RealtimeConnectionOptions
+    /// How long one REST request may take in all, in real time: the production bounds unless a test gives its hang
+    /// guards.
+    package var restRequestTimeouts = RESTRequestTimeouts()
 
     public init(
         server: ChatterServerConfiguration, username: String, password: String, dataDirectory: URL? = nil,

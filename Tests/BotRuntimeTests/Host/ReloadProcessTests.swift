@@ -56,7 +56,8 @@ struct ReloadProcessTests {
             let alice = ChatterRESTClient(
                 configuration: sandbox.serverConfiguration,
                 tokenStore: ChatterTokenStore(tokens: SessionTokens(
-                    accessToken: account.session.accessToken, refreshToken: account.session.refreshToken)))
+                    accessToken: account.session.accessToken, refreshToken: account.session.refreshToken)),
+                    requestTimeouts: .hangGuard)
             let conversation = try await alice.directConversation(with: bot.user.id)
             _ = try await alice.postMessage(.text(text), clientMessageId: .random(), in: conversation.id)
             return await eventually {

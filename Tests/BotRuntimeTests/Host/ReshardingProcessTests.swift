@@ -82,7 +82,8 @@ struct ReshardingProcessTests {
         let alice = ChatterRESTClient(
             configuration: sandbox.serverConfiguration,
             tokenStore: ChatterTokenStore(tokens: SessionTokens(
-                accessToken: aliceAccount.session.accessToken, refreshToken: aliceAccount.session.refreshToken)))
+                accessToken: aliceAccount.session.accessToken, refreshToken: aliceAccount.session.refreshToken)),
+                requestTimeouts: .hangGuard)
         var conversations: [String: Conversation] = [:]
         for bot in bots { conversations[bot] = try await alice.directConversation(with: userIds[bot] ?? "") }
         let root = try TemporaryDirectory("ReshardingProcessTests")

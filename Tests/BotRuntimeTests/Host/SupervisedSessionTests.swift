@@ -51,7 +51,8 @@ struct SupervisedSessionTests {
         let client = ChatterRESTClient(
             configuration: sandbox.serverConfiguration,
             tokenStore: ChatterTokenStore(tokens: SessionTokens(
-                accessToken: alice.session.accessToken, refreshToken: alice.session.refreshToken)))
+                accessToken: alice.session.accessToken, refreshToken: alice.session.refreshToken)),
+                requestTimeouts: .hangGuard)
         let conversation = try await client.directConversation(with: goodBot.user.id)
         try await changes.wait(until: { await supervisor.statuses().first?.connected == true }, "good to connect")
         _ = try await client.postMessage(.text("anyone there?"), clientMessageId: .random(), in: conversation.id)

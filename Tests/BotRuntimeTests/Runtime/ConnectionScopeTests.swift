@@ -115,7 +115,8 @@ struct ConnectionScopeTests {
         try await Self.withConnection { sandbox, carol, connection in
             let dave = try #require(sandbox.seeded["dave"])
             let rest = ChatterRESTClient(
-                configuration: sandbox.serverConfiguration, tokenStore: ChatterTokenStore(tokens: carol.session.tokens))
+                configuration: sandbox.serverConfiguration, tokenStore: ChatterTokenStore(tokens: carol.session.tokens),
+                requestTimeouts: .hangGuard)
             let conversation = try await rest.directConversation(with: dave.user.id).id
             let watcher = try await ChatterRealtimeConnection.connect(
                 configuration: sandbox.serverConfiguration, accessToken: dave.session.accessToken, options: .patient)

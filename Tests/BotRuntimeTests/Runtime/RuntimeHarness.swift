@@ -90,6 +90,7 @@ struct RuntimeHarness {
         environment.webSocket.connectTimeout = .hangGuard
         environment.webSocket.handshakeTimeout = .hangGuard
         environment.restTransport = .builtIn(Self.restClient)
+        environment.restRequestTimeouts = .hangGuard
         configure(&environment)
         return environment
     }
@@ -156,7 +157,9 @@ struct RuntimeHarness {
 
     /// A REST client signed in as a seeded account's device.
     func rest(_ account: SeededAccount) -> ChatterRESTClient {
-        ChatterRESTClient(configuration: sandbox.serverConfiguration, tokenStore: ChatterTokenStore(tokens: account.session.tokens))
+        ChatterRESTClient(
+            configuration: sandbox.serverConfiguration, tokenStore: ChatterTokenStore(tokens: account.session.tokens),
+            requestTimeouts: .hangGuard)
     }
 
     /// The direct conversation of a person and a bot, started by the person.

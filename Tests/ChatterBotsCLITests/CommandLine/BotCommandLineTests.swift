@@ -77,7 +77,7 @@ final class CommandHarness: Sendable {
         let environment = CommandEnvironment(
             workingDirectory: directory.url, variables: ["GREETING_PASSWORD": "from-the-environment"],
             standardOutput: output, standardError: errors, shutdown: shutdown, watchesSignals: false,
-            clock: SystemClock(), makeSession: commandLine.makeSession)
+            clock: SystemClock(), makeSession: commandLine.makeSession, restRequestTimeouts: .hangGuard)
         return await commandLine.execute(arguments, in: environment)
     }
 
@@ -279,7 +279,7 @@ struct BotCommandLineTests {
         #expect(host.dataDirectory == harness.directory.url.appendingPathComponent("data", isDirectory: true).standardizedFileURL)
         #expect(text.contains(host.server.apiBaseURL.absoluteString))
 
-        let alice = ChatterRESTClient(configuration: host.server)
+        let alice = ChatterRESTClient(configuration: host.server, requestTimeouts: .hangGuard)
         _ = try await alice.login(
             username: "alice", password: "alice-sandbox", deviceId: nil, device: DeviceDescription(name: "t", platform: "t"))
         #expect(Set(try await alice.friends().map(\.user.username)) == ["bob", "echo_bot", "greeter_bot"])
@@ -441,7 +441,7 @@ struct BotCommandLineTests {
         #expect(harness.output.text.contains("Client key ck_sandbox"))
         let server = ChatterServerConfiguration(
             apiBaseURL: api, webSocketURL: api.appendingPathComponent("ws"), clientKey: "ck_sandbox")
-        let bob = ChatterRESTClient(configuration: server)
+        let bob = ChatterRESTClient(configuration: server, requestTimeouts: .hangGuard)
         _ = try await bob.login(
             username: "bob", password: "bob-sandbox", deviceId: nil, device: DeviceDescription(name: "t", platform: "t"))
         #expect(try await bob.friends().map(\.user.username) == ["alice"])

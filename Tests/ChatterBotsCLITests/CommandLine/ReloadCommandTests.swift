@@ -36,7 +36,7 @@ struct ReloadCommandTests {
             return status.name == "late" && status.state == .live
         }
         // The embedded sandbox made the new bot's account, a friend of the test accounts.
-        let alice = ChatterRESTClient(configuration: host.server)
+        let alice = ChatterRESTClient(configuration: host.server, requestTimeouts: .hangGuard)
         _ = try await alice.login(
             username: "alice", password: "alice-sandbox", deviceId: nil, device: DeviceDescription(name: "t", platform: "t"))
         #expect(Set(try await alice.friends().map(\.user.username)).contains("late_bot"))

@@ -115,7 +115,7 @@ extension CommandHarness {
         let environment = CommandEnvironment(
             workingDirectory: directory.url, variables: variables.merging(["GREETING_PASSWORD": "from-the-environment"]) { a, _ in a },
             standardOutput: output, standardError: errors, shutdown: shutdown, watchesSignals: false,
-            clock: SystemClock(), makeSession: commandLine.makeSession)
+            clock: SystemClock(), makeSession: commandLine.makeSession, restRequestTimeouts: .hangGuard)
         return await commandLine.execute(arguments, in: environment)
     }
 
@@ -292,7 +292,7 @@ struct ShardRunTests {
         // Shard 0's sandbox has the accounts of shard 1's bots too.
         let host = try #require(harness.hosts.withLock { $0.first })
         for bot in shards[1] {
-            let client = ChatterRESTClient(configuration: host.server)
+            let client = ChatterRESTClient(configuration: host.server, requestTimeouts: .hangGuard)
             let session = try await client.login(
                 username: "\(bot)_bot", password: "password-\(bot)", deviceId: nil, device: DeviceDescription(name: "t", platform: "t"))
             #expect(session.user.username == "\(bot)_bot")

@@ -137,7 +137,7 @@ struct ConsoleChatRoutesTests {
         let routes = ConsoleChatRoutes(
             server: embedded.sandbox.serverConfiguration, accounts: embedded.testAccounts, dataDirectory: nil, bots: [])
         let alice = try #require(embedded.testAccounts.first)
-        let client = ChatterRESTClient(configuration: embedded.sandbox.serverConfiguration)
+        let client = ChatterRESTClient(configuration: embedded.sandbox.serverConfiguration, requestTimeouts: .hangGuard)
         _ = try await client.login(
             username: alice.username, password: alice.password, deviceId: nil, device: DeviceDescription(name: "t", platform: "t"))
         let picture = try await client.uploadMedia(Data([0x89, 0x50, 0x4E, 0x47]), contentType: "image/png")

@@ -86,7 +86,8 @@ struct Alice: Sendable {
     static func signIn(to run: CrashTestRun, bots: [String], correspondence: Correspondence) async throws -> Alice {
         // Waits out the sandbox's rate limits rather than failing: a flood and the polls for replies share them.
         let client = ChatterRESTClient(
-            configuration: try await run.server(), retryPolicy: RESTRetryPolicy(maxRetries: 20, maxWait: .seconds(60)))
+            configuration: try await run.server(), retryPolicy: RESTRetryPolicy(maxRetries: 20, maxWait: .seconds(60)),
+            requestTimeouts: .hangGuard)
         _ = try await client.login(
             username: SandboxTestAccount.alice.username, password: SandboxTestAccount.alice.password, deviceId: nil,
             device: DeviceDescription(name: "crash tests", platform: "test"))

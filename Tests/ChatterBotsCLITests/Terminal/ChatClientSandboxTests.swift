@@ -23,11 +23,14 @@ struct ChatClientSandboxTests {
         let bobEvents: EventCollector
         let dataDirectory: URL
 
+        /// Alice's client: its waits in real time (session.ready, replies, REST requests) are hang guards.
         func clientConfiguration() -> ChatClientConfiguration {
-            ChatClientConfiguration(
+            var configuration = ChatClientConfiguration(
                 server: sandbox.serverConfiguration, username: "alice", password: ChatClientSandboxTests.password,
                 dataDirectory: dataDirectory, timeZone: TimeZone(identifier: "UTC") ?? .current,
-                reconnectPolicy: ReconnectPolicy(delays: [.milliseconds(50)], jitter: 0))
+                reconnectPolicy: ReconnectPolicy(delays: [.milliseconds(50)], jitter: 0), connectionOptions: .patient)
+            configuration.restRequestTimeouts = .hangGuard
+            return configuration
         }
     }
 
@@ -69,6 +72,8 @@ struct ChatClientSandboxTests {
             friendships: [SandboxFriendship("alice", "bob")])
         var configuration = SandboxConfiguration(seed: seed)
         configuration.passwordHashIterations = 1_000
+        // On the real clock: bob's socket, which never pings, is not closed as idle however long the machine stalls.
+        configuration.realtime.idleTimeout = .seconds(3 * 365 * 86_400)
         let sandbox = try await Sandbox.start(configuration)
         let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("chat-e2e-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dataDirectory) }
@@ -77,7 +82,8 @@ struct ChatClientSandboxTests {
                 throw EventWaitTimedOut()
             }
             let bobREST = ChatterRESTClient(
-                configuration: sandbox.serverConfiguration, tokenStore: ChatterTokenStore(tokens: bob.session.tokens))
+                configuration: sandbox.serverConfiguration, tokenStore: ChatterTokenStore(tokens: bob.session.tokens),
+                requestTimeouts: .hangGuard)
             let bobSocket = try await ChatterRealtimeConnection.connect(
                 configuration: sandbox.serverConfiguration, accessToken: bob.session.accessToken, options: .patient)
             let collector = EventCollector()

@@ -23,7 +23,7 @@ struct ChatCommandLineTests {
                 for line in input { continuation.yield(line) }
                 continuation.finish()
                 return stream
-            })
+            }, restRequestTimeouts: .hangGuard)
     }
 
     static func options(_ arguments: String...) throws -> BotCommand.ChatOptions {

@@ -3,6 +3,7 @@ import ChatterBots
 import ChatterSandbox
 import Foundation
 import Testing
+import TestSupport
 
 /// The terminal client lists every conversation, paging `GET /conversations` by `updatedSince` (100 a page), also
 /// when the last of a page shares its millisecond with the first of the next.
@@ -19,7 +20,9 @@ import Testing
             let alice = try #require(sandbox.seeded["alice"])
             let bob = try #require(sandbox.seeded["bob"])
             let rest = { (account: SeededAccount) in
-                ChatterRESTClient(configuration: sandbox.serverConfiguration, tokenStore: ChatterTokenStore(tokens: account.session.tokens))
+                ChatterRESTClient(
+                    configuration: sandbox.serverConfiguration, tokenStore: ChatterTokenStore(tokens: account.session.tokens),
+                    requestTimeouts: .hangGuard)
             }
             var created: Set<Conversation.ID> = []
             for index in 1...99 {

@@ -2,6 +2,7 @@ import ChatterBots
 import ChatterSandbox
 import Foundation
 import Testing
+import TestSupport
 import WebSocket
 
 /// The close codes of realtime-websocket.txt: the upgrade succeeds, then the socket closes with the code.
@@ -76,7 +77,9 @@ struct CloseCodeConformanceTests {
     @Test func signingTheDeviceInAgainClosesTheSocketsOfItsOldTokensWith4001() async throws {
         try await SandboxFixture.run { fixture in
             let old = try await fixture.connect(fixture.ana)
-            let session = try await ChatterRESTClient(configuration: fixture.sandbox.serverConfiguration).login(
+            let session = try await ChatterRESTClient(
+                configuration: fixture.sandbox.serverConfiguration,
+                requestTimeouts: .hangGuard).login(
                 username: "ana", password: SandboxFixture.password, deviceId: fixture.ana.session.deviceId,
                 device: DeviceDescription(name: "phone", platform: "test"))
             #expect(session.deviceId == fixture.ana.session.deviceId)

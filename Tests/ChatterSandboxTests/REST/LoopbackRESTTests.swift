@@ -23,7 +23,7 @@ struct LoopbackRESTTests {
             ChatterRESTClient(
                 configuration: ChatterServerConfiguration(
                     apiBaseURL: apiURL, webSocketURL: URL(string: "ws://127.0.0.1:\(http.port)/v1/ws")!, clientKey: "ck_sandbox"),
-                clientSecret: secret, transport: transport)
+                clientSecret: secret, transport: transport, requestTimeouts: .hangGuard)
         }
     }
 

@@ -68,12 +68,12 @@ struct SandboxFixture {
     func rest(_ account: SeededAccount) -> ChatterRESTClient {
         ChatterRESTClient(
             configuration: sandbox.serverConfiguration, tokenStore: ChatterTokenStore(tokens: account.session.tokens),
-            clientSecret: sandbox.clientSecret)
+            clientSecret: sandbox.clientSecret, requestTimeouts: .hangGuard)
     }
 
     /// Signs `account` in on a second, new device; returns that device's session.
     func signInNewDevice(_ account: SeededAccount, name: String) async throws -> AuthSession {
-        let client = ChatterRESTClient(configuration: sandbox.serverConfiguration)
+        let client = ChatterRESTClient(configuration: sandbox.serverConfiguration, requestTimeouts: .hangGuard)
         return try await client.login(
             username: account.user.username, password: Self.password, deviceId: nil,
             device: DeviceDescription(name: name, platform: "test"))
@@ -83,7 +83,7 @@ struct SandboxFixture {
     func rest(_ session: AuthSession) -> ChatterRESTClient {
         ChatterRESTClient(
             configuration: sandbox.serverConfiguration, tokenStore: ChatterTokenStore(tokens: session.tokens),
-            clientSecret: sandbox.clientSecret)
+            clientSecret: sandbox.clientSecret, requestTimeouts: .hangGuard)
     }
 
     /// The direct conversation of two friends (created on first use).
