@@ -87,7 +87,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "ChatterBotsTestingTests", dependencies: ["ChatterBotsTesting"], swiftSettings: strict),
         .testTarget(name: "ChatterBotsTests", dependencies: ["ChatterBots", "TestSupport", "ChildProcesses"], resources: [.copy("Peers")], swiftSettings: strict),
-        .testTarget(name: "ChatterBenchTests", dependencies: ["ChatterBench"], swiftSettings: strict),
+        .testTarget(name: "ChatterBenchTests", dependencies: ["ChatterBench", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses", "TestSupport"], swiftSettings: strict),
         // The README's test command itself (scripts/test), run on copies in temporary folders.
         .testTarget(name: "ScriptsTests", dependencies: ["TestSupport", "ChildProcesses"], swiftSettings: strict),

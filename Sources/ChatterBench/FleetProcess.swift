@@ -161,9 +161,10 @@ final class FleetProcess: Sendable {
         }
     }
 
-    /// Starts every bot; returns at once (they are starting, not live).
-    func start() async throws {
-        try await waitUntilBooted()
+    /// Starts every bot once the process has loaded (within `bootTimeout`); returns at once (they are starting, not
+    /// live).
+    func start(bootTimeout: Duration = .seconds(30)) async throws {
+        try await waitUntilBooted(timeout: bootTimeout)
         child.send(line: "start")
     }
 

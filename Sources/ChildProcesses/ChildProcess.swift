@@ -12,7 +12,8 @@ import Synchronization
 /// (every other descriptor is closed in it, in the same step as the exec), the default signal dispositions and an
 /// empty signal mask (a dispatch thread that spawns it blocks signals, which the child would inherit), blocking
 /// reads, writes and `waitpid` run on threads of their own (never the cooperative pool), and releasing the value
-/// kills the child if it is still running.
+/// kills the child if it is still running. Every wait for its output is bounded by the caller (a test by its hang
+/// guard, the benchmark by its own), so that no default in real time decides a test.
 package final class ChildProcess: Sendable {
     /// Where one of the child's output streams goes.
     package enum Output: Sendable, Equatable {
@@ -160,7 +161,7 @@ package final class ChildProcess: Sendable {
     /// Runs `arguments` to its end with no input and returns how it ended and what it printed (standard output and
     /// error together); throws after `timeout` without output's end.
     package static func run(
-        _ arguments: [String], timeout: Duration = .seconds(60)
+        _ arguments: [String], timeout: Duration
     ) async throws -> (termination: Termination, output: String) {
         let child = try ChildProcess(
             arguments, standardOutput: .pipe, standardError: .standardOutput, discardingInput: true)
@@ -171,13 +172,13 @@ package final class ChildProcess: Sendable {
     /// The next line the child printed to the pipe, nil once its output ended; throws after `timeout` (nil: never).
     /// A child's output is read line by line or whole (``allOutput(timeout:)``): the first read decides, and reading
     /// it the other way then throws.
-    package func nextLine(timeout: Duration? = .seconds(60)) async throws -> String? {
+    package func nextLine(timeout: Duration?) async throws -> String? {
         try await output.nextLine(timeout: timeout)
     }
 
     /// Everything the child printed to the pipe, once its output has ended; throws after `timeout`, or if the output is
     /// read line by line.
-    package func allOutput(timeout: Duration = .seconds(60)) async throws -> [UInt8] {
+    package func allOutput(timeout: Duration) async throws -> [UInt8] {
         try await output.everything(timeout: timeout)
     }
 

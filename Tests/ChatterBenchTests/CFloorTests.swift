@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @testable import ChatterBench
 
@@ -59,13 +60,13 @@ struct CFloorTests {
         var acked = false
         var failure: (any Error)?
         do {
-            try await fleet.start()
-            guard await fleet.waitUntilLive(1, timeout: .seconds(120)) != nil else { throw BenchFailure("the C floor never went live") }
+            try await fleet.start(bootTimeout: .hangGuard)
+            guard await fleet.waitUntilLive(1, timeout: .hangGuard) != nil else { throw BenchFailure("the C floor never went live") }
             let result = try await FloodRequest(
                 conversations: world.links.map(\.conversationId), count: 300, firstNumber: 0, window: 32, timeoutSeconds: 120
             ).run(against: server.endpoint)
             flood = result
-            acked = await fleet.waitUntilAcked(250 + 3 + result.sent, timeout: .seconds(120))
+            acked = await fleet.waitUntilAcked(250 + 3 + result.sent, timeout: .hangGuard)
         } catch {
             failure = error
         }

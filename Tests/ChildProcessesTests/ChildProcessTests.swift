@@ -17,7 +17,7 @@ import Testing
 
     @Test func killingAChildEndsTheProcessesItStarted() async throws {
         let child = try ChildProcess(["sh", "-c", "sleep 300 & echo $!; wait"], discardingInput: true)
-        let grandchild = try #require(try await child.nextLine())
+        let grandchild = try #require(try await child.nextLine(timeout: .hangGuard))
         #expect(!Self.hasEnded(grandchild))
         child.kill()
         #expect(await child.termination(timeout: .hangGuard) == .signalled(SIGKILL))
@@ -26,9 +26,9 @@ import Testing
 
     @Test func otherSignalsReachTheChildAlone() async throws {
         let child = try ChildProcess(["sh", "-c", "trap 'echo got TERM' TERM; sleep 300 & echo $!; wait; wait"], discardingInput: true)
-        let grandchild = try #require(try await child.nextLine())
+        let grandchild = try #require(try await child.nextLine(timeout: .hangGuard))
         child.kill(SIGTERM)
-        #expect(try await child.nextLine() == "got TERM")
+        #expect(try await child.nextLine(timeout: .hangGuard) == "got TERM")
         #expect(!Self.hasEnded(grandchild), "the grandchild got no SIGTERM")
         child.kill()
         #expect(await eventually { Self.hasEnded(grandchild) })
@@ -40,7 +40,7 @@ import Testing
         for line in sent { child.send(line: line) }
         child.closeInput()
         var received: [String] = []
-        while let line = try await child.nextLine() { received.append(line) }
+        while let line = try await child.nextLine(timeout: .hangGuard) { received.append(line) }
         #expect(received == sent)
         #expect(await child.termination() == .exited(0))
     }
@@ -51,22 +51,22 @@ import Testing
         child.send(Data(repeating: 0x61, count: 1 << 20), closingInput: false)
         child.send(line: "end")
         child.closeInput()
-        #expect(try await child.nextLine()?.trimmingCharacters(in: .whitespaces) == String((1 << 20) + 4))
+        #expect(try await child.nextLine(timeout: .hangGuard)?.trimmingCharacters(in: .whitespaces) == String((1 << 20) + 4))
         #expect(await child.termination() == .exited(0))
     }
 
     @Test func anOutputReadLineByLineIsNotAlsoKeptWhole() async throws {
         let child = try ChildProcess(["sh", "-c", "echo one; echo two"], discardingInput: true)
-        #expect(try await child.nextLine() == "one")
-        await #expect(throws: ChildProcess.Failure.self) { try await child.allOutput() }
-        #expect(try await child.nextLine() == "two")
-        #expect(try await child.nextLine() == nil)
+        #expect(try await child.nextLine(timeout: .hangGuard) == "one")
+        await #expect(throws: ChildProcess.Failure.self) { try await child.allOutput(timeout: .hangGuard) }
+        #expect(try await child.nextLine(timeout: .hangGuard) == "two")
+        #expect(try await child.nextLine(timeout: .hangGuard) == nil)
     }
 
     @Test func anOutputReadWholeIsNotAlsoKeptByLine() async throws {
         let child = try ChildProcess(["sh", "-c", "echo one; echo two"], discardingInput: true)
-        #expect(String(decoding: try await child.allOutput(), as: UTF8.self) == "one\ntwo\n")
-        await #expect(throws: ChildProcess.Failure.self) { try await child.nextLine() }
+        #expect(String(decoding: try await child.allOutput(timeout: .hangGuard), as: UTF8.self) == "one\ntwo\n")
+        await #expect(throws: ChildProcess.Failure.self) { try await child.nextLine(timeout: .hangGuard) }
     }
 
     /// A process that ends without stopping its child (`CrashTestBots orphan-probe`, a `sleep 300` started with its
@@ -75,7 +75,7 @@ import Testing
         let probe = try ChildProcess(
             [try BotProcess.executable("CrashTestBots").path, "orphan-probe"], standardError: .standardOutput,
             discardingInput: true)
-        let line = try await probe.nextLine()
+        let line = try await probe.nextLine(timeout: .hangGuard)
         let orphan = try #require(line.flatMap { pid_t($0) }, "\(line ?? "no output")")
         defer { kill(-orphan, SIGKILL) }
         #expect(try await probe.nextLine(timeout: .hangGuard) == nil)
@@ -94,7 +94,7 @@ import Testing
     @Test(.enabled(if: pipeSignalEndsTheProcess))
     func writingToAChildThatClosedItsInputLosesTheDataAndNothingElse() async throws {
         let child = try ChildProcess(["sh", "-c", "exec 0<&-; echo closed; exec sleep 300"])
-        #expect(try await child.nextLine() == "closed")
+        #expect(try await child.nextLine(timeout: .hangGuard) == "closed")
         child.send(line: "nobody reads this")
         child.send(line: "nor this")
         child.closeInput()
@@ -107,7 +107,7 @@ import Testing
     @Test(.enabled(if: pipeSignalEndsTheProcess))
     func aWriteThatWaitedForRoomFailsWithoutEndingTheProcessWhenTheChildGoes() async throws {
         let child = try ChildProcess(["sh", "-c", "echo ready; exec sleep 300"])
-        #expect(try await child.nextLine() == "ready")
+        #expect(try await child.nextLine(timeout: .hangGuard) == "ready")
         child.send(Data(repeating: 0x61, count: 1 << 20), closingInput: false)
         #expect(child.isInputOpen)
         child.kill()
@@ -119,7 +119,7 @@ import Testing
     /// the data rather than wait for room for good.
     @Test func aWriteWaitingForRoomEndsWhenTheChildIsReapedThoughAnotherProcessHoldsItsInput() async throws {
         let child = try ChildProcess(["sh", "-c", "exec 3<&0; sleep 300 <&3 3<&- & echo $!; exit 0"])
-        let orphan = try #require(try await child.nextLine().flatMap { pid_t($0) })
+        let orphan = try #require(try await child.nextLine(timeout: .hangGuard).flatMap { pid_t($0) })
         defer { Glibc.kill(orphan, SIGKILL) }
         #expect(await child.termination() == .exited(0))
         child.send(Data(repeating: 0x61, count: 1 << 20), closingInput: false)
@@ -141,7 +141,7 @@ import Testing
 
     @Test func stoppingAChildThatIgnoresTerminationKillsItAfterTheGrace() async throws {
         let child = try ChildProcess(["sh", "-c", "trap '' TERM; echo ready; while :; do sleep 1; done"], discardingInput: true)
-        #expect(try await child.nextLine() == "ready")
+        #expect(try await child.nextLine(timeout: .hangGuard) == "ready")
         #expect(await child.stop(grace: .milliseconds(100)) == .signalled(SIGKILL))
     }
 }

@@ -76,7 +76,7 @@ import TestSupport
     @Test func anotherProcessCannotReadTheDatabaseWhileItIsOpen() async throws {
         let db = try openWithRows("process.sqlite")
         let other = try await ChildProcess.run(
-            ["sqlite3", directory.file("process.sqlite"), "SELECT count(*) FROM note"])
+            ["sqlite3", directory.file("process.sqlite"), "SELECT count(*) FROM note"], timeout: .hangGuard)
         #expect(other.termination != .exited(0))
         #expect(other.output.contains("locked"))
         #expect(try db.fetchOne(Int.self, sql: "SELECT count(*) FROM note") == 1)

@@ -286,7 +286,7 @@ struct ConsoleRoutesTests {
         let curl = try ChildProcess(
             ["curl", "-sN", "http://127.0.0.1:\(running.server.port)/console/logs?bot=greeter"], mergingStandardError: true)
         var lines: [String] = []
-        while let line = try await curl.nextLine() {
+        while let line = try await curl.nextLine(timeout: .hangGuard) {
             lines.append(line)
             if line.hasPrefix("data: ") && line.contains("trace") { break }
         }
@@ -308,13 +308,13 @@ struct ConsoleRoutesTests {
         let running = try await start(logTail: tail)
         let curl = try ChildProcess(
             ["curl", "-sN", "http://127.0.0.1:\(running.server.port)/console/logs?bot=echo"], mergingStandardError: true)
-        while let line = try await curl.nextLine(), line != "event: ready" {}
+        while let line = try await curl.nextLine(timeout: .hangGuard), line != "event: ready" {}
         for index in 0..<600 { log.log(.info, "record \(index)", bot: "echo") }
         // The first record set the page gathering; the whole burst is in before the flush interval passes.
         try await clock.waitForSleepers(1)
         await clock.advance(by: ConsoleLogPart.flushInterval)
         var batches: [[String]] = []
-        while batches.joined().count < 600, let line = try await curl.nextLine() {
+        while batches.joined().count < 600, let line = try await curl.nextLine(timeout: .hangGuard) {
             guard line.hasPrefix("data: ["),
                   let records = try JSONSerialization.jsonObject(with: Data(line.dropFirst("data: ".count).utf8)) as? [[String: Any]]
             else { continue }
@@ -347,7 +347,7 @@ struct ConsoleRoutesTests {
         /// The next event (comments skipped).
         func next() async throws -> (name: String, data: String) {
             var name = ""
-            while let line = try await curl.nextLine() {
+            while let line = try await curl.nextLine(timeout: .hangGuard) {
                 if line.hasPrefix("event: ") { name = String(line.dropFirst("event: ".count)) }
                 if line.hasPrefix("data: "), !name.isEmpty { return (name, String(line.dropFirst("data: ".count))) }
             }
@@ -455,7 +455,7 @@ struct ConsoleRoutesTests {
         let running = try await start()
         let curl = try ChildProcess(["curl", "-sN", "http://127.0.0.1:\(running.server.port)/console/events?state=live"], mergingStandardError: true)
         var lines: [String] = []
-        while let line = try await curl.nextLine() {
+        while let line = try await curl.nextLine(timeout: .hangGuard) {
             lines.append(line)
             if line.hasPrefix("data: ") { break }
         }

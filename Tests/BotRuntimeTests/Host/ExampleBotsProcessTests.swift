@@ -27,20 +27,25 @@ struct ExampleBotsProcessTests {
         let observation: SandboxChanges.Observation
 
         static func start(typingSeconds: Double) async throws -> Fixture {
-            let sandbox = try await Sandbox.start(SandboxConfiguration(
+            var configuration = SandboxConfiguration(
                 service: SandboxServiceConfiguration(passwordHashIterations: 1_000),
                 seed: SandboxSeed(
                     users: [
                         SandboxUserSeed(username: "alice", password: "alice-password"),
                         SandboxUserSeed(username: "echo_bot", password: botPassword),
                     ],
-                    friendships: [SandboxFriendship("alice", "echo_bot")])))
+                    friendships: [SandboxFriendship("alice", "echo_bot")]))
+            // On the real clock: alice's watching socket, which never pings, is not closed as idle however long the
+            // machine stalls. The heartbeat interval it announces stays the documented one.
+            configuration.realtime.idleTimeout = .seconds(3 * 365 * 86_400)
+            let sandbox = try await Sandbox.start(configuration)
             let aliceAccount = try #require(sandbox.seeded["alice"])
             let bot = try #require(sandbox.seeded["echo_bot"])
             let alice = ChatterRESTClient(
                 configuration: sandbox.serverConfiguration,
                 tokenStore: ChatterTokenStore(tokens: SessionTokens(
-                    accessToken: aliceAccount.session.accessToken, refreshToken: aliceAccount.session.refreshToken)))
+                    accessToken: aliceAccount.session.accessToken, refreshToken: aliceAccount.session.refreshToken)),
+                    requestTimeouts: .hangGuard)
             let conversation = try await alice.directConversation(with: bot.user.id)
             let directory = try TemporaryDirectory("ExampleBotsProcessTests")
             let changes = ChangeSignal()
@@ -108,17 +113,17 @@ struct ExampleBotsProcessTests {
                 let conversation = try await alice.conversation(self.conversation.id)
                 let member = conversation.members.first { $0.userId == bot.user.id }
                 return (member?.lastDeliveredSeq ?? 0) >= message.seq
-            }, "the bot to store \(message.body ?? "")", timeout: .seconds(60))
+            }, "the bot to store \(message.body ?? "")", timeout: .hangGuard)
         }
 
         /// Waits until the service stores the bot's replies `expected`, in order.
         func waitForReplies(_ expected: [String]) async throws {
-            try await changes.wait(until: { try await replies() == expected }, "the replies \(expected)", timeout: .seconds(60))
+            try await changes.wait(until: { try await replies() == expected }, "the replies \(expected)", timeout: .hangGuard)
         }
 
         /// Waits until alice sees the bot typing: its handler is running then.
         func waitUntilTyping(_ typing: TypingWatch) async throws {
-            try await changes.wait(until: { typing.hasStarted }, "the bot to start typing", timeout: .seconds(60))
+            try await changes.wait(until: { typing.hasStarted }, "the bot to start typing", timeout: .hangGuard)
         }
 
         /// The bodies of the bot's messages in the conversation, as the server stores them.

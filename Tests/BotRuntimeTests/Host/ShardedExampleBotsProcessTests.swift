@@ -62,7 +62,7 @@ struct ShardedExampleBotsProcessTests {
         let shards = ShardAssignment(count: 3).shards(of: Self.bots)
         for (index, process) in processes.enumerated() {
             #expect(process.output.hasPrefix("shard \(index)/3: \(shards[index].count) of 30 bots"), "\(process.output)")
-            let logged = await eventually(timeout: .seconds(90)) { Self.liveBots(in: process.errors) == Set(shards[index]) }
+            let logged = await eventually(timeout: .hangGuard) { Self.liveBots(in: process.errors) == Set(shards[index]) }
             #expect(logged, "shard \(index) logged live: \(Self.liveBots(in: process.errors).sorted())")
         }
         #expect(FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("data/shard-2/in-flight.table").path))

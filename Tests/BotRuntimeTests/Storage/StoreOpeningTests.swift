@@ -84,7 +84,7 @@ struct StoreOpeningTests {
         let store = try await openStore(in: directory)
         try await store.setValue("mine", forKey: "owner", in: .global)
         let other = try await ChildProcess.run(
-            ["sqlite3", directory.file("bot.sqlite"), "UPDATE state SET value = '\"theirs\"'"])
+            ["sqlite3", directory.file("bot.sqlite"), "UPDATE state SET value = '\"theirs\"'"], timeout: .hangGuard)
         #expect(other.termination != .exited(0))
         #expect(other.output.contains("locked"))
         #expect(try await store.value(String.self, forKey: "owner", in: .global) == "mine")

@@ -76,7 +76,7 @@ struct ConsoleChatRoutesTests {
         let curl = try ChildProcess(
             ["curl", "-sN", "http://127.0.0.1:\(server.port)/console/chat/events?as=alice"], mergingStandardError: true)
         var events: [String] = []
-        while let line = try await curl.nextLine() {
+        while let line = try await curl.nextLine(timeout: .hangGuard) {
             if line.hasPrefix("event: ") { events.append(String(line.dropFirst("event: ".count))) }
         }
         _ = await curl.termination()
@@ -92,7 +92,7 @@ struct ConsoleChatRoutesTests {
         console.serve(onPort: server.port)
         let curl = try ChildProcess(["curl", "-sN", "http://127.0.0.1:\(server.port)/console/stream"], mergingStandardError: true)
         var id: String?
-        while id == nil, let line = try await curl.nextLine() {
+        while id == nil, let line = try await curl.nextLine(timeout: .hangGuard) {
             guard line.hasPrefix("data: ") else { continue }
             id = (try JSONSerialization.jsonObject(with: Data(line.dropFirst("data: ".count).utf8)) as? [String: String])?["stream"]
         }
@@ -105,7 +105,7 @@ struct ConsoleChatRoutesTests {
             to: HTTPOrigin(isSecure: false, host: "127.0.0.1", port: server.port), timeout: .hangGuard)
         #expect(chosen.status == .noContent)
         var events: [String] = []
-        while events.last != "chat-ended", let line = try await curl.nextLine() {
+        while events.last != "chat-ended", let line = try await curl.nextLine(timeout: .hangGuard) {
             if line.hasPrefix("event: ") { events.append(String(line.dropFirst("event: ".count))) }
         }
         curl.kill()

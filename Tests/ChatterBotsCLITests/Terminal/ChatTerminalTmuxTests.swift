@@ -24,7 +24,7 @@ struct ChatTerminalTmuxTests {
         try directory.write(configuration, to: "bots.json")
         let run = try BotProcess(["run", "--config", "bots.json", "--sandbox-port", "0"], in: directory.url, label: "run")
         let marker = "Chatter sandbox: http://127.0.0.1:"
-        let started = await eventually(timeout: .seconds(90)) { run.output.contains(marker) }
+        let started = await eventually(timeout: .hangGuard) { run.output.contains(marker) }
         guard started, let range = run.output.range(of: marker) else {
             throw ProcessTestError("run did not start its sandbox:\n\(run.output)\n\(run.errors)")
         }

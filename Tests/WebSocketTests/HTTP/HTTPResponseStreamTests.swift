@@ -33,7 +33,7 @@ struct HTTPResponseStreamTests {
             }
         }
         let curl = try ChildProcess(["curl", "-sN", "http://127.0.0.1:\(server.port)/"], mergingStandardError: true)
-        #expect(try await curl.nextLine() == "first")
+        #expect(try await curl.nextLine(timeout: .hangGuard) == "first")
         curl.kill()
         try await ended.wait(until: { await flag.isSet }, "the body to see the client leave")
         await server.shutdown()

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import WebSocket
 
 /// Our client against our server over loopback.
 @Suite("WebSocket over loopback")
 struct LoopbackWebSocketTests {
-    /// Timeouts that outlast the whole suite's start on 2 cores, when ~1,600 tests share the cooperative pool and a
-    /// handshake may wait 10 s or more for a thread; these tests check behaviour, not speed.
-    static let patientClient = WebSocketClientConfiguration(connectTimeout: .seconds(60), handshakeTimeout: .seconds(60))
+    /// Hang guards: these tests check behaviour, not speed, and a whole-suite run on 2 cores can hold a handshake off
+    /// the CPU for a minute.
+    static let patientClient = WebSocketClientConfiguration(connectTimeout: .hangGuard, handshakeTimeout: .hangGuard)
 
     static func startEchoServer(
         tls: TLSServerConfiguration? = nil, configuration: HTTPServerConfiguration = .init()

@@ -13,7 +13,7 @@ enum Curl {
     static func run(_ arguments: [String], input: Data = Data()) async throws -> Output {
         let child = try ChildProcess([try TestPeer.command("curl"), "-s", "-S", "--max-time", "20"] + arguments)
         child.send(input)
-        let output = try await child.allOutput()
+        let output = try await child.allOutput(timeout: .hangGuard)
         return Output(exitStatus: await child.exitStatus(), stdout: String(decoding: output, as: UTF8.self))
     }
 

@@ -137,7 +137,7 @@ struct TestCertificates: Sendable {
     private static func openssl(_ arguments: String...) async throws {
         let child = try ChildProcess(
             [try TestPeer.command("openssl")] + arguments, standardOutput: .discarded, standardError: .pipe, discardingInput: true)
-        let message = String(decoding: try await child.allOutput(), as: UTF8.self)
+        let message = String(decoding: try await child.allOutput(timeout: .hangGuard), as: UTF8.self)
         guard await child.termination(timeout: .hangGuard) == .exited(0) else {
             throw TestCertificateError(command: arguments.prefix(2).joined(separator: " "), output: message)
         }
