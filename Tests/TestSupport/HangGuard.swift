@@ -1,4 +1,5 @@
 import ChatterBots
+import WebSocket
 
 extension Duration {
     /// How long a test waits in real time for something that must happen before it fails instead of hanging the
@@ -9,10 +10,12 @@ extension Duration {
 }
 
 extension RealtimeConnectionOptions {
-    /// The defaults, but the `session.ready` wait and the replies' timeouts in real time are hang guards: a test
-    /// about one of them sets it on a virtual clock.
+    /// The defaults, but the socket's connect and handshake, the `session.ready` wait and the replies' timeouts in
+    /// real time are hang guards: a test about one of them sets it on a virtual clock.
     public static var patient: RealtimeConnectionOptions {
-        RealtimeConnectionOptions(sessionReadyTimeout: .hangGuard, requestTimeout: .hangGuard)
+        RealtimeConnectionOptions(
+            sessionReadyTimeout: .hangGuard, requestTimeout: .hangGuard,
+            webSocket: WebSocketClientConfiguration(connectTimeout: .hangGuard, handshakeTimeout: .hangGuard))
     }
 }
 

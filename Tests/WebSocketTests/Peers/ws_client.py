@@ -43,7 +43,8 @@ async def main():
         context = ssl.create_default_context(cafile=argv[index + 1])
         del argv[index:index + 2]
     url, scenario, *args = argv
-    async with connect(url, max_size=None, compression=None, ping_interval=None, open_timeout=60, ssl=context) as ws:
+    # The tests' hang guard (Duration.hangGuard): a stalled machine must not fail the opening handshake.
+    async with connect(url, max_size=None, compression=None, ping_interval=None, open_timeout=120, ssl=context) as ws:
         if scenario == "echo":
             for size in (0, 1, 125, 126, 65535, 65536, 1 << 20):
                 text = "é" * (size // 2)

@@ -96,8 +96,10 @@ async def main():
     if args.cert:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(args.cert, args.key)
+    # The opening handshake may take as long as the tests' hang guard (Duration.hangGuard, 120 s): a whole-suite
+    # run on two cores can hold the client off the CPU for a minute, past websockets' default of 10 s.
     async with serve(handler, "127.0.0.1", 0, ssl=context, max_size=None, compression=None,
-                     ping_interval=None, process_request=process_request) as server:
+                     ping_interval=None, process_request=process_request, open_timeout=120) as server:
         port = server.sockets[0].getsockname()[1]
         print(f"PORT {port}", flush=True)
         await asyncio.Future()
