@@ -44,13 +44,16 @@ struct HTTPResponseStreamTests {
             .stream(head: HTTPResponse(status: .ok)) { stream in await stream.waitUntilClosed() }
         }
         let client = try TLSTestSocket.connect(toLoopbackPort: server.port)
-        try client.send(Array("GET /events HTTP/1.1\r\nHost: test\r\n\r\n".utf8))
-        #expect(try String(decoding: client.receive(), as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+        let head = try await TLSTestThread.run("streaming-client") {
+            try client.send(Array("GET /events HTTP/1.1\r\nHost: test\r\n\r\n".utf8))
+            return try String(decoding: client.receive(), as: UTF8.self)
+        }
+        #expect(head.hasPrefix("HTTP/1.1 200"))
         let connection = try #require(server.openConnections.first)
 
         // Far more than the kernel's buffers hold, so the send returns only once the server has read most of it.
         let junk = [UInt8](repeating: 0x61, count: 32 << 20)
-        try client.send(junk)
+        try await TLSTestThread.run("streaming-client") { try client.send(junk) }
         #expect(connection.bufferedRequestByteCount == 0)
         await server.shutdown()
     }

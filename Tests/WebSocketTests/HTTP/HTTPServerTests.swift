@@ -40,11 +40,14 @@ struct HTTPServerTests {
 
         // Pipelined requests, never read, until the server waits for the client to read. A few hundred responses
         // fill the kernel's buffers and the queue; the bound keeps the requests within what the kernel takes.
-        var sent = 1
         let batch = Array(repeating: Array("GET /big HTTP/1.1\r\nHost: test\r\n\r\n".utf8), count: 50).flatMap { $0 }
-        while !connection.isWaitingForPeerToRead && sent < 3000 {
-            try client.send(batch)
-            sent += 50
+        let sent = try await TLSTestThread.run("pipelining-client") {
+            var sent = 1
+            while !connection.isWaitingForPeerToRead && sent < 3000 {
+                try client.send(batch)
+                sent += 50
+            }
+            return sent
         }
         #expect(await eventually { connection.isWaitingForPeerToRead })
         var wire = Self.bigResponse
@@ -53,11 +56,14 @@ struct HTTPServerTests {
         #expect(connection.unsentByteCount <= SocketChannel.defaultHighWatermark + responseSize)
 
         // Reading resumes once the client reads: every request is answered.
-        var received = 0
-        while received < sent * responseSize {
-            let bytes = try client.receive()
-            guard !bytes.isEmpty else { break }
-            received += bytes.count
+        let received = try await TLSTestThread.run("pipelining-client") {
+            var received = 0
+            while received < sent * responseSize {
+                let bytes = try client.receive()
+                guard !bytes.isEmpty else { break }
+                received += bytes.count
+            }
+            return received
         }
         #expect(received == sent * responseSize)
         await server.shutdown()
@@ -68,9 +74,12 @@ struct HTTPServerTests {
         let held = try (0..<2).map { _ in try FreePort.connectedSocket(to: server.port) }
         #expect(await eventually { server.connectionCount == 2 })
         let beyond = try FreePort.connectedSocket(to: server.port)
-        var byte: UInt8 = 0
-        let read = recv(beyond, &byte, 1, 0)
-        #expect(read == 0 || (read < 0 && errno == ECONNRESET), "closed by the server, not timed out (errno \(errno))")
+        let (read, code) = try await TLSTestThread.run("connection-beyond-the-limit") {
+            var byte: UInt8 = 0
+            let read = recv(beyond, &byte, 1, 0)
+            return (read, errno)
+        }
+        #expect(read == 0 || (read < 0 && code == ECONNRESET), "closed by the server, not timed out (errno \(code))")
         close(beyond)
         #expect(server.connectionCount == 2)
 
@@ -181,10 +190,12 @@ struct HTTPServerTests {
         #expect(await eventually { server.openConnections.count == 1 })
         let connection = try #require(server.openConnections.first)
         let batch = Array(repeating: Array("GET /big HTTP/1.1\r\nHost: test\r\n\r\n".utf8), count: 50).flatMap { $0 }
-        var sent = 1
-        while !connection.isWaitingForPeerToRead && sent < 3000 {
-            guard (try? client.send(batch)) != nil else { break }  // closed meanwhile: what the test waits for
-            sent += 50
+        try await TLSTestThread.run("client-that-stops-reading") {
+            var sent = 1
+            while !connection.isWaitingForPeerToRead && sent < 3000 {
+                guard (try? client.send(batch)) != nil else { break }  // closed meanwhile: what the test waits for
+                sent += 50
+            }
         }
         #expect(await eventually { server.connectionCount == 0 })
         await server.shutdown()

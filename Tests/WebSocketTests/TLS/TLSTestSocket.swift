@@ -6,8 +6,9 @@ import Darwin
 import TestSupport
 
 /// A blocking IPv4 loopback TCP socket for tests that run on a `TLSTestThread`. Reads time out after
-/// the hang guard so a silent peer fails the test instead of hanging it.
-final class TLSTestSocket {
+/// the hang guard so a silent peer fails the test instead of hanging it. Async tests call its blocking methods
+/// only inside `TLSTestThread.run`: on the cooperative pool's two threads, two blocked tests stall the process.
+final class TLSTestSocket: Sendable {
     let descriptor: Int32
 
     private init(descriptor: Int32) {
