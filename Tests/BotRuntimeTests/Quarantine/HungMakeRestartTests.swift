@@ -186,6 +186,38 @@ import WebSocket
         }
     }
 
+    @Test func theProbesCountTheBotStartedAgainInThePlaceOfTheOneRefused() async throws {
+        try await RuntimeHarness.run { harness in
+            let process = Process(harness: harness)
+            defer { process.hanging.release() }
+            try await process.hangFirstMake()
+            let (supervisor, run) = try await process.superviseRefusedOtto()
+            func probe(_ target: String) async -> (status: Int, json: [String: Any]?) {
+                let response = await HealthServer.respond(
+                    to: HTTPRequest(method: .get, target: target), supervisor: supervisor)
+                let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+                return (response.status.code, json)
+            }
+            let refused = await probe("/healthz")
+            #expect(refused.status == 503)
+            #expect(refused.json?["states"] as? [String: Int] == ["stopped": 1])
+
+            process.hanging.release()
+            try await harness.waitUntil("otto to be live") { await process.state(of: "otto", in: supervisor) == .live }
+            let kept = await probe("/healthz")
+            let recounted = await probe("/healthz?bots=all")
+            #expect(kept.status == 200)
+            #expect(kept.json?["total"] as? Int == 1)
+            #expect(kept.json?["states"] as? [String: Int] == ["live": 1])
+            #expect(kept.json?["notLiveCount"] as? Int == 0)
+            #expect(recounted.json?["states"] as? [String: Int] == ["live": 1])
+            #expect(await probe("/readyz").status == 200)
+
+            await supervisor.shutdown(deadline: .seconds(1))
+            _ = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
+        }
+    }
+
     @Test func healthzAndMetricsCountAMakeGivenUpUntilItReturns() async throws {
         try await RuntimeHarness.run { harness in
             let process = Process(harness: harness)
