@@ -9,11 +9,18 @@ struct HealthServerTests {
     /// Signalled by the stand-ins' state changes and the supervisor's log lines.
     let changes = ChangeSignal()
 
-    func start(_ bots: [any SupervisedBot]) async throws -> (BotSupervisor, HealthServer, Task<SupervisorOutcome, Never>) {
+    /// Runs a supervisor of `bots`, logging into `changes`, and a health server for it on a free port.
+    static func start(
+        _ bots: [any SupervisedBot], changes: ChangeSignal
+    ) async throws -> (BotSupervisor, HealthServer, Task<SupervisorOutcome, Never>) {
         let supervisor = BotSupervisor(bots: bots, log: LogSink(minimumLevel: .info, output: CapturedLines(changes: changes)))
         let run = Task { await supervisor.run() }
         let server = try await HealthServer.start(supervisor: supervisor, port: 0)
         return (supervisor, server, run)
+    }
+
+    func start(_ bots: [any SupervisedBot]) async throws -> (BotSupervisor, HealthServer, Task<SupervisorOutcome, Never>) {
+        try await HealthServerTests.start(bots, changes: changes)
     }
 
     func url(_ server: HealthServer, _ path: String) throws -> URL {

@@ -11,10 +11,7 @@ struct KeptHealthCountsTests {
     let changes = ChangeSignal()
 
     func start(_ bots: [any SupervisedBot]) async throws -> (BotSupervisor, HealthServer, Task<SupervisorOutcome, Never>) {
-        let supervisor = BotSupervisor(bots: bots, log: LogSink(minimumLevel: .info, output: CapturedLines(changes: changes)))
-        let run = Task { await supervisor.run() }
-        let server = try await HealthServer.start(supervisor: supervisor, port: 0)
-        return (supervisor, server, run)
+        try await HealthServerTests.start(bots, changes: changes)
     }
 
     /// The bots counted by state, recounted from every status.
