@@ -7,6 +7,9 @@ extension Duration {
     /// held dozens of tests off the CPU for a minute at once. A bound whose expiry is the behaviour under test is
     /// not a hang guard: such tests move a virtual clock, or wait for an expiry that is the only possible outcome.
     public static let hangGuard: Duration = .seconds(120)
+
+    /// The hang guard in whole seconds, for a peer's own bound such as curl's `--max-time`.
+    public static var hangGuardSeconds: String { String(hangGuard.components.seconds) }
 }
 
 extension RealtimeConnectionOptions {

@@ -19,7 +19,7 @@ def report(value):
 
 
 async def receive(ws):
-    text = await asyncio.wait_for(ws.recv(), timeout=60)
+    text = await asyncio.wait_for(ws.recv(), timeout=120)
     frame = json.loads(text)
     report({"received": frame})
     return frame
@@ -56,7 +56,7 @@ async def oversize(url):
         await ws.send("x" * (64 * 1024 + 1))
         try:
             while True:
-                await asyncio.wait_for(ws.recv(), timeout=60)
+                await asyncio.wait_for(ws.recv(), timeout=120)
         except ConnectionClosed as closed:
             code = closed.rcvd.code if closed.rcvd is not None else None
             reason = closed.rcvd.reason if closed.rcvd is not None else None
@@ -83,7 +83,7 @@ async def invalid_utf8(url, conversation_id):
         await ws.send(frame, text=True)
         try:
             while True:
-                report({"received": json.loads(await asyncio.wait_for(ws.recv(), timeout=60))})
+                report({"received": json.loads(await asyncio.wait_for(ws.recv(), timeout=120))})
         except ConnectionClosed as closed:
             code = closed.rcvd.code if closed.rcvd is not None else None
             report({"closed": code})

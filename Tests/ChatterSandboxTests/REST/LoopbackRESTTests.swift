@@ -148,7 +148,7 @@ struct LoopbackRESTTests {
 
     /// Runs curl and returns its standard output; its output is read off the cooperative pool.
     private func runCurl(_ arguments: [String]) async throws -> String {
-        let child = try ChildProcess([try TestPeer.command("curl"), "--max-time", "30"] + arguments, discardingInput: true)
+        let child = try ChildProcess([try TestPeer.command("curl"), "--max-time", Duration.hangGuardSeconds] + arguments, discardingInput: true)
         let output = try await child.allOutput(timeout: .hangGuard)
         return String(decoding: output, as: UTF8.self)
     }

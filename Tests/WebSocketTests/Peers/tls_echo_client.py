@@ -23,7 +23,7 @@ context = ssl.create_default_context(cafile=args.cafile)
 if args.alpn:
     context.set_alpn_protocols(args.alpn)
 try:
-    with socket.create_connection(("127.0.0.1", args.port), timeout=10) as raw:
+    with socket.create_connection(("127.0.0.1", args.port), timeout=120) as raw:
         with context.wrap_socket(raw, server_hostname=args.server_name) as tls:
             expected = args.message.encode()
             tls.sendall(expected)

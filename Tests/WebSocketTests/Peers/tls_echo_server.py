@@ -27,7 +27,7 @@ if args.alpn:
 
 class EchoHandler(socketserver.BaseRequestHandler):
     def handle(self):
-        self.request.settimeout(10)
+        self.request.settimeout(120)
         try:
             with context.wrap_socket(self.request, server_side=True) as tls:
                 while data := tls.recv(65536):

@@ -9,9 +9,9 @@ enum Curl {
         var stdout: String
     }
 
-    /// `curl -s -S --max-time 20 <arguments>`, with `input` on stdin.
+    /// `curl -s -S <arguments>` bounded by the hang guard, with `input` on stdin.
     static func run(_ arguments: [String], input: Data = Data()) async throws -> Output {
-        let child = try ChildProcess([try TestPeer.command("curl"), "-s", "-S", "--max-time", "20"] + arguments)
+        let child = try ChildProcess([try TestPeer.command("curl"), "-s", "-S", "--max-time", Duration.hangGuardSeconds] + arguments)
         child.send(input)
         let output = try await child.allOutput(timeout: .hangGuard)
         return Output(exitStatus: await child.exitStatus(), stdout: String(decoding: output, as: UTF8.self))
