@@ -21,12 +21,19 @@ public final class ChangeSignal: Sendable {
 
     /// Something changed: every waiting task looks again.
     public func signal() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        signalled()
+    }
+
+    /// Signals a change and returns its version.
+    @discardableResult
+    private func signalled() -> UInt64 {
+        let (version, waiters) = state.withLock { state -> (UInt64, [CheckedContinuation<Void, Never>]) in
             state.version &+= 1
             defer { state.waiters = [:] }
-            return Array(state.waiters.values)
+            return (state.version, Array(state.waiters.values))
         }
         for waiter in waiters { waiter.resume() }
+        return version
     }
 
     /// Returns once a change after `seen` was signalled, or the task is cancelled.
@@ -51,21 +58,31 @@ public final class ChangeSignal: Sendable {
 
     /// Returns once `condition` holds, checking it now and after each change; throws `DeadlineExceeded` naming
     /// `what` when it still does not hold after `timeout` (a hang guard: it only bounds a wait that would hang).
+    /// A condition that came to hold with no change signalled, found only by the check at the deadline, throws
+    /// too: the test would otherwise pass after waiting the whole hang guard.
     public func wait(
         until condition: () async throws -> Bool, _ what: @autoclosure () -> String, timeout: Duration = .hangGuard
     ) async throws {
         let deadline = ContinuousClock.now.advanced(by: timeout)
+        let alarmVersion = Atomic<UInt64>(0)
         let alarm = Task { [self] in
             try? await Task.sleep(until: deadline, clock: .continuous)
-            signal()
+            alarmVersion.store(signalled(), ordering: .sequentiallyConsistent)
         }
         defer { alarm.cancel() }
+        var seen = version
         while true {
-            let seen = version
-            if try await condition() { return }
+            let woken = version
+            if try await condition() {
+                // The one change since the last check was the alarm's.
+                let onlyTheAlarm = woken == seen &+ 1 && alarmVersion.load(ordering: .sequentiallyConsistent) == woken
+                guard onlyTheAlarm else { return }
+                throw DeadlineExceeded("\(what()), which held without a change signalled: signal that change", timeout: timeout)
+            }
             if ContinuousClock.now >= deadline { throw DeadlineExceeded(what(), timeout: timeout) }
-            await waitForChange(after: seen)
+            await waitForChange(after: woken)
             try Task.checkCancellation()
+            seen = woken
         }
     }
 }
