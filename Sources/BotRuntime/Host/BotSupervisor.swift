@@ -553,6 +553,9 @@ public actor BotSupervisor {
         if let successor, membershipChanges > 0 {
             // A reload is changing the members: it may be removing or replacing this one, and wins.
             readmitted[id] = successor
+            if let position = positions[id] {
+                log.log(.info, "bot may start again once the reload under way ends", bot: members[position].name)
+            }
             return
         }
         restarts.removeValue(forKey: id)
@@ -576,6 +579,11 @@ public actor BotSupervisor {
     /// The bots stopped that wait to start again by themselves once the make their kind hangs in returns.
     package var botsAwaitingRestart: [String] {
         members.filter { restarts[$0.id] != nil }.map(\.name)
+    }
+
+    /// The bots among those that may start again once the reload under way has changed the members.
+    package var botsReadmittedDuringMembershipChange: [String] {
+        members.filter { readmitted[$0.id] != nil }.map(\.name)
     }
 }
 

@@ -172,6 +172,55 @@ import WebSocket
         }
     }
 
+    @Test func aBotReadmittedDuringAReloadStartsOnceTheReloadHasChangedTheMembers() async throws {
+        try await RuntimeHarness.run { harness in
+            let process = Process(harness: harness)
+            defer { process.hanging.release() }
+            try await process.hangFirstMake()
+            let (supervisor, run) = try await process.superviseRefusedOtto()
+
+            await supervisor.beginMembershipChange()
+            process.hanging.release()
+            try await harness.waitUntil("otto to be readmitted") {
+                await supervisor.botsReadmittedDuringMembershipChange == ["otto"]
+            }
+            #expect(await process.state(of: "otto", in: supervisor) == .stopped)
+
+            await supervisor.endMembershipChange()
+            try await harness.waitUntil("otto to be live") { await process.state(of: "otto", in: supervisor) == .live }
+            #expect(await supervisor.botsReadmittedDuringMembershipChange.isEmpty)
+            #expect(await supervisor.botsAwaitingRestart.isEmpty)
+
+            await supervisor.shutdown(deadline: .seconds(1))
+            _ = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
+        }
+    }
+
+    @Test func aReloadThatRemovesABotReadmittedMeanwhileWinsOverItsStart() async throws {
+        try await RuntimeHarness.run { harness in
+            let process = Process(harness: harness)
+            defer { process.hanging.release() }
+            try await process.hangFirstMake()
+            let (supervisor, run) = try await process.superviseRefusedOtto()
+
+            await supervisor.beginMembershipChange()
+            process.hanging.release()
+            try await harness.waitUntil("otto to be readmitted") {
+                await supervisor.botsReadmittedDuringMembershipChange == ["otto"]
+            }
+            #expect(await supervisor.remove(named: "otto", deadline: .seconds(1), clock: harness.clock))
+            await supervisor.endMembershipChange()
+
+            #expect(await supervisor.statuses().isEmpty)
+            #expect(await supervisor.botsReadmittedDuringMembershipChange.isEmpty)
+            #expect(await supervisor.botsAwaitingRestart.isEmpty)
+            #expect(process.hanging.calls == 1, "otto's successor was never made")
+
+            await supervisor.shutdown(deadline: .seconds(1))
+            _ = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
+        }
+    }
+
     @Test func aShutdownEndsTheWaitOfABotRefusedWhileItsKindsMakeHung() async throws {
         try await RuntimeHarness.run { harness in
             let process = Process(harness: harness)
