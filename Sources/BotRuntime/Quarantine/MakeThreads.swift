@@ -80,10 +80,13 @@ package final class MakeThreads: Sendable {
     }
 
     private let state: Mutex<State>
+    private let pool: MakeThreadPool
 
-    /// Threads for `width` makes at once, replacing up to `spares` makes given up at their timeout.
-    package init(width: Int, spares: Int) {
+    /// Threads for `width` makes at once, replacing up to `spares` makes given up at their timeout; a thread whose
+    /// make returned waits `keepIdle` for the next.
+    package init(width: Int, spares: Int, keepIdle: Duration = .seconds(5)) {
         state = Mutex(State(rules: MakeThreadRules(width: width, spares: spares)))
+        pool = MakeThreadPool(keepIdle: keepIdle)
     }
 
     /// Threads for as many makes at once as `gate` starts bots (`StartupGate.defaultLimit` without a gate), and as
@@ -96,6 +99,9 @@ package final class MakeThreads: Sendable {
     /// How many threads run a kind's make now, given up or not.
     package var threads: Int { state.withLock { $0.rules.threads } }
 
+    /// How many threads wait for a make, kept from makes that returned.
+    var idleThreads: Int { pool.idleThreads }
+
     /// How many makes run within their timeout and past it at `now`.
     package func census(at now: Date) -> Census {
         state.withLock { state in
@@ -104,7 +110,8 @@ package final class MakeThreads: Sendable {
         }
     }
 
-    /// Runs `work`, `kind`'s make for `bot`, on a thread of its own once the rules allow it, with `timeout` on
+    /// Runs `work`, `kind`'s make for `bot`, on a thread of its own (one kept from a make that returned, or a new
+    /// one) once the rules allow it, with `timeout` on
     /// `clock` from then; waits while every thread is busy with a make in its time. Nil, calling nothing, when the
     /// task is cancelled while it waits.
     func start(
@@ -135,7 +142,7 @@ package final class MakeThreads: Sendable {
             }
             switch decision {
             case .start(let id, let deadline):
-                onThreadOfItsOwn { [self] in
+                pool.run { [self] in
                     work()
                     returned(id, clock: clock)
                 }
@@ -149,7 +156,7 @@ package final class MakeThreads: Sendable {
         return nil
     }
 
-    /// The make `id` returned: its thread ends, the requests that wait ask again, and those held back for its kind
+    /// The make `id` returned: its thread waits for the next make, the requests that wait ask again, and those held back for its kind
     /// are readmitted when the rules say so.
     private func returned(_ id: MakeThreadRules.CallID, clock: any ChatterClock) {
         let (waiting, readmitted) = state.withLock { state in
@@ -167,18 +174,5 @@ package final class MakeThreads: Sendable {
             state.rules.forget(heldBack: id)
             _ = state.heldBack.removeValue(forKey: id)
         }
-    }
-
-    /// Runs `work` on a new thread with the stack an event loop's thread has, and a signal stack of its own, so
-    /// that a `make` that overflows its stack is still named in the crash report.
-    private func onThreadOfItsOwn(_ work: @escaping @Sendable () -> Void) {
-        let thread = Thread {
-            let signalStack = AlternateSignalStack()
-            work()
-            _ = consume signalStack
-        }
-        thread.name = "chatterbots.make"
-        thread.stackSize = 8 << 20
-        thread.start()
     }
 }
