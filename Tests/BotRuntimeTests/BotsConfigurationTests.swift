@@ -143,6 +143,38 @@ struct BotsConfigurationTests {
         #expect(found.contains { $0.contains("quarantine.limit") && $0.contains("unknown field") })
     }
 
+    // MARK: Readiness timeout
+
+    @Test func withoutAReadinessTimeoutReadyzWaitsForEveryBotOfTheStart() throws {
+        #expect(try load(sandbox()).readinessTimeout == nil)
+    }
+
+    @Test func theReadinessTimeoutIsReadInSecondsAndWrittenBack() throws {
+        let json = sandbox().replacingOccurrences(
+            of: #"{"server": "sandbox","#, with: #"{"server": "sandbox", "httpPort": 0, "readinessTimeoutSeconds": 600,"#)
+        let configuration = try load(json)
+        #expect(configuration.readinessTimeout == .seconds(600))
+        #expect(configuration.warnings.isEmpty)
+        let file = try BotsFile(json: Data(json.utf8))
+        #expect(try BotsFile(json: JSONEncoder().encode(file)).readinessTimeoutSeconds == 600)
+    }
+
+    @Test(arguments: ["0", "-5", "1.5", "86401", #""300""#, #""5m""#, "null"])
+    func aReadinessTimeoutThatIsNotAWholeNumberOfSecondsFromOneToADayIsAnErrorNamingTheKey(value: String) {
+        let found = problems(sandbox().replacingOccurrences(
+            of: #"{"server": "sandbox","#, with: #"{"server": "sandbox", "readinessTimeoutSeconds": \#(value),"#))
+        #expect(found == ["readinessTimeoutSeconds: must be a whole number from 1 to 86400 (seconds /readyz waits at most "
+            + "for the bots of the start to be live); leave it out to wait until each has been"])
+    }
+
+    @Test func aReadinessTimeoutWithoutAnHTTPPortIsWarnedAbout() throws {
+        let configuration = try load(sandbox().replacingOccurrences(
+            of: #"{"server": "sandbox","#, with: #"{"server": "sandbox", "readinessTimeoutSeconds": 60,"#))
+        #expect(configuration.warnings.map(\.description).contains {
+            $0.contains("readinessTimeoutSeconds") && $0.contains("httpPort is not")
+        })
+    }
+
     @Test func theFilesPacingAppliesToEveryBotWithoutItsOwn() throws {
         let json = #"""
         {"server": "sandbox", "sendPacing": {"perSecond": 20, "burst": 50},

@@ -32,6 +32,9 @@ public struct BotsConfiguration: Sendable, Equatable {
     public var console: Bool
     /// When handler work that keeps crashing the process is set aside, and when a bot is stopped for it.
     public var quarantine: QuarantineSettings
+    /// How long after the start `/readyz` waits at most for the bots the process started with to be live
+    /// (`BotSupervisor`); nil: until each has been (or stopped on its own).
+    public var readinessTimeout: Duration?
     /// The bots to run, in file order.
     public var bots: [BotConfiguration]
     /// Problems worth a loud log line that do not prevent running (an unencrypted URL to another host).
@@ -108,11 +111,16 @@ public struct BotsConfiguration: Sendable, Equatable {
         self.quarantine = file.quarantine ?? .default
         self.httpBind = file.httpBind ?? "127.0.0.1"
         self.console = file.console ?? false
+        self.readinessTimeout = file.readinessTimeoutSeconds.map { .seconds($0) }
         self.bots = bots
         self.warnings = validator.warnings
         if console && httpPort == nil {
             warnings.append(ConfigurationIssue(field: "console", message: "is true but httpPort is not set: the console "
                 + "is served on httpPort, so it is off; set httpPort (e.g. 8080)"))
+        }
+        if readinessTimeout != nil && httpPort == nil {
+            warnings.append(ConfigurationIssue(field: "readinessTimeoutSeconds", message: "is set but httpPort is not: "
+                + "/readyz is served on httpPort, so it has no effect; set httpPort (e.g. 8080)"))
         }
     }
 }

@@ -103,6 +103,9 @@ public struct BotsFile: Sendable, Equatable, Codable {
     /// When handler work that keeps crashing the process is set aside, and when a bot is stopped for it; nil: the
     /// defaults (`QuarantineSettings`).
     public var quarantine: QuarantineSettings?
+    /// How many seconds after the start `/readyz` waits at most for the bots the process started with to be live;
+    /// nil: until each has been (or stopped on its own).
+    public var readinessTimeoutSeconds: Int?
     /// The bots to run.
     public var bots: [Bot]
 
@@ -158,6 +161,7 @@ public struct BotsFile: Sendable, Equatable, Codable {
         root["quarantine"] = quarantine.map {
             .object(["attempts": .number(Double($0.attempts)), "maxPerHour": .number(Double($0.maxPerHour))])
         }
+        root["readinessTimeoutSeconds"] = readinessTimeoutSeconds.map { .number(Double($0)) }
         root["bots"] = .array(bots.map { bot in
             var fields: [String: ConfigurationJSON] = [
                 "name": .string(bot.name),
@@ -208,8 +212,11 @@ struct BotsFileReader {
     private(set) var issues: [ConfigurationIssue] = []
 
     private static let topLevelKeys = [
-        "server", "dataDirectory", "logLevel", "httpPort", "httpBind", "console", "sendPacing", "receipts", "quarantine", "bots",
+        "server", "dataDirectory", "logLevel", "httpPort", "httpBind", "console", "sendPacing", "receipts", "quarantine",
+        "readinessTimeoutSeconds", "bots",
     ]
+    /// The longest bound of `/readyz`'s wait: a day, as for the command line's durations.
+    static let longestReadinessTimeout = 86_400
     private static let quarantineKeys = ["attempts", "maxPerHour"]
     private static let serverKeys = ["apiURL", "webSocketURL", "clientKey"]
     private static let botKeys = ["name", "kind", "credentials", "friendRequests", "options", "sendPacing", "receipts"]
@@ -250,6 +257,9 @@ struct BotsFileReader {
         let sendPacing = fields["sendPacing"].flatMap { readPacing($0, at: top.child("sendPacing")) }
         let receipts = fields["receipts"].flatMap { readReceipts($0, at: top.child("receipts")) }
         let quarantine = fields["quarantine"].flatMap { readQuarantine($0, at: top.child("quarantine")) }
+        let readinessTimeout = fields["readinessTimeoutSeconds"].flatMap {
+            readReadinessTimeout($0, at: top.child("readinessTimeoutSeconds"))
+        }
         let bots = readBots(fields["bots"], at: top.child("bots"))
         guard let server, let bots, issues.isEmpty else { return nil }
         var file = BotsFile(
@@ -257,6 +267,7 @@ struct BotsFileReader {
             receipts: receipts, quarantine: quarantine, bots: bots)
         file.httpBind = httpBind
         file.console = console
+        file.readinessTimeoutSeconds = readinessTimeout
         return file
     }
 
@@ -428,6 +439,16 @@ struct BotsFileReader {
             settings.maxPerHour = perHour
         }
         return valid ? settings : nil
+    }
+
+    private mutating func readReadinessTimeout(_ value: ConfigurationJSON, at place: Place) -> Int? {
+        let range = 1...Double(Self.longestReadinessTimeout)
+        guard case .number(let number) = value, number.rounded() == number, range.contains(number) else {
+            report(place, "must be a whole number from 1 to \(Self.longestReadinessTimeout) (seconds /readyz waits at most "
+                + "for the bots of the start to be live); leave it out to wait until each has been")
+            return nil
+        }
+        return Int(number)
     }
 
     private mutating func readBots(_ value: ConfigurationJSON?, at place: Place) -> [BotsFile.Bot]? {

@@ -66,14 +66,27 @@ public actor BotSupervisor {
     /// The successors of members whose wait ended during a membership change, by the member's id: they start once
     /// it ends, unless it removed or replaced the member.
     private var readmitted: [Int: any SupervisedBot] = [:]
+    /// How long after the start of `run()` `/readyz` waits at most for the bots it started with; nil: until each
+    /// has been live (or stopped on its own).
+    private let readinessTimeout: Duration?
+    /// The time of the readiness bound, and of its timer.
+    private let clock: any ChatterClock
+    /// Ends the wait of `/readyz` at the bound, to log the bots no longer waited for.
+    private var readinessTimer: Task<Void, Never>?
 
-    /// Supervises `bots` (in this order in statuses and metrics). Nothing runs before `run()`.
-    public init(bots: [any SupervisedBot], log: LogSink) {
+    /// Supervises `bots` (in this order in statuses and metrics). Nothing runs before `run()`. With a
+    /// `readinessTimeout`, `/readyz` stops waiting for the bots not live yet that long after `run()` began, on `clock`.
+    public init(
+        bots: [any SupervisedBot], log: LogSink, readinessTimeout: Duration? = nil,
+        clock: any ChatterClock = SystemClock()
+    ) {
         self.members = bots.enumerated().map {
             Member(id: $0.offset, rank: $0.offset, bot: $0.element, name: "", stopReason: nil, isAwaited: true)
         }
         self.nextMemberID = bots.count
         self.log = log
+        self.readinessTimeout = readinessTimeout
+        self.clock = clock
         everyMemberNamed = bots.isEmpty
         for member in members {
             positions[member.id] = member.id
@@ -98,6 +111,7 @@ public actor BotSupervisor {
             for index in members.indices { recordStop(of: index, .shutdown) }
             return outcome
         }
+        if let readinessTimeout { boundReadinessWait(readinessTimeout) }
         // From here on a bot added (by a reload) joins the task group through `additions`; the first ones too.
         let (added, continuation) = AsyncStream.makeStream(of: Member.self)
         additions = continuation
@@ -127,10 +141,33 @@ public actor BotSupervisor {
             Task { await self.shutdown(deadline: .seconds(10)) }
         }
         additions = nil
+        readinessTimer?.cancel()
+        readinessTimer = nil
         if !isShuttingDown {
             log.log(.error, "every bot has stopped; nothing left to run")
         }
         return outcome
+    }
+
+    /// Starts the bound of `/readyz`'s wait for the bots of the start (`FleetReadiness`), `limit` from now, and its
+    /// timer, which logs the bots no longer waited for when it ends.
+    private func boundReadinessWait(_ limit: Duration) {
+        let (clock, start) = (clock, clock.now)
+        board.update { $0.readiness.waitAtMost(limit, from: start) }
+        let ends = start.adding(limit)
+        readinessTimer = Task {
+            guard (try? await clock.sleep(until: ends)) != nil else { return }
+            self.readinessWaitEnded(limit)
+        }
+    }
+
+    private func readinessWaitEnded(_ limit: Duration) {
+        let (now, shuttingDown) = (clock.now, isShuttingDown)
+        guard let givenUp = board.update({ $0.readiness.endWait(at: now, shuttingDown: shuttingDown) }) else { return }
+        log.log(.warning, "/readyz no longer waits for \(givenUp.count) bot\(givenUp.count == 1 ? "" : "s") of the start "
+            + "not live within readinessTimeoutSeconds; it answers 200 without them (see /healthz for why)", [
+                "readinessTimeout": Self.secondsText(limit), "bots": givenUp.joined(separator: ","),
+            ])
     }
 
     private nonisolated func runMember(_ member: Member) async {
@@ -148,6 +185,8 @@ public actor BotSupervisor {
         guard !isShuttingDown else { return }
         isShuttingDown = true
         shutdownDeadline = deadline
+        readinessTimer?.cancel()
+        readinessTimer = nil
         log.log(.info, "shutting down", ["deadline": Self.secondsText(deadline)])
         // No bot starts again during a shutdown.
         for wait in restarts.values { wait.cancel() }
@@ -482,8 +521,8 @@ public actor BotSupervisor {
     func readinessVerdict() async -> ReadinessVerdict {
         await nameEveryMember()
         await askUnreportedMembers()
-        let shuttingDown = isShuttingDown
-        return board.update { $0.readiness.verdict(shuttingDown: shuttingDown) }
+        let (shuttingDown, now) = (isShuttingDown, clock.now)
+        return board.update { $0.readiness.verdict(shuttingDown: shuttingDown, at: now) }
     }
 
     /// Why each bot stopped, for the bots that did.

@@ -1,7 +1,12 @@
+import Foundation
+
 /// What `/readyz` answers for a long-lived fleet: the process is ready once every bot it started with has been live
 /// once, and stays ready until it shuts down. Bots a reload added, and bots that stopped on their own (a refused
 /// password, `crashing`, a revoked device, a storage failure), are reported but never waited for: waiting cannot bring
-/// them up, and one of them must not take a pod whose other bots work out of its Service or stall a rollout.
+/// them up, and one of them must not take a pod whose other bots work out of its Service or stall a rollout. With a
+/// bound on the wait (`readinessTimeoutSeconds`), the process is also ready once the bound has passed since the start,
+/// and the bots of the start not live yet are then reported as not waited for: one that retries for ever (an
+/// account the server rate-limits) must not keep the pod unready for good either.
 ///
 /// Kept as bots join, go live, stop and leave rather than worked out on each probe: a verdict costs the names it
 /// gives, not the fleet. Bots are known by an id and listed in configuration order (`rank`); a bot a reload is
@@ -29,6 +34,17 @@ struct FleetReadiness: Sendable {
 
     /// Whether the process has been ready: from then on only a shutdown makes it unready.
     private(set) var hasBeenReady = false
+    /// When the process stops waiting for the bots of the start; nil: it waits until they have been live.
+    private(set) var waitEnds: Date?
+    /// Whether the process became ready because the wait ended with bots of the start not live yet, and whether
+    /// `endWait(at:shuttingDown:)` has said so.
+    private var gaveUpWaiting = false
+    private var gaveUpWaitingTold = false
+
+    /// Waits for the bots of the start at most `limit` from `start`.
+    mutating func waitAtMost(_ limit: Duration, from start: Date) {
+        waitEnds = start.adding(limit)
+    }
 
     /// Lists the bot `id` at `rank`, not live yet; a bot already listed is left as it is.
     mutating func join(_ id: Int, rank: Int, name: String, isAwaited: Bool) {
@@ -61,9 +77,9 @@ struct FleetReadiness: Sendable {
         file(entry, adding: false)
     }
 
-    /// The verdict now, naming at most `limit` bots a line, remembering that the process became ready.
-    mutating func verdict(shuttingDown: Bool, limit: Int = NameSample.limit) -> ReadinessVerdict {
-        if !shuttingDown && awaitedNotLive.isEmpty { hasBeenReady = true }
+    /// The verdict at `now`, naming at most `limit` bots a line, remembering that the process became ready.
+    mutating func verdict(shuttingDown: Bool, at now: Date, limit: Int = NameSample.limit) -> ReadinessVerdict {
+        settle(shuttingDown: shuttingDown, at: now)
         let waitingFor = hasBeenReady ? OrderedRanks() : awaitedNotLive
         let notWaitedFor = hasBeenReady ? awaitedNotLive.prefix(limit, mergedWith: unawaitedNotLive)
             : Array(unawaitedNotLive.prefix(limit))
@@ -73,6 +89,26 @@ struct FleetReadiness: Sendable {
             notWaitedFor: sample(
                 notWaitedFor, count: unawaitedNotLive.count + (hasBeenReady ? awaitedNotLive.count : 0), limit: limit),
             stopped: sample(Array(stopped.prefix(limit)), count: stopped.count, limit: limit))
+    }
+
+    /// At the end of the wait (`waitEnds`, or later): the bots of the start not live yet, which the process no
+    /// longer waits for, the first time only; nil when it was ready without giving up on any, or is shutting down.
+    mutating func endWait(at now: Date, shuttingDown: Bool, limit: Int = NameSample.limit) -> NameSample? {
+        settle(shuttingDown: shuttingDown, at: now)
+        guard gaveUpWaiting, !gaveUpWaitingTold, !awaitedNotLive.isEmpty else { return nil }
+        gaveUpWaitingTold = true
+        return sample(Array(awaitedNotLive.prefix(limit)), count: awaitedNotLive.count, limit: limit)
+    }
+
+    /// Remembers that the process became ready: every bot of the start has been live, or the wait has ended.
+    private mutating func settle(shuttingDown: Bool, at now: Date) {
+        guard !hasBeenReady, !shuttingDown else { return }
+        if awaitedNotLive.isEmpty {
+            hasBeenReady = true
+        } else if let waitEnds, now >= waitEnds {
+            hasBeenReady = true
+            gaveUpWaiting = true
+        }
     }
 
     private func sample(_ ranks: [Int], count: Int, limit: Int) -> NameSample {
@@ -106,7 +142,8 @@ struct ReadinessVerdict: Sendable, Equatable {
     var shuttingDown: Bool
     /// The bots of the start that have not been live yet, while the process is not ready.
     var waitingFor: NameSample
-    /// The bots running that have not been live yet and are not waited for (a reload's, or any once ready).
+    /// The bots running that have not been live yet and are not waited for (a reload's, or any once ready, as
+    /// once the wait for the bots of the start has ended).
     var notWaitedFor: NameSample
     /// The bots that stopped on their own.
     var stopped: NameSample

@@ -3,9 +3,10 @@ import Foundation
 
 /// The rule of a reload: given the configuration in force and the newly validated one, either the `FleetChange`
 /// to carry out or why the reload is refused as a whole. What the process set up at start (the server and its
-/// embedded sandbox, the data directory, the HTTP port and address, the quarantine settings, the log level) is
-/// not changed by a reload: a new file that changes any of it is refused, naming each field, and the running
-/// fleet is untouched; restarting the process applies it. With shards, only the bots this shard runs count.
+/// embedded sandbox, the data directory, the HTTP port and address, the quarantine settings, the log level, the
+/// console, the bound of `/readyz`'s wait for the bots of the start) is not changed by a reload: a new file that
+/// changes any of it is refused, naming each field, and the running fleet is untouched; restarting the process
+/// applies it. With shards, only the bots this shard runs count.
 package enum ConfigurationReload: Sendable, Equatable {
     /// Carry out this change.
     case apply(FleetChange)
@@ -29,6 +30,7 @@ package enum ConfigurationReload: Sendable, Equatable {
         needsRestart("quarantine", current.quarantine != next.quarantine)
         needsRestart("logLevel", current.logLevel != next.logLevel)
         needsRestart("console", current.console != next.console)
+        needsRestart("readinessTimeoutSeconds", current.readinessTimeout != next.readinessTimeout)
         guard issues.isEmpty else {
             self = .refused(issues)
             return

@@ -27,6 +27,11 @@ extension BotCommandLine {
         lines.append("Log level: \(configuration.logLevel.rawValue)")
         lines.append(configuration.httpPort.map { "Health and metrics: /healthz and /metrics on port \($0)." }
             ?? "Health and metrics: off (set httpPort to serve /healthz and /metrics).")
+        if configuration.httpPort != nil {
+            lines.append(configuration.readinessTimeout.map {
+                "Readiness: /readyz waits at most \($0.components.seconds) s for the bots of the start to be live."
+            } ?? "Readiness: /readyz waits for every bot of the start to be live (readinessTimeoutSeconds bounds it).")
+        }
         lines.append("Bots:")
         let nameWidth = lineup.members.map(\.configuration.name.count).max() ?? 0
         for member in lineup.members {

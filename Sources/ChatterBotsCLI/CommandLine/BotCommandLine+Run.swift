@@ -101,7 +101,9 @@ extension BotCommandLine {
             quarantine: configuration.quarantine, inFlightTable: inFlight)
         host.restRequestTimeouts = environment.restRequestTimeouts
         if case .sandbox = configuration.server, !layout.embedsSandbox { host.accountsMayAppear = true }
-        let supervisor = BotSupervisor(bots: lineup.members.map { environment.makeSession($0, host) }, log: log)
+        let supervisor = BotSupervisor(
+            bots: lineup.members.map { environment.makeSession($0, host) }, log: log,
+            readinessTimeout: configuration.readinessTimeout, clock: environment.clock)
         let configurationFile = configurationURL(options.configuration, in: environment)
         let reloader = ConfigurationReloader(
             setup: ConfigurationReloader.Setup(

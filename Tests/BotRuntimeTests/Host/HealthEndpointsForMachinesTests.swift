@@ -126,6 +126,56 @@ struct HealthEndpointsForMachinesTests {
         run.cancel()
     }
 
+    /// A bot of the start that never gets live (an account the server rate-limits) keeps the pod unready only until
+    /// the readiness timeout has passed on the supervisor's clock.
+    @Test func withAReadinessTimeoutABotOfTheStartThatNeverGetsLiveIsNoLongerWaitedForOnceItPasses() async throws {
+        let clock = ManualClock()
+        let lines = CapturedLines(changes: changes)
+        let never = StandInSession("never", .liveWhenTold, changes: changes)
+        let supervisor = BotSupervisor(
+            bots: [StandInSession("echo", changes: changes), never], log: LogSink(minimumLevel: .info, output: lines),
+            readinessTimeout: .seconds(300), clock: clock)
+        let run = Task { await supervisor.run() }
+        let server = try await HealthServer.start(supervisor: supervisor, port: 0)
+        try await changes.wait(until: { await supervisor.statuses().map(\.state) == [.live, .connecting] }, "never connecting")
+        try await clock.waitForSleepers(1)  // the bound's timer
+        await clock.advance(by: .seconds(299), untilIdle: {})
+        let waiting = try await fetch(server, "/readyz")
+        #expect(waiting.status == 503)
+        #expect(waiting.body == "not ready: waiting for 1 bot(s) to start: never\n")
+
+        await clock.advance(by: .seconds(1), untilIdle: {})
+        let ready = try await fetch(server, "/readyz")
+        #expect(ready.status == 200)
+        #expect(ready.body == "ready\nnot live yet, not waited for: 1 bot(s): never\n")
+        try await changes.wait(
+            until: { !lines.lines(containing: "level=warning", "/readyz no longer waits for 1 bot", "bots=never").isEmpty },
+            "the bots no longer waited for to be logged")
+
+        await never.goLive()
+        try await changes.wait(until: { try await fetch(server, "/readyz").body == "ready\n" }, "never live, the pod still ready")
+        try await stopServing(supervisor, server, run)
+    }
+
+    @Test func onceTheReadinessTimeoutHasPassedAShuttingDownProcessIsNotReady() async throws {
+        let clock = ManualClock()
+        let supervisor = BotSupervisor(
+            bots: [StandInSession("never", .liveWhenTold, changes: changes)],
+            log: LogSink(minimumLevel: .info, output: CapturedLines(changes: changes)),
+            readinessTimeout: .seconds(60), clock: clock)
+        let run = Task { await supervisor.run() }
+        let server = try await HealthServer.start(supervisor: supervisor, port: 0)
+        try await clock.waitForSleepers(1)  // the bound's timer
+        await clock.advance(by: .seconds(60), untilIdle: {})
+        #expect(try await fetch(server, "/readyz").status == 200)
+        await supervisor.shutdown(deadline: .seconds(1))
+        let answer = try await fetch(server, "/readyz")
+        #expect(answer.status == 503)
+        #expect(answer.body == "not ready: shutting down\n")
+        _ = try await value(of: run, within: .hangGuard, "the supervisor's run to end")
+        await server.shutdown()
+    }
+
     @Test func aShuttingDownProcessIsNotReadyButStillLive() async throws {
         let echo = StandInSession("echo", workOnShutdown: .seconds(600), changes: changes)
         let (supervisor, server, run) = try await start([echo])

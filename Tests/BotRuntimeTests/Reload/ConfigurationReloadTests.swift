@@ -74,6 +74,17 @@ struct ConfigurationReloadTests {
         #expect(issues.allSatisfy { $0.message.contains("restart the process") })
     }
 
+    @Test func aChangedReadinessTimeoutNeedsARestart() throws {
+        let old = try configuration([bot("a")], top: #""server": "sandbox", "httpPort": 8080"#)
+        let new = try configuration([bot("a")], top: #""server": "sandbox", "httpPort": 8080, "readinessTimeoutSeconds": 60"#)
+        guard case .refused(let issues) = ConfigurationReload(from: old, to: new, shard: nil) else {
+            Issue.record("the reload was not refused")
+            return
+        }
+        #expect(issues.map(\.field) == ["readinessTimeoutSeconds"])
+        #expect(issues.allSatisfy { $0.message.contains("restart the process") })
+    }
+
     @Test func withAShardOnlyItsOwnBotsCount() throws {
         let names = (0..<12).map { "bot\($0)" }
         let shard = try Shard(index: 1, count: 3)

@@ -11,7 +11,7 @@ import BotRuntimeTestSupport
 /// Runs commands in this process with captured output, a shutdown requested by the test instead of a signal, and
 /// scripted sessions: a bot named `bad…` has its credentials rejected, `revoked…` is revoked, `crashing…` is
 /// stopped as crashing, `slow…` takes 5 s to shut down, `stuck…` does not finish its shutdown until told
-/// (`finishShutdown()`); every other bot runs until shut down.
+/// (`finishShutdown()`), `never…` stays connecting until told (`goLive()`); every other bot runs until shut down.
 final class CommandHarness: Sendable {
     let directory: TemporaryDirectory
     /// Signalled by every line written and every state change of a stand-in session.
@@ -48,6 +48,8 @@ final class CommandHarness: Sendable {
                 bot = StandInSession(name, workOnShutdown: .seconds(5), changes: changes)
             } else if name.hasPrefix("stuck") {
                 bot = StandInSession(name, shutdownWaitsToBeTold: true, changes: changes)
+            } else if name.hasPrefix("never") {
+                bot = StandInSession(name, .liveWhenTold, changes: changes)
             } else {
                 bot = StandInSession(name, changes: changes)
             }
@@ -126,6 +128,17 @@ struct BotCommandLineTests {
         #expect(text.contains("/healthz and /metrics on port 9099"))
         #expect(!text.contains("password-echo"))
         #expect(harness.hosts.withLock { $0.isEmpty })
+    }
+
+    @Test func checkSaysHowLongReadyzWaitsForTheBotsOfTheStart() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["echo"], extra: #""httpPort": 9099, "readinessTimeoutSeconds": 600,"#)
+        #expect(await harness.run("check") == .success)
+        #expect(harness.output.text.contains("Readiness: /readyz waits at most 600 s for the bots of the start to be live."))
+        let unbounded = try CommandHarness()
+        try unbounded.writeConfiguration(bots: ["echo"], extra: #""httpPort": 9099,"#)
+        #expect(await unbounded.run("check") == .success)
+        #expect(unbounded.output.text.contains("Readiness: /readyz waits for every bot of the start to be live"))
     }
 
     @Test func checkWarnsThatABindOffLoopbackNeedsAControlTokenThisEnvironmentLacks() async throws {
@@ -332,6 +345,27 @@ struct BotCommandLineTests {
         #expect(url.path == "/healthz")
         try await harness.waitUntilLive(count: 1)
         #expect(try await HTTPFetch.get(url).status == 200)
+        harness.shutdown.request()
+        #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
+    }
+
+    /// The process's clock is real here: the bound is the shortest the file takes, and the test waits for its log.
+    @Test func runStopsWaitingForABotOfTheStartThatNeverGetsLiveAtTheReadinessTimeout() async throws {
+        let harness = try CommandHarness()
+        try harness.writeConfiguration(bots: ["echo", "never"], extra: #""httpPort": 0, "readinessTimeoutSeconds": 1,"#)
+        let run = Task { await harness.run("run", "--sandbox-port", "0") }
+        try await harness.waitUntil("the health endpoint to start") { harness.output.text.contains("Health: ") }
+        let line = try #require(harness.output.lines(containing: "Health: ").first)
+        let health = try #require(line.split(separator: " ").dropFirst().first.flatMap { URL(string: String($0)) })
+        let readyz = try #require(URL(string: "/readyz", relativeTo: health)?.absoluteURL)
+        try await harness.waitUntil("the end of the wait to be logged") {
+            !harness.errors.lines(containing: "level=warning", "/readyz no longer waits for", "never").isEmpty
+        }
+        let answer = try await HTTPFetch.get(readyz)
+        #expect(answer.status == 200)
+        // The echo bot is live within the second on an idle machine, not necessarily on a loaded one.
+        #expect(answer.body.hasPrefix("ready\nnot live yet, not waited for: "), "\(answer.body)")
+        #expect(answer.body.contains("never"), "\(answer.body)")
         harness.shutdown.request()
         #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
     }
