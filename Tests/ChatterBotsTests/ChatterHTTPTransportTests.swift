@@ -18,7 +18,7 @@ import FoundationNetworking
         ])
         defer { server.stop() }
         let transport: ChatterHTTPTransport =
-            name == "URLSession" ? .urlSession(URLSession(configuration: .ephemeral)) : .builtIn(HTTPClient())
+            name == "URLSession" ? .urlSession(URLSession(configuration: .ephemeral)) : .builtIn(HTTPClient(configuration: .patient))
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/v1/slow"))
         let clock = ManualDeadlineClock()
         let answer = Task {

@@ -76,7 +76,7 @@ final class ScriptedHTTPServer: Sendable {
     /// Every request received so far, in order.
     func requests() async throws -> [RecordedRequest] {
         let url = URL(string: "http://127.0.0.1:\(port)/__requests")!
-        let (data, _) = try await URLSession.shared.data(for: URLRequest(url: url))
+        let (data, _) = try await URLSession.patient.data(for: URLRequest(url: url).patient)
         return try JSONDecoder().decode([RecordedRequest].self, from: data)
     }
 

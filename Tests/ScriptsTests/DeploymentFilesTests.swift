@@ -22,7 +22,7 @@ import Testing
     /// Runs `arguments`, both output streams merged; its exit code and output.
     func run(_ arguments: [String], in directory: String? = nil) async throws -> (Int32, String) {
         let child = try ChildProcess(arguments, workingDirectory: directory, standardError: .standardOutput)
-        let output = try await child.allOutput(timeout: .seconds(120))
+        let output = try await child.allOutput(timeout: .hangGuard)
         guard let termination = await child.termination(timeout: .hangGuard) else {
             child.kill()
             throw DeadlineExceeded("\(arguments[0]) to exit", timeout: .hangGuard)

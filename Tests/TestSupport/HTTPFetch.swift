@@ -16,7 +16,7 @@ package struct HTTPFetch {
     }
 
     package static func send(_ request: URLRequest) async throws -> HTTPFetch {
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await URLSession.patient.data(for: request.patient)
         guard let http = response as? HTTPURLResponse else {
             throw ProcessTestError("\(request.url?.absoluteString ?? "") answered with no HTTP response")
         }

@@ -11,7 +11,7 @@ import WebSocket
 @Suite("the web console's HTTP routes")
 struct ConsoleRoutesTests {
     let changes = ChangeSignal()
-    let client = HTTPClient()
+    let client = HTTPClient(configuration: .patient)
 
     struct Running {
         var supervisor: BotSupervisor
@@ -505,7 +505,7 @@ private struct NamedUsers: ConsoleFaultTargets {
 /// Console routes served alone on loopback, requests sent with the console's own Host and Origin.
 private struct BareConsole {
     let server: HTTPServer
-    let client = HTTPClient()
+    let client = HTTPClient(configuration: .patient)
 
     static func start(_ routes: ConsoleRoutes) async throws -> BareConsole {
         let server = try await HTTPServer.start(host: "127.0.0.1", port: 0) { await routes.respond(to: $0) }

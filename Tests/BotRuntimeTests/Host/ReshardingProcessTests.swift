@@ -50,7 +50,7 @@ struct ReshardingProcessTests {
         }
 
         func everyBotLiveOnce() async -> Bool {
-            await eventually(timeout: .seconds(120)) {
+            await eventually(timeout: .hangGuard) {
                 guard let devices = try? await devices() else { return false }
                 return devices.values.allSatisfy { $0.all.count == 1 && $0.live == 1 }
             }

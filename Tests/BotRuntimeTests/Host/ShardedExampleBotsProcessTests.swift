@@ -51,7 +51,7 @@ struct ShardedExampleBotsProcessTests {
             }
             return counts
         }
-        let everyBotLiveOnce = await eventually(timeout: .seconds(120)) {
+        let everyBotLiveOnce = await eventually(timeout: .hangGuard) {
             (try? await liveDevices()) == Array(repeating: 1, count: Self.bots.count)
         }
         let devices = try await liveDevices()
@@ -94,7 +94,7 @@ struct ShardedExampleBotsProcessTests {
 
         let shards = ShardAssignment(count: 2).shards(of: bots)
         for (index, process) in [first, second].enumerated() {
-            let live = await eventually(timeout: .seconds(120)) { Self.liveBots(in: process.errors) == Set(shards[index]) }
+            let live = await eventually(timeout: .hangGuard) { Self.liveBots(in: process.errors) == Set(shards[index]) }
             #expect(live, "shard \(index) logged live: \(Self.liveBots(in: process.errors).sorted()); \(process.errors.suffix(2000))")
         }
         #expect(second.output.contains("Chatter sandbox: the one shard 0 serves at http://127.0.0.1:\(port)/v1"))

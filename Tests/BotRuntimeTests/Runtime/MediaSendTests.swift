@@ -48,7 +48,8 @@ import WebSocket
             // No kept connections: the upload goes out on a connection of its own, which the HTTP client never repeats.
             let bot = try await harness.start(script) { environment in
                 environment.server.apiBaseURL = apiThroughRelay
-                environment.restTransport = .builtIn(HTTPClient(configuration: HTTPClientConfiguration(maxIdleConnectionsPerOrigin: 0)))
+                environment.restTransport = .builtIn(HTTPClient(configuration: HTTPClientConfiguration(
+                    connectTimeout: .hangGuard, requestTimeout: .hangGuard, maxIdleConnectionsPerOrigin: 0)))
             }
             let direct = try await harness.direct(harness.ana)
             try await harness.say("a picture please", as: harness.ana, in: direct)

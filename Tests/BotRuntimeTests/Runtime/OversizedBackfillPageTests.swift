@@ -19,6 +19,7 @@ import WebSocket
     @Test func aPageTooLargeForTheHTTPClientIsAskedForInSmallerPagesAndEveryMessageIsHandledOnceInOrder() async throws {
         try await RuntimeHarness.run { harness in
             let client = HTTPClient(configuration: HTTPClientConfiguration(
+                connectTimeout: .hangGuard, requestTimeout: .hangGuard,
                 parserLimits: HTTPParserLimits(maxHeaderBytes: 64 * 1024, maxBodyBytes: Self.responseLimit)))
             defer { client.closeIdleConnections() }
             let configure: (inout BotRuntimeEnvironment) -> Void = { environment in
@@ -53,6 +54,7 @@ import WebSocket
     /// was down: its backfill learns to ask for 12 a page. Returns the bot, the conversation and its probe.
     private func learnSmallerPages(_ harness: RuntimeHarness) async throws -> (RunningBot, Conversation, BotProbe) {
         let client = HTTPClient(configuration: HTTPClientConfiguration(
+            connectTimeout: .hangGuard, requestTimeout: .hangGuard,
             parserLimits: HTTPParserLimits(maxHeaderBytes: 64 * 1024, maxBodyBytes: Self.responseLimit)))
         let probe = BotProbe()
         var bot = ScriptedBot(probe: probe)

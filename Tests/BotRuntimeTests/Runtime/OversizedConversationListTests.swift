@@ -32,6 +32,7 @@ import WebSocket
         _ bot: ScriptedBot, in harness: RuntimeHarness, conversationList: Int? = nil
     ) async throws -> (RunningBot, HTTPClient) {
         let client = HTTPClient(configuration: HTTPClientConfiguration(
+            connectTimeout: .hangGuard, requestTimeout: .hangGuard,
             parserLimits: HTTPParserLimits(maxHeaderBytes: 64 * 1024, maxBodyBytes: Self.responseLimit)))
         let running = try await harness.start(bot) { environment in
             environment.restTransport = .builtIn(client)

@@ -16,8 +16,8 @@ import FoundationNetworking
 /// Accounts: people ana, ben, cleo, dan; bots botty and otto. Friendships: ana–botty, ben–botty, ana–otto.
 struct RuntimeHarness {
     static let password = "correct horse"
-    /// The bots' REST client, shared as the process's default one is, with a hang guard for a connect.
-    static let restClient = HTTPClient(configuration: HTTPClientConfiguration(connectTimeout: .hangGuard))
+    /// The bots' REST client, shared as the process's default one is, with hang guards for a connect and a request.
+    static let restClient = HTTPClient(configuration: .patient)
 
     let sandbox: Sandbox
     let clock: ManualClock

@@ -72,7 +72,7 @@ final class CommandHarness: Sendable {
     /// Waits for `condition`, signalled by each line the command writes. The bound is generous: a real sandbox
     /// and real sessions start in under a second alone, but the suite shares two cores with everything else.
     func waitUntil(_ what: String, _ condition: () async throws -> Bool) async throws {
-        try await changes.wait(until: condition, what, timeout: .seconds(120))
+        try await changes.wait(until: condition, what, timeout: .hangGuard)
     }
 
     func run(_ arguments: String...) async -> BotCommandLine.ExitCode {
@@ -266,7 +266,7 @@ struct BotCommandLineTests {
         let line = try #require(harness.output.text.split(separator: "\n").first { $0.hasPrefix("Console: http://127.0.0.1:") })
         let address = try #require(URL(string: String(line.dropFirst("Console: ".count)) + "chat"))
         let port = try #require(address.port)
-        let offer = try await HTTPClient().send(
+        let offer = try await HTTPClient(configuration: .patient).send(
             HTTPRequest(method: .get, target: "/console/chat", headers: ["Host": "127.0.0.1:\(port)"]),
             to: HTTPOrigin(isSecure: false, host: "127.0.0.1", port: port), timeout: .hangGuard)
         #expect(offer.status == .ok)

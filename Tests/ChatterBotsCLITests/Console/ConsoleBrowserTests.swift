@@ -63,7 +63,7 @@ struct ConsoleBrowserTests {
 
         /// The process once it printed its console's address.
         private static func consoleOf(_ process: BotProcess, in directory: TemporaryDirectory) async throws -> Fleet {
-            let found = await eventually(timeout: .seconds(120)) { process.output.contains("/console/") || process.hasExited }
+            let found = await eventually(timeout: .hangGuard) { process.output.contains("/console/") || process.hasExited }
             guard found, let line = process.output.split(separator: "\n").first(where: { $0.hasPrefix("Console: ") }) else {
                 process.send(SIGKILL)
                 throw Failure(description: "printed no console address: \(process.output)\n\(process.errors)")

@@ -24,7 +24,7 @@ struct AdminRoutesTests {
             request.httpBody = Data(body.utf8)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await URLSession.patient.data(for: request.patient)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
 

@@ -1,6 +1,7 @@
 import ChatterBots
 import ChatterSandbox
 import Foundation
+import TestSupport
 import Testing
 import WebSocket
 
@@ -154,8 +155,8 @@ struct SessionConformanceTests {
 
     @Test func aPlainHTTPRequestToTheRealtimePathIsValidationFailedWithItsDocumentedStatus() async throws {
         try await SandboxFixture.run { fixture in
-            let (body, response) = try await URLSession.shared.data(
-                from: fixture.sandbox.webSocketURL(accessToken: "x").replacingScheme("http"))
+            let (body, response) = try await URLSession.patient.data(
+                for: URLRequest(url: fixture.sandbox.webSocketURL(accessToken: "x").replacingScheme("http")).patient)
             #expect((response as? HTTPURLResponse)?.statusCode == 400)
             let error = try JSONDecoder().decode(ChatterErrorBody.self, from: body)
             #expect(error.code == .validationFailed)

@@ -13,20 +13,24 @@ import sys
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+# The tests' hang guard (Duration.hangGuard): how long this peer waits for anything before it gives up. Only a bug
+# waits it out; none of these waits is what a test is about.
+HANG_GUARD_SECONDS = 120
+
 
 def report(value):
     print(json.dumps(value), flush=True)
 
 
 async def receive(ws):
-    text = await asyncio.wait_for(ws.recv(), timeout=120)
+    text = await asyncio.wait_for(ws.recv(), timeout=HANG_GUARD_SECONDS)
     frame = json.loads(text)
     report({"received": frame})
     return frame
 
 
 async def session(url, conversation_id):
-    async with connect(url, max_size=None) as ws:
+    async with connect(url, max_size=None, open_timeout=HANG_GUARD_SECONDS, close_timeout=HANG_GUARD_SECONDS) as ws:
         await receive(ws)  # session.ready
         await receive(ws)  # presence.snapshot
         await ws.send("definitely not json")
@@ -50,13 +54,13 @@ async def session(url, conversation_id):
 
 
 async def oversize(url):
-    async with connect(url, max_size=None) as ws:
+    async with connect(url, max_size=None, open_timeout=HANG_GUARD_SECONDS, close_timeout=HANG_GUARD_SECONDS) as ws:
         await receive(ws)
         await receive(ws)
         await ws.send("x" * (64 * 1024 + 1))
         try:
             while True:
-                await asyncio.wait_for(ws.recv(), timeout=120)
+                await asyncio.wait_for(ws.recv(), timeout=HANG_GUARD_SECONDS)
         except ConnectionClosed as closed:
             code = closed.rcvd.code if closed.rcvd is not None else None
             reason = closed.rcvd.reason if closed.rcvd is not None else None
@@ -64,7 +68,7 @@ async def oversize(url):
 
 
 async def invalid_utf8(url, conversation_id):
-    async with connect(url, max_size=None) as ws:
+    async with connect(url, max_size=None, open_timeout=HANG_GUARD_SECONDS, close_timeout=HANG_GUARD_SECONDS) as ws:
         await receive(ws)
         await receive(ws)
         frame = json.dumps({
@@ -83,7 +87,7 @@ async def invalid_utf8(url, conversation_id):
         await ws.send(frame, text=True)
         try:
             while True:
-                report({"received": json.loads(await asyncio.wait_for(ws.recv(), timeout=120))})
+                report({"received": json.loads(await asyncio.wait_for(ws.recv(), timeout=HANG_GUARD_SECONDS))})
         except ConnectionClosed as closed:
             code = closed.rcvd.code if closed.rcvd is not None else None
             report({"closed": code})

@@ -71,7 +71,7 @@ struct LoopbackRESTTests {
 
             let upload = try await ana.uploadMedia(Data([0xff, 0xd8, 0xff]), contentType: "image/jpeg")
             #expect(upload.url.hasPrefix(server.apiURL.absoluteString))
-            let (_, anonymous) = try await URLSession.shared.data(from: try #require(URL(string: upload.url)))
+            let (_, anonymous) = try await URLSession.patient.data(for: URLRequest(url: try #require(URL(string: upload.url))).patient)
             #expect((anonymous as? HTTPURLResponse)?.statusCode == 401, "the URL needs the bearer token")
             #expect(try await ana.downloadMedia(upload.mediaId) == MediaFile(data: Data([0xff, 0xd8, 0xff]), contentType: "image/jpeg"))
             let photo = try await ana.postMessage(.media(.photo, upload.mediaId), clientMessageId: .random(), in: direct.id)
@@ -100,7 +100,7 @@ struct LoopbackRESTTests {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = Data(repeating: UInt8(ascii: " "), count: (1 << 20) + 10)
 
-            let (data, response) = try await URLSession.shared.data(for: request)
+            let (data, response) = try await URLSession.patient.data(for: request.patient)
 
             #expect((response as? HTTPURLResponse)?.statusCode == 413)
             #expect(try JSONDecoder().decode(ChatterErrorBody.self, from: data).code == .payloadTooLarge)
@@ -114,8 +114,8 @@ struct LoopbackRESTTests {
             request.setValue("ck_sandbox", forHTTPHeaderField: "X-Client-Key")
             request.setValue("Bearer \(ana.accessToken)", forHTTPHeaderField: "Authorization")
 
-            _ = try await URLSession.shared.data(for: request)
-            let (data, response) = try await URLSession.shared.data(for: request)
+            _ = try await URLSession.patient.data(for: request.patient)
+            let (data, response) = try await URLSession.patient.data(for: request.patient)
 
             let http = try #require(response as? HTTPURLResponse)
             #expect(http.statusCode == 429)

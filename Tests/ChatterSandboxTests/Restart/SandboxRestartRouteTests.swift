@@ -22,7 +22,7 @@ struct SandboxRestartRouteTests {
         request.setValue(secret ?? fixture.sandbox.clientSecret, forHTTPHeaderField: "X-Client-Secret")
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data(body.utf8)
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await URLSession.patient.data(for: request.patient)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
 

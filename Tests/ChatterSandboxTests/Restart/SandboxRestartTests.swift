@@ -30,7 +30,7 @@ struct SandboxRestartTests {
             #expect(await sandbox.waitForListener(.down) == .down)
 
             await #expect {
-                _ = try await HTTPClient().send(HTTPRequest(method: .get, target: "/v1/me"), to: Self.origin(of: sandbox))
+                _ = try await HTTPClient(configuration: .patient).send(HTTPRequest(method: .get, target: "/v1/me"), to: Self.origin(of: sandbox))
             } throws: { error in
                 guard case HTTPClientError.connectionFailed(_, let code) = error else { return false }
                 return code == ECONNREFUSED
@@ -88,7 +88,7 @@ struct SandboxRestartTests {
         #expect(sandbox.listenerPhase == .shutDown)
         await clock.advance(by: .seconds(3))
         await #expect {
-            _ = try await HTTPClient().send(HTTPRequest(method: .get, target: "/v1/me"), to: Self.origin(of: sandbox))
+            _ = try await HTTPClient(configuration: .patient).send(HTTPRequest(method: .get, target: "/v1/me"), to: Self.origin(of: sandbox))
         } throws: { error in
             guard case HTTPClientError.connectionFailed(_, let code) = error else { return false }
             return code == ECONNREFUSED

@@ -273,8 +273,9 @@ struct HTTPClientTests {
 
     @Test func aRequestGivenItsOwnBodyLimitReadsALargerBodyAndTheNextRequestHasTheClientsLimitAgain() async throws {
         let (peer, origin) = try await startPeer()
-        let client = HTTPClient(configuration: HTTPClientConfiguration(
-            parserLimits: HTTPParserLimits(maxHeaderBytes: 64 * 1024, maxBodyBytes: 64 * 1024)))
+        var configuration = HTTPClientConfiguration.patient
+        configuration.parserLimits = HTTPParserLimits(maxHeaderBytes: 64 * 1024, maxBodyBytes: 64 * 1024)
+        let client = HTTPClient(configuration: configuration)
         let request = HTTPRequest(method: .post, target: "/echo", body: Array(repeating: UInt8(ascii: "x"), count: 100_000))
         let large = try await client.send(request, to: origin, timeout: nil, repeatable: false, maxBodyBytes: 128 * 1024)
         #expect(large.body.count == 100_000)

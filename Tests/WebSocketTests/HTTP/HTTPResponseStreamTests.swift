@@ -8,7 +8,7 @@ import Testing
 @Suite("HTTP streamed responses")
 struct HTTPResponseStreamTests {
     @Test func theChunksTheBodySendsArriveInOrderAndTheResponseEndsWhenItReturns() async throws {
-        let server = try await HTTPServer.start { _ in
+        let server = try await HTTPServer.start(configuration: .patient) { _ in
             .stream(head: HTTPResponse(status: .ok, headers: ["Content-Type": "text/event-stream"])) { stream in
                 for part in ["data: one\n\n", "data: two\n\n"] { _ = await stream.send(Array(part.utf8)) }
             }
@@ -24,7 +24,7 @@ struct HTTPResponseStreamTests {
     @Test func aClientLeavingEndsTheBody() async throws {
         let ended = ChangeSignal()
         let flag = EndFlag()
-        let server = try await HTTPServer.start { _ in
+        let server = try await HTTPServer.start(configuration: .patient) { _ in
             .stream(head: HTTPResponse(status: .ok)) { stream in
                 _ = await stream.send(Array("first\n".utf8))
                 await stream.waitUntilClosed()
@@ -40,7 +40,7 @@ struct HTTPResponseStreamTests {
     }
 
     @Test func bytesTheClientSendsWhileTheResponseStreamsAreDropped() async throws {
-        let server = try await HTTPServer.start { _ in
+        let server = try await HTTPServer.start(configuration: .patient) { _ in
             .stream(head: HTTPResponse(status: .ok)) { stream in await stream.waitUntilClosed() }
         }
         let client = try TLSTestSocket.connect(toLoopbackPort: server.port)

@@ -7,8 +7,9 @@ import TestSupport
 /// The HTTP side of `HTTPServer`, over real sockets, driven by `curl`.
 @Suite("HTTP server")
 struct HTTPServerTests {
-    /// Answers `/echo` with the request's body and a few of its details, `/hello` with a greeting.
-    private static func start(configuration: HTTPServerConfiguration = .init()) async throws -> HTTPServer {
+    /// Answers `/echo` with the request's body and a few of its details, `/hello` with a greeting. The idle close
+    /// waits a hang guard unless a test is about it.
+    private static func start(configuration: HTTPServerConfiguration = .patient) async throws -> HTTPServer {
         try await HTTPServer.start(configuration: configuration) { request in
             switch request.path {
             case "/echo":
@@ -70,7 +71,9 @@ struct HTTPServerTests {
     }
 
     @Test func aConnectionBeyondTheLimitIsClosedAtOnceAndTheOthersStay() async throws {
-        let server = try await Self.start(configuration: HTTPServerConfiguration(maxConnections: 2))
+        var configuration = HTTPServerConfiguration.patient
+        configuration.maxConnections = 2
+        let server = try await Self.start(configuration: configuration)
         let held = try (0..<2).map { _ in try FreePort.connectedSocket(to: server.port) }
         #expect(await eventually { server.connectionCount == 2 })
         let beyond = try FreePort.connectedSocket(to: server.port)
@@ -126,7 +129,7 @@ struct HTTPServerTests {
     }
 
     @Test func refusesOversizedHeadersWith431() async throws {
-        var configuration = HTTPServerConfiguration()
+        var configuration = HTTPServerConfiguration.patient
         configuration.parserLimits.maxHeaderBytes = 1024
         let server = try await Self.start(configuration: configuration)
         let response = try await Curl.request(["-H", "X-Big: \(String(repeating: "b", count: 2000))", "http://127.0.0.1:\(server.port)/hello"])
@@ -135,7 +138,7 @@ struct HTTPServerTests {
     }
 
     @Test func refusesAnOversizedBodyWith413() async throws {
-        var configuration = HTTPServerConfiguration()
+        var configuration = HTTPServerConfiguration.patient
         configuration.parserLimits.maxBodyBytes = 1000
         let server = try await Self.start(configuration: configuration)
         let response = try await Curl.request(
@@ -170,7 +173,7 @@ struct HTTPServerTests {
     }
 
     @Test func closesAConnectionIdleLongerThanTheIdleTimeout() async throws {
-        var configuration = HTTPServerConfiguration()
+        var configuration = HTTPServerConfiguration.patient
         configuration.idleTimeout = .milliseconds(200)
         let server = try await Self.start(configuration: configuration)
         // curl's telnet mode holds the connection open without sending a request, and exits when the server closes it.
@@ -182,7 +185,7 @@ struct HTTPServerTests {
     }
 
     @Test func aClientThatStopsReadingIsClosedAfterTheIdleTimeout() async throws {
-        var configuration = HTTPServerConfiguration()
+        var configuration = HTTPServerConfiguration.patient
         configuration.idleTimeout = .milliseconds(200)
         let server = try await Self.start(configuration: configuration)
         let client = try TLSTestSocket.connect(toLoopbackPort: server.port)

@@ -23,14 +23,14 @@ struct BackpressureTests {
     /// when the test does.
     private static func connectedPair() async throws -> (HTTPServer, WebSocketConnection, WebSocketConnection) {
         let (accepted, acceptedContinuation) = AsyncStream<WebSocketConnection>.makeStream()
-        let server = try await HTTPServer.start { _ in
+        let server = try await HTTPServer.start(configuration: .patient) { _ in
             .webSocket { connection in
                 acceptedContinuation.yield(connection)
                 _ = await connection.closeInfo
             }
         }
         let client = try await WebSocketClient.connect(
-            to: #require(URL(string: "ws://127.0.0.1:\(server.port)/")), configuration: LoopbackWebSocketTests.patientClient)
+            to: #require(URL(string: "ws://127.0.0.1:\(server.port)/")), configuration: .patient)
         var acceptedIterator = accepted.makeAsyncIterator()
         return (server, client, try #require(await acceptedIterator.next()))
     }

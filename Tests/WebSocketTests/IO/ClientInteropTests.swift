@@ -20,7 +20,7 @@ struct ClientInteropTests {
 
     @Test func echoesTextAndBinaryMessagesUpTo1MiB() async throws {
         try await Self.withPeerServer { peer, port in
-            let connection = try await WebSocketClient.connect(to: Self.url(port, "/echo"))
+            let connection = try await WebSocketClient.connect(to: Self.url(port, "/echo"), configuration: .patient)
             var replies = connection.messages.makeAsyncIterator()
             for size in [0, 1, 125, 126, 65535, 65536, 1 << 20] {
                 let text = String(repeating: "é", count: size / 2)
@@ -37,7 +37,7 @@ struct ClientInteropTests {
 
     @Test func sendsTheQueryStringAndExtraHeaders() async throws {
         try await Self.withPeerServer { peer, port in
-            var configuration = WebSocketClientConfiguration()
+            var configuration = WebSocketClientConfiguration.patient
             configuration.headers = ["Authorization": "Bearer abc", "X-Device": "bot-1"]
             let connection = try await WebSocketClient.connect(
                 to: Self.url(port, "/echo?token=a%20b&since=4"), configuration: configuration)
@@ -54,7 +54,7 @@ struct ClientInteropTests {
 
     @Test func reassemblesFragmentedMessages() async throws {
         try await Self.withPeerServer { peer, port in
-            let connection = try await WebSocketClient.connect(to: Self.url(port, "/fragments"))
+            let connection = try await WebSocketClient.connect(to: Self.url(port, "/fragments"), configuration: .patient)
             var replies = connection.messages.makeAsyncIterator()
             let text = String(repeating: "fragmentéd ", count: 3000)
             try await connection.send(text: "7:\(text)")
@@ -65,7 +65,7 @@ struct ClientInteropTests {
 
     @Test func answersTheServersPingWithAPong() async throws {
         try await Self.withPeerServer { peer, port in
-            let connection = try await WebSocketClient.connect(to: Self.url(port, "/ping"))
+            let connection = try await WebSocketClient.connect(to: Self.url(port, "/ping"), configuration: .patient)
             var replies = connection.messages.makeAsyncIterator()
             #expect(await replies.next() == .text("pong received"))
             _ = try await peer.nextEvent()  // open
@@ -76,7 +76,7 @@ struct ClientInteropTests {
 
     @Test func receivesThePongOfItsOwnPing() async throws {
         try await Self.withPeerServer { peer, port in
-            let connection = try await WebSocketClient.connect(to: Self.url(port, "/echo"))
+            let connection = try await WebSocketClient.connect(to: Self.url(port, "/echo"), configuration: .patient)
             let pongs = AsyncStream<[UInt8]>.makeStream()
             connection.onPong { payload in pongs.continuation.yield(payload) }
             try await connection.ping(Array("heartbeat-1".utf8))
@@ -90,7 +90,7 @@ struct ClientInteropTests {
     func reportsTheServersCloseCodeAndReason(code: Int, reason: String) async throws {
         try await Self.withPeerServer { peer, port in
             let query = "code=\(code)&reason=\(reason.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
-            let connection = try await WebSocketClient.connect(to: Self.url(port, "/close?\(query)"))
+            let connection = try await WebSocketClient.connect(to: Self.url(port, "/close?\(query)"), configuration: .patient)
             for await _ in connection.messages {}
             let info = await connection.closeInfo
             #expect(info == WebSocketCloseInfo(code: WebSocketCloseCode(UInt16(code)), reason: reason, initiator: .peer))
@@ -100,7 +100,7 @@ struct ClientInteropTests {
     @Test(arguments: [(1000, "bye"), (1001, "shutting down"), (4001, "unauthorized"), (4008, "30")])
     func deliversItsCloseCodeAndReasonToTheServer(code: Int, reason: String) async throws {
         try await Self.withPeerServer { peer, port in
-            let connection = try await WebSocketClient.connect(to: Self.url(port, "/echo"))
+            let connection = try await WebSocketClient.connect(to: Self.url(port, "/echo"), configuration: .patient)
             _ = try await peer.nextEvent()  // open
             let info = await connection.close(code: WebSocketCloseCode(UInt16(code)), reason: reason)
             // websockets echoes the code and reason of our close frame.
@@ -113,7 +113,7 @@ struct ClientInteropTests {
 
     @Test func detectsAServerThatDropsTheConnectionAs1006() async throws {
         try await Self.withPeerServer { peer, port in
-            let connection = try await WebSocketClient.connect(to: Self.url(port, "/vanish"))
+            let connection = try await WebSocketClient.connect(to: Self.url(port, "/vanish"), configuration: .patient)
             for await _ in connection.messages {}
             let info = await connection.closeInfo
             #expect(info.code == .abnormalClosure)
@@ -123,7 +123,7 @@ struct ClientInteropTests {
 
     @Test func detectsAKilledServerProcessAs1006() async throws {
         try await Self.withPeerServer { peer, port in
-            let connection = try await WebSocketClient.connect(to: Self.url(port, "/echo"))
+            let connection = try await WebSocketClient.connect(to: Self.url(port, "/echo"), configuration: .patient)
             peer.kill()
             for await _ in connection.messages {}
             #expect(await connection.closeInfo.code == .abnormalClosure)
@@ -135,7 +135,7 @@ struct ClientInteropTests {
         try await Self.withPeerServer { peer, port in
             let url = try Self.url(port, "/reject")
             await #expect {
-                _ = try await WebSocketClient.connect(to: url)
+                _ = try await WebSocketClient.connect(to: url, configuration: .patient)
             } throws: { error in
                 guard case WebSocketError.handshakeRejected(let status, _, let body) = error else { return false }
                 return status == 403 && String(decoding: body, as: UTF8.self) == "go away!!\n"
@@ -151,7 +151,7 @@ struct ClientFailureTests {
         // Below the ephemeral range and handed out once: no other test's listener takes it meanwhile.
         let port = try FreePort.take()
         await #expect {
-            _ = try await WebSocketClient.connect(to: URL(string: "ws://127.0.0.1:\(port)/")!)
+            _ = try await WebSocketClient.connect(to: URL(string: "ws://127.0.0.1:\(port)/")!, configuration: .patient)
         } throws: { error in
             guard case WebSocketError.connectionFailed(_, let code) = error else { return false }
             return code == ECONNREFUSED
@@ -163,7 +163,7 @@ struct ClientFailureTests {
         let fd = try Socket.listen(on: #require(SocketAddress(ipLiteral: "127.0.0.1", port: 0)))
         defer { Glibc.close(fd) }
         let port = try #require(Socket.localAddress(of: fd)).port
-        var configuration = WebSocketClientConfiguration()
+        var configuration = WebSocketClientConfiguration.patient
         configuration.handshakeTimeout = .milliseconds(300)
         await #expect {
             _ = try await WebSocketClient.connect(to: URL(string: "ws://127.0.0.1:\(port)/")!, configuration: configuration)
@@ -215,7 +215,7 @@ struct SilentPeerTests {
     @Test func closeFinishesWithinTheCloseTimeoutWhenThePeerNeverAnswers() async throws {
         let peer = try PeerProcess(script: "silent_server.py")
         let port = try await peer.port()
-        var configuration = WebSocketClientConfiguration()
+        var configuration = WebSocketClientConfiguration.patient
         configuration.closeTimeout = .milliseconds(300)
         let connection = try await WebSocketClient.connect(
             to: #require(URL(string: "ws://127.0.0.1:\(port)/")), configuration: configuration)

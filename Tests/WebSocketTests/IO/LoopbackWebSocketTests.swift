@@ -6,12 +6,8 @@ import TestSupport
 /// Our client against our server over loopback.
 @Suite("WebSocket over loopback")
 struct LoopbackWebSocketTests {
-    /// Hang guards: these tests check behaviour, not speed, and a whole-suite run on 2 cores can hold a handshake off
-    /// the CPU for a minute.
-    static let patientClient = WebSocketClientConfiguration(connectTimeout: .hangGuard, handshakeTimeout: .hangGuard)
-
     static func startEchoServer(
-        tls: TLSServerConfiguration? = nil, configuration: HTTPServerConfiguration = .init()
+        tls: TLSServerConfiguration? = nil, configuration: HTTPServerConfiguration = .patient
     ) async throws -> HTTPServer {
         try await HTTPServer.start(tls: tls, configuration: configuration) { request in
             guard request.isWebSocketUpgrade else { return .response(HTTPResponse(status: .notFound, text: "no")) }
@@ -26,7 +22,7 @@ struct LoopbackWebSocketTests {
     @Test func echoesTextAndBinaryMessages() async throws {
         let server = try await Self.startEchoServer()
         let client = try await WebSocketClient.connect(
-            to: URL(string: "ws://127.0.0.1:\(server.port)/echo?x=1")!, configuration: Self.patientClient)
+            to: URL(string: "ws://127.0.0.1:\(server.port)/echo?x=1")!, configuration: .patient)
         var iterator = client.messages.makeAsyncIterator()
         try await client.send(text: "hello")
         #expect(await iterator.next() == .text("hello"))
@@ -39,14 +35,14 @@ struct LoopbackWebSocketTests {
     }
 
     @Test func nextBufferedTakesWhatArrivedWithoutWaitingForMore() async throws {
-        let server = try await HTTPServer.start { request in
+        let server = try await HTTPServer.start(configuration: .patient) { request in
             .webSocket { connection in
                 try? await connection.send([.text("one"), .text("two"), .text("three")])
                 for await _ in connection.messages {}
             }
         }
         let client = try await WebSocketClient.connect(
-            to: URL(string: "ws://127.0.0.1:\(server.port)/burst")!, configuration: Self.patientClient)
+            to: URL(string: "ws://127.0.0.1:\(server.port)/burst")!, configuration: .patient)
         var iterator = client.messages.makeAsyncIterator()
 
         #expect(await iterator.next() == .text("one"))  // the three came in one write, so the rest is buffered now

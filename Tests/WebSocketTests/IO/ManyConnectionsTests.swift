@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 @testable import WebSocket
 
@@ -32,7 +33,7 @@ struct ManyConnectionsTests {
                 group.addTask {
                     var opened: [WebSocketConnection] = []
                     for _ in 0..<(count / 20) {
-                        opened.append(try await WebSocketClient.connect(to: url, configuration: LoopbackWebSocketTests.patientClient))
+                        opened.append(try await WebSocketClient.connect(to: url, configuration: .patient))
                     }
                     return opened
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import WebSocket
 
@@ -6,7 +7,7 @@ import Testing
 @Suite("wss end to end")
 struct SecureWebSocketTests {
     private func clientConfiguration(_ certificates: TestCertificates) throws -> WebSocketClientConfiguration {
-        var configuration = WebSocketClientConfiguration()
+        var configuration = WebSocketClientConfiguration.patient
         configuration.tls = try certificates.clientConfiguration()
         return configuration
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import WebSocket
 
@@ -6,14 +7,15 @@ import Testing
 @Suite("Server against the websockets client")
 struct ServerInteropTests {
     /// A server whose WebSocket handler echoes until the peer closes, then reports how the connection ended.
-    /// On `/close?code=C&reason=R` it closes at once with that code and reason instead.
+    /// On `/close?code=C&reason=R` it closes at once with that code and reason instead. Its idle close and close
+    /// handshake wait hang guards: no test here is about them.
     private struct EchoServer {
         let server: HTTPServer
         let closes: AsyncStream<WebSocketCloseInfo>
 
         static func start() async throws -> EchoServer {
             let (closes, continuation) = AsyncStream<WebSocketCloseInfo>.makeStream()
-            let server = try await HTTPServer.start { request in
+            let server = try await HTTPServer.start(configuration: .patient) { request in
                 .webSocket { connection in
                     if request.path == "/close", let code = request.queryValue("code").flatMap(UInt16.init) {
                         continuation.yield(await connection.close(code: WebSocketCloseCode(code), reason: request.queryValue("reason") ?? ""))

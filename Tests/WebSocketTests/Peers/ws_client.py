@@ -21,6 +21,10 @@ import threading
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+# The tests' hang guard (Duration.hangGuard): how long this peer waits for anything before it gives up. Only a bug
+# waits it out; none of these waits is what a test is about.
+HANG_GUARD_SECONDS = 120
+
 
 def exit_with_parent():
     """Exit as soon as stdin (a pipe from the test process) reaches end of file: the test run is over."""
@@ -43,8 +47,9 @@ async def main():
         context = ssl.create_default_context(cafile=argv[index + 1])
         del argv[index:index + 2]
     url, scenario, *args = argv
-    # The tests' hang guard (Duration.hangGuard): a stalled machine must not fail the opening handshake.
-    async with connect(url, max_size=None, compression=None, ping_interval=None, open_timeout=120, ssl=context) as ws:
+    # A stalled machine must not fail the opening or the closing handshake.
+    async with connect(url, max_size=None, compression=None, ping_interval=None, open_timeout=HANG_GUARD_SECONDS,
+                       close_timeout=HANG_GUARD_SECONDS, ssl=context) as ws:
         if scenario == "echo":
             for size in (0, 1, 125, 126, 65535, 65536, 1 << 20):
                 text = "é" * (size // 2)
@@ -62,7 +67,7 @@ async def main():
             report(event="fragments echoed")
         elif scenario == "ping":
             waiter = await ws.ping(b"hello")
-            latency = await asyncio.wait_for(waiter, 5)
+            latency = await asyncio.wait_for(waiter, HANG_GUARD_SECONDS)
             report(event="pong", latency=latency)
         elif scenario == "close":
             await ws.close(int(args[0]), args[1])
@@ -70,7 +75,7 @@ async def main():
             return
         elif scenario == "await-close":
             try:
-                await asyncio.wait_for(ws.recv(), 10)
+                await asyncio.wait_for(ws.recv(), HANG_GUARD_SECONDS)
             except ConnectionClosed:
                 pass
             report(event="closed", code=ws.close_code, reason=ws.close_reason)

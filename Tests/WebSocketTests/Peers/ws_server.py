@@ -28,6 +28,10 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Response
 
+# The tests' hang guard (Duration.hangGuard): how long this peer waits for anything before it gives up. Only a bug
+# waits it out; none of these waits is what a test is about.
+HANG_GUARD_SECONDS = 120
+
 
 def exit_with_parent():
     """Exit as soon as stdin (a pipe from the test process) reaches end of file: the test run is over."""
@@ -64,7 +68,7 @@ async def handler(ws):
                 await ws.send([text[i:i + size] for i in range(0, len(text), size)])
         elif url.path == "/ping":
             waiter = await ws.ping(b"are you there")
-            latency = await asyncio.wait_for(waiter, 5)
+            latency = await asyncio.wait_for(waiter, HANG_GUARD_SECONDS)
             report(event="pong", latency=latency)
             await ws.send("pong received")
             async for _ in ws:
@@ -96,10 +100,11 @@ async def main():
     if args.cert:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(args.cert, args.key)
-    # The opening handshake may take as long as the tests' hang guard (Duration.hangGuard, 120 s): a whole-suite
-    # run on two cores can hold the client off the CPU for a minute, past websockets' default of 10 s.
-    async with serve(handler, "127.0.0.1", 0, ssl=context, max_size=None, compression=None,
-                     ping_interval=None, process_request=process_request, open_timeout=120) as server:
+    # The opening and closing handshakes may take as long as the tests' hang guard: a whole-suite run on two cores
+    # can hold the client off the CPU for a minute, past websockets' defaults of 10 s.
+    async with serve(handler, "127.0.0.1", 0, ssl=context, max_size=None, compression=None, ping_interval=None,
+                     process_request=process_request, open_timeout=HANG_GUARD_SECONDS,
+                     close_timeout=HANG_GUARD_SECONDS) as server:
         port = server.sockets[0].getsockname()[1]
         print(f"PORT {port}", flush=True)
         await asyncio.Future()

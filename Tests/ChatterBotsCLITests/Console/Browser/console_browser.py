@@ -41,7 +41,9 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-WAIT_SECONDS = 60
+# The tests' hang guard (Duration.hangGuard): how long the browser waits for anything the page must show before the
+# scenario fails. Only a bug waits it out: a whole-suite run on two cores has held processes off the CPU for a minute.
+WAIT_SECONDS = 120
 
 
 def browser():
