@@ -129,6 +129,7 @@ extension BotCommandLine {
                     consoleExtensions: embedded.map { sandbox in
                         [ConsoleChatRoutes(
                             server: server, accounts: sandbox.testAccounts, dataDirectory: configuration.dataDirectory,
+                            restRequestTimeouts: environment.restRequestTimeouts,
                             // Read at each request, so that bots a reload added or removed are offered or refused.
                             bots: {
                                 await reloader.runningBots().map {

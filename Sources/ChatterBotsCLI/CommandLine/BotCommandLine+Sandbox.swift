@@ -69,7 +69,7 @@ extension BotCommandLine {
             faults: EmbeddedSandboxFaults(sandbox: sandbox.sandbox), faultTargets: directory,
             extensions: [ConsoleChatRoutes(
                 server: sandbox.sandbox.serverConfiguration, accounts: sandbox.testAccounts, dataDirectory: dataDirectory,
-                bots: { await directory.friendsOfTestAccounts() })])
+                restRequestTimeouts: environment.restRequestTimeouts, bots: { await directory.friendsOfTestAccounts() })])
         do {
             let server = try await HTTPServer.start(host: bind, port: port) { request in
                 if ConsoleRoutes.owns(request.path) { return await routes.respond(to: request) }

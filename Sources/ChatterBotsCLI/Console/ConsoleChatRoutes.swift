@@ -33,22 +33,30 @@ struct ConsoleChatRoutes: ConsoleRouteExtension {
     let sessions: ConsoleChatSessions
     let clients: ConsoleTestUserClients
 
-    /// - Parameter dataDirectory: where the console keeps the device ids of its devices of the test users
-    ///   (`console/` below it), so that they stay the same devices across runs; nil keeps none.
+    /// - Parameters:
+    ///   - dataDirectory: where the console keeps the device ids of its devices of the test users (`console/` below
+    ///     it), so that they stay the same devices across runs; nil keeps none.
+    ///   - restRequestTimeouts: how long one REST request of the test users' clients may take in all, in real time.
     init(
         server: ChatterServerConfiguration, accounts: [SandboxTestAccount], dataDirectory: URL?,
-        bots: @escaping @Sendable () async -> [Bot]
+        restRequestTimeouts: RESTRequestTimeouts, bots: @escaping @Sendable () async -> [Bot]
     ) {
         self.accounts = accounts
         self.bots = bots
         let devices = dataDirectory?.appendingPathComponent("console", isDirectory: true)
-        self.sessions = ConsoleChatSessions(server: server, deviceDirectory: devices)
+        self.sessions = ConsoleChatSessions(server: server, deviceDirectory: devices, restRequestTimeouts: restRequestTimeouts)
         self.clients = ConsoleTestUserClients(
-            server: server, deviceDirectory: devices?.appendingPathComponent("files", isDirectory: true))
+            server: server, deviceDirectory: devices?.appendingPathComponent("files", isDirectory: true),
+            restRequestTimeouts: restRequestTimeouts)
     }
 
-    init(server: ChatterServerConfiguration, accounts: [SandboxTestAccount], dataDirectory: URL?, bots: [Bot]) {
-        self.init(server: server, accounts: accounts, dataDirectory: dataDirectory, bots: { bots })
+    init(
+        server: ChatterServerConfiguration, accounts: [SandboxTestAccount], dataDirectory: URL?,
+        restRequestTimeouts: RESTRequestTimeouts, bots: [Bot]
+    ) {
+        self.init(
+            server: server, accounts: accounts, dataDirectory: dataDirectory, restRequestTimeouts: restRequestTimeouts,
+            bots: { bots })
     }
 
     /// The chat as a part of the page's one stream (`POST /console/stream` with `{"chat": {"as": "alice"}}`).

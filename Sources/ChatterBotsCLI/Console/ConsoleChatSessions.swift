@@ -27,13 +27,16 @@ actor ConsoleChatSessions {
     private let server: ChatterServerConfiguration
     /// Where each account's device file lives, so the console's chat is one device of the user across runs.
     private let deviceDirectory: URL?
+    /// How long one REST request of the chats' clients may take in all, in real time.
+    private let restRequestTimeouts: RESTRequestTimeouts
     private var sessions: [String: Session] = [:]
     private var nextListener: UInt64 = 0
     private var nextSession: UInt64 = 0
 
-    init(server: ChatterServerConfiguration, deviceDirectory: URL?) {
+    init(server: ChatterServerConfiguration, deviceDirectory: URL?, restRequestTimeouts: RESTRequestTimeouts) {
         self.server = server
         self.deviceDirectory = deviceDirectory
+        self.restRequestTimeouts = restRequestTimeouts
     }
 
     /// Listens to `account`'s chat, starting its client if none runs: the recent lines first, then each batch the
@@ -102,9 +105,11 @@ actor ConsoleChatSessions {
         let (input, inputSink) = AsyncStream<String>.makeStream()
         let (typing, typingSink) = AsyncStream<Bool>.makeStream()
         let (printed, printer) = AsyncStream<[ScreenLine]>.makeStream()
-        let configuration = ChatClientConfiguration(
+        var settings = ChatClientConfiguration(
             server: server, username: account.username, password: account.password, dataDirectory: deviceDirectory,
             device: DeviceDescription(name: "ChatterBots web console", platform: "web"))
+        settings.restRequestTimeouts = restRequestTimeouts
+        let configuration = settings
         nextSession += 1
         let number = nextSession
         sessions[account.username] = Session(number: number, input: inputSink, typing: typingSink)

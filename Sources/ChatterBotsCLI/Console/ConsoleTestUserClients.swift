@@ -10,11 +10,14 @@ import Foundation
 actor ConsoleTestUserClients {
     private let server: ChatterServerConfiguration
     private let deviceDirectory: URL?
+    /// How long one request of these clients may take in all, in real time.
+    private let restRequestTimeouts: RESTRequestTimeouts
     private var clients: [String: Task<ChatterRESTClient, any Error>] = [:]
 
-    init(server: ChatterServerConfiguration, deviceDirectory: URL?) {
+    init(server: ChatterServerConfiguration, deviceDirectory: URL?, restRequestTimeouts: RESTRequestTimeouts) {
         self.server = server
         self.deviceDirectory = deviceDirectory
+        self.restRequestTimeouts = restRequestTimeouts
     }
 
     /// `account`'s signed-in client.
@@ -25,10 +28,10 @@ actor ConsoleTestUserClients {
         if let existing = clients[account.username] {
             signIn = existing
         } else {
-            let server = server
+            let (server, restRequestTimeouts) = (server, restRequestTimeouts)
             let deviceFile = deviceDirectory.map { ChatDeviceFile(dataDirectory: $0, username: account.username) }
             signIn = Task {
-                let client = ChatterRESTClient(configuration: server)
+                let client = ChatterRESTClient(configuration: server, requestTimeouts: restRequestTimeouts)
                 // A device file that cannot be read only costs a new device: the sign-in goes on without it. The
                 // file's reads and writes run off the cooperative pool, as the chat client's do.
                 let stored = await ChatClient.offThePool { (try? deviceFile?.load()) ?? nil }

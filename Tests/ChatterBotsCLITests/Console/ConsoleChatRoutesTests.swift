@@ -14,7 +14,8 @@ struct ConsoleChatRoutesTests {
     let routes = ConsoleChatRoutes(
         server: ChatterServerConfiguration(
             apiBaseURL: URL(fileURLWithPath: "/unused"), webSocketURL: URL(fileURLWithPath: "/unused"), clientKey: "unused"),
-        accounts: [.alice, .bob], dataDirectory: nil, bots: [ConsoleChatRoutes.Bot(name: "echo", username: "echo_bot")])
+        accounts: [.alice, .bob], dataDirectory: nil, restRequestTimeouts: .hangGuard,
+        bots: [ConsoleChatRoutes.Bot(name: "echo", username: "echo_bot")])
 
     func response(_ method: HTTPMethod, _ target: String, body: String = "") async throws -> (status: Int, text: String) {
         let answer = await routes.respond(to: HTTPRequest(method: method, target: target, body: Array(body.utf8)))
@@ -97,7 +98,7 @@ struct ConsoleChatRoutesTests {
             id = (try JSONSerialization.jsonObject(with: Data(line.dropFirst("data: ".count).utf8)) as? [String: String])?["stream"]
         }
         let host = "127.0.0.1:\(server.port)"
-        let chosen = try await HTTPClient().send(
+        let chosen = try await HTTPClient(configuration: .patient).send(
             HTTPRequest(
                 method: .post, target: "/console/stream",
                 headers: ["Host": host, "Origin": "http://\(host)", "Sec-Fetch-Site": "same-origin", "Content-Type": "application/json"],
@@ -135,7 +136,8 @@ struct ConsoleChatRoutesTests {
     @Test func aPictureIsServedInlineAndAnyOtherFileOnlyAsADownloadNeverAsAPage() async throws {
         let embedded = try await EmbeddedSandbox.start(dataDirectory: nil, port: 0)
         let routes = ConsoleChatRoutes(
-            server: embedded.sandbox.serverConfiguration, accounts: embedded.testAccounts, dataDirectory: nil, bots: [])
+            server: embedded.sandbox.serverConfiguration, accounts: embedded.testAccounts, dataDirectory: nil,
+            restRequestTimeouts: .hangGuard, bots: [])
         let alice = try #require(embedded.testAccounts.first)
         let client = ChatterRESTClient(configuration: embedded.sandbox.serverConfiguration, requestTimeouts: .hangGuard)
         _ = try await client.login(

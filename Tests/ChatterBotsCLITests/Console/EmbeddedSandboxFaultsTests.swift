@@ -61,7 +61,8 @@ struct EmbeddedSandboxFaultsTests {
         }
         let before = try await devices()
         for _ in 0..<2 {
-            let clients = ConsoleTestUserClients(server: embedded.sandbox.serverConfiguration, deviceDirectory: directory.url)
+            let clients = ConsoleTestUserClients(
+                server: embedded.sandbox.serverConfiguration, deviceDirectory: directory.url, restRequestTimeouts: .hangGuard)
             _ = try await clients.client(for: alice).me()
         }
         #expect(try await devices() == before + 1)
