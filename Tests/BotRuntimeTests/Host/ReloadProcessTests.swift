@@ -19,12 +19,18 @@ struct ReloadProcessTests {
         let directory: TemporaryDirectory
 
         static func start() async throws -> Fixture {
-            let sandbox = try await Sandbox.start(SandboxConfiguration(
+            var configuration = SandboxConfiguration(
                 service: SandboxServiceConfiguration(passwordHashIterations: 1_000),
                 seed: SandboxSeed(
                     users: accounts.map { SandboxUserSeed(username: "\($0)_bot", password: password) }
                         + [SandboxUserSeed(username: "alice", password: "alice-password")],
-                    friendships: [SandboxFriendship("alice", "a_bot")])))
+                    friendships: [SandboxFriendship("alice", "a_bot")]))
+            // The sockets are the evidence, on the real clock: the bots are told a heartbeat interval of a year, so
+            // that no ping's pong timeout (real time, in their process) runs during a test, and no socket is closed
+            // as idle, however long the machine stalls.
+            configuration.realtime.heartbeatInterval = .seconds(365 * 86_400)
+            configuration.realtime.idleTimeout = .seconds(3 * 365 * 86_400)
+            let sandbox = try await Sandbox.start(configuration)
             for name in accounts {
                 let id = try #require(sandbox.seeded["\(name)_bot"]).user.id
                 // The seed signed each account in once; that device is not a bot's.
@@ -104,7 +110,7 @@ struct ReloadProcessTests {
 
         /// Waits until each of `names` has a socket open (opened more often than closed).
         func waitUntilOpen(_ names: [String]) async -> Bool {
-            await eventually(timeout: .seconds(120)) {
+            await eventually(timeout: .hangGuard) {
                 for name in names {
                     let events = await events(of: name)
                     if events.filter({ $0.kind == .opened }).count <= events.filter({ $0.kind == .closed }).count { return false }
