@@ -80,7 +80,16 @@ final class CommandHarness: Sendable {
             workingDirectory: directory.url, variables: ["GREETING_PASSWORD": "from-the-environment"],
             standardOutput: output, standardError: errors, shutdown: shutdown, watchesSignals: false,
             clock: SystemClock(), makeSession: commandLine.makeSession, restRequestTimeouts: .hangGuard)
-        return await commandLine.execute(arguments, in: environment)
+        return await commandLine.execute(Self.patient(arguments), in: environment)
+    }
+
+    /// `arguments`, with a `run` that does not set its shutdown timeout given the hang guard: the bots' stops, at
+    /// the end and in reloads, run in real time, and a test not about their timeout must not fail on a stall.
+    static func patient(_ arguments: [String]) -> [String] {
+        guard arguments.first == "run", !arguments.contains(where: { $0.hasPrefix("--shutdown-timeout") }) else {
+            return arguments
+        }
+        return arguments + ["--shutdown-timeout", Duration.hangGuardSeconds]
     }
 
     /// Writes `bots.json` with these bots (`name` → extra fields) against `server`.
@@ -300,7 +309,8 @@ struct BotCommandLineTests {
         harness.shutdown.request()
         #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
         let sessions = harness.sessions.withLock { $0 }
-        for session in sessions { #expect(await session.shutdownDeadlines == [BotCommand.RunOptions.defaultShutdownTimeout]) }
+        // The run's shutdown timeout (the harness's hang guard) reaches every session.
+        for session in sessions { #expect(await session.shutdownDeadlines == [.hangGuard]) }
         #expect(harness.errors.lines(containing: "level=info", "all bots stopped").count == 1)
     }
 

@@ -28,7 +28,7 @@ struct ReloadCommandTests {
         #expect(await harness.run("reload") == .success)
         #expect(harness.output.text.contains("reloaded: configuration generation 2; started late; stopped greeter; restarted none; 1 unchanged"),
                 "\(harness.output.text) \(harness.errors.text)")
-        #expect(await greeter.shutdownDeadlines == [BotCommand.RunOptions.defaultShutdownTimeout])
+        #expect(await greeter.shutdownDeadlines == [.hangGuard], "the run's shutdown timeout, set by the harness")
         #expect(await echo.shutdownDeadlines.isEmpty)
         try await harness.waitUntil("late to be live") {
             guard let late = harness.sessions.withLock({ $0.count == 3 ? $0[2] : nil }) else { return false }

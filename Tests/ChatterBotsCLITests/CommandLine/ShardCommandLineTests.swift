@@ -116,7 +116,7 @@ extension CommandHarness {
             workingDirectory: directory.url, variables: variables.merging(["GREETING_PASSWORD": "from-the-environment"]) { a, _ in a },
             standardOutput: output, standardError: errors, shutdown: shutdown, watchesSignals: false,
             clock: SystemClock(), makeSession: commandLine.makeSession, restRequestTimeouts: .hangGuard)
-        return await commandLine.execute(arguments, in: environment)
+        return await commandLine.execute(Self.patient(arguments), in: environment)
     }
 
     /// The names of the sessions started so far.
