@@ -157,11 +157,13 @@ public actor BotSupervisor {
         let ends = start.adding(limit)
         readinessTimer = Task {
             guard (try? await clock.sleep(until: ends)) != nil else { return }
-            self.readinessWaitEnded(limit)
+            await self.readinessWaitEnded(limit)
         }
     }
 
-    private func readinessWaitEnded(_ limit: Duration) {
+    private func readinessWaitEnded(_ limit: Duration) async {
+        // The bots given at `init` are named once their status is first read, which may not have happened yet.
+        await nameEveryMember()
         let (now, shuttingDown) = (clock.now, isShuttingDown)
         guard let givenUp = board.update({ $0.readiness.endWait(at: now, shuttingDown: shuttingDown) }) else { return }
         log.log(.warning, "/readyz no longer waits for \(givenUp.count) bot\(givenUp.count == 1 ? "" : "s") of the start "
