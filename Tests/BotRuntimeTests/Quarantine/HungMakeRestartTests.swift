@@ -82,6 +82,19 @@ import WebSocket
             return (supervisor, run)
         }
 
+        /// Runs otto held back by the kind's hung make, begins a membership change (as a reload does), then lets
+        /// the make return and waits until otto waits for the change to end.
+        func readmitOttoDuringAMembershipChange() async throws -> (BotSupervisor, Task<SupervisorOutcome, Never>) {
+            try await hangFirstMake()
+            let (supervisor, run) = try await superviseRefusedOtto()
+            await supervisor.beginMembershipChange()
+            hanging.release()
+            try await harness.waitUntil("otto to be readmitted") {
+                await supervisor.botsReadmittedDuringMembershipChange == ["otto"]
+            }
+            return (supervisor, run)
+        }
+
         func state(of bot: String, in supervisor: BotSupervisor) async -> BotStatus.State? {
             await supervisor.statuses().first { $0.name == bot }?.state
         }
@@ -176,14 +189,7 @@ import WebSocket
         try await RuntimeHarness.run { harness in
             let process = Process(harness: harness)
             defer { process.hanging.release() }
-            try await process.hangFirstMake()
-            let (supervisor, run) = try await process.superviseRefusedOtto()
-
-            await supervisor.beginMembershipChange()
-            process.hanging.release()
-            try await harness.waitUntil("otto to be readmitted") {
-                await supervisor.botsReadmittedDuringMembershipChange == ["otto"]
-            }
+            let (supervisor, run) = try await process.readmitOttoDuringAMembershipChange()
             #expect(await process.state(of: "otto", in: supervisor) == .stopped)
 
             await supervisor.endMembershipChange()
@@ -200,14 +206,7 @@ import WebSocket
         try await RuntimeHarness.run { harness in
             let process = Process(harness: harness)
             defer { process.hanging.release() }
-            try await process.hangFirstMake()
-            let (supervisor, run) = try await process.superviseRefusedOtto()
-
-            await supervisor.beginMembershipChange()
-            process.hanging.release()
-            try await harness.waitUntil("otto to be readmitted") {
-                await supervisor.botsReadmittedDuringMembershipChange == ["otto"]
-            }
+            let (supervisor, run) = try await process.readmitOttoDuringAMembershipChange()
             #expect(await supervisor.remove(named: "otto", deadline: .seconds(1), clock: harness.clock))
             await supervisor.endMembershipChange()
 
