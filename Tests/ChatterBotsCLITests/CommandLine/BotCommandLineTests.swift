@@ -389,6 +389,8 @@ struct BotCommandLineTests {
         let url = try #require(line.split(separator: " ").dropFirst().first.flatMap { URL(string: String($0)) })
         #expect(url.host == "127.0.0.2")
         #expect(try harness.output.lines(containing: "Console: ").first?.hasPrefix("Console: http://127.0.0.2:\(#require(url.port))/") == true)
+        // `/healthz` answers 200 once every bot is connected.
+        try await harness.waitUntilLive(count: 1)
         #expect(try await HTTPFetch.get(url).status == 200)
         harness.shutdown.request()
         #expect(try await value(of: run, within: .hangGuard, "the command to end") == .success)
