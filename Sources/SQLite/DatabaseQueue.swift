@@ -72,6 +72,8 @@ public final class DatabaseQueue: Sendable {
         /// How many memory checks found the connection unused for the delay but kept its statements and pages,
         /// because work was queued or a transaction open (for tests).
         var memoryKeptInUse = 0
+        /// How many times the delay freed the connection's statements and pages (for inspection and tests).
+        var memoryReleases = 0
 
         /// How long until the connection will have been unused for `limit` (all of `limit` again if it already
         /// has been: it was in use at the check).
@@ -420,7 +422,10 @@ public final class DatabaseQueue: Sendable {
             }
             // On the dispatch queue, holding the connection: a call queued since the decision runs after this, and
             // one that would run inline goes to the queue instead.
-            if releases { self.connection.slot.withLock { $0.database?.releaseMemory() } }
+            if releases {
+                self.connection.slot.withLock { $0.database?.releaseMemory() }
+                self.activity.withLock { $0.memoryReleases += 1 }
+            }
             if let recheck { self.scheduleMemoryCheck(after: recheck) }
         }
     }

@@ -151,13 +151,9 @@ import TestSupport
             "memory-delay.sqlite", dormancy: DatabaseDormancy(idleTimeout: .seconds(3600), memoryReleaseDelay: .milliseconds(50)))
         try await Self.add("kept", to: queue)
 
-        // Each look is a use: look seldom, so that the connection idles past the delay in between.
-        var cached = -1
-        for _ in 0..<50 where cached != 0 {
-            try await Task.sleep(for: .milliseconds(200))
-            cached = try await queue.writeWithoutTransaction { $0.cachedStatementCount }
-        }
-        #expect(cached == 0)
+        // Watched without using the connection: each use would start the delay again.
+        #expect(await eventually { queue.activity.withLock { $0.memoryReleases } >= 1 })
+        #expect(try await queue.writeWithoutTransaction { $0.cachedStatementCount } == 0)
         #expect(await queue.isConnectionOpen)
         #expect(queue.releaseCount == 0)
         #expect(try await Self.notes(queue) == ["kept"])

@@ -46,8 +46,9 @@ struct MakeThreadRules: Sendable, Equatable {
             case .kindStillRunning(let kind, let bot):
                 "kind \"\(kind)\" is not called: its make for bot \"\(bot)\" was given up at its timeout and has not "
                     + "returned, and a kind's make is not called again until it does (each call would hold a thread "
-                    + "for good): the bot starts by itself once that make returns; fix the kind's make so that it "
-                    + "returns within the handler timeout, and restart the process if it never does"
+                    + "for good): run by a supervisor (as `run` runs every bot), the bot starts by itself once that "
+                    + "make returns; fix the kind's make so that it returns within the handler timeout, and restart "
+                    + "the process if it never does"
             case .noThreadLeft(let count):
                 "no thread left to make the bot: \(count) makes given up at their timeout still run and hold every "
                     + "make thread of the process: fix the kinds whose make did not return (logged as \"did not make "
