@@ -353,6 +353,44 @@ struct SessionLifecycleCloseCodeTests {
         #expect(session.fireTimer() == [.signIn(.refreshToken, generation: live + 3)])
     }
 
+    @Test func tokensRefusedOverRESTCloseTheOpenConnectionAndRefreshAtOnce() {
+        var session = LifecycleHarness()
+        let live = session.goLive()
+        #expect(session.handle(.refreshRefused) == [
+            .closeConnection(generation: live, .refreshRefused),
+            .scheduleReconnect(at: session.now, .dropped(.refreshRefused)),
+        ])
+        #expect(session.handle(.closed(generation: live, code: 1000, reason: "")) == [])
+        #expect(session.state == .waitingToReconnect(until: session.now, then: .signIn(.refreshToken)))
+        #expect(session.handle(.timerFired) == [.signIn(.refreshToken, generation: live + 1)])
+        #expect(session.handle(.signInFailed(generation: live + 1, .invalidRefreshToken))
+            == [.signIn(.freshLogin, generation: live + 2)])
+    }
+
+    @Test func tokensRefusedAgainBeforeReadySignInOnlyAfterBackoff() {
+        var session = LifecycleHarness()
+        let live = session.goLive()
+        _ = session.handle(.refreshRefused)
+        _ = session.handle(.closed(generation: live, code: 1000, reason: ""))
+        _ = session.fireTimer()
+        _ = session.handle(.signedIn(generation: live + 1))
+        _ = session.handle(.connected(generation: live + 2))
+        #expect(session.handle(.refreshRefused) == [
+            .closeConnection(generation: live + 2, .refreshRefused),
+            .scheduleReconnect(at: session.at(1), .dropped(.refreshRefused)),
+        ])
+    }
+
+    @Test func tokensRefusedWithoutAnOpenConnectionChangeNothing() {
+        var session = LifecycleHarness()
+        _ = session.handle(.start(hasRefreshToken: true))
+        #expect(session.handle(.refreshRefused) == [])
+        #expect(session.state == .signingIn(.refreshToken, generation: 1))
+        _ = session.handle(.signedIn(generation: 1))
+        #expect(session.handle(.refreshRefused) == [])
+        #expect(session.lifecycle.connectionGeneration == 2, "the connection being opened is kept")
+    }
+
     @Test func anInvalidClientKeyStopsTheBotWithAConfigurationError() {
         var session = LifecycleHarness()
         let live = session.goLive()

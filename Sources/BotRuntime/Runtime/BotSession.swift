@@ -221,7 +221,8 @@ public actor BotSession {
         let parts = SessionParts(
             configuration: configuration, environment: environment, store: store, log: log, metrics: metrics,
             device: stored.map { SignedInDevice(userId: $0.userId, deviceId: $0.deviceId) }, timers: timers,
-            onRewind: { conversation, passingOver in continuation.yield(.rewind(conversation, passingOver: passingOver)) }
+            onRewind: { conversation, passingOver in continuation.yield(.rewind(conversation, passingOver: passingOver)) },
+            onRefreshRefused: { continuation.yield(.lifecycle(.refreshRefused)) }
         ) { reason in
             continuation.yield(.fatal(reason))
         }
@@ -721,7 +722,7 @@ public actor BotSession {
 
     private func closeConnection(_ generation: UInt64, _ reason: SessionLifecycle.DisconnectReason) {
         if let live, live.link.generation == generation {
-            if reason == .stopping {
+            if reason == .stopping || reason == .refreshRefused {
                 let connection = live.link.connection
                 live.tasks.add { await connection.close() }
             } else {

@@ -47,11 +47,13 @@ final class SessionParts: Sendable {
     /// - Parameters:
     ///   - device: the account and device the store holds a session of, if any.
     ///   - onRewind: a refused unit rewound its conversation (passing over the message when given).
+    ///   - onRefreshRefused: a REST request found the device's tokens refused (`ChatterTokenStore`).
     ///   - onFatal: the bot must stop for good (a storage failure that retrying did not fix).
     init(
         configuration: BotConfiguration, environment: BotRuntimeEnvironment, store: BotStore,
         log: SessionLog, metrics: SessionMetrics, device: SignedInDevice?, timers: DeadlineScheduler<SessionDeadline>,
         onRewind: @escaping @Sendable (Conversation.ID, _ passingOver: Message?) -> Void,
+        onRefreshRefused: @escaping @Sendable () -> Void,
         onFatal: @escaping @Sendable (BotStopReason) -> Void
     ) {
         self.configuration = configuration
@@ -67,7 +69,7 @@ final class SessionParts: Sendable {
         // Rotated tokens are stored before they are used (the old refresh token no longer works): the token store
         // awaits this before any caller sees the new pair.
         let clock = environment.clock
-        self.tokenStore = ChatterTokenStore(tokens: nil) { tokens in
+        self.tokenStore = ChatterTokenStore(tokens: nil, onChange: { tokens in
             guard let tokens, let device = identity.device else { return }
             do {
                 try await store.saveSession(StoredSession(
@@ -78,7 +80,10 @@ final class SessionParts: Sendable {
             } catch {
                 log.error("could not store the rotated tokens: \(error); the next start signs in with the password")
             }
-        }
+        }, onRefreshRefused: {
+            log.warning("the service refused the device's tokens on a REST request; signing in again")
+            onRefreshRefused()
+        })
         var rest = ChatterRESTClient(
             configuration: environment.server, tokenStore: tokenStore, transport: environment.restTransport,
             requestTimeouts: environment.restRequestTimeouts)

@@ -68,6 +68,9 @@ package struct SessionLifecycle: Sendable {
         case closed(generation: UInt64, code: UInt16, reason: String)
         /// The heartbeat of this connection missed its pong deadline.
         case heartbeatDead(generation: UInt64)
+        /// A REST request found the device's access token rejected and its refresh refused, while the current
+        /// connection may still be open: the tokens no longer work, and only a new sign-in brings REST back.
+        case refreshRefused
         /// Stop for good (shutdown).
         case stopRequested
         /// The actor woke at `nextDeadline`.
@@ -85,8 +88,8 @@ package struct SessionLifecycle: Sendable {
         /// Refresh conversations, friend requests and friends over REST, `sync.request` with `hasMore` paging,
         /// resend the outbox; report `.syncFinished` or `.syncFailed`.
         case synchronize(generation: UInt64)
-        /// Close this connection (1000 for `.stopping`; otherwise abort it, the peer is not answering) and
-        /// report its `.closed`.
+        /// Close this connection (1000 for `.stopping` and `.refreshRefused`; otherwise abort it, the peer is not
+        /// answering) and report its `.closed`.
         case closeConnection(generation: UInt64, DisconnectReason)
         /// A reconnect (or sign-in retry) is planned at `at`, for `reason`: log it. The wake-up is `nextDeadline`.
         case scheduleReconnect(at: Date, ReconnectReason)
@@ -106,6 +109,8 @@ package struct SessionLifecycle: Sendable {
         case readyTimedOut
         /// Synchronization failed.
         case syncFailed
+        /// The device's tokens were refused over REST: the connection works, but the session must sign in again.
+        case refreshRefused
     }
 
     /// Why a reconnect or sign-in retry was scheduled, for the log.
@@ -289,6 +294,14 @@ package struct SessionLifecycle: Sendable {
                 return []
             }
 
+        case .refreshRefused:
+            switch state {
+            case .awaitingReady(let connection, _), .synchronizing(let connection), .live(let connection):
+                return dropForSignIn(connection, now: now, random: &random)
+            default:
+                return []
+            }
+
         case .stopRequested:
             switch state {
             case .stopped:
@@ -371,6 +384,21 @@ package struct SessionLifecycle: Sendable {
     private mutating func drop(_ connection: UInt64, because reason: DisconnectReason, notBefore: Date) -> [Action] {
         state = .disconnecting(generation: connection, then: .connect, notBefore: notBefore)
         return [.closeConnection(generation: connection, reason), .scheduleReconnect(at: notBefore, .dropped(reason))]
+    }
+
+    /// Closes a connection whose tokens REST found refused and signs in again as a 4001 would have it (refresh,
+    /// then a password login keeping the device): at once the first time since the last `session.ready`, after
+    /// backoff when it comes again, so that a service refusing every new pair is not asked in a loop.
+    private mutating func dropForSignIn(
+        _ connection: UInt64, now: Date, random: inout some RandomNumberGenerator
+    ) -> [Action] {
+        let notBefore = unauthorizedSinceReady ? now.adding(reconnectPolicy.nextDelay(using: &random)) : now
+        unauthorizedSinceReady = true
+        state = .disconnecting(generation: connection, then: .signIn(.refreshToken), notBefore: notBefore)
+        return [
+            .closeConnection(generation: connection, .refreshRefused),
+            .scheduleReconnect(at: notBefore, .dropped(.refreshRefused)),
+        ]
     }
 
     /// The dropped connection's close came: wait out what is left of the drop's backoff (possibly nothing) for

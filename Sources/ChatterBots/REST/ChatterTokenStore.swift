@@ -8,12 +8,24 @@ public actor ChatterTokenStore {
     /// The current tokens; nil when signed out.
     public private(set) var tokens: SessionTokens?
     private let onChange: @Sendable (SessionTokens?) async -> Void
+    private let onRefreshRefused: (@Sendable () async -> Void)?
     private var refreshInFlight: Task<SessionTokens, any Error>?
 
     /// A store holding `tokens` (nil: signed out); `onChange` is awaited on every change, e.g. to persist rotated tokens first.
     public init(tokens: SessionTokens? = nil, onChange: @escaping @Sendable (SessionTokens?) async -> Void = { _ in }) {
+        self.init(tokens: tokens, onChange: onChange, onRefreshRefused: nil)
+    }
+
+    /// A store that also calls `onRefreshRefused` once for each refresh the service refused on its merits
+    /// (`INVALID_REFRESH_TOKEN` or `UNAUTHORIZED`) while the refused pair is still the current one: the device's
+    /// tokens no longer work, and only a new sign-in brings its REST requests back, even while a socket stays open.
+    package init(
+        tokens: SessionTokens?, onChange: @escaping @Sendable (SessionTokens?) async -> Void,
+        onRefreshRefused: (@Sendable () async -> Void)?
+    ) {
         self.tokens = tokens
         self.onChange = onChange
+        self.onRefreshRefused = onRefreshRefused
     }
 
     /// Replaces the tokens (after login, register, logout) and reports the change.
@@ -36,12 +48,23 @@ public actor ChatterTokenStore {
         if let staleAccessToken, current.accessToken != staleAccessToken { return current }
         // The task stores the new tokens (and awaits `onChange`) before anyone waiting on it resumes.
         let task = Task { () async throws -> SessionTokens in
-            let fresh = try await refresh(current.refreshToken)
+            let fresh: SessionTokens
+            do {
+                fresh = try await refresh(current.refreshToken)
+            } catch let error as ChatterAPIError where error.code == .invalidRefreshToken || error.code == .unauthorized {
+                await self.refreshRefused(current)
+                throw error
+            }
             await self.replace(with: fresh)
             return fresh
         }
         refreshInFlight = task
         defer { refreshInFlight = nil }
         return try await task.value
+    }
+
+    private func refreshRefused(_ refused: SessionTokens) async {
+        guard tokens == refused else { return }
+        await onRefreshRefused?()
     }
 }

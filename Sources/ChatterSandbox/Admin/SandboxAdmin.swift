@@ -72,6 +72,14 @@ public struct SandboxAdmin: Sendable {
         await hub.apply(fault, to: deviceId)
     }
 
+    /// Expires the device's access tokens and spends its refresh tokens without closing its sockets: a service that
+    /// does not close a socket when its token expires (the seed does not say it does), and a device whose refresh
+    /// token no longer works. Its REST requests are refused until it signs in again; its sockets go on.
+    package func expireTokensKeepingSockets(of deviceId: Device.ID) async throws(ChatterErrorBody) {
+        _ = try await service.expireAccessTokens(of: deviceId)
+        _ = try await service.spendRefreshTokens(of: deviceId)
+    }
+
     /// Makes the next `count` requests to `endpoint` answer `INTERNAL` (HTTP 500), as a service in a partial outage
     /// would, whoever sends them; `Int.max` until called again with 0, which disarms it. `.postMessage` also fails a
     /// realtime `message.send` (with an `error` frame): it is the same operation.

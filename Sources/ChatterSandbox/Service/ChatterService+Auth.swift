@@ -241,6 +241,18 @@ extension ChatterService {
         }
     }
 
+    /// Spends every unused refresh token of a device, as if someone else had used them: its next refresh is refused
+    /// with `INVALID_REFRESH_TOKEN`, and it must sign in again. Returns how many were spent.
+    package func spendRefreshTokens(of deviceId: Device.ID) async throws(ChatterErrorBody) -> Int {
+        let time = now
+        return try await write { db in
+            try db.execute(
+                sql: "UPDATE refresh_tokens SET used_at = ? WHERE device_id = ? AND used_at IS NULL",
+                arguments: [time.millisecondsSince1970, deviceId.rawValue])
+            return db.changes
+        }
+    }
+
     // MARK: Push tokens
 
     /// `PUT /me/devices/current/push-token`. A token moves: another device that held it loses it.
