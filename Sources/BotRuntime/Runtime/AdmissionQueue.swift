@@ -176,6 +176,9 @@ final class AdmissionQueue: Sendable {
                 log.debug("message.updated for a parked message: it is handled in its current state", trace: trace, fields)
             case .dropped:
                 log.debug("message.updated for a message not received yet: it comes in its current state", trace: trace, fields)
+            case .removedConversation:
+                log.debug("message.updated passed over: the bot was removed from the conversation", trace: trace, fields)
+                return
             }
             // Its message (or one before it) is known to exist and not here: the sync or a gap's fetch may bring it,
             // and if nothing does, a check after the gap-fill delay fetches it (a lost newest message included).
@@ -328,7 +331,7 @@ final class AdmissionQueue: Sendable {
                         clientMessageId: clientMessageId, messageId: message.id, conversationId: message.conversationId,
                         seq: message.seq, createdAt: message.createdAt))
                 }
-            case .duplicate:
+            case .duplicate, .removedConversation:
                 break
             case .unknownConversation:
                 unknown.append(message)

@@ -26,6 +26,7 @@ extension BotStore {
                 var contiguous: Int
                 if let cursor = try workspace.cursor(conversation.id) {
                     try workspace.raiseLastSeq(conversation.lastSeq, in: conversation.id)
+                    try workspace.markPresent(conversation.id)
                     contiguous = cursor.contiguous
                 } else {
                     let start = newConversationsStart == .firstMessage ? 0 : conversation.lastSeq

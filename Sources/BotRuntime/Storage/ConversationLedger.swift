@@ -64,6 +64,10 @@ struct ConversationLedger: Sendable {
     /// Whether the cursor changed in a way the `conversations` row must be written for. A raised `lastSeq` alone
     /// does not count: nothing reads it back from the file, and the row catches up with the next write.
     private(set) var cursorNeedsWrite = false
+    /// Whether the bot was removed from the conversation (`conversation.removed`) and not added back: the messages
+    /// of others and the updates that still come (a sync or a fetch under way at the removal) are passed over, as
+    /// the bot can no longer answer there. Its cursor stays, for a later re-add.
+    var isRemoved = false
 
     init(cursor: Cursor? = nil) {
         self.cursor = cursor
@@ -126,6 +130,7 @@ struct ConversationLedger: Sendable {
     mutating func admit(_ message: Message, bot: User.ID, isSeen: () throws -> Bool) rethrows -> MessageAdmission {
         guard var cursor, let expected = expectedThrough else { return .unknownConversation }
         guard message.seq > expected else { return .duplicate }
+        if isRemoved, message.senderId != bot { return .removedConversation }
         if parked.entry(at: message.seq) != nil {
             // Parked already. If nothing before it is missing any more, this copy is the one to handle.
             guard message.seq == expected + 1, message.senderId != bot else { return .duplicate }
@@ -161,10 +166,13 @@ struct ConversationLedger: Sendable {
         /// Nowhere: its message has not arrived; the highest seq heard of rises to it, so that the gap check the
         /// admission schedules (``Gap/awaitsKnownMessage``) fetches it, in its current state, if nothing else brings it.
         case dropped
+        /// Nowhere: the bot was removed from the conversation (``isRemoved``).
+        case removedConversation
     }
 
     /// Decides where `update` goes (see ``UpdatePlacement``); `.intoParked` has replaced the parked copy.
     mutating func placeUpdate(_ update: Message, bot: User.ID) -> UpdatePlacement {
+        guard !isRemoved else { return .removedConversation }
         guard let expected = expectedThrough, update.senderId != bot, update.seq > expected else { return .deliver }
         guard case .message? = parked.entry(at: update.seq) else {
             raiseLastSeq(update.seq)

@@ -140,6 +140,7 @@ final class CursorWorkspace {
             ledger.load(ConversationLedger.Cursor(
                 contiguous: try row.sequenceNumber("contiguous_seq", table: "conversations", key: conversation.rawValue),
                 lastSeq: try row.sequenceNumber("last_seq", table: "conversations", key: conversation.rawValue)))
+            ledger.isRemoved = (try row["removed_at"] as Date?) != nil
             // Parked rows of an earlier version: in memory now, and what they held comes back through sync.
             try statement(.deleteStoredParked).execute(arguments: [conversation.rawValue])
         }
@@ -167,6 +168,12 @@ final class CursorWorkspace {
     /// The cursor of `conversation`, or nil when it has none.
     func cursor(_ conversation: Conversation.ID) throws -> ConversationLedger.Cursor? {
         try ledger(conversation).cursor
+    }
+
+    /// The service reported `conversation` to the bot (a member again, or still): its messages are admitted again.
+    func markPresent(_ conversation: Conversation.ID) throws {
+        guard try ledger(conversation).isRemoved else { return }
+        try change(conversation) { $0.isRemoved = false }
     }
 
     /// Raises the highest seq heard of in `conversation` (written at the end of the transaction).
@@ -299,7 +306,7 @@ final class CursorWorkspace {
 
     // MARK: - SQL
 
-    static let selectCursor = "SELECT contiguous_seq, last_seq FROM conversations WHERE id = ?"
+    static let selectCursor = "SELECT contiguous_seq, last_seq, removed_at FROM conversations WHERE id = ?"
     static let upsertCursor = """
         INSERT INTO conversations (id, contiguous_seq, last_seq) VALUES (?1, ?2, ?3)
         ON CONFLICT (id) DO UPDATE SET contiguous_seq = excluded.contiguous_seq, last_seq = max(last_seq, excluded.last_seq)

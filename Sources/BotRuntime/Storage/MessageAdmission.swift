@@ -16,6 +16,9 @@ package enum MessageAdmission: Hashable, Sendable {
     case own
     /// The conversation has no cursor: record it first, then admit the message again. Nothing was stored.
     case unknownConversation
+    /// The bot was removed from the conversation (`conversation.removed`) and not added back: ignore it. Nothing was
+    /// stored; if the bot is added back, a sync from its cursor brings what it may see.
+    case removedConversation
 }
 
 /// What ``BotStore/markAcked(_:)`` did with one `message.ack`.

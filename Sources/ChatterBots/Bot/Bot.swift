@@ -109,7 +109,8 @@ public protocol Bot: Sendable {
     /// alone does not call it).
     func onConversationUpdated(_ conversation: Conversation, context: any BotContext) async throws
 
-    /// The bot was removed from a group.
+    /// The bot was removed from a group. Messages and edits of the group that still arrive afterwards (a sync or a
+    /// fetch under way at the removal) are not handed to the bot, until it is added back.
     func onConversationRemoved(_ conversationId: Conversation.ID, context: any BotContext) async throws
 
     /// A job the bot scheduled is due (`job.dueAt` is this occurrence). A repeating job is rescheduled

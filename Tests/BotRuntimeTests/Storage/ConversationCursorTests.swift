@@ -298,6 +298,32 @@ struct ConversationCursorTests {
         #expect(try await store.syncPositions() == [Fixture.direct: 1])
     }
 
+    @Test func messagesOfARemovedConversationArePassedOverUntilItIsRecordedAgain() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        try await handle(Fixture.message(seq: 1), in: store)
+        try await store.removeConversation(Fixture.direct)
+        // A sync or a fetch under way at the removal still brings the conversation's messages.
+        #expect(try await admit([Fixture.message(seq: 2)], store) == [.removedConversation])
+        #expect(try await store.syncPositions().isEmpty)
+
+        try await store.recordConversations([Fixture.conversation(lastSeq: 2)])
+        #expect(try await admit([Fixture.message(seq: 2)], store) == [.deliver])
+    }
+
+    @Test func aRemovedConversationStaysRemovedAcrossAReopen() async throws {
+        let first = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        try await first.removeConversation(Fixture.direct)
+        await first.close()
+        let store = try await openStore(in: directory, clock: clock)
+        #expect(try await admit([Fixture.message(seq: 1)], store) == [.removedConversation])
+    }
+
+    @Test func theBotsOwnMessageInARemovedConversationIsStillPassedOverAsItsOwn() async throws {
+        let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
+        try await store.removeConversation(Fixture.direct)
+        #expect(try await admit([Fixture.message(seq: 1, from: Fixture.bot)], store) == [.own])
+    }
+
     @Test func removingAConversationAgainChangesNothing() async throws {
         let store = try await openStoreWithDirectConversation(in: directory, clock: clock)
         #expect(try await store.removeConversation(Fixture.direct))

@@ -200,6 +200,15 @@ import Testing
         #expect(ledger.placeUpdate(update(5, body: "handed out"), bot: Fixture.bot) == .deliver)
     }
 
+    @Test func aRemovedConversationPassesOverTheMessagesAndUpdatesOfOthers() {
+        var ledger = ledger()
+        ledger.isRemoved = true
+        #expect(admit(5, into: &ledger) == .removedConversation)
+        #expect(ledger.placeUpdate(update(4, body: "edited"), bot: Fixture.bot) == .removedConversation)
+        #expect(ledger.gap.parkedMessages == 0)
+        #expect(admit(5, into: &ledger, from: Fixture.bot) == .own, "the bot's own still passes over its seq")
+    }
+
     @Test func anUpdateOfAParkedMessageChangesTheCopyHandedOutLater() {
         var ledger = ledger()
         admit(6, into: &ledger)
