@@ -179,7 +179,7 @@ import Testing
 
     @Test func messagesShedDuringAFetchAreFetchedWhenItEndsOnAnEmptyLane() {
         var plan = plan()
-        #expect(plan.reserveBackfill(conversation) == true)
+        #expect(plan.requestBackfill(conversation, after: nil) == [.backfill(conversation, after: nil)])
         plan.backfillStarted(conversation)
         _ = accept([message(9)], into: &plan, backlog: 3)
         #expect(plan.backfillFinished(conversation, gap: closedGap, backlog: 0, now: now) == [.backfill(conversation, after: nil)])
@@ -237,7 +237,7 @@ import Testing
 
     @Test func aFetchThatDidNotBringAMessageKnownToExistIsCheckedAgain() {
         var plan = plan()
-        #expect(plan.reserveBackfill(conversation) == true)
+        #expect(plan.requestBackfill(conversation, after: nil) == [.backfill(conversation, after: nil)])
         plan.backfillStarted(conversation)
         let actions = plan.backfillFinished(conversation, gap: knownMissing, backlog: 0, now: now)
         #expect(actions == [.scheduleGapCheck(conversation, at: now.adding(.seconds(4)))])
@@ -316,7 +316,7 @@ import Testing
 
     @Test func aGapStillOpenWhileAFetchRunsIsCheckedAgainInsteadOfFetchedTwice() {
         var plan = plan()
-        _ = plan.reserveBackfill(conversation)
+        _ = plan.requestBackfill(conversation, after: nil)
         _ = plan.gapFoundOpen(conversation, waitingFor: 5, now: now)
         let later = now.adding(.seconds(4))
         #expect(plan.gapCheckDue(conversation, gap: openGap(waitingFor: 5), backlog: 0, now: later) == [.scheduleGapCheck(conversation, at: later.adding(.seconds(8)))])
@@ -339,7 +339,7 @@ import Testing
 
     @Test func aRewindDuringAFetchTakesItBackWithItsNextPage() {
         var plan = plan()
-        #expect(plan.reserveBackfill(conversation) == true)
+        #expect(plan.requestBackfill(conversation, after: nil) == [.backfill(conversation, after: nil)])
         #expect(plan.rewound(conversation, contiguous: 12).isEmpty, "the running fetch takes it over")
         #expect(plan.pageStart(in: conversation, after: 20) == 12)
         #expect(plan.pageStart(in: conversation, after: 25) == 25, "taken once")
@@ -347,17 +347,65 @@ import Testing
 
     @Test func aRewindAfterAFetchsLastPageStartsAnotherFetchFromThere() {
         var plan = plan()
-        _ = plan.reserveBackfill(conversation)
+        _ = plan.requestBackfill(conversation, after: nil)
         _ = plan.rewound(conversation, contiguous: 12)
         #expect(plan.backfillFinished(conversation, gap: closedGap, backlog: 0, now: now) == [.backfill(conversation, after: 12)])
     }
 
     @Test func twoRewindsGoBackToTheLowerSeq() {
         var plan = plan()
-        _ = plan.reserveBackfill(conversation)
+        _ = plan.requestBackfill(conversation, after: nil)
         _ = plan.rewound(conversation, contiguous: 15)
         _ = plan.rewound(conversation, contiguous: 12)
         #expect(plan.pageStart(in: conversation, after: 20) == 12)
+    }
+
+    // MARK: - Fetches at once
+
+    private func conversations(_ count: Int) -> [Conversation.ID] {
+        (1...count).map { Conversation.ID("C_\($0)") }
+    }
+
+    @Test func aFewFetchesRunAtOnceAndTheOthersWaitTheirTurnInOrder() {
+        var plan = plan()
+        let ids = conversations(AdmissionPlan.maximumFetches + 2)
+        let started = ids.flatMap { plan.requestBackfill($0, after: 7) }
+        #expect(started == ids.prefix(AdmissionPlan.maximumFetches).map { .backfill($0, after: 7) })
+        #expect(plan.backfillFinished(ids[0], gap: closedGap, backlog: 1, now: now)
+            == [.backfill(ids[AdmissionPlan.maximumFetches], after: 7)])
+        #expect(plan.backfillFinished(ids[1], gap: closedGap, backlog: 1, now: now)
+            == [.backfill(ids[AdmissionPlan.maximumFetches + 1], after: 7)])
+        #expect(plan.backfillFinished(ids[2], gap: closedGap, backlog: 1, now: now).isEmpty, "none waits any more")
+    }
+
+    @Test func aConversationWaitingForItsFetchIsNotFetchedTwice() {
+        var plan = plan()
+        let ids = conversations(AdmissionPlan.maximumFetches + 1)
+        for id in ids { _ = plan.requestBackfill(id, after: nil) }
+        let waiting = ids[AdmissionPlan.maximumFetches]
+        #expect(plan.requestBackfill(waiting, after: nil).isEmpty)
+        #expect(plan.rewound(waiting, contiguous: 3).isEmpty, "its fetch, when it starts, goes back there")
+        #expect(plan.backfillFinished(ids[0], gap: closedGap, backlog: 1, now: now) == [.backfill(waiting, after: nil)])
+        #expect(plan.pageStart(in: waiting, after: 8) == 3)
+    }
+
+    @Test func aFetchDecidedWhileOthersWaitQueuesBehindThem() {
+        var plan = plan()
+        let ids = conversations(AdmissionPlan.maximumFetches + 1)
+        for id in ids { _ = plan.requestBackfill(id, after: nil) }
+        // The first fetch's conversation was rewound meanwhile: its next fetch goes after the one that waited.
+        _ = plan.rewound(ids[0], contiguous: 2)
+        #expect(plan.backfillFinished(ids[0], gap: closedGap, backlog: 1, now: now)
+            == [.backfill(ids[AdmissionPlan.maximumFetches], after: nil)])
+        #expect(plan.backfillFinished(ids[1], gap: closedGap, backlog: 1, now: now) == [.backfill(ids[0], after: 2)])
+    }
+
+    @Test func stopDropsTheFetchesThatWait() {
+        var plan = plan()
+        let ids = conversations(AdmissionPlan.maximumFetches + 1)
+        for id in ids { _ = plan.requestBackfill(id, after: nil) }
+        _ = plan.stop()
+        #expect(plan.backfillFinished(ids[0], gap: closedGap, backlog: 0, now: now).isEmpty)
     }
 
     @Test func afterStopNothingIsFetchedOrScheduled() {
@@ -367,7 +415,7 @@ import Testing
         #expect(plan.laneDrained(conversation).isEmpty)
         #expect(plan.rewound(conversation, contiguous: 4).isEmpty)
         #expect(plan.gapFoundOpen(conversation, waitingFor: 5, now: now).isEmpty)
-        #expect(plan.reserveBackfill(other) == false)
+        #expect(plan.requestBackfill(other, after: nil).isEmpty)
         #expect(plan.pageStart(in: conversation, after: 4) == nil)
     }
 }

@@ -466,10 +466,10 @@ final class AdmissionQueue: Sendable {
     /// Fetches `conversation`'s messages page by page over REST, after `after` (nil: the contiguous seq), each page
     /// once the lane has room, until the server has no more. New live messages are admitted meanwhile (parked
     /// until the pages close the gap before them).
-    /// One fetch per conversation at a time: a request while one runs is left to it (it goes on to the end).
-    func backfill(_ conversation: Conversation.ID, after: Int?) async {
-        guard plan.withLock({ $0.reserveBackfill(conversation) }) else { return }
-        await runBackfill(conversation, after: after)
+    /// One fetch per conversation at a time: a request while one runs or waits is left to it (it goes on to the
+    /// end); a few conversations are fetched at once (``AdmissionPlan/maximumFetches``), the others wait their turn.
+    func backfill(_ conversation: Conversation.ID, after: Int?) {
+        perform(plan.withLock { $0.requestBackfill(conversation, after: after) })
     }
 
     /// The fetch of a conversation the plan reserved.
@@ -504,6 +504,15 @@ final class AdmissionQueue: Sendable {
                     log.warning("a page of \(limit) messages after seq \(afterSeq) is larger than the \(responseLimit) bytes this client accepts; asking for \(fewer) at a time", [
                         "conversation": conversation.rawValue,
                     ])
+                    continue
+                } catch let error as ChatterAPIError where error.code == .rateLimited {
+                    // The limit is the device's: the page waits what the service asked, then goes on from there.
+                    let delay = RateLimitDelay.asked(by: error) ?? RateLimitDelay.fallback
+                    log.warning("the page after seq \(afterSeq) was rate limited: asking again in \(delay)", [
+                        "conversation": conversation.rawValue,
+                    ])
+                    let until = clock.now.adding(delay)
+                    while clock.now < until, !plan.withLock({ $0.isStopped }) { await signal.wait(until: until) }
                     continue
                 }
                 pageSizes.withLock { $0.pageFetched(page.messages, in: conversation) }

@@ -75,8 +75,7 @@ struct SessionSynchronizer: Sendable {
                     readState.record(conversation.members, in: id, bot: identity.device?.userId), trace: trace)
                 admission.submit(.messages(conversation.messages))
                 if let last = SyncPlan.pagingStart(after: conversation, requestedAfter: request.conversations[id]) {
-                    let admission = admission
-                    Task(executorPreference: SessionExecutor.preferred) { await admission.backfill(id, after: last) }
+                    admission.backfill(id, after: last)
                 }
             }
         }

@@ -12,7 +12,9 @@ import Foundation
 /// - A turn (``Submission/admitNow(_:)`` or ``Submission/startDrain``) ends when ``takeItems()`` returns nothing or
 ///   ``turnEnded()`` returns false; until then every item submitted is queued for it.
 /// - Every ``Action/backfill(_:after:)`` and ``Action/fetchGap(_:missingSeq:waited:)`` is answered by exactly one
-///   ``backfillFinished(_:gap:backlog:now:)``.
+///   ``backfillFinished(_:gap:backlog:now:)``. At most ``maximumFetches`` run at once: a fetch decided beyond them
+///   waits, its conversation counted as fetched, and its action comes out of the `backfillFinished` that frees a
+///   place.
 /// - Every ``Action/scheduleGapCheck(_:at:)`` is answered by ``gapCheckDue(_:gap:backlog:now:)`` at its deadline,
 ///   unless an ``Action/cancelGapCheck(_:)`` of the conversation follows it.
 struct AdmissionPlan: Sendable {
@@ -103,6 +105,11 @@ struct AdmissionPlan: Sendable {
         var isEmpty: Bool { !isShedding && !isBackfilling && gapCheck == nil && rewoundFrom == nil }
     }
 
+    /// The most fetches that run at once. A bot in many busy conversations (the sync's `hasMore` after an outage)
+    /// fetches them a few at a time rather than all together: the service rate-limits the device, not the request,
+    /// and each running fetch holds a connection.
+    static let maximumFetches = 4
+
     static let minimumGapFillDelay: Duration = .seconds(1)
     static let maximumGapFillDelay: Duration = .seconds(300)
 
@@ -113,6 +120,10 @@ struct AdmissionPlan: Sendable {
 
     private var items: [AdmissionItem] = []
     private var isInTurn = false
+    /// How many fetches were started and not finished.
+    private var fetchesRunning = 0
+    /// Fetches decided while ``maximumFetches`` ran, in the order decided.
+    private var waitingFetches: [Action] = []
     private(set) var isStopped = false
     private var conversations: [Conversation.ID: ConversationState] = [:]
 
@@ -169,6 +180,7 @@ struct AdmissionPlan: Sendable {
         for case .barrier(let done) in pending { barriers.append(done) }
         let cancelled = conversations.filter { $0.value.gapCheck?.isScheduled == true }.keys.sorted { $0.rawValue < $1.rawValue }
         for conversation in cancelled { conversations[conversation]?.gapCheck?.isScheduled = false }
+        waitingFetches = []
         return Stopping(barriers: barriers, actions: cancelled.map { .cancelGapCheck($0) })
     }
 
@@ -210,7 +222,7 @@ struct AdmissionPlan: Sendable {
     mutating func laneDrained(_ conversation: Conversation.ID) -> [Action] {
         guard !isStopped, let state = conversations[conversation], state.isShedding, !state.isBackfilling else { return [] }
         conversations[conversation]?.isBackfilling = true
-        return [.backfill(conversation, after: nil)]
+        return fetch(.backfill(conversation, after: nil))
     }
 
     /// Whether a conversation sheds its new messages now.
@@ -220,12 +232,22 @@ struct AdmissionPlan: Sendable {
 
     // MARK: - Fetching
 
-    /// Someone else (the sync) asks to fetch the conversation: true when it may, false when a fetch runs already
-    /// (which goes on to the end) or the admission stopped. It is answered by ``backfillFinished(_:gap:backlog:now:)``.
-    mutating func reserveBackfill(_ conversation: Conversation.ID) -> Bool {
-        guard !isStopped, conversations[conversation]?.isBackfilling != true else { return false }
+    /// Someone else (the sync, after a conversation's `hasMore`) asks to fetch the conversation after `after`:
+    /// nothing when a fetch of it runs or waits already (it goes on to the end) or the admission stopped.
+    mutating func requestBackfill(_ conversation: Conversation.ID, after: Int?) -> [Action] {
+        guard !isStopped, conversations[conversation]?.isBackfilling != true else { return [] }
         conversations[conversation, default: ConversationState()].isBackfilling = true
-        return true
+        return fetch(.backfill(conversation, after: after))
+    }
+
+    /// A fetch decided now: it starts unless ``maximumFetches`` run or others wait already, else it waits its turn.
+    private mutating func fetch(_ action: Action) -> [Action] {
+        guard fetchesRunning < Self.maximumFetches, waitingFetches.isEmpty else {
+            waitingFetches.append(action)
+            return []
+        }
+        fetchesRunning += 1
+        return [action]
     }
 
     /// A fetch of the conversation starts: it brings what was shed until now, so new messages are taken again.
@@ -266,14 +288,23 @@ struct AdmissionPlan: Sendable {
         _ conversation: Conversation.ID, gap: ConversationLedger.Gap, backlog: Int, now: Date
     ) -> [Action] {
         update(conversation) { $0.isBackfilling = false }
+        fetchesRunning -= 1
         guard !isStopped else { return [] }
+        var actions: [Action]
         if let rewound = conversations[conversation]?.rewoundFrom {
             conversations[conversation]?.isBackfilling = true
-            return [.backfill(conversation, after: rewound)]
+            actions = fetch(.backfill(conversation, after: rewound))
+        } else if gap.isMissing {
+            actions = gapFoundOpen(conversation, waitingFor: gap.expected, now: now)
+        } else {
+            actions = gapClosed(conversation)
+            if backlog == 0 { actions += laneDrained(conversation) }
         }
-        if gap.isMissing { return gapFoundOpen(conversation, waitingFor: gap.expected, now: now) }
-        var actions = gapClosed(conversation)
-        if backlog == 0 { actions += laneDrained(conversation) }
+        // The place this fetch held goes to the first that waits.
+        if fetchesRunning < Self.maximumFetches, !waitingFetches.isEmpty {
+            fetchesRunning += 1
+            actions.append(waitingFetches.removeFirst())
+        }
         return actions
     }
 
@@ -286,7 +317,7 @@ struct AdmissionPlan: Sendable {
         defer { conversations[conversation] = state }
         guard !state.isBackfilling else { return [] }
         state.isBackfilling = true
-        return [.backfill(conversation, after: contiguous)]
+        return fetch(.backfill(conversation, after: contiguous))
     }
 
     // MARK: - Gaps
@@ -332,7 +363,7 @@ struct AdmissionPlan: Sendable {
         }
         if gap.expected == check.expected, !state.isBackfilling {
             conversations[conversation]?.isBackfilling = true
-            return [.fetchGap(conversation, missingSeq: check.expected, waited: check.delay)]
+            return fetch(.fetchGap(conversation, missingSeq: check.expected, waited: check.delay))
         }
         return gapFoundOpen(conversation, waitingFor: gap.expected, now: now)
     }

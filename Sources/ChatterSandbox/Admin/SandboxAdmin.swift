@@ -87,6 +87,13 @@ public struct SandboxAdmin: Sendable {
         service.armFailures(of: endpoint, count: count)
     }
 
+    /// Makes the next `count` requests to `endpoint` answer `RATE_LIMITED` (HTTP 429, `Retry-After:
+    /// retryAfterSeconds`), as a service whose limit for the device ran out would, without spending the device's
+    /// own budget.
+    package func rateLimitRequests(to endpoint: ChatterEndpoint, count: Int, retryAfterSeconds: Int) {
+        service.armFailures(of: endpoint, count: count, error: SandboxAuthError.rateLimited(seconds: retryAfterSeconds).errorBody)
+    }
+
     /// Keeps the next REST requests to `endpoint` unanswered until the returned hold is released, so a test can act
     /// while a client waits on one (`SandboxRequestHold.waitUntilHeld(count:)`). Replaces an earlier hold of the
     /// endpoint, which stays in force for the requests it already holds. Release every hold before the sandbox shuts

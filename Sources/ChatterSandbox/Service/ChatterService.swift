@@ -13,7 +13,8 @@ public final class ChatterService: Sendable {
     let identifiers: ULIDGenerator
     let rateLimiter: Mutex<RateLimiter>
     /// How many more requests to each endpoint fail with `INTERNAL` (`SandboxAdmin.failRequests(to:count:)`).
-    private let armedFailures = Mutex<[ChatterEndpoint: Int]>([:])
+    /// Per endpoint, how many more requests fail, and with what.
+    private let armedFailures = Mutex<[ChatterEndpoint: (count: Int, error: ChatterErrorBody)]>([:])
     /// Requests to each endpoint kept unanswered (`SandboxAdmin.holdRequests(to:)`).
     private let holds = Mutex<[ChatterEndpoint: SandboxRequestHold]>([:])
 
@@ -29,9 +30,13 @@ public final class ChatterService: Sendable {
     /// The current time, truncated to the millisecond as the wire format keeps it.
     var now: Timestamp { Timestamp(clock.now) }
 
-    /// Makes the next `count` requests to `endpoint` fail; 0 disarms it.
-    func armFailures(of endpoint: ChatterEndpoint, count: Int) {
-        armedFailures.withLock { $0[endpoint] = count > 0 ? count : nil }
+    /// Makes the next `count` requests to `endpoint` fail with `error` (by default `INTERNAL`); 0 disarms it.
+    func armFailures(
+        of endpoint: ChatterEndpoint, count: Int,
+        error: ChatterErrorBody = ChatterErrorBody(
+            code: .internalError, message: "The sandbox was asked to fail this request (SandboxAdmin.failRequests).")
+    ) {
+        armedFailures.withLock { $0[endpoint] = count > 0 ? (count, error) : nil }
     }
 
     /// Holds the next requests to `endpoint` until the returned hold is released; replaces an earlier hold.
@@ -49,14 +54,11 @@ public final class ChatterService: Sendable {
 
     /// Throws `INTERNAL` when a request to `endpoint` is armed to fail, counting it.
     func failIfArmed(_ endpoint: ChatterEndpoint) throws(ChatterErrorBody) {
-        let fails = armedFailures.withLock { failures -> Bool in
-            guard let left = failures[endpoint] else { return false }
-            failures[endpoint] = left > 1 ? left - 1 : nil
-            return true
+        let failure = armedFailures.withLock { failures -> ChatterErrorBody? in
+            guard let armed = failures[endpoint] else { return nil }
+            failures[endpoint] = armed.count > 1 ? (armed.count - 1, armed.error) : nil
+            return armed.error
         }
-        if fails {
-            throw ChatterErrorBody(
-                code: .internalError, message: "The sandbox was asked to fail this request (SandboxAdmin.failRequests).")
-        }
+        if let failure { throw failure }
     }
 }
