@@ -64,6 +64,16 @@ struct ChatConversation: Sendable, Hashable {
         while seenAfterGap.remove(contiguousSeq + 1) != nil { contiguousSeq += 1 }
     }
 
+    /// Forgets the person's own messages every other member has read (no receipt line can come for them) and those
+    /// below `floor` (the screen forgets the messages there), so a long chat keeps a bounded list.
+    mutating func forgetSettledOwnMessages(below floor: Int, me: User.ID?) {
+        guard !ownMessages.isEmpty else { return }
+        let readByAll = others(than: me).map { watermarks[$0]?.read ?? 0 }.min() ?? .max
+        let settled = max(floor - 1, readByAll)
+        guard ownMessages.keys.contains(where: { $0 <= settled }) else { return }
+        ownMessages = ownMessages.filter { $0.key > settled }
+    }
+
     /// The members other than `me`.
     func others(than me: User.ID?) -> [User.ID] {
         conversation.members.map(\.userId).filter { $0 != me }

@@ -46,6 +46,8 @@ extension ChatScreen {
 
     mutating func removeConversation(_ id: Conversation.ID, because reason: String, into update: inout ChatUpdate) {
         guard let entry = conversations.removeValue(forKey: id) else { return }
+        forget(seenMessages.forgetAll(in: id))
+        newestIncoming[id] = nil
         update.lines.append(ScreenLine("\(title(of: entry)) is gone: \(reason).", tone: .notice))
         if openConversationId == id {
             openConversationId = nil
@@ -131,6 +133,7 @@ extension ChatScreen {
     mutating func receiveLive(_ message: Message, into update: inout ChatUpdate) {
         let contiguousBefore = conversations[message.conversationId]?.contiguousSeq
         guard receive(message, into: &update) else { return }
+        forgetUnrepeatable(in: message.conversationId)
         // The person's own message (from another device) needs no receipt, unless it filled a gap.
         if message.senderId == me?.id, conversations[message.conversationId]?.contiguousSeq ?? 0 <= (contiguousBefore ?? 0) + 1 {
             return
@@ -144,11 +147,11 @@ extension ChatScreen {
     /// conversation the screen does not know yet asks for the directory (its `conversation.created` was missed).
     @discardableResult
     mutating func receive(_ message: Message, printing: Bool = true, into update: inout ChatUpdate) -> Bool {
-        guard seenMessageIds.insert(message.id).inserted else { return false }
+        let id = message.conversationId
+        guard seenMessages.insert(message.id, seq: message.seq, in: id, floor: lowestRepeatableSeq(in: id)) else { return false }
         if let editedAt = message.editedAt { editStamps[message.id] = editedAt }
         if message.isDeleted { deletedMessageIds.insert(message.id) }
         reactionsShown[message.id] = message.reactions
-        let id = message.conversationId
         guard var entry = conversations[id] else {
             update.lines.append(ScreenLine(
                 "[\(clockTime(message.createdAt))] \(name(of: message.senderId)) wrote in a conversation new to this screen.",
@@ -179,7 +182,7 @@ extension ChatScreen {
         if holds { entry.held[message.seq] = message }
         conversations[id] = entry
         if id == openConversationId {
-            printedSinceOpen.insert(message.id)
+            if historyLoading == id { printedSinceOpen.insert(message.id) }
             typing.remove(message.senderId)  // their message says they stopped
         }
         lookUpUnknown([message.senderId], into: &update)
@@ -237,7 +240,8 @@ extension ChatScreen {
     }
 
     mutating func messageChanged(_ message: Message, into update: inout ChatUpdate) {
-        guard seenMessageIds.contains(message.id), conversations[message.conversationId] != nil else { return }
+        guard seenMessages.remembers(message.id, in: message.conversationId), conversations[message.conversationId] != nil
+        else { return }
         let prefix = conversationPrefix(message.conversationId)
         if message.isDeleted {
             guard deletedMessageIds.insert(message.id).inserted else { return }
@@ -259,7 +263,8 @@ extension ChatScreen {
     /// `/react`'s answer: shows the person's own new reaction at once. Everything else in it (others' reactions,
     /// an edit) is left to `message.updated`, which the answer may overtake or follow.
     mutating func ownReactionAnswered(_ message: Message, into update: inout ChatUpdate) {
-        guard let me = me?.id, seenMessageIds.contains(message.id), !deletedMessageIds.contains(message.id),
+        guard let me = me?.id, seenMessages.remembers(message.id, in: message.conversationId),
+              !deletedMessageIds.contains(message.id),
               conversations[message.conversationId] != nil
         else { return }
         var shown = reactionsShown[message.id] ?? []
@@ -312,8 +317,12 @@ extension ChatScreen {
     }
 
     mutating func showHistory(_ messages: [Message], of id: Conversation.ID, into update: inout ChatUpdate) {
-        if historyLoading == id { historyLoading = nil }
-        defer { releaseHeld(in: id, into: &update) }
+        let isAwaited = historyLoading == id
+        if isAwaited { historyLoading = nil }
+        defer {
+            releaseHeld(in: id, into: &update)
+            forgetUnrepeatable(in: id)
+        }
         guard id == openConversationId, conversations[id] != nil else { return }
         let ordered = messages.filter { $0.conversationId == id }.sorted { $0.seq < $1.seq }
         guard let first = ordered.first else {
@@ -326,8 +335,9 @@ extension ChatScreen {
                 "\(count) earlier unread message\(count == 1 ? " is" : "s are") not shown.", tone: .status))
         }
         if var entry = conversations[id] {
+            let floor = lowestRepeatableSeq(in: id)
             for message in ordered {
-                seenMessageIds.insert(message.id)
+                _ = seenMessages.insert(message.id, seq: message.seq, in: id, floor: floor)
                 if let editedAt = message.editedAt { editStamps[message.id] = editedAt }
                 if message.isDeleted { deletedMessageIds.insert(message.id) }
                 entry.noteSeen(message.seq)
@@ -338,6 +348,7 @@ extension ChatScreen {
         for message in ordered where !printedSinceOpen.contains(message.id) {
             update.lines += lines(for: message, withReceiptMark: true)
         }
+        if isAwaited { printedSinceOpen = [] }
         if let last = conversations[id]?.lastSeq { sendReceipts(in: id, upTo: last, into: &update) }
         lookUpUnknown(ordered.map(\.senderId), into: &update)
     }
@@ -348,7 +359,8 @@ extension ChatScreen {
             catchingUp.remove(id)  // gone from this screen since the catch-up was asked for
             return
         }
-        let fresh = messages.sorted { $0.seq < $1.seq }.filter { !seenMessageIds.contains($0.id) }
+        let floor = lowestRepeatableSeq(in: id)
+        let fresh = messages.sorted { $0.seq < $1.seq }.filter { seenMessages.isNew($0.id, seq: $0.seq, in: id, floor: floor) }
         let contiguousBefore = conversations[id]?.contiguousSeq
         let shown = id == openConversationId ? fresh.count : Self.catchUpPreviewCount
         if fresh.count > shown {
@@ -369,17 +381,22 @@ extension ChatScreen {
         }
         catchingUp.remove(id)
         releaseHeld(in: id, into: &update)
+        forgetUnrepeatable(in: id)
     }
 
     /// How many messages a conversation that is not open shows after a reconnect.
     static let catchUpPreviewCount = 3
 
     mutating func acknowledge(_ ack: MessageAck, into update: inout ChatUpdate) {
-        defer { releaseHeld(in: ack.conversationId, into: &update) }
+        defer {
+            releaseHeld(in: ack.conversationId, into: &update)
+            forgetUnrepeatable(in: ack.conversationId)
+        }
         guard let index = pendingMessages.firstIndex(where: { $0.clientMessageId == ack.clientMessageId }) else { return }
         let sent = pendingMessages.remove(at: index)
         retryingMessages.remove(ack.clientMessageId)
-        guard seenMessageIds.insert(ack.messageId).inserted, let me else { return }
+        let floor = lowestRepeatableSeq(in: ack.conversationId)
+        guard seenMessages.insert(ack.messageId, seq: ack.seq, in: ack.conversationId, floor: floor), let me else { return }
         let id = ack.conversationId
         let body = sent.content.body ?? ""
         let message = Message(
@@ -409,6 +426,31 @@ extension ChatScreen {
         }
     }
 
+    /// The lowest seq of `id` the screen can still receive again: a catch-up asks for what follows the contiguous
+    /// seq, and a history goes at most a page back from the newest, so anything lower can only be a repeat.
+    func lowestRepeatableSeq(in id: Conversation.ID) -> Int {
+        guard let entry = conversations[id] else { return .min }  // a conversation new to the screen: all may come
+        return min(entry.contiguousSeq + 1, entry.lastSeq + 1 - Self.largestHistoryPage)
+    }
+
+    /// Forgets what the screen keeps about the messages of `id` below `lowestRepeatableSeq(in:)`, and the person's
+    /// own messages there no receipt can be reported on any more.
+    mutating func forgetUnrepeatable(in id: Conversation.ID) {
+        let floor = lowestRepeatableSeq(in: id)
+        forget(seenMessages.forget(below: floor, in: id))
+        conversations[id]?.forgetSettledOwnMessages(below: floor, me: me?.id)
+    }
+
+    private mutating func forget(_ ids: [Message.ID]) {
+        for messageId in ids {
+            editStamps[messageId] = nil
+            reactionsShown[messageId] = nil
+            ownReactionsAwaitingUpdate[messageId] = nil
+            deletedMessageIds.remove(messageId)
+            printedSinceOpen.remove(messageId)
+        }
+    }
+
     // MARK: Receipts
 
     /// Records a member's watermarks (they only move forward) and reports the person's own messages they
@@ -421,6 +463,7 @@ extension ChatScreen {
         let newRead = max(old.read, read)
         let new = ChatConversation.Watermarks(delivered: max(old.delivered, delivered, newRead), read: newRead)
         guard new != old else { return }
+        defer { forgetUnrepeatable(in: id) }
         entry.watermarks[userId] = new
         if userId == me?.id {
             if id != openConversationId { entry.unread = min(entry.unread, max(0, entry.lastSeq - new.read)) }

@@ -38,8 +38,11 @@ public struct ChatScreen: Sendable {
     var hasPresenceSnapshot = false
     /// Who is typing in the open conversation.
     var typing: Set<User.ID> = []
-    var seenMessageIds: Set<Message.ID> = []
-    /// Messages of the open conversation printed since it was opened, so its history does not repeat them.
+    /// The messages seen, each conversation's only down to the lowest seq that can arrive again; what the screen
+    /// keeps per message (edit stamps, reactions, deletions) is forgotten with them (`forgetUnrepeatable(in:)`).
+    var seenMessages = SeenMessages()
+    /// Messages of the open conversation shown or held while its history loads, so the history does not repeat
+    /// them; emptied once the history is shown, since nothing else can repeat them.
     var printedSinceOpen: Set<Message.ID> = []
     var editStamps: [Message.ID: Timestamp] = [:]
     /// The reactions last shown for each message, so that a change prints what was added or removed.
@@ -320,10 +323,13 @@ public struct ChatScreen: Sendable {
         var entry = ChatConversation(conversation, me: me?.id)
         if let last = conversation.lastMessage {
             entry.preview = preview(of: last)
-            seenMessageIds.insert(last.id)
         }
         if conversation.id == openConversationId { entry.unread = 0 }
         conversations[conversation.id] = entry
+        if let last = conversation.lastMessage {
+            _ = seenMessages.insert(last.id, seq: last.seq, in: conversation.id, floor: lowestRepeatableSeq(in: conversation.id))
+        }
+        forgetUnrepeatable(in: conversation.id)
         if !listing.contains(conversation.id) { listing.append(conversation.id) }
         return true
     }
