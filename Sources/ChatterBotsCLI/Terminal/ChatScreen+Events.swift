@@ -353,7 +353,8 @@ extension ChatScreen {
         lookUpUnknown(ordered.map(\.senderId), into: &update)
     }
 
-    /// Messages the connection missed. In the open conversation all are shown; elsewhere the last few, with a count.
+    /// Messages the connection missed. In the open conversation the last `openCatchUpTail`, elsewhere the last
+    /// `catchUpPreviewCount`, after a line that counts the rest.
     mutating func catchUp(_ id: Conversation.ID, messages: [Message], members: [MemberWatermarks], into update: inout ChatUpdate) {
         guard conversations[id] != nil else {
             catchingUp.remove(id)  // gone from this screen since the catch-up was asked for
@@ -362,8 +363,15 @@ extension ChatScreen {
         let floor = lowestRepeatableSeq(in: id)
         let fresh = messages.sorted { $0.seq < $1.seq }.filter { seenMessages.isNew($0.id, seq: $0.seq, in: id, floor: floor) }
         let contiguousBefore = conversations[id]?.contiguousSeq
-        let shown = id == openConversationId ? fresh.count : Self.catchUpPreviewCount
-        if fresh.count > shown {
+        let isOpen = id == openConversationId
+        let shown = min(fresh.count, isOpen ? Self.openCatchUpTail : Self.catchUpPreviewCount)
+        if fresh.count > shown, isOpen {
+            let hidden = fresh.count - shown
+            update.lines.append(ScreenLine(
+                "\(hidden) earlier message\(hidden == 1 ? "" : "s") from while offline \(hidden == 1 ? "is" : "are") not shown "
+                    + "(this client has no command to page back to \(hidden == 1 ? "it" : "them")); the last \(shown):",
+                tone: .status))
+        } else if fresh.count > shown {
             update.lines.append(ScreenLine(
                 "\(conversationPrefix(id))\(fresh.count) new messages while offline; the last \(shown):", tone: .status))
         }
@@ -386,6 +394,9 @@ extension ChatScreen {
 
     /// How many messages a conversation that is not open shows after a reconnect.
     static let catchUpPreviewCount = 3
+    /// How many messages the open conversation shows after a reconnect: about two screens, so that thousands missed
+    /// do not scroll everything else out of the terminal.
+    static let openCatchUpTail = 50
 
     mutating func acknowledge(_ ack: MessageAck, into update: inout ChatUpdate) {
         defer {

@@ -190,6 +190,18 @@ struct ChatScreenMessagingTests {
         #expect(update.actions == [.markRead(ReceiptPosition(conversationId: F.withBob, seq: 9))])
     }
 
+    @Test func aHugeCatchUpOfTheOpenConversationShowsItsTailAfterALineCountingTheRest() {
+        var screen = F.screenWithBobOpen()
+        let missed = (6..<2006).map { F.message("M-BOB-\($0)", in: F.withBob, seq: $0, from: F.bob, "msg \($0)", at: F.time(15, 0)) }
+        let update = screen.handle(.caughtUp(F.withBob, messages: missed, members: []))
+        #expect(update.text.count == 1 + ChatScreen.openCatchUpTail)
+        #expect(update.text.first
+            == "1950 earlier messages from while offline are not shown (this client has no command to page back to them); the last 50:")
+        #expect(update.text[1] == "[15:00] bob: msg 1956")
+        #expect(update.text.last == "[15:00] bob: msg 2005")
+        #expect(update.actions == [.markRead(ReceiptPosition(conversationId: F.withBob, seq: 2005))])
+    }
+
     @Test func reactReactsToTheNewestMessageSomeoneElseWrote() {
         var screen = F.screenWithBobOpen()
         #expect(screen.handle(.line("/react 👍")).text
