@@ -7,6 +7,8 @@ import ChatterBots
 public enum ChatAction: Sendable, Hashable {
     /// Send `message.send` and report the ack. Resent with the same `clientMessageId` after a reconnect.
     case send(MessageSend)
+    /// Never send this message again, nor resend it after a refusal for now: the person cancelled it.
+    case cancelSend(ClientMessageID)
     /// Send `receipt.delivered`.
     case markDelivered(ReceiptPosition)
     /// Send `receipt.read`.

@@ -41,10 +41,11 @@ public struct ChatClient: Sendable {
 
         let (events, eventSink) = AsyncStream<ChatShell.Event>.makeStream()
         let (outbound, outboundSink) = AsyncStream<ChatShell.Outbound>.makeStream()
+        let cancelledSends = CancelledSends()
         var shell = ChatShell(
             screen: ChatScreen(historyLimit: configuration.historyLimit, timeZone: configuration.timeZone),
             rest: rest, inboundMessageLimit: configuration.connectionOptions.webSocket.limits.maxMessageSize, events: eventSink,
-            outbound: outboundSink, display: display, clock: configuration.connectionOptions.clock)
+            outbound: outboundSink, cancelledSends: cancelledSends, display: display, clock: configuration.connectionOptions.clock)
         shell.apply(.signedIn(session.user))
         do {
             shell.apply(.directoryLoaded(try await ChatShell.loadDirectory(rest)))
@@ -67,7 +68,8 @@ public struct ChatClient: Sendable {
         let senderTask = Task {
             for await item in outbound {
                 var failures = 0
-                while true {
+                // A message the person cancelled is not sent, nor sent again after its wait.
+                while !cancelledSends.contains(item.message.clientMessageId) {
                     do throws(RealtimeError) {
                         // The ack reaches the screen through the connection's events, in the order it was read:
                         // an answer read right after it must not show above the message it answers.

@@ -14,6 +14,9 @@ public enum ChatCommand: Sendable, Hashable {
     case decline(FriendRequestReference)
     /// `/react <emoji>`: react to the newest message someone else wrote in the open conversation.
     case react(emoji: String)
+    /// `/cancel`: take back the messages the service refused for now (not sent, waiting to go again): they are never
+    /// sent.
+    case cancel
     /// `/help`.
     case help
     /// `/quit` (also `/exit`, or the end of input).
@@ -84,6 +87,8 @@ public enum ChatCommand: Sendable, Hashable {
             self = .react(emoji: argument)
         case "decline":
             self = .decline(try Self.friendRequest(argument, of: "/decline"))
+        case "cancel":
+            self = .cancel
         case "help", "h", "?":
             self = .help
         case "quit", "exit", "q":
@@ -114,6 +119,7 @@ public enum ChatCommand: Sendable, Hashable {
         "/accept <n|name> accept friend request n of /friends, or the one from a username",
         "/decline <n|name> decline friend request n of /friends, or the one from a username",
         "/react <emoji>   react to the newest message someone else wrote here",
+        "/cancel          take back a message the service refused for now (\"… Not sent yet\"): it is never sent",
         "/help            this list",
         "/quit            leave (Ctrl-D too)",
         "Any other line is sent to the open conversation (start it with // to send a line beginning with /).",

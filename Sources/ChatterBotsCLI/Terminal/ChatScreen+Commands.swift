@@ -28,6 +28,8 @@ extension ChatScreen {
             decline(reference, into: &update)
         case .react(let emoji):
             react(emoji, into: &update)
+        case .cancel:
+            cancelRefused(into: &update)
         case .help:
             update.lines.append(ScreenLine("Commands:", tone: .heading))
             update.lines += ChatCommand.helpText.map { ScreenLine("  " + $0, tone: .notice) }
@@ -227,6 +229,26 @@ extension ChatScreen {
     }
 
     // MARK: Sending
+
+    /// `/cancel`: the messages the service refused for now leave the pending ones, and the shell never sends them.
+    mutating func cancelRefused(into update: inout ChatUpdate) {
+        let refused = pendingMessages.filter { retryingMessages.contains($0.clientMessageId) }
+        guard !refused.isEmpty else {
+            update.lines.append(ScreenLine(
+                "Nothing to cancel: /cancel takes back a message the service refused for now (\"… Not sent yet\").",
+                tone: .error))
+            return
+        }
+        pendingMessages.removeAll { retryingMessages.contains($0.clientMessageId) }
+        retryingMessages = []
+        for message in refused {
+            cancelledMessages[message.clientMessageId] = message
+            update.actions.append(.cancelSend(message.clientMessageId))
+            update.lines.append(ScreenLine(
+                "✗ Cancelled: \"\(Self.excerpt(message.content.body ?? ""))\" will not be sent.", tone: .notice))
+        }
+        for id in Set(refused.map(\.conversationId)) { releaseHeld(in: id, into: &update) }
+    }
 
     mutating func say(_ text: String, into update: inout ChatUpdate) {
         guard let id = openConversationId, conversations[id] != nil else {

@@ -403,8 +403,16 @@ extension ChatScreen {
             releaseHeld(in: ack.conversationId, into: &update)
             forgetUnrepeatable(in: ack.conversationId)
         }
-        guard let index = pendingMessages.firstIndex(where: { $0.clientMessageId == ack.clientMessageId }) else { return }
-        let sent = pendingMessages.remove(at: index)
+        let sent: MessageSend
+        if let index = pendingMessages.firstIndex(where: { $0.clientMessageId == ack.clientMessageId }) {
+            sent = pendingMessages.remove(at: index)
+        } else if let cancelled = cancelledMessages.removeValue(forKey: ack.clientMessageId) {
+            sent = cancelled
+            update.lines.append(ScreenLine(
+                "\"\(Self.excerpt(cancelled.content.body ?? ""))\" was sent before it could be cancelled:", tone: .status))
+        } else {
+            return
+        }
         retryingMessages.remove(ack.clientMessageId)
         let floor = lowestRepeatableSeq(in: ack.conversationId)
         guard seenMessages.insert(ack.messageId, seq: ack.seq, in: ack.conversationId, floor: floor), let me else { return }

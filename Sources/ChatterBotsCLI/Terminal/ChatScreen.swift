@@ -22,8 +22,11 @@ public struct ChatScreen: Sendable {
     var linesAwaitingConversation: [String] = []
     /// Messages typed but not acknowledged yet, oldest first.
     public internal(set) var pendingMessages: [MessageSend] = []
-    /// Pending messages the service refused for now, until acknowledged or refused for good.
+    /// Pending messages the service refused for now, until acknowledged, refused for good or cancelled.
     var retryingMessages: Set<ClientMessageID> = []
+    /// Messages the person cancelled (`/cancel`), in case a resend already on its way is stored after all: its ack
+    /// then says so. It grows only with what the person cancels.
+    var cancelledMessages: [ClientMessageID: MessageSend] = [:]
     /// How many recent messages opening a conversation shows.
     public let historyLimit: Int
 
@@ -176,10 +179,11 @@ public struct ChatScreen: Sendable {
             retryingMessages.insert(clientMessageId)
             for id in conversations.keys { releaseHeld(in: id, into: &update) }
             update.lines.append(ScreenLine(
-                "… Not sent yet: \"\(Self.excerpt(message.content.body ?? ""))\": \(reason); trying again in \(Self.describe(delay)).",
+                "… Not sent yet: \"\(Self.excerpt(message.content.body ?? ""))\": \(reason); trying again in \(Self.describe(delay)) (/cancel takes it back).",
                 tone: .status))
         case .sendFailed(let clientMessageId, let reason):
             retryingMessages.remove(clientMessageId)
+            cancelledMessages[clientMessageId] = nil
             guard let index = pendingMessages.firstIndex(where: { $0.clientMessageId == clientMessageId }) else { break }
             let message = pendingMessages.remove(at: index)
             update.lines.append(ScreenLine(

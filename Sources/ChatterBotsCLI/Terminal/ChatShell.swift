@@ -46,6 +46,8 @@ struct ChatShell {
     let inboundMessageLimit: Int
     let events: AsyncStream<Event>.Continuation
     let outbound: AsyncStream<Outbound>.Continuation
+    /// What the person cancelled, which the client's sender skips.
+    let cancelledSends: CancelledSends
     let display: @Sendable ([ScreenLine]) -> Void
     /// The connection's clock, which times the wait for acknowledgements at the end of input.
     let clock: any ChatterClock
@@ -93,6 +95,8 @@ struct ChatShell {
             // Without a connection the message stays pending in the screen and goes out on `.connected`.
             guard let connection else { return }
             outbound.yield(Outbound(connection: connection, message: message))
+        case .cancelSend(let id):
+            cancelledSends.insert(id)
         case .markDelivered(let position):
             sendReceipt(position, isRead: false)
         case .markRead(let position):

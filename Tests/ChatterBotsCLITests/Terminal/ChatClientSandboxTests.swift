@@ -325,6 +325,25 @@ struct ChatClientSandboxTests {
         }
     }
 
+    /// A message refused for now that the person cancels is never sent: the message typed after it, which the one
+    /// sender sends only once that one is done with, is the only one stored.
+    @Test func aMessageRefusedForNowAndCancelledIsNeverSent() async throws {
+        try await Self.withHarness { harness in
+            let conversation = try await harness.bobREST.directConversation(with: harness.alice.user.id)
+            let client = try await Self.startInConversationWithBob(harness.clientConfiguration())
+            harness.sandbox.admin.failRequests(to: .postMessage, count: 1)
+            client.type("refused once")
+            try await client.screen.waitForLine(containing: "Not sent yet: \"refused once\"")
+            client.type("/cancel")
+            try await client.screen.waitForLine(containing: "✗ Cancelled: \"refused once\" will not be sent.")
+            client.type("after it")
+            let received = try await harness.bobEvents.wait(for: Self.newMessage("after it"))
+            let stored = try await harness.bobREST.messages(in: conversation.id, afterSeq: 0).messages
+            #expect(stored.map(\.id) == [received.id])
+            try await client.quit()
+        }
+    }
+
     /// A message the service refuses for now (`INTERNAL`) stays pending, goes again with its clientMessageId after
     /// the backoff, and arrives once.
     @Test func aMessageRefusedForNowIsSentAgainAndArrivesOnce() async throws {

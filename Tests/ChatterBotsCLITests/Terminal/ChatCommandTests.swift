@@ -54,6 +54,7 @@ struct ChatCommandTests {
         #expect(try ChatCommand(parsing: "/decline bob") == .decline(.username("bob")))
         #expect(throws: ChatCommandError.invalidNumber(command: "/decline", "0")) { try ChatCommand(parsing: "/decline 0") }
         #expect(try ChatCommand(parsing: "/react 👍") == .react(emoji: "👍"))
+        #expect(try ChatCommand(parsing: "/cancel") == .cancel)
         #expect(throws: ChatCommandError.self) { try ChatCommand(parsing: "/react") }
     }
 

@@ -62,6 +62,53 @@ struct ChatScreenMessagingTests {
         #expect(!screen.handle(.connected).actions.contains { if case .send = $0 { true } else { false } })
     }
 
+    @Test func aMessageRefusedForNowSaysHowToCancelIt() {
+        var screen = F.screenWithBobOpen()
+        _ = screen.handle(.line("hello"))
+        let retrying = screen.handle(.sendRetrying("cm-1", reason: "RATE_LIMITED: Slow down.", after: .seconds(30)))
+        #expect(retrying.text == ["… Not sent yet: \"hello\": RATE_LIMITED: Slow down.; trying again in 30 s (/cancel takes it back)."])
+    }
+
+    @Test func cancelTakesBackAMessageRefusedForNowAndItIsNeverSent() {
+        var screen = F.screenWithBobOpen()
+        _ = screen.handle(.line("hello"))
+        _ = screen.handle(.sendRetrying("cm-1", reason: "RATE_LIMITED", after: .seconds(30)))
+        let cancelled = screen.handle(.line("/cancel"))
+        #expect(cancelled.text == ["✗ Cancelled: \"hello\" will not be sent."])
+        #expect(cancelled.actions == [.cancelSend("cm-1")])
+        #expect(screen.pendingMessages.isEmpty)
+        _ = screen.handle(.disconnected(reason: "network lost (1006)", retryIn: .seconds(1)))
+        #expect(!screen.handle(.connected).actions.contains { if case .send = $0 { true } else { false } })
+    }
+
+    @Test func cancelLeavesMessagesNotRefusedPending() {
+        var screen = F.screenWithBobOpen()
+        _ = screen.handle(.line("refused"))
+        _ = screen.handle(.sendRetrying("cm-1", reason: "RATE_LIMITED", after: .seconds(30)))
+        _ = screen.handle(.line("waiting"))
+        #expect(screen.handle(.line("/cancel")).actions == [.cancelSend("cm-1")])
+        #expect(screen.pendingMessages.map(\.clientMessageId) == ["cm-2"])
+    }
+
+    @Test func cancelWithNothingRefusedSaysWhatItTakesBack() {
+        var screen = F.screenWithBobOpen()
+        _ = screen.handle(.line("hello"))
+        let update = screen.handle(.line("/cancel"))
+        #expect(update.text == ["Nothing to cancel: /cancel takes back a message the service refused for now (\"… Not sent yet\")."])
+        #expect(update.lines.first?.tone == .error)
+        #expect(update.actions.isEmpty)
+        #expect(screen.pendingMessages.count == 1)
+    }
+
+    @Test func aCancelledMessageStoredByAResendAlreadyOnItsWayIsShownAsSent() {
+        var screen = F.screenWithBobOpen()
+        _ = screen.handle(.line("hello"))
+        _ = screen.handle(.sendRetrying("cm-1", reason: "RATE_LIMITED", after: .seconds(30)))
+        _ = screen.handle(.line("/cancel"))
+        let acked = screen.handle(.acknowledged(Self.ack("cm-1", seq: 6)))
+        #expect(acked.text == ["\"hello\" was sent before it could be cancelled:", "[14:05] alice: hello"])
+    }
+
     @Test func aTooLongMessageIsRefusedBeforeSending() {
         var screen = F.screenWithBobOpen()
         let update = screen.handle(.line(String(repeating: "a", count: 4097)))
@@ -355,7 +402,7 @@ struct ChatScreenMessagingTests {
     @Test func helpListsEveryCommand() {
         var screen = F.screen()
         let text = screen.handle(.line("/help")).text.joined(separator: "\n")
-        for command in ["/list", "/open", "/dm", "/friends", "/accept", "/help", "/quit"] {
+        for command in ["/list", "/open", "/dm", "/friends", "/accept", "/cancel", "/help", "/quit"] {
             #expect(text.contains(command), "\(command) missing from /help")
         }
     }
