@@ -34,8 +34,9 @@ public struct TerminalStyle: Sendable, Hashable {
         return "\u{1B}[\(code)m" + text + "\u{1B}[0m"
     }
 
-    /// `text` with C0/C1 control characters (other than tab) and the bidirectional overrides and isolates replaced
-    /// by `?`: a sender could otherwise move the terminal's cursor, or make a line read as someone else's (U+202E).
+    /// `text` with C0/C1 control characters (other than tab) and the bidirectional controls (marks, embeddings,
+    /// overrides and isolates) replaced by `?`: a sender could otherwise move the terminal's cursor, or reorder the
+    /// line so that it reads as someone else's (U+202E, or U+200F before digits and punctuation).
     static func printable(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var scalars = String.UnicodeScalarView()
@@ -44,8 +45,14 @@ public struct TerminalStyle: Sendable, Hashable {
     }
 
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar != "\t" && (scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-            || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value))
+        scalar != "\t" && (scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || isBidirectionalControl(scalar))
+    }
+
+    /// U+061C (Arabic letter mark), U+200E and U+200F (left-to-right and right-to-left marks), U+202A to U+202E
+    /// (embeddings and overrides), U+2066 to U+2069 (isolates).
+    private static func isBidirectionalControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value == 0x061C || (0x200E...0x200F).contains(scalar.value)
+            || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
     }
 
     private static func colourCode(_ tone: ScreenLine.Tone) -> String? {

@@ -199,6 +199,22 @@ struct ChatScreenMessagingTests {
         #expect(again.lines.isEmpty && again.actions.isEmpty)
     }
 
+    /// What the terminal prints of another person's message, their name and the conversation's title carries no
+    /// bidirectional control: none can reorder the line to make it read as someone else's.
+    @Test func bidirectionalControlsInOthersTextAreNotPrinted() {
+        let bidi = "\u{200E}\u{200F}\u{202A}\u{202B}\u{202C}\u{202D}\u{202E}\u{2066}\u{2067}\u{2068}\u{2069}\u{061C}"
+        var screen = F.screen()
+        let mallory = User(id: "01USERBOB", username: "bob\u{202E}", displayName: "Bob")
+        _ = screen.handle(.userLoaded(mallory))
+        _ = screen.handle(.server(.conversationUpdated(F.conversation(
+            F.team, kind: .group, title: "Team\u{200F}", members: [F.alice, F.bob, F.carol], lastSeq: 2))))
+        let update = screen.handle(.server(.messageNew(
+            F.message("M-TEAM-3", in: F.team, seq: 3, from: F.bob, "ok\(bidi)done", at: F.time(14, 10)))))
+        let printed = update.lines.map(TerminalStyle.plain.render)
+        #expect(printed == ["[14:10] [2 Team?] bob?: ok????????????done"])
+        #expect(!printed.joined().unicodeScalars.contains { bidi.unicodeScalars.contains($0) })
+    }
+
     @Test func ownMessagesFromAnotherDeviceAreShownButNotUnread() {
         var screen = F.screenWithBobOpen()
         let update = screen.handle(.server(.messageNew(F.message("M-TEAM-3", in: F.team, seq: 3, from: F.alice, "from my phone", at: F.time(14, 10)))))

@@ -31,6 +31,11 @@ struct TerminalStyleTests {
             == "[14:03] bob: שלום world", "right-to-left text itself is left alone")
     }
 
+    @Test func bidirectionalMarksFromASenderCannotReorderTheLine() {
+        let hostile = ScreenLine("[14:03] bob: \u{200F}12:00\u{200E} \u{061C}x", tone: .message)
+        #expect(TerminalStyle(usesColour: false).render(hostile) == "[14:03] bob: ?12:00? ?x")
+    }
+
     @Test func noColourWhenTheEnvironmentAsksForNone() {
         #expect(TerminalStyle.detect(fileDescriptor: 1, environment: ["NO_COLOR": "1"]) == .plain)
         #expect(TerminalStyle.detect(fileDescriptor: 1, environment: ["TERM": "dumb"]) == .plain)
