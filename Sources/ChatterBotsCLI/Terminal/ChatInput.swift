@@ -41,7 +41,8 @@ public enum ChatInput: Sendable, Hashable {
     case acknowledged(MessageAck)
     /// The server refused a message for good (`reason` says why); it is not resent.
     case sendFailed(ClientMessageID, reason: String)
-    /// The server refused a message for now (`RATE_LIMITED`, `INTERNAL`): it stays pending and goes again `after`.
+    /// The server refused a message for now (`RATE_LIMITED`, `INTERNAL`): it stays pending and goes again `after`,
+    /// unless the person takes it back with `/cancel` (`ChatAction.cancelSend`).
     case sendRetrying(ClientMessageID, reason: String, after: Duration)
     /// The direct conversation `ChatAction.openDirectConversation` asked for.
     case conversationOpened(Conversation)
