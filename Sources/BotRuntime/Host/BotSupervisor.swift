@@ -494,19 +494,33 @@ public actor BotSupervisor {
         HealthReport(shuttingDown: isShuttingDown, bots: await statuses())
     }
 
-    /// What `/healthz` reports by default: the counts the board keeps, and the statuses of the bots not live it
-    /// names, read from those bots only.
+    /// What `/healthz` reports by default: the counts the board keeps and the bots not live it names, taken from it
+    /// in one step, with the statuses of those bots only.
     package func healthSummary() async -> HealthReport {
         await askUnreportedMembers()
-        let (counts, named) = board.update { tallies in
-            (HealthSummary.Counts(tally: tallies.health), tallies.health.notLive(limit: NameSample.limit))
+        let snapshot = board.update { $0.health.snapshot(namingNotLive: NameSample.limit) }
+        let notLive = await statuses(of: members(counted: snapshot.bots))
+        return HealthReport(shuttingDown: isShuttingDown, summary: HealthSummary(counts: snapshot.counts, notLive: notLive))
+    }
+
+    /// The members that the bots `counted` are (those still members), with what they were counted as; taken before
+    /// any suspension, so that a member's stop reason is the one of the counts' instant.
+    private func members(counted: [HealthTally.Counted]) -> [(counted: HealthTally.Counted, member: Member)] {
+        counted.compactMap { bot in positions[bot.id].map { (bot, members[$0]) } }
+    }
+
+    /// The statuses of `shown`, each in the state and connection it was counted in, so that they agree with the
+    /// counts taken with them however the bots moved since; the rest of a status is read now.
+    private func statuses(of shown: [(counted: HealthTally.Counted, member: Member)]) async -> [BotStatus] {
+        var result: [BotStatus] = []
+        result.reserveCapacity(shown.count)
+        for (bot, member) in shown {
+            var status = Self.status(of: member.bot, stopReason: member.stopReason, await member.bot.status)
+            status.state = bot.state
+            status.connected = bot.connected
+            result.append(status)
         }
-        let shown = named.compactMap { id in positions[id].map { members[$0] } }
-        var notLive: [BotStatus] = []
-        for member in shown {
-            notLive.append(Self.status(of: member.bot, stopReason: member.stopReason, await member.bot.status))
-        }
-        return HealthReport(shuttingDown: isShuttingDown, summary: HealthSummary(counts: counts, notLive: notLive))
+        return result
     }
 
     /// Each bot with its name, in configuration order (before `run()` too): what the control routes act on.

@@ -74,13 +74,47 @@ struct HealthTally: Sendable {
 
     /// The ids of the first `limit` bots not live, most urgent first.
     func notLive(limit: Int) -> [Int] {
-        var ids: [Int] = []
-        for group in notLiveRanks where ids.count < limit {
-            for rank in group.prefix(limit - ids.count) {
-                if let id = idsByRank[rank] { ids.append(id) }
+        notLiveCounted(limit: limit).map(\.id)
+    }
+
+    /// A bot as the tally counts it: its state and connection as they enter the counts.
+    struct Counted: Sendable, Equatable {
+        var id: Int
+        var rank: Int
+        var state: BotStatus.State
+        var connected: Bool
+    }
+
+    /// The counts, and some bots as counted at the same instant, so that what an answer says of these bots agrees
+    /// with its counts.
+    struct Snapshot: Sendable {
+        var counts: HealthSummary.Counts
+        var bots: [Counted]
+    }
+
+    /// The counts and the first `limit` bots not live, most urgent first: `/healthz`'s answer.
+    func snapshot(namingNotLive limit: Int) -> Snapshot {
+        Snapshot(counts: HealthSummary.Counts(tally: self), bots: notLiveCounted(limit: limit))
+    }
+
+    /// The counts and every bot, in no particular order: for a listing that orders and pages them itself.
+    func snapshotOfEveryBot() -> Snapshot {
+        Snapshot(counts: HealthSummary.Counts(tally: self), bots: entries.map { counted($0.key, $0.value) })
+    }
+
+    /// The first `limit` bots not live, most urgent first, as counted.
+    private func notLiveCounted(limit: Int) -> [Counted] {
+        var bots: [Counted] = []
+        for group in notLiveRanks where bots.count < limit {
+            for rank in group.prefix(limit - bots.count) {
+                if let id = idsByRank[rank], let entry = entries[id] { bots.append(counted(id, entry)) }
             }
         }
-        return ids
+        return bots
+    }
+
+    private func counted(_ id: Int, _ entry: Entry) -> Counted {
+        Counted(id: id, rank: entry.rank, state: entry.state, connected: entry.connected)
     }
 
     /// 0 for a bot that needs an operator, 1 for one cut off from the server, 2 for one on its way; nil when live.

@@ -36,4 +36,30 @@ struct HealthTallyTests {
         tally.report(0, state: .synchronizing, connected: true)
         #expect(tally.everyBotConnected)
     }
+
+    @Test func aSnapshotNamesTheBotsNotLiveInTheStatesItsCountsHold() {
+        var tally = HealthTally()
+        for id in 0..<4 { tally.join(id, rank: id) }
+        tally.report(0, state: .live, connected: true)
+        tally.report(1, state: .reconnecting, connected: false)
+        tally.report(2, state: .synchronizing, connected: true)
+        tally.stop(3, as: .crashing)
+        let snapshot = tally.snapshot(namingNotLive: 20)
+        #expect(snapshot.counts.states == ["live": 1, "reconnecting": 1, "synchronizing": 1, "crashing": 1])
+        #expect(snapshot.bots == [
+            HealthTally.Counted(id: 3, rank: 3, state: .crashing, connected: false),
+            HealthTally.Counted(id: 1, rank: 1, state: .reconnecting, connected: false),
+            HealthTally.Counted(id: 2, rank: 2, state: .synchronizing, connected: true),
+        ])
+    }
+
+    @Test func aSnapshotOfEveryBotHoldsEachBotInTheStateItIsCountedIn() {
+        var tally = HealthTally()
+        for id in 0..<3 { tally.join(id, rank: id) }
+        tally.report(0, state: .live, connected: true)
+        tally.stop(1, as: .stopped)
+        let snapshot = tally.snapshotOfEveryBot()
+        #expect(snapshot.counts.total == 3)
+        #expect(snapshot.bots.sorted { $0.id < $1.id }.map(\.state) == [.live, .stopped, .starting])
+    }
 }

@@ -1,6 +1,7 @@
 @testable import BotRuntime
 import BotRuntimeTestSupport
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -97,6 +98,94 @@ struct KeptHealthCountsTests {
         #expect(answer.report.states == ["live": 1])
         #expect(try await fetch(server, "/readyz").status == 200)
         try await stopServing(supervisor, server, run)
+    }
+
+    @Test func aBotThatMovesWhileTheProbeReadsItIsNamedInTheStateItsCountsHold() async throws {
+        let flaky = MovesWhenReadBot("flaky", .reconnecting, changes: changes)
+        let (supervisor, server, run) = try await start([StandInSession("steady", changes: changes), flaky])
+        try await changes.wait(until: {
+            await supervisor.healthSummary().states == ["live": 1, "reconnecting": 1]
+        }, "steady live, flaky reconnecting")
+
+        // flaky goes live as the probe reads its status: after the counts, where the two reads used to be apart.
+        flaky.moveWhenNextRead(to: .live)
+        let answer = await supervisor.healthSummary()
+        #expect(flaky.moved)
+        #expect(answer.states == ["live": 1, "reconnecting": 1])
+        #expect(answer.notLive.map(\.name) == ["flaky"])
+        #expect(answer.notLive.map(\.state) == [.reconnecting])
+        #expect(answer.notLive.map(\.connected) == [false])
+
+        // The next answer counts it live, and names no bot.
+        let next = await supervisor.healthSummary()
+        #expect(next.states == ["live": 2])
+        #expect(next.notLive.isEmpty)
+        try await stopServing(supervisor, server, run)
+    }
+}
+
+/// A bot that reports `state` and changes state as its status is read, once told to: the change falls after a probe
+/// took its counts and before it read this bot's status.
+final class MovesWhenReadBot: StateReportingBot {
+    private struct Now {
+        var state: BotStatus.State
+        var next: BotStatus.State?
+        var moved = false
+        var reporter: BotStateReporter?
+    }
+
+    let name: String
+    private let now: Mutex<Now>
+    private let stopped = AsyncStream.makeStream(of: Void.self)
+    private let changes: ChangeSignal
+
+    init(_ name: String, _ state: BotStatus.State, changes: ChangeSignal) {
+        self.name = name
+        self.now = Mutex(Now(state: state))
+        self.changes = changes
+    }
+
+    /// The next read of `status` moves the bot to `state` (and reports it) before answering.
+    func moveWhenNextRead(to state: BotStatus.State) {
+        now.withLock { $0.next = state }
+    }
+
+    /// Whether a read moved it.
+    var moved: Bool { now.withLock { $0.moved } }
+
+    func reportStates(to reporter: BotStateReporter) async {
+        now.withLock { now in
+            now.reporter = reporter
+            reporter.report(now.state, connected: now.state == .live, hasBeenLive: now.state == .live)
+        }
+        changes.signal()
+    }
+
+    func run() async -> BotStopReason {
+        for await _ in stopped.stream {}
+        return .shutdown
+    }
+
+    func shutdown(deadline: Duration) async {
+        stopped.continuation.finish()
+    }
+
+    var status: BotStatus {
+        get async {
+            let state = now.withLock { now in
+                if let next = now.next {
+                    now.state = next
+                    now.next = nil
+                    now.moved = true
+                    now.reporter?.report(next, connected: next == .live, hasBeenLive: next == .live)
+                }
+                return now.state
+            }
+            return BotStatus(
+                name: name, state: state, connected: state == .live, since: Date(timeIntervalSince1970: 1_800_000_000),
+                userId: nil, lastError: nil, reconnects: 0, messagesIn: 0, messagesOut: 0, outboxDepth: 0,
+                handlerLatency: HandlerLatencySummary(), stopReason: nil)
+        }
     }
 }
 
