@@ -48,18 +48,19 @@ enum ConsoleAssets {
         <span id="fault-result" role="status"></span>
       </section>
       <div id="fleet-part">
-      <form id="filters" class="filters">
-        <label>Name <input id="filter-name" type="search" placeholder="any"></label>
-        <label>State <select id="filter-state">
+      <form id="filters" class="filters" method="get" action="/console/">
+        <label>Name <input id="filter-name" name="name" type="search" placeholder="any"></label>
+        <label>State <select id="filter-state" name="state">
           <option value="">any</option>
           <option>live</option><option>connecting</option><option>signingIn</option><option>synchronizing</option>
           <option>reconnecting</option><option>starting</option><option>stopping</option><option>stopped</option>
           <option>crashing</option>
         </select></label>
+        <noscript><button type="submit">Filter</button></noscript>
         <span class="pager">
-          <button type="button" id="previous">‹ Previous</button>
+          <a id="previous" rel="prev" aria-disabled="true">‹ Previous</a>
           <span id="page-label"></span>
-          <button type="button" id="next">Next ›</button>
+          <a id="next" rel="next" aria-disabled="true">Next ›</a>
         </span>
       </form>
       <table id="fleet">
@@ -120,6 +121,7 @@ enum ConsoleAssets {
     .summary span { border: 1px solid var(--muted); border-radius: 1rem; padding: .1rem .6rem; }
     .filters { display: flex; gap: 1rem; align-items: center; margin-bottom: .6rem; flex-wrap: wrap; }
     .pager { margin-left: auto; display: flex; gap: .5rem; align-items: center; }
+    .pager a[aria-disabled] { color: var(--muted); }
     table { border-collapse: collapse; width: 100%; }
     th, td { text-align: left; padding: .3rem .6rem; border-bottom: 1px solid #d0d7de; vertical-align: top; }
     td.number { text-align: right; font-variant-numeric: tabular-nums; }
@@ -153,14 +155,31 @@ enum ConsoleAssets {
     "use strict";
     (() => {
       const $ = (id) => document.getElementById(id);
-      const query = { name: "", state: "", page: 1 };
-      let lastPage = { page: 1, pages: 1 };
+      // The page of the fleet shown comes from the address's query (name, state, page, pageSize), as the
+      // server reads it: each page has an address of its own, and the pager's links work as plain links.
+      const query = readQuery(location.search);
 
-      function search() {
-        const params = new URLSearchParams({ page: String(query.page) });
+      function readQuery(text) {
+        const params = new URLSearchParams(text);
+        return {
+          name: params.get("name") || "", state: params.get("state") || "",
+          page: Math.max(1, parseInt(params.get("page"), 10) || 1), pageSize: params.get("pageSize") || "",
+        };
+      }
+
+      function search(page = query.page) {
+        const params = new URLSearchParams({ page: String(page) });
         if (query.name) params.set("name", query.name);
         if (query.state) params.set("state", query.state);
+        if (query.pageSize) params.set("pageSize", query.pageSize);
         return params.toString();
+      }
+
+      // Shows the page's address for the query, as a new entry of the history when `asNewEntry`.
+      function showAddress(asNewEntry) {
+        const address = "/console/?" + search();
+        if (address === location.pathname + location.search) return;
+        if (asNewEntry) history.pushState(null, "", address); else history.replaceState(null, "", address);
       }
 
       // What this console offers (the sandbox's own has no fleet and no log tail).
@@ -256,7 +275,9 @@ enum ConsoleAssets {
       }
 
       function fleetChoice() {
-        return { name: query.name, state: query.state, page: query.page };
+        const choice = { name: query.name, state: query.state, page: query.page };
+        if (query.pageSize) choice.pageSize = query.pageSize;
+        return choice;
       }
 
       async function showError(response) {
@@ -324,7 +345,6 @@ enum ConsoleAssets {
       }
 
       function render(fleet) {
-        lastPage = fleet;
         const summary = $("summary");
         summary.replaceChildren(element("span", fleet.total + " bots"));
         for (const [state, count] of Object.entries(fleet.states).sort()) {
@@ -345,11 +365,22 @@ enum ConsoleAssets {
         });
         $("bots").replaceChildren(...rows);
         $("page-label").textContent = "page " + fleet.page + " of " + fleet.pages + " (" + fleet.matching + " matching)";
-        $("previous").disabled = fleet.page <= 1;
-        $("next").disabled = fleet.page >= fleet.pages;
+        pagerLink($("previous"), fleet.page > 1 ? fleet.page - 1 : null);
+        pagerLink($("next"), fleet.page < fleet.pages ? fleet.page + 1 : null);
         $("error").textContent = "";
         renderFaults(fleet);
         renderLogBots(fleet);
+      }
+
+      // A pager link to `page` of the query, or none (no page there).
+      function pagerLink(link, page) {
+        if (page === null) {
+          link.removeAttribute("href");
+          link.setAttribute("aria-disabled", "true");
+        } else {
+          link.href = "/console/?" + search(page);
+          link.removeAttribute("aria-disabled");
+        }
       }
 
       const faultLabels = {
@@ -614,6 +645,7 @@ enum ConsoleAssets {
         query.name = $("filter-name").value.trim();
         query.state = $("filter-state").value;
         query.page = 1;
+        showAddress(false);
         choose({ fleet: fleetChoice() });
       }
 
@@ -655,12 +687,23 @@ enum ConsoleAssets {
         $("filters").addEventListener("submit", (event) => { event.preventDefault(); refilter(); });
         $("filter-name").addEventListener("input", refilter);
         $("filter-state").addEventListener("change", refilter);
-        $("previous").addEventListener("click", () => {
-          query.page = Math.max(1, lastPage.page - 1);
-          choose({ fleet: fleetChoice() });
-        });
-        $("next").addEventListener("click", () => {
-          query.page = Math.min(lastPage.pages, lastPage.page + 1);
+        $("filter-name").value = query.name;
+        $("filter-state").value = query.state;
+        // A plain click on a pager link turns the page in place, on the same stream; any other (a new tab, a
+        // bookmark, no script) follows the link.
+        for (const link of [$("previous"), $("next")]) {
+          link.addEventListener("click", (event) => {
+            if (!link.href || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+            event.preventDefault();
+            query.page = readQuery(new URL(link.href).search).page;
+            showAddress(true);
+            choose({ fleet: fleetChoice() });
+          });
+        }
+        window.addEventListener("popstate", () => {
+          Object.assign(query, readQuery(location.search));
+          $("filter-name").value = query.name;
+          $("filter-state").value = query.state;
           choose({ fleet: fleetChoice() });
         });
         start();

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One page of the fleet as the console shows it: how many bots there are in each state, how many pass the
-/// filters, and the page's bots with their counters and messages per minute. Encoded as the JSON of
+/// filters, and the page's bots (`ConsoleFleetSelection`) with their counters and messages per minute. Encoded as the JSON of
 /// `/console/fleet` and of each `/console/events` snapshot.
 package struct ConsoleFleetPage: Sendable, Equatable, Encodable {
     /// One bot's row.
@@ -36,16 +36,19 @@ package struct ConsoleFleetPage: Sendable, Equatable, Encodable {
     /// The faults the page may set off (`ConsoleFault`); empty unless the server is the embedded sandbox.
     package var faults: [String] = []
 
-    /// The page `query` asks for of `statuses` (in fleet order); `perMinute` gives a shown bot's chart.
-    package init(statuses: [BotStatus], query: ConsoleFleetQuery, perMinute: (String) -> [Int]) {
-        total = statuses.count
-        states = statuses.reduce(into: [:]) { $0[$1.state.rawValue, default: 0] += 1 }
-        let matches = statuses.filter(query.matches)
-        matching = matches.count
-        pageSize = query.pageSize
-        pages = max(1, (matches.count + query.pageSize - 1) / query.pageSize)
-        page = min(query.page, pages)
-        bots = matches.dropFirst((page - 1) * pageSize).prefix(pageSize).map { status in
+    /// The page `selection` chose in a fleet of `total` bots counted as `states`: `statuses` are its bots' (in its
+    /// order), `perMinute` gives a shown bot's chart.
+    init(
+        total: Int, states: [String: Int], selection: ConsoleFleetSelection, statuses: [BotStatus],
+        perMinute: (String) -> [Int]
+    ) {
+        self.total = total
+        self.states = states
+        matching = selection.matching
+        page = selection.page
+        pages = selection.pages
+        pageSize = selection.pageSize
+        bots = statuses.map { status in
             Row(
                 name: status.name, state: status.state, since: status.since, reconnectAt: status.reconnectAt,
                 lastError: status.lastError, stopReason: status.stopReason, messagesIn: status.messagesIn,
@@ -54,12 +57,17 @@ package struct ConsoleFleetPage: Sendable, Equatable, Encodable {
         }
     }
 
-    /// The names of the bots the page of `query` shows, so only their charts are read.
-    package static func names(on query: ConsoleFleetQuery, of statuses: [BotStatus]) -> Set<String> {
-        let matches = statuses.filter(query.matches)
-        let pages = max(1, (matches.count + query.pageSize - 1) / query.pageSize)
-        let page = min(query.page, pages)
-        return Set(matches.dropFirst((page - 1) * query.pageSize).prefix(query.pageSize).map(\.name))
+    /// The page `query` asks for of `statuses` (in configuration order); `perMinute` gives a shown bot's chart.
+    package init(statuses: [BotStatus], query: ConsoleFleetQuery, perMinute: (String) -> [Int]) {
+        let listed = statuses.enumerated().map { index, status in
+            ConsoleFleetSelection.Listed(
+                name: status.name,
+                counted: HealthTally.Counted(id: index, rank: index, state: status.state, connected: status.connected))
+        }
+        let selection = ConsoleFleetSelection(listed, query: query)
+        self.init(
+            total: statuses.count, states: statuses.reduce(into: [:]) { $0[$1.state.rawValue, default: 0] += 1 },
+            selection: selection, statuses: selection.bots.map { statuses[$0.counted.id] }, perMinute: perMinute)
     }
 
     /// The page as compact JSON (one line: it goes into one server-sent event's data).

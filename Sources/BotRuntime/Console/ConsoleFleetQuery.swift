@@ -55,8 +55,13 @@ package struct ConsoleFleetQuery: Sendable, Equatable {
 
     /// Whether `status` passes the filters.
     package func matches(_ status: BotStatus) -> Bool {
-        if let state, status.state != state { return false }
-        if let name, !status.name.localizedCaseInsensitiveContains(name) { return false }
+        matches(name: status.name, state: status.state)
+    }
+
+    /// Whether a bot named `name` in `state` passes the filters.
+    func matches(name botName: String, state botState: BotStatus.State) -> Bool {
+        if let state, botState != state { return false }
+        if let name, !botName.localizedCaseInsensitiveContains(name) { return false }
         return true
     }
 

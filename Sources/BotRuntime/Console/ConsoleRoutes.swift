@@ -171,9 +171,7 @@ package final class ConsoleRoutes: Sendable {
 
     /// The page `query` asks for, now.
     private func fleet(_ query: ConsoleFleetQuery, of supervisor: BotSupervisor) async -> ConsoleFleetPage {
-        let statuses = await supervisor.statuses()
-        let charts = await supervisor.messagesPerMinute(of: ConsoleFleetPage.names(on: query, of: statuses))
-        var page = ConsoleFleetPage(statuses: statuses, query: query) { charts[$0] ?? [] }
+        var page = await supervisor.consolePage(query)
         if faults != nil { page.faults = ConsoleFault.allCases.map(\.rawValue) }
         return page
     }

@@ -503,6 +503,28 @@ public actor BotSupervisor {
         return HealthReport(shuttingDown: isShuttingDown, summary: HealthSummary(counts: snapshot.counts, notLive: notLive))
     }
 
+    /// The page of the console's fleet that `query` asks for: the counts and every bot's counted state taken from the
+    /// board in one step, the page's bots chosen from them (`ConsoleFleetSelection`), then the statuses and charts of
+    /// those bots alone.
+    func consolePage(_ query: ConsoleFleetQuery) async -> ConsoleFleetPage {
+        await nameEveryMember()
+        await askUnreportedMembers()
+        let snapshot = board.update { $0.health.snapshotOfEveryBot() }
+        let listed = snapshot.bots.compactMap { bot in
+            positions[bot.id].map { ConsoleFleetSelection.Listed(name: members[$0].name, counted: bot) }
+        }
+        let selection = ConsoleFleetSelection(listed, query: query)
+        let shown = members(counted: selection.bots.map(\.counted))
+        let statuses = await statuses(of: shown)
+        var charts: [String: [Int]] = [:]
+        for (status, (_, member)) in zip(statuses, shown) {
+            charts[status.name] = await member.bot.messagesPerMinute
+        }
+        return ConsoleFleetPage(
+            total: snapshot.counts.total, states: snapshot.counts.states, selection: selection, statuses: statuses,
+            perMinute: { charts[$0] ?? [] })
+    }
+
     /// The members that the bots `counted` are (those still members), with what they were counted as; taken before
     /// any suspension, so that a member's stop reason is the one of the counts' instant.
     private func members(counted: [HealthTally.Counted]) -> [(counted: HealthTally.Counted, member: Member)] {

@@ -69,6 +69,17 @@ struct ConsoleRoutesTests {
         try await stop(running)
     }
 
+    @Test func thePageIsServedAtAnAddressThatNamesAPageOfTheFleet() async throws {
+        let running = try await start()
+        let page = try await send(running, .get, "/console/?state=live&page=2&pageSize=1")
+        #expect(page.status == .ok)
+        #expect(text(page).contains(#"<a id="next" rel="next""#))
+        let fleet = try await send(running, .get, "/console/fleet?state=live&page=2&pageSize=1")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(fleet.body)) as? [String: Any])
+        #expect((json["bots"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["greeter"])
+        try await stop(running)
+    }
+
     @Test func theConsoleIsOffUnlessConfigured() async throws {
         let running = try await start(console: false)
         let response = try await send(running, .get, "/console/")

@@ -134,6 +134,16 @@ struct ConsoleBrowserTests {
     }
 
     @Test(.timeLimit(.minutes(5)))
+    func thePagersLinksTurnThePageInPlaceAndWorkAsPlainLinks() async throws {
+        let seen = try await visit({ try await Fleet.start() }, "paging", bots: ["echo", "reminders"])
+        #expect((seen["nextLink"] as? String)?.hasSuffix("/console/?page=2&pageSize=1") == true)
+        #expect((seen["clicked"] as? String)?.hasSuffix("/console/?page=2&pageSize=1") == true)
+        #expect(seen["loaded"] as? [String] == ["reminders"])
+        #expect(seen["pageLabel"] as? String == "page 2 of 2 (2 matching)")
+        #expect(seen["nextOnLastPage"] is NSNull)
+    }
+
+    @Test(.timeLimit(.minutes(5)))
     func aliceAsksTheReminderBotAndItsAnswerAppearsWithAReadMark() async throws {
         let seen = try await visit({ try await Fleet.start() }, "reminder", bots: ["reminder_bot"])
         let lines = try #require(seen["lines"] as? [[String]])

@@ -25,6 +25,9 @@ Usage: console_browser.py URL SCENARIO SCREENSHOT_DIR [BOT ...]
          many changes they were added.
   filter: waits until every BOT shows live, then types the first BOT's name into the name filter and waits until
           the rows are that bot's alone; screenshot filter.png.
+  paging: opens the console at ?pageSize=1 and waits until both BOTs are live and the first BOT's row shows; clicks
+          Next (the second BOT's row, the address at page=2), then Previous, then loads Next's link as a new page;
+          screenshot paging.png.
   tabs: opens the conversation with the first BOT as alice in this tab and in a second one, then fetches
         /console/about from the first; reports whether it answered and how many streams each tab holds open.
 Prints one JSON object with what it saw; exits non-zero (with the reason on stderr) when a wait runs out.
@@ -221,6 +224,28 @@ def filter(driver, shots, bots):
         lambda d: rows(d) == [bots[0]], "the fleet never showed the filtered rows alone")
     driver.save_screenshot(os.path.join(shots, "filter.png"))
     return {"rows": rows(driver), "pageLabel": driver.find_element(By.ID, "page-label").text}
+
+
+def paging(driver, shots, bots):
+    driver.get(driver.current_url.split("?")[0] + "?pageSize=1")
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: f"{len(bots)} live" in d.find_element(By.ID, "summary").text and rows(d) == [bots[0]],
+        "the first page never showed the first bot, every bot live")
+    next_link = driver.find_element(By.ID, "next").get_attribute("href")
+    driver.find_element(By.ID, "next").click()
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: rows(d) == [bots[1]], "Next never showed the second bot")
+    clicked = driver.current_url
+    driver.find_element(By.ID, "previous").click()
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: rows(d) == [bots[0]], "Previous never showed the first bot again")
+    driver.get(next_link)
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.2).until(
+        lambda d: rows(d) == [bots[1]], "Next's link, loaded as a page, never showed the second bot")
+    driver.save_screenshot(os.path.join(shots, "paging.png"))
+    return {"nextLink": next_link, "clicked": clicked, "loaded": rows(driver),
+            "pageLabel": driver.find_element(By.ID, "page-label").text,
+            "nextOnLastPage": driver.find_element(By.ID, "next").get_attribute("href")}
 
 
 def tabs(driver, shots, bots):
@@ -437,7 +462,7 @@ def main():
         outcome = {"dashboard": dashboard, "ratelimit": ratelimit, "reminder": reminder, "picture": picture, "login": login,
                    "sandbox": sandbox, "friend": friend, "quit": quit,
                    "restart": restart, "burst": burst, "tabs": tabs,
-                   "filter": filter}[scenario](driver, shots, bots)
+                   "filter": filter, "paging": paging}[scenario](driver, shots, bots)
         print(json.dumps(outcome), flush=True)
     except Exception as error:  # the Swift test shows the reason and the screenshot of the failure
         driver.save_screenshot(os.path.join(shots, f"{scenario}-failed.png"))
