@@ -10,7 +10,7 @@ extension BotSupervisor {
             do {
                 result += try await holder.quarantineEntries().map { BotQuarantineEntry(bot: name, entry: $0) }
             } catch {
-                throw .storage(bot: name, reason: error.description)
+                throw QuarantineControlError(error, bot: name)
             }
         }
         return result
@@ -25,7 +25,7 @@ extension BotSupervisor {
         do {
             retry = try await holder.retryQuarantined(reference.id)
         } catch {
-            throw .storage(bot: reference.bot, reason: error.description)
+            throw QuarantineControlError(error, bot: reference.bot)
         }
         guard let retry else { throw .unknownEntry(reference) }
         return QuarantineRetryOutcome(
@@ -39,7 +39,7 @@ extension BotSupervisor {
         do {
             dropped = try await holder.dropQuarantined(reference.id)
         } catch {
-            throw .storage(bot: reference.bot, reason: error.description)
+            throw QuarantineControlError(error, bot: reference.bot)
         }
         guard dropped else { throw .unknownEntry(reference) }
     }

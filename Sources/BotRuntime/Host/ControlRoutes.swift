@@ -38,6 +38,8 @@ enum ControlRoutes {
                 return json(.notFound, QuarantineJSON.Failure(error: error.description))
             case .storage, .dataDirectoryInUse, .storeLocked:
                 return json(.internalServerError, QuarantineJSON.Failure(error: error.description))
+            case .storeOpening:
+                return json(.serviceUnavailable, QuarantineJSON.Failure(error: error.description))
             }
         }
     }

@@ -10,11 +10,23 @@ package enum QuarantineControlError: Error, Hashable, CustomStringConvertible {
     case dataDirectoryInUse(String)
     /// Another process has the bot's store open.
     case storeLocked(bot: String, path: String)
+    /// The bot's session claimed its store to open it (the bot starts, or a reload replaces its session) and had
+    /// neither opened it nor given it up after `waited`, how long a handler may run.
+    case storeOpening(bot: String, waited: Duration)
 
     /// What to do when a live process has the stores and cannot be reached.
     static let reachTheProcess =
         "set httpPort in bots.json and restart `run` (the quarantine commands then go through its HTTP port), "
         + "or stop it and run the command again"
+
+    /// The refusal of a request on the quarantine of `bot` whose store failed with `error`.
+    init(_ error: BotStoreError, bot: String) {
+        if case .stillOpening(_, let waited) = error {
+            self = .storeOpening(bot: bot, waited: waited)
+        } else {
+            self = .storage(bot: bot, reason: error.description)
+        }
+    }
 
     package var description: String {
         switch self {
@@ -30,6 +42,9 @@ package enum QuarantineControlError: Error, Hashable, CustomStringConvertible {
         case .storeLocked(let bot, let path):
             "the store of bot \"\(bot)\" (\(path)) is locked by a running process that cannot be reached over HTTP: "
                 + Self.reachTheProcess
+        case .storeOpening(let bot, let waited):
+            "bot \"\(bot)\" has been opening its store for \(waited) (it is starting, or a reload replaces its "
+                + "session): send the request again once the bot is live or stopped"
         }
     }
 }

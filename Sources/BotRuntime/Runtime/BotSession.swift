@@ -194,7 +194,7 @@ public actor BotSession {
         // A request may have the store's file open for a moment (`withStore`, through this session or an earlier
         // one of the bot): it would refuse the session's own open. Requests coming meanwhile wait for this one.
         opensStore = true
-        await StoreHandOff.shared.claim(environment.storeURL(forBot: name).path)
+        await StoreHandOff<BotSession>.shared.claim(environment.storeURL(forBot: name).path)
         let store: BotStore
         do {
             try Self.makeDirectory(environment.dataDirectory)
@@ -229,6 +229,8 @@ public actor BotSession {
         let admission = parts.makeAdmission()
         self.parts = parts
         wakeStoreWaiters()
+        // Requests that came through an earlier session of the bot while this one claimed the file go through it.
+        StoreHandOff<BotSession>.shared.opened(environment.storeURL(forBot: name).path, by: self)
         self.admission = admission
         do {
             try await parts.outbox.loadPending()
@@ -889,7 +891,7 @@ public actor BotSession {
     private func finish(_ reason: BotStopReason) -> BotStopReason {
         releaseStartupTicket()  // a first start that failed before the session ran still holds its ticket
         phase = .finished(reason)
-        if opensStore { StoreHandOff.shared.release(environment.storeURL(forBot: name).path) }
+        if opensStore { StoreHandOff<BotSession>.shared.release(environment.storeURL(forBot: name).path) }
         wakeStoreWaiters()
         stopReason = reason
         if case .crashing = reason { setState(.crashing) } else { setState(.stopped) }
@@ -907,14 +909,21 @@ public actor BotSession {
 
     /// The bot's quarantined work, oldest first (read from its store, open or not).
     package func quarantineEntries() async throws(BotStoreError) -> [QuarantineEntry] {
-        try await withStore { store throws(BotStoreError) in try await store.quarantined() }
+        switch try await withStore({ store throws(BotStoreError) in try await store.quarantined() }) {
+        case .done(let entries): return entries
+        case .through(let session): return try await session.quarantineEntries()
+        }
     }
 
     /// Hands the quarantined entry `id` to its handler again: at once when the bot runs (`runsNow`), else at its
     /// next start. Returns the entry, nil when there is none.
     package func retryQuarantined(_ id: Int64) async throws(BotStoreError) -> (entry: QuarantineEntry, runsNow: Bool)? {
-        guard let (entry, wasPending) = try await withStore({ store throws(BotStoreError) in try await store.requestRetryNoting(of: id) })
-        else { return nil }
+        let noted: (entry: QuarantineEntry, wasPending: Bool)?
+        switch try await withStore({ store throws(BotStoreError) in try await store.requestRetryNoting(of: id) }) {
+        case .done(let result): noted = result
+        case .through(let session): return try await session.retryQuarantined(id)
+        }
+        guard let (entry, wasPending) = noted else { return nil }
         if case .running = phase, hasStarted, let parts {
             // A retry asked for before is queued or running already (its entry leaves once its work commits).
             if !wasPending { parts.quarantine.retry(entry) }
@@ -930,33 +939,56 @@ public actor BotSession {
             return try await parts.quarantine.drop(id)
         }
         let metrics = metrics
-        return try await withStore { store throws(BotStoreError) in
+        let dropped = try await withStore { store throws(BotStoreError) in
             guard try await store.dropQuarantined(id) else { return false }
             // A stopped bot's status counts what is left.
             metrics.quarantined.store(try await store.quarantined().count, ordering: .relaxed)
             return true
         }
+        switch dropped {
+        case .done(let dropped): return dropped
+        case .through(let session): return try await session.dropQuarantined(id)
+        }
+    }
+
+    /// Where `withStore(_:)` carried out a request.
+    private enum StoreRoute<T: Sendable>: Sendable {
+        /// With this session's store, or with the file opened for the request: `body` returned this.
+        case done(T)
+        /// Another session of the bot (a reload's) opened the store meanwhile: the request is to go through it.
+        case through(BotSession)
     }
 
     /// Runs `body` with the bot's store: the open one while the bot runs, else the file opened for the call. While
     /// the session opens its store, the call waits for it, and while it tears down (closing the store), for its end;
-    /// while the call has the file open, the session's open waits (a store is open once in a process).
+    /// while the call has the file open, the session's open waits (a store is open once in a process). While another
+    /// session of the bot claims the file, the call waits, as long as a handler may run, for that session to open
+    /// the store (then the call goes through it) or to end without (then the call opens the file).
     private func withStore<T: Sendable>(
         _ body: (BotStore) async throws(BotStoreError) -> T
-    ) async throws(BotStoreError) -> T {
+    ) async throws(BotStoreError) -> StoreRoute<T> {
         while case .running = phase, isTornDown || (parts == nil && opensStore) {
             await withCheckedContinuation { storeWaiters.append($0) }
         }
-        if case .running = phase, let parts { return try await body(parts.store) }
+        if case .running = phase, let parts { return .done(try await body(parts.store)) }
         let path = environment.storeURL(forBot: name).path
-        // Another session of the bot (a reload's) has claimed the file: it is the bot's now.
-        guard StoreHandOff.shared.borrow(path) else { throw .inUse(path: path, inThisProcess: true) }
-        defer { StoreHandOff.shared.giveBack(path) }
+        let clock = environment.clock
+        // A claim waits only for the requests that have the file, then opens it: the longest a piece of the bot's
+        // work may take bounds that generously, and a request past it is told to come again.
+        let bound = environment.handlerTimeout
+        switch await StoreHandOff<BotSession>.shared.request(
+            path, waitingUntil: clock.now.addingTimeInterval(bound.timeInterval), on: clock)
+        {
+        case .borrowed: break
+        case .session(let session): return .through(session)
+        case .stillClaimed: throw .stillOpening(path: path, waited: bound)
+        }
+        defer { StoreHandOff<BotSession>.shared.giveBack(path) }
         let store = try await BotStore.open(path: path, clock: environment.clock)
         do {
             let result = try await body(store)
             await store.close()
-            return result
+            return .done(result)
         } catch {
             await store.close()
             throw error

@@ -33,6 +33,10 @@ package enum BotStoreError: Error, CustomStringConvertible {
     /// The store at `path` is open elsewhere (``StoreLock``): another process runs its bot, or, `inThisProcess`, this
     /// process opened it already. Nothing was read or written.
     case inUse(path: String, inThisProcess: Bool)
+    /// Another session of the bot claimed the store at `path` to open it (the bot starts, or a reload replaces its
+    /// session) and had neither opened it nor given it up after `waited`: a request for the file was not carried
+    /// out. Nothing was read or written.
+    case stillOpening(path: String, waited: Duration)
     /// The store at `path` was exported to `file` at `movedAt` (`example-bots export`): its bot is the device now
     /// running where that file was imported, and this copy must not run again. The bot's data was left as it was.
     case moved(path: String, file: String, movedAt: Date)
@@ -70,6 +74,10 @@ package enum BotStoreError: Error, CustomStringConvertible {
         case .inUse(let path, false):
             return "Another process runs bot \(Self.botName(path)) (its store \(path) is locked): stop it first, "
                 + "or give this process its own dataDirectory."
+        case .stillOpening(let path, let waited):
+            return "Bot \(Self.botName(path)) has been opening its store \(path) for \(waited) (it is starting, or a "
+                + "reload replaces its session) and the request was not carried out: send it again once the bot is live "
+                + "or stopped."
         case .moved(let path, let file, let movedAt):
             return "Bot \(Self.botName(path)) was moved: its store \(path) was exported to \(file) at "
                 + "\(movedAt.formatted(.iso8601)), and it runs where that file was imported. To run it here again, import "

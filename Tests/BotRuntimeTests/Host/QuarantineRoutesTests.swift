@@ -132,4 +132,36 @@ struct QuarantineRoutesTests {
         #expect(try await QuarantineSeed.entries(of: "poison", in: directory.url).map(\.retryRequested) == [false, false])
         await server.shutdown()
     }
+
+    /// A request that comes while another session of the bot claims its store to open it (a reload's, say) waits
+    /// for that session; when the claim outlasts the handler timeout, the answer is 503, saying to send it again.
+    @Test func aRequestWhileTheBotsStoreIsClaimedPastTheHandlerTimeoutIs503() async throws {
+        await server.shutdown()
+        let clock = ManualClock()
+        let environment = BotRuntimeEnvironment(
+            server: ChatterServerConfiguration(
+                apiBaseURL: URL(fileURLWithPath: "/"), webSocketURL: URL(fileURLWithPath: "/"), clientKey: "unused"),
+            dataDirectory: directory.url, clock: clock)
+        let session = BotSession(
+            configuration: BotConfiguration(
+                name: "poison", kind: "greeting", credentials: BotCredentials(username: "poison_bot", password: "pw"),
+                friendRequests: .nobody),
+            bot: GreetingBot(options: .init(greeting: "hi")), environment: environment)
+        let server = try await HealthServer.start(supervisor: BotSupervisor(bots: [session], log: .discarding), port: 0)
+        let path = environment.storeURL(forBot: "poison").path
+        await StoreHandOff<BotSession>.shared.claim(path)
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/quarantine/poison/1/drop"))
+        let drop = Task { try await HTTPFetch.get(url, method: "POST") }
+        await StoreHandOff<BotSession>.shared.waitUntilRequestWaits(path)
+        await clock.advance(by: environment.handlerTimeout)
+        let response = try await drop.value
+        StoreHandOff<BotSession>.shared.release(path)
+
+        #expect(response.status == 503)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any])
+        #expect(json["error"] as? String == #"bot "poison" has been opening its store for 30.0 seconds (it is starting, "#
+            + "or a reload replaces its session): send the request again once the bot is live or stopped")
+        #expect(try await QuarantineSeed.entries(of: "poison", in: directory.url).count == 2)
+        await server.shutdown()
+    }
 }
