@@ -34,7 +34,12 @@ public struct ChatClient: Sendable {
     public func run(
         input: AsyncStream<String>, typing: AsyncStream<Bool>? = nil, display: @escaping @Sendable ([ScreenLine]) -> Void
     ) async throws(ChatClientError) {
-        let rest = ChatterRESTClient(configuration: configuration.server, requestTimeouts: configuration.restRequestTimeouts)
+        // A refresh refused while the socket stays open: the connection keeper signs in again, as after a 4001.
+        let (refusals, refusalSink) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let rest = ChatterRESTClient(
+            configuration: configuration.server,
+            tokenStore: ChatterTokenStore(tokens: nil, onChange: { _ in }, onRefreshRefused: { refusalSink.yield() }),
+            requestTimeouts: configuration.restRequestTimeouts)
         let deviceFile = configuration.dataDirectory.map { ChatDeviceFile(dataDirectory: $0, username: configuration.username) }
         let (session, warnings) = try await signIn(rest: rest, deviceFile: deviceFile, forgettingDevice: false)
         display(warnings.map { ScreenLine($0, tone: .status) })
@@ -101,6 +106,9 @@ public struct ChatClient: Sendable {
             signIn: { forgettingDevice in _ = try await signInAsDevice(rest: rest, deviceFile: deviceFile, forgettingDevice: forgettingDevice) },
             events: eventSink)
         let connectionTask = Task { await keeper.run() }
+        let refusalTask = Task {
+            for await _ in refusals { keeper.refreshRefused() }
+        }
 
         var failure: ChatClientError?
         // The connection task reports a close on its own, so it can overtake the `.opened` of the same connection.
@@ -131,6 +139,7 @@ public struct ChatClient: Sendable {
             if failure != nil || shell.screen.hasEnded { break }
         }
         connectionTask.cancel()
+        refusalTask.cancel()
         inputTask.cancel()
         typingTask?.cancel()
         outboundSink.finish()

@@ -35,6 +35,11 @@ struct ChatConnectionKeeper {
             ?? .syncFinished(generation: generation)))
     }
 
+    /// A REST request found the device's tokens refused while the connection may still be open: sign in again.
+    func refreshRefused() {
+        post.yield(.lifecycle(.refreshRefused))
+    }
+
     /// What the loop reacts to, from the tasks it started.
     private enum Input: Sendable {
         case lifecycle(SessionLifecycle.Event)
@@ -130,7 +135,7 @@ struct ChatConnectionKeeper {
             events.yield(.opened(live.connection, generation: generation))
         case .closeConnection(let generation, let reason):
             if let live = state.live, live.generation == generation {
-                if reason == .stopping {
+                if reason == .stopping || reason == .refreshRefused {
                     let connection = live.connection
                     live.tasks.add { await connection.close() }
                 } else {

@@ -462,6 +462,22 @@ struct ChatClientSandboxTests {
         }
     }
 
+    @Test func tokensRefusedOnARequestWhileConnectedSignInAgainAndTheChatGoesOn() async throws {
+        try await Self.withHarness { harness in
+            let client = Self.start(harness.clientConfiguration())
+            try await client.screen.waitForLine(containing: "Connected:")
+            try await harness.sandbox.admin.expireTokensKeepingSockets(of: try await Self.aliceDevice(harness))
+
+            client.type("/dm bob")  // a REST request: its token and then its refresh are refused
+            try await client.screen.waitForLine(containing: "Connection lost")
+            try await client.screen.waitForLine(containing: "Reconnected.")
+            client.type("/dm bob")
+            try await client.screen.waitForLine(containing: "No messages yet")
+            try await Self.expectAliceReachesBob(client, harness, saying: "after signing in again")
+            try await client.quit()
+        }
+    }
+
     @Test func aRefusedClientKeyStopsTheClientSayingWhatToCheck() async throws {
         try await Self.withHarness { harness in
             let client = Self.start(harness.clientConfiguration())
