@@ -400,6 +400,18 @@ import Testing
         #expect(plan.backfillFinished(ids[1], gap: closedGap, backlog: 1, now: now) == [.backfill(ids[0], after: 2)])
     }
 
+    @Test func aFetchWaitingForRoomInItsLaneGivesItsPlaceToOneThatWaits() {
+        var plan = plan()
+        let ids = conversations(AdmissionPlan.maximumFetches + 2)
+        for id in ids { _ = plan.requestBackfill(id, after: nil) }
+        #expect(plan.fetchPaused() == [.backfill(ids[AdmissionPlan.maximumFetches], after: nil)])
+        plan.fetchResumed()
+        // Five run now: the next place goes to the last one only once two have finished.
+        #expect(plan.backfillFinished(ids[1], gap: closedGap, backlog: 1, now: now).isEmpty)
+        #expect(plan.backfillFinished(ids[2], gap: closedGap, backlog: 1, now: now)
+            == [.backfill(ids[AdmissionPlan.maximumFetches + 1], after: nil)])
+    }
+
     @Test func stopDropsTheFetchesThatWait() {
         var plan = plan()
         let ids = conversations(AdmissionPlan.maximumFetches + 1)

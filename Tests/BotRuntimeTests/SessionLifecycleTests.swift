@@ -353,7 +353,7 @@ struct SessionLifecycleCloseCodeTests {
         #expect(session.fireTimer() == [.signIn(.refreshToken, generation: live + 3)])
     }
 
-    @Test func tokensRefusedOverRESTCloseTheOpenConnectionAndRefreshAtOnce() {
+    @Test func tokensRefusedOverRESTCloseTheOpenConnectionAndLogInAtOnce() {
         var session = LifecycleHarness()
         let live = session.goLive()
         #expect(session.handle(.refreshRefused) == [
@@ -361,10 +361,9 @@ struct SessionLifecycleCloseCodeTests {
             .scheduleReconnect(at: session.now, .dropped(.refreshRefused)),
         ])
         #expect(session.handle(.closed(generation: live, code: 1000, reason: "")) == [])
-        #expect(session.state == .waitingToReconnect(until: session.now, then: .signIn(.refreshToken)))
-        #expect(session.handle(.timerFired) == [.signIn(.refreshToken, generation: live + 1)])
-        #expect(session.handle(.signInFailed(generation: live + 1, .invalidRefreshToken))
-            == [.signIn(.freshLogin, generation: live + 2)])
+        #expect(session.state == .waitingToReconnect(until: session.now, then: .signIn(.freshLogin)))
+        #expect(session.handle(.timerFired) == [.signIn(.freshLogin, generation: live + 1)])
+        #expect(session.handle(.signedIn(generation: live + 1)) == [.connect(generation: live + 2)])
     }
 
     @Test func tokensRefusedAgainBeforeReadySignInOnlyAfterBackoff() {

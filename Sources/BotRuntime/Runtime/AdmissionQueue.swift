@@ -490,8 +490,12 @@ final class AdmissionQueue: Sendable {
             guard var afterSeq = position else { return }
             while let start = plan.withLock({ $0.pageStart(in: conversation, after: afterSeq) }) {
                 afterSeq = start
-                while plan.withLock({ $0.waitsForRoom(backlog: dispatcher.backlog(of: lane)) }) {
-                    await signal.wait()
+                if plan.withLock({ $0.waitsForRoom(backlog: dispatcher.backlog(of: lane)) }) {
+                    perform(plan.withLock { $0.fetchPaused() })
+                    while plan.withLock({ $0.waitsForRoom(backlog: dispatcher.backlog(of: lane)) }) {
+                        await signal.wait()
+                    }
+                    plan.withLock { $0.fetchResumed() }
                 }
                 let page: MessagePage
                 let limit = pageSizes.withLock { $0.limit(in: conversation) }
@@ -508,10 +512,10 @@ final class AdmissionQueue: Sendable {
                 } catch let error as ChatterAPIError where error.code == .rateLimited {
                     // The limit is the device's: the page waits what the service asked, then goes on from there.
                     let delay = RateLimitDelay.asked(by: error) ?? RateLimitDelay.fallback
+                    let until = clock.now.adding(delay)
                     log.warning("the page after seq \(afterSeq) was rate limited: asking again in \(delay)", [
                         "conversation": conversation.rawValue,
                     ])
-                    let until = clock.now.adding(delay)
                     while clock.now < until, !plan.withLock({ $0.isStopped }) { await signal.wait(until: until) }
                     continue
                 }

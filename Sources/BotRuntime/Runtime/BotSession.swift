@@ -725,6 +725,9 @@ public actor BotSession {
     private func closeConnection(_ generation: UInt64, _ reason: SessionLifecycle.DisconnectReason) {
         if let live, live.link.generation == generation {
             if reason == .stopping || reason == .refreshRefused {
+                if reason == .refreshRefused {
+                    log.warning("the service refused the device's tokens on a REST request: closing the connection to sign in again with the password")
+                }
                 let connection = live.link.connection
                 live.tasks.add { await connection.close() }
             } else {

@@ -80,10 +80,7 @@ final class SessionParts: Sendable {
             } catch {
                 log.error("could not store the rotated tokens: \(error); the next start signs in with the password")
             }
-        }, onRefreshRefused: {
-            log.warning("the service refused the device's tokens on a REST request; signing in again")
-            onRefreshRefused()
-        })
+        }, onRefreshRefused: onRefreshRefused)
         var rest = ChatterRESTClient(
             configuration: environment.server, tokenStore: tokenStore, transport: environment.restTransport,
             requestTimeouts: environment.restRequestTimeouts)

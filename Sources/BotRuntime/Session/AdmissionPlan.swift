@@ -13,8 +13,8 @@ import Foundation
 ///   ``turnEnded()`` returns false; until then every item submitted is queued for it.
 /// - Every ``Action/backfill(_:after:)`` and ``Action/fetchGap(_:missingSeq:waited:)`` is answered by exactly one
 ///   ``backfillFinished(_:gap:backlog:now:)``. At most ``maximumFetches`` run at once: a fetch decided beyond them
-///   waits, its conversation counted as fetched, and its action comes out of the `backfillFinished` that frees a
-///   place.
+///   waits, its conversation counted as fetched, and its action comes out of the `backfillFinished` (or the
+///   ``fetchPaused()`` of a fetch waiting for room in its lane, answered by ``fetchResumed()``) that frees a place.
 /// - Every ``Action/scheduleGapCheck(_:at:)`` is answered by ``gapCheckDue(_:gap:backlog:now:)`` at its deadline,
 ///   unless an ``Action/cancelGapCheck(_:)`` of the conversation follows it.
 struct AdmissionPlan: Sendable {
@@ -301,11 +301,28 @@ struct AdmissionPlan: Sendable {
             if backlog == 0 { actions += laneDrained(conversation) }
         }
         // The place this fetch held goes to the first that waits.
-        if fetchesRunning < Self.maximumFetches, !waitingFetches.isEmpty {
-            fetchesRunning += 1
-            actions.append(waitingFetches.removeFirst())
-        }
-        return actions
+        return actions + startWaitingFetch()
+    }
+
+    /// A running fetch waits for room in its lane (``waitsForRoom(backlog:)``), which may take as long as its
+    /// handlers do: its place goes to the first fetch that waits, so a few busy conversations do not hold up the
+    /// fetch of a quiet one's gap.
+    mutating func fetchPaused() -> [Action] {
+        fetchesRunning -= 1
+        guard !isStopped else { return [] }
+        return startWaitingFetch()
+    }
+
+    /// A fetch that waited for room goes on with its next page: it counts again, even past ``maximumFetches`` (it
+    /// was started already; new fetches wait until the count is under the limit).
+    mutating func fetchResumed() {
+        fetchesRunning += 1
+    }
+
+    private mutating func startWaitingFetch() -> [Action] {
+        guard fetchesRunning < Self.maximumFetches, !waitingFetches.isEmpty else { return [] }
+        fetchesRunning += 1
+        return [waitingFetches.removeFirst()]
     }
 
     /// The store refused a unit of the conversation and went back to `contiguous`: fetch from there (a fetch that

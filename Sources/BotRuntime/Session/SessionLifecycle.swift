@@ -386,15 +386,16 @@ package struct SessionLifecycle: Sendable {
         return [.closeConnection(generation: connection, reason), .scheduleReconnect(at: notBefore, .dropped(reason))]
     }
 
-    /// Closes a connection whose tokens REST found refused and signs in again as a 4001 would have it (refresh,
-    /// then a password login keeping the device): at once the first time since the last `session.ready`, after
-    /// backoff when it comes again, so that a service refusing every new pair is not asked in a loop.
+    /// Closes a connection whose tokens REST found refused and signs in again with the password, keeping the device
+    /// (the refresh token was just refused on its merits, as after a 4001 whose refresh fails): at once the first time
+    /// since the last `session.ready`, after backoff when it comes again, so that a service refusing every new pair is
+    /// not asked in a loop.
     private mutating func dropForSignIn(
         _ connection: UInt64, now: Date, random: inout some RandomNumberGenerator
     ) -> [Action] {
         let notBefore = unauthorizedSinceReady ? now.adding(reconnectPolicy.nextDelay(using: &random)) : now
         unauthorizedSinceReady = true
-        state = .disconnecting(generation: connection, then: .signIn(.refreshToken), notBefore: notBefore)
+        state = .disconnecting(generation: connection, then: .signIn(.freshLogin), notBefore: notBefore)
         return [
             .closeConnection(generation: connection, .refreshRefused),
             .scheduleReconnect(at: notBefore, .dropped(.refreshRefused)),
