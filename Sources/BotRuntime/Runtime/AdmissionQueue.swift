@@ -33,6 +33,8 @@ final class AdmissionQueue: Sendable {
     private let drained: Mutex<[Conversation.ID: WakeSignal]> = Mutex([:])
     /// How many messages each page of a fetch asks for, learned per conversation for the session's life.
     private let pageSizes: Mutex<BackfillPageSize>
+    /// The messages of unknown conversations whose look-up is tried again.
+    private let lookups: Mutex<ConversationLookups>
 
     /// A queue admitting into `store` (through `writer`) as the bot `identity` says, handing messages to
     /// `dispatcher`, their delivery to `receipts` and the bot's own to `outbox`, fetching over `rest`; its gap
@@ -57,6 +59,7 @@ final class AdmissionQueue: Sendable {
         self.plan = Mutex(AdmissionPlan(
             backlogLimit: environment.conversationBacklogLimit, gapFillDelay: environment.gapFillDelay))
         self.pageSizes = Mutex(BackfillPageSize(configured: environment.messagePageSize))
+        self.lookups = Mutex(ConversationLookups(limit: environment.conversationBacklogLimit))
     }
 
     private var clock: any ChatterClock { environment.clock }
@@ -384,12 +387,20 @@ final class AdmissionQueue: Sendable {
     /// Looks up the conversations of messages that arrived before the bot knew them, records them, and admits
     /// the messages again.
     private func admitDiscovering(_ messages: [Message]) async {
+        var byConversation = Dictionary(grouping: messages, by: \.conversationId)
+        for (id, batch) in byConversation {
+            let (held, dropped) = lookups.withLock { $0.hold(batch, of: id) }
+            guard held else { continue }
+            byConversation[id] = nil
+            logDroppedWhileLookupWaits(dropped, of: id)
+        }
         var conversations: [Conversation] = []
-        for id in Set(messages.map(\.conversationId)).sorted(by: { $0.rawValue < $1.rawValue }) {
+        for id in byConversation.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
             do {
                 conversations.append(try await rest.conversation(id))
+                lookups.withLock { $0.found(id) }
             } catch {
-                log.warning("message for unknown conversation \(id), which could not be looked up: \(error); it comes again with the next sync")
+                lookupFailed(id, messages: byConversation[id] ?? [], error: error)
             }
         }
         guard !conversations.isEmpty else { return }
@@ -409,6 +420,29 @@ final class AdmissionQueue: Sendable {
         if !unknown.isEmpty {
             log.warning("\(unknown.count) messages of conversations just recorded are still unknown; they come again with the next sync")
         }
+    }
+
+    /// The look-up of `conversation` failed: its messages wait for the next try, or are dropped when it was refused
+    /// for good (``ConversationLookups``).
+    private func lookupFailed(_ conversation: Conversation.ID, messages: [Message], error: any Error) {
+        let now = clock.now
+        let (outcome, dropped) = lookups.withLock { $0.failed(conversation, messages: messages, error: error, now: now) }
+        switch outcome {
+        case .retry(let deadline):
+            log.warning("message for unknown conversation \(conversation), which could not be looked up: \(error); looking it up again in \(String(format: "%.1f", deadline.timeIntervalSince(now))) s")
+            logDroppedWhileLookupWaits(dropped, of: conversation)
+            timers.schedule(.conversationLookup(conversation), at: deadline) { [self] in
+                let held = lookups.withLock { $0.retryDue(conversation) }
+                if !held.isEmpty { submit(.messages(held)) }
+            }
+        case .dropped(let reason):
+            log.warning("\(messages.count) messages of conversation \(conversation) dropped: its look-up was refused (\(reason))")
+        }
+    }
+
+    private func logDroppedWhileLookupWaits(_ count: Int, of conversation: Conversation.ID) {
+        guard count > 0 else { return }
+        log.warning("\(count) messages of unknown conversation \(conversation) dropped while its look-up waits; they come again with the next sync")
     }
 
     // MARK: - Conversations

@@ -10,6 +10,8 @@ package enum SessionDeadline: Hashable, Sendable {
     case typing(Conversation.ID)
     /// The next look at the gap messages of this conversation are parked behind.
     case gapCheck(Conversation.ID)
+    /// The next look-up of this conversation, which the bot does not know yet, after one failed.
+    case conversationLookup(Conversation.ID)
     /// The next time this conversation's lane asks the store where it stands, after a read failed.
     case laneVerification(Conversation.ID)
     /// The earliest scheduled job of the bot comes due (or the schedule is read again after a failure).

@@ -22,9 +22,16 @@ enum MessageActionRetry: Equatable {
 
     /// The decision after `error`, the `attempts`-th failure (1 for the first) of `change`.
     static func after(_ error: any Error, of change: MessageChange, attempts: Int) -> MessageActionRetry {
+        if let error = error as? ChatterAPIError, error.code == .notFound, change == .delete { return .done }
+        return after(error, attempts: attempts)
+    }
+
+    /// The decision after `error`, the `attempts`-th failure (1 for the first) of a request the service may refuse
+    /// for good or for now (never `.done`): also the rule of other requests the runtime tries again, such as the
+    /// look-up of a conversation (`ConversationLookups`).
+    static func after(_ error: any Error, attempts: Int) -> MessageActionRetry {
         switch error {
         case let error as ChatterAPIError:
-            if error.code == .notFound, change == .delete { return .done }
             if let asked = RateLimitDelay.asked(by: error) { return .retry(after: max(asked, backoff(attempts: attempts))) }
             // A rejected token is the session's to renew (refreshing, or signing in again): the action waits for it.
             if error.isTransient || error.code == .unauthorized || error.code == .invalidRefreshToken {

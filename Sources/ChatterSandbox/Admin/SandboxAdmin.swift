@@ -87,6 +87,12 @@ public struct SandboxAdmin: Sendable {
         service.armFailures(of: endpoint, count: count)
     }
 
+    /// Never sends the device's next `count` events of `type` (such as `conversation.created`; not `message.new`,
+    /// which `SandboxFault.loseMessageNew` loses), for a test of a client that must do without one.
+    package func loseEvents(_ type: String, count: Int, of deviceId: Device.ID) async {
+        await hub.loseEvents(type, count: count, to: deviceId)
+    }
+
     /// Makes the next `count` requests to `endpoint` answer `RATE_LIMITED` (HTTP 429, `Retry-After:
     /// retryAfterSeconds`), as a service whose limit for the device ran out would, without spending the device's
     /// own budget.

@@ -10,6 +10,8 @@ public struct FaultPlan<Frame: Sendable>: Sendable {
         var dropBeforeNextAck = false
         /// Extra copies to send of each event, by its `type`.
         var duplicates: [String: Int] = [:]
+        /// How many more events of each `type` (not `message.new`) to lose.
+        var eventsToLose: [String: Int] = [:]
         var messagesToLose = 0
         var reorder = false
         var held: Frame?
@@ -17,7 +19,7 @@ public struct FaultPlan<Frame: Sendable>: Sendable {
         var snapshotHold: SnapshotHold?
 
         var isEmpty: Bool {
-            !dropBeforeNextAck && duplicates.isEmpty && messagesToLose == 0 && !reorder && held == nil && ackDelay == nil
+            !dropBeforeNextAck && duplicates.isEmpty && eventsToLose.isEmpty && messagesToLose == 0 && !reorder && held == nil && ackDelay == nil
                 && snapshotHold == nil
         }
     }
@@ -55,6 +57,13 @@ public struct FaultPlan<Frame: Sendable>: Sendable {
         return true
     }
 
+    /// Never sends the device's next `count` events of `type` (not `message.new`, which `loseMessageNew` loses): an
+    /// event the service sends at least once while connected, lost on its way, for a test of a client without it.
+    package mutating func loseEvents(_ type: String, count: Int, on deviceId: Device.ID) {
+        guard type != "message.new", count > 0 else { return }
+        devices[deviceId, default: DeviceFaults()].eventsToLose[type] = count
+    }
+
     /// Disarms every fault of the device; returns a `message.new` still held back by a reorder, to send now.
     public mutating func clear(_ deviceId: Device.ID) -> [Frame] {
         guard let faults = devices.removeValue(forKey: deviceId) else { return [] }
@@ -85,6 +94,11 @@ public struct FaultPlan<Frame: Sendable>: Sendable {
     /// `messageNew(_:to:)` says, any other event once or duplicated.
     public mutating func event(_ frame: Frame, type: String, to deviceId: Device.ID) -> [Frame] {
         if type == "message.new" { return messageNew(frame, to: deviceId) }
+        if var faults = devices[deviceId], let left = faults.eventsToLose[type] {
+            faults.eventsToLose[type] = left > 1 ? left - 1 : nil
+            devices[deviceId] = faults.isEmpty ? nil : faults
+            return []
+        }
         guard let copies = devices[deviceId]?.duplicates[type], copies > 0 else { return [frame] }
         return Array(repeating: frame, count: 1 + copies)
     }

@@ -11,6 +11,14 @@ import Testing
     static let start = ManualClock.defaultStart
     static let bound = ManualClock.defaultStart.addingTimeInterval(30)
 
+    /// The request has the file: a session's claim waits until it gives the file back.
+    private static func expectAClaimWaitsForTheRequest(_ handOff: StoreHandOff<String>) async {
+        let claim = Task { await handOff.claim("/data/a.sqlite") }
+        await handOff.waitUntilClaimWaits("/data/a.sqlite")
+        handOff.giveBack("/data/a.sqlite")
+        await claim.value
+    }
+
     @Test func aRequestMayNotTakeAFileASessionClaimed() async {
         let handOff = StoreHandOff<String>()
         await handOff.claim("/data/a.sqlite")
@@ -36,10 +44,7 @@ import Testing
         let handOff = StoreHandOff<String>()
         let turn = await handOff.request("/data/a.sqlite", waitingUntil: Self.bound, on: ManualClock())
         guard case .borrowed = turn else { Issue.record("the request got \(turn)"); return }
-        let claim = Task { await handOff.claim("/data/a.sqlite") }
-        await handOff.waitUntilClaimWaits("/data/a.sqlite")
-        handOff.giveBack("/data/a.sqlite")
-        await claim.value
+        await Self.expectAClaimWaitsForTheRequest(handOff)
     }
 
     @Test func aRequestWhileASessionOpensTheStoreWaitsAndThenGoesThroughThatSession() async {
@@ -68,10 +73,7 @@ import Testing
         handOff.release("/data/a.sqlite")
         let turn = await request.value
         guard case .borrowed = turn else { Issue.record("the request got \(turn)"); return }
-        let claim = Task { await handOff.claim("/data/a.sqlite") }
-        await handOff.waitUntilClaimWaits("/data/a.sqlite")
-        handOff.giveBack("/data/a.sqlite")
-        await claim.value
+        await Self.expectAClaimWaitsForTheRequest(handOff)
     }
 
     @Test func aRequestWhoseBoundPassesWhileTheSessionOpensTheStoreIsAnsweredStillClaimed() async {

@@ -325,15 +325,21 @@ struct ChatClientSandboxTests {
         }
     }
 
+    /// Alice's client in her conversation with bob, after the service refused her "refused once" for now (`INTERNAL`).
+    static func startWithAMessageRefusedForNow(_ harness: Harness) async throws -> (Conversation, RunningClient) {
+        let conversation = try await harness.bobREST.directConversation(with: harness.alice.user.id)
+        let client = try await startInConversationWithBob(harness.clientConfiguration())
+        harness.sandbox.admin.failRequests(to: .postMessage, count: 1)
+        client.type("refused once")
+        try await client.screen.waitForLine(containing: "Not sent yet: \"refused once\"")
+        return (conversation, client)
+    }
+
     /// A message refused for now that the person cancels is never sent: the message typed after it, which the one
     /// sender sends only once that one is done with, is the only one stored.
     @Test func aMessageRefusedForNowAndCancelledIsNeverSent() async throws {
         try await Self.withHarness { harness in
-            let conversation = try await harness.bobREST.directConversation(with: harness.alice.user.id)
-            let client = try await Self.startInConversationWithBob(harness.clientConfiguration())
-            harness.sandbox.admin.failRequests(to: .postMessage, count: 1)
-            client.type("refused once")
-            try await client.screen.waitForLine(containing: "Not sent yet: \"refused once\"")
+            let (conversation, client) = try await Self.startWithAMessageRefusedForNow(harness)
             client.type("/cancel")
             try await client.screen.waitForLine(containing: "✗ Cancelled: \"refused once\" will not be sent.")
             client.type("after it")
@@ -348,11 +354,7 @@ struct ChatClientSandboxTests {
     /// the backoff, and arrives once.
     @Test func aMessageRefusedForNowIsSentAgainAndArrivesOnce() async throws {
         try await Self.withHarness { harness in
-            let conversation = try await harness.bobREST.directConversation(with: harness.alice.user.id)
-            let client = try await Self.startInConversationWithBob(harness.clientConfiguration())
-            harness.sandbox.admin.failRequests(to: .postMessage, count: 1)
-            client.type("refused once")
-            try await client.screen.waitForLine(containing: "Not sent yet: \"refused once\"")
+            let (conversation, client) = try await Self.startWithAMessageRefusedForNow(harness)
             let received = try await harness.bobEvents.wait(for: Self.newMessage("refused once"))
             try await client.screen.waitForLine(containing: "alice: refused once")
             let stored = try await harness.bobREST.messages(in: conversation.id, afterSeq: 0).messages

@@ -1,0 +1,32 @@
+import BotRuntime
+import ChatterBots
+import ChatterSandbox
+import Foundation
+import Testing
+
+/// A message of a conversation the bot does not know (its `conversation.created` lost) makes the bot look the
+/// conversation up; a look-up that fails for now holds the message and is tried again.
+@Suite struct ConversationDiscoveryTests {
+    @Test func aMessageWhoseConversationCouldNotBeLookedUpIsAnsweredOnceTheLookUpIsTriedAgain() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe))
+            let device = try #require(try await harness.connectedDevice())
+            await harness.sandbox.admin.loseEvents("conversation.created", count: 1, of: device)
+            harness.sandbox.admin.failRequests(to: .conversation, count: 1)
+
+            let conversation = try await harness.direct(harness.ana)
+            _ = try await harness.say("hi", as: harness.ana, in: conversation)
+            try await harness.waitUntil("the look-up failed and waits to be tried again") {
+                harness.logs.contains(.warning, "looking it up again in 1.0 s")
+            }
+            #expect(probe.texts.isEmpty)
+            await harness.clock.advance(by: .seconds(1))
+            try await harness.waitUntil("hi answered after the second look-up") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["echo: hi"]
+            }
+            #expect(probe.texts == ["hi"])
+            await bot.stop()
+        }
+    }
+}
