@@ -404,7 +404,10 @@ final class AdmissionQueue: Sendable {
             }
         }
         guard !conversations.isEmpty else { return }
-        await record(conversations, as: .lookedUp, trace: messages.first?.id.rawValue ?? TraceID.make())
+        // The messages looked up for are new to the bot even when it starts new conversations after their last message.
+        let earliest = Dictionary(byConversation.values.joined().map { ($0.conversationId, $0.seq) }, uniquingKeysWith: min)
+        await record(
+            conversations, as: .lookedUp, trace: messages.first?.id.rawValue ?? TraceID.make(), startingBefore: earliest)
         let known = Set(conversations.map(\.id))
         let retry = messages.filter { known.contains($0.conversationId) }
         guard let bot = identity.device?.userId, !retry.isEmpty else { return }
@@ -447,7 +450,11 @@ final class AdmissionQueue: Sendable {
 
     // MARK: - Conversations
 
-    private func record(_ conversations: [Conversation], as report: ConversationReport, trace: String) async {
+    /// - Parameter startingBefore: per conversation, a seq a new cursor starts below (the messages a look-up was for).
+    private func record(
+        _ conversations: [Conversation], as report: ConversationReport, trace: String,
+        startingBefore: [Conversation.ID: Int] = [:]
+    ) async {
         guard !conversations.isEmpty else { return }
         do {
             var before: [Conversation.ID: ConversationCursor] = [:]
@@ -455,7 +462,8 @@ final class AdmissionQueue: Sendable {
                 if let cursor = try await store.conversationCursor(conversation.id) { before[conversation.id] = cursor }
             }
             try await store.recordConversations(
-                conversations, newConversationsStart: environment.newConversationStart, isRefreshPage: report.isRefreshPage)
+                conversations, newConversationsStart: environment.newConversationStart, isRefreshPage: report.isRefreshPage,
+                startingBefore: startingBefore)
             for conversation in conversations {
                 dispatcher.enqueueReadStateChanges(readState.record(conversation, bot: identity.device?.userId), trace: trace)
             }

@@ -18,6 +18,18 @@ extension BotStore {
         _ conversations: [Conversation], newConversationsStart: ConversationStart = .firstMessage,
         isRefreshPage: Bool = false
     ) async throws(BotStoreError) -> [ConversationCursor] {
+        try await recordConversations(
+            conversations, newConversationsStart: newConversationsStart, isRefreshPage: isRefreshPage, startingBefore: [:])
+    }
+
+    /// ``recordConversations(_:newConversationsStart:isRefreshPage:)``, where a new conversation's cursor starts below
+    /// the seq `startingBefore` gives it even after its last message (`.afterLastMessage`): the messages that made
+    /// the bot look it up are counted in its `lastSeq` already, and are new to the bot.
+    @discardableResult
+    package func recordConversations(
+        _ conversations: [Conversation], newConversationsStart: ConversationStart, isRefreshPage: Bool,
+        startingBefore: [Conversation.ID: Int]
+    ) async throws(BotStoreError) -> [ConversationCursor] {
         guard !conversations.isEmpty else { return [] }
         return try await writeWithCursors("record conversations") { workspace in
             let db = try workspace.db
@@ -29,7 +41,8 @@ extension BotStore {
                     try workspace.markPresent(conversation.id)
                     contiguous = cursor.contiguous
                 } else {
-                    let start = newConversationsStart == .firstMessage ? 0 : conversation.lastSeq
+                    let start = newConversationsStart == .firstMessage
+                        ? 0 : max(0, min(conversation.lastSeq, (startingBefore[conversation.id] ?? .max) - 1))
                     try workspace.resetCursor(conversation.id, contiguous: start, lastSeq: conversation.lastSeq)
                     contiguous = try workspace.cursor(conversation.id)?.contiguous ?? start
                 }

@@ -29,4 +29,23 @@ import Testing
             await bot.stop()
         }
     }
+
+    @Test func aMessageThatMadeTheBotLookUpItsConversationIsAnsweredWhenNewConversationsStartAfterTheirLastMessage() async throws {
+        try await RuntimeHarness.run { harness in
+            let probe = BotProbe()
+            let bot = try await harness.start(ScriptedBot(probe: probe)) { environment in
+                environment.newConversationStart = .afterLastMessage
+            }
+            let device = try #require(try await harness.connectedDevice())
+            await harness.sandbox.admin.loseEvents("conversation.created", count: 1, of: device)
+
+            let conversation = try await harness.direct(harness.ana)
+            _ = try await harness.say("hi", as: harness.ana, in: conversation)
+            try await harness.waitUntil("hi answered") {
+                try await harness.texts(in: conversation, from: harness.botty) == ["echo: hi"]
+            }
+            #expect(probe.texts == ["hi"])
+            await bot.stop()
+        }
+    }
 }
