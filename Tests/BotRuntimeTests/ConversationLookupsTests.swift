@@ -71,4 +71,12 @@ import Testing
         #expect(lookups.failed(conversation, messages: [message(2)], error: unavailable, now: now).outcome
             == .retry(at: now.adding(.seconds(1))))
     }
+
+    @Test func aConversationKnownAnotherWayReleasesItsHeldMessagesAndIsNotLookedUpAgain() {
+        var lookups = ConversationLookups(limit: 10)
+        _ = lookups.failed(conversation, messages: [message(1)], error: unavailable, now: now)
+        #expect(lookups.release(conversation) == [message(1)])
+        #expect(lookups.retryDue(conversation).isEmpty)
+        #expect(lookups.hold([message(2)], of: conversation) == (false, 0))
+    }
 }

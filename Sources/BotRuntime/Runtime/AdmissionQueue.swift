@@ -432,11 +432,13 @@ final class AdmissionQueue: Sendable {
         let (outcome, dropped) = lookups.withLock { $0.failed(conversation, messages: messages, error: error, now: now) }
         switch outcome {
         case .retry(let deadline):
+            guard !plan.withLock({ $0.isStopped }) else { return }
             log.warning("message for unknown conversation \(conversation), which could not be looked up: \(error); looking it up again in \(String(format: "%.1f", deadline.timeIntervalSince(now))) s")
             logDroppedWhileLookupWaits(dropped, of: conversation)
             timers.schedule(.conversationLookup(conversation), at: deadline) { [self] in
                 let held = lookups.withLock { $0.retryDue(conversation) }
-                if !held.isEmpty { submit(.messages(held)) }
+                // Admitting may write to the store: not on the scheduler's task.
+                if !held.isEmpty { Task(executorPreference: SessionExecutor.preferred) { self.submit(.messages(held)) } }
             }
         case .dropped(let reason):
             log.warning("\(messages.count) messages of conversation \(conversation) dropped: its look-up was refused (\(reason))")
@@ -461,9 +463,20 @@ final class AdmissionQueue: Sendable {
             for conversation in conversations {
                 if let cursor = try await store.conversationCursor(conversation.id) { before[conversation.id] = cursor }
             }
+            // Messages held for a failed look-up of a conversation recorded now another way go in with it.
+            var released: [Message] = []
+            var starts = startingBefore
+            for conversation in conversations where before[conversation.id] == nil {
+                let held = lookups.withLock { $0.release(conversation.id) }
+                guard let lowest = held.map(\.seq).min() else { continue }
+                timers.cancel(.conversationLookup(conversation.id))
+                starts[conversation.id] = min(starts[conversation.id] ?? .max, lowest)
+                released += held
+            }
+            defer { if !released.isEmpty { submit(.messages(released)) } }
             try await store.recordConversations(
                 conversations, newConversationsStart: environment.newConversationStart, isRefreshPage: report.isRefreshPage,
-                startingBefore: startingBefore)
+                startingBefore: starts)
             for conversation in conversations {
                 dispatcher.enqueueReadStateChanges(readState.record(conversation, bot: identity.device?.userId), trace: trace)
             }

@@ -83,6 +83,12 @@ struct ConversationLookups: Sendable {
         return messages
     }
 
+    /// `conversation` became known another way (a refresh, a `conversation.updated`): the messages held for it, to
+    /// admit now; its look-up is not tried again.
+    mutating func release(_ conversation: Conversation.ID) -> [Message] {
+        waiting.removeValue(forKey: conversation)?.messages ?? []
+    }
+
     /// `conversation` was looked up: its failures are forgotten.
     mutating func found(_ conversation: Conversation.ID) {
         waiting[conversation] = nil

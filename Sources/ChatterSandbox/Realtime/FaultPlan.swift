@@ -59,6 +59,7 @@ public struct FaultPlan<Frame: Sendable>: Sendable {
 
     /// Never sends the device's next `count` events of `type` (not `message.new`, which `loseMessageNew` loses): an
     /// event the service sends at least once while connected, lost on its way, for a test of a client without it.
+    /// Replaces a count armed before for the type.
     package mutating func loseEvents(_ type: String, count: Int, on deviceId: Device.ID) {
         guard type != "message.new", count > 0 else { return }
         devices[deviceId, default: DeviceFaults()].eventsToLose[type] = count
@@ -91,7 +92,7 @@ public struct FaultPlan<Frame: Sendable>: Sendable {
     public func ackDelay(_ deviceId: Device.ID) -> Duration? { devices[deviceId]?.ackDelay }
 
     /// The frames to send for one event of `type` pushed to the device, in order: a `message.new` as
-    /// `messageNew(_:to:)` says, any other event once or duplicated.
+    /// `messageNew(_:to:)` says, any other event once, duplicated, or none while the device loses its type.
     public mutating func event(_ frame: Frame, type: String, to deviceId: Device.ID) -> [Frame] {
         if type == "message.new" { return messageNew(frame, to: deviceId) }
         if var faults = devices[deviceId], let left = faults.eventsToLose[type] {

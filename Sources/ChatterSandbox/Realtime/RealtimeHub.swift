@@ -535,14 +535,14 @@ public actor RealtimeHub: SandboxEventSink {
 
     // MARK: Faults
 
-    /// Carries out the socket side of a fault: drop or close the device's sockets now (4001 for an expired
-    /// token, 4003 for a revoked device), or arm a lasting fault (duplicate, reorder, delayed or lost acks).
-    /// `SandboxAdmin.inject` changes the store first where the fault needs it.
     /// Loses the device's next `count` events of `type` (`FaultPlan.loseEvents(_:count:on:)`).
     package func loseEvents(_ type: String, count: Int, to deviceId: Device.ID) {
         faults.loseEvents(type, count: count, on: deviceId)
     }
 
+    /// Carries out the socket side of a fault: drop or close the device's sockets now (4001 for an expired
+    /// token, 4003 for a revoked device), or arm a lasting fault (duplicate, reorder, delayed or lost acks).
+    /// `SandboxAdmin.inject` changes the store first where the fault needs it.
     func apply(_ fault: SandboxFault, to deviceId: Device.ID) {
         switch fault {
         case .dropSocket:
