@@ -40,10 +40,10 @@ package final class BotProcess: Sendable {
     ) throws {
         outputFile = directory.appendingPathComponent("\(label).out")
         errorFile = directory.appendingPathComponent("\(label).err")
-        // A crash's backtrace without the inline frames' lookups, which make up much of a debug build's; a setting
-        // given or inherited is kept.
+        // A crash's backtrace without symbol lookups: in a debug build they can hold a dying process past a test's
+        // hang guard, and no test reads the frames' names. A setting given or inherited is kept.
         let inherited = ProcessInfo.processInfo.environment["SWIFT_BACKTRACE"]
-        let backtrace = inherited.map { $0.contains("symbolicate") ? $0 : $0 + ",symbolicate=fast" } ?? "symbolicate=fast"
+        let backtrace = inherited.map { $0.contains("symbolicate") ? $0 : $0 + ",symbolicate=off" } ?? "symbolicate=off"
         let environment = ["SWIFT_BACKTRACE": backtrace].merging(environment) { _, given in given }
         child = try ChildProcess(
             [try Self.executable(executable).path] + arguments, workingDirectory: directory.path, environment: environment,
